@@ -1,0 +1,397 @@
+#include "aten/Functions.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#ifdef TORCHLITE_WITH_CUDA
+#include "aten/cuda/CUDAKernels.h"
+#endif
+
+namespace at {
+namespace {
+
+template <typename F>
+void dispatch_dtype(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float: f(float{}); return;
+    case ScalarType::Double: f(double{}); return;
+    case ScalarType::Long: f(int64_t{}); return;
+    case ScalarType::Bool: f(bool{}); return;
+  }
+  throw std::runtime_error("unsupported dtype");
+}
+
+#ifndef TORCHLITE_WITH_CUDA
+[[noreturn]] void no_cuda() {
+  throw std::runtime_error("Torch not compiled with CUDA enabled");
+}
+#endif
+
+// Host-memory devices (CPU and the simulated accelerator) share the loops.
+bool on_host(const Tensor& t) {
+  return !t.device().is_cuda();
+}
+
+void check_same(const Tensor& a, const Tensor& b, const char* op) {
+  if (a.sizes() != b.sizes()) {
+    throw std::runtime_error(std::string(op) + ": The size of tensor a (" + sizes_to_string(a.sizes()) +
+                             ") must match the size of tensor b (" + sizes_to_string(b.sizes()) + ")");
+  }
+  if (a.dtype() != b.dtype()) {
+    throw std::runtime_error(std::string(op) + ": expected both tensors to have dtype " +
+                             toString(a.dtype()) + " but got " + toString(b.dtype()));
+  }
+  if (a.device() != b.device()) {
+    std::ostringstream ss;
+    ss << "Expected all tensors to be on the same device, but found at least two devices, "
+       << a.device() << " and " << b.device() << "!";
+    throw std::runtime_error(ss.str());
+  }
+}
+
+// Offset in elements of the element with row-major linear index `i`.
+int64_t strided_offset(int64_t i, const std::vector<int64_t>& sizes,
+                       const std::vector<int64_t>& strides) {
+  int64_t off = 0;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    off += (i % sizes[d]) * strides[d];
+    i /= sizes[d];
+  }
+  return off;
+}
+
+} // namespace
+
+std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes) {
+  return os << sizes_to_string(sizes);
+}
+
+std::string sizes_to_string(const std::vector<int64_t>& sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(sizes[i]);
+  }
+  return s + "]";
+}
+
+Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device device) {
+  int64_t n = 1;
+  for (auto s : sizes) {
+    if (s < 0) throw std::runtime_error("Trying to create tensor with negative dimension " + std::to_string(s));
+    n *= s;
+  }
+  const size_t nbytes = static_cast<size_t>(n) * elementSize(dtype);
+  void* data = nullptr;
+  std::shared_ptr<void> owner;
+  if (device.is_cuda()) {
+#ifdef TORCHLITE_WITH_CUDA
+    if (device.index() < 0) device.set_index(0);
+    owner = cuda::allocate(nbytes, device.index(), &data);
+#else
+    no_cuda();
+#endif
+  } else {
+    data = std::malloc(nbytes ? nbytes : 1);
+    if (!data) throw std::bad_alloc();
+    owner = std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+    if (device.type() != c10::DeviceType::CPU && device.index() < 0) device.set_index(0);
+  }
+  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes)));
+}
+
+Tensor from_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                 ScalarType dtype, c10::Device device, std::shared_ptr<void> owner, size_t nbytes) {
+  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides));
+}
+
+Tensor full(const std::vector<int64_t>& sizes, double value, ScalarType dtype, c10::Device device) {
+  Tensor t = empty(sizes, dtype, device);
+  if (!on_host(t)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::fill(t, value);
+    return t;
+#endif
+  }
+  dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = t.data_ptr<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(value);
+  });
+  return t;
+}
+
+Tensor zeros(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device device) {
+  return full(sizes, 0.0, dtype, device);
+}
+Tensor ones(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device device) {
+  return full(sizes, 1.0, dtype, device);
+}
+Tensor zeros_like(const Tensor& t) {
+  return zeros(t.sizes(), t.dtype(), t.device());
+}
+Tensor ones_like(const Tensor& t) {
+  return ones(t.sizes(), t.dtype(), t.device());
+}
+
+Tensor tensor(const std::vector<double>& values, const std::vector<int64_t>& sizes, ScalarType dtype,
+              c10::Device device) {
+  Tensor host = empty(sizes, dtype, c10::Device());
+  if (static_cast<int64_t>(values.size()) != host.numel()) {
+    throw std::runtime_error("tensor(): " + std::to_string(values.size()) +
+                             " values for shape " + sizes_to_string(sizes));
+  }
+  dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = host.data_ptr<T>();
+    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(values[i]);
+  });
+  return device.is_cpu() ? host : to(host, device);
+}
+
+Tensor contiguous(const Tensor& t) {
+  return t.is_contiguous() ? t : clone(t);
+}
+
+Tensor clone(const Tensor& t) {
+  Tensor out = empty(t.sizes(), t.dtype(), t.device());
+  if (!on_host(t)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::copy_strided(t, out);
+    return out;
+#endif
+  }
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = t.data_ptr<T>();
+    T* dst = out.data_ptr<T>();
+    if (t.is_contiguous()) {
+      std::memcpy(dst, src, static_cast<size_t>(t.numel()) * sizeof(T));
+    } else {
+      for (int64_t i = 0; i < t.numel(); ++i) dst[i] = src[strided_offset(i, t.sizes(), t.strides())];
+    }
+  });
+  return out;
+}
+
+Tensor add(const Tensor& a_in, const Tensor& b_in) {
+  check_same(a_in, b_in, "add");
+  Tensor a = contiguous(a_in), b = contiguous(b_in);
+  Tensor out = empty(a.sizes(), a.dtype(), a.device());
+  if (!on_host(a)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::add(a, b, out);
+    return out;
+#endif
+  }
+  dispatch_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data_ptr<T>();
+    const T* y = b.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(x[i] + y[i]);
+  });
+  return out;
+}
+
+Tensor& Tensor::add_(const Tensor& other_in) {
+  check_same(*this, other_in, "add_");
+  if (!is_contiguous()) {
+    throw std::runtime_error("add_: in-place accumulation needs a contiguous destination");
+  }
+  Tensor other = contiguous(other_in);
+  if (!on_host(*this)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::add_inplace(*this, other);
+    impl_->bump_version();
+    return *this;
+#endif
+  }
+  dispatch_dtype(dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* x = data_ptr<T>();
+    const T* y = other.data_ptr<T>();
+    for (int64_t i = 0; i < numel(); ++i) x[i] = static_cast<T>(x[i] + y[i]);
+  });
+  impl_->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::zero_() {
+  if (!is_contiguous()) throw std::runtime_error("zero_: needs a contiguous tensor");
+  if (!on_host(*this)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::fill(*this, 0.0);
+    impl_->bump_version();
+    return *this;
+#endif
+  }
+  std::memset(data_ptr(), 0, static_cast<size_t>(numel()) * elementSize(dtype()));
+  impl_->bump_version();
+  return *this;
+}
+
+Tensor mul(const Tensor& a_in, double scalar) {
+  Tensor a = contiguous(a_in);
+  Tensor out = empty(a.sizes(), a.dtype(), a.device());
+  if (!on_host(a)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::mul_scalar(a, scalar, out);
+    return out;
+#endif
+  }
+  dispatch_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(x[i] * scalar);
+  });
+  return out;
+}
+
+bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& desired) {
+  const size_t ndim = shape.size(), target = desired.size();
+  if (ndim > target) return false;
+  for (size_t i = 0; i < ndim; ++i) {
+    const int64_t size = shape[ndim - i - 1];
+    const int64_t want = desired[target - i - 1];
+    if (size != want && size != 1) return false;
+  }
+  return true;
+}
+
+Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
+  if (t_in.sizes() == shape) return t_in;
+  if (!is_expandable_to(shape, t_in.sizes())) {
+    throw std::runtime_error("sum_to: size " + sizes_to_string(shape) +
+                             " is not expandable to size " + sizes_to_string(t_in.sizes()));
+  }
+  Tensor t = contiguous(t_in);
+  Tensor out = zeros(shape, t.dtype(), t.device());
+  if (!on_host(t)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::sum_to(t, out);
+    return out;
+#endif
+  }
+  // Each input element adds into the output element it was broadcast from:
+  // dimensions align on the right; a size-1 output dimension takes index 0.
+  const auto& in_sizes = t.sizes();
+  const int64_t lead = t.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> out_strides = contiguous_strides(shape);
+  std::vector<int64_t> map_strides(in_sizes.size(), 0);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    map_strides[lead + d] = shape[d] == 1 ? 0 : out_strides[d];
+  }
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = t.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      const int64_t off = strided_offset(i, in_sizes, map_strides);
+      o[off] = static_cast<T>(o[off] + x[i]);
+    }
+  });
+  return out;
+}
+
+Tensor to(const Tensor& t_in, ScalarType dtype) {
+  if (t_in.dtype() == dtype) return t_in;
+  Tensor t = contiguous(t_in);
+  Tensor out = empty(t.sizes(), dtype, t.device());
+  if (!on_host(t)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::cast(t, out);
+    return out;
+#endif
+  }
+  dispatch_dtype(t.dtype(), [&](auto src_tag) {
+    using S = decltype(src_tag);
+    dispatch_dtype(dtype, [&](auto dst_tag) {
+      using D = decltype(dst_tag);
+      const S* x = t.data_ptr<S>();
+      D* o = out.data_ptr<D>();
+      for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<D>(x[i]);
+    });
+  });
+  return out;
+}
+
+Tensor to(const Tensor& t_in, c10::Device device) {
+  if (t_in.device() == device) return t_in;
+  Tensor t = contiguous(t_in);
+  Tensor out = empty(t.sizes(), t.dtype(), device);
+  const size_t nbytes = static_cast<size_t>(t.numel()) * elementSize(t.dtype());
+  if (on_host(t) && on_host(out)) {
+    std::memcpy(out.data_ptr(), t.data_ptr(), nbytes);
+    return out;
+  }
+#ifdef TORCHLITE_WITH_CUDA
+  if (on_host(t)) {
+    cuda::copy_host_to_device(out.data_ptr(), t.data_ptr(), nbytes, out.device().index());
+  } else if (on_host(out)) {
+    cuda::copy_device_to_host(out.data_ptr(), t.data_ptr(), nbytes, t.device().index());
+  } else {
+    cuda::copy_device_to_device(out.data_ptr(), t.data_ptr(), nbytes, out.device().index());
+  }
+  return out;
+#else
+  no_cuda();
+#endif
+}
+
+bool any_nan(const Tensor& t_in) {
+  if (!isFloatingType(t_in.dtype())) return false;
+  Tensor t = contiguous(t_in);
+  if (!on_host(t)) {
+#ifdef TORCHLITE_WITH_CUDA
+    return cuda::any_nan(t);
+#endif
+  }
+  bool found = false;
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = t.data_ptr<T>();
+    for (int64_t i = 0; i < t.numel() && !found; ++i) found = std::isnan(static_cast<double>(x[i]));
+  });
+  return found;
+}
+
+double Tensor::item() const {
+  if (numel() != 1) {
+    throw std::runtime_error("a Tensor with " + std::to_string(numel()) +
+                             " elements cannot be converted to Scalar");
+  }
+  return to_vector()[0];
+}
+
+std::vector<double> Tensor::to_vector() const {
+  Tensor host = contiguous(to(*this, c10::Device()));
+  std::vector<double> v(static_cast<size_t>(host.numel()));
+  dispatch_dtype(host.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = host.data_ptr<T>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(x[i]);
+  });
+  return v;
+}
+
+std::string Tensor::toString() const {
+  std::string base;
+  switch (dtype()) {
+    case ScalarType::Float: base = "FloatTensor"; break;
+    case ScalarType::Double: base = "DoubleTensor"; break;
+    case ScalarType::Long: base = "LongTensor"; break;
+    case ScalarType::Bool: base = "BoolTensor"; break;
+  }
+  if (device().is_cuda()) return "torch.cuda." + base;
+  if (device().type() == c10::DeviceType::Sim) return "torch.sim." + base;
+  return "torch." + base;
+}
+
+} // namespace at

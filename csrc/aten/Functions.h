@@ -1,0 +1,43 @@
+#pragma once
+// The native (non-differentiable) kernels the engine needs itself: factories,
+// accumulation, the reduction of a broadcast gradient, dtype/device
+// conversion and the anomaly-mode NaN check. CPU and host-memory devices run
+// C++ loops; CUDA tensors run kernels on the current stream.
+#include "aten/Tensor.h"
+
+#include <vector>
+
+namespace at {
+
+Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat,
+             c10::Device device = c10::Device());
+Tensor full(const std::vector<int64_t>& sizes, double value, ScalarType dtype = kFloat,
+            c10::Device device = c10::Device());
+Tensor zeros(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat,
+             c10::Device device = c10::Device());
+Tensor ones(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat,
+            c10::Device device = c10::Device());
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+// A tensor over foreign memory kept alive by `owner` (zero-copy).
+Tensor from_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+                 ScalarType dtype, c10::Device device, std::shared_ptr<void> owner,
+                 size_t nbytes);
+// Copies host doubles into a new tensor (for tests and small constants).
+Tensor tensor(const std::vector<double>& values, const std::vector<int64_t>& sizes,
+              ScalarType dtype = kFloat, c10::Device device = c10::Device());
+
+// Same-shape elementwise ops.
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, double scalar);
+Tensor clone(const Tensor& t);           // a contiguous copy
+Tensor contiguous(const Tensor& t);      // t itself when already contiguous
+// Sums a gradient down to `shape` it was broadcast from (at::sum_to).
+Tensor sum_to(const Tensor& t, const std::vector<int64_t>& shape);
+bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& desired);
+Tensor to(const Tensor& t, ScalarType dtype);
+Tensor to(const Tensor& t, c10::Device device);
+// True when any element is NaN (the anomaly-mode check).
+bool any_nan(const Tensor& t);
+
+} // namespace at

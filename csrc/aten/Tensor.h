@@ -1,0 +1,80 @@
+#pragma once
+// A handle to a TensorImpl, shared like at::Tensor. An undefined Tensor holds
+// no impl. The autograd accessors (grad_fn, requires_grad, ...) are declared
+// here and implemented in autograd/variable.cpp, which is where PyTorch's
+// VariableHooks route them.
+#include "aten/TensorImpl.h"
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace torch {
+namespace autograd {
+struct Node;
+}
+} // namespace torch
+
+namespace at {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const noexcept { return impl_ != nullptr; }
+  void reset() noexcept { impl_.reset(); }
+  TensorImpl* unsafeGetTensorImpl() const noexcept { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& getIntrusivePtr() const noexcept { return impl_; }
+  // References to this handle's impl (PyTorch's use_count()).
+  long use_count() const noexcept { return impl_.use_count(); }
+  bool is_same(const Tensor& o) const noexcept { return impl_ == o.impl_; }
+
+  ScalarType scalar_type() const noexcept { return impl_->dtype(); }
+  ScalarType dtype() const noexcept { return impl_->dtype(); }
+  c10::Device device() const noexcept { return impl_->device(); }
+  bool is_cuda() const noexcept { return device().is_cuda(); }
+  const std::vector<int64_t>& sizes() const noexcept { return impl_->sizes(); }
+  const std::vector<int64_t>& strides() const noexcept { return impl_->strides(); }
+  int64_t size(int64_t d) const { return impl_->sizes().at(static_cast<size_t>(d < 0 ? d + dim() : d)); }
+  int64_t dim() const noexcept { return impl_->dim(); }
+  int64_t numel() const noexcept { return impl_->numel(); }
+  bool is_contiguous() const noexcept { return impl_->is_contiguous(); }
+  void* data_ptr() const noexcept { return impl_->data(); }
+  template <typename T>
+  T* data_ptr() const noexcept { return static_cast<T*>(impl_->data()); }
+  // Reads a one-element tensor (copied to the host when needed).
+  double item() const;
+  std::vector<double> to_vector() const;  // every element, row-major, as double
+  std::string toString() const;           // "torch.FloatTensor", as PyTorch prints it
+
+  // Non-differentiable arithmetic used by the engine (see aten/Functions.h).
+  Tensor& add_(const Tensor& other);
+  Tensor& zero_();
+
+  // Autograd view of the tensor (implemented in autograd/variable.cpp).
+  bool requires_grad() const;
+  Tensor& set_requires_grad(bool requires_grad);
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  const std::shared_ptr<torch::autograd::Node>& grad_fn() const;
+  bool is_leaf() const;
+  uint32_t output_nr() const;
+  int64_t _version() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  // A tensor sharing storage and version counter, without autograd history.
+  Tensor detach() const;
+  // Shares storage and version counter; no autograd meta (for SavedVariable).
+  Tensor tensor_data() const;
+  const std::string& name() const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes);
+std::string sizes_to_string(const std::vector<int64_t>& sizes);
+
+} // namespace at

@@ -1,0 +1,94 @@
+#pragma once
+// The tensor the engine moves around: device, dtype, sizes, strides, a data
+// pointer into storage whose owner keeps the memory alive (a C++ allocation, a
+// numpy or cupy array), a version counter shared with views, and autograd
+// metadata. A reduced c10/core/TensorImpl.h.
+#include "aten/ScalarType.h"
+#include "c10/core/Device.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace at {
+
+class Tensor;
+
+struct StorageImpl {
+  StorageImpl(void* data, size_t nbytes, c10::Device device, std::shared_ptr<void> owner)
+      : data_(data), nbytes_(nbytes), device_(device), owner_(std::move(owner)) {}
+  void* data() const noexcept { return data_; }
+  size_t nbytes() const noexcept { return nbytes_; }
+  c10::Device device() const noexcept { return device_; }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  c10::Device device_;
+  // Frees (or releases the foreign array behind) the memory when the last
+  // storage reference goes.
+  std::shared_ptr<void> owner_;
+};
+
+// Shared by a tensor and its views; bumped by every in-place op so that
+// SavedVariable can detect modification.
+struct VersionCounter {
+  std::atomic<uint32_t> version_{0};
+  void bump() noexcept { ++version_; }
+  uint32_t current_version() const noexcept { return version_.load(); }
+};
+
+// Implemented by torch::autograd::AutogradMeta; aten sees only this.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  virtual void set_requires_grad(bool requires_grad, struct TensorImpl* self_impl) = 0;
+  virtual bool requires_grad() const = 0;
+  virtual Tensor& mutable_grad() = 0;
+  virtual const Tensor& grad() const = 0;
+};
+
+struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
+  TensorImpl(std::shared_ptr<StorageImpl> storage, ScalarType dtype, std::vector<int64_t> sizes,
+             std::vector<int64_t> strides, int64_t storage_offset = 0);
+  ~TensorImpl();
+
+  ScalarType dtype() const noexcept { return dtype_; }
+  c10::Device device() const noexcept { return storage_->device(); }
+  const std::vector<int64_t>& sizes() const noexcept { return sizes_; }
+  const std::vector<int64_t>& strides() const noexcept { return strides_; }
+  int64_t storage_offset() const noexcept { return storage_offset_; }
+  int64_t dim() const noexcept { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const noexcept { return numel_; }
+  bool is_contiguous() const noexcept;
+  void* data() const noexcept {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * elementSize(dtype_);
+  }
+  const std::shared_ptr<StorageImpl>& storage() const noexcept { return storage_; }
+
+  const std::shared_ptr<VersionCounter>& version_counter() const noexcept { return version_counter_; }
+  void set_version_counter(std::shared_ptr<VersionCounter> vc) { version_counter_ = std::move(vc); }
+  void bump_version() noexcept { version_counter_->bump(); }
+
+  AutogradMetaInterface* autograd_meta() const noexcept { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta);
+
+  // A slot the Python binding uses to keep its wrapper object (opaque here).
+  void* pyobj() const noexcept { return pyobj_; }
+  void set_pyobj(void* p) noexcept { pyobj_ = p; }
+
+ private:
+  std::shared_ptr<StorageImpl> storage_;
+  ScalarType dtype_;
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> strides_;
+  int64_t storage_offset_;
+  int64_t numel_;
+  std::shared_ptr<VersionCounter> version_counter_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  void* pyobj_ = nullptr;
+};
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+
+} // namespace at

@@ -1,0 +1,274 @@
+#include "aten/cuda/CUDAKernels.h"
+#include "c10/cuda/CUDAFunctions.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+namespace at {
+namespace cuda {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kMaxDims = 16;
+
+struct Geometry {
+  int ndim;
+  int64_t sizes[kMaxDims];
+  int64_t strides[kMaxDims];
+};
+
+Geometry make_geometry(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+  if (sizes.size() > static_cast<size_t>(kMaxDims)) {
+    throw std::runtime_error("CUDA kernels support at most 16 dimensions");
+  }
+  Geometry g{};
+  g.ndim = static_cast<int>(sizes.size());
+  for (int i = 0; i < g.ndim; ++i) {
+    g.sizes[i] = sizes[i];
+    g.strides[i] = strides[i];
+  }
+  return g;
+}
+
+__device__ int64_t offset_of(int64_t i, const Geometry& g) {
+  int64_t off = 0;
+  for (int d = g.ndim - 1; d >= 0; --d) {
+    off += (i % g.sizes[d]) * g.strides[d];
+    i /= g.sizes[d];
+  }
+  return off;
+}
+
+unsigned blocks_for(int64_t n) {
+  return static_cast<unsigned>((n + kThreads - 1) / kThreads);
+}
+
+// A device-side guard: kernels launch on the device that owns the tensor.
+struct DeviceScope {
+  explicit DeviceScope(c10::DeviceIndex d) {
+    TORCHLITE_CUDA_CHECK(cudaGetDevice(&prev_));
+    TORCHLITE_CUDA_CHECK(cudaSetDevice(d));
+  }
+  ~DeviceScope() { (void)cudaSetDevice(prev_); }
+  int prev_ = 0;
+};
+
+template <typename F>
+void dispatch(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float: f(float{}); return;
+    case ScalarType::Double: f(double{}); return;
+    case ScalarType::Long: f(int64_t{}); return;
+    case ScalarType::Bool: f(bool{}); return;
+  }
+}
+
+template <typename T>
+__global__ void fill_kernel(T* out, T v, int64_t n) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = v;
+}
+
+template <typename T>
+__global__ void add_kernel(const T* a, const T* b, T* out, int64_t n) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = static_cast<T>(a[i] + b[i]);
+}
+
+template <typename T>
+__global__ void mul_kernel(const T* a, double s, T* out, int64_t n) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = static_cast<T>(a[i] * s);
+}
+
+template <typename T>
+__global__ void copy_strided_kernel(const T* src, Geometry g, T* out, int64_t n) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = src[offset_of(i, g)];
+}
+
+template <typename S, typename D>
+__global__ void cast_kernel(const S* src, D* out, int64_t n) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) out[i] = static_cast<D>(src[i]);
+}
+
+// Input element i adds into the output element it was broadcast from; `g`
+// maps input coordinates to output offsets (stride 0 on reduced dimensions).
+template <typename T>
+__global__ void sum_to_kernel(const T* src, Geometry g, T* out, int64_t n) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) atomicAdd(out + offset_of(i, g), src[i]);
+}
+
+template <>
+__global__ void sum_to_kernel<int64_t>(const int64_t* src, Geometry g, int64_t* out, int64_t n) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) {
+    atomicAdd(reinterpret_cast<unsigned long long*>(out + offset_of(i, g)),
+              static_cast<unsigned long long>(src[i]));
+  }
+}
+
+template <typename T>
+__global__ void any_nan_kernel(const T* x, int64_t n, int* flag) {
+  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n && x[i] != x[i]) *flag = 1;
+}
+
+cudaStream_t stream_of(const Tensor& t) {
+  return c10::cuda::getCurrentCUDAStream(t.device().index());
+}
+
+void check_launch() {
+  TORCHLITE_CUDA_CHECK(cudaGetLastError());
+}
+
+} // namespace
+
+std::shared_ptr<void> allocate(size_t nbytes, c10::DeviceIndex device, void** data) {
+  DeviceScope scope(device);
+  TORCHLITE_CUDA_CHECK(cudaMalloc(data, nbytes ? nbytes : 1));
+  return std::shared_ptr<void>(*data, [device](void* p) {
+    int prev = 0;
+    if (cudaGetDevice(&prev) != cudaSuccess) return;
+    (void)cudaSetDevice(device);
+    (void)cudaFree(p);
+    (void)cudaSetDevice(prev);
+  });
+}
+
+void copy_host_to_device(void* dst, const void* src, size_t nbytes, c10::DeviceIndex device) {
+  DeviceScope scope(device);
+  cudaStream_t s = c10::cuda::getCurrentCUDAStream(device);
+  TORCHLITE_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, s));
+  TORCHLITE_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+void copy_device_to_host(void* dst, const void* src, size_t nbytes, c10::DeviceIndex device) {
+  DeviceScope scope(device);
+  cudaStream_t s = c10::cuda::getCurrentCUDAStream(device);
+  TORCHLITE_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, s));
+  TORCHLITE_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+void copy_device_to_device(void* dst, const void* src, size_t nbytes, c10::DeviceIndex device) {
+  DeviceScope scope(device);
+  TORCHLITE_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault,
+                                       c10::cuda::getCurrentCUDAStream(device)));
+}
+
+void fill(Tensor& out, double value) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  DeviceScope scope(out.device().index());
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    fill_kernel<T><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(out.data_ptr<T>(), static_cast<T>(value), n);
+  });
+  check_launch();
+}
+
+void add(const Tensor& a, const Tensor& b, Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  DeviceScope scope(out.device().index());
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    add_kernel<T><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(a.data_ptr<T>(), b.data_ptr<T>(),
+                                                                   out.data_ptr<T>(), n);
+  });
+  check_launch();
+}
+
+void add_inplace(Tensor& self, const Tensor& other) {
+  add(self, other, self);
+}
+
+void mul_scalar(const Tensor& a, double scalar, Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  DeviceScope scope(out.device().index());
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    mul_kernel<T><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(a.data_ptr<T>(), scalar, out.data_ptr<T>(), n);
+  });
+  check_launch();
+}
+
+void copy_strided(const Tensor& src, Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  DeviceScope scope(out.device().index());
+  Geometry g = make_geometry(src.sizes(), src.strides());
+  dispatch(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    copy_strided_kernel<T><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<T>(), g,
+                                                                            out.data_ptr<T>(), n);
+  });
+  check_launch();
+}
+
+void cast(const Tensor& src, Tensor& out) {
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  DeviceScope scope(out.device().index());
+  dispatch(src.dtype(), [&](auto s_tag) {
+    using S = decltype(s_tag);
+    dispatch(out.dtype(), [&](auto d_tag) {
+      using D = decltype(d_tag);
+      cast_kernel<S, D><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<S>(), out.data_ptr<D>(), n);
+    });
+  });
+  check_launch();
+}
+
+void sum_to(const Tensor& src, Tensor& out) {
+  const int64_t n = src.numel();
+  if (n == 0) return;
+  DeviceScope scope(out.device().index());
+  const auto& shape = out.sizes();
+  const int64_t lead = src.dim() - out.dim();
+  std::vector<int64_t> out_strides = contiguous_strides(shape);
+  std::vector<int64_t> map_strides(src.sizes().size(), 0);
+  for (size_t d = 0; d < shape.size(); ++d) map_strides[lead + d] = shape[d] == 1 ? 0 : out_strides[d];
+  Geometry g = make_geometry(src.sizes(), map_strides);
+  switch (src.dtype()) {
+    case ScalarType::Float:
+      sum_to_kernel<float><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<float>(), g, out.data_ptr<float>(), n);
+      break;
+    case ScalarType::Double:
+      sum_to_kernel<double><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<double>(), g, out.data_ptr<double>(), n);
+      break;
+    case ScalarType::Long:
+      sum_to_kernel<int64_t><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<int64_t>(), g, out.data_ptr<int64_t>(), n);
+      break;
+    case ScalarType::Bool:
+      throw std::runtime_error("sum_to: bool tensors are not supported on CUDA");
+  }
+  check_launch();
+}
+
+bool any_nan(const Tensor& t) {
+  const int64_t n = t.numel();
+  if (n == 0) return false;
+  DeviceScope scope(t.device().index());
+  cudaStream_t s = stream_of(t);
+  int* flag = nullptr;
+  TORCHLITE_CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));
+  TORCHLITE_CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(int), s));
+  if (t.dtype() == ScalarType::Float) {
+    any_nan_kernel<float><<<blocks_for(n), kThreads, 0, s>>>(t.data_ptr<float>(), n, flag);
+  } else {
+    any_nan_kernel<double><<<blocks_for(n), kThreads, 0, s>>>(t.data_ptr<double>(), n, flag);
+  }
+  int host = 0;
+  TORCHLITE_CUDA_CHECK(cudaMemcpyAsync(&host, flag, sizeof(int), cudaMemcpyDeviceToHost, s));
+  TORCHLITE_CUDA_CHECK(cudaStreamSynchronize(s));
+  TORCHLITE_CUDA_CHECK(cudaFree(flag));
+  return host != 0;
+}
+
+} // namespace cuda
+} // namespace at

@@ -1,0 +1,208 @@
+#pragma once
+// The autograd engine (torch/csrc/autograd/engine.h): runs the backward graph
+// from the root edges, on the calling thread for CPU work and on one worker
+// thread per device for device work. Seeds 000, 002 and 004 describe it; the
+// comments below say which section each part follows.
+#include "autograd/function.h"
+#include "autograd/graph_task.h"
+#include "autograd/input_buffer.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace torch {
+namespace autograd {
+
+// Checks the gradients a node returned against its next edges' metadata:
+// count, shape (a broadcast gradient is summed down), dtype (converted) and
+// device. `format_error` prefixes messages with the node's name.
+void validate_outputs(const edge_list& edges, variable_list& grads,
+                      const std::function<std::string(const std::string&)>& format_error);
+
+// A unit of work: run `fn_` of GraphTask `base_` on `inputs_`. An empty task
+// (no fn_) only wakes the thread that owns base_; a shutdown task stops a
+// device thread. Seed 000 section 5.
+struct NodeTask {
+  std::weak_ptr<GraphTask> base_;
+  std::shared_ptr<Node> fn_;
+  InputBuffer inputs_;
+  bool isShutdownTask_;
+
+  int getReentrantDepth() const;
+
+  NodeTask(std::weak_ptr<GraphTask> base, std::shared_ptr<Node> fn, InputBuffer inputs,
+           bool isShutdownTask = false)
+      : base_(std::move(base)),
+        fn_(std::move(fn)),
+        inputs_(std::move(inputs)),
+        isShutdownTask_(isShutdownTask) {}
+};
+
+// Guards that the thread's checkpoint validity follows the task: a
+// reentrant checkpoint inside grad() with inputs= is not valid.
+struct CheckpointValidGuard {
+  explicit CheckpointValidGuard(const std::shared_ptr<const GraphTask>& graph_task);
+  ~CheckpointValidGuard();
+
+ private:
+  bool prev_checkpoint_valid_state;
+};
+
+// A priority queue of NodeTasks shared by producer threads and the one
+// consumer thread that owns it (seed 000 section 6).
+struct ReadyQueue {
+ private:
+  // Returns true when t2 should be (weakly) BEFORE t1 in the queue.
+  // Shutdown tasks come first, then empty tasks, then tasks of deeper
+  // reentrant backward calls, then larger sequence_nr (seed 000, 6.2).
+  struct CompareNodeTaskTime {
+    bool operator()(NodeTask const& t1, NodeTask const& t2) {
+      if (t2.isShutdownTask_) {
+        return true;
+      } else if (!t1.fn_ || t1.isShutdownTask_) {
+        return false;
+      } else if (!t2.fn_) {
+        return true;
+      } else if (t1.getReentrantDepth() == t2.getReentrantDepth()) {
+        return t1.fn_->sequence_nr() < t2.fn_->sequence_nr();
+      } else {
+        return t1.getReentrantDepth() < t2.getReentrantDepth();
+      }
+    }
+  };
+
+  std::condition_variable not_empty_;
+  mutable std::mutex mutex_;
+  std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime> heap_;
+
+ public:
+  // incrementOutstandingTasks: count the task in its GraphTask (always, except
+  // for tasks that were already counted).
+  void push(NodeTask item, bool incrementOutstandingTasks = true);
+  void pushShutdownTask();
+  NodeTask pop();
+  bool empty() const;
+  size_t size() const;
+};
+
+// Note [Reentrant backwards] (seed 000 section 9, seed 004 4.3)
+// A node may itself call backward(). The thread then runs the inner task
+// inline ("reentrant") so it never blocks waiting on work that only it could
+// do. Each level uses stack; past MAX_DEPTH levels the inner task is handed to
+// a pool thread that adopts the caller's ready queue while the caller waits.
+// 60 stays below the lock count ThreadSanitizer tolerates per thread.
+static constexpr int MAX_DEPTH = 60;
+
+class Engine {
+ public:
+  Engine();
+  virtual ~Engine();
+
+  // The engine backward() uses: the base engine, unless a binding installed
+  // its own subclass with set_default_engine_stub (the Python extension does).
+  static Engine& get_default_engine();
+  static Engine& get_base_engine();
+  using EngineStub = Engine& (*)();
+  static void set_default_engine_stub(EngineStub stub);
+
+  // Runs backward from `roots` with `inputs` as their gradients. With
+  // `outputs`, returns the gradients flowing into those edges (grad()); with
+  // accumulate_grad, leaves' .grad are updated (backward()). Seed 004 0x03.
+  virtual variable_list execute(const edge_list& roots, const variable_list& inputs,
+                                bool keep_graph, bool create_graph, bool accumulate_grad,
+                                const edge_list& outputs = {});
+
+  // Given a pre-populated GraphTask and a root node, drives the task and
+  // returns its future.
+  std::shared_ptr<Future> execute_with_graph_task(const std::shared_ptr<GraphTask>& graph_task,
+                                                  std::shared_ptr<Node> graph_root,
+                                                  InputBuffer&& input_buffer);
+
+  virtual std::unique_ptr<AnomalyMetadata> make_anomaly_metadata() {
+    return std::make_unique<AnomalyMetadata>();
+  }
+
+  // Runs `callback` when the current backward finishes (before execute
+  // returns). Only valid while a backward is running.
+  void queue_callback(std::function<void()> callback);
+  bool is_checkpoint_valid();
+
+  // Stops the device threads (also done by the destructor).
+  void stop();
+
+  // Number of device threads started (0 before the first backward).
+  size_t num_device_threads() const { return device_ready_queues_.size(); }
+  // Reentrant pool threads created so far (for tests and traces).
+  size_t num_reentrant_pool_threads() const { return pool_threads_started_.load(); }
+
+  void initialize_device_threads_pool();
+
+ protected:
+  void compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo_nr);
+  void evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
+                         InputBuffer& inputs, const std::shared_ptr<ReadyQueue>& cpu_ready_queue);
+
+  std::shared_ptr<ReadyQueue> ready_queue(std::shared_ptr<ReadyQueue> cpu_ready_queue,
+                                          c10::Device device);
+  std::shared_ptr<ReadyQueue> ready_queue_by_index(std::shared_ptr<ReadyQueue> cpu_ready_queue,
+                                                   int device_index);
+  void start_device_threads();
+  void increment_non_reentrant_thread_count();
+  void decrement_non_reentrant_thread_count();
+  virtual void thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue,
+                           bool should_increment = true);
+  virtual void thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
+                                   const std::shared_ptr<Node>& fn, std::exception& e);
+  void thread_main(const std::shared_ptr<GraphTask>& task);
+  void reentrant_thread_init();
+  void add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task);
+
+  // Sets up this thread's ready queue: the given one (device threads), or a
+  // fresh one unless the thread already has one (callers, reentrant calls).
+  void init_local_ready_queue(std::shared_ptr<ReadyQueue> ready_queue = nullptr);
+
+  std::once_flag start_device_threads_flag_;
+  // Shared by all GraphTasks: one queue per device index.
+  std::vector<std::shared_ptr<ReadyQueue>> device_ready_queues_;
+
+  int max_recursion_depth_;
+
+  struct ThreadPoolShared {
+    // Pool threads waiting for work.
+    unsigned int num_workers_ = 0;
+    std::condition_variable work_;
+    std::mutex mutex_;
+    std::queue<std::weak_ptr<GraphTask>> graphtasks_queue_;
+  };
+  // Held by the pool threads too, so it outlives the engine if needed.
+  std::shared_ptr<ThreadPoolShared> thread_pool_shared_;
+  std::atomic<size_t> pool_threads_started_{0};
+
+ private:
+  std::atomic<uint32_t> non_reentrant_device_thread_count_{0};
+  std::condition_variable non_reentrant_device_thread_condvar_;
+  std::mutex non_reentrant_device_thread_mutex_;
+  bool stopped_{false};
+};
+
+// Thread-local state of the engine, readable for tests and tools. NO_DEVICE on
+// a thread that is not running a task; CPU_DEVICE on the thread driving a
+// task; a device index on a device thread.
+int get_worker_device();
+// Reentrant nesting depth on this thread / in total across handed-off threads.
+int get_current_depth();
+int get_total_depth();
+
+// Makes every task of later execute() calls from this thread run on it.
+void set_multithreading_enabled(bool enabled);
+
+} // namespace autograd
+} // namespace torch

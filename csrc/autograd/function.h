@@ -1,0 +1,226 @@
+#pragma once
+// Node: a function of the backward graph (torch/csrc/autograd/function.h).
+// Each Node takes the gradients of its forward outputs (its inputs here) and
+// returns the gradients of its forward inputs (its outputs), which flow along
+// next_edges_. Seed 002 "Node/Edge"; seed 004 3.4 on topological_nr.
+#include "autograd/anomaly_mode.h"
+#include "autograd/edge.h"
+#include "autograd/function_hook.h"
+#include "autograd/input_metadata.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace at {
+namespace sequence_number {
+// The thread-local counter that orders nodes by creation (see the Note
+// [Sequence Numbers] below).
+uint64_t peek();
+uint64_t get_and_increment();
+} // namespace sequence_number
+} // namespace at
+
+namespace torch {
+namespace autograd {
+
+using edge_list = std::vector<Edge>;
+
+struct undefined_input {};
+
+// Note [Sequence Numbers]
+// Every Node takes a number from a thread-local counter when it is made, so a
+// node made later in the forward pass has a larger number. The ready queue runs
+// the largest first (seed 000, 6.2), which walks the graph in reverse creation
+// order. AccumulateGrad uses UINT64_MAX so a leaf's gradient is written as
+// soon as it is ready.
+struct Node : std::enable_shared_from_this<Node> {
+  explicit Node(uint64_t sequence_nr, edge_list&& next_edges = edge_list());
+  explicit Node(edge_list&& next_edges = edge_list())
+      : Node(at::sequence_number::get_and_increment(), std::move(next_edges)) {}
+
+  Node(const Node&) = delete;
+  Node(Node&&) = delete;
+  Node& operator=(const Node&) = delete;
+  Node& operator=(Node&&) = delete;
+  virtual ~Node() = default;
+
+  std::shared_ptr<Node> getptr() { return shared_from_this(); }
+
+  // Evaluates the function on the given inputs and returns its outputs.
+  variable_list operator()(variable_list&& inputs);
+
+  // Input metadata -----------------------------------------------------------
+  uint32_t add_input_metadata(const InputMetadata& meta) noexcept {
+    input_metadata_.push_back(meta);
+    return static_cast<uint32_t>(input_metadata_.size() - 1);
+  }
+  uint32_t add_input_metadata(const Variable& t) {
+    input_metadata_.emplace_back(t);
+    return static_cast<uint32_t>(input_metadata_.size() - 1);
+  }
+  // A placeholder for an input whose gradient is always undefined.
+  uint32_t add_input_metadata(undefined_input) noexcept {
+    input_metadata_.emplace_back();
+    return static_cast<uint32_t>(input_metadata_.size() - 1);
+  }
+  uint32_t num_inputs() const noexcept { return static_cast<uint32_t>(input_metadata_.size()); }
+  const InputMetadata& input_metadata(size_t index) const { return input_metadata_.at(index); }
+  InputMetadata& mutable_input_metadata(size_t index) { return input_metadata_.at(index); }
+  void clear_input_metadata() { input_metadata_.clear(); }
+
+  // The stream this node's backward runs on: its forward's stream on the
+  // first accelerator device among its inputs; nullopt for CPU-only nodes.
+  std::optional<c10::Stream> stream() const;
+
+  // Outputs ("Next Edges") ------------------------------------------------------
+  void update_topological_nr(const Edge& edge);
+  void set_next_edge(size_t index, Edge edge) {
+    update_topological_nr(edge);
+    next_edges_.at(index) = std::move(edge);
+  }
+  void add_next_edge(Edge edge) {
+    update_topological_nr(edge);
+    next_edges_.emplace_back(std::move(edge));
+  }
+  void set_next_edges(edge_list&& next_edges) {
+    next_edges_ = std::move(next_edges);
+    for (const auto& e : next_edges_) update_topological_nr(e);
+  }
+  const Edge& next_edge(size_t index) const noexcept { return next_edges_[index]; }
+  const edge_list& next_edges() const noexcept { return next_edges_; }
+  edge_list& next_edges() noexcept { return next_edges_; }
+  uint32_t num_outputs() const noexcept { return static_cast<uint32_t>(next_edges_.size()); }
+
+  // Miscellaneous ----------------------------------------------------------------
+  uint64_t sequence_nr() const noexcept { return sequence_nr_; }
+  void set_sequence_nr(uint64_t sequence_nr) { sequence_nr_ = sequence_nr; }
+
+  // NOTE [ Topological Number ] (seed 004, 3.4)
+  // topological_nr is the length of the longest path from this node to any
+  // leaf (AccumulateGrad is 0). A path X -> Y implies topo(X) > topo(Y), so
+  // topo(X) <= topo(Y) proves there is no path and lets compute_dependencies
+  // and init_to_execute prune whole branches. The number must not change once
+  // some node points at this one: reading it marks has_parent_, and
+  // update_topological_nr refuses to change it afterwards.
+  uint64_t topological_nr() const noexcept {
+    has_parent_ = true;
+    return topological_nr_;
+  }
+
+  // Records the node being evaluated on this thread as this node's parent.
+  void assign_parent();
+  uint64_t thread_id() const noexcept { return thread_id_; }
+
+  // The demangled C++ type name unless a subclass says otherwise.
+  virtual std::string name() const;
+
+  // Whether the output at `output_edge_index` leads anywhere.
+  bool should_compute_output(size_t output_edge_index) const;
+  // Same, and the current graph task will execute that edge (grad() with
+  // inputs prunes the rest).
+  bool task_should_compute_output(size_t output_edge_index) const;
+
+  AnomalyMetadata* metadata() noexcept;
+
+  // Hooks ----------------------------------------------------------------------
+  uintptr_t add_post_hook(std::unique_ptr<FunctionPostHook>&& post_hook) {
+    post_hooks_.emplace_back(std::move(post_hook));
+    return reinterpret_cast<uintptr_t>(post_hooks_.back().get());
+  }
+  const std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() const noexcept { return post_hooks_; }
+  std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() noexcept { return post_hooks_; }
+  bool del_post_hook(const uintptr_t& key);
+
+  void add_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook) {
+    pre_hooks_.emplace_back(std::move(pre_hook));
+  }
+  const std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() const noexcept { return pre_hooks_; }
+  std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() noexcept { return pre_hooks_; }
+
+  // Tensor pre-hooks run before ordinary pre-hooks (hooks registered on the
+  // tensors whose gradient this node receives).
+  void add_tensor_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook) {
+    tensor_pre_hooks_.emplace_back(std::move(pre_hook));
+  }
+  std::vector<std::unique_ptr<FunctionPreHook>>& tensor_pre_hooks() noexcept { return tensor_pre_hooks_; }
+
+  // At most one retains-grad hook per output; it runs after the tensor pre-hooks.
+  void add_retains_grad_hook(std::unique_ptr<FunctionPreHook>&& pre_hook, size_t output_idx);
+  std::unique_ptr<FunctionPreHook> pop_retains_grad_hook(size_t output_idx);
+  std::unordered_map<size_t, std::unique_ptr<FunctionPreHook>>& retains_grad_hooks() noexcept {
+    return retains_grad_hooks_;
+  }
+
+  virtual std::unique_ptr<PostAccumulateGradHook>& tensor_post_acc_grad_hooks() const noexcept;
+
+  // Customization points ---------------------------------------------------------
+  // Frees saved variables once the graph will not be run again.
+  virtual void release_variables() {}
+  // Called before apply() when the saved variables will be released after it,
+  // so apply may steal them.
+  virtual void will_release_variables() {}
+  virtual bool is_traceable() { return false; }
+
+  // Lock for nodes whose apply touches shared state (AccumulateGrad, Python
+  // functions); see Note [Thread Safety on Autograd Node].
+  std::mutex& mutex() { return mutex_; }
+
+  // Opaque slot for a Python object owned by the binding.
+  void* pyobj() const noexcept { return pyobj_; }
+  void set_pyobj(void* p) noexcept { pyobj_ = p; }
+
+ protected:
+  virtual variable_list apply(variable_list&& inputs) = 0;
+
+  uint64_t sequence_nr_;
+  uint64_t topological_nr_ = 0;
+  mutable bool has_parent_ = false;
+  uint64_t thread_id_ = 0;
+
+  // Note [Thread Safety on Autograd Node]
+  // The engine may run one node from several threads at once (backward on a
+  // shared graph with keep_graph). Nodes whose apply mutates state take
+  // mutex_; hooks are the user's to make thread-safe.
+  std::mutex mutex_;
+
+  edge_list next_edges_;
+  void* pyobj_ = nullptr;
+  std::unique_ptr<AnomalyMetadata> anomaly_metadata_ = nullptr;
+  std::vector<std::unique_ptr<FunctionPreHook>> tensor_pre_hooks_;
+  std::unordered_map<size_t, std::unique_ptr<FunctionPreHook>> retains_grad_hooks_;
+  std::vector<std::unique_ptr<FunctionPreHook>> pre_hooks_;
+  std::vector<std::unique_ptr<FunctionPostHook>> post_hooks_;
+  std::vector<InputMetadata> input_metadata_;
+};
+
+// Note [Deleting a long graph]
+// Destroying the last reference to the head of a 1,000,000-node chain would
+// destroy each next node from the previous one's destructor and overflow the
+// stack. Nodes are therefore owned with deleteNode as the shared_ptr deleter:
+// it moves uniquely-owned next nodes onto an explicit stack and frees them in
+// a loop.
+void deleteNode(Node* function);
+
+// Makes a node owned through deleteNode; use for every node of a graph.
+template <typename T, typename... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  return std::shared_ptr<T>(new T(std::forward<Args>(args)...), deleteNode);
+}
+
+// The edges a new node should point at: the gradient edge of each variable.
+edge_list collect_next_edges(const variable_list& variables);
+bool any_variable_requires_grad(const variable_list& variables);
+// Makes `function` the grad_fn of `variable` at a new input slot of it.
+void create_gradient_edge(Variable& variable, std::shared_ptr<Node> function);
+
+// The node being evaluated by the engine on this thread (null outside).
+std::shared_ptr<Node> get_current_node();
+
+} // namespace autograd
+} // namespace torch

@@ -1,0 +1,26 @@
+#pragma once
+// Backward nodes of the few differentiable ops the C++ core performs itself
+// (PyTorch generates these from derivatives.yaml into generated/Functions.h).
+// The engine sums gradients with `add`; under create_graph that sum must be
+// differentiable, so it records AddBackward0 like any other op.
+#include "autograd/function.h"
+
+namespace torch {
+namespace autograd {
+namespace generated {
+
+struct AddBackward0 : public Node {
+  using Node::Node;
+  std::string name() const override { return "AddBackward0"; }
+  // d(a+b)/da = d(a+b)/db = 1: the gradient goes to both inputs unchanged.
+  variable_list apply(variable_list&& grads) override;
+};
+
+} // namespace generated
+
+// a + b (same shapes). Records AddBackward0 when grad mode is on and either
+// input requires grad; otherwise the plain kernel.
+Variable add(const Variable& a, const Variable& b);
+
+} // namespace autograd
+} // namespace torch

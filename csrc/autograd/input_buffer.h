@@ -1,0 +1,51 @@
+#pragma once
+// The gradients arriving for one node, one slot per node input, summed when
+// several edges feed the same slot (seed 000 section 7; seed 001 0x05).
+// Alongside each slot it keeps the stream chosen for accumulating into it and
+// the event/stream the consumer must wait on before reading it.
+#include "autograd/function_hook.h"
+#include "c10/core/Event.h"
+#include "c10/core/Stream.h"
+
+#include <optional>
+#include <vector>
+
+namespace torch {
+namespace autograd {
+
+struct Node;
+
+struct InputBuffer {
+  explicit InputBuffer(size_t size)
+      : buffer(size), opt_accum_streams(size), ready_events(size), ready_streams(size) {}
+  InputBuffer(const InputBuffer& other) = delete;
+  InputBuffer(InputBuffer&& other) = default;
+  explicit InputBuffer(variable_list&& inputs)
+      : buffer(std::move(inputs)),
+        opt_accum_streams(buffer.size()),
+        ready_events(buffer.size()),
+        ready_streams(buffer.size()) {}
+  InputBuffer& operator=(InputBuffer&& other) = default;
+
+  // Accumulates `var` into slot `pos`. The producer stream is where `var` was
+  // computed, the consumer stream is where the node `fn` will run; see Note
+  // [Autograd Producer-Consumer Stream Syncs] in input_buffer.cpp.
+  void add(size_t pos, Variable&& var, const std::optional<c10::Stream>& opt_producer_stream,
+           const std::optional<c10::Stream>& opt_consumer_stream, Node* fn);
+
+  // The device whose worker runs the node: the first non-CPU input, else CPU.
+  c10::Device device() const;
+
+  Variable operator[](size_t pos) { return buffer[pos]; }
+
+  // Returns the inputs as a list of variables. Destroys given InputBuffer.
+  static std::vector<Variable> variables(InputBuffer&& g);
+
+  std::vector<Variable> buffer;
+  std::vector<std::optional<c10::Stream>> opt_accum_streams;
+  std::vector<std::optional<c10::Event>> ready_events;
+  std::vector<std::optional<c10::Stream>> ready_streams;
+};
+
+} // namespace autograd
+} // namespace torch

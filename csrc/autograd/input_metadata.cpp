@@ -1,0 +1,43 @@
+#include "autograd/input_metadata.h"
+#include "aten/Functions.h"
+#include "c10/core/impl/DeviceGuardImplInterface.h"
+
+namespace torch {
+namespace autograd {
+
+InputMetadata::InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device,
+                             c10::Stream stream)
+    : dtype_(dtype), shape_(std::move(shape)), device_(device), stream_(stream) {}
+
+InputMetadata::InputMetadata(const at::Tensor& t)
+    : dtype_(t.dtype()),
+      shape_(t.sizes()),
+      device_(t.device()),
+      stream_(c10::impl::getDeviceGuardImpl(t.device().type())->getStream(t.device())) {}
+
+bool InputMetadata::is_same_shape(const at::Tensor& grad) const {
+  return grad.sizes() == shape_;
+}
+
+bool InputMetadata::is_expandable_to_shape(const at::Tensor& grad) const {
+  return at::is_expandable_to(shape_, grad.sizes());
+}
+
+at::Tensor InputMetadata::reduce_grad(at::Tensor& grad) const {
+  return at::sum_to(grad, shape_);
+}
+
+std::stringstream InputMetadata::incompatible_shape_error_message(size_t index,
+                                                                  const at::Tensor& grad) const {
+  std::stringstream ss;
+  ss << "invalid gradient at index " << index << " - got " << at::sizes_to_string(grad.sizes())
+     << " but expected shape compatible with " << at::sizes_to_string(shape_);
+  return ss;
+}
+
+at::Tensor InputMetadata::zeros_like() const {
+  return at::zeros(shape_, dtype_, device_);
+}
+
+} // namespace autograd
+} // namespace torch

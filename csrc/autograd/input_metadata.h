@@ -1,0 +1,45 @@
+#pragma once
+// What a Node knows about each of its inputs before any gradient arrives:
+// dtype, device, shape and the stream its forward ran on (seed 001, 0x05;
+// torch/csrc/autograd/input_metadata.h).
+#include "aten/Tensor.h"
+#include "c10/core/Stream.h"
+
+#include <sstream>
+#include <vector>
+
+namespace torch {
+namespace autograd {
+
+struct InputMetadata {
+  InputMetadata() = default;
+  InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device,
+                c10::Stream stream);
+  // Records the tensor's properties and the calling thread's current stream
+  // on its device.
+  explicit InputMetadata(const at::Tensor& t);
+
+  at::ScalarType dtype() const noexcept { return dtype_; }
+  c10::Device device() const noexcept { return device_; }
+  c10::Stream stream() const noexcept { return stream_; }
+  const std::vector<int64_t>& shape() const noexcept { return shape_; }
+  bool is_tensor_subclass() const noexcept { return is_tensor_subclass_; }
+  void set_is_tensor_subclass(bool v) noexcept { is_tensor_subclass_ = v; }
+
+  bool is_same_shape(const at::Tensor& grad) const;
+  bool is_expandable_to_shape(const at::Tensor& grad) const;
+  // Sums a broadcast gradient down to this input's shape.
+  at::Tensor reduce_grad(at::Tensor& grad) const;
+  std::stringstream incompatible_shape_error_message(size_t index, const at::Tensor& grad) const;
+  at::Tensor zeros_like() const;
+
+ private:
+  at::ScalarType dtype_ = at::kFloat;
+  std::vector<int64_t> shape_;
+  c10::Device device_;
+  c10::Stream stream_{c10::Stream::DEFAULT, c10::Device()};
+  bool is_tensor_subclass_ = false;
+};
+
+} // namespace autograd
+} // namespace torch

@@ -1,0 +1,92 @@
+#include "autograd/saved_variable.h"
+#include "autograd/anomaly_mode.h"
+#include "autograd/function.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace torch {
+namespace autograd {
+
+const char* ERR_BACKWARD_TWICE =
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.";
+
+SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_inplace_on_view) {
+  if (!variable.defined()) return;
+  was_default_constructed_ = false;
+  saved_version_ = static_cast<uint32_t>(variable._version());
+  is_leaf_ = variable.is_leaf();
+  is_output_ = is_output;
+  is_inplace_on_view_ = is_inplace_on_view;
+  output_nr_ = variable.output_nr();
+  if (is_inplace_on_view) weak_grad_fn_ = variable.grad_fn();
+
+  // A leaf, or a variable that is not an output of the saving node, can be
+  // kept as it is: no reference cycle through grad_fn is possible.
+  if (!is_output || is_leaf_) {
+    saved_original_ = true;
+    data_ = variable;
+    return;
+  }
+  // An output's grad_fn is the saving node itself: keep only what is needed
+  // to rebuild the variable on unpack.
+  requires_grad_ = variable.requires_grad();
+  if (is_leaf_) grad_accumulator_ = impl::try_get_grad_accumulator(variable);
+  data_ = variable.tensor_data();
+}
+
+Variable SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
+  if (was_default_constructed_) return Variable();
+  if (!data_.defined()) throw std::runtime_error(ERR_BACKWARD_TWICE);
+
+  // grad_fn gives the most helpful message if the versions do not match.
+  auto grad_fn = is_inplace_on_view_ ? weak_grad_fn_.lock()
+                                     : (saved_original_ ? data_.grad_fn() : nullptr);
+  if (!is_leaf_ && !grad_fn) {
+    if (!saved_for) throw std::logic_error("No grad_fn for non-leaf saved tensor");
+    grad_fn = std::move(saved_for);
+  }
+
+  const auto current_version = data_._version();
+  if (saved_version_ != current_version) {
+    std::stringstream message;
+    message << "one of the variables needed for gradient computation has been "
+               "modified by an inplace operation: ["
+            << data_.toString() << " " << at::sizes_to_string(data_.sizes()) << "]";
+    if (grad_fn) {
+      message << ", which is output " << output_nr_ << " of " << grad_fn->name() << ",";
+    }
+    message << " is at version " << current_version << "; expected version " << saved_version_
+            << " instead.";
+    if (!AnomalyMode::is_enabled()) {
+      message << " Hint: enable anomaly detection to find the operation that failed to compute "
+                 "its gradient, with torch.autograd.set_detect_anomaly(True).";
+    } else {
+      message << " Hint: the backtrace further above shows the operation that failed to compute "
+                 "its gradient. The variable in question was changed in there or anywhere later. "
+                 "Good luck!";
+    }
+    throw std::runtime_error(message.str());
+  }
+
+  if (saved_original_) return data_;
+
+  // Rebuild the output variable: same storage and version counter, with the
+  // saving node as grad_fn.
+  Variable var = grad_fn ? make_variable(data_, Edge(std::move(grad_fn), output_nr_))
+                         : make_variable(data_, requires_grad_);
+  impl::set_grad_accumulator(var, grad_accumulator_);
+  return var;
+}
+
+void SavedVariable::reset_data() {
+  data_.reset();
+  weak_grad_fn_.reset();
+}
+
+} // namespace autograd
+} // namespace torch
