@@ -622,7 +622,7 @@ void Engine::add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task) {
   thread_pool_shared_->work_.notify_one();
 }
 
-void Engine::init_local_ready_queue(std::shared_ptr<ReadyQueue> ready_queue) {
+std::shared_ptr<ReadyQueue> Engine::init_local_ready_queue(std::shared_ptr<ReadyQueue> ready_queue) {
   if (ready_queue) {
     // A device thread: use the queue made for it.
     local_ready_queue = std::move(ready_queue);
@@ -630,6 +630,7 @@ void Engine::init_local_ready_queue(std::shared_ptr<ReadyQueue> ready_queue) {
     // A user thread's first backward: its own CPU queue, kept for later calls.
     local_ready_queue = std::make_shared<ReadyQueue>();
   }
+  return local_ready_queue;
 }
 
 std::shared_ptr<ReadyQueue> Engine::ready_queue(std::shared_ptr<ReadyQueue> cpu_ready_queue,

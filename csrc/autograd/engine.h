@@ -145,6 +145,12 @@ class Engine {
 
   void initialize_device_threads_pool();
 
+  // Sets up this thread's ready queue: the given one (device threads), or a
+  // fresh one unless the thread already has one (callers, reentrant calls).
+  // Returns it: a caller building its own GraphTask passes it as the task's
+  // cpu_ready_queue.
+  std::shared_ptr<ReadyQueue> init_local_ready_queue(std::shared_ptr<ReadyQueue> ready_queue = nullptr);
+
  protected:
   void compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo_nr);
   void evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
@@ -165,9 +171,6 @@ class Engine {
   void reentrant_thread_init();
   void add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task);
 
-  // Sets up this thread's ready queue: the given one (device threads), or a
-  // fresh one unless the thread already has one (callers, reentrant calls).
-  void init_local_ready_queue(std::shared_ptr<ReadyQueue> ready_queue = nullptr);
 
   std::once_flag start_device_threads_flag_;
   // Shared by all GraphTasks: one queue per device index.

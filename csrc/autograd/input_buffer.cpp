@@ -40,12 +40,15 @@ void accumulate(std::vector<Variable>& buffer, const size_t pos, Variable&& var)
 //   (2) producer and consumer both on D: accumulate on the consumer stream,
 //       after it waits for the producer stream (if different).
 //   (3) consumer on D, producer elsewhere: accumulate on the consumer stream,
-//       after it waits for the stream var was made on.
+//       after it waits for the producer stream var was made on (seed 001's
+//       older text waits on D's default stream; the producer stream is what
+//       actually made var, as newer PyTorch does).
 //   (4) producer on D, consumer elsewhere: accumulate on the producer
 //       device's stream, which waits for the producer.
 //   (5) neither on D: accumulate on D's current stream.
 // The first gradient into a slot only picks that accumulation stream and
-// records a ready event on the producer stream; nothing runs. Each later
+// records a ready event on the producer stream (when a reader may be on
+// another stream); nothing runs. Each later
 // gradient makes the accumulation stream wait for its producer and for the
 // slot's ready event, accumulates there, and records a new ready event.
 // Before the consumer runs, the engine makes the consumer stream wait on every
@@ -96,8 +99,9 @@ void InputBuffer::add(size_t pos, Variable&& var,
     }
     buffer[pos] = std::move(var);
     const auto& accum_stream = *opt_accum_streams[pos];
-    if (producer_stream != accum_stream) {
-      // Whoever reads the slot next (the consumer, or an accumulation) waits for this.
+    if (producer_stream != accum_stream || producer_stream != consumer_stream) {
+      // Whoever reads the slot next (an accumulation, or else the consumer)
+      // on another stream waits for this.
       c10::Event event{device_type};
       event.record(producer_stream);
       ready_events[pos] = std::move(event);

@@ -71,7 +71,7 @@ std::shared_ptr<Node> grad_accumulator(const Variable& self) {
   // The accumulator holds the variable strongly; the variable refers back weakly.
   result = make_node<AccumulateGrad>(Variable(self.unsafeGetTensorImpl()->shared_from_this()));
   for (const auto& hook : meta->hooks_) {
-    result->add_tensor_pre_hook(std::make_unique<SharedFunctionPreHook>(hook));
+    if (hook) result->add_tensor_pre_hook(std::make_unique<SharedFunctionPreHook>(hook));
   }
   meta->grad_accumulator_ = result;
   return result;

@@ -1,1 +1,207 @@
+// The tensor handle, its native kernels and the c10 device layer.
+#include "test_utils.h"
+
+#include "c10/core/DeviceGuard.h"
+#include "c10/core/Event.h"
+#include "c10/core/impl/FakeGuardImpl.h"
+
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace torchlite_test;
+
+TEST(Device, ParsesAndPrints) {
+  EXPECT_EQ(c10::Device("cpu").type(), c10::DeviceType::CPU);
+  EXPECT_EQ(c10::Device("cuda:1").index(), 1);
+  EXPECT_EQ(c10::Device("sim:0").str(), "sim:0");
+  EXPECT_EQ(c10::Device("cuda").str(), "cuda");
+  EXPECT_THROW(c10::Device("tpu:0"), std::runtime_error);
+  EXPECT_THROW(c10::Device("cuda:x"), std::runtime_error);
+}
+
+TEST(Tensor, FactoriesAndItem) {
+  auto t = at::full({2, 3}, 2.5, at::kDouble);
+  EXPECT_EQ(t.numel(), 6);
+  EXPECT_EQ(t.sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(vals(t), std::vector<double>(6, 2.5));
+  EXPECT_DOUBLE_EQ(at::ones({}, at::kFloat).item(), 1.0);
+  EXPECT_THROW(t.item(), std::runtime_error);
+  EXPECT_EQ(t.toString(), "torch.DoubleTensor");
+}
+
+TEST(Tensor, AddChecksShapesAndDevices) {
+  auto a = value({1, 2, 3});
+  auto b = value({10, 20, 30});
+  EXPECT_EQ(vals(at::add(a, b)), (std::vector<double>{11, 22, 33}));
+  EXPECT_THROW(at::add(a, value({1, 2})), std::runtime_error);
+  EXPECT_THROW(at::add(a, value({1, 2, 3}, {}, at::kFloat, c10::Device("sim:0"))), std::runtime_error);
+}
+
+TEST(Tensor, InPlaceAddBumpsVersion) {
+  auto a = value({1, 2});
+  const auto v0 = a._version();
+  a.add_(value({1, 1}));
+  EXPECT_EQ(a._version(), v0 + 1);
+  EXPECT_EQ(vals(a), (std::vector<double>{2, 3}));
+  a.zero_();
+  EXPECT_EQ(a._version(), v0 + 2);
+  EXPECT_EQ(vals(a), (std::vector<double>{0, 0}));
+}
+
+TEST(Tensor, SumToReducesBroadcastDimensions) {
+  // [2, 3] summed to [3] (leading dim) and to [2, 1] (kept size-1 dim).
+  auto g = value({1, 2, 3, 4, 5, 6}, {2, 3});
+  EXPECT_EQ(vals(at::sum_to(g, {3})), (std::vector<double>{5, 7, 9}));
+  EXPECT_EQ(vals(at::sum_to(g, {2, 1})), (std::vector<double>{6, 15}));
+  EXPECT_EQ(vals(at::sum_to(g, {})), (std::vector<double>{21}));
+  EXPECT_TRUE(at::is_expandable_to({1, 3}, {4, 2, 3}));
+  EXPECT_FALSE(at::is_expandable_to({2}, {2, 3}));
+  EXPECT_THROW(at::sum_to(g, {2}), std::runtime_error);
+}
+
+TEST(Tensor, CloneOfStridedViewIsContiguous) {
+  // A transposed view of [[1,2,3],[4,5,6]] over the same storage.
+  auto base = value({1, 2, 3, 4, 5, 6}, {2, 3});
+  std::shared_ptr<void> keep_base(base.getIntrusivePtr(), base.data_ptr());
+  auto t = at::from_blob(base.data_ptr(), {3, 2}, {1, 3}, at::kFloat, c10::Device(), keep_base,
+                         6 * sizeof(float));
+  EXPECT_FALSE(t.is_contiguous());
+  auto c = at::clone(t);
+  EXPECT_TRUE(c.is_contiguous());
+  EXPECT_EQ(vals(c), (std::vector<double>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(Tensor, FromBlobKeepsOwnerAliveUntilLastReference) {
+  auto released = std::make_shared<bool>(false);
+  {
+    float* data = new float[2]{1.f, 2.f};
+    std::shared_ptr<void> owner(data, [released](void* p) {
+      delete[] static_cast<float*>(p);
+      *released = true;
+    });
+    auto t = at::from_blob(data, {2}, {1}, at::kFloat, c10::Device(), std::move(owner), 8);
+    auto copy = t;
+    t.reset();
+    EXPECT_FALSE(*released);
+    EXPECT_EQ(vals(copy), (std::vector<double>{1, 2}));
+  }
+  EXPECT_TRUE(*released);
+}
+
+TEST(Tensor, DtypeConversionAndNanCheck) {
+  auto d = at::to(value({1.5, -2.0}), at::kDouble);
+  EXPECT_EQ(d.dtype(), at::kDouble);
+  EXPECT_EQ(vals(d), (std::vector<double>{1.5, -2.0}));
+  EXPECT_FALSE(at::any_nan(d));
+  EXPECT_TRUE(at::any_nan(value({1.0, std::numeric_limits<double>::quiet_NaN()})));
+  EXPECT_FALSE(at::any_nan(at::to(value({1, 2}), at::kLong)));
+}
+
+TEST(Tensor, SimDeviceTensorsLiveInHostMemory) {
+  auto t = value({1, 2}, {}, at::kFloat, c10::Device("sim:1"));
+  EXPECT_EQ(t.device(), c10::Device("sim:1"));
+  EXPECT_EQ(t.toString(), "torch.sim.FloatTensor");
+  auto back = at::to(t, c10::Device());
+  EXPECT_TRUE(back.device().is_cpu());
+  EXPECT_EQ(vals(at::add(t, t)), (std::vector<double>{2, 4}));
+}
+
+TEST(Variable, RequiresGradOnlyForFloatingTypes) {
+  auto l = at::to(value({1, 2}), at::kLong);
+  EXPECT_THROW(l.set_requires_grad(true), std::runtime_error);
+  auto f = value({1, 2});
+  f.set_requires_grad(true);
+  EXPECT_TRUE(f.requires_grad());
+  EXPECT_TRUE(f.is_leaf());
+}
+
+TEST(Variable, DetachSharesStorageAndVersion) {
+  auto x = leaf({1, 2});
+  auto d = x.detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_EQ(d.data_ptr(), x.data_ptr());
+  d.add_(value({1, 1}));
+  EXPECT_EQ(x._version(), d._version());
+  EXPECT_EQ(vals(x), (std::vector<double>{2, 3}));
+}
+
+TEST(FakeGuardImpl, StreamsAreThreadLocalAndEventsLogged) {
+  c10::impl::FakeGuardImpl fake(c10::DeviceType::Sim, 2, /*logging=*/true);
+  c10::Device d0("sim:0");
+  auto s1 = fake.getNewStream(d0);
+  auto s2 = fake.getNewStream(d0);
+  EXPECT_NE(s1, s2);
+  EXPECT_EQ(fake.getStream(d0).id(), 0);
+  auto old = fake.exchangeStream(s1);
+  EXPECT_EQ(old.id(), 0);
+  EXPECT_EQ(fake.getStream(d0), s1);
+  std::thread([&] { EXPECT_EQ(fake.getStream(d0).id(), 0); }).join();
+  fake.exchangeStream(old);
+  EXPECT_EQ(fake.deviceCount(), 2);
+}
+
+TEST(Event, RecordAndBlockGoThroughTheRegistry) {
+  auto* prev = c10::impl::getDeviceGuardImpl(c10::DeviceType::Sim);
+  c10::impl::FakeGuardImpl fake(c10::DeviceType::Sim, 2, /*logging=*/true);
+  c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, &fake);
+  {
+    c10::Device d0("sim:0");
+    auto s1 = fake.getNewStream(d0);
+    auto s2 = fake.getNewStream(d0);
+    c10::Event e(c10::DeviceType::Sim);
+    EXPECT_TRUE(e.query());
+    e.block(s2);  // never recorded: nothing to wait for
+    e.record(s1);
+    s2.wait(e);
+    auto log = fake.log();
+    ASSERT_EQ(log.size(), 2u);
+    EXPECT_EQ(log[0].kind, c10::impl::FakeGuardImpl::LogEntry::Record);
+    EXPECT_EQ(log[0].stream, s1);
+    EXPECT_EQ(log[1].kind, c10::impl::FakeGuardImpl::LogEntry::Block);
+    EXPECT_EQ(log[1].stream, s2);
+    EXPECT_EQ(log[1].event_id, log[0].event_id);
+    EXPECT_THROW(e.record(c10::Stream(c10::Stream::DEFAULT, c10::Device())), std::runtime_error);
+  }
+  c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, prev);
+}
+
+TEST(DeviceGuard, OptionalStreamGuardRestoresStream) {
+  auto* impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::Sim);
+  c10::Device d1("sim:1");
+  auto s = impl->getNewStream(d1);
+  {
+    c10::OptionalStreamGuard g(s);
+    EXPECT_EQ(impl->getStream(d1), s);
+    EXPECT_EQ(impl->getDevice(), d1);
+  }
+  EXPECT_EQ(impl->getStream(d1).id(), 0);
+}
+
+#ifdef TORCHLITE_WITH_CUDA
+TEST(CUDA, DeviceCountIsZeroWithoutAGpuAndNotAnError) {
+  auto* impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const auto n = impl->deviceCount();
+  EXPECT_GE(n, 0);
+  if (n == 0) {
+    EXPECT_THROW(at::empty({2}, at::kFloat, c10::Device("cuda:0")), std::runtime_error);
+  }
+}
+
+TEST(CUDA, KernelsMatchTheCpu) {
+  if (c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() == 0) {
+    GTEST_SKIP() << "needs a GPU (runs on the lent device machine)";
+  }
+  c10::Device cuda("cuda:0");
+  auto a = value({1, 2, 3, 4, 5, 6}, {2, 3}, at::kFloat, cuda);
+  auto b = value({1, 1, 1, 1, 1, 1}, {2, 3}, at::kFloat, cuda);
+  EXPECT_EQ(vals(at::add(a, b)), (std::vector<double>{2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(vals(at::sum_to(a, {3})), (std::vector<double>{5, 7, 9}));
+  EXPECT_EQ(vals(at::mul(a, 2.0)), (std::vector<double>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(vals(at::to(a, at::kDouble)), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+  EXPECT_FALSE(at::any_nan(a));
+  EXPECT_TRUE(at::any_nan(value({1.0, std::nan("")}, {}, at::kFloat, cuda)));
+}
+#endif
