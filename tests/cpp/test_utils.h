@@ -4,6 +4,7 @@
 #include "autograd/engine.h"
 #include "autograd/function.h"
 #include "autograd/functions/accumulate_grad.h"
+#include "autograd/functions/basic_ops.h"
 #include "autograd/cpp_hook.h"
 #include "autograd/variable.h"
 
