@@ -10,7 +10,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <dirent.h>
+#include <fstream>
 #include <thread>
 
 using namespace torchlite_test;
@@ -338,4 +341,43 @@ TEST(Engine, WorkerDeviceIsResetAfterBackward) {
   run_backward({y}, {value({1.0})});
   EXPECT_EQ(inside, CPU_DEVICE);
   EXPECT_EQ(get_worker_device(), NO_DEVICE);
+}
+
+namespace {
+// Threads of this process whose name starts with `prefix` (from /proc).
+int threads_named(const std::string& prefix) {
+  int n = 0;
+  DIR* dir = opendir("/proc/self/task");
+  if (!dir) return -1;
+  while (auto* entry = readdir(dir)) {
+    if (entry->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + entry->d_name + "/comm");
+    std::string name;
+    std::getline(comm, name);
+    n += name.rfind(prefix, 0) == 0;
+  }
+  closedir(dir);
+  return n;
+}
+} // namespace
+
+TEST(Engine, DestroyingAnEngineStopsItsDeviceThreads) {
+  const int before = threads_named("tl_autograd_");
+  {
+    Engine engine;
+    auto x = leaf({1.0}, {}, at::kFloat, c10::Device("sim:1"));
+    auto y = scaled({x}, 2.0);
+    engine.execute({impl::gradient_edge(y)}, {value({1.0}, {}, at::kFloat, c10::Device("sim:1"))},
+                   false, false, true);
+    EXPECT_EQ(vals(x.grad()), (std::vector<double>{2.0}));
+    EXPECT_EQ(engine.num_device_threads(), 2u);
+    EXPECT_EQ(threads_named("tl_autograd_"), before + 2);
+  }
+  // ~Engine pushed shutdown tasks and waited for its threads to leave
+  // thread_main; the OS reaps them right after (polled, bounded).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (threads_named("tl_autograd_") != before && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_EQ(threads_named("tl_autograd_"), before);
 }
