@@ -8,6 +8,7 @@
 #include "autograd/function_hook.h"
 #include "autograd/input_metadata.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -109,7 +110,7 @@ struct Node : std::enable_shared_from_this<Node> {
   // some node points at this one: reading it marks has_parent_, and
   // update_topological_nr refuses to change it afterwards.
   uint64_t topological_nr() const noexcept {
-    has_parent_ = true;
+    has_parent_.store(true, std::memory_order_relaxed);
     return topological_nr_;
   }
 
@@ -180,7 +181,8 @@ struct Node : std::enable_shared_from_this<Node> {
 
   uint64_t sequence_nr_;
   uint64_t topological_nr_ = 0;
-  mutable bool has_parent_ = false;
+  // Atomic: several threads may run backward over one graph at once.
+  mutable std::atomic<bool> has_parent_{false};
   uint64_t thread_id_ = 0;
 
   // Note [Thread Safety on Autograd Node]

@@ -1,0 +1,23 @@
+// The extension module torchlite._C (torch/csrc/Module.cpp).
+#include "autograd/python_cpp_function.h"
+#include "autograd/python_engine.h"
+#include "autograd/python_function.h"
+#include "autograd/python_hook.h"
+#include "autograd/python_variable.h"
+
+namespace torch {
+namespace autograd {
+void initAutogradStateBindings(pybind11::module_& m);
+} // namespace autograd
+} // namespace torch
+
+PYBIND11_MODULE(_C, m) {
+  using namespace torch::autograd;
+  m.doc() = "torchlite's C++ autograd engine";
+  THPVariable_initModule(m);
+  initCppFunctionBindings(m);
+  initHookBindings(m);
+  initFunctionBindings(m);
+  initEngineBindings(m);
+  initAutogradStateBindings(m);
+}

@@ -1,0 +1,24 @@
+#pragma once
+// Python access to autograd Nodes (torch/csrc/autograd/python_cpp_function.h):
+// grad_fn.name(), next_functions, metadata, register_hook, register_prehook.
+// A custom Function's node is represented by its ctx object (python_function.h);
+// every other node by a torchlite._C.Node wrapper that shares ownership.
+#include "autograd/function.h"
+#include "autograd/python_variable.h"
+
+namespace torch {
+namespace autograd {
+
+// The Python object for a node (new reference; None for null).
+PyObject* functionToPyObject(const std::shared_ptr<Node>& cdata);
+
+// The shared Python API of both node representations.
+pybind11::tuple node_next_functions(const std::shared_ptr<Node>& node);
+pybind11::object node_metadata(const std::shared_ptr<Node>& node);
+pybind11::object node_register_hook(const std::shared_ptr<Node>& node, pybind11::object fn);
+pybind11::object node_register_prehook(const std::shared_ptr<Node>& node, pybind11::object fn);
+
+void initCppFunctionBindings(pybind11::module_& m);
+
+} // namespace autograd
+} // namespace torch

@@ -1,0 +1,176 @@
+#include "autograd/python_engine.h"
+#include "autograd/functions/basic_ops.h"
+#include "autograd/python_anomaly_mode.h"
+
+#include <string>
+
+namespace py = pybind11;
+
+namespace torch {
+namespace autograd {
+namespace python {
+
+Engine& PythonEngine::get_python_engine() {
+  // Never destroyed: device threads may outlive static destruction at exit.
+  static PythonEngine* engine = new PythonEngine();
+  return *engine;
+}
+
+void PythonEngine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue,
+                               bool should_increment) {
+  // Count the thread before waiting for the GIL: the thread that started it
+  // waits for the count and may hold the GIL meanwhile.
+  if (should_increment) increment_non_reentrant_thread_count();
+  {
+    py::gil_scoped_acquire gil;
+    py::gil_scoped_release no_gil;
+    Engine::thread_init(device, ready_queue, false);
+  }
+  if (should_increment) decrement_non_reentrant_thread_count();
+}
+
+variable_list PythonEngine::execute(const edge_list& roots, const variable_list& inputs,
+                                    bool keep_graph, bool create_graph, bool accumulate_grad,
+                                    const edge_list& outputs) {
+  if (PyGILState_Check()) {
+    throw std::runtime_error(
+        "The autograd engine was called while holding the GIL. If you are using the C++ API, "
+        "the autograd engine is an expensive operation that does not require the GIL to be held "
+        "so you should release it with 'pybind11::gil_scoped_release no_gil;'.");
+  }
+  return Engine::execute(roots, inputs, keep_graph, create_graph, accumulate_grad, outputs);
+}
+
+std::unique_ptr<AnomalyMetadata> PythonEngine::make_anomaly_metadata() {
+  return std::make_unique<PyAnomalyMetadata>();
+}
+
+} // namespace python
+
+namespace {
+
+Variable unpack_tensor(const py::handle& obj, const char* what, size_t i) {
+  if (!THPVariable_Check(obj.ptr())) {
+    throw py::type_error("element " + std::to_string(i) + " of " + what + " tuple is not a Tensor");
+  }
+  return THPVariable_Unpack(obj.ptr());
+}
+
+// THPEngine_run_backward (seed 002, "What Happens when Calling backward() /
+// grad() from Python").
+py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors, bool keep_graph,
+                        bool create_graph, const py::object& inputs_obj, bool allow_unreachable,
+                        bool accumulate_grad) {
+  const size_t num_tensors = tensors.size();
+  if (grad_tensors.size() != num_tensors) {
+    throw py::value_error("got " + std::to_string(num_tensors) + " tensors and " +
+                          std::to_string(grad_tensors.size()) + " gradients");
+  }
+  edge_list roots;
+  roots.reserve(num_tensors);
+  variable_list grads;
+  grads.reserve(num_tensors);
+  for (size_t i = 0; i < num_tensors; ++i) {
+    const Variable variable = unpack_tensor(tensors[i], "tensors", i);
+    auto gradient_edge = impl::gradient_edge(variable);
+    if (!gradient_edge.function) {
+      throw std::runtime_error("element " + std::to_string(i) +
+                               " of tensors does not require grad and does not have a grad_fn");
+    }
+    roots.push_back(std::move(gradient_edge));
+    py::handle grad = grad_tensors[i];
+    if (THPVariable_Check(grad.ptr())) {
+      grads.push_back(THPVariable_Unpack(grad.ptr()));
+    } else if (grad.is_none()) {
+      throw std::runtime_error("element " + std::to_string(i) +
+                               " of gradients tuple is None, but the corresponding Tensor requires grad");
+    } else {
+      throw py::type_error("element " + std::to_string(i) + " of gradients tuple is not a Tensor or None");
+    }
+  }
+
+  edge_list output_edges;
+  const bool backward_api_called = accumulate_grad;
+  py::tuple inputs = inputs_obj.is_none() ? py::tuple() : py::tuple(inputs_obj);
+  const size_t num_inputs = inputs.size();
+  output_edges.reserve(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (!THPVariable_Check(inputs[i].ptr())) {
+      throw py::type_error(std::string("all inputs have to be Tensors, but got ") +
+                           Py_TYPE(inputs[i].ptr())->tp_name);
+    }
+    const Variable& tensor = THPVariable_Unpack(inputs[i].ptr());
+    if (!tensor.requires_grad()) {
+      throw std::runtime_error("One of the differentiated Tensors does not require grad");
+    }
+    const auto output_nr = tensor.output_nr();
+    auto grad_fn = tensor.grad_fn();
+    if (!grad_fn) grad_fn = impl::try_get_grad_accumulator(tensor);
+    if (accumulate_grad) tensor.retain_grad();
+    if (!grad_fn) {
+      // An input the graph never reached: Identity gives grad() an edge to
+      // capture (undefined) from, and keeps the engine's edges valid.
+      output_edges.emplace_back(make_node<Identity>(), 0);
+    } else {
+      output_edges.emplace_back(grad_fn, output_nr);
+    }
+  }
+
+  variable_list outputs;
+  {
+    py::gil_scoped_release no_gil;
+    auto& engine = python::PythonEngine::get_python_engine();
+    outputs = engine.execute(roots, grads, keep_graph, create_graph, accumulate_grad, output_edges);
+  }
+
+  if (backward_api_called || num_inputs == 0) return py::none();
+  py::tuple result(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    if (!allow_unreachable && !outputs[i].defined()) {
+      throw std::runtime_error(
+          "One of the differentiated Tensors appears to not have been used in the graph. Set "
+          "allow_unused=True if this is the desired behavior.");
+    }
+    result[i] = py::reinterpret_steal<py::object>(THPVariable_Wrap(outputs[i]));
+  }
+  return std::move(result);
+}
+
+void queue_callback(const py::object& callback) {
+  auto holder = std::make_shared<SafePyObject>(callback.ptr());
+  python::PythonEngine::get_python_engine().queue_callback([holder]() {
+    py::gil_scoped_acquire gil;
+    PyObject* r = PyObject_CallNoArgs(holder->ptr());
+    if (!r) throw py::error_already_set();
+    Py_DECREF(r);
+  });
+}
+
+// Variable._execution_engine (THPEngine): a handle on the Python engine.
+struct ImperativeEngine {};
+
+} // namespace
+
+void initEngineBindings(py::module_& m) {
+  Engine::set_default_engine_stub(&python::PythonEngine::get_python_engine);
+  py::class_<ImperativeEngine>(m, "_ImperativeEngine")
+      .def(py::init<>())
+      .def(
+          "run_backward",
+          [](ImperativeEngine&, const py::tuple& tensors, const py::tuple& grad_tensors,
+             bool keep_graph, bool create_graph, const py::object& inputs, bool allow_unreachable,
+             bool accumulate_grad) {
+            return run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs,
+                                allow_unreachable, accumulate_grad);
+          },
+          py::arg("tensors"), py::arg("grad_tensors"), py::arg("keep_graph"),
+          py::arg("create_graph"), py::arg("inputs") = py::none(),
+          py::arg("allow_unreachable") = false, py::arg("accumulate_grad") = false)
+      .def("queue_callback", [](ImperativeEngine&, const py::object& cb) { queue_callback(cb); })
+      .def("is_checkpoint_valid", [](ImperativeEngine&) {
+        return python::PythonEngine::get_python_engine().is_checkpoint_valid();
+      });
+}
+
+} // namespace autograd
+} // namespace torch

@@ -1,0 +1,406 @@
+#include "autograd/python_function.h"
+#include "autograd/grad_mode.h"
+#include "autograd/python_cpp_function.h"
+
+#include <deque>
+#include <mutex>
+#include <unordered_set>
+
+namespace py = pybind11;
+
+namespace torch {
+namespace autograd {
+
+namespace {
+
+py::object wrap(const Variable& var) {
+  return py::reinterpret_steal<py::object>(THPVariable_Wrap(var));
+}
+
+// Drops a Python reference held by a node; the node may die on any thread.
+void release_pyobject(PyObject* obj) {
+  if (!obj || !python_is_alive()) return;
+  py::gil_scoped_acquire gil;
+  Py_DECREF(obj);
+}
+
+std::string type_name(PyObject* obj) {
+  return Py_TYPE(obj)->tp_name;
+}
+
+} // namespace
+
+// PyNode ---------------------------------------------------------------------------
+
+PyNode::PyNode(PyObject* obj, std::string name) : obj_(obj), name_(std::move(name)) {
+  Py_INCREF(obj_);
+  set_pyobj(obj_);
+}
+
+PyNode::~PyNode() {
+  release_pyobject(obj_);
+}
+
+variable_list PyNode::apply(variable_list&& inputs) {
+  py::gil_scoped_acquire gil;
+  THPFunction& f = py::handle(obj_).cast<THPFunction&>();
+  const size_t num_inputs = inputs.size();
+  py::tuple args(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const bool is_tensor = i < f.output_is_tensor.size() && f.output_is_tensor[i];
+    if (inputs[i].defined()) {
+      args[i] = wrap(inputs[i]);
+    } else if (f.materialize_grads && is_tensor) {
+      args[i] = wrap(input_metadata(i).zeros_like());
+    } else {
+      args[i] = py::none();
+    }
+  }
+  inputs.clear();  // drop the gradients while the GIL is held
+
+  py::object apply_fn = py::handle(obj_).attr("apply");
+  PyObject* raw = PyObject_Call(apply_fn.ptr(), args.ptr(), nullptr);
+  if (!raw) throw py::error_already_set();
+  py::object r = py::reinterpret_steal<py::object>(raw);
+  if (!PyTuple_Check(r.ptr())) r = py::make_tuple(r);
+
+  const size_t num_forward_inputs = f.is_variable_input.size();
+  size_t num_outputs = PyTuple_GET_SIZE(r.ptr());
+  // Trailing Nones beyond the forward's inputs are allowed.
+  if (num_outputs > num_forward_inputs) {
+    bool all_none = true;
+    for (size_t i = num_forward_inputs; i < num_outputs; ++i) {
+      all_none &= PyTuple_GET_ITEM(r.ptr(), i) == Py_None;
+    }
+    if (all_none) num_outputs = num_forward_inputs;
+  }
+  if (num_outputs != num_forward_inputs) {
+    throw std::runtime_error("function " + name() + " returned an incorrect number of gradients (expected " +
+                             std::to_string(num_forward_inputs) + ", got " + std::to_string(num_outputs) + ")");
+  }
+
+  variable_list results;
+  results.reserve(num_outputs);
+  for (size_t i = 0; i < num_outputs; ++i) {
+    PyObject* output = PyTuple_GET_ITEM(r.ptr(), i);
+    if (!f.is_variable_input[i]) {
+      if (output != Py_None) {
+        throw std::runtime_error("function " + name() + " returned a gradient different than None at position " +
+                                 std::to_string(i + 1) +
+                                 ", but the corresponding forward input was not a Variable");
+      }
+      continue;
+    }
+    if (output == Py_None) {
+      results.emplace_back();
+    } else if (THPVariable_Check(output)) {
+      results.push_back(THPVariable_Unpack(output));
+    } else {
+      throw py::type_error("expected Variable or None (got " + type_name(output) + ")");
+    }
+  }
+  return results;
+}
+
+void PyNode::release_variables() {
+  if (!python_is_alive()) return;
+  py::gil_scoped_acquire gil;
+  THPFunction& f = py::handle(obj_).cast<THPFunction&>();
+  f.saved_variables.clear();
+  f.has_freed_buffers = true;
+}
+
+// PyFormulaNode ------------------------------------------------------------------
+
+PyFormulaNode::~PyFormulaNode() {
+  release_pyobject(extra_);
+}
+
+variable_list PyFormulaNode::apply(variable_list&& grads) {
+  const size_t n = num_outputs();
+  // Every formula is linear in the incoming gradient: none in, none out,
+  // without taking the GIL.
+  if (!grads[0].defined()) return variable_list(n);
+
+  py::gil_scoped_acquire gil;
+  auto self = getptr();
+  py::tuple saved(saved_.size());
+  for (size_t i = 0; i < saved_.size(); ++i) saved[i] = wrap(saved_[i].unpack(self));
+  py::tuple needs(n);
+  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(task_should_compute_output(i));
+  py::object grad = wrap(grads[0]);
+  grads.clear();
+  if (release_after_apply_) {
+    // The engine frees the graph after this call: drop the saved tensors now,
+    // while the GIL is held, instead of taking it again in release_variables.
+    for (auto& s : saved_) s.reset_data();
+  }
+
+  PyObject* argv[] = {grad.ptr(), saved.ptr(), extra_ ? extra_ : Py_None, needs.ptr()};
+  PyObject* raw = PyObject_Vectorcall(info_->backward, argv, 4, nullptr);
+  if (!raw) throw py::error_already_set();
+  py::object r = py::reinterpret_steal<py::object>(raw);
+  if (!PyTuple_Check(r.ptr()) || static_cast<size_t>(PyTuple_GET_SIZE(r.ptr())) != n) {
+    throw std::runtime_error("function " + name() + " returned an incorrect number of gradients (expected " +
+                             std::to_string(n) + ", got " +
+                             std::to_string(PyTuple_Check(r.ptr()) ? PyTuple_GET_SIZE(r.ptr()) : 1) + ")");
+  }
+  variable_list outputs(n);
+  for (size_t i = 0; i < n; ++i) {
+    PyObject* out = PyTuple_GET_ITEM(r.ptr(), i);
+    if (out == Py_None) continue;
+    if (!THPVariable_Check(out)) throw py::type_error("expected Variable or None (got " + type_name(out) + ")");
+    outputs[i] = THPVariable_Unpack(out);
+  }
+  return outputs;
+}
+
+void PyFormulaNode::release_variables() {
+  for (auto& s : saved_) s.reset_data();
+}
+
+namespace {
+
+// _op_spec(name, backward): the OpInfo of one op, as a capsule for _record.
+PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1])) {
+    throw py::type_error("_op_spec(name: str, backward: callable)");
+  }
+  static std::deque<OpInfo> infos;  // stable addresses; ops are made once, at import
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  Py_INCREF(args[1]);
+  infos.push_back(OpInfo{PyUnicode_AsUTF8(args[0]), args[1]});
+  return PyCapsule_New(&infos.back(), "torchlite.OpInfo", nullptr);
+  END_HANDLE_TH_ERRORS
+}
+
+// _record(spec, inputs, output, saved, extra) -> output
+// Records the backward node of an op whose forward already ran: when grad
+// mode is on and some input requires grad, a PyFormulaNode with the inputs'
+// gradient edges becomes output's grad_fn and keeps `saved` as
+// SavedVariables. Otherwise it does nothing; ops call it unconditionally.
+PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 5) throw py::type_error("_record(spec, inputs, output, saved, extra)");
+  PyObject* output = args[2];
+  if (!GradMode::is_enabled()) return Py_NewRef(output);
+  PyObject* inputs = args[1];
+  const Py_ssize_t num_inputs = PyTuple_GET_SIZE(inputs);
+  bool any_requires_grad = false;
+  for (Py_ssize_t i = 0; i < num_inputs; ++i) {
+    if (THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i)).requires_grad()) {
+      any_requires_grad = true;
+      break;
+    }
+  }
+  if (!any_requires_grad) return Py_NewRef(output);
+
+  auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(args[0], "torchlite.OpInfo"));
+  if (!info) throw py::error_already_set();
+  edge_list edges(static_cast<size_t>(num_inputs));
+  for (Py_ssize_t i = 0; i < num_inputs; ++i) {
+    const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
+    if (var.requires_grad()) edges[i] = impl::gradient_edge(var);
+  }
+  auto node = make_node<PyFormulaNode>(info, std::move(edges));
+  // The output's edge first: saving an output must see it as non-leaf, or
+  // the saved variable would hold the node that holds it.
+  Variable out = THPVariable_Unpack(output);
+  create_gradient_edge(out, node);
+  PyObject* saved = args[3];
+  const Py_ssize_t num_saved = PyTuple_GET_SIZE(saved);
+  node->saved_.reserve(static_cast<size_t>(num_saved));
+  for (Py_ssize_t i = 0; i < num_saved; ++i) {
+    PyObject* s = PyTuple_GET_ITEM(saved, i);
+    if (s == Py_None) {
+      node->saved_.emplace_back();
+    } else {
+      node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/s == output);
+    }
+  }
+  if (args[4] != Py_None) node->extra_ = Py_NewRef(args[4]);
+  return Py_NewRef(output);
+  END_HANDLE_TH_ERRORS
+}
+
+PyMethodDef methods[] = {
+    {"_op_spec", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(op_spec)), METH_FASTCALL,
+     nullptr},
+    {"_record", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record)), METH_FASTCALL,
+     nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+std::unordered_set<PyObject*> object_set(const py::object& ctx, const char* attr) {
+  std::unordered_set<PyObject*> result;
+  if (!py::hasattr(ctx, attr)) return result;
+  for (auto item : py::iterable(ctx.attr(attr))) result.insert(item.ptr());
+  return result;
+}
+
+void del_attr(const py::object& obj, const char* attr) {
+  if (PyObject_HasAttrString(obj.ptr(), attr) && PyObject_DelAttrString(obj.ptr(), attr) < 0) {
+    PyErr_Clear();
+  }
+}
+
+// Function.apply (THPFunction_apply): runs forward under no-grad with ctx,
+// then connects the outputs to a new PyNode.
+py::object function_apply(const py::object& cls, const py::tuple& args) {
+  py::object backward_cls = cls.attr("_backward_cls");
+  py::object ctx_obj = backward_cls();
+  THPFunction& ctx = ctx_obj.cast<THPFunction&>();
+
+  const size_t num_args = args.size();
+  const bool grad_mode = GradMode::is_enabled();
+  variable_list tensor_inputs;
+  std::unordered_set<PyObject*> input_objs;
+  ctx.is_variable_input.assign(num_args, false);
+  py::tuple needs_input_grad(num_args);
+  bool is_executable = false;
+  for (size_t i = 0; i < num_args; ++i) {
+    PyObject* arg = PyTuple_GET_ITEM(args.ptr(), i);
+    bool needs = false;
+    if (THPVariable_Check(arg)) {
+      ctx.is_variable_input[i] = true;
+      tensor_inputs.push_back(THPVariable_Unpack(arg));
+      input_objs.insert(arg);
+      needs = grad_mode && tensor_inputs.back().requires_grad();
+      is_executable |= needs;
+    }
+    needs_input_grad[i] = py::bool_(needs);
+  }
+  ctx_obj.attr("needs_input_grad") = needs_input_grad;
+
+  std::shared_ptr<PyNode> node;
+  if (is_executable) {
+    // Made before forward, so nodes forward creates get larger sequence numbers.
+    node = make_node<PyNode>(ctx_obj.ptr(), py::str(backward_cls.attr("__name__")).cast<std::string>());
+    node->set_next_edges(collect_next_edges(tensor_inputs));
+    ctx.cdata = node;
+  }
+
+  py::object raw_output;
+  {
+    AutoGradMode no_grad(false);
+    py::tuple forward_args(num_args + 1);
+    forward_args[0] = ctx_obj;
+    for (size_t i = 0; i < num_args; ++i) forward_args[i + 1] = args[i];
+    PyObject* raw = PyObject_Call(cls.attr("forward").ptr(), forward_args.ptr(), nullptr);
+    if (!raw) throw py::error_already_set();
+    raw_output = py::reinterpret_steal<py::object>(raw);
+  }
+  if (!is_executable) {
+    del_attr(ctx_obj, "to_save");
+    del_attr(ctx_obj, "non_differentiable");
+    del_attr(ctx_obj, "dirty_tensors");
+    return raw_output;
+  }
+
+  const bool unpack_output = !PyTuple_Check(raw_output.ptr());
+  py::tuple outputs = unpack_output ? py::make_tuple(raw_output) : py::tuple(raw_output);
+  const auto non_differentiable = object_set(ctx_obj, "non_differentiable");
+  const auto dirty = object_set(ctx_obj, "dirty_tensors");
+  for (PyObject* d : dirty) {
+    if (!input_objs.count(d)) throw std::runtime_error("mark_dirty only accepts input tensors");
+  }
+
+  const size_t num_outputs = outputs.size();
+  py::tuple results(num_outputs);
+  ctx.output_is_tensor.assign(num_outputs, false);
+  for (size_t i = 0; i < num_outputs; ++i) {
+    PyObject* obj = PyTuple_GET_ITEM(outputs.ptr(), i);
+    if (!THPVariable_Check(obj)) {
+      node->add_input_metadata(undefined_input{});
+      results[i] = py::reinterpret_borrow<py::object>(obj);
+      continue;
+    }
+    ctx.output_is_tensor[i] = true;
+    Variable var = THPVariable_Unpack(obj);
+    const bool is_input = input_objs.count(obj) > 0;
+    const bool is_modified = dirty.count(obj) > 0;
+    const bool is_differentiable =
+        !non_differentiable.count(obj) && at::isDifferentiableType(var.scalar_type());
+    if (is_modified && var.is_leaf() && var.requires_grad()) {
+      throw std::runtime_error("a leaf Variable that requires grad has been used in an in-place operation.");
+    }
+    if (!is_differentiable) {
+      node->add_input_metadata(var);
+      results[i] = is_input && !is_modified ? wrap(var.detach()) : py::reinterpret_borrow<py::object>(obj);
+    } else if (is_input && !is_modified) {
+      // An input returned as is becomes a new tensor sharing its memory, so
+      // the input's own history is untouched (PyTorch's view_as(self)).
+      const auto nr = node->add_input_metadata(var);
+      results[i] = wrap(make_variable(var, Edge(node, nr)));
+    } else {
+      create_gradient_edge(var, node);
+      results[i] = py::reinterpret_borrow<py::object>(obj);
+    }
+  }
+
+  if (py::hasattr(ctx_obj, "to_save")) {
+    py::tuple to_save = py::tuple(ctx_obj.attr("to_save"));
+    ctx.saved_variables.clear();
+    ctx.saved_variables.reserve(to_save.size());
+    for (size_t j = 0; j < to_save.size(); ++j) {
+      PyObject* item = PyTuple_GET_ITEM(to_save.ptr(), j);
+      if (item == Py_None) {
+        ctx.saved_variables.emplace_back();
+        continue;
+      }
+      if (!THPVariable_Check(item)) {
+        throw py::type_error("save_for_backward can only save variables, but argument " + std::to_string(j) +
+                             " is of type " + type_name(item));
+      }
+      bool is_output = false;
+      for (size_t i = 0; i < num_outputs; ++i) {
+        if (PyTuple_GET_ITEM(outputs.ptr(), i) == item && results[i].ptr() == item) is_output = true;
+      }
+      ctx.saved_variables.emplace_back(THPVariable_Unpack(item), is_output);
+    }
+  }
+  del_attr(ctx_obj, "to_save");
+  del_attr(ctx_obj, "non_differentiable");
+  del_attr(ctx_obj, "dirty_tensors");
+  return unpack_output ? py::object(results[0]) : py::object(results);
+}
+
+std::shared_ptr<Node> ctx_node(THPFunction& f) {
+  auto node = f.cdata.lock();
+  if (!node) throw std::runtime_error("this Function's backward node is not part of a graph");
+  return node;
+}
+
+} // namespace
+
+void initFunctionBindings(py::module_& m) {
+  if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
+  m.def("_function_apply", &function_apply);
+
+  py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr())
+      .def(py::init<>())
+      .def_readwrite("materialize_grads", &THPFunction::materialize_grads)
+      .def_property_readonly("saved_tensors",
+                             [](THPFunction& f) {
+                               if (f.has_freed_buffers) throw std::runtime_error(ERR_BACKWARD_TWICE);
+                               auto node = f.cdata.lock();
+                               py::tuple result(f.saved_variables.size());
+                               for (size_t i = 0; i < f.saved_variables.size(); ++i) {
+                                 result[i] = wrap(f.saved_variables[i].unpack(node));
+                               }
+                               return result;
+                             })
+      .def("name", [](THPFunction& f) { return ctx_node(f)->name(); })
+      .def_property_readonly("next_functions",
+                             [](THPFunction& f) { return node_next_functions(ctx_node(f)); })
+      .def_property_readonly("metadata", [](THPFunction& f) { return node_metadata(ctx_node(f)); })
+      .def("register_hook",
+           [](THPFunction& f, py::object fn) { return node_register_hook(ctx_node(f), std::move(fn)); })
+      .def("register_prehook",
+           [](THPFunction& f, py::object fn) { return node_register_prehook(ctx_node(f), std::move(fn)); })
+      .def("_sequence_nr", [](THPFunction& f) { return ctx_node(f)->sequence_nr(); });
+}
+
+} // namespace autograd
+} // namespace torch

@@ -1,0 +1,418 @@
+#include "autograd/python_variable.h"
+#include "aten/Functions.h"
+#include "autograd/grad_mode.h"
+#include "autograd/python_cpp_function.h"
+
+#include <pybind11/numpy.h>
+
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace torch {
+namespace autograd {
+
+PyTypeObject* THPVariableClass = nullptr;
+
+bool python_is_alive() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsInitialized() && !Py_IsFinalizing();
+#else
+  return Py_IsInitialized() && !_Py_IsFinalizing();
+#endif
+}
+
+SafePyObject::~SafePyObject() {
+  if (!obj_ || !python_is_alive()) return;
+  py::gil_scoped_acquire gil;
+  Py_DECREF(obj_);
+}
+
+std::shared_ptr<void> make_pyobject_owner(PyObject* obj) {
+  return std::shared_ptr<void>(obj, [](void* p) {
+    if (!python_is_alive()) return;
+    py::gil_scoped_acquire gil;
+    Py_DECREF(static_cast<PyObject*>(p));
+  });
+}
+
+namespace {
+
+// numpy type numbers (stable parts of the numpy C API).
+constexpr int NPY_BOOL = 0;
+constexpr int NPY_INT64 = 7;      // NPY_LONG on LP64 platforms
+constexpr int NPY_LONGLONG = 9;
+constexpr int NPY_FLOAT32 = 11;
+constexpr int NPY_FLOAT64 = 12;
+
+int npy_typenum(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return NPY_FLOAT32;
+    case at::kDouble: return NPY_FLOAT64;
+    case at::kLong: return NPY_INT64;
+    case at::kBool: return NPY_BOOL;
+  }
+  throw std::runtime_error("unsupported dtype");
+}
+
+bool scalar_type_of(int typenum, at::ScalarType* out) {
+  switch (typenum) {
+    case NPY_FLOAT32: *out = at::kFloat; return true;
+    case NPY_FLOAT64: *out = at::kDouble; return true;
+    case NPY_INT64:
+    case NPY_LONGLONG: *out = at::kLong; return true;
+    case NPY_BOOL: *out = at::kBool; return true;
+    default: return false;
+  }
+}
+
+// An ndarray of a supported dtype for `obj`: numpy scalars become 0-d
+// arrays; other integer widths become int64 and float16 float32, as
+// torch.from_numpy widens nothing but torchlite supports fewer dtypes.
+py::array ensure_supported_array(PyObject* obj) {
+  py::array arr = py::array::ensure(py::handle(obj));
+  if (!arr) throw py::error_already_set();
+  at::ScalarType st;
+  if (scalar_type_of(arr.dtype().num(), &st)) return arr;
+  const char kind = arr.dtype().kind();
+  if (kind == 'i' || kind == 'u') return arr.attr("astype")("int64");
+  if (kind == 'f') return arr.attr("astype")("float32");
+  throw py::type_error("can't convert np.ndarray of type " +
+                       py::str(arr.dtype().attr("name")).cast<std::string>() +
+                       ". The only supported types are: float64, float32, int64, and bool.");
+}
+
+// A tensor over the array's memory, keeping the array alive (zero-copy).
+at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
+  const auto itemsize = static_cast<int64_t>(arr.itemsize());
+  for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
+    if (arr.strides(d) % itemsize != 0) {
+      // Element strides cannot express it: take a contiguous copy.
+      arr = py::array::ensure(arr, py::array::c_style);
+      break;
+    }
+  }
+  at::ScalarType st;
+  scalar_type_of(arr.dtype().num(), &st);
+  std::vector<int64_t> sizes(static_cast<size_t>(arr.ndim()));
+  std::vector<int64_t> strides(sizes.size());
+  int64_t extent = itemsize;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    sizes[d] = arr.shape(static_cast<py::ssize_t>(d));
+    strides[d] = arr.strides(static_cast<py::ssize_t>(d)) / itemsize;
+    if (sizes[d] == 0) empty = true;
+    extent += (sizes[d] - 1) * std::abs(strides[d]) * itemsize;
+  }
+  void* data = const_cast<void*>(arr.data());
+  auto owner = make_pyobject_owner(py::array(arr).release().ptr());
+  return at::from_blob(data, sizes, strides, st, device, std::move(owner),
+                       empty ? 0 : static_cast<size_t>(extent));
+}
+
+// A numpy view of the tensor's memory that keeps its storage alive.
+PyObject* array_from_tensor(const at::Tensor& t) {
+  if (t.is_cuda()) {
+    throw py::type_error("can't convert " + std::string("cuda") +
+                         " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
+                         "host memory first.");
+  }
+  const auto itemsize = static_cast<py::ssize_t>(at::elementSize(t.dtype()));
+  std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
+  std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
+  for (auto& s : strides) s *= itemsize;
+  auto* storage = new std::shared_ptr<at::StorageImpl>(t.unsafeGetTensorImpl()->storage());
+  py::capsule base(storage, [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
+  py::array arr(py::dtype(npy_typenum(t.dtype())), shape, strides, t.data_ptr(), base);
+  return arr.release().ptr();
+}
+
+PyObject* THPVariable_NewWithVar(PyTypeObject* type, at::Tensor var, PyObject* array) {
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) throw py::error_already_set();
+  auto* v = reinterpret_cast<THPVariable*>(obj);
+  new (&v->cdata) at::Tensor(std::move(var));
+  Py_XINCREF(array);
+  v->array = array;
+  v->cdata.unsafeGetTensorImpl()->set_pyobj(obj);
+  return obj;
+}
+
+PyObject* wrap_new(at::Tensor var, PyObject* array) {
+  return THPVariable_NewWithVar(THPVariableClass ? THPVariableClass : &THPVariableType,
+                                std::move(var), array);
+}
+
+void THPVariable_dealloc(PyObject* self) {
+  auto* v = reinterpret_cast<THPVariable*>(self);
+  if (v->cdata.defined() && v->cdata.unsafeGetTensorImpl()->pyobj() == self) {
+    v->cdata.unsafeGetTensorImpl()->set_pyobj(nullptr);
+  }
+  Py_CLEAR(v->array);
+  // May free a whole graph; nodes holding Python objects take the GIL,
+  // which this thread already holds.
+  v->cdata.~Tensor();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* THPVariable_new(PyTypeObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_TypeError,
+                  "torchlite.Tensor cannot be constructed directly; use torchlite.tensor(), "
+                  "torchlite.from_numpy() or a factory function");
+  return nullptr;
+}
+
+THPVariable* self_var(PyObject* self) {
+  return reinterpret_cast<THPVariable*>(self);
+}
+
+// Getters and setters ----------------------------------------------------------
+
+PyObject* get_array(PyObject* self, void*) {
+  HANDLE_TH_ERRORS
+  auto* v = self_var(self);
+  if (!v->array) v->array = array_from_tensor(v->cdata);
+  Py_INCREF(v->array);
+  return v->array;
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* get_requires_grad(PyObject* self, void*) {
+  return PyBool_FromLong(self_var(self)->cdata.requires_grad());
+}
+
+int set_requires_grad(PyObject* self, PyObject* obj, void*) {
+  HANDLE_TH_ERRORS
+  if (!obj || !PyBool_Check(obj)) throw py::type_error("requires_grad must be a bool");
+  auto& var = self_var(self)->cdata;
+  const bool requires_grad = obj == Py_True;
+  if (!var.is_leaf()) {
+    std::string msg = "you can only change requires_grad flags of leaf variables.";
+    if (!requires_grad) {
+      msg += " If you want to use a computed variable in a subgraph that doesn't require "
+             "differentiation use var_no_grad = var.detach().";
+    }
+    throw std::runtime_error(msg);
+  }
+  if (requires_grad && !at::isDifferentiableType(var.scalar_type())) {
+    throw std::runtime_error("only Tensors of floating point and complex dtype can require gradients");
+  }
+  var.set_requires_grad(requires_grad);
+  return 0;
+  END_HANDLE_TH_ERRORS_RET(-1)
+}
+
+PyObject* get_grad(PyObject* self, void*) {
+  HANDLE_TH_ERRORS
+  return THPVariable_Wrap(self_var(self)->cdata.grad());
+  END_HANDLE_TH_ERRORS
+}
+
+int set_grad(PyObject* self, PyObject* obj, void*) {
+  HANDLE_TH_ERRORS
+  auto& var = self_var(self)->cdata;
+  if (!obj || obj == Py_None) {
+    if (var.grad().defined()) var.mutable_grad().reset();
+    return 0;
+  }
+  if (!THPVariable_Check(obj)) {
+    throw py::type_error(std::string("assigned grad expected to be a Tensor or None but got grad of type ") +
+                         Py_TYPE(obj)->tp_name);
+  }
+  if (obj == self) throw std::runtime_error("can't assign Variable as its own grad");
+  const auto& grad = THPVariable_Unpack(obj);
+  if (grad.dtype() != var.dtype()) throw std::runtime_error("assigned grad has data of a different type");
+  if (grad.device() != var.device()) {
+    throw std::runtime_error("assigned grad has data located on a different device");
+  }
+  if (grad.sizes() != var.sizes()) throw std::runtime_error("assigned grad has data of a different size");
+  var.mutable_grad() = grad;
+  return 0;
+  END_HANDLE_TH_ERRORS_RET(-1)
+}
+
+PyObject* get_grad_fn(PyObject* self, void*) {
+  HANDLE_TH_ERRORS
+  return functionToPyObject(self_var(self)->cdata.grad_fn());
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* get_is_leaf(PyObject* self, void*) {
+  return PyBool_FromLong(self_var(self)->cdata.is_leaf());
+}
+
+PyObject* get_version(PyObject* self, void*) {
+  return PyLong_FromLongLong(self_var(self)->cdata._version());
+}
+
+PyObject* get_output_nr(PyObject* self, void*) {
+  HANDLE_TH_ERRORS
+  return PyLong_FromUnsignedLong(self_var(self)->cdata.output_nr());
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* get_retains_grad(PyObject* self, void*) {
+  HANDLE_TH_ERRORS
+  return PyBool_FromLong(self_var(self)->cdata.retains_grad());
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* get_device_str(PyObject* self, void*) {
+  HANDLE_TH_ERRORS
+  return py::str(self_var(self)->cdata.device().str()).release().ptr();
+  END_HANDLE_TH_ERRORS
+}
+
+// Methods ----------------------------------------------------------------------
+
+PyObject* THPVariable_retain_grad(PyObject* self, PyObject*) {
+  HANDLE_TH_ERRORS
+  self_var(self)->cdata.retain_grad();
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* THPVariable_detach(PyObject* self, PyObject*) {
+  HANDLE_TH_ERRORS
+  auto* v = self_var(self);
+  return wrap_new(v->cdata.detach(), v->array);
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* THPVariable_detach_(PyObject* self, PyObject*) {
+  HANDLE_TH_ERRORS
+  auto& var = self_var(self)->cdata;
+  if (impl::get_autograd_meta(var)) {
+    impl::set_gradient_edge(var, Edge());
+    var.set_requires_grad(false);
+  }
+  Py_INCREF(self);
+  return self;
+  END_HANDLE_TH_ERRORS
+}
+
+// .data: same storage, no history, and its own version counter (changes
+// through .data are invisible to autograd, as in PyTorch).
+PyObject* THPVariable_get_data(PyObject* self, void*) {
+  HANDLE_TH_ERRORS
+  auto* v = self_var(self);
+  auto data = make_variable(v->cdata, false);
+  impl::set_version_counter(data, std::make_shared<at::VersionCounter>());
+  return wrap_new(std::move(data), v->array);
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* THPVariable_bump_version(PyObject* self, PyObject*) {
+  impl::bump_version(self_var(self)->cdata);
+  Py_RETURN_NONE;
+}
+
+PyGetSetDef THPVariable_properties[] = {
+    {"_array", get_array, nullptr, nullptr, nullptr},
+    {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
+    {"grad", get_grad, set_grad, nullptr, nullptr},
+    {"grad_fn", get_grad_fn, nullptr, nullptr, nullptr},
+    {"is_leaf", get_is_leaf, nullptr, nullptr, nullptr},
+    {"_version", get_version, nullptr, nullptr, nullptr},
+    {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
+    {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
+    {"_device_str", get_device_str, nullptr, nullptr, nullptr},
+    {"_data", THPVariable_get_data, nullptr, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+PyMethodDef THPVariable_methods[] = {
+    {"retain_grad", THPVariable_retain_grad, METH_NOARGS, nullptr},
+    {"detach", THPVariable_detach, METH_NOARGS, nullptr},
+    {"detach_", THPVariable_detach_, METH_NOARGS, nullptr},
+    {"_bump_version", THPVariable_bump_version, METH_NOARGS, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+// _wrap(array, like=None, view=False): the hot path of every op. Makes a
+// tensor over `array` (zero-copy) on like's device; a view shares like's
+// version counter, so in-place changes through either are detected.
+PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs < 1 || nargs > 3) throw py::type_error("_wrap(array, like=None, view=False)");
+  PyObject* like = nargs >= 2 && args[1] != Py_None ? args[1] : nullptr;
+  const bool view = nargs == 3 && PyObject_IsTrue(args[2]);
+  if (like && !THPVariable_Check(like)) throw py::type_error("_wrap: like must be a Tensor");
+  py::array arr = ensure_supported_array(args[0]);
+  const c10::Device device = like ? THPVariable_Unpack(like).device() : c10::Device();
+  at::Tensor t = tensor_from_array(arr, device);
+  if (view) impl::set_version_counter(t, impl::version_counter(THPVariable_Unpack(like)));
+  return wrap_new(std::move(t), arr.ptr());
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* THPVariable_set_tensor_class(PyObject*, PyObject* cls) {
+  if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &THPVariableType)) {
+    PyErr_SetString(PyExc_TypeError, "_set_tensor_class expects a subclass of TensorBase");
+    return nullptr;
+  }
+  Py_INCREF(cls);
+  Py_XDECREF(reinterpret_cast<PyObject*>(THPVariableClass));
+  THPVariableClass = reinterpret_cast<PyTypeObject*>(cls);
+  Py_RETURN_NONE;
+}
+
+PyMethodDef module_methods[] = {
+    {"_wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_wrap_array)),
+     METH_FASTCALL, nullptr},
+    {"_set_tensor_class", THPVariable_set_tensor_class, METH_O, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+} // namespace
+
+// Filled in by THPVariable_initModule; only the object header is set here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+#pragma GCC diagnostic pop
+
+PyObject* THPVariable_Wrap(at::Tensor var) {
+  if (!var.defined()) Py_RETURN_NONE;
+  if (auto* obj = static_cast<PyObject*>(var.unsafeGetTensorImpl()->pyobj())) {
+    Py_INCREF(obj);
+    return obj;
+  }
+  return wrap_new(std::move(var), nullptr);
+}
+
+void THPVariable_initModule(py::module_& m) {
+  py::module_::import("numpy");
+  auto& t = THPVariableType;
+  t.tp_name = "torchlite._C.TensorBase";
+  t.tp_basicsize = sizeof(THPVariable);
+  t.tp_dealloc = THPVariable_dealloc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  t.tp_getset = THPVariable_properties;
+  t.tp_methods = THPVariable_methods;
+  t.tp_new = THPVariable_new;
+  if (PyType_Ready(&t) < 0) throw py::error_already_set();
+  Py_INCREF(&t);
+  m.add_object("TensorBase", reinterpret_cast<PyObject*>(&t));
+  if (PyModule_AddFunctions(m.ptr(), module_methods) < 0) throw py::error_already_set();
+
+  m.def("_tensor_from_parts", [](py::object array, bool requires_grad) {
+    // A leaf tensor over `array` (torchlite.tensor / from_numpy).
+    py::array arr = ensure_supported_array(array.ptr());
+    at::Tensor t = tensor_from_array(arr, c10::Device());
+    if (requires_grad) {
+      if (!at::isDifferentiableType(t.dtype())) {
+        throw std::runtime_error("Only Tensors of floating point and complex dtype can require gradients");
+      }
+      t.set_requires_grad(true);
+    }
+    return py::reinterpret_steal<py::object>(wrap_new(std::move(t), arr.ptr()));
+  });
+  m.def("_to_device", [](const at::Tensor& self, const std::string& device) {
+    // A copy on another host-memory device (cpu <-> sim:N), as torch's .to(device).
+    c10::Device d(device);
+    if (d.is_cuda()) throw std::runtime_error("Torch not compiled with CUDA enabled");
+    return at::to(self, d);
+  });
+}
+
+} // namespace autograd
+} // namespace torch

@@ -1,0 +1,111 @@
+#pragma once
+// The Python tensor object (torch/csrc/autograd/python_variable.h): the C type
+// torchlite._C.TensorBase, which torchlite.Tensor subclasses in Python. It
+// holds an at::Tensor and, once asked for, a numpy view of the same memory.
+#include <Python.h>
+#include <pybind11/pybind11.h>
+
+#include "aten/Tensor.h"
+#include "autograd/variable.h"
+
+#include <memory>
+
+namespace torch {
+namespace autograd {
+
+struct THPVariable {
+  PyObject_HEAD
+  at::Tensor cdata;
+  // numpy array over cdata's memory: the array the tensor was made from, or
+  // a view made on first use. Never resized, so it always matches cdata.
+  PyObject* array;
+};
+
+extern PyTypeObject THPVariableType;
+// torchlite.Tensor, registered by the package at import (_set_tensor_class).
+extern PyTypeObject* THPVariableClass;
+
+inline bool THPVariable_Check(PyObject* obj) {
+  return PyObject_TypeCheck(obj, &THPVariableType);
+}
+inline const at::Tensor& THPVariable_Unpack(PyObject* obj) {
+  return reinterpret_cast<THPVariable*>(obj)->cdata;
+}
+// The Python object of `var` (new reference): the live wrapper recorded in
+// the TensorImpl's pyobj slot, or a new torchlite.Tensor. None if undefined.
+PyObject* THPVariable_Wrap(at::Tensor var);
+
+void THPVariable_initModule(pybind11::module_& m);
+
+// Note [Python objects owned from C++]
+// The engine drops tensors, hooks and nodes on whatever thread runs it, mostly
+// without the GIL. A Python reference held from C++ therefore lives in a
+// SafePyObject (or an owner made by make_pyobject_owner), whose destruction
+// takes the GIL. After interpreter finalization began the reference is leaked:
+// Python objects can no longer be touched then.
+bool python_is_alive();
+
+class SafePyObject {
+ public:
+  // Takes a new reference; the caller holds the GIL.
+  explicit SafePyObject(PyObject* obj) : obj_(obj) { Py_XINCREF(obj_); }
+  SafePyObject(const SafePyObject&) = delete;
+  SafePyObject& operator=(const SafePyObject&) = delete;
+  ~SafePyObject();
+  PyObject* ptr() const noexcept { return obj_; }
+
+ private:
+  PyObject* obj_;
+};
+
+// A storage owner that keeps `obj` alive (steals the reference).
+std::shared_ptr<void> make_pyobject_owner(PyObject* obj);
+
+} // namespace autograd
+} // namespace torch
+
+// Error translation for functions written against the raw C API (PyTorch's
+// HANDLE_TH_ERRORS): a Python error keeps its type and message, pybind11's
+// builtin exceptions their type, anything else becomes RuntimeError.
+#define HANDLE_TH_ERRORS try {
+#define END_HANDLE_TH_ERRORS_RET(retval)                  \
+  }                                                       \
+  catch (pybind11::error_already_set & e) {               \
+    e.restore();                                          \
+    return retval;                                        \
+  }                                                       \
+  catch (const pybind11::builtin_exception& e) {          \
+    e.set_error();                                        \
+    return retval;                                        \
+  }                                                       \
+  catch (const std::exception& e) {                       \
+    PyErr_SetString(PyExc_RuntimeError, e.what());        \
+    return retval;                                        \
+  }
+#define END_HANDLE_TH_ERRORS END_HANDLE_TH_ERRORS_RET(nullptr)
+
+namespace pybind11 {
+namespace detail {
+
+// at::Tensor <-> torchlite.Tensor for pybind11-bound functions. None loads as
+// an undefined tensor and an undefined tensor casts to None.
+template <>
+struct type_caster<at::Tensor> {
+  PYBIND11_TYPE_CASTER(at::Tensor, const_name("torchlite.Tensor"));
+
+  bool load(handle src, bool) {
+    if (src.is_none()) {
+      value = at::Tensor();
+      return true;
+    }
+    if (!torch::autograd::THPVariable_Check(src.ptr())) return false;
+    value = torch::autograd::THPVariable_Unpack(src.ptr());
+    return true;
+  }
+  static handle cast(const at::Tensor& src, return_value_policy, handle) {
+    return torch::autograd::THPVariable_Wrap(src);
+  }
+};
+
+} // namespace detail
+} // namespace pybind11

@@ -1,0 +1,134 @@
+"""Engine behaviour seen from Python: threads, callbacks, ordering, long graphs."""
+import threading
+
+import numpy as np
+import pytest
+
+import torchlite as torch
+from torchlite.autograd import Variable
+
+
+def test_concurrent_backward_from_python_threads():
+    errors, results = [], {}
+
+    def work(i):
+        try:
+            x = torch.tensor([float(i)] * 4, dtype=torch.float64, requires_grad=True)
+            for _ in range(30):
+                y = (x * x).tanh().sum()
+                y.backward()
+            results[i] = x.grad.numpy().copy()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for i in range(4):
+        expected = 30 * 2 * i * (1 - np.tanh(float(i) ** 2) ** 2)
+        np.testing.assert_allclose(results[i], np.full(4, expected), rtol=1e-10)
+
+
+def test_shared_graph_backward_with_retain_graph_from_threads():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (x.exp() * 3).sum()
+    barrier = threading.Barrier(4)
+
+    def work():
+        barrier.wait()
+        for _ in range(10):
+            y.backward(retain_graph=True)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    np.testing.assert_allclose(x.grad.numpy(), 40 * 3 * np.exp([1.0, 2.0]), rtol=1e-5)
+
+
+def test_queue_callback_runs_at_end_of_backward():
+    x = torch.tensor([1.0], requires_grad=True)
+    order = []
+
+    def cb():
+        order.append(("callback", x.grad.tolist()))
+
+    def hook(g):
+        Variable._execution_engine.queue_callback(cb)
+        order.append("hook")
+        return g
+
+    y = x * 2
+    y.register_hook(hook)
+    y.backward()
+    assert order == ["hook", ("callback", [2.0])]
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during backward pass."):
+        Variable._execution_engine.queue_callback(cb)
+
+
+def test_callback_error_reaches_caller():
+    x = torch.tensor([1.0], requires_grad=True)
+
+    def bad():
+        raise ValueError("callback failed")
+
+    y = x * 2
+    y.register_hook(lambda g: Variable._execution_engine.queue_callback(bad))
+    with pytest.raises(ValueError, match="callback failed"):
+        y.backward()
+
+
+def test_independent_branches_run_in_reverse_creation_order():
+    x = torch.tensor([1.0], requires_grad=True)
+    order = []
+    a = x * 2
+    b = x * 3
+    c = x * 4
+    for name, t in (("a", a), ("b", b), ("c", c)):
+        t.grad_fn.register_prehook(lambda g, name=name: order.append(name))
+    (a + b + c).backward()
+    assert order == ["c", "b", "a"]
+    assert a.grad_fn._sequence_nr() < b.grad_fn._sequence_nr() < c.grad_fn._sequence_nr()
+
+
+def test_long_chain_backward_and_teardown():
+    x = torch.tensor([1.0], requires_grad=True)
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    y.backward()
+    assert x.grad.item() == 1.0
+    z = x
+    for _ in range(100_000):
+        z = z * 1.0
+    del z  # freed iteratively (Note [Deleting a long graph]), no recursion
+
+
+def test_run_backward_directly():
+    x = torch.tensor([2.0], requires_grad=True)
+    y = x * x
+    (g,) = Variable._execution_engine.run_backward((y,), (torch.ones(1),), False, False, (x,), False, False)
+    assert g.tolist() == [4.0]
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does not have a grad_fn"):
+        Variable._execution_engine.run_backward((torch.ones(1),), (torch.ones(1),), False, False)
+
+
+def test_grad_for_input_unreached_uses_identity_edge():
+    x = torch.tensor([1.0], requires_grad=True)
+    unused = torch.tensor([1.0], requires_grad=True)
+    (gx, gu) = torch.autograd.grad(x * 2, (x, unused), allow_unused=True)
+    assert gx.tolist() == [2.0] and gu is None
+
+
+def test_gradients_sum_over_fan_out_and_fan_in():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    branches = [x * float(i) for i in range(1, 6)]
+    total = branches[0]
+    for b in branches[1:]:
+        total = total + b
+    total.sum().backward()
+    assert x.grad.tolist() == [15.0, 15.0]

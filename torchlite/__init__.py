@@ -1,0 +1,184 @@
+"""torchlite: PyTorch's autograd engine, in C++, over numpy arrays.
+
+`import torchlite as torch` runs simple PyTorch autograd code unchanged.
+"""
+import builtins as _builtins
+import os as _os
+
+import numpy as _np
+
+from . import _C
+from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004
+from ._tensor import Tensor
+from . import _backend, _ops
+from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg,  # noqa: A004
+                   permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,
+                   t, tanh, transpose, unsqueeze, where)
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def _make(array, dtype_, device_, requires_grad):
+    """A new leaf over `array` on `device_` (every factory ends here)."""
+    if dtype_ is not None:
+        array = array.astype(_dtypes._to_numpy_dtype(dtype_), copy=False)
+    dev = _backend.check_device(device_)
+    t = _C._tensor_from_parts(array, False)
+    t = _backend.place(t, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_array(data):
+    """A fresh array for `data` with torch's dtype inference (Python floats are float32)."""
+    if isinstance(data, Tensor):
+        return _np.array(data._array, copy=True)
+    if isinstance(data, _np.ndarray):
+        return _np.array(data, copy=True)
+    arr = _np.array(_unwrap_nested(data))
+    if arr.dtype == _np.float64:
+        arr = arr.astype(_np.float32)
+    elif arr.dtype.kind in "iu":
+        arr = arr.astype(_np.int64)
+    elif arr.dtype.kind not in "fb":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
+
+
+def _unwrap_nested(data):
+    if isinstance(data, Tensor):
+        return data._array
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_nested(x) for x in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    """A new leaf tensor holding a copy of `data`."""
+    return _make(_infer_array(data), dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """`data` itself when it already is a matching tensor; numpy arrays are shared when possible."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    if isinstance(data, _np.ndarray) and (device is None or _backend.check_device(device).type == "cpu"):
+        t = from_numpy(data)
+        return t if dtype is None else t.to(dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(ndarray):
+    """A tensor sharing `ndarray`'s memory."""
+    if not isinstance(ndarray, _np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    if ndarray.dtype not in _dtypes._by_numpy:
+        raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.name}. The only supported "
+                        "types are: float64, float32, int64, and bool.")
+    return _C._tensor_from_parts(ndarray, False)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _default(dtype_, fallback=float32):
+    return dtype_ if dtype_ is not None else fallback
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _make(_np.zeros(_size(size), _default(dtype)._np), None, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _make(_np.ones(_size(size), _default(dtype)._np), None, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _make(_np.empty(_size(size), _default(dtype)._np), None, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    if dtype is None:
+        dtype = bool if isinstance(fill_value, _builtins.bool) else \
+            int64 if isinstance(fill_value, int) else float32
+    return _make(_np.full(tuple(size), fill_value, dtype._np), None, device, requires_grad)
+
+
+def _like(fn, input, dtype, device, requires_grad):  # noqa: A002
+    return fn(input._array.shape, dtype=dtype if dtype is not None else input.dtype,
+              device=device if device is not None else input.device, requires_grad=requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _like(zeros, input, dtype, device, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _like(ones, input, dtype, device, requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _like(empty, input, dtype, device, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return full(input._array.shape, fill_value, dtype=dtype if dtype is not None else input.dtype,
+                device=device if device is not None else input.device, requires_grad=requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    arr = _backend.generator().standard_normal(_size(size))
+    return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    arr = _backend.generator().random(_size(size))
+    return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
+
+
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _like(randn, input, dtype, device, requires_grad)
+
+
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    return _like(rand, input, dtype, device, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        is_int = _builtins.all(isinstance(v, int) for v in (start, end, step))
+        dtype = int64 if is_int else float32
+    return _make(_np.arange(start, end, step).astype(dtype._np), None, device, requires_grad)
+
+
+def manual_seed(seed):
+    _backend.manual_seed(seed)
+
+
+_num_threads = _os.cpu_count() or 1
+
+
+def set_num_threads(n):
+    """The intra-op thread count (numpy's BLAS decides its own threads; this is recorded)."""
+    global _num_threads
+    if not isinstance(n, int) or n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _num_threads = n
+
+
+def get_num_threads():
+    return _num_threads
+
+
+from . import _dtypes  # noqa: E402

@@ -1,0 +1,1062 @@
+"""The differentiable ops: forward kernels and their derivative formulas.
+
+This module plays the part of PyTorch's native functions plus
+tools/autograd/derivatives.yaml. Each op computes its forward with numpy,
+wraps the result (`_wrap`, zero-copy) and calls `_record`, which, when grad
+mode is on and an input requires grad, makes a C++ node named as PyTorch
+names it (MulBackward0, ...) that keeps the saved tensors as SavedVariables
+(version-checked) and calls the formula below during backward.
+
+A formula is `fn(grad, saved, extra, needs)`: `saved` the unpacked saved
+tensors, `extra` the op's non-tensor arguments, `needs[i]` whether input i
+needs a gradient. It returns one gradient (or None) per tensor input and is
+written with these same ops, so create_graph=True differentiates through it.
+Formulas reduce broadcast gradients themselves (`_sum_to`) for the same reason.
+"""
+import numpy as np
+
+from . import _C
+from ._C import _op_spec, _record, _wrap
+
+_TB = _C.TensorBase
+_f32 = np.dtype(np.float32)
+_f64 = np.dtype(np.float64)
+
+
+def _is_tensor(x):
+    return isinstance(x, _TB)
+
+
+def _promote(r, da, db):
+    """numpy's result dtype corrected to torch's: float64 only from a float64 operand."""
+    # (a None dtype is a Python scalar; numpy would read None as float64)
+    if r.dtype == _f64 and (da is None or da != _f64) and (db is None or db != _f64):
+        return r.astype(_f32)
+    return r
+
+
+def _float_result(r, a):
+    """Unary float functions of integer tensors give float32 in torch (float64 in numpy)."""
+    if r.dtype == _f64 and a.dtype != _f64:
+        return r.astype(_f32)
+    return r
+
+
+def _sum_to(g, shape):
+    """Sums a broadcast gradient back to `shape` (at::sum_to), differentiably."""
+    gshape = g._array.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    dims = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if dims:
+        g = sum(g, dims, True)
+    if lead or g._array.shape != shape:
+        g = reshape(g, shape)
+    return g
+
+
+def _const(arr, like):
+    """A tensor that never requires grad (masks, constants inside formulas)."""
+    return _wrap(np.asarray(arr), like)
+
+
+# Binary arithmetic ---------------------------------------------------------------
+
+def _add_bw(g, s, e, n):
+    sa, sb, alpha = e
+    gb = g if alpha == 1 else mul(g, alpha)
+    return (_sum_to(g, sa) if n[0] else None, _sum_to(gb, sb) if n[1] else None)
+
+
+def _add_scalar_bw(g, s, e, n):
+    return (g,)
+
+
+def _sub_bw(g, s, e, n):
+    sa, sb, alpha = e
+    return (_sum_to(g, sa) if n[0] else None,
+            _sum_to(mul(g, -alpha), sb) if n[1] else None)
+
+
+def _rsub_bw(g, s, e, n):
+    return (neg(g),)
+
+
+def _mul_bw(g, s, e, n):
+    self, other = s
+    sa, sb = e
+    return (_sum_to(mul(g, other), sa) if n[0] else None,
+            _sum_to(mul(g, self), sb) if n[1] else None)
+
+
+def _mul_scalar_bw(g, s, e, n):
+    return (mul(g, e),)
+
+
+def _div_bw(g, s, e, n):
+    self, other = s
+    sa, sb = e
+    ga = _sum_to(div(g, other), sa) if n[0] else None
+    gb = _sum_to(neg(div(mul(g, self), mul(other, other))), sb) if n[1] else None
+    return (ga, gb)
+
+
+def _div_scalar_bw(g, s, e, n):
+    return (div(g, e),)
+
+
+_ADD = _op_spec("AddBackward0", _add_bw)
+_ADD_S = _op_spec("AddBackward0", _add_scalar_bw)
+_SUB = _op_spec("SubBackward0", _sub_bw)
+_SUB_S = _op_spec("SubBackward0", _add_scalar_bw)
+_RSUB = _op_spec("RsubBackward1", _rsub_bw)
+_MUL = _op_spec("MulBackward0", _mul_bw)
+_MUL_S = _op_spec("MulBackward0", _mul_scalar_bw)
+_DIV = _op_spec("DivBackward0", _div_bw)
+_DIV_S = _op_spec("DivBackward0", _div_scalar_bw)
+
+
+def add(self, other, alpha=1):
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        r = np.add(a, b if alpha == 1 else b * alpha)
+        out = _wrap(_promote(r, a.dtype, b.dtype), self)
+        return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha))
+    out = _wrap(_promote(np.add(a, other * alpha), a.dtype, None), self)
+    return _record(_ADD_S, (self,), out, (), None)
+
+
+def sub(self, other, alpha=1):
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        r = np.subtract(a, b if alpha == 1 else b * alpha)
+        out = _wrap(_promote(r, a.dtype, b.dtype), self)
+        return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha))
+    out = _wrap(_promote(np.subtract(a, other * alpha), a.dtype, None), self)
+    return _record(_SUB_S, (self,), out, (), None)
+
+
+def rsub(self, other):
+    a = self._array
+    out = _wrap(_promote(np.subtract(other, a), a.dtype, None), self)
+    return _record(_RSUB, (self,), out, (), None)
+
+
+def mul(self, other):
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        out = _wrap(_promote(np.multiply(a, b), a.dtype, b.dtype), self)
+        # PyTorch saves each operand only when the other one needs it.
+        saved = (self if other.requires_grad else None, other if self.requires_grad else None)
+        return _record(_MUL, (self, other), out, saved, (a.shape, b.shape))
+    out = _wrap(_promote(np.multiply(a, other), a.dtype, None), self)
+    return _record(_MUL_S, (self,), out, (), other)
+
+
+def div(self, other):
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        out = _wrap(_promote(np.true_divide(a, b), a.dtype, b.dtype), self)
+        saved = (self if other.requires_grad else None, other)
+        return _record(_DIV, (self, other), out, saved, (a.shape, b.shape))
+    out = _wrap(_promote(np.true_divide(a, other), a.dtype, None), self)
+    return _record(_DIV_S, (self,), out, (), other)
+
+
+def rdiv(self, other):
+    return mul(reciprocal(self), other)
+
+
+# Unary functions --------------------------------------------------------------------
+
+def _neg_bw(g, s, e, n):
+    return (neg(g),)
+
+
+def _exp_bw(g, s, e, n):
+    return (mul(g, s[0]),)
+
+
+def _log_bw(g, s, e, n):
+    return (div(g, s[0]),)
+
+
+def _sin_bw(g, s, e, n):
+    return (mul(g, cos(s[0])),)
+
+
+def _cos_bw(g, s, e, n):
+    return (mul(g, neg(sin(s[0]))),)
+
+
+def _tanh_bw(g, s, e, n):
+    r = s[0]
+    return (mul(g, rsub(mul(r, r), 1)),)
+
+
+def _sigmoid_bw(g, s, e, n):
+    r = s[0]
+    return (mul(g, mul(r, rsub(r, 1))),)
+
+
+def _relu_bw(g, s, e, n):
+    r = s[0]
+    return (mul(g, _const((r._array > 0).astype(r._array.dtype), r)),)
+
+
+def _abs_bw(g, s, e, n):
+    x = s[0]
+    return (mul(g, _const(np.sign(x._array), x)),)
+
+
+def _sqrt_bw(g, s, e, n):
+    return (div(g, mul(s[0], 2)),)
+
+
+def _reciprocal_bw(g, s, e, n):
+    r = s[0]
+    return (mul(neg(g), mul(r, r)),)
+
+
+_NEG = _op_spec("NegBackward0", _neg_bw)
+_EXP = _op_spec("ExpBackward0", _exp_bw)
+_LOG = _op_spec("LogBackward0", _log_bw)
+_SIN = _op_spec("SinBackward0", _sin_bw)
+_COS = _op_spec("CosBackward0", _cos_bw)
+_TANH = _op_spec("TanhBackward0", _tanh_bw)
+_SIGMOID = _op_spec("SigmoidBackward0", _sigmoid_bw)
+_RELU = _op_spec("ReluBackward0", _relu_bw)
+_ABS = _op_spec("AbsBackward0", _abs_bw)
+_SQRT = _op_spec("SqrtBackward0", _sqrt_bw)
+_RECIPROCAL = _op_spec("ReciprocalBackward0", _reciprocal_bw)
+
+
+def neg(self):
+    out = _wrap(np.negative(self._array), self)
+    return _record(_NEG, (self,), out, (), None)
+
+
+def exp(self):
+    a = self._array
+    out = _wrap(_float_result(np.exp(a), a), self)
+    return _record(_EXP, (self,), out, (out,), None)
+
+
+def log(self):
+    a = self._array
+    out = _wrap(_float_result(np.log(a), a), self)
+    return _record(_LOG, (self,), out, (self,), None)
+
+
+def sin(self):
+    a = self._array
+    out = _wrap(_float_result(np.sin(a), a), self)
+    return _record(_SIN, (self,), out, (self,), None)
+
+
+def cos(self):
+    a = self._array
+    out = _wrap(_float_result(np.cos(a), a), self)
+    return _record(_COS, (self,), out, (self,), None)
+
+
+def tanh(self):
+    a = self._array
+    out = _wrap(_float_result(np.tanh(a), a), self)
+    return _record(_TANH, (self,), out, (out,), None)
+
+
+def sigmoid(self):
+    a = self._array
+    with np.errstate(over="ignore"):
+        r = _float_result(1.0 / (1.0 + np.exp(-a)), a)
+    out = _wrap(r.astype(a.dtype, copy=False) if a.dtype.kind == "f" else r, self)
+    return _record(_SIGMOID, (self,), out, (out,), None)
+
+
+def relu(self):
+    a = self._array
+    out = _wrap(np.maximum(a, 0).astype(a.dtype, copy=False), self)
+    return _record(_RELU, (self,), out, (out,), None)
+
+
+def abs(self):  # noqa: A001 - torch's name
+    out = _wrap(np.abs(self._array), self)
+    return _record(_ABS, (self,), out, (self,), None)
+
+
+def sqrt(self):
+    a = self._array
+    out = _wrap(_float_result(np.sqrt(a), a), self)
+    return _record(_SQRT, (self,), out, (out,), None)
+
+
+def reciprocal(self):
+    a = self._array
+    out = _wrap(_float_result(np.reciprocal(a.astype(_f32) if a.dtype.kind != "f" else a), a), self)
+    return _record(_RECIPROCAL, (self,), out, (out,), None)
+
+
+# pow ---------------------------------------------------------------------------------
+
+def _pow_scalar_bw(g, s, e, n):
+    self = s[0]
+    if e == 0:
+        return (zeros_like(g),)
+    return (mul(mul(g, e), pow(self, e - 1)),)
+
+
+def _pow_tensor_bw(g, s, e, n):
+    self, exponent, result = s
+    sa, sb = e
+    ga = gb = None
+    if n[0]:
+        ga = _sum_to(mul(mul(g, exponent), pow(self, sub(exponent, 1))), sa)
+    if n[1]:
+        # 0 ** y has derivative 0 in y for y >= 0 (log(0) would give nan).
+        x = self._array
+        mask = _const(~((x == 0) & (exponent._array >= 0)), self)
+        safe_log = log(where(mask, self, 1.0))
+        gb = _sum_to(mul(mul(g, result), mul(safe_log, _const(mask._array.astype(x.dtype), self))), sb)
+    return (ga, gb)
+
+
+def _rpow_bw(g, s, e, n):
+    result = s[0]
+    return (mul(mul(g, result), float(np.log(e))),)
+
+
+_POW_S = _op_spec("PowBackward0", _pow_scalar_bw)
+_POW_T = _op_spec("PowBackward1", _pow_tensor_bw)
+_RPOW = _op_spec("PowBackward2", _rpow_bw)
+
+
+def pow(self, exponent):  # noqa: A001 - torch's name
+    a = self._array
+    if isinstance(exponent, _TB):
+        b = exponent._array
+        out = _wrap(_promote(np.power(a, b), a.dtype, b.dtype), self)
+        return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape))
+    if a.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    out = _wrap(_promote(np.power(a, exponent), a.dtype, None), self)
+    return _record(_POW_S, (self,), out, (self,), exponent)
+
+
+def rpow(self, base):
+    a = self._array
+    out = _wrap(_promote(np.power(base, a), a.dtype, None), self)
+    return _record(_RPOW, (self,), out, (out,), base)
+
+
+# matmul --------------------------------------------------------------------------------
+
+def _mm_bw(g, s, e, n):
+    self, other = s
+    return (matmul(g, transpose(other, 0, 1)) if n[0] else None,
+            matmul(transpose(self, 0, 1), g) if n[1] else None)
+
+
+def _dot_bw(g, s, e, n):
+    self, other = s
+    return (mul(g, other) if n[0] else None, mul(g, self) if n[1] else None)
+
+
+def _mv_bw(g, s, e, n):
+    self, vec = s
+    return (mul(unsqueeze(g, 1), unsqueeze(vec, 0)) if n[0] else None,
+            matmul(transpose(self, 0, 1), g) if n[1] else None)
+
+
+def _bmm_bw(g, s, e, n):
+    self, other = s
+    sa, sb = e
+    return (_sum_to(matmul(g, transpose(other, -2, -1)), sa) if n[0] else None,
+            _sum_to(matmul(transpose(self, -2, -1), g), sb) if n[1] else None)
+
+
+_MM = _op_spec("MmBackward0", _mm_bw)
+_DOT = _op_spec("DotBackward0", _dot_bw)
+_MV = _op_spec("MvBackward0", _mv_bw)
+_BMM = _op_spec("BmmBackward0", _bmm_bw)
+
+
+def matmul(self, other):
+    a, b = self._array, other._array
+    da, db = a.ndim, b.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
+                           f"{da}D and {db}D")
+    if da == 1 and db >= 2:
+        # torch: unsqueeze(0), multiply, squeeze the added dim
+        return squeeze(matmul(unsqueeze(self, 0), other), -2)
+    if db == 1 and da >= 3:
+        return squeeze(matmul(self, unsqueeze(other, 1)), -1)
+    try:
+        r = np.matmul(a, b)
+    except ValueError:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, a.shape))} and "
+            f"{'x'.join(map(str, b.shape))})") from None
+    out = _wrap(_promote(r, a.dtype, b.dtype), self)
+    saved = (self if other.requires_grad else None, other if self.requires_grad else None)
+    if da == 2 and db == 2:
+        spec = _MM
+    elif da == 1 and db == 1:
+        spec = _DOT
+    elif da == 2 and db == 1:
+        spec = _MV
+    else:
+        spec = _BMM
+    return _record(spec, (self, other), out, saved, (a.shape, b.shape))
+
+
+# Reductions ----------------------------------------------------------------------------
+
+def _norm_dims(dim, ndim):
+    if isinstance(dim, int):
+        dim = (dim,)
+    out = []
+    bound = ndim if ndim else 1
+    for d in dim:
+        if not -bound <= d < bound:
+            raise IndexError(f"Dimension out of range (expected to be in range of "
+                             f"[{-bound}, {bound - 1}], but got {d})")
+        out.append(d % ndim if ndim else 0)
+    return tuple(sorted(out))
+
+
+def _keepdim_shape(shape, dims):
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _sum_bw(g, s, e, n):
+    return (expand(g, e),)
+
+
+def _sum_dim_bw(g, s, e, n):
+    shape, dims, keepdim = e
+    if not keepdim:
+        g = reshape(g, _keepdim_shape(shape, dims))
+    return (expand(g, shape),)
+
+
+def _mean_bw(g, s, e, n):
+    shape, count = e
+    return (div(expand(g, shape), count),)
+
+
+def _mean_dim_bw(g, s, e, n):
+    shape, dims, keepdim, count = e
+    if not keepdim:
+        g = reshape(g, _keepdim_shape(shape, dims))
+    return (div(expand(g, shape), count),)
+
+
+def _evenly_distribute_bw(g, s, e, n):
+    self, result = s
+    mask = self._array == result._array
+    count = int(mask.sum())
+    return (mul(expand(div(g, count), self._array.shape), _const(mask.astype(self._array.dtype), self)),)
+
+
+def _value_selecting_bw(g, s, e, n):
+    indices = s[0]
+    shape, dim, keepdim = e
+    idx = indices._array
+    if not keepdim:
+        g = unsqueeze(g, dim)
+        idx = np.expand_dims(idx, dim)
+    positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
+    onehot = (positions == idx).astype(g._array.dtype)
+    return (mul(g, _const(onehot, g)),)
+
+
+_SUM = _op_spec("SumBackward0", _sum_bw)
+_SUM_DIM = _op_spec("SumBackward1", _sum_dim_bw)
+_MEAN = _op_spec("MeanBackward0", _mean_bw)
+_MEAN_DIM = _op_spec("MeanBackward1", _mean_dim_bw)
+_MAX = _op_spec("MaxBackward1", _evenly_distribute_bw)
+_MAX_DIM = _op_spec("MaxBackward0", _value_selecting_bw)
+_MIN = _op_spec("MinBackward1", _evenly_distribute_bw)
+_MIN_DIM = _op_spec("MinBackward0", _value_selecting_bw)
+
+
+def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
+    a = self._array
+    np_dtype = None
+    if dtype is not None:
+        np_dtype = dtype._np
+    elif a.dtype.kind in "bu":
+        np_dtype = np.int64
+    if dim is None:
+        out = _wrap(np.asarray(np.sum(a, dtype=np_dtype)), self)
+        return _record(_SUM, (self,), out, (), a.shape)
+    dims = _norm_dims(dim, a.ndim)
+    out = _wrap(np.asarray(np.sum(a, axis=dims, keepdims=keepdim, dtype=np_dtype)), self)
+    return _record(_SUM_DIM, (self,), out, (), (a.shape, dims, keepdim))
+
+
+def mean(self, dim=None, keepdim=False, dtype=None):
+    a = self._array
+    if dtype is None and a.dtype.kind not in "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_torch_type_name(a.dtype)}")
+    np_dtype = dtype._np if dtype is not None else None
+    if dim is None:
+        out = _wrap(np.asarray(np.mean(a, dtype=np_dtype)), self)
+        return _record(_MEAN, (self,), out, (), (a.shape, a.size))
+    dims = _norm_dims(dim, a.ndim)
+    count = 1
+    for d in dims:
+        count *= a.shape[d] if a.ndim else 1
+    out = _wrap(np.asarray(np.mean(a, axis=dims, keepdims=keepdim, dtype=np_dtype)), self)
+    return _record(_MEAN_DIM, (self,), out, (), (a.shape, dims, keepdim, count))
+
+
+def _torch_type_name(np_dtype):
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}[np_dtype.name]
+
+
+class _ReturnTypes(tuple):
+    """torch.return_types.max / min: a (values, indices) named pair."""
+
+    def __new__(cls, name, values, indices):
+        obj = super().__new__(cls, (values, indices))
+        obj._name = name
+        return obj
+
+    values = property(lambda self: self[0])
+    indices = property(lambda self: self[1])
+
+    def __repr__(self):
+        return f"torchlite.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
+    a = self._array
+    if dim is None:
+        if a.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        out = _wrap(np.asarray(np_fn(a)), self)
+        return _record(full_spec, (self,), out, (self, out), None)
+    (d,) = _norm_dims(dim, a.ndim)
+    idx = np_arg(a, axis=d, keepdims=True) if a.ndim else np.zeros((), np.int64)
+    values = np.take_along_axis(a, idx, axis=d) if a.ndim else a.copy()
+    if not keepdim and a.ndim:
+        idx = np.squeeze(idx, d)
+        values = np.squeeze(values, d)
+    indices = _wrap(idx.astype(np.int64), self)
+    out = _wrap(np.ascontiguousarray(values), self)
+    out = _record(dim_spec, (self,), out, (indices,), (a.shape, d, keepdim))
+    return _ReturnTypes(name, out, indices)
+
+
+def max(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
+    return _extremum("max", np.max, np.argmax, _MAX, _MAX_DIM, self, dim, keepdim)
+
+
+def min(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
+    return _extremum("min", np.min, np.argmin, _MIN, _MIN_DIM, self, dim, keepdim)
+
+
+# Views and shape functions ----------------------------------------------------------
+
+def _view_bw(g, s, e, n):
+    return (reshape(g, e),)
+
+
+def _transpose_bw(g, s, e, n):
+    return (transpose(g, e[0], e[1]),)
+
+
+def _t_bw(g, s, e, n):
+    return (transpose(g, 0, 1) if g._array.ndim == 2 else g,)
+
+
+def _permute_bw(g, s, e, n):
+    return (permute(g, e),)
+
+
+def _unsqueeze_bw(g, s, e, n):
+    return (squeeze(g, e),)
+
+
+def _expand_bw(g, s, e, n):
+    return (_sum_to(g, e),)
+
+
+def _identity_bw(g, s, e, n):
+    return (g,)
+
+
+_VIEW = _op_spec("ViewBackward0", _view_bw)
+_UNSAFE_VIEW = _op_spec("UnsafeViewBackward0", _view_bw)
+_TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
+_T = _op_spec("TBackward0", _t_bw)
+_PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
+_UNSQUEEZE = _op_spec("UnsqueezeBackward0", _unsqueeze_bw)
+_SQUEEZE = _op_spec("SqueezeBackward0", _view_bw)
+_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _view_bw)
+_EXPAND = _op_spec("ExpandBackward0", _expand_bw)
+_CLONE = _op_spec("CloneBackward0", _identity_bw)
+_ALIAS = _op_spec("AliasBackward0", _identity_bw)
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+def _view_of(arr, self, spec, extra):
+    out = _wrap(arr, self, True)
+    out._base = self if self._base is None else self._base
+    return _record(spec, (self,), out, (), extra)
+
+
+def _infer_size(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def view(self, *shape):
+    a = self._array
+    shape = _infer_size(_shape_arg(shape), a.size)
+    v = a.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension "
+            "spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return _view_of(v, self, _VIEW, a.shape)
+
+
+def reshape(self, *shape):
+    a = self._array
+    shape = _infer_size(_shape_arg(shape), a.size)
+    v = a.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        # Not expressible as a view: a copy, as torch's reshape makes.
+        out = _wrap(np.reshape(a, shape).copy(), self)
+        return _record(_UNSAFE_VIEW, (self,), out, (), a.shape)
+    return _view_of(v, self, _VIEW, a.shape)
+
+
+def transpose(self, dim0, dim1):
+    a = self._array
+    n = a.ndim
+    d0, d1 = (_norm_dims(dim0, n)[0], _norm_dims(dim1, n)[0]) if n else (0, 0)
+    return _view_of(np.swapaxes(a, d0, d1) if n else a.view(), self, _TRANSPOSE, (d0, d1))
+
+
+def t(self):
+    a = self._array
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return _view_of(a.T, self, _T, None)
+
+
+def permute(self, *dims):
+    a = self._array
+    dims = _shape_arg(dims)
+    if len(dims) != a.ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
+                           f"is not equal to len(dims) = {len(dims)}")
+    dims = tuple(d % a.ndim for d in dims)
+    inverse = tuple(int(i) for i in np.argsort(dims))
+    return _view_of(np.transpose(a, dims), self, _PERMUTE, inverse)
+
+
+def unsqueeze(self, dim):
+    a = self._array
+    n = a.ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    d = dim % n
+    return _view_of(np.expand_dims(a, d), self, _UNSQUEEZE, d)
+
+
+def squeeze(self, dim=None):
+    a = self._array
+    if dim is None:
+        return _view_of(np.squeeze(a), self, _SQUEEZE, a.shape)
+    dims = _norm_dims(dim, a.ndim) if a.ndim else ()
+    dims = tuple(d for d in dims if a.shape[d] == 1)
+    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _SQUEEZE_DIM, a.shape)
+
+
+def expand(self, *sizes):
+    a = self._array
+    sizes = _shape_arg(sizes)
+    if len(sizes) < a.ndim:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={list(sizes)}): the number of sizes "
+            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({a.ndim})")
+    lead = len(sizes) - a.ndim
+    target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    if target == a.shape:
+        return _view_of(a.view(), self, _EXPAND, a.shape)
+    try:
+        v = np.broadcast_to(a, target)
+    except ValueError:
+        raise RuntimeError(
+            f"The expanded size of the tensor ({target[-1]}) must match the existing size "
+            f"({a.shape[-1] if a.ndim else 1}) at non-singleton dimension {len(target) - 1}.  "
+            f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}") from None
+    return _view_of(v, self, _EXPAND, a.shape)
+
+
+def clone(self):
+    out = _wrap(np.array(self._array, copy=True), self)
+    return _record(_CLONE, (self,), out, (), None)
+
+
+def contiguous(self):
+    if self._array.flags.c_contiguous:
+        return self
+    out = _wrap(np.ascontiguousarray(self._array), self)
+    return _record(_CLONE, (self,), out, (), None)
+
+
+# Indexing ------------------------------------------------------------------------
+
+def _index_key(key):
+    if isinstance(key, tuple):
+        return tuple(k._array if isinstance(k, _TB) else k for k in key)
+    if isinstance(key, _TB):
+        return key._array
+    return key
+
+
+def _is_basic(key):
+    items = key if isinstance(key, tuple) else (key,)
+    return all(k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer)) and
+               not isinstance(k, bool) for k in items)
+
+
+def _index_bw(g, s, e, n):
+    shape, key, basic, name = e
+    return (_index_backward(g, shape, key, basic, name),)
+
+
+def _index_backward_bw(g, s, e, n):
+    return (getitem_raw(g, e),)
+
+
+_SELECT = _op_spec("SelectBackward0", _index_bw)
+_SLICE = _op_spec("SliceBackward0", _index_bw)
+_INDEX = _op_spec("IndexBackward0", _index_bw)
+_INDEX_BACKWARD = {name: _op_spec(name + "Backward0", _index_backward_bw)
+                   for name in ("SelectBackward", "SliceBackward", "IndexBackward")}
+
+
+def _index_backward(g, shape, key, basic, name):
+    """The gradient of x[key] scattered into zeros of x's shape (differentiable in g)."""
+    ga = g._array
+    z = np.zeros(shape, dtype=ga.dtype)
+    if basic:
+        z[key] = ga
+    else:
+        np.add.at(z, key, ga)
+    out = _wrap(z, g)
+    return _record(_INDEX_BACKWARD[name], (g,), out, (), key)
+
+
+def getitem_raw(self, key):
+    a = self._array
+    basic = _is_basic(key)
+    items = key if isinstance(key, tuple) else (key,)
+    try:
+        # a trailing Ellipsis makes numpy return a 0-d view, not a scalar copy
+        r = a[items + (Ellipsis,)] if basic and Ellipsis not in items else a[key]
+    except IndexError as err:
+        raise IndexError(str(err)) from None
+    if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        spec, name = _SELECT, "SelectBackward"
+    elif isinstance(key, slice):
+        spec, name = _SLICE, "SliceBackward"
+    else:
+        spec, name = _INDEX, "IndexBackward"
+    extra = (a.shape, key, basic, name)
+    if basic:
+        return _view_of(r, self, spec, extra)
+    return _record(spec, (self,), _wrap(r, self), (), extra)
+
+
+def getitem(self, key):
+    return getitem_raw(self, _index_key(key))
+
+
+def _copy_slices_bw(g, s, e, n):
+    key, value_shape = e
+    return (_masked_grad(g, key) if n[0] else None,
+            _sum_to(getitem_raw(g, key), value_shape) if n[1] else None)
+
+
+def _masked_grad(g, key):
+    mask = np.ones(g._array.shape, dtype=g._array.dtype)
+    mask[key] = 0
+    return mul(g, _const(mask, g))
+
+
+_COPY_SLICES = _op_spec("CopySlices", _copy_slices_bw)
+
+
+def setitem(self, key, value):
+    key = _index_key(key)
+    _check_inplace(self, value)
+    a = self._array
+    a[key] = value._array if isinstance(value, _TB) else value
+    self._bump_version()
+    if isinstance(value, _TB):
+        vshape = value._array.shape
+        _record(_COPY_SLICES, (self, value), self, (), (key, vshape))
+    else:
+        _record(_COPY_SLICES, (self,), self, (), (key, ()))
+
+
+# In-place ops ---------------------------------------------------------------------
+
+def _check_inplace(self, other=None):
+    if not _C.is_grad_enabled():
+        return
+    if self.requires_grad and self.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    other_rg = isinstance(other, _TB) and other.requires_grad
+    if self._base is not None and (self.requires_grad or other_rg):
+        # PyTorch rebases the base's history (CopySlices); torchlite does not.
+        raise RuntimeError("torchlite does not support in-place operations on views of tensors that "
+                           "require grad; apply the operation to the base tensor or clone() the view")
+
+
+def add_(self, other, alpha=1):
+    _check_inplace(self, other)
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        np.add(a, b if alpha == 1 else b * alpha, out=a)
+        self._bump_version()
+        return _record(_ADD, (self, other), self, (), (a.shape, b.shape, alpha))
+    np.add(a, other * alpha, out=a)
+    self._bump_version()
+    return _record(_ADD_S, (self,), self, (), None)
+
+
+def sub_(self, other, alpha=1):
+    return add_(self, other, -alpha)
+
+
+def mul_(self, other):
+    _check_inplace(self, other)
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        # the original self, for other's gradient, before it is overwritten
+        orig = clone(self.detach()) if other.requires_grad else None
+        np.multiply(a, b, out=a)
+        self._bump_version()
+        saved = (orig, other if self.requires_grad else None)
+        return _record(_MUL, (self, other), self, saved, (a.shape, b.shape))
+    np.multiply(a, other, out=a)
+    self._bump_version()
+    return _record(_MUL_S, (self,), self, (), other)
+
+
+def div_(self, other):
+    if isinstance(other, _TB):
+        return mul_(self, reciprocal(other))
+    return mul_(self, 1.0 / other)
+
+
+def _zero_bw(g, s, e, n):
+    return (zeros_like(g),)
+
+
+_ZERO = _op_spec("ZeroBackward0", _zero_bw)
+_FILL = _op_spec("FillBackward0", _zero_bw)
+
+
+def zero_(self):
+    _check_inplace(self)
+    self._array[...] = 0
+    self._bump_version()
+    return _record(_ZERO, (self,), self, (), None)
+
+
+def fill_(self, value):
+    _check_inplace(self)
+    self._array[...] = value
+    self._bump_version()
+    return _record(_FILL, (self,), self, (), None)
+
+
+# Conversions ----------------------------------------------------------------------
+
+def _to_copy_bw(g, s, e, n):
+    src_dtype, src_device = e
+    return (to(g, dtype=src_dtype, device=src_device),)
+
+
+_TO_COPY = _op_spec("ToCopyBackward0", _to_copy_bw)
+
+
+def to(self, *args, dtype=None, device=None, copy=False):
+    from ._dtypes import device as _device, dtype as _dtype, _from_numpy_dtype
+    for arg in args:
+        if isinstance(arg, _dtype):
+            dtype = arg
+        elif isinstance(arg, (str, _device)):
+            device = arg
+        elif isinstance(arg, _TB):
+            dtype, device = arg.dtype, arg.device
+    a = self._array
+    src_dtype = _from_numpy_dtype(a.dtype)
+    src_device = self.device
+    new_dtype = dtype is not None and dtype is not src_dtype
+    new_device = device is not None and _device(device) != src_device
+    if not (new_dtype or new_device or copy):
+        return self
+    r = a.astype(dtype._np) if new_dtype else a.copy()
+    out = _wrap(r, self)
+    if new_device:
+        from . import _backend
+        out = _backend.place(out.detach(), _backend.check_device(device))
+    return _record(_TO_COPY, (self,), out, (), (src_dtype, src_device))
+
+
+# Combining tensors --------------------------------------------------------------
+
+def _stack_bw(g, s, e, n):
+    dim, count = e
+    lead = (slice(None),) * dim
+    return tuple(getitem_raw(g, lead + (i,)) if n[i] else None for i in range(count))
+
+
+def _cat_bw(g, s, e, n):
+    dim, sizes = e
+    lead = (slice(None),) * dim
+    out, start = [], 0
+    for i, size in enumerate(sizes):
+        out.append(getitem_raw(g, lead + (slice(start, start + size),)) if n[i] else None)
+        start += size
+    return tuple(out)
+
+
+_STACK = _op_spec("StackBackward0", _stack_bw)
+_CAT = _op_spec("CatBackward0", _cat_bw)
+
+
+def stack(tensors, dim=0):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    arrays = [t._array for t in tensors]
+    n = arrays[0].ndim + 1
+    d = _norm_dims(dim, n)[0]
+    try:
+        r = np.stack(arrays, axis=d)
+    except ValueError:
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
+                           f"at entry 0 and {list(next(a.shape for a in arrays if a.shape != arrays[0].shape))} "
+                           "at entry 1") from None
+    out = _wrap(r, tensors[0])
+    return _record(_STACK, tensors, out, (), (d, len(tensors)))
+
+
+def cat(tensors, dim=0):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    arrays = [t._array for t in tensors]
+    d = _norm_dims(dim, arrays[0].ndim)[0]
+    try:
+        r = np.concatenate(arrays, axis=d)
+    except ValueError as err:
+        raise RuntimeError(f"torch.cat(): {err}") from None
+    out = _wrap(r, tensors[0])
+    return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays)))
+
+
+def _where_bw(g, s, e, n):
+    cond = s[0]
+    shapes = e
+    c = cond._array
+    zero = zeros_like(g)
+    grads = []
+    for i, (keep, shape) in enumerate(zip((True, False), shapes)):
+        if not n[i]:
+            grads.append(None)
+            continue
+        grads.append(_sum_to(where(_const(c if keep else ~c, g), g, zero), shape))
+    return tuple(grads)
+
+
+_WHERE = _op_spec("WhereBackward0", _where_bw)
+
+
+def where(condition, input, other):  # noqa: A002 - torch's names
+    c = condition._array if isinstance(condition, _TB) else np.asarray(condition)
+    like = input if isinstance(input, _TB) else other if isinstance(other, _TB) else condition
+    a = input._array if isinstance(input, _TB) else input
+    b = other._array if isinstance(other, _TB) else other
+    da = a.dtype if isinstance(a, np.ndarray) else None
+    db = b.dtype if isinstance(b, np.ndarray) else None
+    r = np.where(c.astype(bool), a, b)
+    out = _wrap(_promote(np.asarray(r), da, db), like)
+    inputs = tuple(x for x in (input, other) if isinstance(x, _TB))
+    if len(inputs) == 2:
+        return _record(_WHERE, inputs, out, (_const(c.astype(bool), like),), (a.shape, b.shape))
+    keep = isinstance(input, _TB)
+    cond = c.astype(bool) if keep else ~c.astype(bool)
+    shape = (a if keep else b).shape
+    return _record(_WHERE_ONE, inputs, out, (_const(cond, like),), shape)
+
+
+def _where_one_bw(g, s, e, n):
+    return (_sum_to(where(s[0], g, zeros_like(g)), e),)
+
+
+_WHERE_ONE = _op_spec("WhereBackward0", _where_one_bw)
+
+
+# Comparisons (never differentiable) ------------------------------------------------
+
+def _compare(np_fn, self, other):
+    b = other._array if isinstance(other, _TB) else other
+    return _wrap(np.asarray(np_fn(self._array, b)), self)
+
+
+def zeros_like(self, dtype=None):
+    a = self._array
+    return _wrap(np.zeros(a.shape, dtype=dtype._np if dtype is not None else a.dtype), self)
+
+
+def ones_like(self, dtype=None):
+    a = self._array
+    return _wrap(np.ones(a.shape, dtype=dtype._np if dtype is not None else a.dtype), self)

@@ -1,0 +1,269 @@
+"""torchlite.Tensor (torch/_tensor.py): the Python half of the tensor.
+
+The C half, torchlite._C.TensorBase, holds the C++ tensor and provides the
+autograd attributes (requires_grad, grad, grad_fn, is_leaf, _version) and
+`_array`, the numpy array over the same memory. Ops live in _ops.py.
+"""
+import numpy as np
+
+from . import _C, _ops
+from ._dtypes import Size, _from_numpy_dtype, device as _device
+
+
+class Tensor(_C.TensorBase):
+    # the tensor this one is a view of (set by view ops)
+    _base = None
+
+    # Attributes ------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._array.shape)
+
+    def size(self, dim=None):
+        shape = self._array.shape
+        if dim is None:
+            return Size(shape)
+        return shape[_ops._norm_dims(dim, len(shape))[0]] if shape else 1
+
+    def dim(self):
+        return self._array.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return self._array.size
+
+    def nelement(self):
+        return self._array.size
+
+    def element_size(self):
+        return self._array.itemsize
+
+    @property
+    def dtype(self):
+        return _from_numpy_dtype(self._array.dtype)
+
+    @property
+    def device(self):
+        return _device(self._device_str)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def data(self):
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        # torchlite tensors cannot swap storage: assigning .data copies the
+        # values in place (same shape and dtype), invisible to autograd.
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if value._array.shape != self._array.shape or value._array.dtype != self._array.dtype:
+            raise RuntimeError("torchlite: .data can only be assigned a tensor of the same shape and dtype "
+                               f"(got {list(value.shape)} {value.dtype}, expected {list(self.shape)} {self.dtype})")
+        np.copyto(self._array, value._array)
+
+    def is_contiguous(self):
+        return self._array.flags.c_contiguous
+
+    @property
+    def T(self):
+        n = self._array.ndim
+        return _ops.permute(self, tuple(range(n - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return _ops.transpose(self, -2, -1)
+
+    # Autograd --------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    def register_hook(self, hook):
+        return _C._register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        return _C._register_post_accumulate_grad_hook(self, hook)
+
+    # Conversion ------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._array.view()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def item(self):
+        a = self._array
+        if a.size != 1:
+            raise RuntimeError(f"a Tensor with {a.size} elements cannot be converted to Scalar")
+        return a.item()
+
+    def tolist(self):
+        return self._array.tolist()
+
+    def cpu(self):
+        return _ops.to(self, device="cpu")
+
+    def cuda(self, device=None):
+        from . import _backend
+        _backend.check_device("cuda" if device is None else device)
+
+    to = _ops.to
+
+    def float(self):
+        return _ops.to(self, dtype=_dtypes.float32)
+
+    def double(self):
+        return _ops.to(self, dtype=_dtypes.float64)
+
+    def long(self):
+        return _ops.to(self, dtype=_dtypes.int64)
+
+    def bool(self):
+        return _ops.to(self, dtype=_dtypes.bool)
+
+    def type_as(self, other):
+        return _ops.to(self, dtype=other.dtype)
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._array.dtype.kind not in "iu":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        a = self._array
+        if a.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(a.item())
+
+    def __len__(self):
+        shape = self._array.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    def __iter__(self):
+        if not self._array.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (_ops.getitem_raw(self, i) for i in range(self._array.shape[0]))
+
+    __hash__ = object.__hash__
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import _str
+        return _str(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._array.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # Ops ------------------------------------------------------------------------
+    add = __add__ = __radd__ = _ops.add
+    sub = __sub__ = _ops.sub
+    __rsub__ = _ops.rsub
+    mul = __mul__ = __rmul__ = _ops.mul
+    div = __truediv__ = _ops.div
+    __rtruediv__ = _ops.rdiv
+    neg = __neg__ = _ops.neg
+    pow = __pow__ = _ops.pow
+    __rpow__ = _ops.rpow
+    matmul = __matmul__ = _ops.matmul
+    exp = _ops.exp
+    log = _ops.log
+    sin = _ops.sin
+    cos = _ops.cos
+    tanh = _ops.tanh
+    sigmoid = _ops.sigmoid
+    relu = _ops.relu
+    abs = __abs__ = _ops.abs
+    sqrt = _ops.sqrt
+    reciprocal = _ops.reciprocal
+    sum = _ops.sum
+    mean = _ops.mean
+    max = _ops.max
+    min = _ops.min
+    view = _ops.view
+    reshape = _ops.reshape
+    transpose = _ops.transpose
+    t = _ops.t
+    permute = _ops.permute
+    unsqueeze = _ops.unsqueeze
+    squeeze = _ops.squeeze
+    expand = _ops.expand
+    clone = _ops.clone
+    contiguous = _ops.contiguous
+    __getitem__ = _ops.getitem
+    __setitem__ = _ops.setitem
+    add_ = __iadd__ = _ops.add_
+    sub_ = __isub__ = _ops.sub_
+    mul_ = __imul__ = _ops.mul_
+    div_ = __itruediv__ = _ops.div_
+    zero_ = _ops.zero_
+    fill_ = _ops.fill_
+
+    def __pos__(self):
+        return self
+
+    def expand_as(self, other):
+        return _ops.expand(self, other._array.shape)
+
+    def view_as(self, other):
+        return _ops.view(self, other._array.shape)
+
+    def reshape_as(self, other):
+        return _ops.reshape(self, other._array.shape)
+
+    def __eq__(self, other):
+        return _ops._compare(np.equal, self, other)
+
+    def __ne__(self, other):
+        return _ops._compare(np.not_equal, self, other)
+
+    def __lt__(self, other):
+        return _ops._compare(np.less, self, other)
+
+    def __le__(self, other):
+        return _ops._compare(np.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _ops._compare(np.greater, self, other)
+
+    def __ge__(self, other):
+        return _ops._compare(np.greater_equal, self, other)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    def new_zeros(self, *size, dtype=None):
+        return _ops.zeros_like(_ops._const(np.empty(_ops._shape_arg(size), self._array.dtype), self), dtype)
+
+    def new_ones(self, *size, dtype=None):
+        return _ops.ones_like(_ops._const(np.empty(_ops._shape_arg(size), self._array.dtype), self), dtype)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(np.allclose(self._array, other._array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+from . import _dtypes  # noqa: E402 - the dtype conversions above use it at call time
+
+_C._set_tensor_class(Tensor)

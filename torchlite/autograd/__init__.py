@@ -1,0 +1,108 @@
+"""torchlite.autograd (torch/autograd/__init__.py): backward() and grad(),
+which check their arguments and call the C++ engine (seed 002)."""
+from .. import _C
+from .._dtypes import Size
+from .._tensor import Tensor
+from . import anomaly_mode, function, grad_mode
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
+from .function import Function, once_differentiable
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+from .variable import Variable
+
+__all__ = ["backward", "grad", "Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "detect_anomaly", "set_detect_anomaly", "is_grad_enabled", "once_differentiable"]
+
+
+def _tensor_or_tensors_to_tuple(tensors, length):
+    if tensors is None:
+        return (None,) * length
+    if isinstance(tensors, Tensor):
+        return (tensors,)
+    return tuple(tensors)
+
+
+def _make_grads(outputs, grads, is_grads_batched=False):
+    """The root gradients: given ones checked against their outputs, implicit
+    ones (1 for a scalar output) created."""
+    from .. import ones_like
+    new_grads = []
+    for i, (out, grad) in enumerate(zip(outputs, grads)):
+        if isinstance(grad, Tensor):
+            if out._array.shape != grad._array.shape:
+                raise RuntimeError(
+                    "Mismatch in shape: grad_output[" + str(i) + "] has a shape of "
+                    + str(Size(grad._array.shape)) + " and output[" + str(i)
+                    + "] has a shape of " + str(Size(out._array.shape)) + ".")
+            if out.dtype.is_floating_point != grad.dtype.is_floating_point:
+                raise RuntimeError(
+                    "For complex Tensors, both grad_output and output are required to have the same dtype."
+                    " Mismatch in dtype: grad_output[" + str(i) + "] has a dtype of "
+                    + repr(grad.dtype) + " and output[" + str(i) + "] has a dtype of "
+                    + repr(out.dtype) + ".")
+            new_grads.append(grad)
+        elif grad is None:
+            if out.requires_grad:
+                if out.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not out.dtype.is_floating_point:
+                    raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
+                                       + repr(out.dtype))
+                new_grads.append(ones_like(out))
+            else:
+                new_grads.append(None)
+        else:
+            raise TypeError("gradients can be either Tensors or None, but got " + type(grad).__name__)
+    return tuple(new_grads)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulates the gradients of `tensors` into the leaves' .grad."""
+    if grad_variables is not None:
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs) if inputs is not None else tuple()
+
+    grad_tensors_ = _tensor_or_tensors_to_tuple(grad_tensors, len(tensors))
+    grad_tensors_ = _make_grads(tensors, grad_tensors_)
+    if retain_graph is None:
+        retain_graph = create_graph
+
+    Variable._execution_engine.run_backward(
+        tensors, grad_tensors_, retain_graph, create_graph, inputs,
+        allow_unreachable=True, accumulate_grad=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` with respect to `inputs`, returned, not accumulated."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if is_grads_batched:
+        raise NotImplementedError("torchlite.autograd.grad does not support is_grads_batched")
+    t_outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
+    t_inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+
+    grad_outputs_ = _tensor_or_tensors_to_tuple(grad_outputs, len(t_outputs))
+    grad_outputs_ = _make_grads(t_outputs, grad_outputs_)
+    if retain_graph is None:
+        retain_graph = create_graph
+
+    result = Variable._execution_engine.run_backward(
+        t_outputs, grad_outputs_, retain_graph, create_graph, t_inputs,
+        allow_unused, accumulate_grad=False)
+    if materialize_grads:
+        from .. import zeros_like
+        result = tuple(g if g is not None else zeros_like(i, requires_grad=create_graph)
+                       for g, i in zip(result, t_inputs))
+    return result

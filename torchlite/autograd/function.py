@@ -1,0 +1,67 @@
+"""Custom autograd Functions (torch/autograd/function.py).
+
+`Function.apply` is implemented in C++ (python_function.cpp): it makes the ctx
+object, an instance of the generated `<Name>Backward` class, runs forward under
+no-grad and connects the outputs to a PyNode that calls `backward` through
+`BackwardCFunction.apply`. The ctx object is also the node's `grad_fn`.
+"""
+from .. import _C
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class FunctionCtx:
+    def save_for_backward(self, *tensors):
+        self.to_save = tensors
+
+    def mark_dirty(self, *args):
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = value
+
+
+class BackwardCFunction(_C._FunctionBase, FunctionCtx):
+    def apply(self, *args):
+        return self._forward_cls.backward(self, *args)
+
+
+class FunctionMeta(type):
+    """Makes the `<Name>Backward` class of each Function subclass."""
+
+    def __init__(cls, name, bases, attrs):
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if kwargs:
+            raise TypeError("torchlite.autograd.Function.apply takes positional arguments only")
+        return _C._function_apply(cls, args)
+
+
+def once_differentiable(fn):
+    """Runs backward with grad mode off: its result is not differentiable again."""
+    import functools
+
+    from .grad_mode import no_grad
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+    return wrapper

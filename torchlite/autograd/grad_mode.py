@@ -1,0 +1,86 @@
+"""Grad-mode context managers (torch/autograd/grad_mode.py). Grad mode is
+thread-local, held in C++ where the engine also sets it for each task."""
+import functools
+import threading
+
+from .. import _C
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+is_grad_enabled = _C.is_grad_enabled
+_inference = threading.local()
+
+
+class _DecoratorContextManager:
+    """Usable as `with ctx:` and as a function decorator."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class no_grad(_DecoratorContextManager):
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+
+class enable_grad(_DecoratorContextManager):
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(True)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on construction (so it also works as a plain call)."""
+
+    def __init__(self, mode):
+        self.prev = _C.is_grad_enabled()
+        self.mode = mode
+        _C._set_grad_enabled(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+def is_inference_mode_enabled():
+    return getattr(_inference, "enabled", False)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad (torchlite has no separate inference tensors)."""
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = _C.is_grad_enabled()
+        self.prev_inference = is_inference_mode_enabled()
+        _inference.enabled = self.mode
+        _C._set_grad_enabled(self.prev and not self.mode)
+
+    def __exit__(self, *exc):
+        _C._set_grad_enabled(self.prev)
+        _inference.enabled = self.prev_inference
+
+    def clone(self):
+        return self.__class__(self.mode)
