@@ -26,6 +26,7 @@ echo "== C++: ctest"
 
 if [ -f pyproject.toml ] && [ -d tests/python ] && [ "${TORCHLITE_SKIP_PYTHON:-0}" != 1 ]; then
   echo "== Python: install the package and test dependencies"
+  python -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
   python -m pip install -q -e ".[test]" --no-build-isolation
   if ! python -c "import torch" >/dev/null 2>&1; then
     # The CPU build on these machines' disk; differential tests need it.
