@@ -622,6 +622,12 @@ void Engine::add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task) {
   thread_pool_shared_->work_.notify_one();
 }
 
+size_t Engine::num_idle_reentrant_pool_threads() const {
+  if (!thread_pool_shared_) return 0;
+  std::lock_guard<std::mutex> lock(thread_pool_shared_->mutex_);
+  return thread_pool_shared_->num_workers_;
+}
+
 std::shared_ptr<ReadyQueue> Engine::init_local_ready_queue(std::shared_ptr<ReadyQueue> ready_queue) {
   if (ready_queue) {
     // A device thread: use the queue made for it.

@@ -142,6 +142,8 @@ class Engine {
   size_t num_device_threads() const { return device_ready_queues_.size(); }
   // Reentrant pool threads created so far (for tests and traces).
   size_t num_reentrant_pool_threads() const { return pool_threads_started_.load(); }
+  // Pool threads waiting for work right now.
+  size_t num_idle_reentrant_pool_threads() const;
 
   void initialize_device_threads_pool();
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -96,6 +97,13 @@ TEST(Reentrant, PoolThreadsAreReused) {
   Observed warm;
   auto x0 = leaf({0.0});
   run_backward({ReentrantBackward::make(70, &warm, x0)}, {value({1.0})});
+  // The pool thread goes back to waiting right after it completes the task
+  // (the owner may already be running); wait for that, bounded.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (engine.num_idle_reentrant_pool_threads() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  ASSERT_GE(engine.num_idle_reentrant_pool_threads(), 1u);
   const auto pool_after_first = engine.num_reentrant_pool_threads();
   Observed obs;
   auto x = leaf({0.0});
