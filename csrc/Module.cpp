@@ -9,6 +9,11 @@ namespace torch {
 namespace autograd {
 void initAutogradStateBindings(pybind11::module_& m);
 } // namespace autograd
+#ifdef TORCHLITE_WITH_CUDA
+namespace cuda {
+void initModule(pybind11::module_& m);
+} // namespace cuda
+#endif
 } // namespace torch
 
 PYBIND11_MODULE(_C, m) {
@@ -20,4 +25,7 @@ PYBIND11_MODULE(_C, m) {
   initFunctionBindings(m);
   initEngineBindings(m);
   initAutogradStateBindings(m);
+#ifdef TORCHLITE_WITH_CUDA
+  torch::cuda::initModule(m);
+#endif
 }

@@ -14,7 +14,7 @@ from . import _backend, _ops
 from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg,  # noqa: A004
                    permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,
                    t, tanh, transpose, unsqueeze, where)
-from . import autograd
+from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 
@@ -31,6 +31,8 @@ def _make(array, dtype_, device_, requires_grad):
     t = _C._tensor_from_parts(array, False)
     t = _backend.place(t, dev)
     if requires_grad:
+        if array.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
 

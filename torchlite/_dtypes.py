@@ -37,6 +37,11 @@ def _from_numpy_dtype(np_dtype):
     return _by_numpy[np_dtype]
 
 
+def _c_type_name(np_dtype):
+    """The C++ name torch prints for a dtype in some messages ("float", "double", ...)."""
+    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[np.dtype(np_dtype).name]
+
+
 def _to_numpy_dtype(d):
     """numpy dtype for a torchlite dtype, a numpy dtype or a Python type."""
     if isinstance(d, dtype):

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _C
 from ._C import _op_spec, _record, _wrap
+from ._dtypes import _from_numpy_dtype
 
 _TB = _C.TensorBase
 _f32 = np.dtype(np.float32)
@@ -42,8 +43,12 @@ def _float_result(r, a):
     return r
 
 
-def _sum_to(g, shape):
-    """Sums a broadcast gradient back to `shape` (at::sum_to), differentiably."""
+def _sum_to(g, shape, dtype=None):
+    """Sums a broadcast gradient back to `shape` (at::sum_to), differentiably; with `dtype`
+    (an operand of another dtype than the result), casts it back, as torch's engine does,
+    here so that create_graph=True records the cast."""
+    if dtype is not None and g._array.dtype != dtype:
+        g = to(g, dtype=_from_numpy_dtype(dtype))
     gshape = g._array.shape
     if gshape == shape:
         return g
@@ -65,19 +70,19 @@ def _const(arr, like):
 # Binary arithmetic ---------------------------------------------------------------
 
 def _add_bw(g, s, e, n):
-    sa, sb, alpha = e
+    sa, sb, alpha, da, db = e
     gb = g if alpha == 1 else mul(g, alpha)
-    return (_sum_to(g, sa) if n[0] else None, _sum_to(gb, sb) if n[1] else None)
+    return (_sum_to(g, sa, da) if n[0] else None, _sum_to(gb, sb, db) if n[1] else None)
 
 
 def _add_scalar_bw(g, s, e, n):
-    return (g,)
+    return (g, None)
 
 
 def _sub_bw(g, s, e, n):
-    sa, sb, alpha = e
-    return (_sum_to(g, sa) if n[0] else None,
-            _sum_to(mul(g, -alpha), sb) if n[1] else None)
+    sa, sb, alpha, da, db = e
+    return (_sum_to(g, sa, da) if n[0] else None,
+            _sum_to(mul(g, -alpha), sb, db) if n[1] else None)
 
 
 def _rsub_bw(g, s, e, n):
@@ -86,25 +91,25 @@ def _rsub_bw(g, s, e, n):
 
 def _mul_bw(g, s, e, n):
     self, other = s
-    sa, sb = e
-    return (_sum_to(mul(g, other), sa) if n[0] else None,
-            _sum_to(mul(g, self), sb) if n[1] else None)
+    sa, sb, da, db = e
+    return (_sum_to(mul(g, other), sa, da) if n[0] else None,
+            _sum_to(mul(g, self), sb, db) if n[1] else None)
 
 
 def _mul_scalar_bw(g, s, e, n):
-    return (mul(g, e),)
+    return (mul(g, e), None)
 
 
 def _div_bw(g, s, e, n):
     self, other = s
-    sa, sb = e
-    ga = _sum_to(div(g, other), sa) if n[0] else None
-    gb = _sum_to(neg(div(mul(g, self), mul(other, other))), sb) if n[1] else None
+    sa, sb, da, db = e
+    ga = _sum_to(div(g, other), sa, da) if n[0] else None
+    gb = _sum_to(neg(div(mul(g, self), mul(other, other))), sb, db) if n[1] else None
     return (ga, gb)
 
 
 def _div_scalar_bw(g, s, e, n):
-    return (div(g, e),)
+    return (div(g, e), None)
 
 
 _ADD = _op_spec("AddBackward0", _add_bw)
@@ -124,9 +129,9 @@ def add(self, other, alpha=1):
         b = other._array
         r = np.add(a, b if alpha == 1 else b * alpha)
         out = _wrap(_promote(r, a.dtype, b.dtype), self)
-        return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha))
+        return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_promote(np.add(a, other * alpha), a.dtype, None), self)
-    return _record(_ADD_S, (self,), out, (), None)
+    return _record_scalar(_ADD_S, self, other, out)
 
 
 def sub(self, other, alpha=1):
@@ -135,9 +140,9 @@ def sub(self, other, alpha=1):
         b = other._array
         r = np.subtract(a, b if alpha == 1 else b * alpha)
         out = _wrap(_promote(r, a.dtype, b.dtype), self)
-        return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha))
+        return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_promote(np.subtract(a, other * alpha), a.dtype, None), self)
-    return _record(_SUB_S, (self,), out, (), None)
+    return _record_scalar(_SUB_S, self, other, out)
 
 
 def rsub(self, other):
@@ -153,9 +158,9 @@ def mul(self, other):
         out = _wrap(_promote(np.multiply(a, b), a.dtype, b.dtype), self)
         # PyTorch saves each operand only when the other one needs it.
         saved = (self if other.requires_grad else None, other if self.requires_grad else None)
-        return _record(_MUL, (self, other), out, saved, (a.shape, b.shape))
+        return _record(_MUL, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
     out = _wrap(_promote(np.multiply(a, other), a.dtype, None), self)
-    return _record(_MUL_S, (self,), out, (), other)
+    return _record_scalar(_MUL_S, self, other, out)
 
 
 def div(self, other):
@@ -164,9 +169,18 @@ def div(self, other):
         b = other._array
         out = _wrap(_promote(np.true_divide(a, b), a.dtype, b.dtype), self)
         saved = (self if other.requires_grad else None, other)
-        return _record(_DIV, (self, other), out, saved, (a.shape, b.shape))
+        return _record(_DIV, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
     out = _wrap(_promote(np.true_divide(a, other), a.dtype, None), self)
-    return _record(_DIV_S, (self,), out, (), other)
+    return _record_scalar(_DIV_S, self, other, out)
+
+
+def _record_scalar(spec, self, value, out):
+    """torch wraps a Python number operand in a tensor, so the node gets a second input
+    edge (None: it never requires grad). torch's mul / div also save that wrapped number
+    (unseen by saved-tensor hooks); torchlite keeps the number in `extra` instead."""
+    if not (self.requires_grad and _C.is_grad_enabled()):
+        return _record(spec, (self,), out, (), value)
+    return _record(spec, (self, _const(np.asarray(value, dtype=out._array.dtype), self)), out, (), value)
 
 
 def rdiv(self, other):
@@ -314,16 +328,16 @@ def _pow_scalar_bw(g, s, e, n):
 
 def _pow_tensor_bw(g, s, e, n):
     self, exponent, result = s
-    sa, sb = e
+    sa, sb, da, db = e
     ga = gb = None
     if n[0]:
-        ga = _sum_to(mul(mul(g, exponent), pow(self, sub(exponent, 1))), sa)
+        ga = _sum_to(mul(mul(g, exponent), pow(self, sub(exponent, 1))), sa, da)
     if n[1]:
         # 0 ** y has derivative 0 in y for y >= 0 (log(0) would give nan).
         x = self._array
         mask = _const(~((x == 0) & (exponent._array >= 0)), self)
         safe_log = log(where(mask, self, 1.0))
-        gb = _sum_to(mul(mul(g, result), mul(safe_log, _const(mask._array.astype(x.dtype), self))), sb)
+        gb = _sum_to(mul(mul(g, result), mul(safe_log, _const(mask._array.astype(x.dtype), self))), sb, db)
     return (ga, gb)
 
 
@@ -342,7 +356,7 @@ def pow(self, exponent):  # noqa: A001 - torch's name
     if isinstance(exponent, _TB):
         b = exponent._array
         out = _wrap(_promote(np.power(a, b), a.dtype, b.dtype), self)
-        return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape))
+        return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape, a.dtype, b.dtype))
     if a.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     out = _wrap(_promote(np.power(a, exponent), a.dtype, None), self)
@@ -387,34 +401,125 @@ _MV = _op_spec("MvBackward0", _mv_bw)
 _BMM = _op_spec("BmmBackward0", _bmm_bw)
 
 
+def _shape_str(shape):
+    return "x".join(map(str, shape))
+
+
+def _matmul_kernel(spec, self, other):
+    """One of mm / dot / mv / bmm: a single node, as at::mm etc. record it."""
+    a, b = self._array, other._array
+    if a.dtype != b.dtype:
+        names = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
+        if spec is _DOT:
+            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                               f"{_torch_type_name(a.dtype)} and {_torch_type_name(b.dtype)}")
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                           f"{names[a.dtype.name]} != {names[b.dtype.name]}")
+    if spec is _DOT and a.shape != b.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                           f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+                           "elements respectively")
+    if spec is _MV and a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({_shape_str(a.shape)}), "
+                           f"vec ({b.shape[0]})")
+    if spec is _MM and a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.shape)} and "
+                           f"{_shape_str(b.shape)})")
+    if spec is _BMM and (b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    out = _wrap(np.matmul(a, b), self)
+    saved = (self if other.requires_grad else None, other if self.requires_grad else None)
+    return _record(spec, (self, other), out, saved, (a.shape, b.shape))
+
+
+def _unsafe_view(self, shape):
+    """at::_unsafe_view: a reshape recorded as UnsafeViewBackward0 whose result is not a view."""
+    a = self._array
+    return _record(_UNSAFE_VIEW, (self,), _wrap(a.reshape(shape), self), (), a.shape)
+
+
+def _should_fold(self, other):
+    """at::native::should_fold: whether matmul folds the larger operand's batch into mm / mv."""
+    larger = self._array.ndim >= other._array.ndim
+    t1 = self._array if larger else np.swapaxes(other._array, -1, -2)
+    dim_t2 = other._array.ndim if larger else self._array.ndim
+    if not (t1.ndim >= 3 and dim_t2 <= 2):
+        return False
+    if (other if larger else self).requires_grad:
+        return True
+    if self._array.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    st, sh = t1.strides, t1.shape
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(t1.ndim - 2))
+
+
 def matmul(self, other):
+    """at::native::_matmul_impl: the same decomposition, so the same nodes as torch."""
     a, b = self._array, other._array
     da, db = a.ndim, b.ndim
     if da == 0 or db == 0:
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
-    if da == 1 and db >= 2:
-        # torch: unsqueeze(0), multiply, squeeze the added dim
-        return squeeze(matmul(unsqueeze(self, 0), other), -2)
-    if db == 1 and da >= 3:
-        return squeeze(matmul(self, unsqueeze(other, 1)), -1)
-    try:
-        r = np.matmul(a, b)
-    except ValueError:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({'x'.join(map(str, a.shape))} and "
-            f"{'x'.join(map(str, b.shape))})") from None
-    out = _wrap(_promote(r, a.dtype, b.dtype), self)
-    saved = (self if other.requires_grad else None, other if self.requires_grad else None)
+    if da == 1 and db == 1:
+        return _matmul_kernel(_DOT, self, other)
+    if da == 2 and db == 1:
+        return _matmul_kernel(_MV, self, other)
+    if da == 1 and db == 2:
+        r = _matmul_kernel(_MM, unsqueeze(self, 0), other)
+        # torch squeezes the mm result in place (squeeze_(0))
+        return _record(_SQUEEZE_INPLACE, (r,), _wrap(r._array[0], r), (), r._array.shape)
     if da == 2 and db == 2:
-        spec = _MM
-    elif da == 1 and db == 1:
-        spec = _DOT
-    elif da == 2 and db == 1:
-        spec = _MV
+        return _matmul_kernel(_MM, self, other)
+    if _should_fold(self, other):
+        trans = db > da
+        t1 = transpose(other, -2, -1) if trans else self
+        t2 = (t(self) if da == 2 else self) if trans else other
+        sizes_1 = t1._array.shape
+        output_shape = sizes_1[:-1]
+        folded = int(np.prod(output_shape))
+        t1_folded = reshape(t1, (folded, sizes_1[-1]))
+        if t2._array.ndim == 2:
+            output = _unsafe_view(_matmul_kernel(_MM, t1_folded, t2), output_shape + (t2._array.shape[1],))
+            return contiguous(transpose(output, -2, -1)) if trans else output
+        return _unsafe_view(_matmul_kernel(_MV, t1_folded, t2), output_shape)
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    batch1 = a.shape[:da - 2] if da > 2 else ()
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch2 = b.shape[:db - 2] if db > 2 else ()
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and self.requires_grad:
+            return matmul(squeeze(self, 0), other)
+        if batch2[0] == 1 and other.requires_grad:
+            return matmul(self, squeeze(other, 0))
+    output_shape = _broadcast_shapes(batch1, batch2)
+    count = int(np.prod(output_shape))
+    t1e = reshape(expand(self, output_shape + (n, m1)), (count, n, m1))
+    if db == 1:
+        t2e = unsqueeze(reshape(expand(other, output_shape + (m2,)), (count, m2)), 2)
     else:
-        spec = _BMM
-    return _record(spec, (self, other), out, saved, (a.shape, b.shape))
+        t2e = reshape(expand(other, output_shape + (m2, p)), (count, m2, p))
+    output_shape += ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    r = _matmul_kernel(_BMM, t1e, t2e)
+    return _unsafe_view(squeeze(r, -1) if db == 1 else r, output_shape)
+
+
+def _broadcast_shapes(sa, sb):
+    """at::infer_size, with its message."""
+    n = len(sa) if len(sa) > len(sb) else len(sb)
+    out = []
+    for i in range(n):
+        x = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
+        y = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                               f"non-singleton dimension {i}")
+        out.append(y if x == 1 else x)
+    return tuple(out)
 
 
 # Reductions ----------------------------------------------------------------------------
@@ -540,6 +645,10 @@ class _ReturnTypes(tuple):
         return f"torchlite.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
+# torch.return_types.max / min are types named after the op
+_RETURN_TYPES = {op: type(op, (_ReturnTypes,), {"__module__": "torchlite.return_types"}) for op in ("max", "min")}
+
+
 def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
     a = self._array
     if dim is None:
@@ -557,7 +666,7 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
     indices = _wrap(idx.astype(np.int64), self)
     out = _wrap(np.ascontiguousarray(values), self)
     out = _record(dim_spec, (self,), out, (indices,), (a.shape, d, keepdim))
-    return _ReturnTypes(name, out, indices)
+    return _RETURN_TYPES[name](name, out, indices)
 
 
 def max(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
@@ -600,6 +709,7 @@ def _identity_bw(g, s, e, n):
 
 _VIEW = _op_spec("ViewBackward0", _view_bw)
 _UNSAFE_VIEW = _op_spec("UnsafeViewBackward0", _view_bw)
+_SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _view_bw)
 _TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
 _T = _op_spec("TBackward0", _t_bw)
 _PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
@@ -660,9 +770,8 @@ def reshape(self, *shape):
     try:
         v.shape = shape
     except AttributeError:
-        # Not expressible as a view: a copy, as torch's reshape makes.
-        out = _wrap(np.reshape(a, shape).copy(), self)
-        return _record(_UNSAFE_VIEW, (self,), out, (), a.shape)
+        # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
+        return _unsafe_view(_record(_CLONE, (self,), _wrap(np.ascontiguousarray(a), self), (), None), shape)
     return _view_of(v, self, _VIEW, a.shape)
 
 
@@ -810,13 +919,68 @@ def getitem_raw(self, key):
 
 
 def getitem(self, key):
-    return getitem_raw(self, _index_key(key))
+    """x[key]: basic indexing as torch applies it (python_variable_indexing.cpp), one
+    select / slice / unsqueeze node per item, an alias when nothing applies; advanced
+    indexing as one IndexBackward0 node."""
+    key = _index_key(key)
+    if not _is_basic(key):
+        return getitem_raw(self, key)
+    single = not isinstance(key, tuple)
+    if single and key is None:
+        return unsqueeze(self, 0)
+    if single and key is Ellipsis:
+        return _view_of(self._array.view(), self, _ALIAS, None)
+    items = (key,) if single else key
+    ndim = self._array.ndim
+    n_real = len([k for k in items if k is not None and k is not Ellipsis])
+    if ndim == 0 and n_real:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number")
+    if n_real > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    result, dim = self, 0
+    for k in items:
+        if k is None:
+            result = unsqueeze(result, dim)
+            dim += 1
+        elif k is Ellipsis:
+            dim += ndim - n_real
+        elif isinstance(k, slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
+            size = result._array.shape[dim]
+            # torch skips a slice that keeps the whole dimension, except for a lone slice key
+            if single or k.start not in (None, 0) or k.step not in (None, 1) or (k.stop is not None and k.stop < size):
+                result = _slice(result, dim, k)
+            dim += 1
+        else:
+            result = _select(result, dim, int(k))
+    if result is self:
+        result = _view_of(self._array.view(), self, _ALIAS, None)
+    return result
+
+
+def _select(self, dim, index):
+    a = self._array
+    size = a.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+    key = (slice(None),) * dim + (index,)
+    return _view_of(a[key + (Ellipsis,)], self, _SELECT, (a.shape, key, True, "SelectBackward"))
+
+
+def _slice(self, dim, k):
+    a = self._array
+    key = (slice(None),) * dim + (k,)
+    return _view_of(a[key], self, _SLICE, (a.shape, key, True, "SliceBackward"))
 
 
 def _copy_slices_bw(g, s, e, n):
     key, value_shape = e
-    return (_masked_grad(g, key) if n[0] else None,
-            _sum_to(getitem_raw(g, key), value_shape) if n[1] else None)
+    grads = (_masked_grad(g, key) if n[0] else None,)
+    if len(n) == 2:  # the value assigned was a tensor: it is the node's second input
+        grads += (_sum_to(getitem_raw(g, key), value_shape) if n[1] else None,)
+    return grads
 
 
 def _masked_grad(g, key):
@@ -825,7 +989,7 @@ def _masked_grad(g, key):
     return mul(g, _const(mask, g))
 
 
-_COPY_SLICES = _op_spec("CopySlices", _copy_slices_bw)
+_COPY_SLICES = _op_spec("torch::autograd::CopySlices", _copy_slices_bw)
 
 
 def setitem(self, key, value):
@@ -862,10 +1026,10 @@ def add_(self, other, alpha=1):
         b = other._array
         np.add(a, b if alpha == 1 else b * alpha, out=a)
         self._bump_version()
-        return _record(_ADD, (self, other), self, (), (a.shape, b.shape, alpha))
+        return _record(_ADD, (self, other), self, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     np.add(a, other * alpha, out=a)
     self._bump_version()
-    return _record(_ADD_S, (self,), self, (), None)
+    return _record_scalar(_ADD_S, self, other, self)
 
 
 def sub_(self, other, alpha=1):
@@ -877,15 +1041,16 @@ def mul_(self, other):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        # the original self, for other's gradient, before it is overwritten
-        orig = clone(self.detach()) if other.requires_grad else None
+        # the original self, for other's gradient, before it is overwritten;
+        # a differentiable clone (PyTorch's original_self) so double backward reaches self
+        orig = clone(self) if other.requires_grad else None
         np.multiply(a, b, out=a)
         self._bump_version()
         saved = (orig, other if self.requires_grad else None)
-        return _record(_MUL, (self, other), self, saved, (a.shape, b.shape))
+        return _record(_MUL, (self, other), self, saved, (a.shape, b.shape, a.dtype, b.dtype))
     np.multiply(a, other, out=a)
     self._bump_version()
-    return _record(_MUL_S, (self,), self, (), other)
+    return _record_scalar(_MUL_S, self, other, self)
 
 
 def div_(self, other):
@@ -1005,15 +1170,14 @@ def cat(tensors, dim=0):
 
 def _where_bw(g, s, e, n):
     cond = s[0]
-    shapes = e
     c = cond._array
     zero = zeros_like(g)
     grads = []
-    for i, (keep, shape) in enumerate(zip((True, False), shapes)):
+    for i, (keep, shape, dtype) in enumerate(zip((True, False), e[:2], e[2:])):
         if not n[i]:
             grads.append(None)
             continue
-        grads.append(_sum_to(where(_const(c if keep else ~c, g), g, zero), shape))
+        grads.append(_sum_to(where(_const(c if keep else ~c, g), g, zero), shape, dtype))
     return tuple(grads)
 
 
@@ -1027,22 +1191,14 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     b = other._array if isinstance(other, _TB) else other
     da = a.dtype if isinstance(a, np.ndarray) else None
     db = b.dtype if isinstance(b, np.ndarray) else None
-    r = np.where(c.astype(bool), a, b)
-    out = _wrap(_promote(np.asarray(r), da, db), like)
-    inputs = tuple(x for x in (input, other) if isinstance(x, _TB))
-    if len(inputs) == 2:
-        return _record(_WHERE, inputs, out, (_const(c.astype(bool), like),), (a.shape, b.shape))
-    keep = isinstance(input, _TB)
-    cond = c.astype(bool) if keep else ~c.astype(bool)
-    shape = (a if keep else b).shape
-    return _record(_WHERE_ONE, inputs, out, (_const(cond, like),), shape)
-
-
-def _where_one_bw(g, s, e, n):
-    return (_sum_to(where(s[0], g, zeros_like(g)), e),)
-
-
-_WHERE_ONE = _op_spec("WhereBackward0", _where_one_bw)
+    r = _promote(np.asarray(np.where(c.astype(bool), a, b)), da, db)
+    out = _wrap(r, like)
+    # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
+    input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001
+    other = other if db is not None else _const(np.asarray(b, dtype=r.dtype), like)
+    a, b = input._array, other._array
+    return _record(_WHERE, (input, other), out, (_const(c.astype(bool), like),),
+                   (a.shape, b.shape, a.dtype, b.dtype))
 
 
 # Comparisons (never differentiable) ------------------------------------------------

@@ -4,10 +4,15 @@ The C half, torchlite._C.TensorBase, holds the C++ tensor and provides the
 autograd attributes (requires_grad, grad, grad_fn, is_leaf, _version) and
 `_array`, the numpy array over the same memory. Ops live in _ops.py.
 """
+import warnings
+
 import numpy as np
 
 from . import _C, _ops
 from ._dtypes import Size, _from_numpy_dtype, device as _device
+
+
+_TensorBase_grad = _C.TensorBase.__dict__["grad"]
 
 
 class Tensor(_C.TensorBase):
@@ -84,14 +89,51 @@ class Tensor(_C.TensorBase):
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def requires_grad_(self, requires_grad=True):
+        if requires_grad and self.is_leaf and self._array.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
+
+    @property
+    def grad(self):
+        g = _TensorBase_grad.__get__(self)
+        if g is None and not self.is_leaf and not self.retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+                "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+                "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf "
+                "Tensor by mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more information.", UserWarning, stacklevel=2)
+        return g
+
+    @grad.setter
+    def grad(self, value):
+        if isinstance(value, Tensor) and value is not self:
+            # torch's checks, in its order and words, before the C++ setter's own
+            if value._array.dtype != self._array.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_dtypes._c_type_name(value._array.dtype)}' to a "
+                    f"tensor with grad_dtype '{_ops._torch_type_name(self._array.dtype)}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    "attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. "
+                    "Diverging the dtypes of a tensor and its gradient may break downstream systems that assume "
+                    "they match.")
+            if value._array.shape != self._array.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._array.shape)}' to a tensor of size "
+                    f"'{list(self._array.shape)}'. Please ensure that the gradient and the tensor are the same size")
+        _TensorBase_grad.__set__(self, value)
 
     def register_hook(self, hook):
         return _C._register_tensor_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
-        return _C._register_post_accumulate_grad_hook(self, hook)
+        import functools
+
+        @functools.wraps(hook)
+        def post_accumulate_grad_hook(tensor):
+            hook(tensor)  # torch ignores what the hook returns
+        return _C._register_post_accumulate_grad_hook(self, post_accumulate_grad_hook)
 
     # Conversion ------------------------------------------------------------------
     def numpy(self, *, force=False):

@@ -28,7 +28,37 @@ std::string type_name(PyObject* obj) {
   return Py_TYPE(obj)->tp_name;
 }
 
+// torch.autograd.graph.saved_tensors_hooks: this thread's stack of
+// (pack_hook, unpack_hook), owned references. PyTorch keeps it in C++
+// thread-local state for SavedVariable; torchlite's SavedVariable has no hook
+// slot, so the Python nodes, which create every saved tensor from Python,
+// apply the hooks themselves.
+thread_local std::vector<std::pair<PyObject*, PyObject*>> saved_tensors_default_hooks;
+
 } // namespace
+
+PyObject* pack_saved_tensor(PyObject* tensor) {
+  if (saved_tensors_default_hooks.empty()) return nullptr;
+  const auto& hooks = saved_tensors_default_hooks.back();
+  PyObject* packed = PyObject_CallOneArg(hooks.first, tensor);
+  if (!packed) throw py::error_already_set();
+  PyObject* pair = PyTuple_Pack(2, hooks.second, packed);
+  Py_DECREF(packed);
+  if (!pair) throw py::error_already_set();
+  return pair;
+}
+
+py::object unpack_saved_tensor(PyObject* unpack_and_packed) {
+  PyObject* raw = PyObject_CallOneArg(PyTuple_GET_ITEM(unpack_and_packed, 0),
+                                      PyTuple_GET_ITEM(unpack_and_packed, 1));
+  if (!raw) throw py::error_already_set();
+  py::object r = py::reinterpret_steal<py::object>(raw);
+  if (!THPVariable_Check(r.ptr())) {
+    throw py::type_error("Output of saved tensor unpack_hook expected to be a Tensor but got result of type " +
+                         type_name(r.ptr()));
+  }
+  return r;
+}
 
 // PyNode ---------------------------------------------------------------------------
 
@@ -107,6 +137,7 @@ void PyNode::release_variables() {
   py::gil_scoped_acquire gil;
   THPFunction& f = py::handle(obj_).cast<THPFunction&>();
   f.saved_variables.clear();
+  f.packed_saved.clear();
   f.has_freed_buffers = true;
 }
 
@@ -114,6 +145,15 @@ void PyNode::release_variables() {
 
 PyFormulaNode::~PyFormulaNode() {
   release_pyobject(extra_);
+  for (PyObject* p : packed_) release_pyobject(p);
+}
+
+void PyFormulaNode::release_packed() {
+  for (PyObject*& p : packed_) {
+    Py_XDECREF(p);
+    p = nullptr;
+  }
+  packed_released_ = true;
 }
 
 variable_list PyFormulaNode::apply(variable_list&& grads) {
@@ -125,7 +165,10 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
   py::gil_scoped_acquire gil;
   auto self = getptr();
   py::tuple saved(saved_.size());
-  for (size_t i = 0; i < saved_.size(); ++i) saved[i] = wrap(saved_[i].unpack(self));
+  if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  for (size_t i = 0; i < saved_.size(); ++i) {
+    saved[i] = i < packed_.size() && packed_[i] ? unpack_saved_tensor(packed_[i]) : wrap(saved_[i].unpack(self));
+  }
   py::tuple needs(n);
   for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(task_should_compute_output(i));
   py::object grad = wrap(grads[0]);
@@ -134,6 +177,7 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
     // The engine frees the graph after this call: drop the saved tensors now,
     // while the GIL is held, instead of taking it again in release_variables.
     for (auto& s : saved_) s.reset_data();
+    if (!packed_.empty()) release_packed();
   }
 
   PyObject* argv[] = {grad.ptr(), saved.ptr(), extra_ ? extra_ : Py_None, needs.ptr()};
@@ -157,6 +201,10 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
 
 void PyFormulaNode::release_variables() {
   for (auto& s : saved_) s.reset_data();
+  if (!packed_.empty() && python_is_alive()) {
+    py::gil_scoped_acquire gil;
+    release_packed();
+  }
 }
 
 namespace {
@@ -215,6 +263,10 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   for (Py_ssize_t i = 0; i < num_saved; ++i) {
     PyObject* s = PyTuple_GET_ITEM(saved, i);
     if (s == Py_None) {
+      node->saved_.emplace_back();
+    } else if (PyObject* packed = pack_saved_tensor(s)) {
+      node->packed_.resize(static_cast<size_t>(num_saved), nullptr);
+      node->packed_[static_cast<size_t>(i)] = packed;
       node->saved_.emplace_back();
     } else {
       node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/s == output);
@@ -343,6 +395,7 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
     py::tuple to_save = py::tuple(ctx_obj.attr("to_save"));
     ctx.saved_variables.clear();
     ctx.saved_variables.reserve(to_save.size());
+    ctx.packed_saved.assign(to_save.size(), py::none());
     for (size_t j = 0; j < to_save.size(); ++j) {
       PyObject* item = PyTuple_GET_ITEM(to_save.ptr(), j);
       if (item == Py_None) {
@@ -357,7 +410,12 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
       for (size_t i = 0; i < num_outputs; ++i) {
         if (PyTuple_GET_ITEM(outputs.ptr(), i) == item && results[i].ptr() == item) is_output = true;
       }
-      ctx.saved_variables.emplace_back(THPVariable_Unpack(item), is_output);
+      if (PyObject* packed = pack_saved_tensor(item)) {
+        ctx.packed_saved[j] = py::reinterpret_steal<py::object>(packed);
+        ctx.saved_variables.emplace_back();
+      } else {
+        ctx.saved_variables.emplace_back(THPVariable_Unpack(item), is_output);
+      }
     }
   }
   del_attr(ctx_obj, "to_save");
@@ -377,6 +435,16 @@ std::shared_ptr<Node> ctx_node(THPFunction& f) {
 void initFunctionBindings(py::module_& m) {
   if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
   m.def("_function_apply", &function_apply);
+  m.def("_push_saved_tensors_default_hooks", [](py::object pack_hook, py::object unpack_hook) {
+    saved_tensors_default_hooks.emplace_back(pack_hook.release().ptr(), unpack_hook.release().ptr());
+  });
+  m.def("_pop_saved_tensors_default_hooks", [] {
+    if (saved_tensors_default_hooks.empty()) throw std::runtime_error("no saved tensors hooks to pop");
+    auto hooks = saved_tensors_default_hooks.back();
+    saved_tensors_default_hooks.pop_back();
+    Py_DECREF(hooks.first);
+    Py_DECREF(hooks.second);
+  });
 
   py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr())
       .def(py::init<>())
@@ -387,7 +455,9 @@ void initFunctionBindings(py::module_& m) {
                                auto node = f.cdata.lock();
                                py::tuple result(f.saved_variables.size());
                                for (size_t i = 0; i < f.saved_variables.size(); ++i) {
-                                 result[i] = wrap(f.saved_variables[i].unpack(node));
+                                 const bool packed = i < f.packed_saved.size() && !f.packed_saved[i].is_none();
+                                 result[i] = packed ? unpack_saved_tensor(f.packed_saved[i].ptr())
+                                                    : wrap(f.saved_variables[i].unpack(node));
                                }
                                return result;
                              })

@@ -39,6 +39,8 @@ struct PyNode : public Node {
 struct THPFunction {
   std::weak_ptr<PyNode> cdata;
   std::vector<SavedVariable> saved_variables;
+  // (unpack_hook, packed) per saved tensor packed by saved_tensors_hooks, else None.
+  std::vector<pybind11::object> packed_saved;
   // One entry per forward argument: was it a tensor (and so has an edge)?
   std::vector<bool> is_variable_input;
   // Per node input (forward output): was it a tensor?
@@ -62,12 +64,24 @@ struct PyFormulaNode : public Node {
   std::string name() const override { return info_->name; }
 
   std::vector<SavedVariable> saved_;
+  // Saved tensors packed by saved_tensors_hooks: owned (unpack_hook, packed)
+  // tuples, null where saved_ holds the tensor. Empty when no hook was active.
+  std::vector<PyObject*> packed_;
   PyObject* extra_ = nullptr;  // non-tensor arguments the formula needs, owned
 
  private:
+  void release_packed();
+
   const OpInfo* info_;
   bool release_after_apply_ = false;
+  bool packed_released_ = false;
 };
+
+// The innermost saved_tensors_hooks' pack hook applied to `tensor`: a new
+// reference to (unpack_hook, packed), or null when no hooks are active.
+PyObject* pack_saved_tensor(PyObject* tensor);
+// unpack_hook(packed), checked to be a tensor.
+pybind11::object unpack_saved_tensor(PyObject* unpack_and_packed);
 
 void initFunctionBindings(pybind11::module_& m);
 

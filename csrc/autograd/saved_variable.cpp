@@ -2,6 +2,7 @@
 #include "autograd/anomaly_mode.h"
 #include "autograd/function.h"
 
+#include <cctype>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,6 +15,21 @@ const char* ERR_BACKWARD_TWICE =
     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.";
+
+namespace {
+// The forward op behind a backward node's name, as PyTorch names it in this
+// message: "ExpBackward0" -> "Exp", "MulBackward1" -> "Mul".
+std::string forward_name(const std::string& node_name) {
+  auto end = node_name.size();
+  while (end > 0 && std::isdigit(static_cast<unsigned char>(node_name[end - 1]))) --end;
+  static const std::string suffix = "Backward";
+  if (end < node_name.size() && end > suffix.size() &&
+      node_name.compare(end - suffix.size(), suffix.size(), suffix) == 0) {
+    return node_name.substr(0, end - suffix.size());
+  }
+  return node_name;
+}
+} // namespace
 
 SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_inplace_on_view) {
   if (!variable.defined()) return;
@@ -58,13 +74,13 @@ Variable SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
                "modified by an inplace operation: ["
             << data_.toString() << " " << at::sizes_to_string(data_.sizes()) << "]";
     if (grad_fn) {
-      message << ", which is output " << output_nr_ << " of " << grad_fn->name() << ",";
+      message << ", which is output " << output_nr_ << " of " << forward_name(grad_fn->name()) << ",";
     }
     message << " is at version " << current_version << "; expected version " << saved_version_
             << " instead.";
     if (!AnomalyMode::is_enabled()) {
       message << " Hint: enable anomaly detection to find the operation that failed to compute "
-                 "its gradient, with torch.autograd.set_detect_anomaly(True).";
+                 "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).";
     } else {
       message << " Hint: the backtrace further above shows the operation that failed to compute "
                  "its gradient. The variable in question was changed in there or anywhere later. "

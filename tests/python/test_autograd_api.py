@@ -39,7 +39,7 @@ def test_allow_unused():
     y = torch.ones(2, requires_grad=True)
     out = (x * 2).sum()
     with pytest.raises(RuntimeError, match=re.escape(
-            "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True "
+            "The differentiated Tensor at index 1 appears to not have been used in the graph. Set allow_unused=True "
             "if this is the desired behavior.")):
         torch.autograd.grad(out, (x, y), retain_graph=True)
     gx, gy = torch.autograd.grad(out, (x, y), allow_unused=True, retain_graph=True)
@@ -66,7 +66,7 @@ def test_backward_inputs_restricts_accumulation():
     assert x.grad.tolist() == [2.0] and y.grad is None
     mid.backward(inputs=[z])
     assert z.grad.tolist() == [1.0]  # a non-leaf input retains its grad
-    with pytest.raises(RuntimeError, match="'inputs' argument to backward\\(\\) cannot be empty."):
+    with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be empty."):
         (x * 1).backward(inputs=[])
 
 
@@ -138,7 +138,7 @@ def test_tensor_attributes():
     assert y.data.grad_fn is None
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables."):
         y.requires_grad = False
-    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
         torch.tensor([1, 2]).requires_grad_()
 
 
@@ -148,9 +148,10 @@ def test_grad_setter_checks():
     assert x.grad.tolist() == [0.0, 0.0]
     x.grad = None
     assert x.grad is None
-    with pytest.raises(RuntimeError, match="assigned grad has data of a different size"):
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient of size '\\[3\\]' to a tensor of size"):
         x.grad = torch.zeros(3)
-    with pytest.raises(RuntimeError, match="assigned grad has data of a different type"):
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype 'double' to a tensor with "
+                                           "grad_dtype 'Float'"):
         x.grad = torch.zeros(2, dtype=torch.float64)
     with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None"):
         x.grad = 3
@@ -211,3 +212,14 @@ def test_sim_device_tensors_run_on_device_threads():
     assert x.grad.tolist() == [2.0, 4.0] and x.grad.device == torch.device("sim:1")
     with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
         torch.ones(1, device="cuda")
+
+
+def test_backward_create_graph_warns_once_about_the_cycle(monkeypatch):
+    monkeypatch.setattr(torch.autograd, "_create_graph_cycle_warned", False)
+    x = torch.ones(3, requires_grad=True)
+    with pytest.warns(UserWarning, match="Using backward\\(\\) with create_graph=True will create a reference cycle"):
+        (x * 2).sum().backward(create_graph=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (x * 2).sum().backward(create_graph=True)
+        torch.autograd.grad((x * 2).sum(), x, create_graph=True)

@@ -1,17 +1,27 @@
 """torchlite.autograd (torch/autograd/__init__.py): backward() and grad(),
 which check their arguments and call the C++ engine (seed 002)."""
+import warnings
+
 from .. import _C
 from .._dtypes import Size
 from .._tensor import Tensor
-from . import anomaly_mode, function, grad_mode
+from . import anomaly_mode, function, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, once_differentiable
+from .gradcheck import gradcheck, gradgradcheck
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
-           "inference_mode", "detect_anomaly", "set_detect_anomaly", "is_grad_enabled", "once_differentiable"]
+           "inference_mode", "detect_anomaly", "set_detect_anomaly", "is_grad_enabled", "once_differentiable",
+           "gradcheck", "gradgradcheck"]
+
+
+def _is_checkpoint_valid():
+    """False inside a backward that computes only some gradients (grad(), or
+    backward(inputs=...)), where reentrant checkpointing cannot work."""
+    return Variable._execution_engine.is_checkpoint_valid()
 
 
 def _tensor_or_tensors_to_tuple(tensors, length):
@@ -34,12 +44,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                     "Mismatch in shape: grad_output[" + str(i) + "] has a shape of "
                     + str(Size(grad._array.shape)) + " and output[" + str(i)
                     + "] has a shape of " + str(Size(out._array.shape)) + ".")
-            if out.dtype.is_floating_point != grad.dtype.is_floating_point:
-                raise RuntimeError(
-                    "For complex Tensors, both grad_output and output are required to have the same dtype."
-                    " Mismatch in dtype: grad_output[" + str(i) + "] has a dtype of "
-                    + repr(grad.dtype) + " and output[" + str(i) + "] has a dtype of "
-                    + repr(out.dtype) + ".")
+            if out.dtype.is_floating_point and not grad.dtype.is_floating_point:
+                grad = grad.to(out.dtype)  # torch's engine casts it (validate_outputs); torchlite has no complex
             new_grads.append(grad)
         elif grad is None:
             if out.requires_grad:
@@ -56,6 +62,29 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     return tuple(new_grads)
 
 
+def _check_counts(tensors, grads):
+    n = len(_tensor_or_tensors_to_tuple(grads, len(tensors)))
+    if n != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {n} gradients")
+
+
+_create_graph_cycle_warned = False
+
+
+def _warn_create_graph_cycle_once():
+    """torch's engine warns once per process (TORCH_WARN_ONCE) that .grad
+    and the graph it was built with now refer to each other."""
+    global _create_graph_cycle_warned
+    if _create_graph_cycle_warned:
+        return
+    _create_graph_cycle_warned = True
+    warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+                  "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+                  "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+                  ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+                  UserWarning, stacklevel=3)
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulates the gradients of `tensors` into the leaves' .grad."""
@@ -65,15 +94,21 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                                "backward(). Please only use 'grad_tensors'.")
         grad_tensors = grad_variables
     if inputs is not None and len(inputs) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
 
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs) if inputs is not None else tuple()
 
     grad_tensors_ = _tensor_or_tensors_to_tuple(grad_tensors, len(tensors))
     grad_tensors_ = _make_grads(tensors, grad_tensors_)
+    _check_counts(tensors, grad_tensors)
+    for t in inputs:
+        if not t.requires_grad:  # torch retains the inputs' grads first
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        _warn_create_graph_cycle_once()
 
     Variable._execution_engine.run_backward(
         tensors, grad_tensors_, retain_graph, create_graph, inputs,
@@ -95,12 +130,17 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
     grad_outputs_ = _tensor_or_tensors_to_tuple(grad_outputs, len(t_outputs))
     grad_outputs_ = _make_grads(t_outputs, grad_outputs_)
+    _check_counts(t_outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
 
     result = Variable._execution_engine.run_backward(
         t_outputs, grad_outputs_, retain_graph, create_graph, t_inputs,
-        allow_unused, accumulate_grad=False)
+        True, accumulate_grad=False)
+    for i, g in enumerate(result):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
+                               "Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
         from .. import zeros_like
         result = tuple(g if g is not None else zeros_like(i, requires_grad=create_graph)

@@ -26,7 +26,13 @@ class FunctionCtx:
 
 class BackwardCFunction(_C._FunctionBase, FunctionCtx):
     def apply(self, *args):
-        return self._forward_cls.backward(self, *args)
+        result = self._forward_cls.backward(self, *args)
+        grads = result if isinstance(result, tuple) else (result,)
+        if len(grads) == len(self.needs_input_grad):  # a wrong count is reported first, by the caller
+            for g in grads:
+                if g is not None and not isinstance(g, _C.TensorBase):
+                    raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+        return result
 
 
 class FunctionMeta(type):

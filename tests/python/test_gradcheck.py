@@ -1,0 +1,393 @@
+"""gradcheck / gradgradcheck themselves, and both run over every op of the
+package (every backward node _ops.py defines) and a custom Function."""
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import torchlite as torch
+from torchlite.autograd import Function, gradcheck, gradgradcheck
+from torchlite.autograd.gradcheck import GradcheckError
+
+rng = np.random.default_rng(1)
+
+
+def dbl(*shape, low=-2.0, high=2.0, requires_grad=True):
+    return torch.tensor(rng.uniform(low, high, size=shape), dtype=torch.float64, requires_grad=requires_grad)
+
+
+def pos(*shape):
+    return dbl(*shape, low=0.5, high=2.0)
+
+
+def away_from_zero(*shape):
+    """Values at least 0.2 from 0, so |x| and relu are smooth within eps."""
+    a = rng.uniform(0.2, 2.0, size=shape) * rng.choice([-1.0, 1.0], size=shape)
+    return torch.tensor(a, dtype=torch.float64, requires_grad=True)
+
+
+def distinct(*shape):
+    """A permutation of well separated values: max/min have a unique argmax."""
+    a = rng.permutation(np.arange(int(np.prod(shape)), dtype=np.float64)).reshape(shape) * 0.5
+    return torch.tensor(a, dtype=torch.float64, requires_grad=True)
+
+
+def _setitem(x, y):
+    z = x.clone()
+    z[1] = y
+    return z
+
+
+def _setitem_scalar(x):
+    z = x * 1.0
+    z[0, 1:] = 3.0
+    return z
+
+
+# (id, function, input factory). Together they reach every backward node of _ops.py,
+# which test_cases_cover_every_op checks.
+OPS = [
+    ("add", lambda a, b: a + b, lambda: (dbl(2, 3), dbl(3))),
+    ("add_alpha", lambda a, b: torch.add(a, b, alpha=2.5), lambda: (dbl(2, 3), dbl(2, 1))),
+    ("add_scalar", lambda a: a + 1.5, lambda: (dbl(2, 3),)),
+    ("radd", lambda a: 1.5 + a, lambda: (dbl(2, 3),)),
+    ("sub", lambda a, b: a - b, lambda: (dbl(2, 3), dbl(1, 3))),
+    ("sub_alpha", lambda a, b: torch.sub(a, b, alpha=0.5), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("sub_scalar", lambda a: a - 2.0, lambda: (dbl(3),)),
+    ("rsub", lambda a: 2.0 - a, lambda: (dbl(3),)),
+    ("mul", lambda a, b: a * b, lambda: (dbl(2, 3), dbl(2, 1))),
+    ("mul_scalar", lambda a: a * 3.0, lambda: (dbl(2, 3),)),
+    ("rmul", lambda a: 3.0 * a, lambda: (dbl(2, 3),)),
+    ("div", lambda a, b: a / b, lambda: (dbl(2, 3), pos(3))),
+    ("div_scalar", lambda a: a / 4.0, lambda: (dbl(2, 3),)),
+    ("rdiv", lambda a: 2.0 / a, lambda: (pos(2, 3),)),
+    ("neg", lambda a: -a, lambda: (dbl(2, 3),)),
+    ("exp", torch.exp, lambda: (dbl(2, 3),)),
+    ("log", torch.log, lambda: (pos(2, 3),)),
+    ("sin", torch.sin, lambda: (dbl(2, 3),)),
+    ("cos", torch.cos, lambda: (dbl(2, 3),)),
+    ("tanh", torch.tanh, lambda: (dbl(2, 3),)),
+    ("sigmoid", torch.sigmoid, lambda: (dbl(2, 3),)),
+    ("relu", torch.relu, lambda: (away_from_zero(2, 3),)),
+    ("abs", torch.abs, lambda: (away_from_zero(2, 3),)),
+    ("sqrt", torch.sqrt, lambda: (pos(2, 3),)),
+    ("reciprocal", torch.reciprocal, lambda: (pos(2, 3),)),
+    ("pow_scalar", lambda a: a ** 3, lambda: (dbl(2, 3),)),
+    ("pow_zero", lambda a: a ** 0, lambda: (dbl(2, 3),)),
+    ("pow_tensor", lambda a, b: a ** b, lambda: (pos(2, 3), dbl(3))),
+    ("rpow", lambda a: 2.0 ** a, lambda: (dbl(2, 3),)),
+    ("mm", torch.matmul, lambda: (dbl(2, 3), dbl(3, 2))),
+    ("dot", torch.matmul, lambda: (dbl(3), dbl(3))),
+    ("mv", torch.matmul, lambda: (dbl(2, 3), dbl(3))),
+    ("bmm", torch.matmul, lambda: (dbl(2, 2, 3), dbl(3, 2))),
+    ("bmm_batched", torch.matmul, lambda: (dbl(2, 2, 3), dbl(2, 3, 2))),
+    ("vec_mat", torch.matmul, lambda: (dbl(3), dbl(3, 2))),
+    ("batch_mat_vec", torch.matmul, lambda: (dbl(2, 2, 3), dbl(3))),
+    ("sum", lambda a: a.sum(), lambda: (dbl(2, 3),)),
+    ("sum_dim", lambda a: a.sum(1), lambda: (dbl(2, 3),)),
+    ("sum_keepdim", lambda a: a.sum((0, 2), keepdim=True), lambda: (dbl(2, 3, 2),)),
+    ("mean", lambda a: a.mean(), lambda: (dbl(2, 3),)),
+    ("mean_dim", lambda a: a.mean(-1), lambda: (dbl(2, 3),)),
+    ("mean_keepdim", lambda a: a.mean(0, keepdim=True), lambda: (dbl(2, 3),)),
+    ("max", lambda a: a.max(), lambda: (distinct(2, 3),)),
+    ("min", lambda a: a.min(), lambda: (distinct(2, 3),)),
+    ("max_dim", lambda a: a.max(1).values, lambda: (distinct(2, 3),)),
+    ("min_dim_keepdim", lambda a: a.min(0, keepdim=True).values, lambda: (distinct(2, 3),)),
+    ("view", lambda a: a.view(3, 2), lambda: (dbl(2, 3),)),
+    ("view_as", lambda a, b: a.view_as(b), lambda: (dbl(2, 3), dbl(6, requires_grad=False))),
+    ("reshape", lambda a: a.reshape(-1), lambda: (dbl(2, 3),)),
+    ("reshape_copy", lambda a: a.t().reshape(6), lambda: (dbl(2, 3),)),
+    ("transpose", lambda a: a.transpose(0, 2), lambda: (dbl(2, 3, 2),)),
+    ("t", lambda a: a.t(), lambda: (dbl(2, 3),)),
+    ("T", lambda a: a.T, lambda: (dbl(2, 3, 2),)),
+    ("mT", lambda a: a.mT, lambda: (dbl(2, 3, 2),)),
+    ("permute", lambda a: a.permute(2, 0, 1), lambda: (dbl(2, 3, 2),)),
+    ("unsqueeze", lambda a: a.unsqueeze(1), lambda: (dbl(2, 3),)),
+    ("squeeze", lambda a: a.squeeze(), lambda: (dbl(2, 1, 3),)),
+    ("squeeze_dim", lambda a: a.squeeze(1), lambda: (dbl(2, 1, 3),)),
+    ("expand", lambda a: a.expand(2, 3, 3), lambda: (dbl(3, 1),)),
+    ("expand_as", lambda a, b: a.expand_as(b), lambda: (dbl(3), dbl(2, 3, requires_grad=False))),
+    ("clone", torch.clone, lambda: (dbl(2, 3),)),
+    ("contiguous", lambda a: a.t().contiguous(), lambda: (dbl(2, 3),)),
+    ("select", lambda a: a[1], lambda: (dbl(3, 2),)),
+    ("slice", lambda a: a[1:], lambda: (dbl(3, 2),)),
+    ("index_basic_tuple", lambda a: a[:, 0, None], lambda: (dbl(3, 2),)),
+    ("index_ellipsis", lambda a: a[...] * 1.0, lambda: (dbl(3, 2),)),
+    ("index_advanced", lambda a: a[torch.tensor([0, 2, 0])], lambda: (dbl(3, 2),)),
+    ("index_mask", lambda a: a[a > 0.0], lambda: (away_from_zero(3, 2),)),
+    ("setitem", _setitem, lambda: (dbl(3, 2), dbl(2))),
+    ("setitem_scalar", _setitem_scalar, lambda: (dbl(2, 3),)),
+    ("add_", lambda a, b: a.clone().add_(b, alpha=2.0), lambda: (dbl(2, 3), dbl(3))),
+    ("add_scalar_", lambda a: a.clone().add_(1.0), lambda: (dbl(2, 3),)),
+    ("sub_", lambda a, b: a.clone().sub_(b), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("mul_", lambda a, b: a.clone().mul_(b), lambda: (dbl(2, 3), dbl(3))),
+    ("mul_scalar_", lambda a: a.clone().mul_(2.0), lambda: (dbl(2, 3),)),
+    ("div_", lambda a, b: a.clone().div_(b), lambda: (dbl(2, 3), pos(3))),
+    ("div_scalar_", lambda a: a.clone().div_(2.0), lambda: (dbl(2, 3),)),
+    ("iadd", lambda a, b: _iadd(a.clone(), b), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("zero_", lambda a: a.clone().zero_() + a, lambda: (dbl(2, 3),)),
+    ("fill_", lambda a: a.clone().fill_(2.0) * a, lambda: (dbl(2, 3),)),
+    ("to_copy", lambda a: a.to(torch.float64, copy=True), lambda: (dbl(2, 3),)),
+    ("stack", lambda a, b: torch.stack([a, b], 1), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("cat", lambda a, b: torch.cat([a, b], 0), lambda: (dbl(2, 3), dbl(1, 3))),
+    ("where", lambda a, b: torch.where(a > b, a, b), lambda: (dbl(2, 3), dbl(3))),
+    ("where_scalar", lambda a: torch.where(a > 0.0, a, 0.0), lambda: (away_from_zero(2, 3),)),
+    ("where_scalar_first", lambda a: torch.where(a > 0.0, 1.0, a), lambda: (away_from_zero(2, 3),)),
+    ("mlp", lambda x, w, b: ((x @ w + b).tanh() @ w.t()).sigmoid().mean(),
+     lambda: (dbl(2, 3), dbl(3, 3), dbl(3))),
+]
+
+
+def _iadd(a, b):
+    a += b
+    return a
+
+
+@pytest.mark.parametrize("fn,make_inputs", [c[1:] for c in OPS], ids=[c[0] for c in OPS])
+def test_gradcheck_op(fn, make_inputs):
+    assert gradcheck(fn, make_inputs())
+
+
+@pytest.mark.parametrize("fn,make_inputs", [c[1:] for c in OPS], ids=[c[0] for c in OPS])
+def test_gradgradcheck_op(fn, make_inputs):
+    assert gradgradcheck(fn, make_inputs())
+
+
+def _node_names(roots):
+    seen, names, stack = set(), set(), [r for r in roots if r is not None]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.add(node.name())
+        stack.extend(n for n, _ in node.next_functions if n is not None)
+    return names
+
+
+def test_cases_cover_every_op():
+    """Every backward node _ops.py defines appears in the graphs (first and
+    second order) that the cases above check."""
+    source = (Path(torch.__file__).parent / "_ops.py").read_text()
+    defined = set(re.findall(r'_op_spec\("(\w+)"', source))
+    defined |= {name + "Backward0" for name in re.findall(r'for name in \(([^)]*)\)', source)[0]
+                .replace('"', "").replace(" ", "").split(",") if name}
+    reached = set()
+    for _, fn, make_inputs in OPS:
+        inputs = make_inputs()
+        out = fn(*inputs)
+        reached |= _node_names([out.grad_fn])
+        diff = [i for i in inputs if i.requires_grad]
+        grad_out = torch.ones_like(out, requires_grad=True)
+        grads = torch.autograd.grad(out, diff, grad_out, create_graph=True, allow_unused=True)
+        reached |= _node_names([g.grad_fn for g in grads if g is not None])
+    assert defined - reached == set()
+
+
+class Cube(Function):
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        return x * x * x * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x * x * ctx.scale, None
+
+
+class WrongCube(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x * x  # should be 3 x^2
+
+
+def test_custom_function_passes_gradcheck_and_gradgradcheck():
+    x = dbl(2, 3)
+    assert gradcheck(Cube.apply, (x, 0.5))
+    assert gradgradcheck(Cube.apply, (x, 0.5))
+
+
+def test_wrong_backward_fails_with_jacobian_mismatch():
+    x = dbl(3)
+    with pytest.raises(GradcheckError) as info:
+        gradcheck(WrongCube.apply, (x,))
+    msg = str(info.value)
+    assert msg.startswith("Jacobian mismatch for output 0 with respect to input 0,\nnumerical:tensor(")
+    assert "\nanalytical:tensor(" in msg
+    # the diagonal of the Jacobian: numerical 3x^2, analytical 2x^2
+    x0 = x.detach().numpy()
+    numerical = np.array(eval(msg.split("numerical:tensor(")[1].split(", dtype")[0]))
+    np.testing.assert_allclose(np.diag(numerical), 3 * x0 ** 2, rtol=1e-3)  # printed to 4 decimals
+    assert isinstance(info.value, RuntimeError)
+    assert gradcheck(WrongCube.apply, (x,), raise_exception=False) is False
+
+
+def test_wrong_second_derivative_fails_gradgradcheck_only():
+    class OnceWrong(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.sin()
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            # right value, but the cos of a detached x has the wrong derivative in x
+            return grad * torch.cos(x.detach())
+
+    x = dbl(3)
+    assert gradcheck(OnceWrong.apply, (x,))
+    with pytest.raises(GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
+        gradgradcheck(OnceWrong.apply, (x,))
+
+
+def test_backward_not_multiplied_by_grad_output():
+    class IgnoresGrad(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return torch.ones_like(grad)
+
+    x = dbl(1)  # one element: its Jacobian (1) is right, only the zero grad_output exposes it
+    with pytest.raises(GradcheckError, match="backward not multiplied by grad_output"):
+        gradcheck(IgnoresGrad.apply, (x,))
+
+
+def test_wrong_gradient_size_is_reported():
+    class WrongShape(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.expand(2).clone()
+
+    with pytest.raises((GradcheckError, RuntimeError)):
+        gradcheck(WrongShape.apply, (dbl(3),))
+
+
+def test_nondeterministic_backward_is_reported():
+    calls = []
+
+    class Drifting(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            calls.append(1)
+            return grad * (2 + 1e-9 * len(calls))
+
+    with pytest.raises(GradcheckError, match="Backward is not reentrant"):
+        gradcheck(Drifting.apply, (dbl(2),), atol=1e-3)
+    assert gradcheck(Drifting.apply, (dbl(2),), atol=1e-3, nondet_tol=1e-6)
+
+
+def test_float32_input_warns_like_torch():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="Input #0 requires gradient and is not a double precision floating point"):
+        gradcheck(lambda a: a * 2, (x,), eps=1e-2, atol=1e-2, rtol=1e-2)
+
+
+def test_float32_input_fails_default_tolerances():
+    x = torch.tensor([0.3, 1.7, 2.9], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(GradcheckError, match="Jacobian mismatch"):
+            gradcheck(torch.exp, (x,))
+
+
+def test_no_input_requires_grad_is_an_error():
+    with pytest.raises(ValueError, match="gradcheck expects at least one input tensor to require gradient, "
+                                         "but none of them have requires_grad=True."):
+        gradcheck(torch.exp, (dbl(2, requires_grad=False),))
+
+
+def test_stride_zero_input_is_an_error():
+    x = dbl(1, 3, requires_grad=False).expand(2, 3).requires_grad_()
+    with pytest.raises(RuntimeError, match="The 0th input has a dimension with stride 0"):
+        gradcheck(torch.exp, (x,))
+
+
+def test_non_tensor_inputs_and_several_outputs():
+    def f(a, k, b):
+        return a * k, (a * b).sum(), (a > 0.0)
+
+    assert gradcheck(f, (dbl(2, 2), 3.0, dbl(2, 2)))
+    assert gradgradcheck(f, (dbl(2, 2), 3.0, dbl(2, 2)))
+
+
+def test_output_without_grad_checks_numerical_zero():
+    assert gradcheck(lambda a: a.detach().zero_() + 1.0, (dbl(2),))
+    with pytest.raises(GradcheckError, match="Numerical gradient for function expected to be zero"):
+        gradcheck(lambda a: (a * 2).detach(), (dbl(2),))
+
+
+def test_undefined_grad_support_is_checked():
+    class NonzeroWithoutGrad(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return torch.zeros(2, dtype=torch.float64) + 1.0 if grad is None else grad
+
+    with pytest.warns(UserWarning, match="Backwards compatibility"):
+        with pytest.raises(GradcheckError, match="Expected all input grads to be undefined or zero"):
+            gradcheck(NonzeroWithoutGrad.apply, (dbl(2),))
+    assert gradcheck(NonzeroWithoutGrad.apply, (dbl(2),), check_undefined_grad=False)
+
+
+def test_gradgradcheck_with_given_grad_outputs():
+    x = dbl(2, 3)
+    g = dbl(2, 3)
+    assert gradgradcheck(lambda a: a.tanh() * a, (x,), (g,))
+    assert gradgradcheck(lambda a: a.exp(), (x,), gen_non_contig_grad_outputs=True)
+    # grad_outputs that do not require grad are constants of the checked function
+    assert gradgradcheck(lambda a: a.exp(), (x,), (dbl(2, 3, requires_grad=False),))
+
+
+def test_gradcheck_matches_torch_verdicts_and_message():
+    t = pytest.importorskip("torch")
+    x0 = rng.uniform(0.5, 1.5, size=3)
+
+    class TorchWrongCube(t.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 2 * x * x
+
+    tx = t.tensor(x0, requires_grad=True)
+    lx = torch.tensor(x0, requires_grad=True)
+    assert t.autograd.gradcheck(t.sin, (tx,)) and gradcheck(torch.sin, (lx,))
+    with pytest.raises(t.autograd.gradcheck.GradcheckError if hasattr(t.autograd.gradcheck, "GradcheckError")
+                       else RuntimeError) as tinfo:
+        t.autograd.gradcheck(TorchWrongCube.apply, (tx,))
+    with pytest.raises(GradcheckError) as linfo:
+        gradcheck(WrongCube.apply, (lx,))
+    first_line = "Jacobian mismatch for output 0 with respect to input 0,"
+    assert str(tinfo.value).splitlines()[0] == first_line == str(linfo.value).splitlines()[0]
+    assert str(linfo.value).split("\n")[1].startswith("numerical:tensor([[")
+    assert str(tinfo.value).split("\n")[1].startswith("numerical:tensor([[")

@@ -1,0 +1,4 @@
+"""torch.utils: activation checkpointing."""
+from . import checkpoint
+
+__all__ = ["checkpoint"]
