@@ -256,34 +256,23 @@ def neg(self):
     return _record(_NEG, (self,), out, (), None)
 
 
-def exp(self):
-    a = self._array
-    out = _wrap(_float_result(np.exp(a), a), self)
-    return _record(_EXP, (self,), out, (out,), None)
+def _float_unary(np_fn, spec, saves_result):
+    """An elementwise op whose result is floating point (ints promote to float32);
+    its node saves the result (exp, tanh, sqrt) or the input (log, sin, cos), as PyTorch's does."""
+    def op(self):
+        a = self._array
+        out = _wrap(_float_result(np_fn(a), a), self)
+        return _record(spec, (self,), out, (out,) if saves_result else (self,), None)
+    op.__name__ = op.__qualname__ = np_fn.__name__
+    return op
 
 
-def log(self):
-    a = self._array
-    out = _wrap(_float_result(np.log(a), a), self)
-    return _record(_LOG, (self,), out, (self,), None)
-
-
-def sin(self):
-    a = self._array
-    out = _wrap(_float_result(np.sin(a), a), self)
-    return _record(_SIN, (self,), out, (self,), None)
-
-
-def cos(self):
-    a = self._array
-    out = _wrap(_float_result(np.cos(a), a), self)
-    return _record(_COS, (self,), out, (self,), None)
-
-
-def tanh(self):
-    a = self._array
-    out = _wrap(_float_result(np.tanh(a), a), self)
-    return _record(_TANH, (self,), out, (out,), None)
+exp = _float_unary(np.exp, _EXP, saves_result=True)
+log = _float_unary(np.log, _LOG, saves_result=False)
+sin = _float_unary(np.sin, _SIN, saves_result=False)
+cos = _float_unary(np.cos, _COS, saves_result=False)
+tanh = _float_unary(np.tanh, _TANH, saves_result=True)
+sqrt = _float_unary(np.sqrt, _SQRT, saves_result=True)
 
 
 def sigmoid(self):
@@ -303,12 +292,6 @@ def relu(self):
 def abs(self):  # noqa: A001 - torch's name
     out = _wrap(np.abs(self._array), self)
     return _record(_ABS, (self,), out, (self,), None)
-
-
-def sqrt(self):
-    a = self._array
-    out = _wrap(_float_result(np.sqrt(a), a), self)
-    return _record(_SQRT, (self,), out, (out,), None)
 
 
 def reciprocal(self):
