@@ -207,31 +207,41 @@ def long_chain(n=100000):
     return out
 
 
-def threads(n_threads=4, n=300, repeats=5):
-    """Backward of independent chains from 1 and from n_threads threads:
-    throughput scaling (1.0 = none; the GIL and 2 cores bound it)."""
+def threads(n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repeats=7):
+    """Backward of n_threads independent, already built graphs (chains of
+    mul and tanh on tensors of `size`), one after another on one thread and
+    then concurrently from n_threads threads: throughput scaling, serial time /
+    threaded time (1.0 = none; 2 cores bound it near 2)."""
     out = {}
-    for name, tl in FRAMEWORKS.items():
-        def work(tl=tl):
-            x = tl.ones(256, requires_grad=True)
-            y = x
-            for _ in range(n):
-                y = (y * 1.0001).tanh()
-            y.sum().backward()
-
-        def one():
-            for _ in range(n_threads):
-                work()
-
-        def many():
-            ts = [threading.Thread(target=work) for _ in range(n_threads)]
-            for t in ts:
-                t.start()
-            for t in ts:
-                t.join()
-        t1 = median_time(one, repeats)
-        tn = median_time(many, repeats)
-        out[name] = {"serial_s": t1, "threaded_s": tn, "scaling": t1 / tn}
+    for size, n in configs:
+        for name, tl in FRAMEWORKS.items():
+            def graphs(tl=tl):
+                roots = []
+                for _ in range(n_threads):
+                    y = tl.ones(size, requires_grad=True)
+                    for _ in range(n):
+                        y = (y * 1.0001).tanh()
+                    roots.append(y.sum())
+                return roots
+            serial, threaded = [], []
+            for _ in range(repeats):
+                roots = graphs()
+                gc.collect()
+                t0 = time.perf_counter()
+                for r in roots:
+                    r.backward()
+                serial.append(time.perf_counter() - t0)
+                roots = graphs()
+                gc.collect()
+                ts = [threading.Thread(target=r.backward) for r in roots]
+                t0 = time.perf_counter()
+                for t in ts:
+                    t.start()
+                for t in ts:
+                    t.join()
+                threaded.append(time.perf_counter() - t0)
+            t1, tn = statistics.median(serial), statistics.median(threaded)
+            out[(size, name)] = {"serial_s": t1, "threaded_s": tn, "scaling": t1 / tn}
     return out
 
 
@@ -283,10 +293,10 @@ def main():
                   f"{res['torchlite']['per_node_bytes'] / res['torch']['per_node_bytes']:.2f}x")
     if "threads" in args.workloads:
         res = threads()
-        print("\nbackward from 4 threads vs the same work on 1 thread")
-        for name, r in res.items():
-            print(f"  {name:>10}: serial {r['serial_s'] * 1e3:7.1f} ms   4 threads {r['threaded_s'] * 1e3:7.1f} ms"
-                  f"   scaling {r['scaling']:.2f}x")
+        print("\nbackward of 4 built graphs: one after another vs from 4 threads at once")
+        for (size, name), r in res.items():
+            print(f"  size {size:>7} {name:>10}: serial {r['serial_s'] * 1e3:7.1f} ms   4 threads "
+                  f"{r['threaded_s'] * 1e3:7.1f} ms   scaling {r['scaling']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,10 @@ tensors, `extra` the op's non-tensor arguments, `needs[i]` whether input i
 needs a gradient. It returns one gradient (or None) per tensor input and is
 written with these same ops, so create_graph=True differentiates through it.
 Formulas reduce broadcast gradients themselves (`_sum_to`) for the same reason.
+
+The third argument of `_op_spec`, where given, names the same formula in C++
+(csrc/autograd/FunctionsManual.h): a first-order backward then runs it
+without taking the GIL (Note [GIL-free formulas]).
 """
 import numpy as np
 
@@ -112,15 +116,15 @@ def _div_scalar_bw(g, s, e, n):
     return (div(g, e), None)
 
 
-_ADD = _op_spec("AddBackward0", _add_bw)
-_ADD_S = _op_spec("AddBackward0", _add_scalar_bw)
-_SUB = _op_spec("SubBackward0", _sub_bw)
-_SUB_S = _op_spec("SubBackward0", _add_scalar_bw)
+_ADD = _op_spec("AddBackward0", _add_bw, "add_tensor")
+_ADD_S = _op_spec("AddBackward0", _add_scalar_bw, "add_scalar")
+_SUB = _op_spec("SubBackward0", _sub_bw, "sub_tensor")
+_SUB_S = _op_spec("SubBackward0", _add_scalar_bw, "add_scalar")
 _RSUB = _op_spec("RsubBackward1", _rsub_bw)
-_MUL = _op_spec("MulBackward0", _mul_bw)
-_MUL_S = _op_spec("MulBackward0", _mul_scalar_bw)
+_MUL = _op_spec("MulBackward0", _mul_bw, "mul_tensor")
+_MUL_S = _op_spec("MulBackward0", _mul_scalar_bw, "mul_scalar")
 _DIV = _op_spec("DivBackward0", _div_bw)
-_DIV_S = _op_spec("DivBackward0", _div_scalar_bw)
+_DIV_S = _op_spec("DivBackward0", _div_scalar_bw, "div_scalar")
 
 
 def add(self, other, alpha=1):
@@ -238,14 +242,14 @@ def _reciprocal_bw(g, s, e, n):
     return (mul(neg(g), mul(r, r)),)
 
 
-_NEG = _op_spec("NegBackward0", _neg_bw)
-_EXP = _op_spec("ExpBackward0", _exp_bw)
+_NEG = _op_spec("NegBackward0", _neg_bw, "neg")
+_EXP = _op_spec("ExpBackward0", _exp_bw, "exp")
 _LOG = _op_spec("LogBackward0", _log_bw)
 _SIN = _op_spec("SinBackward0", _sin_bw)
 _COS = _op_spec("CosBackward0", _cos_bw)
-_TANH = _op_spec("TanhBackward0", _tanh_bw)
-_SIGMOID = _op_spec("SigmoidBackward0", _sigmoid_bw)
-_RELU = _op_spec("ReluBackward0", _relu_bw)
+_TANH = _op_spec("TanhBackward0", _tanh_bw, "tanh")
+_SIGMOID = _op_spec("SigmoidBackward0", _sigmoid_bw, "sigmoid")
+_RELU = _op_spec("ReluBackward0", _relu_bw, "relu")
 _ABS = _op_spec("AbsBackward0", _abs_bw)
 _SQRT = _op_spec("SqrtBackward0", _sqrt_bw)
 _RECIPROCAL = _op_spec("ReciprocalBackward0", _reciprocal_bw)
@@ -566,9 +570,9 @@ def _value_selecting_bw(g, s, e, n):
     return (mul(g, _const(onehot, g)),)
 
 
-_SUM = _op_spec("SumBackward0", _sum_bw)
+_SUM = _op_spec("SumBackward0", _sum_bw, "sum")
 _SUM_DIM = _op_spec("SumBackward1", _sum_dim_bw)
-_MEAN = _op_spec("MeanBackward0", _mean_bw)
+_MEAN = _op_spec("MeanBackward0", _mean_bw, "mean")
 _MEAN_DIM = _op_spec("MeanBackward1", _mean_dim_bw)
 _MAX = _op_spec("MaxBackward1", _evenly_distribute_bw)
 _MAX_DIM = _op_spec("MaxBackward0", _value_selecting_bw)

@@ -116,6 +116,11 @@ py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors,
     }
   }
 
+  // Runs last, with the GIL back, also when execute throws: releases the
+  // arrays the workers freed without the GIL (Note [Releasing arrays without the GIL]).
+  struct ReleaseDeferredOnExit {
+    ~ReleaseDeferredOnExit() { release_deferred_pyobjects(); }
+  } release_deferred;
   variable_list outputs;
   {
     py::gil_scoped_release no_gil;

@@ -162,6 +162,19 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
   // without taking the GIL.
   if (!grads[0].defined()) return variable_list(n);
 
+  // Note [GIL-free formulas]: first-order backward of the simple ops runs in C++.
+  if (native_ok_ && !GradMode::is_enabled()) {
+    variable_list saved;
+    saved.reserve(saved_.size());
+    for (const auto& s : saved_) saved.push_back(s.unpack(getptr()));
+    std::vector<bool> needs(n);
+    for (size_t i = 0; i < n; ++i) needs[i] = task_should_compute_output(i);
+    variable_list outputs;
+    if (generated::details::apply_native_formula(info_->native, grads[0], saved, native_args_, needs, outputs)) {
+      return outputs;
+    }
+  }
+
   py::gil_scoped_acquire gil;
   auto self = getptr();
   py::tuple saved(saved_.size());
@@ -209,19 +222,72 @@ void PyFormulaNode::release_variables() {
 
 namespace {
 
-// _op_spec(name, backward): the OpInfo of one op, as a capsule for _record.
+// _op_spec(name, backward[, native]): the OpInfo of one op, as a capsule for
+// _record. `native` names the C++ version of the formula, if there is one.
 PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (nargs != 2 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1])) {
-    throw py::type_error("_op_spec(name: str, backward: callable)");
+  if (nargs < 2 || nargs > 3 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1]) ||
+      (nargs == 3 && args[2] != Py_None && !PyUnicode_Check(args[2]))) {
+    throw py::type_error("_op_spec(name: str, backward: callable, native: str | None = None)");
+  }
+  auto native = generated::details::NativeFormula::None;
+  if (nargs == 3 && args[2] != Py_None) {
+    try {
+      native = generated::details::native_formula_from_key(PyUnicode_AsUTF8(args[2]));
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
   }
   static std::deque<OpInfo> infos;  // stable addresses; ops are made once, at import
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   Py_INCREF(args[1]);
-  infos.push_back(OpInfo{PyUnicode_AsUTF8(args[0]), args[1]});
+  infos.push_back(OpInfo{PyUnicode_AsUTF8(args[0]), args[1], native});
   return PyCapsule_New(&infos.back(), "torchlite.OpInfo", nullptr);
   END_HANDLE_TH_ERRORS
+}
+
+// Reads the op's `extra` into C++ for its native formula; false when it holds
+// something the formula cannot use. Conventions are those of torchlite/_ops.py.
+bool read_native_args(generated::details::NativeFormula f, PyObject* extra,
+                      generated::details::NativeArgs& out) {
+  using generated::details::NativeFormula;
+  auto number = [](PyObject* o, double& v) {
+    if (!PyFloat_Check(o) && !PyLong_Check(o)) return false;  // bool is an int; complex is not
+    v = PyFloat_AsDouble(o);
+    return !PyErr_Occurred();
+  };
+  auto shape = [](PyObject* o, std::vector<int64_t>& v) {
+    if (!PyTuple_Check(o)) return false;
+    v.clear();
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {
+      v.push_back(PyLong_AsLongLong(PyTuple_GET_ITEM(o, i)));
+      if (PyErr_Occurred()) return false;
+    }
+    return true;
+  };
+  bool ok = true;
+  switch (f) {
+    case NativeFormula::AddTensor:
+    case NativeFormula::SubTensor:  // (a.shape, b.shape, alpha, a.dtype, b.dtype)
+      ok = PyTuple_Check(extra) && PyTuple_GET_SIZE(extra) >= 3 && number(PyTuple_GET_ITEM(extra, 2), out.scalar);
+      break;
+    case NativeFormula::MulScalar:
+    case NativeFormula::DivScalar:  // the Python number
+      ok = number(extra, out.scalar);
+      break;
+    case NativeFormula::Sum:  // the input's shape
+      ok = shape(extra, out.shape);
+      break;
+    case NativeFormula::Mean:  // (shape, count)
+      ok = PyTuple_Check(extra) && PyTuple_GET_SIZE(extra) == 2 && shape(PyTuple_GET_ITEM(extra, 0), out.shape) &&
+          number(PyTuple_GET_ITEM(extra, 1), out.scalar);
+      break;
+    default:
+      break;
+  }
+  if (PyErr_Occurred()) PyErr_Clear();
+  return ok;
 }
 
 // _record(spec, inputs, output, saved, extra) -> output
@@ -273,6 +339,9 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   if (args[4] != Py_None) node->extra_ = Py_NewRef(args[4]);
+  if (info->native != generated::details::NativeFormula::None && node->packed_.empty()) {
+    node->native_ok_ = read_native_args(info->native, args[4], node->native_args_);
+  }
   return Py_NewRef(output);
   END_HANDLE_TH_ERRORS
 }

@@ -12,6 +12,7 @@
 // what PyTorch's generated node keeps, as SavedVariables.
 //
 // Both take the GIL inside apply() only.
+#include "autograd/FunctionsManual.h"
 #include "autograd/function.h"
 #include "autograd/python_variable.h"
 #include "autograd/saved_variable.h"
@@ -53,6 +54,8 @@ struct THPFunction {
 struct OpInfo {
   std::string name;
   PyObject* backward;  // fn(grad, saved, extra, needs_input_grad) -> grads
+  // The same formula in C++, if any (Note [GIL-free formulas]).
+  generated::details::NativeFormula native = generated::details::NativeFormula::None;
 };
 
 struct PyFormulaNode : public Node {
@@ -68,6 +71,10 @@ struct PyFormulaNode : public Node {
   // tuples, null where saved_ holds the tensor. Empty when no hook was active.
   std::vector<PyObject*> packed_;
   PyObject* extra_ = nullptr;  // non-tensor arguments the formula needs, owned
+  // extra_ read into C++ for the native formula; native_ok_ is false when
+  // extra_ holds something it cannot use (then Python runs the formula).
+  generated::details::NativeArgs native_args_;
+  bool native_ok_ = false;
 
  private:
   void release_packed();

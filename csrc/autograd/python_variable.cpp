@@ -5,6 +5,7 @@
 
 #include <pybind11/numpy.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,11 +30,65 @@ SafePyObject::~SafePyObject() {
   Py_DECREF(obj_);
 }
 
-std::shared_ptr<void> make_pyobject_owner(PyObject* obj) {
-  return std::shared_ptr<void>(obj, [](void* p) {
+// Note [Releasing arrays without the GIL]
+// The owner of a numpy-backed tensor's memory is the array. An engine worker
+// that frees saved tensors node by node, without the GIL, would take the GIL
+// once per array, and several backward() calls running at once would queue
+// on it. So a thread without the GIL defers the release: the array joins a
+// pending list that is released under one GIL acquisition once it holds
+// kMaxDeferred arrays or kMaxDeferredBytes, and run_backward releases what is
+// left as soon as it has the GIL back. A thread holding the GIL releases at once.
+namespace {
+constexpr size_t kMaxDeferred = 64;
+constexpr size_t kMaxDeferredBytes = size_t(16) << 20;
+
+struct DeferredPyObjects {
+  std::mutex mutex;
+  std::vector<PyObject*> objects;
+  size_t bytes = 0;
+};
+DeferredPyObjects& deferred() {
+  static auto* d = new DeferredPyObjects();  // never destroyed: used until exit
+  return *d;
+}
+
+void decref_all(std::vector<PyObject*>& objects) {
+  for (PyObject* o : objects) Py_DECREF(o);
+  objects.clear();
+}
+} // namespace
+
+void release_deferred_pyobjects() {
+  std::vector<PyObject*> objects;
+  {
+    auto& d = deferred();
+    std::lock_guard<std::mutex> lock(d.mutex);
+    objects.swap(d.objects);
+    d.bytes = 0;
+  }
+  decref_all(objects);
+}
+
+std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes) {
+  return std::shared_ptr<void>(obj, [nbytes](void* p) {
     if (!python_is_alive()) return;
+    auto* o = static_cast<PyObject*>(p);
+    if (PyGILState_Check()) {
+      Py_DECREF(o);
+      return;
+    }
+    std::vector<PyObject*> full;
+    {
+      auto& d = deferred();
+      std::lock_guard<std::mutex> lock(d.mutex);
+      d.objects.push_back(o);
+      d.bytes += nbytes;
+      if (d.objects.size() < kMaxDeferred && d.bytes < kMaxDeferredBytes) return;
+      full.swap(d.objects);
+      d.bytes = 0;
+    }
     py::gil_scoped_acquire gil;
-    Py_DECREF(static_cast<PyObject*>(p));
+    decref_all(full);
   });
 }
 
@@ -106,7 +161,7 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
     extent += (sizes[d] - 1) * std::abs(strides[d]) * itemsize;
   }
   void* data = const_cast<void*>(arr.data());
-  auto owner = make_pyobject_owner(py::array(arr).release().ptr());
+  auto owner = make_pyobject_owner(py::array(arr).release().ptr(), static_cast<size_t>(arr.nbytes()));
   return at::from_blob(data, sizes, strides, st, device, std::move(owner),
                        empty ? 0 : static_cast<size_t>(extent));
 }

@@ -58,8 +58,11 @@ class SafePyObject {
   PyObject* obj_;
 };
 
-// A storage owner that keeps `obj` alive (steals the reference).
-std::shared_ptr<void> make_pyobject_owner(PyObject* obj);
+// A storage owner that keeps `obj` (an array of `nbytes`) alive; steals the
+// reference. See Note [Releasing arrays without the GIL].
+std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes);
+// Releases the arrays whose release was deferred; the caller holds the GIL.
+void release_deferred_pyobjects();
 
 } // namespace autograd
 } // namespace torch

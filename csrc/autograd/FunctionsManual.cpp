@@ -1,0 +1,194 @@
+#include "autograd/FunctionsManual.h"
+#include "aten/Functions.h"
+
+#include <stdexcept>
+#include <unordered_map>
+
+namespace torch {
+namespace autograd {
+namespace generated {
+namespace details {
+namespace {
+
+bool on_host_float(const Variable& t) {
+  return t.defined() && !t.device().is_cuda() && at::isFloatingType(t.dtype());
+}
+
+template <typename F>
+bool dispatch_float(at::ScalarType t, F&& f) {
+  if (t == at::kFloat) {
+    f(float{});
+    return true;
+  }
+  if (t == at::kDouble) {
+    f(double{});
+    return true;
+  }
+  return false;
+}
+
+// out[i] = op(g[i], y[i]) for same-shaped tensors.
+template <typename Op>
+Variable pointwise(const Variable& g_in, const Variable& y_in, Op op) {
+  Variable g = at::contiguous(g_in), y = at::contiguous(y_in);
+  Variable out = at::empty(g.sizes(), g.dtype(), g.device());
+  dispatch_float(g.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* gp = g.data_ptr<T>();
+    const T* yp = y.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < g.numel(); ++i) o[i] = op(gp[i], yp[i]);
+  });
+  return out;
+}
+
+// g * b where b broadcasts to g's shape (the gradient has the output's shape).
+Variable mul_broadcast(const Variable& g_in, const Variable& b_in) {
+  if (g_in.sizes() == b_in.sizes()) return pointwise(g_in, b_in, [](auto x, auto y) { return x * y; });
+  Variable g = at::contiguous(g_in), b = at::contiguous(b_in);
+  const auto& shape = g.sizes();
+  const int64_t lead = g.dim() - b.dim();
+  const auto b_strides = at::contiguous_strides(b.sizes());
+  std::vector<int64_t> map(shape.size(), 0);
+  for (int64_t d = 0; d < b.dim(); ++d) map[lead + d] = b.sizes()[d] == 1 ? 0 : b_strides[d];
+  Variable out = at::empty(shape, g.dtype(), g.device());
+  dispatch_float(g.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* gp = g.data_ptr<T>();
+    const T* bp = b.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < g.numel(); ++i) {
+      int64_t rest = i, off = 0;
+      for (int64_t d = g.dim() - 1; d >= 0; --d) {
+        off += (rest % shape[d]) * map[d];
+        rest /= shape[d];
+      }
+      o[i] = gp[i] * bp[off];
+    }
+  });
+  return out;
+}
+
+// g * c or g / c with c rounded to g's dtype first, as numpy and PyTorch
+// compute a tensor-scalar op.
+template <typename Op>
+Variable with_scalar(const Variable& g_in, double c, Op op) {
+  Variable g = at::contiguous(g_in);
+  Variable out = at::empty(g.sizes(), g.dtype(), g.device());
+  dispatch_float(g.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* gp = g.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    const T cc = static_cast<T>(c);
+    for (int64_t i = 0; i < g.numel(); ++i) o[i] = op(gp[i], cc);
+  });
+  return out;
+}
+
+Variable mul_scalar(const Variable& g, double c) {
+  return with_scalar(g, c, [](auto x, auto y) { return x * y; });
+}
+
+Variable div_scalar(const Variable& g, double c) {
+  return with_scalar(g, c, [](auto x, auto y) { return x / y; });
+}
+
+} // namespace
+
+NativeFormula native_formula_from_key(const std::string& key) {
+  static const std::unordered_map<std::string, NativeFormula> table = {
+      {"add_tensor", NativeFormula::AddTensor}, {"sub_tensor", NativeFormula::SubTensor},
+      {"add_scalar", NativeFormula::AddScalar}, {"mul_tensor", NativeFormula::MulTensor},
+      {"mul_scalar", NativeFormula::MulScalar}, {"div_scalar", NativeFormula::DivScalar},
+      {"neg", NativeFormula::Neg},               {"exp", NativeFormula::Exp},
+      {"tanh", NativeFormula::Tanh},             {"sigmoid", NativeFormula::Sigmoid},
+      {"relu", NativeFormula::Relu},             {"sum", NativeFormula::Sum},
+      {"mean", NativeFormula::Mean},
+  };
+  auto it = table.find(key);
+  if (it == table.end()) throw std::invalid_argument("unknown native formula '" + key + "'");
+  return it->second;
+}
+
+bool apply_native_formula(NativeFormula formula, const Variable& grad, const variable_list& saved,
+                          const NativeArgs& args, const std::vector<bool>& needs, variable_list& out) {
+  if (!on_host_float(grad)) return false;
+  for (const auto& s : saved) {
+    if (s.defined() && (!on_host_float(s) || s.dtype() != grad.dtype())) return false;
+  }
+  out.assign(needs.size(), Variable());
+  auto need = [&](size_t i) { return i < needs.size() && needs[i]; };
+  switch (formula) {
+    case NativeFormula::AddTensor:
+    case NativeFormula::SubTensor: {
+      const double factor = formula == NativeFormula::AddTensor ? args.scalar : -args.scalar;
+      if (need(0)) out[0] = grad;
+      if (need(1)) out[1] = factor == 1.0 ? grad : mul_scalar(grad, factor);
+      return true;
+    }
+    case NativeFormula::AddScalar:
+      if (need(0)) out[0] = grad;
+      return true;
+    case NativeFormula::MulTensor:
+      if (saved.size() != 2) return false;
+      if (need(0)) {
+        if (!saved[1].defined()) return false;
+        out[0] = mul_broadcast(grad, saved[1]);
+      }
+      if (need(1)) {
+        if (!saved[0].defined()) return false;
+        out[1] = mul_broadcast(grad, saved[0]);
+      }
+      return true;
+    case NativeFormula::MulScalar:
+      if (need(0)) out[0] = mul_scalar(grad, args.scalar);
+      return true;
+    case NativeFormula::DivScalar:
+      if (need(0)) out[0] = div_scalar(grad, args.scalar);
+      return true;
+    case NativeFormula::Neg:
+      if (need(0)) out[0] = mul_scalar(grad, -1.0);
+      return true;
+    case NativeFormula::Exp:
+    case NativeFormula::Tanh:
+    case NativeFormula::Sigmoid:
+    case NativeFormula::Relu: {
+      if (saved.size() != 1 || !saved[0].defined() || saved[0].sizes() != grad.sizes()) return false;
+      if (!need(0)) return true;
+      const auto& y = saved[0];
+      if (formula == NativeFormula::Exp) {
+        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * v; });
+      } else if (formula == NativeFormula::Tanh) {
+        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * (1 - v * v); });
+      } else if (formula == NativeFormula::Sigmoid) {
+        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * (v * (1 - v)); });
+      } else {
+        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * decltype(g)(v > 0 ? 1 : 0); });
+      }
+      return true;
+    }
+    case NativeFormula::Sum:
+    case NativeFormula::Mean: {
+      if (grad.numel() != 1) return false;
+      if (!need(0)) return true;
+      double value = grad.item();
+      if (formula == NativeFormula::Mean) {
+        // Divide in the gradient's dtype, as the Python formula does.
+        dispatch_float(grad.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          value = static_cast<double>(static_cast<T>(value) / static_cast<T>(args.scalar));
+        });
+      }
+      out[0] = at::full(args.shape, value, grad.dtype(), grad.device());
+      return true;
+    }
+    case NativeFormula::None:
+      break;
+  }
+  return false;
+}
+
+} // namespace details
+} // namespace generated
+} // namespace autograd
+} // namespace torch
