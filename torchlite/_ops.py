@@ -164,7 +164,7 @@ def mul(self, other):
         saved = (self if other.requires_grad else None, other if self.requires_grad else None)
         return _record(_MUL, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
     out = _wrap(_promote(np.multiply(a, other), a.dtype, None), self)
-    return _record_scalar(_MUL_S, self, other, out)
+    return _record_scalar(_MUL_S, self, other, out, saves_number=True)
 
 
 def div(self, other):
@@ -175,16 +175,19 @@ def div(self, other):
         saved = (self if other.requires_grad else None, other)
         return _record(_DIV, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
     out = _wrap(_promote(np.true_divide(a, other), a.dtype, None), self)
-    return _record_scalar(_DIV_S, self, other, out)
+    return _record_scalar(_DIV_S, self, other, out, saves_number=True)
 
 
-def _record_scalar(spec, self, value, out):
+def _record_scalar(spec, self, value, out, saves_number=False):
     """torch wraps a Python number operand in a tensor, so the node gets a second input
-    edge (None: it never requires grad). torch's mul / div also save that wrapped number
-    (unseen by saved-tensor hooks); torchlite keeps the number in `extra` instead."""
+    edge (None: it never requires grad). mul and div also save that wrapped number (unseen
+    by saved-tensor hooks), so their graph, once freed, refuses a second backward; the
+    formulas read the number from `extra`."""
     if not (self.requires_grad and _C.is_grad_enabled()):
         return _record(spec, (self,), out, (), value)
-    return _record(spec, (self, _const(np.asarray(value, dtype=out._array.dtype), self)), out, (), value)
+    number = _const(np.asarray(value, dtype=out._array.dtype), self)
+    number._mark_wrapped_number()
+    return _record(spec, (self, number), out, (number,) if saves_number else (), value)
 
 
 def rdiv(self, other):

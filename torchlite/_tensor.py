@@ -15,6 +15,21 @@ from ._dtypes import Size, _from_numpy_dtype, device as _device
 _TensorBase_grad = _C.TensorBase.__dict__["grad"]
 
 
+_T_warned = False
+
+
+def _warn_T_once():
+    """torch warns once per process (TORCH_WARN_ONCE) that .T on a tensor that is not 2-D is deprecated."""
+    global _T_warned
+    if _T_warned:
+        return
+    _T_warned = True
+    warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+                  "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+                  "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                  "tensor.", UserWarning, stacklevel=3)
+
+
 class Tensor(_C.TensorBase):
     # the tensor this one is a view of (set by view ops)
     _base = None
@@ -77,6 +92,8 @@ class Tensor(_C.TensorBase):
     @property
     def T(self):
         n = self._array.ndim
+        if n != 2:
+            _warn_T_once()
         return _ops.permute(self, tuple(range(n - 1, -1, -1)))
 
     @property

@@ -73,6 +73,11 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   AutogradMetaInterface* autograd_meta() const noexcept { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta);
 
+  // A Python number an op wrapped in a 0-dim tensor (`x * 2`): saved like a
+  // tensor, but never seen by saved-tensor hooks, as in PyTorch.
+  bool is_wrapped_number() const noexcept { return is_wrapped_number_; }
+  void set_wrapped_number(bool v) noexcept { is_wrapped_number_ = v; }
+
   // A slot the Python binding uses to keep its wrapper object (opaque here).
   void* pyobj() const noexcept { return pyobj_; }
   void set_pyobj(void* p) noexcept { pyobj_ = p; }
@@ -87,6 +92,7 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   std::shared_ptr<VersionCounter> version_counter_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   void* pyobj_ = nullptr;
+  bool is_wrapped_number_ = false;
 };
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);

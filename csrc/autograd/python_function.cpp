@@ -330,6 +330,8 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyObject* s = PyTuple_GET_ITEM(saved, i);
     if (s == Py_None) {
       node->saved_.emplace_back();
+    } else if (THPVariable_Unpack(s).unsafeGetTensorImpl()->is_wrapped_number()) {
+      node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/false);
     } else if (PyObject* packed = pack_saved_tensor(s)) {
       node->packed_.resize(static_cast<size_t>(num_saved), nullptr);
       node->packed_[static_cast<size_t>(i)] = packed;

@@ -223,3 +223,41 @@ def test_backward_create_graph_warns_once_about_the_cycle(monkeypatch):
         warnings.simplefilter("error")
         (x * 2).sum().backward(create_graph=True)
         torch.autograd.grad((x * 2).sum(), x, create_graph=True)
+
+
+@pytest.mark.parametrize("op,saves", [(lambda x: x * 2, True), (lambda x: 2 * x, True), (lambda x: x / 2, True),
+                                      (lambda x: x + 2, False), (lambda x: x - 2, False)])
+def test_ops_with_a_python_number_save_it_like_torch(op, saves):
+    # torch saves the wrapped number of mul/div, so the freed graph refuses a second backward.
+    x = torch.ones(3, requires_grad=True)
+    y = op(x).sum()
+    y.backward()
+    if saves:
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            y.backward()
+    else:
+        y.backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_saved_tensor_hooks_do_not_see_wrapped_numbers():
+    packed = []
+    x = torch.ones(3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        y = (x * 2).exp().sum()
+    assert packed == [torch.Size([3])]  # exp's result only, not the wrapped 2
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.exp(2.0) * np.ones(3), rtol=1e-6)
+
+
+def test_T_on_a_tensor_that_is_not_2d_warns_once(monkeypatch):
+    import torchlite._tensor as tensor_module
+    monkeypatch.setattr(tensor_module, "_T_warned", False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert torch.ones(2, 3).T.shape == (3, 2)
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        assert torch.ones(2, 3, 4).T.shape == (4, 3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.ones(3).T
