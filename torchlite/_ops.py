@@ -13,6 +13,9 @@ needs a gradient. It returns one gradient (or None) per tensor input and is
 written with these same ops, so create_graph=True differentiates through it.
 Formulas reduce broadcast gradients themselves (`_sum_to`) for the same reason.
 
+An op between a tensor and a Python number calls `_record_number` instead,
+which wraps the number in C++ as PyTorch does.
+
 The third argument of `_op_spec`, where given, names the same formula in C++
 (csrc/autograd/FunctionsManual.h): a first-order backward then runs it
 without taking the GIL (Note [GIL-free formulas]).
@@ -20,7 +23,7 @@ without taking the GIL (Note [GIL-free formulas]).
 import numpy as np
 
 from . import _C
-from ._C import _op_spec, _record, _wrap
+from ._C import _op_spec, _record, _record_number, _wrap
 from ._dtypes import _from_numpy_dtype
 
 _TB = _C.TensorBase
@@ -135,7 +138,7 @@ def add(self, other, alpha=1):
         out = _wrap(_promote(r, a.dtype, b.dtype), self)
         return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_promote(np.add(a, other * alpha), a.dtype, None), self)
-    return _record_scalar(_ADD_S, self, other, out)
+    return _record_number(_ADD_S, self, out, other, False)
 
 
 def sub(self, other, alpha=1):
@@ -146,7 +149,7 @@ def sub(self, other, alpha=1):
         out = _wrap(_promote(r, a.dtype, b.dtype), self)
         return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_promote(np.subtract(a, other * alpha), a.dtype, None), self)
-    return _record_scalar(_SUB_S, self, other, out)
+    return _record_number(_SUB_S, self, out, other, False)
 
 
 def rsub(self, other):
@@ -164,7 +167,7 @@ def mul(self, other):
         saved = (self if other.requires_grad else None, other if self.requires_grad else None)
         return _record(_MUL, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
     out = _wrap(_promote(np.multiply(a, other), a.dtype, None), self)
-    return _record_scalar(_MUL_S, self, other, out, saves_number=True)
+    return _record_number(_MUL_S, self, out, other, True)
 
 
 def div(self, other):
@@ -175,19 +178,7 @@ def div(self, other):
         saved = (self if other.requires_grad else None, other)
         return _record(_DIV, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
     out = _wrap(_promote(np.true_divide(a, other), a.dtype, None), self)
-    return _record_scalar(_DIV_S, self, other, out, saves_number=True)
-
-
-def _record_scalar(spec, self, value, out, saves_number=False):
-    """torch wraps a Python number operand in a tensor, so the node gets a second input
-    edge (None: it never requires grad). mul and div also save that wrapped number (unseen
-    by saved-tensor hooks), so their graph, once freed, refuses a second backward; the
-    formulas read the number from `extra`."""
-    if not (self.requires_grad and _C.is_grad_enabled()):
-        return _record(spec, (self,), out, (), value)
-    number = _const(np.asarray(value, dtype=out._array.dtype), self)
-    number._mark_wrapped_number()
-    return _record(spec, (self, number), out, (number,) if saves_number else (), value)
+    return _record_number(_DIV_S, self, out, other, True)
 
 
 def rdiv(self, other):
@@ -1019,7 +1010,7 @@ def add_(self, other, alpha=1):
         return _record(_ADD, (self, other), self, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     np.add(a, other * alpha, out=a)
     self._bump_version()
-    return _record_scalar(_ADD_S, self, other, self)
+    return _record_number(_ADD_S, self, self, other, False)
 
 
 def sub_(self, other, alpha=1):
@@ -1040,7 +1031,7 @@ def mul_(self, other):
         return _record(_MUL, (self, other), self, saved, (a.shape, b.shape, a.dtype, b.dtype))
     np.multiply(a, other, out=a)
     self._bump_version()
-    return _record_scalar(_MUL_S, self, other, self)
+    return _record_number(_MUL_S, self, self, other, False)
 
 
 def div_(self, other):

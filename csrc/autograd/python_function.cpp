@@ -1,4 +1,5 @@
 #include "autograd/python_function.h"
+#include "aten/Functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/python_cpp_function.h"
 
@@ -330,8 +331,6 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyObject* s = PyTuple_GET_ITEM(saved, i);
     if (s == Py_None) {
       node->saved_.emplace_back();
-    } else if (THPVariable_Unpack(s).unsafeGetTensorImpl()->is_wrapped_number()) {
-      node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/false);
     } else if (PyObject* packed = pack_saved_tensor(s)) {
       node->packed_.resize(static_cast<size_t>(num_saved), nullptr);
       node->packed_[static_cast<size_t>(i)] = packed;
@@ -348,11 +347,44 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   END_HANDLE_TH_ERRORS
 }
 
+// _record_number(spec, self, output, number, saves_number) -> output
+// _record for an op between a tensor and a Python number (x * 2). PyTorch
+// wraps the number in a 0-dim tensor, an input without an edge; mul and div
+// save it (saves_number), so their freed graph refuses a second backward.
+// The wrapped number is made here, in C++: it costs no Python objects, and
+// saved-tensor hooks never see it. The formula reads the number from extra.
+PyObject* record_number(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 5) throw py::type_error("_record_number(spec, self, output, number, saves_number)");
+  PyObject* output = args[2];
+  if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad()) return Py_NewRef(output);
+  auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(args[0], "torchlite.OpInfo"));
+  if (!info) throw py::error_already_set();
+  auto node = make_node<PyFormulaNode>(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
+  Variable out = THPVariable_Unpack(output);
+  create_gradient_edge(out, node);
+  if (PyObject_IsTrue(args[4])) {
+    const double value = PyFloat_AsDouble(args[3]);
+    if (PyErr_Occurred()) throw py::error_already_set();
+    at::Tensor number = at::full({}, value, out.dtype(), out.device());
+    number.unsafeGetTensorImpl()->set_wrapped_number(true);
+    node->saved_.emplace_back(number, /*is_output=*/false);
+  }
+  node->extra_ = Py_NewRef(args[3]);
+  if (info->native != generated::details::NativeFormula::None) {
+    node->native_ok_ = read_native_args(info->native, args[3], node->native_args_);
+  }
+  return Py_NewRef(output);
+  END_HANDLE_TH_ERRORS
+}
+
 PyMethodDef methods[] = {
     {"_op_spec", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(op_spec)), METH_FASTCALL,
      nullptr},
     {"_record", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record)), METH_FASTCALL,
      nullptr},
+    {"_record_number", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_number)),
+     METH_FASTCALL, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 std::unordered_set<PyObject*> object_set(const py::object& ctx, const char* attr) {

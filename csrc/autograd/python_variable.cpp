@@ -363,11 +363,6 @@ PyObject* THPVariable_bump_version(PyObject* self, PyObject*) {
   Py_RETURN_NONE;
 }
 
-PyObject* THPVariable_mark_wrapped_number(PyObject* self, PyObject*) {
-  self_var(self)->cdata.unsafeGetTensorImpl()->set_wrapped_number(true);
-  Py_RETURN_NONE;
-}
-
 PyGetSetDef THPVariable_properties[] = {
     {"_array", get_array, nullptr, nullptr, nullptr},
     {"requires_grad", get_requires_grad, set_requires_grad, nullptr, nullptr},
@@ -386,7 +381,6 @@ PyMethodDef THPVariable_methods[] = {
     {"detach", THPVariable_detach, METH_NOARGS, nullptr},
     {"detach_", THPVariable_detach_, METH_NOARGS, nullptr},
     {"_bump_version", THPVariable_bump_version, METH_NOARGS, nullptr},
-    {"_mark_wrapped_number", THPVariable_mark_wrapped_number, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 // _wrap(array, like=None, view=False): the hot path of every op. Makes a
