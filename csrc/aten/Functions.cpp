@@ -106,7 +106,7 @@ Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device de
 
 Tensor from_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                  ScalarType dtype, c10::Device device, std::shared_ptr<void> owner, size_t nbytes) {
-  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner));
+  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner), /*external=*/true);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides));
 }
 

@@ -16,11 +16,15 @@ namespace at {
 class Tensor;
 
 struct StorageImpl {
-  StorageImpl(void* data, size_t nbytes, c10::Device device, std::shared_ptr<void> owner)
-      : data_(data), nbytes_(nbytes), device_(device), owner_(std::move(owner)) {}
+  StorageImpl(void* data, size_t nbytes, c10::Device device, std::shared_ptr<void> owner,
+              bool external = false)
+      : data_(data), nbytes_(nbytes), device_(device), owner_(std::move(owner)), external_(external) {}
   void* data() const noexcept { return data_; }
   size_t nbytes() const noexcept { return nbytes_; }
   c10::Device device() const noexcept { return device_; }
+  // Memory that something outside the tensor world may still reach (a numpy
+  // array made by from_blob): never reused for a result in place.
+  bool external() const noexcept { return external_; }
 
  private:
   void* data_;
@@ -29,6 +33,7 @@ struct StorageImpl {
   // Frees (or releases the foreign array behind) the memory when the last
   // storage reference goes.
   std::shared_ptr<void> owner_;
+  bool external_;
 };
 
 // Shared by a tensor and its views; bumped by every in-place op so that

@@ -27,11 +27,19 @@ bool dispatch_float(at::ScalarType t, F&& f) {
   return false;
 }
 
-// out[i] = op(g[i], y[i]) for same-shaped tensors.
+// Whether the result may overwrite the incoming gradient: the node holds
+// its only reference, to memory no one else can reach.
+bool reusable(const Variable& g) {
+  return g.use_count() == 1 && g.unsafeGetTensorImpl()->storage().use_count() == 1 &&
+      !g.unsafeGetTensorImpl()->storage()->external() && g.is_contiguous() && !g.requires_grad();
+}
+
+// out[i] = op(g[i], y[i]) for same-shaped tensors, into g when it is reusable.
 template <typename Op>
-Variable pointwise(const Variable& g_in, const Variable& y_in, Op op) {
+Variable pointwise(const Variable& g_in, const Variable& y_in, Op op, bool allow_reuse = true) {
+  const bool reuse = allow_reuse && reusable(g_in);  // before taking more references to g_in
   Variable g = at::contiguous(g_in), y = at::contiguous(y_in);
-  Variable out = at::empty(g.sizes(), g.dtype(), g.device());
+  Variable out = reuse ? g_in : at::empty(g.sizes(), g.dtype(), g.device());
   dispatch_float(g.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* gp = g.data_ptr<T>();
@@ -43,8 +51,11 @@ Variable pointwise(const Variable& g_in, const Variable& y_in, Op op) {
 }
 
 // g * b where b broadcasts to g's shape (the gradient has the output's shape).
-Variable mul_broadcast(const Variable& g_in, const Variable& b_in) {
-  if (g_in.sizes() == b_in.sizes()) return pointwise(g_in, b_in, [](auto x, auto y) { return x * y; });
+// allow_reuse: false while g is still to be read for another output.
+Variable mul_broadcast(const Variable& g_in, const Variable& b_in, bool allow_reuse) {
+  if (g_in.sizes() == b_in.sizes()) {
+    return pointwise(g_in, b_in, [](auto x, auto y) { return x * y; }, allow_reuse);
+  }
   Variable g = at::contiguous(g_in), b = at::contiguous(b_in);
   const auto& shape = g.sizes();
   const int64_t lead = g.dim() - b.dim();
@@ -73,8 +84,9 @@ Variable mul_broadcast(const Variable& g_in, const Variable& b_in) {
 // compute a tensor-scalar op.
 template <typename Op>
 Variable with_scalar(const Variable& g_in, double c, Op op) {
+  const bool reuse = reusable(g_in);  // before taking more references to g_in
   Variable g = at::contiguous(g_in);
-  Variable out = at::empty(g.sizes(), g.dtype(), g.device());
+  Variable out = reuse ? g_in : at::empty(g.sizes(), g.dtype(), g.device());
   dispatch_float(g.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* gp = g.data_ptr<T>();
@@ -133,11 +145,11 @@ bool apply_native_formula(NativeFormula formula, const Variable& grad, const var
       if (saved.size() != 2) return false;
       if (need(0)) {
         if (!saved[1].defined()) return false;
-        out[0] = mul_broadcast(grad, saved[1]);
+        out[0] = mul_broadcast(grad, saved[1], /*allow_reuse=*/!need(1));
       }
       if (need(1)) {
         if (!saved[0].defined()) return false;
-        out[1] = mul_broadcast(grad, saved[0]);
+        out[1] = mul_broadcast(grad, saved[0], /*allow_reuse=*/true);
       }
       return true;
     case NativeFormula::MulScalar:

@@ -13,8 +13,10 @@ using torch::autograd::generated::details::apply_native_formula;
 using torch::autograd::generated::details::native_formula_from_key;
 
 namespace {
+// Runs a formula on a gradient the caller keeps using (so it is not reused).
 variable_list run(NativeFormula f, const Variable& g, variable_list saved = {}, NativeArgs args = {},
                   std::vector<bool> needs = {true, true}) {
+  const Variable caller_reference = g;
   variable_list out;
   EXPECT_TRUE(apply_native_formula(f, g, saved, args, needs, out));
   return out;
@@ -83,4 +85,40 @@ TEST(FunctionsManual, DeclinesWhatItDoesNotCover) {
   EXPECT_FALSE(apply_native_formula(NativeFormula::Exp, value({1}), {value({1}, {}, at::kDouble)}, {}, {true}, out));
   EXPECT_FALSE(apply_native_formula(NativeFormula::MulTensor, value({1}), {value({1}), Variable()}, {}, {true, false}, out));
   EXPECT_FALSE(apply_native_formula(NativeFormula::None, value({1}), {}, {}, {true}, out));
+}
+
+TEST(FunctionsManual, ResultReusesAGradientNoOneElseHolds) {
+  auto g = value({1, 2});
+  void* buffer = g.data_ptr();
+  NativeArgs c;
+  c.scalar = 2.0;
+  variable_list out;
+  ASSERT_TRUE(apply_native_formula(NativeFormula::MulScalar, g, {}, c, {true}, out));
+  EXPECT_EQ(out[0].data_ptr(), buffer);  // written in place: g was held only here
+  EXPECT_EQ(vals(out[0]), (std::vector<double>{2, 4}));
+  auto held = out[0];
+  variable_list again;
+  ASSERT_TRUE(apply_native_formula(NativeFormula::MulScalar, out[0], {}, c, {true}, again));
+  EXPECT_NE(again[0].data_ptr(), buffer);  // `held` still refers to it
+  EXPECT_EQ(vals(held), (std::vector<double>{2, 4}));
+}
+
+TEST(FunctionsManual, MulReadsTheGradientForBothOutputsBeforeReusingIt) {
+  variable_list out;
+  ASSERT_TRUE(apply_native_formula(NativeFormula::MulTensor, value({1, 2}), {value({3, 4}), value({5, 6})}, {},
+                                   {true, true}, out));
+  EXPECT_EQ(vals(out[0]), (std::vector<double>{5, 12}));
+  EXPECT_EQ(vals(out[1]), (std::vector<double>{3, 8}));
+}
+
+TEST(FunctionsManual, ForeignMemoryIsNeverOverwritten) {
+  // A gradient over memory from outside (a numpy array, here a C++ buffer)
+  // must not be written even when the tensor handle is unique.
+  auto data = std::make_shared<std::vector<float>>(std::vector<float>{1, 2});
+  auto g = at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8);
+  NativeArgs c;
+  c.scalar = 3.0;
+  auto out = run(NativeFormula::MulScalar, g, {}, c, {true});
+  EXPECT_EQ(vals(out[0]), (std::vector<double>{3, 6}));
+  EXPECT_EQ((*data)[0], 1.0f);
 }
