@@ -1089,10 +1089,11 @@ def to(self, *args, dtype=None, device=None, copy=False):
     if not (new_dtype or new_device or copy):
         return self
     r = a.astype(dtype._np) if new_dtype else a.copy()
-    out = _wrap(r, self)
     if new_device:
         from . import _backend
-        out = _backend.place(out.detach(), _backend.check_device(device))
+        out = _backend.place(_wrap(r), _backend.check_device(device))  # made on the CPU, then placed
+    else:
+        out = _wrap(r, self)
     return _record(_TO_COPY, (self,), out, (), (src_dtype, src_device))
 
 

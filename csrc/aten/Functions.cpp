@@ -105,9 +105,16 @@ Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device de
 }
 
 Tensor from_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                 ScalarType dtype, c10::Device device, std::shared_ptr<void> owner, size_t nbytes) {
-  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner), /*external=*/true);
+                 ScalarType dtype, c10::Device device, std::shared_ptr<void> owner, size_t nbytes,
+                 StorageImpl::ExclusiveFn exclusive_fn) {
+  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner), /*external=*/true,
+                                               exclusive_fn);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides));
+}
+
+bool storage_is_exclusive(const Tensor& t) {
+  const auto& storage = t.unsafeGetTensorImpl()->storage();
+  return storage.use_count() == 1 && storage->owner_is_exclusive();
 }
 
 Tensor full(const std::vector<int64_t>& sizes, double value, ScalarType dtype, c10::Device device) {

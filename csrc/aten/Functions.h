@@ -20,9 +20,15 @@ Tensor ones(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat,
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 // A tensor over foreign memory kept alive by `owner` (zero-copy).
+// `exclusive_fn`, if given, tells when the owner is the memory's only holder.
 Tensor from_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
                  ScalarType dtype, c10::Device device, std::shared_ptr<void> owner,
-                 size_t nbytes);
+                 size_t nbytes, StorageImpl::ExclusiveFn exclusive_fn = nullptr);
+// Whether `t`'s memory may be overwritten as far as other holders go: its
+// storage is referenced once and owned exclusively (views and numpy arrays
+// over the same memory make it false). Callers check the tensor's own
+// references themselves.
+bool storage_is_exclusive(const Tensor& t);
 // Copies host doubles into a new tensor (for tests and small constants).
 Tensor tensor(const std::vector<double>& values, const std::vector<int64_t>& sizes,
               ScalarType dtype = kFloat, c10::Device device = c10::Device());

@@ -16,15 +16,27 @@ namespace at {
 class Tensor;
 
 struct StorageImpl {
+  // Says whether an external owner is the only way to reach the memory.
+  using ExclusiveFn = bool (*)(const void* owner);
+
   StorageImpl(void* data, size_t nbytes, c10::Device device, std::shared_ptr<void> owner,
-              bool external = false)
-      : data_(data), nbytes_(nbytes), device_(device), owner_(std::move(owner)), external_(external) {}
+              bool external = false, ExclusiveFn exclusive_fn = nullptr)
+      : data_(data),
+        nbytes_(nbytes),
+        device_(device),
+        owner_(std::move(owner)),
+        external_(external),
+        exclusive_fn_(exclusive_fn) {}
   void* data() const noexcept { return data_; }
   size_t nbytes() const noexcept { return nbytes_; }
   c10::Device device() const noexcept { return device_; }
-  // Memory that something outside the tensor world may still reach (a numpy
-  // array made by from_blob): never reused for a result in place.
+  // Memory from outside the tensor world (from_blob: a numpy array, a
+  // foreign buffer) that something else may still reach.
   bool external() const noexcept { return external_; }
+  // Nothing but this storage reaches the memory: allocated here, or an
+  // external owner that says it is the only holder (a numpy array that owns
+  // its data and has no other reference).
+  bool owner_is_exclusive() const { return !external_ || (exclusive_fn_ && exclusive_fn_(owner_.get())); }
 
  private:
   void* data_;
@@ -34,6 +46,7 @@ struct StorageImpl {
   // storage reference goes.
   std::shared_ptr<void> owner_;
   bool external_;
+  ExclusiveFn exclusive_fn_;
 };
 
 // Shared by a tensor and its views; bumped by every in-place op so that

@@ -30,8 +30,7 @@ bool dispatch_float(at::ScalarType t, F&& f) {
 // Whether the result may overwrite the incoming gradient: the node holds
 // its only reference, to memory no one else can reach.
 bool reusable(const Variable& g) {
-  return g.use_count() == 1 && g.unsafeGetTensorImpl()->storage().use_count() == 1 &&
-      !g.unsafeGetTensorImpl()->storage()->external() && g.is_contiguous() && !g.requires_grad();
+  return g.use_count() == 1 && at::storage_is_exclusive(g) && g.is_contiguous() && !g.requires_grad();
 }
 
 // out[i] = op(g[i], y[i]) for same-shaped tensors, into g when it is reusable.

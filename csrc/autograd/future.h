@@ -8,6 +8,7 @@
 #include <exception>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 namespace torch {
 namespace autograd {
@@ -54,10 +55,16 @@ class Future {
     std::lock_guard<std::mutex> lock(mutex_);
     return error_ != nullptr;
   }
-  // The value, or rethrows the stored error. Call after wait().
+  // The value, or rethrows the stored error. Call after wait(), once: the
+  // error moves out, so it dies on the caller's thread (a Python error must
+  // not be destroyed on an engine thread after the interpreter is gone).
   variable_list value() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (error_) std::rethrow_exception(error_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (error_) {
+      std::exception_ptr error = std::exchange(error_, nullptr);
+      lock.unlock();
+      std::rethrow_exception(error);
+    }
     return std::move(value_);
   }
 

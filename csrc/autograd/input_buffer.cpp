@@ -11,20 +11,16 @@ namespace torch {
 namespace autograd {
 namespace {
 
-// Sums `var` into buffer[pos]. Reuses the old buffer in place only when
-// nothing else can observe it: it holds the last reference to its tensor and
-// storage, and grad mode is off (with create_graph the sum must stay a new
-// tensor, and the sum is recorded in the graph).
+// Sums `var` into buffer[pos]. Adds in place into the old buffer only when
+// nothing else can observe it: the buffer holds the last reference to the
+// tensor, its memory is reachable through no other storage (a view, a numpy
+// array), and grad mode is off (with create_graph the sum must be a new
+// tensor, recorded in the graph).
 void accumulate(std::vector<Variable>& buffer, const size_t pos, Variable&& var) {
   auto& old_var = buffer[pos];
-  if (!GradMode::is_enabled() && old_var.use_count() == 1 &&
-      old_var.unsafeGetTensorImpl()->storage().use_count() == 1 && old_var.is_contiguous() &&
-      !old_var.requires_grad()) {
+  if (!GradMode::is_enabled() && old_var.use_count() == 1 && at::storage_is_exclusive(old_var) &&
+      old_var.is_contiguous() && !old_var.requires_grad()) {
     old_var.add_(var);
-  } else if (!GradMode::is_enabled() && var.use_count() == 1 &&
-             var.unsafeGetTensorImpl()->storage().use_count() == 1 && var.is_contiguous() &&
-             !var.requires_grad()) {
-    buffer[pos] = std::move(var.add_(old_var));
   } else {
     buffer[pos] = torch::autograd::add(old_var, var);
   }

@@ -94,6 +94,16 @@ std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes) {
 
 namespace {
 
+// The storage's array is the memory's only holder: it owns its data (it is
+// no view of another array) and only the storage refers to it. Read without
+// the GIL: with one reference, held by the caller's storage, no other thread
+// can change the count; a stale higher count only makes the answer "no".
+bool numpy_owner_is_exclusive(const void* owner) {
+  auto* arr = static_cast<PyObject*>(const_cast<void*>(owner));
+  return Py_REFCNT(arr) == 1 &&
+      (py::detail::array_proxy(arr)->flags & py::detail::npy_api::NPY_ARRAY_OWNDATA_) != 0;
+}
+
 // numpy type numbers (stable parts of the numpy C API).
 constexpr int NPY_BOOL = 0;
 constexpr int NPY_INT64 = 7;      // NPY_LONG on LP64 platforms
@@ -163,7 +173,7 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
   void* data = const_cast<void*>(arr.data());
   auto owner = make_pyobject_owner(py::array(arr).release().ptr(), static_cast<size_t>(arr.nbytes()));
   return at::from_blob(data, sizes, strides, st, device, std::move(owner),
-                       empty ? 0 : static_cast<size_t>(extent));
+                       empty ? 0 : static_cast<size_t>(extent), numpy_owner_is_exclusive);
 }
 
 // A numpy view of the tensor's memory that keeps its storage alive.

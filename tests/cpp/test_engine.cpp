@@ -381,3 +381,35 @@ TEST(Engine, DestroyingAnEngineStopsItsDeviceThreads) {
   }
   EXPECT_EQ(threads_named("tl_autograd_"), before);
 }
+
+TEST(AccumulateGrad, CreateGraphCopiesIntoADifferentiableGrad) {
+  auto x = leaf({1, 2});
+  auto node = make_node<FnNode>("Pass", [](variable_list&& g) { return std::move(g); },
+                                collect_next_edges({x}));
+  Variable y = at::zeros_like(x);
+  create_gradient_edge(y, node);
+  auto w = leaf({5, 5});
+  auto g = scaled({w}, 1.0);
+  run_backward({y}, {g}, false, /*create_graph=*/true);
+  // A copy (other leaves may receive the same gradient), with history.
+  EXPECT_NE(x.grad().data_ptr(), g.data_ptr());
+  ASSERT_TRUE(x.grad().grad_fn());
+  EXPECT_EQ(x.grad().grad_fn()->name(), "torch::autograd::CopyBackwards");
+}
+
+TEST(AccumulateGrad, NeverStealsForeignMemory) {
+  // A gradient over memory someone else owns (a numpy array, here a vector)
+  // is copied even when the tensor handle itself is unique.
+  auto x = leaf({1, 2});
+  auto data = std::make_shared<std::vector<float>>(std::vector<float>{7, 8});
+  auto node = make_node<FnNode>("Foreign", [data](variable_list&&) {
+    return variable_list{at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8)};
+  }, collect_next_edges({x}));
+  Variable y = at::zeros_like(x);
+  create_gradient_edge(y, node);
+  run_backward({y}, {value({1, 1})}, /*keep_graph=*/true);
+  EXPECT_NE(x.grad().data_ptr(), static_cast<void*>(data->data()));
+  run_backward({y}, {value({1, 1})});
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{14, 16}));
+  EXPECT_EQ((*data)[0], 7.0f);
+}

@@ -207,3 +207,14 @@ TEST_F(InputBufferStreams, Case5NeitherOnVarDevice) {
   consume(buf, B);
   EXPECT_TRUE(waits_for(B, d1_current));
 }
+
+TEST(InputBuffer, NeverAccumulatesIntoForeignMemory) {
+  NoGradGuard no_grad;
+  auto data = std::make_shared<std::vector<float>>(std::vector<float>{1, 2});
+  InputBuffer buf(1);
+  buf.add(0, at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8), std::nullopt,
+          std::nullopt, nullptr);
+  buf.add(0, value({10, 20}), std::nullopt, std::nullopt, nullptr);
+  EXPECT_EQ(vals(buf.buffer[0]), (std::vector<double>{11, 22}));
+  EXPECT_EQ((*data)[0], 1.0f);
+}

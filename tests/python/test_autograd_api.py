@@ -261,3 +261,13 @@ def test_T_on_a_tensor_that_is_not_2d_warns_once(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         torch.ones(3).T
+
+
+def test_copies_between_sim_and_cpu_move_and_differentiate():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    on_sim = x.to("sim:0")
+    back = on_sim.to("cpu")
+    assert on_sim.device == torch.device("sim:0") and back.device == torch.device("cpu")
+    assert x.to("sim:1").cpu().device == torch.device("cpu")
+    (back * on_sim.cpu()).sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 6.0] and x.grad.device == torch.device("cpu")

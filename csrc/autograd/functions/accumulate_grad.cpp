@@ -2,6 +2,7 @@
 #include "aten/Functions.h"
 #include "autograd/generated/Functions.h"
 #include "autograd/grad_mode.h"
+#include "autograd/utils/grad_layout_contract.h"
 
 #include <stdexcept>
 
@@ -21,16 +22,15 @@ void AccumulateGrad::accumulateGrad(const Variable& variable, Variable& variable
                                     const Variable& new_grad, size_t num_expected_refs) {
   if (!variable_grad.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() <= static_cast<long>(num_expected_refs) &&
-        new_grad.is_contiguous() && new_grad.sizes() == variable.sizes()) {
-      // Nothing else can see new_grad: take it without a copy (as a fresh
-      // handle without autograd history).
+        at::storage_is_exclusive(new_grad) && new_grad.is_contiguous() &&
+        new_grad.sizes() == variable.sizes()) {
+      // Nothing else can see new_grad or its memory: take it without a copy
+      // (as a fresh handle without autograd history).
       variable_grad = new_grad.detach();
-    } else if (GradMode::is_enabled() && new_grad.requires_grad()) {
-      // create_graph: keep the gradient's history so .grad stays differentiable.
-      variable_grad = new_grad;
     } else {
-      // Deep copy: the caller (a hook, a retained grad) may still hold new_grad.
-      variable_grad = at::clone(new_grad);
+      // Deep copy: a hook, a retained grad, a numpy view or another leaf
+      // (create_graph passes one gradient to several) may still hold it.
+      variable_grad = utils::clone_obey_contract(new_grad, variable);
     }
   } else if (!GradMode::is_enabled()) {
     // First-order case: update the existing .grad in place, so references to

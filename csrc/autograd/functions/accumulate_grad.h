@@ -19,9 +19,10 @@ struct AccumulateGrad : public Node {
   std::unique_ptr<PostAccumulateGradHook>& tensor_post_acc_grad_hooks() const noexcept override;
 
   // Writes new_grad into variable_grad following PyTorch's accumulateGrad:
-  // steal new_grad when nothing else refers to it and grad mode is off, add in
-  // place when a .grad exists and grad mode is off, otherwise make a new sum
-  // (which keeps create_graph results out of the old .grad).
+  // steal new_grad when nothing else refers to it or its memory and grad mode
+  // is off (else copy it), add in place when a .grad exists and grad mode is
+  // off, otherwise make a new sum (which keeps create_graph results out of the
+  // old .grad).
   static void accumulateGrad(const Variable& variable, Variable& variable_grad,
                              const Variable& new_grad, size_t num_expected_refs);
 
