@@ -317,13 +317,26 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   edge_list edges(static_cast<size_t>(num_inputs));
   for (Py_ssize_t i = 0; i < num_inputs; ++i) {
     const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
-    if (var.requires_grad()) edges[i] = impl::gradient_edge(var);
+    if (var.requires_grad()) {
+      impl::check_view_is_current(var);
+      edges[i] = impl::gradient_edge(var);
+    }
   }
   auto node = make_node<PyFormulaNode>(info, std::move(edges));
   // The output's edge first: saving an output must see it as non-leaf, or
   // the saved variable would hold the node that holds it.
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
+  // An output sharing an input's version counter is a view of it (in-place
+  // ops return the input itself).
+  for (Py_ssize_t i = 0; i < num_inputs; ++i) {
+    const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
+    if (!var.is_same(out) && var.requires_grad() &&
+        var.unsafeGetTensorImpl()->version_counter() == out.unsafeGetTensorImpl()->version_counter()) {
+      impl::set_view_of(out, var);
+      break;
+    }
+  }
   PyObject* saved = args[3];
   const Py_ssize_t num_saved = PyTuple_GET_SIZE(saved);
   node->saved_.reserve(static_cast<size_t>(num_saved));
@@ -360,6 +373,7 @@ PyObject* record_number(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad()) return Py_NewRef(output);
   auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(args[0], "torchlite.OpInfo"));
   if (!info) throw py::error_already_set();
+  impl::check_view_is_current(THPVariable_Unpack(args[1]));
   auto node = make_node<PyFormulaNode>(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);

@@ -5,6 +5,7 @@
 
 #include <pybind11/numpy.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -36,8 +37,9 @@ SafePyObject::~SafePyObject() {
 // once per array, and several backward() calls running at once would queue
 // on it. So a thread without the GIL defers the release: the array joins a
 // pending list that is released under one GIL acquisition once it holds
-// kMaxDeferred arrays or kMaxDeferredBytes, and run_backward releases what is
-// left as soon as it has the GIL back. A thread holding the GIL releases at once.
+// kMaxDeferred arrays or kMaxDeferredBytes; run_backward releases what is
+// left as soon as it has the GIL back, and so does every tensor deallocation
+// (for arrays freed outside a backward). A thread holding the GIL releases at once.
 namespace {
 constexpr size_t kMaxDeferred = 64;
 constexpr size_t kMaxDeferredBytes = size_t(16) << 20;
@@ -46,6 +48,7 @@ struct DeferredPyObjects {
   std::mutex mutex;
   std::vector<PyObject*> objects;
   size_t bytes = 0;
+  std::atomic<size_t> count{0};  // objects.size(), readable without the mutex
 };
 DeferredPyObjects& deferred() {
   static auto* d = new DeferredPyObjects();  // never destroyed: used until exit
@@ -62,9 +65,11 @@ void release_deferred_pyobjects() {
   std::vector<PyObject*> objects;
   {
     auto& d = deferred();
+    if (d.count.load(std::memory_order_relaxed) == 0) return;
     std::lock_guard<std::mutex> lock(d.mutex);
     objects.swap(d.objects);
     d.bytes = 0;
+    d.count = 0;
   }
   decref_all(objects);
 }
@@ -83,9 +88,11 @@ std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes) {
       std::lock_guard<std::mutex> lock(d.mutex);
       d.objects.push_back(o);
       d.bytes += nbytes;
+      d.count = d.objects.size();
       if (d.objects.size() < kMaxDeferred && d.bytes < kMaxDeferredBytes) return;
       full.swap(d.objects);
       d.bytes = 0;
+      d.count = 0;
     }
     py::gil_scoped_acquire gil;
     decref_all(full);
@@ -219,6 +226,7 @@ void THPVariable_dealloc(PyObject* self) {
   // which this thread already holds.
   v->cdata.~Tensor();
   Py_TYPE(self)->tp_free(self);
+  release_deferred_pyobjects();
 }
 
 PyObject* THPVariable_new(PyTypeObject*, PyObject*, PyObject*) {

@@ -101,6 +101,32 @@ std::unique_ptr<PostAccumulateGradHook>& post_acc_grad_hooks(const Variable& sel
   return materialize_autograd_meta(self)->post_acc_grad_hooks_;
 }
 
+void set_view_of(const Variable& view, const Variable& base) {
+  auto* base_meta = get_autograd_meta(base);
+  Variable root = base;
+  if (base_meta && base_meta->is_view_) {
+    if (auto root_impl = base_meta->view_base_.lock()) root = Variable(root_impl);
+  }
+  auto* meta = materialize_autograd_meta(view);
+  meta->is_view_ = true;
+  meta->view_base_ = root.getIntrusivePtr();
+  meta->view_base_grad_fn_ = root.grad_fn();
+}
+
+void check_view_is_current(const Variable& self) {
+  auto* meta = get_autograd_meta(self);
+  if (!meta || !meta->is_view_) return;
+  auto base_impl = meta->view_base_.lock();
+  if (!base_impl) return;  // the base is gone: nothing can have changed it since
+  if (Variable(base_impl).grad_fn() != meta->view_base_grad_fn_.lock()) {
+    throw std::runtime_error(
+        "This view's base was modified by an in-place operation recorded by autograd after the view was "
+        "created. PyTorch rebases such a view's history onto its base; torchlite does not, and raises "
+        "instead of computing a wrong gradient. Take the view again after the in-place operation, or "
+        "clone the view before it.");
+  }
+}
+
 } // namespace impl
 
 namespace {

@@ -37,7 +37,15 @@ struct AutogradMeta : public at::AutogradMetaInterface {
   std::unique_ptr<PostAccumulateGradHook> post_acc_grad_hooks_ = nullptr;
   bool requires_grad_ = false;
   bool retains_grad_ = false;
+  // Note [Views and in-place ops on their base]
+  // A view's history runs through its base's grad_fn at the time the view
+  // was made. PyTorch rebases a view's history when an in-place op records a
+  // new grad_fn on the base; torchlite does not, so it remembers the base and
+  // that grad_fn and refuses to use a view whose base has moved on
+  // (impl::check_view_is_current), instead of computing a wrong gradient.
   bool is_view_ = false;
+  std::weak_ptr<at::TensorImpl> view_base_;
+  std::weak_ptr<Node> view_base_grad_fn_;
   uint32_t output_nr_ = 0;
   // Guards grad_accumulator_ creation and grad_ updates from several threads.
   mutable std::mutex mutex_;
@@ -61,6 +69,13 @@ const std::shared_ptr<at::VersionCounter>& version_counter(const Variable& self)
 void set_version_counter(const Variable& self, std::shared_ptr<at::VersionCounter> vc);
 void set_name(const Variable& self, const std::string& name);
 std::unique_ptr<PostAccumulateGradHook>& post_acc_grad_hooks(const Variable& self);
+
+// Records that `view` (just given its grad_fn) is a view of `base`; see Note
+// [Views and in-place ops on their base].
+void set_view_of(const Variable& view, const Variable& base);
+// Throws std::runtime_error when `self` is a view whose base's grad_fn was
+// replaced by an in-place op after the view was made.
+void check_view_is_current(const Variable& self);
 
 } // namespace impl
 

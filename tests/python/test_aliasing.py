@@ -50,3 +50,30 @@ def test_create_graph_gives_each_leaf_its_own_grad():
     assert w.grad.tolist() == [2.0, 2.0, 2.0]
     (x.sum() + w.sum()).backward()
     assert x.grad.tolist() == [1.0, 1.0, 1.0] and w.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_view_whose_base_changed_history_in_place_is_refused():
+    import pytest
+    msg = "This view's base was modified by an in-place operation recorded by autograd"
+    for make_view in (lambda b: b.view(3), lambda b: b[0:2], lambda b: b.view(3)[1:]):
+        a = torch.ones(3, requires_grad=True)
+        b = a * 1
+        v = make_view(b)
+        b.mul_(2)
+        with pytest.raises(RuntimeError, match=msg):
+            v.sum()
+        with pytest.raises(RuntimeError, match=msg):
+            v.backward(torch.ones(v.shape))
+    # Still fine: the view taken after the in-place op, or an in-place op under no_grad.
+    a = torch.ones(3, requires_grad=True)
+    b = a * 1
+    b.mul_(2)
+    b.view(3).sum().backward()
+    assert a.grad.tolist() == [2.0, 2.0, 2.0]
+    a = torch.ones(3, requires_grad=True)
+    b = a * 1
+    v = b.view(3)
+    with torch.no_grad():
+        b.mul_(2)
+    v.sum().backward()
+    assert a.grad.tolist() == [1.0, 1.0, 1.0]  # as in PyTorch: the no_grad op is not differentiated
