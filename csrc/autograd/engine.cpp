@@ -517,8 +517,8 @@ void Engine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_qu
 }
 
 void Engine::thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
-                                 const std::shared_ptr<Node>& fn, std::exception&) {
-  graph_task->set_exception(std::current_exception(), fn);
+                                 const std::shared_ptr<Node>& fn, std::exception_ptr error) {
+  graph_task->set_exception(std::move(error), fn);
 }
 
 // thread_main serves two kinds of callers (seed 000 8.4; seed 004 4.4):
@@ -547,21 +547,18 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
       if (task.fn_ && !local_graph_task->has_error_.load()) {
         GraphTaskGuard guard(local_graph_task);
         NodeGuard ndguard(task.fn_);
+        std::exception_ptr error;
         try {
           AutoGradMode grad_mode(local_graph_task->grad_mode_);
           MultithreadingEnabledGuard mt(local_graph_task->multithreading_enabled_);
           evaluate_function(local_graph_task, task.fn_.get(), task.inputs_,
                             local_graph_task->cpu_ready_queue_);
-        } catch (std::exception& e) {
-          thread_on_exception(local_graph_task, task.fn_, e);
         } catch (...) {
-          std::runtime_error e("unknown exception in autograd node " + task.fn_->name());
-          try {
-            throw e;
-          } catch (std::exception& wrapped) {
-            thread_on_exception(local_graph_task, task.fn_, wrapped);
-          }
+          error = std::current_exception();
         }
+        // Outside the catch block, so the future ends up holding the only
+        // reference (see thread_on_exception).
+        if (error) thread_on_exception(local_graph_task, task.fn_, std::move(error));
       }
     }
 

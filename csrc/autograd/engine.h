@@ -167,8 +167,12 @@ class Engine {
   void decrement_non_reentrant_thread_count();
   virtual void thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue,
                            bool should_increment = true);
+  // Records a node's error in its task. Takes the exception by pointer, moved
+  // all the way into the task's future, so that the thread that ran the node
+  // keeps no reference: the error (which may hold Python objects) is destroyed
+  // by the caller of execute, not by an engine thread.
   virtual void thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
-                                   const std::shared_ptr<Node>& fn, std::exception& e);
+                                   const std::shared_ptr<Node>& fn, std::exception_ptr error);
   void thread_main(const std::shared_ptr<GraphTask>& task);
   void reentrant_thread_init();
   void add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task);

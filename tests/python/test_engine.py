@@ -177,3 +177,43 @@ def test_cpp_formulas_match_the_python_formulas(name, fn, dtype):
         grads.append((ga.detach().numpy(), gb.detach().numpy()))
     np.testing.assert_array_equal(grads[0][0], grads[1][0])
     np.testing.assert_array_equal(grads[0][1], grads[1][1])
+
+
+_DEEP_ERROR_PROGRAM = """
+import torchlite as tl
+class Re(tl.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, d):
+        ctx.d = d
+        return x * 1
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.d > 0:
+            with tl.enable_grad():
+                a = tl.ones(2, requires_grad=True)
+                Re.apply(a, ctx.d - 1).sum().backward()
+        elif FAIL:
+            raise ValueError("deep failure")
+        return g, None
+for FAIL in (False, True):
+    x = tl.ones(2, requires_grad=True)
+    try:
+        Re.apply(x, 130).sum().backward()
+    except ValueError as e:
+        assert str(e) == "deep failure"
+x = tl.ones(2, requires_grad=True)
+(x * 3).sum().backward()
+assert x.grad.tolist() == [3.0, 3.0]
+"""
+
+
+def test_error_deep_in_the_reentrant_pool_then_interpreter_exit():
+    """An error raised past MAX_DEPTH (on a pool thread) reaches the caller,
+    and the process exits cleanly: the Python error is destroyed on the
+    caller's thread, never on an engine thread after finalization."""
+    import subprocess
+    import sys
+    for _ in range(6):
+        res = subprocess.run([sys.executable, "-c", _DEEP_ERROR_PROGRAM], capture_output=True, text=True,
+                             timeout=120)
+        assert res.returncode == 0, res.stderr[-2000:]
