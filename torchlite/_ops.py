@@ -23,7 +23,7 @@ without taking the GIL (Note [GIL-free formulas]).
 import numpy as np
 
 from . import _C
-from ._C import _op_spec, _record, _record_number, _wrap
+from ._C import _empty_array, _op_spec, _record, _record_number, _wrap
 from ._dtypes import _from_numpy_dtype
 
 _TB = _C.TensorBase
@@ -72,6 +72,39 @@ def _sum_to(g, shape, dtype=None):
 def _const(arr, like):
     """A tensor that never requires grad (masks, constants inside formulas)."""
     return _wrap(np.asarray(arr), like)
+
+
+
+# Output buffers ---------------------------------------------------------------------
+# Where the result's dtype is a float operand's own, ops compute into a buffer
+# of C++ memory (_C._empty_array) instead of a fresh numpy array: the tensor
+# then owns its memory in C++, and the engine frees what a node saved without
+# taking the GIL (Note [Releasing arrays without the GIL]).
+
+def _float_out(a, other_dtype=None):
+    """Whether a result of `a` with an operand of `other_dtype` (None: a Python
+    number) has a's float dtype."""
+    return a.dtype.kind == "f" and (other_dtype is None or other_dtype == a.dtype)
+
+
+def _is_number(x):
+    return isinstance(x, (bool, int, float))
+
+
+def _bshape(a, b):
+    return a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+
+
+def _binary(ufunc, self, a, b):
+    """ufunc(a, b) for a tensor's array `a` and an array or Python number `b`,
+    with torch's result dtype."""
+    if _is_number(b):
+        if _float_out(a):
+            return ufunc(a, b, out=_empty_array(a.shape, a.dtype, self))
+        return _promote(ufunc(a, b), a.dtype, None)
+    if _float_out(a, b.dtype):
+        return ufunc(a, b, out=_empty_array(_bshape(a, b), a.dtype, self))
+    return _promote(ufunc(a, b), a.dtype, b.dtype)
 
 
 # Binary arithmetic ---------------------------------------------------------------
@@ -134,10 +167,9 @@ def add(self, other, alpha=1):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        r = np.add(a, b if alpha == 1 else b * alpha)
-        out = _wrap(_promote(r, a.dtype, b.dtype), self)
+        out = _wrap(_binary(np.add, self, a, b if alpha == 1 else b * alpha), self)
         return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-    out = _wrap(_promote(np.add(a, other * alpha), a.dtype, None), self)
+    out = _wrap(_binary(np.add, self, a, other * alpha), self)
     return _record_number(_ADD_S, self, out, other, False)
 
 
@@ -145,10 +177,9 @@ def sub(self, other, alpha=1):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        r = np.subtract(a, b if alpha == 1 else b * alpha)
-        out = _wrap(_promote(r, a.dtype, b.dtype), self)
+        out = _wrap(_binary(np.subtract, self, a, b if alpha == 1 else b * alpha), self)
         return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-    out = _wrap(_promote(np.subtract(a, other * alpha), a.dtype, None), self)
+    out = _wrap(_binary(np.subtract, self, a, other * alpha), self)
     return _record_number(_SUB_S, self, out, other, False)
 
 
@@ -162,11 +193,11 @@ def mul(self, other):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_promote(np.multiply(a, b), a.dtype, b.dtype), self)
+        out = _wrap(_binary(np.multiply, self, a, b), self)
         # PyTorch saves each operand only when the other one needs it.
         saved = (self if other.requires_grad else None, other if self.requires_grad else None)
         return _record(_MUL, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
-    out = _wrap(_promote(np.multiply(a, other), a.dtype, None), self)
+    out = _wrap(_binary(np.multiply, self, a, other), self)
     return _record_number(_MUL_S, self, out, other, True)
 
 
@@ -174,10 +205,10 @@ def div(self, other):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_promote(np.true_divide(a, b), a.dtype, b.dtype), self)
+        out = _wrap(_binary(np.true_divide, self, a, b), self)
         saved = (self if other.requires_grad else None, other)
         return _record(_DIV, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
-    out = _wrap(_promote(np.true_divide(a, other), a.dtype, None), self)
+    out = _wrap(_binary(np.true_divide, self, a, other), self)
     return _record_number(_DIV_S, self, out, other, True)
 
 
@@ -259,7 +290,8 @@ def _float_unary(np_fn, spec, saves_result):
     its node saves the result (exp, tanh, sqrt) or the input (log, sin, cos), as PyTorch's does."""
     def op(self):
         a = self._array
-        out = _wrap(_float_result(np_fn(a), a), self)
+        r = np_fn(a, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else _float_result(np_fn(a), a)
+        out = _wrap(r, self)
         return _record(spec, (self,), out, (out,) if saves_result else (self,), None)
     op.__name__ = op.__qualname__ = np_fn.__name__
     return op
@@ -283,7 +315,9 @@ def sigmoid(self):
 
 def relu(self):
     a = self._array
-    out = _wrap(np.maximum(a, 0).astype(a.dtype, copy=False), self)
+    r = np.maximum(a, 0, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else \
+        np.maximum(a, 0).astype(a.dtype, copy=False)
+    out = _wrap(r, self)
     return _record(_RELU, (self,), out, (out,), None)
 
 

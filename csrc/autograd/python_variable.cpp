@@ -155,7 +155,21 @@ py::array ensure_supported_array(PyObject* obj) {
                        ". The only supported types are: float64, float32, int64, and bool.");
 }
 
-// A tensor over the array's memory, keeping the array alive (zero-copy).
+constexpr const char* kStorageCapsule = "torchlite.StorageImpl";
+
+// The StorageImpl behind an array made over a tensor's memory (array_from_tensor
+// or _empty_array): its base, or its base's base..., is our capsule.
+std::shared_ptr<at::StorageImpl> storage_of(const py::array& arr) {
+  PyObject* base = py::detail::array_proxy(arr.ptr())->base;
+  while (base && py::isinstance<py::array>(base)) base = py::detail::array_proxy(base)->base;
+  if (!base || !PyCapsule_IsValid(base, kStorageCapsule)) return nullptr;
+  return *static_cast<std::shared_ptr<at::StorageImpl>*>(PyCapsule_GetPointer(base, kStorageCapsule));
+}
+
+// A tensor over the array's memory (zero-copy). When the memory belongs to a
+// C++ storage (an op computed into _empty_array) the tensor shares that
+// storage, so dropping it never needs the GIL; otherwise it keeps the array
+// alive.
 at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
   const auto itemsize = static_cast<int64_t>(arr.itemsize());
   for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
@@ -178,6 +192,11 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
     extent += (sizes[d] - 1) * std::abs(strides[d]) * itemsize;
   }
   void* data = const_cast<void*>(arr.data());
+  auto storage = storage_of(arr);
+  if (storage && storage->device() == device) {
+    const auto offset = (static_cast<char*>(data) - static_cast<char*>(storage->data())) / itemsize;
+    return at::Tensor(std::make_shared<at::TensorImpl>(std::move(storage), st, sizes, strides, offset));
+  }
   auto owner = make_pyobject_owner(py::array(arr).release().ptr(), static_cast<size_t>(arr.nbytes()));
   return at::from_blob(data, sizes, strides, st, device, std::move(owner),
                        empty ? 0 : static_cast<size_t>(extent), numpy_owner_is_exclusive);
@@ -195,7 +214,8 @@ PyObject* array_from_tensor(const at::Tensor& t) {
   std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
   for (auto& s : strides) s *= itemsize;
   auto* storage = new std::shared_ptr<at::StorageImpl>(t.unsafeGetTensorImpl()->storage());
-  py::capsule base(storage, [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
+  py::capsule base(storage, kStorageCapsule,
+                   [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
   py::array arr(py::dtype(npy_typenum(t.dtype())), shape, strides, t.data_ptr(), base);
   return arr.release().ptr();
 }
@@ -418,6 +438,25 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
   END_HANDLE_TH_ERRORS
 }
 
+// _empty_array(shape, dtype, like=None): an uninitialised array over a new
+// C++ storage on like's (host) device, for an op to compute into with out=.
+// The tensor _wrap then makes shares the storage, so the engine frees it
+// without the GIL (Note [Releasing arrays without the GIL]).
+PyObject* THPVariable_empty_array(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs < 2 || nargs > 3) throw py::type_error("_empty_array(shape, dtype, like=None)");
+  std::vector<int64_t> sizes;
+  for (auto d : py::reinterpret_borrow<py::tuple>(args[0])) sizes.push_back(d.cast<int64_t>());
+  at::ScalarType st;
+  if (!scalar_type_of(py::dtype::from_args(py::reinterpret_borrow<py::object>(args[1])).num(), &st)) {
+    throw py::type_error("_empty_array: unsupported dtype");
+  }
+  PyObject* like = nargs == 3 && args[2] != Py_None ? args[2] : nullptr;
+  const c10::Device device = like ? THPVariable_Unpack(like).device() : c10::Device();
+  return array_from_tensor(at::empty(sizes, st, device));
+  END_HANDLE_TH_ERRORS
+}
+
 PyObject* THPVariable_set_tensor_class(PyObject*, PyObject* cls) {
   if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &THPVariableType)) {
     PyErr_SetString(PyExc_TypeError, "_set_tensor_class expects a subclass of TensorBase");
@@ -433,6 +472,8 @@ PyMethodDef module_methods[] = {
     {"_wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_wrap_array)),
      METH_FASTCALL, nullptr},
     {"_set_tensor_class", THPVariable_set_tensor_class, METH_O, nullptr},
+    {"_empty_array", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_empty_array)),
+     METH_FASTCALL, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 } // namespace
