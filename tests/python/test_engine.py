@@ -217,3 +217,18 @@ def test_error_deep_in_the_reentrant_pool_then_interpreter_exit():
         res = subprocess.run([sys.executable, "-c", _DEEP_ERROR_PROGRAM], capture_output=True, text=True,
                              timeout=120)
         assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_float_op_results_live_in_cpp_memory():
+    """Float results are computed into C++ storage (so the engine frees saved
+    results without the GIL); integer results keep numpy's."""
+    x = torch.ones(4, requires_grad=True)
+    for y in (x * 2, x + x, (x * 2).tanh(), x.relu(), x / 3, x.exp()):
+        assert type(y._array.base).__name__ == "PyCapsule"
+        np.testing.assert_array_equal(torch.from_numpy(y.detach().numpy()).numpy(), y.detach().numpy())
+    assert type((torch.arange(4) * 2)._array.base).__name__ != "PyCapsule"
+    on_sim = torch.ones(3, device="sim:1", requires_grad=True)
+    z = (on_sim * 2).exp()
+    assert z.device == torch.device("sim:1")
+    z.sum().backward()
+    np.testing.assert_allclose(on_sim.grad.numpy(), 2 * np.exp(2.0) * np.ones(3), rtol=1e-6)
