@@ -6,7 +6,6 @@ Deliberate differences: torchlite names its own types, so "torchlite." in a
 message or repr is compared as "torch." ("torchlite.float32", "torchlite.Size",
 "[torchlite.FloatTensor [3]]").
 """
-import re
 import warnings
 
 import numpy as np
@@ -17,32 +16,7 @@ import torchlite
 torch = pytest.importorskip("torch")
 
 
-class Values:
-    """A tensor's values, equal to another's within float32 rounding."""
-
-    def __init__(self, t):
-        self.dtype = str(t.dtype).split(".")[-1]
-        self.array = t.detach().numpy(force=True).copy()
-
-    def __eq__(self, other):
-        return (isinstance(other, Values) and self.dtype == other.dtype and self.array.shape == other.array.shape
-                and np.allclose(self.array, other.array, rtol=2e-6, atol=1e-7, equal_nan=True))
-
-    def __repr__(self):
-        return f"tensor({self.array.tolist()}, {self.dtype})"
-
-
-def norm(value):
-    """Tensors to their Values; everything else as is, torchlite names as torch's."""
-    if isinstance(value, (torch.Tensor, torchlite.Tensor)):
-        return Values(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(norm(v) for v in value)
-    if isinstance(value, dict):
-        return {k: norm(v) for k, v in value.items()}
-    if isinstance(value, str):
-        return re.sub(r" \(Triggered internally at .*\)$", "", value.replace("torchlite", "torch"))
-    return value
+from diff_utils import Values, norm  # noqa: E402  (after importorskip)
 
 
 def outcome(prog, lib):

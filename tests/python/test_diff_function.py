@@ -3,7 +3,6 @@ PyTorch: the same Function definitions run under `torch` and `torchlite` and
 must give the same results, node names, ctx flags, and the same exception type
 and message. "torchlite" in a message is compared as "torch".
 """
-import re
 import warnings
 
 import numpy as np
@@ -14,29 +13,7 @@ import torchlite
 torch = pytest.importorskip("torch")
 
 
-class Values:
-    """A tensor's values, equal to another's within float32 rounding (nan equal to nan)."""
-
-    def __init__(self, t):
-        self.dtype = str(t.dtype).split(".")[-1]
-        self.array = t.detach().numpy(force=True).copy()
-
-    def __eq__(self, other):
-        return (isinstance(other, Values) and self.dtype == other.dtype and self.array.shape == other.array.shape
-                and np.allclose(self.array, other.array, rtol=2e-6, atol=1e-7, equal_nan=True))
-
-    def __repr__(self):
-        return f"tensor({self.array.tolist()}, {self.dtype})"
-
-
-def norm(value):
-    if isinstance(value, (torch.Tensor, torchlite.Tensor)):
-        return Values(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(norm(v) for v in value)
-    if isinstance(value, str):
-        return re.sub(r" \(Triggered internally at .*\)$", "", value.replace("torchlite", "torch"))
-    return value
+from diff_utils import Values, norm  # noqa: E402  (after importorskip)
 
 
 def outcome(prog, lib):
