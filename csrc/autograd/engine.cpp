@@ -382,12 +382,6 @@ void GraphTaskGuard::restore_current_graph_task() {
 const std::unordered_map<Node*, GraphTask::ExecInfo>* get_current_graph_task_exec_info() {
   return current_graph_task ? &current_graph_task->exec_info_ : nullptr;
 }
-const std::unordered_set<Node*>* get_current_graph_task_nodes_in_graph() {
-  return current_graph_task ? &current_graph_task->nodes_in_graph_ : nullptr;
-}
-bool get_current_graph_task_keep_graph() {
-  return current_graph_task ? current_graph_task->keep_graph_ : true;
-}
 
 // NodeTask / ReadyQueue ---------------------------------------------------------------
 

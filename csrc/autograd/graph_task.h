@@ -118,8 +118,6 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
 
 // The exec_info_ of the task this thread is running (null outside a task).
 const std::unordered_map<Node*, GraphTask::ExecInfo>* get_current_graph_task_exec_info();
-const std::unordered_set<Node*>* get_current_graph_task_nodes_in_graph();
-bool get_current_graph_task_keep_graph();
 
 // Sets the thread's current graph task for the scope (restores on exit).
 class GraphTaskGuard {

@@ -36,7 +36,6 @@ SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_i
   was_default_constructed_ = false;
   saved_version_ = static_cast<uint32_t>(variable._version());
   is_leaf_ = variable.is_leaf();
-  is_output_ = is_output;
   is_inplace_on_view_ = is_inplace_on_view;
   output_nr_ = variable.output_nr();
   if (is_inplace_on_view) weak_grad_fn_ = variable.grad_fn();

@@ -36,7 +36,6 @@ struct SavedVariable {
   bool is_inplace_on_view_ = false;
   bool saved_original_ = false;
   bool is_leaf_ = false;
-  bool is_output_ = false;
   bool requires_grad_ = false;
 };
 
