@@ -286,9 +286,31 @@ Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
     return out;
 #endif
   }
+  const auto& in_sizes = t.sizes();
+  // Common case: only leading dimensions were broadcast (a bias): the
+  // output's elements repeat in blocks, so add the blocks up.
+  int64_t inner = 1;
+  size_t kept = 0;
+  while (kept < shape.size() && shape[shape.size() - 1 - kept] == in_sizes[in_sizes.size() - 1 - kept]) {
+    inner *= shape[shape.size() - 1 - kept];
+    ++kept;
+  }
+  bool leading_only = true;
+  for (size_t d = kept; d < shape.size(); ++d) leading_only = leading_only && shape[shape.size() - 1 - d] == 1;
+  if (leading_only && inner > 0) {
+    dispatch_dtype(t.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = t.data_ptr<T>();
+      T* o = out.data_ptr<T>();
+      for (int64_t block = 0; block < t.numel() / inner; ++block) {
+        const T* row = x + block * inner;
+        for (int64_t j = 0; j < inner; ++j) o[j] = static_cast<T>(o[j] + row[j]);
+      }
+    });
+    return out;
+  }
   // Each input element adds into the output element it was broadcast from:
   // dimensions align on the right; a size-1 output dimension takes index 0.
-  const auto& in_sizes = t.sizes();
   const int64_t lead = t.dim() - static_cast<int64_t>(shape.size());
   std::vector<int64_t> out_strides = contiguous_strides(shape);
   std::vector<int64_t> map_strides(in_sizes.size(), 0);

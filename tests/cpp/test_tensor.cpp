@@ -57,6 +57,12 @@ TEST(Tensor, SumToReducesBroadcastDimensions) {
   EXPECT_EQ(vals(at::sum_to(g, {3})), (std::vector<double>{5, 7, 9}));
   EXPECT_EQ(vals(at::sum_to(g, {2, 1})), (std::vector<double>{6, 15}));
   EXPECT_EQ(vals(at::sum_to(g, {})), (std::vector<double>{21}));
+  EXPECT_EQ(vals(at::sum_to(g, {1, 3})), (std::vector<double>{5, 7, 9}));
+  // Leading and middle size-1 dimensions, both kinds of reduction.
+  auto h = value({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2});
+  EXPECT_EQ(vals(at::sum_to(h, {1, 1, 2})), (std::vector<double>{16, 20}));
+  EXPECT_EQ(vals(at::sum_to(h, {2, 1, 1})), (std::vector<double>{10, 26}));
+  EXPECT_EQ(vals(at::sum_to(h, {1, 2, 1})), (std::vector<double>{14, 22}));
   EXPECT_TRUE(at::is_expandable_to({1, 3}, {4, 2, 3}));
   EXPECT_FALSE(at::is_expandable_to({2}, {2, 3}));
   EXPECT_THROW(at::sum_to(g, {2}), std::runtime_error);
