@@ -210,8 +210,8 @@ def long_chain(n=100000):
 def threads(n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repeats=7):
     """Backward of n_threads independent, already built graphs (chains of
     mul and tanh on tensors of `size`), one after another on one thread and
-    then concurrently from n_threads threads: throughput scaling, serial time /
-    threaded time (1.0 = none; 2 cores bound it near 2)."""
+    then concurrently from n_threads already started threads: throughput
+    scaling, serial time / threaded time (1.0 = none; 2 cores bound it near 2)."""
     out = {}
     for size, n in configs:
         for name, tl in FRAMEWORKS.items():
@@ -233,10 +233,18 @@ def threads(n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repea
                 serial.append(time.perf_counter() - t0)
                 roots = graphs()
                 gc.collect()
-                ts = [threading.Thread(target=r.backward) for r in roots]
-                t0 = time.perf_counter()
+                # Threads start first and wait at a barrier: the figure is the
+                # concurrent backward, not Python's thread start-up.
+                barrier = threading.Barrier(n_threads + 1)
+
+                def run(r, barrier=barrier):
+                    barrier.wait()
+                    r.backward()
+                ts = [threading.Thread(target=run, args=(r,)) for r in roots]
                 for t in ts:
                     t.start()
+                barrier.wait()
+                t0 = time.perf_counter()
                 for t in ts:
                     t.join()
                 threaded.append(time.perf_counter() - t0)
