@@ -272,6 +272,14 @@ bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64
   return true;
 }
 
+std::vector<int64_t> sum_to_strides(const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& shape) {
+  const size_t lead = in_sizes.size() - shape.size();
+  const std::vector<int64_t> out_strides = contiguous_strides(shape);
+  std::vector<int64_t> map_strides(in_sizes.size(), 0);
+  for (size_t d = 0; d < shape.size(); ++d) map_strides[lead + d] = shape[d] == 1 ? 0 : out_strides[d];
+  return map_strides;
+}
+
 Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
   if (t_in.sizes() == shape) return t_in;
   if (!is_expandable_to(shape, t_in.sizes())) {
@@ -309,14 +317,8 @@ Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
     });
     return out;
   }
-  // Each input element adds into the output element it was broadcast from:
-  // dimensions align on the right; a size-1 output dimension takes index 0.
-  const int64_t lead = t.dim() - static_cast<int64_t>(shape.size());
-  std::vector<int64_t> out_strides = contiguous_strides(shape);
-  std::vector<int64_t> map_strides(in_sizes.size(), 0);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    map_strides[lead + d] = shape[d] == 1 ? 0 : out_strides[d];
-  }
+  // Each input element adds into the output element it was broadcast from.
+  const std::vector<int64_t> map_strides = sum_to_strides(in_sizes, shape);
   dispatch_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = t.data_ptr<T>();

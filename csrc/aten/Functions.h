@@ -41,6 +41,10 @@ Tensor contiguous(const Tensor& t);      // t itself when already contiguous
 // Sums a gradient down to `shape` it was broadcast from (at::sum_to).
 Tensor sum_to(const Tensor& t, const std::vector<int64_t>& shape);
 bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& desired);
+// For sum_to: per dimension of `in_sizes`, the stride (in a contiguous tensor
+// of `shape`) of the output element an input element adds into; 0 where the
+// dimension is reduced. Dimensions align on the right.
+std::vector<int64_t> sum_to_strides(const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& shape);
 Tensor to(const Tensor& t, ScalarType dtype);
 Tensor to(const Tensor& t, c10::Device device);
 // True when any element is NaN (the anomaly-mode check).

@@ -167,7 +167,8 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
   if (native_ok_ && !GradMode::is_enabled()) {
     variable_list saved;
     saved.reserve(saved_.size());
-    for (const auto& s : saved_) saved.push_back(s.unpack(getptr()));
+    const auto self = getptr();
+    for (const auto& s : saved_) saved.push_back(s.unpack(self));
     std::vector<bool> needs(n);
     for (size_t i = 0; i < n; ++i) needs[i] = task_should_compute_output(i);
     variable_list outputs;

@@ -48,9 +48,7 @@ Variable square(const Variable& x) {
 // A node returning a fixed list of gradients.
 Variable returning(const Variable& x, variable_list grads, const std::string& name = "Fixed") {
   auto node = make_node<FnNode>(name, [grads](variable_list&&) { return grads; }, collect_next_edges({x}));
-  Variable out = at::zeros_like(x);
-  create_gradient_edge(out, node);
-  return out;
+  return output_of(node, x);
 }
 
 } // namespace
@@ -195,8 +193,7 @@ TEST(AccumulateGrad, StealsAUniquelyHeldGradient) {
     produced = g.data_ptr();
     return variable_list{g};
   }, collect_next_edges({x}));
-  Variable y = at::zeros_like(x);
-  create_gradient_edge(y, node);
+  Variable y = output_of(node, x);
   run_backward({y}, {value({1, 1})});
   EXPECT_EQ(x.grad().data_ptr(), produced);
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{7, 8}));
@@ -226,8 +223,7 @@ TEST(AccumulateGrad, CreateGraphMakesANewDifferentiableSum) {
   // An identity node passes the root gradient (which has history) to x.
   auto node = make_node<FnNode>("Pass", [](variable_list&& g) { return std::move(g); },
                                 collect_next_edges({x}));
-  Variable y = at::zeros_like(x);
-  create_gradient_edge(y, node);
+  Variable y = output_of(node, x);
   auto w = leaf({5, 5});
   auto g = scaled({w}, 1.0);
   // Under create_graph .grad becomes a new tensor with history; the old one
@@ -386,8 +382,7 @@ TEST(AccumulateGrad, CreateGraphCopiesIntoADifferentiableGrad) {
   auto x = leaf({1, 2});
   auto node = make_node<FnNode>("Pass", [](variable_list&& g) { return std::move(g); },
                                 collect_next_edges({x}));
-  Variable y = at::zeros_like(x);
-  create_gradient_edge(y, node);
+  Variable y = output_of(node, x);
   auto w = leaf({5, 5});
   auto g = scaled({w}, 1.0);
   run_backward({y}, {g}, false, /*create_graph=*/true);
@@ -405,8 +400,7 @@ TEST(AccumulateGrad, NeverStealsForeignMemory) {
   auto node = make_node<FnNode>("Foreign", [data](variable_list&&) {
     return variable_list{at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8)};
   }, collect_next_edges({x}));
-  Variable y = at::zeros_like(x);
-  create_gradient_edge(y, node);
+  Variable y = output_of(node, x);
   run_backward({y}, {value({1, 1})}, /*keep_graph=*/true);
   EXPECT_NE(x.grad().data_ptr(), static_cast<void*>(data->data()));
   run_backward({y}, {value({1, 1})});

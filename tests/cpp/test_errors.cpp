@@ -17,9 +17,7 @@ Variable throwing(const Variable& input, std::function<void()> thrower, const st
     thrower();
     return std::move(g);
   }, collect_next_edges({input}));
-  Variable out = at::zeros_like(input);
-  create_gradient_edge(out, node);
-  return out;
+  return output_of(node, input);
 }
 
 } // namespace
@@ -66,8 +64,7 @@ TEST(Errors, RestOfTheTaskIsSkippedAfterAnError) {
     ++other_runs;
     return std::move(g);
   }, collect_next_edges({x}));
-  Variable o = at::zeros_like(x);
-  create_gradient_edge(o, other);
+  Variable o = output_of(other, x);
   auto t = throwing(x, [] { throw std::runtime_error("first"); });
   auto root = scaled({o, t}, 1.0, "Root");
   EXPECT_THROW(run_backward({root}, {value({1.0})}), std::runtime_error);

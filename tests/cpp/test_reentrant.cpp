@@ -49,9 +49,7 @@ struct ReentrantBackward : public Node {
   }
   static Variable make(int levels, Observed* obs, const Variable& input) {
     auto node = make_node<ReentrantBackward>(levels, obs, collect_next_edges({input}));
-    Variable out = at::zeros_like(input);
-    create_gradient_edge(out, node);
-    return out;
+    return output_of(node, input);
   }
   int levels_;
   Observed* obs_;
@@ -136,13 +134,11 @@ TEST(Reentrant, ErrorInsideInnerBackwardReachesTheOuterCaller) {
   auto outer = make_node<FnNode>("Outer", [](variable_list&& g) {
     auto inner_leaf = leaf({0.0});
     auto node = make_node<Thrower>(collect_next_edges({inner_leaf}));
-    Variable out = at::zeros_like(inner_leaf);
-    create_gradient_edge(out, node);
+    Variable out = output_of(node, inner_leaf);
     run_backward({out}, {value({1.0})});
     return std::move(g);
   }, collect_next_edges({x}));
-  Variable y = at::zeros_like(x);
-  create_gradient_edge(y, outer);
+  Variable y = output_of(outer, x);
   try {
     run_backward({y}, {value({1.0})});
     FAIL();

@@ -29,6 +29,13 @@ struct FnNode : public Node {
   Fn fn_;
 };
 
+// The forward output of `node`: a tensor shaped like `like` whose grad_fn is `node`.
+inline Variable output_of(std::shared_ptr<Node> node, const Variable& like) {
+  Variable out = at::zeros_like(like);
+  create_gradient_edge(out, std::move(node));
+  return out;
+}
+
 inline Variable leaf(const std::vector<double>& values, std::vector<int64_t> shape = {},
                      at::ScalarType dtype = at::kFloat, c10::Device device = c10::Device()) {
   if (shape.empty() && values.size() != 1) shape = {static_cast<int64_t>(values.size())};
@@ -51,9 +58,7 @@ inline Variable scaled(const variable_list& inputs, double factor, const std::st
     for (size_t i = 0; i < n; ++i) out.push_back(at::mul(g[0], factor));
     return out;
   }, collect_next_edges(inputs));
-  Variable out = make_variable(at::zeros_like(inputs[0]), Edge());
-  create_gradient_edge(out, node);
-  return out;
+  return output_of(node, inputs[0]);
 }
 
 inline variable_list run_backward(const variable_list& roots, const variable_list& grads,

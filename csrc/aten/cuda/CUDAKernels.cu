@@ -1,4 +1,5 @@
 #include "aten/cuda/CUDAKernels.h"
+#include "aten/Functions.h"
 #include "c10/cuda/CUDAFunctions.h"
 
 #include <cstdint>
@@ -228,12 +229,7 @@ void sum_to(const Tensor& src, Tensor& out) {
   const int64_t n = src.numel();
   if (n == 0) return;
   DeviceScope scope(out.device().index());
-  const auto& shape = out.sizes();
-  const int64_t lead = src.dim() - out.dim();
-  std::vector<int64_t> out_strides = contiguous_strides(shape);
-  std::vector<int64_t> map_strides(src.sizes().size(), 0);
-  for (size_t d = 0; d < shape.size(); ++d) map_strides[lead + d] = shape[d] == 1 ? 0 : out_strides[d];
-  Geometry g = make_geometry(src.sizes(), map_strides);
+  Geometry g = make_geometry(src.sizes(), sum_to_strides(src.sizes(), out.sizes()));
   switch (src.dtype()) {
     case ScalarType::Float:
       sum_to_kernel<float><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<float>(), g, out.data_ptr<float>(), n);
