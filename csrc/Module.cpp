@@ -4,6 +4,7 @@
 #include "autograd/python_function.h"
 #include "autograd/python_hook.h"
 #include "autograd/python_variable.h"
+#include "autograd/python_view.h"
 
 namespace torch {
 namespace autograd {
@@ -23,6 +24,7 @@ PYBIND11_MODULE(_C, m) {
   initCppFunctionBindings(m);
   initHookBindings(m);
   initFunctionBindings(m);
+  initViewBindings(m);
   initEngineBindings(m);
   initAutogradStateBindings(m);
 #ifdef TORCHLITE_WITH_CUDA

@@ -14,6 +14,7 @@ from . import _backend, _ops
 from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg,  # noqa: A004
                    permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,
                    t, tanh, transpose, unsqueeze, where)
+from ._ops import as_strided, chunk, diagonal, narrow, split, unbind
 from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 

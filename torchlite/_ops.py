@@ -20,10 +20,13 @@ The third argument of `_op_spec`, where given, names the same formula in C++
 (csrc/autograd/FunctionsManual.h): a first-order backward then runs it
 without taking the GIL (Note [GIL-free formulas]).
 """
+import builtins
+
 import numpy as np
 
 from . import _C
-from ._C import _empty_array, _op_spec, _record, _record_number, _wrap
+from ._C import (_empty_array, _inplace_node, _op_spec, _rebase_history, _record, _record_multi_view,
+                 _record_number, _record_view, _wrap)
 from ._dtypes import _from_numpy_dtype
 
 _TB = _C.TensorBase
@@ -743,9 +746,9 @@ def _shape_arg(shape):
 
 
 def _view_of(arr, self, spec, extra):
-    out = _wrap(arr, self, True)
-    out._base = self if self._base is None else self._base
-    return _record(spec, (self,), out, (), extra)
+    """A view op's result: `arr` (a numpy view of self's memory) as a tensor
+    sharing self's version counter, recorded as a view of self's base."""
+    return _record_view(spec, self, _wrap(arr, self, True), extra)
 
 
 def _infer_size(shape, numel):
@@ -990,12 +993,427 @@ def _slice(self, dim, k):
     return _view_of(a[key], self, _SLICE, (a.shape, key, True, "SliceBackward"))
 
 
-def _copy_slices_bw(g, s, e, n):
-    key, value_shape = e
-    grads = (_masked_grad(g, key) if n[0] else None,)
-    if len(n) == 2:  # the value assigned was a tensor: it is the node's second input
-        grads += (_sum_to(getitem_raw(g, key), value_shape) if n[1] else None,)
-    return grads
+# View geometry --------------------------------------------------------------------
+# A view's place in its base is the flat index, in the base, of each of the
+# view's elements: the positions both take in memory, matched through a lookup
+# table over the base's memory. AsStridedBackward0 (a view's regenerated
+# grad_fn), CopySlices and the backward of as_strided and diagonal scatter and
+# gather through it, with the two differentiable ops below.
+
+def _data_ptr(a):
+    return a.__array_interface__["data"][0]
+
+
+def _positions_lookup(b):
+    """A table over b's memory giving, at each element's position, its flat index in b."""
+    itemsize = b.itemsize
+    if b.size == 0:
+        return np.zeros(0, np.int64)
+    extent = 1 + builtins.sum((n - 1) * st // itemsize for n, st in zip(b.shape, b.strides))
+    table = np.full(extent, -1, np.int64)
+    np.lib.stride_tricks.as_strided(table, b.shape, tuple(st // itemsize * 8 for st in b.strides))[...] = \
+        np.arange(b.size).reshape(b.shape)
+    return table
+
+
+def _flat_index(v, b):
+    """The flat index in `b` of each element of `v`, a numpy view of b's memory."""
+    if v.size == 0:
+        return np.zeros(v.shape, np.int64)
+    table = _positions_lookup(b)
+    offset = (_data_ptr(v) - _data_ptr(b)) // b.itemsize
+    return np.lib.stride_tricks.as_strided(table[offset:], v.shape,
+                                           tuple(st // v.itemsize * 8 for st in v.strides)).copy()
+
+
+def _view_geometry(view, base):
+    return (base._array.shape, _flat_index(view._array, base._array))
+
+
+def _gather_flat_bw(g, s, e, n):
+    shape, idx = e
+    return (_scatter_flat(g, shape, idx),)
+
+
+def _scatter_flat_bw(g, s, e, n):
+    shape, idx = e
+    return (_gather_flat(g, idx),)
+
+
+_GATHER_FLAT = _op_spec("AsStridedBackward0", _gather_flat_bw)
+_SCATTER_FLAT = _op_spec("AsStridedScatterBackward0", _scatter_flat_bw)
+_AS_STRIDED = _op_spec("AsStridedBackward0", _gather_flat_bw)
+
+
+def _gather_flat(g, idx):
+    """g's elements at flat indices idx, shaped as idx (a copy)."""
+    out = _wrap(np.ascontiguousarray(g._array).reshape(-1)[idx], g)
+    return _record(_GATHER_FLAT, (g,), out, (), (g._array.shape, idx))
+
+
+def _scatter_flat(g, shape, idx):
+    """Zeros of `shape` with g added at flat indices idx (repeats add up)."""
+    z = np.zeros(int(np.prod(shape)), g._array.dtype)
+    np.add.at(z, idx.reshape(-1), g._array.reshape(-1))
+    return _record(_SCATTER_FLAT, (g,), _wrap(z.reshape(shape), g), (), (shape, idx))
+
+
+def _put_flat_bw(g, s, e, n):
+    idx, src_shape = e
+    return (_put_flat(g, idx, None) if n[0] else None,
+            _sum_to(_gather_flat(g, idx), src_shape) if len(n) > 1 and n[1] else None)
+
+
+_PUT_FLAT = _op_spec("IndexPutBackward0", _put_flat_bw)
+
+
+def _put_flat(g, idx, src):
+    """g with the elements at flat indices idx replaced by src (zeros for None)."""
+    out = np.array(g._array, copy=True, order="C")
+    flat = out.reshape(-1)
+    flat[idx.reshape(-1)] = 0 if src is None else np.broadcast_to(src._array, idx.shape).reshape(-1)
+    if src is None:
+        return _record(_PUT_FLAT, (g,), _wrap(out, g), (), (idx, None))
+    return _record(_PUT_FLAT, (g, src), _wrap(out, g), (), (idx, src._array.shape))
+
+
+def _copy_slices_backward(grad, extra, fn, needs):
+    """CopySlices' math (Note [View + Inplace update for base tensor]): the
+    in-place node `fn` runs on the view's part of the base's gradient; its
+    result replaces that part, the rest passes through."""
+    shape, idx = extra
+    res = _C._call_inplace_fn(fn, _gather_flat(grad, idx), needs)
+    out = [None] * len(needs)
+    if needs[0]:
+        out[0] = _put_flat(grad, idx, res[0])
+    for i in range(1, len(needs)):
+        if needs[i]:
+            out[i] = res[i]
+    return tuple(out)
+
+
+_C._set_view_formulas(_AS_STRIDED, _view_geometry, _copy_slices_backward)
+
+
+# More view ops ---------------------------------------------------------------------
+
+def _storage_flat(self):
+    """A 1-D numpy view of the memory of self's base, from its first element."""
+    base = self._base if self._base is not None else self
+    b = base._array
+    extent = 1 + builtins.sum((n - 1) * st // b.itemsize for n, st in zip(b.shape, b.strides)) if b.size else 0
+    return np.lib.stride_tricks.as_strided(b, (extent,), (b.itemsize,)), b
+
+
+def storage_offset(self):
+    flat, b = _storage_flat(self)
+    return (_data_ptr(self._array) - _data_ptr(b)) // b.itemsize
+
+
+def stride(self, dim=None):
+    a = self._array
+    strides = tuple(st // a.itemsize for st in a.strides)
+    if dim is None:
+        return strides
+    return strides[_norm_dims(dim, a.ndim)[0]] if a.ndim else strides[dim]
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    flat, b = _storage_flat(self)
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    offset = globals()["storage_offset"](self) if storage_offset is None else storage_offset
+    need = 0 if 0 in size else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))
+    if need > len(flat):
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
+            f"{b.itemsize} requiring a storage size of {need * b.itemsize} are out of bounds for storage of size "
+            f"{len(flat) * b.itemsize}")
+    arr = np.lib.stride_tricks.as_strided(flat[offset:], size, tuple(st * b.itemsize for st in stride))
+    out = _wrap(arr, self, True)
+    return _record_view(_AS_STRIDED, self, out, (self._array.shape, _flat_index(arr, self._array)))
+
+
+def narrow(self, dim, start, length):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _norm_dims(dim, a.ndim)[0]
+    size = a.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start %= size if size else 1
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(self, d, slice(start, start + length))
+
+
+def _diagonal_bw(g, s, e, n):
+    shape, idx = e
+    return (_scatter_flat(g, shape, idx),)
+
+
+_DIAGONAL = _op_spec("DiagonalBackward0", _diagonal_bw)
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    a = self._array
+    d1, d2 = _norm_dims(dim1, a.ndim)[0], _norm_dims(dim2, a.ndim)[0]
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = builtins.max(0, builtins.min(a.shape[d1] + builtins.min(offset, 0), a.shape[d2] - builtins.max(offset, 0)))
+    rest = [i for i in range(a.ndim) if i not in (d1, d2)]
+    st = a.strides
+    begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
+    flat, b = _storage_flat(self)
+    start = (_data_ptr(a) - _data_ptr(b) + begin) // a.itemsize
+    arr = np.lib.stride_tricks.as_strided(flat[start:], tuple(a.shape[i] for i in rest) + (n,),
+                                          tuple(st[i] for i in rest) + (st[d1] + st[d2],))
+    return _view_of(arr, self, _DIAGONAL, (a.shape, _flat_index(arr, a)))
+
+
+def _split_bw(g, s, e, n):
+    dim, sizes, shape, dtype = e
+    parts = []
+    for gi, size in zip(g, sizes):
+        if gi is None:
+            part = list(shape)
+            part[dim] = size
+            gi = _wrap(np.zeros(tuple(part), dtype), None)
+        parts.append(gi)
+    return (cat(parts, dim),)
+
+
+def _unbind_bw(g, s, e, n):
+    dim, shape, dtype = e
+    part = shape[:dim] + shape[dim + 1:]
+    return (stack([gi if gi is not None else _wrap(np.zeros(part, dtype), None) for gi in g], dim),)
+
+
+_SPLIT = _op_spec("SplitBackward0", _split_bw, None, True)
+_SPLIT_WITH_SIZES = _op_spec("SplitWithSizesBackward0", _split_bw, None, True)
+_UNBIND = _op_spec("UnbindBackward0", _unbind_bw, None, True)
+
+
+def _split_views(self, spec, dim, sizes):
+    a = self._array
+    outs, begin = [], 0
+    for size in sizes:
+        outs.append(_wrap(a[(slice(None),) * dim + (slice(begin, begin + size),)], self, True))
+        begin += size
+    return _record_multi_view(spec, self, tuple(outs), (dim, tuple(sizes), a.shape, a.dtype))
+
+
+def split(self, split_size_or_sections, dim=0):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _norm_dims(dim, a.ndim)[0]
+    size = a.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step < 0 or (step == 0 and size != 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step else [0]
+        return _split_views(self, _SPLIT, d, sizes)
+    sizes = [int(x) for x in split_size_or_sections]
+    if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                           f"dimension {d}), but got split_sizes={sizes}")
+    return _split_views(self, _SPLIT_WITH_SIZES, d, sizes)
+
+
+def chunk(self, chunks, dim=0):
+    a = self._array
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if a.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    size = a.shape[_norm_dims(dim, a.ndim)[0]]
+    return split(self, (size + chunks - 1) // chunks if size else 0, dim) if size else \
+        split(self, [0] * chunks, dim)
+
+
+def unbind(self, dim=0):
+    a = self._array
+    if a.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _norm_dims(dim, a.ndim)[0]
+    outs = tuple(_wrap(a[(slice(None),) * d + (i, Ellipsis)], self, True) for i in range(a.shape[d]))
+    return _record_multi_view(_UNBIND, self, outs, (d, a.shape, a.dtype))
+
+
+# In-place ops ---------------------------------------------------------------------
+# Each runs as upstream's VariableType does: the overlap checks, then
+# _inplace_node (check_inplace; the node with the inputs' current edges and
+# the saved tensors at their versions before the write), then the kernel and
+# the version bump, then _rebase_history (Note [View + Inplace update for base
+# tensor]).
+
+_OVERLAP = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+            "single memory location. Please clone() the tensor before performing the operation.")
+_INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                     "memory location. Please clone() the tensor before performing the operation.")
+
+
+def _non_overlapping_and_dense(a):
+    dims = sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1)
+    expected = a.itemsize
+    for st, n in dims:
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _check_overlap(a, b=None):
+    """at::assert_no_internal_overlap(a) and at::assert_no_partial_overlap(a, b)."""
+    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        raise RuntimeError(_INTERNAL_OVERLAP)
+    if b is None or a.size == 0 or b.size == 0 or not np.may_share_memory(a, b):
+        return
+    if not (_non_overlapping_and_dense(a) and _non_overlapping_and_dense(b)):
+        return
+    a0, b0 = _data_ptr(a), _data_ptr(b)
+    a1, b1 = a0 + a.nbytes, b0 + b.nbytes
+    if a0 == b0 and a1 == b1:
+        if a.strides == b.strides or a.ndim == 0 and b.ndim == 0:
+            return
+        raise RuntimeError(_OVERLAP)
+    if a0 < b1 and b0 < a1:
+        raise RuntimeError(_OVERLAP)
+
+
+def _check_inplace_shape(a, b):
+    if b.shape != a.shape and np.broadcast_shapes(a.shape, b.shape) != a.shape:
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(a.shape, b.shape))}")
+
+
+def add_(self, other, alpha=1):
+    if isinstance(other, _TB):
+        a, b = self._array, other._array
+        _check_overlap(a, b)
+        _check_inplace_shape(a, b)
+        node = _inplace_node(_ADD, (self, other), (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
+        np.add(a, b if alpha == 1 else b * alpha, out=a)
+        self._bump_version()
+        return _rebase_history(self, node)
+    _check_overlap(self._array)
+    node = _inplace_node(_ADD_S, (self,), (), other, other, False)
+    np.add(self._array, other * alpha, out=self._array)
+    self._bump_version()
+    return _rebase_history(self, node)
+
+
+def sub_(self, other, alpha=1):
+    if isinstance(other, _TB):
+        a, b = self._array, other._array
+        _check_overlap(a, b)
+        _check_inplace_shape(a, b)
+        node = _inplace_node(_SUB, (self, other), (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
+        np.subtract(a, b if alpha == 1 else b * alpha, out=a)
+        self._bump_version()
+        return _rebase_history(self, node)
+    _check_overlap(self._array)
+    node = _inplace_node(_SUB_S, (self,), (), other, other, False)
+    np.subtract(self._array, other * alpha, out=self._array)
+    self._bump_version()
+    return _rebase_history(self, node)
+
+
+def _mul_div_(self, other, ufunc, spec, spec_s):
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        _check_overlap(a, b)
+        _check_inplace_shape(a, b)
+        # the original self for other's gradient (PyTorch's original_self), a
+        # differentiable clone so double backward reaches self
+        orig = clone(self) if other.requires_grad and _C.is_grad_enabled() else None
+        saved = (orig, other if self.requires_grad or spec is _DIV else None)
+        node = _inplace_node(spec, (self, other), saved, (a.shape, b.shape, a.dtype, b.dtype))
+        ufunc(a, b, out=a)
+    else:
+        _check_overlap(a)
+        node = _inplace_node(spec_s, (self,), (), other, other, True)
+        ufunc(a, other, out=a)
+    self._bump_version()
+    return _rebase_history(self, node)
+
+
+def mul_(self, other):
+    return _mul_div_(self, other, np.multiply, _MUL, _MUL_S)
+
+
+def div_(self, other):
+    return _mul_div_(self, other, np.true_divide, _DIV, _DIV_S)
+
+
+def _zero_bw(g, s, e, n):
+    return (zeros_like(g),)
+
+
+def _fill_tensor_bw(g, s, e, n):
+    return (zeros_like(g) if n[0] else None, sum(g) if n[1] else None)
+
+
+def _copy_bw(g, s, e, n):
+    src_shape, src_dtype = e
+    return (zeros_like(g) if n[0] else None, _sum_to(g, src_shape, src_dtype) if n[1] else None)
+
+
+_ZERO = _op_spec("ZeroBackward0", _zero_bw)
+_FILL = _op_spec("FillBackward2", _zero_bw)
+_FILL_T = _op_spec("FillBackward3", _fill_tensor_bw)
+_COPY = _op_spec("torch::autograd::CopyBackwards", _copy_bw)
+
+
+def zero_(self):
+    _check_overlap(self._array)
+    node = _inplace_node(_ZERO, (self,), (), None)
+    self._array[...] = 0
+    self._bump_version()
+    return _rebase_history(self, node)
+
+
+def fill_(self, value):
+    _check_overlap(self._array)
+    if isinstance(value, _TB):
+        if value._array.ndim:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._array.ndim} dimensions.")
+        node = _inplace_node(_FILL_T, (self, value), (), None)
+        self._array[...] = value._array
+    else:
+        node = _inplace_node(_FILL, (self,), (), None)
+        self._array[...] = value
+    self._bump_version()
+    return _rebase_history(self, node)
+
+
+def copy_(self, src):
+    a = self._array
+    if not isinstance(src, _TB):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    b = src._array
+    _check_overlap(a, b)
+    try:
+        np.broadcast_to(b, a.shape)
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor b "
+                           f"({b.shape[-1] if b.ndim else 1}) at non-singleton dimension {a.ndim - 1}") from None
+    node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype))
+    a[...] = b
+    self._bump_version()
+    return _rebase_history(self, node)
+
+
+def _index_put_bw(g, s, e, n):
+    key, vshape, vdtype = e
+    return (_masked_grad(g, key) if n[0] else None,
+            _sum_to(getitem_raw(g, key), vshape, vdtype) if len(n) > 1 and n[1] else None)
 
 
 def _masked_grad(g, key):
@@ -1004,96 +1422,29 @@ def _masked_grad(g, key):
     return mul(g, _const(mask, g))
 
 
-_COPY_SLICES = _op_spec("torch::autograd::CopySlices", _copy_slices_bw)
+_INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
 
 
 def setitem(self, key, value):
+    """x[key] = value as torch does it (python_variable_indexing.cpp): basic
+    indexing writes through a view (copy_ into x[key], so a CopySlices over
+    CopyBackwards unless the key is all of x); advanced indexing is index_put_."""
     key = _index_key(key)
-    _check_inplace(self, value)
-    a = self._array
-    a[key] = value._array if isinstance(value, _TB) else value
-    self._bump_version()
-    if isinstance(value, _TB):
-        vshape = value._array.shape
-        _record(_COPY_SLICES, (self, value), self, (), (key, vshape))
-    else:
-        _record(_COPY_SLICES, (self,), self, (), (key, ()))
-
-
-# In-place ops ---------------------------------------------------------------------
-
-def _check_inplace(self, other=None):
-    if not _C.is_grad_enabled():
+    if not isinstance(value, _TB):
+        value = _wrap(np.asarray(value, dtype=self._array.dtype), self)
+    if _is_basic(key):
+        target = getitem(self, key)
+        if target._base is not None and target._array.shape == self._array.shape and \
+                _data_ptr(target._array) == _data_ptr(self._array) and target._array.strides == self._array.strides:
+            target = self
+        copy_(target, value)
         return
-    if self.requires_grad and self.is_leaf:
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    other_rg = isinstance(other, _TB) and other.requires_grad
-    if self._base is not None and (self.requires_grad or other_rg):
-        # PyTorch rebases the base's history (CopySlices); torchlite does not.
-        raise RuntimeError("torchlite does not support in-place operations on views of tensors that "
-                           "require grad; apply the operation to the base tensor or clone() the view")
-
-
-def add_(self, other, alpha=1):
-    _check_inplace(self, other)
     a = self._array
-    if isinstance(other, _TB):
-        b = other._array
-        np.add(a, b if alpha == 1 else b * alpha, out=a)
-        self._bump_version()
-        return _record(_ADD, (self, other), self, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-    np.add(a, other * alpha, out=a)
+    _check_overlap(a, value._array)
+    node = _inplace_node(_INDEX_PUT, (self, value), (), (key, value._array.shape, value._array.dtype))
+    a[key] = value._array
     self._bump_version()
-    return _record_number(_ADD_S, self, self, other, False)
-
-
-def sub_(self, other, alpha=1):
-    return add_(self, other, -alpha)
-
-
-def mul_(self, other):
-    _check_inplace(self, other)
-    a = self._array
-    if isinstance(other, _TB):
-        b = other._array
-        # the original self, for other's gradient, before it is overwritten;
-        # a differentiable clone (PyTorch's original_self) so double backward reaches self
-        orig = clone(self) if other.requires_grad else None
-        np.multiply(a, b, out=a)
-        self._bump_version()
-        saved = (orig, other if self.requires_grad else None)
-        return _record(_MUL, (self, other), self, saved, (a.shape, b.shape, a.dtype, b.dtype))
-    np.multiply(a, other, out=a)
-    self._bump_version()
-    return _record_number(_MUL_S, self, self, other, False)
-
-
-def div_(self, other):
-    if isinstance(other, _TB):
-        return mul_(self, reciprocal(other))
-    return mul_(self, 1.0 / other)
-
-
-def _zero_bw(g, s, e, n):
-    return (zeros_like(g),)
-
-
-_ZERO = _op_spec("ZeroBackward0", _zero_bw)
-_FILL = _op_spec("FillBackward0", _zero_bw)
-
-
-def zero_(self):
-    _check_inplace(self)
-    self._array[...] = 0
-    self._bump_version()
-    return _record(_ZERO, (self,), self, (), None)
-
-
-def fill_(self, value):
-    _check_inplace(self)
-    self._array[...] = value
-    self._bump_version()
-    return _record(_FILL, (self,), self, (), None)
+    _rebase_history(self, node)
 
 
 # Conversions ----------------------------------------------------------------------

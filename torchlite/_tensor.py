@@ -32,7 +32,7 @@ def _warn_T_once():
 
 class Tensor(_C.TensorBase):
     # the tensor this one is a view of (set by view ops)
-    _base = None
+    _base = property(_C._view_base)
 
     # Attributes ------------------------------------------------------------------
     @property
@@ -280,6 +280,15 @@ class Tensor(_C.TensorBase):
     div_ = __itruediv__ = _ops.div_
     zero_ = _ops.zero_
     fill_ = _ops.fill_
+    copy_ = _ops.copy_
+    as_strided = _ops.as_strided
+    narrow = _ops.narrow
+    diagonal = _ops.diagonal
+    split = _ops.split
+    chunk = _ops.chunk
+    unbind = _ops.unbind
+    stride = _ops.stride
+    storage_offset = _ops.storage_offset
 
     def __pos__(self):
         return self

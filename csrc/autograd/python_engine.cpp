@@ -72,7 +72,6 @@ py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors,
   grads.reserve(num_tensors);
   for (size_t i = 0; i < num_tensors; ++i) {
     const Variable variable = unpack_tensor(tensors[i], "tensors", i);
-    impl::check_view_is_current(variable);
     auto gradient_edge = impl::gradient_edge(variable);
     if (!gradient_edge.function) {
       throw std::runtime_error("element " + std::to_string(i) +

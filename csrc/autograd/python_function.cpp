@@ -159,25 +159,31 @@ void PyFormulaNode::release_packed() {
 
 variable_list PyFormulaNode::apply(variable_list&& grads) {
   const size_t n = num_outputs();
-  // Every formula is linear in the incoming gradient: none in, none out,
+  // Every formula is linear in the incoming gradients: none in, none out,
   // without taking the GIL.
-  if (!grads[0].defined()) return variable_list(n);
+  bool any_defined = false;
+  for (const auto& g : grads) any_defined |= g.defined();
+  if (!any_defined) return variable_list(n);
 
+  std::vector<bool> needs(n);
+  for (size_t i = 0; i < n; ++i) needs[i] = task_should_compute_output(i);
   // Note [GIL-free formulas]: first-order backward of the simple ops runs in C++.
   if (native_ok_ && !GradMode::is_enabled()) {
     variable_list saved;
     saved.reserve(saved_.size());
     const auto self = getptr();
     for (const auto& s : saved_) saved.push_back(s.unpack(self));
-    std::vector<bool> needs(n);
-    for (size_t i = 0; i < n; ++i) needs[i] = task_should_compute_output(i);
     variable_list outputs;
     if (generated::details::apply_native_formula(info_->native, grads[0], saved, native_args_, needs, outputs)) {
       return outputs;
     }
   }
-
   py::gil_scoped_acquire gil;
+  return apply_with_needs(std::move(grads), needs);
+}
+
+variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::vector<bool>& needs_input_grad) {
+  const size_t n = num_outputs();
   auto self = getptr();
   py::tuple saved(saved_.size());
   if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
@@ -185,8 +191,16 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
     saved[i] = i < packed_.size() && packed_[i] ? unpack_saved_tensor(packed_[i]) : wrap(saved_[i].unpack(self));
   }
   py::tuple needs(n);
-  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(task_should_compute_output(i));
-  py::object grad = wrap(grads[0]);
+  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(needs_input_grad[i]);
+  py::object grad;
+  if (info_->multi_output) {
+    // A multi-output op's formula takes one gradient per output (None where undefined).
+    py::tuple all(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) all[i] = wrap(grads[i]);
+    grad = std::move(all);
+  } else {
+    grad = wrap(grads[0]);
+  }
   grads.clear();
   if (release_after_apply_) {
     // The engine frees the graph after this call: drop the saved tensors now,
@@ -228,12 +242,14 @@ namespace {
 // _record. `native` names the C++ version of the formula, if there is one.
 PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (nargs < 2 || nargs > 3 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1]) ||
-      (nargs == 3 && args[2] != Py_None && !PyUnicode_Check(args[2]))) {
-    throw py::type_error("_op_spec(name: str, backward: callable, native: str | None = None)");
+  if (nargs < 2 || nargs > 4 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1]) ||
+      (nargs >= 3 && args[2] != Py_None && !PyUnicode_Check(args[2]))) {
+    throw py::type_error(
+        "_op_spec(name: str, backward: callable, native: str | None = None, multi_output: bool = False)");
   }
+  const bool multi_output = nargs == 4 && PyObject_IsTrue(args[3]);
   auto native = generated::details::NativeFormula::None;
-  if (nargs == 3 && args[2] != Py_None) {
+  if (nargs >= 3 && args[2] != Py_None) {
     try {
       native = generated::details::native_formula_from_key(PyUnicode_AsUTF8(args[2]));
     } catch (const std::invalid_argument& e) {
@@ -244,7 +260,7 @@ PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   Py_INCREF(args[1]);
-  infos.push_back(OpInfo{PyUnicode_AsUTF8(args[0]), args[1], native});
+  infos.push_back(OpInfo{PyUnicode_AsUTF8(args[0]), args[1], native, multi_output});
   return PyCapsule_New(&infos.back(), "torchlite.OpInfo", nullptr);
   END_HANDLE_TH_ERRORS
 }
@@ -318,26 +334,13 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   edge_list edges(static_cast<size_t>(num_inputs));
   for (Py_ssize_t i = 0; i < num_inputs; ++i) {
     const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
-    if (var.requires_grad()) {
-      impl::check_view_is_current(var);
-      edges[i] = impl::gradient_edge(var);
-    }
+    if (var.requires_grad()) edges[i] = impl::gradient_edge(var);
   }
   auto node = make_node<PyFormulaNode>(info, std::move(edges));
   // The output's edge first: saving an output must see it as non-leaf, or
   // the saved variable would hold the node that holds it.
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
-  // An output sharing an input's version counter is a view of it (in-place
-  // ops return the input itself).
-  for (Py_ssize_t i = 0; i < num_inputs; ++i) {
-    const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
-    if (!var.is_same(out) && var.requires_grad() &&
-        var.unsafeGetTensorImpl()->version_counter() == out.unsafeGetTensorImpl()->version_counter()) {
-      impl::set_view_of(out, var);
-      break;
-    }
-  }
   PyObject* saved = args[3];
   const Py_ssize_t num_saved = PyTuple_GET_SIZE(saved);
   node->saved_.reserve(static_cast<size_t>(num_saved));
@@ -374,7 +377,6 @@ PyObject* record_number(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad()) return Py_NewRef(output);
   auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(args[0], "torchlite.OpInfo"));
   if (!info) throw py::error_already_set();
-  impl::check_view_is_current(THPVariable_Unpack(args[1]));
   auto node = make_node<PyFormulaNode>(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
@@ -498,13 +500,23 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
     if (!is_differentiable) {
       node->add_input_metadata(var);
       results[i] = is_input && !is_modified ? wrap(var.detach()) : py::reinterpret_borrow<py::object>(obj);
-    } else if (is_input && !is_modified) {
-      // An input returned as is becomes a new tensor sharing its memory, so
-      // the input's own history is untouched (PyTorch's view_as(self)).
+    } else if (is_modified) {
+      // Modified in place (mark_dirty): rebased like a built-in in-place op.
+      impl::check_inplace(var, true);
       const auto nr = node->add_input_metadata(var);
-      results[i] = wrap(make_variable(var, Edge(node, nr)));
+      impl::rebase_history(var, Edge(node, nr));
+      results[i] = py::reinterpret_borrow<py::object>(obj);
+    } else if (is_input) {
+      // An input returned as is becomes a view of it, so the input's own
+      // history is untouched (PyTorch's view_as(self)); like every view made
+      // inside a custom Function it may not be modified in place.
+      const auto nr = node->add_input_metadata(var);
+      Variable view = make_variable(var, Edge(node, nr));
+      impl::set_view_of(view, var, CreationMeta::IN_CUSTOM_FUNCTION);
+      results[i] = wrap(std::move(view));
     } else {
       create_gradient_edge(var, node);
+      if (impl::is_view(var)) impl::set_creation_meta(var, CreationMeta::IN_CUSTOM_FUNCTION);
       results[i] = py::reinterpret_borrow<py::object>(obj);
     }
   }

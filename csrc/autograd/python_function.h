@@ -56,12 +56,17 @@ struct OpInfo {
   PyObject* backward;  // fn(grad, saved, extra, needs_input_grad) -> grads
   // The same formula in C++, if any (Note [GIL-free formulas]).
   generated::details::NativeFormula native = generated::details::NativeFormula::None;
+  // The formula takes a tuple of gradients, one per forward output (split, unbind...).
+  bool multi_output = false;
 };
 
 struct PyFormulaNode : public Node {
   PyFormulaNode(const OpInfo* info, edge_list&& next_edges) : Node(std::move(next_edges)), info_(info) {}
   ~PyFormulaNode() override;
   variable_list apply(variable_list&& grads) override;
+  // Runs the Python formula for the given needs_input_grad; the GIL is held.
+  // CopySlices calls it on the in-place node it wraps.
+  variable_list apply_with_needs(variable_list&& grads, const std::vector<bool>& needs_input_grad);
   void release_variables() override;
   void will_release_variables() override { release_after_apply_ = true; }
   std::string name() const override { return info_->name; }

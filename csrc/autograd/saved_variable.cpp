@@ -2,7 +2,6 @@
 #include "autograd/anomaly_mode.h"
 #include "autograd/function.h"
 
-#include <cctype>
 #include <sstream>
 #include <stdexcept>
 
@@ -16,20 +15,19 @@ const char* ERR_BACKWARD_TWICE =
     "backward through the graph a second time or if you need to access saved tensors after "
     "calling backward.";
 
-namespace {
-// The forward op behind a backward node's name, as PyTorch names it in this
-// message: "ExpBackward0" -> "Exp", "MulBackward1" -> "Mul".
+// The forward op behind a backward node's name, as PyTorch names it in its
+// messages: a trailing "Backward0" goes, otherwise only "Backward" does
+// ("MulBackward0" -> "Mul", "PowBackward1" -> "Pow1", "FBackward" -> "F").
 std::string forward_name(const std::string& node_name) {
-  auto end = node_name.size();
-  while (end > 0 && std::isdigit(static_cast<unsigned char>(node_name[end - 1]))) --end;
-  static const std::string suffix = "Backward";
-  if (end < node_name.size() && end > suffix.size() &&
-      node_name.compare(end - suffix.size(), suffix.size(), suffix) == 0) {
-    return node_name.substr(0, end - suffix.size());
+  static const std::string suffix0 = "Backward0";
+  if (node_name.size() > suffix0.size() &&
+      node_name.compare(node_name.size() - suffix0.size(), suffix0.size(), suffix0) == 0) {
+    return node_name.substr(0, node_name.size() - suffix0.size());
   }
-  return node_name;
+  const auto pos = node_name.rfind("Backward");
+  if (pos == std::string::npos || pos == 0) return node_name;
+  return node_name.substr(0, pos) + node_name.substr(pos + 8);
 }
-} // namespace
 
 SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_inplace_on_view) {
   if (!variable.defined()) return;

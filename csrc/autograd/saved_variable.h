@@ -6,11 +6,15 @@
 #include "autograd/variable.h"
 
 #include <memory>
+#include <string>
 
 namespace torch {
 namespace autograd {
 
 extern const char* ERR_BACKWARD_TWICE;
+
+// The forward op's name in PyTorch's messages: "MulBackward0" -> "Mul".
+std::string forward_name(const std::string& node_name);
 
 struct SavedVariable {
   SavedVariable() = default;

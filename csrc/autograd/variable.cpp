@@ -3,7 +3,9 @@
 #include "autograd/cpp_hook.h"
 #include "autograd/function.h"
 #include "autograd/functions/accumulate_grad.h"
+#include "autograd/generated/Functions.h"
 #include "autograd/grad_mode.h"
+#include "autograd/saved_variable.h"
 
 #include <stdexcept>
 
@@ -50,6 +52,8 @@ void set_gradient_edge(const Variable& self, Edge edge) {
   auto* meta = materialize_autograd_meta(self);
   meta->grad_fn_ = std::move(edge.function);
   meta->output_nr_ = edge.input_nr;
+  // A view given its grad_fn now needs no regeneration for changes so far.
+  if (meta->is_view_) meta->attr_version_ = static_cast<uint32_t>(self._version());
 }
 
 std::shared_ptr<Node> try_get_grad_accumulator(const Variable& self) {
@@ -101,30 +105,167 @@ std::unique_ptr<PostAccumulateGradHook>& post_acc_grad_hooks(const Variable& sel
   return materialize_autograd_meta(self)->post_acc_grad_hooks_;
 }
 
-void set_view_of(const Variable& view, const Variable& base) {
+void set_view_of(const Variable& view, const Variable& base, CreationMeta creation_meta) {
   auto* base_meta = get_autograd_meta(base);
-  Variable root = base;
-  if (base_meta && base_meta->is_view_) {
-    if (auto root_impl = base_meta->view_base_.lock()) root = Variable(root_impl);
-  }
+  const Variable& root = base_meta && base_meta->is_view_ ? base_meta->base_ : base;
   auto* meta = materialize_autograd_meta(view);
   meta->is_view_ = true;
-  meta->view_base_ = root.getIntrusivePtr();
-  meta->view_base_grad_fn_ = root.grad_fn();
+  meta->base_ = root;
+  // A view of a view made in no_grad mode or of a multi-output view keeps the
+  // strictest restriction (upstream propagate_creation_meta).
+  if (base_meta && base_meta->is_view_ && base_meta->creation_meta_ != CreationMeta::DEFAULT) {
+    creation_meta = base_meta->creation_meta_;
+  }
+  meta->creation_meta_ = creation_meta;
+  meta->attr_version_ = view._version();
 }
 
-void check_view_is_current(const Variable& self) {
+bool is_view(const Variable& self) {
   auto* meta = get_autograd_meta(self);
-  if (!meta || !meta->is_view_) return;
-  auto base_impl = meta->view_base_.lock();
-  if (!base_impl) return;  // the base is gone: nothing can have changed it since
-  if (Variable(base_impl).grad_fn() != meta->view_base_grad_fn_.lock()) {
-    throw std::runtime_error(
-        "This view's base was modified by an in-place operation recorded by autograd after the view was "
-        "created. PyTorch rebases such a view's history onto its base; torchlite does not, and raises "
-        "instead of computing a wrong gradient. Take the view again after the in-place operation, or "
-        "clone the view before it.");
+  return meta && meta->is_view_;
+}
+
+const Variable& view_base(const Variable& self) {
+  static const Variable undefined;
+  auto* meta = get_autograd_meta(self);
+  return meta && meta->is_view_ ? meta->base_ : undefined;
+}
+
+CreationMeta creation_meta(const Variable& self) {
+  auto* meta = get_autograd_meta(self);
+  return meta && meta->is_view_ ? meta->creation_meta_ : CreationMeta::DEFAULT;
+}
+
+void set_creation_meta(const Variable& self, CreationMeta creation_meta) {
+  auto* meta = get_autograd_meta(self);
+  if (!meta || !meta->is_view_) throw std::logic_error("set_creation_meta() on a tensor that is not a view");
+  meta->creation_meta_ = creation_meta;
+}
+
+void handle_view_on_rebase(const Variable& self, bool indirect) {
+  auto* meta = get_autograd_meta(self);
+  if (!meta || !meta->is_view_ || meta->creation_meta_ == CreationMeta::DEFAULT) return;
+  const std::string modified = indirect ? "its base or another view of its base has been modified inplace"
+                                        : "is being modified inplace";
+  std::string msg;
+  if (meta->grad_fn_) {
+    msg = "Output " + std::to_string(meta->output_nr_) + " of " + forward_name(meta->grad_fn_->name()) +
+        " is a view and " + modified + ".";
+  } else {
+    msg = "A view was created in no_grad mode and " + modified + " with grad mode enabled.";
   }
+  switch (meta->creation_meta_) {
+    case CreationMeta::MULTI_OUTPUT_NODE:
+      msg += " This view is the output of a function that returns multiple views. Such functions do not allow "
+             "the output views to be modified inplace. You should replace the inplace operation by an "
+             "out-of-place one.";
+      break;
+    case CreationMeta::NO_GRAD_MODE:
+      msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+             "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+             "the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+      break;
+    case CreationMeta::IN_CUSTOM_FUNCTION:
+      msg += " This view was created inside a custom Function (or because an input was returned as-is) and the "
+             "autograd logic to handle view+inplace would override the custom backward associated with the "
+             "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+             "cloning the output of the custom Function.";
+      break;
+    case CreationMeta::DEFAULT:
+      break;
+  }
+  throw std::runtime_error(msg);
+}
+
+void check_inplace(const Variable& self, bool requires_grad) {
+  if (!requires_grad || !GradMode::is_enabled()) return;
+  auto* meta = get_autograd_meta(self);
+  if (meta && meta->is_view_) {
+    handle_view_on_rebase(self);
+    if (meta->base_.is_leaf() && meta->base_.requires_grad()) {
+      throw std::runtime_error("a view of a leaf Variable that requires grad is being used in an in-place operation.");
+    }
+  }
+  if (self.is_leaf() && self.requires_grad()) {
+    throw std::runtime_error("a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+}
+
+namespace {
+ViewNodeFactory* view_node_factory = nullptr;
+
+ViewNodeFactory& factory() {
+  if (!view_node_factory) throw std::logic_error("views need the torchlite package's view node factory");
+  return *view_node_factory;
+}
+
+// A tensor's retains_grad hook follows it to its new grad_fn; hooks
+// registered before stay with the old one (upstream
+// update_tensor_hooks_on_new_gradfn).
+void move_retains_grad_hook(AutogradMeta* meta, const std::shared_ptr<Node>& old_fn, uint32_t old_output_nr) {
+  if (!meta->retains_grad_ || !old_fn || !meta->grad_fn_ || old_fn == meta->grad_fn_) return;
+  if (auto hook = old_fn->pop_retains_grad_hook(old_output_nr)) {
+    meta->grad_fn_->add_retains_grad_hook(std::move(hook), meta->output_nr_);
+  }
+}
+} // namespace
+
+void set_view_node_factory(ViewNodeFactory* factory) {
+  view_node_factory = factory;
+}
+
+// Note [View + Inplace update for view tensor]: a view whose storage changed
+// since its grad_fn was made (an in-place op on it, on its base or on another
+// view of the base) gets a new grad_fn: AsStridedBackward0 from the base's
+// current history to the view's geometry (seed 002, gradient_edge; upstream
+// VariableHooks::grad_fn).
+void update_view_grad_fn(const Variable& self, AutogradMeta* meta) {
+  uint32_t current_version;
+  {
+    std::lock_guard<std::mutex> lock(meta->mutex_);
+    if (!meta->grad_fn_ && !meta->base_.requires_grad()) return;
+    current_version = static_cast<uint32_t>(self._version());
+    if (meta->attr_version_ == current_version) return;
+    handle_view_on_rebase(self, /*indirect=*/true);
+  }
+  // Made without the lock: the factory may take the GIL.
+  auto fn = factory().as_strided_backward(self, meta->base_);
+  std::lock_guard<std::mutex> lock(meta->mutex_);
+  if (meta->attr_version_ == current_version) return;  // another thread was first
+  auto old_fn = std::move(meta->grad_fn_);
+  const auto old_output_nr = meta->output_nr_;
+  meta->grad_fn_ = std::move(fn);
+  meta->output_nr_ = 0;
+  meta->attr_version_ = current_version;
+  move_retains_grad_hook(meta, old_fn, old_output_nr);
+}
+
+// Note [View + Inplace update for base tensor]: an in-place op on a view
+// changes the base too, so the base's history is rebased onto CopySlices,
+// which runs the in-place op's node on the view's part of the base's
+// gradient; the view's own grad_fn is then regenerated from the base.
+void rebase_history(const Variable& self, Edge gradient_edge) {
+  auto* meta = materialize_autograd_meta(self);
+  if (meta->is_view_) {
+    if (gradient_edge.input_nr != 0) {
+      throw std::runtime_error("Functions which modify views in-place must return a single Variable");
+    }
+    Variable base = meta->base_;
+    auto* base_meta = materialize_autograd_meta(base);
+    auto copy_slices = factory().copy_slices(base, self, std::move(gradient_edge.function));
+    auto old_fn = base_meta->grad_fn_;
+    const auto old_output_nr = base_meta->output_nr_;
+    base_meta->grad_fn_ = std::move(copy_slices);
+    base_meta->output_nr_ = 0;
+    move_retains_grad_hook(base_meta, old_fn, old_output_nr);
+    self.grad_fn();
+    return;
+  }
+  auto old_fn = meta->grad_fn_;
+  const auto old_output_nr = meta->output_nr_;
+  meta->grad_fn_ = std::move(gradient_edge.function);
+  meta->output_nr_ = gradient_edge.input_nr;
+  move_retains_grad_hook(meta, old_fn, old_output_nr);
 }
 
 } // namespace impl
@@ -226,7 +367,9 @@ Tensor& Tensor::mutable_grad() const {
 const std::shared_ptr<torch::autograd::Node>& Tensor::grad_fn() const {
   static const std::shared_ptr<torch::autograd::Node> none;
   auto* meta = impl_ ? static_cast<AutogradMeta*>(impl_->autograd_meta()) : nullptr;
-  return meta ? meta->grad_fn_ : none;
+  if (!meta) return none;
+  if (meta->is_view_) impl::update_view_grad_fn(*this, meta);
+  return meta->grad_fn_;
 }
 
 bool Tensor::is_leaf() const {
@@ -263,9 +406,9 @@ void Tensor::retain_grad() const {
     Tensor self(self_impl);
     Tensor& grad = self.mutable_grad();
     if (!grad.defined()) {
-      grad = at::clone(grad_base);
+      grad = torch::autograd::clone(grad_base);
     } else {
-      grad = at::add(grad, grad_base);
+      grad = torch::autograd::add(grad, grad_base);
     }
     return grad_out;
   };

@@ -6,6 +6,7 @@
 #include "autograd/edge.h"
 #include "autograd/function_hook.h"
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,12 +17,18 @@ namespace autograd {
 
 struct Node;
 
+// How a view was made, which decides whether it may be modified in place
+// (upstream's CreationMeta, variable.h).
+enum class CreationMeta : uint8_t { DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE };
+
 struct AutogradMeta : public at::AutogradMetaInterface {
   explicit AutogradMeta(at::TensorImpl* self_impl = nullptr, bool requires_grad = false,
                         Edge gradient_edge = Edge());
 
   void set_requires_grad(bool requires_grad, at::TensorImpl* self_impl) override;
-  bool requires_grad() const override { return requires_grad_ || grad_fn_; }
+  bool requires_grad() const override {
+    return requires_grad_ || grad_fn_ || (is_view_ && base_.requires_grad());
+  }
   Variable& mutable_grad() override { return grad_; }
   const Variable& grad() const override { return grad_; }
 
@@ -37,15 +44,19 @@ struct AutogradMeta : public at::AutogradMetaInterface {
   std::unique_ptr<PostAccumulateGradHook> post_acc_grad_hooks_ = nullptr;
   bool requires_grad_ = false;
   bool retains_grad_ = false;
-  // Note [Views and in-place ops on their base]
-  // A view's history runs through its base's grad_fn at the time the view
-  // was made. PyTorch rebases a view's history when an in-place op records a
-  // new grad_fn on the base; torchlite does not, so it remembers the base and
-  // that grad_fn and refuses to use a view whose base has moved on
-  // (impl::check_view_is_current), instead of computing a wrong gradient.
+  // View tracking (upstream's DifferentiableViewMeta; Note [View + Inplace
+  // update for base tensor] and Note [View + Inplace update for view tensor],
+  // docs/design.md "Views and in-place operations"). Every view op records its
+  // output as a view of the root base, whether or not anything requires grad,
+  // so an in-place op on the base or on any view can later rebase the history
+  // of all of them. `attr_version_` is the version counter's value when
+  // grad_fn_ was last computed: a view whose storage changed since then gets a
+  // regenerated grad_fn (AsStridedBackward0 over the base's current history)
+  // the next time grad_fn() is read.
   bool is_view_ = false;
-  std::weak_ptr<at::TensorImpl> view_base_;
-  std::weak_ptr<Node> view_base_grad_fn_;
+  CreationMeta creation_meta_ = CreationMeta::DEFAULT;
+  Variable base_;
+  uint32_t attr_version_ = 0;
   uint32_t output_nr_ = 0;
   // Guards grad_accumulator_ creation and grad_ updates from several threads.
   mutable std::mutex mutex_;
@@ -70,12 +81,40 @@ void set_version_counter(const Variable& self, std::shared_ptr<at::VersionCounte
 void set_name(const Variable& self, const std::string& name);
 std::unique_ptr<PostAccumulateGradHook>& post_acc_grad_hooks(const Variable& self);
 
-// Records that `view` (just given its grad_fn) is a view of `base`; see Note
-// [Views and in-place ops on their base].
-void set_view_of(const Variable& view, const Variable& base);
-// Throws std::runtime_error when `self` is a view whose base's grad_fn was
-// replaced by an in-place op after the view was made.
-void check_view_is_current(const Variable& self);
+// Makes `view` (already holding the view op's grad_fn, if any) a view of
+// `base`'s root base.
+void set_view_of(const Variable& view, const Variable& base, CreationMeta creation_meta);
+bool is_view(const Variable& self);
+// The root base of a view, or an undefined Variable.
+const Variable& view_base(const Variable& self);
+CreationMeta creation_meta(const Variable& self);
+void set_creation_meta(const Variable& self, CreationMeta creation_meta);
+
+// Throws torch's error for an in-place change of a view that may not be
+// modified in place (`indirect`: its base or another view of it changed).
+void handle_view_on_rebase(const Variable& self, bool indirect = false);
+// The checks of an in-place op about to write into `self`, when grad mode is
+// on and the op's result will require grad (upstream check_inplace).
+void check_inplace(const Variable& self, bool requires_grad);
+// After an in-place op recorded its node (`gradient_edge`, whose input
+// metadata describes `self`): a non-view takes it as its gradient edge
+// (moving its retains_grad hook along); a view's base is rebased onto a
+// CopySlices wrapping the node and the view's grad_fn is regenerated.
+void rebase_history(const Variable& self, Edge gradient_edge);
+
+// The autograd nodes of view and in-place handling whose math is written in
+// the package's differentiable ops (the Python extension installs them).
+struct ViewNodeFactory {
+  virtual ~ViewNodeFactory() = default;
+  // AsStridedBackward0 from `base` (its gradient edge) to the view's geometry.
+  virtual std::shared_ptr<Node> as_strided_backward(const Variable& view, const Variable& base) = 0;
+  // CopySlices wrapping `fn`, the in-place op recorded on `view` of `base`.
+  virtual std::shared_ptr<Node> copy_slices(const Variable& base, const Variable& view, std::shared_ptr<Node> fn) = 0;
+};
+void set_view_node_factory(ViewNodeFactory* factory);
+// Regenerates a view's grad_fn if its storage changed since it was made
+// (Tensor::grad_fn calls it for every view).
+void update_view_grad_fn(const Variable& self, AutogradMeta* meta);
 
 } // namespace impl
 

@@ -34,6 +34,32 @@ def distinct(*shape):
     return torch.tensor(a, dtype=torch.float64, requires_grad=True)
 
 
+def _setitem_advanced(a, b):
+    c = a.clone()
+    c[torch.tensor([2, 0])] = b
+    return c
+
+
+def _inplace_on_view(a, b):
+    c = a * 1.0
+    c[:, 1].mul_(b[:1] * b)
+    return c * c
+
+
+def _inplace_on_base_then_view(a, b):
+    c = a * 1.0
+    v = c.t()[1]
+    c.mul_(b)
+    return v * v
+
+
+def _inplace_on_view_chain(a, b):
+    c = a * 1.0
+    v = c[1:].t()[2]
+    v.add_(b)
+    return c.sum(0) * v.sum()
+
+
 def _setitem(x, y):
     z = x.clone()
     z[1] = y
@@ -130,6 +156,21 @@ OPS = [
     ("zero_", lambda a: a.clone().zero_() + a, lambda: (dbl(2, 3),)),
     ("fill_", lambda a: a.clone().fill_(2.0) * a, lambda: (dbl(2, 3),)),
     ("to_copy", lambda a: a.to(torch.float64, copy=True), lambda: (dbl(2, 3),)),
+    ("as_strided", lambda a: a.as_strided((2, 2), (1, 2), 1), lambda: (dbl(2, 3),)),
+    ("as_strided_overlapping", lambda a: a.as_strided((3, 2), (1, 1)), lambda: (dbl(4),)),
+    ("narrow", lambda a: a.narrow(1, 1, 2), lambda: (dbl(2, 3),)),
+    ("diagonal", lambda a: a.diagonal(1), lambda: (dbl(3, 4),)),
+    ("diagonal_dims", lambda a: a.diagonal(-1, 2, 0), lambda: (dbl(3, 2, 4),)),
+    ("split", lambda a: a.split(2, 1)[1] * a.split(2, 1)[0][:, :1], lambda: (dbl(2, 3),)),
+    ("split_with_sizes", lambda a: a.split([1, 2])[1], lambda: (dbl(3, 2),)),
+    ("chunk", lambda a: a.chunk(2)[0], lambda: (dbl(3, 2),)),
+    ("unbind", lambda a: a.unbind(1)[0] * a.unbind(1)[2], lambda: (dbl(2, 3),)),
+    ("copy_", lambda a, b: a.clone().copy_(b), lambda: (dbl(2, 3), dbl(3))),
+    ("fill_tensor_", lambda a, b: a.clone().fill_(b) * a, lambda: (dbl(2, 3), dbl())),
+    ("setitem_advanced", _setitem_advanced, lambda: (dbl(3, 2), dbl(2))),
+    ("inplace_on_view", _inplace_on_view, lambda: (dbl(3, 2), dbl(3))),
+    ("inplace_on_base_then_view", _inplace_on_base_then_view, lambda: (dbl(3, 2), dbl(3, 2))),
+    ("inplace_on_view_chain", lambda a, b: _inplace_on_view_chain(a, b), lambda: (dbl(3, 4), dbl(2))),
     ("stack", lambda a, b: torch.stack([a, b], 1), lambda: (dbl(2, 3), dbl(2, 3))),
     ("cat", lambda a, b: torch.cat([a, b], 0), lambda: (dbl(2, 3), dbl(1, 3))),
     ("where", lambda a, b: torch.where(a > b, a, b), lambda: (dbl(2, 3), dbl(3))),

@@ -15,7 +15,20 @@ variable_list AddBackward0::apply(variable_list&& grads) {
   return out;
 }
 
+variable_list CloneBackward0::apply(variable_list&& grads) {
+  variable_list out(1);
+  if (should_compute_output(0)) out[0] = std::move(grads[0]);
+  return out;
+}
+
 } // namespace generated
+
+Variable clone(const Variable& t) {
+  at::Tensor result = at::clone(t);
+  if (!GradMode::is_enabled() || !t.requires_grad()) return result;
+  create_gradient_edge(result, make_node<generated::CloneBackward0>(collect_next_edges({t})));
+  return result;
+}
 
 Variable add(const Variable& a, const Variable& b) {
   at::Tensor result = at::add(a, b);

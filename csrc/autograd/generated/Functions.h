@@ -16,7 +16,19 @@ struct AddBackward0 : public Node {
   variable_list apply(variable_list&& grads) override;
 };
 
+struct CloneBackward0 : public Node {
+  using Node::Node;
+  std::string name() const override { return "CloneBackward0"; }
+  // The gradient of a copy is the gradient, unchanged.
+  variable_list apply(variable_list&& grads) override;
+};
+
 } // namespace generated
+
+// A contiguous copy of t. Records CloneBackward0 when grad mode is on and t
+// requires grad (a retained .grad under create_graph, as PyTorch's retain_grad
+// hook clones it).
+Variable clone(const Variable& t);
 
 // a + b (same shapes). Records AddBackward0 when grad mode is on and either
 // input requires grad; otherwise the plain kernel.

@@ -1,0 +1,281 @@
+// Views and in-place ops from Python: the bindings torchlite/_ops.py uses to
+// record views, check and record in-place ops and rebase history, and the two
+// nodes of view + in-place handling whose math is written in torchlite's own
+// differentiable ops (so create_graph=True works through them):
+// AsStridedBackward0 (a view's regenerated grad_fn) and CopySlices.
+// Upstream: torch/csrc/autograd/variable.cpp (as_view, rebase_history,
+// VariableHooks::grad_fn), functions/tensor.cpp (CopySlices); see
+// docs/design.md "Views and in-place operations".
+#include "autograd/python_view.h"
+#include "aten/Functions.h"
+#include "autograd/grad_mode.h"
+#include "autograd/python_function.h"
+#include "autograd/python_variable.h"
+
+#include <stdexcept>
+
+namespace py = pybind11;
+
+namespace torch {
+namespace autograd {
+
+namespace {
+
+py::object wrap(const Variable& var) {
+  return py::reinterpret_steal<py::object>(THPVariable_Wrap(var));
+}
+
+const OpInfo* as_strided_info = nullptr;  // AsStridedBackward0's formula
+PyObject* view_geometry_fn = nullptr;     // _view_geometry(view, base) -> extra
+PyObject* copy_slices_fn = nullptr;       // _copy_slices_backward(grad, extra, fn, needs)
+
+const OpInfo* op_info(PyObject* capsule) {
+  auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(capsule, "torchlite.OpInfo"));
+  if (!info) throw py::error_already_set();
+  return info;
+}
+
+py::object geometry_extra(const Variable& view, const Variable& base) {
+  if (!view_geometry_fn) throw std::logic_error("torchlite._ops has not registered its view formulas");
+  PyObject* raw = PyObject_CallFunctionObjArgs(view_geometry_fn, wrap(view).ptr(), wrap(base).ptr(), nullptr);
+  if (!raw) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(raw);
+}
+
+struct PythonViewNodeFactory : impl::ViewNodeFactory {
+  std::shared_ptr<Node> as_strided_backward(const Variable& view, const Variable& base) override {
+    py::gil_scoped_acquire gil;
+    if (!as_strided_info) throw std::logic_error("torchlite._ops has not registered its view formulas");
+    auto node = make_node<PyFormulaNode>(as_strided_info, edge_list{impl::gradient_edge(base)});
+    node->add_input_metadata(view);
+    node->extra_ = geometry_extra(view, base).release().ptr();
+    return node;
+  }
+
+  std::shared_ptr<Node> copy_slices(const Variable& base, const Variable& view, std::shared_ptr<Node> fn) override {
+    py::gil_scoped_acquire gil;
+    auto node = std::make_shared<CopySlices>(base, std::move(fn), geometry_extra(view, base));
+    return node;
+  }
+};
+
+PythonViewNodeFactory factory;
+
+// _set_view_formulas(as_strided_spec, view_geometry, copy_slices_backward)
+void set_view_formulas(py::object as_strided_spec, py::object geometry, py::object copy_slices_backward) {
+  as_strided_info = op_info(as_strided_spec.ptr());
+  view_geometry_fn = geometry.release().ptr();
+  copy_slices_fn = copy_slices_backward.release().ptr();
+  impl::set_view_node_factory(&factory);
+}
+
+CreationMeta mode_creation_meta(CreationMeta in_grad_mode) {
+  return GradMode::is_enabled() ? in_grad_mode : CreationMeta::NO_GRAD_MODE;
+}
+
+// _record_view(spec, self, out, extra) -> out: a view op's result. Records
+// the op's node when something requires grad, and always the view relation
+// (upstream as_view), so a later in-place op on either side can rebase it.
+PyObject* record_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 4) throw py::type_error("_record_view(spec, self, out, extra)");
+  const auto& self = THPVariable_Unpack(args[1]);
+  Variable out = THPVariable_Unpack(args[2]);
+  if (GradMode::is_enabled() && self.requires_grad()) {
+    auto node = make_node<PyFormulaNode>(op_info(args[0]), edge_list{impl::gradient_edge(self)});
+    create_gradient_edge(out, node);
+    if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+  }
+  impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
+  return Py_NewRef(args[2]);
+  END_HANDLE_TH_ERRORS
+}
+
+// _record_multi_view(spec, self, outs, extra) -> outs: the views a
+// multi-output view op (split, chunk, unbind) returns, outputs of one node;
+// none of them may be modified in place (CreationMeta::MULTI_OUTPUT_NODE).
+PyObject* record_multi_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 4 || !PyTuple_Check(args[2])) throw py::type_error("_record_multi_view(spec, self, outs, extra)");
+  const auto& self = THPVariable_Unpack(args[1]);
+  const Py_ssize_t n = PyTuple_GET_SIZE(args[2]);
+  std::shared_ptr<PyFormulaNode> node;
+  if (GradMode::is_enabled() && self.requires_grad()) {
+    node = make_node<PyFormulaNode>(op_info(args[0]), edge_list{impl::gradient_edge(self)});
+    if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    Variable out = THPVariable_Unpack(PyTuple_GET_ITEM(args[2], i));
+    if (node) create_gradient_edge(out, node);
+    impl::set_view_of(out, self, mode_creation_meta(CreationMeta::MULTI_OUTPUT_NODE));
+  }
+  return Py_NewRef(args[2]);
+  END_HANDLE_TH_ERRORS
+}
+
+void node_capsule_free(PyObject* capsule) {
+  delete static_cast<std::shared_ptr<Node>*>(PyCapsule_GetPointer(capsule, "torchlite.Node"));
+}
+
+std::shared_ptr<Node>& capsule_node(PyObject* capsule) {
+  auto* p = static_cast<std::shared_ptr<Node>*>(PyCapsule_GetPointer(capsule, "torchlite.Node"));
+  if (!p) throw py::error_already_set();
+  return *p;
+}
+
+// _inplace_node(spec, inputs, saved, extra[, number, saves_number]) -> node or None
+// The first half of an in-place op on inputs[0], before its kernel runs
+// (upstream VariableType): check_inplace, then the node with the inputs'
+// current gradient edges (a view's grad_fn is regenerated here if stale), and
+// the saved tensors at their versions before the op writes. With `number`,
+// the op is between inputs[0] and a Python number, wrapped as
+// _record_number does. None when nothing requires grad.
+PyObject* inplace_node(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 4 && nargs != 6) throw py::type_error("_inplace_node(spec, inputs, saved, extra[, number, saves_number])");
+  PyObject* inputs = args[1];
+  const Py_ssize_t num_inputs = PyTuple_GET_SIZE(inputs);
+  const auto& self = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, 0));
+  bool requires_grad = false;
+  for (Py_ssize_t i = 0; i < num_inputs; ++i) {
+    requires_grad |= THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i)).requires_grad();
+  }
+  if (!GradMode::is_enabled() || !requires_grad) Py_RETURN_NONE;
+  impl::check_inplace(self, true);
+  edge_list edges;
+  for (Py_ssize_t i = 0; i < num_inputs; ++i) {
+    const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
+    edges.push_back(var.requires_grad() ? impl::gradient_edge(var) : Edge());
+  }
+  const bool with_number = nargs == 6;
+  if (with_number) edges.emplace_back();
+  auto node = make_node<PyFormulaNode>(op_info(args[0]), std::move(edges));
+  node->add_input_metadata(self);
+  PyObject* saved = args[2];
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(saved); ++i) {
+    PyObject* s = PyTuple_GET_ITEM(saved, i);
+    if (s == Py_None) {
+      node->saved_.emplace_back();
+    } else if (PyObject* packed = pack_saved_tensor(s)) {
+      node->packed_.resize(static_cast<size_t>(PyTuple_GET_SIZE(saved)), nullptr);
+      node->packed_[static_cast<size_t>(i)] = packed;
+      node->saved_.emplace_back();
+    } else {
+      node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/false);
+    }
+  }
+  if (with_number && PyObject_IsTrue(args[5])) {
+    const double value = PyFloat_AsDouble(args[4]);
+    if (PyErr_Occurred()) throw py::error_already_set();
+    at::Tensor number = at::full({}, value, self.dtype(), self.device());
+    number.unsafeGetTensorImpl()->set_wrapped_number(true);
+    node->saved_.emplace_back(number, /*is_output=*/false);
+  }
+  if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+  return PyCapsule_New(new std::shared_ptr<Node>(std::move(node)), "torchlite.Node", node_capsule_free);
+  END_HANDLE_TH_ERRORS
+}
+
+// _rebase_history(self, node) -> self: the second half, after the kernel
+// wrote and the version was bumped.
+PyObject* rebase_history(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 2) throw py::type_error("_rebase_history(self, node)");
+  if (args[1] != Py_None) impl::rebase_history(THPVariable_Unpack(args[0]), Edge(capsule_node(args[1]), 0));
+  return Py_NewRef(args[0]);
+  END_HANDLE_TH_ERRORS
+}
+
+// _call_inplace_fn(fn, grad, needs) -> grads: CopySlices runs the wrapped
+// node on the view's part of the gradient, computing what CopySlices needs.
+py::tuple call_inplace_fn(py::capsule fn_capsule, py::object grad, py::tuple needs) {
+  auto& fn = capsule_node(fn_capsule.ptr());
+  if (!fn) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  variable_list grads{grad.is_none() ? Variable() : THPVariable_Unpack(grad.ptr())};
+  variable_list results;
+  if (auto* formula = dynamic_cast<PyFormulaNode*>(fn.get())) {
+    std::vector<bool> needs_input_grad;
+    for (auto n : needs) needs_input_grad.push_back(n.cast<bool>());
+    results = formula->apply_with_needs(std::move(grads), needs_input_grad);
+  } else {
+    py::gil_scoped_release no_gil;
+    results = (*fn)(std::move(grads));
+  }
+  py::tuple out(results.size());
+  for (size_t i = 0; i < results.size(); ++i) out[i] = wrap(results[i]);
+  return out;
+}
+
+PyMethodDef methods[] = {
+    {"_record_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_view)), METH_FASTCALL,
+     nullptr},
+    {"_record_multi_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_multi_view)),
+     METH_FASTCALL, nullptr},
+    {"_inplace_node", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(inplace_node)), METH_FASTCALL,
+     nullptr},
+    {"_rebase_history", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(rebase_history)),
+     METH_FASTCALL, nullptr},
+    {nullptr, nullptr, 0, nullptr}};
+
+} // namespace
+
+CopySlices::CopySlices(const Variable& base, std::shared_ptr<Node> fn, py::object extra) : fn_(std::move(fn)) {
+  // fn's next edges, except that the view's slot now goes to the base.
+  add_input_metadata(base);
+  add_next_edge(impl::gradient_edge(base));
+  for (uint32_t i = 1; i < fn_->num_outputs(); ++i) add_next_edge(fn_->next_edge(i));
+  extra_ = extra.release().ptr();
+}
+
+CopySlices::~CopySlices() {
+  if (!extra_ || !python_is_alive()) return;
+  py::gil_scoped_acquire gil;
+  Py_DECREF(extra_);
+}
+
+variable_list CopySlices::apply(variable_list&& grads) {
+  const size_t n = num_outputs();
+  if (!grads[0].defined()) return variable_list(n);
+  py::gil_scoped_acquire gil;
+  std::shared_ptr<Node> fn;
+  {
+    std::lock_guard<std::mutex> lock(fn_mutex_);
+    fn = fn_;
+  }
+  if (!fn) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  py::tuple needs(n);
+  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(task_should_compute_output(i));
+  py::object grad = wrap(grads[0]);
+  grads.clear();
+  py::capsule fn_capsule(new std::shared_ptr<Node>(std::move(fn)), "torchlite.Node", node_capsule_free);
+  PyObject* raw = PyObject_CallFunctionObjArgs(copy_slices_fn, grad.ptr(), extra_, fn_capsule.ptr(), needs.ptr(),
+                                               nullptr);
+  if (!raw) throw py::error_already_set();
+  py::tuple r = py::reinterpret_steal<py::tuple>(raw);
+  variable_list outputs(n);
+  for (size_t i = 0; i < n && i < r.size(); ++i) {
+    if (!r[i].is_none()) outputs[i] = THPVariable_Unpack(r[i].ptr());
+  }
+  return outputs;
+}
+
+void CopySlices::release_variables() {
+  std::shared_ptr<Node> fn;
+  {
+    std::lock_guard<std::mutex> lock(fn_mutex_);
+    fn.swap(fn_);
+  }
+  if (fn) fn->release_variables();
+}
+
+void initViewBindings(py::module_& m) {
+  if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
+  m.def("_set_view_formulas", &set_view_formulas);
+  m.def("_call_inplace_fn", &call_inplace_fn);
+  m.def("_check_inplace", [](const Variable& self, bool requires_grad) { impl::check_inplace(self, requires_grad); });
+  m.def("_view_base", [](const Variable& self) { return impl::view_base(self); });
+  m.def("_is_view", [](const Variable& self) { return impl::is_view(self); });
+}
+
+} // namespace autograd
+} // namespace torch

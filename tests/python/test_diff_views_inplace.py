@@ -1,0 +1,336 @@
+"""Views and in-place ops, side by side with torch 2.13: values, gradients
+(first and second order), node names, requires_grad, and the errors torch
+raises (issue 6: in-place ops on views, Note [View + Inplace update for base
+tensor], overlap checks, saved versions, retain_grad)."""
+import numpy as np
+import pytest
+import torch
+
+import torchlite
+from diff_utils import norm
+
+
+def name(t):
+    return t.grad_fn.name() if t.grad_fn is not None else None
+
+
+def leaf(lib, *shape, rg=True):
+    data = np.arange(1, 1 + int(np.prod(shape)), dtype=np.float64).reshape(shape) / 4 + 0.5
+    return lib.tensor(data, requires_grad=rg)
+
+
+def observe(lib, leaves, *outs):
+    """What a program shows: each output's values, grad_fn name and
+    requires_grad, then a backward of their sum and each leaf's .grad."""
+    seen = [(o, name(o), o.requires_grad) for o in outs]
+    total = sum((o * o).sum() for o in outs if o.requires_grad)
+    if not isinstance(total, int):
+        total.backward()
+    return seen + [p.grad for p in leaves]
+
+
+def double(lib, leaves, out):
+    """First-order gradients with create_graph, then the gradient of their squares."""
+    grads = lib.autograd.grad((out * out).sum(), leaves, create_graph=True, allow_unused=True)
+    shown = [(g, name(g), g.requires_grad) if g is not None else None for g in grads]
+    total = sum((g * g).sum() for g in grads if g is not None and g.requires_grad)
+    second = lib.autograd.grad(total, leaves, allow_unused=True) if not isinstance(total, int) else None
+    return shown, second
+
+
+def select_mul(lib):
+    a = leaf(lib, 3, 2)
+    x = a * 1
+    x[0].mul_(2)
+    return observe(lib, [a], x) + [name(x), name(x[0])]
+
+
+def column_iadd(lib):
+    a, y = leaf(lib, 3, 2), leaf(lib, 3)
+    x = a * 1
+    x[:, 1] += y
+    return observe(lib, [a, y], x)
+
+
+def flat_view_add(lib):
+    a = leaf(lib, 2, 3)
+    x = a.exp() * 1
+    v = x.view(-1)
+    v.add_(1)
+    return observe(lib, [a], x, v)
+
+
+def transposed_zero(lib):
+    a = leaf(lib, 2, 3)
+    x = a * a
+    x.t().zero_()
+    return observe(lib, [a], x)
+
+
+def chain_of_views(lib):
+    a, b = leaf(lib, 3, 4), leaf(lib, 2)
+    x = a * 1
+    y = x[1:]
+    v = y.t()[2]
+    v.mul_(b)
+    return observe(lib, [a, b], x, y, v) + [name(y), name(v)]
+
+
+def base_then_view(lib):
+    a, w = leaf(lib, 3, 2), leaf(lib, 3, 2)
+    x = a * 1
+    v = x[:, 0]
+    u = x.view(6)
+    x.mul_(w)
+    return observe(lib, [a, w], v, u) + [name(v), name(u)]
+
+
+def view_then_other_view(lib):
+    a = leaf(lib, 4)
+    x = a + 0
+    v1, v2 = x[:2], x[1:]
+    v1.mul_(3)
+    return observe(lib, [a], v2, x)
+
+
+def view_of_untracked_base(lib):
+    b = lib.ones(2)
+    w = leaf(lib, 2)
+    v = b.expand(3, 2)
+    b += w
+    return observe(lib, [w], v) + [name(b)]
+
+
+def view_in_no_grad_then_base_in_no_grad(lib):
+    a = leaf(lib, 3)
+    x = a * 2
+    v = x[1:]
+    with lib.no_grad():
+        x.mul_(2)
+    return observe(lib, [a], v)
+
+
+def retain_grad_then_inplace(lib):
+    a, b = leaf(lib, 2), leaf(lib, 2)
+    y = a * 1
+    y.retain_grad()
+    y.mul_(b)
+    (y * lib.tensor([3.0, 4.0], dtype=lib.float64)).sum().backward()
+    return [y.grad, a.grad, b.grad]
+
+
+def retain_grad_on_base_and_view(lib):
+    a = leaf(lib, 3)
+    x = a * 1
+    x.retain_grad()
+    v = x[:2]
+    v.retain_grad()
+    x[0].mul_(2)
+    (x * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
+    return [x.grad, v.grad, a.grad]
+
+
+def hooks_on_views(lib):
+    a = leaf(lib, 3, 2)
+    x = a * 1
+    v = x[0]
+    seen = []
+    v.register_hook(lambda g: seen.append(("before", g.clone())))
+    v.mul_(2)
+    v.register_hook(lambda g: seen.append(("after", g.clone())))
+    (v * 3).sum().backward()
+    return [seen, a.grad]
+
+
+def retain_grad_create_graph(lib):
+    a = leaf(lib, 2)
+    out = []
+    for f in (lambda y: (y * 10).sum(), lambda y: (y * y).sum()):
+        y = a * 1
+        y.retain_grad()
+        f(y).backward(create_graph=True)
+        out += [y.grad, y.grad.requires_grad, name(y.grad)]
+    return out
+
+
+def double_backward_through_copy_slices(lib):
+    a, b = leaf(lib, 3, 2), leaf(lib, 2)
+    x = a * 1
+    x[1].mul_(b * b)
+    return double(lib, [a, b], x)
+
+
+def double_backward_regenerated_view(lib):
+    a, w = leaf(lib, 3, 2), leaf(lib, 3, 2)
+    x = a * 1
+    v = x.t()[1]
+    x.mul_(w)
+    return double(lib, [a, w], v)
+
+
+def new_view_ops(lib):
+    a = leaf(lib, 3, 4)
+    parts = list(a.split(3, 1)) + list(a.split([1, 2], 0)) + list(a.chunk(2, 1)) + list(a.unbind(0))
+    parts += [a.narrow(1, 1, 2), a.diagonal(), a.diagonal(-1), a.as_strided((2, 2), (4, 1), 1)]
+    return observe(lib, [a], *parts) + [[p._base is a for p in parts]]
+
+
+def setitem_forms(lib):
+    a, w = leaf(lib, 3, 2), leaf(lib, 2)
+    x = a * 1
+    x[1] = w
+    x[2, 0] = 5.0
+    y = a * 1
+    y[...] = w
+    z = a * 1
+    z[lib.tensor([0, 2])] = w
+    return observe(lib, [a, w], x, y, z) + [name(x), name(y), name(z)]
+
+
+def inplace_names(lib):
+    out = []
+    w = leaf(lib, 3)
+    for f in (lambda x: x.sub_(w), lambda x: x.sub_(1.0), lambda x: x.div_(w), lambda x: x.div_(2.0),
+              lambda x: x.fill_(1.0), lambda x: x.fill_(lib.tensor(2.0, dtype=lib.float64)), lambda x: x.zero_(),
+              lambda x: x.copy_(w), lambda x: x.mul_(w), lambda x: x.add_(w, alpha=2)):
+        x = leaf(lib, 3) * 1
+        f(x)
+        out.append([name(x)] + [n.name() if n is not None else None for n, _ in x.grad_fn.next_functions])
+    return out
+
+
+CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views, base_then_view,
+         view_then_other_view, view_of_untracked_base, view_in_no_grad_then_base_in_no_grad,
+         retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
+         double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
+         inplace_names]
+
+
+def run(case, lib):
+    try:
+        return ("ok", norm(case(lib)))
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return ("raised", type(e).__name__, norm(str(e)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.__name__ for c in CASES])
+def test_same_as_torch(case):
+    expected = run(case, torch)
+    assert expected[0] == "ok", expected
+    assert run(case, torchlite) == expected
+
+
+# Programs torch refuses, with the statement that raises.
+
+def self_operand(lib):
+    x = leaf(lib, 3) * 1
+    x.mul_(x)
+    x.sum().backward()
+
+
+def overlapping_operand(lib):
+    x = leaf(lib, 3) * 1
+    x.mul_(x[0])
+
+
+def partial_overlap(lib):
+    x = leaf(lib, 6) * 1
+    x[1:4].add_(x[0:3])
+
+
+def transposed_full_overlap(lib):
+    x = leaf(lib, 3, 3) * 1
+    x.add_(x.t())
+
+
+def internal_overlap(lib):
+    x = leaf(lib, 4) * 1
+    x.expand(2, 4).add_(1)
+
+
+def leaf_view(lib):
+    x = leaf(lib, 3, 2)
+    x[0].mul_(2)
+
+
+def leaf_inplace(lib):
+    x = leaf(lib, 3, 2)
+    x.add_(1)
+
+
+def no_grad_view(lib):
+    x = leaf(lib, 3, 2) * 1
+    with lib.no_grad():
+        v = x[0]
+    v.mul_(2)
+
+
+def no_grad_view_base_changed(lib):
+    x = lib.ones(3, 2)
+    with lib.no_grad():
+        v = x[0]
+    x.mul_(leaf(lib, 3, 2))
+    v.grad_fn
+
+
+def multi_output_view(lib, op):
+    x = leaf(lib, 4, 2) * 1
+    parts = op(x)
+    parts[1].mul_(2)
+
+
+def multi_output_base_changed(lib, op):
+    x = leaf(lib, 4, 2) * 1
+    parts = op(x)
+    x.mul_(2)
+    parts[0].grad_fn
+
+
+def custom_function_view(lib):
+    class F(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.view(2, 2)
+
+    y = F.apply(leaf(lib, 2, 2) * 1)
+    y.mul_(2)
+
+
+def custom_function_identity(lib):
+    class G(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    y = G.apply(leaf(lib, 2) * 1)
+    y.mul_(2)
+
+
+REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, internal_overlap,
+           leaf_view, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
+           custom_function_identity]
+REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
+            for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
+REFUSED_IDS = [f.__name__ for f in REFUSED[:11]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+                                                    for op in ("split", "chunk", "unbind")]
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=REFUSED_IDS)
+def test_refused_as_torch(case):
+    expected = run(case, torch)
+    assert expected[0] == "raised", expected
+    assert run(case, torchlite) == expected
+
+
+def test_engine_usable_after_refusals():
+    for case in REFUSED:
+        run(case, torchlite)
+    assert run(select_mul, torchlite) == run(select_mul, torch)
