@@ -267,6 +267,13 @@ def report_times(title, res, unit):
     print(f"  {row}  {r_torch}  {r_np}")
 
 
+def _torchlite_version():
+    try:
+        return importlib.metadata.version("torchlite")
+    except importlib.metadata.PackageNotFoundError:  # run from a source tree with an in-place build
+        return "(source tree)"
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
         _memory_child(sys.argv[2], int(sys.argv[3]))
@@ -275,7 +282,7 @@ def main():
     parser.add_argument("workloads", nargs="*",
                         default=["chain", "lattice", "leaves", "mlp", "long_chain", "threads"])
     args = parser.parse_args()
-    print(f"torchlite {importlib.metadata.version('torchlite')}; torch {torch.__version__ if torch else 'not installed'}; "
+    print(f"torchlite {_torchlite_version()}; torch {torch.__version__ if torch else 'not installed'}; "
           f"numpy {np.__version__}; {os.cpu_count()} cores")
     if "chain" in args.workloads:
         report_times("chain of 2,000 tiny ops: backward per node", chain(), "median")
