@@ -20,6 +20,8 @@ The third argument of `_op_spec`, where given, names the same formula in C++
 (csrc/autograd/FunctionsManual.h): a first-order backward then runs it
 without taking the GIL (Note [GIL-free formulas]).
 """
+import functools
+
 import numpy as np
 
 from . import _C
@@ -29,6 +31,23 @@ from ._dtypes import _from_numpy_dtype
 _TB = _C.TensorBase
 _f32 = np.dtype(np.float32)
 _f64 = np.dtype(np.float64)
+
+# Note [Floating point warnings]: torch computes inf and nan silently (x / 0,
+# log(0), 0 * inf, overflow); numpy warns (RuntimeWarning) unless its error
+# state says to ignore. Kernels that can meet them run between _quiet() and
+# _loud(token). numpy >= 2 keeps the error state in a context variable, set
+# here directly: np.errstate costs about three times as much per op.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+except ImportError:  # numpy 1: a global error state
+    def _quiet():
+        return np.seterr(all="ignore")
+
+    def _loud(token):
+        np.seterr(**token)
+else:
+    _quiet = functools.partial(_extobj_contextvar.set, _make_extobj(all="ignore"))
+    _loud = _extobj_contextvar.reset
 
 
 def _is_tensor(x):
@@ -91,6 +110,14 @@ def _is_number(x):
     return isinstance(x, (bool, int, float))
 
 
+def _scaled(b, alpha):
+    token = _quiet()
+    try:
+        return b * alpha
+    finally:
+        _loud(token)
+
+
 def _bshape(a, b):
     return a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
 
@@ -98,13 +125,20 @@ def _bshape(a, b):
 def _binary(ufunc, self, a, b):
     """ufunc(a, b) for a tensor's array `a` and an array or Python number `b`,
     with torch's result dtype."""
-    if _is_number(b):
-        if _float_out(a):
-            return ufunc(a, b, out=_empty_array(a.shape, a.dtype, self))
-        return _promote(ufunc(a, b), a.dtype, None)
-    if _float_out(a, b.dtype):
-        return ufunc(a, b, out=_empty_array(_bshape(a, b), a.dtype, self))
-    return _promote(ufunc(a, b), a.dtype, b.dtype)
+    token = _quiet()
+    try:
+        if _is_number(b):
+            if _float_out(a):
+                return ufunc(a, b, out=_empty_array(a.shape, a.dtype, self))
+            return _promote(ufunc(a, b), a.dtype, None)
+        if _float_out(a, b.dtype):
+            return ufunc(a, b, out=_empty_array(_bshape(a, b), a.dtype, self))
+        return _promote(ufunc(a, b), a.dtype, b.dtype)
+    except ValueError:
+        _broadcast_shapes(a.shape, np.shape(b))  # raises torch's error where the shapes do not broadcast
+        raise
+    finally:
+        _loud(token)
 
 
 # Binary arithmetic ---------------------------------------------------------------
@@ -144,7 +178,7 @@ def _div_bw(g, s, e, n):
     self, other = s
     sa, sb, da, db = e
     ga = _sum_to(div(g, other), sa, da) if n[0] else None
-    gb = _sum_to(neg(div(mul(g, self), mul(other, other))), sb, db) if n[1] else None
+    gb = _sum_to(mul(neg(g), div(div(self, other), other)), sb, db) if n[1] else None
     return (ga, gb)
 
 
@@ -167,7 +201,7 @@ def add(self, other, alpha=1):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_binary(np.add, self, a, b if alpha == 1 else b * alpha), self)
+        out = _wrap(_binary(np.add, self, a, b if alpha == 1 else _scaled(b, alpha)), self)
         return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_binary(np.add, self, a, other * alpha), self)
     return _record_number(_ADD_S, self, out, other, False)
@@ -177,7 +211,7 @@ def sub(self, other, alpha=1):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_binary(np.subtract, self, a, b if alpha == 1 else b * alpha), self)
+        out = _wrap(_binary(np.subtract, self, a, b if alpha == 1 else _scaled(b, alpha)), self)
         return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_binary(np.subtract, self, a, other * alpha), self)
     return _record_number(_SUB_S, self, out, other, False)
@@ -185,7 +219,12 @@ def sub(self, other, alpha=1):
 
 def rsub(self, other):
     a = self._array
-    out = _wrap(_promote(np.subtract(other, a), a.dtype, None), self)
+    token = _quiet()
+    try:
+        r = np.subtract(other, a)
+    finally:
+        _loud(token)
+    out = _wrap(_promote(r, a.dtype, None), self)
     return _record(_RSUB, (self,), out, (), None)
 
 
@@ -249,13 +288,11 @@ def _sigmoid_bw(g, s, e, n):
 
 
 def _relu_bw(g, s, e, n):
-    r = s[0]
-    return (mul(g, _const((r._array > 0).astype(r._array.dtype), r)),)
+    return (threshold_backward(g, s[0], 0),)
 
 
 def _abs_bw(g, s, e, n):
-    x = s[0]
-    return (mul(g, _const(np.sign(x._array), x)),)
+    return (mul(g, sgn(s[0])),)
 
 
 def _sqrt_bw(g, s, e, n):
@@ -280,6 +317,36 @@ _SQRT = _op_spec("SqrtBackward0", _sqrt_bw)
 _RECIPROCAL = _op_spec("ReciprocalBackward0", _reciprocal_bw)
 
 
+def _threshold_backward_bw(g, s, e, n):
+    return (threshold_backward(g, s[0], e) if n[0] else None, zeros_like(g) if n[1] else None)
+
+
+def _sgn_bw(g, s, e, n):
+    return (zeros_like(g),)
+
+
+_THRESHOLD_BACKWARD = _op_spec("ThresholdBackwardBackward0", _threshold_backward_bw)
+_SGN = _op_spec("SgnBackward0", _sgn_bw)
+
+
+def threshold_backward(grad_output, self, threshold):
+    """The gradient of relu (at::threshold_backward): grad_output where self > threshold
+    (and where self is nan), else 0; differentiable, so relu's double backward works."""
+    g = grad_output._array
+    r = np.where(self._array <= threshold, g.dtype.type(0), g)
+    out = _wrap(r, grad_output)
+    return _record(_THRESHOLD_BACKWARD, (grad_output, self), out, (self,), threshold)
+
+
+def sgn(self):
+    """The sign of each element, 0 for 0 and nan (at::sgn): abs's gradient is grad * sgn(x)."""
+    a = self._array
+    r = np.sign(a)
+    if a.dtype.kind == "f":
+        r = np.where(np.isnan(a), r.dtype.type(0), r)
+    return _record(_SGN, (self,), _wrap(r, self), (), None)
+
+
 def neg(self):
     out = _wrap(np.negative(self._array), self)
     return _record(_NEG, (self,), out, (), None)
@@ -290,7 +357,11 @@ def _float_unary(np_fn, spec, saves_result):
     its node saves the result (exp, tanh, sqrt) or the input (log, sin, cos), as PyTorch's does."""
     def op(self):
         a = self._array
-        r = np_fn(a, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else _float_result(np_fn(a), a)
+        token = _quiet()
+        try:
+            r = np_fn(a, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else _float_result(np_fn(a), a)
+        finally:
+            _loud(token)
         out = _wrap(r, self)
         return _record(spec, (self,), out, (out,) if saves_result else (self,), None)
     op.__name__ = op.__qualname__ = np_fn.__name__
@@ -307,8 +378,11 @@ sqrt = _float_unary(np.sqrt, _SQRT, saves_result=True)
 
 def sigmoid(self):
     a = self._array
-    with np.errstate(over="ignore"):
+    token = _quiet()
+    try:
         r = _float_result(1.0 / (1.0 + np.exp(-a)), a)
+    finally:
+        _loud(token)
     out = _wrap(r.astype(a.dtype, copy=False) if a.dtype.kind == "f" else r, self)
     return _record(_SIGMOID, (self,), out, (out,), None)
 
@@ -328,17 +402,27 @@ def abs(self):  # noqa: A001 - torch's name
 
 def reciprocal(self):
     a = self._array
-    out = _wrap(_float_result(np.reciprocal(a.astype(_f32) if a.dtype.kind != "f" else a), a), self)
+    token = _quiet()
+    try:
+        r = np.reciprocal(a.astype(_f32) if a.dtype.kind != "f" else a)
+    finally:
+        _loud(token)
+    out = _wrap(_float_result(r, a), self)
     return _record(_RECIPROCAL, (self,), out, (out,), None)
 
 
 # pow ---------------------------------------------------------------------------------
 
+# The formulas of torch's pow_backward, pow_backward_self and pow_backward_exponent
+# (FunctionsManual.cpp): where x ** (y - 1) or log(x) is inf or nan but the
+# derivative is 0 (y == 0; x == 0 with y >= 0), `where` picks 0, so the double
+# backward stays finite there too.
+
 def _pow_scalar_bw(g, s, e, n):
     self = s[0]
     if e == 0:
-        return (zeros_like(g),)
-    return (mul(mul(g, e), pow(self, e - 1)),)
+        return (zeros_like(self),)
+    return (mul(g, mul(pow(self, e - 1), e)),)
 
 
 def _pow_tensor_bw(g, s, e, n):
@@ -346,19 +430,26 @@ def _pow_tensor_bw(g, s, e, n):
     sa, sb, da, db = e
     ga = gb = None
     if n[0]:
-        ga = _sum_to(mul(mul(g, exponent), pow(self, sub(exponent, 1))), sa, da)
+        d = mul(g, mul(exponent, pow(self, sub(exponent, 1))))
+        ga = _sum_to(where(_const(exponent._array == 0, g), 0.0, d), sa, da)
     if n[1]:
-        # 0 ** y has derivative 0 in y for y >= 0 (log(0) would give nan).
-        x = self._array
-        mask = _const(~((x == 0) & (exponent._array >= 0)), self)
-        safe_log = log(where(mask, self, 1.0))
-        gb = _sum_to(mul(mul(g, result), mul(safe_log, _const(mask._array.astype(x.dtype), self))), sb, db)
+        x = self if self._array.dtype == result._array.dtype else to(self, result.dtype)
+        zero = _const((self._array == 0) & (exponent._array >= 0), g)
+        gb = _sum_to(mul(g, where(zero, 0.0, mul(result, log(x)))), sb, db)
     return (ga, gb)
 
 
 def _rpow_bw(g, s, e, n):
     result = s[0]
-    return (mul(mul(g, result), float(np.log(e))),)
+    token = _quiet()
+    try:
+        log_base = float(np.log(float(e)))
+    finally:
+        _loud(token)
+    d = mul(result, log_base)
+    if e == 0:
+        d = where(_const(result._array <= 1, g), 0.0, d)  # 0 ** y is 0 or 1 exactly where y >= 0
+    return (mul(g, d),)
 
 
 _POW_S = _op_spec("PowBackward0", _pow_scalar_bw)
@@ -370,17 +461,35 @@ def pow(self, exponent):  # noqa: A001 - torch's name
     a = self._array
     if isinstance(exponent, _TB):
         b = exponent._array
-        out = _wrap(_promote(np.power(a, b), a.dtype, b.dtype), self)
+        token = _quiet()
+        try:
+            r = np.power(a, b)
+        except ValueError:
+            _broadcast_shapes(a.shape, b.shape)
+            raise
+        finally:
+            _loud(token)
+        out = _wrap(_promote(r, a.dtype, b.dtype), self)
         return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape, a.dtype, b.dtype))
     if a.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = _wrap(_promote(np.power(a, exponent), a.dtype, None), self)
+    token = _quiet()
+    try:
+        r = np.power(a, exponent)
+    finally:
+        _loud(token)
+    out = _wrap(_promote(r, a.dtype, None), self)
     return _record(_POW_S, (self,), out, (self,), exponent)
 
 
 def rpow(self, base):
     a = self._array
-    out = _wrap(_promote(np.power(base, a), a.dtype, None), self)
+    token = _quiet()
+    try:
+        r = np.power(base, a)
+    finally:
+        _loud(token)
+    out = _wrap(_promote(r, a.dtype, None), self)
     return _record(_RPOW, (self,), out, (out,), base)
 
 
@@ -443,7 +552,12 @@ def _matmul_kernel(spec, self, other):
     if spec is _BMM and (b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    out = _wrap(np.matmul(a, b), self)
+    token = _quiet()
+    try:
+        r = np.matmul(a, b)
+    finally:
+        _loud(token)
+    out = _wrap(r, self)
     saved = (self if other.requires_grad else None, other if self.requires_grad else None)
     return _record(spec, (self, other), out, saved, (a.shape, b.shape))
 
@@ -581,7 +695,8 @@ def _mean_dim_bw(g, s, e, n):
 
 def _evenly_distribute_bw(g, s, e, n):
     self, result = s
-    mask = self._array == result._array
+    # torch's evenly_distribute_backward: a nan result came from the nan elements
+    mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
     count = int(mask.sum())
     return (mul(expand(div(g, count), self._array.shape), _const(mask.astype(self._array.dtype), self)),)
 
@@ -615,12 +730,17 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         np_dtype = dtype._np
     elif a.dtype.kind in "bu":
         np_dtype = np.int64
-    if dim is None:
-        out = _wrap(np.asarray(np.sum(a, dtype=np_dtype)), self)
-        return _record(_SUM, (self,), out, (), a.shape)
-    dims = _norm_dims(dim, a.ndim)
-    out = _wrap(np.asarray(np.sum(a, axis=dims, keepdims=keepdim, dtype=np_dtype)), self)
-    return _record(_SUM_DIM, (self,), out, (), (a.shape, dims, keepdim))
+    token = _quiet()
+    try:
+        if dim is None:
+            out = _wrap(np.asarray(np.sum(a, dtype=np_dtype)), self)
+            return _record(_SUM, (self,), out, (), a.shape)
+        dims = _norm_dims(dim, a.ndim)
+        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
+        r = np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype)
+    finally:
+        _loud(token)
+    return _record(_SUM_DIM, (self,), _wrap(np.asarray(r), self), (), (a.shape, dims, keepdim))
 
 
 def mean(self, dim=None, keepdim=False, dtype=None):
@@ -631,14 +751,25 @@ def mean(self, dim=None, keepdim=False, dtype=None):
             f"complex dtype. Got: {_torch_type_name(a.dtype)}")
     np_dtype = dtype._np if dtype is not None else None
     if dim is None:
-        out = _wrap(np.asarray(np.mean(a, dtype=np_dtype)), self)
+        out = _wrap(_mean_kernel(a, None, False, np_dtype, a.size), self)
         return _record(_MEAN, (self,), out, (), (a.shape, a.size))
     dims = _norm_dims(dim, a.ndim)
     count = 1
     for d in dims:
         count *= a.shape[d] if a.ndim else 1
-    out = _wrap(np.asarray(np.mean(a, axis=dims, keepdims=keepdim, dtype=np_dtype)), self)
+    out = _wrap(_mean_kernel(a, dims if a.ndim else None, keepdim, np_dtype, count), self)
     return _record(_MEAN_DIM, (self,), out, (), (a.shape, dims, keepdim, count))
+
+
+def _mean_kernel(a, axis, keepdims, dtype, count):
+    token = _quiet()
+    try:
+        if count:
+            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
+        # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
+        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
+    finally:
+        _loud(token)
 
 
 def _torch_type_name(np_dtype):
@@ -679,7 +810,8 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
         idx = np.squeeze(idx, d)
         values = np.squeeze(values, d)
     indices = _wrap(idx.astype(np.int64), self)
-    out = _wrap(np.ascontiguousarray(values), self)
+    # (np.ascontiguousarray would make a 0-d result 1-d)
+    out = _wrap(values if values.flags.c_contiguous else np.ascontiguousarray(values), self)
     out = _record(dim_spec, (self,), out, (indices,), (a.shape, d, keepdim))
     return _RETURN_TYPES[name](name, out, indices)
 
