@@ -122,6 +122,16 @@ def _bshape(a, b):
     return a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
 
 
+def _check_inplace_broadcast(shape, other_shape):
+    """torch's errors for an in-place op (self.add_(other), ...) whose other operand
+    does not broadcast to self's shape: the sizes must match, and self is not resized
+    (TensorIterator's compute_shape, then its output check)."""
+    if other_shape != shape:
+        full = _broadcast_shapes(shape, other_shape)
+        if full != tuple(shape):
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
+
+
 def _binary(ufunc, self, a, b):
     """ufunc(a, b) for a tensor's array `a` and an array or Python number `b`,
     with torch's result dtype."""
@@ -899,6 +909,9 @@ def _infer_size(shape, numel):
 
 def view(self, *shape):
     a = self._array
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     shape = _infer_size(_shape_arg(shape), a.size)
     v = a.view()
     try:
@@ -912,6 +925,8 @@ def view(self, *shape):
 
 def reshape(self, *shape):
     a = self._array
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = _infer_size(_shape_arg(shape), a.size)
     v = a.view()
     try:
@@ -1052,7 +1067,7 @@ def getitem_raw(self, key):
         # a trailing Ellipsis makes numpy return a 0-d view, not a scalar copy
         r = a[items + (Ellipsis,)] if basic and Ellipsis not in items else a[key]
     except IndexError as err:
-        raise IndexError(str(err)) from None
+        raise _index_error(a, key) or IndexError(str(err)) from None
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         spec, name = _SELECT, "SelectBackward"
     elif isinstance(key, slice):
@@ -1136,6 +1151,124 @@ def _masked_grad(g, key):
     return mul(g, _const(mask, g))
 
 
+def _index_error(a, key):
+    """torch's error for a key numpy refused (python_variable_indexing.cpp, then the
+    index kernel), or None: integers select first, each in the dimension it has then;
+    index tensors are numbered in order (a mask counts one per dimension)."""
+    items = [np.asarray(k) if isinstance(k, (list, np.ndarray)) else k
+             for k in (key if isinstance(key, tuple) else (key,))]
+    n_real = 0
+    for k in items:
+        if isinstance(k, np.ndarray):
+            n_real += k.ndim if k.dtype == np.bool_ else 1
+        elif k is not None and k is not Ellipsis:
+            n_real += 1
+    if n_real > a.ndim:
+        return IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    dim = src = 0
+    basic = []
+    for k in items:
+        if k is Ellipsis:
+            dim += a.ndim - n_real
+            src += a.ndim - n_real
+        elif k is None:
+            dim += 1
+        elif isinstance(k, np.ndarray):
+            step = k.ndim if k.dtype == np.bool_ else 1
+            dim += step
+            src += step
+            k = (slice(None),) * step
+        elif isinstance(k, slice):
+            dim += 1
+            src += 1
+        else:
+            size = a.shape[src]
+            if not -size <= k < size:
+                return IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            src += 1
+        basic.extend(k if isinstance(k, tuple) else (k,))
+    sliced = a[tuple(basic)].shape
+    dim, indexers = 0, []
+    for k in items:
+        if k is Ellipsis:
+            dim += a.ndim - n_real
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j, n in enumerate(k.shape):
+                if n != sliced[dim + j]:
+                    return IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                                      f"shape of the indexed tensor {list(sliced)} at index {dim + j}")
+            indexers.extend((i, sliced[dim + j]) for j, i in enumerate(np.nonzero(k)))
+            dim += k.ndim
+        elif isinstance(k, np.ndarray):
+            indexers.append((k, sliced[dim]))
+            dim += 1
+        elif k is None or isinstance(k, slice):
+            dim += 1
+    if not indexers:
+        return None
+    try:
+        arrays = np.broadcast_arrays(*(i for i, _ in indexers))
+    except ValueError:
+        return None
+    bad = [(i < -n) | (i >= n) for i, (_, n) in zip(arrays, indexers)]
+    anybad = np.logical_or.reduce(bad) if len(bad) > 1 else bad[0]
+    if not anybad.any():
+        return None
+    at = np.unravel_index(np.argmax(anybad), anybad.shape)
+    j = next(j for j, b in enumerate(bad) if b[at])
+    return IndexError(f"index {arrays[j][at]} is out of bounds for dimension {j} with size {indexers[j][1]}")
+
+
+def _expand_error(src, target, type_name):
+    """at::expand's error for a tensor of shape `src` expanded to `target`, or None."""
+    if len(target) < len(src):
+        return RuntimeError(f"expand({type_name}{{{list(src)}}}, size={list(target)}): the number of sizes "
+                            f"provided ({len(target)}) must be greater or equal to the number of dimensions in "
+                            f"the tensor ({len(src)})")
+    for i in range(len(target) - 1, -1, -1):
+        d = len(src) - len(target) + i
+        size = src[d] if d >= 0 else 1
+        if size != target[i] and size != 1 and target[i] != -1:
+            return RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(target)}.  "
+                                f"Tensor sizes: {list(src)}")
+    return None
+
+
+def _tensor_type_name(np_dtype):
+    return f"torch.{_torch_type_name(np_dtype)}Tensor"
+
+
+def _assign(a, key, value):
+    """a[key] = value with torch's rules: the value's leading dimensions of size 1 are
+    dropped (x[i] = t with a one-element t works), and torch's errors."""
+    try:
+        a[key] = value
+        return
+    except IndexError:
+        err = _index_error(a, key)
+        if err is None:
+            raise
+        raise err from None
+    except ValueError:
+        if not isinstance(value, np.ndarray):
+            raise
+    shape = value.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    target = a[key].shape
+    if _is_basic(key):
+        err = _expand_error(shape, target, _tensor_type_name(value.dtype))
+    elif len(shape) > len(target) or any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1])):
+        err = RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                           f"result of shape {list(target)}")
+    else:
+        err = None
+    if err is not None:
+        raise err from None
+    a[key] = value.reshape(shape)
+
+
 _COPY_SLICES = _op_spec("torch::autograd::CopySlices", _copy_slices_bw)
 
 
@@ -1143,7 +1276,7 @@ def setitem(self, key, value):
     key = _index_key(key)
     _check_inplace(self, value)
     a = self._array
-    a[key] = value._array if isinstance(value, _TB) else value
+    _assign(a, key, value._array if isinstance(value, _TB) else value)
     self._bump_version()
     if isinstance(value, _TB):
         vshape = value._array.shape
@@ -1171,6 +1304,7 @@ def add_(self, other, alpha=1):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
+        _check_inplace_broadcast(a.shape, b.shape)
         np.add(a, b if alpha == 1 else b * alpha, out=a)
         self._bump_version()
         return _record(_ADD, (self, other), self, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
@@ -1190,6 +1324,7 @@ def mul_(self, other):
         b = other._array
         # the original self, for other's gradient, before it is overwritten;
         # a differentiable clone (PyTorch's original_self) so double backward reaches self
+        _check_inplace_broadcast(a.shape, b.shape)
         orig = clone(self) if other.requires_grad else None
         np.multiply(a, b, out=a)
         self._bump_version()
@@ -1260,6 +1395,8 @@ def to(self, *args, dtype=None, device=None, copy=False):
         out = _backend.place(_wrap(r), _backend.check_device(device))  # made on the CPU, then placed
     else:
         out = _wrap(r, self)
+    if r.dtype.kind != "f":
+        return out  # an integer or bool result never requires grad (torch's isDifferentiableType)
     return _record(_TO_COPY, (self,), out, (), (src_dtype, src_device))
 
 
@@ -1285,6 +1422,19 @@ _STACK = _op_spec("StackBackward0", _stack_bw)
 _CAT = _op_spec("CatBackward0", _cat_bw)
 
 
+def _cat_error(arrays, dim):
+    """at::cat's shape errors, checked against the first tensor."""
+    ref = arrays[0].shape
+    for i, a in enumerate(arrays[1:], 1):
+        if a.ndim != len(ref):
+            return RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {a.ndim}")
+        for d, (n, m) in enumerate(zip(ref, a.shape)):
+            if d != dim and n != m:
+                return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {n} "
+                                    f"but got size {m} for tensor number {i} in the list.")
+    return RuntimeError("torch.cat(): tensors could not be concatenated")
+
+
 def stack(tensors, dim=0):
     tensors = tuple(tensors)
     if not tensors:
@@ -1295,9 +1445,9 @@ def stack(tensors, dim=0):
     try:
         r = np.stack(arrays, axis=d)
     except ValueError:
+        i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
-                           f"at entry 0 and {list(next(a.shape for a in arrays if a.shape != arrays[0].shape))} "
-                           "at entry 1") from None
+                           f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
     out = _wrap(r, tensors[0])
     return _record(_STACK, tensors, out, (), (d, len(tensors)))
 
@@ -1307,11 +1457,14 @@ def cat(tensors, dim=0):
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     arrays = [t._array for t in tensors]
+    for i, a in enumerate(arrays):
+        if not a.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     d = _norm_dims(dim, arrays[0].ndim)[0]
     try:
         r = np.concatenate(arrays, axis=d)
-    except ValueError as err:
-        raise RuntimeError(f"torch.cat(): {err}") from None
+    except ValueError:
+        raise _cat_error(arrays, d) from None
     out = _wrap(r, tensors[0])
     return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays)))
 
@@ -1339,7 +1492,11 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     b = other._array if isinstance(other, _TB) else other
     da = a.dtype if isinstance(a, np.ndarray) else None
     db = b.dtype if isinstance(b, np.ndarray) else None
-    r = _promote(np.asarray(np.where(c.astype(bool), a, b)), da, db)
+    try:
+        r = _promote(np.asarray(np.where(c.astype(bool), a, b)), da, db)
+    except ValueError:
+        _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
+        raise
     out = _wrap(r, like)
     # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
     input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001
