@@ -21,6 +21,7 @@ The third argument of `_op_spec`, where given, names the same formula in C++
 without taking the GIL (Note [GIL-free formulas]).
 """
 import builtins
+import functools
 
 import numpy as np
 
@@ -32,6 +33,23 @@ from ._dtypes import _from_numpy_dtype
 _TB = _C.TensorBase
 _f32 = np.dtype(np.float32)
 _f64 = np.dtype(np.float64)
+
+# Note [Floating point warnings]: torch computes inf and nan silently (x / 0,
+# log(0), 0 * inf, overflow); numpy warns (RuntimeWarning) unless its error
+# state says to ignore. Kernels that can meet them run between _quiet() and
+# _loud(token). numpy >= 2 keeps the error state in a context variable, set
+# here directly: np.errstate costs about three times as much per op.
+try:
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+except ImportError:  # numpy 1: a global error state
+    def _quiet():
+        return np.seterr(all="ignore")
+
+    def _loud(token):
+        np.seterr(**token)
+else:
+    _quiet = functools.partial(_extobj_contextvar.set, _make_extobj(all="ignore"))
+    _loud = _extobj_contextvar.reset
 
 
 def _is_tensor(x):
@@ -94,20 +112,45 @@ def _is_number(x):
     return isinstance(x, (bool, int, float))
 
 
+def _scaled(b, alpha):
+    token = _quiet()
+    try:
+        return b * alpha
+    finally:
+        _loud(token)
+
+
 def _bshape(a, b):
     return a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+
+
+def _check_inplace_broadcast(shape, other_shape):
+    """torch's errors for an in-place op (self.add_(other), ...) whose other operand
+    does not broadcast to self's shape: the sizes must match, and self is not resized
+    (TensorIterator's compute_shape, then its output check)."""
+    if other_shape != shape:
+        full = _broadcast_shapes(shape, other_shape)
+        if full != tuple(shape):
+            raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
 
 
 def _binary(ufunc, self, a, b):
     """ufunc(a, b) for a tensor's array `a` and an array or Python number `b`,
     with torch's result dtype."""
-    if _is_number(b):
-        if _float_out(a):
-            return ufunc(a, b, out=_empty_array(a.shape, a.dtype, self))
-        return _promote(ufunc(a, b), a.dtype, None)
-    if _float_out(a, b.dtype):
-        return ufunc(a, b, out=_empty_array(_bshape(a, b), a.dtype, self))
-    return _promote(ufunc(a, b), a.dtype, b.dtype)
+    token = _quiet()
+    try:
+        if _is_number(b):
+            if _float_out(a):
+                return ufunc(a, b, out=_empty_array(a.shape, a.dtype, self))
+            return _promote(ufunc(a, b), a.dtype, None)
+        if _float_out(a, b.dtype):
+            return ufunc(a, b, out=_empty_array(_bshape(a, b), a.dtype, self))
+        return _promote(ufunc(a, b), a.dtype, b.dtype)
+    except ValueError:
+        _broadcast_shapes(a.shape, np.shape(b))  # raises torch's error where the shapes do not broadcast
+        raise
+    finally:
+        _loud(token)
 
 
 # Binary arithmetic ---------------------------------------------------------------
@@ -147,7 +190,7 @@ def _div_bw(g, s, e, n):
     self, other = s
     sa, sb, da, db = e
     ga = _sum_to(div(g, other), sa, da) if n[0] else None
-    gb = _sum_to(neg(div(mul(g, self), mul(other, other))), sb, db) if n[1] else None
+    gb = _sum_to(mul(neg(g), div(div(self, other), other)), sb, db) if n[1] else None
     return (ga, gb)
 
 
@@ -170,7 +213,7 @@ def add(self, other, alpha=1):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_binary(np.add, self, a, b if alpha == 1 else b * alpha), self)
+        out = _wrap(_binary(np.add, self, a, b if alpha == 1 else _scaled(b, alpha)), self)
         return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_binary(np.add, self, a, other * alpha), self)
     return _record_number(_ADD_S, self, out, other, False)
@@ -180,7 +223,7 @@ def sub(self, other, alpha=1):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_binary(np.subtract, self, a, b if alpha == 1 else b * alpha), self)
+        out = _wrap(_binary(np.subtract, self, a, b if alpha == 1 else _scaled(b, alpha)), self)
         return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
     out = _wrap(_binary(np.subtract, self, a, other * alpha), self)
     return _record_number(_SUB_S, self, out, other, False)
@@ -188,7 +231,12 @@ def sub(self, other, alpha=1):
 
 def rsub(self, other):
     a = self._array
-    out = _wrap(_promote(np.subtract(other, a), a.dtype, None), self)
+    token = _quiet()
+    try:
+        r = np.subtract(other, a)
+    finally:
+        _loud(token)
+    out = _wrap(_promote(r, a.dtype, None), self)
     return _record(_RSUB, (self,), out, (), None)
 
 
@@ -252,13 +300,11 @@ def _sigmoid_bw(g, s, e, n):
 
 
 def _relu_bw(g, s, e, n):
-    r = s[0]
-    return (mul(g, _const((r._array > 0).astype(r._array.dtype), r)),)
+    return (threshold_backward(g, s[0], 0),)
 
 
 def _abs_bw(g, s, e, n):
-    x = s[0]
-    return (mul(g, _const(np.sign(x._array), x)),)
+    return (mul(g, sgn(s[0])),)
 
 
 def _sqrt_bw(g, s, e, n):
@@ -283,6 +329,36 @@ _SQRT = _op_spec("SqrtBackward0", _sqrt_bw)
 _RECIPROCAL = _op_spec("ReciprocalBackward0", _reciprocal_bw)
 
 
+def _threshold_backward_bw(g, s, e, n):
+    return (threshold_backward(g, s[0], e) if n[0] else None, zeros_like(g) if n[1] else None)
+
+
+def _sgn_bw(g, s, e, n):
+    return (zeros_like(g),)
+
+
+_THRESHOLD_BACKWARD = _op_spec("ThresholdBackwardBackward0", _threshold_backward_bw)
+_SGN = _op_spec("SgnBackward0", _sgn_bw)
+
+
+def threshold_backward(grad_output, self, threshold):
+    """The gradient of relu (at::threshold_backward): grad_output where self > threshold
+    (and where self is nan), else 0; differentiable, so relu's double backward works."""
+    g = grad_output._array
+    r = np.where(self._array <= threshold, g.dtype.type(0), g)
+    out = _wrap(r, grad_output)
+    return _record(_THRESHOLD_BACKWARD, (grad_output, self), out, (self,), threshold)
+
+
+def sgn(self):
+    """The sign of each element, 0 for 0 and nan (at::sgn): abs's gradient is grad * sgn(x)."""
+    a = self._array
+    r = np.sign(a)
+    if a.dtype.kind == "f":
+        r = np.where(np.isnan(a), r.dtype.type(0), r)
+    return _record(_SGN, (self,), _wrap(r, self), (), None)
+
+
 def neg(self):
     out = _wrap(np.negative(self._array), self)
     return _record(_NEG, (self,), out, (), None)
@@ -293,7 +369,11 @@ def _float_unary(np_fn, spec, saves_result):
     its node saves the result (exp, tanh, sqrt) or the input (log, sin, cos), as PyTorch's does."""
     def op(self):
         a = self._array
-        r = np_fn(a, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else _float_result(np_fn(a), a)
+        token = _quiet()
+        try:
+            r = np_fn(a, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else _float_result(np_fn(a), a)
+        finally:
+            _loud(token)
         out = _wrap(r, self)
         return _record(spec, (self,), out, (out,) if saves_result else (self,), None)
     op.__name__ = op.__qualname__ = np_fn.__name__
@@ -310,8 +390,11 @@ sqrt = _float_unary(np.sqrt, _SQRT, saves_result=True)
 
 def sigmoid(self):
     a = self._array
-    with np.errstate(over="ignore"):
+    token = _quiet()
+    try:
         r = _float_result(1.0 / (1.0 + np.exp(-a)), a)
+    finally:
+        _loud(token)
     out = _wrap(r.astype(a.dtype, copy=False) if a.dtype.kind == "f" else r, self)
     return _record(_SIGMOID, (self,), out, (out,), None)
 
@@ -331,17 +414,27 @@ def abs(self):  # noqa: A001 - torch's name
 
 def reciprocal(self):
     a = self._array
-    out = _wrap(_float_result(np.reciprocal(a.astype(_f32) if a.dtype.kind != "f" else a), a), self)
+    token = _quiet()
+    try:
+        r = np.reciprocal(a.astype(_f32) if a.dtype.kind != "f" else a)
+    finally:
+        _loud(token)
+    out = _wrap(_float_result(r, a), self)
     return _record(_RECIPROCAL, (self,), out, (out,), None)
 
 
 # pow ---------------------------------------------------------------------------------
 
+# The formulas of torch's pow_backward, pow_backward_self and pow_backward_exponent
+# (FunctionsManual.cpp): where x ** (y - 1) or log(x) is inf or nan but the
+# derivative is 0 (y == 0; x == 0 with y >= 0), `where` picks 0, so the double
+# backward stays finite there too.
+
 def _pow_scalar_bw(g, s, e, n):
     self = s[0]
     if e == 0:
-        return (zeros_like(g),)
-    return (mul(mul(g, e), pow(self, e - 1)),)
+        return (zeros_like(self),)
+    return (mul(g, mul(pow(self, e - 1), e)),)
 
 
 def _pow_tensor_bw(g, s, e, n):
@@ -349,19 +442,26 @@ def _pow_tensor_bw(g, s, e, n):
     sa, sb, da, db = e
     ga = gb = None
     if n[0]:
-        ga = _sum_to(mul(mul(g, exponent), pow(self, sub(exponent, 1))), sa, da)
+        d = mul(g, mul(exponent, pow(self, sub(exponent, 1))))
+        ga = _sum_to(where(_const(exponent._array == 0, g), 0.0, d), sa, da)
     if n[1]:
-        # 0 ** y has derivative 0 in y for y >= 0 (log(0) would give nan).
-        x = self._array
-        mask = _const(~((x == 0) & (exponent._array >= 0)), self)
-        safe_log = log(where(mask, self, 1.0))
-        gb = _sum_to(mul(mul(g, result), mul(safe_log, _const(mask._array.astype(x.dtype), self))), sb, db)
+        x = self if self._array.dtype == result._array.dtype else to(self, result.dtype)
+        zero = _const((self._array == 0) & (exponent._array >= 0), g)
+        gb = _sum_to(mul(g, where(zero, 0.0, mul(result, log(x)))), sb, db)
     return (ga, gb)
 
 
 def _rpow_bw(g, s, e, n):
     result = s[0]
-    return (mul(mul(g, result), float(np.log(e))),)
+    token = _quiet()
+    try:
+        log_base = float(np.log(float(e)))
+    finally:
+        _loud(token)
+    d = mul(result, log_base)
+    if e == 0:
+        d = where(_const(result._array <= 1, g), 0.0, d)  # 0 ** y is 0 or 1 exactly where y >= 0
+    return (mul(g, d),)
 
 
 _POW_S = _op_spec("PowBackward0", _pow_scalar_bw)
@@ -373,17 +473,35 @@ def pow(self, exponent):  # noqa: A001 - torch's name
     a = self._array
     if isinstance(exponent, _TB):
         b = exponent._array
-        out = _wrap(_promote(np.power(a, b), a.dtype, b.dtype), self)
+        token = _quiet()
+        try:
+            r = np.power(a, b)
+        except ValueError:
+            _broadcast_shapes(a.shape, b.shape)
+            raise
+        finally:
+            _loud(token)
+        out = _wrap(_promote(r, a.dtype, b.dtype), self)
         return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape, a.dtype, b.dtype))
     if a.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    out = _wrap(_promote(np.power(a, exponent), a.dtype, None), self)
+    token = _quiet()
+    try:
+        r = np.power(a, exponent)
+    finally:
+        _loud(token)
+    out = _wrap(_promote(r, a.dtype, None), self)
     return _record(_POW_S, (self,), out, (self,), exponent)
 
 
 def rpow(self, base):
     a = self._array
-    out = _wrap(_promote(np.power(base, a), a.dtype, None), self)
+    token = _quiet()
+    try:
+        r = np.power(base, a)
+    finally:
+        _loud(token)
+    out = _wrap(_promote(r, a.dtype, None), self)
     return _record(_RPOW, (self,), out, (out,), base)
 
 
@@ -446,7 +564,12 @@ def _matmul_kernel(spec, self, other):
     if spec is _BMM and (b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    out = _wrap(np.matmul(a, b), self)
+    token = _quiet()
+    try:
+        r = np.matmul(a, b)
+    finally:
+        _loud(token)
+    out = _wrap(r, self)
     saved = (self if other.requires_grad else None, other if self.requires_grad else None)
     return _record(spec, (self, other), out, saved, (a.shape, b.shape))
 
@@ -584,7 +707,8 @@ def _mean_dim_bw(g, s, e, n):
 
 def _evenly_distribute_bw(g, s, e, n):
     self, result = s
-    mask = self._array == result._array
+    # torch's evenly_distribute_backward: a nan result came from the nan elements
+    mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
     count = int(mask.sum())
     return (mul(expand(div(g, count), self._array.shape), _const(mask.astype(self._array.dtype), self)),)
 
@@ -618,12 +742,17 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         np_dtype = dtype._np
     elif a.dtype.kind in "bu":
         np_dtype = np.int64
-    if dim is None:
-        out = _wrap(np.asarray(np.sum(a, dtype=np_dtype)), self)
-        return _record(_SUM, (self,), out, (), a.shape)
-    dims = _norm_dims(dim, a.ndim)
-    out = _wrap(np.asarray(np.sum(a, axis=dims, keepdims=keepdim, dtype=np_dtype)), self)
-    return _record(_SUM_DIM, (self,), out, (), (a.shape, dims, keepdim))
+    token = _quiet()
+    try:
+        if dim is None:
+            out = _wrap(np.asarray(np.sum(a, dtype=np_dtype)), self)
+            return _record(_SUM, (self,), out, (), a.shape)
+        dims = _norm_dims(dim, a.ndim)
+        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
+        r = np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype)
+    finally:
+        _loud(token)
+    return _record(_SUM_DIM, (self,), _wrap(np.asarray(r), self), (), (a.shape, dims, keepdim))
 
 
 def mean(self, dim=None, keepdim=False, dtype=None):
@@ -634,14 +763,25 @@ def mean(self, dim=None, keepdim=False, dtype=None):
             f"complex dtype. Got: {_torch_type_name(a.dtype)}")
     np_dtype = dtype._np if dtype is not None else None
     if dim is None:
-        out = _wrap(np.asarray(np.mean(a, dtype=np_dtype)), self)
+        out = _wrap(_mean_kernel(a, None, False, np_dtype, a.size), self)
         return _record(_MEAN, (self,), out, (), (a.shape, a.size))
     dims = _norm_dims(dim, a.ndim)
     count = 1
     for d in dims:
         count *= a.shape[d] if a.ndim else 1
-    out = _wrap(np.asarray(np.mean(a, axis=dims, keepdims=keepdim, dtype=np_dtype)), self)
+    out = _wrap(_mean_kernel(a, dims if a.ndim else None, keepdim, np_dtype, count), self)
     return _record(_MEAN_DIM, (self,), out, (), (a.shape, dims, keepdim, count))
+
+
+def _mean_kernel(a, axis, keepdims, dtype, count):
+    token = _quiet()
+    try:
+        if count:
+            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
+        # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
+        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
+    finally:
+        _loud(token)
 
 
 def _torch_type_name(np_dtype):
@@ -682,7 +822,8 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
         idx = np.squeeze(idx, d)
         values = np.squeeze(values, d)
     indices = _wrap(idx.astype(np.int64), self)
-    out = _wrap(np.ascontiguousarray(values), self)
+    # (np.ascontiguousarray would make a 0-d result 1-d)
+    out = _wrap(values if values.flags.c_contiguous else np.ascontiguousarray(values), self)
     out = _record(dim_spec, (self,), out, (indices,), (a.shape, d, keepdim))
     return _RETURN_TYPES[name](name, out, indices)
 
@@ -770,6 +911,9 @@ def _infer_size(shape, numel):
 
 def view(self, *shape):
     a = self._array
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     shape = _infer_size(_shape_arg(shape), a.size)
     v = a.view()
     try:
@@ -783,6 +927,8 @@ def view(self, *shape):
 
 def reshape(self, *shape):
     a = self._array
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = _infer_size(_shape_arg(shape), a.size)
     v = a.view()
     try:
@@ -923,7 +1069,7 @@ def getitem_raw(self, key):
         # a trailing Ellipsis makes numpy return a 0-d view, not a scalar copy
         r = a[items + (Ellipsis,)] if basic and Ellipsis not in items else a[key]
     except IndexError as err:
-        raise IndexError(str(err)) from None
+        raise _index_error(a, key) or IndexError(str(err)) from None
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         spec, name = _SELECT, "SelectBackward"
     elif isinstance(key, slice):
@@ -1285,60 +1431,71 @@ def _check_overlap(a, b=None):
         raise RuntimeError(_OVERLAP)
 
 
-def _check_inplace_shape(a, b):
-    if b.shape != a.shape and np.broadcast_shapes(a.shape, b.shape) != a.shape:
-        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape "
-                           f"{list(np.broadcast_shapes(a.shape, b.shape))}")
+_SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+_KIND_RANK = {"b": 0, "i": 1, "f": 2}
+
+
+def _write(ufunc, a, b):
+    """The kernel of an in-place binary op: ufunc(a, b) into a, after
+    TensorIterator's checks (overlap, shape, result type), without numpy's
+    floating-point warnings."""
+    if isinstance(b, np.ndarray):
+        _check_overlap(a, b)
+        _check_inplace_broadcast(a.shape, b.shape)
+        other = b.dtype
+    else:
+        _check_overlap(a)
+        other = np.dtype(np.float32 if isinstance(b, float) else np.int64 if not isinstance(b, bool) else np.bool_)
+    if ufunc is np.subtract and (a.dtype == np.bool_ or other == np.bool_):
+        raise RuntimeError(_SUB_BOOL)
+    result = other if _KIND_RANK[other.kind] > _KIND_RANK[a.dtype.kind] else a.dtype
+    if ufunc is np.true_divide and result.kind != "f":
+        result = np.dtype(np.float32)
+    if result.kind != a.dtype.kind:
+        raise RuntimeError(f"result type {_torch_type_name(result)} can't be cast to the desired output type "
+                           f"{_torch_type_name(a.dtype)}")
+    token = _quiet()
+    try:
+        ufunc(a, b, out=a)
+    finally:
+        _loud(token)
+
+
+def _add_sub_(self, other, alpha, ufunc, spec, spec_s):
+    a = self._array
+    if isinstance(other, _TB):
+        b = other._array
+        node = _inplace_node(spec, (self, other), (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
+        _write(ufunc, a, b if alpha == 1 else b * alpha)
+    else:
+        node = _inplace_node(spec_s, (self,), (), other, other, False)
+        _write(ufunc, a, other * alpha)
+    self._bump_version()
+    return _rebase_history(self, node)
 
 
 def add_(self, other, alpha=1):
-    if isinstance(other, _TB):
-        a, b = self._array, other._array
-        _check_overlap(a, b)
-        _check_inplace_shape(a, b)
-        node = _inplace_node(_ADD, (self, other), (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-        np.add(a, b if alpha == 1 else b * alpha, out=a)
-        self._bump_version()
-        return _rebase_history(self, node)
-    _check_overlap(self._array)
-    node = _inplace_node(_ADD_S, (self,), (), other, other, False)
-    np.add(self._array, other * alpha, out=self._array)
-    self._bump_version()
-    return _rebase_history(self, node)
+    return _add_sub_(self, other, alpha, np.add, _ADD, _ADD_S)
 
 
 def sub_(self, other, alpha=1):
-    if isinstance(other, _TB):
-        a, b = self._array, other._array
-        _check_overlap(a, b)
-        _check_inplace_shape(a, b)
-        node = _inplace_node(_SUB, (self, other), (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-        np.subtract(a, b if alpha == 1 else b * alpha, out=a)
-        self._bump_version()
-        return _rebase_history(self, node)
-    _check_overlap(self._array)
-    node = _inplace_node(_SUB_S, (self,), (), other, other, False)
-    np.subtract(self._array, other * alpha, out=self._array)
-    self._bump_version()
-    return _rebase_history(self, node)
+    return _add_sub_(self, other, alpha, np.subtract, _SUB, _SUB_S)
 
 
 def _mul_div_(self, other, ufunc, spec, spec_s):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        _check_overlap(a, b)
-        _check_inplace_shape(a, b)
         # the original self for other's gradient (PyTorch's original_self), a
         # differentiable clone so double backward reaches self
         orig = clone(self) if other.requires_grad and _C.is_grad_enabled() else None
         saved = (orig, other if self.requires_grad or spec is _DIV else None)
         node = _inplace_node(spec, (self, other), saved, (a.shape, b.shape, a.dtype, b.dtype))
-        ufunc(a, b, out=a)
+        _write(ufunc, a, b)
     else:
-        _check_overlap(a)
         node = _inplace_node(spec_s, (self,), (), other, other, True)
-        ufunc(a, other, out=a)
+        _write(ufunc, a, other)
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -1371,23 +1528,24 @@ _COPY = _op_spec("torch::autograd::CopyBackwards", _copy_bw)
 
 
 def zero_(self):
-    _check_overlap(self._array)
     node = _inplace_node(_ZERO, (self,), (), None)
+    _check_overlap(self._array)
     self._array[...] = 0
     self._bump_version()
     return _rebase_history(self, node)
 
 
 def fill_(self, value):
-    _check_overlap(self._array)
     if isinstance(value, _TB):
         if value._array.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._array.ndim} dimensions.")
         node = _inplace_node(_FILL_T, (self, value), (), None)
+        _check_overlap(self._array)
         self._array[...] = value._array
     else:
         node = _inplace_node(_FILL, (self,), (), None)
+        _check_overlap(self._array)
         self._array[...] = value
     self._bump_version()
     return _rebase_history(self, node)
@@ -1398,13 +1556,9 @@ def copy_(self, src):
     if not isinstance(src, _TB):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     b = src._array
-    _check_overlap(a, b)
-    try:
-        np.broadcast_to(b, a.shape)
-    except ValueError:
-        raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor b "
-                           f"({b.shape[-1] if b.ndim else 1}) at non-singleton dimension {a.ndim - 1}") from None
     node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype))
+    _check_overlap(a, b)
+    _check_inplace_broadcast(a.shape, b.shape)
     a[...] = b
     self._bump_version()
     return _rebase_history(self, node)
@@ -1425,6 +1579,125 @@ def _masked_grad(g, key):
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
 
 
+def _index_error(a, key):
+    """torch's error for a key numpy refused (python_variable_indexing.cpp, then the
+    index kernel), or None: integers select first, each in the dimension it has then;
+    index tensors are numbered in order (a mask counts one per dimension)."""
+    items = [np.asarray(k) if isinstance(k, (list, np.ndarray)) else k
+             for k in (key if isinstance(key, tuple) else (key,))]
+    n_real = 0
+    for k in items:
+        if isinstance(k, np.ndarray):
+            n_real += k.ndim if k.dtype == np.bool_ else 1
+        elif k is not None and k is not Ellipsis:
+            n_real += 1
+    if n_real > a.ndim:
+        return IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    dim = src = 0
+    basic = []
+    for k in items:
+        if k is Ellipsis:
+            dim += a.ndim - n_real
+            src += a.ndim - n_real
+        elif k is None:
+            dim += 1
+        elif isinstance(k, np.ndarray):
+            step = k.ndim if k.dtype == np.bool_ else 1
+            dim += step
+            src += step
+            k = (slice(None),) * step
+        elif isinstance(k, slice):
+            dim += 1
+            src += 1
+        else:
+            size = a.shape[src]
+            if not -size <= k < size:
+                return IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            src += 1
+        basic.extend(k if isinstance(k, tuple) else (k,))
+    sliced = a[tuple(basic)].shape
+    dim, indexers = 0, []
+    for k in items:
+        if k is Ellipsis:
+            dim += a.ndim - n_real
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j, n in enumerate(k.shape):
+                if n != sliced[dim + j]:
+                    return IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
+                                      f"shape of the indexed tensor {list(sliced)} at index {dim + j}")
+            indexers.extend((i, sliced[dim + j]) for j, i in enumerate(np.nonzero(k)))
+            dim += k.ndim
+        elif isinstance(k, np.ndarray):
+            indexers.append((k, sliced[dim]))
+            dim += 1
+        elif k is None or isinstance(k, slice):
+            dim += 1
+    if not indexers:
+        return None
+    try:
+        arrays = np.broadcast_arrays(*(i for i, _ in indexers))
+    except ValueError:
+        return None
+    bad = [(i < -n) | (i >= n) for i, (_, n) in zip(arrays, indexers)]
+    anybad = np.logical_or.reduce(bad) if len(bad) > 1 else bad[0]
+    if not anybad.any():
+        return None
+    at = np.unravel_index(np.argmax(anybad), anybad.shape)
+    j = next(j for j, b in enumerate(bad) if b[at])
+    return IndexError(f"index {arrays[j][at]} is out of bounds for dimension {j} with size {indexers[j][1]}")
+
+
+def _expand_error(src, target, type_name):
+    """at::expand's error for a tensor of shape `src` expanded to `target`, or None."""
+    if len(target) < len(src):
+        return RuntimeError(f"expand({type_name}{{{list(src)}}}, size={list(target)}): the number of sizes "
+                            f"provided ({len(target)}) must be greater or equal to the number of dimensions in "
+                            f"the tensor ({len(src)})")
+    for i in range(len(target) - 1, -1, -1):
+        d = len(src) - len(target) + i
+        size = src[d] if d >= 0 else 1
+        if size != target[i] and size != 1 and target[i] != -1:
+            return RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(target)}.  "
+                                f"Tensor sizes: {list(src)}")
+    return None
+
+
+def _tensor_type_name(np_dtype):
+    return f"torch.{_torch_type_name(np_dtype)}Tensor"
+
+
+def _assign(a, key, value):
+    """a[key] = value with torch's rules: the value's leading dimensions of size 1 are
+    dropped (x[i] = t with a one-element t works), and torch's errors."""
+    try:
+        a[key] = value
+        return
+    except IndexError:
+        err = _index_error(a, key)
+        if err is None:
+            raise
+        raise err from None
+    except ValueError:
+        if not isinstance(value, np.ndarray):
+            raise
+    shape = value.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    target = a[key].shape
+    if _is_basic(key):
+        err = _expand_error(shape, target, _tensor_type_name(value.dtype))
+    elif len(shape) > len(target) or any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1])):
+        err = RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
+                           f"result of shape {list(target)}")
+    else:
+        err = None
+    if err is not None:
+        raise err from None
+    a[key] = value.reshape(shape)
+
+
+
 def setitem(self, key, value):
     """x[key] = value as torch does it (python_variable_indexing.cpp): basic
     indexing writes through a view (copy_ into x[key], so a CopySlices over
@@ -1433,16 +1706,30 @@ def setitem(self, key, value):
     if not isinstance(value, _TB):
         value = _wrap(np.asarray(value, dtype=self._array.dtype), self)
     if _is_basic(key):
-        target = getitem(self, key)
-        if target._base is not None and target._array.shape == self._array.shape and \
-                _data_ptr(target._array) == _data_ptr(self._array) and target._array.strides == self._array.strides:
+        try:
+            target = getitem(self, key)
+        except IndexError:
+            err = _index_error(self._array, key)
+            if err is None:
+                raise
+            raise err from None
+        vshape = value._array.shape
+        while len(vshape) > target._array.ndim and vshape[0] == 1:
+            vshape = vshape[1:]
+        err = _expand_error(vshape, target._array.shape, _tensor_type_name(value._array.dtype))
+        if err is not None:
+            raise err
+        if vshape != value._array.shape:
+            value = view(value, vshape)
+        if target._array.shape == self._array.shape and _data_ptr(target._array) == _data_ptr(self._array) and \
+                target._array.strides == self._array.strides:
             target = self
         copy_(target, value)
         return
     a = self._array
-    _check_overlap(a, value._array)
     node = _inplace_node(_INDEX_PUT, (self, value), (), (key, value._array.shape, value._array.dtype))
-    a[key] = value._array
+    _check_overlap(a, value._array)
+    _assign(a, key, value._array)
     self._bump_version()
     _rebase_history(self, node)
 
@@ -1479,6 +1766,8 @@ def to(self, *args, dtype=None, device=None, copy=False):
         out = _backend.place(_wrap(r), _backend.check_device(device))  # made on the CPU, then placed
     else:
         out = _wrap(r, self)
+    if r.dtype.kind != "f":
+        return out  # an integer or bool result never requires grad (torch's isDifferentiableType)
     return _record(_TO_COPY, (self,), out, (), (src_dtype, src_device))
 
 
@@ -1504,6 +1793,19 @@ _STACK = _op_spec("StackBackward0", _stack_bw)
 _CAT = _op_spec("CatBackward0", _cat_bw)
 
 
+def _cat_error(arrays, dim):
+    """at::cat's shape errors, checked against the first tensor."""
+    ref = arrays[0].shape
+    for i, a in enumerate(arrays[1:], 1):
+        if a.ndim != len(ref):
+            return RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {a.ndim}")
+        for d, (n, m) in enumerate(zip(ref, a.shape)):
+            if d != dim and n != m:
+                return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {n} "
+                                    f"but got size {m} for tensor number {i} in the list.")
+    return RuntimeError("torch.cat(): tensors could not be concatenated")
+
+
 def stack(tensors, dim=0):
     tensors = tuple(tensors)
     if not tensors:
@@ -1514,9 +1816,9 @@ def stack(tensors, dim=0):
     try:
         r = np.stack(arrays, axis=d)
     except ValueError:
+        i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
-                           f"at entry 0 and {list(next(a.shape for a in arrays if a.shape != arrays[0].shape))} "
-                           "at entry 1") from None
+                           f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
     out = _wrap(r, tensors[0])
     return _record(_STACK, tensors, out, (), (d, len(tensors)))
 
@@ -1526,11 +1828,14 @@ def cat(tensors, dim=0):
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     arrays = [t._array for t in tensors]
+    for i, a in enumerate(arrays):
+        if not a.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     d = _norm_dims(dim, arrays[0].ndim)[0]
     try:
         r = np.concatenate(arrays, axis=d)
-    except ValueError as err:
-        raise RuntimeError(f"torch.cat(): {err}") from None
+    except ValueError:
+        raise _cat_error(arrays, d) from None
     out = _wrap(r, tensors[0])
     return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays)))
 
@@ -1558,7 +1863,11 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     b = other._array if isinstance(other, _TB) else other
     da = a.dtype if isinstance(a, np.ndarray) else None
     db = b.dtype if isinstance(b, np.ndarray) else None
-    r = _promote(np.asarray(np.where(c.astype(bool), a, b)), da, db)
+    try:
+        r = _promote(np.asarray(np.where(c.astype(bool), a, b)), da, db)
+    except ValueError:
+        _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
+        raise
     out = _wrap(r, like)
     # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
     input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001

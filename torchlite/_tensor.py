@@ -106,7 +106,13 @@ class Tensor(_C.TensorBase):
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def requires_grad_(self, requires_grad=True):
-        if requires_grad and self.is_leaf and self._array.dtype.kind != "f":
+        if not self.is_leaf:
+            # torch refuses only requires_grad_(False) here (the setter refuses both):
+            # a non-leaf already requires grad
+            if not requires_grad:
+                self.requires_grad = False  # raises torch's error
+            return self
+        if requires_grad and self._array.dtype.kind != "f":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self

@@ -123,10 +123,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    if is_grads_batched:
-        raise NotImplementedError("torchlite.autograd.grad does not support is_grads_batched")
     t_outputs = (outputs,) if isinstance(outputs, Tensor) else tuple(outputs)
     t_inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not t_inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if is_grads_batched:
+        raise NotImplementedError("torchlite.autograd.grad does not support is_grads_batched")
 
     grad_outputs_ = _tensor_or_tensors_to_tuple(grad_outputs, len(t_outputs))
     grad_outputs_ = _make_grads(t_outputs, grad_outputs_)
