@@ -1,9 +1,30 @@
 """Helpers shared by the differential tests (test_diff_*.py)."""
+import os
 import re
 
 import numpy as np
+import pytest
 
 import torchlite
+
+
+def in_ci():
+    """Whether this run is CI's (CI set to anything but empty, 0 or false)."""
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
+
+
+def import_torch():
+    """torch, the differential tests' oracle. Without it they skip on a developer's machine, and fail
+    in CI: a differential suite must never pass there by skipping."""
+    try:
+        import torch
+    except ImportError as err:
+        missing = str(err)
+    else:
+        return torch
+    if in_ci():
+        pytest.fail(f"CI needs torch for the differential tests, and `import torch` failed: {missing}", pytrace=False)
+    pytest.skip(f"torch is not installed ({missing}); the differential tests need it", allow_module_level=True)
 
 
 def _is_tensor(value):

@@ -10,10 +10,9 @@ import pytest
 
 import torchlite
 
-torch = pytest.importorskip("torch")
+from diff_utils import Values, import_torch, norm
 
-
-from diff_utils import Values, norm  # noqa: E402  (after importorskip)
+torch = import_torch()
 
 
 def outcome(prog, lib):

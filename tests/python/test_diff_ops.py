@@ -17,7 +17,9 @@ import pytest
 
 import torchlite
 
-torch = pytest.importorskip("torch")
+from diff_utils import import_torch
+
+torch = import_torch()
 
 TOL = {np.float32: dict(rtol=2e-6, atol=1e-6), np.float64: dict(rtol=1e-12, atol=1e-12)}
 

@@ -11,7 +11,9 @@ import pytest
 
 import torchlite
 
-torch = pytest.importorskip("torch")
+from diff_utils import import_torch
+
+torch = import_torch()
 
 
 def walk(roots):

@@ -5,7 +5,9 @@ import pytest
 
 import torchlite
 
-torch = pytest.importorskip("torch")
+from diff_utils import import_torch
+
+torch = import_torch()
 
 
 def program(lib, x0, w0, record):
