@@ -42,7 +42,7 @@ def _infer_array(data):
     """A fresh array for `data` with torch's dtype inference (Python floats are float32)."""
     if isinstance(data, Tensor):
         return _np.array(data._array, copy=True)
-    if isinstance(data, _np.ndarray):
+    if isinstance(data, (_np.ndarray, _np.generic)):  # numpy arrays and scalars keep their dtype
         return _np.array(data, copy=True)
     arr = _np.array(_unwrap_nested(data))
     if arr.dtype == _np.float64:

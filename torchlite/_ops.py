@@ -983,6 +983,11 @@ def squeeze(self, dim=None):
     return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _SQUEEZE_DIM, a.shape)
 
 
+def _expanded_strides(a, target):
+    lead = len(target) - a.ndim
+    return tuple(0 if i < lead or a.shape[i - lead] != n else a.strides[i - lead] for i, n in enumerate(target))
+
+
 def expand(self, *sizes):
     a = self._array
     sizes = _shape_arg(sizes)
@@ -996,7 +1001,9 @@ def expand(self, *sizes):
     if target == a.shape:
         return _view_of(a.view(), self, _EXPAND, a.shape)
     try:
-        v = np.broadcast_to(a, target)
+        # a writeable view (np.broadcast_to's is read-only): writing into real
+        # broadcast dimensions is refused by the in-place ops' overlap check
+        v = np.lib.stride_tricks.as_strided(a, target, _expanded_strides(a, np.broadcast_shapes(a.shape, target)))
     except ValueError:
         raise RuntimeError(
             f"The expanded size of the tensor ({target[-1]}) must match the existing size "
@@ -1094,34 +1101,51 @@ def getitem(self, key):
         return unsqueeze(self, 0)
     if single and key is Ellipsis:
         return _view_of(self._array.view(), self, _ALIAS, None)
-    items = (key,) if single else key
+    result, _ = _apply_slicing(self, (key,) if single else key, lone_slice=single)
+    if result is self:
+        result = _view_of(self._array.view(), self, _ALIAS, None)
+    return result
+
+
+def _apply_slicing(self, items, lone_slice=False):
+    """python_variable_indexing.cpp's applySlicing: the key's integers, slices
+    and Nones applied as select / slice / unsqueeze views (a slice keeping a
+    whole dimension is skipped, except for getitem's lone slice), and the numpy
+    key of the index tensors left for index / index_put_ on the result (None
+    when there are none)."""
     ndim = self._array.ndim
-    n_real = len([k for k in items if k is not None and k is not Ellipsis])
+    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                          for k in items if k is not None and k is not Ellipsis)
     if ndim == 0 and n_real:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                          "in C++ to convert a 0-dim tensor to a number")
     if n_real > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    result, dim = self, 0
+    result, dim, index, advanced = self, 0, [], False
     for k in items:
         if k is None:
             result = unsqueeze(result, dim)
+            index.append(slice(None))
             dim += 1
         elif k is Ellipsis:
+            index += [slice(None)] * (ndim - n_real)
             dim += ndim - n_real
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
             size = result._array.shape[dim]
-            # torch skips a slice that keeps the whole dimension, except for a lone slice key
-            if single or k.start not in (None, 0) or k.step not in (None, 1) or (k.stop is not None and k.stop < size):
+            if lone_slice or k.start not in (None, 0) or k.step not in (None, 1) or \
+                    (k.stop is not None and k.stop < size):
                 result = _slice(result, dim, k)
+            index.append(slice(None))
             dim += 1
+        elif isinstance(k, np.ndarray):
+            index.append(k)
+            dim += k.ndim if k.dtype == np.bool_ else 1
+            advanced = True
         else:
             result = _select(result, dim, int(k))
-    if result is self:
-        result = _view_of(self._array.view(), self, _ALIAS, None)
-    return result
+    return result, tuple(index) if advanced else None
 
 
 def _select(self, dim, index):
@@ -1698,40 +1722,68 @@ def _assign(a, key, value):
 
 
 
+def _strip_leading_ones(value, always):
+    """The value of x[key] = value viewed without its leading size-1 dimensions
+    (slicePrefix1sSize): copy_to always views it, index_put_ only when that
+    changes its shape."""
+    shape = value._array.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return view(value, shape) if always or shape != value._array.shape else value
+
+
+def _copy_to(dst, src):
+    """python_variable_indexing.cpp's copy_to: copy_ for the same sizes, fill_
+    for a 0-dim value, else copy_ of the value viewed and expanded to dst."""
+    if dst._array.shape == src._array.shape:
+        return copy_(dst, src)
+    if src._array.ndim == 0:
+        return fill_(dst, src)
+    src = _strip_leading_ones(src, True)
+    if src._array.shape != dst._array.shape:
+        err = _expand_error(src._array.shape, dst._array.shape, _tensor_type_name(src._array.dtype))
+        if err is not None:
+            raise err
+        src = expand(src, dst._array.shape)
+    return copy_(dst, src)
+
+
+def _index_put_(self, key, value):
+    a, v = self._array, value._array
+    if a.dtype != v.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} for "
+                           f"the source.")
+    node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
+    _check_overlap(a, v)
+    _assign(a, key, v)
+    self._bump_version()
+    return _rebase_history(self, node)
+
+
 def setitem(self, key, value):
-    """x[key] = value as torch does it (python_variable_indexing.cpp): basic
-    indexing writes through a view (copy_ into x[key], so a CopySlices over
-    CopyBackwards unless the key is all of x); advanced indexing is index_put_."""
+    """x[key] = value as torch does it (python_variable_indexing.cpp): the key's
+    basic part applied as views, then copy_to on the result (so CopySlices over
+    CopyBackwards or FillBackward3 where the result is a view), or index_put_
+    with the index tensors."""
     key = _index_key(key)
+    items = key if isinstance(key, tuple) else (key,)
     if not isinstance(value, _TB):
         value = _wrap(np.asarray(value, dtype=self._array.dtype), self)
-    if _is_basic(key):
+    if any(isinstance(k, bool) for k in items):
+        sliced, index = self, key
+    else:
         try:
-            target = getitem(self, key)
+            sliced, index = _apply_slicing(self, items)
         except IndexError:
             err = _index_error(self._array, key)
             if err is None:
                 raise
             raise err from None
-        vshape = value._array.shape
-        while len(vshape) > target._array.ndim and vshape[0] == 1:
-            vshape = vshape[1:]
-        err = _expand_error(vshape, target._array.shape, _tensor_type_name(value._array.dtype))
-        if err is not None:
-            raise err
-        if vshape != value._array.shape:
-            value = view(value, vshape)
-        if target._array.shape == self._array.shape and _data_ptr(target._array) == _data_ptr(self._array) and \
-                target._array.strides == self._array.strides:
-            target = self
-        copy_(target, value)
-        return
-    a = self._array
-    node = _inplace_node(_INDEX_PUT, (self, value), (), (key, value._array.shape, value._array.dtype))
-    _check_overlap(a, value._array)
-    _assign(a, key, value._array)
-    self._bump_version()
-    _rebase_history(self, node)
+    if index is None:
+        _copy_to(sliced, value)
+    else:
+        _index_put_(sliced, index, _strip_leading_ones(value, False))
 
 
 # Conversions ----------------------------------------------------------------------

@@ -187,6 +187,28 @@ def setitem_forms(lib):
     return observe(lib, [a, w], x, y, z) + [name(x), name(y), name(z)]
 
 
+def setitem_node_structure(lib):
+    """Which node x[key] = value records, and what it connects to (copy_to: copy_, fill_, or
+    view + expand + copy_; index_put_ on the sliced result)."""
+    out = []
+    keys = [slice(None), 0, (slice(None), 0), None, Ellipsis, slice(1, None), (0, [1]), (slice(None), [1]), [1]]
+    for key in keys:
+        for shape in ((1, 2), (2,), (), (1,)):
+            x = lib.zeros(3, 2, dtype=lib.float64)
+            key_ = tuple(lib.tensor(k) if isinstance(k, list) else k for k in key) if isinstance(key, tuple) else \
+                lib.tensor(key) if isinstance(key, list) else key
+            try:
+                x[key_] = leaf(lib, *shape)
+            except RuntimeError as e:
+                out.append(str(e))
+                continue
+            out.append([x, name(x)] + [n.name() if n is not None else None for n, _ in x.grad_fn.next_functions])
+    y = lib.zeros(3, 2, dtype=lib.float64)
+    y[1:] = 3.0
+    out.append([y, name(y)])
+    return out
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -203,6 +225,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          view_then_other_view, view_of_untracked_base, view_in_no_grad_then_base_in_no_grad,
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
+         setitem_node_structure,
          inplace_names]
 
 
