@@ -1086,7 +1086,7 @@ def getitem_raw(self, key):
     extra = (a.shape, key, basic, name)
     if basic:
         return _view_of(r, self, spec, extra)
-    return _record(spec, (self,), _wrap(r, self), (), extra)
+    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), (), extra)
 
 
 def getitem(self, key):
@@ -1113,6 +1113,7 @@ def _apply_slicing(self, items, lone_slice=False):
     whole dimension is skipped, except for getitem's lone slice), and the numpy
     key of the index tensors left for index / index_put_ on the result (None
     when there are none)."""
+    items = tuple(np.asarray(k) if isinstance(k, list) else k for k in items)  # a list indexes like a tensor
     ndim = self._array.ndim
     n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
                           for k in items if k is not None and k is not Ellipsis)
@@ -1448,7 +1449,8 @@ def _check_overlap(a, b=None):
     a0, b0 = _data_ptr(a), _data_ptr(b)
     a1, b1 = a0 + a.nbytes, b0 + b.nbytes
     if a0 == b0 and a1 == b1:
-        if a.strides == b.strides or a.ndim == 0 and b.ndim == 0:
+        # the same memory laid out the same way (a size-1 dimension's stride says nothing)
+        if [st for st, n in zip(a.strides, a.shape) if n != 1] == [st for st, n in zip(b.strides, b.shape) if n != 1]:
             return
         raise RuntimeError(_OVERLAP)
     if a0 < b1 and b0 < a1:
@@ -1702,7 +1704,7 @@ def _assign(a, key, value):
         if err is None:
             raise
         raise err from None
-    except ValueError:
+    except (ValueError, TypeError):  # numpy's broadcast errors (a TypeError for a boolean mask)
         if not isinstance(value, np.ndarray):
             raise
     shape = value.shape

@@ -182,7 +182,7 @@ void check_inplace(const Variable& self, bool requires_grad) {
   auto* meta = get_autograd_meta(self);
   if (meta && meta->is_view_) {
     handle_view_on_rebase(self);
-    if (meta->base_.is_leaf() && meta->base_.requires_grad()) {
+    if (self.requires_grad() && meta->base_.is_leaf()) {
       throw std::runtime_error("a view of a leaf Variable that requires grad is being used in an in-place operation.");
     }
   }

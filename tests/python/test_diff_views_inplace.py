@@ -209,6 +209,18 @@ def setitem_node_structure(lib):
     return out
 
 
+def self_assignment_through_unsqueeze(lib):
+    x = leaf(lib, 4, 1) * 1
+    x[None, None] = x
+    return observe(lib, [], x)
+
+
+def as_strided_of_index_result(lib):
+    a = leaf(lib, 4, 1)
+    y = (a * a)[..., :, lib.tensor([0, 0, 0])]
+    return observe(lib, [a], y.as_strided((1, 3), (1, 1), 0))
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -225,7 +237,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          view_then_other_view, view_of_untracked_base, view_in_no_grad_then_base_in_no_grad,
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
-         setitem_node_structure,
+         setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
          inplace_names]
 
 
@@ -274,6 +286,13 @@ def internal_overlap(lib):
 def leaf_view(lib):
     x = leaf(lib, 3, 2)
     x[0].mul_(2)
+
+
+def view_of_leaf_that_no_longer_requires_grad(lib):
+    x = leaf(lib, 4, 4)
+    v = x.diagonal()
+    x.requires_grad_(False)
+    v.mul_(2)
 
 
 def leaf_inplace(lib):
@@ -338,11 +357,11 @@ def custom_function_identity(lib):
 
 
 REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, internal_overlap,
-           leaf_view, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
+           leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
-REFUSED_IDS = [f.__name__ for f in REFUSED[:11]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+REFUSED_IDS = [f.__name__ for f in REFUSED[:12]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
                                                     for op in ("split", "chunk", "unbind")]
 
 
