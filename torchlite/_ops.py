@@ -1091,10 +1091,21 @@ def getitem_raw(self, key):
 
 def getitem(self, key):
     """x[key]: basic indexing as torch applies it (python_variable_indexing.cpp), one
-    select / slice / unsqueeze node per item, an alias when nothing applies; advanced
-    indexing as one IndexBackward0 node."""
+    select / slice / unsqueeze node per item, an alias when nothing applies; the index
+    tensors of advanced indexing then as one IndexBackward0 node on that result."""
     key = _index_key(key)
     if not _is_basic(key):
+        if isinstance(key, tuple) and not any(isinstance(k, bool) for k in key):
+            # integers select and Nones unsqueeze first; the index tensors then index the result
+            try:
+                sliced, index = _apply_slicing(self, key)
+            except IndexError:
+                err = _index_error(self._array, key)
+                if err is None:
+                    raise
+                raise err from None
+            if sliced is not self:
+                return getitem_raw(sliced, index)
         return getitem_raw(self, key)
     single = not isinstance(key, tuple)
     if single and key is None:
