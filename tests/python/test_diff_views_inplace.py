@@ -221,6 +221,14 @@ def as_strided_of_index_result(lib):
     return observe(lib, [a], y.as_strided((1, 3), (1, 1), 0))
 
 
+def integers_beside_index_tensors(lib):
+    a = leaf(lib, 2, 1, 3)
+    y = a[..., 1 - 1, 0:, [-1, -2, 1]]
+    z = a[-1, 0:0, lib.tensor([0, 0])]
+    w = a[None, 1, :, lib.tensor([2, 0])]
+    return observe(lib, [a], y, z, w) + [[t.shape for t in (y, z, w)], name(y), y.grad_fn.next_functions[0][0].name()]
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -238,6 +246,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
+         integers_beside_index_tensors,
          inplace_names]
 
 
