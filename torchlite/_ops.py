@@ -984,8 +984,18 @@ def squeeze(self, dim=None):
 
 
 def _expanded_strides(a, target):
+    """at::inferExpandGeometry's strides (in bytes): a broadcast dimension's is
+    0; a new leading dimension of size 1 gets the size times the stride of the
+    dimension after it, as torch gives it (the overlap checks compare strides)."""
     lead = len(target) - a.ndim
-    return tuple(0 if i < lead or a.shape[i - lead] != n else a.strides[i - lead] for i, n in enumerate(target))
+    strides = [0] * len(target)
+    for i in range(len(target) - 1, -1, -1):
+        if i >= lead:
+            size, stride = a.shape[i - lead], a.strides[i - lead]
+        else:
+            size, stride = 1, target[i + 1] * strides[i + 1] if i + 1 < len(target) else 0
+        strides[i] = 0 if size != target[i] else stride
+    return tuple(strides)
 
 
 def expand(self, *sizes):
@@ -1267,6 +1277,10 @@ def _copy_slices_backward(grad, extra, fn, needs):
     res = _C._call_inplace_fn(fn, _gather_flat(grad, idx), needs)
     out = [None] * len(needs)
     if needs[0]:
+        if res[0] is not None and np.unique(idx).size != idx.size:
+            # torch copies the result into the view's part of the gradient: an
+            # overlapping view (an expanded tensor filled in place) refuses
+            raise RuntimeError(_INTERNAL_OVERLAP)
         out[0] = _put_flat(grad, idx, res[0])
     for i in range(1, len(needs)):
         if needs[i]:
@@ -1460,8 +1474,7 @@ def _check_overlap(a, b=None):
     a0, b0 = _data_ptr(a), _data_ptr(b)
     a1, b1 = a0 + a.nbytes, b0 + b.nbytes
     if a0 == b0 and a1 == b1:
-        # the same memory laid out the same way (a size-1 dimension's stride says nothing)
-        if [st for st, n in zip(a.strides, a.shape) if n != 1] == [st for st, n in zip(b.strides, b.shape) if n != 1]:
+        if a.strides == b.strides:  # the same memory laid out the same way
             return
         raise RuntimeError(_OVERLAP)
     if a0 < b1 and b0 < a1:
@@ -1565,8 +1578,8 @@ _COPY = _op_spec("torch::autograd::CopyBackwards", _copy_bw)
 
 
 def zero_(self):
+    # fill_ and zero_ write without TensorIterator's overlap checks: an expanded tensor may be filled
     node = _inplace_node(_ZERO, (self,), (), None)
-    _check_overlap(self._array)
     self._array[...] = 0
     self._bump_version()
     return _rebase_history(self, node)
@@ -1578,11 +1591,9 @@ def fill_(self, value):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._array.ndim} dimensions.")
         node = _inplace_node(_FILL_T, (self, value), (), None)
-        _check_overlap(self._array)
         self._array[...] = value._array
     else:
         node = _inplace_node(_FILL, (self,), (), None)
-        _check_overlap(self._array)
         self._array[...] = value
     self._bump_version()
     return _rebase_history(self, node)
@@ -1884,7 +1895,7 @@ def stack(tensors, dim=0):
         i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
                            f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
-    out = _wrap(r, tensors[0])
+    out = _wrap(np.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
     return _record(_STACK, tensors, out, (), (d, len(tensors)))
 
 
@@ -1901,7 +1912,7 @@ def cat(tensors, dim=0):
         r = np.concatenate(arrays, axis=d)
     except ValueError:
         raise _cat_error(arrays, d) from None
-    out = _wrap(r, tensors[0])
+    out = _wrap(np.ascontiguousarray(r), tensors[0])
     return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays)))
 
 

@@ -229,6 +229,27 @@ def integers_beside_index_tensors(lib):
     return observe(lib, [a], y, z, w) + [[t.shape for t in (y, z, w)], name(y), y.grad_fn.next_functions[0][0].name()]
 
 
+def fill_expanded(lib):
+    a = leaf(lib, 1)
+    x = (a * 2).expand(3, 2)
+    x.zero_()
+    y = lib.zeros(1).expand(2, 2)
+    y.fill_(3.0)
+    return [x, name(x), y]
+
+
+def overlap_of_unsqueezed_and_expanded(lib):
+    x = lib.tensor(np.arange(4.0).reshape(4, 1))
+    x[None, None].add_(x.expand(1, 1, 4, 1))
+    return [x, x.expand(1, 1, 4, 1).stride(), lib.tensor(1.0).expand(1, 1).stride(), lib.ones(3).expand(2, 1, 3).stride()]
+
+
+def as_strided_of_stacked(lib):
+    a = leaf(lib, 3, 3)
+    v = lib.stack([a.expand(3, 3, 3)] * 2, -2).permute(2, 1, 0, 3)
+    return observe(lib, [a], v.as_strided((31,), (1,)))
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -246,7 +267,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
-         integers_beside_index_tensors,
+         integers_beside_index_tensors, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
@@ -285,6 +306,28 @@ def partial_overlap(lib):
 def transposed_full_overlap(lib):
     x = leaf(lib, 3, 3) * 1
     x.add_(x.t())
+
+
+def overlap_size_one_strides(lib):
+    x = lib.tensor(np.arange(3.0).reshape(3, 1))
+    x.add_(x.view(1, 3).t())
+
+
+def overlap_select_of_one_element(lib):
+    x = leaf(lib, 1) * 1
+    x.mul_(x[0])
+
+
+def overlap_unsqueezed_operand(lib):
+    x = leaf(lib, 1, 4) * 1
+    x[None].sub_(x)
+
+
+def backward_through_filled_expanded_view(lib):
+    a = leaf(lib, 1)
+    x = (a * 2).expand(3, 2)
+    x.zero_()
+    (x * x).sum().backward()
 
 
 def internal_overlap(lib):
@@ -365,12 +408,13 @@ def custom_function_identity(lib):
     y.mul_(2)
 
 
-REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, internal_overlap,
+REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, overlap_size_one_strides,
+           overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, internal_overlap,
            leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
-REFUSED_IDS = [f.__name__ for f in REFUSED[:12]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+REFUSED_IDS = [f.__name__ for f in REFUSED[:16]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
                                                     for op in ("split", "chunk", "unbind")]
 
 
