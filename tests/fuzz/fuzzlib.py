@@ -38,19 +38,24 @@ def _data(seed, shape, dtype):
     """The input array of a leaf: the same values on every machine."""
     rng = np.random.default_rng(seed)
     if dtype == "bool":
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     if dtype == "int64":
-        return rng.integers(-3, 4, size=shape).astype(np.int64)
+        return np.asarray(rng.integers(-3, 4, size=shape), dtype=np.int64)
     a = rng.standard_normal(shape)
     if rng.random() < 0.3:  # exact zeros and ones, where formulas have edge cases
         a = np.where(rng.random(shape) < 0.3, rng.integers(0, 2, size=shape), a)
-    return np.round(a, 3).astype(dtype)
+    return np.asarray(np.round(a, 3), dtype=dtype)
+'''
 
+# Helpers a line may use (printed in a script only when its lines use them).
+PRELUDE_HELPERS = {
+    "_rec": '''
 
 def _rec(name, t):
     """A hook's observation: appended to LOG, compared between the libraries."""
     LOG.append((name, t))
-
+''',
+    "Square": '''
 
 class Square(lib.autograd.Function):
     @staticmethod
@@ -62,12 +67,12 @@ class Square(lib.autograd.Function):
     def backward(ctx, g):
         x, = ctx.saved_tensors
         return 2 * x * g
-'''
+'''}
 
 
 def new_namespace(lib):
     ns = {"lib": lib, "__name__": "fuzzprog"}
-    exec(compile(PRELUDE, "<prelude>", "exec"), ns)
+    exec(compile(PRELUDE + "".join(PRELUDE_HELPERS.values()), "<prelude>", "exec"), ns)
     return ns
 
 
@@ -116,8 +121,14 @@ def observe(x, depth=0):
     return ("obj", type(x).__name__)
 
 
+def _words(msg):
+    """A message as the project compares them (tests/python/diff_utils.py): torchlite's
+    name as torch's, torch's "(Triggered internally at ...)" suffix dropped."""
+    return re.sub(r" \(Triggered internally at .*\)$", "", msg.replace("torchlite", "torch"))
+
+
 def observe_exc(e):
-    return ("exc", type(e).__name__, str(e))
+    return ("exc", type(e).__name__, _words(str(e)))
 
 
 # The interpreter ---------------------------------------------------------------------
@@ -135,7 +146,7 @@ def run_line(ns, step):
         except Exception as e:  # the program's own error is an observation
             ns.pop(step.out, None) if step.out else None
             result = observe_exc(e)
-    warns = tuple(sorted({(w.category.__name__, str(w.message)) for w in caught}))
+    warns = tuple(sorted({(w.category.__name__, _words(str(w.message))) for w in caught}))
     return result, warns
 
 
@@ -192,7 +203,9 @@ def execute(lib, steps):
 # Categories that fail a run; the others are listed only.
 SEMANTIC = ("raise-mismatch", "exception-type", "value", "shape", "dtype", "requires_grad", "is_leaf",
             "node-name", "node-class", "grad", "hook-log", "kind", "crash", "hang", "harness-error")
-NON_FAILING = ("message", "warning")
+# oracle-crash / oracle-hang: torch itself crashed or hung (while generating or running
+# the program), so the seed tests nothing; they are listed, and fail nothing.
+NON_FAILING = ("message", "warning", "oracle-crash", "oracle-hang")
 # Differences after which the two runs may go on comparably: the state is the same.
 # After any other semantic difference comparison stops: later steps would only repeat it.
 NON_DIVERGING = ("node-name", "node-class", "exception-type") + NON_FAILING
@@ -251,10 +264,10 @@ def diff_obs(a, b, grad=False):
             return [("kind", f"torch={_short(a)} | torchlite={_short(b)}")]
         return [d for x, y in zip(a[1], b[1]) for d in diff_obs(x, y, grad)]
     if a[0] != "T":
-        same = a[1] == b[1] and (a[2] == b[2] or (isinstance(a[2], float) and isinstance(b[2], float)
-                                                  and values_close(np.array(a[2]), np.array(b[2]), "float64")))
-        if a[0] == "py" and a[1] == "float" and b[1] == "float":
-            same = values_close(np.array(a[2]), np.array(b[2]), "float32")
+        if a[0] == "py" and a[1] == b[1] == "float":
+            same = values_close(np.array([a[2]]), np.array([b[2]]), "float32")
+        else:
+            same = a == b
         return [] if same else [("grad" if grad else "value", f"torch={_short(a)} | torchlite={_short(b)}")]
     detail = f"torch={_short(a)} | torchlite={_short(b)}"
     out = []
@@ -422,18 +435,26 @@ def generate(seed, ops_min=5, ops_max=60, torch_mod=None, exclude=()):
 
 # Scripts ------------------------------------------------------------------------------
 
-def script(steps, lib_name="torch", note=None):
-    """The program as a runnable script; change `lib` to run it under the other library."""
+def script(steps, lib_name="torch", note=None, raising=()):
+    """The program as a runnable script; change `lib` to run it under the other library.
+    The steps of `raising` (indices) are wrapped in try/except, so that the script runs on."""
     lines = [f"import {lib_name} as lib  # or: import {'torchlite' if lib_name == 'torch' else 'torch'} as lib",
-             PRELUDE.rstrip(), ""]
+             PRELUDE.rstrip()]
+    body = "\n".join(render(s) for s in steps)
+    lines += [h.rstrip() for name, h in PRELUDE_HELPERS.items() if name in body] + [""]
     if note:
         lines += ["# " + ln for ln in note.splitlines()]
-    lines += [render(s) for s in steps]
+    for i, s in enumerate(steps):
+        if i in raising:
+            lines += ["try:", "    " + render(s), "except Exception as e:",
+                      f"    print('step {i}:', type(e).__name__, e)"]
+        else:
+            lines.append(render(s))
     lines += ["", "for _k, _v in sorted(((k, v) for k, v in dict(globals()).items() if k[:1] == 'v' and k[1:].isdigit()),",
               "                      key=lambda kv: int(kv[0][1:])):",
               "    if isinstance(_v, lib.Tensor):",
               "        print(_k, _v, _v.grad if (_v.is_leaf or _v.retains_grad) else '')",
-              "print('LOG', LOG)"]
+              "print('LOG', LOG)" if "_rec" in body else ""]
     return "\n".join(lines) + "\n"
 
 

@@ -46,6 +46,17 @@ def run_pair(steps, phase=None, lite=None, ignore=()):
     return fuzzlib.compare(steps, trace_a, trace_b, ignore)
 
 
+def raising_steps(steps):
+    """The indices of the steps that raise under torch or torchlite."""
+    import torch
+    import torchlite
+    out = set()
+    for lib in (torch, torchlite):
+        trace, _ = fuzzlib.execute(lib, steps)
+        out |= {i for i, t in enumerate(trace) if t[0][0] == "exc"}
+    return out
+
+
 def do_task(task, phase=None):
     kind = task[0]
     if kind == "gen":
@@ -60,6 +71,8 @@ def do_task(task, phase=None):
     if kind == "steps":
         _, steps, ignore = task
         return {"diffs": [tuple(d) for d in run_pair(steps, phase, None, ignore)]}
+    if kind == "raising":
+        return raising_steps(task[1])
     raise ValueError(kind)
 
 
@@ -159,8 +172,8 @@ def as_diffs(status, result):
     if status == "ok":
         return [fuzzlib.Diff(*d) for d in result["diffs"]]
     category = {"error": "harness-error", "crash": "crash", "hang": "hang"}[status]
-    if status == "crash" and "torch" in result and "torchlite" not in result and "generating" not in result:
-        category = "crash"
+    if status in ("crash", "hang") and ("under torch" in result and "torchlite" not in result or "generating" in result):
+        category = "oracle-" + status
     return [fuzzlib.Diff(category, -1, "?", result)]
 
 
@@ -233,7 +246,8 @@ def show(args):
         if status != "ok":
             print(f"generation failed ({status}): {steps}")
             return 2
-        print(fuzzlib.script(steps, note=f"seed {args.show}"), end="")
+        status, raising = pool.run(("raising", steps))
+        print(fuzzlib.script(steps, note=f"seed {args.show}", raising=raising if status == "ok" else ()), end="")
         return 0
     finally:
         pool.close()
@@ -267,7 +281,8 @@ def minimize_seed(seed, args, pool=None, out=sys.stdout):
         diffs = [d for d in fuzzlib.semantic(as_diffs(s, r)) if (d.category, d.op) == target]
         note = (f"seed {seed}, minimized from {len(steps)} to {len(small)} steps\n"
                 f"difference: [{diffs[0].category}] at step {diffs[0].step} ({diffs[0].op}): {diffs[0].detail[:600]}")
-        print(fuzzlib.script(small, note=note), end="", file=out)
+        status, raising = pool.run(("raising", small))
+        print(fuzzlib.script(small, note=note, raising=raising if status == "ok" else ()), end="", file=out)
         return small, diffs
     finally:
         if own:
