@@ -14,6 +14,9 @@ import numpy as np
 from fuzzlib import Step, is_float
 
 OPS = []
+# Ops torchlite does not have yet (issue 6 adds them): generated only with
+# --include-pending. Drop `pending=True` from an entry once torchlite has the op.
+PENDING = set()
 
 # Statement prefixes an op's line is run under now and then.
 _CONTEXTS = ["with lib.no_grad(): ", "with lib.no_grad(): ", "with lib.enable_grad(): ",
@@ -23,9 +26,9 @@ _CONTEXTS = ["with lib.no_grad(): ", "with lib.no_grad(): ", "with lib.enable_gr
 
 
 class Op:
-    def __init__(self, name, fmt, args=(), extra=None, weight=1.0, context=True):
+    def __init__(self, name, fmt, args=(), extra=None, weight=1.0, context=True, pending=False):
         self.name, self.fmt, self.args, self.extra = name, fmt, args, extra
-        self.weight, self.context = weight, context
+        self.weight, self.context, self.pending = weight, context, pending
 
     def make(self, g):
         ins = []
@@ -48,6 +51,8 @@ class Op:
 
 def op(name, fmt, args=(), extra=None, weight=1.0, **kw):
     OPS.append(Op(name, fmt, args, extra, weight, **kw))
+    if kw.get("pending"):
+        PENDING.add(name)
 
 
 # Argument pickers -------------------------------------------------------------------
@@ -244,7 +249,7 @@ def leaf_step(g):
     return Step("leaf", g.new_var(), line, ())
 
 
-OPS.append(type("LeafOp", (), {"name": "leaf", "weight": 2.0, "make": staticmethod(leaf_step)})())
+OPS.append(type("LeafOp", (), {"name": "leaf", "weight": 2.0, "pending": False, "make": staticmethod(leaf_step)})())
 
 # Elementwise unary
 for _name in ["exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sqrt", "reciprocal", "neg"]:
@@ -287,6 +292,26 @@ op("as", ["{out} = {0}.expand_as({1})", "{out} = {0}.view_as({1})", "{out} = {0}
 op("clone", ["{out} = {0}.clone()", "{out} = lib.clone({0})", "{out} = {0}.contiguous()"], [T()])
 op("detach", ["{out} = {0}.detach()", "{out} = {0}.data"], [T()], weight=0.5)
 op("getitem", "{out} = {0}[{key}]", [T(lambda m: m.shape != ())], index, weight=2.5)
+
+
+def split_args(g, metas):
+    shape = metas[0].shape
+    d = g.dim(len(shape))
+    n = shape[d] if -len(shape) <= d < len(shape) else 2
+    return {"d": d, "n": g.int(1, max(1, n)), "i": g.int(0, 1), "start": g.int(0, max(0, n - 1)),
+            "len": g.int(0, max(0, n - 1)) if not g.p(0.05) else n + 1}
+
+
+# views from multi-output ops, narrow, diagonal and as_strided: in-place on them is refused by torch
+op("split", ["{out} = {0}.split({n}, {d})[{i}]", "{out} = {0}.chunk({n}, {d})[{i}]", "{out} = {0}.unbind({d})[{i}]",
+             "{out} = lib.split({0}, {n}, {d})[0]"], [T(lambda m: m.shape != ())], split_args, pending=True)
+op("narrow", ["{out} = {0}.narrow({d}, {start}, {len})", "{out} = lib.narrow({0}, {d}, {start}, {len})"],
+   [T(lambda m: m.shape != ())], split_args, pending=True)
+op("diagonal", ["{out} = {0}.diagonal()", "{out} = {0}.diagonal(1)", "{out} = lib.diagonal({0}, 0, -1, 0)"],
+   [T(lambda m: len(m.shape) >= 2)], pending=True)
+op("as_strided", ["{out} = {0}.as_strided(({n},), (1,))", "{out} = {0}.as_strided((1, {n}), (1, 1), 0)",
+                  "{out} = lib.as_strided({0}, (2, 2), (1, 2))"], [T(lambda m: int(np.prod(m.shape)) >= 4)],
+   lambda g, ms: {"n": g.int(1, int(np.prod(ms[0].shape)))}, pending=True)
 
 # In-place ops, on leaves, non-leaves, views and bases of views
 for _name, _sym in [("add_", "+="), ("sub_", "-="), ("mul_", "*="), ("div_", "/=")]:

@@ -254,7 +254,8 @@ def show(args):
 
 
 def _opts(args):
-    return dict(ops_min=args.ops_min, ops_max=args.ops_max, exclude=tuple(args.exclude_ops))
+    return dict(ops_min=args.ops_min, ops_max=args.ops_max, exclude=tuple(args.exclude_ops),
+                include_pending=args.include_pending)
 
 
 def minimize_seed(seed, args, pool=None, out=sys.stdout):
@@ -296,6 +297,8 @@ def main(argv=None):
     ap.add_argument("--ops-min", type=int, default=5)
     ap.add_argument("--ops-max", type=int, default=60)
     ap.add_argument("--exclude-ops", nargs="*", default=[], help="op names (see ops.py) the generator leaves out")
+    ap.add_argument("--include-pending", action="store_true",
+                    help="also generate the ops torchlite does not have yet (ops.PENDING)")
     ap.add_argument("--ignore", nargs="*", default=[], metavar="CATEGORY",
                     help="difference categories to leave out (to look past a known one)")
     ap.add_argument("--target", metavar="CATEGORY", help="--minimize: keep the first difference of this category")
