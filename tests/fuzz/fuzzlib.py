@@ -93,7 +93,7 @@ def _compile(line):
 # can be compared after the fact and sent between processes.
 
 def _is_tensor(x):
-    return type(x).__name__ in ("Tensor", "Parameter") and hasattr(x, "grad_fn")
+    return type(x).__name__ in ("Tensor", "Parameter") and hasattr(type(x), "grad_fn")
 
 
 def _node_name(fn):
@@ -362,8 +362,11 @@ class Gen:
         self.metas = {}
         for k, x in self.ns.items():
             if _VAR.fullmatch(k) and _is_tensor(x):
-                self.metas[k] = Meta(tuple(x.shape), str(x.dtype).rsplit(".", 1)[-1], x.requires_grad,
-                                     x.is_leaf, x._base is not None, x.retains_grad)
+                try:
+                    self.metas[k] = Meta(tuple(x.shape), str(x.dtype).rsplit(".", 1)[-1], x.requires_grad,
+                                         x.is_leaf, x._base is not None, x.retains_grad)
+                except RuntimeError:  # torch refuses to say (a view whose base changed in a forbidden way)
+                    pass
 
     # random helpers
     def p(self, prob):

@@ -135,7 +135,8 @@ def _factor(g, numel):
 
 
 def new_shape(g, metas):
-    shape = _factor(g, int(np.prod(metas[0].shape, dtype=np.int64)))
+    numel = int(np.prod(metas[0].shape, dtype=np.int64))
+    shape = _factor(g, numel) if numel else [g.choice([0, -1]), g.int(1, 2)]
     return {"shape": ", ".join(str(x) for x in shape) if g.p(0.7) else repr(tuple(shape))}
 
 
@@ -155,7 +156,7 @@ def index(g, metas):
         return {"key": g.choice(["...", "None", "0", "()"])}
     items, dims = [], list(shape)
     for i, n in enumerate(dims[:g.int(1, len(dims))]):
-        r = g.rng.random()
+        r = g.rng.random() if n else 0.5  # a dim of size 0 takes slices only
         if r < 0.35:
             items.append(str(g.int(-n, n - 1) if not g.p(0.04) else n))
         elif r < 0.7:

@@ -31,10 +31,13 @@ PHASES = {0: "idle", 1: "generating", 2: "running under torch", 3: "running unde
 # The worker side ---------------------------------------------------------------------
 
 def run_pair(steps, phase=None, lite=None, ignore=()):
-    """Runs `steps` under torch and torchlite (or `lite`, a stand-in module); returns the differences."""
+    """Runs `steps` under torch and torchlite (or `lite`, a stand-in module or a module's name);
+    returns the differences."""
+    import importlib
+
     import torch
-    if lite is None:
-        import torchlite as lite
+    if lite is None or isinstance(lite, str):
+        lite = importlib.import_module(lite or os.environ.get("FUZZ_AGAINST", "torchlite"))
     if phase is not None:
         phase.value = 2
     trace_a = fuzzlib.execute(torch, steps)
@@ -48,10 +51,11 @@ def run_pair(steps, phase=None, lite=None, ignore=()):
 
 def raising_steps(steps):
     """The indices of the steps that raise under torch or torchlite."""
+    import importlib
+
     import torch
-    import torchlite
     out = set()
-    for lib in (torch, torchlite):
+    for lib in (torch, importlib.import_module(os.environ.get("FUZZ_AGAINST", "torchlite"))):
         trace, _ = fuzzlib.execute(lib, steps)
         out |= {i for i, t in enumerate(trace) if t[0][0] == "exc"}
     return out
@@ -297,6 +301,8 @@ def main(argv=None):
     ap.add_argument("--ops-min", type=int, default=5)
     ap.add_argument("--ops-max", type=int, default=60)
     ap.add_argument("--exclude-ops", nargs="*", default=[], help="op names (see ops.py) the generator leaves out")
+    ap.add_argument("--against", default="torchlite", metavar="MODULE",
+                    help="the module compared with torch (--against torch checks the harness: no difference)")
     ap.add_argument("--include-pending", action="store_true",
                     help="also generate the ops torchlite does not have yet (ops.PENDING)")
     ap.add_argument("--ignore", nargs="*", default=[], metavar="CATEGORY",
@@ -308,6 +314,7 @@ def main(argv=None):
     ap.add_argument("--minimize", type=int, metavar="SEED")
     ap.add_argument("-v", "--verbose", action="store_true", help="print each failing seed as it comes")
     args = ap.parse_args(argv)
+    os.environ["FUZZ_AGAINST"] = args.against  # read by the workers
     if args.show is not None:
         return show(args)
     if args.minimize is not None:

@@ -173,3 +173,12 @@ def test_fixed_slice_runs_without_harness_errors(tmp_path):
     failed = sum(1 for r in lines if any(d["category"] in fuzzlib.SEMANTIC for d in r["diffs"]))
     assert proc.stdout.splitlines()[-1] == f"fuzz: {20 - failed} passed, {failed} failed"
     assert proc.returncode == (1 if failed else 0)
+
+
+def test_torch_against_itself_shows_no_difference_at_all(tmp_path):
+    report = tmp_path / "report.jsonl"
+    proc = subprocess.run([sys.executable, os.path.join(FUZZ, "run_fuzz.py"), "--seeds", "100:130", "--against", "torch",
+                           "--report", str(report)], capture_output=True, text=True, timeout=600)
+    assert proc.stdout.splitlines()[-1] == "fuzz: 30 passed, 0 failed", proc.stdout[-3000:]
+    assert proc.returncode == 0
+    assert all(r["diffs"] == [] for r in map(json.loads, report.read_text().splitlines()))
