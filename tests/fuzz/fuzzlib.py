@@ -123,8 +123,8 @@ def observe(x, depth=0):
 
 def _words(msg):
     """A message as the project compares them (tests/python/diff_utils.py): torchlite's
-    name as torch's, torch's "(Triggered internally at ...)" suffix dropped."""
-    return re.sub(r" \(Triggered internally at .*\)$", "", msg.replace("torchlite", "torch"))
+    qualified names (torchlite.Size) as torch's, torch's "(Triggered internally at ...)" suffix dropped."""
+    return re.sub(r" \(Triggered internally at .*\)$", "", re.sub(r"\btorchlite\.", "torch.", msg))
 
 
 def observe_exc(e):
@@ -337,10 +337,12 @@ def semantic(diffs):
     return [d for d in diffs if d.category in SEMANTIC]
 
 
-def signature(diffs, target=None):
+def signature(diffs, target=None, match=None):
     """What a minimized program must keep showing: the category and op of its first
-    semantic difference, or of its first one of category `target`."""
-    sem = [d for d in semantic(diffs) if target is None or d.category == target]
+    semantic difference, or of its first one of category `target` whose detail
+    matches the regular expression `match`."""
+    sem = [d for d in semantic(diffs) if (target is None or d.category == target)
+           and (match is None or re.search(match, d.detail))]
     return (sem[0].category, sem[0].op) if sem else None
 
 

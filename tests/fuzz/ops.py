@@ -137,7 +137,8 @@ def _factor(g, numel):
 def new_shape(g, metas):
     numel = int(np.prod(metas[0].shape, dtype=np.int64))
     shape = _factor(g, numel) if numel else [g.choice([0, -1]), g.int(1, 2)]
-    return {"shape": ", ".join(str(x) for x in shape) if g.p(0.7) else repr(tuple(shape))}
+    flat = ", ".join(str(x) for x in shape)
+    return {"shape": flat if g.p(0.7) else repr(tuple(shape)), "flat": flat}
 
 
 def expand_shape(g, metas):
@@ -278,7 +279,7 @@ for _name in ["max", "min"]:
        [T()], dim_kw, weight=0.7)
 
 # Views and shape ops
-op("view", ["{out} = {0}.view({shape})", "{out} = {0}.reshape({shape})", "{out} = lib.reshape({0}, ({shape},))"],
+op("view", ["{out} = {0}.view({shape})", "{out} = {0}.reshape({shape})", "{out} = lib.reshape({0}, [{flat}])"],
    [T()], new_shape, weight=1.5)
 op("view-bad", ["{out} = {0}.view()", "{out} = {0}.reshape()"], [T()], weight=0.1)
 op("transpose", ["{out} = {0}.transpose({a}, {b})", "{out} = lib.transpose({0}, {a}, {b})"], [T()], two_dims)

@@ -272,18 +272,19 @@ def minimize_seed(seed, args, pool=None, out=sys.stdout):
             return None
         ignore = tuple(args.ignore)
         status, result = pool.run(("steps", steps, ignore))
-        target = fuzzlib.signature(as_diffs(status, result), args.target)
+        target = fuzzlib.signature(as_diffs(status, result), args.target, args.match)
         if target is None:
             print(f"# seed {seed}: no semantic difference", file=out)
             return None
 
         def still_fails(candidate):
             s, r = pool.run(("steps", candidate, ignore))
-            return fuzzlib.signature(as_diffs(s, r), args.target) == target
+            return fuzzlib.signature(as_diffs(s, r), args.target, args.match) == target
 
         small = fuzzlib.renumber(fuzzlib.minimize(steps, still_fails))
         s, r = pool.run(("steps", small, ignore))
-        diffs = [d for d in fuzzlib.semantic(as_diffs(s, r)) if (d.category, d.op) == target]
+        diffs = [d for d in fuzzlib.semantic(as_diffs(s, r)) if (d.category, d.op) == target
+                 and (args.match is None or re.search(args.match, d.detail))]
         note = (f"seed {seed}, minimized from {len(steps)} to {len(small)} steps\n"
                 f"difference: [{diffs[0].category}] at step {diffs[0].step} ({diffs[0].op}): {diffs[0].detail[:600]}")
         status, raising = pool.run(("raising", small))
@@ -308,6 +309,7 @@ def main(argv=None):
     ap.add_argument("--ignore", nargs="*", default=[], metavar="CATEGORY",
                     help="difference categories to leave out (to look past a known one)")
     ap.add_argument("--target", metavar="CATEGORY", help="--minimize: keep the first difference of this category")
+    ap.add_argument("--match", metavar="REGEX", help="--minimize: ... whose detail matches REGEX")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per program")
     ap.add_argument("--report", help="write one JSON line per seed here")
     ap.add_argument("--show", type=int, metavar="SEED")
