@@ -9,6 +9,8 @@ fuzzer with one more line here. Pickers pick a fitting variable most of the time
 and any variable now and then, and extras pick a bad dim or size now and then,
 so that invalid lines (and the errors both libraries should raise) come up too.
 """
+import re
+
 import numpy as np
 
 from fuzzlib import Step, is_float
@@ -46,7 +48,10 @@ class Op:
         line = fmt.format(*["{%d}" % i for i in range(len(ins))], out="{out}", **fields)
         if self.context and g.p(0.06):
             line = g.choice(_CONTEXTS[:-1] if not g.p(0.15) else _CONTEXTS[-1:]) + line
-        return Step(self.name, g.new_var() if "{out}" in line else None, line, tuple(ins))
+        # keep only the inputs the chosen template uses (the minimizer follows these)
+        used = sorted({int(i) for i in re.findall(r"\{(\d+)\}", line)})
+        line = re.sub(r"\{(\d+)\}", lambda m: "{%d}" % used.index(int(m.group(1))), line)
+        return Step(self.name, g.new_var() if "{out}" in line else None, line, tuple(ins[i] for i in used))
 
 
 def op(name, fmt, args=(), extra=None, weight=1.0, **kw):
