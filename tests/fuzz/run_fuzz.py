@@ -83,8 +83,11 @@ def do_task(task, phase=None):
 def worker_main(conn, phase):
     import warnings
     warnings.filterwarnings("ignore")
+    import importlib
+
     import torch  # noqa: F401 - imported once per worker, before the first task
-    import torchlite  # noqa: F401
+    importlib.import_module(os.environ.get("FUZZ_AGAINST", "torchlite"))
+    conn.send("ready")  # a task's time limit starts after the imports
     while True:
         try:
             task = conn.recv()
@@ -106,6 +109,13 @@ class Pool:
         self.ctx = mp.get_context("spawn")
         self.timeout = timeout
         self.workers = [self._start() for _ in range(jobs)]
+        for w in self.workers:
+            self._wait_ready(w)
+
+    @staticmethod
+    def _wait_ready(w):
+        if not w["conn"].poll(300) or w["conn"].recv() != "ready":
+            raise RuntimeError("a fuzz worker did not start")
 
     def _start(self):
         parent, child = self.ctx.Pipe()
@@ -122,6 +132,7 @@ class Pool:
         w["conn"].close()
         i = self.workers.index(w)
         self.workers[i] = self._start()
+        self._wait_ready(self.workers[i])
 
     def map(self, tasks):
         """Yields (task, status, result) as tasks finish: status is ok, error, crash or hang."""
