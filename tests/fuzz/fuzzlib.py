@@ -133,9 +133,6 @@ def observe_exc(e):
 
 # The interpreter ---------------------------------------------------------------------
 
-StepTrace = namedtuple("StepTrace", "index out touched warns log")
-
-
 def run_line(ns, step):
     """Runs one step; returns (observation of the result or the exception, warnings)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -144,7 +141,8 @@ def run_line(ns, step):
             exec(_compile(render(step)), ns)
             result = observe(ns.get(step.out)) if step.out else ("py", "NoneType", None)
         except Exception as e:  # the program's own error is an observation
-            ns.pop(step.out, None) if step.out else None
+            if step.out:
+                ns.pop(step.out, None)
             result = observe_exc(e)
     warns = tuple(sorted({(w.category.__name__, _words(str(w.message))) for w in caught}))
     return result, warns

@@ -256,7 +256,12 @@ def leaf_step(g):
     return Step("leaf", g.new_var(), line, ())
 
 
-OPS.append(type("LeafOp", (), {"name": "leaf", "weight": 2.0, "pending": False, "make": staticmethod(leaf_step)})())
+class LeafOp(Op):
+    def make(self, g):
+        return leaf_step(g)
+
+
+OPS.append(LeafOp("leaf", None, weight=2.0))
 
 # Elementwise unary
 for _name in ["exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sqrt", "reciprocal", "neg"]:

@@ -154,6 +154,13 @@ def test_pool_reports_a_crash_and_a_hang_and_goes_on():
         pool.close()
 
 
+def test_a_crash_of_torch_itself_fails_nothing():
+    for status, phase in (("crash", "generating"), ("crash", "running under torch"), ("hang", "running under torch")):
+        diffs = run_fuzz.as_diffs(status, f"worker died (exit code -11) while {phase}")
+        assert [d.category for d in diffs] == ["oracle-" + status] and fuzzlib.semantic(diffs) == []
+    assert fuzzlib.semantic(run_fuzz.as_diffs("hang", "no result after 4 s while running under torchlite"))
+
+
 # (4) a fixed slice of seeds -------------------------------------------------------
 
 # Categories where torchlite already matches torch on every seed seen so far; the
