@@ -316,14 +316,14 @@ def split_args(g, metas):
 
 # views from multi-output ops, narrow, diagonal and as_strided: in-place on them is refused by torch
 op("split", ["{out} = {0}.split({n}, {d})[{i}]", "{out} = {0}.chunk({n}, {d})[{i}]", "{out} = {0}.unbind({d})[{i}]",
-             "{out} = lib.split({0}, {n}, {d})[0]"], [T(lambda m: m.shape != ())], split_args, pending=True)
+             "{out} = lib.split({0}, {n}, {d})[0]"], [T(lambda m: m.shape != ())], split_args)
 op("narrow", ["{out} = {0}.narrow({d}, {start}, {len})", "{out} = lib.narrow({0}, {d}, {start}, {len})"],
-   [T(lambda m: m.shape != ())], split_args, pending=True)
+   [T(lambda m: m.shape != ())], split_args)
 op("diagonal", ["{out} = {0}.diagonal()", "{out} = {0}.diagonal(1)", "{out} = lib.diagonal({0}, 0, -1, 0)"],
-   [T(lambda m: len(m.shape) >= 2)], pending=True)
+   [T(lambda m: len(m.shape) >= 2)])
 op("as_strided", ["{out} = {0}.as_strided(({n},), (1,))", "{out} = {0}.as_strided((1, {n}), (1, 1), 0)",
                   "{out} = lib.as_strided({0}, (2, 2), (1, 2))"], [T(lambda m: int(np.prod(m.shape)) >= 4)],
-   lambda g, ms: {"n": g.int(1, int(np.prod(ms[0].shape)))}, pending=True)
+   lambda g, ms: {"n": g.int(1, int(np.prod(ms[0].shape)))})
 
 # In-place ops, on leaves, non-leaves, views and bases of views
 for _name, _sym in [("add_", "+="), ("sub_", "-="), ("mul_", "*="), ("div_", "/=")]:
