@@ -485,7 +485,8 @@ def pow(self, exponent):  # noqa: A001 - torch's name
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     token = _quiet()
     try:
-        r = np.power(a, exponent)
+        # torch computes x ** -0.5 as rsqrt(x): -inf at -0.0, where pow gives inf
+        r = np.reciprocal(np.sqrt(a)) if exponent == -0.5 else np.power(a, exponent)
     finally:
         _loud(token)
     out = _wrap(_promote(r, a.dtype, None), self)
@@ -714,6 +715,8 @@ def _evenly_distribute_bw(g, s, e, n):
 def _value_selecting_bw(g, s, e, n):
     indices = s[0]
     shape, dim, keepdim = e
+    if not shape:
+        return (g,)  # a 0-d input: its only element was selected
     idx = indices._array
     if not keepdim:
         g = unsqueeze(g, dim)
@@ -1100,13 +1103,14 @@ def getitem(self, key):
                          "in C++ to convert a 0-dim tensor to a number")
     if n_real > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    result, dim = self, 0
+    result, dim, real_dim = self, 0, 0  # real_dim: the dimension of self, which torch's errors name
     for k in items:
         if k is None:
             result = unsqueeze(result, dim)
             dim += 1
         elif k is Ellipsis:
             dim += ndim - n_real
+            real_dim += ndim - n_real
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
@@ -1115,18 +1119,20 @@ def getitem(self, key):
             if single or k.start not in (None, 0) or k.step not in (None, 1) or (k.stop is not None and k.stop < size):
                 result = _slice(result, dim, k)
             dim += 1
+            real_dim += 1
         else:
-            result = _select(result, dim, int(k))
+            result = _select(result, dim, int(k), real_dim)
+            real_dim += 1
     if result is self:
         result = _view_of(self._array.view(), self, _ALIAS, None)
     return result
 
 
-def _select(self, dim, index):
+def _select(self, dim, index, real_dim):
     a = self._array
     size = a.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     key = (slice(None),) * dim + (index,)
     return _view_of(a[key + (Ellipsis,)], self, _SELECT, (a.shape, key, True, "SelectBackward"))
 
@@ -1153,7 +1159,7 @@ def _masked_grad(g, key):
 
 def _index_error(a, key):
     """torch's error for a key numpy refused (python_variable_indexing.cpp, then the
-    index kernel), or None: integers select first, each in the dimension it has then;
+    index kernel), or None: integers select first, named by their dimension of `a`;
     index tensors are numbered in order (a mask counts one per dimension)."""
     items = [np.asarray(k) if isinstance(k, (list, np.ndarray)) else k
              for k in (key if isinstance(key, tuple) else (key,))]
@@ -1165,26 +1171,21 @@ def _index_error(a, key):
             n_real += 1
     if n_real > a.ndim:
         return IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    dim = src = 0
+    src = 0  # the dimension of `a` an item applies to
     basic = []
     for k in items:
         if k is Ellipsis:
-            dim += a.ndim - n_real
             src += a.ndim - n_real
-        elif k is None:
-            dim += 1
         elif isinstance(k, np.ndarray):
             step = k.ndim if k.dtype == np.bool_ else 1
-            dim += step
             src += step
             k = (slice(None),) * step
         elif isinstance(k, slice):
-            dim += 1
             src += 1
-        else:
+        elif k is not None:
             size = a.shape[src]
             if not -size <= k < size:
-                return IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+                return IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
             src += 1
         basic.extend(k if isinstance(k, tuple) else (k,))
     sliced = a[tuple(basic)].shape

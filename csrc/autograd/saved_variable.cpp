@@ -2,7 +2,6 @@
 #include "autograd/anomaly_mode.h"
 #include "autograd/function.h"
 
-#include <cctype>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,16 +17,18 @@ const char* ERR_BACKWARD_TWICE =
 
 namespace {
 // The forward op behind a backward node's name, as PyTorch names it in this
-// message: "ExpBackward0" -> "Exp", "MulBackward1" -> "Mul".
+// message: a trailing "Backward0" goes ("MulBackward0" -> "Mul"), else only
+// "Backward" ("PowBackward1" -> "Pow1", "FillBackward2" -> "Fill2").
 std::string forward_name(const std::string& node_name) {
-  auto end = node_name.size();
-  while (end > 0 && std::isdigit(static_cast<unsigned char>(node_name[end - 1]))) --end;
-  static const std::string suffix = "Backward";
-  if (end < node_name.size() && end > suffix.size() &&
-      node_name.compare(end - suffix.size(), suffix.size(), suffix) == 0) {
-    return node_name.substr(0, end - suffix.size());
+  static const std::string backward = "Backward";
+  static const std::string backward0 = "Backward0";
+  const auto size = node_name.size();
+  if (size > backward0.size() && node_name.compare(size - backward0.size(), backward0.size(), backward0) == 0) {
+    return node_name.substr(0, size - backward0.size());
   }
-  return node_name;
+  const auto at = node_name.rfind(backward);
+  if (at == std::string::npos || at == 0) return node_name;
+  return node_name.substr(0, at) + node_name.substr(at + backward.size());
 }
 } // namespace
 
