@@ -1390,7 +1390,11 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
-    r = a.astype(dtype._np) if new_dtype else a.copy()
+    token = _quiet()  # nan and inf cast to an integer silently, as in torch
+    try:
+        r = a.astype(dtype._np) if new_dtype else a.copy()
+    finally:
+        _loud(token)
     if new_device:
         from . import _backend
         out = _backend.place(_wrap(r), _backend.check_device(device))  # made on the CPU, then placed

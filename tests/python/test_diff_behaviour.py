@@ -124,7 +124,8 @@ def test_double_backward_of_every_op(name):
 
 
 BINARY = {
-    "add": lambda lib, a, b: a + b, "sub": lambda lib, a, b: a - b, "sub_alpha": lambda lib, a, b: lib.sub(a, b, alpha=2),
+    "add": lambda lib, a, b: a + b, "sub": lambda lib, a, b: a - b,
+    "sub_alpha": lambda lib, a, b: lib.sub(a, b, alpha=2),
     "mul": lambda lib, a, b: a * b, "div": lambda lib, a, b: a / b, "pow": lambda lib, a, b: a.abs() ** b,
     "where": lambda lib, a, b: lib.where(a > b, a, b), "matmul": lambda lib, a, b: a.view(2, 3) @ b.view(3, 2),
 }
@@ -174,7 +175,8 @@ ERRORS = [
     "lib.ones(3, 1).mul_(lib.ones(3))", "lib.ones(3).sub_(lib.ones(2))", "lib.ones(3).div_(lib.ones(2))",
     "lib.ones(3).view()", "lib.ones(3).reshape()", "lib.reshape(lib.ones(3))",
     "lib.cat([lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 4)])", "lib.cat([lib.ones(2, 3), lib.ones(3, 4)], 1)",
-    "lib.cat([lib.ones(2, 3), lib.ones(3)])", "lib.cat([lib.ones(()), lib.ones(2)])", "lib.cat([lib.ones(2), lib.ones(())])",
+    "lib.cat([lib.ones(2, 3), lib.ones(3)])", "lib.cat([lib.ones(()), lib.ones(2)])",
+    "lib.cat([lib.ones(2), lib.ones(())])",
     "lib.cat([lib.ones(2, 3)], 2)", "lib.stack([lib.ones(2), lib.ones(2), lib.ones(3)])",
     "lib.ones(3)[5]", "lib.ones(3, 2)[:, 5]", "lib.ones(3, 2)[1, -3]", "lib.ones(3)[lib.tensor([0, 5])]",
     "lib.ones(3)[[0, -4]]", "lib.ones(3, 4)[:, lib.tensor([0, 5])]", "lib.ones(3, 4)[[0, 1], [0, 7]]",
@@ -198,9 +200,12 @@ SETITEM = [
     ("lib.zeros(3, 2)", "(slice(None), 0)", "lib.ones(2)"), ("lib.zeros(3, 2)", "Ellipsis", "lib.ones(3)"),
     ("lib.zeros(3, 2)", "Ellipsis", "lib.ones(2, 1, 2)"), ("lib.zeros(3, 2)", "1", "lib.ones(2, 2)"),
     ("lib.zeros(3)", "lib.tensor([0, 1])", "lib.ones(3)"), ("lib.zeros(3)", "lib.tensor([0, 1])", "lib.ones(1, 2)"),
-    ("lib.zeros(3)", "lib.tensor([0, 1])", "lib.ones(2, 2)"), ("lib.zeros(3)", "lib.tensor([True, False, True])", "lib.ones(3)"),
-    ("lib.zeros(3)", "lib.tensor([True, False])", "1.0"), ("lib.zeros(3)", "5", "1.0"), ("lib.zeros(3)", "lib.tensor([7])", "1.0"),
-    ("lib.zeros(3, 4)", "(slice(None), [0, 7])", "1.0"), ("lib.zeros(3)", "lib.tensor([0, 2])", "lib.tensor([4.0, 5.0])"),
+    ("lib.zeros(3)", "lib.tensor([0, 1])", "lib.ones(2, 2)"),
+    ("lib.zeros(3)", "lib.tensor([True, False, True])", "lib.ones(3)"),
+    ("lib.zeros(3)", "lib.tensor([True, False])", "1.0"), ("lib.zeros(3)", "5", "1.0"),
+    ("lib.zeros(3)", "lib.tensor([7])", "1.0"),
+    ("lib.zeros(3, 4)", "(slice(None), [0, 7])", "1.0"),
+    ("lib.zeros(3)", "lib.tensor([0, 2])", "lib.tensor([4.0, 5.0])"),
 ]
 
 
@@ -396,9 +401,11 @@ SILENT = {
     "rpow2": lambda lib, x: 2 ** x, "div0": lambda lib, x: x / 0, "rdiv": lambda lib, x: 1 / x,
     "div_self": lambda lib, x: x / x, "mul_inf": lambda lib, x: x * float("inf"), "mul_self": lambda lib, x: x * x,
     "add_inf": lambda lib, x: x + float("-inf"), "sub_self": lambda lib, x: x - x, "rsub": lambda lib, x: 3e38 - x,
-    "add_alpha": lambda lib, x: lib.add(x, x, alpha=1e38), "sum": lambda lib, x: x.sum(), "mean": lambda lib, x: x.mean(),
+    "add_alpha": lambda lib, x: lib.add(x, x, alpha=1e38), "sum": lambda lib, x: x.sum(),
+    "mean": lambda lib, x: x.mean(),
     "max": lambda lib, x: x.max(), "min_dim": lambda lib, x: x.min(0)[0], "matmul": lambda lib, x: x @ x,
     "where": lambda lib, x: lib.where(x > 0, x, x * 2), "sum_to": lambda lib, x: x.reshape(10, 1) * lib.ones(10, 3),
+    "cast": lambda lib, x: x.long().float() * x + x.bool().float(),
     "empty_mean": lambda lib, x: x[:0].mean(), "empty_mean_dim": lambda lib, x: x[:0].reshape(0, 1).mean(0),
 }
 
