@@ -458,7 +458,8 @@ def _rpow_bw(g, s, e, n):
         _loud(token)
     d = mul(result, log_base)
     if e == 0:
-        d = where(_const(result._array <= 1, g), 0.0, d)  # 0 ** y is 0 or 1 exactly where y >= 0
+        # torch's where(y >= 0, 0, ...); 0 ** y is 0 or 1 exactly where y >= 0 (inf or nan elsewhere)
+        d = where(_const(result._array <= 1, g), 0.0, d)
     return (mul(g, d),)
 
 
@@ -743,17 +744,16 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         np_dtype = dtype._np
     elif a.dtype.kind in "bu":
         np_dtype = np.int64
+    dims = None if dim is None else _norm_dims(dim, a.ndim)
     token = _quiet()
     try:
-        if dim is None:
-            out = _wrap(np.asarray(np.sum(a, dtype=np_dtype)), self)
-            return _record(_SUM, (self,), out, (), a.shape)
-        dims = _norm_dims(dim, a.ndim)
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        r = np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype)
+        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
-    return _record(_SUM_DIM, (self,), _wrap(np.asarray(r), self), (), (a.shape, dims, keepdim))
+    if dim is None:
+        return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
+    return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
 
 
 def mean(self, dim=None, keepdim=False, dtype=None):
@@ -987,22 +987,16 @@ def squeeze(self, dim=None):
 def expand(self, *sizes):
     a = self._array
     sizes = _shape_arg(sizes)
-    if len(sizes) < a.ndim:
-        raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={list(sizes)}): the number of sizes "
-            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
-            f"tensor ({a.ndim})")
     lead = len(sizes) - a.ndim
+    if lead < 0 or -1 in sizes[:lead]:
+        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
     target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     if target == a.shape:
         return _view_of(a.view(), self, _EXPAND, a.shape)
     try:
         v = np.broadcast_to(a, target)
     except ValueError:
-        raise RuntimeError(
-            f"The expanded size of the tensor ({target[-1]}) must match the existing size "
-            f"({a.shape[-1] if a.ndim else 1}) at non-singleton dimension {len(target) - 1}.  "
-            f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}") from None
+        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype)) from None
     return _view_of(v, self, _EXPAND, a.shape)
 
 
@@ -1220,18 +1214,25 @@ def _index_error(a, key):
     return IndexError(f"index {arrays[j][at]} is out of bounds for dimension {j} with size {indexers[j][1]}")
 
 
-def _expand_error(src, target, type_name):
-    """at::expand's error for a tensor of shape `src` expanded to `target`, or None."""
-    if len(target) < len(src):
-        return RuntimeError(f"expand({type_name}{{{list(src)}}}, size={list(target)}): the number of sizes "
-                            f"provided ({len(target)}) must be greater or equal to the number of dimensions in "
+def _expand_error(src, sizes, type_name):
+    """at::expand's error for a tensor of shape `src` expanded to `sizes` (-1: keep the
+    size), or None (at::infer_expand_geometry checks from the last dimension)."""
+    if len(sizes) < len(src):
+        return RuntimeError(f"expand({type_name}{{{list(src)}}}, size={list(sizes)}): the number of sizes "
+                            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in "
                             f"the tensor ({len(src)})")
-    for i in range(len(target) - 1, -1, -1):
-        d = len(src) - len(target) + i
+    for i in range(len(sizes) - 1, -1, -1):
+        d = len(src) - len(sizes) + i
         size = src[d] if d >= 0 else 1
-        if size != target[i] and size != 1 and target[i] != -1:
-            return RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
-                                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(target)}.  "
+        target = sizes[i]
+        if target == -1:
+            if d < 0:
+                return RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                    f"non-existing dimension {i}")
+            target = size
+        if size != target and size != 1:
+            return RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size "
+                                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                 f"Tensor sizes: {list(src)}")
     return None
 
@@ -1428,7 +1429,7 @@ _CAT = _op_spec("CatBackward0", _cat_bw)
 
 
 def _cat_error(arrays, dim):
-    """at::cat's shape errors, checked against the first tensor."""
+    """at::cat's shape error, checked against the first tensor, or None."""
     ref = arrays[0].shape
     for i, a in enumerate(arrays[1:], 1):
         if a.ndim != len(ref):
@@ -1437,7 +1438,7 @@ def _cat_error(arrays, dim):
             if d != dim and n != m:
                 return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {n} "
                                     f"but got size {m} for tensor number {i} in the list.")
-    return RuntimeError("torch.cat(): tensors could not be concatenated")
+    return None
 
 
 def stack(tensors, dim=0):
@@ -1468,8 +1469,8 @@ def cat(tensors, dim=0):
     d = _norm_dims(dim, arrays[0].ndim)[0]
     try:
         r = np.concatenate(arrays, axis=d)
-    except ValueError:
-        raise _cat_error(arrays, d) from None
+    except ValueError as err:
+        raise _cat_error(arrays, d) or RuntimeError(f"torch.cat(): {err}") from None
     out = _wrap(r, tensors[0])
     return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays)))
 

@@ -174,6 +174,8 @@ ERRORS = [
     "lib.ones(3).add_(lib.ones(2))", "lib.ones(3).add_(lib.ones(2, 3))", "lib.ones(3).mul_(lib.ones(4))",
     "lib.ones(3, 1).mul_(lib.ones(3))", "lib.ones(3).sub_(lib.ones(2))", "lib.ones(3).div_(lib.ones(2))",
     "lib.ones(3).view()", "lib.ones(3).reshape()", "lib.reshape(lib.ones(3))",
+    "lib.ones(3, 2).expand(4, -1, 3)", "lib.ones(3, 2).expand(-1, 3, 2)", "lib.ones(3, 2).expand(2, 2)",
+    "lib.ones(3, 2, dtype=lib.float64).expand(2)", "lib.ones(3, 1).expand(2, 4, 5)",
     "lib.cat([lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 4)])", "lib.cat([lib.ones(2, 3), lib.ones(3, 4)], 1)",
     "lib.cat([lib.ones(2, 3), lib.ones(3)])", "lib.cat([lib.ones(()), lib.ones(2)])",
     "lib.cat([lib.ones(2), lib.ones(())])",
