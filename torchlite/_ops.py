@@ -79,6 +79,8 @@ def _sum_to(g, shape, dtype=None):
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
+    if lead < 0:  # a setitem value whose leading 1s were dropped (x[i] = t with t of shape (1,))
+        return reshape(_sum_to(g, shape[-lead:]), shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:

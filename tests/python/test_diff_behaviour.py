@@ -220,6 +220,18 @@ def test_setitem_as_torch(target, key, value):
     same(prog)
 
 
+@pytest.mark.parametrize("key", ["1", "lib.tensor([0, 2])", "(slice(None), 0)", "Ellipsis"])
+def test_setitem_gradient_of_a_value_with_leading_ones(key):
+    def prog(lib):
+        x = lib.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+        w = lib.tensor([[5.0]], requires_grad=True)
+        y = x.t() * 1
+        y[eval(key)] = w  # noqa: S307 - fixed keys
+        (y * lib.tensor([[1.0], [2.0], [3.0]])).sum().backward()
+        return y, x.grad, w.grad
+    same(prog)
+
+
 def test_grad_with_no_inputs():
     for inputs in ([], ()):
         def prog(lib):
