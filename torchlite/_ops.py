@@ -1495,13 +1495,16 @@ _WHERE = _op_spec("WhereBackward0", _where_bw)
 
 def where(condition, input, other):  # noqa: A002 - torch's names
     c = condition._array if isinstance(condition, _TB) else np.asarray(condition)
+    if c.dtype != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           + _torch_type_name(c.dtype))
     like = input if isinstance(input, _TB) else other if isinstance(other, _TB) else condition
     a = input._array if isinstance(input, _TB) else input
     b = other._array if isinstance(other, _TB) else other
     da = a.dtype if isinstance(a, np.ndarray) else None
     db = b.dtype if isinstance(b, np.ndarray) else None
     try:
-        r = _promote(np.asarray(np.where(c.astype(bool), a, b)), da, db)
+        r = _promote(np.asarray(np.where(c, a, b)), da, db)
     except ValueError:
         _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
         raise
@@ -1510,7 +1513,7 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001
     other = other if db is not None else _const(np.asarray(b, dtype=r.dtype), like)
     a, b = input._array, other._array
-    return _record(_WHERE, (input, other), out, (_const(c.astype(bool), like),),
+    return _record(_WHERE, (input, other), out, (_const(c, like),),
                    (a.shape, b.shape, a.dtype, b.dtype))
 
 

@@ -170,7 +170,8 @@ ERRORS = [
     "lib.ones(2, 3) + lib.ones(4)", "lib.ones(2, 3) - lib.ones(2)", "lib.ones(2, 3) * lib.ones(2, 1, 2)",
     "lib.ones(2, 3) / lib.ones(2)", "lib.ones(2, 3) ** lib.ones(2)", "lib.add(lib.ones(3), lib.ones(2), alpha=2)",
     "lib.where(lib.ones(3) > 0, lib.ones(3), lib.ones(2))", "lib.where(lib.ones(4) > 0, lib.ones(3), 1.0)",
-    "lib.where(lib.ones(3) > 0, lib.ones(2, 1), lib.ones(4))",
+    "lib.where(lib.ones(3) > 0, lib.ones(2, 1), lib.ones(4))", "lib.where(lib.ones(3), lib.ones(3), 0.0)",
+    "lib.where(lib.ones(3, dtype=lib.int64), 1.0, lib.ones(3))",
     "lib.ones(3).add_(lib.ones(2))", "lib.ones(3).add_(lib.ones(2, 3))", "lib.ones(3).mul_(lib.ones(4))",
     "lib.ones(3, 1).mul_(lib.ones(3))", "lib.ones(3).sub_(lib.ones(2))", "lib.ones(3).div_(lib.ones(2))",
     "lib.ones(3).view()", "lib.ones(3).reshape()", "lib.reshape(lib.ones(3))",
@@ -238,6 +239,32 @@ def test_grad_with_no_inputs():
             x = lib.ones(2, requires_grad=True)
             return lib.autograd.grad((x * 2).sum(), inputs)
         assert same(prog)[0] == "raise"
+
+
+NAMED = ["x.double()", "x.float()", "x.to(lib.float64)", "x.type_as(lib.ones(1, dtype=lib.float64))", "x.mT", "x.T",
+         "x.expand_as(lib.ones(2, 2, 3))", "x.sum()", "x.sum(0)", "x.mean()", "x.mean(1)", "x.max()", "x.min()",
+         "x.max(1)[0]", "x.min(0).values", "lib.max(x)", "x.abs()", "abs(x)", "x.relu()", "lib.relu(x)", "-x", "+x",
+         "x - 1", "1 - x", "x / 2", "2 / x", "x * x", "x ** 2", "x ** x", "2 ** x", "x.sqrt()", "x.reciprocal()",
+         "x.sigmoid()", "x.tanh()", "x.exp()", "x.log()", "x.sin()", "x.cos()", "x.clone()", "x.contiguous()",
+         "x.t().contiguous()", "x.view(6)", "x.reshape(3, 2)", "x.t().reshape(6)", "x.squeeze()", "x.unsqueeze(0)",
+         "x.permute(1, 0)", "x.transpose(0, 1)", "x[0]", "x[:, 1]", "x[..., None]", "x[[0, 1]]", "x[x > 0]",
+         "lib.where(x > 0, x, 0.0)", "lib.stack([x, x])", "lib.cat([x, x])", "x @ v", "v @ v", "x @ x.t()",
+         "v @ x.t()", "lib.add(x, v, alpha=2)", "lib.sub(x, v)", "x.sum(dtype=lib.float64)",
+         "x.mean(dtype=lib.float64)", "x.cpu()", "x.squeeze(0)", "x[0, 0]", "x[1:]", "x.float().double().float()",
+         "x.max(dim=1, keepdim=True)[0]", "v.max(0)[0]", "v.sum(0)", "x.sum((0, 1))", "x.mean(-1, True)",
+         "x.long()", "x.bool()"]
+
+
+@pytest.mark.parametrize("expr", NAMED)
+def test_grad_fn_names_and_classes(expr):
+    def prog(lib):
+        x = lib.tensor([[1.0, -2.0, 3.0], [0.5, 0.0, 2.0]], requires_grad=True)
+        v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        r = eval(expr)  # noqa: S307 - fixed expressions
+        fn = r.grad_fn
+        return (None if fn is None else (fn.name(), type(fn).__name__), r.requires_grad, r.is_leaf, tuple(r.shape),
+                str(r.dtype))
+    same(prog)
 
 
 # Integer and bool casts ---------------------------------------------------------------
