@@ -437,6 +437,7 @@ SILENT = {
     "exp": lambda lib, x: x.exp(), "log": lambda lib, x: x.log(), "sin": lambda lib, x: x.sin(),
     "cos": lambda lib, x: x.cos(), "tanh": lambda lib, x: x.tanh(), "sigmoid": lambda lib, x: x.sigmoid(),
     "sqrt": lambda lib, x: x.sqrt(), "reciprocal": lambda lib, x: x.reciprocal(), "abs": lambda lib, x: x.abs(),
+    "relu": lambda lib, x: x.relu(),
     "pow_neg": lambda lib, x: x ** -1, "pow_half": lambda lib, x: x ** 0.5, "pow2": lambda lib, x: x ** 2,
     "pow_self": lambda lib, x: x ** x, "rpow0": lambda lib, x: 0 ** x, "rpow_neg": lambda lib, x: (-2.0) ** x,
     "rpow2": lambda lib, x: 2 ** x, "div0": lambda lib, x: x / 0, "rdiv": lambda lib, x: 1 / x,
