@@ -81,6 +81,8 @@ def _sum_to(g, shape, dtype=None):
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
+    if lead < 0:  # a setitem value whose leading 1s were dropped (x[i] = t with t of shape (1,))
+        return reshape(_sum_to(g, shape[-lead:]), shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
@@ -460,7 +462,8 @@ def _rpow_bw(g, s, e, n):
         _loud(token)
     d = mul(result, log_base)
     if e == 0:
-        d = where(_const(result._array <= 1, g), 0.0, d)  # 0 ** y is 0 or 1 exactly where y >= 0
+        # torch's where(y >= 0, 0, ...); 0 ** y is 0 or 1 exactly where y >= 0 (inf or nan elsewhere)
+        d = where(_const(result._array <= 1, g), 0.0, d)
     return (mul(g, d),)
 
 
@@ -487,7 +490,8 @@ def pow(self, exponent):  # noqa: A001 - torch's name
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     token = _quiet()
     try:
-        r = np.power(a, exponent)
+        # torch computes x ** -0.5 as rsqrt(x): -inf at -0.0, where pow gives inf
+        r = np.reciprocal(np.sqrt(a)) if exponent == -0.5 else np.power(a, exponent)
     finally:
         _loud(token)
     out = _wrap(_promote(r, a.dtype, None), self)
@@ -716,6 +720,8 @@ def _evenly_distribute_bw(g, s, e, n):
 def _value_selecting_bw(g, s, e, n):
     indices = s[0]
     shape, dim, keepdim = e
+    if not shape:
+        return (g,)  # a 0-d input: its only element was selected
     idx = indices._array
     if not keepdim:
         g = unsqueeze(g, dim)
@@ -742,17 +748,16 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         np_dtype = dtype._np
     elif a.dtype.kind in "bu":
         np_dtype = np.int64
+    dims = None if dim is None else _norm_dims(dim, a.ndim)
     token = _quiet()
     try:
-        if dim is None:
-            out = _wrap(np.asarray(np.sum(a, dtype=np_dtype)), self)
-            return _record(_SUM, (self,), out, (), a.shape)
-        dims = _norm_dims(dim, a.ndim)
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        r = np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype)
+        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
-    return _record(_SUM_DIM, (self,), _wrap(np.asarray(r), self), (), (a.shape, dims, keepdim))
+    if dim is None:
+        return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
+    return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
 
 
 def mean(self, dim=None, keepdim=False, dtype=None):
@@ -1001,12 +1006,9 @@ def _expanded_strides(a, target):
 def expand(self, *sizes):
     a = self._array
     sizes = _shape_arg(sizes)
-    if len(sizes) < a.ndim:
-        raise RuntimeError(
-            f"expand(torch.FloatTensor{{{list(a.shape)}}}, size={list(sizes)}): the number of sizes "
-            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the "
-            f"tensor ({a.ndim})")
     lead = len(sizes) - a.ndim
+    if lead < 0 or -1 in sizes[:lead]:
+        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
     target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
     if target == a.shape:
         return _view_of(a.view(), self, _EXPAND, a.shape)
@@ -1015,10 +1017,7 @@ def expand(self, *sizes):
         # broadcast dimensions is refused by the in-place ops' overlap check
         v = np.lib.stride_tricks.as_strided(a, target, _expanded_strides(a, np.broadcast_shapes(a.shape, target)))
     except ValueError:
-        raise RuntimeError(
-            f"The expanded size of the tensor ({target[-1]}) must match the existing size "
-            f"({a.shape[-1] if a.ndim else 1}) at non-singleton dimension {len(target) - 1}.  "
-            f"Target sizes: {list(sizes)}.  Tensor sizes: {list(a.shape)}") from None
+        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype)) from None
     return _view_of(v, self, _EXPAND, a.shape)
 
 
@@ -1143,7 +1142,8 @@ def _apply_slicing(self, items, lone_slice=False):
                          "in C++ to convert a 0-dim tensor to a number")
     if n_real > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    result, dim, index, advanced = self, 0, [], False
+    # real_dim: the dimension of self, which torch's errors name
+    result, dim, real_dim, index, advanced = self, 0, 0, [], False
     for k in items:
         if k is None:
             result = unsqueeze(result, dim)
@@ -1152,6 +1152,7 @@ def _apply_slicing(self, items, lone_slice=False):
         elif k is Ellipsis:
             index += [slice(None)] * (ndim - n_real)
             dim += ndim - n_real
+            real_dim += ndim - n_real
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
@@ -1161,20 +1162,23 @@ def _apply_slicing(self, items, lone_slice=False):
                 result = _slice(result, dim, k)
             index.append(slice(None))
             dim += 1
+            real_dim += 1
         elif isinstance(k, np.ndarray):
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
+            real_dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
         else:
-            result = _select(result, dim, int(k))
+            result = _select(result, dim, int(k), real_dim)
+            real_dim += 1
     return result, tuple(index) if advanced else None
 
 
-def _select(self, dim, index):
+def _select(self, dim, index, real_dim):
     a = self._array
     size = a.shape[dim]
     if not -size <= index < size:
-        raise IndexError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     key = (slice(None),) * dim + (index,)
     return _view_of(a[key + (Ellipsis,)], self, _SELECT, (a.shape, key, True, "SelectBackward"))
 
@@ -1629,7 +1633,7 @@ _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
 
 def _index_error(a, key):
     """torch's error for a key numpy refused (python_variable_indexing.cpp, then the
-    index kernel), or None: integers select first, each in the dimension it has then;
+    index kernel), or None: integers select first, named by their dimension of `a`;
     index tensors are numbered in order (a mask counts one per dimension)."""
     items = [np.asarray(k) if isinstance(k, (list, np.ndarray)) else k
              for k in (key if isinstance(key, tuple) else (key,))]
@@ -1641,26 +1645,21 @@ def _index_error(a, key):
             n_real += 1
     if n_real > a.ndim:
         return IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    dim = src = 0
+    src = 0  # the dimension of `a` an item applies to
     basic = []
     for k in items:
         if k is Ellipsis:
-            dim += a.ndim - n_real
             src += a.ndim - n_real
-        elif k is None:
-            dim += 1
         elif isinstance(k, np.ndarray):
             step = k.ndim if k.dtype == np.bool_ else 1
-            dim += step
             src += step
             k = (slice(None),) * step
         elif isinstance(k, slice):
-            dim += 1
             src += 1
-        else:
+        elif k is not None:
             size = a.shape[src]
             if not -size <= k < size:
-                return IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+                return IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
             src += 1
         basic.extend(k if isinstance(k, tuple) else (k,))
     sliced = a[tuple(basic)].shape
@@ -1695,18 +1694,25 @@ def _index_error(a, key):
     return IndexError(f"index {arrays[j][at]} is out of bounds for dimension {j} with size {indexers[j][1]}")
 
 
-def _expand_error(src, target, type_name):
-    """at::expand's error for a tensor of shape `src` expanded to `target`, or None."""
-    if len(target) < len(src):
-        return RuntimeError(f"expand({type_name}{{{list(src)}}}, size={list(target)}): the number of sizes "
-                            f"provided ({len(target)}) must be greater or equal to the number of dimensions in "
+def _expand_error(src, sizes, type_name):
+    """at::expand's error for a tensor of shape `src` expanded to `sizes` (-1: keep the
+    size), or None (at::infer_expand_geometry checks from the last dimension)."""
+    if len(sizes) < len(src):
+        return RuntimeError(f"expand({type_name}{{{list(src)}}}, size={list(sizes)}): the number of sizes "
+                            f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in "
                             f"the tensor ({len(src)})")
-    for i in range(len(target) - 1, -1, -1):
-        d = len(src) - len(target) + i
+    for i in range(len(sizes) - 1, -1, -1):
+        d = len(src) - len(sizes) + i
         size = src[d] if d >= 0 else 1
-        if size != target[i] and size != 1 and target[i] != -1:
-            return RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size "
-                                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(target)}.  "
+        target = sizes[i]
+        if target == -1:
+            if d < 0:
+                return RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                    f"non-existing dimension {i}")
+            target = size
+        if size != target and size != 1:
+            return RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size "
+                                f"({size}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                 f"Tensor sizes: {list(src)}")
     return None
 
@@ -1836,7 +1842,11 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
-    r = a.astype(dtype._np) if new_dtype else a.copy()
+    token = _quiet()  # nan and inf cast to an integer silently, as in torch
+    try:
+        r = a.astype(dtype._np) if new_dtype else a.copy()
+    finally:
+        _loud(token)
     if new_device:
         from . import _backend
         out = _backend.place(_wrap(r), _backend.check_device(device))  # made on the CPU, then placed
@@ -1870,7 +1880,7 @@ _CAT = _op_spec("CatBackward0", _cat_bw)
 
 
 def _cat_error(arrays, dim):
-    """at::cat's shape errors, checked against the first tensor."""
+    """at::cat's shape error, checked against the first tensor, or None."""
     ref = arrays[0].shape
     for i, a in enumerate(arrays[1:], 1):
         if a.ndim != len(ref):
@@ -1879,7 +1889,7 @@ def _cat_error(arrays, dim):
             if d != dim and n != m:
                 return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {n} "
                                     f"but got size {m} for tensor number {i} in the list.")
-    return RuntimeError("torch.cat(): tensors could not be concatenated")
+    return None
 
 
 def stack(tensors, dim=0):
@@ -1910,8 +1920,8 @@ def cat(tensors, dim=0):
     d = _norm_dims(dim, arrays[0].ndim)[0]
     try:
         r = np.concatenate(arrays, axis=d)
-    except ValueError:
-        raise _cat_error(arrays, d) from None
+    except ValueError as err:
+        raise _cat_error(arrays, d) or RuntimeError(f"torch.cat(): {err}") from None
     out = _wrap(np.ascontiguousarray(r), tensors[0])
     return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays)))
 
@@ -1934,13 +1944,16 @@ _WHERE = _op_spec("WhereBackward0", _where_bw)
 
 def where(condition, input, other):  # noqa: A002 - torch's names
     c = condition._array if isinstance(condition, _TB) else np.asarray(condition)
+    if c.dtype != np.bool_:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           + _torch_type_name(c.dtype))
     like = input if isinstance(input, _TB) else other if isinstance(other, _TB) else condition
     a = input._array if isinstance(input, _TB) else input
     b = other._array if isinstance(other, _TB) else other
     da = a.dtype if isinstance(a, np.ndarray) else None
     db = b.dtype if isinstance(b, np.ndarray) else None
     try:
-        r = _promote(np.asarray(np.where(c.astype(bool), a, b)), da, db)
+        r = _promote(np.asarray(np.where(c, a, b)), da, db)
     except ValueError:
         _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
         raise
@@ -1949,7 +1962,7 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001
     other = other if db is not None else _const(np.asarray(b, dtype=r.dtype), like)
     a, b = input._array, other._array
-    return _record(_WHERE, (input, other), out, (_const(c.astype(bool), like),),
+    return _record(_WHERE, (input, other), out, (_const(c, like),),
                    (a.shape, b.shape, a.dtype, b.dtype))
 
 

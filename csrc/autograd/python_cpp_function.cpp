@@ -5,18 +5,72 @@
 #include <pybind11/stl.h>
 
 #include <cstdio>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace py = pybind11;
 
 namespace torch {
 namespace autograd {
 
+namespace {
+
+// The name of a node's Python class, as torch's: the node's name without a C++
+// namespace ("torch::autograd::AccumulateGrad" -> "AccumulateGrad").
+std::string class_name(const std::string& node_name) {
+  const auto colon = node_name.rfind("::");
+  return colon == std::string::npos ? node_name : node_name.substr(colon + 2);
+}
+
+// torch registers one Python class per node type (MulBackward0, AccumulateGrad,
+// ...); torchlite's op nodes share one C++ class, so the classes are made here,
+// by name, as subclasses of torchlite._C.Node with its layout, deallocator and
+// free function, so that a new wrapper can be given its node's class. Only
+// touched with the GIL held; the classes live as long as the process.
+PyTypeObject* node_class(PyTypeObject* base, const std::string& node_name) {
+  static auto* classes = new std::unordered_map<std::string, PyObject*>();
+  auto it = classes->find(class_name(node_name));
+  if (it != classes->end()) return reinterpret_cast<PyTypeObject*>(it->second);
+  it = classes->emplace(class_name(node_name), nullptr).first;
+  std::vector<PyType_Slot> slots{{Py_tp_dealloc, reinterpret_cast<void*>(base->tp_dealloc)},
+                                 {Py_tp_free, reinterpret_cast<void*>(base->tp_free)}};
+  if (PyType_HasFeature(base, Py_TPFLAGS_HAVE_GC)) {
+    slots.push_back({Py_tp_traverse, reinterpret_cast<void*>(base->tp_traverse)});
+    slots.push_back({Py_tp_clear, reinterpret_cast<void*>(base->tp_clear)});
+  }
+  slots.push_back({0, nullptr});
+  // In module builtins, as torch's, named without it (tp_name), so that the class
+  // prints as <class 'MulBackward0'>.
+  const std::string qualified = "builtins." + it->first;
+  PyType_Spec spec{qualified.c_str(), static_cast<int>(base->tp_basicsize), static_cast<int>(base->tp_itemsize),
+                   static_cast<unsigned int>(Py_TPFLAGS_DEFAULT | (base->tp_flags & Py_TPFLAGS_HAVE_GC)),
+                   slots.data()};
+  PyObject* cls = PyType_FromSpecWithBases(&spec, reinterpret_cast<PyObject*>(base));
+  if (!cls || PyObject_SetAttrString(cls, "__name__", py::str(it->first).ptr()) < 0) {
+    Py_XDECREF(cls);
+    classes->erase(it);
+    throw py::error_already_set();
+  }
+  it->second = cls;
+  return reinterpret_cast<PyTypeObject*>(cls);
+}
+
+} // namespace
+
 PyObject* functionToPyObject(const std::shared_ptr<Node>& cdata) {
   if (!cdata) Py_RETURN_NONE;
   // A custom Function's node answers with its ctx object.
   if (auto* obj = static_cast<PyObject*>(cdata->pyobj())) return Py_NewRef(obj);
-  // pybind11 keeps one wrapper per live node, so grad_fn is grad_fn.
-  return py::cast(cdata).release().ptr();
+  // pybind11 keeps one wrapper per live node, so grad_fn is grad_fn; a new
+  // wrapper is given its node's class.
+  py::object obj = py::cast(cdata);
+  static auto* node_base = reinterpret_cast<PyTypeObject*>(py::type::of<Node>().ptr());
+  if (Py_TYPE(obj.ptr()) == node_base) {
+    auto* cls = reinterpret_cast<PyObject*>(node_class(node_base, cdata->name()));
+    if (PyObject_SetAttrString(obj.ptr(), "__class__", cls) < 0) throw py::error_already_set();
+  }
+  return obj.release().ptr();
 }
 
 py::tuple node_next_functions(const std::shared_ptr<Node>& node) {
@@ -58,7 +112,7 @@ void initCppFunctionBindings(py::module_& m) {
       .def("__repr__", [](const std::shared_ptr<Node>& node) {
         char addr[32];
         std::snprintf(addr, sizeof(addr), "%p", static_cast<void*>(node.get()));
-        return "<" + node->name() + " object at " + addr + ">";
+        return "<" + class_name(node->name()) + " object at " + addr + ">";
       });
 }
 
