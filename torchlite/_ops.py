@@ -22,6 +22,7 @@ without taking the GIL (Note [GIL-free formulas]).
 """
 import builtins
 import functools
+import warnings
 
 import numpy as np
 
@@ -1490,10 +1491,10 @@ _SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported
 _KIND_RANK = {"b": 0, "i": 1, "f": 2}
 
 
-def _write(ufunc, a, b):
-    """The kernel of an in-place binary op: ufunc(a, b) into a, after
-    TensorIterator's checks (overlap, shape, result type), without numpy's
-    floating-point warnings."""
+def _write(ufunc, a, b, alpha=1):
+    """The kernel of an in-place binary op: ufunc(a, b * alpha) into a, after
+    TensorIterator's checks on the operands themselves (overlap, shape, result
+    type), without numpy's floating-point warnings."""
     if isinstance(b, np.ndarray):
         _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)
@@ -1511,7 +1512,7 @@ def _write(ufunc, a, b):
                            f"{_torch_type_name(a.dtype)}")
     token = _quiet()
     try:
-        ufunc(a, b, out=a)
+        ufunc(a, b if alpha == 1 else b * alpha, out=a)
     finally:
         _loud(token)
 
@@ -1521,10 +1522,10 @@ def _add_sub_(self, other, alpha, ufunc, spec, spec_s):
     if isinstance(other, _TB):
         b = other._array
         node = _inplace_node(spec, (self, other), (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-        _write(ufunc, a, b if alpha == 1 else b * alpha)
+        _write(ufunc, a, b, alpha)
     else:
         node = _inplace_node(spec_s, (self,), (), other, other, False)
-        _write(ufunc, a, other * alpha)
+        _write(ufunc, a, other, alpha)
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -1595,7 +1596,10 @@ def fill_(self, value):
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._array.ndim} dimensions.")
         node = _inplace_node(_FILL_T, (self, value), (), None)
-        self._array[...] = value._array
+        # fill_ with a tensor copies it (at::fill_), so copy_'s internal-overlap
+        # check applies; a value aliasing self is read first
+        _check_overlap(self._array)
+        self._array[...] = value._array.copy()
     else:
         node = _inplace_node(_FILL, (self,), (), None)
         self._array[...] = value
@@ -1785,7 +1789,15 @@ def _index_put_(self, key, value):
                            f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} for "
                            f"the source.")
     node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
-    _check_overlap(a, v)
+    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+                      "tensor", UserWarning, stacklevel=3)
+    if a.size and v.size and np.may_share_memory(a, v) and _non_overlapping_and_dense(a) and \
+            _non_overlapping_and_dense(v):
+        a0, v0 = _data_ptr(a), _data_ptr(v)
+        if a0 < v0 + v.nbytes and v0 < a0 + a.nbytes:  # at::assert_no_overlap: full overlap refused too
+            raise RuntimeError(_OVERLAP)
     _assign(a, key, v)
     self._bump_version()
     return _rebase_history(self, node)

@@ -250,6 +250,14 @@ def as_strided_of_stacked(lib):
     return observe(lib, [a], v.as_strided((31,), (1,)))
 
 
+def index_put_on_expanded(lib):
+    x = lib.zeros(2, 1).expand(2, 3)
+    x[lib.tensor([0])] = 1.5
+    y = lib.zeros(1).expand(2, 2)
+    y.fill_(3.0)
+    return [x, y]
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -267,7 +275,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
-         integers_beside_index_tensors, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
+         integers_beside_index_tensors, index_put_on_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
@@ -328,6 +336,31 @@ def backward_through_filled_expanded_view(lib):
     x = (a * 2).expand(3, 2)
     x.zero_()
     (x * x).sum().backward()
+
+
+def overlap_with_alpha(lib):
+    x = leaf(lib, 2) * 1
+    x.as_strided((1, 2), (1, 1), 0).add_(x, alpha=2.0)
+
+
+def overlap_transposed_with_alpha(lib):
+    x = lib.tensor(np.arange(16.0).reshape(4, 4))
+    x.T.add_(x, alpha=-1.5)
+
+
+def fill_tensor_expanded(lib):
+    x = lib.zeros(3, 1).expand(3, 2)
+    x[:2] = -1.5
+
+
+def index_put_value_overlap(lib):
+    y = lib.zeros(3)
+    y[lib.tensor([0, 1])] = y[1:3]
+
+
+def index_put_value_full_overlap(lib):
+    y = lib.zeros(3)
+    y[lib.tensor([0, 1, 2])] = y
 
 
 def internal_overlap(lib):
@@ -409,12 +442,14 @@ def custom_function_identity(lib):
 
 
 REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, overlap_size_one_strides,
-           overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, internal_overlap,
+           overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, overlap_with_alpha,
+           overlap_transposed_with_alpha, fill_tensor_expanded, index_put_value_overlap, index_put_value_full_overlap,
+           internal_overlap,
            leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
-REFUSED_IDS = [f.__name__ for f in REFUSED[:16]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+REFUSED_IDS = [f.__name__ for f in REFUSED[:21]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
                                                     for op in ("split", "chunk", "unbind")]
 
 
