@@ -137,6 +137,58 @@ def _check_inplace_broadcast(shape, other_shape):
             raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}")
 
 
+def _iteration_order(shape, arrays):
+    """TensorIterator's reorder_dimensions: the output's dimensions from
+    innermost to outermost, sorted by the operands' strides (a broadcast
+    dimension's stride is 0 and decides nothing; equal strides put the smaller
+    size inside; undecided pairs keep their order)."""
+    nd = len(shape)
+    strides = []
+    for x in arrays:
+        lead = nd - x.ndim
+        st = [0] * nd
+        for i, n in enumerate(x.shape):
+            st[lead + i] = 0 if n == 1 and shape[lead + i] != 1 else x.strides[i]
+        strides.append(st)
+
+    def should_swap(d0, d1):
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(nd - 1, -1, -1))
+    for i in range(1, nd):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return perm
+
+
+def _out(shape, dtype, like, *arrays):
+    """The output buffer of an elementwise op, laid out as TensorIterator lays
+    out its output: row-major when every operand is contiguous, otherwise in
+    the operands' dimension order (so `(x.permute(...) * 3).view(-1)` fails as
+    in torch, and strides match torch's)."""
+    if all(x.flags.c_contiguous for x in arrays):
+        return _empty_array(shape, dtype, like)
+    outer_first = _iteration_order(shape, arrays)[::-1]
+    if outer_first == sorted(outer_first):
+        return _empty_array(shape, dtype, like)
+    buf = _empty_array(tuple(shape[d] for d in outer_first), dtype, like)
+    return buf.transpose(np.argsort(outer_first))
+
+
 def _binary(ufunc, self, a, b):
     """ufunc(a, b) for a tensor's array `a` and an array or Python number `b`,
     with torch's result dtype."""
@@ -144,10 +196,10 @@ def _binary(ufunc, self, a, b):
     try:
         if _is_number(b):
             if _float_out(a):
-                return ufunc(a, b, out=_empty_array(a.shape, a.dtype, self))
+                return ufunc(a, b, out=_out(a.shape, a.dtype, self, a))
             return _promote(ufunc(a, b), a.dtype, None)
         if _float_out(a, b.dtype):
-            return ufunc(a, b, out=_empty_array(_bshape(a, b), a.dtype, self))
+            return ufunc(a, b, out=_out(_bshape(a, b), a.dtype, self, a, b))
         return _promote(ufunc(a, b), a.dtype, b.dtype)
     except ValueError:
         _broadcast_shapes(a.shape, np.shape(b))  # raises torch's error where the shapes do not broadcast
@@ -374,7 +426,7 @@ def _float_unary(np_fn, spec, saves_result):
         a = self._array
         token = _quiet()
         try:
-            r = np_fn(a, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else _float_result(np_fn(a), a)
+            r = np_fn(a, out=_out(a.shape, a.dtype, self, a)) if _float_out(a) else _float_result(np_fn(a), a)
         finally:
             _loud(token)
         out = _wrap(r, self)
@@ -404,7 +456,7 @@ def sigmoid(self):
 
 def relu(self):
     a = self._array
-    r = np.maximum(a, 0, out=_empty_array(a.shape, a.dtype, self)) if _float_out(a) else \
+    r = np.maximum(a, 0, out=_out(a.shape, a.dtype, self, a)) if _float_out(a) else \
         np.maximum(a, 0).astype(a.dtype, copy=False)
     out = _wrap(r, self)
     return _record(_RELU, (self,), out, (out,), None)
@@ -874,6 +926,7 @@ def _identity_bw(g, s, e, n):
 
 _VIEW = _op_spec("ViewBackward0", _view_bw)
 _UNSAFE_VIEW = _op_spec("UnsafeViewBackward0", _view_bw)
+_RESHAPE_ALIAS = _op_spec("ReshapeAliasBackward0", _view_bw)
 _SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _view_bw)
 _TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
 _T = _op_spec("TBackward0", _t_bw)
@@ -942,7 +995,8 @@ def reshape(self, *shape):
     except AttributeError:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
         return _unsafe_view(_record(_CLONE, (self,), _wrap(np.ascontiguousarray(a), self), (), None), shape)
-    return _view_of(v, self, _VIEW, a.shape)
+    # torch views a contiguous tensor; another one it can view is a _reshape_alias
+    return _view_of(v, self, _VIEW if a.flags.c_contiguous else _RESHAPE_ALIAS, a.shape)
 
 
 def transpose(self, dim0, dim1):

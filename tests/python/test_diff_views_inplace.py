@@ -258,6 +258,21 @@ def index_put_on_expanded(lib):
     return [x, y]
 
 
+def elementwise_output_layout(lib):
+    x = lib.tensor(np.arange(48.0).reshape(4, 4, 3), requires_grad=True)
+    y = x.permute(0, 2, 1)
+    outs = [y * 3, y + y, y.exp(), x[:, ::2].sin(), x.transpose(0, 2).relu(), x.transpose(0, 1) + lib.ones(3)]
+    v = x[0].t()
+    reshapes = [v.reshape(1, 4, 3), x.reshape(48), v.reshape(12), v.reshape(3, 4), x[:, :1].reshape(4, 3)]
+    return [o.stride() for o in outs] + [(y * 3).reshape(48).grad_fn.name(), (y * 3).is_contiguous()] + \
+        [name(r) for r in reshapes]
+
+
+def view_of_permuted_product(lib):
+    x = lib.tensor(np.arange(48.0).reshape(4, 4, 3), requires_grad=True)
+    (x.permute(0, 2, 1) * 3).view(48)
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -275,7 +290,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
-         integers_beside_index_tensors, index_put_on_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
+         integers_beside_index_tensors, index_put_on_expanded, elementwise_output_layout, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
@@ -444,12 +459,12 @@ def custom_function_identity(lib):
 REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, overlap_size_one_strides,
            overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, overlap_with_alpha,
            overlap_transposed_with_alpha, fill_tensor_expanded, index_put_value_overlap, index_put_value_full_overlap,
-           internal_overlap,
+           view_of_permuted_product, internal_overlap,
            leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
-REFUSED_IDS = [f.__name__ for f in REFUSED[:21]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+REFUSED_IDS = [f.__name__ for f in REFUSED[:22]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
                                                     for op in ("split", "chunk", "unbind")]
 
 

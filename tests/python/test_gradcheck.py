@@ -127,6 +127,7 @@ OPS = [
     ("view_as", lambda a, b: a.view_as(b), lambda: (dbl(2, 3), dbl(6, requires_grad=False))),
     ("reshape", lambda a: a.reshape(-1), lambda: (dbl(2, 3),)),
     ("reshape_copy", lambda a: a.t().reshape(6), lambda: (dbl(2, 3),)),
+    ("reshape_alias", lambda a: a.t().reshape(1, 3, 2), lambda: (dbl(2, 3),)),
     ("transpose", lambda a: a.transpose(0, 2), lambda: (dbl(2, 3, 2),)),
     ("t", lambda a: a.t(), lambda: (dbl(2, 3),)),
     ("T", lambda a: a.T, lambda: (dbl(2, 3, 2),)),
