@@ -323,7 +323,7 @@ op("diagonal", ["{out} = {0}.diagonal()", "{out} = {0}.diagonal(1)", "{out} = li
    [T(lambda m: len(m.shape) >= 2)])
 op("as_strided", ["{out} = {0}.as_strided(({n},), (1,))", "{out} = {0}.as_strided((1, {n}), (1, 1), 0)",
                   "{out} = lib.as_strided({0}, (2, 2), (1, 2))"], [T(lambda m: int(np.prod(m.shape)) >= 4)],
-   lambda g, ms: {"n": g.int(1, int(np.prod(ms[0].shape)))})
+   lambda g, ms: {"n": g.int(1, max(1, int(np.prod(ms[0].shape))))})
 
 # In-place ops, on leaves, non-leaves, views and bases of views
 for _name, _sym in [("add_", "+="), ("sub_", "-="), ("mul_", "*="), ("div_", "/=")]:
