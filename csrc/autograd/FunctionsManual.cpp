@@ -1,5 +1,6 @@
 #include "autograd/FunctionsManual.h"
 #include "aten/Functions.h"
+#include "autograd/variable.h"
 
 #include <stdexcept>
 #include <unordered_map>
@@ -121,6 +122,19 @@ NativeFormula native_formula_from_key(const std::string& key) {
   return it->second;
 }
 
+namespace {
+// grad (one element) broadcast to `shape` by zero strides, as a view of it.
+Variable expanded_view(const Variable& grad, const std::vector<int64_t>& shape) {
+  const auto* src = grad.unsafeGetTensorImpl();
+  auto result = std::make_shared<at::TensorImpl>(src->storage(), src->dtype(), shape,
+                                                 std::vector<int64_t>(shape.size(), 0), src->storage_offset());
+  result->set_version_counter(src->version_counter());
+  Variable view(std::move(result));
+  impl::set_view_of(view, grad, CreationMeta::NO_GRAD_MODE);
+  return view;
+}
+} // namespace
+
 bool apply_native_formula(NativeFormula formula, const Variable& grad, const variable_list& saved,
                           const NativeArgs& args, const std::vector<bool>& needs, variable_list& out) {
   if (!on_host_float(grad)) return false;
@@ -182,6 +196,13 @@ bool apply_native_formula(NativeFormula formula, const Variable& grad, const var
     case NativeFormula::Mean: {
       if (grad.numel() != 1) return false;
       if (!need(0)) return true;
+      if (formula == NativeFormula::Sum) {
+        // sum_backward expands the gradient, as the Python formula does: a
+        // view of it made without grad mode, so an in-place op on the
+        // result of autograd.grad refuses as torch's does.
+        out[0] = expanded_view(grad, args.shape);
+        return true;
+      }
       double value = grad.item();
       if (formula == NativeFormula::Mean) {
         // Divide in the gradient's dtype, as the Python formula does.

@@ -273,6 +273,15 @@ def view_of_permuted_product(lib):
     (x.permute(0, 2, 1) * 3).view(48)
 
 
+def gradient_of_sum_is_expanded(lib):
+    x = leaf(lib, 3)
+    g, = lib.autograd.grad(x.sum(), x)
+    y = leaf(lib, 3)
+    (y.sum() * 1).backward()
+    y.sum().backward()
+    return [g, g.stride(), g._base is not None, y.grad, y.grad.stride()]
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -290,7 +299,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
-         integers_beside_index_tensors, index_put_on_expanded, elementwise_output_layout, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
+         integers_beside_index_tensors, index_put_on_expanded, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
@@ -378,6 +387,18 @@ def index_put_value_full_overlap(lib):
     y[lib.tensor([0, 1, 2])] = y
 
 
+def inplace_on_expanded_gradient(lib):
+    x = leaf(lib, 3)
+    g, = lib.autograd.grad(x.sum(), x)
+    g *= x
+
+
+def inplace_on_expanded_gradient_without_grad(lib):
+    x = leaf(lib, 3)
+    g, = lib.autograd.grad(x.sum(), x)
+    g.add_(1)
+
+
 def internal_overlap(lib):
     x = leaf(lib, 4) * 1
     x.expand(2, 4).add_(1)
@@ -459,12 +480,13 @@ def custom_function_identity(lib):
 REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, overlap_size_one_strides,
            overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, overlap_with_alpha,
            overlap_transposed_with_alpha, fill_tensor_expanded, index_put_value_overlap, index_put_value_full_overlap,
-           view_of_permuted_product, internal_overlap,
+           view_of_permuted_product, inplace_on_expanded_gradient, inplace_on_expanded_gradient_without_grad,
+           internal_overlap,
            leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
-REFUSED_IDS = [f.__name__ for f in REFUSED[:22]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+REFUSED_IDS = [f.__name__ for f in REFUSED[:24]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
                                                     for op in ("split", "chunk", "unbind")]
 
 
