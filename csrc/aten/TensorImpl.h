@@ -96,6 +96,10 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   bool is_wrapped_number() const noexcept { return is_wrapped_number_; }
   void set_wrapped_number(bool v) noexcept { is_wrapped_number_ = v; }
 
+  // Made in inference mode (c10::InferenceMode): never requires grad, tracks no version.
+  bool is_inference() const noexcept { return is_inference_; }
+  void set_inference(bool v) noexcept { is_inference_ = v; }
+
   // A slot the Python binding uses to keep its wrapper object (opaque here).
   void* pyobj() const noexcept { return pyobj_; }
   void set_pyobj(void* p) noexcept { pyobj_ = p; }
@@ -111,6 +115,7 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   void* pyobj_ = nullptr;
   bool is_wrapped_number_ = false;
+  bool is_inference_ = false;
 };
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);

@@ -2,6 +2,7 @@
 #include "aten/Functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/python_cpp_function.h"
+#include "c10/core/InferenceMode.h"
 
 #include <pybind11/numpy.h>
 
@@ -291,6 +292,9 @@ int set_requires_grad(PyObject* self, PyObject* obj, void*) {
   if (requires_grad && !at::isDifferentiableType(var.scalar_type())) {
     throw std::runtime_error("only Tensors of floating point and complex dtype can require gradients");
   }
+  if (requires_grad && var.unsafeGetTensorImpl()->is_inference() && !c10::InferenceMode::is_enabled()) {
+    throw std::runtime_error("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+  }
   var.set_requires_grad(requires_grad);
   return 0;
   END_HANDLE_TH_ERRORS_RET(-1)
@@ -336,7 +340,17 @@ PyObject* get_is_leaf(PyObject* self, void*) {
 }
 
 PyObject* get_version(PyObject* self, void*) {
-  return PyLong_FromLongLong(self_var(self)->cdata._version());
+  HANDLE_TH_ERRORS
+  const auto& var = self_var(self)->cdata;
+  if (var.unsafeGetTensorImpl()->is_inference()) {
+    throw std::runtime_error("Inference tensors do not track version counter.");
+  }
+  return PyLong_FromLongLong(var._version());
+  END_HANDLE_TH_ERRORS
+}
+
+PyObject* get_is_inference(PyObject* self, PyObject*) {
+  return PyBool_FromLong(self_var(self)->cdata.unsafeGetTensorImpl()->is_inference());
 }
 
 PyObject* get_output_nr(PyObject* self, void*) {
@@ -369,7 +383,9 @@ PyObject* THPVariable_retain_grad(PyObject* self, PyObject*) {
 PyObject* THPVariable_detach(PyObject* self, PyObject*) {
   HANDLE_TH_ERRORS
   auto* v = self_var(self);
-  return wrap_new(v->cdata.detach(), v->array);
+  auto detached = v->cdata.detach();
+  detached.unsafeGetTensorImpl()->set_inference(v->cdata.unsafeGetTensorImpl()->is_inference());
+  return wrap_new(std::move(detached), v->array);
   END_HANDLE_TH_ERRORS
 }
 
@@ -396,9 +412,23 @@ PyObject* THPVariable_get_data(PyObject* self, void*) {
   END_HANDLE_TH_ERRORS
 }
 
+// The version bump of an in-place op, after its kernel wrote (as upstream's
+// VariableVersion::bump): an inference tensor has no version, and outside
+// inference mode may not be modified in place.
 PyObject* THPVariable_bump_version(PyObject* self, PyObject*) {
-  impl::bump_version(self_var(self)->cdata);
+  HANDLE_TH_ERRORS
+  const auto& var = self_var(self)->cdata;
+  if (var.unsafeGetTensorImpl()->is_inference()) {
+    if (!c10::InferenceMode::is_enabled()) {
+      throw std::runtime_error(
+          "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+          "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+    }
+    Py_RETURN_NONE;
+  }
+  impl::bump_version(var);
   Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
 }
 
 PyGetSetDef THPVariable_properties[] = {
@@ -419,6 +449,7 @@ PyMethodDef THPVariable_methods[] = {
     {"detach", THPVariable_detach, METH_NOARGS, nullptr},
     {"detach_", THPVariable_detach_, METH_NOARGS, nullptr},
     {"_bump_version", THPVariable_bump_version, METH_NOARGS, nullptr},
+    {"is_inference", get_is_inference, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 // _wrap(array, like=None, view=False): the hot path of every op. Makes a
@@ -433,7 +464,14 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
   py::array arr = ensure_supported_array(args[0]);
   const c10::Device device = like ? THPVariable_Unpack(like).device() : c10::Device();
   at::Tensor t = tensor_from_array(arr, device);
-  if (view) impl::set_version_counter(t, impl::version_counter(THPVariable_Unpack(like)));
+  if (view) {
+    const auto& base = THPVariable_Unpack(like);
+    impl::set_version_counter(t, impl::version_counter(base));
+    // a view of an inference tensor is one; a view of a normal tensor is normal
+    t.unsafeGetTensorImpl()->set_inference(base.unsafeGetTensorImpl()->is_inference());
+  } else {
+    t.unsafeGetTensorImpl()->set_inference(c10::InferenceMode::is_enabled());
+  }
   return wrap_new(std::move(t), arr.ptr());
   END_HANDLE_TH_ERRORS
 }
@@ -512,6 +550,7 @@ void THPVariable_initModule(py::module_& m) {
     // A leaf tensor over `array` (torchlite.tensor / from_numpy).
     py::array arr = ensure_supported_array(array.ptr());
     at::Tensor t = tensor_from_array(arr, c10::Device());
+    t.unsafeGetTensorImpl()->set_inference(c10::InferenceMode::is_enabled());
     if (requires_grad) {
       if (!at::isDifferentiableType(t.dtype())) {
         throw std::runtime_error("Only Tensors of floating point and complex dtype can require gradients");
@@ -520,6 +559,8 @@ void THPVariable_initModule(py::module_& m) {
     }
     return py::reinterpret_steal<py::object>(wrap_new(std::move(t), arr.ptr()));
   });
+  m.def("_set_inference_mode", [](bool enabled) { c10::InferenceMode::set_enabled(enabled); });
+  m.def("_is_inference_mode_enabled", [] { return c10::InferenceMode::is_enabled(); });
   m.def("_to_device", [](const at::Tensor& self, const std::string& device) {
     // A copy on another host-memory device (cpu <-> sim:N), as torch's .to(device).
     c10::Device d(device);

@@ -8,6 +8,7 @@
 // docs/design.md "Views and in-place operations".
 #include "autograd/python_view.h"
 #include "aten/Functions.h"
+#include "c10/core/InferenceMode.h"
 #include "autograd/grad_mode.h"
 #include "autograd/python_function.h"
 #include "autograd/python_variable.h"
@@ -70,6 +71,7 @@ void set_view_formulas(py::object as_strided_spec, py::object geometry, py::obje
 }
 
 CreationMeta mode_creation_meta(CreationMeta in_grad_mode) {
+  if (c10::InferenceMode::is_enabled()) return CreationMeta::INFERENCE_MODE;
   return GradMode::is_enabled() ? in_grad_mode : CreationMeta::NO_GRAD_MODE;
 }
 

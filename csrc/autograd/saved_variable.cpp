@@ -31,6 +31,12 @@ std::string forward_name(const std::string& node_name) {
 
 SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_inplace_on_view) {
   if (!variable.defined()) return;
+  if (variable.unsafeGetTensorImpl()->is_inference()) {
+    throw std::runtime_error(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+        "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+        "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.");
+  }
   was_default_constructed_ = false;
   saved_version_ = static_cast<uint32_t>(variable._version());
   is_leaf_ = variable.is_leaf();

@@ -111,10 +111,12 @@ void set_view_of(const Variable& view, const Variable& base, CreationMeta creati
   auto* meta = materialize_autograd_meta(view);
   meta->is_view_ = true;
   meta->base_ = root;
-  // A view of a view made in no_grad mode or of a multi-output view keeps the
-  // strictest restriction (upstream propagate_creation_meta).
-  if (base_meta && base_meta->is_view_ && base_meta->creation_meta_ != CreationMeta::DEFAULT) {
-    creation_meta = base_meta->creation_meta_;
+  // A view of a restricted view keeps a restriction (upstream
+  // propagate_creation_meta): its own if it has one, unless the first view
+  // was made in inference mode.
+  if (base_meta && base_meta->is_view_) {
+    const auto previous = base_meta->creation_meta_;
+    if (creation_meta == CreationMeta::DEFAULT || previous == CreationMeta::INFERENCE_MODE) creation_meta = previous;
   }
   meta->creation_meta_ = creation_meta;
   meta->attr_version_ = view._version();
@@ -145,16 +147,25 @@ void set_creation_meta(const Variable& self, CreationMeta creation_meta) {
 void handle_view_on_rebase(const Variable& self, bool indirect) {
   auto* meta = get_autograd_meta(self);
   if (!meta || !meta->is_view_ || meta->creation_meta_ == CreationMeta::DEFAULT) return;
-  const std::string modified = indirect ? "its base or another view of its base has been modified inplace"
-                                        : "is being modified inplace";
+  const auto creation_meta = meta->creation_meta_;
+  const std::string modified_obj = indirect ? "its base or another view of its base has been" : "is being";
+  const auto& grad_fn = meta->grad_fn_;
   std::string msg;
-  if (meta->grad_fn_) {
-    msg = "Output " + std::to_string(meta->output_nr_) + " of " + forward_name(meta->grad_fn_->name()) +
-        " is a view and " + modified + ".";
+  if (creation_meta == CreationMeta::INFERENCE_MODE || creation_meta == CreationMeta::NO_GRAD_MODE || !grad_fn) {
+    const std::string prefix = grad_fn ? "Output " + std::to_string(meta->output_nr_) + " of " +
+            forward_name(grad_fn->name()) + " is a view of a view which was created in"
+                                       : "A view was created in";
+    if (creation_meta == CreationMeta::INFERENCE_MODE) {
+      msg = prefix + " inference mode and " + modified_obj + " modified inplace in normal mode.";
+    } else {
+      // without a grad_fn the view was made in no_grad mode, whatever its CreationMeta
+      msg = prefix + " no_grad mode and " + modified_obj + " modified inplace with grad mode enabled.";
+    }
   } else {
-    msg = "A view was created in no_grad mode and " + modified + " with grad mode enabled.";
+    msg = "Output " + std::to_string(meta->output_nr_) + " of " + forward_name(grad_fn->name()) + " is a view and " +
+        modified_obj + " modified inplace.";
   }
-  switch (meta->creation_meta_) {
+  switch (creation_meta) {
     case CreationMeta::MULTI_OUTPUT_NODE:
       msg += " This view is the output of a function that returns multiple views. Such functions do not allow "
              "the output views to be modified inplace. You should replace the inplace operation by an "
@@ -164,6 +175,11 @@ void handle_view_on_rebase(const Variable& self, bool indirect) {
       msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
              "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
              "the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+      break;
+    case CreationMeta::INFERENCE_MODE:
+      msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+             "by moving both the view and the inplace either both inside the inference_mode block (if you don't "
+             "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
       break;
     case CreationMeta::IN_CUSTOM_FUNCTION:
       msg += " This view was created inside a custom Function (or because an input was returned as-is) and the "

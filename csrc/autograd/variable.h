@@ -19,7 +19,7 @@ struct Node;
 
 // How a view was made, which decides whether it may be modified in place
 // (upstream's CreationMeta, variable.h).
-enum class CreationMeta : uint8_t { DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE };
+enum class CreationMeta : uint8_t { DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, INFERENCE_MODE };
 
 struct AutogradMeta : public at::AutogradMetaInterface {
   explicit AutogradMeta(at::TensorImpl* self_impl = nullptr, bool requires_grad = false,

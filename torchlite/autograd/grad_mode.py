@@ -1,7 +1,6 @@
 """Grad-mode context managers (torch/autograd/grad_mode.py). Grad mode is
 thread-local, held in C++ where the engine also sets it for each task."""
 import functools
-import threading
 
 from .. import _C
 
@@ -9,7 +8,6 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_g
            "is_inference_mode_enabled"]
 
 is_grad_enabled = _C.is_grad_enabled
-_inference = threading.local()
 
 
 class _DecoratorContextManager:
@@ -63,24 +61,25 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 def is_inference_mode_enabled():
-    return getattr(_inference, "enabled", False)
+    return _C._is_inference_mode_enabled()
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad (torchlite has no separate inference tensors)."""
+    """torch.inference_mode: grad mode off, and tensors made inside are
+    inference tensors (c10::InferenceMode; docs/design.md "Inference mode")."""
 
     def __init__(self, mode=True):
         self.mode = mode
 
     def __enter__(self):
         self.prev = _C.is_grad_enabled()
-        self.prev_inference = is_inference_mode_enabled()
-        _inference.enabled = self.mode
+        self.prev_inference = _C._is_inference_mode_enabled()
+        _C._set_inference_mode(self.mode)
         _C._set_grad_enabled(self.prev and not self.mode)
 
     def __exit__(self, *exc):
         _C._set_grad_enabled(self.prev)
-        _inference.enabled = self.prev_inference
+        _C._set_inference_mode(self.prev_inference)
 
     def clone(self):
         return self.__class__(self.mode)
