@@ -9,7 +9,8 @@ namespace autograd {
 namespace utils {
 
 bool obeys_layout_contract(const Variable& grad, const Variable& variable) {
-  if (!at::is_non_overlapping_and_dense(variable)) return grad.is_contiguous();
+  // (A contiguous variable is dense: skip the general check on the hot path.)
+  if (!variable.is_contiguous() && !at::is_non_overlapping_and_dense(variable)) return grad.is_contiguous();
   const auto& sizes = grad.sizes();
   const auto& grad_strides = grad.strides();
   const auto& variable_strides = variable.strides();
