@@ -615,8 +615,6 @@ void Engine::reentrant_thread_init() {
 }
 
 void Engine::add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task) {
-  // See Note [Autograd and fork]: the parent's pool threads are gone.
-  if (pool_lost_in_fork) throw std::runtime_error(kBadForkMessage);
   std::unique_lock<std::mutex> lck(thread_pool_shared_->mutex_);
   // Start a thread only if the idle ones cannot take every queued task.
   bool create_thread =
@@ -881,9 +879,13 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
   } else {
     // A reentrant backward from a node running on worker_device.
     graph_task->owner_ = worker_device;
+    const bool use_pool = current_depth >= max_recursion_depth_;
+    // See Note [Autograd and fork]: the parent's pool threads are gone.
+    // Checked before queueing anything, so no task is left behind.
+    if (use_pool && pool_lost_in_fork) throw std::runtime_error(kBadForkMessage);
     queue->push(NodeTask(graph_task, std::move(graph_root), std::move(input_buffer)));
 
-    if (current_depth >= max_recursion_depth_) {
+    if (use_pool) {
       // See Note [Reentrant backwards]: switch to a pool thread.
       add_thread_pool_task(graph_task);
     } else {

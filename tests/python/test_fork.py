@@ -20,6 +20,27 @@ _PROGRAM = textwrap.dedent('''
         (x * 2).sum().backward()
         return x.grad.tolist()
 
+    class Re(tl.autograd.Function):
+        # Each backward runs a backward of its own, DEPTH levels deep: past 60
+        # the engine hands the inner ones to its reentrant pool threads.
+        @staticmethod
+        def forward(ctx, x, d):
+            ctx.d = d
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            if ctx.d > 0:
+                with tl.enable_grad():
+                    a = tl.ones(2, requires_grad=True)
+                    Re.apply(a, ctx.d - 1).sum().backward()
+            return g, None
+
+    def deep_backward():
+        x = tl.ones(2, requires_grad=True)
+        Re.apply(x, 70).sum().backward()
+        return x.grad.tolist()
+
     def cpu_backward():
         x = tl.ones(2, requires_grad=True)
         (x * 3).sum().backward()
@@ -30,6 +51,8 @@ _PROGRAM = textwrap.dedent('''
         assert device_backward() == [2.0, 2.0]
     elif PARENT == "cpu":
         assert cpu_backward() == [3.0, 3.0]
+    elif PARENT == "deep":
+        assert deep_backward() == [1.0, 1.0]
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -38,6 +61,8 @@ _PROGRAM = textwrap.dedent('''
         try:
             if CHILD == "device":
                 result = repr(device_backward())
+            elif CHILD == "deep":
+                result = repr(deep_backward())
             else:
                 result = repr(cpu_backward())
             code = 0
@@ -53,6 +78,8 @@ _PROGRAM = textwrap.dedent('''
     # The parent's engine still works after the fork.
     if PARENT == "device":
         assert device_backward() == [2.0, 2.0]
+    if PARENT == "deep":
+        assert deep_backward() == [1.0, 1.0]
     assert cpu_backward() == [3.0, 3.0]
 ''')
 
@@ -82,3 +109,13 @@ def test_cpu_backward_in_parent_starts_no_device_threads():
 
 def test_fork_before_any_backward():
     assert _run("none", "device") == (0, "[2.0, 2.0]")
+
+
+def test_reentrant_pool_in_child_after_pool_threads_started_raises():
+    # The parent's pool threads are gone too: a backward nested deeper than
+    # the engine runs inline raises; shallower ones and plain ones work.
+    status, out = _run("deep", "deep")
+    assert status == 3
+    assert out.startswith("RuntimeError: ") and FORK_ERROR in out
+    assert _run("deep", "cpu") == (0, "[3.0, 3.0]")
+    assert _run("cpu", "deep") == (0, "[1.0, 1.0]")
