@@ -1,5 +1,6 @@
 #include "aten/Functions.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -186,6 +187,38 @@ Tensor clone(const Tensor& t) {
   return out;
 }
 
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  // Sorted by stride, the dimensions (ignoring those of size 1) must each
+  // step over exactly the block of the previous ones.
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] != 1) perm.push_back(d);
+  }
+  std::sort(perm.begin(), perm.end(),
+            [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
+  int64_t expected = 1;
+  for (auto d : perm) {
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides) {
+  if (!on_host(t)) throw std::runtime_error("clone_strided: host tensors only");
+  Tensor block = empty({t.numel()}, t.dtype(), t.device());
+  Tensor out(std::make_shared<TensorImpl>(block.getIntrusivePtr()->storage(), t.dtype(), t.sizes(), strides));
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = t.data_ptr<T>();
+    T* dst = out.data_ptr<T>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      dst[strided_offset(i, out.sizes(), strides)] = src[strided_offset(i, t.sizes(), t.strides())];
+    }
+  });
+  return out;
+}
+
 Tensor add(const Tensor& a_in, const Tensor& b_in) {
   check_same(a_in, b_in, "add");
   Tensor a = contiguous(a_in), b = contiguous(b_in);
@@ -208,8 +241,20 @@ Tensor add(const Tensor& a_in, const Tensor& b_in) {
 
 Tensor& Tensor::add_(const Tensor& other_in) {
   check_same(*this, other_in, "add_");
-  if (!is_contiguous()) {
-    throw std::runtime_error("add_: in-place accumulation needs a contiguous destination");
+  const bool contiguous_self = is_contiguous();
+  if (!contiguous_self) {
+    // PyTorch's assert_no_internal_overlap: a broadcast (stride 0) dimension
+    // would add several elements into one location.
+    for (int64_t d = 0; d < dim(); ++d) {
+      if (strides()[d] == 0 && sizes()[d] > 1) {
+        throw std::runtime_error(
+            "unsupported operation: more than one element of the written-to tensor refers to a single "
+            "memory location. Please clone() the tensor before performing the operation.");
+      }
+    }
+    if (!on_host(*this)) {
+      throw std::runtime_error("add_: in-place accumulation needs a contiguous destination");
+    }
   }
   Tensor other = contiguous(other_in);
   if (!on_host(*this)) {
@@ -223,7 +268,14 @@ Tensor& Tensor::add_(const Tensor& other_in) {
     using T = decltype(tag);
     T* x = data_ptr<T>();
     const T* y = other.data_ptr<T>();
-    for (int64_t i = 0; i < numel(); ++i) x[i] = static_cast<T>(x[i] + y[i]);
+    if (contiguous_self) {
+      for (int64_t i = 0; i < numel(); ++i) x[i] = static_cast<T>(x[i] + y[i]);
+    } else {
+      for (int64_t i = 0; i < numel(); ++i) {
+        T& dst = x[strided_offset(i, sizes(), strides())];
+        dst = static_cast<T>(dst + y[i]);
+      }
+    }
   });
   impl_->bump_version();
   return *this;

@@ -37,6 +37,12 @@ Tensor tensor(const std::vector<double>& values, const std::vector<int64_t>& siz
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, double scalar);
 Tensor clone(const Tensor& t);           // a contiguous copy
+// Whether t's elements fill a block of memory once each, in any dimension
+// order (c10's is_non_overlapping_and_dense).
+bool is_non_overlapping_and_dense(const Tensor& t);
+// A copy of `t` laid out with `strides` (which must describe a
+// non-overlapping and dense layout of t's sizes). Host devices only.
+Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides);
 Tensor contiguous(const Tensor& t);      // t itself when already contiguous
 // Sums a gradient down to `shape` it was broadcast from (at::sum_to).
 Tensor sum_to(const Tensor& t, const std::vector<int64_t>& shape);

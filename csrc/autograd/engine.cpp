@@ -79,6 +79,34 @@ void set_device(int device) {
   worker_device = device;
 }
 
+// Note [Autograd and fork] (torch/csrc/autograd/engine.cpp)
+// A forked child has only the thread that called fork: the parent's device
+// threads (and reentrant pool threads) do not exist in it, although the
+// engine's state says they do, so work pushed to them would wait forever. A
+// pthread_atfork child handler, registered when the first such thread starts,
+// marks the child; there a backward that needs a device queue or the pool
+// raises instead of hanging. A backward on the CPU alone runs on the calling
+// thread and keeps working, because device threads start only when a task
+// needs a device queue.
+std::atomic<bool> device_threads_started{false};
+std::atomic<bool> pool_threads_started{false};
+bool in_bad_autograd_fork = false;
+bool pool_lost_in_fork = false;
+
+void forked_autograd_child() {
+  in_bad_autograd_fork = device_threads_started.load();
+  pool_lost_in_fork = pool_threads_started.load();
+}
+
+void track_bad_autograd_forks() {
+  static std::once_flag flag;
+  std::call_once(flag, [] { pthread_atfork(nullptr, nullptr, forked_autograd_child); });
+}
+
+constexpr const char* kBadForkMessage =
+    "Unable to handle autograd's threading in combination with fork-based multiprocessing. "
+    "See https://github.com/pytorch/pytorch/wiki/Autograd-and-Fork";
+
 uint64_t compute_min_topological_nr(const edge_list& outputs) {
   // Computes the minimum topological number among all the outputs
   if (outputs.empty()) return 0;
@@ -90,39 +118,36 @@ uint64_t compute_min_topological_nr(const edge_list& outputs) {
   return min_topo_nr;
 }
 
-variable_list call_tensor_pre_hooks(Node& fn, variable_list inputs) {
-  for (const auto& hook : fn.tensor_pre_hooks()) inputs = (*hook)(inputs);
-  for (const auto& pair : fn.retains_grad_hooks()) inputs = (*pair.second)(inputs);
+variable_list call_tensor_pre_hooks(const Node::Hooks* hooks, variable_list inputs) {
+  if (!hooks) return inputs;
+  for (const auto& hook : hooks->tensor_pre_hooks) inputs = (*hook)(inputs);
+  for (const auto& pair : hooks->retains_grad_hooks) inputs = (*pair.second)(inputs);
   return inputs;
 }
 
-variable_list call_pre_hooks(Node& fn, variable_list inputs) {
-  for (const auto& hook : fn.pre_hooks()) inputs = (*hook)(inputs);
+variable_list call_pre_hooks(const Node::Hooks* hooks, variable_list inputs) {
+  if (!hooks) return inputs;
+  for (const auto& hook : hooks->pre_hooks) inputs = (*hook)(inputs);
   return inputs;
 }
 
-variable_list call_post_hooks(Node& fn, variable_list outputs, const variable_list& inputs,
-                              bool had_post_hooks) {
-  for (const auto& hook : fn.post_hooks()) {
-    if (had_post_hooks) {
-      outputs = (*hook)(outputs, inputs);
-    } else {
-      variable_list null_inputs;
-      outputs = (*hook)(outputs, null_inputs);
-    }
-  }
+variable_list call_post_hooks(const Node::Hooks& hooks, variable_list outputs,
+                              const variable_list& inputs) {
+  for (const auto& hook : hooks.post_hooks) outputs = (*hook)(outputs, inputs);
   return outputs;
 }
 
+// `hooks`: the node's hooks, one snapshot for this run (Note [Hook lists and
+// threads]); null when it has none.
 variable_list call_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
-                            InputBuffer& inputBuffer) {
+                            InputBuffer& inputBuffer, const Node::Hooks* hooks) {
   CheckpointValidGuard cpvguard(graph_task);
   auto& fn = *func;
-  auto inputs = call_tensor_pre_hooks(fn, InputBuffer::variables(std::move(inputBuffer)));
-  inputs = call_pre_hooks(fn, std::move(inputs));
+  auto inputs = call_tensor_pre_hooks(hooks, InputBuffer::variables(std::move(inputBuffer)));
+  inputs = call_pre_hooks(hooks, std::move(inputs));
   if (!graph_task->keep_graph_) fn.will_release_variables();
 
-  const auto has_post_hooks = !fn.post_hooks().empty();
+  const bool has_post_hooks = hooks && !hooks->post_hooks.empty();
   variable_list outputs;
   if (has_post_hooks) {
     // Post hooks see the inputs, so keep a copy; AccumulateGrad knows to
@@ -138,7 +163,8 @@ variable_list call_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
     ss << "Function " << fn.name() << " returned an " << msg;
     return ss.str();
   });
-  return call_post_hooks(fn, std::move(outputs), inputs, has_post_hooks);
+  if (!has_post_hooks) return outputs;
+  return call_post_hooks(*hooks, std::move(outputs), inputs);
 }
 
 } // namespace
@@ -157,23 +183,6 @@ std::shared_ptr<Node> get_current_node() {
   return current_evaluating_node;
 }
 
-namespace {
-thread_local bool multithreading_enabled_tls = true;
-thread_local bool grad_mode_tls = true;
-} // namespace
-
-bool GradMode::is_enabled() {
-  return grad_mode_tls;
-}
-void GradMode::set_enabled(bool enabled) {
-  grad_mode_tls = enabled;
-}
-bool MultithreadingMode::is_enabled() {
-  return multithreading_enabled_tls;
-}
-void MultithreadingMode::set_enabled(bool enabled) {
-  multithreading_enabled_tls = enabled;
-}
 void set_multithreading_enabled(bool enabled) {
   MultithreadingMode::set_enabled(enabled);
 }
@@ -181,19 +190,17 @@ void set_multithreading_enabled(bool enabled) {
 // GraphTask ------------------------------------------------------------------------
 
 GraphTask::GraphTask(bool keep_graph, bool grad_mode, int reentrant_depth,
-                     std::shared_ptr<ReadyQueue> cpu_ready_queue, std::vector<Node*> graph_roots,
-                     bool exit_on_error)
+                     std::shared_ptr<ReadyQueue> cpu_ready_queue, std::vector<Node*> graph_roots)
     : keep_graph_(keep_graph),
-      grad_mode_(grad_mode),
-      multithreading_enabled_(MultithreadingMode::is_enabled()),
       graph_roots_(std::move(graph_roots)),
       reentrant_depth_(reentrant_depth),
-      exit_on_error_(exit_on_error),
       cpu_ready_queue_(std::move(cpu_ready_queue)),
-      future_result_(std::make_shared<Future>()) {}
+      future_result_(std::make_shared<Future>()) {
+  thread_locals_.set_grad_mode(grad_mode);
+}
 
 bool GraphTask::completed() {
-  return outstanding_tasks_.load() == 0 || (exit_on_error_ && has_error_.load());
+  return outstanding_tasks_.load() == 0;
 }
 
 void GraphTask::stash_current_streams() {
@@ -243,7 +250,13 @@ void GraphTask::exec_post_processing() {
   std::vector<c10::Stream> caller_streams;
   for (const auto& leaf_stream : leaf_streams) {
     auto it = caller_current_streams_.find(leaf_stream.device());
-    if (it == caller_current_streams_.end()) continue;
+    // compute_dependencies stashed every accelerator device's stream when
+    // any node has a stream, so a leaf stream without one is an engine bug.
+    if (it == caller_current_streams_.end()) {
+      std::ostringstream ss;
+      ss << "exec_post_processing: no stashed caller stream for leaf stream on " << leaf_stream.device();
+      throw std::logic_error(ss.str());
+    }
     const auto& caller_current_stream = it->second;
     if (caller_current_stream != leaf_stream) {
       c10::Event event{leaf_stream.device_type()};
@@ -255,6 +268,9 @@ void GraphTask::exec_post_processing() {
 
   std::unique_lock<std::mutex> cb_lock(final_callbacks_lock_);
   c10::MultiStreamGuard g(caller_streams);
+  // Final callbacks see the caller's thread-locals too, whichever thread
+  // completes the task.
+  at::ThreadLocalStateGuard tls_guard(thread_locals_);
   // Index loop: callbacks may append callbacks while the lock is released.
   for (size_t i = 0; i < final_callbacks_.size(); ++i) {
     auto callback = final_callbacks_[i];
@@ -442,7 +458,8 @@ bool ReadyQueue::empty() const {
 
 // Engine ------------------------------------------------------------------------------
 
-Engine::Engine() : max_recursion_depth_(MAX_DEPTH) {}
+Engine::Engine()
+    : max_recursion_depth_(MAX_DEPTH), thread_pool_shared_(std::make_shared<ThreadPoolShared>()) {}
 
 Engine::~Engine() {
   stop();
@@ -543,8 +560,8 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
         NodeGuard ndguard(task.fn_);
         std::exception_ptr error;
         try {
-          AutoGradMode grad_mode(local_graph_task->grad_mode_);
-          MultithreadingEnabledGuard mt(local_graph_task->multithreading_enabled_);
+          // The caller's thread-locals, with grad mode = create_graph.
+          at::ThreadLocalStateGuard tls_guard(local_graph_task->thread_locals_);
           evaluate_function(local_graph_task, task.fn_.get(), task.inputs_,
                             local_graph_task->cpu_ready_queue_);
         } catch (...) {
@@ -605,6 +622,8 @@ void Engine::add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task) {
   thread_pool_shared_->graphtasks_queue_.push(graph_task);
   lck.unlock();
   if (create_thread) {
+    track_bad_autograd_forks();
+    pool_threads_started = true;
     ++pool_threads_started_;
     std::thread t(&Engine::reentrant_thread_init, this);
     t.detach();
@@ -638,6 +657,7 @@ std::shared_ptr<ReadyQueue> Engine::ready_queue(std::shared_ptr<ReadyQueue> cpu_
   }
   // CPU ready queue is per GraphTask, but device ready queues are shared
   // across all graph tasks (seed 004, 3.9.2).
+  initialize_device_threads_pool();
   if (device.index() < 0 || static_cast<size_t>(device.index()) >= device_ready_queues_.size()) {
     std::ostringstream ss;
     ss << "no autograd worker thread for device " << device << " (" << device_ready_queues_.size()
@@ -654,9 +674,6 @@ std::shared_ptr<ReadyQueue> Engine::ready_queue_by_index(std::shared_ptr<ReadyQu
 }
 
 void Engine::start_device_threads() {
-  // First always initialize the thread pool for re-entrant threads.
-  thread_pool_shared_ = std::make_shared<ThreadPoolShared>();
-
   // One thread per device index, over all device types that do not run on
   // the CPU queue (seed 004, 4.1.2).
   c10::DeviceIndex num_devices = 0;
@@ -667,6 +684,10 @@ void Engine::start_device_threads() {
     }
   }
   if (num_devices == 0) return;
+
+  // From now on a forked child cannot use this engine's device threads.
+  track_bad_autograd_forks();
+  device_threads_started = true;
 
   // Pre-allocate every queue before any thread reads the vector.
   device_ready_queues_ = std::vector<std::shared_ptr<ReadyQueue>>(num_devices);
@@ -683,7 +704,7 @@ void Engine::start_device_threads() {
 }
 
 void Engine::initialize_device_threads_pool() {
-  if (stopped_) throw std::runtime_error("The autograd engine was called while it was shutting down.");
+  if (in_bad_autograd_fork) throw std::runtime_error(kBadForkMessage);
   std::call_once(start_device_threads_flag_, &Engine::start_device_threads, this);
 }
 
@@ -751,8 +772,9 @@ void Engine::compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo
     }
   }
   if (will_use_accelerator) {
-    // Collects current streams for devices where this process has a context,
-    // so GraphTask::exec_post_processing can sync them with leaf_streams.
+    // Stashes the caller's current stream on every device of every
+    // registered accelerator type, so that GraphTask::exec_post_processing
+    // can sync them with leaf_streams.
     task.stash_current_streams();
   }
 }
@@ -808,8 +830,7 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
     auto input = root_grads.at(0);
     const auto input_stream = InputMetadata(input).stream();
     auto opt_next_stream = root_edges.at(0).function->stream();
-    input_buffer.add(root_edges.at(0).input_nr, std::move(input), input_stream, opt_next_stream,
-                     root_edges.at(0).function.get());
+    input_buffer.add(root_edges.at(0).input_nr, std::move(input), input_stream, opt_next_stream);
     execute_with_graph_task(graph_task, std::move(graph_root), std::move(input_buffer));
   } else {
     execute_with_graph_task(graph_task, std::move(graph_root), InputBuffer(variable_list()));
@@ -817,13 +838,17 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
   // Avoid a refcount bump for the Future.
   auto& fut = graph_task->future_result_;
   fut->wait();
+  // Without an error the future completes after the last node ran, so no
+  // thread reads thread_locals_ any more (after an error, threads may still
+  // be finishing nodes of the task): see release_saved_tensors_default_hooks.
+  if (!graph_task->has_error_.load()) graph_task->thread_locals_.release_saved_tensors_default_hooks();
   return fut->value();
 }
 
 std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<GraphTask>& graph_task,
                                                         std::shared_ptr<Node> graph_root,
                                                         InputBuffer&& input_buffer) {
-  initialize_device_threads_pool();
+  if (stopped_) throw std::runtime_error("The autograd engine was called while it was shutting down.");
   // Lock mutex for GraphTask.
   std::unique_lock<std::mutex> lock(graph_task->mutex_);
 
@@ -854,9 +879,13 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
   } else {
     // A reentrant backward from a node running on worker_device.
     graph_task->owner_ = worker_device;
+    const bool use_pool = current_depth >= max_recursion_depth_;
+    // See Note [Autograd and fork]: the parent's pool threads are gone.
+    // Checked before queueing anything, so no task is left behind.
+    if (use_pool && pool_lost_in_fork) throw std::runtime_error(kBadForkMessage);
     queue->push(NodeTask(graph_task, std::move(graph_root), std::move(input_buffer)));
 
-    if (current_depth >= max_recursion_depth_) {
+    if (use_pool) {
       // See Note [Reentrant backwards]: switch to a pool thread.
       add_thread_pool_task(graph_task);
     } else {
@@ -900,6 +929,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
     }
   }
 
+  const auto hooks = func->hooks();
+
   // If exec_info_ is not empty, we have to instrument the execution.
   auto& exec_info_ = graph_task->exec_info_;
   if (!exec_info_.empty()) {
@@ -907,7 +938,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
     variable_list new_inputs = inputs.buffer;
     if (!fn_info.needed_) {
       // Tensor pre-hooks always run, once: call_function runs them for needed nodes.
-      new_inputs = call_tensor_pre_hooks(*func, InputBuffer::variables(std::move(inputs)));
+      new_inputs = call_tensor_pre_hooks(hooks.get(), InputBuffer::variables(std::move(inputs)));
     }
     if (auto* capture_vec = fn_info.captures_.get()) {
       std::lock_guard<std::mutex> lock(graph_task->mutex_);
@@ -927,7 +958,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
     }
   }
 
-  auto outputs = call_function(graph_task, func, inputs);
+  auto outputs = call_function(graph_task, func, inputs, hooks.get());
 
   auto& fn = *func;
   if (!graph_task->keep_graph_) fn.release_variables();
@@ -985,8 +1016,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       // No buffers have been allocated for the function.
       InputBuffer input_buffer(next.function->num_inputs());
       auto opt_next_stream = next.function->stream();
-      input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream,
-                       next.function.get());
+      input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream);
       if (is_ready) {
         auto queue = ready_queue(cpu_ready_queue, input_buffer.device());
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));
@@ -997,8 +1027,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       // The function already has a buffer.
       auto& input_buffer = not_ready_it->second;
       auto opt_next_stream = next.function->stream();
-      input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream,
-                       next.function.get());
+      input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream);
       if (is_ready) {
         auto queue = ready_queue(cpu_ready_queue, input_buffer.device());
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));

@@ -104,25 +104,66 @@ AnomalyMetadata* Node::metadata() noexcept {
   return anomaly_metadata_.get();
 }
 
+std::shared_ptr<const Node::Hooks> Node::hooks() const {
+  if (!has_hooks_.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard<std::mutex> lock(hooks_mutex_);
+  return hooks_;
+}
+
+template <typename Change>
+void Node::update_hooks(Change&& change) {
+  std::lock_guard<std::mutex> lock(hooks_mutex_);
+  auto updated = hooks_ ? std::make_shared<Hooks>(*hooks_) : std::make_shared<Hooks>();
+  change(*updated);
+  const bool any = !updated->tensor_pre_hooks.empty() || !updated->retains_grad_hooks.empty() ||
+      !updated->pre_hooks.empty() || !updated->post_hooks.empty();
+  hooks_ = any ? std::shared_ptr<const Hooks>(std::move(updated)) : nullptr;
+  has_hooks_.store(any, std::memory_order_release);
+}
+
+uintptr_t Node::add_post_hook(std::unique_ptr<FunctionPostHook>&& post_hook) {
+  const auto key = reinterpret_cast<uintptr_t>(post_hook.get());
+  std::shared_ptr<FunctionPostHook> hook = std::move(post_hook);
+  update_hooks([&](Hooks& h) { h.post_hooks.push_back(std::move(hook)); });
+  return key;
+}
+
 bool Node::del_post_hook(const uintptr_t& key) {
-  for (auto it = post_hooks_.begin(); it != post_hooks_.end(); ++it) {
-    if (key == reinterpret_cast<uintptr_t>(it->get())) {
-      post_hooks_.erase(it);
-      return true;
+  bool found = false;
+  update_hooks([&](Hooks& h) {
+    for (auto it = h.post_hooks.begin(); it != h.post_hooks.end(); ++it) {
+      if (key == reinterpret_cast<uintptr_t>(it->get())) {
+        h.post_hooks.erase(it);
+        found = true;
+        return;
+      }
     }
-  }
-  return false;
+  });
+  return found;
 }
 
-void Node::add_retains_grad_hook(std::unique_ptr<FunctionPreHook>&& pre_hook, size_t output_idx) {
-  retains_grad_hooks_[output_idx] = std::move(pre_hook);
+void Node::add_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook) {
+  std::shared_ptr<FunctionPreHook> hook = std::move(pre_hook);
+  update_hooks([&](Hooks& h) { h.pre_hooks.push_back(std::move(hook)); });
 }
 
-std::unique_ptr<FunctionPreHook> Node::pop_retains_grad_hook(size_t output_idx) {
-  auto it = retains_grad_hooks_.find(output_idx);
-  if (it == retains_grad_hooks_.end()) return nullptr;
-  auto ret = std::move(it->second);
-  retains_grad_hooks_.erase(it);
+void Node::add_tensor_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook) {
+  std::shared_ptr<FunctionPreHook> hook = std::move(pre_hook);
+  update_hooks([&](Hooks& h) { h.tensor_pre_hooks.push_back(std::move(hook)); });
+}
+
+void Node::add_retains_grad_hook(std::shared_ptr<FunctionPreHook> pre_hook, size_t output_idx) {
+  update_hooks([&](Hooks& h) { h.retains_grad_hooks[output_idx] = std::move(pre_hook); });
+}
+
+std::shared_ptr<FunctionPreHook> Node::pop_retains_grad_hook(size_t output_idx) {
+  std::shared_ptr<FunctionPreHook> ret;
+  update_hooks([&](Hooks& h) {
+    auto it = h.retains_grad_hooks.find(output_idx);
+    if (it == h.retains_grad_hooks.end()) return;
+    ret = std::move(it->second);
+    h.retains_grad_hooks.erase(it);
+  });
   return ret;
 }
 

@@ -72,8 +72,6 @@ struct Node : std::enable_shared_from_this<Node> {
   }
   uint32_t num_inputs() const noexcept { return static_cast<uint32_t>(input_metadata_.size()); }
   const InputMetadata& input_metadata(size_t index) const { return input_metadata_.at(index); }
-  InputMetadata& mutable_input_metadata(size_t index) { return input_metadata_.at(index); }
-  void clear_input_metadata() { input_metadata_.clear(); }
 
   // The stream this node's backward runs on: its forward's stream on the
   // first accelerator device among its inputs; nullopt for CPU-only nodes.
@@ -100,7 +98,6 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // Miscellaneous ----------------------------------------------------------------
   uint64_t sequence_nr() const noexcept { return sequence_nr_; }
-  void set_sequence_nr(uint64_t sequence_nr) { sequence_nr_ = sequence_nr; }
 
   // NOTE [ Topological Number ] (seed 004, 3.4)
   // topological_nr is the length of the longest path from this node to any
@@ -130,33 +127,32 @@ struct Node : std::enable_shared_from_this<Node> {
   AnomalyMetadata* metadata() noexcept;
 
   // Hooks ----------------------------------------------------------------------
-  uintptr_t add_post_hook(std::unique_ptr<FunctionPostHook>&& post_hook) {
-    post_hooks_.emplace_back(std::move(post_hook));
-    return reinterpret_cast<uintptr_t>(post_hooks_.back().get());
-  }
-  const std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() const noexcept { return post_hooks_; }
-  std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() noexcept { return post_hooks_; }
+  // Note [Hook lists and threads]
+  // Hooks are added and removed (under the GIL) while an engine thread may be
+  // running this node without the GIL. The lists are therefore one immutable
+  // snapshot, replaced under hooks_mutex_ by every change; the engine takes
+  // the snapshot once per run of the node (hooks()) and calls the hooks
+  // without any lock, so a hook may itself add or remove hooks (they take
+  // effect the next time the node runs). has_hooks_ lets the engine skip the
+  // lock for the common node without hooks.
+  struct Hooks {
+    // Hooks on the tensors whose gradient this node receives; they run
+    // before ordinary pre-hooks.
+    std::vector<std::shared_ptr<FunctionPreHook>> tensor_pre_hooks;
+    // At most one retains-grad hook per output; they run after the tensor pre-hooks.
+    std::unordered_map<size_t, std::shared_ptr<FunctionPreHook>> retains_grad_hooks;
+    std::vector<std::shared_ptr<FunctionPreHook>> pre_hooks;
+    std::vector<std::shared_ptr<FunctionPostHook>> post_hooks;
+  };
+  // The current hooks; null when the node has none.
+  std::shared_ptr<const Hooks> hooks() const;
+
+  uintptr_t add_post_hook(std::unique_ptr<FunctionPostHook>&& post_hook);
   bool del_post_hook(const uintptr_t& key);
-
-  void add_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook) {
-    pre_hooks_.emplace_back(std::move(pre_hook));
-  }
-  const std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() const noexcept { return pre_hooks_; }
-  std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() noexcept { return pre_hooks_; }
-
-  // Tensor pre-hooks run before ordinary pre-hooks (hooks registered on the
-  // tensors whose gradient this node receives).
-  void add_tensor_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook) {
-    tensor_pre_hooks_.emplace_back(std::move(pre_hook));
-  }
-  std::vector<std::unique_ptr<FunctionPreHook>>& tensor_pre_hooks() noexcept { return tensor_pre_hooks_; }
-
-  // At most one retains-grad hook per output; it runs after the tensor pre-hooks.
-  void add_retains_grad_hook(std::unique_ptr<FunctionPreHook>&& pre_hook, size_t output_idx);
-  std::unique_ptr<FunctionPreHook> pop_retains_grad_hook(size_t output_idx);
-  std::unordered_map<size_t, std::unique_ptr<FunctionPreHook>>& retains_grad_hooks() noexcept {
-    return retains_grad_hooks_;
-  }
+  void add_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook);
+  void add_tensor_pre_hook(std::unique_ptr<FunctionPreHook>&& pre_hook);
+  void add_retains_grad_hook(std::shared_ptr<FunctionPreHook> pre_hook, size_t output_idx);
+  std::shared_ptr<FunctionPreHook> pop_retains_grad_hook(size_t output_idx);
 
   virtual std::unique_ptr<PostAccumulateGradHook>& tensor_post_acc_grad_hooks() const noexcept;
 
@@ -166,7 +162,6 @@ struct Node : std::enable_shared_from_this<Node> {
   // Called before apply() when the saved variables will be released after it,
   // so apply may steal them.
   virtual void will_release_variables() {}
-  virtual bool is_traceable() { return false; }
 
   // Lock for nodes whose apply touches shared state (AccumulateGrad, Python
   // functions); see Note [Thread Safety on Autograd Node].
@@ -175,6 +170,11 @@ struct Node : std::enable_shared_from_this<Node> {
   // Opaque slot for a Python object owned by the binding.
   void* pyobj() const noexcept { return pyobj_; }
   void set_pyobj(void* p) noexcept { pyobj_ = p; }
+
+ private:
+  // Replaces the hooks snapshot by a changed copy (Note [Hook lists and threads]).
+  template <typename Change>
+  void update_hooks(Change&& change);
 
  protected:
   virtual variable_list apply(variable_list&& inputs) = 0;
@@ -194,10 +194,10 @@ struct Node : std::enable_shared_from_this<Node> {
   edge_list next_edges_;
   void* pyobj_ = nullptr;
   std::unique_ptr<AnomalyMetadata> anomaly_metadata_ = nullptr;
-  std::vector<std::unique_ptr<FunctionPreHook>> tensor_pre_hooks_;
-  std::unordered_map<size_t, std::unique_ptr<FunctionPreHook>> retains_grad_hooks_;
-  std::vector<std::unique_ptr<FunctionPreHook>> pre_hooks_;
-  std::vector<std::unique_ptr<FunctionPostHook>> post_hooks_;
+  // See Note [Hook lists and threads].
+  mutable std::mutex hooks_mutex_;
+  std::atomic<bool> has_hooks_{false};
+  std::shared_ptr<const Hooks> hooks_;
   std::vector<InputMetadata> input_metadata_;
 };
 

@@ -51,10 +51,6 @@ class Future {
     std::lock_guard<std::mutex> lock(mutex_);
     return completed_;
   }
-  bool hasError() const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return error_ != nullptr;
-  }
   // The value, or rethrows the stored error. Call after wait(), once: the
   // error moves out, so it dies on the caller's thread (a Python error must
   // not be destroyed on an engine thread after the interpreter is gone).

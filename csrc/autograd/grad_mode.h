@@ -1,7 +1,8 @@
 #pragma once
 // Thread-local grad mode (c10/core/GradMode.h) and the thread-local switch for
 // running every autograd task on the calling thread
-// (set_multithreading_enabled in PyTorch's AutogradState).
+// (set_multithreading_enabled). Both live in c10::AutogradState
+// (grad_mode.cpp), which at::ThreadLocalState carries to the engine's threads.
 
 namespace torch {
 namespace autograd {

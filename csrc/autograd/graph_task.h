@@ -1,6 +1,7 @@
 #pragma once
 // GraphTask: the whole state of one backward()/grad() call (seed 000 section
 // 4, seed 001 "GraphTask fields", torch/csrc/autograd/graph_task.h).
+#include "aten/ThreadLocalState.h"
 #include "autograd/function.h"
 #include "autograd/future.h"
 #include "autograd/input_buffer.h"
@@ -31,10 +32,9 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
   std::atomic_bool future_completed_{false};
   // Keep saved variables after running (retain_graph).
   bool keep_graph_;
-  // Grad mode for the nodes (create_graph).
-  bool grad_mode_;
-  // Multithreading switch of the caller, applied to every node of the task.
-  bool multithreading_enabled_;
+  // The caller's thread-locals, grad mode set to create_graph; installed
+  // around every node of the task (see aten/ThreadLocalState.h).
+  at::ThreadLocalState thread_locals_;
 
   // Guards not_ready_, dependencies_, captured_vars_, leaf_streams.
   std::mutex mutex_;
@@ -90,15 +90,12 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
   // The device of the thread that drives this task (CPU_DEVICE for a user
   // thread; a device index for a reentrant call from a device thread).
   int owner_{NO_DEVICE};
-  // Stop on the first error (used by callers that want the partial state).
-  bool exit_on_error_;
   // The ready queue of the thread that called execute().
   std::shared_ptr<ReadyQueue> cpu_ready_queue_;
   std::shared_ptr<Future> future_result_;
 
   GraphTask(bool keep_graph, bool grad_mode, int reentrant_depth,
-            std::shared_ptr<ReadyQueue> cpu_ready_queue, std::vector<Node*> graph_roots,
-            bool exit_on_error = false);
+            std::shared_ptr<ReadyQueue> cpu_ready_queue, std::vector<Node*> graph_roots);
 
   // Fills exec_info_ so that only nodes on a path to `outputs` run.
   void init_to_execute(Node& graph_root, const edge_list& outputs, bool accumulate_grad,

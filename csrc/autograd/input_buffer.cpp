@@ -52,8 +52,7 @@ void accumulate(std::vector<Variable>& buffer, const size_t pos, Variable&& var)
 // synchronised exactly once, at the point the data is read.
 void InputBuffer::add(size_t pos, Variable&& var,
                       const std::optional<c10::Stream>& opt_producer_stream_,
-                      const std::optional<c10::Stream>& opt_consumer_stream_, Node* fn) {
-  (void)fn;
+                      const std::optional<c10::Stream>& opt_consumer_stream_) {
   if (pos >= buffer.size()) throw std::out_of_range("InputBuffer::add: index out of range");
   if (!var.defined()) return;
   const auto device = var.device();

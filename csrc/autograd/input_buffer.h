@@ -28,10 +28,10 @@ struct InputBuffer {
   InputBuffer& operator=(InputBuffer&& other) = default;
 
   // Accumulates `var` into slot `pos`. The producer stream is where `var` was
-  // computed, the consumer stream is where the node `fn` will run; see Note
+  // computed, the consumer stream is where the consuming node will run; see Note
   // [Autograd Producer-Consumer Stream Syncs] in input_buffer.cpp.
   void add(size_t pos, Variable&& var, const std::optional<c10::Stream>& opt_producer_stream,
-           const std::optional<c10::Stream>& opt_consumer_stream, Node* fn);
+           const std::optional<c10::Stream>& opt_consumer_stream);
 
   // The device whose worker runs the node: the first non-CPU input, else CPU.
   c10::Device device() const;

@@ -1,5 +1,6 @@
 #include "autograd/python_function.h"
 #include "aten/Functions.h"
+#include "aten/SavedTensorHooks.h"
 #include "autograd/grad_mode.h"
 #include "autograd/python_cpp_function.h"
 
@@ -29,21 +30,27 @@ std::string type_name(PyObject* obj) {
   return Py_TYPE(obj)->tp_name;
 }
 
-// torch.autograd.graph.saved_tensors_hooks: this thread's stack of
-// (pack_hook, unpack_hook), owned references. PyTorch keeps it in C++
-// thread-local state for SavedVariable; torchlite's SavedVariable has no hook
-// slot, so the Python nodes, which create every saved tensor from Python,
-// apply the hooks themselves.
-thread_local std::vector<std::pair<PyObject*, PyObject*>> saved_tensors_default_hooks;
+// torch.autograd.graph.saved_tensors_hooks keeps (pack_hook, unpack_hook) on
+// at::SavedTensorDefaultHooks' thread-local stack, which the engine carries to
+// the thread running each node (at::ThreadLocalState). torchlite's
+// SavedVariable has no hook slot, so the Python nodes, which create every
+// saved tensor from Python, apply the hooks themselves.
+void release_safe_pyobject(void* obj) {
+  release_pyobject(static_cast<PyObject*>(obj));
+}
+
+c10::SafePyObject to_safe_pyobject(py::object obj) {
+  return c10::SafePyObject(obj.release().ptr(), &release_safe_pyobject);
+}
 
 } // namespace
 
 PyObject* pack_saved_tensor(PyObject* tensor) {
-  if (saved_tensors_default_hooks.empty()) return nullptr;
-  const auto& hooks = saved_tensors_default_hooks.back();
-  PyObject* packed = PyObject_CallOneArg(hooks.first, tensor);
+  const auto hooks = at::SavedTensorDefaultHooks::get_hooks();
+  if (!hooks) return nullptr;
+  PyObject* packed = PyObject_CallOneArg(static_cast<PyObject*>(hooks->first.ptr()), tensor);
   if (!packed) throw py::error_already_set();
-  PyObject* pair = PyTuple_Pack(2, hooks.second, packed);
+  PyObject* pair = PyTuple_Pack(2, static_cast<PyObject*>(hooks->second.ptr()), packed);
   Py_DECREF(packed);
   if (!pair) throw py::error_already_set();
   return pair;
@@ -566,15 +573,10 @@ void initFunctionBindings(py::module_& m) {
   if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
   m.def("_function_apply", &function_apply);
   m.def("_push_saved_tensors_default_hooks", [](py::object pack_hook, py::object unpack_hook) {
-    saved_tensors_default_hooks.emplace_back(pack_hook.release().ptr(), unpack_hook.release().ptr());
+    at::SavedTensorDefaultHooks::push_hooks(to_safe_pyobject(std::move(pack_hook)),
+                                            to_safe_pyobject(std::move(unpack_hook)));
   });
-  m.def("_pop_saved_tensors_default_hooks", [] {
-    if (saved_tensors_default_hooks.empty()) throw std::runtime_error("no saved tensors hooks to pop");
-    auto hooks = saved_tensors_default_hooks.back();
-    saved_tensors_default_hooks.pop_back();
-    Py_DECREF(hooks.first);
-    Py_DECREF(hooks.second);
-  });
+  m.def("_pop_saved_tensors_default_hooks", [] { at::SavedTensorDefaultHooks::pop_hooks(); });
 
   py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr())
       .def(py::init<>())

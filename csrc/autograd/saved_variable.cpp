@@ -51,10 +51,8 @@ SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_i
     data_ = variable;
     return;
   }
-  // An output's grad_fn is the saving node itself: keep only what is needed
-  // to rebuild the variable on unpack.
-  requires_grad_ = variable.requires_grad();
-  if (is_leaf_) grad_accumulator_ = impl::try_get_grad_accumulator(variable);
+  // A non-leaf output's grad_fn is the saving node itself: keep only its data
+  // and rebuild the variable on unpack.
   data_ = variable.tensor_data();
 }
 
@@ -94,12 +92,9 @@ Variable SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
 
   if (saved_original_) return data_;
 
-  // Rebuild the output variable: same storage and version counter, with the
-  // saving node as grad_fn.
-  Variable var = grad_fn ? make_variable(data_, Edge(std::move(grad_fn), output_nr_))
-                         : make_variable(data_, requires_grad_);
-  impl::set_grad_accumulator(var, grad_accumulator_);
-  return var;
+  // Rebuild the output variable (never a leaf, so grad_fn is set above): same
+  // storage and version counter, with the saving node as grad_fn.
+  return make_variable(data_, Edge(std::move(grad_fn), output_nr_));
 }
 
 void SavedVariable::reset_data() {

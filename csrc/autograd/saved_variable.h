@@ -33,14 +33,12 @@ struct SavedVariable {
   // output of the saving node); otherwise its data without autograd meta.
   Variable data_;
   std::weak_ptr<Node> weak_grad_fn_;
-  std::weak_ptr<Node> grad_accumulator_;
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool was_default_constructed_ = true;
   bool is_inplace_on_view_ = false;
   bool saved_original_ = false;
   bool is_leaf_ = false;
-  bool requires_grad_ = false;
 };
 
 } // namespace autograd

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 using namespace torchlite_test;
@@ -71,4 +72,49 @@ TEST(Concurrency, ThreadsGetTheirOwnReadyQueues) {
   }
   for (auto& th : threads) th.join();
   for (int d : devices) EXPECT_EQ(d, CPU_DEVICE);
+}
+
+TEST(Concurrency, HooksAddedWhileTheEngineRunsTheNode) {
+  // Note [Hook lists and threads]: one thread keeps adding and removing hooks
+  // on a node that backward runs on a device thread meanwhile (a data race
+  // on the hook vectors before; ThreadSanitizer checks this test). Every
+  // hook added is a pass-through, so the gradients stay exact.
+  const c10::Device sim("sim:1");
+  auto x = leaf({1.0}, {}, at::kFloat, sim);
+  auto y = scaled({x}, 2.0);
+  auto fn = y.grad_fn();
+  std::atomic<bool> done{false};
+  std::atomic<int> calls{0};
+  std::thread adder([&] {
+    for (int i = 0; i < 200; ++i) {
+      fn->add_pre_hook(std::make_unique<CppFunctionPreHook>([&](const variable_list& g) {
+        ++calls;
+        return g;
+      }));
+      fn->add_tensor_pre_hook(std::make_unique<CppFunctionPreHook>([&](const variable_list& g) {
+        ++calls;
+        return g;
+      }));
+      auto key = fn->add_post_hook(std::make_unique<CppFunctionPostHook>(
+          [&](const variable_list& out, const variable_list&) {
+            ++calls;
+            return out;
+          }));
+      if (i % 2) fn->del_post_hook(key);
+    }
+    done = true;
+  });
+  int runs = 0;
+  while (!done.load() || runs < 20) {
+    run_backward({y}, {value({1.0}, {}, at::kFloat, sim)}, /*keep_graph=*/true);
+    ++runs;
+  }
+  adder.join();
+  EXPECT_EQ(vals(at::to(x.grad(), c10::Device())), (std::vector<double>{2.0 * runs}));
+  const auto hooks = fn->hooks();
+  ASSERT_TRUE(hooks);
+  EXPECT_EQ(hooks->pre_hooks.size(), 200u);
+  EXPECT_EQ(hooks->tensor_pre_hooks.size(), 200u);
+  EXPECT_EQ(hooks->post_hooks.size(), 100u);
+  EXPECT_GT(calls.load(), 0);
 }

@@ -59,9 +59,19 @@ Variable copy_to(const Variable& input, c10::Device device, const std::string& n
 
 } // namespace
 
-TEST(Devices, OneWorkerThreadPerDevice) {
+TEST(Devices, CpuBackwardStartsNoDeviceThreads) {
+  // Device threads start when a task first needs a device queue (so a forked
+  // child can still run CPU backwards: Note [Autograd and fork]). Runs first
+  // in this executable, before any test has started them.
   auto x = leaf({1.0});
   run_backward({scaled({x}, 1.0)}, {value({1.0})});
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{1.0}));
+  EXPECT_EQ(Engine::get_default_engine().num_device_threads(), 0u);
+}
+
+TEST(Devices, OneWorkerThreadPerDevice) {
+  auto x = leaf({1.0}, {}, at::kFloat, c10::Device("sim:0"));
+  run_backward({scaled({x}, 1.0)}, {value({1.0}, {}, at::kFloat, c10::Device("sim:0"))});
   EXPECT_EQ(Engine::get_default_engine().num_device_threads(), 3u);
 }
 
@@ -113,9 +123,24 @@ TEST(Devices, TaskEndingOnADeviceWakesTheOwner) {
   EXPECT_EQ(seen.runs.size(), 20u);
 }
 
+namespace {
+// Index in `log` of the first entry matching `pred`, or -1.
+template <typename Pred>
+long find_entry(const std::vector<Log>& log, Pred pred) {
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (pred(log[i])) return static_cast<long>(i);
+  }
+  return -1;
+}
+long find_mark(const std::vector<Log>& log, const std::string& label) {
+  return find_entry(log, [&](const Log& e) { return e.kind == Log::Mark && e.label == label; });
+}
+} // namespace
+
 TEST(Devices, ConsumerWaitsForProducerStreamAcrossNodes) {
   // Forward of the consumer ran on stream S1, the producer's on S2 (both
-  // sim:0): before the consumer runs, S1 waits for an event recorded on S2.
+  // sim:0): after the producer ran, an event is recorded on S2, and S1 waits
+  // for it before the consumer runs.
   auto* impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::Sim);
   c10::Device sim0("sim:0");
   auto s1 = impl->getNewStream(sim0);
@@ -130,19 +155,40 @@ TEST(Devices, ConsumerWaitsForProducerStreamAcrossNodes) {
     c10::OptionalStreamGuard g(s2);
     producer_out = scaled({consumer_out}, 3.0, "Producer");
   }
+  producer_out.grad_fn()->add_post_hook(
+      std::make_unique<CppFunctionPostHook>([](const variable_list& out, const variable_list&) {
+        fake().mark("producer ran");
+        return out;
+      }));
+  consumer_out.grad_fn()->add_pre_hook(std::make_unique<CppFunctionPreHook>([](const variable_list& g) {
+    fake().mark("consumer runs");
+    return g;
+  }));
   fake().clear_log();
   run_backward({producer_out}, {value({1.0}, {}, at::kFloat, sim0)});
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{6.0}));
-  bool s1_waited_for_s2 = false;
-  for (const auto& e : fake().log()) {
-    if (e.kind == Log::Block && e.stream == s1 && fake().event_stream(e.event_id) == s2) s1_waited_for_s2 = true;
-  }
-  EXPECT_TRUE(s1_waited_for_s2);
+  const auto log = fake().log();
+  const long produced = find_mark(log, "producer ran");
+  const long consumed = find_mark(log, "consumer runs");
+  const long wait = find_entry(log, [&](const Log& e) {
+    return e.kind == Log::Block && e.stream == s1 && e.event_stream == s2;
+  });
+  ASSERT_GE(produced, 0);
+  ASSERT_GE(wait, 0);
+  ASSERT_GE(consumed, 0);
+  const long record = find_entry(log, [&](const Log& e) {
+    return e.kind == Log::Record && e.stream == s2 && e.event_id == log[static_cast<size_t>(wait)].event_id;
+  });
+  ASSERT_GE(record, 0);
+  EXPECT_LT(produced, record);
+  EXPECT_LT(record, wait);
+  EXPECT_LT(wait, consumed);
 }
 
 TEST(Devices, LeafStreamsAreSyncedIntoTheCallersStream) {
   // The leaf's accumulation runs on the forward stream S (a leaf stream);
-  // the caller's current stream (default) waits on it before backward returns.
+  // after it, the caller's current stream (default) waits on S before
+  // backward returns.
   auto* impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::Sim);
   c10::Device sim1("sim:1");
   auto s = impl->getNewStream(sim1);
@@ -154,16 +200,53 @@ TEST(Devices, LeafStreamsAreSyncedIntoTheCallersStream) {
   }
   const auto caller_stream = impl->getStream(sim1);
   ASSERT_NE(caller_stream, s);
+  torch::autograd::impl::grad_accumulator(x)->add_post_hook(
+      std::make_unique<CppFunctionPostHook>([](const variable_list& out, const variable_list&) {
+        fake().mark("leaf accumulated");
+        return out;
+      }));
   fake().clear_log();
   run_backward({y}, {value({1.0}, {}, at::kFloat, sim1)});
-  bool caller_waited_for_leaf = false;
-  for (const auto& e : fake().log()) {
-    if (e.kind == Log::Block && e.stream == caller_stream && fake().event_stream(e.event_id) == s) {
-      caller_waited_for_leaf = true;
-    }
-  }
-  EXPECT_TRUE(caller_waited_for_leaf);
+  fake().mark("backward returned");
+  const auto log = fake().log();
+  const long accumulated = find_mark(log, "leaf accumulated");
+  const long returned = find_mark(log, "backward returned");
+  const long wait = find_entry(log, [&](const Log& e) {
+    return e.kind == Log::Block && e.stream == caller_stream && e.event_stream == s;
+  });
+  ASSERT_GE(accumulated, 0);
+  ASSERT_GE(wait, 0);
+  EXPECT_LT(accumulated, wait);
+  EXPECT_LT(wait, returned);
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{2.0}));
+}
+
+TEST(Devices, EventsAreDestroyed) {
+  // Every event the engine and InputBuffer record is destroyed again, so the
+  // guard's event ids are reused rather than growing with each backward.
+  auto* impl = c10::impl::getDeviceGuardImpl(c10::DeviceType::Sim);
+  c10::Device sim0("sim:0");
+  auto s1 = impl->getNewStream(sim0);
+  auto s2 = impl->getNewStream(sim0);
+  auto x = leaf({1.0}, {}, at::kFloat, sim0);
+  Variable a, b;
+  {
+    c10::OptionalStreamGuard g(s1);
+    a = scaled({x}, 2.0, "A");
+  }
+  {
+    c10::OptionalStreamGuard g(s2);
+    b = scaled({a}, 3.0, "B");
+  }
+  const size_t before = fake().live_events();
+  fake().clear_log();
+  for (int i = 0; i < 10; ++i) {
+    run_backward({b}, {value({1.0}, {}, at::kFloat, sim0)}, /*keep_graph=*/true);
+  }
+  size_t records = 0;
+  for (const auto& e : fake().log()) records += e.kind == Log::Record;
+  EXPECT_GE(records, 10u);
+  EXPECT_EQ(fake().live_events(), before);
 }
 
 TEST(Devices, NodesRunOnTheirForwardStream) {

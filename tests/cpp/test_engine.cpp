@@ -199,6 +199,72 @@ TEST(AccumulateGrad, StealsAUniquelyHeldGradient) {
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{7, 8}));
 }
 
+namespace {
+// A 2x2 leaf stored column-major (strides {1, 2}): dense, not contiguous.
+Variable transposed_leaf() {
+  return make_variable(at::clone_strided(value({1, 2, 3, 4}, {2, 2}), {1, 2}), /*requires_grad=*/true);
+}
+// y = node(x), where the node returns what `make` gives, recording its data.
+Variable producing(const Variable& x, std::function<Variable()> make, void** produced) {
+  auto node = make_node<FnNode>("Fresh", [make, produced](variable_list&&) {
+    Variable g = make();
+    *produced = g.data_ptr();
+    return variable_list{g};
+  }, collect_next_edges({x}));
+  return output_of(node, x);
+}
+} // namespace
+
+TEST(AccumulateGrad, StealsAGradientThatObeysTheLayoutContract) {
+  // The incoming gradient has the leaf's (column-major) strides: stolen.
+  auto x = transposed_leaf();
+  void* produced = nullptr;
+  auto y = producing(x, [] { return at::clone_strided(value({5, 6, 7, 8}, {2, 2}), {1, 2}); }, &produced);
+  run_backward({y}, {value({1, 1, 1, 1}, {2, 2})});
+  EXPECT_EQ(x.grad().data_ptr(), produced);
+  EXPECT_EQ(x.grad().strides(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{5, 6, 7, 8}));
+}
+
+TEST(AccumulateGrad, CopiesAGradientIntoTheLeafsLayout) {
+  // A contiguous gradient for a column-major leaf does not obey the
+  // contract: .grad is a copy with the leaf's strides.
+  auto x = transposed_leaf();
+  void* produced = nullptr;
+  auto y = producing(x, [] { return value({5, 6, 7, 8}, {2, 2}); }, &produced);
+  run_backward({y}, {value({1, 1, 1, 1}, {2, 2})});
+  EXPECT_NE(x.grad().data_ptr(), produced);
+  EXPECT_EQ(x.grad().strides(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{5, 6, 7, 8}));
+}
+
+TEST(AccumulateGrad, UpdatesANonContiguousGradInPlace) {
+  auto x = leaf({1, 2, 3, 4}, {2, 2});
+  x.mutable_grad() = at::clone_strided(value({0, 0, 0, 0}, {2, 2}), {1, 2});
+  auto first = x.grad();
+  run_backward({x}, {value({1, 2, 3, 4}, {2, 2})});
+  EXPECT_TRUE(x.grad().is_same(first));
+  EXPECT_EQ(x.grad().strides(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{1, 2, 3, 4}));
+}
+
+TEST(AccumulateGrad, PostAccumulateHookRunsUnderTheNodesMutex) {
+  // Upstream runs the hook while holding the node's mutex, so hooks of
+  // concurrent backwards never interleave with another thread's update.
+  auto x = leaf({1});
+  auto acc = impl::grad_accumulator(x);
+  bool locked_during_hook = false;
+  impl::post_acc_grad_hooks(x) = std::make_unique<CppPostAccumulateGradHook>([&](const Variable&) {
+    // Asked from another thread: try_lock by the owner itself is undefined.
+    std::thread([&] {
+      locked_during_hook = !acc->mutex().try_lock();
+      if (!locked_during_hook) acc->mutex().unlock();
+    }).join();
+  });
+  run_backward({x}, {value({1})});
+  EXPECT_TRUE(locked_during_hook);
+}
+
 TEST(AccumulateGrad, CopiesAGradientSomeoneElseHolds) {
   auto x = leaf({1, 2});
   auto g = value({7, 8});

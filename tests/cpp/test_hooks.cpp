@@ -119,7 +119,7 @@ TEST(Hooks, RetainGradAccumulatesAcrossBackwards) {
   run_backward({z}, {value({1.0})}, true);
   run_backward({z}, {value({1.0})});
   EXPECT_EQ(vals(y.grad()), (std::vector<double>{6.0}));
-  EXPECT_EQ(y.grad_fn()->retains_grad_hooks().size(), 1u);
+  EXPECT_EQ(y.grad_fn()->hooks()->retains_grad_hooks.size(), 1u);
 }
 
 TEST(Hooks, RetainGradOnTensorWithoutGradIsAnError) {
@@ -144,7 +144,7 @@ TEST(Hooks, GradCaptureHookReplacesCapturedGradient) {
   auto& capture = task->exec_info_.at(impl::grad_accumulator(x).get()).captures_->at(0);
   capture.hooks_.push_back(std::make_unique<Double>());
   InputBuffer buf(1);
-  buf.add(0, value({1.0}), std::nullopt, std::nullopt, nullptr);
+  buf.add(0, value({1.0}), std::nullopt, std::nullopt);
   auto fut = engine.execute_with_graph_task(task, y.grad_fn(), std::move(buf));
   fut->wait();
   auto result = fut->value();

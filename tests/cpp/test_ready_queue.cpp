@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 using namespace torchlite_test;
@@ -91,15 +92,21 @@ TEST(ReadyQueue, PushCountsOutstandingTasks) {
 }
 
 TEST(ReadyQueue, PopBlocksUntilPush) {
+  // The consumer is inside pop() on an empty queue; were pop to return
+  // without a task, `popped` would be set within the grace period.
   auto gt = make_task(0);
   ReadyQueue q;
+  std::atomic<bool> entered{false};
   std::atomic<bool> popped{false};
   std::string name;
   std::thread consumer([&] {
+    entered = true;
     auto t = q.pop();
-    name = t.fn_->name();
+    name = t.fn_ ? t.fn_->name() : "<empty task>";
     popped = true;
   });
+  while (!entered.load()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(popped.load());
   q.push(task(gt, node_with_seq(1, "wake")));
   consumer.join();

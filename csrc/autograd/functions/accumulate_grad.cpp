@@ -22,20 +22,22 @@ void AccumulateGrad::accumulateGrad(const Variable& variable, Variable& variable
                                     const Variable& new_grad, size_t num_expected_refs) {
   if (!variable_grad.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() <= static_cast<long>(num_expected_refs) &&
-        at::storage_is_exclusive(new_grad) && new_grad.is_contiguous() &&
-        new_grad.sizes() == variable.sizes()) {
-      // Nothing else can see new_grad or its memory: take it without a copy
-      // (as a fresh handle without autograd history).
+        at::storage_is_exclusive(new_grad) && utils::obeys_layout_contract(new_grad, variable)) {
+      // Nothing else can see new_grad or its memory, and it has the layout
+      // .grad should have: take it without a copy (as a fresh handle without
+      // autograd history).
       variable_grad = new_grad.detach();
     } else {
       // Deep copy: a hook, a retained grad, a numpy view or another leaf
-      // (create_graph passes one gradient to several) may still hold it.
+      // (create_graph passes one gradient to several) may still hold it, or
+      // its layout is not the leaf's.
       variable_grad = utils::clone_obey_contract(new_grad, variable);
     }
   } else if (!GradMode::is_enabled()) {
-    // First-order case: update the existing .grad in place, so references to
-    // it see the sum (PyTorch's `variable_grad += new_grad`).
-    if (variable_grad.is_contiguous()) {
+    // First-order case: update the existing .grad in place, whatever its
+    // layout, so references to it see the sum (PyTorch's
+    // `variable_grad += new_grad`). CUDA adds in place only into contiguous memory.
+    if (variable_grad.is_contiguous() || !variable_grad.device().is_cuda()) {
       variable_grad.add_(new_grad);
     } else {
       variable_grad = at::add(variable_grad, new_grad);
@@ -59,14 +61,13 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   // Move to avoid bumping the reference count we test for stealing.
   Variable new_grad = std::move(grads[0]);
   grads.clear();
-  {
-    // Serialises updates of .grad from several threads (Note [Thread Safety
-    // on Autograd Node]).
-    std::lock_guard<std::mutex> lock(mutex_);
-    Variable& grad = variable.mutable_grad();
-    // call_function keeps one more reference to the inputs when post hooks exist.
-    accumulateGrad(variable, grad, new_grad, 1 + !post_hooks().empty());
-  }
+  // Serialises updates of .grad, and the post-accumulate hooks that read it,
+  // across threads (Note [Thread Safety on Autograd Node]).
+  std::lock_guard<std::mutex> lock(mutex_);
+  Variable& grad = variable.mutable_grad();
+  // call_function keeps one more reference to the inputs when post hooks exist.
+  const auto hooks = this->hooks();
+  accumulateGrad(variable, grad, new_grad, 1 + (hooks && !hooks->post_hooks.empty()));
   auto& hook = tensor_post_acc_grad_hooks();
   if (hook != nullptr) (*hook)(variable);
   return variable_list();

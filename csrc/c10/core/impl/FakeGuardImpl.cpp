@@ -53,7 +53,7 @@ Stream FakeGuardImpl::getNewStream(Device d, int) const {
 Stream FakeGuardImpl::exchangeStream(Stream s) const noexcept {
   Stream old = getStream(s.device());
   tls_state.stream[{type_, s.device_index()}] = s.id();
-  if (logging_ && old != s) append({LogEntry::SetStream, 0, s});
+  if (logging_ && old != s) append({LogEntry::SetStream, 0, s, std::nullopt, {}});
   return old;
 }
 
@@ -61,22 +61,56 @@ void FakeGuardImpl::record(void** event, const Stream& stream, const DeviceIndex
                            const EventFlag) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (*event == nullptr) {
-    event_streams_.push_back(stream);
-    *event = reinterpret_cast<void*>(static_cast<intptr_t>(event_streams_.size()));
-  } else {
-    event_streams_[reinterpret_cast<intptr_t>(*event) - 1] = stream;
+    int64_t id;
+    if (!free_event_ids_.empty()) {
+      id = free_event_ids_.back();
+      free_event_ids_.pop_back();
+    } else {
+      event_streams_.emplace_back();
+      id = static_cast<int64_t>(event_streams_.size());
+    }
+    *event = reinterpret_cast<void*>(static_cast<intptr_t>(id));
   }
-  if (logging_) log_.push_back({LogEntry::Record, reinterpret_cast<intptr_t>(*event), stream});
+  const auto id = static_cast<int64_t>(reinterpret_cast<intptr_t>(*event));
+  event_streams_[static_cast<size_t>(id - 1)] = stream;
+  if (logging_) append_locked({LogEntry::Record, id, stream, std::nullopt, {}});
 }
 
 void FakeGuardImpl::block(void* event, const Stream& stream) const {
   if (!event) return;
-  if (logging_) append({LogEntry::Block, reinterpret_cast<intptr_t>(event), stream});
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto id = static_cast<int64_t>(reinterpret_cast<intptr_t>(event));
+  if (logging_) append_locked({LogEntry::Block, id, stream, event_streams_.at(static_cast<size_t>(id - 1)), {}});
+}
+
+void FakeGuardImpl::destroyEvent(void* event, const DeviceIndex) const noexcept {
+  if (!event) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto id = static_cast<int64_t>(reinterpret_cast<intptr_t>(event));
+  // Ignore ids this impl never handed out (an event made under another impl).
+  if (id < 1 || static_cast<size_t>(id) > event_streams_.size() || !event_streams_[static_cast<size_t>(id - 1)]) {
+    return;
+  }
+  event_streams_[static_cast<size_t>(id - 1)].reset();
+  free_event_ids_.push_back(id);
+}
+
+size_t FakeGuardImpl::live_events() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return event_streams_.size() - free_event_ids_.size();
+}
+
+void FakeGuardImpl::mark(std::string label) const {
+  if (logging_) append({LogEntry::Mark, 0, Stream(Stream::DEFAULT, Device(type_, 0)), std::nullopt, std::move(label)});
 }
 
 void FakeGuardImpl::append(LogEntry e) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  log_.push_back(e);
+  append_locked(std::move(e));
+}
+
+void FakeGuardImpl::append_locked(LogEntry e) const {
+  log_.push_back(std::move(e));
 }
 
 std::vector<FakeGuardImpl::LogEntry> FakeGuardImpl::log() const {
@@ -87,11 +121,6 @@ std::vector<FakeGuardImpl::LogEntry> FakeGuardImpl::log() const {
 void FakeGuardImpl::clear_log() {
   std::lock_guard<std::mutex> lock(mutex_);
   log_.clear();
-}
-
-Stream FakeGuardImpl::event_stream(int64_t event_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return event_streams_.at(static_cast<size_t>(event_id - 1));
 }
 
 } // namespace impl
