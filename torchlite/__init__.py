@@ -16,7 +16,7 @@ from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max
                    t, tanh, transpose, unsqueeze, where)
 from ._ops import as_strided, chunk, diagonal, narrow, split, unbind
 from . import autograd, cuda, utils
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 
 
 

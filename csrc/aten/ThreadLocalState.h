@@ -3,11 +3,12 @@
 // of the caller that a backward can observe, captured when a GraphTask is made
 // (GraphTask::thread_locals_) and installed by ThreadLocalStateGuard around
 // every node the engine runs, on whichever thread runs it (seed 004, 4.4):
-// grad mode (create_graph), the multithreading switch and the
+// grad mode (create_graph), the multithreading switch, inference mode and the
 // saved_tensors_hooks stack. A hook or formula on a device thread thus sees
 // what it would see on the caller's thread.
 #include "aten/SavedTensorHooks.h"
 #include "c10/core/AutogradState.h"
+#include "c10/core/InferenceMode.h"
 
 namespace at {
 
@@ -31,6 +32,7 @@ class ThreadLocalState {
  private:
   c10::AutogradState autograd_tls_;
   SavedTensorDefaultHooksTLS saved_tensors_default_hooks_state_;
+  bool inference_mode_;
 };
 
 // Installs a ThreadLocalState for a scope and restores the previous one.

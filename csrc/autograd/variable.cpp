@@ -97,10 +97,6 @@ void set_version_counter(const Variable& self, std::shared_ptr<at::VersionCounte
   self.unsafeGetTensorImpl()->set_version_counter(std::move(vc));
 }
 
-void set_name(const Variable& self, const std::string& name) {
-  materialize_autograd_meta(self)->name_ = name;
-}
-
 std::unique_ptr<PostAccumulateGradHook>& post_acc_grad_hooks(const Variable& self) {
   return materialize_autograd_meta(self)->post_acc_grad_hooks_;
 }

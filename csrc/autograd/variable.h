@@ -58,7 +58,8 @@ struct AutogradMeta : public at::AutogradMetaInterface {
   Variable base_;
   uint32_t attr_version_ = 0;
   uint32_t output_nr_ = 0;
-  // Guards grad_accumulator_ creation and grad_ updates from several threads.
+  // Guards grad_accumulator_ creation and a view's grad_fn regeneration
+  // (.grad updates are serialised by the AccumulateGrad node's mutex).
   mutable std::mutex mutex_;
 };
 
@@ -78,7 +79,6 @@ void set_grad_accumulator(const Variable& self, std::weak_ptr<Node> grad_accumul
 void bump_version(const Variable& self);
 const std::shared_ptr<at::VersionCounter>& version_counter(const Variable& self);
 void set_version_counter(const Variable& self, std::shared_ptr<at::VersionCounter> vc);
-void set_name(const Variable& self, const std::string& name);
 std::unique_ptr<PostAccumulateGradHook>& post_acc_grad_hooks(const Variable& self);
 
 // Makes `view` (already holding the view op's grad_fn, if any) a view of

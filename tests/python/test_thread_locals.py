@@ -185,3 +185,19 @@ def test_hooks_stack_is_restored_on_engine_threads():
     assert n > 0
     torchlite.autograd.grad((x * x * x).sum(), x, create_graph=True)
     assert len(packed) == n
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_inference_mode_is_seen_by_nodes(device):
+    # A backward run inside inference_mode: every node sees it on, on any thread.
+    def observe(mod, dev):
+        seen = []
+        x = mod.tensor([1.0, 2.0], requires_grad=True, device=dev)
+        y = x * x
+        y.register_hook(lambda g: seen.append(mod.is_inference_mode_enabled()))
+        loss = y.sum()
+        with mod.inference_mode():
+            mod.autograd.grad(loss, x)
+        return seen
+
+    assert observe(torchlite, device) == observe(torch, "cpu") == [True]
