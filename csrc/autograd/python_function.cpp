@@ -542,6 +542,37 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
   return unpack_output ? py::object(results[0]) : py::object(results);
 }
 
+// The ctx's C++ state, or null while pybind11 has not constructed it yet (the
+// collector may visit an object between allocation and __init__).
+THPFunction* function_of(PyObject* self) {
+  auto v_h = reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder();
+  return v_h.holder_constructed() ? v_h.value_ptr<THPFunction>() : nullptr;
+}
+
+// See Note [PyObject traversal]: the ctx reports its attributes (pybind11's
+// own traverse) and the objects saved_tensors_hooks packed for it; not its
+// node's, which it holds weakly.
+int THPFunction_traverse(PyObject* self, visitproc visit, void* arg) {
+  PyTypeObject* type = Py_TYPE(self);
+  if (type->tp_traverse != THPFunction_traverse && PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT)) {
+    // A Python subclass's traverse (every ctx is one) has visited the
+    // managed __dict__; pybind11's would visit it twice, and the collector
+    // would then take the dict for one referenced from outside.
+    Py_VISIT(type);
+  } else if (int err = py::detail::pybind11_traverse(self, visit, arg)) {
+    return err;
+  }
+  if (THPFunction* f = function_of(self)) {
+    for (const auto& packed : f->packed_saved) Py_VISIT(packed.ptr());
+  }
+  return 0;
+}
+
+int THPFunction_clear(PyObject* self) {
+  if (THPFunction* f = function_of(self)) f->packed_saved.clear();
+  return py::detail::pybind11_clear(self);
+}
+
 std::shared_ptr<Node> ctx_node(THPFunction& f) {
   auto node = f.cdata.lock();
   if (!node) throw std::runtime_error("this Function's backward node is not part of a graph");
@@ -564,7 +595,11 @@ void initFunctionBindings(py::module_& m) {
     Py_DECREF(hooks.second);
   });
 
-  py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr())
+  py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr(),
+                          py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+                            heap_type->ht_type.tp_traverse = THPFunction_traverse;
+                            heap_type->ht_type.tp_clear = THPFunction_clear;
+                          }))
       .def(py::init<>())
       .def_readwrite("materialize_grads", &THPFunction::materialize_grads)
       .def_property_readonly("saved_tensors",
