@@ -543,10 +543,13 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
 }
 
 // The ctx's C++ state, or null while pybind11 has not constructed it yet (the
-// collector may visit an object between allocation and __init__).
+// collector may visit an object between allocation and __init__). Read from
+// the instance alone: pybind11's type lookup may be half-way through caching
+// a new ctx class when the collector runs (it allocates a weakref there).
 THPFunction* function_of(PyObject* self) {
-  auto v_h = reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder();
-  return v_h.holder_constructed() ? v_h.value_ptr<THPFunction>() : nullptr;
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
+  return static_cast<THPFunction*>(inst->simple_value_holder[0]);
 }
 
 // See Note [PyObject traversal]: the ctx reports its attributes (pybind11's

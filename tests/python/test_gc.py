@@ -427,3 +427,19 @@ def test_random_graphs_under_collect_match_torch(seed):
         assert (g is None) == (w is None)
         if g is not None:
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_collect_while_new_function_class_is_first_used():
+    # The first apply of a new Function class makes pybind11 cache its type,
+    # allocating there; a collection at that moment traverses ctx objects of
+    # the half-cached class.
+    threshold = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        for _ in range(20):
+            x = _leaf(torchlite)
+            out = _keep_saved_fn(torchlite).apply(x)
+            out.sum().backward()
+            assert x.grad.tolist() == pytest.approx(np.exp([1.0, 2.0, 3.0]).tolist(), rel=1e-6)
+    finally:
+        gc.set_threshold(*threshold)
