@@ -254,8 +254,10 @@ PyObject* wrap_new(at::Tensor var, PyObject* array) {
 // function not also held by its handle). Anything shared with the rest of a
 // graph, a running backward or another tensor is reachable from outside the
 // cycle, so it is not reported and the collector keeps it. Counts are read
-// with the GIL held; an engine thread can reach these objects only through a
-// reference it owns, which makes the count larger, never smaller. The ctx
+// with the GIL held; an engine thread reaches these objects only through a
+// reference it owns (a locked weak one included), which makes a count larger,
+// and tp_clear only drops this object's own reference, so nothing another
+// owner holds is freed under it. Not in the seeds; follows upstream. The ctx
 // reports what it owns itself (its attributes and packed saved tensors,
 // THPFunction_traverse); it holds its node weakly, so never the node's.
 // tp_clear breaks a collected cycle: the tensor drops its history and keeps a
