@@ -561,6 +561,40 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
   return unpack_output ? py::object(results[0]) : py::object(results);
 }
 
+// The ctx's C++ state, or null while pybind11 has not constructed it yet (the
+// collector may visit an object between allocation and __init__). Read from
+// the instance alone: pybind11's type lookup may be half-way through caching
+// a new ctx class when the collector runs (it allocates a weakref there).
+THPFunction* function_of(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
+  return static_cast<THPFunction*>(inst->simple_value_holder[0]);
+}
+
+// See Note [PyObject traversal]: the ctx reports its attributes (pybind11's
+// own traverse) and the objects saved_tensors_hooks packed for it; not its
+// node's, which it holds weakly.
+int THPFunction_traverse(PyObject* self, visitproc visit, void* arg) {
+  PyTypeObject* type = Py_TYPE(self);
+  if (type->tp_traverse != THPFunction_traverse && PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT)) {
+    // A Python subclass's traverse (every ctx is one) has visited the
+    // managed __dict__; pybind11's would visit it twice, and the collector
+    // would then take the dict for one referenced from outside.
+    Py_VISIT(type);
+  } else if (int err = py::detail::pybind11_traverse(self, visit, arg)) {
+    return err;
+  }
+  if (THPFunction* f = function_of(self)) {
+    for (const auto& packed : f->packed_saved) Py_VISIT(packed.ptr());
+  }
+  return 0;
+}
+
+int THPFunction_clear(PyObject* self) {
+  if (THPFunction* f = function_of(self)) f->packed_saved.clear();
+  return py::detail::pybind11_clear(self);
+}
+
 std::shared_ptr<Node> ctx_node(THPFunction& f) {
   auto node = f.cdata.lock();
   if (!node) throw std::runtime_error("this Function's backward node is not part of a graph");
@@ -578,7 +612,11 @@ void initFunctionBindings(py::module_& m) {
   });
   m.def("_pop_saved_tensors_default_hooks", [] { at::SavedTensorDefaultHooks::pop_hooks(); });
 
-  py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr())
+  py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr(),
+                          py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+                            heap_type->ht_type.tp_traverse = THPFunction_traverse;
+                            heap_type->ht_type.tp_clear = THPFunction_clear;
+                          }))
       .def(py::init<>())
       .def_readwrite("materialize_grads", &THPFunction::materialize_grads)
       .def_property_readonly("saved_tensors",

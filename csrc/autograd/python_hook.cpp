@@ -112,7 +112,9 @@ void initHookBindings(py::module_& m) {
       .def("__enter__", [](py::object self) { return self; })
       .def("__exit__", [](RemovableHandle& h, py::args) { h.remove(); });
 
-  m.def("_register_tensor_hook", [](const Variable& self, py::object fn) {
+  m.def("_register_tensor_hook", [](py::handle self_obj, py::object fn) {
+    if (!THPVariable_Check(self_obj.ptr())) throw py::type_error("_register_tensor_hook: expected a Tensor");
+    const Variable& self = THPVariable_Unpack(self_obj.ptr());
     if (!self.requires_grad()) {
       throw std::runtime_error("cannot register a hook on a tensor that doesn't require gradient");
     }
@@ -120,6 +122,9 @@ void initHookBindings(py::module_& m) {
     const unsigned pos = register_hook(self, [holder](const Variable& grad) {
       return call_tensor_hook(holder->ptr(), grad);
     });
+    // Lets the tensor report the function to the cycle collector (Note [PyObject traversal]).
+    const auto& hooks = impl::get_autograd_meta(self)->hooks_;
+    if (pos < hooks.size() && hooks[pos]) THPVariable_record_hook(self_obj.ptr(), hooks[pos], fn.ptr());
     // The handle must not keep the tensor alive.
     std::weak_ptr<at::TensorImpl> weak = self.getIntrusivePtr();
     return RemovableHandle{[weak, pos] {

@@ -25,6 +25,7 @@ struct PyHookSlot {
 struct PyFunctionPreHook : public FunctionPreHook {
   explicit PyFunctionPreHook(std::shared_ptr<PyHookSlot> slot) : slot_(std::move(slot)) {}
   variable_list operator()(const variable_list& grads) override;
+  const std::shared_ptr<PyHookSlot>& slot() const noexcept { return slot_; }
 
  private:
   std::shared_ptr<PyHookSlot> slot_;
@@ -34,6 +35,7 @@ struct PyFunctionPreHook : public FunctionPreHook {
 struct PyFunctionPostHook : public FunctionPostHook {
   explicit PyFunctionPostHook(std::shared_ptr<PyHookSlot> slot) : slot_(std::move(slot)) {}
   variable_list operator()(const variable_list& outputs, const variable_list& inputs) override;
+  const std::shared_ptr<PyHookSlot>& slot() const noexcept { return slot_; }
 
  private:
   std::shared_ptr<PyHookSlot> slot_;

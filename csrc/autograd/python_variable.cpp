@@ -2,10 +2,13 @@
 #include "aten/Functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/python_cpp_function.h"
+#include "autograd/python_function.h"
+#include "autograd/python_hook.h"
 #include "c10/core/InferenceMode.h"
 
 #include <pybind11/numpy.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <string>
@@ -228,6 +231,7 @@ PyObject* THPVariable_NewWithVar(PyTypeObject* type, at::Tensor var, PyObject* a
   new (&v->cdata) at::Tensor(std::move(var));
   Py_XINCREF(array);
   v->array = array;
+  v->hooks = nullptr;
   v->cdata.unsafeGetTensorImpl()->set_pyobj(obj);
   return obj;
 }
@@ -237,12 +241,88 @@ PyObject* wrap_new(at::Tensor var, PyObject* array) {
                                 std::move(var), array);
 }
 
+// Note [PyObject traversal]
+// Python's cycle collector sees a reference only if the object holding it
+// reports it from tp_traverse. A tensor's history holds Python objects from
+// C++: a custom Function's ctx (owned by its PyNode, the grad_fn of the
+// outputs), hook functions, objects packed by saved_tensors_hooks. A cycle
+// through them (ctx.keep = output; a hook whose closure holds its tensor)
+// was invisible, so it leaked. As upstream (THPVariable_subclass_traverse),
+// a tensor reports what it reaches through C++ only where it owns that path
+// alone: the TensorImpl only if this object holds its one reference, the
+// grad_fn only if the TensorImpl holds its one reference, and each Python
+// object only if the C++ holder in between has no other owner (a hook
+// function not also held by its handle). Anything shared with the rest of a
+// graph, a running backward or another tensor is reachable from outside the
+// cycle, so it is not reported and the collector keeps it. Counts are read
+// with the GIL held; an engine thread reaches these objects only through a
+// reference it owns (a locked weak one included), which makes a count larger,
+// and tp_clear only drops this object's own reference, so nothing another
+// owner holds is freed under it. Not in the seeds; follows upstream. The ctx
+// reports what it owns itself (its attributes and packed saved tensors,
+// THPFunction_traverse); it holds its node weakly, so never the node's.
+// tp_clear breaks a collected cycle: the tensor drops its history and keeps a
+// plain tensor over the same memory, so the object stays valid.
+int THPVariable_traverse(PyObject* self, visitproc visit, void* arg) {
+  auto* v = reinterpret_cast<THPVariable*>(self);
+  const at::Tensor& var = v->cdata;
+  if (!var.defined() || var.use_count() != 1) return 0;
+  auto* meta = impl::get_autograd_meta(var);
+  if (!meta) return 0;
+  if (v->hooks) {
+    for (const auto& record : *v->hooks) {
+      // Owned by hooks_ alone: not removed (a removed hook may still sit in
+      // a node's hook list) and attached to no node.
+      if (record.hook.use_count() != 1) continue;
+      for (const auto& hook : meta->hooks_) {
+        if (hook.get() == record.hook_ptr) Py_VISIT(record.fn);
+      }
+    }
+  }
+  const auto& fn = meta->grad_fn_;
+  if (!fn || fn.use_count() != 1) return 0;
+  if (auto* py_node = dynamic_cast<PyNode*>(fn.get())) {
+    Py_VISIT(py_node->obj());
+  } else if (auto* formula = dynamic_cast<PyFormulaNode*>(fn.get())) {
+    Py_VISIT(formula->extra_);
+    for (PyObject* packed : formula->packed_) Py_VISIT(packed);
+  }
+  const auto hooks = fn->hooks();
+  if (!hooks) return 0;
+  for (const auto& hook : hooks->pre_hooks) {
+    auto* py_hook = dynamic_cast<PyFunctionPreHook*>(hook.get());
+    if (py_hook && py_hook->slot().use_count() == 1) Py_VISIT(py_hook->slot()->fn.ptr());
+  }
+  for (const auto& hook : hooks->post_hooks) {
+    auto* py_hook = dynamic_cast<PyFunctionPostHook*>(hook.get());
+    if (py_hook && py_hook->slot().use_count() == 1) Py_VISIT(py_hook->slot()->fn.ptr());
+  }
+  return 0;
+}
+
+int THPVariable_clear(PyObject* self) {
+  auto* v = reinterpret_cast<THPVariable*>(self);
+  delete v->hooks;
+  v->hooks = nullptr;
+  at::Tensor& var = v->cdata;
+  // Only what traverse reported is ours to break: a shared TensorImpl keeps
+  // its history for its other owners.
+  if (!var.defined() || var.use_count() != 1 || !impl::get_autograd_meta(var)) return 0;
+  at::Tensor plain = var.detach();
+  var.unsafeGetTensorImpl()->set_pyobj(nullptr);
+  var = std::move(plain);  // frees the history; the collector holds a reference to self meanwhile
+  var.unsafeGetTensorImpl()->set_pyobj(self);
+  return 0;
+}
+
 void THPVariable_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
   auto* v = reinterpret_cast<THPVariable*>(self);
   if (v->cdata.defined() && v->cdata.unsafeGetTensorImpl()->pyobj() == self) {
     v->cdata.unsafeGetTensorImpl()->set_pyobj(nullptr);
   }
   Py_CLEAR(v->array);
+  delete v->hooks;
   // May free a whole graph; nodes holding Python objects take the GIL,
   // which this thread already holds.
   v->cdata.~Tensor();
@@ -531,13 +611,26 @@ PyObject* THPVariable_Wrap(at::Tensor var) {
   return wrap_new(std::move(var), nullptr);
 }
 
+void THPVariable_record_hook(PyObject* self, const std::shared_ptr<FunctionPreHook>& hook, PyObject* fn) {
+  auto* v = reinterpret_cast<THPVariable*>(self);
+  if (!v->hooks) v->hooks = new std::vector<PyTensorHookRecord>();
+  auto& records = *v->hooks;
+  records.erase(std::remove_if(records.begin(), records.end(),
+                               [](const PyTensorHookRecord& r) { return r.hook.expired(); }),
+                records.end());
+  records.push_back(PyTensorHookRecord{hook, hook.get(), fn});
+}
+
 void THPVariable_initModule(py::module_& m) {
   py::module_::import("numpy");
   auto& t = THPVariableType;
   t.tp_name = "torchlite._C.TensorBase";
   t.tp_basicsize = sizeof(THPVariable);
   t.tp_dealloc = THPVariable_dealloc;
-  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC;
+  t.tp_traverse = THPVariable_traverse;
+  t.tp_clear = THPVariable_clear;
+  t.tp_free = PyObject_GC_Del;
   t.tp_getset = THPVariable_properties;
   t.tp_methods = THPVariable_methods;
   t.tp_new = THPVariable_new;

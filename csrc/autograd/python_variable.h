@@ -6,12 +6,24 @@
 #include <pybind11/pybind11.h>
 
 #include "aten/Tensor.h"
+#include "autograd/function_hook.h"
 #include "autograd/variable.h"
 
 #include <memory>
+#include <vector>
 
 namespace torch {
 namespace autograd {
+
+// A Python tensor hook registered through this object: the C++ hook in
+// cdata's AutogradMeta::hooks_ and the function it calls (borrowed; the hook
+// owns it while it lives). Lets tp_traverse find the function (Note
+// [PyObject traversal]).
+struct PyTensorHookRecord {
+  std::weak_ptr<FunctionPreHook> hook;
+  const FunctionPreHook* hook_ptr;
+  PyObject* fn;
+};
 
 struct THPVariable {
   PyObject_HEAD
@@ -19,6 +31,8 @@ struct THPVariable {
   // numpy array over cdata's memory: the array the tensor was made from, or
   // a view made on first use. Never resized, so it always matches cdata.
   PyObject* array;
+  // Tensor hooks registered through this object; null until the first.
+  std::vector<PyTensorHookRecord>* hooks;
 };
 
 extern PyTypeObject THPVariableType;
@@ -36,6 +50,9 @@ inline const at::Tensor& THPVariable_Unpack(PyObject* obj) {
 PyObject* THPVariable_Wrap(at::Tensor var);
 
 void THPVariable_initModule(pybind11::module_& m);
+
+// Records that `fn` is called by `hook`, a hook of `self`'s tensor (GIL held).
+void THPVariable_record_hook(PyObject* self, const std::shared_ptr<FunctionPreHook>& hook, PyObject* fn);
 
 // Note [Python objects owned from C++]
 // The engine drops tensors, hooks and nodes on whatever thread runs it, mostly
