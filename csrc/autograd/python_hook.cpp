@@ -1,4 +1,5 @@
 #include "autograd/python_hook.h"
+#include "autograd/function.h"
 #include "autograd/variable.h"
 
 #include <string>
@@ -139,10 +140,18 @@ void initHookBindings(py::module_& m) {
     if (self.grad_fn()) {
       throw std::runtime_error("post accumulate grad hooks cannot be registered on non-leaf tensors");
     }
-    auto& hooks = impl::post_acc_grad_hooks(self);
-    if (!hooks) hooks = std::make_unique<PyFunctionTensorPostAccGradHooks>();
     auto slot = std::make_shared<PyHookSlot>(fn.ptr());
-    static_cast<PyFunctionTensorPostAccGradHooks*>(hooks.get())->hooks.push_back(slot);
+    {
+      // The AccumulateGrad node reads the hooks under its mutex on an engine
+      // thread (and takes the GIL inside them): take the mutex without the GIL.
+      auto acc = impl::try_get_grad_accumulator(self);
+      py::gil_scoped_release no_gil;
+      std::unique_lock<std::mutex> lock;
+      if (acc) lock = std::unique_lock<std::mutex>(acc->mutex());
+      auto& hooks = impl::post_acc_grad_hooks(self);
+      if (!hooks) hooks = std::make_unique<PyFunctionTensorPostAccGradHooks>();
+      static_cast<PyFunctionTensorPostAccGradHooks*>(hooks.get())->hooks.push_back(slot);
+    }
     return RemovableHandle{[slot] { slot->removed = true; }};
   });
 }
