@@ -1470,7 +1470,7 @@ def split(self, split_size_or_sections, dim=0):
         step = split_size_or_sections
         if step < 0 or (step == 0 and size != 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step else [0]
+        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step and size else [0]
         return _split_views(self, _SPLIT, d, sizes)
     sizes = [int(x) for x in split_size_or_sections]
     if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
@@ -1666,7 +1666,8 @@ def copy_(self, src):
     if not isinstance(src, _TB):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     b = src._array
-    node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype))
+    # copy_ into an integer or bool tensor is not differentiable
+    node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype)) if a.dtype.kind == "f" else None
     _check_overlap(a, b)
     _check_inplace_broadcast(a.shape, b.shape)
     a[...] = b
@@ -1838,6 +1839,14 @@ def _copy_to(dst, src):
 
 def _index_put_(self, key, value):
     a, v = self._array, value._array
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
+    if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
+        # one boolean mask and one value: index_put_ runs as masked_fill_
+        # (canDispatchToMaskedFill), which casts the value and skips the checks below
+        node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
+        _assign(a, key, v.reshape(()))
+        self._bump_version()
+        return _rebase_history(self, node)
     if a.dtype != v.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} for "

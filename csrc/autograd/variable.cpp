@@ -198,7 +198,10 @@ void check_inplace(const Variable& self, bool requires_grad) {
       throw std::runtime_error("a view of a leaf Variable that requires grad is being used in an in-place operation.");
     }
   }
-  if (self.is_leaf() && self.requires_grad()) {
+  // Leaf as upstream's C++ is_leaf() sees it: the stored grad_fn, without
+  // regenerating a stale view's (Python's .is_leaf would regenerate it first).
+  const bool is_leaf = !meta || !meta->grad_fn_;
+  if (is_leaf && self.requires_grad()) {
     throw std::runtime_error("a leaf Variable that requires grad is being used in an in-place operation.");
   }
 }

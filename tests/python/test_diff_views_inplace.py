@@ -282,6 +282,33 @@ def gradient_of_sum_is_expanded(lib):
     return [g, g.stride(), g._base is not None, y.grad, y.grad.stride()]
 
 
+def split_of_empty_dimension(lib):
+    x = leaf(lib, 1, 1).narrow(-1, 0, 0)
+    parts = x.split(1, 1)
+    return [len(parts), parts[0].shape, name(parts[0])]
+
+
+def masked_index_put_casts_one_value(lib):
+    w = lib.tensor(2.0, requires_grad=True)
+    d = lib.zeros(2, 3, dtype=lib.int64)
+    d[lib.tensor([True, False])] = w
+    m = lib.zeros(2, 3)
+    m[:, lib.tensor([True, False, True])] = lib.tensor(2.0, dtype=lib.float64)
+    k = lib.zeros(2, 3)
+    k[lib.tensor([[True, False, True], [False, False, True]])] = k[0, 0]
+    return [d, name(d), m, k]
+
+
+def copy_into_bool_is_not_differentiable(lib):
+    v3 = (leaf(lib, 1, 2) / 0.5).bool()
+    v3[-1] = leaf(lib, 1, 2)
+    b = lib.zeros(3, dtype=lib.bool)
+    b.copy_(leaf(lib, 3))
+    a = lib.zeros(3, dtype=lib.int64)
+    a.fill_(lib.tensor(2.0, requires_grad=True))
+    return [v3, name(v3), b, name(b), a, name(a)]
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -299,7 +326,8 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          retain_grad_then_inplace, retain_grad_on_base_and_view, hooks_on_views, retain_grad_create_graph,
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
-         integers_beside_index_tensors, index_put_on_expanded, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
+         integers_beside_index_tensors, index_put_on_expanded, split_of_empty_dimension,
+         masked_index_put_casts_one_value, copy_into_bool_is_not_differentiable, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
@@ -399,6 +427,13 @@ def inplace_on_expanded_gradient_without_grad(lib):
     g.add_(1)
 
 
+def stale_view_of_base_that_gained_history(lib):
+    v0 = lib.tensor(1.5)
+    v3 = v0.expand(())
+    v0[...] = lib.tensor(2.0, requires_grad=True)
+    v3.zero_()  # torch's check_inplace sees the view's stored (empty) grad_fn: a leaf
+
+
 def internal_overlap(lib):
     x = leaf(lib, 4) * 1
     x.expand(2, 4).add_(1)
@@ -481,12 +516,12 @@ REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_o
            overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, overlap_with_alpha,
            overlap_transposed_with_alpha, fill_tensor_expanded, index_put_value_overlap, index_put_value_full_overlap,
            view_of_permuted_product, inplace_on_expanded_gradient, inplace_on_expanded_gradient_without_grad,
-           internal_overlap,
+           stale_view_of_base_that_gained_history, internal_overlap,
            leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
-REFUSED_IDS = [f.__name__ for f in REFUSED[:24]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+REFUSED_IDS = [f.__name__ for f in REFUSED[:25]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
                                                     for op in ("split", "chunk", "unbind")]
 
 
