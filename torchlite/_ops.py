@@ -669,17 +669,44 @@ def _broadcast_shapes(sa, sb):
 
 # Reductions ----------------------------------------------------------------------------
 
+def _int_arg(fn, name, position, value):
+    """An int argument, refused as torch's argument parser refuses another type."""
+    if not isinstance(value, bool):
+        try:
+            return value.__index__()
+        except (AttributeError, TypeError):
+            pass
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type(value).__name__}")
+
+
+def _wrap_dim(dim, ndim, wrap_scalar=True):
+    """c10::maybe_wrap_dim: with wrap_scalar a 0-d tensor takes the dims of a 1-d one,
+    without it (size(dim), stride(dim)) it has none."""
+    if not ndim and not wrap_scalar:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    bound = ndim if ndim else 1
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+    return dim % bound
+
+
 def _norm_dims(dim, ndim):
+    """A dim or list of dims wrapped and sorted, each at most once (at::dim_list_to_bitset)."""
     if isinstance(dim, int):
         dim = (dim,)
     out = []
-    bound = ndim if ndim else 1
     for d in dim:
-        if not -bound <= d < bound:
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-bound}, {bound - 1}], but got {d})")
-        out.append(d % ndim if ndim else 0)
+        d = _wrap_dim(d, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
     return tuple(sorted(out))
+
+
+def _reduction_dims(dim, ndim):
+    """A reduction's dims: an empty list reduces over all of them, as no dim does."""
+    dims = _norm_dims(dim, ndim)
+    return dims if dims else tuple(range(ndim))
 
 
 def _keepdim_shape(shape, dims):
@@ -748,7 +775,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         np_dtype = dtype._np
     elif a.dtype.kind in "bu":
         np_dtype = np.int64
-    dims = None if dim is None else _norm_dims(dim, a.ndim)
+    dims = None if dim is None else _reduction_dims(dim, a.ndim)
     token = _quiet()
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
@@ -770,7 +797,7 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     if dim is None:
         out = _wrap(_mean_kernel(a, None, False, np_dtype, a.size), self)
         return _record(_MEAN, (self,), out, (), (a.shape, a.size))
-    dims = _norm_dims(dim, a.ndim)
+    dims = _reduction_dims(dim, a.ndim)
     count = 1
     for d in dims:
         count *= a.shape[d] if a.ndim else 1
@@ -820,7 +847,9 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
                                "Specify the reduction dim with the 'dim' argument.")
         out = _wrap(np.asarray(np_fn(a)), self)
         return _record(full_spec, (self,), out, (self, out), None)
-    (d,) = _norm_dims(dim, a.ndim)
+    d = _wrap_dim(dim, a.ndim)
+    if a.ndim and a.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     idx = np_arg(a, axis=d, keepdims=True) if a.ndim else np.zeros((), np.int64)
     values = np.take_along_axis(a, idx, axis=d) if a.ndim else a.copy()
     if not keepdim and a.ndim:
@@ -880,6 +909,7 @@ _PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
 _UNSQUEEZE = _op_spec("UnsqueezeBackward0", _unsqueeze_bw)
 _SQUEEZE = _op_spec("SqueezeBackward0", _view_bw)
 _SQUEEZE_DIM = _op_spec("SqueezeBackward1", _view_bw)
+_SQUEEZE_DIMS = _op_spec("SqueezeBackward2", _view_bw)
 _EXPAND = _op_spec("ExpandBackward0", _expand_bw)
 _CLONE = _op_spec("CloneBackward0", _identity_bw)
 _ALIAS = _op_spec("AliasBackward0", _identity_bw)
@@ -947,7 +977,8 @@ def reshape(self, *shape):
 def transpose(self, dim0, dim1):
     a = self._array
     n = a.ndim
-    d0, d1 = (_norm_dims(dim0, n)[0], _norm_dims(dim1, n)[0]) if n else (0, 0)
+    dim0, dim1 = _int_arg("transpose", "dim0", 1, dim0), _int_arg("transpose", "dim1", 2, dim1)
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     return _view_of(np.swapaxes(a, d0, d1) if n else a.view(), self, _TRANSPOSE, (d0, d1))
 
 
@@ -960,18 +991,24 @@ def t(self):
 
 def permute(self, *dims):
     a = self._array
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
     if len(dims) != a.ndim:
+        # torch's words for dense tensors too
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
                            f"is not equal to len(dims) = {len(dims)}")
-    dims = tuple(d % a.ndim for d in dims)
+    dims = tuple(_wrap_dim(d, a.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     inverse = tuple(int(i) for i in np.argsort(dims))
     return _view_of(np.transpose(a, dims), self, _PERMUTE, inverse)
 
 
 def unsqueeze(self, dim):
     a = self._array
+    dim = _int_arg("unsqueeze", "dim", 1, dim)
     n = a.ndim + 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
@@ -983,9 +1020,9 @@ def squeeze(self, dim=None):
     a = self._array
     if dim is None:
         return _view_of(np.squeeze(a), self, _SQUEEZE, a.shape)
-    dims = _norm_dims(dim, a.ndim) if a.ndim else ()
-    dims = tuple(d for d in dims if a.shape[d] == 1)
-    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _SQUEEZE_DIM, a.shape)
+    spec = _SQUEEZE_DIM if isinstance(dim, int) else _SQUEEZE_DIMS
+    dims = tuple(d for d in _norm_dims(dim, a.ndim) if a.ndim and a.shape[d] == 1)
+    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, spec, a.shape)
 
 
 def _expanded_strides(a, target):
@@ -1005,19 +1042,23 @@ def _expanded_strides(a, target):
 
 def expand(self, *sizes):
     a = self._array
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
+    if a.ndim:
+        err = _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
+        if err is not None:
+            raise err
     lead = len(sizes) - a.ndim
-    if lead < 0 or -1 in sizes[:lead]:
-        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
-    target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    target = tuple(a.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    if builtins.any(s < 0 for s in target):
+        # at::inferExpandGeometry takes a 0-d tensor's sizes as given; the numel of negative ones overflows
+        raise RuntimeError("numel: integer multiplication overflow")
     if target == a.shape:
         return _view_of(a.view(), self, _EXPAND, a.shape)
-    try:
-        # a writeable view (np.broadcast_to's is read-only): writing into real
-        # broadcast dimensions is refused by the in-place ops' overlap check
-        v = np.lib.stride_tricks.as_strided(a, target, _expanded_strides(a, np.broadcast_shapes(a.shape, target)))
-    except ValueError:
-        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype)) from None
+    # a writeable view (np.broadcast_to's is read-only): writing into real
+    # broadcast dimensions is refused by the in-place ops' overlap check
+    v = np.lib.stride_tricks.as_strided(a, target, _expanded_strides(a, target))
     return _view_of(v, self, _EXPAND, a.shape)
 
 
@@ -1315,7 +1356,7 @@ def stride(self, dim=None):
     strides = tuple(st // a.itemsize for st in a.strides)
     if dim is None:
         return strides
-    return strides[_norm_dims(dim, a.ndim)[0]] if a.ndim else strides[dim]
+    return strides[_wrap_dim(_int_arg("stride", "dim", 1, dim), a.ndim, wrap_scalar=False)]
 
 
 def as_strided(self, size, stride, storage_offset=None):
@@ -1415,21 +1456,22 @@ def split(self, split_size_or_sections, dim=0):
         step = split_size_or_sections
         if step < 0 or (step == 0 and size != 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step else [0]
+        # an empty dimension splits into one empty piece (at::split: at least one split)
+        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]
         return _split_views(self, _SPLIT, d, sizes)
     sizes = [int(x) for x in split_size_or_sections]
     if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
-                           f"dimension {d}), but got split_sizes={sizes}")
+                           f"dimension {dim}), but got split_sizes={sizes}")
     return _split_views(self, _SPLIT_WITH_SIZES, d, sizes)
 
 
 def chunk(self, chunks, dim=0):
     a = self._array
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     size = a.shape[_norm_dims(dim, a.ndim)[0]]
     return split(self, (size + chunks - 1) // chunks if size else 0, dim) if size else \
         split(self, [0] * chunks, dim)
@@ -1437,9 +1479,8 @@ def chunk(self, chunks, dim=0):
 
 def unbind(self, dim=0):
     a = self._array
-    if a.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = _norm_dims(dim, a.ndim)[0]
+    # torch wraps the dim first: a 0-d tensor's is 0 or out of range
+    d = _wrap_dim(_wrap_dim(dim, a.ndim), a.ndim, wrap_scalar=False)
     outs = tuple(_wrap(a[(slice(None),) * d + (i, Ellipsis)], self, True) for i in range(a.shape[d]))
     return _record_multi_view(_UNBIND, self, outs, (d, a.shape, a.dtype))
 

@@ -135,6 +135,7 @@ OPS = [
     ("unsqueeze", lambda a: a.unsqueeze(1), lambda: (dbl(2, 3),)),
     ("squeeze", lambda a: a.squeeze(), lambda: (dbl(2, 1, 3),)),
     ("squeeze_dim", lambda a: a.squeeze(1), lambda: (dbl(2, 1, 3),)),
+    ("squeeze_dims", lambda a: a.squeeze((1, -1)), lambda: (dbl(2, 1, 3),)),
     ("expand", lambda a: a.expand(2, 3, 3), lambda: (dbl(3, 1),)),
     ("expand_as", lambda a, b: a.expand_as(b), lambda: (dbl(3), dbl(2, 3, requires_grad=False))),
     ("clone", torch.clone, lambda: (dbl(2, 3),)),
