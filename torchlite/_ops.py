@@ -902,6 +902,7 @@ def _identity_bw(g, s, e, n):
 
 _VIEW = _op_spec("ViewBackward0", _view_bw)
 _UNSAFE_VIEW = _op_spec("UnsafeViewBackward0", _view_bw)
+_RESHAPE_ALIAS = _op_spec("ReshapeAliasBackward0", _view_bw)
 _SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _view_bw)
 _TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
 _T = _op_spec("TBackward0", _t_bw)
@@ -971,7 +972,8 @@ def reshape(self, *shape):
     except AttributeError:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
         return _unsafe_view(_record(_CLONE, (self,), _wrap(np.ascontiguousarray(a), self), (), None), shape)
-    return _view_of(v, self, _VIEW, a.shape)
+    # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
+    return _view_of(v, self, _VIEW if a.flags.c_contiguous else _RESHAPE_ALIAS, a.shape)
 
 
 def transpose(self, dim0, dim1):

@@ -105,3 +105,16 @@ def test_extrema_over_an_empty_dimension(op, shape):
         for keepdim in (False, True):
             check(f"y.{op}({d}, keepdim={keepdim})", shape)
     check(f"y.{op}()", shape)
+
+
+LAYOUTS = ["y", "y.t()", "y[:, :2]", "lib.as_strided(y, (2, 2), (1, 2))", "y.unsqueeze(1)", "y.expand(2, 4, 4)",
+           "y[::2]", "y.t().t()"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape", ["(-1,)", "(1, -1)", "(2, 1, -1)", "v.shape"])
+def test_reshape_is_a_view_alias_or_copy_as_in_torch(layout, shape):
+    """torch's reshape: view of a contiguous tensor (ViewBackward0), else an alias with computed
+    strides where one exists (ReshapeAliasBackward0), else a copy (UnsafeViewBackward0)."""
+    for op in ("reshape", "view"):
+        check(f"(lambda v: v.{op}({shape}))({layout})", (4, 4))
