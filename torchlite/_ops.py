@@ -737,25 +737,73 @@ def _mean_dim_bw(g, s, e, n):
 
 
 def _evenly_distribute_bw(g, s, e, n):
+    """torch's evenly_distribute_backward (CPU): zeros masked_fill_'ed with grad / count where the
+    input equals the result (a nan result came from the nan elements)."""
     self, result = s
-    # torch's evenly_distribute_backward: a nan result came from the nan elements
     mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
-    count = int(mask.sum())
-    return (mul(expand(div(g, count), self._array.shape), _const(mask.astype(self._array.dtype), self)),)
+    value = div(g, _const(np.asarray(mask.sum()), g))
+    out = np.zeros(mask.shape, value._array.dtype)
+    out[mask] = value._array
+    return (_record(_MASKED_FILL, (value,), _wrap(out, value), (), mask),)
+
+
+def _masked_fill_bw(g, s, e, n):
+    # masked_fill's value gradient: the sum of the gradient where the mask is set
+    return (sum(mul(g, _const(e.astype(g._array.dtype), g))),)
 
 
 def _value_selecting_bw(g, s, e, n):
+    """torch's value_selecting_reduction_backward: the gradient scattered into zeros at the indices."""
     indices = s[0]
     shape, dim, keepdim = e
-    if not shape:
-        return (g,)  # a 0-d input: its only element was selected
     idx = indices._array
-    if not keepdim:
+    if not keepdim and shape:
         g = unsqueeze(g, dim)
         idx = np.expand_dims(idx, dim)
-    positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
-    onehot = (positions == idx).astype(g._array.dtype)
-    return (mul(g, _const(onehot, g)),)
+    return (_scatter_into_zeros(_SCATTER, shape, dim, idx, g),)
+
+
+def _along(idx, dim):
+    """The full index of `idx` read as positions along dim (take_along_axis's)."""
+    key = list(np.indices(idx.shape, sparse=True))
+    key[dim] = idx
+    return tuple(key)
+
+
+def _gather(self, dim, idx):
+    """self.gather(dim, idx), differentiable (GatherBackward0)."""
+    a = self._array
+    out = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
+    return _record(_GATHER, (self,), _wrap(out, self), (), (a.shape, dim, idx))
+
+
+def _scatter_into_zeros(spec, shape, dim, idx, src):
+    """zeros(shape).scatter(dim, idx, src) (_SCATTER) or .scatter_add (_SCATTER_ADD), differentiable in src."""
+    a = src._array
+    out = np.zeros(shape, a.dtype)
+    if not shape:
+        out[...] = a
+    elif spec is _SCATTER:
+        np.put_along_axis(out, idx, a, dim)
+    else:
+        np.add.at(out, _along(idx, dim), a)
+    return _record(spec, (src,), _wrap(out, src), (), (dim, idx))
+
+
+def _scatter_bw(g, s, e, n):
+    dim, idx = e
+    return (_gather(g, dim, idx),)
+
+
+def _gather_bw(g, s, e, n):
+    shape, dim, idx = e
+    return (_scatter_into_zeros(_SCATTER_ADD, shape, dim, idx, g),)
+
+
+_MASKED_FILL = _op_spec("MaskedFillBackward1", _masked_fill_bw)
+_SCATTER = _op_spec("ScatterBackward0", _scatter_bw)
+_SCATTER_ADD = _op_spec("ScatterAddBackward0", _scatter_bw)
+_GATHER = _op_spec("GatherBackward0", _gather_bw)
 
 
 _SUM = _op_spec("SumBackward0", _sum_bw, "sum")
@@ -892,6 +940,16 @@ def _unsqueeze_bw(g, s, e, n):
     return (squeeze(g, e),)
 
 
+def _unsqueeze_to_bw(g, s, e, n):
+    """torch's unsqueeze_to: the gradient unsqueezed at each squeezed dimension (size 1 in the
+    input, among the dims asked for), so a squeeze that removed nothing passes it through."""
+    shape, dims = e
+    for d in range(len(shape)):
+        if shape[d] == 1 and d in dims:
+            g = unsqueeze(g, d)
+    return (g,)
+
+
 def _expand_bw(g, s, e, n):
     return (_sum_to(g, e),)
 
@@ -908,9 +966,9 @@ _TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
 _T = _op_spec("TBackward0", _t_bw)
 _PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
 _UNSQUEEZE = _op_spec("UnsqueezeBackward0", _unsqueeze_bw)
-_SQUEEZE = _op_spec("SqueezeBackward0", _view_bw)
-_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _view_bw)
-_SQUEEZE_DIMS = _op_spec("SqueezeBackward2", _view_bw)
+_SQUEEZE = _op_spec("SqueezeBackward0", _unsqueeze_to_bw)
+_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _unsqueeze_to_bw)
+_SQUEEZE_DIMS = _op_spec("SqueezeBackward2", _unsqueeze_to_bw)
 _EXPAND = _op_spec("ExpandBackward0", _expand_bw)
 _CLONE = _op_spec("CloneBackward0", _identity_bw)
 _ALIAS = _op_spec("AliasBackward0", _identity_bw)
@@ -1021,10 +1079,10 @@ def unsqueeze(self, dim):
 def squeeze(self, dim=None):
     a = self._array
     if dim is None:
-        return _view_of(np.squeeze(a), self, _SQUEEZE, a.shape)
+        return _view_of(np.squeeze(a), self, _SQUEEZE, (a.shape, range(a.ndim)))
     spec = _SQUEEZE_DIM if isinstance(dim, int) else _SQUEEZE_DIMS
     dims = tuple(d for d in _norm_dims(dim, a.ndim) if a.ndim and a.shape[d] == 1)
-    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, spec, a.shape)
+    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, spec, (a.shape, dims))
 
 
 def _expanded_strides(a, target):

@@ -118,3 +118,41 @@ def test_reshape_is_a_view_alias_or_copy_as_in_torch(layout, shape):
     strides where one exists (ReshapeAliasBackward0), else a copy (UnsafeViewBackward0)."""
     for op in ("reshape", "view"):
         check(f"(lambda v: v.{op}({shape}))({layout})", (4, 4))
+
+
+def gradient_graph(expr, lib, shape):
+    """The gradient of sum(f(x)**2) under create_graph (value, requires_grad, node name), then the
+    gradient of its sum: the nodes torch's formulas build for squeeze and the value-selecting reductions."""
+    data = np.random.default_rng(0).permutation(max(1, int(np.prod(shape)))).astype(np.float64)[:int(np.prod(shape))]
+    x = lib.tensor(data.reshape(shape), requires_grad=True)
+    try:
+        out = eval(expr, {"x": x})
+        g, = lib.autograd.grad((out * out).sum(), x, create_graph=True)
+        first = (norm(g), g.requires_grad, None if g.grad_fn is None else g.grad_fn.name())
+        g.sum().backward()
+    except Exception as err:  # noqa: BLE001 - compared between libraries
+        return ("raise", type(err).__name__, norm(str(err)))
+    return first, norm(x.grad)
+
+
+GRAPH_EXPRS = ["x.squeeze()", "x.squeeze(0)", "x.squeeze(-1)", "x.squeeze((0, -1))", "x.max()", "x.min()",
+               "x.max(0).values", "x.min(-1, keepdim=True).values", "x.max(dim=-1)[0]"]
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (1,), (4, 3, 1), (1, 3), (2, 1, 3)])
+@pytest.mark.parametrize("expr", GRAPH_EXPRS)
+def test_gradient_graphs_of_squeeze_and_extrema(expr, shape):
+    ref = gradient_graph(expr, torch, shape)
+    assert gradient_graph(expr, torchlite, shape) == ref
+
+
+@pytest.mark.parametrize("values", [[1.0, 3.0, 3.0, 2.0], [3.0, 3.0, 3.0, 3.0], [1.0, float("nan"), 2.0, float("nan")]])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_gradient_graph_of_extrema_with_ties(op, values):
+    def prog(lib):
+        x = lib.tensor(values, requires_grad=True)
+        g, = lib.autograd.grad(getattr(x, op)() ** 2, x, create_graph=True)
+        first = (norm(g), g.requires_grad, g.grad_fn.name())
+        g.sum().backward()
+        return first, norm(x.grad)
+    assert prog(torchlite) == prog(torch)
