@@ -724,16 +724,22 @@ def _sum_dim_bw(g, s, e, n):
     return (expand(g, shape),)
 
 
+def _div_by_count(t, count):
+    """t / count as torch's formulas divide by an integer (div.Scalar: DivBackward1)."""
+    out = _wrap(_binary(np.true_divide, t, t._array, count), t)
+    return _record_number(_DIV_COUNT, t, out, count, True)
+
+
 def _mean_bw(g, s, e, n):
     shape, count = e
-    return (div(expand(g, shape), count),)
+    return (_div_by_count(expand(g, shape), count),)
 
 
 def _mean_dim_bw(g, s, e, n):
     shape, dims, keepdim, count = e
     if not keepdim:
         g = reshape(g, _keepdim_shape(shape, dims))
-    return (div(expand(g, shape), count),)
+    return (_div_by_count(expand(g, shape), count),)
 
 
 def _evenly_distribute_bw(g, s, e, n):
@@ -800,6 +806,7 @@ def _gather_bw(g, s, e, n):
     return (_scatter_into_zeros(_SCATTER_ADD, shape, dim, idx, g),)
 
 
+_DIV_COUNT = _op_spec("DivBackward1", _div_scalar_bw, "div_scalar")
 _MASKED_FILL = _op_spec("MaskedFillBackward1", _masked_fill_bw)
 _SCATTER = _op_spec("ScatterBackward0", _scatter_bw)
 _SCATTER_ADD = _op_spec("ScatterAddBackward0", _scatter_bw)

@@ -122,7 +122,7 @@ def test_reshape_is_a_view_alias_or_copy_as_in_torch(layout, shape):
 
 def gradient_graph(expr, lib, shape):
     """The gradient of sum(f(x)**2) under create_graph (value, requires_grad, node name), then the
-    gradient of its sum: the nodes torch's formulas build for squeeze and the value-selecting reductions."""
+    gradient of its sum: the nodes torch's formulas build for squeeze and the reductions."""
     data = np.random.default_rng(0).permutation(max(1, int(np.prod(shape)))).astype(np.float64)[:int(np.prod(shape))]
     x = lib.tensor(data.reshape(shape), requires_grad=True)
     try:
@@ -136,7 +136,8 @@ def gradient_graph(expr, lib, shape):
 
 
 GRAPH_EXPRS = ["x.squeeze()", "x.squeeze(0)", "x.squeeze(-1)", "x.squeeze((0, -1))", "x.max()", "x.min()",
-               "x.max(0).values", "x.min(-1, keepdim=True).values", "x.max(dim=-1)[0]"]
+               "x.max(0).values", "x.min(-1, keepdim=True).values", "x.max(dim=-1)[0]", "x.mean()", "x.mean(0)",
+               "x.mean((0, -1), keepdim=True)", "x.sum()", "x.sum(-1)", "x.sum(0, keepdim=True)"]
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (1,), (4, 3, 1), (1, 3), (2, 1, 3)])
