@@ -669,6 +669,18 @@ def _broadcast_shapes(sa, sb):
 
 # Reductions ----------------------------------------------------------------------------
 
+_REQUIRED = object()  # the default of a required argument that torch's parser names when it is missing
+
+
+def _check_given(fn, **args):
+    """torch's argument parser's error for required arguments left out (its grammar: "argument"
+    for two or more, "arguments" for one)."""
+    missing = [name for name, value in args.items() if value is _REQUIRED]
+    if missing:
+        raise TypeError(f"{fn}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}: "
+                        + ", ".join(f'"{name}"' for name in missing))
+
+
 def _int_arg(fn, name, position, value):
     """An int argument, refused as torch's argument parser refuses another type."""
     if not isinstance(value, bool):
@@ -1041,7 +1053,8 @@ def reshape(self, *shape):
     return _view_of(v, self, _VIEW if a.flags.c_contiguous else _RESHAPE_ALIAS, a.shape)
 
 
-def transpose(self, dim0, dim1):
+def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
+    _check_given("transpose", dim0=dim0, dim1=dim1)
     a = self._array
     n = a.ndim
     dim0, dim1 = _int_arg("transpose", "dim0", 1, dim0), _int_arg("transpose", "dim1", 2, dim1)
@@ -1073,7 +1086,8 @@ def permute(self, *dims):
     return _view_of(np.transpose(a, dims), self, _PERMUTE, inverse)
 
 
-def unsqueeze(self, dim):
+def unsqueeze(self, dim=_REQUIRED):
+    _check_given("unsqueeze", dim=dim)
     a = self._array
     dim = _int_arg("unsqueeze", "dim", 1, dim)
     n = a.ndim + 1

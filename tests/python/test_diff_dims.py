@@ -41,6 +41,8 @@ WHOLE = [
     "x.mT is x", "x.mH is x", "x.H is x", "y.mT.mT", "y.size()", "y.stride()", "y.dim()", "y.item()",
     "y.size(-1)", "y.size(0.5)", "y.size(True)", "y.stride(0.5)", "y.unsqueeze(0.5)", "y.transpose(0.5, 0)",
     "y.chunk(0)", "y.chunk(3)", "y.split(0)", "y.diagonal()",
+    "y.transpose()", "y.transpose(0)", "y.unsqueeze()", "lib.transpose(y)", "lib.unsqueeze(y)", "lib.permute(y)",
+    "lib.t(y)", "lib.squeeze(y, 0)", "lib.max(y, -1)", "lib.sum(y, (0,))",
 ]
 
 
