@@ -75,14 +75,22 @@ def _sum_to(g, shape, dtype=None):
     """Sums a broadcast gradient back to `shape` (at::sum_to), differentiably; with `dtype`
     (an operand of another dtype than the result), casts it back, as torch's engine does,
     here so that create_graph=True records the cast."""
+    gshape = g._array.shape
+    if gshape != shape:
+        g = _sum_to_shape(g, shape)
+    # the engine reduces first, then casts (validate_outputs)
     if dtype is not None and g._array.dtype != dtype:
         g = to(g, dtype=_from_numpy_dtype(dtype))
+    return g
+
+
+def _sum_to_shape(g, shape):
     gshape = g._array.shape
-    if gshape == shape:
-        return g
+    if not shape:
+        return sum(g)  # at::sum_to's shortcut to a 0-d shape: SumBackward0
     lead = len(gshape) - len(shape)
     if lead < 0:  # a setitem value whose leading 1s were dropped (x[i] = t with t of shape (1,))
-        return reshape(_sum_to(g, shape[-lead:]), shape)
+        return reshape(_sum_to_shape(g, shape[-lead:]), shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
@@ -948,7 +956,7 @@ def _transpose_bw(g, s, e, n):
 
 
 def _t_bw(g, s, e, n):
-    return (transpose(g, 0, 1) if g._array.ndim == 2 else g,)
+    return (t(g),)
 
 
 def _permute_bw(g, s, e, n):

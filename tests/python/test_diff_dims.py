@@ -139,7 +139,8 @@ def gradient_graph(expr, lib, shape):
 
 GRAPH_EXPRS = ["x.squeeze()", "x.squeeze(0)", "x.squeeze(-1)", "x.squeeze((0, -1))", "x.max()", "x.min()",
                "x.max(0).values", "x.min(-1, keepdim=True).values", "x.max(dim=-1)[0]", "x.mean()", "x.mean(0)",
-               "x.mean((0, -1), keepdim=True)", "x.sum()", "x.sum(-1)", "x.sum(0, keepdim=True)"]
+               "x.mean((0, -1), keepdim=True)", "x.sum()", "x.sum(-1)", "x.sum(0, keepdim=True)", "x.t()", "x.T",
+               "x.mT"]
 
 
 @pytest.mark.parametrize("shape", [(), (3,), (1,), (4, 3, 1), (1, 3), (2, 1, 3)])
@@ -158,4 +159,22 @@ def test_gradient_graph_of_extrema_with_ties(op, values):
         first = (norm(g), g.requires_grad, g.grad_fn.name())
         g.sum().backward()
         return first, norm(x.grad)
+    assert prog(torchlite) == prog(torch)
+
+
+@pytest.mark.parametrize("case", ["0d", "leading", "size1", "cast", "cast_0d"])
+def test_broadcast_gradient_reduced_then_cast_as_torch(case):
+    """The engine's sum_to (a 0-d shape: a plain sum) and then its cast to the input's dtype, so the
+    gradient graph's last node is torch's (SumBackward0 / ViewBackward0 / SumBackward1 / ToCopyBackward0)."""
+    def prog(lib):
+        shape, dtype = {"0d": ((), "float32"), "leading": ((4,), "float32"), "size1": ((3, 1, 4), "float32"),
+                        "cast": ((3, 1, 1), "float64"), "cast_0d": ((), "float64")}[case]
+        w = lib.tensor(np.linspace(0.5, 1.5, int(np.prod(shape))).reshape(shape), dtype=getattr(lib, dtype),
+                       requires_grad=True)
+        a = lib.tensor(np.arange(24.0).reshape(3, 2, 4) / 8 + 2, dtype=lib.float32)
+        y = a.sub_(w) if dtype == "float64" else a * w
+        g, = lib.autograd.grad((y * y).sum(), w, create_graph=True)
+        first = (norm(g), g.requires_grad, g.grad_fn.name())
+        g.sum().backward()
+        return first, norm(w.grad)
     assert prog(torchlite) == prog(torch)
