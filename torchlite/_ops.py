@@ -76,14 +76,22 @@ def _sum_to(g, shape, dtype=None):
     """Sums a broadcast gradient back to `shape` (at::sum_to), differentiably; with `dtype`
     (an operand of another dtype than the result), casts it back, as torch's engine does,
     here so that create_graph=True records the cast."""
+    gshape = g._array.shape
+    if gshape != shape:
+        g = _sum_to_shape(g, shape)
+    # the engine reduces first, then casts (validate_outputs)
     if dtype is not None and g._array.dtype != dtype:
         g = to(g, dtype=_from_numpy_dtype(dtype))
+    return g
+
+
+def _sum_to_shape(g, shape):
     gshape = g._array.shape
-    if gshape == shape:
-        return g
+    if not shape:
+        return sum(g)  # at::sum_to's shortcut to a 0-d shape: SumBackward0
     lead = len(gshape) - len(shape)
     if lead < 0:  # a setitem value whose leading 1s were dropped (x[i] = t with t of shape (1,))
-        return reshape(_sum_to(g, shape[-lead:]), shape)
+        return reshape(_sum_to_shape(g, shape[-lead:]), shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
@@ -722,17 +730,56 @@ def _broadcast_shapes(sa, sb):
 
 # Reductions ----------------------------------------------------------------------------
 
+_REQUIRED = object()  # the default of a required argument that torch's parser names when it is missing
+
+
+def _check_given(fn, **args):
+    """torch's argument parser's error for required arguments left out (its grammar: "argument"
+    for two or more, "arguments" for one)."""
+    missing = [name for name, value in args.items() if value is _REQUIRED]
+    if missing:
+        raise TypeError(f"{fn}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}: "
+                        + ", ".join(f'"{name}"' for name in missing))
+
+
+def _int_arg(fn, name, position, value):
+    """An int argument, refused as torch's argument parser refuses another type."""
+    if not isinstance(value, bool):
+        try:
+            return value.__index__()
+        except (AttributeError, TypeError):
+            pass
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type(value).__name__}")
+
+
+def _wrap_dim(dim, ndim, wrap_scalar=True):
+    """c10::maybe_wrap_dim: with wrap_scalar a 0-d tensor takes the dims of a 1-d one,
+    without it (size(dim), stride(dim)) it has none."""
+    if not ndim and not wrap_scalar:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    bound = ndim if ndim else 1
+    if not -bound <= dim < bound:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+    return dim % bound
+
+
 def _norm_dims(dim, ndim):
+    """A dim or list of dims wrapped and sorted, each at most once (at::dim_list_to_bitset)."""
     if isinstance(dim, int):
         dim = (dim,)
     out = []
-    bound = ndim if ndim else 1
     for d in dim:
-        if not -bound <= d < bound:
-            raise IndexError(f"Dimension out of range (expected to be in range of "
-                             f"[{-bound}, {bound - 1}], but got {d})")
-        out.append(d % ndim if ndim else 0)
+        d = _wrap_dim(d, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
     return tuple(sorted(out))
+
+
+def _reduction_dims(dim, ndim):
+    """A reduction's dims: an empty list reduces over all of them, as no dim does."""
+    dims = _norm_dims(dim, ndim)
+    return dims if dims else tuple(range(ndim))
 
 
 def _keepdim_shape(shape, dims):
@@ -750,38 +797,93 @@ def _sum_dim_bw(g, s, e, n):
     return (expand(g, shape),)
 
 
+def _div_by_count(t, count):
+    """t / count as torch's formulas divide by an integer (div.Scalar: DivBackward1)."""
+    out = _wrap(_binary(np.true_divide, t, t._array, count), t)
+    return _record_number(_DIV_COUNT, t, out, count, True)
+
+
 def _mean_bw(g, s, e, n):
     shape, count = e
-    return (div(expand(g, shape), count),)
+    return (_div_by_count(expand(g, shape), count),)
 
 
 def _mean_dim_bw(g, s, e, n):
     shape, dims, keepdim, count = e
     if not keepdim:
         g = reshape(g, _keepdim_shape(shape, dims))
-    return (div(expand(g, shape), count),)
+    return (_div_by_count(expand(g, shape), count),)
 
 
 def _evenly_distribute_bw(g, s, e, n):
+    """torch's evenly_distribute_backward (CPU): zeros masked_fill_'ed with grad / count where the
+    input equals the result (a nan result came from the nan elements)."""
     self, result = s
-    # torch's evenly_distribute_backward: a nan result came from the nan elements
     mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
-    count = int(mask.sum())
-    return (mul(expand(div(g, count), self._array.shape), _const(mask.astype(self._array.dtype), self)),)
+    value = div(g, _const(np.asarray(mask.sum()), g))
+    out = np.zeros(mask.shape, value._array.dtype)
+    out[mask] = value._array
+    return (_record(_MASKED_FILL, (value,), _wrap(out, value), (), mask),)
+
+
+def _masked_fill_bw(g, s, e, n):
+    # masked_fill's value gradient: the sum of the gradient where the mask is set
+    return (sum(mul(g, _const(e.astype(g._array.dtype), g))),)
 
 
 def _value_selecting_bw(g, s, e, n):
+    """torch's value_selecting_reduction_backward: the gradient scattered into zeros at the indices."""
     indices = s[0]
     shape, dim, keepdim = e
-    if not shape:
-        return (g,)  # a 0-d input: its only element was selected
     idx = indices._array
-    if not keepdim:
+    if not keepdim and shape:
         g = unsqueeze(g, dim)
         idx = np.expand_dims(idx, dim)
-    positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
-    onehot = (positions == idx).astype(g._array.dtype)
-    return (mul(g, _const(onehot, g)),)
+    return (_scatter_into_zeros(_SCATTER, shape, dim, idx, g),)
+
+
+def _along(idx, dim):
+    """The full index of `idx` read as positions along dim (take_along_axis's)."""
+    key = list(np.indices(idx.shape, sparse=True))
+    key[dim] = idx
+    return tuple(key)
+
+
+def _gather(self, dim, idx):
+    """self.gather(dim, idx), differentiable (GatherBackward0)."""
+    a = self._array
+    out = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
+    return _record(_GATHER, (self,), _wrap(out, self), (), (a.shape, dim, idx))
+
+
+def _scatter_into_zeros(spec, shape, dim, idx, src):
+    """zeros(shape).scatter(dim, idx, src) (_SCATTER) or .scatter_add (_SCATTER_ADD), differentiable in src."""
+    a = src._array
+    out = np.zeros(shape, a.dtype)
+    if not shape:
+        out[...] = a
+    elif spec is _SCATTER:
+        np.put_along_axis(out, idx, a, dim)
+    else:
+        np.add.at(out, _along(idx, dim), a)
+    return _record(spec, (src,), _wrap(out, src), (), (dim, idx))
+
+
+def _scatter_bw(g, s, e, n):
+    dim, idx = e
+    return (_gather(g, dim, idx),)
+
+
+def _gather_bw(g, s, e, n):
+    shape, dim, idx = e
+    return (_scatter_into_zeros(_SCATTER_ADD, shape, dim, idx, g),)
+
+
+_DIV_COUNT = _op_spec("DivBackward1", _div_scalar_bw, "div_scalar")
+_MASKED_FILL = _op_spec("MaskedFillBackward1", _masked_fill_bw)
+_SCATTER = _op_spec("ScatterBackward0", _scatter_bw)
+_SCATTER_ADD = _op_spec("ScatterAddBackward0", _scatter_bw)
+_GATHER = _op_spec("GatherBackward0", _gather_bw)
 
 
 _SUM = _op_spec("SumBackward0", _sum_bw, "sum")
@@ -801,7 +903,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         np_dtype = dtype._np
     elif a.dtype.kind in "bu":
         np_dtype = np.int64
-    dims = None if dim is None else _norm_dims(dim, a.ndim)
+    dims = None if dim is None else _reduction_dims(dim, a.ndim)
     token = _quiet()
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
@@ -823,7 +925,7 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     if dim is None:
         out = _wrap(_mean_kernel(a, None, False, np_dtype, a.size), self)
         return _record(_MEAN, (self,), out, (), (a.shape, a.size))
-    dims = _norm_dims(dim, a.ndim)
+    dims = _reduction_dims(dim, a.ndim)
     count = 1
     for d in dims:
         count *= a.shape[d] if a.ndim else 1
@@ -873,7 +975,9 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
                                "Specify the reduction dim with the 'dim' argument.")
         out = _wrap(np.asarray(np_fn(a)), self)
         return _record(full_spec, (self,), out, (self, out), None)
-    (d,) = _norm_dims(dim, a.ndim)
+    d = _wrap_dim(dim, a.ndim)
+    if a.ndim and a.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     idx = np_arg(a, axis=d, keepdims=True) if a.ndim else np.zeros((), np.int64)
     values = np.take_along_axis(a, idx, axis=d) if a.ndim else a.copy()
     if not keepdim and a.ndim:
@@ -905,7 +1009,7 @@ def _transpose_bw(g, s, e, n):
 
 
 def _t_bw(g, s, e, n):
-    return (transpose(g, 0, 1) if g._array.ndim == 2 else g,)
+    return (t(g),)
 
 
 def _permute_bw(g, s, e, n):
@@ -914,6 +1018,16 @@ def _permute_bw(g, s, e, n):
 
 def _unsqueeze_bw(g, s, e, n):
     return (squeeze(g, e),)
+
+
+def _unsqueeze_to_bw(g, s, e, n):
+    """torch's unsqueeze_to: the gradient unsqueezed at each squeezed dimension (size 1 in the
+    input, among the dims asked for), so a squeeze that removed nothing passes it through."""
+    shape, dims = e
+    for d in range(len(shape)):
+        if shape[d] == 1 and d in dims:
+            g = unsqueeze(g, d)
+    return (g,)
 
 
 def _expand_bw(g, s, e, n):
@@ -932,8 +1046,9 @@ _TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
 _T = _op_spec("TBackward0", _t_bw)
 _PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
 _UNSQUEEZE = _op_spec("UnsqueezeBackward0", _unsqueeze_bw)
-_SQUEEZE = _op_spec("SqueezeBackward0", _view_bw)
-_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _view_bw)
+_SQUEEZE = _op_spec("SqueezeBackward0", _unsqueeze_to_bw)
+_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _unsqueeze_to_bw)
+_SQUEEZE_DIMS = _op_spec("SqueezeBackward2", _unsqueeze_to_bw)
 _EXPAND = _op_spec("ExpandBackward0", _expand_bw)
 _CLONE = _op_spec("CloneBackward0", _identity_bw)
 _ALIAS = _op_spec("AliasBackward0", _identity_bw)
@@ -995,14 +1110,16 @@ def reshape(self, *shape):
     except AttributeError:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
         return _unsafe_view(_record(_CLONE, (self,), _wrap(np.ascontiguousarray(a), self), (), None), shape)
-    # torch views a contiguous tensor; another one it can view is a _reshape_alias
+    # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
     return _view_of(v, self, _VIEW if a.flags.c_contiguous else _RESHAPE_ALIAS, a.shape)
 
 
-def transpose(self, dim0, dim1):
+def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
+    _check_given("transpose", dim0=dim0, dim1=dim1)
     a = self._array
     n = a.ndim
-    d0, d1 = (_norm_dims(dim0, n)[0], _norm_dims(dim1, n)[0]) if n else (0, 0)
+    dim0, dim1 = _int_arg("transpose", "dim0", 1, dim0), _int_arg("transpose", "dim1", 2, dim1)
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
     return _view_of(np.swapaxes(a, d0, d1) if n else a.view(), self, _TRANSPOSE, (d0, d1))
 
 
@@ -1015,18 +1132,25 @@ def t(self):
 
 def permute(self, *dims):
     a = self._array
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
     if len(dims) != a.ndim:
+        # torch's words for dense tensors too
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
                            f"is not equal to len(dims) = {len(dims)}")
-    dims = tuple(d % a.ndim for d in dims)
+    dims = tuple(_wrap_dim(d, a.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     inverse = tuple(int(i) for i in np.argsort(dims))
     return _view_of(np.transpose(a, dims), self, _PERMUTE, inverse)
 
 
-def unsqueeze(self, dim):
+def unsqueeze(self, dim=_REQUIRED):
+    _check_given("unsqueeze", dim=dim)
     a = self._array
+    dim = _int_arg("unsqueeze", "dim", 1, dim)
     n = a.ndim + 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
@@ -1037,10 +1161,10 @@ def unsqueeze(self, dim):
 def squeeze(self, dim=None):
     a = self._array
     if dim is None:
-        return _view_of(np.squeeze(a), self, _SQUEEZE, a.shape)
-    dims = _norm_dims(dim, a.ndim) if a.ndim else ()
-    dims = tuple(d for d in dims if a.shape[d] == 1)
-    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _SQUEEZE_DIM, a.shape)
+        return _view_of(np.squeeze(a), self, _SQUEEZE, (a.shape, range(a.ndim)))
+    spec = _SQUEEZE_DIM if isinstance(dim, int) else _SQUEEZE_DIMS
+    dims = tuple(d for d in _norm_dims(dim, a.ndim) if a.ndim and a.shape[d] == 1)
+    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, spec, (a.shape, dims))
 
 
 def _expanded_strides(a, target):
@@ -1060,19 +1184,23 @@ def _expanded_strides(a, target):
 
 def expand(self, *sizes):
     a = self._array
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
+    if a.ndim:
+        err = _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
+        if err is not None:
+            raise err
     lead = len(sizes) - a.ndim
-    if lead < 0 or -1 in sizes[:lead]:
-        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
-    target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+    target = tuple(a.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    if builtins.any(s < 0 for s in target):
+        # at::inferExpandGeometry takes a 0-d tensor's sizes as given; the numel of negative ones overflows
+        raise RuntimeError("numel: integer multiplication overflow")
     if target == a.shape:
         return _view_of(a.view(), self, _EXPAND, a.shape)
-    try:
-        # a writeable view (np.broadcast_to's is read-only): writing into real
-        # broadcast dimensions is refused by the in-place ops' overlap check
-        v = np.lib.stride_tricks.as_strided(a, target, _expanded_strides(a, np.broadcast_shapes(a.shape, target)))
-    except ValueError:
-        raise _expand_error(a.shape, sizes, _tensor_type_name(a.dtype)) from None
+    # a writeable view (np.broadcast_to's is read-only): writing into real
+    # broadcast dimensions is refused by the in-place ops' overlap check
+    v = np.lib.stride_tricks.as_strided(a, target, _expanded_strides(a, target))
     return _view_of(v, self, _EXPAND, a.shape)
 
 
@@ -1370,7 +1498,7 @@ def stride(self, dim=None):
     strides = tuple(st // a.itemsize for st in a.strides)
     if dim is None:
         return strides
-    return strides[_norm_dims(dim, a.ndim)[0]] if a.ndim else strides[dim]
+    return strides[_wrap_dim(_int_arg("stride", "dim", 1, dim), a.ndim, wrap_scalar=False)]
 
 
 def as_strided(self, size, stride, storage_offset=None):
@@ -1470,21 +1598,22 @@ def split(self, split_size_or_sections, dim=0):
         step = split_size_or_sections
         if step < 0 or (step == 0 and size != 0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if step and size else [0]
+        # an empty dimension splits into one empty piece (at::split: at least one split)
+        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]
         return _split_views(self, _SPLIT, d, sizes)
     sizes = [int(x) for x in split_size_or_sections]
     if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
-                           f"dimension {d}), but got split_sizes={sizes}")
+                           f"dimension {dim}), but got split_sizes={sizes}")
     return _split_views(self, _SPLIT_WITH_SIZES, d, sizes)
 
 
 def chunk(self, chunks, dim=0):
     a = self._array
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     size = a.shape[_norm_dims(dim, a.ndim)[0]]
     return split(self, (size + chunks - 1) // chunks if size else 0, dim) if size else \
         split(self, [0] * chunks, dim)
@@ -1492,9 +1621,8 @@ def chunk(self, chunks, dim=0):
 
 def unbind(self, dim=0):
     a = self._array
-    if a.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = _norm_dims(dim, a.ndim)[0]
+    # torch wraps the dim first: a 0-d tensor's is 0 or out of range
+    d = _wrap_dim(_wrap_dim(dim, a.ndim), a.ndim, wrap_scalar=False)
     outs = tuple(_wrap(a[(slice(None),) * d + (i, Ellipsis)], self, True) for i in range(a.shape[d]))
     return _record_multi_view(_UNBIND, self, outs, (d, a.shape, a.dtype))
 

@@ -43,7 +43,7 @@ class Tensor(_C.TensorBase):
         shape = self._array.shape
         if dim is None:
             return Size(shape)
-        return shape[_ops._norm_dims(dim, len(shape))[0]] if shape else 1
+        return shape[_ops._wrap_dim(_ops._int_arg("size", "dim", 1, dim), len(shape), wrap_scalar=False)]
 
     def dim(self):
         return self._array.ndim
@@ -96,9 +96,30 @@ class Tensor(_C.TensorBase):
             _warn_T_once()
         return _ops.permute(self, tuple(range(n - 1, -1, -1)))
 
-    @property
-    def mT(self):
+    def _matrix_transpose(self, name):
+        """mT, mH, adjoint() (real dtypes only: no conjugation). A 0-d tensor is its own transpose."""
+        n = self._array.ndim
+        if n == 0:
+            return self
+        if n < 2:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
         return _ops.transpose(self, -2, -1)
+
+    mT = property(lambda self: self._matrix_transpose("mT"))
+    mH = property(lambda self: self._matrix_transpose("mH"))
+
+    def adjoint(self):
+        return self._matrix_transpose("adjoint()")
+
+    @property
+    def H(self):
+        n = self._array.ndim
+        if n == 0:
+            return self
+        if n != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
+        return _ops.transpose(self, 0, 1)
 
     # Autograd --------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

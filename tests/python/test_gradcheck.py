@@ -123,6 +123,13 @@ OPS = [
     ("min", lambda a: a.min(), lambda: (distinct(2, 3),)),
     ("max_dim", lambda a: a.max(1).values, lambda: (distinct(2, 3),)),
     ("min_dim_keepdim", lambda a: a.min(0, keepdim=True).values, lambda: (distinct(2, 3),)),
+    # the gradient of max(dim) is a scatter (ScatterBackward0), whose gradient is a gather, whose gradient
+    # is a scatter_add
+    ("max_dim_gradient", lambda a: torch.autograd.grad((a.max(1).values ** 2).sum(), a, create_graph=True)[0],
+     lambda: (distinct(2, 3),)),
+    ("max_dim_second_gradient", lambda a: torch.autograd.grad(
+        (torch.autograd.grad((a.max(1).values ** 3).sum(), a, create_graph=True)[0] ** 2).sum(), a,
+        create_graph=True)[0], lambda: (distinct(2, 3),)),
     ("view", lambda a: a.view(3, 2), lambda: (dbl(2, 3),)),
     ("view_as", lambda a, b: a.view_as(b), lambda: (dbl(2, 3), dbl(6, requires_grad=False))),
     ("reshape", lambda a: a.reshape(-1), lambda: (dbl(2, 3),)),
@@ -136,6 +143,7 @@ OPS = [
     ("unsqueeze", lambda a: a.unsqueeze(1), lambda: (dbl(2, 3),)),
     ("squeeze", lambda a: a.squeeze(), lambda: (dbl(2, 1, 3),)),
     ("squeeze_dim", lambda a: a.squeeze(1), lambda: (dbl(2, 1, 3),)),
+    ("squeeze_dims", lambda a: a.squeeze((1, -1)), lambda: (dbl(2, 1, 3),)),
     ("expand", lambda a: a.expand(2, 3, 3), lambda: (dbl(3, 1),)),
     ("expand_as", lambda a, b: a.expand_as(b), lambda: (dbl(3), dbl(2, 3, requires_grad=False))),
     ("clone", torch.clone, lambda: (dbl(2, 3),)),
@@ -200,12 +208,13 @@ def test_gradgradcheck_op(fn, make_inputs):
 
 
 def _node_names(roots):
-    seen, names, stack = set(), set(), [r for r in roots if r is not None]
+    # seen keeps the node objects alive: a freed one's id could be another's
+    seen, names, stack = {}, set(), [r for r in roots if r is not None]
     while stack:
         node = stack.pop()
         if id(node) in seen:
             continue
-        seen.add(id(node))
+        seen[id(node)] = node
         names.add(node.name())
         stack.extend(n for n, _ in node.next_functions if n is not None)
     return names
