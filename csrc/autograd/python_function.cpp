@@ -195,7 +195,9 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
   py::tuple saved(saved_.size());
   if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
   for (size_t i = 0; i < saved_.size(); ++i) {
-    saved[i] = i < packed_.size() && packed_[i] ? unpack_saved_tensor(packed_[i]) : wrap(saved_[i].unpack(self));
+    saved[i] = i < packed_.size() && packed_[i]
+        ? wrap(saved_[i].unpack_packed(THPVariable_Unpack(unpack_saved_tensor(packed_[i]).ptr()), self))
+        : wrap(saved_[i].unpack(self));
   }
   py::tuple needs(n);
   for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(needs_input_grad[i]);
@@ -358,7 +360,7 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     } else if (PyObject* packed = pack_saved_tensor(s)) {
       node->packed_.resize(static_cast<size_t>(num_saved), nullptr);
       node->packed_[static_cast<size_t>(i)] = packed;
-      node->saved_.emplace_back();
+      node->saved_.push_back(SavedVariable::metadata_of(THPVariable_Unpack(s), /*is_output=*/s == output));
     } else {
       node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/s == output);
     }
@@ -549,7 +551,7 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
       }
       if (PyObject* packed = pack_saved_tensor(item)) {
         ctx.packed_saved[j] = py::reinterpret_steal<py::object>(packed);
-        ctx.saved_variables.emplace_back();
+        ctx.saved_variables.push_back(SavedVariable::metadata_of(THPVariable_Unpack(item), is_output));
       } else {
         ctx.saved_variables.emplace_back(THPVariable_Unpack(item), is_output);
       }
@@ -626,7 +628,10 @@ void initFunctionBindings(py::module_& m) {
                                py::tuple result(f.saved_variables.size());
                                for (size_t i = 0; i < f.saved_variables.size(); ++i) {
                                  const bool packed = i < f.packed_saved.size() && !f.packed_saved[i].is_none();
-                                 result[i] = packed ? unpack_saved_tensor(f.packed_saved[i].ptr())
+                                 result[i] = packed ? wrap(f.saved_variables[i].unpack_packed(
+                                                          THPVariable_Unpack(
+                                                              unpack_saved_tensor(f.packed_saved[i].ptr()).ptr()),
+                                                          node))
                                                     : wrap(f.saved_variables[i].unpack(node));
                                }
                                return result;

@@ -161,7 +161,7 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     } else if (PyObject* packed = pack_saved_tensor(s)) {
       node->packed_.resize(static_cast<size_t>(PyTuple_GET_SIZE(saved)), nullptr);
       node->packed_[static_cast<size_t>(i)] = packed;
-      node->saved_.emplace_back();
+      node->saved_.push_back(SavedVariable::metadata_of(THPVariable_Unpack(s), /*is_output=*/false));
     } else {
       node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/false);
     }

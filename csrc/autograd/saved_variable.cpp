@@ -29,14 +29,46 @@ std::string forward_name(const std::string& node_name) {
   return node_name.substr(0, pos) + node_name.substr(pos + 8);
 }
 
-SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_inplace_on_view) {
-  if (!variable.defined()) return;
+namespace {
+void check_not_inference(const Variable& variable) {
   if (variable.unsafeGetTensorImpl()->is_inference()) {
     throw std::runtime_error(
         "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
         "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
         "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.");
   }
+}
+} // namespace
+
+SavedVariable SavedVariable::metadata_of(const Variable& variable, bool is_output) {
+  SavedVariable saved;
+  if (!variable.defined()) return saved;
+  check_not_inference(variable);
+  saved.was_default_constructed_ = false;
+  saved.is_leaf_ = variable.is_leaf();
+  saved.output_nr_ = variable.output_nr();
+  saved.requires_grad_ = variable.requires_grad();
+  // An output's grad_fn is the saving node: it is passed back as saved_for.
+  if (!is_output && !saved.is_leaf_) saved.grad_fn_ = variable.grad_fn();
+  if (saved.is_leaf_ && saved.requires_grad_) saved.grad_accumulator_ = impl::grad_accumulator(variable);
+  return saved;
+}
+
+Variable SavedVariable::unpack_packed(const Variable& data, std::shared_ptr<Node> saved_for) const {
+  auto grad_fn = grad_fn_;
+  if (!is_leaf_ && !grad_fn) {
+    if (!saved_for) throw std::logic_error("No grad_fn for non-leaf saved tensor");
+    grad_fn = std::move(saved_for);
+  }
+  if (!grad_fn && !requires_grad_ && !data.requires_grad()) return data;  // nothing to attach
+  Variable var = grad_fn ? make_variable(data, Edge(std::move(grad_fn), output_nr_)) : make_variable(data, requires_grad_);
+  if (!grad_fn) impl::set_grad_accumulator(var, grad_accumulator_);
+  return var;
+}
+
+SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_inplace_on_view) {
+  if (!variable.defined()) return;
+  check_not_inference(variable);
   was_default_constructed_ = false;
   saved_version_ = static_cast<uint32_t>(variable._version());
   is_leaf_ = variable.is_leaf();
@@ -100,6 +132,7 @@ Variable SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
 void SavedVariable::reset_data() {
   data_.reset();
   weak_grad_fn_.reset();
+  grad_fn_.reset();
 }
 
 } // namespace autograd

@@ -25,6 +25,14 @@ struct SavedVariable {
   // `saved_for` is the node this variable was saved for; it stands in as the
   // grad_fn of an output variable (which is not stored, to avoid a cycle).
   Variable unpack(std::shared_ptr<Node> saved_for = nullptr) const;
+
+  // A variable packed by saved_tensors_hooks keeps no data here, only its
+  // place in the graph; unpack_packed gives that place to the tensor the
+  // unpack hook returns (upstream save_metadata and unpack with hooks_), so a
+  // hook that detaches (checkpoint) still lets create_graph differentiate
+  // through the original history.
+  static SavedVariable metadata_of(const Variable& variable, bool is_output);
+  Variable unpack_packed(const Variable& data, std::shared_ptr<Node> saved_for) const;
   void reset_data();
   bool has_been_released() const { return !was_default_constructed_ && !data_.defined(); }
 
@@ -33,6 +41,10 @@ struct SavedVariable {
   // output of the saving node); otherwise its data without autograd meta.
   Variable data_;
   std::weak_ptr<Node> weak_grad_fn_;
+  // Metadata of a packed variable (metadata_of).
+  std::shared_ptr<Node> grad_fn_;
+  std::weak_ptr<Node> grad_accumulator_;
+  bool requires_grad_ = false;
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool was_default_constructed_ = true;
