@@ -515,7 +515,7 @@ def _pow_tensor_bw(g, s, e, n):
 
 
 def _rpow_bw(g, s, e, n):
-    result = s[0]
+    result = s[1]  # s[0], the exponent, is saved as torch saves it (its version is checked)
     token = _quiet()
     try:
         log_base = float(np.log(float(e)))
@@ -567,7 +567,7 @@ def rpow(self, base):
     finally:
         _loud(token)
     out = _wrap(_promote(r, a.dtype, None), self)
-    return _record(_RPOW, (self,), out, (out,), base)
+    return _record(_RPOW, (self,), out, (self, out), base)
 
 
 # matmul --------------------------------------------------------------------------------
