@@ -1651,21 +1651,40 @@ def _non_overlapping_and_dense(a):
 
 
 def _check_overlap(a, b=None):
-    """at::assert_no_internal_overlap(a) and at::assert_no_partial_overlap(a, b)."""
+    """at::assert_no_internal_overlap(a) and at::assert_no_partial_overlap(a, b).
+    True when b shares memory with a in a way torch does not check (its
+    MemOverlapStatus::TooHard): the kernel then runs as torch's does, element by
+    element (_sequential)."""
     if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
         raise RuntimeError(_INTERNAL_OVERLAP)
     if b is None or a.size == 0 or b.size == 0 or not np.may_share_memory(a, b):
-        return
+        return False
     if not (_non_overlapping_and_dense(a) and _non_overlapping_and_dense(b)):
-        return
+        return np.shares_memory(a, b)
     a0, b0 = _data_ptr(a), _data_ptr(b)
     a1, b1 = a0 + a.nbytes, b0 + b.nbytes
     if a0 == b0 and a1 == b1:
         if a.strides == b.strides:  # the same memory laid out the same way
-            return
+            return False
         raise RuntimeError(_OVERLAP)
     if a0 < b1 and b0 < a1:
         raise RuntimeError(_OVERLAP)
+    return False
+
+
+def _sequential(fn, a, b):
+    """a[i] = fn(a[i], b[i]) one element at a time, in the order TensorIterator
+    visits them (reorder_dimensions over the output and inputs): where b
+    overlaps a, a later element reads what an earlier one wrote, as in torch
+    (numpy would buffer the overlap away)."""
+    outer_first = _iteration_order(a.shape, (a, a, b))[::-1]
+    bb = np.broadcast_to(b, a.shape)
+    index = [0] * a.ndim
+    for idx in np.ndindex(*(a.shape[d] for d in outer_first)):
+        for d, i in zip(outer_first, idx):
+            index[d] = i
+        at = tuple(index)
+        a[at] = fn(a[at], bb[at])
 
 
 _SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
@@ -1677,8 +1696,9 @@ def _write(ufunc, a, b, alpha=1):
     """The kernel of an in-place binary op: ufunc(a, b * alpha) into a, after
     TensorIterator's checks on the operands themselves (overlap, shape, result
     type), without numpy's floating-point warnings."""
+    sequential = False
     if isinstance(b, np.ndarray):
-        _check_overlap(a, b)
+        sequential = _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)
         other = b.dtype
     else:
@@ -1694,7 +1714,10 @@ def _write(ufunc, a, b, alpha=1):
                            f"{_torch_type_name(a.dtype)}")
     token = _quiet()
     try:
-        ufunc(a, b if alpha == 1 else b * alpha, out=a)
+        if sequential:
+            _sequential(ufunc if alpha == 1 else lambda x, y: ufunc(x, y * alpha), a, b)
+        else:
+            ufunc(a, b if alpha == 1 else b * alpha, out=a)
     finally:
         _loud(token)
 
@@ -1796,9 +1819,12 @@ def copy_(self, src):
     b = src._array
     # copy_ into an integer or bool tensor is not differentiable
     node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype)) if a.dtype.kind == "f" else None
-    _check_overlap(a, b)
+    sequential = _check_overlap(a, b)
     _check_inplace_broadcast(a.shape, b.shape)
-    a[...] = b
+    if sequential:
+        _sequential(lambda x, y: y, a, b)
+    else:
+        a[...] = b
     self._bump_version()
     return _rebase_history(self, node)
 

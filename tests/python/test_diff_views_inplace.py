@@ -309,6 +309,20 @@ def copy_into_bool_is_not_differentiable(lib):
     return [v3, name(v3), b, name(b), a, name(a)]
 
 
+def unchecked_overlap_runs_element_by_element(lib):
+    d = np.arange(16.0).reshape(2, 4, 2)
+    v1 = lib.tensor(d).diagonal()
+    v1.mul_(v1[0])
+    x = lib.tensor(np.arange(16.0).reshape(4, 4))
+    v2 = x.as_strided((2, 2), (1, 2))
+    v2.mul_(v2[0])
+    y = lib.tensor(np.arange(16.0).reshape(4, 4))
+    y[:, ::2].copy_(y[:, :2])
+    z = lib.tensor(np.arange(8.0))
+    z[1:7:2].add_(z[0:6:2], alpha=2)
+    return [v1, x, y, z]
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -327,7 +341,7 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
          integers_beside_index_tensors, index_put_on_expanded, split_of_empty_dimension,
-         masked_index_put_casts_one_value, copy_into_bool_is_not_differentiable, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
+         masked_index_put_casts_one_value, unchecked_overlap_runs_element_by_element, copy_into_bool_is_not_differentiable, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
