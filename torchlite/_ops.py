@@ -1373,11 +1373,13 @@ def _slice(self, dim, k):
 
 
 # View geometry --------------------------------------------------------------------
-# A view's place in its base is the flat index, in the base, of each of the
-# view's elements: the positions both take in memory, matched through a lookup
-# table over the base's memory. AsStridedBackward0 (a view's regenerated
-# grad_fn), CopySlices and the backward of as_strided and diagonal scatter and
-# gather through it, with the two differentiable ops below.
+# A view's place in its base: its sizes, strides and offset in elements,
+# counted from the base's first element (torch's TensorGeometry of the two),
+# and the flat index, in the base, of each of its elements (matched through a
+# lookup table over the base's memory). AsStridedBackward0 (a view's
+# regenerated grad_fn, and as_strided's) and CopySlices compute with them as
+# torch does, in torchlite's own ops, so their graphs under create_graph are
+# torch's.
 
 def _data_ptr(a):
     return a.__array_interface__["data"][0]
@@ -1405,8 +1407,43 @@ def _flat_index(v, b):
                                            tuple(st // v.itemsize * 8 for st in v.strides)).copy()
 
 
+def _geometry(a, root):
+    """(sizes, strides, offset) of the numpy view `a`, in elements, the offset
+    counted from root's first element."""
+    return (a.shape, tuple(st // a.itemsize for st in a.strides), (_data_ptr(a) - _data_ptr(root)) // a.itemsize)
+
+
+def _extent(geometry):
+    shape, strides, offset = geometry
+    return 0 if 0 in shape else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides))
+
+
 def _view_geometry(view, base):
-    return (base._array.shape, _flat_index(view._array, base._array))
+    """What AsStridedBackward0 and CopySlices keep of a view of `base`."""
+    b = base._array
+    return (_geometry(b, b), _geometry(view._array, b), _flat_index(view._array, b))
+
+
+def _strided_zeros(size, like):
+    return _wrap(np.zeros(size, like._array.dtype), like)
+
+
+def _as_strided_bw(g, s, e, n):
+    """as_strided_backward: the gradient laid into a zero storage through the
+    output's geometry, read back through the input's. Where the output's
+    elements overlap (an expanded view), they add up instead."""
+    inp, out, idx = e
+    if np.unique(idx).size != idx.size:
+        return (_scatter_flat(g, inp[0], idx),)
+    storage = _strided_zeros(builtins.max(_extent(inp), _extent(out)), g)
+    copy_(as_strided(storage, *out), g)
+    return (as_strided(storage, *inp),)
+
+
+def _scatter_flat_bw(g, s, e, n):
+    shape, idx = e
+    out = _wrap(np.ascontiguousarray(g._array).reshape(-1)[idx], g)
+    return (_record(_GATHER_FLAT, (g,), out, (), (shape, idx)),)
 
 
 def _gather_flat_bw(g, s, e, n):
@@ -1414,20 +1451,9 @@ def _gather_flat_bw(g, s, e, n):
     return (_scatter_flat(g, shape, idx),)
 
 
-def _scatter_flat_bw(g, s, e, n):
-    shape, idx = e
-    return (_gather_flat(g, idx),)
-
-
+_AS_STRIDED = _op_spec("AsStridedBackward0", _as_strided_bw)
 _GATHER_FLAT = _op_spec("AsStridedBackward0", _gather_flat_bw)
 _SCATTER_FLAT = _op_spec("AsStridedScatterBackward0", _scatter_flat_bw)
-_AS_STRIDED = _op_spec("AsStridedBackward0", _gather_flat_bw)
-
-
-def _gather_flat(g, idx):
-    """g's elements at flat indices idx, shaped as idx (a copy)."""
-    out = _wrap(np.ascontiguousarray(g._array).reshape(-1)[idx], g)
-    return _record(_GATHER_FLAT, (g,), out, (), (g._array.shape, idx))
 
 
 def _scatter_flat(g, shape, idx):
@@ -1437,41 +1463,27 @@ def _scatter_flat(g, shape, idx):
     return _record(_SCATTER_FLAT, (g,), _wrap(z.reshape(shape), g), (), (shape, idx))
 
 
-def _put_flat_bw(g, s, e, n):
-    idx, src_shape = e
-    return (_put_flat(g, idx, None) if n[0] else None,
-            _sum_to(_gather_flat(g, idx), src_shape) if len(n) > 1 and n[1] else None)
-
-
-_PUT_FLAT = _op_spec("IndexPutBackward0", _put_flat_bw)
-
-
-def _put_flat(g, idx, src):
-    """g with the elements at flat indices idx replaced by src (zeros for None)."""
-    out = np.array(g._array, copy=True, order="C")
-    flat = out.reshape(-1)
-    flat[idx.reshape(-1)] = 0 if src is None else np.broadcast_to(src._array, idx.shape).reshape(-1)
-    if src is None:
-        return _record(_PUT_FLAT, (g,), _wrap(out, g), (), (idx, None))
-    return _record(_PUT_FLAT, (g, src), _wrap(out, g), (), (idx, src._array.shape))
-
-
 def _copy_slices_backward(grad, extra, fn, needs):
-    """CopySlices' math (Note [View + Inplace update for base tensor]): the
-    in-place node `fn` runs on the view's part of the base's gradient; its
-    result replaces that part, the rest passes through."""
-    shape, idx = extra
-    res = _C._call_inplace_fn(fn, _gather_flat(grad, idx), needs)
+    """CopySlices' math (Note [View + Inplace update for base tensor]), as
+    upstream writes it: the base's gradient copied into a tensor laid out as
+    the base, the view's part of it taken with as_strided, the wrapped
+    in-place node run on a clone of that part, and its result copied back."""
+    base, view, idx = extra
+    b_shape, b_strides, _ = base
+    result = _wrap(np.lib.stride_tricks.as_strided(
+        np.empty(builtins.max(_extent(base), 1), grad._array.dtype), b_shape,
+        tuple(st * grad._array.itemsize for st in b_strides)), grad)
+    copy_(result, grad)
+    grad_slice = as_strided(result, *view)
+    res = _C._call_inplace_fn(fn, clone(grad_slice), needs)
     out = [None] * len(needs)
-    if needs[0]:
-        if res[0] is not None and np.unique(idx).size != idx.size:
-            # torch copies the result into the view's part of the gradient: an
-            # overlapping view (an expanded tensor filled in place) refuses
-            raise RuntimeError(_INTERNAL_OVERLAP)
-        out[0] = _put_flat(grad, idx, res[0])
-    for i in range(1, len(needs)):
-        if needs[i]:
-            out[i] = res[i]
+    for i, r in enumerate(res):
+        if i < len(needs) and needs[i] and r is not None:
+            if i == 0:
+                copy_(grad_slice, r)
+                out[0] = result
+            else:
+                out[i] = r
     return tuple(out)
 
 
@@ -1515,7 +1527,8 @@ def as_strided(self, size, stride, storage_offset=None):
             f"{len(flat) * b.itemsize}")
     arr = np.lib.stride_tricks.as_strided(flat[offset:], size, tuple(st * b.itemsize for st in stride))
     out = _wrap(arr, self, True)
-    return _record_view(_AS_STRIDED, self, out, (self._array.shape, _flat_index(arr, self._array)))
+    return _record_view(_AS_STRIDED, self, out, (_geometry(self._array, b), _geometry(arr, b),
+                                                 _flat_index(arr, self._array)))
 
 
 def narrow(self, dim, start, length):

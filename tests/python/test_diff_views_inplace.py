@@ -323,6 +323,27 @@ def unchecked_overlap_runs_element_by_element(lib):
     return [v1, x, y, z]
 
 
+def chain(t, depth=5):
+    """The names along the first next function of t's gradient graph."""
+    out, fn = [], t.grad_fn
+    while fn is not None and len(out) < depth:
+        out.append(fn.name())
+        fn = next((f for f, _ in fn.next_functions if f is not None), None)
+    return out
+
+
+def create_graph_chains_through_views(lib):
+    a, w = leaf(lib, 3, 2), leaf(lib, 2)
+    x = a * 1
+    x[1].mul_(w * w)
+    g, gw = lib.autograd.grad((x * x).sum(), [a, w], create_graph=True)
+    v = x.t()[1]
+    g2, = lib.autograd.grad((v * v).sum(), a, create_graph=True)
+    y = a.as_strided((2, 2), (1, 2), 1)
+    g3, = lib.autograd.grad((y * y).sum(), a, create_graph=True)
+    return [chain(t) for t in (g, gw, g2, g3)] + [g, gw, g2, g3]
+
+
 def inplace_names(lib):
     out = []
     w = leaf(lib, 3)
@@ -341,7 +362,8 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          double_backward_through_copy_slices, double_backward_regenerated_view, new_view_ops, setitem_forms,
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
          integers_beside_index_tensors, index_put_on_expanded, split_of_empty_dimension,
-         masked_index_put_casts_one_value, unchecked_overlap_runs_element_by_element, copy_into_bool_is_not_differentiable, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
+         masked_index_put_casts_one_value, unchecked_overlap_runs_element_by_element,
+         create_graph_chains_through_views, copy_into_bool_is_not_differentiable, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
