@@ -1947,6 +1947,16 @@ def _tensor_type_name(np_dtype):
     return f"torch.{_torch_type_name(np_dtype)}Tensor"
 
 
+def _index_result_shape(a, key):
+    """The shape of a[key] whatever the index tensors' values (None when the key is invalid otherwise)."""
+    items = key if isinstance(key, tuple) else (key,)
+    try:
+        return a[tuple(np.zeros_like(k) if isinstance(k, np.ndarray) and k.dtype != np.bool_ else k
+                       for k in items)].shape
+    except IndexError:
+        return None
+
+
 def _assign(a, key, value):
     """a[key] = value with torch's rules: the value's leading dimensions of size 1 are
     dropped (x[i] = t with a one-element t works), and torch's errors."""
@@ -1955,6 +1965,16 @@ def _assign(a, key, value):
         return
     except IndexError:
         err = _index_error(a, key)
+        # torch checks the value's shape against the indexing result before the indices' bounds
+        if isinstance(value, np.ndarray):
+            target = _index_result_shape(a, key)
+            shape = value.shape
+            while shape and shape[0] == 1:
+                shape = shape[1:]
+            if target is not None and (len(shape) > len(target) or
+                                       any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1]))):
+                raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to "
+                                   f"indexing result of shape {list(target)}") from None
         if err is None:
             raise
         raise err from None
@@ -1964,7 +1984,12 @@ def _assign(a, key, value):
     shape = value.shape
     while shape and shape[0] == 1:
         shape = shape[1:]
-    target = a[key].shape
+    target = _index_result_shape(a, key)
+    if target is None:
+        err = _index_error(a, key)
+        if err is not None:
+            raise err from None
+        target = a[key].shape  # numpy's IndexError
     if _is_basic(key):
         err = _expand_error(shape, target, _tensor_type_name(value.dtype))
     elif len(shape) > len(target) or any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1])):

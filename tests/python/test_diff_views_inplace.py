@@ -477,6 +477,11 @@ def exponent_of_rpow_modified(lib):
     v1.sum().backward()
 
 
+def index_put_value_shape_before_bounds(lib):
+    x = leaf(lib, 3, 2, 3) * 1
+    x[:3:1, None, lib.tensor([2])] = leaf(lib, 3, 2, 3)
+
+
 def internal_overlap(lib):
     x = leaf(lib, 4) * 1
     x.expand(2, 4).add_(1)
@@ -559,12 +564,13 @@ REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_o
            overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, overlap_with_alpha,
            overlap_transposed_with_alpha, fill_tensor_expanded, index_put_value_overlap, index_put_value_full_overlap,
            view_of_permuted_product, inplace_on_expanded_gradient, inplace_on_expanded_gradient_without_grad,
-           stale_view_of_base_that_gained_history, exponent_of_rpow_modified, internal_overlap,
+           stale_view_of_base_that_gained_history, exponent_of_rpow_modified,
+           index_put_value_shape_before_bounds, internal_overlap,
            leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]
-REFUSED_IDS = [f.__name__ for f in REFUSED[:26]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
+REFUSED_IDS = [f.__name__ for f in REFUSED[:27]] + [f"{f}_{op}" for f in ("multi_output_view", "multi_output_base")
                                                     for op in ("split", "chunk", "unbind")]
 
 
