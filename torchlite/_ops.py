@@ -99,6 +99,8 @@ def _result_type(a, b):
             return _promote_types(da, db)
         high, low = (db, da) if a0 else (da, db)
         return low if _KIND[low] > _KIND[high] else high
+    if da.kind == "f":  # no Python number outranks a float tensor
+        return da
     db = _number_dtype(b)
     return db if _KIND[db] > _KIND[da] else da
 
@@ -593,6 +595,27 @@ def _pow_kernel(base, exponent, dtype, like, shape, same):
         _loud(token)
 
 
+def _cube(x, r):
+    np.multiply(x, x, out=r)
+    np.multiply(r, x, out=r)
+
+
+def _inverse_square(x, r):
+    np.multiply(x, x, out=r)
+    np.reciprocal(r, out=r)
+
+
+def _rsqrt(x, r):
+    np.sqrt(x, out=r)
+    np.reciprocal(r, out=r)
+
+
+# The exponents torch's floating pow kernel computes without pow()
+# (pow_tensor_scalar_kernel): x * x, x * x * x, 1 / (x * x), 1 / x and rsqrt,
+# so with their roundings (and x ** -0.5 is -inf at -0.0, where pow gives inf).
+_POW_SPECIAL = {2: np.square, 3: _cube, -2: _inverse_square, -1: np.reciprocal, -0.5: _rsqrt}
+
+
 def pow(self, exponent):  # noqa: A001 - torch's name
     a = self._array
     if isinstance(exponent, _TB):
@@ -611,11 +634,11 @@ def pow(self, exponent):  # noqa: A001 - torch's name
             r.fill(1)
         else:
             np.copyto(r, a)
-    elif exponent == -0.5:
-        # torch computes x ** -0.5 as rsqrt(x): -inf at -0.0, where pow gives inf
+    elif dtype.kind == "f" and exponent in _POW_SPECIAL:
+        r = _out(a.shape, dtype, self)
         token = _quiet()
         try:
-            r = np.reciprocal(np.sqrt(a, dtype=dtype))
+            _POW_SPECIAL[exponent](a if a.dtype == dtype else a.astype(dtype), r)
         finally:
             _loud(token)
     else:
@@ -2106,13 +2129,16 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         dtype = _result_type(b, a)
     else:
         dtype = _promote_types(_number_dtype(a), _number_dtype(b))
-    _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
     # the operands cast to the result dtype first, as torch's where does
     if da is not None and da != dtype:
         a = a.astype(dtype)
     if db is not None and db != dtype:
         b = b.astype(dtype)
-    r = np.asarray(np.where(c, a, b)).astype(dtype, copy=False)
+    try:
+        r = np.asarray(np.where(c, a, b)).astype(dtype, copy=False)
+    except ValueError:
+        _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
+        raise
     out = _wrap(r, like)
     # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
     input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001
@@ -2129,17 +2155,18 @@ def _compare(np_fn, self, other):
     a = self._array
     b = other._array if isinstance(other, _TB) else other
     if isinstance(b, np.ndarray):
-        if a.shape != b.shape:
-            _broadcast_shapes(a.shape, b.shape)
         if a.dtype != b.dtype:
             dtype = _result_type(a, b)
             a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
     elif isinstance(b, (bool, int, float, np.number, np.bool_)):
-        dtype = _result_type(a, b)
-        a = a.astype(dtype, copy=False)
+        a = a.astype(_result_type(a, b), copy=False)
     else:
         return NotImplemented  # as torch's operators: `t == None` is False, `t < None` a TypeError
-    return _wrap(np.asarray(np_fn(a, b)), self)
+    try:
+        return _wrap(np.asarray(np_fn(a, b)), self)
+    except ValueError:
+        _broadcast_shapes(a.shape, b.shape)  # torch's error where the shapes do not broadcast
+        raise
 
 
 def zeros_like(self, dtype=None):
