@@ -142,11 +142,11 @@ def _const(arr, like):
 # memory (_C._empty_array) instead of a fresh numpy array: the tensor then owns
 # its memory in C++, and the engine frees what a node saved without taking the
 # GIL (Note [Releasing arrays without the GIL]). Integer and bool results never
-# require grad, and keep numpy's memory.
+# require grad: numpy allocates them (out=None), in its inputs' layout.
 
 def _out(shape, dtype, like):
-    """A new array for an op's result of `dtype`, on the memory the note above says."""
-    return _empty_array(shape, dtype, like) if dtype.kind == "f" else np.empty(shape, dtype)
+    """The out= array for an op's result of `dtype`, as the note above says."""
+    return _empty_array(shape, dtype, like) if dtype.kind == "f" else None
 
 
 def _is_number(x):
@@ -310,10 +310,7 @@ def rsub(self, other):
     r = _out(a.shape, dtype, self)
     token = _quiet()
     try:
-        if a.dtype == dtype:
-            np.subtract(other, a, out=r)
-        else:
-            np.subtract(other, a, out=r, dtype=dtype)
+        r = np.subtract(other, a, out=r) if a.dtype == dtype else np.subtract(other, a, out=r, dtype=dtype)
     finally:
         _loud(token)
     return _record(_RSUB, (self,), _wrap(r, self), (), None)
@@ -567,16 +564,15 @@ _POW_T = _op_spec("PowBackward1", _pow_tensor_bw)
 _RPOW = _op_spec("PowBackward2", _rpow_bw)
 
 
-def _int_pow(base, exponent, out):
-    """Integer pow as torch's powi computes it into `out`: where numpy refuses a
-    negative exponent, x ** -n is 1 for x == 1, (-1) ** n for x == -1 and 0 otherwise."""
+def _int_pow(base, exponent):
+    """Integer pow as torch's powi computes it: where numpy refuses a negative
+    exponent, x ** -n is 1 for x == 1, (-1) ** n for x == -1 and 0 otherwise."""
     neg = exponent < 0
     if not neg.any():
-        return np.power(base, exponent, out=out, dtype=_i64)
-    np.power(base, np.where(neg, 0, exponent), out=out, dtype=_i64)
-    inverse = np.where(base == 1, 1, np.where(base == -1, 1 - 2 * (exponent & 1), 0))
-    np.copyto(out, inverse, where=neg)
-    return out
+        return np.power(base, exponent, dtype=_i64)
+    r = np.asarray(np.power(base, np.where(neg, 0, exponent), dtype=_i64))
+    np.copyto(r, np.where(base == 1, 1, np.where(base == -1, 1 - 2 * (exponent & 1), 0)), where=neg)
+    return r
 
 
 def _pow_kernel(base, exponent, dtype, like, shape, same):
@@ -585,11 +581,11 @@ def _pow_kernel(base, exponent, dtype, like, shape, same):
     already have that dtype. Pow has no bool kernel in torch."""
     if dtype == _b1:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
-    out = _out(shape, dtype, like)
     token = _quiet()
     try:
         if dtype == _i64:
-            return _int_pow(base, np.asarray(exponent), out)
+            return _int_pow(base, np.asarray(exponent))
+        out = _empty_array(shape, dtype, like)
         return np.power(base, exponent, out=out) if same else np.power(base, exponent, out=out, dtype=dtype)
     finally:
         _loud(token)
@@ -629,13 +625,9 @@ def pow(self, exponent):  # noqa: A001 - torch's name
     dtype = _result_type(a, exponent)
     if exponent == 0 or exponent == 1:
         # torch fills 1 or copies self (in the result dtype), whatever self holds
-        r = _out(a.shape, dtype, self)
-        if exponent == 0:
-            r.fill(1)
-        else:
-            np.copyto(r, a)
+        r = np.ones_like(a, dtype) if exponent == 0 else a.astype(dtype)
     elif dtype.kind == "f" and exponent in _POW_SPECIAL:
-        r = _out(a.shape, dtype, self)
+        r = _empty_array(a.shape, dtype, self)
         token = _quiet()
         try:
             _POW_SPECIAL[exponent](a if a.dtype == dtype else a.astype(dtype), r)

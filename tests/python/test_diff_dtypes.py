@@ -232,3 +232,10 @@ def test_pow_special_exponents_round_as_torch(exponent, dtype):
     ref = (torch.from_numpy(x) ** exponent).numpy()
     got = (torchlite.from_numpy(x.copy()) ** exponent).numpy()
     np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("expr", ["x + 1", "x * True", "x - lib.tensor(1)", "2 - x", "x * x", "x ** 2", "x ** 0",
+                                  "x ** lib.tensor(-1)", "x.relu()", "-x", "x.abs()", "x > 2", "(x > 2) * (x > 1)"])
+def test_integer_results_keep_their_inputs_layout(expr):
+    """Integer and bool results of a transposed input are laid out as the input, as torch's are."""
+    check(f"(lambda x: ({expr}).stride())(lib.tensor([[1, 2, 3], [4, 5, 6]]).t())")
