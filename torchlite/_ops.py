@@ -805,16 +805,16 @@ def matmul(self, other):
 
 
 def _broadcast_shapes(sa, sb):
-    """at::infer_size, with its message."""
+    """at::infer_size, with its message (which names the last dimension that does not match)."""
     n = len(sa) if len(sa) > len(sb) else len(sb)
-    out = []
-    for i in range(n):
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
         x = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
         y = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {i}")
-        out.append(y if x == 1 else x)
+        out[i] = y if x == 1 else x
     return tuple(out)
 
 

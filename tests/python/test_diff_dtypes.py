@@ -152,6 +152,9 @@ def test_integer_pow(expr):
     # comparisons of shapes that do not broadcast raise torch's RuntimeError
     "lib.tensor([1, 2]) == lib.tensor([1, 2, 3])", "lib.tensor([[1.0, 2.0]]) < lib.tensor([1.0, 2.0, 3.0])",
     "lib.tensor([1.0, 2.0]) >= lib.ones(3, 1, 4)", "lib.tensor([True, False]) != lib.tensor([True, False, True])",
+    # at::infer_size names the last dimension that does not match
+    "lib.ones(2, 3, 4) + lib.ones(3, 2, 3)", "lib.ones(2, 3, 4) ** lib.ones(3, 2, 3)", "lib.ones(4, 3) < lib.ones(2, 5)",
+    "lib.ones(2, 3, 4).add_(lib.ones(3, 2, 3))", "lib.where(lib.ones(2, 3) > 0, lib.ones(4, 3), lib.ones(5, 1, 2))",
     # operators with a non-number: torch's `==` is False, `<` a TypeError
     "lib.tensor([1.0]) == None", "lib.tensor([1.0]) != None", "lib.tensor([1.0, 2.0]) == [1.0, 2.0]",
     "lib.tensor([1.0]) < None",
