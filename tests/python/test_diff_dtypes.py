@@ -158,6 +158,9 @@ def test_integer_pow(expr):
     # operators with a non-number: torch's `==` is False, `<` a TypeError
     "lib.tensor([1.0]) == None", "lib.tensor([1.0]) != None", "lib.tensor([1.0, 2.0]) == [1.0, 2.0]",
     "lib.tensor([1.0]) < None",
+    # Python floats given a dtype are read as doubles, not rounded to float32 first
+    "lib.tensor([0.1]) == lib.tensor([0.1], dtype=lib.float64)", "lib.tensor(0.1, dtype=lib.float64) * 3",
+    "lib.tensor([[0.1, 2]], dtype=lib.float64) - 0.1", "lib.tensor([1.7, -1.7], dtype=lib.int64)",
 ])
 def test_promotion_and_error_order(expr):
     check(expr)
