@@ -193,6 +193,16 @@ def _sub_check(da, db):
         raise RuntimeError(_SUB_BOOLS if da == db else _SUB_BOOL)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _checked_number(x, dtype):
+    """c10::checked_convert of a number torch converts to the result dtype (alpha, where's
+    numbers): a finite float beyond float32's range is an error, not inf."""
+    if dtype == _f32 and isinstance(x, float) and _F32_MAX < builtins.abs(x) < float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+
+
 def _alpha_check(dtype, alpha):
     """at::native::alpha_check: alpha must be representable in the result's dtype."""
     if isinstance(alpha, bool):
@@ -200,6 +210,7 @@ def _alpha_check(dtype, alpha):
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
     elif dtype.kind != "f" and not isinstance(alpha, int):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    _checked_number(alpha, dtype)
 
 
 def _times_alpha(b, alpha, dtype):
@@ -2121,20 +2132,27 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         dtype = _result_type(b, a)
     else:
         dtype = _promote_types(_number_dtype(a), _number_dtype(b))
-    # the operands cast to the result dtype first, as torch's where does
-    if da is not None and da != dtype:
-        a = a.astype(dtype)
-    if db is not None and db != dtype:
-        b = b.astype(dtype)
+    if da is None:
+        _checked_number(a, dtype)
+    if db is None:
+        _checked_number(b, dtype)
+    token = _quiet()  # a value cast to float32 overflows to inf silently, as in torch
     try:
+        # the operands cast to the result dtype first, as torch's where does
+        if da is not None and da != dtype:
+            a = a.astype(dtype)
+        if db is not None and db != dtype:
+            b = b.astype(dtype)
         r = np.asarray(np.where(c, a, b)).astype(dtype, copy=False)
+        # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
+        input = input if da is not None else _const(np.asarray(a, dtype=dtype), like)  # noqa: A001
+        other = other if db is not None else _const(np.asarray(b, dtype=dtype), like)
     except ValueError:
         _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
         raise
+    finally:
+        _loud(token)
     out = _wrap(r, like)
-    # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
-    input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001
-    other = other if db is not None else _const(np.asarray(b, dtype=r.dtype), like)
     a, b = input._array, other._array
     return _record(_WHERE, (input, other), out, (_const(c, like),),
                    (a.shape, b.shape, a.dtype, b.dtype))
@@ -2146,19 +2164,21 @@ def _compare(np_fn, self, other):
     """A comparison, in the operands' result dtype as torch compares (Note [Type promotion])."""
     a = self._array
     b = other._array if isinstance(other, _TB) else other
-    if isinstance(b, np.ndarray):
-        if a.dtype != b.dtype:
+    if not isinstance(b, (np.ndarray, bool, int, float, np.number, np.bool_)):
+        return NotImplemented  # as torch's operators: `t == None` is False, `t < None` a TypeError
+    token = _quiet()  # a number cast to float32 overflows to inf silently, as in torch
+    try:
+        if not isinstance(b, np.ndarray):
+            a = a.astype(_result_type(a, b), copy=False)
+        elif a.dtype != b.dtype:
             dtype = _result_type(a, b)
             a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
-    elif isinstance(b, (bool, int, float, np.number, np.bool_)):
-        a = a.astype(_result_type(a, b), copy=False)
-    else:
-        return NotImplemented  # as torch's operators: `t == None` is False, `t < None` a TypeError
-    try:
         return _wrap(np.asarray(np_fn(a, b)), self)
     except ValueError:
         _broadcast_shapes(a.shape, b.shape)  # torch's error where the shapes do not broadcast
         raise
+    finally:
+        _loud(token)
 
 
 def zeros_like(self, dtype=None):

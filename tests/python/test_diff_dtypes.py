@@ -245,3 +245,26 @@ def test_pow_special_exponents_round_as_torch(exponent, dtype):
 def test_integer_results_keep_their_inputs_layout(expr):
     """Integer and bool results of a transposed input are laid out as the input, as torch's are."""
     check(f"(lambda x: ({expr}).stride())(lib.tensor([[1, 2, 3], [4, 5, 6]]).t())")
+
+
+@pytest.mark.parametrize("expr", [
+    "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0]), 1e300)",
+    "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0]), lib.tensor(1e300, dtype=lib.float64))",
+    "lib.tensor([1]) == 1e300", "lib.tensor([1.0]) < 1e300", "lib.tensor([1.0]) < lib.tensor(1e300, dtype=lib.float64)",
+    "lib.tensor([1]) + 1e300", "1e300 - lib.tensor([1])", "lib.tensor([1.0]).add(lib.tensor([1.0]), alpha=1e300)",
+    "lib.tensor([1.0]).add_(lib.tensor(1e300, dtype=lib.float64))", "lib.tensor([2.0]) * lib.tensor(1e300, dtype=lib.float64)",
+    # but alpha and where's numbers are converted with torch's overflow check
+    "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0]), -1e300)", "lib.where(lib.tensor([True]), 1e300, 2)",
+    "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0]), float('inf'))",
+    "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0], dtype=lib.float64), 1e300)",
+    "lib.tensor([1.0]).add(1.0, alpha=1e300)", "lib.tensor([1.0]).sub(lib.tensor([1.0]), alpha=-1e300)",
+    "lib.tensor([1.0]).add_(lib.tensor([1.0]), alpha=1e300)", "lib.tensor([1.0]).add(lib.tensor([1.0]), alpha=float('inf'))",
+    "lib.tensor([1.0], dtype=lib.float64).add(lib.tensor([1.0]), alpha=1e300)",
+])
+def test_overflow_to_float32_is_silent(expr):
+    """Values cast to float32 (the result dtype) overflow to inf without numpy's RuntimeWarning, as in
+    torch, except alpha and where's numbers, which torch converts with its overflow check."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check(expr)
