@@ -11,7 +11,7 @@ from . import _C
 from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004
 from ._tensor import Tensor
 from . import _backend, _ops
-from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg,  # noqa: A004
+from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg, positive,  # noqa: A004
                    permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,
                    t, tanh, transpose, unsqueeze, where)
 from ._ops import as_strided, chunk, diagonal, narrow, split, unbind
@@ -38,14 +38,15 @@ def _make(array, dtype_, device_, requires_grad):
     return t
 
 
-def _infer_array(data):
-    """A fresh array for `data` with torch's dtype inference (Python floats are float32)."""
+def _infer_array(data, dtype_=None):
+    """A fresh array for `data` with torch's dtype inference (Python floats are float32,
+    unless `dtype_` is given: then they are read as doubles, not rounded to float32 first)."""
     if isinstance(data, Tensor):
         return _np.array(data._array, copy=True)
     if isinstance(data, (_np.ndarray, _np.generic)):  # numpy arrays and scalars keep their dtype
         return _np.array(data, copy=True)
     arr = _np.array(_unwrap_nested(data))
-    if arr.dtype == _np.float64:
+    if arr.dtype == _np.float64 and dtype_ is None:
         arr = arr.astype(_np.float32)
     elif arr.dtype.kind in "iu":
         arr = arr.astype(_np.int64)
@@ -64,7 +65,7 @@ def _unwrap_nested(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
     """A new leaf tensor holding a copy of `data`."""
-    return _make(_infer_array(data), dtype, device, requires_grad)
+    return _make(_infer_array(data, dtype), dtype, device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):

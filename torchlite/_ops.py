@@ -29,7 +29,7 @@ import numpy as np
 from . import _C
 from ._C import (_empty_array, _inplace_node, _op_spec, _rebase_history, _record, _record_multi_view,
                  _record_number, _record_view, _wrap)
-from ._dtypes import _from_numpy_dtype
+from ._dtypes import _c_type_name, _from_numpy_dtype
 
 _TB = _C.TensorBase
 _f32 = np.dtype(np.float32)
@@ -57,19 +57,58 @@ def _is_tensor(x):
     return isinstance(x, _TB)
 
 
-def _promote(r, da, db):
-    """numpy's result dtype corrected to torch's: float64 only from a float64 operand."""
-    # (a None dtype is a Python scalar; numpy would read None as float64)
-    if r.dtype == _f64 and (da is None or da != _f64) and (db is None or db != _f64):
-        return r.astype(_f32)
-    return r
+# Note [Type promotion]: the result dtype of an elementwise op is
+# at::result_type's (c10's ResultTypeState). Its operands fall in three
+# priority classes: tensors with at least one dimension, 0-d tensors, and
+# Python numbers (wrapped numbers; a float one counts as the default dtype,
+# float32). The highest class present decides the dtype, promote_types within
+# the class; a lower class changes it only where its category (bool < integer
+# < floating) is higher, and then to promote_types of the two. So
+# `int64 + 0-d float64` is float64, `float32 + 0-d float64` float32,
+# `int64 + 2.5` float32 and `bool + True` bool. The ops compute in that dtype
+# (TensorIterator casts the operands to it), not in numpy's.
+_b1 = np.dtype(np.bool_)
+_i64 = np.dtype(np.int64)
+_KIND = {_b1: 0, _i64: 1, _f32: 2, _f64: 2}
 
 
-def _float_result(r, a):
-    """Unary float functions of integer tensors give float32 in torch (float64 in numpy)."""
-    if r.dtype == _f64 and a.dtype != _f64:
-        return r.astype(_f32)
-    return r
+def _promote_types(da, db):
+    """c10::promoteTypes over torchlite's dtypes: the higher category, float64 over float32."""
+    if da == db:
+        return da
+    ka, kb = _KIND[da], _KIND[db]
+    if ka == kb:
+        return _f64
+    return da if ka > kb else db
+
+
+def _number_dtype(x):
+    """The dtype a Python number takes part in type promotion with (a float: the default dtype)."""
+    return _b1 if isinstance(x, (bool, np.bool_)) else _i64 if isinstance(x, (int, np.integer)) else _f32
+
+
+def _result_type(a, b):
+    """at::result_type(a, b) (Note [Type promotion]) for a tensor's array `a` and
+    `b`, another tensor's array or a Python number."""
+    da = a.dtype
+    if isinstance(b, np.ndarray):
+        db = b.dtype
+        if db == da:
+            return da
+        a0 = a.ndim == 0
+        if a0 == (b.ndim == 0):
+            return _promote_types(da, db)
+        high, low = (db, da) if a0 else (da, db)
+        return low if _KIND[low] > _KIND[high] else high
+    if da.kind == "f":  # no Python number outranks a float tensor
+        return da
+    db = _number_dtype(b)
+    return db if _KIND[db] > _KIND[da] else da
+
+
+def _float_dtype(dt):
+    """The dtype of a float function (exp, sin, x / y) computed in `dt`: integers and bool go to float32."""
+    return dt if dt.kind == "f" else _f32
 
 
 def _sum_to(g, shape, dtype=None):
@@ -108,31 +147,32 @@ def _const(arr, like):
 
 
 # Output buffers ---------------------------------------------------------------------
-# Where the result's dtype is a float operand's own, ops compute into a buffer
-# of C++ memory (_C._empty_array) instead of a fresh numpy array: the tensor
-# then owns its memory in C++, and the engine frees what a node saved without
-# taking the GIL (Note [Releasing arrays without the GIL]).
+# Where the result's dtype is floating point, ops compute into a buffer of C++
+# memory (_C._empty_array) instead of a fresh numpy array: the tensor then owns
+# its memory in C++, and the engine frees what a node saved without taking the
+# GIL (Note [Releasing arrays without the GIL]). Integer and bool results never
+# require grad: numpy allocates them (out=None), in its inputs' layout.
 
-def _float_out(a, other_dtype=None):
-    """Whether a result of `a` with an operand of `other_dtype` (None: a Python
-    number) has a's float dtype."""
-    return a.dtype.kind == "f" and (other_dtype is None or other_dtype == a.dtype)
+def _out(shape, dtype, like, *arrays):
+    """The out= array for an op's result of `dtype`, as the note above says,
+    laid out as TensorIterator lays out its output: row-major when every
+    operand `arrays` is contiguous, otherwise in the operands' dimension order
+    (_iteration_order), so `(x.permute(...) * 3).view(-1)` fails as in torch
+    and strides match torch's. None (numpy allocates, in the same 'K' order)
+    for other dtypes."""
+    if dtype.kind != "f":
+        return None
+    if all(x.flags.c_contiguous for x in arrays):
+        return _empty_array(shape, dtype, like)
+    outer_first = _iteration_order(shape, arrays)[::-1]
+    if outer_first == sorted(outer_first):
+        return _empty_array(shape, dtype, like)
+    buf = _empty_array(tuple(shape[d] for d in outer_first), dtype, like)
+    return buf.transpose(np.argsort(outer_first))
 
 
 def _is_number(x):
     return isinstance(x, (bool, int, float))
-
-
-def _scaled(b, alpha):
-    token = _quiet()
-    try:
-        return b * alpha
-    finally:
-        _loud(token)
-
-
-def _bshape(a, b):
-    return a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
 
 
 def _check_inplace_broadcast(shape, other_shape):
@@ -183,35 +223,63 @@ def _iteration_order(shape, arrays):
     return perm
 
 
-def _out(shape, dtype, like, *arrays):
-    """The output buffer of an elementwise op, laid out as TensorIterator lays
-    out its output: row-major when every operand is contiguous, otherwise in
-    the operands' dimension order (so `(x.permute(...) * 3).view(-1)` fails as
-    in torch, and strides match torch's)."""
-    if all(x.flags.c_contiguous for x in arrays):
-        return _empty_array(shape, dtype, like)
-    outer_first = _iteration_order(shape, arrays)[::-1]
-    if outer_first == sorted(outer_first):
-        return _empty_array(shape, dtype, like)
-    buf = _empty_array(tuple(shape[d] for d in outer_first), dtype, like)
-    return buf.transpose(np.argsort(outer_first))
-
-
-def _binary(ufunc, self, a, b):
-    """ufunc(a, b) for a tensor's array `a` and an array or Python number `b`,
-    with torch's result dtype."""
+def _binary(ufunc, self, a, b, dtype):
+    """ufunc(a, b) for a tensor's array `a` and `b`, an array or a Python number,
+    into a new array of `dtype`, the op's result type, computed in that dtype
+    (Note [Type promotion])."""
+    if isinstance(b, np.ndarray):
+        shape = a.shape if a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
+        same = a.dtype == dtype == b.dtype
+    else:
+        shape = a.shape
+        same = a.dtype == dtype
+    out = _out(shape, dtype, self, *((a, b) if isinstance(b, np.ndarray) else (a,)))
     token = _quiet()
     try:
-        if _is_number(b):
-            if _float_out(a):
-                return ufunc(a, b, out=_out(a.shape, a.dtype, self, a))
-            return _promote(ufunc(a, b), a.dtype, None)
-        if _float_out(a, b.dtype):
-            return ufunc(a, b, out=_out(_bshape(a, b), a.dtype, self, a, b))
-        return _promote(ufunc(a, b), a.dtype, b.dtype)
-    except ValueError:
-        _broadcast_shapes(a.shape, np.shape(b))  # raises torch's error where the shapes do not broadcast
-        raise
+        return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype)
+    finally:
+        _loud(token)
+
+
+_SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+             "mask, use the `~` or `logical_not()` operator instead.")
+_SUB_BOOLS = ("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+              "`logical_xor()` operator instead.")
+
+
+def _sub_check(da, db):
+    """at::native::sub_check, for the dtypes of both operands (a Python bool counts as a bool tensor)."""
+    if da == _b1 or db == _b1:
+        raise RuntimeError(_SUB_BOOLS if da == db else _SUB_BOOL)
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _checked_number(x, dtype):
+    """c10::checked_convert of a number torch converts to the result dtype (alpha, where's
+    numbers): a finite float beyond float32's range is an error, not inf."""
+    if dtype == _f32 and isinstance(x, float) and _F32_MAX < builtins.abs(x) < float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+
+
+def _alpha_check(dtype, alpha):
+    """at::native::alpha_check: alpha must be representable in the result's dtype."""
+    if isinstance(alpha, bool):
+        if dtype != _b1:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif dtype.kind != "f" and not isinstance(alpha, int):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    _checked_number(alpha, dtype)
+
+
+def _times_alpha(b, alpha, dtype):
+    """alpha * b in the result's dtype, as add's kernel computes a + alpha * b (bool: b and alpha)."""
+    token = _quiet()
+    try:
+        if isinstance(b, np.ndarray):
+            return np.asarray(np.multiply(b, dtype.type(alpha), dtype=dtype))
+        return dtype.type(b) * dtype.type(alpha)
     finally:
         _loud(token)
 
@@ -272,57 +340,74 @@ _DIV = _op_spec("DivBackward0", _div_bw)
 _DIV_S = _op_spec("DivBackward0", _div_scalar_bw, "div_scalar")
 
 
-def add(self, other, alpha=1):
+def _add_sub(self, other, alpha, ufunc, spec, spec_s):
+    """at::add / at::sub: self + alpha * other (self - alpha * other), in the result dtype."""
     a = self._array
     if isinstance(other, _TB):
-        b = other._array
-        out = _wrap(_binary(np.add, self, a, b if alpha == 1 else _scaled(b, alpha)), self)
-        return _record(_ADD, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-    out = _wrap(_binary(np.add, self, a, other * alpha), self)
-    return _record_number(_ADD_S, self, out, other, False)
+        b = ob = other._array
+        if ufunc is np.subtract:
+            _sub_check(a.dtype, b.dtype)
+        dtype = _result_type(a, b)
+        if alpha.__class__ is not int or alpha != 1:
+            _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
+            _alpha_check(dtype, alpha)
+            b = _times_alpha(b, alpha, dtype)
+        out = _wrap(_binary(ufunc, self, a, b, dtype), self)
+        return _record(spec, (self, other), out, (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
+    if ufunc is np.subtract:
+        _sub_check(a.dtype, _number_dtype(other))
+    dtype = _result_type(a, other)
+    b = other
+    if alpha.__class__ is not int or alpha != 1:
+        _alpha_check(dtype, alpha)
+        b = _times_alpha(other, alpha, dtype)
+    out = _wrap(_binary(ufunc, self, a, b, dtype), self)
+    return _record_number(spec_s, self, out, other, False)
+
+
+def add(self, other, alpha=1):
+    return _add_sub(self, other, alpha, np.add, _ADD, _ADD_S)
 
 
 def sub(self, other, alpha=1):
-    a = self._array
-    if isinstance(other, _TB):
-        b = other._array
-        out = _wrap(_binary(np.subtract, self, a, b if alpha == 1 else _scaled(b, alpha)), self)
-        return _record(_SUB, (self, other), out, (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-    out = _wrap(_binary(np.subtract, self, a, other * alpha), self)
-    return _record_number(_SUB_S, self, out, other, False)
+    return _add_sub(self, other, alpha, np.subtract, _SUB, _SUB_S)
 
 
 def rsub(self, other):
+    """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    _sub_check(_number_dtype(other), a.dtype)
+    dtype = _result_type(a, other)
+    r = _out(a.shape, dtype, self, a)
     token = _quiet()
     try:
-        r = np.subtract(other, a)
+        r = np.subtract(other, a, out=r) if a.dtype == dtype else np.subtract(other, a, out=r, dtype=dtype)
     finally:
         _loud(token)
-    out = _wrap(_promote(r, a.dtype, None), self)
-    return _record(_RSUB, (self,), out, (), None)
+    return _record(_RSUB, (self,), _wrap(r, self), (), None)
 
 
 def mul(self, other):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_binary(np.multiply, self, a, b), self)
+        out = _wrap(_binary(np.multiply, self, a, b, _result_type(a, b)), self)
         # PyTorch saves each operand only when the other one needs it.
         saved = (self if other.requires_grad else None, other if self.requires_grad else None)
         return _record(_MUL, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
-    out = _wrap(_binary(np.multiply, self, a, other), self)
+    out = _wrap(_binary(np.multiply, self, a, other, _result_type(a, other)), self)
     return _record_number(_MUL_S, self, out, other, True)
 
 
 def div(self, other):
+    """True division: integer and bool operands divide in float32 (the default dtype)."""
     a = self._array
     if isinstance(other, _TB):
         b = other._array
-        out = _wrap(_binary(np.true_divide, self, a, b), self)
+        out = _wrap(_binary(np.true_divide, self, a, b, _float_dtype(_result_type(a, b))), self)
         saved = (self if other.requires_grad else None, other)
         return _record(_DIV, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
-    out = _wrap(_binary(np.true_divide, self, a, other), self)
+    out = _wrap(_binary(np.true_divide, self, a, other, _float_dtype(_result_type(a, other))), self)
     return _record_number(_DIV_S, self, out, other, True)
 
 
@@ -422,19 +507,39 @@ def sgn(self):
     return _record(_SGN, (self,), _wrap(r, self), (), None)
 
 
+_NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+             "use the `~` or `logical_not()` operator instead.")
+
+
 def neg(self):
-    out = _wrap(np.negative(self._array), self)
+    a = self._array
+    if a.dtype == _b1:
+        raise RuntimeError(_NEG_BOOL)
+    out = _wrap(np.negative(a), self)
     return _record(_NEG, (self,), out, (), None)
 
 
+def positive(self):
+    """torch.positive (unary +): self itself, refused for bool as torch does."""
+    if self._array.dtype == _b1:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
 def _float_unary(np_fn, spec, saves_result):
-    """An elementwise op whose result is floating point (ints promote to float32);
-    its node saves the result (exp, tanh, sqrt) or the input (log, sin, cos), as PyTorch's does."""
+    """An elementwise op whose result is floating point (integers and bool compute in
+    float32); its node saves the result (exp, tanh, sqrt) or the input (log, sin,
+    cos), as PyTorch's does."""
     def op(self):
         a = self._array
+        dtype = _float_dtype(a.dtype)
+        r = _out(a.shape, dtype, self, a)
         token = _quiet()
         try:
-            r = np_fn(a, out=_out(a.shape, a.dtype, self, a)) if _float_out(a) else _float_result(np_fn(a), a)
+            if dtype == a.dtype:
+                np_fn(a, out=r)
+            else:
+                np_fn(a, out=r, dtype=dtype)
         finally:
             _loud(token)
         out = _wrap(r, self)
@@ -449,41 +554,38 @@ sin = _float_unary(np.sin, _SIN, saves_result=False)
 cos = _float_unary(np.cos, _COS, saves_result=False)
 tanh = _float_unary(np.tanh, _TANH, saves_result=True)
 sqrt = _float_unary(np.sqrt, _SQRT, saves_result=True)
+reciprocal = _float_unary(np.reciprocal, _RECIPROCAL, saves_result=True)
 
 
 def sigmoid(self):
     a = self._array
+    x = a if a.dtype.kind == "f" else a.astype(_f32)
+    r = _out(a.shape, x.dtype, self, a)
     token = _quiet()
     try:
-        r = _float_result(1.0 / (1.0 + np.exp(-a)), a)
+        np.exp(np.negative(x), out=r)
+        np.add(r, 1, out=r)
+        np.reciprocal(r, out=r)
     finally:
         _loud(token)
-    out = _wrap(r.astype(a.dtype, copy=False) if a.dtype.kind == "f" else r, self)
+    out = _wrap(r, self)
     return _record(_SIGMOID, (self,), out, (out,), None)
 
 
 def relu(self):
     a = self._array
-    r = np.maximum(a, 0, out=_out(a.shape, a.dtype, self, a)) if _float_out(a) else \
-        np.maximum(a, 0).astype(a.dtype, copy=False)
-    out = _wrap(r, self)
+    if a.dtype == _b1:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    out = _wrap(np.maximum(a, 0, out=_out(a.shape, a.dtype, self, a)), self)
     return _record(_RELU, (self,), out, (out,), None)
 
 
 def abs(self):  # noqa: A001 - torch's name
-    out = _wrap(np.abs(self._array), self)
-    return _record(_ABS, (self,), out, (self,), None)
-
-
-def reciprocal(self):
     a = self._array
-    token = _quiet()
-    try:
-        r = np.reciprocal(a.astype(_f32) if a.dtype.kind != "f" else a)
-    finally:
-        _loud(token)
-    out = _wrap(_float_result(r, a), self)
-    return _record(_RECIPROCAL, (self,), out, (out,), None)
+    if a.dtype == _b1:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    out = _wrap(np.abs(a), self)
+    return _record(_ABS, (self,), out, (self,), None)
 
 
 # pow ---------------------------------------------------------------------------------
@@ -533,40 +635,86 @@ _POW_T = _op_spec("PowBackward1", _pow_tensor_bw)
 _RPOW = _op_spec("PowBackward2", _rpow_bw)
 
 
+def _int_pow(base, exponent):
+    """Integer pow as torch's powi computes it: where numpy refuses a negative
+    exponent, x ** -n is 1 for x == 1, (-1) ** n for x == -1 and 0 otherwise."""
+    neg = exponent < 0
+    if not neg.any():
+        return np.power(base, exponent, dtype=_i64)
+    r = np.asarray(np.power(base, np.where(neg, 0, exponent), dtype=_i64))
+    np.copyto(r, np.where(base == 1, 1, np.where(base == -1, 1 - 2 * (exponent & 1), 0)), where=neg)
+    return r
+
+
+def _pow_kernel(base, exponent, dtype, like, shape, same):
+    """base ** exponent (arrays, or a Python number for one of them) into a new
+    array of the result dtype and the broadcast `shape`; `same`: both operands
+    already have that dtype. Pow has no bool kernel in torch."""
+    if dtype == _b1:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+    token = _quiet()
+    try:
+        if dtype == _i64:
+            return _int_pow(base, np.asarray(exponent))
+        out = _out(shape, dtype, like, *(x for x in (base, exponent) if isinstance(x, np.ndarray)))
+        return np.power(base, exponent, out=out) if same else np.power(base, exponent, out=out, dtype=dtype)
+    finally:
+        _loud(token)
+
+
+def _cube(x, r):
+    np.multiply(x, x, out=r)
+    np.multiply(r, x, out=r)
+
+
+def _inverse_square(x, r):
+    np.multiply(x, x, out=r)
+    np.reciprocal(r, out=r)
+
+
+def _rsqrt(x, r):
+    np.sqrt(x, out=r)
+    np.reciprocal(r, out=r)
+
+
+# The exponents torch's floating pow kernel computes without pow()
+# (pow_tensor_scalar_kernel): x * x, x * x * x, 1 / (x * x), 1 / x and rsqrt,
+# so with their roundings (and x ** -0.5 is -inf at -0.0, where pow gives inf).
+_POW_SPECIAL = {2: np.square, 3: _cube, -2: _inverse_square, -1: np.reciprocal, -0.5: _rsqrt}
+
+
 def pow(self, exponent):  # noqa: A001 - torch's name
     a = self._array
     if isinstance(exponent, _TB):
         b = exponent._array
+        dtype = _result_type(a, b)
+        shape = a.shape if a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
+        out = _wrap(_pow_kernel(a, b, dtype, self, shape, a.dtype == dtype == b.dtype), self)
+        return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape, a.dtype, b.dtype))
+    if a.dtype.kind in "bi" and isinstance(exponent, int) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    dtype = _result_type(a, exponent)
+    if exponent == 0 or exponent == 1:
+        # torch fills 1 or copies self (in the result dtype), whatever self holds
+        r = np.ones_like(a, dtype) if exponent == 0 else a.astype(dtype)
+    elif dtype.kind == "f" and exponent in _POW_SPECIAL:
+        r = _out(a.shape, dtype, self, a)
         token = _quiet()
         try:
-            r = np.power(a, b)
-        except ValueError:
-            _broadcast_shapes(a.shape, b.shape)
-            raise
+            _POW_SPECIAL[exponent](a if a.dtype == dtype else a.astype(dtype), r)
         finally:
             _loud(token)
-        out = _wrap(_promote(r, a.dtype, b.dtype), self)
-        return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape, a.dtype, b.dtype))
-    if a.dtype.kind in "iu" and isinstance(exponent, int) and exponent < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-    token = _quiet()
-    try:
-        # torch computes x ** -0.5 as rsqrt(x): -inf at -0.0, where pow gives inf
-        r = np.reciprocal(np.sqrt(a)) if exponent == -0.5 else np.power(a, exponent)
-    finally:
-        _loud(token)
-    out = _wrap(_promote(r, a.dtype, None), self)
+    else:
+        r = _pow_kernel(a, exponent, dtype, self, a.shape, a.dtype == dtype)
+    out = _wrap(r, self)
     return _record(_POW_S, (self,), out, (self,), exponent)
 
 
 def rpow(self, base):
+    """base ** self for a Python number `base` (torch.pow(Scalar, Tensor))."""
     a = self._array
-    token = _quiet()
-    try:
-        r = np.power(base, a)
-    finally:
-        _loud(token)
-    out = _wrap(_promote(r, a.dtype, None), self)
+    dtype = _result_type(a, base)
+    out = _wrap(_pow_kernel(base, a, dtype, self, a.shape, a.dtype == dtype), self)
     return _record(_RPOW, (self,), out, (self, out), base)
 
 
@@ -609,13 +757,9 @@ def _shape_str(shape):
 def _matmul_kernel(spec, self, other):
     """One of mm / dot / mv / bmm: a single node, as at::mm etc. record it."""
     a, b = self._array, other._array
-    if a.dtype != b.dtype:
-        names = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}
-        if spec is _DOT:
-            raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                               f"{_torch_type_name(a.dtype)} and {_torch_type_name(b.dtype)}")
-        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
-                           f"{names[a.dtype.name]} != {names[b.dtype.name]}")
+    if spec is _DOT and a.dtype != b.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
+                           f"{_torch_type_name(a.dtype)} and {_torch_type_name(b.dtype)}")
     if spec is _DOT and a.shape != b.shape:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
@@ -629,6 +773,23 @@ def _matmul_kernel(spec, self, other):
     if spec is _BMM and (b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    # then each kernel's dtype checks, in torch's order: bmm dispatches on its
+    # first operand's dtype before it compares the second's
+    if spec is _BMM and a.dtype == _b1:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    if a.dtype != b.dtype:
+        if spec is _MV:
+            raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                               f"{_torch_type_name(b.dtype)}, {_torch_type_name(a.dtype)}, and "
+                               f"{_torch_type_name(b.dtype)}")
+        if spec is _BMM:
+            raise RuntimeError(f"expected scalar type {_torch_type_name(a.dtype)} but found "
+                               f"{_torch_type_name(b.dtype)}")
+        raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
+                           f"{_c_type_name(a.dtype)} != {_c_type_name(b.dtype)}")
+    if a.dtype == _b1:
+        name = "dot" if spec is _DOT else "addmv_impl_cpu" if spec is _MV else "addmm_impl_cpu_"
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     token = _quiet()
     try:
         r = np.matmul(a, b)
@@ -715,16 +876,16 @@ def matmul(self, other):
 
 
 def _broadcast_shapes(sa, sb):
-    """at::infer_size, with its message."""
+    """at::infer_size, with its message (which names the last dimension that does not match)."""
     n = len(sa) if len(sa) > len(sb) else len(sb)
-    out = []
-    for i in range(n):
+    out = [0] * n
+    for i in range(n - 1, -1, -1):
         x = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
         y = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
         if x != y and x != 1 and y != 1:
             raise RuntimeError(f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                                f"non-singleton dimension {i}")
-        out.append(y if x == 1 else x)
+        out[i] = y if x == 1 else x
     return tuple(out)
 
 
@@ -799,7 +960,7 @@ def _sum_dim_bw(g, s, e, n):
 
 def _div_by_count(t, count):
     """t / count as torch's formulas divide by an integer (div.Scalar: DivBackward1)."""
-    out = _wrap(_binary(np.true_divide, t, t._array, count), t)
+    out = _wrap(_binary(np.true_divide, t, t._array, count, t._array.dtype), t)
     return _record_number(_DIV_COUNT, t, out, count, True)
 
 
@@ -1700,37 +1861,37 @@ def _sequential(fn, a, b):
         a[at] = fn(a[at], bb[at])
 
 
-_SUB_BOOL = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
-             "mask, use the `~` or `logical_not()` operator instead.")
-_KIND_RANK = {"b": 0, "i": 1, "f": 2}
-
-
 def _write(ufunc, a, b, alpha=1):
-    """The kernel of an in-place binary op: ufunc(a, b * alpha) into a, after
-    TensorIterator's checks on the operands themselves (overlap, shape, result
-    type), without numpy's floating-point warnings."""
+    """The kernel of an in-place binary op: ufunc(a, b) (b scaled by add's and
+    sub's alpha) into a, in the result dtype (Note [Type promotion]), after
+    TensorIterator's checks (overlap, shape, result type), without numpy's
+    floating-point warnings."""
+    if ufunc is np.subtract:
+        _sub_check(a.dtype, b.dtype if isinstance(b, np.ndarray) else _number_dtype(b))
     sequential = False
     if isinstance(b, np.ndarray):
         sequential = _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)
-        other = b.dtype
     else:
         _check_overlap(a)
-        other = np.dtype(np.float32 if isinstance(b, float) else np.int64 if not isinstance(b, bool) else np.bool_)
-    if ufunc is np.subtract and (a.dtype == np.bool_ or other == np.bool_):
-        raise RuntimeError(_SUB_BOOL)
-    result = other if _KIND_RANK[other.kind] > _KIND_RANK[a.dtype.kind] else a.dtype
-    if ufunc is np.true_divide and result.kind != "f":
-        result = np.dtype(np.float32)
+    result = _result_type(a, b)
+    if ufunc is np.true_divide:
+        result = _float_dtype(result)
     if result.kind != a.dtype.kind:
         raise RuntimeError(f"result type {_torch_type_name(result)} can't be cast to the desired output type "
                            f"{_torch_type_name(a.dtype)}")
+    operand = b
+    if alpha.__class__ is not int or alpha != 1:
+        _alpha_check(result, alpha)
+        b = _times_alpha(b, alpha, result)
     token = _quiet()
     try:
         if sequential:
-            _sequential(ufunc if alpha == 1 else lambda x, y: ufunc(x, y * alpha), a, b)
+            _sequential(ufunc if b is operand else lambda x, y: ufunc(x, _times_alpha(y, alpha, result)), a, operand)
+        elif result == a.dtype and (not isinstance(b, np.ndarray) or b.dtype == result):
+            ufunc(a, b, out=a)
         else:
-            ufunc(a, b if alpha == 1 else b * alpha, out=a)
+            ufunc(a, b, out=a, dtype=result)
     finally:
         _loud(token)
 
@@ -2126,20 +2287,30 @@ def to(self, *args, dtype=None, device=None, copy=False):
 
 # Combining tensors --------------------------------------------------------------
 
+def _as_dtype(g, dtype):
+    """A gradient cast back to its input's dtype (of an op that promoted it), recorded under create_graph."""
+    return g if g._array.dtype == dtype else to(g, dtype=_from_numpy_dtype(dtype))
+
+
 def _stack_bw(g, s, e, n):
-    dim, count = e
+    dim, count, dtypes = e
     lead = (slice(None),) * dim
-    return tuple(getitem_raw(g, lead + (i,)) if n[i] else None for i in range(count))
+    return tuple(_as_dtype(getitem_raw(g, lead + (i,)), dtypes[i]) if n[i] else None for i in range(count))
 
 
 def _cat_bw(g, s, e, n):
-    dim, sizes = e
+    dim, sizes, dtypes = e
     lead = (slice(None),) * dim
     out, start = [], 0
     for i, size in enumerate(sizes):
-        out.append(getitem_raw(g, lead + (slice(start, start + size),)) if n[i] else None)
+        out.append(_as_dtype(getitem_raw(g, lead + (slice(start, start + size),)), dtypes[i]) if n[i] else None)
         start += size
     return tuple(out)
+
+
+def _cat_dtype(arrays):
+    """The result dtype of cat and stack: promote_types over the inputs (Note [Type promotion])."""
+    return functools.reduce(_promote_types, [a.dtype for a in arrays])
 
 
 _STACK = _op_spec("StackBackward0", _stack_bw)
@@ -2166,14 +2337,15 @@ def stack(tensors, dim=0):
     arrays = [t._array for t in tensors]
     n = arrays[0].ndim + 1
     d = _norm_dims(dim, n)[0]
+    dtype = _cat_dtype(arrays)
     try:
-        r = np.stack(arrays, axis=d)
+        r = np.stack(arrays, axis=d, dtype=dtype)
     except ValueError:
         i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
                            f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
     out = _wrap(np.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
-    return _record(_STACK, tensors, out, (), (d, len(tensors)))
+    return _record(_STACK, tensors, out, (), (d, len(tensors), [a.dtype for a in arrays]))
 
 
 def cat(tensors, dim=0):
@@ -2185,12 +2357,13 @@ def cat(tensors, dim=0):
         if not a.ndim:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     d = _norm_dims(dim, arrays[0].ndim)[0]
+    dtype = _cat_dtype(arrays)
     try:
-        r = np.concatenate(arrays, axis=d)
+        r = np.concatenate(arrays, axis=d, dtype=dtype)
     except ValueError as err:
         raise _cat_error(arrays, d) or RuntimeError(f"torch.cat(): {err}") from None
     out = _wrap(np.ascontiguousarray(r), tensors[0])
-    return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays)))
+    return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays), [a.dtype for a in arrays]))
 
 
 def _where_bw(g, s, e, n):
@@ -2219,15 +2392,33 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     b = other._array if isinstance(other, _TB) else other
     da = a.dtype if isinstance(a, np.ndarray) else None
     db = b.dtype if isinstance(b, np.ndarray) else None
+    if da is not None:
+        dtype = _result_type(a, b)
+    elif db is not None:
+        dtype = _result_type(b, a)
+    else:
+        dtype = _promote_types(_number_dtype(a), _number_dtype(b))
+    if da is None:
+        _checked_number(a, dtype)
+    if db is None:
+        _checked_number(b, dtype)
+    token = _quiet()  # a value cast to float32 overflows to inf silently, as in torch
     try:
-        r = _promote(np.asarray(np.where(c, a, b)), da, db)
+        # the operands cast to the result dtype first, as torch's where does
+        if da is not None and da != dtype:
+            a = a.astype(dtype)
+        if db is not None and db != dtype:
+            b = b.astype(dtype)
+        r = np.asarray(np.where(c, a, b)).astype(dtype, copy=False)
+        # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
+        input = input if da is not None else _const(np.asarray(a, dtype=dtype), like)  # noqa: A001
+        other = other if db is not None else _const(np.asarray(b, dtype=dtype), like)
     except ValueError:
         _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
         raise
+    finally:
+        _loud(token)
     out = _wrap(r, like)
-    # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
-    input = input if da is not None else _const(np.asarray(a, dtype=r.dtype), like)  # noqa: A001
-    other = other if db is not None else _const(np.asarray(b, dtype=r.dtype), like)
     a, b = input._array, other._array
     return _record(_WHERE, (input, other), out, (_const(c, like),),
                    (a.shape, b.shape, a.dtype, b.dtype))
@@ -2236,8 +2427,24 @@ def where(condition, input, other):  # noqa: A002 - torch's names
 # Comparisons (never differentiable) ------------------------------------------------
 
 def _compare(np_fn, self, other):
+    """A comparison, in the operands' result dtype as torch compares (Note [Type promotion])."""
+    a = self._array
     b = other._array if isinstance(other, _TB) else other
-    return _wrap(np.asarray(np_fn(self._array, b)), self)
+    if not isinstance(b, (np.ndarray, bool, int, float, np.number, np.bool_)):
+        return NotImplemented  # as torch's operators: `t == None` is False, `t < None` a TypeError
+    token = _quiet()  # a number cast to float32 overflows to inf silently, as in torch
+    try:
+        if not isinstance(b, np.ndarray):
+            a = a.astype(_result_type(a, b), copy=False)
+        elif a.dtype != b.dtype:
+            dtype = _result_type(a, b)
+            a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
+        return _wrap(np.asarray(np_fn(a, b)), self)
+    except ValueError:
+        _broadcast_shapes(a.shape, b.shape)  # torch's error where the shapes do not broadcast
+        raise
+    finally:
+        _loud(token)
 
 
 def zeros_like(self, dtype=None):

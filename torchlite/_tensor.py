@@ -272,6 +272,7 @@ class Tensor(_C.TensorBase):
     div = __truediv__ = _ops.div
     __rtruediv__ = _ops.rdiv
     neg = __neg__ = _ops.neg
+    positive = __pos__ = _ops.positive
     pow = __pow__ = _ops.pow
     __rpow__ = _ops.rpow
     matmul = __matmul__ = _ops.matmul
@@ -316,9 +317,6 @@ class Tensor(_C.TensorBase):
     unbind = _ops.unbind
     stride = _ops.stride
     storage_offset = _ops.storage_offset
-
-    def __pos__(self):
-        return self
 
     def expand_as(self, other):
         return _ops.expand(self, other._array.shape)
