@@ -210,10 +210,58 @@ def _binary(ufunc, self, a, b):
 
 # Binary arithmetic ---------------------------------------------------------------
 
+# Formulas call torch's C++ ops: a tensor times a number there is mul.Scalar, which
+# records MulBackward1 (the Python API wraps the number and records MulBackward0).
+
+def _mul_scalar_bw1(g, s, e, n):
+    return (_mul_scalar(g, e),)
+
+
+def _div_scalar_bw1(g, s, e, n):
+    return (_div_scalar(g, e),)
+
+
+def _add_scalar_bw1(g, s, e, n):
+    return (g,)
+
+
+_MUL_SCALAR = _op_spec("MulBackward1", _mul_scalar_bw1)
+_DIV_SCALAR = _op_spec("DivBackward1", _div_scalar_bw1)
+_ADD_SCALAR = _op_spec("AddBackward1", _add_scalar_bw1)
+_SUB_SCALAR = _op_spec("SubBackward1", _add_scalar_bw1)
+
+
+def _mul_scalar(t, c):
+    """t * c as at::mul(Tensor, Scalar) inside a formula (node MulBackward1)."""
+    out = _wrap(_binary(np.multiply, t, t._array, c), t)
+    return _record(_MUL_SCALAR, (t,), out, (), c)
+
+
+def _div_scalar(t, c):
+    """t / c as at::div(Tensor, Scalar) inside a formula (node DivBackward1)."""
+    out = _wrap(_binary(np.true_divide, t, t._array, c), t)
+    return _record(_DIV_SCALAR, (t,), out, (), c)
+
+
+def _add_scalar(t, c):
+    """t + c as at::add(Tensor, Scalar) inside a formula (node AddBackward1)."""
+    out = _wrap(_binary(np.add, t, t._array, c), t)
+    return _record(_ADD_SCALAR, (t,), out, (), None)
+
+
+def _sub_scalar(t, c):
+    """t - c as at::sub(Tensor, Scalar) inside a formula (node SubBackward1)."""
+    out = _wrap(_binary(np.subtract, t, t._array, c), t)
+    return _record(_SUB_SCALAR, (t,), out, (), None)
+
+
+def _maybe_multiply(g, c):
+    return g if c == 1 else _mul_scalar(g, c)
+
+
 def _add_bw(g, s, e, n):
     sa, sb, alpha, da, db = e
-    gb = g if alpha == 1 else mul(g, alpha)
-    return (_sum_to(g, sa, da) if n[0] else None, _sum_to(gb, sb, db) if n[1] else None)
+    return (_sum_to(g, sa, da) if n[0] else None, _sum_to(_maybe_multiply(g, alpha), sb, db) if n[1] else None)
 
 
 def _add_scalar_bw(g, s, e, n):
@@ -223,7 +271,7 @@ def _add_scalar_bw(g, s, e, n):
 def _sub_bw(g, s, e, n):
     sa, sb, alpha, da, db = e
     return (_sum_to(g, sa, da) if n[0] else None,
-            _sum_to(mul(g, -alpha), sb, db) if n[1] else None)
+            _sum_to(_maybe_multiply(neg(g), alpha), sb, db) if n[1] else None)
 
 
 def _rsub_bw(g, s, e, n):
@@ -345,13 +393,11 @@ def _cos_bw(g, s, e, n):
 
 
 def _tanh_bw(g, s, e, n):
-    r = s[0]
-    return (mul(g, rsub(mul(r, r), 1)),)
+    return (tanh_backward(g, s[0]),)
 
 
 def _sigmoid_bw(g, s, e, n):
-    r = s[0]
-    return (mul(g, mul(r, rsub(r, 1))),)
+    return (sigmoid_backward(g, s[0]),)
 
 
 def _relu_bw(g, s, e, n):
@@ -363,7 +409,7 @@ def _abs_bw(g, s, e, n):
 
 
 def _sqrt_bw(g, s, e, n):
-    return (div(g, mul(s[0], 2)),)
+    return (div(g, _mul_scalar(s[0], 2)),)
 
 
 def _reciprocal_bw(g, s, e, n):
@@ -392,7 +438,21 @@ def _sgn_bw(g, s, e, n):
     return (zeros_like(g),)
 
 
+def _tanh_backward_bw(g, s, e, n):
+    grad_output, output = s
+    return (tanh_backward(g, output) if n[0] else None,
+            mul(g, mul(_mul_scalar(output, -2), grad_output)) if n[1] else None)
+
+
+def _sigmoid_backward_bw(g, s, e, n):
+    grad_output, output = s
+    return (sigmoid_backward(g, output) if n[0] else None,
+            mul(mul(g, grad_output), _add_scalar(_mul_scalar(output, -2), 1)) if n[1] else None)
+
+
 _THRESHOLD_BACKWARD = _op_spec("ThresholdBackwardBackward0", _threshold_backward_bw)
+_TANH_BACKWARD = _op_spec("TanhBackwardBackward0", _tanh_backward_bw)
+_SIGMOID_BACKWARD = _op_spec("SigmoidBackwardBackward0", _sigmoid_backward_bw)
 _SGN = _op_spec("SgnBackward0", _sgn_bw)
 
 
@@ -403,6 +463,30 @@ def threshold_backward(grad_output, self, threshold):
     r = np.where(self._array <= threshold, g.dtype.type(0), g)
     out = _wrap(r, grad_output)
     return _record(_THRESHOLD_BACKWARD, (grad_output, self), out, (self,), threshold)
+
+
+def tanh_backward(grad_output, output):
+    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2)."""
+    o = output._array
+    token = _quiet()
+    try:
+        r = _promote(grad_output._array * (1 - o * o), grad_output._array.dtype, o.dtype)
+    finally:
+        _loud(token)
+    out = _wrap(r, grad_output)
+    return _record(_TANH_BACKWARD, (grad_output, output), out, (grad_output, output), None)
+
+
+def sigmoid_backward(grad_output, output):
+    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * output * (1 - output)."""
+    o = output._array
+    token = _quiet()
+    try:
+        r = _promote(grad_output._array * (o * (1 - o)), grad_output._array.dtype, o.dtype)
+    finally:
+        _loud(token)
+    out = _wrap(r, grad_output)
+    return _record(_SIGMOID_BACKWARD, (grad_output, output), out, (grad_output, output), None)
 
 
 def sgn(self):
@@ -489,7 +573,7 @@ def _pow_scalar_bw(g, s, e, n):
     self = s[0]
     if e == 0:
         return (zeros_like(self),)
-    return (mul(g, mul(pow(self, e - 1), e)),)
+    return (mul(g, _mul_scalar(pow(self, e - 1), e)),)
 
 
 def _pow_tensor_bw(g, s, e, n):
@@ -497,7 +581,7 @@ def _pow_tensor_bw(g, s, e, n):
     sa, sb, da, db = e
     ga = gb = None
     if n[0]:
-        d = mul(g, mul(exponent, pow(self, sub(exponent, 1))))
+        d = mul(g, mul(exponent, pow(self, _sub_scalar(exponent, 1))))
         ga = _sum_to(where(_const(exponent._array == 0, g), 0.0, d), sa, da)
     if n[1]:
         x = self if self._array.dtype == result._array.dtype else to(self, result.dtype)
@@ -513,7 +597,7 @@ def _rpow_bw(g, s, e, n):
         log_base = float(np.log(float(e)))
     finally:
         _loud(token)
-    d = mul(result, log_base)
+    d = _mul_scalar(result, log_base)
     if e == 0:
         # torch's where(y >= 0, 0, ...); 0 ** y is 0 or 1 exactly where y >= 0 (inf or nan elsewhere)
         d = where(_const(result._array <= 1, g), 0.0, d)
@@ -566,8 +650,8 @@ def rpow(self, base):
 
 def _mm_bw(g, s, e, n):
     self, other = s
-    return (matmul(g, transpose(other, 0, 1)) if n[0] else None,
-            matmul(transpose(self, 0, 1), g) if n[1] else None)
+    return (matmul(g, t(other)) if n[0] else None,
+            matmul(t(self), g) if n[1] else None)
 
 
 def _dot_bw(g, s, e, n):
@@ -577,15 +661,15 @@ def _dot_bw(g, s, e, n):
 
 def _mv_bw(g, s, e, n):
     self, vec = s
-    return (mul(unsqueeze(g, 1), unsqueeze(vec, 0)) if n[0] else None,
-            matmul(transpose(self, 0, 1), g) if n[1] else None)
+    # torch's grad.ger(vec) is grad.reshape({n, 1}) * vec
+    return (mul(reshape(g, (g._array.shape[0], 1)), vec) if n[0] else None,
+            matmul(t(self), g) if n[1] else None)
 
 
 def _bmm_bw(g, s, e, n):
     self, other = s
-    sa, sb = e
-    return (_sum_to(matmul(g, transpose(other, -2, -1)), sa) if n[0] else None,
-            _sum_to(matmul(transpose(self, -2, -1), g), sb) if n[1] else None)
+    return (_matmul_kernel(_BMM, g, transpose(other, 1, 2)) if n[0] else None,
+            _matmul_kernel(_BMM, transpose(self, 1, 2), g) if n[1] else None)
 
 
 _MM = _op_spec("MmBackward0", _mm_bw)
@@ -743,45 +827,99 @@ def _sum_bw(g, s, e, n):
     return (expand(g, e),)
 
 
+def _unsqueeze_multiple(g, dims):
+    """torch's unsqueeze_multiple: the reduced dims back, one unsqueeze each."""
+    for d in sorted(dims):
+        g = unsqueeze(g, d)
+    return g
+
+
 def _sum_dim_bw(g, s, e, n):
     shape, dims, keepdim = e
-    if not keepdim:
-        g = reshape(g, _keepdim_shape(shape, dims))
+    if not keepdim and shape:
+        g = _unsqueeze_multiple(g, dims)
     return (expand(g, shape),)
 
 
 def _mean_bw(g, s, e, n):
     shape, count = e
-    return (div(expand(g, shape), count),)
+    return (_div_scalar(expand(g, shape), count),)
 
 
 def _mean_dim_bw(g, s, e, n):
     shape, dims, keepdim, count = e
-    if not keepdim:
-        g = reshape(g, _keepdim_shape(shape, dims))
-    return (div(expand(g, shape), count),)
+    if not keepdim and shape:
+        g = _unsqueeze_multiple(g, dims)
+    return (_div_scalar(expand(g, shape), count),)
 
 
 def _evenly_distribute_bw(g, s, e, n):
     self, result = s
-    # torch's evenly_distribute_backward: a nan result came from the nan elements
+    # torch's evenly_distribute_backward: a nan result came from the nan elements;
+    # zeros.masked_fill_(mask, grad / mask.sum())
     mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
-    count = int(mask.sum())
-    return (mul(expand(div(g, count), self._array.shape), _const(mask.astype(self._array.dtype), self)),)
+    count = _const(np.int64(mask.sum()), g)
+    return (_masked_fill_zeros(self._array.shape, mask, div(g, count)),)
 
 
 def _value_selecting_bw(g, s, e, n):
+    # torch's value_selecting_reduction_backward: zeros.scatter(dim, indices, grad)
     indices = s[0]
     shape, dim, keepdim = e
-    if not shape:
-        return (g,)  # a 0-d input: its only element was selected
     idx = indices._array
-    if not keepdim:
+    if not keepdim and shape:
         g = unsqueeze(g, dim)
         idx = np.expand_dims(idx, dim)
-    positions = np.arange(shape[dim]).reshape((-1,) + (1,) * (len(shape) - dim - 1))
-    onehot = (positions == idx).astype(g._array.dtype)
-    return (mul(g, _const(onehot, g)),)
+    return (_scatter_zeros(_SCATTER, g, shape, dim, idx),)
+
+
+def _scatter_bw(g, s, e, n):
+    dim, idx = e
+    return (None, _gather(g, dim, idx))
+
+
+def _gather_bw(g, s, e, n):
+    shape, dim, idx = e
+    return (_scatter_zeros(_SCATTER_ADD, g, shape, dim, idx),)
+
+
+def _masked_fill_bw(g, s, e, n):
+    # the value's gradient (torch's masked_fill_backward): grad.masked_select(mask).sum()
+    return (None, sum(getitem_raw(g, _const(e, g))))
+
+
+_SCATTER = _op_spec("ScatterBackward0", _scatter_bw)
+_SCATTER_ADD = _op_spec("ScatterAddBackward0", _scatter_bw)
+_GATHER = _op_spec("GatherBackward0", _gather_bw)
+_MASKED_FILL = _op_spec("MaskedFillBackward1", _masked_fill_bw)
+
+
+def _scatter_zeros(spec, src, shape, dim, idx):
+    """zeros(shape).scatter(dim, idx, src) (scatter_add for _SCATTER_ADD): inside a formula, as
+    torch's formulas call it. The zeros need no gradient: the node's first edge is empty."""
+    a = src._array
+    z = np.zeros(shape, a.dtype)
+    if shape:
+        np.put_along_axis(z, idx, a, dim)
+    else:
+        z[()] = a
+    zeros = _wrap(np.zeros(shape, a.dtype), src)
+    return _record(spec, (zeros, src), _wrap(z, src), (), (dim, idx))
+
+
+def _gather(g, dim, idx):
+    """g.gather(dim, idx) inside a formula (node GatherBackward0)."""
+    a = g._array
+    r = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
+    return _record(_GATHER, (g,), _wrap(r, g), (), (a.shape, dim, idx))
+
+
+def _masked_fill_zeros(shape, mask, value):
+    """zeros(shape).masked_fill_(mask, value) for a 0-d tensor value (node MaskedFillBackward1)."""
+    a = value._array
+    z = np.where(mask, a, a.dtype.type(0)).astype(a.dtype, copy=False)
+    zeros = _wrap(np.zeros(shape, a.dtype), value)
+    return _record(_MASKED_FILL, (zeros, value), _wrap(z, value), (), mask)
 
 
 _SUM = _op_spec("SumBackward0", _sum_bw, "sum")
@@ -905,7 +1043,7 @@ def _transpose_bw(g, s, e, n):
 
 
 def _t_bw(g, s, e, n):
-    return (transpose(g, 0, 1) if g._array.ndim == 2 else g,)
+    return (t(g),)
 
 
 def _permute_bw(g, s, e, n):
@@ -914,6 +1052,20 @@ def _permute_bw(g, s, e, n):
 
 def _unsqueeze_bw(g, s, e, n):
     return (squeeze(g, e),)
+
+
+def _squeeze_bw(g, s, e, n):
+    """torch's unsqueeze_to: an unsqueeze where each squeezed dimension of size 1 was (e: the input's shape)."""
+    shape, gshape = e, g._array.shape
+    j, missing = 0, []
+    for i, size in enumerate(shape):
+        if j < len(gshape) and gshape[j] == size:
+            j += 1
+        else:
+            missing.append(i)
+    for d in missing:
+        g = unsqueeze(g, d)
+    return (g,)
 
 
 def _expand_bw(g, s, e, n):
@@ -927,13 +1079,13 @@ def _identity_bw(g, s, e, n):
 _VIEW = _op_spec("ViewBackward0", _view_bw)
 _UNSAFE_VIEW = _op_spec("UnsafeViewBackward0", _view_bw)
 _RESHAPE_ALIAS = _op_spec("ReshapeAliasBackward0", _view_bw)
-_SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _view_bw)
+_SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _squeeze_bw)
 _TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
 _T = _op_spec("TBackward0", _t_bw)
 _PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
 _UNSQUEEZE = _op_spec("UnsqueezeBackward0", _unsqueeze_bw)
-_SQUEEZE = _op_spec("SqueezeBackward0", _view_bw)
-_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _view_bw)
+_SQUEEZE = _op_spec("SqueezeBackward0", _squeeze_bw)
+_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _squeeze_bw)
 _EXPAND = _op_spec("ExpandBackward0", _expand_bw)
 _CLONE = _op_spec("CloneBackward0", _identity_bw)
 _ALIAS = _op_spec("AliasBackward0", _identity_bw)
@@ -1113,9 +1265,14 @@ def _index_backward_bw(g, s, e, n):
     return (getitem_raw(g, e),)
 
 
+def _index_put_impl_bw(g, s, e, n):
+    return (None, getitem_raw(g, e))
+
+
 _SELECT = _op_spec("SelectBackward0", _index_bw)
 _SLICE = _op_spec("SliceBackward0", _index_bw)
 _INDEX = _op_spec("IndexBackward0", _index_bw)
+_INDEX_PUT_IMPL = _op_spec("IndexPutImplBackward0", _index_put_impl_bw)
 _INDEX_BACKWARD = {name: _op_spec(name + "Backward0", _index_backward_bw)
                    for name in ("SelectBackward", "SliceBackward", "IndexBackward")}
 
@@ -1126,10 +1283,11 @@ def _index_backward(g, shape, key, basic, name):
     z = np.zeros(shape, dtype=ga.dtype)
     if basic:
         z[key] = ga
-    else:
-        np.add.at(z, key, ga)
-    out = _wrap(z, g)
-    return _record(_INDEX_BACKWARD[name], (g,), out, (), key)
+        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), (), key)
+    # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
+    np.add.at(z, key, ga)
+    zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
+    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
 
 
 def getitem_raw(self, key):
@@ -1927,16 +2085,14 @@ def to(self, *args, dtype=None, device=None, copy=False):
 
 def _stack_bw(g, s, e, n):
     dim, count = e
-    lead = (slice(None),) * dim
-    return tuple(getitem_raw(g, lead + (i,)) if n[i] else None for i in range(count))
+    return tuple(_select(g, dim, i, dim) if n[i] else None for i in range(count))
 
 
 def _cat_bw(g, s, e, n):
     dim, sizes = e
-    lead = (slice(None),) * dim
     out, start = [], 0
     for i, size in enumerate(sizes):
-        out.append(getitem_raw(g, lead + (slice(start, start + size),)) if n[i] else None)
+        out.append(_slice(g, dim, slice(start, start + size)) if n[i] else None)
         start += size
     return tuple(out)
 
@@ -1993,16 +2149,11 @@ def cat(tensors, dim=0):
 
 
 def _where_bw(g, s, e, n):
+    # torch's where(condition, grad, 0) and where(condition, 0, grad)
     cond = s[0]
-    c = cond._array
-    zero = zeros_like(g)
-    grads = []
-    for i, (keep, shape, dtype) in enumerate(zip((True, False), e[:2], e[2:])):
-        if not n[i]:
-            grads.append(None)
-            continue
-        grads.append(_sum_to(where(_const(c if keep else ~c, g), g, zero), shape, dtype))
-    return tuple(grads)
+    sa, sb, da, db = e
+    return (_sum_to(where(cond, g, 0.0), sa, da) if n[0] else None,
+            _sum_to(where(cond, 0.0, g), sb, db) if n[1] else None)
 
 
 _WHERE = _op_spec("WhereBackward0", _where_bw)
