@@ -76,14 +76,21 @@ def _sum_to(g, shape, dtype=None):
     """Sums a broadcast gradient back to `shape` (at::sum_to), differentiably; with `dtype`
     (an operand of another dtype than the result), casts it back, as torch's engine does,
     here so that create_graph=True records the cast."""
+    g = _reduce_to(g, shape)
     if dtype is not None and g._array.dtype != dtype:
-        g = to(g, dtype=_from_numpy_dtype(dtype))
+        g = to(g, dtype=_from_numpy_dtype(dtype))  # after the sum, as the engine's validate_outputs
+    return g
+
+
+def _reduce_to(g, shape):
     gshape = g._array.shape
     if gshape == shape:
         return g
+    if not shape:
+        return sum(g)  # at::sum_to to a 0-d shape: one full sum (SumBackward0)
     lead = len(gshape) - len(shape)
     if lead < 0:  # a setitem value whose leading 1s were dropped (x[i] = t with t of shape (1,))
-        return reshape(_sum_to(g, shape[-lead:]), shape)
+        return reshape(_reduce_to(g, shape[-lead:]), shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
@@ -278,11 +285,23 @@ def _rsub_bw(g, s, e, n):
     return (neg(g),)
 
 
+def _reduced(ga, gb, e):
+    """The two gradients of a binary op reduced to its operands' shapes and dtypes, self's
+    first, as the engine's validate_outputs does after the formula."""
+    sa, sb, da, db = e
+    return (None if ga is None else _sum_to(ga, sa, da), None if gb is None else _sum_to(gb, sb, db))
+
+
+# Note [Order of a formula's gradients]: for mul, div, pow, mm, bmm and where, torch's
+# generated backward computes the second input's gradient before the first's. The order
+# the formula records its nodes in is the order their gradients reach a shared input
+# under create_graph (the first one is the first operand of its AddBackward0), so these
+# formulas compute `other` first too.
+
 def _mul_bw(g, s, e, n):
     self, other = s
-    sa, sb, da, db = e
-    return (_sum_to(mul(g, other), sa, da) if n[0] else None,
-            _sum_to(mul(g, self), sb, db) if n[1] else None)
+    gb = mul(g, self) if n[1] else None
+    return _reduced(mul(g, other) if n[0] else None, gb, e)
 
 
 def _mul_scalar_bw(g, s, e, n):
@@ -291,10 +310,8 @@ def _mul_scalar_bw(g, s, e, n):
 
 def _div_bw(g, s, e, n):
     self, other = s
-    sa, sb, da, db = e
-    ga = _sum_to(div(g, other), sa, da) if n[0] else None
-    gb = _sum_to(mul(neg(g), div(div(self, other), other)), sb, db) if n[1] else None
-    return (ga, gb)
+    gb = mul(neg(g), div(div(self, other), other)) if n[1] else None
+    return _reduced(div(g, other) if n[0] else None, gb, e)
 
 
 def _div_scalar_bw(g, s, e, n):
@@ -578,16 +595,15 @@ def _pow_scalar_bw(g, s, e, n):
 
 def _pow_tensor_bw(g, s, e, n):
     self, exponent, result = s
-    sa, sb, da, db = e
     ga = gb = None
-    if n[0]:
-        d = mul(g, mul(exponent, pow(self, _sub_scalar(exponent, 1))))
-        ga = _sum_to(where(_const(exponent._array == 0, g), 0.0, d), sa, da)
-    if n[1]:
+    if n[1]:  # Note [Order of a formula's gradients]
         x = self if self._array.dtype == result._array.dtype else to(self, result.dtype)
         zero = _const((self._array == 0) & (exponent._array >= 0), g)
-        gb = _sum_to(mul(g, where(zero, 0.0, mul(result, log(x)))), sb, db)
-    return (ga, gb)
+        gb = mul(g, where(zero, 0.0, mul(result, log(x))))
+    if n[0]:
+        d = mul(g, mul(exponent, pow(self, _sub_scalar(exponent, 1))))
+        ga = where(_const(exponent._array == 0, g), 0.0, d)
+    return _reduced(ga, gb, e)
 
 
 def _rpow_bw(g, s, e, n):
@@ -648,10 +664,24 @@ def rpow(self, base):
 
 # matmul --------------------------------------------------------------------------------
 
+def _column_major(x):
+    """Whether a saved matrix is column-major (torch's mm backward then computes its
+    gradient transposed); unknown (not saved) counts as no."""
+    if x is None:
+        return False
+    a = x._array
+    return a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
+
+
 def _mm_bw(g, s, e, n):
+    # torch's mm_mat1_backward / mm_mat2_backward; other's first (Note [Order of a formula's gradients])
     self, other = s
-    return (matmul(g, t(other)) if n[0] else None,
-            matmul(t(self), g) if n[1] else None)
+    gb = ga = None
+    if n[1]:
+        gb = t(matmul(t(g), self)) if _column_major(other) else matmul(t(self), g)
+    if n[0]:
+        ga = t(matmul(other, t(g))) if _column_major(self) else matmul(g, t(other))
+    return (ga, gb)
 
 
 def _dot_bw(g, s, e, n):
@@ -668,8 +698,8 @@ def _mv_bw(g, s, e, n):
 
 def _bmm_bw(g, s, e, n):
     self, other = s
-    return (_matmul_kernel(_BMM, g, transpose(other, 1, 2)) if n[0] else None,
-            _matmul_kernel(_BMM, transpose(self, 1, 2), g) if n[1] else None)
+    gb = _matmul_kernel(_BMM, transpose(self, 1, 2), g) if n[1] else None  # Note [Order of a formula's gradients]
+    return (_matmul_kernel(_BMM, g, transpose(other, 1, 2)) if n[0] else None, gb)
 
 
 _MM = _op_spec("MmBackward0", _mm_bw)
@@ -1261,8 +1291,16 @@ def _index_bw(g, s, e, n):
     return (_index_backward(g, shape, key, basic, name),)
 
 
-def _index_backward_bw(g, s, e, n):
-    return (getitem_raw(g, e),)
+def _select_backward_bw(g, s, e, n):
+    # torch's grad.select(dim, index)
+    key = e if isinstance(e, tuple) else (e,)
+    return (_select(g, len(key) - 1, key[-1], len(key) - 1),)
+
+
+def _slice_backward_bw(g, s, e, n):
+    # torch's grad.slice(dim, start, end, step)
+    key = e if isinstance(e, tuple) else (e,)
+    return (_slice(g, len(key) - 1, key[-1]),)
 
 
 def _index_put_impl_bw(g, s, e, n):
@@ -1273,8 +1311,8 @@ _SELECT = _op_spec("SelectBackward0", _index_bw)
 _SLICE = _op_spec("SliceBackward0", _index_bw)
 _INDEX = _op_spec("IndexBackward0", _index_bw)
 _INDEX_PUT_IMPL = _op_spec("IndexPutImplBackward0", _index_put_impl_bw)
-_INDEX_BACKWARD = {name: _op_spec(name + "Backward0", _index_backward_bw)
-                   for name in ("SelectBackward", "SliceBackward", "IndexBackward")}
+_INDEX_BACKWARD = {"SelectBackward": _op_spec("SelectBackwardBackward0", _select_backward_bw),
+                   "SliceBackward": _op_spec("SliceBackwardBackward0", _slice_backward_bw)}
 
 
 def _index_backward(g, shape, key, basic, name):
@@ -1834,14 +1872,16 @@ def copy_(self, src):
 
 def _index_put_bw(g, s, e, n):
     key, vshape, vdtype = e
-    return (_masked_grad(g, key) if n[0] else None,
+    return (_index_put_zeros(g, key, vshape, vdtype) if n[0] else None,
             _sum_to(getitem_raw(g, key), vshape, vdtype) if len(n) > 1 and n[1] else None)
 
 
-def _masked_grad(g, key):
-    mask = np.ones(g._array.shape, dtype=g._array.dtype)
-    mask[key] = 0
-    return mul(g, _const(mask, g))
+def _index_put_zeros(g, key, vshape, vdtype):
+    """torch's grad.index_put(indices, zeros_like(values)) (node IndexPutBackward0)."""
+    out = np.array(g._array, copy=True)
+    out[key] = 0
+    zeros = _wrap(np.zeros(vshape, vdtype), g)
+    return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), (), (key, vshape, vdtype))
 
 
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
@@ -2149,11 +2189,11 @@ def cat(tensors, dim=0):
 
 
 def _where_bw(g, s, e, n):
-    # torch's where(condition, grad, 0) and where(condition, 0, grad)
+    # torch's where(condition, grad, 0) and where(condition, 0, grad), other's first
+    # (Note [Order of a formula's gradients])
     cond = s[0]
-    sa, sb, da, db = e
-    return (_sum_to(where(cond, g, 0.0), sa, da) if n[0] else None,
-            _sum_to(where(cond, 0.0, g), sb, db) if n[1] else None)
+    gb = where(cond, 0.0, g) if n[1] else None
+    return _reduced(where(cond, g, 0.0) if n[0] else None, gb, e)
 
 
 _WHERE = _op_spec("WhereBackward0", _where_bw)
