@@ -18,6 +18,10 @@ def _dbl(*shape):
     return ("dbl", shape)
 
 
+def _dbl32(*shape):
+    return ("dbl32", shape)
+
+
 def _pos(*shape):
     return ("pos", shape)
 
@@ -41,6 +45,11 @@ CASES = [
     ("rsub", lambda T, a: 2.0 - a, (_dbl(3),)),
     ("mul", lambda T, a, b: a * b, (_dbl(2, 3), _dbl(2, 1))),
     ("mul_scalar", lambda T, a: a * 3.0, (_dbl(2, 3),)),
+    ("mul_float32_float64", lambda T, a, b: a * b, (_dbl32(2, 3), _dbl(3))),
+    ("div_float32_float64", lambda T, a, b: a / b, (_dbl32(2, 3), _dbl(3))),
+    ("where_float32_float64", lambda T, a, b: T.where(a > 0.0, a, b), (_dbl32(2, 3), _dbl(3))),
+    ("tanh_float32", lambda T, a: T.tanh(a), (_dbl32(2, 3),)),
+    ("sigmoid_float32", lambda T, a: T.sigmoid(a), (_dbl32(2, 3),)),
     ("div", lambda T, a, b: a / b, (_dbl(2, 3), _pos(3))),
     ("div_scalar", lambda T, a: a / 4.0, (_dbl(2, 3),)),
     ("rdiv", lambda T, a: 2.0 / a, (_pos(2, 3),)),
@@ -116,8 +125,9 @@ def _arrays(specs, seed):
     rng = np.random.default_rng(seed)
     out = []
     for kind, shape in specs:
-        if kind == "dbl":
-            out.append(rng.uniform(-2.0, 2.0, size=shape))
+        if kind in ("dbl", "dbl32"):
+            a = rng.uniform(-2.0, 2.0, size=shape)
+            out.append(a.astype(np.float32) if kind == "dbl32" else a)
         elif kind == "pos":
             out.append(rng.uniform(0.5, 2.0, size=shape))
         else:
@@ -137,16 +147,16 @@ def _tree(node, depth):
 def _run(T, fn, arrays, grad_outputs):
     """First-order gradients with create_graph (a grad_output that requires grad, so the
     formulas' whole graph is recorded), then the second-order ones of their weighted sum."""
-    xs = [T.tensor(a, dtype=T.float64, requires_grad=True) for a in arrays]
+    xs = [T.tensor(a, requires_grad=True) for a in arrays]
     out = fn(T, *xs)
-    go = T.tensor(grad_outputs[0], dtype=T.float64, requires_grad=True)
+    go = T.tensor(grad_outputs[0], dtype=out.dtype, requires_grad=True)
     grads = T.autograd.grad(out, xs, go, create_graph=True, allow_unused=True)
     names = [None if g is None else _tree(g.grad_fn, DEPTH) for g in grads]
     values = [None if g is None else g.detach().numpy().copy() for g in grads]
     used = [(g, w) for g, w in zip(grads, grad_outputs[1:]) if g is not None and g.requires_grad]
     second = []
     if used:
-        total = sum((g * T.tensor(w, dtype=T.float64)).sum() for g, w in used)
+        total = sum((g * T.tensor(w, dtype=g.dtype)).sum() for g, w in used)
         gg = T.autograd.grad(total, xs + [go], allow_unused=True, create_graph=True)
         names.append([None if g is None else _tree(g.grad_fn, 2) for g in gg])
         second = [None if g is None else g.detach().numpy(force=True).copy() for g in gg]
