@@ -1822,8 +1822,12 @@ def _fill_tensor_bw(g, s, e, n):
 
 
 def _copy_bw(g, s, e, n):
+    # CopyBackwards casts the gradient to src's dtype, then the engine reduces it to src's shape
     src_shape, src_dtype = e
-    return (zeros_like(g) if n[0] else None, _sum_to(g, src_shape, src_dtype) if n[1] else None)
+    if not n[1]:
+        return (zeros_like(g) if n[0] else None, None)
+    gs = g if g._array.dtype == src_dtype else to(g, dtype=_from_numpy_dtype(src_dtype))
+    return (zeros_like(g) if n[0] else None, _sum_to(gs, src_shape))
 
 
 _ZERO = _op_spec("ZeroBackward0", _zero_bw)

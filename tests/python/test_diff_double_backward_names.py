@@ -69,6 +69,9 @@ CASES = [
     ("pow_zero", lambda T, a: a ** 0, (_dbl(2, 3),)),
     ("pow_tensor", lambda T, a, b: a ** b, (_pos(2, 3), _dbl(3))),
     ("rpow", lambda T, a: 2.0 ** a, (_dbl(2, 3),)),
+    ("rpow_zero_base", lambda T, a: 0.0 ** a, (_pos(2, 3),)),
+    ("sum_dim_0d", lambda T, a: a.sum(0), (_dbl(),)),
+    ("mean_dims", lambda T, a: a.mean((0, 2)), (_dbl(2, 3, 2),)),
     ("mm", lambda T, a, b: a @ b, (_dbl(2, 3), _dbl(3, 2))),
     ("mm_column_major", lambda T, a, b: a.t() @ b.t(), (_dbl(3, 2), _dbl(4, 3))),
     ("dot", lambda T, a, b: a @ b, (_dbl(3), _dbl(3))),
@@ -116,6 +119,7 @@ CASES = [
     ("div_", lambda T, a, b: a.clone().div_(b), (_dbl(2, 3), _pos(3))),
     ("div_scalar_", lambda T, a: a.clone().div_(2.0), (_dbl(2, 3),)),
     ("copy_", lambda T, a, b: a.clone().copy_(b), (_dbl(2, 3), _dbl(3))),
+    ("copy_float32_broadcast", lambda T, a, b: a.clone().copy_(b), (_dbl(2, 3), _dbl32(3))),
     ("fill_tensor_", lambda T, a, b: a.clone().fill_(b), (_dbl(2, 3), _dbl())),
     ("zero_", lambda T, a: a.clone().zero_() + a, (_dbl(2, 3),)),
 ]
