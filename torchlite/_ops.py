@@ -849,10 +849,6 @@ def _norm_dims(dim, ndim):
     return tuple(sorted(out))
 
 
-def _keepdim_shape(shape, dims):
-    return tuple(1 if i in dims else s for i, s in enumerate(shape))
-
-
 def _sum_bw(g, s, e, n):
     return (expand(g, e),)
 
