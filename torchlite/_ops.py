@@ -115,22 +115,21 @@ def _sum_to(g, shape, dtype=None):
     """Sums a broadcast gradient back to `shape` (at::sum_to), differentiably; with `dtype`
     (an operand of another dtype than the result), casts it back, as torch's engine does,
     here so that create_graph=True records the cast."""
-    gshape = g._array.shape
-    if gshape != shape:
-        g = _sum_to_shape(g, shape)
-    # the engine reduces first, then casts (validate_outputs)
+    g = _reduce_to(g, shape)
     if dtype is not None and g._array.dtype != dtype:
-        g = to(g, dtype=_from_numpy_dtype(dtype))
+        g = to(g, dtype=_from_numpy_dtype(dtype))  # after the sum, as the engine's validate_outputs
     return g
 
 
-def _sum_to_shape(g, shape):
+def _reduce_to(g, shape):
     gshape = g._array.shape
+    if gshape == shape:
+        return g
     if not shape:
-        return sum(g)  # at::sum_to's shortcut to a 0-d shape: SumBackward0
+        return sum(g)  # at::sum_to to a 0-d shape: one full sum (SumBackward0)
     lead = len(gshape) - len(shape)
     if lead < 0:  # a setitem value whose leading 1s were dropped (x[i] = t with t of shape (1,))
-        return reshape(_sum_to_shape(g, shape[-lead:]), shape)
+        return reshape(_reduce_to(g, shape[-lead:]), shape)
     dims = tuple(range(lead)) + tuple(
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
@@ -286,10 +285,58 @@ def _times_alpha(b, alpha, dtype):
 
 # Binary arithmetic ---------------------------------------------------------------
 
+# Formulas call torch's C++ ops: a tensor times a number there is mul.Scalar, which
+# records MulBackward1 (the Python API wraps the number and records MulBackward0).
+
+def _mul_scalar_bw1(g, s, e, n):
+    return (_mul_scalar(g, e),)
+
+
+def _div_scalar_bw1(g, s, e, n):
+    return (_div_scalar(g, e),)
+
+
+def _add_scalar_bw1(g, s, e, n):
+    return (g,)
+
+
+_MUL_SCALAR = _op_spec("MulBackward1", _mul_scalar_bw1)
+_DIV_SCALAR = _op_spec("DivBackward1", _div_scalar_bw1)
+_ADD_SCALAR = _op_spec("AddBackward1", _add_scalar_bw1)
+_SUB_SCALAR = _op_spec("SubBackward1", _add_scalar_bw1)
+
+
+def _mul_scalar(t, c):
+    """t * c as at::mul(Tensor, Scalar) inside a formula (node MulBackward1)."""
+    out = _wrap(_binary(np.multiply, t, t._array, c, t._array.dtype), t)
+    return _record(_MUL_SCALAR, (t,), out, (), c)
+
+
+def _div_scalar(t, c):
+    """t / c as at::div(Tensor, Scalar) inside a formula (node DivBackward1)."""
+    out = _wrap(_binary(np.true_divide, t, t._array, c, t._array.dtype), t)
+    return _record(_DIV_SCALAR, (t,), out, (), c)
+
+
+def _add_scalar(t, c):
+    """t + c as at::add(Tensor, Scalar) inside a formula (node AddBackward1)."""
+    out = _wrap(_binary(np.add, t, t._array, c, t._array.dtype), t)
+    return _record(_ADD_SCALAR, (t,), out, (), None)
+
+
+def _sub_scalar(t, c):
+    """t - c as at::sub(Tensor, Scalar) inside a formula (node SubBackward1)."""
+    out = _wrap(_binary(np.subtract, t, t._array, c, t._array.dtype), t)
+    return _record(_SUB_SCALAR, (t,), out, (), None)
+
+
+def _maybe_multiply(g, c):
+    return g if c == 1 else _mul_scalar(g, c)
+
+
 def _add_bw(g, s, e, n):
     sa, sb, alpha, da, db = e
-    gb = g if alpha == 1 else mul(g, alpha)
-    return (_sum_to(g, sa, da) if n[0] else None, _sum_to(gb, sb, db) if n[1] else None)
+    return (_sum_to(g, sa, da) if n[0] else None, _sum_to(_maybe_multiply(g, alpha), sb, db) if n[1] else None)
 
 
 def _add_scalar_bw(g, s, e, n):
@@ -299,18 +346,30 @@ def _add_scalar_bw(g, s, e, n):
 def _sub_bw(g, s, e, n):
     sa, sb, alpha, da, db = e
     return (_sum_to(g, sa, da) if n[0] else None,
-            _sum_to(mul(g, -alpha), sb, db) if n[1] else None)
+            _sum_to(_maybe_multiply(neg(g), alpha), sb, db) if n[1] else None)
 
 
 def _rsub_bw(g, s, e, n):
     return (neg(g),)
 
 
+def _reduced(ga, gb, e):
+    """The two gradients of a binary op reduced to its operands' shapes and dtypes, self's
+    first, as the engine's validate_outputs does after the formula."""
+    sa, sb, da, db = e
+    return (None if ga is None else _sum_to(ga, sa, da), None if gb is None else _sum_to(gb, sb, db))
+
+
+# Note [Order of a formula's gradients]: for mul, div, pow, mm, bmm and where, torch's
+# generated backward computes the second input's gradient before the first's. The order
+# the formula records its nodes in is the order their gradients reach a shared input
+# under create_graph (the first one is the first operand of its AddBackward0), so these
+# formulas compute `other` first too.
+
 def _mul_bw(g, s, e, n):
     self, other = s
-    sa, sb, da, db = e
-    return (_sum_to(mul(g, other), sa, da) if n[0] else None,
-            _sum_to(mul(g, self), sb, db) if n[1] else None)
+    gb = mul(g, self) if n[1] else None
+    return _reduced(mul(g, other) if n[0] else None, gb, e)
 
 
 def _mul_scalar_bw(g, s, e, n):
@@ -319,10 +378,8 @@ def _mul_scalar_bw(g, s, e, n):
 
 def _div_bw(g, s, e, n):
     self, other = s
-    sa, sb, da, db = e
-    ga = _sum_to(div(g, other), sa, da) if n[0] else None
-    gb = _sum_to(mul(neg(g), div(div(self, other), other)), sb, db) if n[1] else None
-    return (ga, gb)
+    gb = mul(neg(g), div(div(self, other), other)) if n[1] else None
+    return _reduced(div(g, other) if n[0] else None, gb, e)
 
 
 def _div_scalar_bw(g, s, e, n):
@@ -438,13 +495,11 @@ def _cos_bw(g, s, e, n):
 
 
 def _tanh_bw(g, s, e, n):
-    r = s[0]
-    return (mul(g, rsub(mul(r, r), 1)),)
+    return (tanh_backward(g, s[0]),)
 
 
 def _sigmoid_bw(g, s, e, n):
-    r = s[0]
-    return (mul(g, mul(r, rsub(r, 1))),)
+    return (sigmoid_backward(g, s[0]),)
 
 
 def _relu_bw(g, s, e, n):
@@ -456,7 +511,7 @@ def _abs_bw(g, s, e, n):
 
 
 def _sqrt_bw(g, s, e, n):
-    return (div(g, mul(s[0], 2)),)
+    return (div(g, _mul_scalar(s[0], 2)),)
 
 
 def _reciprocal_bw(g, s, e, n):
@@ -485,7 +540,21 @@ def _sgn_bw(g, s, e, n):
     return (zeros_like(g),)
 
 
+def _tanh_backward_bw(g, s, e, n):
+    grad_output, output = s
+    return (tanh_backward(g, output) if n[0] else None,
+            mul(g, mul(_mul_scalar(output, -2), grad_output)) if n[1] else None)
+
+
+def _sigmoid_backward_bw(g, s, e, n):
+    grad_output, output = s
+    return (sigmoid_backward(g, output) if n[0] else None,
+            mul(mul(g, grad_output), _add_scalar(_mul_scalar(output, -2), 1)) if n[1] else None)
+
+
 _THRESHOLD_BACKWARD = _op_spec("ThresholdBackwardBackward0", _threshold_backward_bw)
+_TANH_BACKWARD = _op_spec("TanhBackwardBackward0", _tanh_backward_bw)
+_SIGMOID_BACKWARD = _op_spec("SigmoidBackwardBackward0", _sigmoid_backward_bw)
 _SGN = _op_spec("SgnBackward0", _sgn_bw)
 
 
@@ -496,6 +565,30 @@ def threshold_backward(grad_output, self, threshold):
     r = np.where(self._array <= threshold, g.dtype.type(0), g)
     out = _wrap(r, grad_output)
     return _record(_THRESHOLD_BACKWARD, (grad_output, self), out, (self,), threshold)
+
+
+def tanh_backward(grad_output, output):
+    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2)."""
+    o = output._array
+    token = _quiet()
+    try:
+        r = np.asarray(grad_output._array * (1 - o * o)).astype(_result_type(grad_output._array, o), copy=False)
+    finally:
+        _loud(token)
+    out = _wrap(r, grad_output)
+    return _record(_TANH_BACKWARD, (grad_output, output), out, (grad_output, output), None)
+
+
+def sigmoid_backward(grad_output, output):
+    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * output * (1 - output)."""
+    o = output._array
+    token = _quiet()
+    try:
+        r = np.asarray(grad_output._array * (o * (1 - o))).astype(_result_type(grad_output._array, o), copy=False)
+    finally:
+        _loud(token)
+    out = _wrap(r, grad_output)
+    return _record(_SIGMOID_BACKWARD, (grad_output, output), out, (grad_output, output), None)
 
 
 def sgn(self):
@@ -599,21 +692,20 @@ def _pow_scalar_bw(g, s, e, n):
     self = s[0]
     if e == 0:
         return (zeros_like(self),)
-    return (mul(g, mul(pow(self, e - 1), e)),)
+    return (mul(g, _mul_scalar(pow(self, e - 1), e)),)
 
 
 def _pow_tensor_bw(g, s, e, n):
     self, exponent, result = s
-    sa, sb, da, db = e
     ga = gb = None
-    if n[0]:
-        d = mul(g, mul(exponent, pow(self, sub(exponent, 1))))
-        ga = _sum_to(where(_const(exponent._array == 0, g), 0.0, d), sa, da)
-    if n[1]:
+    if n[1]:  # Note [Order of a formula's gradients]
         x = self if self._array.dtype == result._array.dtype else to(self, result.dtype)
         zero = _const((self._array == 0) & (exponent._array >= 0), g)
-        gb = _sum_to(mul(g, where(zero, 0.0, mul(result, log(x)))), sb, db)
-    return (ga, gb)
+        gb = mul(g, where(zero, 0.0, mul(result, log(x))))
+    if n[0]:
+        d = mul(g, mul(exponent, pow(self, _sub_scalar(exponent, 1))))
+        ga = where(_const(exponent._array == 0, g), 0.0, d)
+    return _reduced(ga, gb, e)
 
 
 def _rpow_bw(g, s, e, n):
@@ -623,7 +715,7 @@ def _rpow_bw(g, s, e, n):
         log_base = float(np.log(float(e)))
     finally:
         _loud(token)
-    d = mul(result, log_base)
+    d = _mul_scalar(result, log_base)
     if e == 0:
         # torch's where(y >= 0, 0, ...); 0 ** y is 0 or 1 exactly where y >= 0 (inf or nan elsewhere)
         d = where(_const(result._array <= 1, g), 0.0, d)
@@ -720,10 +812,24 @@ def rpow(self, base):
 
 # matmul --------------------------------------------------------------------------------
 
+def _column_major(x):
+    """Whether a saved matrix is column-major (torch's mm backward then computes its
+    gradient transposed); unknown (not saved) counts as no."""
+    if x is None:
+        return False
+    a = x._array
+    return a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
+
+
 def _mm_bw(g, s, e, n):
+    # torch's mm_mat1_backward / mm_mat2_backward; other's first (Note [Order of a formula's gradients])
     self, other = s
-    return (matmul(g, transpose(other, 0, 1)) if n[0] else None,
-            matmul(transpose(self, 0, 1), g) if n[1] else None)
+    gb = ga = None
+    if n[1]:
+        gb = t(matmul(t(g), self)) if _column_major(other) else matmul(t(self), g)
+    if n[0]:
+        ga = t(matmul(other, t(g))) if _column_major(self) else matmul(g, t(other))
+    return (ga, gb)
 
 
 def _dot_bw(g, s, e, n):
@@ -733,15 +839,15 @@ def _dot_bw(g, s, e, n):
 
 def _mv_bw(g, s, e, n):
     self, vec = s
-    return (mul(unsqueeze(g, 1), unsqueeze(vec, 0)) if n[0] else None,
-            matmul(transpose(self, 0, 1), g) if n[1] else None)
+    # torch's grad.ger(vec) is grad.reshape({n, 1}) * vec
+    return (mul(reshape(g, (g._array.shape[0], 1)), vec) if n[0] else None,
+            matmul(t(self), g) if n[1] else None)
 
 
 def _bmm_bw(g, s, e, n):
     self, other = s
-    sa, sb = e
-    return (_sum_to(matmul(g, transpose(other, -2, -1)), sa) if n[0] else None,
-            _sum_to(matmul(transpose(self, -2, -1), g), sb) if n[1] else None)
+    gb = _matmul_kernel(_BMM, transpose(self, 1, 2), g) if n[1] else None  # Note [Order of a formula's gradients]
+    return (_matmul_kernel(_BMM, g, transpose(other, 1, 2)) if n[0] else None, gb)
 
 
 _MM = _op_spec("MmBackward0", _mm_bw)
@@ -837,7 +943,7 @@ def matmul(self, other):
     if da == 1 and db == 2:
         r = _matmul_kernel(_MM, unsqueeze(self, 0), other)
         # torch squeezes the mm result in place (squeeze_(0))
-        return _record(_SQUEEZE_INPLACE, (r,), _wrap(r._array[0], r), (), r._array.shape)
+        return _record(_SQUEEZE_INPLACE, (r,), _wrap(r._array[0], r), (), (r._array.shape, (0,)))
     if da == 2 and db == 2:
         return _matmul_kernel(_MM, self, other)
     if _should_fold(self, other):
@@ -943,108 +1049,105 @@ def _reduction_dims(dim, ndim):
     return dims if dims else tuple(range(ndim))
 
 
-def _keepdim_shape(shape, dims):
-    return tuple(1 if i in dims else s for i, s in enumerate(shape))
-
-
 def _sum_bw(g, s, e, n):
     return (expand(g, e),)
 
 
+def _unsqueeze_multiple(g, dims):
+    """torch's unsqueeze_multiple: the reduced dims back, one unsqueeze each."""
+    for d in sorted(dims):
+        g = unsqueeze(g, d)
+    return g
+
+
 def _sum_dim_bw(g, s, e, n):
     shape, dims, keepdim = e
-    if not keepdim:
-        g = reshape(g, _keepdim_shape(shape, dims))
+    if not keepdim and shape:
+        g = _unsqueeze_multiple(g, dims)
     return (expand(g, shape),)
-
-
-def _div_by_count(t, count):
-    """t / count as torch's formulas divide by an integer (div.Scalar: DivBackward1)."""
-    out = _wrap(_binary(np.true_divide, t, t._array, count, t._array.dtype), t)
-    return _record_number(_DIV_COUNT, t, out, count, True)
 
 
 def _mean_bw(g, s, e, n):
     shape, count = e
-    return (_div_by_count(expand(g, shape), count),)
+    return (_div_scalar(expand(g, shape), count),)
 
 
 def _mean_dim_bw(g, s, e, n):
     shape, dims, keepdim, count = e
-    if not keepdim:
-        g = reshape(g, _keepdim_shape(shape, dims))
-    return (_div_by_count(expand(g, shape), count),)
+    if not keepdim and shape:
+        g = _unsqueeze_multiple(g, dims)
+    return (_div_scalar(expand(g, shape), count),)
 
 
 def _evenly_distribute_bw(g, s, e, n):
     """torch's evenly_distribute_backward (CPU): zeros masked_fill_'ed with grad / count where the
     input equals the result (a nan result came from the nan elements)."""
     self, result = s
+    # torch's evenly_distribute_backward: a nan result came from the nan elements;
+    # zeros.masked_fill_(mask, grad / mask.sum())
     mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
-    value = div(g, _const(np.asarray(mask.sum()), g))
-    out = np.zeros(mask.shape, value._array.dtype)
-    out[mask] = value._array
-    return (_record(_MASKED_FILL, (value,), _wrap(out, value), (), mask),)
-
-
-def _masked_fill_bw(g, s, e, n):
-    # masked_fill's value gradient: the sum of the gradient where the mask is set
-    return (sum(mul(g, _const(e.astype(g._array.dtype), g))),)
+    count = _const(np.int64(mask.sum()), g)
+    return (_masked_fill_zeros(self._array.shape, mask, div(g, count)),)
 
 
 def _value_selecting_bw(g, s, e, n):
-    """torch's value_selecting_reduction_backward: the gradient scattered into zeros at the indices."""
+    # torch's value_selecting_reduction_backward: zeros.scatter(dim, indices, grad)
     indices = s[0]
     shape, dim, keepdim = e
     idx = indices._array
     if not keepdim and shape:
         g = unsqueeze(g, dim)
         idx = np.expand_dims(idx, dim)
-    return (_scatter_into_zeros(_SCATTER, shape, dim, idx, g),)
-
-
-def _along(idx, dim):
-    """The full index of `idx` read as positions along dim (take_along_axis's)."""
-    key = list(np.indices(idx.shape, sparse=True))
-    key[dim] = idx
-    return tuple(key)
-
-
-def _gather(self, dim, idx):
-    """self.gather(dim, idx), differentiable (GatherBackward0)."""
-    a = self._array
-    out = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
-    return _record(_GATHER, (self,), _wrap(out, self), (), (a.shape, dim, idx))
-
-
-def _scatter_into_zeros(spec, shape, dim, idx, src):
-    """zeros(shape).scatter(dim, idx, src) (_SCATTER) or .scatter_add (_SCATTER_ADD), differentiable in src."""
-    a = src._array
-    out = np.zeros(shape, a.dtype)
-    if not shape:
-        out[...] = a
-    elif spec is _SCATTER:
-        np.put_along_axis(out, idx, a, dim)
-    else:
-        np.add.at(out, _along(idx, dim), a)
-    return _record(spec, (src,), _wrap(out, src), (), (dim, idx))
+    return (_scatter_zeros(_SCATTER, g, shape, dim, idx),)
 
 
 def _scatter_bw(g, s, e, n):
     dim, idx = e
-    return (_gather(g, dim, idx),)
+    return (None, _gather(g, dim, idx))
 
 
 def _gather_bw(g, s, e, n):
     shape, dim, idx = e
-    return (_scatter_into_zeros(_SCATTER_ADD, shape, dim, idx, g),)
+    return (_scatter_zeros(_SCATTER_ADD, g, shape, dim, idx),)
 
 
-_DIV_COUNT = _op_spec("DivBackward1", _div_scalar_bw, "div_scalar")
-_MASKED_FILL = _op_spec("MaskedFillBackward1", _masked_fill_bw)
+def _masked_fill_bw(g, s, e, n):
+    # the value's gradient (torch's masked_fill_backward): grad.masked_select(mask).sum()
+    return (None, sum(getitem_raw(g, _const(e, g))))
+
+
 _SCATTER = _op_spec("ScatterBackward0", _scatter_bw)
 _SCATTER_ADD = _op_spec("ScatterAddBackward0", _scatter_bw)
 _GATHER = _op_spec("GatherBackward0", _gather_bw)
+_MASKED_FILL = _op_spec("MaskedFillBackward1", _masked_fill_bw)
+
+
+def _scatter_zeros(spec, src, shape, dim, idx):
+    """zeros(shape).scatter(dim, idx, src) (scatter_add for _SCATTER_ADD): inside a formula, as
+    torch's formulas call it. The zeros need no gradient: the node's first edge is empty."""
+    a = src._array
+    z = np.zeros(shape, a.dtype)
+    if shape:
+        np.put_along_axis(z, idx, a, dim)
+    else:
+        z[()] = a
+    zeros = _wrap(np.zeros(shape, a.dtype), src)
+    return _record(spec, (zeros, src), _wrap(z, src), (), (dim, idx))
+
+
+def _gather(g, dim, idx):
+    """g.gather(dim, idx) inside a formula (node GatherBackward0)."""
+    a = g._array
+    r = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
+    return _record(_GATHER, (g,), _wrap(r, g), (), (a.shape, dim, idx))
+
+
+def _masked_fill_zeros(shape, mask, value):
+    """zeros(shape).masked_fill_(mask, value) for a 0-d tensor value (node MaskedFillBackward1)."""
+    a = value._array
+    z = np.where(mask, a, a.dtype.type(0)).astype(a.dtype, copy=False)
+    zeros = _wrap(np.zeros(shape, a.dtype), value)
+    return _record(_MASKED_FILL, (zeros, value), _wrap(z, value), (), mask)
 
 
 _SUM = _op_spec("SumBackward0", _sum_bw, "sum")
@@ -1202,7 +1305,7 @@ def _identity_bw(g, s, e, n):
 _VIEW = _op_spec("ViewBackward0", _view_bw)
 _UNSAFE_VIEW = _op_spec("UnsafeViewBackward0", _view_bw)
 _RESHAPE_ALIAS = _op_spec("ReshapeAliasBackward0", _view_bw)
-_SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _view_bw)
+_SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _unsqueeze_to_bw)
 _TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
 _T = _op_spec("TBackward0", _t_bw)
 _PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
@@ -1398,15 +1501,28 @@ def _index_bw(g, s, e, n):
     return (_index_backward(g, shape, key, basic, name),)
 
 
-def _index_backward_bw(g, s, e, n):
-    return (getitem_raw(g, e),)
+def _select_backward_bw(g, s, e, n):
+    # torch's grad.select(dim, index)
+    key = e if isinstance(e, tuple) else (e,)
+    return (_select(g, len(key) - 1, key[-1], len(key) - 1),)
+
+
+def _slice_backward_bw(g, s, e, n):
+    # torch's grad.slice(dim, start, end, step)
+    key = e if isinstance(e, tuple) else (e,)
+    return (_slice(g, len(key) - 1, key[-1]),)
+
+
+def _index_put_impl_bw(g, s, e, n):
+    return (None, getitem_raw(g, e))
 
 
 _SELECT = _op_spec("SelectBackward0", _index_bw)
 _SLICE = _op_spec("SliceBackward0", _index_bw)
 _INDEX = _op_spec("IndexBackward0", _index_bw)
-_INDEX_BACKWARD = {name: _op_spec(name + "Backward0", _index_backward_bw)
-                   for name in ("SelectBackward", "SliceBackward", "IndexBackward")}
+_INDEX_PUT_IMPL = _op_spec("IndexPutImplBackward0", _index_put_impl_bw)
+_INDEX_BACKWARD = {"SelectBackward": _op_spec("SelectBackwardBackward0", _select_backward_bw),
+                   "SliceBackward": _op_spec("SliceBackwardBackward0", _slice_backward_bw)}
 
 
 def _index_backward(g, shape, key, basic, name):
@@ -1415,10 +1531,11 @@ def _index_backward(g, shape, key, basic, name):
     z = np.zeros(shape, dtype=ga.dtype)
     if basic:
         z[key] = ga
-    else:
-        np.add.at(z, key, ga)
-    out = _wrap(z, g)
-    return _record(_INDEX_BACKWARD[name], (g,), out, (), key)
+        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), (), key)
+    # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
+    np.add.at(z, key, ga)
+    zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
+    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
 
 
 def getitem_raw(self, key):
@@ -1678,7 +1795,7 @@ def as_strided(self, size, stride, storage_offset=None):
     flat, b = _storage_flat(self)
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     offset = globals()["storage_offset"](self) if storage_offset is None else storage_offset
     need = 0 if 0 in size else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))
     if need > len(flat):
@@ -1951,8 +2068,12 @@ def _fill_tensor_bw(g, s, e, n):
 
 
 def _copy_bw(g, s, e, n):
+    # CopyBackwards casts the gradient to src's dtype, then the engine reduces it to src's shape
     src_shape, src_dtype = e
-    return (zeros_like(g) if n[0] else None, _sum_to(g, src_shape, src_dtype) if n[1] else None)
+    if not n[1]:
+        return (zeros_like(g) if n[0] else None, None)
+    gs = g if g._array.dtype == src_dtype else to(g, dtype=_from_numpy_dtype(src_dtype))
+    return (zeros_like(g) if n[0] else None, _sum_to(gs, src_shape))
 
 
 _ZERO = _op_spec("ZeroBackward0", _zero_bw)
@@ -2005,14 +2126,16 @@ def copy_(self, src):
 
 def _index_put_bw(g, s, e, n):
     key, vshape, vdtype = e
-    return (_masked_grad(g, key) if n[0] else None,
+    return (_index_put_zeros(g, key, vshape, vdtype) if n[0] else None,
             _sum_to(getitem_raw(g, key), vshape, vdtype) if len(n) > 1 and n[1] else None)
 
 
-def _masked_grad(g, key):
-    mask = np.ones(g._array.shape, dtype=g._array.dtype)
-    mask[key] = 0
-    return mul(g, _const(mask, g))
+def _index_put_zeros(g, key, vshape, vdtype):
+    """torch's grad.index_put(indices, zeros_like(values)) (node IndexPutBackward0)."""
+    out = np.array(g._array, copy=True)
+    out[key] = 0
+    zeros = _wrap(np.zeros(vshape, vdtype), g)
+    return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), (), (key, vshape, vdtype))
 
 
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
@@ -2294,16 +2417,14 @@ def _as_dtype(g, dtype):
 
 def _stack_bw(g, s, e, n):
     dim, count, dtypes = e
-    lead = (slice(None),) * dim
-    return tuple(_as_dtype(getitem_raw(g, lead + (i,)), dtypes[i]) if n[i] else None for i in range(count))
+    return tuple(_as_dtype(_select(g, dim, i, dim), dtypes[i]) if n[i] else None for i in range(count))
 
 
 def _cat_bw(g, s, e, n):
     dim, sizes, dtypes = e
-    lead = (slice(None),) * dim
     out, start = [], 0
     for i, size in enumerate(sizes):
-        out.append(_as_dtype(getitem_raw(g, lead + (slice(start, start + size),)), dtypes[i]) if n[i] else None)
+        out.append(_as_dtype(_slice(g, dim, slice(start, start + size)), dtypes[i]) if n[i] else None)
         start += size
     return tuple(out)
 
@@ -2367,16 +2488,11 @@ def cat(tensors, dim=0):
 
 
 def _where_bw(g, s, e, n):
+    # torch's where(condition, grad, 0) and where(condition, 0, grad), other's first
+    # (Note [Order of a formula's gradients])
     cond = s[0]
-    c = cond._array
-    zero = zeros_like(g)
-    grads = []
-    for i, (keep, shape, dtype) in enumerate(zip((True, False), e[:2], e[2:])):
-        if not n[i]:
-            grads.append(None)
-            continue
-        grads.append(_sum_to(where(_const(c if keep else ~c, g), g, zero), shape, dtype))
-    return tuple(grads)
+    gb = where(cond, 0.0, g) if n[1] else None
+    return _reduced(where(cond, g, 0.0) if n[0] else None, gb, e)
 
 
 _WHERE = _op_spec("WhereBackward0", _where_bw)
