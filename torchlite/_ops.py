@@ -669,7 +669,13 @@ def relu(self):
     a = self._array
     if a.dtype == _b1:
         raise RuntimeError("Boolean inputs not supported for relu")
-    out = _wrap(np.maximum(a, 0, out=_out(a.shape, a.dtype, self, a)), self)
+    # clamp_min(x, 0) as torch's kernel computes it: x unless x < 0, so -0.0 and nan pass
+    r = _out(a.shape, a.dtype, self, a)
+    if r is None:
+        r = np.empty_like(a)
+    np.copyto(r, a)
+    r[a < 0] = 0
+    out = _wrap(r, self)
     return _record(_RELU, (self,), out, (out,), None)
 
 
@@ -1295,7 +1301,8 @@ def _unsqueeze_to_bw(g, s, e, n):
 
 
 def _expand_bw(g, s, e, n):
-    return (_sum_to(g, e),)
+    # at::sum_to sums to a 0-d shape even from a 0-d gradient (SumBackward0)
+    return (sum(g) if e == () else _sum_to(g, e),)
 
 
 def _identity_bw(g, s, e, n):

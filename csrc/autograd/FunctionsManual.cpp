@@ -188,7 +188,8 @@ bool apply_native_formula(NativeFormula formula, const Variable& grad, const var
       } else if (formula == NativeFormula::Sigmoid) {
         out[0] = pointwise(grad, y, [](auto g, auto v) { return g * (v * (1 - v)); });
       } else {
-        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * decltype(g)(v > 0 ? 1 : 0); });
+        // threshold_backward: 0 where the result is <= 0, else the gradient (a nan result passes it)
+        out[0] = pointwise(grad, y, [](auto g, auto v) { return v <= 0 ? decltype(g)(0) : g; });
       }
       return true;
     }
