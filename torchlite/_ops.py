@@ -619,17 +619,28 @@ def positive(self):
     return self
 
 
+# numpy's float32 exp, log, sin, cos and tanh round differently from torch's
+# kernels in 13-40% of elements; computed in float64 and rounded, they agree
+# with torch's in all but 0.1-8% (measured on normal samples), so values that a
+# program magnifies later (sin of a large product) stay torch's.
+_VIA_FLOAT64 = {np.exp, np.log, np.sin, np.cos, np.tanh}
+
+
 def _float_unary(np_fn, spec, saves_result):
     """An elementwise op whose result is floating point (integers and bool compute in
     float32); its node saves the result (exp, tanh, sqrt) or the input (log, sin,
     cos), as PyTorch's does."""
+    via_float64 = np_fn in _VIA_FLOAT64
+
     def op(self):
         a = self._array
         dtype = _float_dtype(a.dtype)
         r = _out(a.shape, dtype, self, a)
         token = _quiet()
         try:
-            if dtype == a.dtype:
+            if via_float64 and dtype == _f32:
+                np.copyto(r, np_fn(a, dtype=_f64), casting="same_kind")
+            elif dtype == a.dtype:
                 np_fn(a, out=r)
             else:
                 np_fn(a, out=r, dtype=dtype)

@@ -203,7 +203,7 @@ SEMANTIC = ("raise-mismatch", "exception-type", "value", "shape", "dtype", "requ
             "node-name", "node-class", "grad", "hook-log", "kind", "crash", "hang", "harness-error")
 # oracle-crash / oracle-hang: torch itself crashed or hung (while generating or running
 # the program), so the seed tests nothing; they are listed, and fail nothing.
-NON_FAILING = ("message", "warning", "oracle-crash", "oracle-hang")
+NON_FAILING = ("message", "warning", "rounding", "oracle-crash", "oracle-hang")
 # Differences after which the two runs may go on comparably: the state is the same.
 # After any other semantic difference comparison stops: later steps would only repeat it.
 NON_DIVERGING = ("node-name", "node-class", "exception-type") + NON_FAILING
@@ -329,6 +329,40 @@ def compare(steps, trace_a, trace_b, ignore=()):
             else:
                 diffs += [Diff(c, len(steps), "end", f"{k}.grad: {d}") for c, d in diff_obs(ga, gb, True)]
     return [d for d in diffs if d.category not in ignore]
+
+
+def inherited_rounding(steps, i, torch_mod, lite_mod):
+    """Whether the value difference of step i's result only carries on a
+    rounding difference of its inputs (last-bit differences of float kernels,
+    magnified by the step, e.g. sin of a large product): step i rerun under
+    torch on torchlite's input values gives torchlite's result. Such a
+    difference is listed as `rounding`, not failed."""
+    ns_t, ns_l = new_namespace(torch_mod), new_namespace(lite_mod)
+    for step in steps[:i]:
+        run_line(ns_t, step)
+        run_line(ns_l, step)
+    for v in dict.fromkeys(steps[i].ins):
+        xt, xl = ns_t.get(v), ns_l.get(v)
+        if not (_is_tensor(xt) and _is_tensor(xl)) or tuple(xt.shape) != tuple(xl.shape):
+            return False
+        values = np.array(xl.detach().numpy(), copy=True)
+        if str(xt.dtype).split(".")[-1] != str(values.dtype):
+            return False
+        xt.data.copy_(torch_mod.from_numpy(values))  # .data: no version bump for autograd
+    rt, _ = run_line(ns_t, steps[i])
+    rl, _ = run_line(ns_l, steps[i])
+    return not diff_obs(rt, rl)
+
+
+def reclassify_rounding(steps, diffs, torch_mod, lite_mod):
+    """compare()'s differences with a first semantic one of category `value`
+    at a step's own result re-checked by inherited_rounding."""
+    first = next((d for d in diffs if d.category in SEMANTIC), None)
+    if first is None or first.category != "value" or first.op == "end" or " after the step: " in first.detail:
+        return diffs
+    if not inherited_rounding(steps, first.step, torch_mod, lite_mod):
+        return diffs
+    return [d._replace(category="rounding") if d is first else d for d in diffs]
 
 
 def semantic(diffs):

@@ -46,7 +46,7 @@ def run_pair(steps, phase=None, lite=None, ignore=()):
     trace_b = fuzzlib.execute(lite, steps)
     if phase is not None:
         phase.value = 4
-    return fuzzlib.compare(steps, trace_a, trace_b, ignore)
+    return fuzzlib.reclassify_rounding(steps, fuzzlib.compare(steps, trace_a, trace_b, ignore), torch, lite)
 
 
 def raising_steps(steps):

@@ -74,6 +74,25 @@ def test_perturbed_value_is_a_semantic_difference():
     assert fuzzlib.signature(diffs) == ("value", "exp")
 
 
+def test_a_magnified_rounding_difference_is_listed_not_failed():
+    # exp one float32 ulp off torch's (within tolerance), then sin of a large multiple: the sin
+    # step differs, but torch's sin on torchlite's inputs gives torchlite's result
+    def exp(x):
+        y = torch.exp(x)
+        with torch.no_grad():
+            y.copy_(torch.nextafter(y, torch.full_like(y, float("inf"))))
+        return y
+
+    big = Step("mul", "v2", "{out} = {0} * 1e6", ("v1",))
+    sin = Step("sin", "v3", "{out} = lib.sin({0})", ("v2",))
+    diffs = run_fuzz.run_pair([LEAF, EXP, big, sin], lite=torch_with(exp=exp))
+    assert categories(diffs) == {"rounding"}
+    assert fuzzlib.semantic(diffs) == []
+    # a difference the step itself makes stays semantic
+    diffs = run_fuzz.run_pair([LEAF, EXP, big, sin], lite=torch_with(sin=lambda x: torch.sin(x) * 1.01))
+    assert fuzzlib.signature(diffs) == ("value", "sin")
+
+
 def test_perturbed_gradient_is_found_at_the_end():
     def exp(x):
         y = torch.exp(x)
@@ -166,20 +185,15 @@ def test_a_crash_of_torch_itself_fails_nothing():
 # Categories where torchlite already matches torch on every seed seen so far; the
 # others (values, raising, exception types, node names, ...) still differ until the
 # issue's fixes land (see tests/fuzz/README.md), and are not asserted here yet.
-MATCHING_NOW = {"crash", "hang", "harness-error"}
-
-
-def test_fixed_slice_runs_without_harness_errors(tmp_path):
+def test_fixed_slice_shows_no_semantic_difference(tmp_path):
     report = tmp_path / "report.jsonl"
     proc = subprocess.run([sys.executable, os.path.join(FUZZ, "run_fuzz.py"), "--seeds", "0:20", "--jobs", "2",
                            "--report", str(report)], capture_output=True, text=True, timeout=600)
     lines = [json.loads(x) for x in report.read_text().splitlines()]
-    assert sorted(r["seed"] for r in lines) == list(range(20))
-    cats = {d["category"] for r in lines for d in r["diffs"]}
-    assert not cats & MATCHING_NOW, proc.stdout[-3000:]
-    failed = sum(1 for r in lines if any(d["category"] in fuzzlib.SEMANTIC for d in r["diffs"]))
-    assert proc.stdout.splitlines()[-1] == f"fuzz: {20 - failed} passed, {failed} failed"
-    assert proc.returncode == (1 if failed else 0)
+    assert len(lines) == 20
+    assert not {d["category"] for r in lines for d in r["diffs"]} & set(fuzzlib.SEMANTIC), proc.stdout[-3000:]
+    assert proc.stdout.splitlines()[-1] == "fuzz: 20 passed, 0 failed"
+    assert proc.returncode == 0
 
 
 def test_torch_against_itself_shows_no_difference_at_all(tmp_path):
