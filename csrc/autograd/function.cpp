@@ -215,6 +215,10 @@ bool any_variable_requires_grad(const variable_list& variables) {
 }
 
 void create_gradient_edge(Variable& variable, std::shared_ptr<Node> function) {
+  // upstream set_history: only floating point results can have a history
+  if (!at::isDifferentiableType(variable.scalar_type())) {
+    throw std::runtime_error(std::string("Autograd not support dtype: ") + at::toString(variable.scalar_type()));
+  }
   const auto input_nr = function->add_input_metadata(variable);
   impl::set_gradient_edge(variable, Edge(std::move(function), input_nr));
 }

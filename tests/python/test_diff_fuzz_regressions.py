@@ -29,7 +29,22 @@ def double_backward_of_zero_dim_expand(lib):
     return [g, g.grad_fn.name(), [f.name() for f, _ in g.grad_fn.next_functions if f is not None], v0.grad]
 
 
-CASES = [relu_gradient_at_nan, relu_keeps_negative_zero, double_backward_of_zero_dim_expand]
+def view_of_integer_tensor_with_history(lib):
+    # a masked index_put_ gives an integer tensor a grad_fn; a differentiable op on it refuses
+    d = lib.zeros(2, 3, dtype=lib.int64)
+    d[lib.tensor([True, False])] = lib.tensor(2.0, requires_grad=True)
+    out = [d.grad_fn.name()]
+    for f in (lambda t: t[0], lambda t: t.view(6), lambda t: t.diagonal(), lambda t: t + 1):
+        try:
+            f(d)
+            out.append("ok")
+        except RuntimeError as e:
+            out.append(str(e))
+    return out
+
+
+CASES = [relu_gradient_at_nan, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+         view_of_integer_tensor_with_history]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.__name__ for c in CASES])

@@ -93,6 +93,13 @@ def test_a_magnified_rounding_difference_is_listed_not_failed():
     assert fuzzlib.signature(diffs) == ("value", "sin")
 
 
+def test_an_internal_assert_of_torch_fails_nothing():
+    a = ("exc", "RuntimeError", "isDifferentiableType(grad.scalar_type()) INTERNAL ASSERT FAILED at engine.cpp")
+    b = ("T", (1,), "float32", np.zeros(1, np.float32), True, False, "ViewBackward0", "ViewBackward0")
+    assert [c for c, _ in fuzzlib.diff_obs(a, b)] == ["oracle-error"]
+    assert "oracle-error" not in fuzzlib.SEMANTIC and "oracle-error" not in fuzzlib.NON_DIVERGING
+
+
 def test_perturbed_gradient_is_found_at_the_end():
     def exp(x):
         y = torch.exp(x)
