@@ -1842,11 +1842,25 @@ def narrow(self, dim, start, length):
 
 
 def _diagonal_bw(g, s, e, n):
-    shape, idx = e
-    return (_scatter_flat(g, shape, idx),)
+    return (diagonal_backward(g, *e),)
+
+
+def _diagonal_backward_bw(g, s, e, n):
+    shape, idx, offset, d1, d2 = e
+    return (diagonal(g, offset, d1, d2),)
 
 
 _DIAGONAL = _op_spec("DiagonalBackward0", _diagonal_bw)
+_DIAGONAL_BACKWARD = _op_spec("DiagonalBackwardBackward0", _diagonal_backward_bw)
+
+
+def diagonal_backward(g, shape, idx, offset, d1, d2):
+    """at::diagonal_backward: zeros of the input's shape with g on the diagonal (node
+    DiagonalBackwardBackward0, whose own backward takes the diagonal again)."""
+    z = np.zeros(int(np.prod(shape)), g._array.dtype)
+    z[idx.reshape(-1)] = g._array.reshape(-1)
+    out = _wrap(z.reshape(shape), g)
+    return _record(_DIAGONAL_BACKWARD, (g,), out, (), (shape, idx, offset, d1, d2))
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):
@@ -1862,7 +1876,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     start = (_data_ptr(a) - _data_ptr(b) + begin) // a.itemsize
     arr = np.lib.stride_tricks.as_strided(flat[start:], tuple(a.shape[i] for i in rest) + (n,),
                                           tuple(st[i] for i in rest) + (st[d1] + st[d2],))
-    return _view_of(arr, self, _DIAGONAL, (a.shape, _flat_index(arr, a)))
+    return _view_of(arr, self, _DIAGONAL, (a.shape, _flat_index(arr, a), offset, d1, d2))
 
 
 def _split_bw(g, s, e, n):
@@ -2334,6 +2348,12 @@ def _copy_to(dst, src):
 def _index_put_(self, key, value):
     a, v = self._array, value._array
     arrays = [k for k in key if isinstance(k, np.ndarray)]
+    try:
+        np.broadcast_shapes(*(k.shape for k in arrays if k.dtype != np.bool_))
+    except ValueError:
+        shapes = ", ".join(str(list(k.shape)) for k in arrays)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") \
+            from None
     if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
         # one boolean mask and one value: index_put_ runs as masked_fill_
         # (canDispatchToMaskedFill), which casts the value and skips the checks below

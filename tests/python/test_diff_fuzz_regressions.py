@@ -43,10 +43,36 @@ def view_of_integer_tensor_with_history(lib):
     return out
 
 
-CASES = [relu_gradient_at_nan, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def diagonal_double_backward_names(lib):
+    a = lib.tensor(np.arange(12.0).reshape(3, 4) / 7, requires_grad=True)
+    y = a.diagonal(1) * a.diagonal(-1, 1, 0)
+    g, = lib.autograd.grad((y * y).sum(), a, create_graph=True)
+    g.sum().backward()
+    names = []
+    fn = g.grad_fn
+    while fn is not None and len(names) < 5:
+        names.append(fn.name())
+        fn = next((f for f, _ in fn.next_functions if f is not None), None)
+    return [names, g, a.grad]
+
+
+def index_tensors_that_do_not_broadcast(lib):
+    x = lib.zeros(3, 3, dtype=lib.float64)
+    x[lib.tensor([0, 1]), lib.tensor([0, 1, 2])] = lib.ones(2)
+
+
+CASES = [relu_gradient_at_nan, diagonal_double_backward_names, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.__name__ for c in CASES])
+def run(case, lib):
+    try:
+        return ("ok", norm(case(lib)))
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return ("raised", type(e).__name__, norm(str(e)))
+
+
+@pytest.mark.parametrize("case", CASES + [index_tensors_that_do_not_broadcast],
+                         ids=[c.__name__ for c in CASES] + ["index_tensors_that_do_not_broadcast"])
 def test_same_as_torch(case):
-    assert norm(case(torchlite)) == norm(case(torch))
+    assert run(case, torchlite) == run(case, torch)
