@@ -326,6 +326,7 @@ def _add_scalar(t, c):
 
 def _sub_scalar(t, c):
     """t - c as at::sub(Tensor, Scalar) inside a formula (node SubBackward1)."""
+    _sub_check(t._array.dtype, _number_dtype(c))  # pow's `exponent - 1` refuses a bool exponent as torch's
     out = _wrap(_binary(np.subtract, t, t._array, c, t._array.dtype), t)
     return _record(_SUB_SCALAR, (t,), out, (), None)
 

@@ -282,6 +282,13 @@ def _checkpoint_without_reentrant_generator(fn, preserve_rng_state=True, determi
     if not is_grad_enabled():
         yield
         return
+    # torch saves the inputs through an autograd Function (_NoopSaveInputs), so an
+    # inference tensor among them is refused as any saved inference tensor is
+    if any(isinstance(a, Tensor) and a.is_inference() for a in args):
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+            "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
+            "and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
     new_frame.saved_args = list(args)
     with _checkpoint_hook(new_frame):
         yield
