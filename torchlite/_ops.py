@@ -2349,6 +2349,8 @@ def _copy_to(dst, src):
 def _index_put_(self, key, value):
     a, v = self._array, value._array
     arrays = [k for k in key if isinstance(k, np.ndarray)]
+    # check_inplace first (VariableType), then the kernel's checks
+    node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
     try:
         np.broadcast_shapes(*(k.shape for k in arrays if k.dtype != np.bool_))
     except ValueError:
@@ -2358,7 +2360,6 @@ def _index_put_(self, key, value):
     if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
         # one boolean mask and one value: index_put_ runs as masked_fill_
         # (canDispatchToMaskedFill), which casts the value and skips the checks below
-        node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
         _assign(a, key, v.reshape(()))
         self._bump_version()
         return _rebase_history(self, node)
@@ -2366,7 +2367,6 @@ def _index_put_(self, key, value):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} for "
                            f"the source.")
-    node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
     if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
         warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "

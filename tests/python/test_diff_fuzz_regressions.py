@@ -83,7 +83,12 @@ def run(case, lib):
         return ("raised", type(e).__name__, norm(str(e)))
 
 
-REFUSED = [index_tensors_that_do_not_broadcast, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
+def index_put_on_a_leaf_checks_the_leaf_first(lib):
+    x = lib.ones(4, 3, requires_grad=True)
+    x[lib.tensor([1, 1]), [0, -1, 0]] = lib.tensor(2.0, requires_grad=True).long()
+
+
+REFUSED = [index_tensors_that_do_not_broadcast, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
 
 
 @pytest.mark.parametrize("case", CASES + REFUSED, ids=[c.__name__ for c in CASES + REFUSED])
