@@ -463,7 +463,8 @@ def div(self, other):
     if isinstance(other, _TB):
         b = other._array
         out = _wrap(_binary(np.true_divide, self, a, b, _float_dtype(_result_type(a, b))), self)
-        saved = (self if other.requires_grad else None, other)
+        # self is saved only for other's gradient, where that has an edge (should_compute_output)
+        saved = (self if other.requires_grad and _C._has_gradient_edge(other) else None, other)
         return _record(_DIV, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
     out = _wrap(_binary(np.true_divide, self, a, other, _float_dtype(_result_type(a, other))), self)
     return _record_number(_DIV_S, self, out, other, True)
