@@ -72,6 +72,18 @@ def checkpoint_of_an_inference_tensor(lib):
     lib.utils.checkpoint.checkpoint(lambda t: (t * t).sin(), x, use_reentrant=False)
 
 
+def inference_tensor_divided_by_a_no_grad_view(lib):
+    # the no_grad view of a base that requires grad requires grad but has no gradient edge,
+    # so div does not save self (an inference tensor) for it
+    v0 = lib.tensor([0.5, 1.5, 2.5], requires_grad=True)
+    with lib.inference_mode():
+        v4 = lib.ones(3) * 2
+    with lib.no_grad():
+        v5 = v0[:1]
+    y = v4 / v5
+    return [y, y.requires_grad, y.grad_fn.name()]
+
+
 CASES = [relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
@@ -86,18 +98,6 @@ def run(case, lib):
 def index_put_on_a_leaf_checks_the_leaf_first(lib):
     x = lib.ones(4, 3, requires_grad=True)
     x[lib.tensor([1, 1]), [0, -1, 0]] = lib.tensor(2.0, requires_grad=True).long()
-
-
-def inference_tensor_divided_by_a_no_grad_view(lib):
-    # the no_grad view of a base that requires grad requires grad but has no gradient edge,
-    # so div does not save self (an inference tensor) for it
-    v0 = lib.tensor([0.5, 1.5, 2.5], requires_grad=True)
-    with lib.inference_mode():
-        v4 = lib.ones(3) * 2
-    with lib.no_grad():
-        v5 = v0[:1]
-    y = v4 / v5
-    return [y, y.requires_grad, y.grad_fn.name()]
 
 
 REFUSED = [index_tensors_that_do_not_broadcast, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
