@@ -203,6 +203,16 @@ def test_fixed_slice_shows_no_semantic_difference(tmp_path):
     assert proc.returncode == 0
 
 
+def test_known_seeds_are_reported_not_counted(tmp_path):
+    known = tmp_path / "known.txt"
+    known.write_text("# comment\n3  # listed, but it matches torch\n")
+    proc = subprocess.run([sys.executable, os.path.join(FUZZ, "run_fuzz.py"), "--seeds", "0:5", "--jobs", "2",
+                           "--known", str(known)], capture_output=True, text=True, timeout=600)
+    assert "0 known differences" in proc.stdout and "remove [3]" in proc.stdout, proc.stdout[-2000:]
+    assert proc.stdout.splitlines()[-1] == "fuzz: 5 passed, 0 failed, 0 skipped"
+    assert run_fuzz.read_known(str(known)) == {3: "listed, but it matches torch"}
+
+
 def test_torch_against_itself_shows_no_difference_at_all(tmp_path):
     report = tmp_path / "report.jsonl"
     proc = subprocess.run([sys.executable, os.path.join(FUZZ, "run_fuzz.py"), "--seeds", "100:130", "--against", "torch",
