@@ -58,3 +58,11 @@ def norm(value):
     if isinstance(value, str):
         return re.sub(r" \(Triggered internally at .*\)$", "", value.replace("torchlite", "torch"))
     return value
+
+
+def run(case, lib):
+    """What case(lib) shows: ("ok", its normalised result), or ("raised", type, message)."""
+    try:
+        return ("ok", norm(case(lib)))
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return ("raised", type(e).__name__, norm(str(e)))

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import torchlite
-from diff_utils import norm
+from diff_utils import run
 
 
 def relu_gradient_at_nan(lib):
@@ -86,13 +86,6 @@ def inference_tensor_divided_by_a_no_grad_view(lib):
 
 CASES = [relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
-
-
-def run(case, lib):
-    try:
-        return ("ok", norm(case(lib)))
-    except Exception as e:  # noqa: BLE001 - the error is what is compared
-        return ("raised", type(e).__name__, norm(str(e)))
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import torchlite
-from diff_utils import norm
+from diff_utils import run
 
 
 def name(t):
@@ -365,13 +365,6 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          masked_index_put_casts_one_value, unchecked_overlap_runs_element_by_element,
          create_graph_chains_through_views, copy_into_bool_is_not_differentiable, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
-
-
-def run(case, lib):
-    try:
-        return ("ok", norm(case(lib)))
-    except Exception as e:  # noqa: BLE001 - the error is what is compared
-        return ("raised", type(e).__name__, norm(str(e)))
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.__name__ for c in CASES])
