@@ -2074,6 +2074,8 @@ def _mul_div_(self, other, ufunc, spec, spec_s):
         b = other._array
         # the original self for other's gradient (PyTorch's original_self), a
         # differentiable clone so double backward reaches self
+        # check_inplace first, as upstream: the clone would refresh a stale view's grad_fn
+        _C._check_inplace(self, self.requires_grad or other.requires_grad)
         orig = clone(self) if other.requires_grad and _C.is_grad_enabled() else None
         saved = (orig, other if self.requires_grad or spec is _DIV else None)
         node = _inplace_node(spec, (self, other), saved, (a.shape, b.shape, a.dtype, b.dtype))

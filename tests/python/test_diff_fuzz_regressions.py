@@ -93,7 +93,16 @@ def index_put_on_a_leaf_checks_the_leaf_first(lib):
     x[lib.tensor([1, 1]), [0, -1, 0]] = lib.tensor(2.0, requires_grad=True).long()
 
 
-REFUSED = [index_tensors_that_do_not_broadcast, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
+def inplace_on_stale_view_checks_before_cloning(lib):
+    # check_inplace reads the view's stored (stale) grad_fn before mul_/div_ clone self
+    v0 = lib.tensor([0.5])
+    v1 = lib.tensor([1.5], requires_grad=True)
+    v3 = v0.expand(1)
+    v0.unsqueeze(0).mul_(v1)
+    v3 /= v1.sigmoid()
+
+
+REFUSED = [index_tensors_that_do_not_broadcast, inplace_on_stale_view_checks_before_cloning, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
 
 
 @pytest.mark.parametrize("case", CASES + REFUSED, ids=[c.__name__ for c in CASES + REFUSED])
