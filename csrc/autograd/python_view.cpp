@@ -276,7 +276,6 @@ void initViewBindings(py::module_& m) {
   m.def("_call_inplace_fn", &call_inplace_fn);
   m.def("_check_inplace", [](const Variable& self, bool requires_grad) { impl::check_inplace(self, requires_grad); });
   m.def("_view_base", [](const Variable& self) { return impl::view_base(self); });
-  m.def("_is_view", [](const Variable& self) { return impl::is_view(self); });
   // Whether a gradient for `self` has somewhere to go (upstream's should_compute_output
   // for the edge an op would record): not for a view made in no_grad mode of a base
   // that requires grad, which requires grad but has neither grad_fn nor accumulator.
