@@ -1,4 +1,5 @@
 #include "aten/Functions.h"
+#include "c10/core/Event.h"
 
 #include <algorithm>
 #include <cmath>
@@ -405,10 +406,26 @@ Tensor to(const Tensor& t_in, ScalarType dtype) {
   return out;
 }
 
+// Note [Cross-device copies]
+// A copy between two devices of one accelerator type runs on the
+// destination's current stream, but the source's data was written on the
+// source device's current stream: without a wait the copy may read it before
+// it is written. So the destination stream first waits for an event recorded
+// on the source stream (upstream copy_kernel_cuda syncs both streams the same
+// way; seed 000, section 10.1).
+void wait_for_source_stream(const c10::Device& src, const c10::Device& dst) {
+  if (src.type() != dst.type() || !c10::isAccelerator(src.type()) || src == dst) return;
+  const auto* impl = c10::impl::getDeviceGuardImpl(src.type());
+  c10::Event ready{src.type()};
+  ready.record(impl->getStream(src));
+  ready.block(impl->getStream(dst));
+}
+
 Tensor to(const Tensor& t_in, c10::Device device) {
   if (t_in.device() == device) return t_in;
   Tensor t = contiguous(t_in);
   Tensor out = empty(t.sizes(), t.dtype(), device);
+  wait_for_source_stream(t.device(), out.device());
   const size_t nbytes = static_cast<size_t>(t.numel()) * elementSize(t.dtype());
   if (on_host(t) && on_host(out)) {
     std::memcpy(out.data_ptr(), t.data_ptr(), nbytes);
@@ -421,6 +438,9 @@ Tensor to(const Tensor& t_in, c10::Device device) {
     cuda::copy_device_to_host(out.data_ptr(), t.data_ptr(), nbytes, t.device().index());
   } else {
     cuda::copy_device_to_device(out.data_ptr(), t.data_ptr(), nbytes, out.device().index());
+    // The source's memory goes back to its stream-ordered pool on the source
+    // stream: that stream waits for the copy before anything can reuse it.
+    wait_for_source_stream(out.device(), t.device());
   }
   return out;
 #else

@@ -55,5 +55,8 @@ Tensor to(const Tensor& t, ScalarType dtype);
 Tensor to(const Tensor& t, c10::Device device);
 // True when any element is NaN (the anomaly-mode check).
 bool any_nan(const Tensor& t);
+// Between two devices of one accelerator type: makes dst's current stream
+// wait for what src's current stream has queued (Note [Cross-device copies]).
+void wait_for_source_stream(const c10::Device& src, const c10::Device& dst);
 
 } // namespace at

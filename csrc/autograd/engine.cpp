@@ -916,16 +916,21 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
   c10::OptionalStreamGuard parent_stream_guard{opt_parent_stream};
 
   // Note [Autograd Producer-Consumer Stream Syncs]: the consumer waits for
-  // each input slot that became ready on another stream.
+  // each input slot that became ready on another stream. A slot on another
+  // accelerator type than the consumer's stream (inputs mixing, say, cuda and
+  // sim) is read by the consumer's kernels on that slot device's current
+  // stream, so that stream waits: an event cannot block a stream of another type.
   if (opt_parent_stream) {
     for (size_t pos = 0; pos < inputs.buffer.size(); ++pos) {
       const auto& var = inputs.buffer[pos];
       if (!var.defined() || !c10::isAccelerator(var.device().type())) continue;
       const auto& ready_stream = inputs.ready_streams[pos];
       const auto& ready_event = inputs.ready_events[pos];
-      if (ready_stream && *ready_stream != *opt_parent_stream && ready_event) {
-        opt_parent_stream->wait(*ready_event);
-      }
+      if (!ready_stream || !ready_event) continue;
+      const c10::Stream consumer_stream = ready_event->device_type() == opt_parent_stream->device_type()
+          ? *opt_parent_stream
+          : c10::impl::getDeviceGuardImpl(var.device().type())->getStream(var.device());
+      if (*ready_stream != consumer_stream) consumer_stream.wait(*ready_event);
     }
   }
 

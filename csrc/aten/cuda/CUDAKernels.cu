@@ -1,4 +1,5 @@
 #include "aten/cuda/CUDAKernels.h"
+#include "aten/cuda/SumToPlan.h"
 #include "aten/Functions.h"
 #include "c10/cuda/CUDAFunctions.h"
 
@@ -95,21 +96,15 @@ __global__ void cast_kernel(const S* src, D* out, int64_t n) {
   if (i < n) out[i] = static_cast<D>(src[i]);
 }
 
-// Input element i adds into the output element it was broadcast from; `g`
-// maps input coordinates to output offsets (stride 0 on reduced dimensions).
+// One thread per output element sums its input elements in a fixed order
+// (SumToPlan), so the result is deterministic, as torch's reductions are.
 template <typename T>
-__global__ void sum_to_kernel(const T* src, Geometry g, T* out, int64_t n) {
-  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) atomicAdd(out + offset_of(i, g), src[i]);
-}
-
-template <>
-__global__ void sum_to_kernel<int64_t>(const int64_t* src, Geometry g, int64_t* out, int64_t n) {
-  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) {
-    atomicAdd(reinterpret_cast<unsigned long long*>(out + offset_of(i, g)),
-              static_cast<unsigned long long>(src[i]));
-  }
+__global__ void sum_to_kernel(const T* src, SumToPlan plan, T* out) {
+  int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (o >= plan.out_numel) return;
+  T acc = T(0);
+  for (int64_t r = 0; r < plan.reduce_numel; ++r) acc += src[plan.input_offset(o, r)];
+  out[o] = acc;
 }
 
 template <typename T>
@@ -117,6 +112,33 @@ __global__ void any_nan_kernel(const T* x, int64_t n, int* flag) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (i < n && x[i] != x[i]) *flag = 1;
 }
+
+void free_on_current_stream(void* p, c10::DeviceIndex device) noexcept {
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess) return;
+  (void)cudaSetDevice(device);
+  try {
+    (void)cudaFreeAsync(p, c10::cuda::getCurrentCUDAStream(device));
+  } catch (...) {
+    (void)cudaFree(p);
+  }
+  (void)cudaSetDevice(prev);
+}
+
+// A device buffer freed when the scope ends, also when a CUDA call throws.
+struct DeviceBuffer {
+  DeviceBuffer(size_t nbytes, c10::DeviceIndex device) : device_(device) {
+    TORCHLITE_CUDA_CHECK(cudaMallocAsync(&ptr_, nbytes, c10::cuda::getCurrentCUDAStream(device)));
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() { free_on_current_stream(ptr_, device_); }
+  void* get() const noexcept { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  c10::DeviceIndex device_;
+};
 
 cudaStream_t stream_of(const Tensor& t) {
   return c10::cuda::getCurrentCUDAStream(t.device().index());
@@ -128,16 +150,16 @@ void check_launch() {
 
 } // namespace
 
+// Note [Stream-ordered allocation]
+// Tensor memory made in C++ (gradients the engine sums, sum_to results) comes
+// from the device's stream-ordered pool (cudaMallocAsync on the current
+// stream) and goes back to it with cudaFreeAsync on the device's current
+// stream of the freeing thread (the stream its last reader ran on), so neither
+// synchronises the device as cudaFree does. Python-made tensors use cupy's pool.
 std::shared_ptr<void> allocate(size_t nbytes, c10::DeviceIndex device, void** data) {
   DeviceScope scope(device);
-  TORCHLITE_CUDA_CHECK(cudaMalloc(data, nbytes ? nbytes : 1));
-  return std::shared_ptr<void>(*data, [device](void* p) {
-    int prev = 0;
-    if (cudaGetDevice(&prev) != cudaSuccess) return;
-    (void)cudaSetDevice(device);
-    (void)cudaFree(p);
-    (void)cudaSetDevice(prev);
-  });
+  TORCHLITE_CUDA_CHECK(cudaMallocAsync(data, nbytes ? nbytes : 1, c10::cuda::getCurrentCUDAStream(device)));
+  return std::shared_ptr<void>(*data, [device](void* p) { free_on_current_stream(p, device); });
 }
 
 void copy_host_to_device(void* dst, const void* src, size_t nbytes, c10::DeviceIndex device) {
@@ -229,16 +251,17 @@ void sum_to(const Tensor& src, Tensor& out) {
   const int64_t n = src.numel();
   if (n == 0) return;
   DeviceScope scope(out.device().index());
-  Geometry g = make_geometry(src.sizes(), sum_to_strides(src.sizes(), out.sizes()));
+  const SumToPlan plan = SumToPlan::make(src.sizes(), out.sizes());
+  const unsigned blocks = blocks_for(plan.out_numel);
   switch (src.dtype()) {
     case ScalarType::Float:
-      sum_to_kernel<float><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<float>(), g, out.data_ptr<float>(), n);
+      sum_to_kernel<float><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<float>(), plan, out.data_ptr<float>());
       break;
     case ScalarType::Double:
-      sum_to_kernel<double><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<double>(), g, out.data_ptr<double>(), n);
+      sum_to_kernel<double><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<double>(), plan, out.data_ptr<double>());
       break;
     case ScalarType::Long:
-      sum_to_kernel<int64_t><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<int64_t>(), g, out.data_ptr<int64_t>(), n);
+      sum_to_kernel<int64_t><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<int64_t>(), plan, out.data_ptr<int64_t>());
       break;
     case ScalarType::Bool:
       throw std::runtime_error("sum_to: bool tensors are not supported on CUDA");
@@ -251,8 +274,8 @@ bool any_nan(const Tensor& t) {
   if (n == 0) return false;
   DeviceScope scope(t.device().index());
   cudaStream_t s = stream_of(t);
-  int* flag = nullptr;
-  TORCHLITE_CUDA_CHECK(cudaMalloc(&flag, sizeof(int)));
+  DeviceBuffer buffer(sizeof(int), t.device().index());
+  int* flag = static_cast<int*>(buffer.get());
   TORCHLITE_CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(int), s));
   if (t.dtype() == ScalarType::Float) {
     any_nan_kernel<float><<<blocks_for(n), kThreads, 0, s>>>(t.data_ptr<float>(), n, flag);
@@ -262,7 +285,6 @@ bool any_nan(const Tensor& t) {
   int host = 0;
   TORCHLITE_CUDA_CHECK(cudaMemcpyAsync(&host, flag, sizeof(int), cudaMemcpyDeviceToHost, s));
   TORCHLITE_CUDA_CHECK(cudaStreamSynchronize(s));
-  TORCHLITE_CUDA_CHECK(cudaFree(flag));
   return host != 0;
 }
 

@@ -2,6 +2,7 @@
 // selection, a per-thread current stream per device, a small stream pool and
 // events (cudaEventRecord / cudaStreamWaitEvent). Mirrors c10/cuda/impl/CUDAGuardImpl.h.
 #include "c10/core/impl/DeviceGuardImplInterface.h"
+#include "c10/cuda/CUDADeviceIndex.h"
 #include "c10/cuda/CUDAFunctions.h"
 
 #include <array>
@@ -25,14 +26,13 @@ DeviceIndex device_count() noexcept {
       cudaGetLastError();  // clear the sticky "no device / no driver" error
       return static_cast<DeviceIndex>(0);
     }
-    return static_cast<DeviceIndex>(n);
+    return clamp_device_count(n);
   }();
   return count;
 }
 
 namespace {
 
-constexpr int kMaxDevices = 64;
 constexpr int kStreamsPerPool = 8;
 
 // Null means the legacy default stream, which is also id 0.
@@ -55,6 +55,28 @@ cudaStream_t from_stream(const Stream& s) {
   return reinterpret_cast<cudaStream_t>(static_cast<intptr_t>(s.id()));
 }
 
+DeviceIndex current_device_index() {
+  int dev = 0;
+  TORCHLITE_CUDA_CHECK(cudaGetDevice(&dev));
+  return static_cast<DeviceIndex>(dev);
+}
+
+// `d`'s index, -1 meaning the current device; throws torch's error for an
+// index past the devices (which would also run past the per-device tables).
+DeviceIndex checked_index(Device d) {
+  return checked_device_index(d.index(), d.index() == -1 ? current_device_index() : 0, device_count());
+}
+
+// The same without throwing (for the noexcept stream accessors): -1 when the
+// index names no device.
+DeviceIndex index_or_invalid(Device d) noexcept {
+  try {
+    return checked_index(d);
+  } catch (...) {
+    return -1;
+  }
+}
+
 struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
   DeviceType type() const override { return DeviceType::CUDA; }
   Device exchangeDevice(Device d) const override {
@@ -67,13 +89,22 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
     TORCHLITE_CUDA_CHECK(cudaGetDevice(&dev));
     return Device(DeviceType::CUDA, static_cast<DeviceIndex>(dev));
   }
+  // An index naming no device fails in the runtime ("invalid device ordinal"), as in torch.
   void setDevice(Device d) const override { TORCHLITE_CUDA_CHECK(cudaSetDevice(d.index())); }
   void uncheckedSetDevice(Device d) const noexcept override { (void)cudaSetDevice(d.index()); }
+  // Noexcept as the interface says: an index naming no device gives its
+  // (unusable) default stream instead of reading past the table; the Python
+  // entry points check the index first and raise torch's error.
   Stream getStream(Device d) const noexcept override {
-    return to_stream(d, current_streams[d.index()]);
+    const DeviceIndex index = index_or_invalid(d);
+    if (index < 0) return to_stream(d, nullptr);
+    return to_stream(Device(DeviceType::CUDA, index), current_streams[index]);
   }
-  Stream getDefaultStream(Device d) const override { return to_stream(d, nullptr); }
-  Stream getNewStream(Device d, int) const override {
+  Stream getDefaultStream(Device d) const override {
+    return to_stream(Device(DeviceType::CUDA, checked_index(d)), nullptr);
+  }
+  Stream getNewStream(Device d_in, int) const override {
+    const Device d(DeviceType::CUDA, checked_index(d_in));
     auto& p = pool();
     std::lock_guard<std::mutex> lock(p.mutex);
     auto& streams = p.streams[d.index()];
@@ -91,7 +122,8 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
   }
   Stream exchangeStream(Stream s) const noexcept override {
     Stream old = getStream(s.device());
-    current_streams[s.device_index()] = from_stream(s);
+    const DeviceIndex index = index_or_invalid(s.device());
+    if (index >= 0) current_streams[index] = from_stream(s);
     return old;
   }
   DeviceIndex deviceCount() const noexcept override { return device_count(); }
@@ -144,7 +176,7 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
 } // namespace
 
 cudaStream_t getCurrentCUDAStream(DeviceIndex device) {
-  return current_streams[device];
+  return current_streams[checked_index(Device(DeviceType::CUDA, device))];
 }
 
 const impl::DeviceGuardImplInterface* cuda_guard_impl() {
