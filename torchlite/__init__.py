@@ -25,10 +25,13 @@ def is_tensor(obj):
 
 
 def _make(array, dtype_, device_, requires_grad):
-    """A new leaf over `array` on `device_` (every factory ends here)."""
+    """A new leaf over `array` (numpy, or cupy when made on the device) on
+    `device_` (every factory ends here)."""
     if dtype_ is not None:
         array = array.astype(_dtypes._to_numpy_dtype(dtype_), copy=False)
     dev = _backend.check_device(device_)
+    if dev.type == "cuda":
+        array = _backend.to_device_array(array, dev)
     t = _C._tensor_from_parts(array, False)
     t = _backend.place(t, dev)
     if requires_grad:
@@ -42,7 +45,7 @@ def _infer_array(data, dtype_=None):
     """A fresh array for `data` with torch's dtype inference (Python floats are float32,
     unless `dtype_` is given: then they are read as doubles, not rounded to float32 first)."""
     if isinstance(data, Tensor):
-        return _np.array(data._array, copy=True)
+        return data._array.copy()
     if isinstance(data, (_np.ndarray, _np.generic)):  # numpy arrays and scalars keep their dtype
         return _np.array(data, copy=True)
     arr = _np.array(_unwrap_nested(data))
@@ -57,20 +60,24 @@ def _infer_array(data, dtype_=None):
 
 def _unwrap_nested(data):
     if isinstance(data, Tensor):
-        return data._array
+        return _backend.to_host(data._array)
     if isinstance(data, (list, tuple)):
         return [_unwrap_nested(x) for x in data]
     return data
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    """A new leaf tensor holding a copy of `data`."""
+    """A new leaf tensor holding a copy of `data` (on data's device when it is a tensor)."""
+    if device is None and isinstance(data, Tensor):
+        device = data.device
     return _make(_infer_array(data, dtype), dtype, device, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
     """`data` itself when it already is a matching tensor; numpy arrays are shared when possible."""
     if isinstance(data, Tensor):
+        if device is not None and _backend.check_device(device) != data.device:
+            data = data.to(device)
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, _np.ndarray) and (device is None or _backend.check_device(device).type == "cpu"):
         t = from_numpy(data)
@@ -88,6 +95,20 @@ def from_numpy(ndarray):
     return _C._tensor_from_parts(ndarray, False)
 
 
+def from_dlpack(ext_tensor):
+    """A tensor sharing the memory of `ext_tensor`, any object with __dlpack__
+    (a cupy or numpy array, a torch tensor) or a DLPack capsule: a cuda tensor
+    for device memory (through cupy), a cpu one for host memory."""
+    if hasattr(ext_tensor, "__dlpack_device__"):
+        device_type, _ = ext_tensor.__dlpack_device__()
+        if device_type == 1:  # kDLCPU
+            return from_numpy(_np.from_dlpack(ext_tensor))
+        if device_type != 2:  # kDLCUDA
+            raise RuntimeError(f"from_dlpack: unsupported DLPack device type {device_type}")
+    _backend.check_device("cuda")  # the errors of a machine without CUDA
+    return _C._tensor_from_parts(_backend.cupy.from_dlpack(ext_tensor), False)
+
+
 def _size(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         return tuple(size[0])
@@ -99,22 +120,22 @@ def _default(dtype_, fallback=float32):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _make(_np.zeros(_size(size), _default(dtype)._np), None, device, requires_grad)
+    return _make(_backend.new(device, "zeros", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _make(_np.ones(_size(size), _default(dtype)._np), None, device, requires_grad)
+    return _make(_backend.new(device, "ones", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _make(_np.empty(_size(size), _default(dtype)._np), None, device, requires_grad)
+    return _make(_backend.new(device, "empty", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
     if dtype is None:
         dtype = bool if isinstance(fill_value, _builtins.bool) else \
             int64 if isinstance(fill_value, int) else float32
-    return _make(_np.full(tuple(size), fill_value, dtype._np), None, device, requires_grad)
+    return _make(_backend.new(device, "full", tuple(size), fill_value, dtype._np), None, device, requires_grad)
 
 
 def _like(fn, input, dtype, device, requires_grad):  # noqa: A002
@@ -140,12 +161,12 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    arr = _backend.generator().standard_normal(_size(size))
+    arr = _backend.random(device, "normal", _size(size))
     return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    arr = _backend.generator().random(_size(size))
+    arr = _backend.random(device, "uniform", _size(size))
     return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
 
 
@@ -163,7 +184,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         is_int = _builtins.all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if is_int else float32
-    return _make(_np.arange(start, end, step).astype(dtype._np), None, device, requires_grad)
+    return _make(_backend.new(device, "arange", start, end, step).astype(dtype._np), None, device, requires_grad)
 
 
 def manual_seed(seed):

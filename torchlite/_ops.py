@@ -26,7 +26,7 @@ import warnings
 
 import numpy as np
 
-from . import _C
+from . import _C, _backend
 from ._C import (_empty_array, _inplace_node, _op_spec, _rebase_history, _record, _record_multi_view,
                  _record_number, _record_view, _wrap)
 from ._dtypes import _c_type_name, _from_numpy_dtype
@@ -91,7 +91,7 @@ def _result_type(a, b):
     """at::result_type(a, b) (Note [Type promotion]) for a tensor's array `a` and
     `b`, another tensor's array or a Python number."""
     da = a.dtype
-    if isinstance(b, np.ndarray):
+    if isinstance(b, _backend.array_types):
         db = b.dtype
         if db == da:
             return da
@@ -141,7 +141,7 @@ def _reduce_to(g, shape):
 
 def _const(arr, like):
     """A tensor that never requires grad (masks, constants inside formulas)."""
-    return _wrap(np.asarray(arr), like)
+    return _wrap(_backend.asarray(arr, like=like), like)
 
 
 
@@ -226,13 +226,15 @@ def _binary(ufunc, self, a, b, dtype):
     """ufunc(a, b) for a tensor's array `a` and `b`, an array or a Python number,
     into a new array of `dtype`, the op's result type, computed in that dtype
     (Note [Type promotion])."""
-    if isinstance(b, np.ndarray):
+    if isinstance(b, _backend.array_types):
+        if _backend.cupy is not None:
+            a, b = _backend.check_same_device(a, b)
         shape = a.shape if a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
         same = a.dtype == dtype == b.dtype
     else:
         shape = a.shape
         same = a.dtype == dtype
-    out = _out(shape, dtype, self, *((a, b) if isinstance(b, np.ndarray) else (a,)))
+    out = _out(shape, dtype, self, *((a, b) if isinstance(b, _backend.array_types) else (a,)))
     token = _quiet()
     try:
         return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype)
@@ -276,8 +278,8 @@ def _times_alpha(b, alpha, dtype):
     """alpha * b in the result's dtype, as add's kernel computes a + alpha * b (bool: b and alpha)."""
     token = _quiet()
     try:
-        if isinstance(b, np.ndarray):
-            return np.asarray(np.multiply(b, dtype.type(alpha), dtype=dtype))
+        if isinstance(b, _backend.array_types):
+            return _backend.asarray(np.multiply(b, dtype.type(alpha), dtype=dtype))
         return dtype.type(b) * dtype.type(alpha)
     finally:
         _loud(token)
@@ -574,7 +576,7 @@ def tanh_backward(grad_output, output):
     o = output._array
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (1 - o * o)).astype(_result_type(grad_output._array, o), copy=False)
+        r = _backend.asarray(grad_output._array * (1 - o * o)).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -586,7 +588,7 @@ def sigmoid_backward(grad_output, output):
     o = output._array
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (o * (1 - o))).astype(_result_type(grad_output._array, o), copy=False)
+        r = _backend.asarray(grad_output._array * (o * (1 - o))).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -752,7 +754,7 @@ def _int_pow(base, exponent):
     neg = exponent < 0
     if not neg.any():
         return np.power(base, exponent, dtype=_i64)
-    r = np.asarray(np.power(base, np.where(neg, 0, exponent), dtype=_i64))
+    r = _backend.asarray(np.power(base, np.where(neg, 0, exponent), dtype=_i64))
     np.copyto(r, np.where(base == 1, 1, np.where(base == -1, 1 - 2 * (exponent & 1), 0)), where=neg)
     return r
 
@@ -766,8 +768,8 @@ def _pow_kernel(base, exponent, dtype, like, shape, same):
     token = _quiet()
     try:
         if dtype == _i64:
-            return _int_pow(base, np.asarray(exponent))
-        out = _out(shape, dtype, like, *(x for x in (base, exponent) if isinstance(x, np.ndarray)))
+            return _int_pow(base, _backend.asarray(exponent))
+        out = _out(shape, dtype, like, *(x for x in (base, exponent) if isinstance(x, _backend.array_types)))
         return np.power(base, exponent, out=out) if same else np.power(base, exponent, out=out, dtype=dtype)
     finally:
         _loud(token)
@@ -1145,12 +1147,12 @@ def _scatter_zeros(spec, src, shape, dim, idx):
     """zeros(shape).scatter(dim, idx, src) (scatter_add for _SCATTER_ADD): inside a formula, as
     torch's formulas call it. The zeros need no gradient: the node's first edge is empty."""
     a = src._array
-    z = np.zeros(shape, a.dtype)
+    z = _backend.new(a, "zeros", shape, a.dtype)
     if shape:
         np.put_along_axis(z, idx, a, dim)
     else:
         z[()] = a
-    zeros = _wrap(np.zeros(shape, a.dtype), src)
+    zeros = _wrap(_backend.new(a, "zeros", shape, a.dtype), src)
     return _record(spec, (zeros, src), _wrap(z, src), (), (dim, idx))
 
 
@@ -1165,7 +1167,7 @@ def _masked_fill_zeros(shape, mask, value):
     """zeros(shape).masked_fill_(mask, value) for a 0-d tensor value (node MaskedFillBackward1)."""
     a = value._array
     z = np.where(mask, a, a.dtype.type(0)).astype(a.dtype, copy=False)
-    zeros = _wrap(np.zeros(shape, a.dtype), value)
+    zeros = _wrap(_backend.new(a, "zeros", shape, a.dtype), value)
     return _record(_MASKED_FILL, (zeros, value), _wrap(z, value), (), mask)
 
 
@@ -1190,7 +1192,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     token = _quiet()
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
+        r = _backend.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
     if dim is None:
@@ -1220,9 +1222,9 @@ def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
         if count:
-            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
+            return _backend.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
+        return _backend.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
     finally:
         _loud(token)
 
@@ -1256,19 +1258,19 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
         if a.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
-        out = _wrap(np.asarray(np_fn(a)), self)
+        out = _wrap(_backend.asarray(np_fn(a)), self)
         return _record(full_spec, (self,), out, (self, out), None)
     d = _wrap_dim(dim, a.ndim)
     if a.ndim and a.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    idx = np_arg(a, axis=d, keepdims=True) if a.ndim else np.zeros((), np.int64)
+    idx = np_arg(a, axis=d, keepdims=True) if a.ndim else _backend.new(a, "zeros", (), np.int64)
     values = np.take_along_axis(a, idx, axis=d) if a.ndim else a.copy()
     if not keepdim and a.ndim:
         idx = np.squeeze(idx, d)
         values = np.squeeze(values, d)
     indices = _wrap(idx.astype(np.int64), self)
     # (np.ascontiguousarray would make a 0-d result 1-d)
-    out = _wrap(values if values.flags.c_contiguous else np.ascontiguousarray(values), self)
+    out = _wrap(values if values.flags.c_contiguous else _backend.ascontiguousarray(values), self)
     out = _record(dim_spec, (self,), out, (indices,), (a.shape, d, keepdim))
     return _RETURN_TYPES[name](name, out, indices)
 
@@ -1393,7 +1395,7 @@ def reshape(self, *shape):
         v.shape = shape
     except AttributeError:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
-        return _unsafe_view(_record(_CLONE, (self,), _wrap(np.ascontiguousarray(a), self), (), None), shape)
+        return _unsafe_view(_record(_CLONE, (self,), _wrap(_backend.ascontiguousarray(a), self), (), None), shape)
     # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
     return _view_of(v, self, _VIEW if a.flags.c_contiguous else _RESHAPE_ALIAS, a.shape)
 
@@ -1484,19 +1486,19 @@ def expand(self, *sizes):
         return _view_of(a.view(), self, _EXPAND, a.shape)
     # a writeable view (np.broadcast_to's is read-only): writing into real
     # broadcast dimensions is refused by the in-place ops' overlap check
-    v = np.lib.stride_tricks.as_strided(a, target, _expanded_strides(a, target))
+    v = _backend.as_strided(a, target, _expanded_strides(a, target))
     return _view_of(v, self, _EXPAND, a.shape)
 
 
 def clone(self):
-    out = _wrap(np.array(self._array, copy=True), self)
+    out = _wrap(_backend.xp(self).array(self._array, copy=True), self)
     return _record(_CLONE, (self,), out, (), None)
 
 
 def contiguous(self):
     if self._array.flags.c_contiguous:
         return self
-    out = _wrap(np.ascontiguousarray(self._array), self)
+    out = _wrap(_backend.ascontiguousarray(self._array), self)
     return _record(_CLONE, (self,), out, (), None)
 
 
@@ -1548,13 +1550,13 @@ _INDEX_BACKWARD = {"SelectBackward": _op_spec("SelectBackwardBackward0", _select
 def _index_backward(g, shape, key, basic, name):
     """The gradient of x[key] scattered into zeros of x's shape (differentiable in g)."""
     ga = g._array
-    z = np.zeros(shape, dtype=ga.dtype)
+    z = _backend.new(ga, "zeros", shape, dtype=ga.dtype)
     if basic:
         z[key] = ga
         return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), (), key)
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     np.add.at(z, key, ga)
-    zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
+    zeros = _wrap(_backend.new(ga, "zeros", shape, dtype=ga.dtype), g)
     return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
 
 
@@ -1576,7 +1578,7 @@ def getitem_raw(self, key):
     extra = (a.shape, key, basic, name)
     if basic:
         return _view_of(r, self, spec, extra)
-    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), (), extra)
+    return _record(spec, (self,), _wrap(_backend.ascontiguousarray(r), self), (), extra)
 
 
 def getitem(self, key):
@@ -1690,7 +1692,7 @@ def _positions_lookup(b):
         return np.zeros(0, np.int64)
     extent = 1 + builtins.sum((n - 1) * st // itemsize for n, st in zip(b.shape, b.strides))
     table = np.full(extent, -1, np.int64)
-    np.lib.stride_tricks.as_strided(table, b.shape, tuple(st // itemsize * 8 for st in b.strides))[...] = \
+    _backend.as_strided(table, b.shape, tuple(st // itemsize * 8 for st in b.strides))[...] = \
         np.arange(b.size).reshape(b.shape)
     return table
 
@@ -1701,7 +1703,7 @@ def _flat_index(v, b):
         return np.zeros(v.shape, np.int64)
     table = _positions_lookup(b)
     offset = (_data_ptr(v) - _data_ptr(b)) // b.itemsize
-    return np.lib.stride_tricks.as_strided(table[offset:], v.shape,
+    return _backend.as_strided(table[offset:], v.shape,
                                            tuple(st // v.itemsize * 8 for st in v.strides)).copy()
 
 
@@ -1723,7 +1725,7 @@ def _view_geometry(view, base):
 
 
 def _strided_zeros(size, like):
-    return _wrap(np.zeros(size, like._array.dtype), like)
+    return _wrap(_backend.new(like, "zeros", size, like._array.dtype), like)
 
 
 def _as_strided_bw(g, s, e, n):
@@ -1740,7 +1742,7 @@ def _as_strided_bw(g, s, e, n):
 
 def _scatter_flat_bw(g, s, e, n):
     shape, idx = e
-    out = _wrap(np.ascontiguousarray(g._array).reshape(-1)[idx], g)
+    out = _wrap(_backend.ascontiguousarray(g._array).reshape(-1)[idx], g)
     return (_record(_GATHER_FLAT, (g,), out, (), (shape, idx)),)
 
 
@@ -1756,7 +1758,7 @@ _SCATTER_FLAT = _op_spec("AsStridedScatterBackward0", _scatter_flat_bw)
 
 def _scatter_flat(g, shape, idx):
     """Zeros of `shape` with g added at flat indices idx (repeats add up)."""
-    z = np.zeros(int(np.prod(shape)), g._array.dtype)
+    z = _backend.new(g, "zeros", int(np.prod(shape)), g._array.dtype)
     np.add.at(z, idx.reshape(-1), g._array.reshape(-1))
     return _record(_SCATTER_FLAT, (g,), _wrap(z.reshape(shape), g), (), (shape, idx))
 
@@ -1768,8 +1770,8 @@ def _copy_slices_backward(grad, extra, fn, needs):
     in-place node run on a clone of that part, and its result copied back."""
     base, view, idx = extra
     b_shape, b_strides, _ = base
-    result = _wrap(np.lib.stride_tricks.as_strided(
-        np.empty(builtins.max(_extent(base), 1), grad._array.dtype), b_shape,
+    result = _wrap(_backend.as_strided(
+        _backend.new(grad, "empty", builtins.max(_extent(base), 1), grad._array.dtype), b_shape,
         tuple(st * grad._array.itemsize for st in b_strides)), grad)
     copy_(result, grad)
     grad_slice = as_strided(result, *view)
@@ -1795,7 +1797,7 @@ def _storage_flat(self):
     base = self._base if self._base is not None else self
     b = base._array
     extent = 1 + builtins.sum((n - 1) * st // b.itemsize for n, st in zip(b.shape, b.strides)) if b.size else 0
-    return np.lib.stride_tricks.as_strided(b, (extent,), (b.itemsize,)), b
+    return _backend.as_strided(b, (extent,), (b.itemsize,)), b
 
 
 def storage_offset(self):
@@ -1823,7 +1825,7 @@ def as_strided(self, size, stride, storage_offset=None):
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
             f"{b.itemsize} requiring a storage size of {need * b.itemsize} are out of bounds for storage of size "
             f"{len(flat) * b.itemsize}")
-    arr = np.lib.stride_tricks.as_strided(flat[offset:], size, tuple(st * b.itemsize for st in stride))
+    arr = _backend.as_strided(flat[offset:], size, tuple(st * b.itemsize for st in stride))
     out = _wrap(arr, self, True)
     return _record_view(_AS_STRIDED, self, out, (_geometry(self._array, b), _geometry(arr, b),
                                                  _flat_index(arr, self._array)))
@@ -1859,7 +1861,7 @@ _DIAGONAL_BACKWARD = _op_spec("DiagonalBackwardBackward0", _diagonal_backward_bw
 def diagonal_backward(g, shape, idx, offset, d1, d2):
     """at::diagonal_backward: zeros of the input's shape with g on the diagonal (node
     DiagonalBackwardBackward0, whose own backward takes the diagonal again)."""
-    z = np.zeros(int(np.prod(shape)), g._array.dtype)
+    z = _backend.new(g, "zeros", int(np.prod(shape)), g._array.dtype)
     z[idx.reshape(-1)] = g._array.reshape(-1)
     out = _wrap(z.reshape(shape), g)
     return _record(_DIAGONAL_BACKWARD, (g,), out, (), (shape, idx, offset, d1, d2))
@@ -1876,7 +1878,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
     flat, b = _storage_flat(self)
     start = (_data_ptr(a) - _data_ptr(b) + begin) // a.itemsize
-    arr = np.lib.stride_tricks.as_strided(flat[start:], tuple(a.shape[i] for i in rest) + (n,),
+    arr = _backend.as_strided(flat[start:], tuple(a.shape[i] for i in rest) + (n,),
                                           tuple(st[i] for i in rest) + (st[d1] + st[d2],))
     return _view_of(arr, self, _DIAGONAL, (a.shape, _flat_index(arr, a), offset, d1, d2))
 
@@ -1888,7 +1890,7 @@ def _split_bw(g, s, e, n):
         if gi is None:
             part = list(shape)
             part[dim] = size
-            gi = _wrap(np.zeros(tuple(part), dtype), None)
+            gi = _wrap(_backend.new(next(x for x in g if x is not None), "zeros", tuple(part), dtype), None)
         parts.append(gi)
     return (cat(parts, dim),)
 
@@ -1896,7 +1898,8 @@ def _split_bw(g, s, e, n):
 def _unbind_bw(g, s, e, n):
     dim, shape, dtype = e
     part = shape[:dim] + shape[dim + 1:]
-    return (stack([gi if gi is not None else _wrap(np.zeros(part, dtype), None) for gi in g], dim),)
+    like = next(x for x in g if x is not None)
+    return (stack([gi if gi is not None else _wrap(_backend.new(like, "zeros", part, dtype), None) for gi in g], dim),)
 
 
 _SPLIT = _op_spec("SplitBackward0", _split_bw, None, True)
@@ -2018,9 +2021,9 @@ def _write(ufunc, a, b, alpha=1):
     TensorIterator's checks (overlap, shape, result type), without numpy's
     floating-point warnings."""
     if ufunc is np.subtract:
-        _sub_check(a.dtype, b.dtype if isinstance(b, np.ndarray) else _number_dtype(b))
+        _sub_check(a.dtype, b.dtype if isinstance(b, _backend.array_types) else _number_dtype(b))
     sequential = False
-    if isinstance(b, np.ndarray):
+    if isinstance(b, _backend.array_types):
         sequential = _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)
     else:
@@ -2039,7 +2042,7 @@ def _write(ufunc, a, b, alpha=1):
     try:
         if sequential:
             _sequential(ufunc if b is operand else lambda x, y: ufunc(x, _times_alpha(y, alpha, result)), a, operand)
-        elif result == a.dtype and (not isinstance(b, np.ndarray) or b.dtype == result):
+        elif result == a.dtype and (not isinstance(b, _backend.array_types) or b.dtype == result):
             ufunc(a, b, out=a)
         else:
             ufunc(a, b, out=a, dtype=result)
@@ -2168,9 +2171,9 @@ def _index_put_bw(g, s, e, n):
 
 def _index_put_zeros(g, key, vshape, vdtype):
     """torch's grad.index_put(indices, zeros_like(values)) (node IndexPutBackward0)."""
-    out = np.array(g._array, copy=True)
+    out = _backend.xp(g).array(g._array, copy=True)
     out[key] = 0
-    zeros = _wrap(np.zeros(vshape, vdtype), g)
+    zeros = _wrap(_backend.new(g, "zeros", vshape, vdtype), g)
     return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), (), (key, vshape, vdtype))
 
 
@@ -2392,7 +2395,7 @@ def setitem(self, key, value):
     key = _index_key(key)
     items = key if isinstance(key, tuple) else (key,)
     if not isinstance(value, _TB):
-        value = _wrap(np.asarray(value, dtype=self._array.dtype), self)
+        value = _wrap(_backend.asarray(value, self._array.dtype, like=self), self)
     if any(isinstance(k, bool) for k in items):
         sliced, index = self, key
     else:
@@ -2507,7 +2510,7 @@ def stack(tensors, dim=0):
         i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
                            f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
-    out = _wrap(np.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
+    out = _wrap(_backend.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
     return _record(_STACK, tensors, out, (), (d, len(tensors), [a.dtype for a in arrays]))
 
 
@@ -2525,7 +2528,7 @@ def cat(tensors, dim=0):
         r = np.concatenate(arrays, axis=d, dtype=dtype)
     except ValueError as err:
         raise _cat_error(arrays, d) or RuntimeError(f"torch.cat(): {err}") from None
-    out = _wrap(np.ascontiguousarray(r), tensors[0])
+    out = _wrap(_backend.ascontiguousarray(r), tensors[0])
     return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays), [a.dtype for a in arrays]))
 
 
@@ -2541,15 +2544,15 @@ _WHERE = _op_spec("WhereBackward0", _where_bw)
 
 
 def where(condition, input, other):  # noqa: A002 - torch's names
-    c = condition._array if isinstance(condition, _TB) else np.asarray(condition)
+    c = condition._array if isinstance(condition, _TB) else _backend.asarray(condition)
     if c.dtype != np.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            + _torch_type_name(c.dtype))
     like = input if isinstance(input, _TB) else other if isinstance(other, _TB) else condition
     a = input._array if isinstance(input, _TB) else input
     b = other._array if isinstance(other, _TB) else other
-    da = a.dtype if isinstance(a, np.ndarray) else None
-    db = b.dtype if isinstance(b, np.ndarray) else None
+    da = a.dtype if isinstance(a, _backend.array_types) else None
+    db = b.dtype if isinstance(b, _backend.array_types) else None
     if da is not None:
         dtype = _result_type(a, b)
     elif db is not None:
@@ -2567,10 +2570,10 @@ def where(condition, input, other):  # noqa: A002 - torch's names
             a = a.astype(dtype)
         if db is not None and db != dtype:
             b = b.astype(dtype)
-        r = np.asarray(np.where(c, a, b)).astype(dtype, copy=False)
+        r = _backend.asarray(np.where(c, a, b)).astype(dtype, copy=False)
         # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
-        input = input if da is not None else _const(np.asarray(a, dtype=dtype), like)  # noqa: A001
-        other = other if db is not None else _const(np.asarray(b, dtype=dtype), like)
+        input = input if da is not None else _const(_backend.asarray(a, dtype), like)  # noqa: A001
+        other = other if db is not None else _const(_backend.asarray(b, dtype), like)
     except ValueError:
         _broadcast_shapes(_broadcast_shapes(c.shape, np.shape(a)), np.shape(b))
         raise
@@ -2588,16 +2591,16 @@ def _compare(np_fn, self, other):
     """A comparison, in the operands' result dtype as torch compares (Note [Type promotion])."""
     a = self._array
     b = other._array if isinstance(other, _TB) else other
-    if not isinstance(b, (np.ndarray, bool, int, float, np.number, np.bool_)):
+    if not isinstance(b, (*_backend.array_types, bool, int, float, np.number, np.bool_)):
         return NotImplemented  # as torch's operators: `t == None` is False, `t < None` a TypeError
     token = _quiet()  # a number cast to float32 overflows to inf silently, as in torch
     try:
-        if not isinstance(b, np.ndarray):
+        if not isinstance(b, _backend.array_types):
             a = a.astype(_result_type(a, b), copy=False)
         elif a.dtype != b.dtype:
             dtype = _result_type(a, b)
             a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
-        return _wrap(np.asarray(np_fn(a, b)), self)
+        return _wrap(_backend.asarray(np_fn(a, b)), self)
     except ValueError:
         _broadcast_shapes(a.shape, b.shape)  # torch's error where the shapes do not broadcast
         raise
@@ -2607,9 +2610,9 @@ def _compare(np_fn, self, other):
 
 def zeros_like(self, dtype=None):
     a = self._array
-    return _wrap(np.zeros(a.shape, dtype=dtype._np if dtype is not None else a.dtype), self)
+    return _wrap(_backend.new(a, "zeros", a.shape, dtype=dtype._np if dtype is not None else a.dtype), self)
 
 
 def ones_like(self, dtype=None):
     a = self._array
-    return _wrap(np.ones(a.shape, dtype=dtype._np if dtype is not None else a.dtype), self)
+    return _wrap(_backend.new(a, "ones", a.shape, dtype=dtype._np if dtype is not None else a.dtype), self)

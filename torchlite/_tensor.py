@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from . import _C, _ops
+from . import _C, _backend, _ops
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
 
@@ -184,6 +184,11 @@ class Tensor(_C.TensorBase):
         if self.requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
+        if self._device_str.startswith("cuda"):
+            if force:
+                return self._array.get()
+            raise TypeError(f"can't convert {self._device_str} device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first.")
         return self._array.view()
 
     def __array__(self, dtype=None, copy=None):
@@ -197,14 +202,43 @@ class Tensor(_C.TensorBase):
         return a.item()
 
     def tolist(self):
-        return self._array.tolist()
+        return _backend.to_host(self._array).tolist()
 
     def cpu(self):
         return _ops.to(self, device="cpu")
 
     def cuda(self, device=None):
-        from . import _backend
-        _backend.check_device("cuda" if device is None else device)
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int):
+            device = f"cuda:{device}"
+        dev = _backend.check_device(device)
+        if dev.type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+        return _ops.to(self, device=dev)
+
+    @property
+    def __cuda_array_interface__(self):
+        """The CUDA array interface of a cuda tensor's memory (what cupy and numba read)."""
+        if not self._device_str.startswith("cuda"):
+            raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: "
+                                 f"torch.{_ops._torch_type_name(self._array.dtype)}Tensor If CUDA data is required use tensor.cuda() to copy "
+                                 "tensor to device memory.")
+        if self.requires_grad:
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. If gradients "
+                               "aren't required, use var.detach() to get Variable that doesn't require grad.")
+        return self._array.__cuda_array_interface__
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over the tensor's memory (its numpy or cupy array exports it)."""
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        if stream is None or not self._device_str.startswith("cuda"):
+            return self._array.__dlpack__()
+        return self._array.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
 
     to = _ops.to
 

@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from . import _backend
+
 PRECISION = 4
 THRESHOLD = 1000
 EDGEITEMS = 3
@@ -122,7 +124,7 @@ def _add_suffixes(tensor_str, suffixes, indent):
 def _str(self):
     prefix = "tensor("
     indent = len(prefix)
-    a = self._array
+    a = _backend.to_host(self._array)
     suffixes = []
     dev = self.device
     if dev.type != "cpu":

@@ -26,6 +26,36 @@ void release_pyobject(PyObject* obj) {
   Py_DECREF(obj);
 }
 
+// Note [Python nodes on CUDA streams]
+// The engine runs a node with its forward's stream current (seed 000, 10.1),
+// but a Python formula computes with cupy, whose current stream is its own.
+// While a node on a cuda device runs Python, cupy's current stream is the
+// node's, so its kernels are ordered with the engine's stream waits. Held
+// with the GIL; nothing happens for other devices or before cupy is loaded.
+class CupyStreamScope {
+ public:
+  explicit CupyStreamScope(const Node& node) {
+    if (!THPCudaStreamHook) return;
+    const auto stream = node.stream();
+    if (!stream || stream->device_type() != c10::DeviceType::CUDA) return;
+    restore_ = py::reinterpret_borrow<py::object>(THPCudaStreamHook)(stream->id(),
+                                                                     static_cast<int>(stream->device_index()));
+  }
+  CupyStreamScope(const CupyStreamScope&) = delete;
+  CupyStreamScope& operator=(const CupyStreamScope&) = delete;
+  ~CupyStreamScope() {
+    if (!restore_) return;
+    try {
+      restore_();
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable(__func__);
+    }
+  }
+
+ private:
+  py::object restore_;
+};
+
 std::string type_name(PyObject* obj) {
   return Py_TYPE(obj)->tp_name;
 }
@@ -81,6 +111,7 @@ PyNode::~PyNode() {
 
 variable_list PyNode::apply(variable_list&& inputs) {
   py::gil_scoped_acquire gil;
+  CupyStreamScope cupy_stream(*this);
   THPFunction& f = py::handle(obj_).cast<THPFunction&>();
   const size_t num_inputs = inputs.size();
   py::tuple args(num_inputs);
@@ -186,6 +217,7 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
     }
   }
   py::gil_scoped_acquire gil;
+  CupyStreamScope cupy_stream(*this);
   return apply_with_needs(std::move(grads), needs);
 }
 

@@ -20,6 +20,7 @@ namespace torch {
 namespace autograd {
 
 PyTypeObject* THPVariableClass = nullptr;
+PyObject* THPCudaStreamHook = nullptr;
 
 bool python_is_alive() {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -206,13 +207,93 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
                        empty ? 0 : static_cast<size_t>(extent), numpy_owner_is_exclusive);
 }
 
-// A numpy view of the tensor's memory that keeps its storage alive.
-PyObject* array_from_tensor(const at::Tensor& t) {
-  if (t.is_cuda()) {
-    throw py::type_error("can't convert " + std::string("cuda") +
-                         " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
-                         "host memory first.");
+// Note [CUDA arrays]
+// A cuda tensor's `_array` is a cupy array over the same device memory, as a
+// cpu tensor's is a numpy array. Either the tensor was made from a cupy array
+// (or any object with __cuda_array_interface__), which then owns the memory,
+// or the memory was allocated in C++ and torchlite._backend's factory, set
+// when cupy is first loaded, wraps it in a cupy array that keeps the storage
+// alive. Nothing here needs cupy or a GPU: only pointers and shapes pass.
+PyObject* cuda_array_factory = nullptr;
+
+bool is_cuda_array(PyObject* obj) {
+  return !py::isinstance<py::array>(obj) && PyObject_HasAttrString(obj, "__cuda_array_interface__");
+}
+
+bool scalar_type_of_typestr(const std::string& typestr, at::ScalarType* out) {
+  if (typestr == "<f4") *out = at::kFloat;
+  else if (typestr == "<f8") *out = at::kDouble;
+  else if (typestr == "<i8") *out = at::kLong;
+  else if (typestr == "|b1") *out = at::kBool;
+  else return false;
+  return true;
+}
+
+// A tensor over a CUDA array's memory (zero-copy), on cuda:`index`, or on
+// the array's device (cupy's `.device.id`) when index is -1.
+at::Tensor tensor_from_cuda_array(py::handle obj, c10::DeviceIndex index) {
+  py::dict cai = obj.attr("__cuda_array_interface__");
+  const std::string typestr = py::str(cai["typestr"]);
+  at::ScalarType st;
+  if (!scalar_type_of_typestr(typestr, &st)) {
+    throw py::type_error("can't convert a CUDA array of type " + typestr +
+                         ". The only supported types are: float64, float32, int64, and bool.");
   }
+  const auto itemsize = static_cast<int64_t>(at::elementSize(st));
+  const auto shape = cai["shape"].cast<py::tuple>();
+  std::vector<int64_t> sizes;
+  for (auto d : shape) sizes.push_back(d.cast<int64_t>());
+  std::vector<int64_t> strides = at::contiguous_strides(sizes);
+  if (cai.contains("strides") && !cai["strides"].is_none()) {
+    const auto byte_strides = cai["strides"].cast<py::tuple>();
+    for (size_t d = 0; d < strides.size(); ++d) {
+      const auto b = byte_strides[d].cast<int64_t>();
+      if (b % itemsize != 0) throw py::value_error("CUDA array strides must be multiples of the element size");
+      strides[d] = b / itemsize;
+    }
+  }
+  int64_t extent = itemsize;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) empty = true;
+    extent += (sizes[d] - 1) * std::abs(strides[d]) * itemsize;
+  }
+  if (index < 0) {
+    index = py::hasattr(obj, "device") ? static_cast<c10::DeviceIndex>(obj.attr("device").attr("id").cast<int>()) : 0;
+  }
+  auto* data = reinterpret_cast<void*>(cai["data"].cast<py::tuple>()[0].cast<uintptr_t>());
+  const size_t nbytes = empty ? 0 : static_cast<size_t>(extent);
+  auto owner = make_pyobject_owner(py::reinterpret_borrow<py::object>(obj).release().ptr(), nbytes);
+  return at::from_blob(data, sizes, strides, st, c10::Device(c10::DeviceType::CUDA, index), std::move(owner), nbytes);
+}
+
+// The cupy array over a cuda tensor's memory (Note [CUDA arrays]).
+PyObject* cuda_array_from_tensor(const at::Tensor& t) {
+  if (!cuda_array_factory) {
+    throw std::runtime_error("torchlite's CUDA tensors are cupy arrays, and cupy is not loaded: "
+                             "pip install torchlite[cuda]");
+  }
+  const auto itemsize = static_cast<int64_t>(at::elementSize(t.dtype()));
+  py::tuple shape(t.dim()), strides(t.dim());
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    shape[static_cast<size_t>(d)] = py::int_(t.sizes()[static_cast<size_t>(d)]);
+    strides[static_cast<size_t>(d)] = py::int_(t.strides()[static_cast<size_t>(d)] * itemsize);
+  }
+  const auto& storage = t.unsafeGetTensorImpl()->storage();
+  auto* holder = new std::shared_ptr<at::StorageImpl>(storage);
+  py::capsule owner(holder, kStorageCapsule,
+                    [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
+  const auto offset = static_cast<char*>(t.data_ptr()) - static_cast<char*>(storage->data());
+  py::object arr = py::reinterpret_borrow<py::object>(cuda_array_factory)(
+      reinterpret_cast<uintptr_t>(storage->data()), storage->nbytes(), offset, shape, strides,
+      py::dtype(npy_typenum(t.dtype())), static_cast<int>(t.device().index()), owner);
+  return arr.release().ptr();
+}
+
+// A numpy view of the tensor's memory that keeps its storage alive (a cupy
+// one for a cuda tensor).
+PyObject* array_from_tensor(const at::Tensor& t) {
+  if (t.is_cuda()) return cuda_array_from_tensor(t);
   const auto itemsize = static_cast<py::ssize_t>(at::elementSize(t.dtype()));
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
   std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
@@ -541,9 +622,18 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
   PyObject* like = nargs >= 2 && args[1] != Py_None ? args[1] : nullptr;
   const bool view = nargs == 3 && PyObject_IsTrue(args[2]);
   if (like && !THPVariable_Check(like)) throw py::type_error("_wrap: like must be a Tensor");
-  py::array arr = ensure_supported_array(args[0]);
   const c10::Device device = like ? THPVariable_Unpack(like).device() : c10::Device();
-  at::Tensor t = tensor_from_array(arr, device);
+  py::object arr;
+  at::Tensor t;
+  if (is_cuda_array(args[0])) {
+    arr = py::reinterpret_borrow<py::object>(args[0]);
+    t = tensor_from_cuda_array(arr, device.is_cuda() ? device.index() : -1);
+  } else {
+    // Host memory is never labelled cuda, whatever `like` is.
+    py::array host = ensure_supported_array(args[0]);
+    t = tensor_from_array(host, device.is_cuda() ? c10::Device() : device);
+    arr = std::move(host);
+  }
   if (view) {
     const auto& base = THPVariable_Unpack(like);
     impl::set_version_counter(t, impl::version_counter(base));
@@ -640,9 +730,17 @@ void THPVariable_initModule(py::module_& m) {
   if (PyModule_AddFunctions(m.ptr(), module_methods) < 0) throw py::error_already_set();
 
   m.def("_tensor_from_parts", [](py::object array, bool requires_grad) {
-    // A leaf tensor over `array` (torchlite.tensor / from_numpy).
-    py::array arr = ensure_supported_array(array.ptr());
-    at::Tensor t = tensor_from_array(arr, c10::Device());
+    // A leaf tensor over `array` (torchlite.tensor / from_numpy; a cupy array
+    // for a cuda tensor).
+    py::object arr = array;
+    at::Tensor t;
+    if (is_cuda_array(array.ptr())) {
+      t = tensor_from_cuda_array(array, -1);
+    } else {
+      py::array host = ensure_supported_array(array.ptr());
+      t = tensor_from_array(host, c10::Device());
+      arr = std::move(host);
+    }
     t.unsafeGetTensorImpl()->set_inference(c10::InferenceMode::is_enabled());
     if (requires_grad) {
       if (!at::isDifferentiableType(t.dtype())) {
@@ -654,6 +752,15 @@ void THPVariable_initModule(py::module_& m) {
   });
   m.def("_set_inference_mode", [](bool enabled) { c10::InferenceMode::set_enabled(enabled); });
   m.def("_is_inference_mode_enabled", [] { return c10::InferenceMode::is_enabled(); });
+  m.def("_set_cuda_array_factory", [](py::object fn) {
+    // torchlite._backend's maker of cupy arrays over C++ memory (Note [CUDA arrays]).
+    Py_XDECREF(cuda_array_factory);
+    cuda_array_factory = fn.is_none() ? nullptr : fn.release().ptr();
+  });
+  m.def("_set_cuda_stream_hook", [](py::object fn) {
+    Py_XDECREF(THPCudaStreamHook);
+    THPCudaStreamHook = fn.is_none() ? nullptr : fn.release().ptr();
+  });
   m.def("_to_device", [](const at::Tensor& self, const std::string& device) {
     // A copy on another host-memory device (cpu <-> sim:N), as torch's .to(device).
     c10::Device d(device);

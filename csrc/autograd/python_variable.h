@@ -38,6 +38,10 @@ struct THPVariable {
 extern PyTypeObject THPVariableType;
 // torchlite.Tensor, registered by the package at import (_set_tensor_class).
 extern PyTypeObject* THPVariableClass;
+// torchlite._backend's cupy stream switch, set when cupy is loaded (None
+// before): hook(stream_id, device_index) makes that stream cupy's current one
+// on the calling thread and returns a callable that restores the previous one.
+extern PyObject* THPCudaStreamHook;
 
 inline bool THPVariable_Check(PyObject* obj) {
   return PyObject_TypeCheck(obj, &THPVariableType);

@@ -2,13 +2,29 @@ import pytest
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "cuda: needs a CUDA GPU (skipped without one)")
+    config.addinivalue_line("markers", "cuda: needs a CUDA GPU and cupy (skipped without them)")
+
+
+def _cuda_unusable():
+    """Why the `cuda` tests cannot run here (None when they can)."""
+    import importlib.util
+
+    import torchlite
+    if not torchlite.cuda._is_compiled():
+        return "torchlite built without CUDA (TORCHLITE_CUDA=OFF)"
+    if not torchlite.cuda.is_available():
+        return "no usable CUDA GPU"
+    if importlib.util.find_spec("cupy") is None:
+        return "cupy not installed (pip install torchlite[cuda])"
+    return None
 
 
 def pytest_collection_modifyitems(config, items):
-    import torchlite
-    has_cuda = getattr(getattr(torchlite, "cuda", None), "is_available", lambda: False)()
-    skip = pytest.mark.skip(reason="no CUDA GPU")
-    for item in items:
-        if "cuda" in item.keywords and not has_cuda:
+    cuda_items = [item for item in items if item.get_closest_marker("cuda") is not None]
+    if not cuda_items:
+        return
+    reason = _cuda_unusable()
+    if reason is not None:
+        skip = pytest.mark.skip(reason=reason)
+        for item in cuda_items:
             item.add_marker(skip)

@@ -210,8 +210,6 @@ def test_sim_device_tensors_run_on_device_threads():
     assert y.device == torch.device("sim:1")
     y.backward()
     assert x.grad.tolist() == [2.0, 4.0] and x.grad.device == torch.device("sim:1")
-    with pytest.raises(AssertionError, match="Torch not compiled with CUDA enabled"):
-        torch.ones(1, device="cuda")
 
 
 def test_backward_create_graph_warns_once_about_the_cycle(monkeypatch):

@@ -5,13 +5,20 @@ Queries never fail: without CUDA support compiled in, or without a GPU,
 is_available() is False and device_count() 0. Everything that needs a device
 goes through _lazy_init(), which raises torch's errors: "Torch not compiled
 with CUDA enabled", or the CUDA runtime's reason there is no usable device.
+
+The current stream is shared with cupy: making a stream current here (set_stream,
+the stream(...) context) makes it cupy's current stream on that device too, so
+cupy code and torchlite ops mix in one stream order. Blocking calls
+(synchronize, Stream.synchronize, Event.synchronize, Event.elapsed_time)
+release the GIL while they wait.
 """
 import threading
 
 from .. import _C
 
-__all__ = ["is_available", "device_count", "current_device", "current_stream", "default_stream",
-           "set_stream", "synchronize", "stream", "Stream", "StreamContext", "Event"]
+__all__ = ["is_available", "device_count", "current_device", "set_device", "device", "device_of",
+           "current_stream", "default_stream", "set_stream", "synchronize", "stream", "Stream",
+           "StreamContext", "Event"]
 
 _initialized = False
 _initialization_lock = threading.Lock()
@@ -73,6 +80,50 @@ def current_device():
     return _C._cuda_getDevice()
 
 
+def set_device(device):
+    """Sets the current device (a negative index does nothing, as in torch)."""
+    index = _device_index(device)
+    if index >= 0:
+        _lazy_init()
+        _C._cuda_setDevice(index)
+        _sync_cupy_device(index)
+
+
+def _sync_cupy_device(index):
+    from .. import _backend
+    if _backend.cupy is not None:
+        _backend.cupy.cuda.Device(index).use()
+
+
+class device:
+    """Context manager that changes the current device (None or a negative index: no change)."""
+
+    def __init__(self, device):
+        self.idx = _device_index(device, optional=True) if device is not None else -1
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx < 0:
+            return
+        _lazy_init()
+        self.prev_idx = _C._cuda_exchangeDevice(self.idx)
+        _sync_cupy_device(self.idx)
+
+    def __exit__(self, *args):
+        if self.idx < 0:
+            return
+        _C._cuda_exchangeDevice(self.prev_idx)
+        _sync_cupy_device(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """The device context of a tensor's device (no change for a cpu tensor)."""
+
+    def __init__(self, obj):
+        super().__init__(obj.device.index if obj.is_cuda else -1)
+
+
 def synchronize(device=None):
     """Waits for all work on all streams of a CUDA device to complete."""
     _lazy_init()
@@ -107,6 +158,10 @@ class Stream:
     def cuda_stream(self):
         # stream ids are the cudaStream_t values themselves
         return self.stream_id
+
+    def __cuda_stream__(self):
+        """The CUDA stream protocol (cupy.cuda.Stream.from_external reads it)."""
+        return (0, self.cuda_stream)
 
     def wait_event(self, event):
         """Makes all future work submitted to this stream wait for `event`."""
@@ -155,11 +210,21 @@ def default_stream(device=None):
 
 
 def set_stream(stream):
-    """Makes `stream` the calling thread's current stream on its device."""
+    """Makes `stream` the calling thread's current stream on its device, for
+    torchlite's kernels and for cupy's."""
     if stream is None:
         return
     _lazy_init()
     _C._cuda_setStream(stream.stream_id, stream.device_index, stream.device_type)
+    from .. import _backend
+    if _backend.cupy is not None:
+        _backend.use_cupy_stream(stream.stream_id, stream.device_index)
+
+
+def _current_stream_parts():
+    """(stream_id, device_index) of the current stream on the current device."""
+    index = current_device()
+    return _C._cuda_getCurrentStream(index)[0], index
 
 
 class StreamContext:
@@ -188,15 +253,14 @@ def stream(stream):
 
 class Event:
     """A CUDA event: a point in a stream's work that others can wait for.
-    Created on the device when first recorded. Timing, blocking-sync and
-    interprocess events are not supported."""
+    Created on the device when first recorded. Interprocess events are not
+    supported."""
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False):
         _lazy_init()
-        if enable_timing or blocking or interprocess:
-            raise ValueError("torchlite.cuda.Event supports only enable_timing=False, blocking=False, "
-                             "interprocess=False")
-        self._event = _C._CudaEventBase()
+        if interprocess:
+            raise ValueError("torchlite.cuda.Event does not support interprocess=True")
+        self._event = _C._CudaEventBase(enable_timing, blocking)
 
     def record(self, stream=None):
         """Records the event on `stream` (default: the current stream)."""
@@ -217,6 +281,10 @@ class Event:
     def synchronize(self):
         """Waits for the work captured by the event to complete."""
         self._event.synchronize()
+
+    def elapsed_time(self, end_event):
+        """Milliseconds from this event's record to end_event's (both made with enable_timing=True)."""
+        return self._event.elapsed_time(end_event._event)
 
     @property
     def cuda_event(self):
