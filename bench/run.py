@@ -253,6 +253,77 @@ def threads(n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repea
     return out
 
 
+def _gpu_skip_reason():
+    """Why the GPU rows cannot run here (None when they can)."""
+    import importlib.util
+    if not torchlite.cuda._is_compiled():
+        return "torchlite built without CUDA"
+    if not torchlite.cuda.is_available():
+        return "no usable CUDA GPU"
+    if importlib.util.find_spec("cupy") is None:
+        return "cupy not installed (pip install torchlite[cuda])"
+    return None
+
+
+def _gpu_frameworks():
+    out = {"torchlite": torchlite}
+    if torch is not None and torch.cuda.is_available():
+        out["torch"] = torch
+    return out
+
+
+def _timed_backward(tl, loss):
+    """Backward to completion on the GPU (the work is asynchronous until synchronised)."""
+    tl.cuda.synchronize()
+    t0 = time.perf_counter()
+    loss.backward()
+    tl.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
+def gpu(repeats=9):
+    """The GPU rows: MLP backward (batch 4096, 4096-wide), chain and lattice
+    on cuda:0, torchlite against torch on the same GPU."""
+    out = {}
+    for name, tl in _gpu_frameworks().items():
+        rng = np.random.default_rng(0)
+        width = 4096
+        x = tl.tensor(rng.standard_normal((4096, width)).astype(np.float32), device="cuda")
+        ws = [tl.tensor((rng.standard_normal((width, width)) / np.sqrt(width)).astype(np.float32),
+                        device="cuda", requires_grad=True) for _ in range(3)]
+
+        def mlp_run(tl=tl, x=x, ws=ws):
+            for w in ws:
+                w.grad = None
+            h = x
+            for i, w in enumerate(ws):
+                h = h @ w
+                if i < len(ws) - 1:
+                    h = h.relu()
+            return _timed_backward(tl, (h * h).mean())
+
+        def chain_run(tl=tl, n=2000):
+            y = tl.ones(4, device="cuda", requires_grad=True)
+            for _ in range(n):
+                y = y * 1.0001
+            return _timed_backward(tl, y.sum()) / n
+
+        def lattice_run(tl=tl, width=16, depth=100):
+            xs = [tl.ones(4, device="cuda", requires_grad=True) for _ in range(width + 1)]
+            layer = xs
+            for _ in range(depth):
+                layer = [layer[i] + layer[(i + 1) % len(layer)] for i in range(width)]
+            loss = layer[0]
+            for t in layer[1:]:
+                loss = loss + t
+            return _timed_backward(tl, loss.sum()) / (width * depth)
+
+        for key, fn in (("mlp", mlp_run), ("chain", chain_run), ("lattice", lattice_run)):
+            fn()
+            out[(key, name)] = statistics.median(fn() for _ in range(repeats))
+    return out
+
+
 def fmt_us(s):
     return f"{s * 1e6:8.2f} us"
 
@@ -280,7 +351,7 @@ def main():
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workloads", nargs="*",
-                        default=["chain", "lattice", "leaves", "mlp", "long_chain", "threads"])
+                        default=["chain", "lattice", "leaves", "mlp", "long_chain", "threads", "gpu"])
     args = parser.parse_args()
     print(f"torchlite {_torchlite_version()}; torch {torch.__version__ if torch else 'not installed'}; "
           f"numpy {np.__version__}; {os.cpu_count()} cores")
@@ -312,6 +383,18 @@ def main():
         for (size, name), r in res.items():
             print(f"  size {size:>7} {name:>10}: serial {r['serial_s'] * 1e3:7.1f} ms   4 threads "
                   f"{r['threaded_s'] * 1e3:7.1f} ms   scaling {r['scaling']:.2f}x")
+    if "gpu" in args.workloads:
+        reason = _gpu_skip_reason()
+        print("\nGPU (cuda:0): MLP 4096x4096 (3 layers) backward, chain and lattice per node")
+        if reason is not None:
+            print(f"  skipped: {reason}")
+        else:
+            res = gpu()
+            for key, unit, scale in (("mlp", "ms", 1e3), ("chain", "us/node", 1e6), ("lattice", "us/node", 1e6)):
+                row = "  ".join(f"{n}={res[(key, n)] * scale:.2f} {unit}" for k, n in res if k == key)
+                ratio = (f"   torchlite/torch={res[(key, 'torchlite')] / res[(key, 'torch')]:.2f}x"
+                         if (key, "torch") in res else "   (torch has no CUDA here)")
+                print(f"  {key:>8}: {row}{ratio}")
 
 
 if __name__ == "__main__":
