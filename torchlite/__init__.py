@@ -46,6 +46,8 @@ def _infer_array(data, dtype_=None):
     unless `dtype_` is given: then they are read as doubles, not rounded to float32 first)."""
     if isinstance(data, Tensor):
         return data._array.copy()
+    if _backend.is_cuda_array(data):
+        return data.copy()
     if isinstance(data, (_np.ndarray, _np.generic)):  # numpy arrays and scalars keep their dtype
         return _np.array(data, copy=True)
     arr = _np.array(_unwrap_nested(data))
@@ -70,6 +72,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
     """A new leaf tensor holding a copy of `data` (on data's device when it is a tensor)."""
     if device is None and isinstance(data, Tensor):
         device = data.device
+    elif device is None and _backend.is_cuda_array(data):
+        device = f"cuda:{data.device.id}"
     return _make(_infer_array(data, dtype), dtype, device, requires_grad)
 
 
@@ -81,6 +85,10 @@ def as_tensor(data, dtype=None, device=None):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, _np.ndarray) and (device is None or _backend.check_device(device).type == "cpu"):
         t = from_numpy(data)
+        return t if dtype is None else t.to(dtype)
+    if _backend.is_cuda_array(data) and (device is None or _backend.check_device(device) ==
+                                         _dtypes.device("cuda", data.device.id)):
+        t = _C._tensor_from_parts(data, False)  # shares the cupy array's memory, as torch does
         return t if dtype is None else t.to(dtype)
     return tensor(data, dtype=dtype, device=device)
 

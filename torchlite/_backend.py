@@ -201,22 +201,22 @@ def place(tensor, dev):
     if src.type == "cuda" or dev.type == "cuda":
         if src == dev:
             return tensor
-        return _C._wrap(to_device_array(tensor._array, dev))
-    if dev.type == "cpu":
+        tensor = _C._wrap(to_device_array(tensor._array, dev))  # on the host unless dev is cuda
+    if dev.type in ("cpu", "cuda"):
         return tensor
     return _C._to_device(tensor, str(dev) if dev.index is not None else dev.type + ":0")
 
 
-def check_same_device(a, b):
+def check_same_device(a, b, scalars=True):
     """torch's error for an op over two arrays on different devices (TensorIterator's
-    wording). A 0-dim host array next to a cuda one is a CPU scalar, which torch
-    allows: it comes back as a device array."""
+    wording). With `scalars`, a 0-dim host array next to a cuda one is a CPU
+    scalar, which torch's elementwise ops allow: it comes back as a device array."""
     if is_cuda_array(a) == is_cuda_array(b) and (not is_cuda_array(a) or a.device.id == b.device.id):
         return a, b
-    if not is_cuda_array(b) and b.ndim == 0:
+    if scalars and not is_cuda_array(b) and b.ndim == 0:
         with a.device:
             return a, cupy.asarray(b)
-    if not is_cuda_array(a) and a.ndim == 0:
+    if scalars and not is_cuda_array(a) and a.ndim == 0:
         with b.device:
             return cupy.asarray(a), b
 

@@ -884,6 +884,8 @@ def _shape_str(shape):
 def _matmul_kernel(spec, self, other):
     """One of mm / dot / mv / bmm: a single node, as at::mm etc. record it."""
     a, b = self._array, other._array
+    if _backend.cupy is not None:
+        _backend.check_same_device(a, b, scalars=False)
     if spec is _DOT and a.dtype != b.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
                            f"{_torch_type_name(a.dtype)} and {_torch_type_name(b.dtype)}")

@@ -235,6 +235,11 @@ def test_mixed_device_op_is_torchs_error(monkeypatch):
     g1 = _C._wrap(FakeCudaArray(np.ones(2, np.float32), device_id=1))
     with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cuda:1!$"):
         g - g1
+    m = _C._wrap(FakeCudaArray(np.ones((2, 2), np.float32)))
+    with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cpu!$"):
+        m @ torch.ones(2, 2)
+    with pytest.raises(RuntimeError, match="found at least two devices, cpu and cuda:0!$"):
+        torch.ones(2, 2) @ m
 
 
 # DLPack ------------------------------------------------------------------------------

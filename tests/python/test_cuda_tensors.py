@@ -187,6 +187,16 @@ def test_zero_copy_with_cupy_both_ways(cp):
     assert c.data.ptr == t._array.data.ptr
     d = torch.as_tensor(t, device="cuda")
     assert d is t
+    e = torch.as_tensor(a)
+    assert e.device == torch.device("cuda:0") and e._array.data.ptr == a.data.ptr
+    f = torch.tensor(a)
+    assert f.device == torch.device("cuda:0") and f._array.data.ptr != a.data.ptr
+
+
+def test_matmul_across_devices_is_an_error():
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device, but found at least "
+                                           "two devices, cuda:0 and cpu!"):
+        torch.ones(2, 2, device="cuda") @ torch.ones(2, 2)
 
 
 def test_memory_comes_from_cupys_pool(cp):
@@ -312,6 +322,12 @@ def test_training_loop_keeps_gpu_memory_flat(cp):
     x = torch.randn(128, 32, device="cuda")
     target = torch.randn(128, 1, device="cuda")
     pool = cp.get_default_memory_pool()
+    stream_ordered = cp.cuda.runtime.deviceGetDefaultMemPool(0)
+
+    def in_use():
+        # cupy's pool (tensors made in Python) and the stream-ordered pool (C++ allocations)
+        return pool.used_bytes() + cp.cuda.runtime.memPoolGetAttribute(
+            stream_ordered, cp.cuda.runtime.cudaMemPoolAttrUsedMemCurrent)
     used = []
     for step in range(1000):
         loss = (((x @ w1).relu() @ w2 - target) ** 2).mean()
@@ -323,7 +339,7 @@ def test_training_loop_keeps_gpu_memory_flat(cp):
         w2.grad = None
         if step in (99, 999):
             torch.cuda.synchronize()
-            used.append(pool.used_bytes())
+            used.append(in_use())
     assert used[1] == used[0]
 
 
