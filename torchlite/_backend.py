@@ -88,13 +88,23 @@ class _StreamHandle:
         return (0, self.ptr)
 
 
+_cupy_streams = {}  # (stream_id, device_index) -> cupy stream object; torchlite's streams live forever
+
+
 def _external_stream(stream_id, device_index):
-    """A cupy stream object for torchlite's stream `stream_id` (0: the legacy default stream)."""
+    """A cupy stream object for torchlite's stream `stream_id` (0: the legacy default
+    stream), made once per stream; called with device_index current."""
     if stream_id == 0:
         return cupy.cuda.Stream.null
-    if hasattr(cupy.cuda.Stream, "from_external"):
-        return cupy.cuda.Stream.from_external(_StreamHandle(stream_id))
-    return cupy.cuda.ExternalStream(stream_id, device_index)
+    key = (stream_id, device_index)
+    stream = _cupy_streams.get(key)
+    if stream is None:
+        if hasattr(cupy.cuda.Stream, "from_external"):
+            stream = cupy.cuda.Stream.from_external(_StreamHandle(stream_id))
+        else:
+            stream = cupy.cuda.ExternalStream(stream_id, device_index)
+        stream = _cupy_streams.setdefault(key, stream)
+    return stream
 
 
 def check_device(dev):

@@ -269,3 +269,57 @@ def test_dlpack_of_a_tensor_requiring_grad_is_torchs_error():
     with pytest.raises(BufferError) as theirs:
         real_torch.ones(2, requires_grad=True).__dlpack__()
     assert str(ours.value) == str(theirs.value)
+
+
+# cupy's current stream follows torchlite's ------------------------------------------
+
+class FakeCupyCuda:
+    """cupy.cuda's stream bookkeeping: a current stream per (thread-less) device."""
+
+    def __init__(self):
+        self.current = {}
+        self.device = 0
+        fake = self
+
+        class Stream:
+            def __init__(self, ptr):
+                self.ptr = ptr
+
+            def use(self):
+                fake.current[fake.device] = self
+
+            @classmethod
+            def from_external(cls, obj):
+                return cls(obj.__cuda_stream__()[1])
+        Stream.null = Stream(0)
+        self.Stream = Stream
+
+        class Device:
+            def __init__(self, index):
+                self.index = index
+
+            def __enter__(self):
+                self.prev, fake.device = fake.device, self.index
+
+            def __exit__(self, *args):
+                fake.device = self.prev
+        self.Device = Device
+
+    def get_current_stream(self):
+        return self.current.get(self.device, self.Stream.null)
+
+
+def test_use_cupy_stream_switches_and_restores(monkeypatch):
+    cuda = FakeCupyCuda()
+    monkeypatch.setattr(_backend, "cupy", types.SimpleNamespace(cuda=cuda))
+    monkeypatch.setattr(_backend, "_cupy_streams", {})
+    restore = _backend.use_cupy_stream(0x1234, 1)
+    assert cuda.current[1].ptr == 0x1234 and 0 not in cuda.current
+    inner = _backend.use_cupy_stream(0x1234, 1)  # already current: nothing to restore
+    inner()
+    assert cuda.current[1].ptr == 0x1234
+    restore()
+    assert cuda.current[1].ptr == 0
+    # one cupy stream object per torchlite stream
+    _backend.use_cupy_stream(0x1234, 1)
+    assert _backend._external_stream(0x1234, 1) is cuda.current[1]

@@ -53,7 +53,7 @@ class SlowIdentity(torch.autograd.Function):
         out = cupy.empty_like(src)
         spin_kernel(cupy)((int((src.size + 255) // 256),), (256,), (src, out, np.int64(src.size),
                                                                     np.int64(SlowIdentity.cycles)))
-        return torch.from_dlpack(out)
+        return torch.as_tensor(out)
 
 
 class OnDevice:
@@ -250,26 +250,37 @@ def test_stream_context_is_cupys_current_stream(cp):
 
 @pytest.mark.parametrize("factor", [1.0, 2.0, 3.0, 5.0])
 def test_two_streams_race_needs_the_event_wait(factor):
-    # Forward: the slow node on stream s1, its consumer's forward on s2. In
-    # backward the s2 node produces the gradient the slow node (on s1) reads,
-    # and x's accumulation reads the slow node's result: without the engine's
-    # event waits either read races a kernel still running on the other stream.
+    # x's gradient accumulator is made under stream s2 (its first use), the
+    # slow node's forward runs under s1. In backward the slow node runs on s1
+    # and its result is summed into x's gradient on s2: only the InputBuffer's
+    # event wait (s2 waits for s1) keeps the sum from reading the slow node's
+    # output before its kernel wrote it; the caller's stream then waits for s2.
     s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
     x = torch.ones(1 << 16, device="cuda", dtype=torch.float64, requires_grad=True)
+    s1.wait_stream(torch.cuda.current_stream())
+    s2.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s2):
+        warm = x * 0.0
     with torch.cuda.stream(s1):
         h = SlowIdentity.apply(x)
     with torch.cuda.stream(s2):
-        out = (h * factor).sum()
-    s2.wait_stream(s1)
+        s2.wait_stream(s1)
+        out = (h * factor).sum() + warm.sum()
     torch.cuda.current_stream().wait_stream(s2)
     out.backward()
     assert (x.grad.cpu().numpy() == factor).all()
 
 
 def test_grad_is_ready_on_the_callers_stream_when_backward_returns(cp):
+    # the graph (and x's accumulator) ran on s1; backward() is called, and
+    # x.grad read at once by a kernel, on the caller's (default) stream
+    s1 = torch.cuda.Stream()
     x = torch.ones(1 << 16, device="cuda", dtype=torch.float64, requires_grad=True)
-    SlowIdentity.apply(x * 1).mul(4.0).sum().backward()
-    # a kernel on the caller's current stream, queued at once, sees the gradient
+    s1.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s1):
+        loss = SlowIdentity.apply(x).mul(4.0).sum()
+    torch.cuda.current_stream().wait_stream(s1)
+    loss.backward()
     assert float(cp.asarray(x.grad._array).min()) == 4.0
 
 
