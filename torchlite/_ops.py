@@ -2437,6 +2437,8 @@ def to(self, *args, dtype=None, device=None, copy=False):
     src_dtype = _from_numpy_dtype(a.dtype)
     src_device = self.device
     new_dtype = dtype is not None and dtype is not src_dtype
+    if device is not None and _device(device).type == "cuda":
+        device = _backend.check_device(device)  # "cuda" is cuda:<current device>
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
@@ -2446,7 +2448,6 @@ def to(self, *args, dtype=None, device=None, copy=False):
     finally:
         _loud(token)
     if new_device:
-        from . import _backend
         out = _backend.place(_wrap(r), _backend.check_device(device))  # made on the CPU, then placed
     else:
         out = _wrap(r, self)
