@@ -180,6 +180,12 @@ def new(device, fn, *args, **kwargs):
         return getattr(cupy, fn)(*args, **kwargs)
 
 
+def empty_on(shape, dtype, like):
+    """An uninitialised cupy array on the device of the cupy array `like` (an op's out= buffer)."""
+    with like.device:
+        return cupy.empty(shape, dtype)
+
+
 def to_host(a):
     """A numpy array with `a`'s values (a copy from the device for a cupy array)."""
     return a if isinstance(a, np.ndarray) else a.get()

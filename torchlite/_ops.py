@@ -161,12 +161,16 @@ def _out(shape, dtype, like, *arrays):
     for other dtypes."""
     if dtype.kind != "f":
         return None
+    empty = _empty_array
+    if _backend.cupy is not None and any(_backend.is_cuda_array(x) for x in arrays):
+        # a cuda result: from cupy's pool, on the operands' device (docs/design.md, "CUDA")
+        empty, like = _backend.empty_on, next(x for x in arrays if _backend.is_cuda_array(x))
     if all(x.flags.c_contiguous for x in arrays):
-        return _empty_array(shape, dtype, like)
+        return empty(shape, dtype, like)
     outer_first = _iteration_order(shape, arrays)[::-1]
     if outer_first == sorted(outer_first):
-        return _empty_array(shape, dtype, like)
-    buf = _empty_array(tuple(shape[d] for d in outer_first), dtype, like)
+        return empty(shape, dtype, like)
+    buf = empty(tuple(shape[d] for d in outer_first), dtype, like)
     return buf.transpose(np.argsort(outer_first))
 
 
@@ -1684,7 +1688,7 @@ def _slice(self, dim, k):
 # torch's.
 
 def _data_ptr(a):
-    return a.__array_interface__["data"][0]
+    return a.data.ptr if _backend.is_cuda_array(a) else a.__array_interface__["data"][0]
 
 
 def _positions_lookup(b):
