@@ -1661,26 +1661,70 @@ def _select(self, dim, index, real_dim):
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     key = (slice(None),) * dim + (index,)
-    return _view_of(a[key + (Ellipsis,)], self, _SELECT, (a.shape, key, True, "SelectBackward"))
+    return _view_of(_selected(a, dim, index), self, _SELECT, (a.shape, key, True, "SelectBackward"))
 
 
 def _slice(self, dim, k):
     a = self._array
     key = (slice(None),) * dim + (k,)
-    return _view_of(a[key], self, _SLICE, (a.shape, key, True, "SliceBackward"))
+    return _view_of(_sliced(a, dim, k), self, _SLICE, (a.shape, key, True, "SliceBackward"))
 
 
 # View geometry --------------------------------------------------------------------
-# A view's place in its base: its sizes, strides and offset in elements,
-# counted from the base's first element (torch's TensorGeometry of the two),
-# and the flat index, in the base, of each of its elements (matched through a
-# lookup table over the base's memory). AsStridedBackward0 (a view's
-# regenerated grad_fn, and as_strided's) and CopySlices compute with them as
-# torch does, in torchlite's own ops, so their graphs under create_graph are
-# torch's.
+# A tensor's place in its storage is kept by its C++ TensorImpl: a view shares
+# its base's storage at the offset its array's data pointer gives
+# (python_variable.cpp, view_from_array), so storage_offset() and as_strided
+# see torch's storage for every view, .data and detach() included. numpy's
+# indexing moves the data pointer of an empty result back to the indexed
+# array's, where torch's empty view keeps its offset: view ops build an empty
+# result with _placed, at torch's offset and strides. AsStridedBackward0 (a
+# view's regenerated grad_fn, and as_strided's) and CopySlices compute with
+# the two tensors' geometries (sizes, strides, storage offset: torch's
+# TensorGeometry) as torch does, in torchlite's own ops, so their graphs under
+# create_graph are torch's.
 
 def _data_ptr(a):
     return a.__array_interface__["data"][0]
+
+
+class _Placement:
+    """An array interface over `a`'s memory at a byte offset from its first
+    element, which numpy views (keeping `a` alive through .base)."""
+    __slots__ = ("__array_interface__", "base")
+
+    def __init__(self, a, byte_offset, shape, strides):
+        self.__array_interface__ = {"version": 3, "shape": tuple(shape), "typestr": a.dtype.str,
+                                    "strides": tuple(strides),
+                                    "data": (_data_ptr(a) + byte_offset, not a.flags.writeable)}
+        self.base = a
+
+
+def _placed(a, byte_offset, shape, strides):
+    """The numpy view of `a`'s memory with these shape and strides (in bytes),
+    starting byte_offset bytes after a's first element: kept even where it is
+    empty, unlike numpy's indexing."""
+    return np.asarray(_Placement(a, byte_offset, shape, strides))
+
+
+def _sliced(a, dim, k):
+    """a[..., k] along dim (a slice with a positive step), placed as torch's
+    slice places an empty one: start clamped into [0, size], stride times step."""
+    r = a[(slice(None),) * dim + (k,)]
+    if r.size:
+        return r
+    start, _, step = k.indices(a.shape[dim])
+    strides = list(a.strides)
+    strides[dim] *= step
+    return _placed(a, start * a.strides[dim], r.shape, strides)
+
+
+def _selected(a, dim, index):
+    """a's index along dim (in range), placed as torch's select places an empty one."""
+    r = a[(slice(None),) * dim + (index, Ellipsis)]
+    if r.size:
+        return r
+    index %= a.shape[dim]
+    return _placed(a, index * a.strides[dim], r.shape, a.strides[:dim] + a.strides[dim + 1:])
 
 
 def _positions_lookup(b):
@@ -1705,37 +1749,82 @@ def _flat_index(v, b):
                                            tuple(st // v.itemsize * 8 for st in v.strides)).copy()
 
 
-def _geometry(a, root):
-    """(sizes, strides, offset) of the numpy view `a`, in elements, the offset
-    counted from root's first element."""
-    return (a.shape, tuple(st // a.itemsize for st in a.strides), (_data_ptr(a) - _data_ptr(root)) // a.itemsize)
+def _geometry(t):
+    """torch's TensorGeometry of t: (sizes, strides, storage offset), in elements."""
+    a = t._array
+    return (a.shape, tuple(st // a.itemsize for st in a.strides), t.storage_offset())
 
 
-def _extent(geometry):
-    shape, strides, offset = geometry
-    return 0 if 0 in shape else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides))
+def _min_storage_size(sizes, strides, offset):
+    """The storage a geometry needs, in elements (as_strided_backward's helper)."""
+    if 0 in sizes:
+        return offset
+    return offset + 1 + builtins.sum((n - 1) * st for n, st in zip(sizes, strides))
+
+
+def _maybe_overlapping_memory(sizes, strides):
+    """Whether two indices of a geometry (without its size-0 and size-1
+    dimensions) may reach the same element: Note [Detecting Memory Overlap
+    Within A Strided Tensor] (seeds, FunctionsManual.cpp), smallest stride
+    first, each must exceed the furthest reach of the dimensions before it."""
+    reach = 0
+    for st, n in sorted(zip(strides, sizes)):
+        if st <= reach:
+            return True
+        reach += st * (n - 1)
+    return False
 
 
 def _view_geometry(view, base):
     """What AsStridedBackward0 and CopySlices keep of a view of `base`."""
-    b = base._array
-    return (_geometry(b, b), _geometry(view._array, b), _flat_index(view._array, b))
+    return (_geometry(base), _geometry(view))
 
 
-def _strided_zeros(size, like):
-    return _wrap(np.zeros(size, like._array.dtype), like)
+def _storage_index(size, geometry):
+    """The storage index of each element of a geometry, over a storage of `size`
+    elements (as_strided_backward's arange(size).as_strided(...))."""
+    sizes, strides, offset = geometry
+    flat = np.arange(size, dtype=np.int64)
+    return _placed(flat, offset * 8, sizes, tuple(st * 8 for st in strides))
 
 
 def _as_strided_bw(g, s, e, n):
-    """as_strided_backward: the gradient laid into a zero storage through the
-    output's geometry, read back through the input's. Where the output's
-    elements overlap (an expanded view), they add up instead."""
-    inp, out, idx = e
-    if np.unique(idx).size != idx.size:
-        return (_scatter_flat(g, inp[0], idx),)
-    storage = _strided_zeros(builtins.max(_extent(inp), _extent(out)), g)
-    copy_(as_strided(storage, *out), g)
-    return (as_strided(storage, *inp),)
+    """as_strided_backward (Note [as_strided Backward and layout-aware/agnostic
+    autograd], seeds, FunctionsManual.cpp): the gradient laid into a zero
+    storage through the output's geometry, read back through the input's.
+    Where output elements share storage they add up; where input elements do,
+    each storage element is divided by its count (0/0 gives nan, as torch's
+    div_, in storage the input does not see)."""
+    (inp_sizes, inp_strides, inp_offset), (sizes, strides, offset) = e
+    out_sizes, out_strides = [], []
+    for i in range(len(sizes) - 1, -1, -1):
+        if sizes[i] == 0:
+            return (_wrap(np.zeros(inp_sizes, g._array.dtype), g),)
+        if sizes[i] == 1:
+            g = squeeze(g, i)
+        elif strides[i] == 0:
+            g = sum(g, i)
+        else:
+            out_sizes.insert(0, sizes[i])
+            out_strides.insert(0, strides[i])
+    if 0 in inp_sizes:
+        return (_wrap(np.zeros(inp_sizes, g._array.dtype), g),)
+    kept = [(n_, st) for n_, st in zip(inp_sizes, inp_strides) if n_ != 1]
+    inp_sizes_, inp_strides_ = [k[0] for k in kept], [k[1] for k in kept]
+    shared = builtins.min(inp_offset, offset)
+    inp_geometry = (inp_sizes_, inp_strides_, inp_offset - shared)
+    out_geometry = (out_sizes, out_strides, offset - shared)
+    size = builtins.max(_min_storage_size(*inp_geometry), _min_storage_size(*out_geometry))
+    if _maybe_overlapping_memory(out_sizes, out_strides):
+        storage = _scatter_flat(g, (size,), _storage_index(size, out_geometry))
+    else:
+        storage = _wrap(np.zeros(size, g._array.dtype), g)
+        copy_(as_strided(storage, out_sizes, out_strides, offset - shared), g)
+    if _maybe_overlapping_memory(inp_sizes_, inp_strides_):
+        count = np.zeros(size, g._array.dtype)
+        np.add.at(count, _storage_index(size, inp_geometry), 1)
+        storage = div(storage, _wrap(count, g))
+    return (as_strided(storage, inp_sizes, inp_strides, inp_offset - shared),)
 
 
 def _scatter_flat_bw(g, s, e, n):
@@ -1764,15 +1853,16 @@ def _scatter_flat(g, shape, idx):
 def _copy_slices_backward(grad, extra, fn, needs):
     """CopySlices' math (Note [View + Inplace update for base tensor]), as
     upstream writes it: the base's gradient copied into a tensor laid out as
-    the base, the view's part of it taken with as_strided, the wrapped
-    in-place node run on a clone of that part, and its result copied back."""
-    base, view, idx = extra
-    b_shape, b_strides, _ = base
+    the base, the view's part of it taken with as_strided (at the view's
+    offset from the base's), the wrapped in-place node run on a clone of that
+    part, and its result copied back."""
+    (b_shape, b_strides, b_offset), (v_shape, v_strides, v_offset) = extra
+    extent = _min_storage_size(b_shape, b_strides, 0)
     result = _wrap(np.lib.stride_tricks.as_strided(
-        np.empty(builtins.max(_extent(base), 1), grad._array.dtype), b_shape,
+        np.empty(builtins.max(extent, 1), grad._array.dtype), b_shape,
         tuple(st * grad._array.itemsize for st in b_strides)), grad)
     copy_(result, grad)
-    grad_slice = as_strided(result, *view)
+    grad_slice = as_strided(result, v_shape, v_strides, v_offset - b_offset)
     res = _C._call_inplace_fn(fn, clone(grad_slice), needs)
     out = [None] * len(needs)
     for i, r in enumerate(res):
@@ -1790,19 +1880,6 @@ _C._set_view_formulas(_AS_STRIDED, _view_geometry, _copy_slices_backward)
 
 # More view ops ---------------------------------------------------------------------
 
-def _storage_flat(self):
-    """A 1-D numpy view of the memory of self's base, from its first element."""
-    base = self._base if self._base is not None else self
-    b = base._array
-    extent = 1 + builtins.sum((n - 1) * st // b.itemsize for n, st in zip(b.shape, b.strides)) if b.size else 0
-    return np.lib.stride_tricks.as_strided(b, (extent,), (b.itemsize,)), b
-
-
-def storage_offset(self):
-    flat, b = _storage_flat(self)
-    return (_data_ptr(self._array) - _data_ptr(b)) // b.itemsize
-
-
 def stride(self, dim=None):
     a = self._array
     strides = tuple(st // a.itemsize for st in a.strides)
@@ -1812,21 +1889,29 @@ def stride(self, dim=None):
 
 
 def as_strided(self, size, stride, storage_offset=None):
-    flat, b = _storage_flat(self)
+    """A view of self's storage (all of it: torch's, see View geometry) with
+    these sizes, strides and offset, checked as torch's setStrided."""
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
-    offset = globals()["storage_offset"](self) if storage_offset is None else storage_offset
-    need = 0 if 0 in size else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))
-    if need > len(flat):
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    own = self.storage_offset()
+    offset = own if storage_offset is None else storage_offset
+    a = self._array
+    itemsize = a.itemsize
+    need = 0 if 0 in size else (1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))) * itemsize
+    if need and need + offset * itemsize > self._storage_nbytes():
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
-            f"{b.itemsize} requiring a storage size of {need * b.itemsize} are out of bounds for storage of size "
-            f"{len(flat) * b.itemsize}")
-    arr = np.lib.stride_tricks.as_strided(flat[offset:], size, tuple(st * b.itemsize for st in stride))
-    out = _wrap(arr, self, True)
-    return _record_view(_AS_STRIDED, self, out, (_geometry(self._array, b), _geometry(arr, b),
-                                                 _flat_index(arr, self._array)))
+            f"{itemsize} requiring a storage size of {need + offset * itemsize} are out of bounds for storage of "
+            f"size {self._storage_nbytes()}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    arr = _placed(a, (offset - own) * itemsize, size, tuple(st * itemsize for st in stride))
+    return _record_view(_AS_STRIDED, self, _wrap(arr, self, True), (_geometry(self), (size, stride, offset)))
 
 
 def narrow(self, dim, start, length):
@@ -1874,10 +1959,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     rest = [i for i in range(a.ndim) if i not in (d1, d2)]
     st = a.strides
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
-    flat, b = _storage_flat(self)
-    start = (_data_ptr(a) - _data_ptr(b) + begin) // a.itemsize
-    arr = np.lib.stride_tricks.as_strided(flat[start:], tuple(a.shape[i] for i in rest) + (n,),
-                                          tuple(st[i] for i in rest) + (st[d1] + st[d2],))
+    arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
     return _view_of(arr, self, _DIAGONAL, (a.shape, _flat_index(arr, a), offset, d1, d2))
 
 
@@ -1908,7 +1990,7 @@ def _split_views(self, spec, dim, sizes):
     a = self._array
     outs, begin = [], 0
     for size in sizes:
-        outs.append(_wrap(a[(slice(None),) * dim + (slice(begin, begin + size),)], self, True))
+        outs.append(_wrap(_sliced(a, dim, slice(begin, begin + size)), self, True))
         begin += size
     return _record_multi_view(spec, self, tuple(outs), (dim, tuple(sizes), a.shape, a.dtype))
 
@@ -1948,7 +2030,7 @@ def unbind(self, dim=0):
     a = self._array
     # torch wraps the dim first: a 0-d tensor's is 0 or out of range
     d = _wrap_dim(_wrap_dim(dim, a.ndim), a.ndim, wrap_scalar=False)
-    outs = tuple(_wrap(a[(slice(None),) * d + (i, Ellipsis)], self, True) for i in range(a.shape[d]))
+    outs = tuple(_wrap(_selected(a, d, i), self, True) for i in range(a.shape[d]))
     return _record_multi_view(_UNBIND, self, outs, (d, a.shape, a.dtype))
 
 

@@ -183,6 +183,23 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
       break;
     }
   }
+  if (arr.size() == 0 && arr.ndim() > 0) {
+    // numpy allocates an empty array with zero strides; torch lays an empty
+    // tensor out as any other (contiguous), and the offsets and strides of
+    // its views (select, slice: View geometry in _ops.py) come from that.
+    bool zero_strides = true;
+    for (py::ssize_t d = 0; d < arr.ndim(); ++d) zero_strides = zero_strides && arr.strides(d) == 0;
+    if (zero_strides) {
+      std::vector<py::ssize_t> shape(arr.shape(), arr.shape() + arr.ndim());
+      std::vector<py::ssize_t> byte_strides(shape.size());
+      py::ssize_t step = itemsize;
+      for (py::ssize_t d = arr.ndim() - 1; d >= 0; --d) {
+        byte_strides[static_cast<size_t>(d)] = step;
+        step *= shape[static_cast<size_t>(d)] > 0 ? shape[static_cast<size_t>(d)] : 1;
+      }
+      arr = py::array(arr.dtype(), shape, byte_strides, arr.data(), arr);
+    }
+  }
   at::ScalarType st;
   scalar_type_of(arr.dtype().num(), &st);
   std::vector<int64_t> sizes(static_cast<size_t>(arr.ndim()));
@@ -204,6 +221,38 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
   auto owner = make_pyobject_owner(py::array(arr).release().ptr(), static_cast<size_t>(arr.nbytes()));
   return at::from_blob(data, sizes, strides, st, device, std::move(owner),
                        empty ? 0 : static_cast<size_t>(extent), numpy_owner_is_exclusive);
+}
+
+// The tensor a view op makes over `arr`, a numpy view of base's memory: it
+// shares base's storage, at the offset arr's data pointer gives (exact for an
+// empty view too, whose array torchlite._ops places where torch's view
+// starts), so storage_offset(), as_strided and the view geometry of autograd
+// see torch's storage. An array that is not inside base's storage (or that
+// element strides cannot express) gets its own, as a non-view would.
+at::Tensor view_from_array(py::array& arr, const at::Tensor& base) {
+  const auto itemsize = static_cast<int64_t>(arr.itemsize());
+  const auto& storage = base.unsafeGetTensorImpl()->storage();
+  std::vector<int64_t> sizes(static_cast<size_t>(arr.ndim()));
+  std::vector<int64_t> strides(sizes.size());
+  int64_t extent = 1;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const auto byte_stride = static_cast<int64_t>(arr.strides(static_cast<py::ssize_t>(d)));
+    if (byte_stride < 0 || byte_stride % itemsize != 0) return tensor_from_array(arr, base.device());
+    sizes[d] = arr.shape(static_cast<py::ssize_t>(d));
+    strides[d] = byte_stride / itemsize;
+    if (sizes[d] == 0) empty = true;
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  const auto byte_offset = static_cast<const char*>(arr.data()) - static_cast<const char*>(storage->data());
+  if (byte_offset < 0 || byte_offset % itemsize != 0 ||
+      (!empty && byte_offset + extent * itemsize > static_cast<int64_t>(storage->nbytes()))) {
+    return tensor_from_array(arr, base.device());
+  }
+  at::ScalarType st;
+  scalar_type_of(arr.dtype().num(), &st);
+  return at::Tensor(std::make_shared<at::TensorImpl>(storage, st, std::move(sizes), std::move(strides),
+                                                     byte_offset / itemsize));
 }
 
 // A numpy view of the tensor's memory that keeps its storage alive.
@@ -492,6 +541,16 @@ PyObject* THPVariable_get_data(PyObject* self, void*) {
   END_HANDLE_TH_ERRORS
 }
 
+PyObject* THPVariable_storage_offset(PyObject* self, PyObject*) {
+  return PyLong_FromLongLong(self_var(self)->cdata.unsafeGetTensorImpl()->storage_offset());
+}
+
+// The size in bytes of the storage under the tensor (torch's
+// untyped_storage().nbytes()), which bounds as_strided.
+PyObject* THPVariable_storage_nbytes(PyObject* self, PyObject*) {
+  return PyLong_FromSize_t(self_var(self)->cdata.unsafeGetTensorImpl()->storage()->nbytes());
+}
+
 // The version bump of an in-place op, after its kernel wrote (as upstream's
 // VariableVersion::bump): an inference tensor has no version, and outside
 // inference mode may not be modified in place.
@@ -529,6 +588,8 @@ PyMethodDef THPVariable_methods[] = {
     {"detach", THPVariable_detach, METH_NOARGS, nullptr},
     {"detach_", THPVariable_detach_, METH_NOARGS, nullptr},
     {"_bump_version", THPVariable_bump_version, METH_NOARGS, nullptr},
+    {"storage_offset", THPVariable_storage_offset, METH_NOARGS, nullptr},
+    {"_storage_nbytes", THPVariable_storage_nbytes, METH_NOARGS, nullptr},
     {"is_inference", get_is_inference, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
@@ -543,7 +604,7 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
   if (like && !THPVariable_Check(like)) throw py::type_error("_wrap: like must be a Tensor");
   py::array arr = ensure_supported_array(args[0]);
   const c10::Device device = like ? THPVariable_Unpack(like).device() : c10::Device();
-  at::Tensor t = tensor_from_array(arr, device);
+  at::Tensor t = view ? view_from_array(arr, THPVariable_Unpack(like)) : tensor_from_array(arr, device);
   if (view) {
     const auto& base = THPVariable_Unpack(like);
     impl::set_version_counter(t, impl::version_counter(base));

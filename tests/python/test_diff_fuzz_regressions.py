@@ -84,7 +84,60 @@ def inference_tensor_divided_by_a_no_grad_view(lib):
     return [y, y.requires_grad, y.grad_fn.name()]
 
 
-CASES = [relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def empty_views_keep_their_storage_offset(lib):
+    # numpy drops an empty slice's offset; torch's view keeps it, and as_strided reads from there
+    v0 = lib.tensor([0.5, 1.5, 2.5], dtype=lib.float64, requires_grad=True)
+    v4 = v0.narrow(0, 1, 0)
+    v6 = v4.as_strided((1,), (1,))
+    m = lib.zeros(0, 3)
+    views = [v4, v0[3:], v0[5:], v0[2:1], m[:, 2], m[:, 1::2], lib.zeros(2, 3)[:, 2:2], lib.zeros(2, 0).diagonal(),
+             v0.as_strided((0,), (1,), 100), lib.zeros(1, 1)[..., :0, 1:1]]
+    views += list(lib.zeros(4, 0).split(1)) + list(lib.zeros(3, 0).unbind())
+    return [v6, v6.grad_fn.name(), [v.storage_offset() for v in views],
+            [v.stride() for v in views[:8]], v4.sum() + v6.sum()]
+
+
+def detached_views_keep_their_storage(lib):
+    # .data and detach() share the storage and offset of their tensor (they have no _base)
+    x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    v = x[1:].unsqueeze(0)[:, 1:]
+    d, e = v.data, v.detach()
+    empty = x[3:3].expand(0).data
+    return [d.storage_offset(), e.storage_offset(), d.as_strided((4,), (1,), 0), e.as_strided((2,), (1,)),
+            empty.storage_offset(), empty.as_strided((1,), (1,))]
+
+
+def as_strided_out_of_bounds_of_the_storage(lib):
+    v0 = lib.tensor([[0.25]], requires_grad=True)
+    v1 = v0[..., :0, 1:1]
+    return v1.as_strided((1,), (1,))
+
+
+def as_strided_negative_stride(lib):
+    return lib.zeros(4).as_strided((2,), (-1,))
+
+
+def as_strided_negative_offset(lib):
+    return lib.zeros(4)[1:].as_strided((2,), (1,), -1)
+
+
+def as_strided_negative_size(lib):
+    return lib.zeros(4).as_strided((-1,), (1,))
+
+
+def as_strided_gradient_storage_of_an_overlapping_input(lib):
+    # as_strided_backward divides its storage by the input's counts: 0/0 and g/0 where the input
+    # does not reach, seen by as_strided over the gradient
+    x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    y = x[:2].expand(2, 2)
+    z = y.as_strided((2,), (1,), 2)
+    gy, = lib.autograd.grad((z * z).sum(), y)
+    gx, = lib.autograd.grad((y.as_strided((3,), (1,), 1) * 2).sum(), y)
+    return [z, gy, gy.as_strided((4,), (1,), 0), gx, gx.as_strided((4,), (1,), 0)]
+
+
+CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
+         as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
@@ -102,7 +155,8 @@ def inplace_on_stale_view_checks_before_cloning(lib):
     v3 /= v1.sigmoid()
 
 
-REFUSED = [index_tensors_that_do_not_broadcast, inplace_on_stale_view_checks_before_cloning, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
+REFUSED = [as_strided_out_of_bounds_of_the_storage, as_strided_negative_stride, as_strided_negative_offset,
+           as_strided_negative_size, index_tensors_that_do_not_broadcast, inplace_on_stale_view_checks_before_cloning, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
 
 
 @pytest.mark.parametrize("case", CASES + REFUSED, ids=[c.__name__ for c in CASES + REFUSED])
