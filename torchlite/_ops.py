@@ -134,9 +134,8 @@ def _reduce_to(g, shape):
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
         g = sum(g, dims, True)
-    if lead or g._array.shape != shape:
-        g = reshape(g, shape)
-    return g
+    # at::sum_to views the kept-dimension sum as `shape` (ViewBackward0 under create_graph)
+    return view(g, shape) if lead else g
 
 
 def _const(arr, like):
@@ -1193,6 +1192,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
+    r = _contiguous_result(r)
     if dim is None:
         return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
     return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
@@ -1220,11 +1220,17 @@ def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
         if count:
-            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
+            return _contiguous_result(np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype)))
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
+        return _contiguous_result(np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0)))
     finally:
         _loud(token)
+
+
+def _contiguous_result(r):
+    """A reduction's result, row-major as torch allocates it (numpy keeps a permuted
+    input's dimension order), so views of the result succeed where torch's do."""
+    return r if r.flags.c_contiguous else r.copy(order="C")
 
 
 def _torch_type_name(np_dtype):
@@ -1489,8 +1495,17 @@ def expand(self, *sizes):
 
 
 def clone(self):
-    out = _wrap(np.array(self._array, copy=True), self)
-    return _record(_CLONE, (self,), out, (), None)
+    """at::clone with memory_format=preserve: a dense, non-overlapping tensor keeps its
+    strides, any other (an expanded or sliced one) gets dense strides in its dimension
+    order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
+    'K' order, so what views the copy allows (reshape, view) is torch's."""
+    a = self._array
+    out = _out(a.shape, a.dtype, self, a)
+    if out is None:
+        outer_first = _iteration_order(a.shape, (a,))[::-1]
+        out = np.empty(tuple(a.shape[d] for d in outer_first), a.dtype).transpose(np.argsort(outer_first))
+    np.copyto(out, a)
+    return _record(_CLONE, (self,), _wrap(out, self), (), None)
 
 
 def contiguous(self):

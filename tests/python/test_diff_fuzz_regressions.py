@@ -84,7 +84,26 @@ def inference_tensor_divided_by_a_no_grad_view(lib):
     return [y, y.requires_grad, y.grad_fn.name()]
 
 
-CASES = [relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
+    # clone lays out a non-dense input by at::infer_dense_strides (0-stride dimensions stay put),
+    # so reshaping the copy is a view (ViewBackward0), not a copy
+    x = lib.tensor(np.arange(8.0).reshape(2, 2, 2), requires_grad=True)
+    c = lib.clone(x.expand(2, 2, 2, 2))
+    t = lib.clone(x.permute(2, 0, 1)[:, :1].expand(2, 3, 2))
+    ints = lib.clone(lib.zeros(3, 1, 4, dtype=lib.int64).expand(3, 5, 4))
+    return [c.stride(), c.reshape(8, 2).grad_fn.name(), t.stride(), ints.stride(), ints.view(60).shape]
+
+
+def sum_to_views_a_row_major_sum(lib):
+    # a reduction's result is row-major whatever its input's layout, and at::sum_to views the
+    # kept-dimension sum as the operand's shape: the broadcast gradient's node is ViewBackward0
+    x = lib.tensor(np.arange(32.0).reshape(4, 2, 4) / 10, requires_grad=True).transpose(2, 1)
+    w = lib.tensor(np.arange(8.0).reshape(4, 2) / 5, requires_grad=True)
+    g, = lib.autograd.grad((x * w).sum(), w, create_graph=True)
+    return [g, g.grad_fn.name(), x.sum(0).stride(), x.mean(0, keepdim=True).view(8), x.sum(2).view(-1)]
+
+
+CASES = [relu_gradient_at_nan, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
