@@ -1533,7 +1533,25 @@ def _is_basic(key):
 
 def _index_bw(g, s, e, n):
     shape, key, basic, name = e
-    return (_index_backward(g, shape, key, basic, name),)
+    return (_index_backward(g, shape, _saved_index_key(key, s), basic, name),)
+
+
+def _index_tensors(key):
+    """The index arrays of an advanced-indexing key: IndexBackward0 and
+    IndexPutImplBackward0 save them (torch's `indices`), so a freed graph refuses
+    a second backward through the node and saved-tensor hooks see them."""
+    return tuple(k for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, (np.ndarray, list)))
+
+
+def _saved_index_key(key, saved):
+    """`key` with its index arrays read back from the node's saved tensors (which
+    raises once the graph has been freed)."""
+    if not saved:
+        return key
+    arrays = iter(t._array for t in saved)
+    if not isinstance(key, tuple):
+        return next(arrays)
+    return tuple(next(arrays) if isinstance(k, (np.ndarray, list)) else k for k in key)
 
 
 def _select_backward_bw(g, s, e, n):
@@ -1549,7 +1567,7 @@ def _slice_backward_bw(g, s, e, n):
 
 
 def _index_put_impl_bw(g, s, e, n):
-    return (None, getitem_raw(g, e))
+    return (None, getitem_raw(g, _saved_index_key(e, s)))
 
 
 _SELECT = _op_spec("SelectBackward0", _index_bw)
@@ -1570,7 +1588,8 @@ def _index_backward(g, shape, key, basic, name):
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     np.add.at(z, key, ga)
     zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
-    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
+    saved = tuple(_const(k, g) for k in _index_tensors(key))
+    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), saved, key)
 
 
 def getitem_raw(self, key):
@@ -1591,7 +1610,8 @@ def getitem_raw(self, key):
     extra = (a.shape, key, basic, name)
     if basic:
         return _view_of(r, self, spec, extra)
-    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), (), extra)
+    saved = tuple(_const(k, self) for k in _index_tensors(key))
+    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra)
 
 
 def getitem(self, key):

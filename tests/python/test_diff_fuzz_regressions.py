@@ -103,7 +103,33 @@ def sum_to_views_a_row_major_sum(lib):
     return [g, g.grad_fn.name(), x.sum(0).stride(), x.mean(0, keepdim=True).view(8), x.sum(2).view(-1)]
 
 
-CASES = [relu_gradient_at_nan, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def index_saves_its_index_tensors(lib):
+    # IndexBackward0 (and the IndexPutImplBackward0 of its double backward) save the index
+    # tensors: saved-tensor hooks see them, and a freed graph refuses a second backward
+    v0 = lib.tensor([0.5, 1.5, 2.5], requires_grad=True)
+    packed = []
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        v1 = v0[lib.tensor([0, 2])]
+        v3 = v0[[1, 1], ]
+        v4 = v0[lib.tensor([True, False, True])]
+    out = [list(packed)]
+    (v1 / v0[:2]).sum().backward()
+    for step in (lambda: v1.sum().backward(), lambda: v3.sum().backward(retain_graph=True),
+                 lambda: v3.sum().backward(), lambda: v3.sum().backward()):
+        try:
+            step()
+            out.append("ok")
+        except RuntimeError as e:
+            out.append(str(e))
+    y = (v4 * v4).sum()
+    packed.clear()
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        g, = lib.autograd.grad(y, v0, create_graph=True)
+    (g * g).sum().backward()
+    return out + [g.grad_fn.name(), packed, v0.grad]
+
+
+CASES = [relu_gradient_at_nan, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
