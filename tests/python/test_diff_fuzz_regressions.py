@@ -129,7 +129,30 @@ def index_saves_its_index_tensors(lib):
     return out + [g.grad_fn.name(), packed, v0.grad]
 
 
-CASES = [relu_gradient_at_nan, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def inplace_on_detached_and_viewed_inference_tensors(lib):
+    # an inference tensor has no version counter, nor have its views (which are not autograd
+    # views: no _base); its detach or .data made outside inference mode gets a fresh one, so
+    # only those may be modified in place outside inference mode
+    out = []
+    makers = [lambda t: t, lambda t: t.detach(), lambda t: t.data, lambda t: t.view(6), lambda t: t.detach().view(6),
+              lambda t: t.view(6).detach(), lambda t: t[0], lambda t: t.split(1)[0], lambda t: t.data.unsqueeze(0)]
+    for in_mode in (False, True):
+        for make in makers:
+            with lib.inference_mode():
+                t = lib.ones(2, 3) * 2
+            with lib.inference_mode(in_mode):
+                u = make(t)
+                row = [u.is_inference(), u._base is t]
+                for step in (lambda: u.div_(1.5), lambda: u.sub_(lib.ones(())), lambda: u._version):
+                    try:
+                        row.append(step())
+                    except RuntimeError as e:
+                        row.append(str(e))
+            out.append(row)
+    return out
+
+
+CASES = [relu_gradient_at_nan, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
