@@ -134,9 +134,8 @@ def _reduce_to(g, shape):
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
         g = sum(g, dims, True)
-    if lead or g._array.shape != shape:
-        g = reshape(g, shape)
-    return g
+    # at::sum_to views the kept-dimension sum as `shape` (ViewBackward0 under create_graph)
+    return view(g, shape) if lead else g
 
 
 def _const(arr, like):
@@ -1193,6 +1192,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
+    r = _contiguous_result(r)
     if dim is None:
         return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
     return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
@@ -1220,11 +1220,17 @@ def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
         if count:
-            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
+            return _contiguous_result(np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype)))
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
+        return _contiguous_result(np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0)))
     finally:
         _loud(token)
+
+
+def _contiguous_result(r):
+    """A reduction's result, row-major as torch allocates it (numpy keeps a permuted
+    input's dimension order), so views of the result succeed where torch's do."""
+    return r if r.flags.c_contiguous else r.copy(order="C")
 
 
 def _torch_type_name(np_dtype):
@@ -1489,8 +1495,17 @@ def expand(self, *sizes):
 
 
 def clone(self):
-    out = _wrap(np.array(self._array, copy=True), self)
-    return _record(_CLONE, (self,), out, (), None)
+    """at::clone with memory_format=preserve: a dense, non-overlapping tensor keeps its
+    strides, any other (an expanded or sliced one) gets dense strides in its dimension
+    order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
+    'K' order, so what views the copy allows (reshape, view) is torch's."""
+    a = self._array
+    out = _out(a.shape, a.dtype, self, a)
+    if out is None:
+        outer_first = _iteration_order(a.shape, (a,))[::-1]
+        out = np.empty(tuple(a.shape[d] for d in outer_first), a.dtype).transpose(np.argsort(outer_first))
+    np.copyto(out, a)
+    return _record(_CLONE, (self,), _wrap(out, self), (), None)
 
 
 def contiguous(self):
@@ -1518,7 +1533,25 @@ def _is_basic(key):
 
 def _index_bw(g, s, e, n):
     shape, key, basic, name = e
-    return (_index_backward(g, shape, key, basic, name),)
+    return (_index_backward(g, shape, _saved_index_key(key, s), basic, name),)
+
+
+def _index_tensors(key):
+    """The index arrays of an advanced-indexing key: IndexBackward0 and
+    IndexPutImplBackward0 save them (torch's `indices`), so a freed graph refuses
+    a second backward through the node and saved-tensor hooks see them."""
+    return tuple(k for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, (np.ndarray, list)))
+
+
+def _saved_index_key(key, saved):
+    """`key` with its index arrays read back from the node's saved tensors (which
+    raises once the graph has been freed)."""
+    if not saved:
+        return key
+    arrays = iter(t._array for t in saved)
+    if not isinstance(key, tuple):
+        return next(arrays)
+    return tuple(next(arrays) if isinstance(k, (np.ndarray, list)) else k for k in key)
 
 
 def _select_backward_bw(g, s, e, n):
@@ -1534,7 +1567,7 @@ def _slice_backward_bw(g, s, e, n):
 
 
 def _index_put_impl_bw(g, s, e, n):
-    return (None, getitem_raw(g, e))
+    return (None, getitem_raw(g, _saved_index_key(e, s)))
 
 
 _SELECT = _op_spec("SelectBackward0", _index_bw)
@@ -1555,7 +1588,8 @@ def _index_backward(g, shape, key, basic, name):
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     np.add.at(z, key, ga)
     zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
-    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
+    saved = tuple(_const(k, g) for k in _index_tensors(key))
+    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), saved, key)
 
 
 def getitem_raw(self, key):
@@ -1577,7 +1611,8 @@ def getitem_raw(self, key):
     extra = (a.shape, key, basic, name)
     if basic:
         return _view_of(r, self, spec, extra)
-    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), (), extra)
+    saved = tuple(_const(k, self) for k in _index_tensors(key))
+    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra)
 
 
 def getitem(self, key):

@@ -297,8 +297,80 @@ INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_
             cat_skips_one_dimensional_empty_tensors]
 
 
+def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
+    # clone lays out a non-dense input by at::infer_dense_strides (0-stride dimensions stay put),
+    # so reshaping the copy is a view (ViewBackward0), not a copy
+    x = lib.tensor(np.arange(8.0).reshape(2, 2, 2), requires_grad=True)
+    c = lib.clone(x.expand(2, 2, 2, 2))
+    t = lib.clone(x.permute(2, 0, 1)[:, :1].expand(2, 3, 2))
+    ints = lib.clone(lib.zeros(3, 1, 4, dtype=lib.int64).expand(3, 5, 4))
+    return [c.stride(), c.reshape(8, 2).grad_fn.name(), t.stride(), ints.stride(), ints.view(60).shape]
+
+
+def sum_to_views_a_row_major_sum(lib):
+    # a reduction's result is row-major whatever its input's layout, and at::sum_to views the
+    # kept-dimension sum as the operand's shape: the broadcast gradient's node is ViewBackward0
+    x = lib.tensor(np.arange(32.0).reshape(4, 2, 4) / 10, requires_grad=True).transpose(2, 1)
+    w = lib.tensor(np.arange(8.0).reshape(4, 2) / 5, requires_grad=True)
+    g, = lib.autograd.grad((x * w).sum(), w, create_graph=True)
+    return [g, g.grad_fn.name(), x.sum(0).stride(), x.mean(0, keepdim=True).view(8), x.sum(2).view(-1)]
+
+
+def index_saves_its_index_tensors(lib):
+    # IndexBackward0 (and the IndexPutImplBackward0 of its double backward) save the index
+    # tensors: saved-tensor hooks see them, and a freed graph refuses a second backward
+    v0 = lib.tensor([0.5, 1.5, 2.5], requires_grad=True)
+    packed = []
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        v1 = v0[lib.tensor([0, 2])]
+        v3 = v0[[1, 1], ]
+        v4 = v0[lib.tensor([True, False, True])]
+    out = [list(packed)]
+    (v1 / v0[:2]).sum().backward()
+    for step in (lambda: v1.sum().backward(), lambda: v3.sum().backward(retain_graph=True),
+                 lambda: v3.sum().backward(), lambda: v3.sum().backward()):
+        try:
+            step()
+            out.append("ok")
+        except RuntimeError as e:
+            out.append(str(e))
+    y = (v4 * v4).sum()
+    packed.clear()
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        g, = lib.autograd.grad(y, v0, create_graph=True)
+    (g * g).sum().backward()
+    return out + [g.grad_fn.name(), packed, v0.grad]
+
+
+def inplace_on_detached_and_viewed_inference_tensors(lib):
+    # an inference tensor has no version counter, nor have its views (which are not autograd
+    # views: no _base); its detach or .data made outside inference mode gets a fresh one, so
+    # only those may be modified in place outside inference mode
+    out = []
+    makers = [lambda t: t, lambda t: t.detach(), lambda t: t.data, lambda t: t.view(6), lambda t: t.detach().view(6),
+              lambda t: t.view(6).detach(), lambda t: t[0], lambda t: t.split(1)[0], lambda t: t.data.unsqueeze(0)]
+    for in_mode in (False, True):
+        for make in makers:
+            with lib.inference_mode():
+                t = lib.ones(2, 3) * 2
+            with lib.inference_mode(in_mode):
+                u = make(t)
+                row = [u.is_inference(), u._base is t]
+                for step in (lambda: u.div_(1.5), lambda: u.sub_(lib.ones(())), lambda: u._version):
+                    try:
+                        row.append(step())
+                    except RuntimeError as e:
+                        row.append(str(e))
+            out.append(row)
+    return out
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
-         as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+         as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
+         diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
+         relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+         inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors,
+         sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order,
          view_of_integer_tensor_with_history]
 
 
