@@ -149,24 +149,37 @@ def _const(arr, like):
 # memory (_C._empty_array) instead of a fresh numpy array: the tensor then owns
 # its memory in C++, and the engine frees what a node saved without taking the
 # GIL (Note [Releasing arrays without the GIL]). Integer and bool results never
-# require grad: numpy allocates them (out=None), in its inputs' layout.
+# require grad: numpy allocates them, out=None where that is row-major (every
+# operand contiguous), else a numpy array laid out as below (numpy's own 'K'
+# order would put a broadcast dimension innermost).
 
 def _out(shape, dtype, like, *arrays):
     """The out= array for an op's result of `dtype`, as the note above says,
     laid out as TensorIterator lays out its output: row-major when every
     operand `arrays` is contiguous, otherwise in the operands' dimension order
     (_iteration_order), so `(x.permute(...) * 3).view(-1)` fails as in torch
-    and strides match torch's. None (numpy allocates, in the same 'K' order)
-    for other dtypes."""
-    if dtype.kind != "f":
-        return None
+    and strides match torch's (as_strided reads them)."""
+    floating = dtype.kind == "f"
     if all(x.flags.c_contiguous for x in arrays):
-        return _empty_array(shape, dtype, like)
+        return _empty_array(shape, dtype, like) if floating else None
     outer_first = _iteration_order(shape, arrays)[::-1]
     if outer_first == sorted(outer_first):
-        return _empty_array(shape, dtype, like)
-    buf = _empty_array(tuple(shape[d] for d in outer_first), dtype, like)
+        return _empty_array(shape, dtype, like) if floating else np.empty(shape, dtype)
+    permuted = tuple(shape[d] for d in outer_first)
+    buf = _empty_array(permuted, dtype, like) if floating else np.empty(permuted, dtype)
     return buf.transpose(np.argsort(outer_first))
+
+
+def _copy_like(a, dtype, like):
+    """A copy of `a` in `dtype`, laid out as torch's empty_like
+    (MemoryFormat::Preserve) lays out a copy (clone, to): in a's dimension
+    order (infer_dense_strides, TensorIterator's), an expanded dimension
+    where it is."""
+    out = _out(a.shape, dtype, like, a)
+    if out is None:
+        return a.astype(dtype)
+    np.copyto(out, a, casting="unsafe")
+    return out
 
 
 def _is_number(x):
@@ -1189,10 +1202,10 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     token = _quiet()
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
+        # a reduction's result is row-major whatever the input's layout (allocate_reduction_result)
+        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
     finally:
         _loud(token)
-    r = _contiguous_result(r)
     if dim is None:
         return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
     return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
@@ -1219,18 +1232,13 @@ def mean(self, dim=None, keepdim=False, dtype=None):
 def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
+        # row-major whatever the input's layout, as sum's
         if count:
-            return _contiguous_result(np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype)))
+            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype), order="C")
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return _contiguous_result(np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0)))
+        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0), order="C")
     finally:
         _loud(token)
-
-
-def _contiguous_result(r):
-    """A reduction's result, row-major as torch allocates it (numpy keeps a permuted
-    input's dimension order), so views of the result succeed where torch's do."""
-    return r if r.flags.c_contiguous else r.copy(order="C")
 
 
 def _torch_type_name(np_dtype):
@@ -1495,17 +1503,9 @@ def expand(self, *sizes):
 
 
 def clone(self):
-    """at::clone with memory_format=preserve: a dense, non-overlapping tensor keeps its
-    strides, any other (an expanded or sliced one) gets dense strides in its dimension
-    order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
-    'K' order, so what views the copy allows (reshape, view) is torch's."""
     a = self._array
-    out = _out(a.shape, a.dtype, self, a)
-    if out is None:
-        outer_first = _iteration_order(a.shape, (a,))[::-1]
-        out = np.empty(tuple(a.shape[d] for d in outer_first), a.dtype).transpose(np.argsort(outer_first))
-    np.copyto(out, a)
-    return _record(_CLONE, (self,), _wrap(out, self), (), None)
+    out = _wrap(_copy_like(a, a.dtype, self), self)
+    return _record(_CLONE, (self,), out, (), None)
 
 
 def contiguous(self):
@@ -2718,7 +2718,7 @@ def to(self, *args, dtype=None, device=None, copy=False):
         return self
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
-        r = a.astype(dtype._np) if new_dtype else a.copy()
+        r = _copy_like(a, dtype._np if new_dtype else a.dtype, None if new_device else self)
     finally:
         _loud(token)
     if new_device:

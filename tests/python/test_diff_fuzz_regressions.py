@@ -365,13 +365,46 @@ def inplace_on_detached_and_viewed_inference_tensors(lib):
     return out
 
 
+def copies_keep_the_layout_of_an_expanded_input(lib):
+    # clone and to (empty_like's Preserve: infer_dense_strides) and integer ops keep an expanded
+    # dimension where it is (numpy's 'K' order puts it innermost); as_strided reads the storage
+    v0 = lib.tensor([[0.5, -1.0], [2.0, 3.0]], requires_grad=True)
+    e = v0.unsqueeze(1).expand(2, 3, 2)
+    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4)).permute(2, 0, 1)
+    outs = [e.clone(), e.long(), e.double(), e.to(lib.float64, copy=True), e.long() * 2, e.long().neg(), x.long(),
+            x.to(lib.float32, copy=True)]
+    return [[t.stride() for t in outs]] + [lib.as_strided(t, (2, 3), (1, 2)) for t in outs]
+
+
+def reductions_are_row_major(lib):
+    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True).permute(2, 0, 1)
+    outs = [x.sum(1), x.sum(1, keepdim=True), x.mean(-1), x.mean(1, keepdim=True), x.sum(1, dtype=lib.float64),
+            x.sum(), x.mean()]
+    return [[t.stride() for t in outs]] + [t.reshape(-1).as_strided((2,), (1,), 1) for t in outs[:5]]
+
+
+def gradients_keep_torch_layout(lib):
+    # the engine's sum of two gradients and the first-order formulas lay out their results as
+    # TensorIterator does, in the operands' dimension order
+    out = []
+    for f in (lambda v: (v * v).sum(), lambda v: (v * v.detach()).sum(), lambda v: (v.exp() + v.relu()).sum(),
+              lambda v: (v.tanh() - v).sum(), lambda v: (v * lib.ones(2)).sum(), lambda v: (-v / 3).sum()):
+        for create_graph in (True, False):
+            v0 = lib.tensor(np.arange(1.0, 9.0).reshape(2, 4) / 4, requires_grad=True)
+            v2 = v0.log().permute(1, 0)
+            g, = lib.autograd.grad(f(v2), v0, create_graph=create_graph)
+            out += [g.stride(), lib.as_strided(g, (2, 2), (1, 2))]
+    return out
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
          relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors,
          sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order,
-         view_of_integer_tensor_with_history]
+         view_of_integer_tensor_with_history, copies_keep_the_layout_of_an_expanded_input,
+         reductions_are_row_major, gradients_keep_torch_layout]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):
