@@ -1486,7 +1486,7 @@ def expand(self, *sizes):
         raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
     if a.ndim:
-        err = _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
+        err = _expand_error(a.shape, sizes, _expand_type_name(a.dtype))
         if err is not None:
             raise err
     lead = len(sizes) - a.ndim
@@ -1622,13 +1622,7 @@ def getitem(self, key):
     key = _index_key(key)
     if not _is_basic(key):
         # integers select and Nones unsqueeze first; the index tensors then index the result
-        try:
-            sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
-        except IndexError:
-            err = _index_error(self._array, key)
-            if err is None:
-                raise
-            raise err from None
+        sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
         if index is not None:
             return getitem_raw(sliced, index)
         return sliced if sliced is not self else _view_of(self._array.view(), self, _ALIAS, None)
@@ -1637,30 +1631,36 @@ def getitem(self, key):
         return unsqueeze(self, 0)
     if single and key is Ellipsis:
         return _view_of(self._array.view(), self, _ALIAS, None)
-    result, _ = _apply_slicing(self, (key,) if single else key, lone_slice=single)
+    result, _ = _apply_slicing(self, (key,) if single else key, lone=single, lone_slice=single)
     if result is self:
         result = _view_of(self._array.view(), self, _ALIAS, None)
     return result
 
 
-def _apply_slicing(self, items, lone_slice=False):
+def _apply_slicing(self, items, lone=False, lone_slice=False):
     """python_variable_indexing.cpp's applySlicing: the key's integers, slices
     and Nones applied as select / slice / unsqueeze views (a slice keeping a
     whole dimension is skipped, except for getitem's lone slice), and the numpy
     key of the index tensors left for index / index_put_ on the result (None
-    when there are none)."""
+    when there are none). `lone`: the key was one integer or slice, not a tuple
+    (torch applies it directly, with its own errors on a 0-dim tensor)."""
     items = tuple(np.asarray(k) if isinstance(k, list) else k for k in items)  # a list indexes like a tensor
     ndim = self._array.ndim
-    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                          for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
-    if ndim == 0 and n_real:
+    if lone and ndim == 0:
+        k = items[0]
+        if isinstance(k, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if k != 0:
+            raise IndexError(f"index {k} is out of bounds for dimension 0 with size 0")
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                          "in C++ to convert a 0-dim tensor to a number")
+    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                          for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
     if n_real > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    # real_dim: the dimension of self, which torch's errors name
-    result, dim, real_dim, index, advanced = self, 0, 0, [], False
-    for k in items:
+    # real_dim: the item's position in the key, which torch's errors name as its dimension
+    result, dim, index, advanced = self, 0, [], False
+    for real_dim, k in enumerate(items):
         if k is None:
             result = unsqueeze(result, dim)
             index.append(slice(None))
@@ -1668,7 +1668,6 @@ def _apply_slicing(self, items, lone_slice=False):
         elif k is Ellipsis:
             index += [slice(None)] * (ndim - n_real)
             dim += ndim - n_real
-            real_dim += ndim - n_real
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
@@ -1678,7 +1677,6 @@ def _apply_slicing(self, items, lone_slice=False):
                 result = _slice(result, dim, k)
             index.append(slice(None))
             dim += 1
-            real_dim += 1
         elif isinstance(k, (bool, np.bool_)) or isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
             # a bool unsqueezes, then indexes the new dimension with [0] (True) or [] (False)
             result = unsqueeze(result, dim)
@@ -1688,11 +1686,9 @@ def _apply_slicing(self, items, lone_slice=False):
         elif isinstance(k, np.ndarray) and k.ndim:
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
-            real_dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
         else:  # an integer, or a 0-d integer tensor: select
             result = _select(result, dim, int(k), real_dim)
-            real_dim += 1
     return result, tuple(index) if advanced else None
 
 
@@ -2303,69 +2299,6 @@ def _index_put_zeros(g, key, vshape, vdtype):
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
 
 
-def _index_error(a, key):
-    """torch's error for a key numpy refused (python_variable_indexing.cpp, then the
-    index kernel), or None: integers select first, named by their dimension of `a`;
-    index tensors are numbered in order (a mask counts one per dimension)."""
-    items = [np.asarray(k) if isinstance(k, (list, np.ndarray)) else k
-             for k in (key if isinstance(key, tuple) else (key,))]
-    n_real = 0
-    for k in items:
-        if isinstance(k, np.ndarray):
-            n_real += k.ndim if k.dtype == np.bool_ else 1
-        elif k is not None and k is not Ellipsis:
-            n_real += 1
-    if n_real > a.ndim:
-        return IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    src = 0  # the dimension of `a` an item applies to
-    basic = []
-    for k in items:
-        if k is Ellipsis:
-            src += a.ndim - n_real
-        elif isinstance(k, np.ndarray):
-            step = k.ndim if k.dtype == np.bool_ else 1
-            src += step
-            k = (slice(None),) * step
-        elif isinstance(k, slice):
-            src += 1
-        elif k is not None:
-            size = a.shape[src]
-            if not -size <= k < size:
-                return IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
-            src += 1
-        basic.extend(k if isinstance(k, tuple) else (k,))
-    sliced = a[tuple(basic)].shape
-    dim, indexers = 0, []
-    for k in items:
-        if k is Ellipsis:
-            dim += a.ndim - n_real
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            for j, n in enumerate(k.shape):
-                if n != sliced[dim + j]:
-                    return IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
-                                      f"shape of the indexed tensor {list(sliced)} at index {dim + j}")
-            indexers.extend((i, sliced[dim + j]) for j, i in enumerate(np.nonzero(k)))
-            dim += k.ndim
-        elif isinstance(k, np.ndarray):
-            indexers.append((k, sliced[dim]))
-            dim += 1
-        elif k is None or isinstance(k, slice):
-            dim += 1
-    if not indexers:
-        return None
-    try:
-        arrays = np.broadcast_arrays(*(i for i, _ in indexers))
-    except ValueError:
-        return None
-    bad = [(i < -n) | (i >= n) for i, (_, n) in zip(arrays, indexers)]
-    anybad = np.logical_or.reduce(bad) if len(bad) > 1 else bad[0]
-    if not anybad.any():
-        return None
-    at = np.unravel_index(np.argmax(anybad), anybad.shape)
-    j = next(j for j, b in enumerate(bad) if b[at])
-    return IndexError(f"index {arrays[j][at]} is out of bounds for dimension {j} with size {indexers[j][1]}")
-
-
 def _expand_error(src, sizes, type_name):
     """at::expand's error for a tensor of shape `src` expanded to `sizes` (-1: keep the
     size), or None (at::infer_expand_geometry checks from the last dimension)."""
@@ -2391,6 +2324,12 @@ def _expand_error(src, sizes, type_name):
 
 def _tensor_type_name(np_dtype):
     return f"torch.{_torch_type_name(np_dtype)}Tensor"
+
+
+def _expand_type_name(np_dtype):
+    """The type at::expand's errors print (Tensor::toString): the legacy tensor type
+    name, which bool has not."""
+    return "CPUBoolType" if np_dtype == _b1 else _tensor_type_name(np_dtype)
 
 
 def _make_info(shape, key):
@@ -2608,7 +2547,7 @@ def _copy_to(dst, src):
         return fill_(dst, src)
     src = _strip_leading_ones(src, True)
     if src._array.shape != dst._array.shape:
-        err = _expand_error(src._array.shape, dst._array.shape, _tensor_type_name(src._array.dtype))
+        err = _expand_error(src._array.shape, dst._array.shape, _expand_type_name(src._array.dtype))
         if err is not None:
             raise err
         src = expand(src, dst._array.shape)
@@ -2677,13 +2616,8 @@ def setitem(self, key, value):
     if key is True:
         _copy_to(unsqueeze(self, 0), value)
         return
-    try:
-        sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
-    except IndexError:
-        err = _index_error(self._array, key)
-        if err is None:
-            raise
-        raise err from None
+    lone = isinstance(key, (int, np.integer, slice))
+    sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,), lone=lone)
     if index is None:
         _copy_to(sliced, value)
     else:

@@ -290,11 +290,30 @@ def cat_skips_one_dimensional_empty_tensors(lib):
                             lambda lib: lib.cat([], 0)])]
 
 
+def indexing_error_messages(lib):
+    # applySlicing names an integer's dimension by its position in the key; a lone integer or
+    # slice on a 0-dim tensor has its own errors; at::expand prints a bool tensor as CPUBoolType
+    def get(shape, key):
+        return lambda lib: lib.zeros(shape)[key]
+
+    def put(shape, key):
+        return lambda lib: lib.zeros(shape).__setitem__(key, 1.0)
+
+    return _outcomes(lib, [
+        get((2, 3, 4), (None, -3)), get((2, 3, 4), (Ellipsis, 5)), get((2, 3, 4), ([0], None, 0, 7)),
+        put((2, 3, 4), (None, -3)), put((2, 3, 4), (Ellipsis, 5)), put((2, 3, 4), (slice(None), 1, 9)),
+        get((), 0), get((), 1), get((), slice(None)), get((), (0, 0)), get((), (None, 1)), get((), (Ellipsis, 0)),
+        put((), 0), put((), 1), put((), slice(None)), put((), (None, 0)),
+        lambda lib: lib.zeros(4, 4, 2, dtype=lib.bool).expand(1, 2),
+        lambda lib: lib.zeros(4, 2).__setitem__(0, lib.zeros(3, 2, dtype=lib.bool)),
+    ])
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
-            cat_skips_one_dimensional_empty_tensors]
+            cat_skips_one_dimensional_empty_tensors, indexing_error_messages]
 
 
 def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
