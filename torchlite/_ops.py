@@ -433,6 +433,9 @@ def sub(self, other, alpha=1):
 def rsub(self, other):
     """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    if self.requires_grad and _below_autograd(self):
+        # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
+        return sub(_wrap(np.asarray(other, a.dtype)), self)
     _sub_check(_number_dtype(other), a.dtype)
     dtype = _result_type(a, other)
     r = _out(a.shape, dtype, self, a)
@@ -1494,16 +1497,37 @@ def expand(self, *sizes):
     return _view_of(v, self, _EXPAND, a.shape)
 
 
-def clone(self):
-    """at::clone with memory_format=preserve: a dense, non-overlapping tensor keeps its
-    strides, any other (an expanded or sliced one) gets dense strides in its dimension
+def _empty_like(a, dtype, like):
+    """at::empty_like(a) with memory_format=preserve: a dense, non-overlapping array keeps
+    its strides, any other (an expanded or sliced one) gets dense strides in its dimension
     order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
     'K' order, so what views the copy allows (reshape, view) is torch's."""
-    a = self._array
-    out = _out(a.shape, a.dtype, self, a)
+    out = _out(a.shape, dtype, like, a)
     if out is None:
         outer_first = _iteration_order(a.shape, (a,))[::-1]
-        out = np.empty(tuple(a.shape[d] for d in outer_first), a.dtype).transpose(np.argsort(outer_first))
+        out = np.empty(tuple(a.shape[d] for d in outer_first), dtype).transpose(np.argsort(outer_first))
+    return out
+
+
+def _below_autograd(self):
+    """Whether autograd skips an op whose only tensor is self: an inference tensor outside
+    inference mode (it has no Autograd dispatch key). Where the op's kernel calls other ops
+    on tensors it makes (normal ones), autograd records those instead."""
+    return self.is_inference() and not _C._is_inference_mode_enabled()
+
+
+def _copy_of_inference(self, out):
+    """The copy (clone, _to_copy) of an inference tensor outside inference mode, as torch
+    makes it: the op's kernel fills a normal tensor with copy_, which autograd records
+    (CopyBackwards)."""
+    return copy_(_wrap(out, self), self)
+
+
+def clone(self):
+    a = self._array
+    out = _empty_like(a, a.dtype, self)
+    if _below_autograd(self):
+        return _copy_of_inference(self, out)
     np.copyto(out, a)
     return _record(_CLONE, (self,), _wrap(out, self), (), None)
 
@@ -1611,7 +1635,7 @@ def getitem_raw(self, key):
     if basic:
         return _view_of(r, self, spec, extra)
     saved = tuple(_const(k, self) for k in _index_tensors(key))
-    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra)
+    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra, saved)
 
 
 def getitem(self, key):
@@ -2470,6 +2494,8 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
+    if not new_device and _below_autograd(self):
+        return _copy_of_inference(self, _empty_like(a, (dtype._np if new_dtype else a.dtype), self))
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
         r = a.astype(dtype._np) if new_dtype else a.copy()
@@ -2613,8 +2639,8 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         _loud(token)
     out = _wrap(r, like)
     a, b = input._array, other._array
-    return _record(_WHERE, (input, other), out, (_const(c, like),),
-                   (a.shape, b.shape, a.dtype, b.dtype))
+    cond = condition if isinstance(condition, _TB) else _const(c, like)
+    return _record(_WHERE, (input, other), out, (cond,), (a.shape, b.shape, a.dtype, b.dtype), (cond,))
 
 
 # Comparisons (never differentiable) ------------------------------------------------

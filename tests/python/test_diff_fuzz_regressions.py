@@ -152,7 +152,32 @@ def inplace_on_detached_and_viewed_inference_tensors(lib):
     return out
 
 
-CASES = [relu_gradient_at_nan, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def ops_on_an_inference_tensor_that_requires_grad(lib):
+    # autograd runs only where some tensor argument is not an inference tensor: views and unary
+    # ops of one record nothing; a wrapped number, an index or condition tensor made outside
+    # inference mode records the op; clone / to copy_ into a normal tensor (CopyBackwards)
+    with lib.inference_mode():
+        v = lib.ones(2, 3, requires_grad=True)
+        c = v > 0
+    ops = [lambda: v.transpose(1, 1), lambda: v.view(6), lambda: v.split(1)[0], lambda: v[0], lambda: v.sin(),
+           lambda: v ** 2, lambda: v.sum(), lambda: v.max(0)[0], lambda: v * 2, lambda: 2.5 - v, lambda: v + lib.ones(3),
+           lambda: lib.where(v > 0, v, 0.0), lambda: lib.where(c, v, v), lambda: lib.where(c, v, 0.0),
+           lambda: v[lib.tensor([1, 0])], lambda: v[[0]], lambda: v.clone(), lambda: v.to(lib.float64),
+           lambda: v.t().contiguous(), lambda: v @ v.t()]
+    out = []
+    for op in ops:
+        try:
+            r = op()
+            fn = r.grad_fn
+            out.append([r.requires_grad, r.is_inference(), fn and fn.name(),
+                        fn and [f and f.name() for f, _ in fn.next_functions]])
+        except RuntimeError as e:
+            out.append(str(e))
+    (2.5 - v).sum().backward()
+    return out + [v.grad]
+
+
+CASES = [relu_gradient_at_nan, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
