@@ -1790,6 +1790,10 @@ def _as_strided_bw(g, s, e, n):
     output's geometry, read back through the input's. Where the output's
     elements overlap (an expanded view), they add up instead."""
     inp, out, idx = e
+    if 0 in out[0] or 0 in inp[0]:
+        # an empty view or base: fresh zeros of the input's shape, no function of g (torch returns
+        # at::zeros there, so a double backward through it finds no graph)
+        return (_const(np.zeros(inp[0], g._array.dtype), g),)
     if np.unique(idx).size != idx.size:
         return (_scatter_flat(g, inp[0], idx),)
     storage = _strided_zeros(builtins.max(_extent(inp), _extent(out)), g)

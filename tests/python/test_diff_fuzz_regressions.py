@@ -177,7 +177,23 @@ def ops_on_an_inference_tensor_that_requires_grad(lib):
     return out + [v.grad]
 
 
-CASES = [relu_gradient_at_nan, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def double_backward_through_an_empty_regenerated_view(lib):
+    # a view modified in place under no_grad regenerates its grad_fn as AsStridedBackward0, whose
+    # formula returns fresh zeros for an empty view: the gradient has no graph to go back through
+    v0 = lib.tensor(np.arange(8.0).reshape(1, 4, 2), requires_grad=True)
+    v2 = v0.narrow(-3, 0, 0)
+    with lib.no_grad():
+        v2 /= lib.full((1, 1, 1), 6.0)
+    g, = lib.autograd.grad((v2.sin() * v2).sum(), v0, create_graph=True)
+    out = [v2.grad_fn.name(), g, g.requires_grad]
+    try:
+        g.sum().backward()
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+CASES = [relu_gradient_at_nan, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
