@@ -1,5 +1,7 @@
 """Programs the differential fuzzer (tests/fuzz) found to differ from torch
 2.13, minimized, each compared side by side: values, gradients, node names."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -193,7 +195,26 @@ def double_backward_through_an_empty_regenerated_view(lib):
     return out
 
 
-CASES = [relu_gradient_at_nan, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def retain_grad_on_a_stale_view_is_a_noop(lib):
+    # retain_grad reads the view's stored grad_fn (C++ is_leaf): on a view whose base an in-place
+    # op made require grad it does nothing until something reads the view's grad_fn
+    v1 = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+    with lib.no_grad():
+        v5 = lib.ones(3, dtype=lib.float64)
+    v6, v7, v8 = v5.as_strided((3,), (1,)), v5.view(3), v5.view(3)
+    v6.div_(v1)
+    v7.retain_grad()
+    v8.grad_fn
+    v8.retain_grad()
+    flags = [v7.retains_grad, v8.retains_grad, v7.is_leaf, v7.retains_grad]
+    (v7 * v8).sum().backward()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grads = [v7.grad, v8.grad, v1.grad]
+    return flags + grads + [[str(w.message)[:60] for w in caught]]
+
+
+CASES = [relu_gradient_at_nan, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
