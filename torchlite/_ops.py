@@ -827,7 +827,9 @@ def rpow(self, base):
     """base ** self for a Python number `base` (torch.pow(Scalar, Tensor))."""
     a = self._array
     dtype = _result_type(a, base)
-    out = _wrap(_pow_kernel(base, a, dtype, self, a.shape, a.dtype == dtype), self)
+    # torch's pow(Scalar, Tensor) lays its result out contiguous, not as the exponent
+    c = np.ascontiguousarray(a) if a.ndim else a
+    out = _wrap(_pow_kernel(base, c, dtype, self, a.shape, a.dtype == dtype), self)
     return _record(_RPOW, (self,), out, (self, out), base)
 
 

@@ -214,7 +214,16 @@ def retain_grad_on_a_stale_view_is_a_noop(lib):
     return flags + grads + [[str(w.message)[:60] for w in caught]]
 
 
-CASES = [relu_gradient_at_nan, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def number_to_the_power_of_a_transposed_tensor_is_contiguous(lib):
+    # pow(Scalar, Tensor) lays its result out contiguous (not as its exponent): views and
+    # as_strided of the result see its elements in row-major order
+    x = lib.tensor(np.arange(6.0).reshape(2, 3) / 4).transpose(0, 1)
+    r = 3 ** x
+    s = 2 ** lib.tensor(np.arange(6).reshape(2, 3)).t()
+    return [r.view(6), r.as_strided((1, 4), (1, 1), 0), s.view(6), s.stride()]
+
+
+CASES = [relu_gradient_at_nan, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
