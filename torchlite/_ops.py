@@ -172,12 +172,8 @@ def _out(shape, dtype, like, *arrays):
 
 def _copy_like(a, dtype, like):
     """A copy of `a` in `dtype`, laid out as torch's empty_like
-    (MemoryFormat::Preserve) lays out a copy (clone, to): in a's dimension
-    order (infer_dense_strides, TensorIterator's), an expanded dimension
-    where it is."""
-    out = _out(a.shape, dtype, like, a)
-    if out is None:
-        return a.astype(dtype)
+    (MemoryFormat::Preserve) lays out a copy (clone, to): _empty_like."""
+    out = _empty_like(a, dtype, like)
     np.copyto(out, a, casting="unsafe")
     return out
 
@@ -446,6 +442,9 @@ def sub(self, other, alpha=1):
 def rsub(self, other):
     """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    if self.requires_grad and _below_autograd(self):
+        # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
+        return sub(_wrap(np.asarray(other, a.dtype)), self)
     _sub_check(_number_dtype(other), a.dtype)
     dtype = _result_type(a, other)
     r = _out(a.shape, dtype, self, a)
@@ -837,7 +836,9 @@ def rpow(self, base):
     """base ** self for a Python number `base` (torch.pow(Scalar, Tensor))."""
     a = self._array
     dtype = _result_type(a, base)
-    out = _wrap(_pow_kernel(base, a, dtype, self, a.shape, a.dtype == dtype), self)
+    # torch's pow(Scalar, Tensor) lays its result out contiguous, not as the exponent
+    c = np.ascontiguousarray(a) if a.ndim else a
+    out = _wrap(_pow_kernel(base, c, dtype, self, a.shape, a.dtype == dtype), self)
     return _record(_RPOW, (self,), out, (self, out), base)
 
 
@@ -1502,10 +1503,36 @@ def expand(self, *sizes):
     return _view_of(v, self, _EXPAND, a.shape)
 
 
+def _empty_like(a, dtype, like):
+    """at::empty_like(a) with memory_format=preserve: a dense, non-overlapping array keeps
+    its strides, any other (an expanded or sliced one) gets dense strides in its dimension
+    order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
+    'K' order, so what views the copy allows (reshape, view) is torch's."""
+    out = _out(a.shape, dtype, like, a)
+    return np.empty(a.shape, dtype) if out is None else out
+
+
+def _below_autograd(self):
+    """Whether autograd skips an op whose only tensor is self: an inference tensor outside
+    inference mode (it has no Autograd dispatch key). Where the op's kernel calls other ops
+    on tensors it makes (normal ones), autograd records those instead."""
+    return self.is_inference() and not _C._is_inference_mode_enabled()
+
+
+def _copy_of_inference(self, out):
+    """The copy (clone, _to_copy) of an inference tensor outside inference mode, as torch
+    makes it: the op's kernel fills a normal tensor with copy_, which autograd records
+    (CopyBackwards)."""
+    return copy_(_wrap(out, self), self)
+
+
 def clone(self):
     a = self._array
-    out = _wrap(_copy_like(a, a.dtype, self), self)
-    return _record(_CLONE, (self,), out, (), None)
+    out = _empty_like(a, a.dtype, self)
+    if _below_autograd(self):
+        return _copy_of_inference(self, out)
+    np.copyto(out, a)
+    return _record(_CLONE, (self,), _wrap(out, self), (), None)
 
 
 def contiguous(self):
@@ -1612,7 +1639,7 @@ def getitem_raw(self, key):
     if basic:
         return _view_of(r, self, spec, extra)
     saved = tuple(_const(k, self) for k in _index_tensors(key))
-    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra)
+    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra, saved)
 
 
 def getitem(self, key):
@@ -2650,6 +2677,8 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
+    if not new_device and _below_autograd(self):
+        return _copy_of_inference(self, _empty_like(a, (dtype._np if new_dtype else a.dtype), self))
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
         r = _copy_like(a, dtype._np if new_dtype else a.dtype, None if new_device else self)
@@ -2811,8 +2840,8 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         _loud(token)
     out = _wrap(r, like)
     a, b = input._array, other._array
-    return _record(_WHERE, (input, other), out, (_const(c, like),),
-                   (a.shape, b.shape, a.dtype, b.dtype))
+    cond = condition if isinstance(condition, _TB) else _const(c, like)
+    return _record(_WHERE, (input, other), out, (cond,), (a.shape, b.shape, a.dtype, b.dtype), (cond,))
 
 
 # Comparisons (never differentiable) ------------------------------------------------

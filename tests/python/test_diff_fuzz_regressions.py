@@ -416,6 +416,75 @@ def gradients_keep_torch_layout(lib):
     return out
 
 
+def ops_on_an_inference_tensor_that_requires_grad(lib):
+    # autograd runs only where some tensor argument is not an inference tensor: views and unary
+    # ops of one record nothing; a wrapped number, an index or condition tensor made outside
+    # inference mode records the op; clone / to copy_ into a normal tensor (CopyBackwards)
+    with lib.inference_mode():
+        v = lib.ones(2, 3, requires_grad=True)
+        c = v > 0
+    ops = [lambda: v.transpose(1, 1), lambda: v.view(6), lambda: v.split(1)[0], lambda: v[0], lambda: v.sin(),
+           lambda: v ** 2, lambda: v.sum(), lambda: v.max(0)[0], lambda: v * 2, lambda: 2.5 - v, lambda: v + lib.ones(3),
+           lambda: lib.where(v > 0, v, 0.0), lambda: lib.where(c, v, v), lambda: lib.where(c, v, 0.0),
+           lambda: v[lib.tensor([1, 0])], lambda: v[[0]], lambda: v.clone(), lambda: v.to(lib.float64),
+           lambda: v.t().contiguous(), lambda: v @ v.t()]
+    out = []
+    for op in ops:
+        try:
+            r = op()
+            fn = r.grad_fn
+            out.append([r.requires_grad, r.is_inference(), fn and fn.name(),
+                        fn and [f and f.name() for f, _ in fn.next_functions]])
+        except RuntimeError as e:
+            out.append(str(e))
+    (2.5 - v).sum().backward()
+    return out + [v.grad]
+
+
+def double_backward_through_an_empty_regenerated_view(lib):
+    # a view modified in place under no_grad regenerates its grad_fn as AsStridedBackward0, whose
+    # formula returns fresh zeros for an empty view: the gradient has no graph to go back through
+    v0 = lib.tensor(np.arange(8.0).reshape(1, 4, 2), requires_grad=True)
+    v2 = v0.narrow(-3, 0, 0)
+    with lib.no_grad():
+        v2 /= lib.full((1, 1, 1), 6.0)
+    g, = lib.autograd.grad((v2.sin() * v2).sum(), v0, create_graph=True)
+    out = [v2.grad_fn.name(), g, g.requires_grad]
+    try:
+        g.sum().backward()
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def retain_grad_on_a_stale_view_is_a_noop(lib):
+    # retain_grad reads the view's stored grad_fn (C++ is_leaf): on a view whose base an in-place
+    # op made require grad it does nothing until something reads the view's grad_fn
+    v1 = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+    with lib.no_grad():
+        v5 = lib.ones(3, dtype=lib.float64)
+    v6, v7, v8 = v5.as_strided((3,), (1,)), v5.view(3), v5.view(3)
+    v6.div_(v1)
+    v7.retain_grad()
+    v8.grad_fn
+    v8.retain_grad()
+    flags = [v7.retains_grad, v8.retains_grad, v7.is_leaf, v7.retains_grad]
+    (v7 * v8).sum().backward()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grads = [v7.grad, v8.grad, v1.grad]
+    return flags + grads + [[str(w.message)[:60] for w in caught]]
+
+
+def number_to_the_power_of_a_transposed_tensor_is_contiguous(lib):
+    # pow(Scalar, Tensor) lays its result out contiguous (not as its exponent): views and
+    # as_strided of the result see its elements in row-major order
+    x = lib.tensor(np.arange(6.0).reshape(2, 3) / 4).transpose(0, 1)
+    r = 3 ** x
+    s = 2 ** lib.tensor(np.arange(6).reshape(2, 3)).t()
+    return [r.view(6), r.as_strided((1, 4), (1, 1), 0), s.view(6), s.stride()]
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
@@ -423,7 +492,10 @@ CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storag
          inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors,
          sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order,
          view_of_integer_tensor_with_history, copies_keep_the_layout_of_an_expanded_input,
-         reductions_are_row_major, gradients_keep_torch_layout]
+         reductions_are_row_major, gradients_keep_torch_layout,
+         number_to_the_power_of_a_transposed_tensor_is_contiguous,
+         retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view,
+         ops_on_an_inference_tensor_that_requires_grad]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):
