@@ -136,12 +136,12 @@ def xp(a):
     return cupy if is_cuda_array(a) else np
 
 
-def asarray(a, dtype=None, like=None):
+def asarray(a, dtype=None, order=None, like=None):
     """np.asarray that keeps a cupy array (an op's result) on its device; with
     `like` (a tensor), on like's device."""
     if is_cuda_array(a):
-        return a if dtype is None else a.astype(dtype, copy=False)
-    a = np.asarray(a, dtype)
+        return cupy.asarray(a, dtype, order=order)
+    a = np.asarray(a, dtype, order=order)
     if like is not None and is_cuda_array(like._array):
         with like._array.device:
             return cupy.asarray(a)

@@ -134,9 +134,8 @@ def _reduce_to(g, shape):
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
         g = sum(g, dims, True)
-    if lead or g._array.shape != shape:
-        g = reshape(g, shape)
-    return g
+    # at::sum_to views the kept-dimension sum as `shape` (ViewBackward0 under create_graph)
+    return view(g, shape) if lead else g
 
 
 def _const(arr, like):
@@ -150,28 +149,37 @@ def _const(arr, like):
 # memory (_C._empty_array) instead of a fresh numpy array: the tensor then owns
 # its memory in C++, and the engine frees what a node saved without taking the
 # GIL (Note [Releasing arrays without the GIL]). Integer and bool results never
-# require grad: numpy allocates them (out=None), in its inputs' layout.
+# require grad: numpy allocates them, out=None where that is row-major (every
+# operand contiguous), else a numpy array laid out as below (numpy's own 'K'
+# order would put a broadcast dimension innermost).
 
 def _out(shape, dtype, like, *arrays):
     """The out= array for an op's result of `dtype`, as the note above says,
     laid out as TensorIterator lays out its output: row-major when every
     operand `arrays` is contiguous, otherwise in the operands' dimension order
     (_iteration_order), so `(x.permute(...) * 3).view(-1)` fails as in torch
-    and strides match torch's. None (numpy allocates, in the same 'K' order)
-    for other dtypes."""
-    if dtype.kind != "f":
-        return None
+    and strides match torch's (as_strided reads them)."""
+    floating = dtype.kind == "f"
     empty = _empty_array
     if _backend.cupy is not None and any(_backend.is_cuda_array(x) for x in arrays):
         # a cuda result: from cupy's pool, on the operands' device (docs/design.md, "CUDA")
         empty, like = _backend.empty_on, next(x for x in arrays if _backend.is_cuda_array(x))
     if all(x.flags.c_contiguous for x in arrays):
-        return empty(shape, dtype, like)
+        return empty(shape, dtype, like) if floating else None
     outer_first = _iteration_order(shape, arrays)[::-1]
     if outer_first == sorted(outer_first):
-        return empty(shape, dtype, like)
-    buf = empty(tuple(shape[d] for d in outer_first), dtype, like)
+        return empty(shape, dtype, like) if floating else _backend.new(like, "empty", shape, dtype)
+    permuted = tuple(shape[d] for d in outer_first)
+    buf = empty(permuted, dtype, like) if floating else _backend.new(like, "empty", permuted, dtype)
     return buf.transpose(np.argsort(outer_first))
+
+
+def _copy_like(a, dtype, like):
+    """A copy of `a` in `dtype`, laid out as torch's empty_like
+    (MemoryFormat::Preserve) lays out a copy (clone, to): _empty_like."""
+    out = _empty_like(a, dtype, like)
+    np.copyto(out, a, casting="unsafe")
+    return out
 
 
 def _is_number(x):
@@ -440,6 +448,9 @@ def sub(self, other, alpha=1):
 def rsub(self, other):
     """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    if self.requires_grad and _below_autograd(self):
+        # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
+        return sub(_wrap(_backend.asarray(other, a.dtype, like=self)), self)
     _sub_check(_number_dtype(other), a.dtype)
     dtype = _result_type(a, other)
     r = _out(a.shape, dtype, self, a)
@@ -831,7 +842,9 @@ def rpow(self, base):
     """base ** self for a Python number `base` (torch.pow(Scalar, Tensor))."""
     a = self._array
     dtype = _result_type(a, base)
-    out = _wrap(_pow_kernel(base, a, dtype, self, a.shape, a.dtype == dtype), self)
+    # torch's pow(Scalar, Tensor) lays its result out contiguous, not as the exponent
+    c = _backend.ascontiguousarray(a) if a.ndim else a
+    out = _wrap(_pow_kernel(base, c, dtype, self, a.shape, a.dtype == dtype), self)
     return _record(_RPOW, (self,), out, (self, out), base)
 
 
@@ -1198,7 +1211,8 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     token = _quiet()
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        r = _backend.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
+        # a reduction's result is row-major whatever the input's layout (allocate_reduction_result)
+        r = _backend.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
     finally:
         _loud(token)
     if dim is None:
@@ -1227,10 +1241,11 @@ def mean(self, dim=None, keepdim=False, dtype=None):
 def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
+        # row-major whatever the input's layout, as sum's
         if count:
-            return _backend.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
+            return _backend.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype), order="C")
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return _backend.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
+        return _backend.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0), order="C")
     finally:
         _loud(token)
 
@@ -1480,7 +1495,7 @@ def expand(self, *sizes):
         raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
     if a.ndim:
-        err = _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
+        err = _expand_error(a.shape, sizes, _expand_type_name(a.dtype))
         if err is not None:
             raise err
     lead = len(sizes) - a.ndim
@@ -1496,9 +1511,36 @@ def expand(self, *sizes):
     return _view_of(v, self, _EXPAND, a.shape)
 
 
+def _empty_like(a, dtype, like):
+    """at::empty_like(a) with memory_format=preserve: a dense, non-overlapping array keeps
+    its strides, any other (an expanded or sliced one) gets dense strides in its dimension
+    order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
+    'K' order, so what views the copy allows (reshape, view) is torch's."""
+    out = _out(a.shape, dtype, like, a)
+    return _backend.new(a, "empty", a.shape, dtype) if out is None else out
+
+
+def _below_autograd(self):
+    """Whether autograd skips an op whose only tensor is self: an inference tensor outside
+    inference mode (it has no Autograd dispatch key). Where the op's kernel calls other ops
+    on tensors it makes (normal ones), autograd records those instead."""
+    return self.is_inference() and not _C._is_inference_mode_enabled()
+
+
+def _copy_of_inference(self, out):
+    """The copy (clone, _to_copy) of an inference tensor outside inference mode, as torch
+    makes it: the op's kernel fills a normal tensor with copy_, which autograd records
+    (CopyBackwards)."""
+    return copy_(_wrap(out, self), self)
+
+
 def clone(self):
-    out = _wrap(_backend.xp(self).array(self._array, copy=True), self)
-    return _record(_CLONE, (self,), out, (), None)
+    a = self._array
+    out = _empty_like(a, a.dtype, self)
+    if _below_autograd(self):
+        return _copy_of_inference(self, out)
+    np.copyto(out, a)
+    return _record(_CLONE, (self,), _wrap(out, self), (), None)
 
 
 def contiguous(self):
@@ -1526,7 +1568,25 @@ def _is_basic(key):
 
 def _index_bw(g, s, e, n):
     shape, key, basic, name = e
-    return (_index_backward(g, shape, key, basic, name),)
+    return (_index_backward(g, shape, _saved_index_key(key, s), basic, name),)
+
+
+def _index_tensors(key):
+    """The index arrays of an advanced-indexing key: IndexBackward0 and
+    IndexPutImplBackward0 save them (torch's `indices`), so a freed graph refuses
+    a second backward through the node and saved-tensor hooks see them."""
+    return tuple(k for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, (np.ndarray, list)))
+
+
+def _saved_index_key(key, saved):
+    """`key` with its index arrays read back from the node's saved tensors (which
+    raises once the graph has been freed)."""
+    if not saved:
+        return key
+    arrays = iter(t._array for t in saved)
+    if not isinstance(key, tuple):
+        return next(arrays)
+    return tuple(next(arrays) if isinstance(k, (np.ndarray, list)) else k for k in key)
 
 
 def _select_backward_bw(g, s, e, n):
@@ -1542,7 +1602,7 @@ def _slice_backward_bw(g, s, e, n):
 
 
 def _index_put_impl_bw(g, s, e, n):
-    return (None, getitem_raw(g, e))
+    return (None, getitem_raw(g, _saved_index_key(e, s)))
 
 
 _SELECT = _op_spec("SelectBackward0", _index_bw)
@@ -1563,18 +1623,20 @@ def _index_backward(g, shape, key, basic, name):
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     np.add.at(z, key, ga)
     zeros = _wrap(_backend.new(ga, "zeros", shape, dtype=ga.dtype), g)
-    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
+    saved = tuple(_const(k, g) for k in _index_tensors(key))
+    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), saved, key)
 
 
 def getitem_raw(self, key):
     a = self._array
     basic = _is_basic(key)
-    items = key if isinstance(key, tuple) else (key,)
-    try:
+    if basic:
+        items = key if isinstance(key, tuple) else (key,)
         # a trailing Ellipsis makes numpy return a 0-d view, not a scalar copy
-        r = a[items + (Ellipsis,)] if basic and Ellipsis not in items else a[key]
-    except IndexError as err:
-        raise _index_error(a, key) or IndexError(str(err)) from None
+        r = a[items + (Ellipsis,)] if Ellipsis not in items else a[key]
+    else:
+        r = _index(a, tuple(np.asarray(k) if isinstance(k, list) else k
+                            for k in _index_key(key if isinstance(key, tuple) else (key,))))
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         spec, name = _SELECT, "SelectBackward"
     elif isinstance(key, slice):
@@ -1584,7 +1646,8 @@ def getitem_raw(self, key):
     extra = (a.shape, key, basic, name)
     if basic:
         return _view_of(r, self, spec, extra)
-    return _record(spec, (self,), _wrap(_backend.ascontiguousarray(r), self), (), extra)
+    saved = tuple(_const(k, self) for k in _index_tensors(key))
+    return _record(spec, (self,), _wrap(_backend.ascontiguousarray(r), self), saved, extra, saved)
 
 
 def getitem(self, key):
@@ -1593,47 +1656,46 @@ def getitem(self, key):
     tensors of advanced indexing then as one IndexBackward0 node on that result."""
     key = _index_key(key)
     if not _is_basic(key):
-        if isinstance(key, tuple) and not any(isinstance(k, bool) for k in key):
-            # integers select and Nones unsqueeze first; the index tensors then index the result
-            try:
-                sliced, index = _apply_slicing(self, key)
-            except IndexError:
-                err = _index_error(self._array, key)
-                if err is None:
-                    raise
-                raise err from None
-            if sliced is not self:
-                return getitem_raw(sliced, index)
-        return getitem_raw(self, key)
+        # integers select and Nones unsqueeze first; the index tensors then index the result
+        sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
+        if index is not None:
+            return getitem_raw(sliced, index)
+        return sliced if sliced is not self else _view_of(self._array.view(), self, _ALIAS, None)
     single = not isinstance(key, tuple)
     if single and key is None:
         return unsqueeze(self, 0)
     if single and key is Ellipsis:
         return _view_of(self._array.view(), self, _ALIAS, None)
-    result, _ = _apply_slicing(self, (key,) if single else key, lone_slice=single)
+    result, _ = _apply_slicing(self, (key,) if single else key, lone=single, lone_slice=single)
     if result is self:
         result = _view_of(self._array.view(), self, _ALIAS, None)
     return result
 
 
-def _apply_slicing(self, items, lone_slice=False):
+def _apply_slicing(self, items, lone=False, lone_slice=False):
     """python_variable_indexing.cpp's applySlicing: the key's integers, slices
     and Nones applied as select / slice / unsqueeze views (a slice keeping a
     whole dimension is skipped, except for getitem's lone slice), and the numpy
     key of the index tensors left for index / index_put_ on the result (None
-    when there are none)."""
+    when there are none). `lone`: the key was one integer or slice, not a tuple
+    (torch applies it directly, with its own errors on a 0-dim tensor)."""
     items = tuple(np.asarray(k) if isinstance(k, list) else k for k in items)  # a list indexes like a tensor
     ndim = self._array.ndim
-    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                          for k in items if k is not None and k is not Ellipsis)
-    if ndim == 0 and n_real:
+    if lone and ndim == 0:
+        k = items[0]
+        if isinstance(k, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if k != 0:
+            raise IndexError(f"index {k} is out of bounds for dimension 0 with size 0")
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                          "in C++ to convert a 0-dim tensor to a number")
+    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                          for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
     if n_real > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    # real_dim: the dimension of self, which torch's errors name
-    result, dim, real_dim, index, advanced = self, 0, 0, [], False
-    for k in items:
+    # real_dim: the item's position in the key, which torch's errors name as its dimension
+    result, dim, index, advanced = self, 0, [], False
+    for real_dim, k in enumerate(items):
         if k is None:
             result = unsqueeze(result, dim)
             index.append(slice(None))
@@ -1641,7 +1703,6 @@ def _apply_slicing(self, items, lone_slice=False):
         elif k is Ellipsis:
             index += [slice(None)] * (ndim - n_real)
             dim += ndim - n_real
-            real_dim += ndim - n_real
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
@@ -1651,15 +1712,18 @@ def _apply_slicing(self, items, lone_slice=False):
                 result = _slice(result, dim, k)
             index.append(slice(None))
             dim += 1
-            real_dim += 1
-        elif isinstance(k, np.ndarray):
+        elif isinstance(k, (bool, np.bool_)) or isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+            # a bool unsqueezes, then indexes the new dimension with [0] (True) or [] (False)
+            result = unsqueeze(result, dim)
+            index.append(np.zeros(1 if k else 0, np.int64))
+            dim += 1
+            advanced = True
+        elif isinstance(k, np.ndarray) and k.ndim:
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
-            real_dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
-        else:
+        else:  # an integer, or a 0-d integer tensor: select
             result = _select(result, dim, int(k), real_dim)
-            real_dim += 1
     return result, tuple(index) if advanced else None
 
 
@@ -1669,26 +1733,70 @@ def _select(self, dim, index, real_dim):
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     key = (slice(None),) * dim + (index,)
-    return _view_of(a[key + (Ellipsis,)], self, _SELECT, (a.shape, key, True, "SelectBackward"))
+    return _view_of(_selected(a, dim, index), self, _SELECT, (a.shape, key, True, "SelectBackward"))
 
 
 def _slice(self, dim, k):
     a = self._array
     key = (slice(None),) * dim + (k,)
-    return _view_of(a[key], self, _SLICE, (a.shape, key, True, "SliceBackward"))
+    return _view_of(_sliced(a, dim, k), self, _SLICE, (a.shape, key, True, "SliceBackward"))
 
 
 # View geometry --------------------------------------------------------------------
-# A view's place in its base: its sizes, strides and offset in elements,
-# counted from the base's first element (torch's TensorGeometry of the two),
-# and the flat index, in the base, of each of its elements (matched through a
-# lookup table over the base's memory). AsStridedBackward0 (a view's
-# regenerated grad_fn, and as_strided's) and CopySlices compute with them as
-# torch does, in torchlite's own ops, so their graphs under create_graph are
-# torch's.
+# A tensor's place in its storage is kept by its C++ TensorImpl: a view shares
+# its base's storage at the offset its array's data pointer gives
+# (python_variable.cpp, view_from_array), so storage_offset() and as_strided
+# see torch's storage for every view, .data and detach() included. numpy's
+# indexing moves the data pointer of an empty result back to the indexed
+# array's, where torch's empty view keeps its offset: view ops build an empty
+# result with _placed, at torch's offset and strides. AsStridedBackward0 (a
+# view's regenerated grad_fn, and as_strided's) and CopySlices compute with
+# the two tensors' geometries (sizes, strides, storage offset: torch's
+# TensorGeometry) as torch does, in torchlite's own ops, so their graphs under
+# create_graph are torch's.
 
 def _data_ptr(a):
     return a.data.ptr if _backend.is_cuda_array(a) else a.__array_interface__["data"][0]
+
+
+class _Placement:
+    """An array interface over `a`'s memory at a byte offset from its first
+    element, which numpy views (keeping `a` alive through .base)."""
+    __slots__ = ("__array_interface__", "base")
+
+    def __init__(self, a, byte_offset, shape, strides):
+        self.__array_interface__ = {"version": 3, "shape": tuple(shape), "typestr": a.dtype.str,
+                                    "strides": tuple(strides),
+                                    "data": (_data_ptr(a) + byte_offset, not a.flags.writeable)}
+        self.base = a
+
+
+def _placed(a, byte_offset, shape, strides):
+    """The numpy view of `a`'s memory with these shape and strides (in bytes),
+    starting byte_offset bytes after a's first element: kept even where it is
+    empty, unlike numpy's indexing."""
+    return np.asarray(_Placement(a, byte_offset, shape, strides))
+
+
+def _sliced(a, dim, k):
+    """a[..., k] along dim (a slice with a positive step), placed as torch's
+    slice places an empty one: start clamped into [0, size], stride times step."""
+    r = a[(slice(None),) * dim + (k,)]
+    if r.size:
+        return r
+    start, _, step = k.indices(a.shape[dim])
+    strides = list(a.strides)
+    strides[dim] *= step
+    return _placed(a, start * a.strides[dim], r.shape, strides)
+
+
+def _selected(a, dim, index):
+    """a's index along dim (in range), placed as torch's select places an empty one."""
+    r = a[(slice(None),) * dim + (index, Ellipsis)]
+    if r.size:
+        return r
+    index %= a.shape[dim]
+    return _placed(a, index * a.strides[dim], r.shape, a.strides[:dim] + a.strides[dim + 1:])
 
 
 def _positions_lookup(b):
@@ -1713,37 +1821,82 @@ def _flat_index(v, b):
                                            tuple(st // v.itemsize * 8 for st in v.strides)).copy()
 
 
-def _geometry(a, root):
-    """(sizes, strides, offset) of the numpy view `a`, in elements, the offset
-    counted from root's first element."""
-    return (a.shape, tuple(st // a.itemsize for st in a.strides), (_data_ptr(a) - _data_ptr(root)) // a.itemsize)
+def _geometry(t):
+    """torch's TensorGeometry of t: (sizes, strides, storage offset), in elements."""
+    a = t._array
+    return (a.shape, tuple(st // a.itemsize for st in a.strides), t.storage_offset())
 
 
-def _extent(geometry):
-    shape, strides, offset = geometry
-    return 0 if 0 in shape else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides))
+def _min_storage_size(sizes, strides, offset):
+    """The storage a geometry needs, in elements (as_strided_backward's helper)."""
+    if 0 in sizes:
+        return offset
+    return offset + 1 + builtins.sum((n - 1) * st for n, st in zip(sizes, strides))
+
+
+def _maybe_overlapping_memory(sizes, strides):
+    """Whether two indices of a geometry (without its size-0 and size-1
+    dimensions) may reach the same element: Note [Detecting Memory Overlap
+    Within A Strided Tensor] (seeds, FunctionsManual.cpp), smallest stride
+    first, each must exceed the furthest reach of the dimensions before it."""
+    reach = 0
+    for st, n in sorted(zip(strides, sizes)):
+        if st <= reach:
+            return True
+        reach += st * (n - 1)
+    return False
 
 
 def _view_geometry(view, base):
     """What AsStridedBackward0 and CopySlices keep of a view of `base`."""
-    b = base._array
-    return (_geometry(b, b), _geometry(view._array, b), _flat_index(view._array, b))
+    return (_geometry(base), _geometry(view))
 
 
-def _strided_zeros(size, like):
-    return _wrap(_backend.new(like, "zeros", size, like._array.dtype), like)
+def _storage_index(size, geometry):
+    """The storage index of each element of a geometry, over a storage of `size`
+    elements (as_strided_backward's arange(size).as_strided(...))."""
+    sizes, strides, offset = geometry
+    flat = np.arange(size, dtype=np.int64)
+    return _placed(flat, offset * 8, sizes, tuple(st * 8 for st in strides))
 
 
 def _as_strided_bw(g, s, e, n):
-    """as_strided_backward: the gradient laid into a zero storage through the
-    output's geometry, read back through the input's. Where the output's
-    elements overlap (an expanded view), they add up instead."""
-    inp, out, idx = e
-    if np.unique(idx).size != idx.size:
-        return (_scatter_flat(g, inp[0], idx),)
-    storage = _strided_zeros(builtins.max(_extent(inp), _extent(out)), g)
-    copy_(as_strided(storage, *out), g)
-    return (as_strided(storage, *inp),)
+    """as_strided_backward (Note [as_strided Backward and layout-aware/agnostic
+    autograd], seeds, FunctionsManual.cpp): the gradient laid into a zero
+    storage through the output's geometry, read back through the input's.
+    Where output elements share storage they add up; where input elements do,
+    each storage element is divided by its count (0/0 gives nan, as torch's
+    div_, in storage the input does not see)."""
+    (inp_sizes, inp_strides, inp_offset), (sizes, strides, offset) = e
+    out_sizes, out_strides = [], []
+    for i in range(len(sizes) - 1, -1, -1):
+        if sizes[i] == 0:
+            return (_wrap(_backend.new(g, "zeros", inp_sizes, g._array.dtype), g),)
+        if sizes[i] == 1:
+            g = squeeze(g, i)
+        elif strides[i] == 0:
+            g = sum(g, i)
+        else:
+            out_sizes.insert(0, sizes[i])
+            out_strides.insert(0, strides[i])
+    if 0 in inp_sizes:
+        return (_wrap(_backend.new(g, "zeros", inp_sizes, g._array.dtype), g),)
+    kept = [(n_, st) for n_, st in zip(inp_sizes, inp_strides) if n_ != 1]
+    inp_sizes_, inp_strides_ = [k[0] for k in kept], [k[1] for k in kept]
+    shared = builtins.min(inp_offset, offset)
+    inp_geometry = (inp_sizes_, inp_strides_, inp_offset - shared)
+    out_geometry = (out_sizes, out_strides, offset - shared)
+    size = builtins.max(_min_storage_size(*inp_geometry), _min_storage_size(*out_geometry))
+    if _maybe_overlapping_memory(out_sizes, out_strides):
+        storage = _scatter_flat(g, (size,), _storage_index(size, out_geometry))
+    else:
+        storage = _wrap(_backend.new(g, "zeros", size, g._array.dtype), g)
+        copy_(as_strided(storage, out_sizes, out_strides, offset - shared), g)
+    if _maybe_overlapping_memory(inp_sizes_, inp_strides_):
+        count = _backend.new(g, "zeros", size, g._array.dtype)
+        np.add.at(count, _storage_index(size, inp_geometry), 1)
+        storage = div(storage, _wrap(count, g))
+    return (as_strided(storage, inp_sizes, inp_strides, inp_offset - shared),)
 
 
 def _scatter_flat_bw(g, s, e, n):
@@ -1772,15 +1925,16 @@ def _scatter_flat(g, shape, idx):
 def _copy_slices_backward(grad, extra, fn, needs):
     """CopySlices' math (Note [View + Inplace update for base tensor]), as
     upstream writes it: the base's gradient copied into a tensor laid out as
-    the base, the view's part of it taken with as_strided, the wrapped
-    in-place node run on a clone of that part, and its result copied back."""
-    base, view, idx = extra
-    b_shape, b_strides, _ = base
+    the base, the view's part of it taken with as_strided (at the view's
+    offset from the base's), the wrapped in-place node run on a clone of that
+    part, and its result copied back."""
+    (b_shape, b_strides, b_offset), (v_shape, v_strides, v_offset) = extra
+    extent = _min_storage_size(b_shape, b_strides, 0)
     result = _wrap(_backend.as_strided(
-        _backend.new(grad, "empty", builtins.max(_extent(base), 1), grad._array.dtype), b_shape,
+        _backend.new(grad, "empty", builtins.max(extent, 1), grad._array.dtype), b_shape,
         tuple(st * grad._array.itemsize for st in b_strides)), grad)
     copy_(result, grad)
-    grad_slice = as_strided(result, *view)
+    grad_slice = as_strided(result, v_shape, v_strides, v_offset - b_offset)
     res = _C._call_inplace_fn(fn, clone(grad_slice), needs)
     out = [None] * len(needs)
     for i, r in enumerate(res):
@@ -1798,19 +1952,6 @@ _C._set_view_formulas(_AS_STRIDED, _view_geometry, _copy_slices_backward)
 
 # More view ops ---------------------------------------------------------------------
 
-def _storage_flat(self):
-    """A 1-D numpy view of the memory of self's base, from its first element."""
-    base = self._base if self._base is not None else self
-    b = base._array
-    extent = 1 + builtins.sum((n - 1) * st // b.itemsize for n, st in zip(b.shape, b.strides)) if b.size else 0
-    return _backend.as_strided(b, (extent,), (b.itemsize,)), b
-
-
-def storage_offset(self):
-    flat, b = _storage_flat(self)
-    return (_data_ptr(self._array) - _data_ptr(b)) // b.itemsize
-
-
 def stride(self, dim=None):
     a = self._array
     strides = tuple(st // a.itemsize for st in a.strides)
@@ -1820,21 +1961,29 @@ def stride(self, dim=None):
 
 
 def as_strided(self, size, stride, storage_offset=None):
-    flat, b = _storage_flat(self)
+    """A view of self's storage (all of it: torch's, see View geometry) with
+    these sizes, strides and offset, checked as torch's setStrided."""
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
-    offset = globals()["storage_offset"](self) if storage_offset is None else storage_offset
-    need = 0 if 0 in size else offset + 1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))
-    if need > len(flat):
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    own = self.storage_offset()
+    offset = own if storage_offset is None else storage_offset
+    a = self._array
+    itemsize = a.itemsize
+    need = 0 if 0 in size else (1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))) * itemsize
+    if need and need + offset * itemsize > self._storage_nbytes():
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
-            f"{b.itemsize} requiring a storage size of {need * b.itemsize} are out of bounds for storage of size "
-            f"{len(flat) * b.itemsize}")
-    arr = _backend.as_strided(flat[offset:], size, tuple(st * b.itemsize for st in stride))
-    out = _wrap(arr, self, True)
-    return _record_view(_AS_STRIDED, self, out, (_geometry(self._array, b), _geometry(arr, b),
-                                                 _flat_index(arr, self._array)))
+            f"{itemsize} requiring a storage size of {need + offset * itemsize} are out of bounds for storage of "
+            f"size {self._storage_nbytes()}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    arr = _placed(a, (offset - own) * itemsize, size, tuple(st * itemsize for st in stride))
+    return _record_view(_AS_STRIDED, self, _wrap(arr, self, True), (_geometry(self), (size, stride, offset)))
 
 
 def narrow(self, dim, start, length):
@@ -1882,10 +2031,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     rest = [i for i in range(a.ndim) if i not in (d1, d2)]
     st = a.strides
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
-    flat, b = _storage_flat(self)
-    start = (_data_ptr(a) - _data_ptr(b) + begin) // a.itemsize
-    arr = _backend.as_strided(flat[start:], tuple(a.shape[i] for i in rest) + (n,),
-                                          tuple(st[i] for i in rest) + (st[d1] + st[d2],))
+    arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
     return _view_of(arr, self, _DIAGONAL, (a.shape, _flat_index(arr, a), offset, d1, d2))
 
 
@@ -1917,7 +2063,7 @@ def _split_views(self, spec, dim, sizes):
     a = self._array
     outs, begin = [], 0
     for size in sizes:
-        outs.append(_wrap(a[(slice(None),) * dim + (slice(begin, begin + size),)], self, True))
+        outs.append(_wrap(_sliced(a, dim, slice(begin, begin + size)), self, True))
         begin += size
     return _record_multi_view(spec, self, tuple(outs), (dim, tuple(sizes), a.shape, a.dtype))
 
@@ -1957,7 +2103,7 @@ def unbind(self, dim=0):
     a = self._array
     # torch wraps the dim first: a 0-d tensor's is 0 or out of range
     d = _wrap_dim(_wrap_dim(dim, a.ndim), a.ndim, wrap_scalar=False)
-    outs = tuple(_wrap(a[(slice(None),) * d + (i, Ellipsis)], self, True) for i in range(a.shape[d]))
+    outs = tuple(_wrap(_selected(a, d, i), self, True) for i in range(a.shape[d]))
     return _record_multi_view(_UNBIND, self, outs, (d, a.shape, a.dtype))
 
 
@@ -2159,12 +2305,15 @@ def copy_(self, src):
     b = src._array
     # copy_ into an integer or bool tensor is not differentiable
     node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype)) if a.dtype.kind == "f" else None
-    sequential = _check_overlap(a, b)
-    _check_inplace_broadcast(a.shape, b.shape)
-    if sequential:
-        _sequential(lambda x, y: y, a, b)
-    else:
-        a[...] = b
+    # copy_impl returns before its TensorIterator (and its overlap checks) when src is
+    # self's very view: the same memory, sizes, strides and dtype
+    if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
+        sequential = _check_overlap(a, b)
+        _check_inplace_broadcast(a.shape, b.shape)
+        if sequential:
+            _sequential(lambda x, y: y, a, b)
+        else:
+            a[...] = b
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -2184,69 +2333,6 @@ def _index_put_zeros(g, key, vshape, vdtype):
 
 
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
-
-
-def _index_error(a, key):
-    """torch's error for a key numpy refused (python_variable_indexing.cpp, then the
-    index kernel), or None: integers select first, named by their dimension of `a`;
-    index tensors are numbered in order (a mask counts one per dimension)."""
-    items = [np.asarray(k) if isinstance(k, (list, np.ndarray)) else k
-             for k in (key if isinstance(key, tuple) else (key,))]
-    n_real = 0
-    for k in items:
-        if isinstance(k, np.ndarray):
-            n_real += k.ndim if k.dtype == np.bool_ else 1
-        elif k is not None and k is not Ellipsis:
-            n_real += 1
-    if n_real > a.ndim:
-        return IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    src = 0  # the dimension of `a` an item applies to
-    basic = []
-    for k in items:
-        if k is Ellipsis:
-            src += a.ndim - n_real
-        elif isinstance(k, np.ndarray):
-            step = k.ndim if k.dtype == np.bool_ else 1
-            src += step
-            k = (slice(None),) * step
-        elif isinstance(k, slice):
-            src += 1
-        elif k is not None:
-            size = a.shape[src]
-            if not -size <= k < size:
-                return IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
-            src += 1
-        basic.extend(k if isinstance(k, tuple) else (k,))
-    sliced = a[tuple(basic)].shape
-    dim, indexers = 0, []
-    for k in items:
-        if k is Ellipsis:
-            dim += a.ndim - n_real
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            for j, n in enumerate(k.shape):
-                if n != sliced[dim + j]:
-                    return IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
-                                      f"shape of the indexed tensor {list(sliced)} at index {dim + j}")
-            indexers.extend((i, sliced[dim + j]) for j, i in enumerate(np.nonzero(k)))
-            dim += k.ndim
-        elif isinstance(k, np.ndarray):
-            indexers.append((k, sliced[dim]))
-            dim += 1
-        elif k is None or isinstance(k, slice):
-            dim += 1
-    if not indexers:
-        return None
-    try:
-        arrays = np.broadcast_arrays(*(i for i, _ in indexers))
-    except ValueError:
-        return None
-    bad = [(i < -n) | (i >= n) for i, (_, n) in zip(arrays, indexers)]
-    anybad = np.logical_or.reduce(bad) if len(bad) > 1 else bad[0]
-    if not anybad.any():
-        return None
-    at = np.unravel_index(np.argmax(anybad), anybad.shape)
-    j = next(j for j, b in enumerate(bad) if b[at])
-    return IndexError(f"index {arrays[j][at]} is out of bounds for dimension {j} with size {indexers[j][1]}")
 
 
 def _expand_error(src, sizes, type_name):
@@ -2276,60 +2362,206 @@ def _tensor_type_name(np_dtype):
     return f"torch.{_torch_type_name(np_dtype)}Tensor"
 
 
-def _index_result_shape(a, key):
-    """The shape of a[key] whatever the index tensors' values (None when the key is invalid otherwise)."""
-    items = key if isinstance(key, tuple) else (key,)
-    try:
-        return a[tuple(np.zeros_like(k) if isinstance(k, np.ndarray) and k.dtype != np.bool_ else k
-                       for k in items)].shape
-    except IndexError:
-        return None
+def _expand_type_name(np_dtype):
+    """The type at::expand's errors print (Tensor::toString): the legacy tensor type
+    name, which bool has not."""
+    return "CPUBoolType" if np_dtype == _b1 else _tensor_type_name(np_dtype)
 
 
-def _assign(a, key, value):
-    """a[key] = value with torch's rules: the value's leading dimensions of size 1 are
-    dropped (x[i] = t with a one-element t works), and torch's errors."""
+def _make_info(shape, key):
+    """at::native::make_info for a key of whole-dimension slices and index arrays (what
+    _apply_slicing leaves), with its errors in torch's order: each mask becomes the
+    nonzero() indices of its dimensions (expandTensors, its shape checked first), the
+    indices broadcast together, and moved with their dimensions to the front when they are
+    not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
+    order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
+    order (None, or the broadcast index array and the dimension's size), the first
+    indexed dimension, and the shape of the indexing result."""
+    indices = []
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j, n in enumerate(k.shape):
+                d = len(indices) + j
+                if n != shape[d]:
+                    raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {list(shape)} at index {d}")
+            indices.extend(np.nonzero(k))
+        else:
+            indices.append(k if isinstance(k, np.ndarray) else None)
+    indices += [None] * (len(shape) - len(indices))
+    given = [i for i in indices if i is not None]
     try:
-        a[key] = value
-        return
-    except IndexError:
-        err = _index_error(a, key)
-        # torch checks the value's shape against the indexing result before the indices' bounds
-        if isinstance(value, np.ndarray):
-            target = _index_result_shape(a, key)
-            shape = value.shape
-            while shape and shape[0] == 1:
-                shape = shape[1:]
-            if target is not None and (len(shape) > len(target) or
-                                       any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1]))):
-                raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to "
-                                   f"indexing result of shape {list(target)}") from None
-        if err is None:
-            raise
-        raise err from None
-    except (ValueError, TypeError):  # numpy's broadcast errors (a TypeError for a boolean mask)
-        if not isinstance(value, np.ndarray):
-            raise
-    shape = value.shape
-    while shape and shape[0] == 1:
-        shape = shape[1:]
-    target = _index_result_shape(a, key)
-    if target is None:
-        err = _index_error(a, key)
-        if err is not None:
-            raise err from None
-        target = a[key].shape  # numpy's IndexError
-    if _is_basic(key):
-        err = _expand_error(shape, target, _tensor_type_name(value.dtype))
-    elif len(shape) > len(target) or any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1])):
-        err = RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
-                           f"result of shape {list(target)}")
-    else:
-        err = None
+        bshape = np.broadcast_shapes(*(i.shape for i in given))
+    except ValueError:
+        shapes = ", ".join(str(list(i.shape)) for i in given)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") \
+            from None
+    dims = [d for d, i in enumerate(indices) if i is not None]
+    perm = None
+    if dims[-1] - dims[0] + 1 != len(dims):
+        perm = dims + [d for d, i in enumerate(indices) if i is None]
+        shape, indices, dims = [shape[d] for d in perm], [indices[d] for d in perm], range(len(dims))
+    first = dims[0]
+    sizes = [shape[d] for d in dims]
+    if 0 in sizes and 0 not in bshape:
+        # torch's own check: no index is valid in an empty dimension
+        raise IndexError("index is out of bounds for dimension with size 0")
+    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n)
+               for i, n in zip(indices, shape)]
+    rshape = tuple(shape[:first]) + tuple(bshape) + tuple(shape[first + len(dims):])
+    return perm, entries, first, rshape
+
+
+def _out_of_bounds(index, size, j):
+    return IndexError(f"index {index} is out of bounds for dimension {j} with size {size}")
+
+
+def _first_bad(indexers):
+    """The position of the first out-of-bounds index among flat sequences of (indices,
+    size), and the error the kernel's Indexer raises there (None, None: all in bounds)."""
+    bad = [(i < -n) | (i >= n) for i, n in indexers]
+    anybad = np.logical_or.reduce(bad)
+    if not anybad.any():
+        return None, None
+    p = int(np.argmax(anybad))
+    j = next(j for j, b in enumerate(bad) if b[p])
+    return p, _out_of_bounds(indexers[j][0][p], indexers[j][1], j)
+
+
+def _index(a, key):
+    """index(): a[key] for a key of whole slices and index arrays (_make_info's errors;
+    an index out of bounds is an error only where the result has elements to read it).
+    A 0-d mask (only in the formulas' keys: _apply_slicing unsqueezes) indexes as numpy's."""
+    if any(isinstance(k, np.ndarray) and not k.ndim for k in key):
+        return a[key]
+    perm, entries, first, rshape = _make_info(a.shape, key)
+    if 0 in rshape:
+        return _backend.new(a, "zeros", rshape, a.dtype)
+    indexers = [(i.ravel(), n) for i, n in (e for e in entries if e is not None)]
+    _, err = _first_bad(indexers)
     if err is not None:
-        raise err from None
-    a[key] = value.reshape(shape)
+        raise err
+    return a[key]
 
+
+_OVERLAP_NO, _OVERLAP_PARTIAL, _OVERLAP_FULL, _OVERLAP_TOO_HARD = range(4)
+
+
+def _overlap_status(a, b):
+    """at::get_overlap_status of two arrays (the same tensor is `a is b`)."""
+    if a is b:
+        return _OVERLAP_FULL
+    if a.size == 0 or b.size == 0:
+        return _OVERLAP_NO
+    if not (_non_overlapping_and_dense(a) and _non_overlapping_and_dense(b)):
+        return _OVERLAP_TOO_HARD
+    a0, b0 = _data_ptr(a), _data_ptr(b)
+    a1, b1 = a0 + a.nbytes, b0 + b.nbytes
+    if a0 == b0 and a1 == b1:
+        return _OVERLAP_FULL if a.strides == b.strides else _OVERLAP_PARTIAL
+    return _OVERLAP_PARTIAL if a0 < b1 and b0 < a1 else _OVERLAP_NO
+
+
+def _has_internal_overlap(a):
+    """at::has_internal_overlap(a) == MemOverlap::Yes: a dimension of more than one element with
+    stride 0 (numpy gives an empty array strides 0: torchlite's empty tensors are dense)."""
+    return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+
+class _Strided:
+    """An operand's sizes and strides, as _iteration_order reads them."""
+
+    def __init__(self, shape, strides):
+        self.shape, self.strides, self.ndim = tuple(shape), tuple(strides), len(shape)
+
+
+def _index_put_kernel(a, info, v):
+    """index_put_'s CPU kernel (cpu_index_kernel over make_index_put_iterator): the
+    elements of the indexing result in TensorIterator's order (the restrided self, the
+    value, the index tensors), each checking its indices, then writing. An index out of
+    bounds raises there, after the elements before it were written; of two writes to one
+    location the later stays; a value sharing memory with self is read as it goes."""
+    perm, entries, first, rshape = info
+    ap = a.transpose(perm) if perm is not None else a
+    if 0 in rshape:
+        return
+    given = [e for e in entries if e is not None]
+    last = first + len(given)
+    nb = len(given[0][0].shape)
+    lead, trail = (1,) * first, (1,) * (len(rshape) - first - nb)
+    src = _Strided(rshape, ap.strides[:first] + (0,) * nb + ap.strides[last:])
+    operands = [src, v] + [_Strided(lead + i.shape + trail, (0,) * first + i.strides + (0,) * len(trail))
+                           for i, _ in given]
+    outer_first = _iteration_order(rshape, operands)[::-1]
+    # coordinates in ap of each element of the result, in iteration order
+    grids = np.indices(rshape, sparse=True)
+    coords = []
+    for d in range(ap.ndim):
+        if first <= d < last:
+            i, n = given[d - first]
+            c = np.broadcast_to(i.reshape(lead + i.shape + trail), rshape)
+        else:
+            c = np.broadcast_to(grids[d if d < first else d - len(given) + nb], rshape)
+        coords.append(c.transpose(outer_first).ravel())
+    p, err = _first_bad([(coords[d], ap.shape[d]) for d in range(first, last)])
+    count = coords[0].size if p is None else p
+    coords = [np.where(c[:count] < 0, c[:count] + n, c[:count]) for c, n in zip(coords, ap.shape)]
+    values = np.broadcast_to(v, rshape).transpose(outer_first)
+    if np.may_share_memory(a, v):
+        for t, at in enumerate(np.ndindex(*values.shape)):
+            if t == count:
+                break
+            ap[tuple(int(c[t]) for c in coords)] = values[at]
+    elif count:
+        # one write per memory location, the last in iteration order
+        offsets = builtins.sum(c * st for c, st in zip(coords, ap.strides))
+        _, rev = np.unique(offsets[::-1], return_index=True)
+        keep = count - 1 - rev
+        ap[tuple(c[keep] for c in coords)] = values.reshape(-1)[keep]
+    if err is not None:
+        raise err
+
+
+def _python_type_name(x):
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _scalar_value(x, dtype):
+    """A number as c10's Scalar::to<T> converts it to `dtype` (checked_convert): beyond
+    int64's range or float32's (inf and nan pass to a float), or nan to int64, is an
+    error; any number converts to bool."""
+    if dtype == _b1:
+        return np.bool_(bool(x))
+    if isinstance(x, complex):
+        if x.imag:
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPE[dtype]} without overflow")
+        x = x.real
+    if dtype == _i64 and isinstance(x, float):
+        if not -2.0 ** 63 <= x <= 2.0 ** 63:  # nan too
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return np.int64(int(x) if x < 2.0 ** 63 else -2 ** 63)  # 2**63 casts to int64's lowest, as in C++
+    if dtype == _f32 and isinstance(x, float) and _F32_MAX < builtins.abs(x) < float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    return dtype.type(x)
+
+
+_C_TYPE = {_i64: "int64_t", _f32: "float", _f64: "double"}
+
+
+def _value_to_tensor(value, like):
+    """python_variable_indexing.cpp's valueToTensor: a tensor as is; a Python number (or a
+    numpy integer) as a 0-d tensor of like's dtype; anything else a TypeError."""
+    if isinstance(value, _TB):
+        return value
+    dtype = like._array.dtype
+    if isinstance(value, (bool, int, np.integer)) and not isinstance(value, np.bool_) or \
+            isinstance(value, (float, complex)):
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and \
+                not -2 ** 63 <= int(value) < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        return _wrap(_backend.asarray(_scalar_value(value, dtype), like=like), like)
+    raise TypeError(f"can't assign a {_python_type_name(value)} to a {_tensor_type_name(dtype)}")
 
 
 def _strip_leading_ones(value, always):
@@ -2351,67 +2583,77 @@ def _copy_to(dst, src):
         return fill_(dst, src)
     src = _strip_leading_ones(src, True)
     if src._array.shape != dst._array.shape:
-        err = _expand_error(src._array.shape, dst._array.shape, _tensor_type_name(src._array.dtype))
+        err = _expand_error(src._array.shape, dst._array.shape, _expand_type_name(src._array.dtype))
         if err is not None:
             raise err
         src = expand(src, dst._array.shape)
     return copy_(dst, src)
 
 
+_EXPANDED_INDEX_PUT = ("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+                       "tensor")
+_EXPANDED_MASKED_FILL = ("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                         "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+                         "scalar")
+
+
 def _index_put_(self, key, value):
+    """index_put_ (_index_put_impl_) in torch's order: check_inplace, the expanded-self
+    warning, one mask with a one-element value as masked_fill_, the overlap checks of self
+    with the value and the indices, make_info, the value's shape, the dtypes, the kernel."""
     a, v = self._array, value._array
-    arrays = [k for k in key if isinstance(k, np.ndarray)]
-    # check_inplace first (VariableType), then the kernel's checks
     node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
-    try:
-        np.broadcast_shapes(*(k.shape for k in arrays if k.dtype != np.bool_))
-    except ValueError:
-        shapes = ", ".join(str(list(k.shape)) for k in arrays)
-        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") \
-            from None
+    expanded = _has_internal_overlap(a)
+    if expanded:
+        warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
     if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
-        # one boolean mask and one value: index_put_ runs as masked_fill_
-        # (canDispatchToMaskedFill), which casts the value and skips the checks below
-        _assign(a, key, v.reshape(()))
-        self._bump_version()
-        return _rebase_history(self, node)
-    if a.dtype != v.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} for "
-                           f"the source.")
-    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
-        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
-                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
-                      "tensor", UserWarning, stacklevel=3)
-    if a.size and v.size and np.may_share_memory(a, v) and _non_overlapping_and_dense(a) and \
-            _non_overlapping_and_dense(v):
-        a0, v0 = _data_ptr(a), _data_ptr(v)
-        if a0 < v0 + v.nbytes and v0 < a0 + a.nbytes:  # at::assert_no_overlap: full overlap refused too
+        # canDispatchToMaskedFill: self.masked_fill_(mask, value.item())
+        mask = arrays[0]
+        d = next(i for i, k in enumerate(key) if k is mask)
+        for j, n in enumerate(mask.shape):
+            if n != a.shape[d + j]:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+        if expanded:
+            warnings.warn(_EXPANDED_MASKED_FILL, UserWarning, stacklevel=3)
+        if _overlap_status(a, mask) == _OVERLAP_PARTIAL:
             raise RuntimeError(_OVERLAP)
-    _assign(a, key, v)
+        a[key] = _scalar_value(v.reshape(()).item(), a.dtype)
+    else:
+        # at::assert_no_overlap: the value (the same tensor counts) and each index
+        if self is value or _overlap_status(a, v) in (_OVERLAP_PARTIAL, _OVERLAP_FULL) or \
+                any(_overlap_status(a, k) in (_OVERLAP_PARTIAL, _OVERLAP_FULL) for k in arrays):
+            raise RuntimeError(_OVERLAP)
+        info = _make_info(a.shape, key)
+        target = info[3]
+        if len(v.shape) > len(target) or any(s not in (1, t) for s, t in zip(v.shape[::-1], target[::-1])):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(target)}")
+        if a.dtype != v.dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} "
+                               f"for the source.")
+        _index_put_kernel(a, info, v)
     self._bump_version()
     return _rebase_history(self, node)
 
 
 def setitem(self, key, value):
-    """x[key] = value as torch does it (python_variable_indexing.cpp): the key's
-    basic part applied as views, then copy_to on the result (so CopySlices over
-    CopyBackwards or FillBackward3 where the result is a view), or index_put_
-    with the index tensors."""
+    """x[key] = value as torch does it (python_variable_indexing.cpp): the value made a
+    tensor first; the key's basic part applied as views, then copy_to on the result (so
+    CopySlices over CopyBackwards or FillBackward3 where the result is a view), or
+    index_put_ with the index tensors."""
     key = _index_key(key)
-    items = key if isinstance(key, tuple) else (key,)
-    if not isinstance(value, _TB):
-        value = _wrap(_backend.asarray(value, self._array.dtype, like=self), self)
-    if any(isinstance(k, bool) for k in items):
-        sliced, index = self, key
-    else:
-        try:
-            sliced, index = _apply_slicing(self, items)
-        except IndexError:
-            err = _index_error(self._array, key)
-            if err is None:
-                raise
-            raise err from None
+    value = _value_to_tensor(value, self)
+    if key is False:
+        return
+    if key is True:
+        _copy_to(unsqueeze(self, 0), value)
+        return
+    lone = isinstance(key, (int, np.integer, slice))
+    sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,), lone=lone)
     if index is None:
         _copy_to(sliced, value)
     else:
@@ -2446,9 +2688,11 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
+    if not new_device and _below_autograd(self):
+        return _copy_of_inference(self, _empty_like(a, (dtype._np if new_dtype else a.dtype), self))
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
-        r = a.astype(dtype._np) if new_dtype else a.copy()
+        r = _copy_like(a, dtype._np if new_dtype else a.dtype, None if new_device else self)
     finally:
         _loud(token)
     if new_device:
@@ -2473,9 +2717,13 @@ def _stack_bw(g, s, e, n):
 
 
 def _cat_bw(g, s, e, n):
+    # cat_tensors_backward: a skipped input (size None) gets an empty gradient
     dim, sizes, dtypes = e
     out, start = [], 0
     for i, size in enumerate(sizes):
+        if size is None:
+            out.append(_as_dtype(_wrap(_backend.new(g, "zeros", 0, g._array.dtype), g), dtypes[i]) if n[i] else None)
+            continue
         out.append(_as_dtype(_slice(g, dim, slice(start, start + size)), dtypes[i]) if n[i] else None)
         start += size
     return tuple(out)
@@ -2490,10 +2738,11 @@ _STACK = _op_spec("StackBackward0", _stack_bw)
 _CAT = _op_spec("CatBackward0", _cat_bw)
 
 
-def _cat_error(arrays, dim):
-    """at::cat's shape error, checked against the first tensor, or None."""
-    ref = arrays[0].shape
-    for i, a in enumerate(arrays[1:], 1):
+def _cat_error(arrays, valid, dim):
+    """at::cat's shape error, each tensor not skipped checked against the first one, or None."""
+    ref = arrays[valid[0]].shape
+    for i in valid[1:]:
+        a = arrays[i]
         if a.ndim != len(ref):
             return RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {a.ndim}")
         for d, (n, m) in enumerate(zip(ref, a.shape)):
@@ -2521,22 +2770,35 @@ def stack(tensors, dim=0):
     return _record(_STACK, tensors, out, (), (d, len(tensors), [a.dtype for a in arrays]))
 
 
+def _cat_skipped(a):
+    """at::native::cat_should_skip_tensor: a 1-D empty tensor takes no part in cat (legacy
+    behaviour, from when it was the only empty shape): not in the shape checks, nor in the
+    wrapping of dim; it still counts in the result dtype."""
+    return a.ndim == 1 and a.size == 0
+
+
 def cat(tensors, dim=0):
     tensors = tuple(tensors)
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     arrays = [t._array for t in tensors]
     for i, a in enumerate(arrays):
         if not a.ndim:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    d = _norm_dims(dim, arrays[0].ndim)[0]
+    valid = [i for i, a in enumerate(arrays) if not _cat_skipped(a)]
+    # legacy_cat_wrap_dim: against the first tensor not skipped, else dim as given
+    d = _norm_dims(dim, arrays[valid[0]].ndim)[0] if valid else dim
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     dtype = _cat_dtype(arrays)
-    try:
-        r = np.concatenate(arrays, axis=d, dtype=dtype)
-    except ValueError as err:
-        raise _cat_error(arrays, d) or RuntimeError(f"torch.cat(): {err}") from None
+    if valid:
+        err = _cat_error(arrays, valid, d)
+        if err is not None:
+            raise err
+        r = np.concatenate([arrays[i] for i in valid], axis=d, dtype=dtype)
+    else:
+        r = _backend.new(tensors[0], "zeros", 0, dtype)
     out = _wrap(_backend.ascontiguousarray(r), tensors[0])
-    return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays), [a.dtype for a in arrays]))
+    sizes = tuple(None if _cat_skipped(a) else a.shape[d] for a in arrays)
+    return _record(_CAT, tensors, out, (), (d, sizes, [a.dtype for a in arrays]))
 
 
 def _where_bw(g, s, e, n):
@@ -2588,8 +2850,8 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         _loud(token)
     out = _wrap(r, like)
     a, b = input._array, other._array
-    return _record(_WHERE, (input, other), out, (_const(c, like),),
-                   (a.shape, b.shape, a.dtype, b.dtype))
+    cond = condition if isinstance(condition, _TB) else _const(c, like)
+    return _record(_WHERE, (input, other), out, (cond,), (a.shape, b.shape, a.dtype, b.dtype), (cond,))
 
 
 # Comparisons (never differentiable) ------------------------------------------------

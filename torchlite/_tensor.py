@@ -350,7 +350,6 @@ class Tensor(_C.TensorBase):
     chunk = _ops.chunk
     unbind = _ops.unbind
     stride = _ops.stride
-    storage_offset = _ops.storage_offset
 
     def expand_as(self, other):
         return _ops.expand(self, other._array.shape)

@@ -65,6 +65,26 @@ int64_t strided_offset(int64_t i, const std::vector<int64_t>& sizes,
   return off;
 }
 
+// a + b, row-major.
+Tensor add_row_major(const Tensor& a_in, const Tensor& b_in) {
+  Tensor a = contiguous(a_in), b = contiguous(b_in);
+  Tensor out = empty(a.sizes(), a.dtype(), a.device());
+  if (!on_host(a)) {
+#ifdef TORCHLITE_WITH_CUDA
+    cuda::add(a, b, out);
+    return out;
+#endif
+  }
+  dispatch_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = a.data_ptr<T>();
+    const T* y = b.data_ptr<T>();
+    T* o = out.data_ptr<T>();
+    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(x[i] + y[i]);
+  });
+  return out;
+}
+
 } // namespace
 
 std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes) {
@@ -220,24 +240,65 @@ Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides) {
   return out;
 }
 
-Tensor add(const Tensor& a_in, const Tensor& b_in) {
-  check_same(a_in, b_in, "add");
-  Tensor a = contiguous(a_in), b = contiguous(b_in);
-  Tensor out = empty(a.sizes(), a.dtype(), a.device());
-  if (!on_host(a)) {
-#ifdef TORCHLITE_WITH_CUDA
-    cuda::add(a, b, out);
-    return out;
-#endif
+std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b) {
+  // TensorIterator's reorder_dimensions, as torchlite._ops._iteration_order
+  const auto n = static_cast<size_t>(a.dim());
+  std::vector<int64_t> perm(n);  // innermost first
+  for (size_t i = 0; i < n; ++i) perm[i] = static_cast<int64_t>(n - 1 - i);
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const Tensor* t : {&a, &b}) {
+      const int64_t s0 = t->strides()[d0], s1 = t->strides()[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 != s1) return s0 < s1 ? -1 : 1;
+      if (a.sizes()[d0] > a.sizes()[d1]) return 1;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < n; ++i) {
+    size_t d1 = i;
+    for (size_t j = i; j-- > 0;) {
+      const int c = should_swap(perm[j], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[j], perm[d1]);
+        d1 = j;
+      } else if (c < 0) {
+        break;
+      }
+    }
   }
-  dispatch_dtype(a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = a.data_ptr<T>();
-    const T* y = b.data_ptr<T>();
-    T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(x[i] + y[i]);
-  });
-  return out;
+  std::reverse(perm.begin(), perm.end());
+  return perm;
+}
+
+std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& perm) {
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return inverse;
+}
+
+Tensor permuted(const Tensor& t, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> sizes(perm.size()), strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    sizes[i] = t.sizes()[static_cast<size_t>(perm[i])];
+    strides[i] = t.strides()[static_cast<size_t>(perm[i])];
+  }
+  const auto* impl = t.unsafeGetTensorImpl();
+  return Tensor(std::make_shared<TensorImpl>(impl->storage(), t.dtype(), std::move(sizes), std::move(strides),
+                                             impl->storage_offset()));
+}
+
+// The sum laid out as TensorIterator lays out torch's (a gradient's layout
+// shows through as_strided and view): computed row-major over the operands'
+// dimensions in iteration_order, then viewed back in their own order.
+Tensor add(const Tensor& a, const Tensor& b) {
+  check_same(a, b, "add");
+  if (!a.is_contiguous() || !b.is_contiguous()) {
+    const auto order = iteration_order(a, b);
+    if (!std::is_sorted(order.begin(), order.end())) {
+      return permuted(add_row_major(permuted(a, order), permuted(b, order)), inverse_permutation(order));
+    }
+  }
+  return add_row_major(a, b);
 }
 
 Tensor& Tensor::add_(const Tensor& other_in) {

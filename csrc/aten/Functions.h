@@ -44,6 +44,18 @@ bool is_non_overlapping_and_dense(const Tensor& t);
 // non-overlapping and dense layout of t's sizes). Host devices only.
 Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides);
 Tensor contiguous(const Tensor& t);      // t itself when already contiguous
+// The dimensions, outermost first, in which TensorIterator lays out the
+// result of an elementwise op over same-shaped a and b (its
+// reorder_dimensions): sorted by the operands' strides, the first operand
+// that tells two dimensions apart deciding (a zero stride tells nothing;
+// equal strides put the smaller size inside), undecided pairs keeping their
+// order. A kernel computes row-major over its operands permuted so, and views
+// the result back (so a gradient's layout, seen through as_strided and view,
+// is torch's).
+std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b);
+std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& perm);
+// t's dimensions taken in the order `perm`: a view sharing its storage.
+Tensor permuted(const Tensor& t, const std::vector<int64_t>& perm);
 // Sums a gradient down to `shape` it was broadcast from (at::sum_to).
 Tensor sum_to(const Tensor& t, const std::vector<int64_t>& shape);
 bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& desired);

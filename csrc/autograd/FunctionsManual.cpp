@@ -2,6 +2,7 @@
 #include "aten/Functions.h"
 #include "autograd/variable.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -34,9 +35,19 @@ bool reusable(const Variable& g) {
   return g.use_count() == 1 && at::storage_is_exclusive(g) && g.is_contiguous() && !g.requires_grad();
 }
 
-// out[i] = op(g[i], y[i]) for same-shaped tensors, into g when it is reusable.
+// The order (at::iteration_order) in which torch lays out an elementwise
+// result over same-shaped g and y, or none where that is row-major: a
+// formula computes over its operands permuted so, and views the result back.
+std::vector<int64_t> layout_order(const Variable& g, const Variable& y) {
+  if (g.is_contiguous() && y.is_contiguous()) return {};
+  auto order = at::iteration_order(g, y);
+  if (std::is_sorted(order.begin(), order.end())) return {};
+  return order;
+}
+
+// out[i] = op(g[i], y[i]) for same-shaped tensors, row-major, into g when it is reusable.
 template <typename Op>
-Variable pointwise(const Variable& g_in, const Variable& y_in, Op op, bool allow_reuse = true) {
+Variable pointwise_row_major(const Variable& g_in, const Variable& y_in, Op op, bool allow_reuse) {
   const bool reuse = allow_reuse && reusable(g_in);  // before taking more references to g_in
   Variable g = at::contiguous(g_in), y = at::contiguous(y_in);
   Variable out = reuse ? g_in : at::empty(g.sizes(), g.dtype(), g.device());
@@ -50,15 +61,36 @@ Variable pointwise(const Variable& g_in, const Variable& y_in, Op op, bool allow
   return out;
 }
 
+// out[i] = op(g[i], y[i]), laid out as torch's (layout_order).
+template <typename Op>
+Variable pointwise(const Variable& g, const Variable& y, Op op, bool allow_reuse = true) {
+  const auto order = layout_order(g, y);
+  if (order.empty()) return pointwise_row_major(g, y, op, allow_reuse);
+  return at::permuted(pointwise_row_major(at::permuted(g, order), at::permuted(y, order), op, false),
+                      at::inverse_permutation(order));
+}
+
 // g * b where b broadcasts to g's shape (the gradient has the output's shape).
 // allow_reuse: false while g is still to be read for another output.
 Variable mul_broadcast(const Variable& g_in, const Variable& b_in, bool allow_reuse) {
-  if (g_in.sizes() == b_in.sizes()) {
-    return pointwise(g_in, b_in, [](auto x, auto y) { return x * y; }, allow_reuse);
+  auto mul = [](auto x, auto y) { return x * y; };
+  if (g_in.sizes() == b_in.sizes()) return pointwise(g_in, b_in, mul, allow_reuse);
+  const auto& shape = g_in.sizes();
+  const int64_t lead = g_in.dim() - b_in.dim();
+  if (!g_in.is_contiguous()) {
+    // b broadcast by zero strides decides the layout where g does not
+    std::vector<int64_t> b_strides(shape.size(), 0);
+    for (int64_t d = 0; d < b_in.dim(); ++d) b_strides[lead + d] = b_in.sizes()[d] == 1 ? 0 : b_in.strides()[d];
+    const auto* b_impl = b_in.unsafeGetTensorImpl();
+    Variable b_expanded(std::make_shared<at::TensorImpl>(b_impl->storage(), b_in.dtype(), shape, b_strides,
+                                                         b_impl->storage_offset()));
+    const auto order = layout_order(g_in, b_expanded);
+    if (!order.empty()) {
+      return at::permuted(pointwise_row_major(at::permuted(g_in, order), at::permuted(b_expanded, order), mul, false),
+                          at::inverse_permutation(order));
+    }
   }
   Variable g = at::contiguous(g_in), b = at::contiguous(b_in);
-  const auto& shape = g.sizes();
-  const int64_t lead = g.dim() - b.dim();
   const auto b_strides = at::contiguous_strides(b.sizes());
   std::vector<int64_t> map(shape.size(), 0);
   for (int64_t d = 0; d < b.dim(); ++d) map[lead + d] = b.sizes()[d] == 1 ? 0 : b_strides[d];
@@ -81,9 +113,13 @@ Variable mul_broadcast(const Variable& g_in, const Variable& b_in, bool allow_re
 }
 
 // g * c or g / c with c rounded to g's dtype first, as numpy and PyTorch
-// compute a tensor-scalar op.
+// compute a tensor-scalar op; laid out as torch's (layout_order).
 template <typename Op>
 Variable with_scalar(const Variable& g_in, double c, Op op) {
+  const auto order = layout_order(g_in, g_in);
+  if (!order.empty()) {
+    return at::permuted(with_scalar(at::contiguous(at::permuted(g_in, order)), c, op), at::inverse_permutation(order));
+  }
   const bool reuse = reusable(g_in);  // before taking more references to g_in
   Variable g = at::contiguous(g_in);
   Variable out = reuse ? g_in : at::empty(g.sizes(), g.dtype(), g.device());

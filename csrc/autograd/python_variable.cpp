@@ -184,6 +184,23 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
       break;
     }
   }
+  if (arr.size() == 0 && arr.ndim() > 0) {
+    // numpy allocates an empty array with zero strides; torch lays an empty
+    // tensor out as any other (contiguous), and the offsets and strides of
+    // its views (select, slice: View geometry in _ops.py) come from that.
+    bool zero_strides = true;
+    for (py::ssize_t d = 0; d < arr.ndim(); ++d) zero_strides = zero_strides && arr.strides(d) == 0;
+    if (zero_strides) {
+      std::vector<py::ssize_t> shape(arr.shape(), arr.shape() + arr.ndim());
+      std::vector<py::ssize_t> byte_strides(shape.size());
+      py::ssize_t step = itemsize;
+      for (py::ssize_t d = arr.ndim() - 1; d >= 0; --d) {
+        byte_strides[static_cast<size_t>(d)] = step;
+        step *= shape[static_cast<size_t>(d)] > 0 ? shape[static_cast<size_t>(d)] : 1;
+      }
+      arr = py::array(arr.dtype(), shape, byte_strides, arr.data(), arr);
+    }
+  }
   at::ScalarType st;
   scalar_type_of(arr.dtype().num(), &st);
   std::vector<int64_t> sizes(static_cast<size_t>(arr.ndim()));
@@ -205,6 +222,38 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
   auto owner = make_pyobject_owner(py::array(arr).release().ptr(), static_cast<size_t>(arr.nbytes()));
   return at::from_blob(data, sizes, strides, st, device, std::move(owner),
                        empty ? 0 : static_cast<size_t>(extent), numpy_owner_is_exclusive);
+}
+
+// The tensor a view op makes over `arr`, a numpy view of base's memory: it
+// shares base's storage, at the offset arr's data pointer gives (exact for an
+// empty view too, whose array torchlite._ops places where torch's view
+// starts), so storage_offset(), as_strided and the view geometry of autograd
+// see torch's storage. An array that is not inside base's storage (or that
+// element strides cannot express) gets its own, as a non-view would.
+at::Tensor view_from_array(py::array& arr, const at::Tensor& base) {
+  const auto itemsize = static_cast<int64_t>(arr.itemsize());
+  const auto& storage = base.unsafeGetTensorImpl()->storage();
+  std::vector<int64_t> sizes(static_cast<size_t>(arr.ndim()));
+  std::vector<int64_t> strides(sizes.size());
+  int64_t extent = 1;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const auto byte_stride = static_cast<int64_t>(arr.strides(static_cast<py::ssize_t>(d)));
+    if (byte_stride < 0 || byte_stride % itemsize != 0) return tensor_from_array(arr, base.device());
+    sizes[d] = arr.shape(static_cast<py::ssize_t>(d));
+    strides[d] = byte_stride / itemsize;
+    if (sizes[d] == 0) empty = true;
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  const auto byte_offset = static_cast<const char*>(arr.data()) - static_cast<const char*>(storage->data());
+  if (byte_offset < 0 || byte_offset % itemsize != 0 ||
+      (!empty && byte_offset + extent * itemsize > static_cast<int64_t>(storage->nbytes()))) {
+    return tensor_from_array(arr, base.device());
+  }
+  at::ScalarType st;
+  scalar_type_of(arr.dtype().num(), &st);
+  return at::Tensor(std::make_shared<at::TensorImpl>(storage, st, std::move(sizes), std::move(strides),
+                                                     byte_offset / itemsize));
 }
 
 // Note [CUDA arrays]
@@ -497,13 +546,15 @@ PyObject* get_grad_fn(PyObject* self, void*) {
 }
 
 PyObject* get_is_leaf(PyObject* self, void*) {
-  return PyBool_FromLong(self_var(self)->cdata.is_leaf());
+  HANDLE_TH_ERRORS
+  return PyBool_FromLong(!self_var(self)->cdata.grad_fn());
+  END_HANDLE_TH_ERRORS
 }
 
 PyObject* get_version(PyObject* self, void*) {
   HANDLE_TH_ERRORS
   const auto& var = self_var(self)->cdata;
-  if (var.unsafeGetTensorImpl()->is_inference()) {
+  if (!impl::version_counter(var)->enabled()) {
     throw std::runtime_error("Inference tensors do not track version counter.");
   }
   return PyLong_FromLongLong(var._version());
@@ -541,11 +592,27 @@ PyObject* THPVariable_retain_grad(PyObject* self, PyObject*) {
   END_HANDLE_TH_ERRORS
 }
 
+// A tensor made in inference mode, or a view of an inference tensor: an
+// inference tensor, whose version counter is disabled.
+void make_inference(const at::Tensor& t) {
+  t.unsafeGetTensorImpl()->set_inference(true);
+  impl::set_version_counter(t, std::make_shared<at::VersionCounter>(false));
+}
+
+// An inference tensor's detach (or .data), as upstream's shallow_copy_and_detach
+// makes it: still an inference tensor, with a fresh version counter made
+// outside inference mode and none inside, so `t.detach().add_(1)` outside
+// inference mode is allowed where `t.add_(1)` is not.
+void detach_inference(const Variable& detached) {
+  detached.unsafeGetTensorImpl()->set_inference(true);
+  impl::set_version_counter(detached, std::make_shared<at::VersionCounter>(!c10::InferenceMode::is_enabled()));
+}
+
 PyObject* THPVariable_detach(PyObject* self, PyObject*) {
   HANDLE_TH_ERRORS
   auto* v = self_var(self);
   auto detached = v->cdata.detach();
-  detached.unsafeGetTensorImpl()->set_inference(v->cdata.unsafeGetTensorImpl()->is_inference());
+  if (v->cdata.unsafeGetTensorImpl()->is_inference()) detach_inference(detached);
   return wrap_new(std::move(detached), v->array);
   END_HANDLE_TH_ERRORS
 }
@@ -568,18 +635,32 @@ PyObject* THPVariable_get_data(PyObject* self, void*) {
   HANDLE_TH_ERRORS
   auto* v = self_var(self);
   auto data = make_variable(v->cdata, false);
-  impl::set_version_counter(data, std::make_shared<at::VersionCounter>());
+  if (v->cdata.unsafeGetTensorImpl()->is_inference()) {
+    detach_inference(data);
+  } else {
+    impl::set_version_counter(data, std::make_shared<at::VersionCounter>());
+  }
   return wrap_new(std::move(data), v->array);
   END_HANDLE_TH_ERRORS
 }
 
+PyObject* THPVariable_storage_offset(PyObject* self, PyObject*) {
+  return PyLong_FromLongLong(self_var(self)->cdata.unsafeGetTensorImpl()->storage_offset());
+}
+
+// The size in bytes of the storage under the tensor (torch's
+// untyped_storage().nbytes()), which bounds as_strided.
+PyObject* THPVariable_storage_nbytes(PyObject* self, PyObject*) {
+  return PyLong_FromSize_t(self_var(self)->cdata.unsafeGetTensorImpl()->storage()->nbytes());
+}
+
 // The version bump of an in-place op, after its kernel wrote (as upstream's
-// VariableVersion::bump): an inference tensor has no version, and outside
-// inference mode may not be modified in place.
+// VariableVersion::bump): a disabled counter (an inference tensor's) counts
+// nothing, and outside inference mode its tensor may not be modified in place.
 PyObject* THPVariable_bump_version(PyObject* self, PyObject*) {
   HANDLE_TH_ERRORS
   const auto& var = self_var(self)->cdata;
-  if (var.unsafeGetTensorImpl()->is_inference()) {
+  if (!impl::version_counter(var)->enabled()) {
     if (!c10::InferenceMode::is_enabled()) {
       throw std::runtime_error(
           "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
@@ -610,6 +691,8 @@ PyMethodDef THPVariable_methods[] = {
     {"detach", THPVariable_detach, METH_NOARGS, nullptr},
     {"detach_", THPVariable_detach_, METH_NOARGS, nullptr},
     {"_bump_version", THPVariable_bump_version, METH_NOARGS, nullptr},
+    {"storage_offset", THPVariable_storage_offset, METH_NOARGS, nullptr},
+    {"_storage_nbytes", THPVariable_storage_nbytes, METH_NOARGS, nullptr},
     {"is_inference", get_is_inference, METH_NOARGS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
@@ -626,21 +709,23 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
   py::object arr;
   at::Tensor t;
   if (is_cuda_array(args[0])) {
+    // a cupy view gets its own storage (owned by the view array), sharing the memory
     arr = py::reinterpret_borrow<py::object>(args[0]);
     t = tensor_from_cuda_array(arr, device.is_cuda() ? device.index() : -1);
   } else {
     // Host memory is never labelled cuda, whatever `like` is.
     py::array host = ensure_supported_array(args[0]);
-    t = tensor_from_array(host, device.is_cuda() ? c10::Device() : device);
+    const c10::Device host_device = device.is_cuda() ? c10::Device() : device;
+    t = view && !device.is_cuda() ? view_from_array(host, THPVariable_Unpack(like)) : tensor_from_array(host, host_device);
     arr = std::move(host);
   }
-  if (view) {
-    const auto& base = THPVariable_Unpack(like);
-    impl::set_version_counter(t, impl::version_counter(base));
-    // a view of an inference tensor is one; a view of a normal tensor is normal
-    t.unsafeGetTensorImpl()->set_inference(base.unsafeGetTensorImpl()->is_inference());
-  } else {
-    t.unsafeGetTensorImpl()->set_inference(c10::InferenceMode::is_enabled());
+  if (view && !THPVariable_Unpack(like).unsafeGetTensorImpl()->is_inference()) {
+    // a view of a normal tensor is normal, and shares its version counter
+    impl::set_version_counter(t, impl::version_counter(THPVariable_Unpack(like)));
+  } else if (view || c10::InferenceMode::is_enabled()) {
+    // a view of an inference tensor is one, with no version counter even where
+    // its base (a detach) has one
+    make_inference(t);
   }
   return wrap_new(std::move(t), arr.ptr());
   END_HANDLE_TH_ERRORS
@@ -741,7 +826,7 @@ void THPVariable_initModule(py::module_& m) {
       t = tensor_from_array(host, c10::Device());
       arr = std::move(host);
     }
-    t.unsafeGetTensorImpl()->set_inference(c10::InferenceMode::is_enabled());
+    if (c10::InferenceMode::is_enabled()) make_inference(t);
     if (requires_grad) {
       if (!at::isDifferentiableType(t.dtype())) {
         throw std::runtime_error("Only Tensors of floating point and complex dtype can require gradients");
