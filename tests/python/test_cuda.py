@@ -13,6 +13,10 @@ NEEDS_DEVICE = [
     lambda: torch.cuda.synchronize(),
     lambda: torch.cuda.current_device(),
     lambda: torch.cuda.stream(torch.cuda.current_stream()),
+    lambda: torch.cuda.set_device(0),
+    lambda: torch.cuda.device(0).__enter__(),
+    lambda: torch.cuda.Event(enable_timing=True),
+    lambda: torch.cuda.synchronize(0),
 ]
 
 
