@@ -22,7 +22,7 @@ from ._dtypes import device as _device
 
 _default_generator = np.random.default_rng()
 _seed = None
-_cupy_seeded = False  # cupy's generators have _seed (set once CUDA is initialised)
+_cupy_seeded = False  # whether cupy's generators were seeded with _seed (done once CUDA is initialised)
 
 # The cupy module once loaded, and the array types a tensor can be over.
 cupy = None
