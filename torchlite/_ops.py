@@ -134,9 +134,8 @@ def _reduce_to(g, shape):
         i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if dims:
         g = sum(g, dims, True)
-    if lead or g._array.shape != shape:
-        g = reshape(g, shape)
-    return g
+    # at::sum_to views the kept-dimension sum as `shape` (ViewBackward0 under create_graph)
+    return view(g, shape) if lead else g
 
 
 def _const(arr, like):
@@ -1203,10 +1202,10 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     token = _quiet()
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        # a reduction's result is row-major whatever the input's layout (allocate_reduction_result)
-        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
+        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
+    r = _contiguous_result(r)
     if dim is None:
         return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
     return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
@@ -1233,13 +1232,18 @@ def mean(self, dim=None, keepdim=False, dtype=None):
 def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
-        # row-major whatever the input's layout, as sum's
         if count:
-            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype), order="C")
+            return _contiguous_result(np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype)))
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0), order="C")
+        return _contiguous_result(np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0)))
     finally:
         _loud(token)
+
+
+def _contiguous_result(r):
+    """A reduction's result, row-major as torch allocates it (numpy keeps a permuted
+    input's dimension order), so views of the result succeed where torch's do."""
+    return r if r.flags.c_contiguous else r.copy(order="C")
 
 
 def _torch_type_name(np_dtype):
@@ -1504,9 +1508,12 @@ def expand(self, *sizes):
 
 
 def clone(self):
+    """at::clone with memory_format=preserve: a dense, non-overlapping tensor keeps its
+    strides, any other (an expanded or sliced one) gets dense strides in its dimension
+    order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
+    'K' order, so what views the copy allows (reshape, view) is torch's."""
     a = self._array
-    out = _wrap(_copy_like(a, a.dtype, self), self)
-    return _record(_CLONE, (self,), out, (), None)
+    return _record(_CLONE, (self,), _wrap(_copy_like(a, a.dtype, self), self), (), None)
 
 
 def contiguous(self):
@@ -1534,7 +1541,25 @@ def _is_basic(key):
 
 def _index_bw(g, s, e, n):
     shape, key, basic, name = e
-    return (_index_backward(g, shape, key, basic, name),)
+    return (_index_backward(g, shape, _saved_index_key(key, s), basic, name),)
+
+
+def _index_tensors(key):
+    """The index arrays of an advanced-indexing key: IndexBackward0 and
+    IndexPutImplBackward0 save them (torch's `indices`), so a freed graph refuses
+    a second backward through the node and saved-tensor hooks see them."""
+    return tuple(k for k in (key if isinstance(key, tuple) else (key,)) if isinstance(k, (np.ndarray, list)))
+
+
+def _saved_index_key(key, saved):
+    """`key` with its index arrays read back from the node's saved tensors (which
+    raises once the graph has been freed)."""
+    if not saved:
+        return key
+    arrays = iter(t._array for t in saved)
+    if not isinstance(key, tuple):
+        return next(arrays)
+    return tuple(next(arrays) if isinstance(k, (np.ndarray, list)) else k for k in key)
 
 
 def _select_backward_bw(g, s, e, n):
@@ -1550,7 +1575,7 @@ def _slice_backward_bw(g, s, e, n):
 
 
 def _index_put_impl_bw(g, s, e, n):
-    return (None, getitem_raw(g, e))
+    return (None, getitem_raw(g, _saved_index_key(e, s)))
 
 
 _SELECT = _op_spec("SelectBackward0", _index_bw)
@@ -1571,18 +1596,20 @@ def _index_backward(g, shape, key, basic, name):
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     np.add.at(z, key, ga)
     zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
-    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
+    saved = tuple(_const(k, g) for k in _index_tensors(key))
+    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), saved, key)
 
 
 def getitem_raw(self, key):
     a = self._array
     basic = _is_basic(key)
-    items = key if isinstance(key, tuple) else (key,)
-    try:
+    if basic:
+        items = key if isinstance(key, tuple) else (key,)
         # a trailing Ellipsis makes numpy return a 0-d view, not a scalar copy
-        r = a[items + (Ellipsis,)] if basic and Ellipsis not in items else a[key]
-    except IndexError as err:
-        raise _index_error(a, key) or IndexError(str(err)) from None
+        r = a[items + (Ellipsis,)] if Ellipsis not in items else a[key]
+    else:
+        r = _index(a, tuple(np.asarray(k) if isinstance(k, list) else k
+                            for k in _index_key(key if isinstance(key, tuple) else (key,))))
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         spec, name = _SELECT, "SelectBackward"
     elif isinstance(key, slice):
@@ -1592,7 +1619,8 @@ def getitem_raw(self, key):
     extra = (a.shape, key, basic, name)
     if basic:
         return _view_of(r, self, spec, extra)
-    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), (), extra)
+    saved = tuple(_const(k, self) for k in _index_tensors(key))
+    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra)
 
 
 def getitem(self, key):
@@ -1601,18 +1629,17 @@ def getitem(self, key):
     tensors of advanced indexing then as one IndexBackward0 node on that result."""
     key = _index_key(key)
     if not _is_basic(key):
-        if isinstance(key, tuple) and not any(isinstance(k, bool) for k in key):
-            # integers select and Nones unsqueeze first; the index tensors then index the result
-            try:
-                sliced, index = _apply_slicing(self, key)
-            except IndexError:
-                err = _index_error(self._array, key)
-                if err is None:
-                    raise
-                raise err from None
-            if sliced is not self:
-                return getitem_raw(sliced, index)
-        return getitem_raw(self, key)
+        # integers select and Nones unsqueeze first; the index tensors then index the result
+        try:
+            sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
+        except IndexError:
+            err = _index_error(self._array, key)
+            if err is None:
+                raise
+            raise err from None
+        if index is not None:
+            return getitem_raw(sliced, index)
+        return sliced if sliced is not self else _view_of(self._array.view(), self, _ALIAS, None)
     single = not isinstance(key, tuple)
     if single and key is None:
         return unsqueeze(self, 0)
@@ -1633,7 +1660,7 @@ def _apply_slicing(self, items, lone_slice=False):
     items = tuple(np.asarray(k) if isinstance(k, list) else k for k in items)  # a list indexes like a tensor
     ndim = self._array.ndim
     n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                          for k in items if k is not None and k is not Ellipsis)
+                          for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
     if ndim == 0 and n_real:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                          "in C++ to convert a 0-dim tensor to a number")
@@ -1660,12 +1687,18 @@ def _apply_slicing(self, items, lone_slice=False):
             index.append(slice(None))
             dim += 1
             real_dim += 1
-        elif isinstance(k, np.ndarray):
+        elif isinstance(k, (bool, np.bool_)) or isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+            # a bool unsqueezes, then indexes the new dimension with [0] (True) or [] (False)
+            result = unsqueeze(result, dim)
+            index.append(np.zeros(1 if k else 0, np.int64))
+            dim += 1
+            advanced = True
+        elif isinstance(k, np.ndarray) and k.ndim:
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
             real_dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
-        else:
+        else:  # an integer, or a 0-d integer tensor: select
             result = _select(result, dim, int(k), real_dim)
             real_dim += 1
     return result, tuple(index) if advanced else None
@@ -2248,12 +2281,15 @@ def copy_(self, src):
     b = src._array
     # copy_ into an integer or bool tensor is not differentiable
     node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype)) if a.dtype.kind == "f" else None
-    sequential = _check_overlap(a, b)
-    _check_inplace_broadcast(a.shape, b.shape)
-    if sequential:
-        _sequential(lambda x, y: y, a, b)
-    else:
-        a[...] = b
+    # copy_impl returns before its TensorIterator (and its overlap checks) when src is
+    # self's very view: the same memory, sizes, strides and dtype
+    if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
+        sequential = _check_overlap(a, b)
+        _check_inplace_broadcast(a.shape, b.shape)
+        if sequential:
+            _sequential(lambda x, y: y, a, b)
+        else:
+            a[...] = b
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -2365,60 +2401,200 @@ def _tensor_type_name(np_dtype):
     return f"torch.{_torch_type_name(np_dtype)}Tensor"
 
 
-def _index_result_shape(a, key):
-    """The shape of a[key] whatever the index tensors' values (None when the key is invalid otherwise)."""
-    items = key if isinstance(key, tuple) else (key,)
+def _make_info(shape, key):
+    """at::native::make_info for a key of whole-dimension slices and index arrays (what
+    _apply_slicing leaves), with its errors in torch's order: each mask becomes the
+    nonzero() indices of its dimensions (expandTensors, its shape checked first), the
+    indices broadcast together, and moved with their dimensions to the front when they are
+    not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
+    order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
+    order (None, or the broadcast index array and the dimension's size), the first
+    indexed dimension, and the shape of the indexing result."""
+    indices = []
+    for k in key:
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            for j, n in enumerate(k.shape):
+                d = len(indices) + j
+                if n != shape[d]:
+                    raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {list(shape)} at index {d}")
+            indices.extend(np.nonzero(k))
+        else:
+            indices.append(k if isinstance(k, np.ndarray) else None)
+    indices += [None] * (len(shape) - len(indices))
+    given = [i for i in indices if i is not None]
     try:
-        return a[tuple(np.zeros_like(k) if isinstance(k, np.ndarray) and k.dtype != np.bool_ else k
-                       for k in items)].shape
-    except IndexError:
-        return None
+        bshape = np.broadcast_shapes(*(i.shape for i in given))
+    except ValueError:
+        shapes = ", ".join(str(list(i.shape)) for i in given)
+        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") \
+            from None
+    dims = [d for d, i in enumerate(indices) if i is not None]
+    perm = None
+    if dims[-1] - dims[0] + 1 != len(dims):
+        perm = dims + [d for d, i in enumerate(indices) if i is None]
+        shape, indices, dims = [shape[d] for d in perm], [indices[d] for d in perm], range(len(dims))
+    first = dims[0]
+    sizes = [shape[d] for d in dims]
+    if 0 in sizes and 0 not in bshape:
+        # torch's own check: no index is valid in an empty dimension
+        raise IndexError("index is out of bounds for dimension with size 0")
+    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n)
+               for i, n in zip(indices, shape)]
+    rshape = tuple(shape[:first]) + tuple(bshape) + tuple(shape[first + len(dims):])
+    return perm, entries, first, rshape
 
 
-def _assign(a, key, value):
-    """a[key] = value with torch's rules: the value's leading dimensions of size 1 are
-    dropped (x[i] = t with a one-element t works), and torch's errors."""
-    try:
-        a[key] = value
-        return
-    except IndexError:
-        err = _index_error(a, key)
-        # torch checks the value's shape against the indexing result before the indices' bounds
-        if isinstance(value, np.ndarray):
-            target = _index_result_shape(a, key)
-            shape = value.shape
-            while shape and shape[0] == 1:
-                shape = shape[1:]
-            if target is not None and (len(shape) > len(target) or
-                                       any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1]))):
-                raise RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to "
-                                   f"indexing result of shape {list(target)}") from None
-        if err is None:
-            raise
-        raise err from None
-    except (ValueError, TypeError):  # numpy's broadcast errors (a TypeError for a boolean mask)
-        if not isinstance(value, np.ndarray):
-            raise
-    shape = value.shape
-    while shape and shape[0] == 1:
-        shape = shape[1:]
-    target = _index_result_shape(a, key)
-    if target is None:
-        err = _index_error(a, key)
-        if err is not None:
-            raise err from None
-        target = a[key].shape  # numpy's IndexError
-    if _is_basic(key):
-        err = _expand_error(shape, target, _tensor_type_name(value.dtype))
-    elif len(shape) > len(target) or any(s not in (1, t) for s, t in zip(shape[::-1], target[::-1])):
-        err = RuntimeError(f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to indexing "
-                           f"result of shape {list(target)}")
-    else:
-        err = None
+def _out_of_bounds(index, size, j):
+    return IndexError(f"index {index} is out of bounds for dimension {j} with size {size}")
+
+
+def _first_bad(indexers):
+    """The position of the first out-of-bounds index among flat sequences of (indices,
+    size), and the error the kernel's Indexer raises there (None, None: all in bounds)."""
+    bad = [(i < -n) | (i >= n) for i, n in indexers]
+    anybad = np.logical_or.reduce(bad)
+    if not anybad.any():
+        return None, None
+    p = int(np.argmax(anybad))
+    j = next(j for j, b in enumerate(bad) if b[p])
+    return p, _out_of_bounds(indexers[j][0][p], indexers[j][1], j)
+
+
+def _index(a, key):
+    """index(): a[key] for a key of whole slices and index arrays (_make_info's errors;
+    an index out of bounds is an error only where the result has elements to read it).
+    A 0-d mask (only in the formulas' keys: _apply_slicing unsqueezes) indexes as numpy's."""
+    if any(isinstance(k, np.ndarray) and not k.ndim for k in key):
+        return a[key]
+    perm, entries, first, rshape = _make_info(a.shape, key)
+    if 0 in rshape:
+        return np.zeros(rshape, a.dtype)
+    indexers = [(i.ravel(), n) for i, n in (e for e in entries if e is not None)]
+    _, err = _first_bad(indexers)
     if err is not None:
-        raise err from None
-    a[key] = value.reshape(shape)
+        raise err
+    return a[key]
 
+
+_OVERLAP_NO, _OVERLAP_PARTIAL, _OVERLAP_FULL, _OVERLAP_TOO_HARD = range(4)
+
+
+def _overlap_status(a, b):
+    """at::get_overlap_status of two arrays (the same tensor is `a is b`)."""
+    if a is b:
+        return _OVERLAP_FULL
+    if a.size == 0 or b.size == 0:
+        return _OVERLAP_NO
+    if not (_non_overlapping_and_dense(a) and _non_overlapping_and_dense(b)):
+        return _OVERLAP_TOO_HARD
+    a0, b0 = _data_ptr(a), _data_ptr(b)
+    a1, b1 = a0 + a.nbytes, b0 + b.nbytes
+    if a0 == b0 and a1 == b1:
+        return _OVERLAP_FULL if a.strides == b.strides else _OVERLAP_PARTIAL
+    return _OVERLAP_PARTIAL if a0 < b1 and b0 < a1 else _OVERLAP_NO
+
+
+def _has_internal_overlap(a):
+    """at::has_internal_overlap(a) == MemOverlap::Yes: a dimension of more than one element with
+    stride 0 (numpy gives an empty array strides 0: torchlite's empty tensors are dense)."""
+    return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+
+
+class _Strided:
+    """An operand's sizes and strides, as _iteration_order reads them."""
+
+    def __init__(self, shape, strides):
+        self.shape, self.strides, self.ndim = tuple(shape), tuple(strides), len(shape)
+
+
+def _index_put_kernel(a, info, v):
+    """index_put_'s CPU kernel (cpu_index_kernel over make_index_put_iterator): the
+    elements of the indexing result in TensorIterator's order (the restrided self, the
+    value, the index tensors), each checking its indices, then writing. An index out of
+    bounds raises there, after the elements before it were written; of two writes to one
+    location the later stays; a value sharing memory with self is read as it goes."""
+    perm, entries, first, rshape = info
+    ap = a.transpose(perm) if perm is not None else a
+    if 0 in rshape:
+        return
+    given = [e for e in entries if e is not None]
+    last = first + len(given)
+    nb = len(given[0][0].shape)
+    lead, trail = (1,) * first, (1,) * (len(rshape) - first - nb)
+    src = _Strided(rshape, ap.strides[:first] + (0,) * nb + ap.strides[last:])
+    operands = [src, v] + [_Strided(lead + i.shape + trail, (0,) * first + i.strides + (0,) * len(trail))
+                           for i, _ in given]
+    outer_first = _iteration_order(rshape, operands)[::-1]
+    # coordinates in ap of each element of the result, in iteration order
+    grids = np.indices(rshape, sparse=True)
+    coords = []
+    for d in range(ap.ndim):
+        if first <= d < last:
+            i, n = given[d - first]
+            c = np.broadcast_to(i.reshape(lead + i.shape + trail), rshape)
+        else:
+            c = np.broadcast_to(grids[d if d < first else d - len(given) + nb], rshape)
+        coords.append(c.transpose(outer_first).ravel())
+    p, err = _first_bad([(coords[d], ap.shape[d]) for d in range(first, last)])
+    count = coords[0].size if p is None else p
+    coords = [np.where(c[:count] < 0, c[:count] + n, c[:count]) for c, n in zip(coords, ap.shape)]
+    values = np.broadcast_to(v, rshape).transpose(outer_first)
+    if np.may_share_memory(a, v):
+        for t, at in enumerate(np.ndindex(*values.shape)):
+            if t == count:
+                break
+            ap[tuple(int(c[t]) for c in coords)] = values[at]
+    elif count:
+        # one write per memory location, the last in iteration order
+        offsets = builtins.sum(c * st for c, st in zip(coords, ap.strides))
+        _, rev = np.unique(offsets[::-1], return_index=True)
+        keep = count - 1 - rev
+        ap[tuple(c[keep] for c in coords)] = values.reshape(-1)[keep]
+    if err is not None:
+        raise err
+
+
+def _python_type_name(x):
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _scalar_value(x, dtype):
+    """A number as c10's Scalar::to<T> converts it to `dtype` (checked_convert): beyond
+    int64's range or float32's (inf and nan pass to a float), or nan to int64, is an
+    error; any number converts to bool."""
+    if dtype == _b1:
+        return np.bool_(bool(x))
+    if isinstance(x, complex):
+        if x.imag:
+            raise RuntimeError(f"value cannot be converted to type {_C_TYPE[dtype]} without overflow")
+        x = x.real
+    if dtype == _i64 and isinstance(x, float):
+        if not -2.0 ** 63 <= x <= 2.0 ** 63:  # nan too
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return np.int64(int(x) if x < 2.0 ** 63 else -2 ** 63)  # 2**63 casts to int64's lowest, as in C++
+    if dtype == _f32 and isinstance(x, float) and _F32_MAX < builtins.abs(x) < float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    return dtype.type(x)
+
+
+_C_TYPE = {_i64: "int64_t", _f32: "float", _f64: "double"}
+
+
+def _value_to_tensor(value, like):
+    """python_variable_indexing.cpp's valueToTensor: a tensor as is; a Python number (or a
+    numpy integer) as a 0-d tensor of like's dtype; anything else a TypeError."""
+    if isinstance(value, _TB):
+        return value
+    dtype = like._array.dtype
+    if isinstance(value, (bool, int, np.integer)) and not isinstance(value, np.bool_) or \
+            isinstance(value, (float, complex)):
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and \
+                not -2 ** 63 <= int(value) < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        return _wrap(np.asarray(_scalar_value(value, dtype)), like)
+    raise TypeError(f"can't assign a {_python_type_name(value)} to a {_tensor_type_name(dtype)}")
 
 
 def _strip_leading_ones(value, always):
@@ -2447,60 +2623,75 @@ def _copy_to(dst, src):
     return copy_(dst, src)
 
 
+_EXPANDED_INDEX_PUT = ("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
+                       "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
+                       "tensor")
+_EXPANDED_MASKED_FILL = ("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                         "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = "
+                         "scalar")
+
+
 def _index_put_(self, key, value):
+    """index_put_ (_index_put_impl_) in torch's order: check_inplace, the expanded-self
+    warning, one mask with a one-element value as masked_fill_, the overlap checks of self
+    with the value and the indices, make_info, the value's shape, the dtypes, the kernel."""
     a, v = self._array, value._array
-    arrays = [k for k in key if isinstance(k, np.ndarray)]
-    # check_inplace first (VariableType), then the kernel's checks
     node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
-    try:
-        np.broadcast_shapes(*(k.shape for k in arrays if k.dtype != np.bool_))
-    except ValueError:
-        shapes = ", ".join(str(list(k.shape)) for k in arrays)
-        raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}") \
-            from None
+    expanded = _has_internal_overlap(a)
+    if expanded:
+        warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
+    arrays = [k for k in key if isinstance(k, np.ndarray)]
     if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
-        # one boolean mask and one value: index_put_ runs as masked_fill_
-        # (canDispatchToMaskedFill), which casts the value and skips the checks below
-        _assign(a, key, v.reshape(()))
-        self._bump_version()
-        return _rebase_history(self, node)
-    if a.dtype != v.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} for "
-                           f"the source.")
-    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
-        warnings.warn("Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before "
-                      "performing this operation. This also applies to advanced indexing e.g. tensor[indices] = "
-                      "tensor", UserWarning, stacklevel=3)
-    if a.size and v.size and np.may_share_memory(a, v) and _non_overlapping_and_dense(a) and \
-            _non_overlapping_and_dense(v):
-        a0, v0 = _data_ptr(a), _data_ptr(v)
-        if a0 < v0 + v.nbytes and v0 < a0 + a.nbytes:  # at::assert_no_overlap: full overlap refused too
+        # canDispatchToMaskedFill: self.masked_fill_(mask, value.item())
+        mask = arrays[0]
+        d = next(i for i, k in enumerate(key) if k is mask)
+        for j, n in enumerate(mask.shape):
+            if n != a.shape[d + j]:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+        if expanded:
+            warnings.warn(_EXPANDED_MASKED_FILL, UserWarning, stacklevel=3)
+        if _overlap_status(a, mask) == _OVERLAP_PARTIAL:
             raise RuntimeError(_OVERLAP)
-    _assign(a, key, v)
+        a[key] = _scalar_value(v.reshape(()).item(), a.dtype)
+    else:
+        # at::assert_no_overlap: the value (the same tensor counts) and each index
+        if self is value or _overlap_status(a, v) in (_OVERLAP_PARTIAL, _OVERLAP_FULL) or \
+                any(_overlap_status(a, k) in (_OVERLAP_PARTIAL, _OVERLAP_FULL) for k in arrays):
+            raise RuntimeError(_OVERLAP)
+        info = _make_info(a.shape, key)
+        target = info[3]
+        if len(v.shape) > len(target) or any(s not in (1, t) for s, t in zip(v.shape[::-1], target[::-1])):
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to "
+                               f"indexing result of shape {list(target)}")
+        if a.dtype != v.dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} "
+                               f"for the source.")
+        _index_put_kernel(a, info, v)
     self._bump_version()
     return _rebase_history(self, node)
 
 
 def setitem(self, key, value):
-    """x[key] = value as torch does it (python_variable_indexing.cpp): the key's
-    basic part applied as views, then copy_to on the result (so CopySlices over
-    CopyBackwards or FillBackward3 where the result is a view), or index_put_
-    with the index tensors."""
+    """x[key] = value as torch does it (python_variable_indexing.cpp): the value made a
+    tensor first; the key's basic part applied as views, then copy_to on the result (so
+    CopySlices over CopyBackwards or FillBackward3 where the result is a view), or
+    index_put_ with the index tensors."""
     key = _index_key(key)
-    items = key if isinstance(key, tuple) else (key,)
-    if not isinstance(value, _TB):
-        value = _wrap(np.asarray(value, dtype=self._array.dtype), self)
-    if any(isinstance(k, bool) for k in items):
-        sliced, index = self, key
-    else:
-        try:
-            sliced, index = _apply_slicing(self, items)
-        except IndexError:
-            err = _index_error(self._array, key)
-            if err is None:
-                raise
-            raise err from None
+    value = _value_to_tensor(value, self)
+    if key is False:
+        return
+    if key is True:
+        _copy_to(unsqueeze(self, 0), value)
+        return
+    try:
+        sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
+    except IndexError:
+        err = _index_error(self._array, key)
+        if err is None:
+            raise
+        raise err from None
     if index is None:
         _copy_to(sliced, value)
     else:
@@ -2561,9 +2752,13 @@ def _stack_bw(g, s, e, n):
 
 
 def _cat_bw(g, s, e, n):
+    # cat_tensors_backward: a skipped input (size None) gets an empty gradient
     dim, sizes, dtypes = e
     out, start = [], 0
     for i, size in enumerate(sizes):
+        if size is None:
+            out.append(_as_dtype(_wrap(np.zeros(0, g._array.dtype), g), dtypes[i]) if n[i] else None)
+            continue
         out.append(_as_dtype(_slice(g, dim, slice(start, start + size)), dtypes[i]) if n[i] else None)
         start += size
     return tuple(out)
@@ -2578,10 +2773,11 @@ _STACK = _op_spec("StackBackward0", _stack_bw)
 _CAT = _op_spec("CatBackward0", _cat_bw)
 
 
-def _cat_error(arrays, dim):
-    """at::cat's shape error, checked against the first tensor, or None."""
-    ref = arrays[0].shape
-    for i, a in enumerate(arrays[1:], 1):
+def _cat_error(arrays, valid, dim):
+    """at::cat's shape error, each tensor not skipped checked against the first one, or None."""
+    ref = arrays[valid[0]].shape
+    for i in valid[1:]:
+        a = arrays[i]
         if a.ndim != len(ref):
             return RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {a.ndim}")
         for d, (n, m) in enumerate(zip(ref, a.shape)):
@@ -2609,22 +2805,35 @@ def stack(tensors, dim=0):
     return _record(_STACK, tensors, out, (), (d, len(tensors), [a.dtype for a in arrays]))
 
 
+def _cat_skipped(a):
+    """at::native::cat_should_skip_tensor: a 1-D empty tensor takes no part in cat (legacy
+    behaviour, from when it was the only empty shape): not in the shape checks, nor in the
+    wrapping of dim; it still counts in the result dtype."""
+    return a.ndim == 1 and a.size == 0
+
+
 def cat(tensors, dim=0):
     tensors = tuple(tensors)
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     arrays = [t._array for t in tensors]
     for i, a in enumerate(arrays):
         if not a.ndim:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    d = _norm_dims(dim, arrays[0].ndim)[0]
+    valid = [i for i, a in enumerate(arrays) if not _cat_skipped(a)]
+    # legacy_cat_wrap_dim: against the first tensor not skipped, else dim as given
+    d = _norm_dims(dim, arrays[valid[0]].ndim)[0] if valid else dim
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     dtype = _cat_dtype(arrays)
-    try:
-        r = np.concatenate(arrays, axis=d, dtype=dtype)
-    except ValueError as err:
-        raise _cat_error(arrays, d) or RuntimeError(f"torch.cat(): {err}") from None
+    if valid:
+        err = _cat_error(arrays, valid, d)
+        if err is not None:
+            raise err
+        r = np.concatenate([arrays[i] for i in valid], axis=d, dtype=dtype)
+    else:
+        r = np.zeros(0, dtype)
     out = _wrap(np.ascontiguousarray(r), tensors[0])
-    return _record(_CAT, tensors, out, (), (d, tuple(a.shape[d] for a in arrays), [a.dtype for a in arrays]))
+    sizes = tuple(None if _cat_skipped(a) else a.shape[d] for a in arrays)
+    return _record(_CAT, tensors, out, (), (d, sizes, [a.dtype for a in arrays]))
 
 
 def _where_bw(g, s, e, n):

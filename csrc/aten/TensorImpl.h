@@ -50,11 +50,19 @@ struct StorageImpl {
 };
 
 // Shared by a tensor and its views; bumped by every in-place op so that
-// SavedVariable can detect modification.
+// SavedVariable can detect modification. A disabled one (upstream's
+// VariableVersion(Disabled)) is an inference tensor's: it counts nothing, and
+// the Python bindings refuse to read it or, outside inference mode, to bump it.
 struct VersionCounter {
+  VersionCounter() = default;
+  explicit VersionCounter(bool enabled) : enabled_(enabled) {}
   std::atomic<uint32_t> version_{0};
+  bool enabled() const noexcept { return enabled_; }
   void bump() noexcept { ++version_; }
   uint32_t current_version() const noexcept { return version_.load(); }
+
+ private:
+  bool enabled_ = true;
 };
 
 // Implemented by torch::autograd::AutogradMeta; aten sees only this.
@@ -96,7 +104,10 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   bool is_wrapped_number() const noexcept { return is_wrapped_number_; }
   void set_wrapped_number(bool v) noexcept { is_wrapped_number_ = v; }
 
-  // Made in inference mode (c10::InferenceMode): never requires grad, tracks no version.
+  // Made in inference mode (c10::InferenceMode), or a view or detach of such a
+  // tensor: never requires grad nor is saved for backward. Its version counter
+  // is disabled, except a detach made outside inference mode's (upstream:
+  // shallow_copy_and_detach gives it a fresh one).
   bool is_inference() const noexcept { return is_inference_; }
   void set_inference(bool v) noexcept { is_inference_ = v; }
 

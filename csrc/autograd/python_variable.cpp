@@ -471,7 +471,7 @@ PyObject* get_is_leaf(PyObject* self, void*) {
 PyObject* get_version(PyObject* self, void*) {
   HANDLE_TH_ERRORS
   const auto& var = self_var(self)->cdata;
-  if (var.unsafeGetTensorImpl()->is_inference()) {
+  if (!impl::version_counter(var)->enabled()) {
     throw std::runtime_error("Inference tensors do not track version counter.");
   }
   return PyLong_FromLongLong(var._version());
@@ -509,11 +509,27 @@ PyObject* THPVariable_retain_grad(PyObject* self, PyObject*) {
   END_HANDLE_TH_ERRORS
 }
 
+// A tensor made in inference mode, or a view of an inference tensor: an
+// inference tensor, whose version counter is disabled.
+void make_inference(const at::Tensor& t) {
+  t.unsafeGetTensorImpl()->set_inference(true);
+  impl::set_version_counter(t, std::make_shared<at::VersionCounter>(false));
+}
+
+// An inference tensor's detach (or .data), as upstream's shallow_copy_and_detach
+// makes it: still an inference tensor, with a fresh version counter made
+// outside inference mode and none inside, so `t.detach().add_(1)` outside
+// inference mode is allowed where `t.add_(1)` is not.
+void detach_inference(const Variable& detached) {
+  detached.unsafeGetTensorImpl()->set_inference(true);
+  impl::set_version_counter(detached, std::make_shared<at::VersionCounter>(!c10::InferenceMode::is_enabled()));
+}
+
 PyObject* THPVariable_detach(PyObject* self, PyObject*) {
   HANDLE_TH_ERRORS
   auto* v = self_var(self);
   auto detached = v->cdata.detach();
-  detached.unsafeGetTensorImpl()->set_inference(v->cdata.unsafeGetTensorImpl()->is_inference());
+  if (v->cdata.unsafeGetTensorImpl()->is_inference()) detach_inference(detached);
   return wrap_new(std::move(detached), v->array);
   END_HANDLE_TH_ERRORS
 }
@@ -536,7 +552,11 @@ PyObject* THPVariable_get_data(PyObject* self, void*) {
   HANDLE_TH_ERRORS
   auto* v = self_var(self);
   auto data = make_variable(v->cdata, false);
-  impl::set_version_counter(data, std::make_shared<at::VersionCounter>());
+  if (v->cdata.unsafeGetTensorImpl()->is_inference()) {
+    detach_inference(data);
+  } else {
+    impl::set_version_counter(data, std::make_shared<at::VersionCounter>());
+  }
   return wrap_new(std::move(data), v->array);
   END_HANDLE_TH_ERRORS
 }
@@ -552,12 +572,12 @@ PyObject* THPVariable_storage_nbytes(PyObject* self, PyObject*) {
 }
 
 // The version bump of an in-place op, after its kernel wrote (as upstream's
-// VariableVersion::bump): an inference tensor has no version, and outside
-// inference mode may not be modified in place.
+// VariableVersion::bump): a disabled counter (an inference tensor's) counts
+// nothing, and outside inference mode its tensor may not be modified in place.
 PyObject* THPVariable_bump_version(PyObject* self, PyObject*) {
   HANDLE_TH_ERRORS
   const auto& var = self_var(self)->cdata;
-  if (var.unsafeGetTensorImpl()->is_inference()) {
+  if (!impl::version_counter(var)->enabled()) {
     if (!c10::InferenceMode::is_enabled()) {
       throw std::runtime_error(
           "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
@@ -605,13 +625,13 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
   py::array arr = ensure_supported_array(args[0]);
   const c10::Device device = like ? THPVariable_Unpack(like).device() : c10::Device();
   at::Tensor t = view ? view_from_array(arr, THPVariable_Unpack(like)) : tensor_from_array(arr, device);
-  if (view) {
-    const auto& base = THPVariable_Unpack(like);
-    impl::set_version_counter(t, impl::version_counter(base));
-    // a view of an inference tensor is one; a view of a normal tensor is normal
-    t.unsafeGetTensorImpl()->set_inference(base.unsafeGetTensorImpl()->is_inference());
-  } else {
-    t.unsafeGetTensorImpl()->set_inference(c10::InferenceMode::is_enabled());
+  if (view && !THPVariable_Unpack(like).unsafeGetTensorImpl()->is_inference()) {
+    // a view of a normal tensor is normal, and shares its version counter
+    impl::set_version_counter(t, impl::version_counter(THPVariable_Unpack(like)));
+  } else if (view || c10::InferenceMode::is_enabled()) {
+    // a view of an inference tensor is one, with no version counter even where
+    // its base (a detach) has one
+    make_inference(t);
   }
   return wrap_new(std::move(t), arr.ptr());
   END_HANDLE_TH_ERRORS
@@ -704,7 +724,7 @@ void THPVariable_initModule(py::module_& m) {
     // A leaf tensor over `array` (torchlite.tensor / from_numpy).
     py::array arr = ensure_supported_array(array.ptr());
     at::Tensor t = tensor_from_array(arr, c10::Device());
-    t.unsafeGetTensorImpl()->set_inference(c10::InferenceMode::is_enabled());
+    if (c10::InferenceMode::is_enabled()) make_inference(t);
     if (requires_grad) {
       if (!at::isDifferentiableType(t.dtype())) {
         throw std::runtime_error("Only Tensors of floating point and complex dtype can require gradients");

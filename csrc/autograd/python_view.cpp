@@ -76,8 +76,10 @@ CreationMeta mode_creation_meta(CreationMeta in_grad_mode) {
 }
 
 // _record_view(spec, self, out, extra) -> out: a view op's result. Records
-// the op's node when something requires grad, and always the view relation
-// (upstream as_view), so a later in-place op on either side can rebase it.
+// the op's node when something requires grad, and the view relation
+// (upstream as_view), so a later in-place op on either side can rebase it:
+// always, except for a view of an inference tensor, which upstream's
+// ADInplaceOrView kernel never sees (it has no _base).
 PyObject* record_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   if (nargs != 4) throw py::type_error("_record_view(spec, self, out, extra)");
@@ -88,7 +90,9 @@ PyObject* record_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     create_gradient_edge(out, node);
     if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
   }
-  impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
+  if (!self.unsafeGetTensorImpl()->is_inference()) {
+    impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
+  }
   return Py_NewRef(args[2]);
   END_HANDLE_TH_ERRORS
 }
@@ -109,7 +113,9 @@ PyObject* record_multi_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   for (Py_ssize_t i = 0; i < n; ++i) {
     Variable out = THPVariable_Unpack(PyTuple_GET_ITEM(args[2], i));
     if (node) create_gradient_edge(out, node);
-    impl::set_view_of(out, self, mode_creation_meta(CreationMeta::MULTI_OUTPUT_NODE));
+    if (!self.unsafeGetTensorImpl()->is_inference()) {
+      impl::set_view_of(out, self, mode_creation_meta(CreationMeta::MULTI_OUTPUT_NODE));
+    }
   }
   return Py_NewRef(args[2]);
   END_HANDLE_TH_ERRORS

@@ -147,13 +147,6 @@ def copies_keep_the_layout_of_an_expanded_input(lib):
     return [[t.stride() for t in outs]] + [lib.as_strided(t, (2, 3), (1, 2)) for t in outs]
 
 
-def reductions_are_row_major(lib):
-    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True).permute(2, 0, 1)
-    outs = [x.sum(1), x.sum(1, keepdim=True), x.mean(-1), x.mean(1, keepdim=True), x.sum(1, dtype=lib.float64),
-            x.sum(), x.mean()]
-    return [[t.stride() for t in outs]] + [t.reshape(-1).as_strided((2,), (1,), 1) for t in outs[:5]]
-
-
 def gradients_keep_torch_layout(lib):
     # the engine's sum of two gradients and the first-order formulas lay out their results as
     # TensorIterator does, in the operands' dimension order
@@ -168,9 +161,242 @@ def gradients_keep_torch_layout(lib):
     return out
 
 
-CASES = [copies_keep_the_layout_of_an_expanded_input, reductions_are_row_major, gradients_keep_torch_layout,
+def _outcomes(lib, steps):
+    """What each step shows: its result, or its error's type and message."""
+    out = []
+    for step in steps:
+        try:
+            out.append(step(lib))
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            out.append((type(e).__name__, str(e)))
+    return out
+
+
+def _setitem(x, key, value):
+    """x[key] = value, x's values after it (also after an error: index_put_ writes until it meets a bad index)."""
+    try:
+        x[key] = value
+        err = None
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        err = (type(e).__name__, str(e))
+    return [x.clone(), err]
+
+
+def setitem_overlap_checked_before_the_indices(lib):
+    # index_put_ checks the value's overlap with self before make_info broadcasts the indices
+    def same_tensor(lib):
+        x = lib.ones(4, 4)
+        x[lib.tensor([0, 1]), ..., [1, 0, -1]] = x
+
+    def value_a_view_of_a_non_dense_self(lib):
+        v = lib.narrow(lib.ones(2, 1, 2), 2, 0, 1)
+        v[[0, 1]] = v  # the same tensor: a full overlap, dense or not
+
+    def row_of_self(lib):
+        x = lib.ones(4, 4)
+        x[[0, 1], [0, 1, 2]] = x[0]
+
+    return _outcomes(lib, [same_tensor, value_a_view_of_a_non_dense_self, row_of_self])
+
+
+def setitem_value_converted_with_overflow_checks(lib):
+    def put(dtype, key, value):
+        return lambda lib: _setitem(lib.zeros(3, dtype=getattr(lib, dtype)), key(lib), value(lib))
+    num = lambda v: lambda lib: v  # noqa: E731
+    mask = lambda lib: lib.tensor([True, False, True])  # noqa: E731
+    return _outcomes(lib, [
+        put("int64", lambda lib: [0, 1], num(1e30)),
+        put("int64", lambda lib: 1, num(float("nan"))),
+        put("int64", lambda lib: slice(1, None), num(-9.3e18)),
+        put("int64", mask, lambda lib: lib.tensor(float("nan"))),  # masked_fill_(mask, value.item())
+        put("int64", mask, lambda lib: lib.tensor([[1e30]])),
+        put("int64", mask, lambda lib: lib.tensor([2.7])),
+        put("float32", lambda lib: 0, num(1e300)),
+        put("float32", mask, lambda lib: lib.tensor(1e300, dtype=lib.float64)),
+        put("float32", lambda lib: 0, num(float("inf"))),
+        put("bool", lambda lib: [0, 1], num(float("nan"))),
+        put("int64", lambda lib: 0, num(2 ** 63)),
+        put("float32", lambda lib: 0, num(np.float32(2.5))),
+        put("int64", lambda lib: 0, num(np.bool_(True))),
+        put("float32", lambda lib: 0, num([1.0])),
+        put("float32", lambda lib: 0, num(np.int32(7))),
+    ])
+
+
+def index_put_writes_until_an_index_out_of_bounds(lib):
+    # the kernel checks each element's indices as it writes it, in TensorIterator's order
+    v = lib.tensor(np.arange(6.0).reshape(2, 3))
+    return [_setitem(lib.zeros(1, 1, 2, dtype=lib.bool), ([-1, 0, 0], None, [0, -2, -1]), 0.5),
+            _setitem(lib.tensor(np.arange(24).reshape(4, 2, 3)), (Ellipsis, [1, 2], [-2, 1]), 0.5),
+            _setitem(lib.zeros(2, 3, dtype=lib.float64), (None, [1, -3]), v.double()),
+            _setitem(lib.zeros(3, 4, 1), (None, lib.tensor([0, 3, 3]), slice(0, None)), 2),
+            _setitem(lib.zeros(2, 3, 4), (slice(None), [0, 5], slice(None)), lib.arange(1.0, 9.0).view(4, 2).t()),
+            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0))]
+
+
+def index_put_duplicates_and_a_value_aliasing_self(lib):
+    def every_other(lib):
+        y = lib.arange(6.0)
+        y[[2, 4, 0]] = y[::2]  # not dense: no overlap check, read as the kernel goes
+        return y
+
+    def column(lib):
+        z = lib.arange(6.0).view(3, 2)
+        z[[1, 0, 2], [1, 1, 0]] = z[:, 0]
+        return z
+
+    def overlapping_slice(lib):
+        y = lib.arange(6.0)
+        y[[0, 1, 2]] = y[1:4]
+
+    return [_setitem(lib.zeros(2, 3), ([1, -1, 0, -2], [0, 0, 2, 2]), lib.arange(1.0, 5.0)),
+            _setitem(lib.zeros(2, 3), ([1, 1, 0, 1], slice(None)), lib.arange(12.0).view(4, 3)),
+            _outcomes(lib, [every_other, column, overlapping_slice])]
+
+
+def indices_out_of_bounds_where_the_result_is_empty(lib):
+    def get_empty(lib):
+        return lib.ones(1, 1, 6)[None, 1:1, [3, -6]]
+
+    def put_empty(lib):
+        return _setitem(lib.ones(2, 3, 4), (slice(0, 0), None, [1, -4, -4]), 3)
+
+    def get_size_zero_dim(lib):
+        return lib.zeros(2, 0)[:, [0]]
+
+    def put_size_zero_dim(lib):
+        return _setitem(lib.zeros(2, 0), (slice(None), [0]), 1.0)
+
+    def get_rows_of_nothing(lib):
+        return lib.zeros(0, 3)[:, [5]]
+
+    return _outcomes(lib, [get_empty, put_empty, get_size_zero_dim, put_size_zero_dim, get_rows_of_nothing])
+
+
+def advanced_indices_adjacent_across_an_empty_ellipsis(lib):
+    # torch expands the Ellipsis first: the index tensors are adjacent and keep their place
+    v0 = lib.tensor(np.arange(12.0).reshape(2, 2, 3), requires_grad=True)
+    v1 = v0[0::1, lib.tensor([1, 0, 1]), ..., [0, 1, 0]]
+    v1.sum().backward()
+    return [v1, v1.grad_fn.name(), v0.grad]
+
+
+def bools_and_zero_dim_tensors_in_keys(lib):
+    x = lib.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    y = lib.tensor(np.arange(6.0).reshape(2, 3))
+    y[True] = 5.0
+    z = lib.tensor(np.arange(6.0).reshape(2, 3))
+    z[False] = 5.0
+    w = lib.tensor(np.arange(6.0).reshape(2, 3))
+    w[lib.tensor(1)] = 7.0
+    return [x[lib.tensor(1)], x[lib.tensor(1)].grad_fn.name(), x[True].grad_fn.name(), x[[0, 1], True, [1, 2]],
+            y, z, w]
+
+
+def copy_into_an_expanded_view_of_its_own_source(lib):
+    # copy_ returns before its overlap checks when src is the same view of the same memory
+    v0 = lib.tensor([0.5, 1.5, 2.5])
+    v1 = v0.expand(3, 3)
+    v1[1::1] = v0
+    return _outcomes(lib, [lambda lib: v1, lambda lib: v1[1:].copy_(v0 + 1)])
+
+
+def cat_skips_one_dimensional_empty_tensors(lib):
+    v0 = lib.tensor([0.25], dtype=lib.float64, requires_grad=True)
+    e = v0[1:]
+    out = lib.cat([e, e], 1)  # every tensor skipped: dim is not even wrapped
+    b = lib.ones(2, 3, requires_grad=True)
+    mixed = lib.cat([e, b, e], -1)
+    (mixed * 2).sum().backward()
+    out.sum().backward()
+    return [out, out.grad_fn.name(), mixed, v0.grad, b.grad,
+            _outcomes(lib, [lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3), lib.ones(2, 4)], 0),
+                            lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3)], 2),
+                            lambda lib: lib.cat([], 0)])]
+
+
+INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
+            index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
+            indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
+            bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
+            cat_skips_one_dimensional_empty_tensors]
+
+
+def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
+    # clone lays out a non-dense input by at::infer_dense_strides (0-stride dimensions stay put),
+    # so reshaping the copy is a view (ViewBackward0), not a copy
+    x = lib.tensor(np.arange(8.0).reshape(2, 2, 2), requires_grad=True)
+    c = lib.clone(x.expand(2, 2, 2, 2))
+    t = lib.clone(x.permute(2, 0, 1)[:, :1].expand(2, 3, 2))
+    ints = lib.clone(lib.zeros(3, 1, 4, dtype=lib.int64).expand(3, 5, 4))
+    return [c.stride(), c.reshape(8, 2).grad_fn.name(), t.stride(), ints.stride(), ints.view(60).shape]
+
+
+def sum_to_views_a_row_major_sum(lib):
+    # a reduction's result is row-major whatever its input's layout, and at::sum_to views the
+    # kept-dimension sum as the operand's shape: the broadcast gradient's node is ViewBackward0
+    x = lib.tensor(np.arange(32.0).reshape(4, 2, 4) / 10, requires_grad=True).transpose(2, 1)
+    w = lib.tensor(np.arange(8.0).reshape(4, 2) / 5, requires_grad=True)
+    g, = lib.autograd.grad((x * w).sum(), w, create_graph=True)
+    return [g, g.grad_fn.name(), x.sum(0).stride(), x.mean(0, keepdim=True).view(8), x.sum(2).view(-1)]
+
+
+def index_saves_its_index_tensors(lib):
+    # IndexBackward0 (and the IndexPutImplBackward0 of its double backward) save the index
+    # tensors: saved-tensor hooks see them, and a freed graph refuses a second backward
+    v0 = lib.tensor([0.5, 1.5, 2.5], requires_grad=True)
+    packed = []
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        v1 = v0[lib.tensor([0, 2])]
+        v3 = v0[[1, 1], ]
+        v4 = v0[lib.tensor([True, False, True])]
+    out = [list(packed)]
+    (v1 / v0[:2]).sum().backward()
+    for step in (lambda: v1.sum().backward(), lambda: v3.sum().backward(retain_graph=True),
+                 lambda: v3.sum().backward(), lambda: v3.sum().backward()):
+        try:
+            step()
+            out.append("ok")
+        except RuntimeError as e:
+            out.append(str(e))
+    y = (v4 * v4).sum()
+    packed.clear()
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+        g, = lib.autograd.grad(y, v0, create_graph=True)
+    (g * g).sum().backward()
+    return out + [g.grad_fn.name(), packed, v0.grad]
+
+
+def inplace_on_detached_and_viewed_inference_tensors(lib):
+    # an inference tensor has no version counter, nor have its views (which are not autograd
+    # views: no _base); its detach or .data made outside inference mode gets a fresh one, so
+    # only those may be modified in place outside inference mode
+    out = []
+    makers = [lambda t: t, lambda t: t.detach(), lambda t: t.data, lambda t: t.view(6), lambda t: t.detach().view(6),
+              lambda t: t.view(6).detach(), lambda t: t[0], lambda t: t.split(1)[0], lambda t: t.data.unsqueeze(0)]
+    for in_mode in (False, True):
+        for make in makers:
+            with lib.inference_mode():
+                t = lib.ones(2, 3) * 2
+            with lib.inference_mode(in_mode):
+                u = make(t)
+                row = [u.is_inference(), u._base is t]
+                for step in (lambda: u.div_(1.5), lambda: u.sub_(lib.ones(())), lambda: u._version):
+                    try:
+                        row.append(step())
+                    except RuntimeError as e:
+                        row.append(str(e))
+            out.append(row)
+    return out
+
+
+CASES = [copies_keep_the_layout_of_an_expanded_input, gradients_keep_torch_layout,
          empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
-         as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+         as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
+         diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
+         relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+         inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors,
+         sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order,
          view_of_integer_tensor_with_history]
 
 
@@ -192,6 +418,7 @@ REFUSED = [as_strided_out_of_bounds_of_the_storage, as_strided_negative_stride, 
            as_strided_negative_size, index_tensors_that_do_not_broadcast, inplace_on_stale_view_checks_before_cloning, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
 
 
-@pytest.mark.parametrize("case", CASES + REFUSED, ids=[c.__name__ for c in CASES + REFUSED])
+@pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
+                         ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):
     assert run(case, torchlite) == run(case, torch)
