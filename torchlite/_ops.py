@@ -1203,8 +1203,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     token = _quiet()
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        # a reduction's result is row-major whatever the input's layout (allocate_reduction_result)
-        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
+        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
     if dim is None:
@@ -1233,7 +1232,6 @@ def mean(self, dim=None, keepdim=False, dtype=None):
 def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
-        # row-major whatever the input's layout, as sum's
         if count:
             return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype), order="C")
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
