@@ -1580,11 +1580,29 @@ def getitem_raw(self, key):
     return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), (), extra)
 
 
+_SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result")
+
+
+def _key_of(key):
+    """python_variable_indexing.cpp's treatSequenceAsTuple (numpy's old heuristic): a
+    list of fewer than 32 items holding a tensor, a sequence, a slice, an Ellipsis or a
+    None indexes as the tuple of its items (with torch's deprecation warning); then the
+    key's tensors as their arrays."""
+    if isinstance(key, list) and len(key) < 32 and any(
+            isinstance(k, (_TB, list, tuple, slice, np.ndarray)) or k is Ellipsis or k is None for k in key):
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+        key = tuple(key)
+    return _index_key(key)
+
+
 def getitem(self, key):
     """x[key]: basic indexing as torch applies it (python_variable_indexing.cpp), one
     select / slice / unsqueeze node per item, an alias when nothing applies; the index
     tensors of advanced indexing then as one IndexBackward0 node on that result."""
-    key = _index_key(key)
+    key = _key_of(key)
     if not _is_basic(key):
         # integers select and Nones unsqueeze first; the index tensors then index the result
         sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
@@ -1602,6 +1620,13 @@ def getitem(self, key):
     return result
 
 
+def _list_index(k):
+    """indexing_tensor_from_data: a list indexes as a bool tensor, or else as an int64 one
+    (floats truncated)."""
+    a = np.asarray(k)
+    return a if a.dtype == np.bool_ else a.astype(np.int64)
+
+
 def _apply_slicing(self, items, lone=False, lone_slice=False):
     """python_variable_indexing.cpp's applySlicing: the key's integers, slices
     and Nones applied as select / slice / unsqueeze views (a slice keeping a
@@ -1609,7 +1634,7 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
     key of the index tensors left for index / index_put_ on the result (None
     when there are none). `lone`: the key was one integer or slice, not a tuple
     (torch applies it directly, with its own errors on a 0-dim tensor)."""
-    items = tuple(np.asarray(k) if isinstance(k, list) else k for k in items)  # a list indexes like a tensor
+    items = tuple(_list_index(k) if isinstance(k, list) else k for k in items)
     ndim = self._array.ndim
     if lone and ndim == 0:
         k = items[0]
@@ -1648,7 +1673,7 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
             index.append(np.zeros(1 if k else 0, np.int64))
             dim += 1
             advanced = True
-        elif isinstance(k, np.ndarray) and k.ndim:
+        elif isinstance(k, np.ndarray) and (k.ndim or k.dtype.kind == "f"):
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
@@ -2224,6 +2249,8 @@ def _make_info(shape, key):
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
     order (None, or the broadcast index array and the dimension's size), the first
     indexed dimension, and the shape of the indexing result."""
+    if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     indices = []
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype == np.bool_:
@@ -2279,7 +2306,7 @@ def _index(a, key):
     """index(): a[key] for a key of whole slices and index arrays (_make_info's errors;
     an index out of bounds is an error only where the result has elements to read it).
     A 0-d mask (only in the formulas' keys: _apply_slicing unsqueezes) indexes as numpy's."""
-    if any(isinstance(k, np.ndarray) and not k.ndim for k in key):
+    if any(isinstance(k, np.ndarray) and not k.ndim and k.dtype == np.bool_ for k in key):
         return a[key]
     perm, entries, first, rshape = _make_info(a.shape, key)
     if 0 in rshape:
@@ -2492,7 +2519,7 @@ def setitem(self, key, value):
     tensor first; the key's basic part applied as views, then copy_to on the result (so
     CopySlices over CopyBackwards or FillBackward3 where the result is a view), or
     index_put_ with the index tensors."""
-    key = _index_key(key)
+    key = _key_of(key)
     value = _value_to_tensor(value, self)
     if key is False:
         return
@@ -2505,6 +2532,10 @@ def setitem(self, key, value):
         _copy_to(sliced, value)
     else:
         _index_put_(sliced, index, _strip_leading_ones(value, False))
+
+
+def delitem(self, key):
+    raise TypeError("Tensor does not support deleting items")
 
 
 # Conversions ----------------------------------------------------------------------

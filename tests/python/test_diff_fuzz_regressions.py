@@ -1,5 +1,7 @@
 """Programs the differential fuzzer (tests/fuzz) found to differ from torch
 2.13, minimized, each compared side by side: values, gradients, node names."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -257,11 +259,39 @@ def indexing_error_messages(lib):
     ])
 
 
+def keys_as_torch_reads_them(lib):
+    # a short list holding a sequence, slice, None or tensor is a tuple (with torch's warning);
+    # a list of numbers indexes as int64 (floats truncated); float index tensors are refused
+    def seen(step):
+        def run(lib):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = step(lib)
+            return [out, [str(w.message) for w in caught]]
+        return run
+
+    x = lambda lib: lib.tensor(np.arange(6.0).reshape(2, 3))  # noqa: E731
+
+    def put(lib):
+        y = x(lib)
+        y[[[0, 1], [1, 0]]] = 7.0
+        return y
+
+    def delete(lib):
+        del x(lib)[0]
+
+    return _outcomes(lib, [seen(lambda lib: x(lib)[[[0, 1], [1, 0]]]), seen(put),
+                           seen(lambda lib: x(lib)[[None, 1]]), seen(lambda lib: x(lib)[[[]]]),
+                           lambda lib: x(lib)[[0.7, -1.5]], lambda lib: x(lib)[lib.tensor([0.0, 1.0])],
+                           lambda lib: x(lib)[lib.tensor(1.0)], lambda lib: x(lib).__setitem__(lib.tensor([1.0]), 1.0),
+                           delete])
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
-            cat_skips_one_dimensional_empty_tensors, indexing_error_messages]
+            cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them]
 
 
 CASES = [relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
