@@ -1367,19 +1367,59 @@ def _infer_size(shape, numel):
     return tuple(shape)
 
 
+def _compute_stride(oldshape, oldstride, newshape):
+    """at::detail::computeStride: the strides (in elements) that view a tensor of sizes
+    `oldshape` and strides `oldstride` as `newshape` without copying, or None. Each run
+    of dimensions contiguous with each other (a chunk) must be split or merged by whole
+    dimensions of the new shape; a size-1 dimension takes the stride where it falls."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    newstride = [0] * len(newshape)
+    if 0 in oldshape:
+        # any strides serve an empty tensor: its own for the same sizes, else contiguous ones
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        for d in range(len(newshape) - 1, -1, -1):
+            newstride[d] = 1 if d == len(newshape) - 1 else builtins.max(newshape[d + 1], 1) * newstride[d + 1]
+        return tuple(newstride)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
+                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(newstride) if view_d == -1 else None
+
+
+def _viewed(a, shape):
+    """a viewed as `shape` with computeStride's strides, or None where no view can."""
+    strides = _compute_stride(a.shape, tuple(st // a.itemsize for st in a.strides), shape)
+    if strides is None:
+        return None
+    return np.lib.stride_tricks.as_strided(a, shape, tuple(st * a.itemsize for st in strides))
+
+
 def view(self, *shape):
     a = self._array
     if not shape:
         raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     shape = _infer_size(_shape_arg(shape), a.size)
-    v = a.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    v = _viewed(a, shape)
+    if v is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
-            "spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return _view_of(v, self, _VIEW, a.shape)
 
 
@@ -1388,10 +1428,8 @@ def reshape(self, *shape):
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = _infer_size(_shape_arg(shape), a.size)
-    v = a.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    v = _viewed(a, shape)
+    if v is None:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
         return _unsafe_view(_record(_CLONE, (self,), _wrap(np.ascontiguousarray(a), self), (), None), shape)
     # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed

@@ -287,11 +287,22 @@ def keys_as_torch_reads_them(lib):
                            delete])
 
 
+def view_strides_as_compute_stride_gives_them(lib):
+    # a size-1 dimension takes the stride where computeStride places it; an empty tensor's
+    # view gets contiguous strides
+    x = lib.arange(3.0).view(3, 1).t()
+    y = lib.arange(24.0).view(2, 3, 4).permute(2, 0, 1)
+    return [x.view(1, 3).stride(), x.reshape(3, 1).stride(), y.view(4, 6, 1).stride(), y.view(4, 1, 6).stride(),
+            y.reshape(1, 4, 6).stride(), lib.zeros(2, 0, 3).view(3, 0, 2).stride(),
+            _outcomes(lib, [lambda lib: y.view(24)])]
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
-            cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them]
+            cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them,
+            view_strides_as_compute_stride_gives_them]
 
 
 CASES = [relu_gradient_at_nan, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
