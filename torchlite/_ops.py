@@ -1715,8 +1715,13 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
-        else:  # an integer, or a 0-d integer tensor: select
+        elif isinstance(k, (int, np.integer)) or isinstance(k, np.ndarray):  # a 0-d integer tensor too: select
+            if not -2 ** 63 <= int(k) < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
             result = _select(result, dim, int(k), real_dim)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {_python_type_name(k)})")
     return result, tuple(index) if advanced else None
 
 
@@ -2691,7 +2696,15 @@ def _cat_skipped(a):
 
 
 def cat(tensors, dim=0):
+    if isinstance(tensors, _TB):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _TB):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"cat(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+    dim = int(dim)
     arrays = [t._array for t in tensors]
     for i, a in enumerate(arrays):
         if not a.ndim:

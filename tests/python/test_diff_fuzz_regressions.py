@@ -237,7 +237,10 @@ def cat_skips_one_dimensional_empty_tensors(lib):
     return [out, out.grad_fn.name(), mixed, v0.grad, b.grad,
             _outcomes(lib, [lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3), lib.ones(2, 4)], 0),
                             lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3)], 2),
-                            lambda lib: lib.cat([], 0)])]
+                            lambda lib: lib.cat([], 0), lambda lib: lib.cat(lib.ones(2, 3), 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), 1.0], 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], 0.5),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], np.int64(1))])]
 
 
 def indexing_error_messages(lib):
@@ -250,6 +253,7 @@ def indexing_error_messages(lib):
         return lambda lib: lib.zeros(shape).__setitem__(key, 1.0)
 
     return _outcomes(lib, [
+        get((2, 3), (slice(None), 2 ** 63)), get((2, 3), 1.5), get((2, 3), (0, {1})), put((2, 3), 2 ** 63),
         get((2, 3, 4), (None, -3)), get((2, 3, 4), (Ellipsis, 5)), get((2, 3, 4), ([0], None, 0, 7)),
         put((2, 3, 4), (None, -3)), put((2, 3, 4), (Ellipsis, 5)), put((2, 3, 4), (slice(None), 1, 9)),
         get((), 0), get((), 1), get((), slice(None)), get((), (0, 0)), get((), (None, 1)), get((), (Ellipsis, 0)),
