@@ -1477,7 +1477,10 @@ def unsqueeze(self, dim=_REQUIRED):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     d = dim % n
-    return _view_of(np.expand_dims(a, d), self, _UNSQUEEZE, d)
+    # at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the dimension it precedes
+    st = a.itemsize if d == a.ndim else a.shape[d] * a.strides[d]
+    v = np.lib.stride_tricks.as_strided(a, a.shape[:d] + (1,) + a.shape[d:], a.strides[:d] + (st,) + a.strides[d:])
+    return _view_of(v, self, _UNSQUEEZE, d)
 
 
 def squeeze(self, dim=None):
@@ -2290,7 +2293,8 @@ def _make_info(shape, key):
     indices broadcast together, and moved with their dimensions to the front when they are
     not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
-    order (None, or the broadcast index array and the dimension's size), the first
+    order (None, or the broadcast index array, the dimension's size and the index as
+    given), the first
     indexed dimension, and the shape of the indexing result."""
     if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -2323,7 +2327,7 @@ def _make_info(shape, key):
     if 0 in sizes and 0 not in bshape:
         # torch's own check: no index is valid in an empty dimension
         raise IndexError("index is out of bounds for dimension with size 0")
-    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n)
+    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n, i)
                for i, n in zip(indices, shape)]
     rshape = tuple(shape[:first]) + tuple(bshape) + tuple(shape[first + len(dims):])
     return perm, entries, first, rshape
@@ -2354,7 +2358,7 @@ def _index(a, key):
     perm, entries, first, rshape = _make_info(a.shape, key)
     if 0 in rshape:
         return np.zeros(rshape, a.dtype)
-    indexers = [(i.ravel(), n) for i, n in (e for e in entries if e is not None)]
+    indexers = [(i.ravel(), n) for i, n, _ in (e for e in entries if e is not None)]
     _, err = _first_bad(indexers)
     if err is not None:
         raise err
@@ -2385,6 +2389,18 @@ def _has_internal_overlap(a):
     return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
+def _index_operand(index, bshape, lead, trail):
+    """The index tensor as make_index_put_iterator gives it to TensorIterator: expanded to
+    the indices' common shape (inferExpandGeometry's strides, where the shape changes),
+    then viewed with size-1 dimensions around it (reshape_indexer: computeStride's
+    strides, which can break TensorIterator's ties between dimensions)."""
+    elem = index.itemsize
+    strides = index.strides if index.shape == bshape else _expanded_strides(index, bshape)
+    shape = lead + tuple(bshape) + trail
+    strides = _compute_stride(tuple(bshape), tuple(st // elem for st in strides), shape)
+    return _Strided(shape, tuple(st * elem for st in strides))
+
+
 class _Strided:
     """An operand's sizes and strides, as _iteration_order reads them."""
 
@@ -2407,15 +2423,14 @@ def _index_put_kernel(a, info, v):
     nb = len(given[0][0].shape)
     lead, trail = (1,) * first, (1,) * (len(rshape) - first - nb)
     src = _Strided(rshape, ap.strides[:first] + (0,) * nb + ap.strides[last:])
-    operands = [src, v] + [_Strided(lead + i.shape + trail, (0,) * first + i.strides + (0,) * len(trail))
-                           for i, _ in given]
+    operands = [src, v] + [_index_operand(i, given[0][0].shape, lead, trail) for _, _, i in given]
     outer_first = _iteration_order(rshape, operands)[::-1]
     # coordinates in ap of each element of the result, in iteration order
     grids = np.indices(rshape, sparse=True)
     coords = []
     for d in range(ap.ndim):
         if first <= d < last:
-            i, n = given[d - first]
+            i = given[d - first][0]
             c = np.broadcast_to(i.reshape(lead + i.shape + trail), rshape)
         else:
             c = np.broadcast_to(grids[d if d < first else d - len(given) + nb], rshape)

@@ -156,7 +156,12 @@ def index_put_writes_until_an_index_out_of_bounds(lib):
             _setitem(lib.zeros(2, 3, dtype=lib.float64), (None, [1, -3]), v.double()),
             _setitem(lib.zeros(3, 4, 1), (None, lib.tensor([0, 3, 3]), slice(0, None)), 2),
             _setitem(lib.zeros(2, 3, 4), (slice(None), [0, 5], slice(None)), lib.arange(1.0, 9.0).view(4, 2).t()),
-            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0))]
+            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0)),
+            # the index tensor's strides on the size-1 dimensions around it (reshape_indexer) and
+            # unsqueeze's stride break TensorIterator's ties: each index writes a whole x[i] first
+            _setitem(lib.tensor(np.arange(36.0).reshape(4, 3, 3)).transpose(0, 1), (None, [-3, -3, 3]),
+                     lib.tensor([100.0, 200.0, 300.0])),
+            lib.arange(6.0).view(2, 3).t().unsqueeze(-1).stride()]
 
 
 def index_put_duplicates_and_a_value_aliasing_self(lib):
