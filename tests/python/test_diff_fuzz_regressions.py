@@ -1,5 +1,7 @@
 """Programs the differential fuzzer (tests/fuzz) found to differ from torch
 2.13, minimized, each compared side by side: values, gradients, node names."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -206,7 +208,12 @@ def index_put_writes_until_an_index_out_of_bounds(lib):
             _setitem(lib.zeros(2, 3, dtype=lib.float64), (None, [1, -3]), v.double()),
             _setitem(lib.zeros(3, 4, 1), (None, lib.tensor([0, 3, 3]), slice(0, None)), 2),
             _setitem(lib.zeros(2, 3, 4), (slice(None), [0, 5], slice(None)), lib.arange(1.0, 9.0).view(4, 2).t()),
-            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0))]
+            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0)),
+            # the index tensor's strides on the size-1 dimensions around it (reshape_indexer) and
+            # unsqueeze's stride break TensorIterator's ties: each index writes a whole x[i] first
+            _setitem(lib.tensor(np.arange(36.0).reshape(4, 3, 3)).transpose(0, 1), (None, [-3, -3, 3]),
+                     lib.tensor([100.0, 200.0, 300.0])),
+            lib.arange(6.0).view(2, 3).t().unsqueeze(-1).stride()]
 
 
 def index_put_duplicates_and_a_value_aliasing_self(lib):
@@ -287,7 +294,10 @@ def cat_skips_one_dimensional_empty_tensors(lib):
     return [out, out.grad_fn.name(), mixed, v0.grad, b.grad,
             _outcomes(lib, [lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3), lib.ones(2, 4)], 0),
                             lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3)], 2),
-                            lambda lib: lib.cat([], 0)])]
+                            lambda lib: lib.cat([], 0), lambda lib: lib.cat(lib.ones(2, 3), 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), 1.0], 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], 0.5),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], np.int64(1))])]
 
 
 def indexing_error_messages(lib):
@@ -300,6 +310,7 @@ def indexing_error_messages(lib):
         return lambda lib: lib.zeros(shape).__setitem__(key, 1.0)
 
     return _outcomes(lib, [
+        get((2, 3), (slice(None), 2 ** 63)), get((2, 3), 1.5), get((2, 3), (0, {1})), put((2, 3), 2 ** 63),
         get((2, 3, 4), (None, -3)), get((2, 3, 4), (Ellipsis, 5)), get((2, 3, 4), ([0], None, 0, 7)),
         put((2, 3, 4), (None, -3)), put((2, 3, 4), (Ellipsis, 5)), put((2, 3, 4), (slice(None), 1, 9)),
         get((), 0), get((), 1), get((), slice(None)), get((), (0, 0)), get((), (None, 1)), get((), (Ellipsis, 0)),
@@ -309,11 +320,50 @@ def indexing_error_messages(lib):
     ])
 
 
+def keys_as_torch_reads_them(lib):
+    # a short list holding a sequence, slice, None or tensor is a tuple (with torch's warning);
+    # a list of numbers indexes as int64 (floats truncated); float index tensors are refused
+    def seen(step):
+        def run(lib):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = step(lib)
+            return [out, [str(w.message) for w in caught]]
+        return run
+
+    x = lambda lib: lib.tensor(np.arange(6.0).reshape(2, 3))  # noqa: E731
+
+    def put(lib):
+        y = x(lib)
+        y[[[0, 1], [1, 0]]] = 7.0
+        return y
+
+    def delete(lib):
+        del x(lib)[0]
+
+    return _outcomes(lib, [seen(lambda lib: x(lib)[[[0, 1], [1, 0]]]), seen(put),
+                           seen(lambda lib: x(lib)[[None, 1]]), seen(lambda lib: x(lib)[[[]]]),
+                           lambda lib: x(lib)[[0.7, -1.5]], lambda lib: x(lib)[lib.tensor([0.0, 1.0])],
+                           lambda lib: x(lib)[lib.tensor(1.0)], lambda lib: x(lib).__setitem__(lib.tensor([1.0]), 1.0),
+                           delete])
+
+
+def view_strides_as_compute_stride_gives_them(lib):
+    # a size-1 dimension takes the stride where computeStride places it; an empty tensor's
+    # view gets contiguous strides
+    x = lib.arange(3.0).view(3, 1).t()
+    y = lib.arange(24.0).view(2, 3, 4).permute(2, 0, 1)
+    return [x.view(1, 3).stride(), x.reshape(3, 1).stride(), y.view(4, 6, 1).stride(), y.view(4, 1, 6).stride(),
+            y.reshape(1, 4, 6).stride(), lib.zeros(2, 0, 3).view(3, 0, 2).stride(),
+            _outcomes(lib, [lambda lib: y.view(24)])]
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
-            cat_skips_one_dimensional_empty_tensors, indexing_error_messages]
+            cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them,
+            view_strides_as_compute_stride_gives_them]
 
 
 def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
