@@ -282,6 +282,44 @@ def _times_alpha(b, alpha, dtype):
         _loud(token)
 
 
+def _two_product(x, y):
+    """x * y as p + e exactly (Dekker's product, float64)."""
+    p = x * y
+    split = 134217729.0  # 2**27 + 1
+    xh = x * split
+    xh = xh - (xh - x)
+    yh = y * split
+    yh = yh - (yh - y)
+    xl, yl = x - xh, y - yh
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _add_alpha(a, b, alpha, dtype, out):
+    """out = a + alpha * b for a float result, rounded once: torch's add kernel computes
+    vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the same
+    fused multiply-add. float32 is exact in float64 (the product fits, the sum is rounded
+    twice only on a float32 tie); float64 adds Dekker's exact product to a with its
+    rounding error (Knuth's two-sum) before the one rounding."""
+    x = np.asarray(a, np.float64)
+    y = np.asarray(b, np.float64)
+    al = float(dtype.type(alpha))
+    token = _quiet()
+    try:
+        if dtype != _f64:
+            np.copyto(out, x + al * y, casting="same_kind")
+            return out
+        p, e = _two_product(y, al)
+        s = p + x
+        bb = s - p
+        t = (p - (s - bb)) + (x - bb)
+        r = s + (t + e)
+        # inf, nan or an overflowing split: the plain sum is the fused one
+        np.copyto(out, np.where(np.isfinite(r), r, s))
+        return out
+    finally:
+        _loud(token)
+
+
 # Binary arithmetic ---------------------------------------------------------------
 
 # Formulas call torch's C++ ops: a tensor times a number there is mul.Scalar, which
@@ -406,8 +444,11 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
             _sub_check(a.dtype, b.dtype)
         dtype = _result_type(a, b)
         if alpha.__class__ is not int or alpha != 1:
-            _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
+            shape = _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
             _alpha_check(dtype, alpha)
+            if dtype.kind == "f":
+                r = _add_alpha(a, b, alpha if ufunc is np.add else -alpha, dtype, _out(shape, dtype, self, a, b))
+                return _record(spec, (self, other), _wrap(r, self), (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
             b = _times_alpha(b, alpha, dtype)
         out = _wrap(_binary(ufunc, self, a, b, dtype), self)
         return _record(spec, (self, other), out, (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
@@ -417,6 +458,9 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
     b = other
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(dtype, alpha)
+        if dtype.kind == "f":
+            r = _add_alpha(a, other, alpha if ufunc is np.add else -alpha, dtype, _out(a.shape, dtype, self, a))
+            return _record_number(spec_s, self, _wrap(r, self), other, False)
         b = _times_alpha(other, alpha, dtype)
     out = _wrap(_binary(ufunc, self, a, b, dtype), self)
     return _record_number(spec_s, self, out, other, False)
@@ -2099,6 +2143,9 @@ def _write(ufunc, a, b, alpha=1):
     operand = b
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(result, alpha)
+        if result.kind == "f" and not sequential:
+            _add_alpha(a, b, alpha if ufunc is np.add else -alpha, result, a)
+            return
         b = _times_alpha(b, alpha, result)
     token = _quiet()
     try:

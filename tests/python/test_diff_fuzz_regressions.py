@@ -223,7 +223,25 @@ def number_to_the_power_of_a_transposed_tensor_is_contiguous(lib):
     return [r.view(6), r.as_strided((1, 4), (1, 1), 0), s.view(6), s.stride()]
 
 
-CASES = [relu_gradient_at_nan, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def add_with_alpha_rounds_once(lib):
+    # add / sub with alpha compute fma(other, ±alpha, self), one rounding (exact lists: the
+    # one-ulp differences of a separate product show only magnified, as in a double backward)
+    rng = np.random.default_rng(5444)
+    out = []
+    for dtype in ("float32", "float64"):
+        a = lib.tensor(rng.standard_normal(40).astype(dtype))
+        b = lib.tensor((rng.standard_normal(40) * 10.0 ** rng.integers(-4, 4, 40)).astype(dtype))
+        c = a.clone()
+        c.sub_(b, alpha=0.7)
+        out += [lib.add(a, b, alpha=3).tolist(), a.sub(b, alpha=-2.5).tolist(), c.tolist()]
+    v0 = lib.tensor([[0.813, 0.46, -0.535]], requires_grad=True)
+    v2 = v0 / v0
+    v9 = (-v2) / v2.sub(lib.tensor([[0.3, -0.9, 0.45]]), alpha=3)
+    g, = lib.autograd.grad((v9 * v9).sum(), v0, create_graph=True)
+    return out + [g.tolist()]
+
+
+CASES = [relu_gradient_at_nan, add_with_alpha_rounds_once, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
