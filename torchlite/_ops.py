@@ -294,30 +294,34 @@ def _two_product(x, y):
     return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
 
 
-def _add_alpha(a, b, alpha, dtype, out):
-    """out = a + alpha * b for a float result, rounded once: torch's add kernel computes
-    vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the same
-    fused multiply-add. float32 is exact in float64 (the product fits, the sum is rounded
-    twice only on a float32 tie); float64 adds Dekker's exact product to a with its
-    rounding error (Knuth's two-sum) before the one rounding."""
-    x = np.asarray(a, np.float64)
-    y = np.asarray(b, np.float64)
-    al = float(dtype.type(alpha))
+def _fma(x, y, z, dtype):
+    """x * y + z rounded once to float `dtype` (a fused multiply-add, where torch's kernels
+    compute one): float32 exactly in float64 (the product fits; the sum is rounded twice
+    only on a float32 tie), float64 by Dekker's exact product and Knuth's two-sum."""
+    x = np.asarray(x, np.float64)
+    y = np.asarray(y, np.float64)
+    z = np.asarray(z, np.float64)
     token = _quiet()
     try:
         if dtype != _f64:
-            np.copyto(out, x + al * y, casting="same_kind")
-            return out
-        p, e = _two_product(y, al)
-        s = p + x
+            return (x * y + z).astype(dtype)
+        p, e = _two_product(x, y)
+        s = p + z
         bb = s - p
-        t = (p - (s - bb)) + (x - bb)
+        t = (p - (s - bb)) + (z - bb)
         r = s + (t + e)
         # inf, nan or an overflowing split: the plain sum is the fused one
-        np.copyto(out, np.where(np.isfinite(r), r, s))
-        return out
+        return np.where(np.isfinite(r), r, s)
     finally:
         _loud(token)
+
+
+def _add_alpha(a, b, alpha, dtype, out):
+    """out = a + alpha * b for a float result: torch's add kernel computes
+    vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the
+    same fused multiply-add, so one rounding."""
+    np.copyto(out, _fma(b, float(dtype.type(alpha)), a, dtype), casting="same_kind")
+    return out
 
 
 # Binary arithmetic ---------------------------------------------------------------
@@ -616,11 +620,14 @@ def threshold_backward(grad_output, self, threshold):
 
 
 def tanh_backward(grad_output, output):
-    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2)."""
+    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2),
+    where torch's kernel fuses 1 - output * output into one rounding."""
     o = output._array
+    dtype = _result_type(grad_output._array, o)
+    one_minus_square = _fma(-o, o, 1.0, dtype)
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (1 - o * o)).astype(_result_type(grad_output._array, o), copy=False)
+        r = np.asarray(grad_output._array * one_minus_square).astype(dtype, copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -628,11 +635,12 @@ def tanh_backward(grad_output, output):
 
 
 def sigmoid_backward(grad_output, output):
-    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * output * (1 - output)."""
+    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * (1 - output) * output,
+    in that order, as torch's kernel rounds it."""
     o = output._array
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (o * (1 - o))).astype(_result_type(grad_output._array, o), copy=False)
+        r = np.asarray(grad_output._array * (1 - o) * o).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)

@@ -241,7 +241,24 @@ def add_with_alpha_rounds_once(lib):
     return out + [g.tolist()]
 
 
-CASES = [relu_gradient_at_nan, add_with_alpha_rounds_once, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def tanh_gradient_fuses_one_minus_square(lib):
+    # tanh_backward computes grad * fma(-y, y, 1), both in the engine's first-order formula and
+    # in the recorded op of create_graph (exact lists: a double backward magnifies an ulp)
+    x = np.random.default_rng(17704).standard_normal(64).astype("float32")
+    g = np.random.default_rng(1).standard_normal(64).astype("float32")
+    out = []
+    for create_graph in (False, True):
+        t = lib.tensor(x, requires_grad=True)
+        d, = lib.autograd.grad(t.tanh(), t, lib.tensor(g, requires_grad=create_graph), create_graph=create_graph)
+        out.append(d.tolist())
+    v0 = lib.tensor([[-2.013, -0.772, -0.781], [0.555, 0.84, 0.594]], requires_grad=True)
+    v3 = (v0 / v0).tanh() * 3
+    v4, = lib.autograd.grad((v3 * v3).sum(), v0, create_graph=True)
+    v4.sum().backward()
+    return out + [v4.tolist(), v0.grad.tolist()]
+
+
+CASES = [relu_gradient_at_nan, tanh_gradient_fuses_one_minus_square, add_with_alpha_rounds_once, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
@@ -265,3 +282,16 @@ REFUSED = [index_tensors_that_do_not_broadcast, inplace_on_stale_view_checks_bef
 @pytest.mark.parametrize("case", CASES + REFUSED, ids=[c.__name__ for c in CASES + REFUSED])
 def test_same_as_torch(case):
     assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["tanh_backward", "sigmoid_backward"])
+def test_activation_backward_kernels_round_as_torch(op, dtype):
+    # the ops the formulas record, on the same inputs: tanh's fuses 1 - y * y, sigmoid's
+    # multiplies (grad * (1 - y)) * y
+    from torchlite import _ops
+    rng = np.random.default_rng(5)
+    g = rng.standard_normal(200).astype(dtype)
+    y = np.tanh(rng.standard_normal(200)).astype(dtype)
+    expected = getattr(torch.ops.aten, op)(torch.tensor(g), torch.tensor(y)).numpy()
+    assert getattr(_ops, op)(torchlite.tensor(g), torchlite.tensor(y)).numpy().tolist() == expected.tolist()
