@@ -291,6 +291,48 @@ def _times_alpha(b, alpha, dtype):
         _loud(token)
 
 
+def _two_product(x, y):
+    """x * y as p + e exactly (Dekker's product, float64)."""
+    p = x * y
+    split = 134217729.0  # 2**27 + 1
+    xh = x * split
+    xh = xh - (xh - x)
+    yh = y * split
+    yh = yh - (yh - y)
+    xl, yl = x - xh, y - yh
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _fma(x, y, z, dtype):
+    """x * y + z rounded once to float `dtype` (a fused multiply-add, where torch's kernels
+    compute one): float32 exactly in float64 (the product fits; the sum is rounded twice
+    only on a float32 tie), float64 by Dekker's exact product and Knuth's two-sum."""
+    x = np.asarray(x, np.float64)
+    y = np.asarray(y, np.float64)
+    z = np.asarray(z, np.float64)
+    token = _quiet()
+    try:
+        if dtype != _f64:
+            return (x * y + z).astype(dtype)
+        p, e = _two_product(x, y)
+        s = p + z
+        bb = s - p
+        t = (p - (s - bb)) + (z - bb)
+        r = s + (t + e)
+        # inf, nan or an overflowing split: the plain sum is the fused one
+        return np.where(np.isfinite(r), r, s)
+    finally:
+        _loud(token)
+
+
+def _add_alpha(a, b, alpha, dtype, out):
+    """out = a + alpha * b for a float result: torch's add kernel computes
+    vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the
+    same fused multiply-add, so one rounding."""
+    np.copyto(out, _fma(b, float(dtype.type(alpha)), a, dtype), casting="same_kind")
+    return out
+
+
 # Binary arithmetic ---------------------------------------------------------------
 
 # Formulas call torch's C++ ops: a tensor times a number there is mul.Scalar, which
@@ -415,8 +457,11 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
             _sub_check(a.dtype, b.dtype)
         dtype = _result_type(a, b)
         if alpha.__class__ is not int or alpha != 1:
-            _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
+            shape = _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
             _alpha_check(dtype, alpha)
+            if dtype.kind == "f":
+                r = _add_alpha(a, b, alpha if ufunc is np.add else -alpha, dtype, _out(shape, dtype, self, a, b))
+                return _record(spec, (self, other), _wrap(r, self), (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
             b = _times_alpha(b, alpha, dtype)
         out = _wrap(_binary(ufunc, self, a, b, dtype), self)
         return _record(spec, (self, other), out, (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
@@ -426,6 +471,9 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
     b = other
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(dtype, alpha)
+        if dtype.kind == "f":
+            r = _add_alpha(a, other, alpha if ufunc is np.add else -alpha, dtype, _out(a.shape, dtype, self, a))
+            return _record_number(spec_s, self, _wrap(r, self), other, False)
         b = _times_alpha(other, alpha, dtype)
     out = _wrap(_binary(ufunc, self, a, b, dtype), self)
     return _record_number(spec_s, self, out, other, False)
@@ -581,11 +629,14 @@ def threshold_backward(grad_output, self, threshold):
 
 
 def tanh_backward(grad_output, output):
-    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2)."""
+    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2),
+    where torch's kernel fuses 1 - output * output into one rounding."""
     o = output._array
+    dtype = _result_type(grad_output._array, o)
+    one_minus_square = _fma(-o, o, 1.0, dtype)
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (1 - o * o)).astype(_result_type(grad_output._array, o), copy=False)
+        r = np.asarray(grad_output._array * one_minus_square).astype(dtype, copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -593,11 +644,12 @@ def tanh_backward(grad_output, output):
 
 
 def sigmoid_backward(grad_output, output):
-    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * output * (1 - output)."""
+    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * (1 - output) * output,
+    in that order, as torch's kernel rounds it."""
     o = output._array
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (o * (1 - o))).astype(_result_type(grad_output._array, o), copy=False)
+        r = np.asarray(grad_output._array * (1 - o) * o).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -2249,6 +2301,9 @@ def _write(ufunc, a, b, alpha=1):
     operand = b
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(result, alpha)
+        if result.kind == "f" and not sequential:
+            _add_alpha(a, b, alpha if ufunc is np.add else -alpha, result, a)
+            return
         b = _times_alpha(b, alpha, result)
     token = _quiet()
     try:

@@ -535,6 +535,54 @@ def number_to_the_power_of_a_transposed_tensor_is_contiguous(lib):
     return [r.view(6), r.as_strided((1, 4), (1, 1), 0), s.view(6), s.stride()]
 
 
+def add_with_alpha_rounds_once(lib):
+    # add / sub with alpha compute fma(other, ±alpha, self), one rounding (exact lists: the
+    # one-ulp differences of a separate product show only magnified, as in a double backward)
+    rng = np.random.default_rng(5444)
+    out = []
+    for dtype in ("float32", "float64"):
+        a = lib.tensor(rng.standard_normal(40).astype(dtype))
+        b = lib.tensor((rng.standard_normal(40) * 10.0 ** rng.integers(-4, 4, 40)).astype(dtype))
+        c = a.clone()
+        c.sub_(b, alpha=0.7)
+        out += [lib.add(a, b, alpha=3).tolist(), a.sub(b, alpha=-2.5).tolist(), c.tolist()]
+    v0 = lib.tensor([[0.813, 0.46, -0.535]], requires_grad=True)
+    v2 = v0 / v0
+    v9 = (-v2) / v2.sub(lib.tensor([[0.3, -0.9, 0.45]]), alpha=3)
+    g, = lib.autograd.grad((v9 * v9).sum(), v0, create_graph=True)
+    return out + [g.tolist()]
+
+
+def tanh_gradient_fuses_one_minus_square(lib):
+    # tanh_backward computes grad * fma(-y, y, 1), both in the engine's first-order formula and
+    # in the recorded op of create_graph (exact lists: a double backward magnifies an ulp)
+    x = np.random.default_rng(17704).standard_normal(64).astype("float32")
+    g = np.random.default_rng(1).standard_normal(64).astype("float32")
+    out = []
+    for create_graph in (False, True):
+        t = lib.tensor(x, requires_grad=True)
+        d, = lib.autograd.grad(t.tanh(), t, lib.tensor(g, requires_grad=create_graph), create_graph=create_graph)
+        out.append(d.tolist())
+    v0 = lib.tensor([[-2.013, -0.772, -0.781], [0.555, 0.84, 0.594]], requires_grad=True)
+    v3 = (v0 / v0).tanh() * 3
+    v4, = lib.autograd.grad((v3 * v3).sum(), v0, create_graph=True)
+    v4.sum().backward()
+    return out + [v4.tolist(), v0.grad.tolist()]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["tanh_backward", "sigmoid_backward"])
+def test_activation_backward_kernels_round_as_torch(op, dtype):
+    # the ops the formulas record, on the same inputs: tanh's fuses 1 - y * y, sigmoid's
+    # multiplies (grad * (1 - y)) * y
+    from torchlite import _ops
+    rng = np.random.default_rng(5)
+    g = rng.standard_normal(200).astype(dtype)
+    y = np.tanh(rng.standard_normal(200)).astype(dtype)
+    expected = getattr(torch.ops.aten, op)(torch.tensor(g), torch.tensor(y)).numpy()
+    assert getattr(_ops, op)(torchlite.tensor(g), torchlite.tensor(y)).numpy().tolist() == expected.tolist()
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
@@ -545,7 +593,8 @@ CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storag
          reductions_are_row_major, gradients_keep_torch_layout,
          number_to_the_power_of_a_transposed_tensor_is_contiguous,
          retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view,
-         ops_on_an_inference_tensor_that_requires_grad]
+         ops_on_an_inference_tensor_that_requires_grad, tanh_gradient_fuses_one_minus_square,
+         add_with_alpha_rounds_once]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):
