@@ -1254,8 +1254,9 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     dims = None if dim is None else _reduction_dims(dim, a.ndim)
     token = _quiet()
     try:
-        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
+        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch; the result
+        # is row-major whatever the input's layout (allocate_reduction_result)
+        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
     finally:
         _loud(token)
     if dim is None:
