@@ -252,8 +252,11 @@ void GraphTask::mark_as_completed_and_run_post_processing() {
     // Before completing: the caller may stop the trace as soon as it resumes.
     if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "ok");
     future_result_->markCompleted(std::move(vars));
-  } catch (std::exception&) {
-    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+  } catch (std::exception& e) {
+    if (trace::is_enabled()) {
+      trace::on_exception(trace::current_task(), *this, nullptr, e.what());
+      trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+    }
     future_result_->setErrorIfNeeded(std::current_exception());
   }
 }
