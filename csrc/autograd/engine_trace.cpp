@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <sstream>
@@ -56,6 +57,7 @@ void set_graph_task(Event& e, const GraphTask& graph_task) {
 
 void set_node(Event& e, const Node& node) {
   e.node = node.name();
+  e.node_id = reinterpret_cast<uintptr_t>(&node);
   e.sequence_nr = node.sequence_nr();
   e.topological_nr = node.topological_nr();
 }
@@ -76,6 +78,7 @@ std::string queue_name(const ReadyQueue& queue) {
 const char* kind_name(EventKind kind) {
   switch (kind) {
     case EventKind::GraphTaskStart: return "graph_task_start";
+    case EventKind::GraphTaskNode: return "graph_task_node";
     case EventKind::GraphTaskEnd: return "graph_task_end";
     case EventKind::Enqueue: return "enqueue";
     case EventKind::Wakeup: return "wakeup";
@@ -186,6 +189,24 @@ void on_graph_task_start(const GraphTask& graph_task) {
   ss << "; nodes_in_graph: " << graph_task.nodes_in_graph_.size()
      << "; exec_info: " << (graph_task.exec_info_.empty() ? "all" : "partial");
   on_graph_task(EventKind::GraphTaskStart, graph_task, ss.str());
+  std::vector<const Node*> nodes(graph_task.graph_roots_.begin(), graph_task.graph_roots_.end());
+  for (const Node* n : graph_task.nodes_in_graph_) {
+    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+  }
+  for (const Node* n : nodes) {
+    Event e = make_event(EventKind::GraphTaskNode);
+    set_graph_task(e, graph_task);
+    set_node(e, *n);
+    auto dep = graph_task.dependencies_.find(const_cast<Node*>(n));
+    e.count = dep == graph_task.dependencies_.end() ? 0 : dep->second;
+    if (!graph_task.exec_info_.empty()) {
+      auto info = graph_task.exec_info_.find(const_cast<Node*>(n));
+      const bool needed = info != graph_task.exec_info_.end() && info->second.needed_;
+      const bool captured = info != graph_task.exec_info_.end() && info->second.captures_;
+      e.detail = needed && captured ? "needed captured" : needed ? "needed" : captured ? "captured" : "not needed";
+    }
+    record(std::move(e));
+  }
 }
 
 void on_graph_task(EventKind kind, const GraphTask& graph_task, const std::string& detail) {

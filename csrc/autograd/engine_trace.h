@@ -38,6 +38,9 @@ namespace trace {
 
 enum class EventKind : uint8_t {
   GraphTaskStart,    // execute_with_graph_task queued the root
+  GraphTaskNode,     // after GraphTaskStart, one per node of the task: count its dependencies_,
+                     // detail its exec_info_ ("" when empty, else "needed", "captured",
+                     // "needed captured" or "not needed")
   GraphTaskEnd,      // the task's future completed (detail: "ok" or "error")
   Enqueue,           // a NodeTask was pushed (queue, producer)
   Wakeup,            // an empty task was pushed to wake the owner thread
@@ -69,6 +72,7 @@ struct Event {
   uint64_t task = 0;               // the NodeTask's trace id (0: none)
   uint64_t producer = 0;           // Enqueue: the task that pushed it (0: execute itself)
   std::string node;                // Node::name() of the node concerned ("" if none)
+  uint64_t node_id = 0;            // its address (the id graph pictures use)
   uint64_t sequence_nr = 0;
   uint64_t topological_nr = 0;
   std::string queue;               // "cpu:T" (the CPU queue of trace thread T) or "device:N"
@@ -115,8 +119,9 @@ void on_task_start(const NodeTask& task, const GraphTask& graph_task, const Read
 void on_task_end(const NodeTask& task, const GraphTask& graph_task, const char* status);
 void on_node_event(EventKind kind, uint64_t task, const GraphTask& graph_task, const Node& node,
                    int64_t input_nr, int64_t count);
-// GraphTaskStart: detail lists the roots, the nodes reached and whether
-// exec_info_ limits what runs.
+// GraphTaskStart (detail: the roots, the nodes reached, whether exec_info_
+// limits what runs), then a GraphTaskNode per node. The caller holds the
+// task's mutex.
 void on_graph_task_start(const GraphTask& graph_task);
 void on_graph_task(EventKind kind, const GraphTask& graph_task, const std::string& detail);
 void on_final_callback(const GraphTask& graph_task, size_t index);

@@ -106,6 +106,7 @@ py::dict event_dict(const trace::Event& e) {
   d["producer"] = e.producer ? py::object(py::int_(e.producer)) : py::object(py::none());
   const bool has_node = !e.node.empty();
   d["node"] = has_node ? py::object(py::str(e.node)) : py::object(py::none());
+  d["node_id"] = has_node ? py::object(py::int_(e.node_id)) : py::object(py::none());
   d["sequence_nr"] = has_node ? py::object(py::int_(e.sequence_nr)) : py::object(py::none());
   d["topological_nr"] = has_node ? py::object(py::int_(e.topological_nr)) : py::object(py::none());
   d["queue"] = e.queue.empty() ? py::object(py::none()) : py::object(py::str(e.queue));

@@ -87,7 +87,8 @@ TEST(EngineTrace, KnownGraphOrderThreadsQueuesAndDependencies) {
       on_a.emplace_back(e.kind, e.count);
     }
   }
-  EXPECT_EQ(on_a, (std::vector<std::pair<EventKind, int64_t>>{{EventKind::Dependency, 1},
+  EXPECT_EQ(on_a, (std::vector<std::pair<EventKind, int64_t>>{{EventKind::GraphTaskNode, 2},
+                                                               {EventKind::Dependency, 1},
                                                                {EventKind::NotReadyPark, -1},
                                                                {EventKind::Dependency, 0},
                                                                {EventKind::Accumulate, -1},

@@ -13,7 +13,7 @@ from torchlite.autograd import Variable
 
 ACC = "torch::autograd::AccumulateGrad"
 KEYS = {"kind", "time_ns", "thread", "native_thread_id", "thread_name", "worker_device", "graph_task",
-        "reentrant_depth", "task", "producer", "node", "sequence_nr", "topological_nr", "queue", "input_nr",
+        "reentrant_depth", "task", "producer", "node", "node_id", "sequence_nr", "topological_nr", "queue", "input_nr",
         "count", "detail"}
 
 
@@ -135,7 +135,7 @@ def test_trace_of_a_graph_on_one_sim_device_runs_on_its_thread():
     # x * x: both outputs of MulBackward0 go to one AccumulateGrad slot.
     acc = [(e["kind"], e["count"]) for e in ev if e["node"] == ACC and e["kind"] != "task_start"
            and e["kind"] != "task_end" and e["kind"] != "enqueue"]
-    assert acc == [("dependency", 1), ("not_ready_park", None), ("dependency", 0), ("accumulate", None),
+    assert acc == [("graph_task_node", 2), ("dependency", 1), ("not_ready_park", None), ("dependency", 0), ("accumulate", None),
                    ("not_ready_release", None)]
 
 

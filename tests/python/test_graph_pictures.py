@@ -221,3 +221,43 @@ def test_dot_of_custom_function_and_packed_saved_tensors():
     with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
         z = x.sin()
     assert "saved packed" in graph.to_dot(z).source
+
+
+def test_state_replayed_from_a_trace_step_matches_the_live_state():
+    x, u, v, w, out = diamond(torch)
+    live = []
+    v.register_hook(lambda g: live.append(torch._C._current_graph_task_state()))
+    with torch.autograd.trace() as t:
+        out.backward(retain_graph=True)
+    # v's hook ran as SinBackward0 started: replay the trace up to that event.
+    step = next(i for i, e in enumerate(t.events) if e["kind"] == "task_start" and e["node"] == "SinBackward0")
+    replayed = t.graph_task_state(step)
+    assert replayed["graph_task"] == live[0]["graph_task"]
+
+    def table(state):
+        return sorted((n["name"], n["status"], n["dependencies"], n["not_ready_slots"]) for n in state["nodes"])
+    assert table(replayed) == table(live[0])
+    assert graph.to_dot(out, graph_task_state=replayed).source == \
+        graph.to_dot(out, graph_task_state=live[0]).source
+    # At the end every node is done and nothing is outstanding.
+    end = t.graph_task_state()
+    assert {n["status"] for n in end["nodes"]} == {"done"} and end["outstanding_tasks"] == 0
+
+
+def test_state_replayed_from_a_trace_of_grad_shows_exec_info():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    b = torch.tensor([3.0, 4.0], requires_grad=True)
+    h = (a + 1).sin()
+    out = (h * b.exp()).sum()
+    with torch.autograd.trace() as t:
+        torch.autograd.grad(out, [h])
+    st = t.graph_task_state()
+    assert not st["exec_info_empty"]
+    n = by_name(st)
+    assert n["ExpBackward0"]["status"] == "not needed" and not n["ExpBackward0"]["needed"]
+    assert n["SinBackward0"]["captured"] and not n["SinBackward0"]["needed"]
+    assert n["MulBackward0"]["needed"] and n["MulBackward0"]["status"] == "done"
+    with pytest.raises(RuntimeError, match="recorded no graph task"):
+        with torch.autograd.trace() as empty:
+            pass
+        empty.graph_task_state()

@@ -138,7 +138,8 @@ def to_dot(roots, *, graph_task_state=None, show_saved=True, name="backward"):
     name, sequence_nr, topological_nr and the shapes of its saved tensors
     (an AccumulateGrad with its leaf's shape), one arrow per next edge
     labelled with the input_nr it feeds. With `graph_task_state` (from
-    torchlite._C._current_graph_task_state(), e.g. taken inside a hook) each
+    torchlite._C._current_graph_task_state(), e.g. taken inside a hook, or
+    replayed from an engine trace by trace.graph_task_state(step)) each
     node of that graph task also shows its dependencies_ count, its
     exec_info (needed / captured), its not_ready_ buffer slots and its status,
     filled by status: running, queued, waiting, done, not needed."""

@@ -10,7 +10,8 @@ in csrc/autograd/engine_trace.h and docs/design.md).
 `t.events` is a list of plain dicts, in the order they were recorded, each
 with every key below (None where it does not apply):
 
-    kind             graph_task_start, graph_task_end, enqueue, wakeup,
+    kind             graph_task_start, graph_task_node, graph_task_end,
+                     enqueue, wakeup,
                      task_start, task_end, dependency, not_ready_park,
                      not_ready_release, accumulate, capture,
                      reentrant_handoff, stream_record, stream_wait,
@@ -27,18 +28,22 @@ with every key below (None where it does not apply):
                      id of the task that caused the event
     producer         enqueue: the task whose outputs made this one ready
                      (None for a graph task's root)
-    node, sequence_nr, topological_nr
+    node, node_id, sequence_nr, topological_nr
                      the node concerned: the task's node, or for dependency,
-                     not_ready_*, accumulate the node receiving the gradient
+                     not_ready_*, accumulate the node receiving the gradient;
+                     node_id is its address (as graph pictures name nodes)
     queue            the ReadyQueue pushed to (enqueue, wakeup) or popped
                      from (task_start): "cpu:T" is the CPU queue of thread T,
                      "device:N" the queue of device thread N
     input_nr         the InputBuffer slot (dependency, not_ready_*,
                      accumulate, capture)
-    count            dependency: the node's dependencies left after this
+    count            graph_task_node: the node's dependencies_ at the start;
+                     dependency: the node's dependencies left after this
                      decrement; capture: the index grad() returns it at;
                      final_callback: the callback's index
-    detail           task_end: "ok", "error" or "skipped"; graph_task_end:
+    detail           graph_task_node: its exec_info_ ("needed", "captured",
+                     "needed captured", "not needed"; None when exec_info_ is
+                     empty); task_end: "ok", "error" or "skipped"; graph_task_end:
                      "ok" or "error"; graph_task_start: roots and node
                      count; exception: the message; stream_*: where, and
                      the stream
@@ -51,9 +56,9 @@ from .. import _C
 __all__ = ["trace"]
 
 # Events drawn as instants on their thread's track (tasks are slices).
-_INSTANT_KINDS = ("graph_task_start", "graph_task_end", "enqueue", "wakeup", "dependency", "not_ready_park",
-                  "not_ready_release", "accumulate", "capture", "reentrant_handoff", "stream_record", "stream_wait",
-                  "final_callback", "exception")
+_INSTANT_KINDS = ("graph_task_start", "graph_task_node", "graph_task_end", "enqueue", "wakeup", "dependency",
+                  "not_ready_park", "not_ready_release", "accumulate", "capture", "reentrant_handoff",
+                  "stream_record", "stream_wait", "final_callback", "exception")
 
 
 class trace:
@@ -75,6 +80,65 @@ class trace:
             e["time_ns"] -= self._start_ns
         self.events = events
         return False
+
+    def graph_task_state(self, step=None, graph_task=None):
+        """A GraphTask's state after event `step` (an index into `events`;
+        default: the last), replayed from the trace, in the form of
+        torchlite._C._current_graph_task_state() so that
+        autograd.graph.to_dot(..., graph_task_state=...) draws it. The graph
+        task is `graph_task` (an id), else the one of event `step`, else the
+        first traced. Nodes keep the status of their last event: waiting (with
+        the dependencies left), queued, running, done, or not needed."""
+        events = self.events if step is None else self.events[:step + 1]
+        if graph_task is None:
+            anchor = events[-1]["graph_task"] if events else None
+            starts = [e["graph_task"] for e in self.events if e["kind"] == "graph_task_start"]
+            graph_task = anchor if anchor in starts else (starts[0] if starts else None)
+        if graph_task is None:
+            raise RuntimeError("graph_task_state: the trace recorded no graph task")
+        state = {"graph_task": graph_task, "reentrant_depth": 0, "keep_graph": None, "exec_info_empty": True,
+                 "has_error": False, "outstanding_tasks": 0, "roots": [], "nodes": []}
+        nodes, task_node = {}, {}
+        for e in events:
+            if e["graph_task"] != graph_task:
+                continue
+            kind, nid = e["kind"], e["node_id"]
+            if kind == "graph_task_start":
+                state["reentrant_depth"] = e["reentrant_depth"]
+                state["exec_info_empty"] = e["detail"].endswith("exec_info: all")
+            elif kind == "graph_task_node":
+                info = e["detail"] or ""
+                nodes[nid] = {"id": nid, "node": None, "name": e["node"], "dependencies": e["count"],
+                              "status": "not needed" if info == "not needed" else "waiting",
+                              "needed": info in ("needed", "needed captured"), "captured": "captured" in info,
+                              "not_ready_slots": None}
+            elif nid is not None:
+                n = nodes.setdefault(nid, {"id": nid, "node": None, "name": e["node"], "dependencies": 0,
+                                           "status": "waiting", "needed": False, "captured": False,
+                                           "not_ready_slots": None})
+                if kind == "dependency":
+                    n["dependencies"] = e["count"]
+                elif kind == "enqueue":
+                    n["status"] = "queued"
+                    task_node[e["task"]] = n
+                    state["outstanding_tasks"] += 1
+                elif kind == "task_start":
+                    n["status"] = "running"
+                elif kind == "task_end":
+                    n["status"] = "done"
+                    state["outstanding_tasks"] -= 1
+                elif kind == "not_ready_park":
+                    n["not_ready_slots"] = [i == e["input_nr"] for i in range(e["input_nr"] + 1)]
+                elif kind == "accumulate" and n["not_ready_slots"] is not None:
+                    slots = n["not_ready_slots"]
+                    slots.extend([False] * (e["input_nr"] + 1 - len(slots)))
+                    slots[e["input_nr"]] = True
+                elif kind == "not_ready_release":
+                    n["not_ready_slots"] = None
+                elif kind == "exception":
+                    state["has_error"] = True
+        state["nodes"] = list(nodes.values())
+        return state
 
     def timeline(self):
         """The events as text, one line per event: time since the trace
@@ -143,6 +207,9 @@ def _describe(e):
     kind = e["kind"]
     if kind == "graph_task_start":
         return f"depth {e['reentrant_depth']}; {e['detail']}"
+    if kind == "graph_task_node":
+        info = f"; {e['detail']}" if e["detail"] else ""
+        return f"{_node(e)}: dependencies {e['count']}{info}"
     if kind == "graph_task_end":
         return e["detail"]
     if kind == "enqueue":
