@@ -1,7 +1,7 @@
 // torchlite._C's view into the engine at work: the engine trace (see Note
 // [Engine trace] in engine_trace.h), the introspection functions torch has
 // (_current_graph_task_id, _current_graph_task_execution_order,
-// _current_autograd_node, torch/csrc/autograd/init.cpp) and what the graph
+// _current_autograd_node, torch/csrc/Module.cpp) and what the graph
 // pictures need (a node's numbers and saved tensors, a GraphTask's state).
 #include "autograd/engine.h"
 #include "autograd/engine_trace.h"
