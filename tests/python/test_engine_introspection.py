@@ -225,3 +225,22 @@ def test_anomaly_mode_stores_the_forward_traceback_like_torch():
     # The same frame ends both: the line that ran the op.
     assert mine["traceback_"][-1] == theirs["traceback_"][-1]
     assert "y = a * 2" in mine["traceback_"][-1]
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_current_autograd_node_inside_a_custom_backward_is_its_grad_fn(lib):
+    seen = []
+
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            seen.append(lib._C._current_autograd_node())
+            return g * 2
+    x = lib.ones(2, requires_grad=True)
+    y = Double.apply(x)
+    y.sum().backward()
+    assert seen[0] is y.grad_fn and seen[0].name() == "DoubleBackward"
