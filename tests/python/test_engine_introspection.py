@@ -93,8 +93,7 @@ def test_execution_order_matches_torch(build, use_grad):
     def order(lib):
         return names(run_in_root_hook(lib, build, lib._C._current_graph_task_execution_order, use_grad=use_grad))
     mine = order(torch)
-    assert mine == order(real_torch)
-    assert len(mine) == len(set(mine)) or "torch::autograd::AccumulateGrad" in mine
+    assert mine == order(real_torch) and mine
 
 
 def test_execution_order_is_the_order_the_engine_runs():
