@@ -254,16 +254,16 @@ def test_trace_of_grad_captures_and_final_callbacks():
     assert kinds.index("final_callback") < kinds.index("graph_task_end")
 
 
-def test_tracing_off_records_nothing_and_sessions_do_not_nest():
+def test_sessions_do_not_nest_and_stop_on_exit():
     x, out = diamond(torch)
     with torch.autograd.trace() as t:
         assert _C._trace_is_enabled()
         with pytest.raises(RuntimeError, match="already being recorded"):
             with torch.autograd.trace():
                 pass
+        out.backward(retain_graph=True)  # the failed nested session did not stop this one
     assert not _C._trace_is_enabled()
-    out.backward()  # not traced
-    assert t.events == []
+    assert len(of(t.events, "graph_task_start")) == 1 and len(of(t.events, "task_start")) == 6
     with torch.autograd.trace() as t2:
         pass
     assert t2.events == []
