@@ -142,7 +142,12 @@ def to_dot(roots, *, graph_task_state=None, show_saved=True, name="backward"):
     replayed from an engine trace by trace.graph_task_state(step)) each
     node of that graph task also shows its dependencies_ count, its
     exec_info (needed / captured), its not_ready_ buffer slots and its status,
-    filled by status: running, queued, waiting, done, not needed."""
+    filled by status: running, queued, waiting, done, not needed.
+
+    The saved shapes are read from the nodes' SavedVariables: inside a
+    backward that runs on several threads (device nodes), another thread may
+    be freeing them, so draw with show_saved=False there, or run that backward
+    under autograd.set_multithreading_enabled(False)."""
     from .._tensor import Tensor
     if isinstance(roots, (Tensor, GradientEdge)) or not isinstance(roots, (list, tuple)):
         roots = [roots]
