@@ -309,6 +309,11 @@ def test_chrome_trace_has_a_track_per_thread_slices_and_flows(tmp_path):
         producer = next(p for p in slices if p["tid"] == s["tid"] and p["ts"] <= s["ts"] <= p["ts"] + p["dur"])
         assert producer["args"]["task"] != fid
     assert any(e["ph"] == "i" and e["name"].startswith("dependency") for e in evs)
+    # The graph task spans its start to its completion.
+    (gt,) = [e["graph_task"] for e in of(t.events, "graph_task_start")]
+    (b,), (end,) = [e for e in evs if e["ph"] == "b"], [e for e in evs if e["ph"] == "e"]
+    assert b["id"] == end["id"] == gt and b["ts"] <= min(e["ts"] for e in slices)
+    assert end["ts"] >= max(e["ts"] + e["dur"] for e in slices) and end["args"]["status"] == "ok"
 
 
 def test_trace_of_a_failing_final_callback():

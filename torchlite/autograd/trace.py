@@ -153,8 +153,8 @@ class trace:
     def to_chrome_trace(self, path):
         """Writes the events as Chrome trace JSON (open it in Perfetto or
         chrome://tracing): one track per thread, a slice per NodeTask, a flow
-        arrow from each task to the tasks it made ready, instants for the
-        rest. Returns the path."""
+        arrow from each task to the tasks it made ready, an async span per
+        graph task, instants for the rest. Returns the path."""
         with open(path, "w") as f:
             json.dump(self.chrome_trace(), f, indent=1)
         return path
@@ -186,6 +186,16 @@ class trace:
                 flow = {"pid": 1, "cat": "gradient", "name": "ready", "id": e["task"]}
                 out.append(dict(flow, ph="s", tid=e["thread"], ts=e["time_ns"] / 1e3))
                 out.append(dict(flow, ph="f", bp="e", tid=s["thread"], ts=s["time_ns"] / 1e3))
+        # Each graph task as an async span from its start to its completion.
+        gt_starts = {e["graph_task"]: e for e in self.events if e["kind"] == "graph_task_start"}
+        for e in self.events:
+            if e["kind"] == "graph_task_end" and e["graph_task"] in gt_starts:
+                s = gt_starts[e["graph_task"]]
+                span = {"pid": 1, "cat": "GraphTask", "name": f"graph task {e['graph_task']}",
+                        "id": e["graph_task"]}
+                out.append(dict(span, ph="b", tid=s["thread"], ts=s["time_ns"] / 1e3,
+                                args={"reentrant_depth": s["reentrant_depth"], "detail": s["detail"]}))
+                out.append(dict(span, ph="e", tid=e["thread"], ts=e["time_ns"] / 1e3, args={"status": e["detail"]}))
         for e in self.events:
             if e["kind"] in _INSTANT_KINDS:
                 name = e["kind"] if e["node"] is None else f"{e['kind']} {e['node']}"
