@@ -1,5 +1,6 @@
 #include "autograd/python_cpp_function.h"
 #include "autograd/engine.h"
+#include "autograd/functions/accumulate_grad.h"
 #include "autograd/python_anomaly_mode.h"
 #include "autograd/python_hook.h"
 
@@ -162,6 +163,16 @@ void initCppFunctionBindings(py::module_& m) {
       .def("register_prehook", &node_register_prehook)
       .def("_sequence_nr", &Node::sequence_nr)
       .def("_num_inputs", &Node::num_inputs)
+      // AccumulateGrad's leaf, as torch's AccumulateGrad.variable; other nodes have none.
+      .def_property_readonly("variable",
+                             [](const std::shared_ptr<Node>& node) {
+                               auto* acc = dynamic_cast<AccumulateGrad*>(node.get());
+                               if (!acc) {
+                                 throw py::attribute_error("'" + class_name(node->name()) +
+                                                           "' object has no attribute 'variable'");
+                               }
+                               return py::reinterpret_steal<py::object>(THPVariable_Wrap(acc->variable));
+                             })
       .def("_do_backward", &node_do_backward, py::arg("grad_output"), py::arg("retain_variables"))
       .def("__repr__", [](const std::shared_ptr<Node>& node) {
         char addr[32];
