@@ -224,3 +224,34 @@ def test_do_backward_checks_its_arguments():
     g, other = node._do_backward((torch.ones(3, dtype=torch.float64),), True)
     np.testing.assert_array_equal(g.numpy(), [2.0, 2.0, 2.0])
     assert other is None  # the scalar 2 has no edge
+
+
+def test_docs_example_orders_differ_as_documented():
+    """docs/legacy_engine.md: two chains created interleaved. The 2018 stack
+    runs b's whole branch first; the C++ engine (traced) interleaves them by
+    sequence_nr."""
+    def graph():
+        a, b = leaves((2,), (2,))
+        ea, eb = a.exp(), b.exp()
+        sa, sb = ea.sin(), eb.sin()
+        return a, b, (sa + sb).sum()
+
+    def label(node_name, leaf=None):
+        return node_name.split("::")[-1] + (f"({leaf})" if leaf else "")
+
+    a, b, loss = graph()
+    order = legacy_engine.ExecutionEngine().run_backward([loss], [torch.tensor(1.0, dtype=torch.float64)])
+    legacy = [label(n.name(), {id(a): "a", id(b): "b"}.get(id(getattr(n, "variable", None)))) for n in order]
+    assert legacy == ["SumBackward0", "AddBackward0", "SinBackward0", "ExpBackward0", "AccumulateGrad(b)",
+                      "SinBackward0", "ExpBackward0", "AccumulateGrad(a)"]
+
+    a, b, loss = graph()
+    with torch.autograd.trace() as t:
+        loss.backward()
+    started = [e for e in t.events if e["kind"] == "task_start"]
+    names = [label(e["node"]) for e in started]
+    assert names == ["SumBackward0", "AddBackward0", "SinBackward0", "SinBackward0", "ExpBackward0",
+                     "AccumulateGrad", "ExpBackward0", "AccumulateGrad"]
+    # The C++ engine pops by sequence_nr: b's sin (created last) before a's, then b's exp.
+    sin_seqs = [e["sequence_nr"] for e in started if e["node"] == "SinBackward0"]
+    assert sin_seqs[0] > sin_seqs[1]
