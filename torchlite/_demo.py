@@ -209,6 +209,16 @@ def write_losses(out_dir, history):
     return written
 
 
+def write_trace(out_dir, step_trace):
+    """trace.json (Chrome trace: open it in https://ui.perfetto.dev or
+    chrome://tracing) and timeline.txt, of one backward. Returns the files."""
+    json_path = step_trace.to_chrome_trace(os.path.join(out_dir, "trace.json"))
+    text_path = os.path.join(out_dir, "timeline.txt")
+    with open(text_path, "w") as f:
+        f.write(step_trace.timeline())
+    return [json_path, text_path]
+
+
 def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_dir=None, bar="auto",
         out=sys.stdout):
     """Trains on half the points, reports accuracy on both halves; returns
@@ -235,7 +245,12 @@ def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_d
             loss = cross_entropy(logits, onehot)
             for p in params:
                 p.grad = None
-            loss.backward()
+            if out_dir is not None and epoch == epochs:
+                # The last step's backward, recorded step by step by the engine.
+                with torch.autograd.trace() as step_trace:
+                    loss.backward()
+            else:
+                loss.backward()
             with torch.no_grad():
                 for p, v in zip(params, velocity):
                     v.mul_(momentum).add_(p.grad)
@@ -253,7 +268,7 @@ def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_d
           file=out)
     if out_dir is not None:
         os.makedirs(out_dir, exist_ok=True)
-        written = write_losses(out_dir, history)
+        written = write_losses(out_dir, history) + write_trace(out_dir, step_trace)
         print(f"wrote {len(written)} files to {out_dir}:", file=out)
         for path in written:
             print(f"  {os.path.basename(path)}", file=out)

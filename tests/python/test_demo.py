@@ -6,6 +6,8 @@ import fail)."""
 import csv
 import importlib.util
 import io
+import json
+import re
 import os
 import subprocess
 import sys
@@ -66,6 +68,22 @@ def test_demo_command_line_writes_its_folder(tmp_path):
     assert len(losses) == 300 and losses[-1] < 0.05 * losses[0]
     with open(tmp_path / "out" / "loss.png", "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    check_trace(tmp_path / "out")
+
+
+def check_trace(out_dir):
+    """The last step's backward, traced: one NodeTask slice per node of the MLP's graph, from the
+    loss's NegBackward0 to the six AccumulateGrads, and its text timeline."""
+    with open(out_dir / "trace.json") as f:
+        events = json.load(f)["traceEvents"]
+    slices = [e["name"] for e in events if e["ph"] == "X"]
+    assert slices[0] == "NegBackward0"
+    assert slices.count("torch::autograd::AccumulateGrad") == 6
+    assert any(e["ph"] == "s" for e in events)  # flow arrows, producer to consumer
+    timeline = (out_dir / "timeline.txt").read_text().splitlines()
+    assert "graph_task_start" in timeline[0] and "roots: NegBackward0" in timeline[0]
+    assert timeline[-1].split()[-2:] == ["graph_task_end", "ok"]
+    assert sum(bool(re.search(r"\btask_start\b", line)) for line in timeline) == len(slices)
 
 
 def test_demo_default_folder_is_new_and_named(tmp_path):
@@ -145,5 +163,6 @@ def test_losses_without_matplotlib(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     out = io.StringIO()
     _demo.run(epochs=3, out_dir=str(tmp_path), out=out)
-    assert sorted(os.listdir(tmp_path)) == ["losses.csv"]
+    files = os.listdir(tmp_path)
+    assert "losses.csv" in files and "loss.png" not in files
     assert len(read_losses(tmp_path / "losses.csv")) == 3
