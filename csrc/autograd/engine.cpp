@@ -533,10 +533,10 @@ GraphTaskState get_current_graph_task_state() {
       ns.status = "running";
     } else if (queued.count(n)) {
       ns.status = "queued";
-    } else if (ns.dependencies > 0) {
-      ns.status = "waiting";
     } else if (!will_execute) {
       ns.status = "not needed";
+    } else if (ns.dependencies > 0) {
+      ns.status = "waiting";
     } else {
       ns.status = "done";
     }

@@ -166,3 +166,60 @@ TEST(EngineTrace, ExceptionInANodeIsRecorded) {
   ASSERT_EQ(gt_end.size(), 1u);
   EXPECT_EQ(gt_end[0].detail, "error");
 }
+
+// Introspection ------------------------------------------------------------------------
+
+TEST(EngineIntrospection, ExecutionOrderIdAndStateFromTheRootNode) {
+  EXPECT_EQ(get_current_graph_task_id(), -1);
+  EXPECT_TRUE(get_current_graph_task_execution_order().empty());
+  EXPECT_THROW(get_current_graph_task_state(), std::runtime_error);
+
+  // x -> A -> (B, C) -> D (the root): the root computes the order while it runs.
+  auto x = leaf({1, 2});
+  auto a = scaled({x}, 2, "A");
+  auto b = scaled({a}, 3, "B");
+  auto c = scaled({a}, 5, "C");
+  std::vector<std::string> order;
+  int id = -2;
+  GraphTaskState state;
+  auto root = make_node<FnNode>("D", [&](variable_list&& g) {
+    for (Node* n : get_current_graph_task_execution_order()) order.push_back(n->name());
+    id = get_current_graph_task_id();
+    state = get_current_graph_task_state();
+    return variable_list{g[0], g[0]};
+  }, collect_next_edges({b, c}));
+  auto d = output_of(root, b);
+  set_multithreading_enabled(false);
+  std::vector<std::string> ran;
+  {
+    Recording rec;
+    run_backward({d}, {value({1, 1})});
+    for (const auto& e : of(trace::stop(), EventKind::TaskStart)) ran.push_back(e.node);
+  }
+  set_multithreading_enabled(true);
+  EXPECT_EQ(order, ran);
+  EXPECT_EQ(order, (std::vector<std::string>{"D", "C", "B", "A", "torch::autograd::AccumulateGrad"}));
+  EXPECT_GE(id, 0);
+  EXPECT_EQ(state.id, id);
+  ASSERT_EQ(state.nodes.size(), 5u);
+  EXPECT_EQ(state.nodes[0].node.get(), root.get());
+  EXPECT_EQ(state.nodes[0].status, "running");
+  for (size_t i = 1; i < state.nodes.size(); ++i) {
+    const auto& ns = state.nodes[i];
+    EXPECT_EQ(ns.status, "waiting") << ns.node->name();
+    EXPECT_EQ(ns.dependencies, ns.node->name() == "A" ? 2 : 1) << ns.node->name();
+  }
+  // With multithreading on, the order is refused (as torch does).
+  std::string error;
+  auto root2 = make_node<FnNode>("E", [&](variable_list&& g) {
+    try {
+      get_current_graph_task_execution_order();
+    } catch (const std::runtime_error& e) {
+      error = e.what();
+    }
+    return variable_list{g[0]};
+  }, collect_next_edges({x}));
+  run_backward({output_of(root2, x)}, {value({1, 1})});
+  EXPECT_EQ(error.rfind("get_current_graph_task_execution_order expects the current backward to be executed with "
+                        "multithreading disabled", 0), 0u);
+}
