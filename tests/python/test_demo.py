@@ -8,6 +8,7 @@ import importlib.util
 import io
 import json
 import re
+import shutil
 import os
 import subprocess
 import sys
@@ -21,9 +22,10 @@ from diff_utils import in_ci
 
 
 def needs(*modules):
-    """The optional packages a test needs (the viz extra, and rich): CI installs them, so there a
-    missing one fails the test; elsewhere it skips."""
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    """The optional packages a test needs (the viz extra, rich, and "dot", Graphviz's program): CI
+    installs them, so there a missing one fails the test; elsewhere it skips."""
+    missing = [m for m in modules
+               if (shutil.which(m) is None if m == "dot" else importlib.util.find_spec(m) is None)]
     if missing and in_ci():
         pytest.fail(f"CI installs the viz extra and rich, but {', '.join(missing)} cannot be imported",
                     pytrace=False)
@@ -53,7 +55,7 @@ def test_demo_learns_the_spirals():
 
 
 def test_demo_command_line_writes_its_folder(tmp_path):
-    needs("matplotlib")
+    needs("matplotlib", "graphviz", "dot")
     start = time.perf_counter()
     res = subprocess.run([sys.executable, "-m", "torchlite", "demo", "--out", str(tmp_path / "out")],
                          capture_output=True, text=True, timeout=120)
@@ -69,6 +71,10 @@ def test_demo_command_line_writes_its_folder(tmp_path):
     with open(tmp_path / "out" / "loss.png", "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     check_trace(tmp_path / "out")
+    svg = (tmp_path / "out" / "graph.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "NegBackward0" in svg and svg.count("AccumulateGrad") == 6
+    assert "graph.svg     the graph of the last step's backward" in res.stdout
 
 
 def check_trace(out_dir):
@@ -165,4 +171,24 @@ def test_losses_without_matplotlib(monkeypatch, tmp_path):
     _demo.run(epochs=3, out_dir=str(tmp_path), out=out)
     files = os.listdir(tmp_path)
     assert "losses.csv" in files and "loss.png" not in files
+    assert "wrote 4 files" in out.getvalue()  # losses.csv, graph, trace.json, timeline.txt
     assert len(read_losses(tmp_path / "losses.csv")) == 3
+
+
+def test_graph_without_dot_is_dot_text(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path / "no-bin"))  # Graphviz's dot cannot be found
+    out = io.StringIO()
+    _demo.run(epochs=2, out_dir=str(tmp_path / "out"), out=out)
+    files = os.listdir(tmp_path / "out")
+    assert "graph.dot" in files and "graph.svg" not in files
+    text = (tmp_path / "out" / "graph.dot").read_text()
+    assert text.startswith("digraph") and "NegBackward0" in text
+    assert "graph.dot     the graph of the last step's backward, as DOT text (Graphviz's dot is not installed" \
+        in out.getvalue()
+
+
+def test_graph_without_the_graphviz_package(monkeypatch, tmp_path):
+    needs("dot")
+    monkeypatch.setitem(sys.modules, "graphviz", None)  # dot is run directly
+    _demo.run(epochs=2, out_dir=str(tmp_path), out=io.StringIO())
+    assert "<svg" in (tmp_path / "graph.svg").read_text()
