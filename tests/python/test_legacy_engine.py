@@ -29,6 +29,11 @@ def unused_branch(a, b):
     return c.tanh().sum() * 2
 
 
+def second_output_only(a, b):
+    _, d = (a + b).split(2)  # SplitBackward0 gets its one gradient in slot 1 (the 2018 code asserted slot 0)
+    return d.exp().sum()
+
+
 def views_and_inplace(a, b):
     y = a.clone()
     y[1:].mul_(b[1:])
@@ -68,7 +73,7 @@ def custom_one_output_used(a, b):
     return p.sum()
 
 
-GRAPHS = [diamond, repeated_edges, unused_branch, views_and_inplace, custom_functions, custom_one_output_used]
+GRAPHS = [diamond, repeated_edges, unused_branch, second_output_only, views_and_inplace, custom_functions, custom_one_output_used]
 
 
 def grads_with(engine_backward, graph, shapes=((4, 4), (4, 4)), device="cpu"):
