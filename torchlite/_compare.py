@@ -120,7 +120,8 @@ class _Recorder:
         rec = {"api": api, "where": self.where(), "order": [], "error": None, "grads": []}
         roots = [t for t in roots_of(*args, **kwargs) if isinstance(t, torch.Tensor)]
         rec["roots"] = [_array(t) for t in roots]
-        nodes, leaves = _walk([t.grad_fn if t.grad_fn is not None else _leaf_node(torch, t) for t in roots])
+        nodes, leaves = _walk([torch.autograd.graph.get_gradient_edge(t).node if t.requires_grad else None
+                               for t in roots])
         rec["leaves"] = [_array(t) for t in leaves]
         handles = []
         for node in nodes:
@@ -138,14 +139,6 @@ class _Recorder:
         finally:
             for h in handles:
                 h.remove()
-
-
-def _leaf_node(torch, t):
-    """A leaf root's AccumulateGrad, reached as torch's autograd.graph does."""
-    if not t.requires_grad:
-        return None
-    with torch.enable_grad():
-        return t.view_as(t).grad_fn.next_functions[0][0]
 
 
 def _install_recorder(torch, script):

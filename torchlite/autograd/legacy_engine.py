@@ -20,7 +20,8 @@ import contextlib
 from collections import Counter
 
 from .._tensor import Tensor
-from .grad_mode import enable_grad, set_grad_enabled
+from .grad_mode import set_grad_enabled
+from .graph import get_gradient_edge
 from .variable import Variable
 
 __all__ = ["ExecutionEngine", "backward", "use"]
@@ -46,18 +47,6 @@ class _GraphRoot:
 
     def _do_backward(self, grad_output, retain_variables):
         return self._grads
-
-
-def _gradient_edge(tensor):
-    """(node, input_nr) that receives `tensor`'s gradient: its grad_fn, or a
-    leaf's AccumulateGrad, reached as torch's autograd.graph reaches it
-    (`_get_grad_fn_or_grad_acc`), through a view's edge."""
-    if tensor.grad_fn is not None:
-        return tensor.grad_fn, tensor.output_nr
-    if not tensor.requires_grad:
-        return None, 0
-    with enable_grad():
-        return tensor.view_as(tensor).grad_fn.next_functions[0][0], 0
 
 
 class ExecutionEngine:
@@ -101,7 +90,8 @@ class ExecutionEngine:
     def run_backward(self, tensors, grads, retain_graph=False, create_graph=False):
         """Runs one backward from `tensors` with gradients `grads` (checked
         already) and returns the nodes in the order they ran."""
-        root = _GraphRoot([_gradient_edge(t) for t in tensors], grads)
+        edges = [get_gradient_edge(t) for t in tensors]  # also a leaf's AccumulateGrad
+        root = _GraphRoot([(e.node, e.output_nr) for e in edges], grads)
         ready = [(root, ())]
         not_ready = {}
         order = []
