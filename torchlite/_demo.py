@@ -169,7 +169,9 @@ def check_device(device):
     try:
         torch.zeros(1, device=dev)
     except (RuntimeError, AssertionError, ValueError) as err:
-        raise DemoError(f"--device {device}: {err}") from None
+        what = "CUDA is available, but torchlite cannot make CUDA tensors here" if dev.type == "cuda" else \
+            "torchlite cannot make tensors there"
+        raise DemoError(f"--device {device}: {what} ({err})") from None
     return dev
 
 

@@ -111,11 +111,17 @@ def test_demo_on_a_sim_device(tmp_path):
     assert "15 epochs on sim:1" in out.getvalue()
 
 
-def test_device_errors_are_clear(capsys):
+def test_device_errors_are_clear(monkeypatch):
     with pytest.raises(_demo.DemoError, match=r"--device cuda: CUDA is not available here"):
         _demo.run(epochs=1, device="cuda", out=io.StringIO())
     with pytest.raises(_demo.DemoError, match="--device foo: Expected one of cpu, cuda, sim device type"):
         _demo.run(epochs=1, device="foo", out=io.StringIO())
+    # With a GPU but no CUDA tensors (torchlite has no cupy path yet) it says that instead.
+    monkeypatch.setattr(_demo.torch.cuda, "is_available", lambda: True)
+    with pytest.raises(_demo.DemoError, match=r"^--device cuda: CUDA is available, but torchlite cannot make CUDA "
+                                              r"tensors here \(Torch not compiled with CUDA enabled\)$"):
+        _demo.run(epochs=1, device="cuda", out=io.StringIO())
+    monkeypatch.undo()
     res = subprocess.run([sys.executable, "-m", "torchlite", "demo", "--device", "cuda", "--out", "unused"],
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 2
