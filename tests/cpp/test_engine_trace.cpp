@@ -7,6 +7,7 @@
 #include "autograd/engine_trace.h"
 #include "autograd/grad_mode.h"
 #include "autograd/input_buffer.h"
+#include "c10/core/DeviceGuard.h"
 #include "c10/core/impl/FakeGuardImpl.h"
 
 #include <gtest/gtest.h>
@@ -26,6 +27,17 @@ std::vector<Event> of(const std::vector<Event>& events, EventKind kind) {
   }
   return out;
 }
+
+// Simulated devices for the whole executable, installed before the engine
+// starts its device threads.
+c10::impl::FakeGuardImpl& fake() {
+  static c10::impl::FakeGuardImpl impl(c10::DeviceType::Sim, 2, /*logging=*/false);
+  return impl;
+}
+struct FakeDevices : public ::testing::Environment {
+  void SetUp() override { c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, &fake()); }
+};
+const auto* const env = ::testing::AddGlobalTestEnvironment(new FakeDevices);
 
 // Stops the recording even when an assertion fails mid-test.
 struct Recording {
@@ -222,4 +234,51 @@ TEST(EngineIntrospection, ExecutionOrderIdAndStateFromTheRootNode) {
   run_backward({output_of(root2, x)}, {value({1, 1})});
   EXPECT_EQ(error.rfind("get_current_graph_task_execution_order expects the current backward to be executed with "
                         "multithreading disabled", 0), 0u);
+}
+
+TEST(EngineTrace, DeviceNodesOnTwoStreamsRecordTheConsumersWait) {
+  // A ran forward on stream s1, B (its consumer in the forward) on s2: in
+  // backward B produces A's gradient on s2, A runs on s1 and must wait.
+  c10::Device sim0("sim:0");
+  auto s1 = fake().getNewStream(sim0);
+  auto s2 = fake().getNewStream(sim0);
+  auto x = leaf({1.0}, {}, at::kFloat, sim0);
+  Variable a, b;
+  {
+    c10::OptionalStreamGuard g(s1);
+    a = scaled({x}, 2.0, "A");
+  }
+  {
+    c10::OptionalStreamGuard g(s2);
+    b = scaled({a}, 3.0, "B");
+  }
+  std::vector<Event> events;
+  {
+    Recording rec;
+    run_backward({b}, {value({1.0}, {}, at::kFloat, sim0)});
+    events = trace::stop();
+  }
+  uint64_t task_b = 0, task_a = 0;
+  for (const auto& e : of(events, EventKind::TaskStart)) {
+    EXPECT_EQ(e.queue, "device:0");
+    EXPECT_EQ(e.thread_name, "device thread 0");
+    if (e.node == "B") task_b = e.task;
+    if (e.node == "A") task_a = e.task;
+  }
+  ASSERT_NE(task_b, 0u);
+  ASSERT_NE(task_a, 0u);
+  bool recorded = false, waited = false;
+  for (const auto& e : events) {
+    if (e.kind == EventKind::StreamRecord && e.task == task_b &&
+        e.detail.find("InputBuffer::add: first gradient ready") == 0) {
+      recorded = true;
+    }
+    if (e.kind == EventKind::StreamWait && e.task == task_a &&
+        e.detail.find("evaluate_function: consumer waits") == 0) {
+      waited = true;
+    }
+  }
+  EXPECT_TRUE(recorded);
+  EXPECT_TRUE(waited);
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{6.0}));
 }
