@@ -16,7 +16,6 @@ leaves' values first (a script drawing random numbers gets different inputs
 from torch's and torchlite's generators: reported as "inputs differ",
 without comparing gradients), then roots' values, gradients within a
 tolerance, execution order and exceptions."""
-import argparse
 import importlib
 import importlib.abc
 import importlib.util
