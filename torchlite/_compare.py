@@ -310,20 +310,33 @@ def report(runs, script, rtol, atol, out):
     return differing
 
 
+def report_torchlite_only(run, script, out):
+    """Without torch: what torchlite's run recorded, per backward call."""
+    print(f"compare {script}: torch is not installed (pip install torch), so nothing is compared; "
+          f"the backward calls under torchlite:", file=out)
+    for k, rec in enumerate(run["records"]):
+        error = "" if rec["error"] is None else f"; raised {rec['error'][0]}: {rec['error'][1]}"
+        print(f"backward #{k + 1} ({rec['api']} at {rec['where']}): {len(rec['leaves'])} leaves, "
+              f"ran {rec['order']}{error}", file=out)
+    if run["outcome"] is not None:
+        print(f"the script raised {run['outcome'][0]}: {run['outcome'][1]}", file=out)
+    print(f"{len(run['records'])} backward calls", file=out)
+
+
 def main(args, out=sys.stdout):
     """`python -m torchlite compare` (args parsed by torchlite.__main__)."""
     if not os.path.isfile(args.script):
         print(f"compare: no such script: {args.script}", file=sys.stderr)
         return 2
-    if not _torch_available():
-        print("compare: torch is not installed, so there is nothing to compare torchlite with "
-              "(pip install torch)", file=sys.stderr)
-        return 2
-    runs = _run_children(args.script, args.args, BACKENDS)
+    backends = BACKENDS if _torch_available() else ("torchlite",)
+    runs = _run_children(args.script, args.args, backends)
     if args.verbose:
-        for backend in BACKENDS:
+        for backend in backends:
             print(f"--- the script's output under {backend} ---\n{runs[backend]['output']}", file=out, end="")
         print("---", file=out)
+    if "torch" not in runs:
+        report_torchlite_only(runs["torchlite"], args.script, out)
+        return 0
     return 1 if report(runs, args.script, args.rtol, args.atol, out) else 0
 
 

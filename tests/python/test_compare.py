@@ -3,6 +3,8 @@ torchlite (as `torch`), its backward calls compared. One script plants a
 difference of each kind under torchlite; with --clean it plants none. Each
 compare runs two subprocesses (torch's import is slow), so both runs are
 shared by the tests."""
+import argparse
+import io
 import subprocess
 import sys
 import textwrap
@@ -182,3 +184,19 @@ def test_accumulate_grad_variable_as_torch():
         assert y.grad_fn.next_functions[0][0].variable is a
         with pytest.raises(AttributeError, match="^'MulBackward0' object has no attribute 'variable'$"):
             y.grad_fn.variable
+
+
+def test_without_torch_only_torchlite_runs(monkeypatch, tmp_path):
+    path = tmp_path / "planted.py"
+    path.write_text(SCRIPT)
+    monkeypatch.setattr(_compare, "_torch_available", lambda: False)
+    out = io.StringIO()
+    args = argparse.Namespace(script=str(path), args=["--clean"], rtol=1e-5, atol=1e-6, verbose=False)
+    assert _compare.main(args, out) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0] == (f"compare {path}: torch is not installed (pip install torch), so nothing is compared; "
+                        "the backward calls under torchlite:")
+    assert lines[1] == ("backward #1 (Tensor.backward at planted.py:15): 2 leaves, ran ['SumBackward0', "
+                        "'SinBackward0', 'MulBackward0', 'torch::autograd::AccumulateGrad', "
+                        "'torch::autograd::AccumulateGrad']")
+    assert lines[-1] == "4 backward calls"
