@@ -252,8 +252,11 @@ void GraphTask::mark_as_completed_and_run_post_processing() {
     // Before completing: the caller may stop the trace as soon as it resumes.
     if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "ok");
     future_result_->markCompleted(std::move(vars));
-  } catch (std::exception&) {
-    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+  } catch (std::exception& e) {
+    if (trace::is_enabled()) {
+      trace::on_exception(trace::current_task(), *this, nullptr, e.what());
+      trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+    }
     future_result_->setErrorIfNeeded(std::current_exception());
   }
 }
@@ -496,7 +499,7 @@ GraphTaskState get_current_graph_task_state() {
   state.outstanding_tasks = task->outstanding_tasks_.load();
   // The queues this task's nodes can wait in.
   std::vector<std::shared_ptr<ReadyQueue>> queues{task->cpu_ready_queue_};
-  for (const auto& q : Engine::get_default_engine().device_ready_queues()) queues.push_back(q);
+  for (const auto& q : Engine::get_default_engine().started_device_ready_queues()) queues.push_back(q);
 
   std::lock_guard<std::mutex> lock(task->mutex_);
   std::unordered_set<Node*> queued;
@@ -870,6 +873,7 @@ void Engine::start_device_threads() {
     device_ready_queues_[i] = std::make_shared<ReadyQueue>();
     device_ready_queues_[i]->trace_device_ = i;
   }
+  device_queues_published_.store(true, std::memory_order_release);
   for (int i = 0; i < num_devices; ++i) {
     std::thread t(&Engine::thread_init, this, i, device_ready_queues_[i], true);
     t.detach();

@@ -153,7 +153,11 @@ class Engine {
 
   // Number of device threads started (0 before the first backward).
   size_t num_device_threads() const { return device_ready_queues_.size(); }
-  const std::vector<std::shared_ptr<ReadyQueue>>& device_ready_queues() const { return device_ready_queues_; }
+  // The device threads' queues, once started (empty before); safe from any thread.
+  std::vector<std::shared_ptr<ReadyQueue>> started_device_ready_queues() const {
+    if (!device_queues_published_.load(std::memory_order_acquire)) return {};
+    return device_ready_queues_;
+  }
   // Reentrant pool threads created so far (for tests and traces).
   size_t num_reentrant_pool_threads() const { return pool_threads_started_.load(); }
   // Pool threads waiting for work right now.
@@ -195,6 +199,9 @@ class Engine {
 
 
   std::once_flag start_device_threads_flag_;
+  // Set once device_ready_queues_ is filled, for readers that did not go
+  // through start_device_threads_flag_.
+  std::atomic<bool> device_queues_published_{false};
   // Shared by all GraphTasks: one queue per device index.
   std::vector<std::shared_ptr<ReadyQueue>> device_ready_queues_;
 

@@ -309,3 +309,21 @@ def test_chrome_trace_has_a_track_per_thread_slices_and_flows(tmp_path):
         producer = next(p for p in slices if p["tid"] == s["tid"] and p["ts"] <= s["ts"] <= p["ts"] + p["dur"])
         assert producer["args"]["task"] != fid
     assert any(e["ph"] == "i" and e["name"].startswith("dependency") for e in evs)
+
+
+def test_trace_of_a_failing_final_callback():
+    x = torch.ones(2, requires_grad=True)
+    y = x * 2
+
+    def fail():
+        raise ValueError("callback failed")
+    y.register_hook(lambda g: Variable._execution_engine.queue_callback(fail))
+    with torch.autograd.trace() as t:
+        with pytest.raises(ValueError, match="callback failed"):
+            y.sum().backward()
+    ev = t.events
+    assert [e["kind"] for e in ev[-3:]] == ["final_callback", "exception", "graph_task_end"]
+    assert ev[-2]["node"] is None and "callback failed" in ev[-2]["detail"]
+    assert ev[-1]["detail"] == "error"
+    lines = t.timeline().splitlines()
+    assert len(lines) == len(ev) and lines[-2].endswith("exception         ValueError: callback failed")

@@ -201,3 +201,23 @@ def test_render_without_dot_writes_dot_text_and_says_what_to_install(tmp_path, m
     assert path == str(tmp_path / "g.dot")
     assert open(path).read() == g.source
     assert not (tmp_path / "g.svg").exists()
+
+
+def test_dot_of_custom_function_and_packed_saved_tensors():
+    class Sq(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+    x = torch.ones(2, 3, requires_grad=True)
+    y = Sq.apply(x)
+    assert 'n0 [label="SqBackward\\nseq ' in graph.to_dot(y).source
+    assert "topo 1\\nsaved (2, 3)" in graph.to_dot(y).source
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        z = x.sin()
+    assert "saved packed" in graph.to_dot(z).source

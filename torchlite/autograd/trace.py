@@ -167,6 +167,7 @@ def _describe(e):
         return f"{e['node']} input {e['input_nr']}: captured as grad() output {e['count']}"
     if kind == "final_callback":
         return f"callback {e['count']}"
-    if kind == "exception":
-        return f"{e['node']}: {e['detail']}"
+    if kind == "exception":  # the message's first line (a Python error's carries its traceback)
+        message = e["detail"].splitlines()[0] if e["detail"] else ""
+        return message if e["node"] is None else f"{e['node']}: {message}"
     return e["detail"] or ""
