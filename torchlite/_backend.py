@@ -136,6 +136,11 @@ def xp(a):
     return cupy if is_cuda_array(a) else np
 
 
+def xp_of(*values):
+    """cupy when any of `values` is a cupy array, else numpy."""
+    return cupy if any(is_cuda_array(v) for v in values) else np
+
+
 def asarray(a, dtype=None, order=None, like=None):
     """np.asarray that keeps a cupy array (an op's result) on its device; with
     `like` (a tensor), on like's device."""

@@ -297,6 +297,49 @@ def _times_alpha(b, alpha, dtype):
         _loud(token)
 
 
+def _two_product(x, y):
+    """x * y as p + e exactly (Dekker's product, float64)."""
+    p = x * y
+    split = 134217729.0  # 2**27 + 1
+    xh = x * split
+    xh = xh - (xh - x)
+    yh = y * split
+    yh = yh - (yh - y)
+    xl, yl = x - xh, y - yh
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _fma(x, y, z, dtype):
+    """x * y + z rounded once to float `dtype` (a fused multiply-add, where torch's kernels
+    compute one): float32 exactly in float64 (the product fits; the sum is rounded twice
+    only on a float32 tie), float64 by Dekker's exact product and Knuth's two-sum."""
+    xp = _backend.xp_of(x, y, z)
+    x = xp.asarray(x, np.float64)
+    y = xp.asarray(y, np.float64)
+    z = xp.asarray(z, np.float64)
+    token = _quiet()
+    try:
+        if dtype != _f64:
+            return (x * y + z).astype(dtype)
+        p, e = _two_product(x, y)
+        s = p + z
+        bb = s - p
+        t = (p - (s - bb)) + (z - bb)
+        r = s + (t + e)
+        # inf, nan or an overflowing split: the plain sum is the fused one
+        return np.where(np.isfinite(r), r, s)
+    finally:
+        _loud(token)
+
+
+def _add_alpha(a, b, alpha, dtype, out):
+    """out = a + alpha * b for a float result: torch's add kernel computes
+    vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the
+    same fused multiply-add, so one rounding."""
+    np.copyto(out, _fma(b, float(dtype.type(alpha)), a, dtype), casting="same_kind")
+    return out
+
+
 # Binary arithmetic ---------------------------------------------------------------
 
 # Formulas call torch's C++ ops: a tensor times a number there is mul.Scalar, which
@@ -421,8 +464,11 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
             _sub_check(a.dtype, b.dtype)
         dtype = _result_type(a, b)
         if alpha.__class__ is not int or alpha != 1:
-            _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
+            shape = _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
             _alpha_check(dtype, alpha)
+            if dtype.kind == "f":
+                r = _add_alpha(a, b, alpha if ufunc is np.add else -alpha, dtype, _out(shape, dtype, self, a, b))
+                return _record(spec, (self, other), _wrap(r, self), (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
             b = _times_alpha(b, alpha, dtype)
         out = _wrap(_binary(ufunc, self, a, b, dtype), self)
         return _record(spec, (self, other), out, (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
@@ -432,6 +478,9 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
     b = other
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(dtype, alpha)
+        if dtype.kind == "f":
+            r = _add_alpha(a, other, alpha if ufunc is np.add else -alpha, dtype, _out(a.shape, dtype, self, a))
+            return _record_number(spec_s, self, _wrap(r, self), other, False)
         b = _times_alpha(other, alpha, dtype)
     out = _wrap(_binary(ufunc, self, a, b, dtype), self)
     return _record_number(spec_s, self, out, other, False)
@@ -587,11 +636,14 @@ def threshold_backward(grad_output, self, threshold):
 
 
 def tanh_backward(grad_output, output):
-    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2)."""
+    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2),
+    where torch's kernel fuses 1 - output * output into one rounding."""
     o = output._array
+    dtype = _result_type(grad_output._array, o)
+    one_minus_square = _fma(-o, o, 1.0, dtype)
     token = _quiet()
     try:
-        r = _backend.asarray(grad_output._array * (1 - o * o)).astype(_result_type(grad_output._array, o), copy=False)
+        r = _backend.asarray(grad_output._array * one_minus_square).astype(dtype, copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -599,11 +651,12 @@ def tanh_backward(grad_output, output):
 
 
 def sigmoid_backward(grad_output, output):
-    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * output * (1 - output)."""
+    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * (1 - output) * output,
+    in that order, as torch's kernel rounds it."""
     o = output._array
     token = _quiet()
     try:
-        r = _backend.asarray(grad_output._array * (o * (1 - o))).astype(_result_type(grad_output._array, o), copy=False)
+        r = _backend.asarray(grad_output._array * (1 - o) * o).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -1210,8 +1263,8 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     dims = None if dim is None else _reduction_dims(dim, a.ndim)
     token = _quiet()
     try:
-        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        # a reduction's result is row-major whatever the input's layout (allocate_reduction_result)
+        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch; the result
+        # is row-major whatever the input's layout (allocate_reduction_result)
         r = _backend.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
     finally:
         _loud(token)
@@ -1241,7 +1294,6 @@ def mean(self, dim=None, keepdim=False, dtype=None):
 def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
-        # row-major whatever the input's layout, as sum's
         if count:
             return _backend.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype), order="C")
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
@@ -1390,19 +1442,59 @@ def _infer_size(shape, numel):
     return tuple(shape)
 
 
+def _compute_stride(oldshape, oldstride, newshape):
+    """at::detail::computeStride: the strides (in elements) that view a tensor of sizes
+    `oldshape` and strides `oldstride` as `newshape` without copying, or None. Each run
+    of dimensions contiguous with each other (a chunk) must be split or merged by whole
+    dimensions of the new shape; a size-1 dimension takes the stride where it falls."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    newstride = [0] * len(newshape)
+    if 0 in oldshape:
+        # any strides serve an empty tensor: its own for the same sizes, else contiguous ones
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        for d in range(len(newshape) - 1, -1, -1):
+            newstride[d] = 1 if d == len(newshape) - 1 else builtins.max(newshape[d + 1], 1) * newstride[d + 1]
+        return tuple(newstride)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
+                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(newstride) if view_d == -1 else None
+
+
+def _viewed(a, shape):
+    """a viewed as `shape` with computeStride's strides, or None where no view can."""
+    strides = _compute_stride(a.shape, tuple(st // a.itemsize for st in a.strides), shape)
+    if strides is None:
+        return None
+    return _backend.as_strided(a, shape, tuple(st * a.itemsize for st in strides))
+
+
 def view(self, *shape):
     a = self._array
     if not shape:
         raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     shape = _infer_size(_shape_arg(shape), a.size)
-    v = a.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    v = _viewed(a, shape)
+    if v is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
-            "spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return _view_of(v, self, _VIEW, a.shape)
 
 
@@ -1411,10 +1503,8 @@ def reshape(self, *shape):
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = _infer_size(_shape_arg(shape), a.size)
-    v = a.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    v = _viewed(a, shape)
+    if v is None:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
         return _unsafe_view(_record(_CLONE, (self,), _wrap(_backend.ascontiguousarray(a), self), (), None), shape)
     # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
@@ -1462,7 +1552,10 @@ def unsqueeze(self, dim=_REQUIRED):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     d = dim % n
-    return _view_of(np.expand_dims(a, d), self, _UNSQUEEZE, d)
+    # at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the dimension it precedes
+    st = a.itemsize if d == a.ndim else a.shape[d] * a.strides[d]
+    v = _backend.as_strided(a, a.shape[:d] + (1,) + a.shape[d:], a.strides[:d] + (st,) + a.strides[d:])
+    return _view_of(v, self, _UNSQUEEZE, d)
 
 
 def squeeze(self, dim=None):
@@ -1650,11 +1743,29 @@ def getitem_raw(self, key):
     return _record(spec, (self,), _wrap(_backend.ascontiguousarray(r), self), saved, extra, saved)
 
 
+_SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result")
+
+
+def _key_of(key):
+    """python_variable_indexing.cpp's treatSequenceAsTuple (numpy's old heuristic): a
+    list of fewer than 32 items holding a tensor, a sequence, a slice, an Ellipsis or a
+    None indexes as the tuple of its items (with torch's deprecation warning); then the
+    key's tensors as their arrays."""
+    if isinstance(key, list) and len(key) < 32 and any(
+            isinstance(k, (_TB, list, tuple, slice, np.ndarray)) or k is Ellipsis or k is None for k in key):
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+        key = tuple(key)
+    return _index_key(key)
+
+
 def getitem(self, key):
     """x[key]: basic indexing as torch applies it (python_variable_indexing.cpp), one
     select / slice / unsqueeze node per item, an alias when nothing applies; the index
     tensors of advanced indexing then as one IndexBackward0 node on that result."""
-    key = _index_key(key)
+    key = _key_of(key)
     if not _is_basic(key):
         # integers select and Nones unsqueeze first; the index tensors then index the result
         sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
@@ -1672,6 +1783,13 @@ def getitem(self, key):
     return result
 
 
+def _list_index(k):
+    """indexing_tensor_from_data: a list indexes as a bool tensor, or else as an int64 one
+    (floats truncated)."""
+    a = np.asarray(k)
+    return a if a.dtype == np.bool_ else a.astype(np.int64)
+
+
 def _apply_slicing(self, items, lone=False, lone_slice=False):
     """python_variable_indexing.cpp's applySlicing: the key's integers, slices
     and Nones applied as select / slice / unsqueeze views (a slice keeping a
@@ -1679,7 +1797,7 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
     key of the index tensors left for index / index_put_ on the result (None
     when there are none). `lone`: the key was one integer or slice, not a tuple
     (torch applies it directly, with its own errors on a 0-dim tensor)."""
-    items = tuple(np.asarray(k) if isinstance(k, list) else k for k in items)  # a list indexes like a tensor
+    items = tuple(_list_index(k) if isinstance(k, list) else k for k in items)
     ndim = self._array.ndim
     if lone and ndim == 0:
         k = items[0]
@@ -1718,12 +1836,17 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
             index.append(np.zeros(1 if k else 0, np.int64))
             dim += 1
             advanced = True
-        elif isinstance(k, np.ndarray) and k.ndim:
+        elif isinstance(k, np.ndarray) and (k.ndim or k.dtype.kind == "f"):
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
-        else:  # an integer, or a 0-d integer tensor: select
+        elif isinstance(k, (int, np.integer)) or isinstance(k, np.ndarray):  # a 0-d integer tensor too: select
+            if not -2 ** 63 <= int(k) < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
             result = _select(result, dim, int(k), real_dim)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {_python_type_name(k)})")
     return result, tuple(index) if advanced else None
 
 
@@ -2189,6 +2312,9 @@ def _write(ufunc, a, b, alpha=1):
     operand = b
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(result, alpha)
+        if result.kind == "f" and not sequential:
+            _add_alpha(a, b, alpha if ufunc is np.add else -alpha, result, a)
+            return
         b = _times_alpha(b, alpha, result)
     token = _quiet()
     try:
@@ -2375,8 +2501,11 @@ def _make_info(shape, key):
     indices broadcast together, and moved with their dimensions to the front when they are
     not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
-    order (None, or the broadcast index array and the dimension's size), the first
+    order (None, or the broadcast index array, the dimension's size and the index as
+    given), the first
     indexed dimension, and the shape of the indexing result."""
+    if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     indices = []
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype == np.bool_:
@@ -2406,7 +2535,7 @@ def _make_info(shape, key):
     if 0 in sizes and 0 not in bshape:
         # torch's own check: no index is valid in an empty dimension
         raise IndexError("index is out of bounds for dimension with size 0")
-    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n)
+    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n, i)
                for i, n in zip(indices, shape)]
     rshape = tuple(shape[:first]) + tuple(bshape) + tuple(shape[first + len(dims):])
     return perm, entries, first, rshape
@@ -2432,12 +2561,12 @@ def _index(a, key):
     """index(): a[key] for a key of whole slices and index arrays (_make_info's errors;
     an index out of bounds is an error only where the result has elements to read it).
     A 0-d mask (only in the formulas' keys: _apply_slicing unsqueezes) indexes as numpy's."""
-    if any(isinstance(k, np.ndarray) and not k.ndim for k in key):
+    if any(isinstance(k, np.ndarray) and not k.ndim and k.dtype == np.bool_ for k in key):
         return a[key]
     perm, entries, first, rshape = _make_info(a.shape, key)
     if 0 in rshape:
         return _backend.new(a, "zeros", rshape, a.dtype)
-    indexers = [(i.ravel(), n) for i, n in (e for e in entries if e is not None)]
+    indexers = [(i.ravel(), n) for i, n, _ in (e for e in entries if e is not None)]
     _, err = _first_bad(indexers)
     if err is not None:
         raise err
@@ -2468,6 +2597,18 @@ def _has_internal_overlap(a):
     return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
+def _index_operand(index, bshape, lead, trail):
+    """The index tensor as make_index_put_iterator gives it to TensorIterator: expanded to
+    the indices' common shape (inferExpandGeometry's strides, where the shape changes),
+    then viewed with size-1 dimensions around it (reshape_indexer: computeStride's
+    strides, which can break TensorIterator's ties between dimensions)."""
+    elem = index.itemsize
+    strides = index.strides if index.shape == bshape else _expanded_strides(index, bshape)
+    shape = lead + tuple(bshape) + trail
+    strides = _compute_stride(tuple(bshape), tuple(st // elem for st in strides), shape)
+    return _Strided(shape, tuple(st * elem for st in strides))
+
+
 class _Strided:
     """An operand's sizes and strides, as _iteration_order reads them."""
 
@@ -2490,15 +2631,14 @@ def _index_put_kernel(a, info, v):
     nb = len(given[0][0].shape)
     lead, trail = (1,) * first, (1,) * (len(rshape) - first - nb)
     src = _Strided(rshape, ap.strides[:first] + (0,) * nb + ap.strides[last:])
-    operands = [src, v] + [_Strided(lead + i.shape + trail, (0,) * first + i.strides + (0,) * len(trail))
-                           for i, _ in given]
+    operands = [src, v] + [_index_operand(i, given[0][0].shape, lead, trail) for _, _, i in given]
     outer_first = _iteration_order(rshape, operands)[::-1]
     # coordinates in ap of each element of the result, in iteration order
     grids = np.indices(rshape, sparse=True)
     coords = []
     for d in range(ap.ndim):
         if first <= d < last:
-            i, n = given[d - first]
+            i = given[d - first][0]
             c = np.broadcast_to(i.reshape(lead + i.shape + trail), rshape)
         else:
             c = np.broadcast_to(grids[d if d < first else d - len(given) + nb], rshape)
@@ -2645,7 +2785,7 @@ def setitem(self, key, value):
     tensor first; the key's basic part applied as views, then copy_to on the result (so
     CopySlices over CopyBackwards or FillBackward3 where the result is a view), or
     index_put_ with the index tensors."""
-    key = _index_key(key)
+    key = _key_of(key)
     value = _value_to_tensor(value, self)
     if key is False:
         return
@@ -2658,6 +2798,10 @@ def setitem(self, key, value):
         _copy_to(sliced, value)
     else:
         _index_put_(sliced, index, _strip_leading_ones(value, False))
+
+
+def delitem(self, key):
+    raise TypeError("Tensor does not support deleting items")
 
 
 # Conversions ----------------------------------------------------------------------
@@ -2778,7 +2922,15 @@ def _cat_skipped(a):
 
 
 def cat(tensors, dim=0):
+    if isinstance(tensors, _TB):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _TB):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"cat(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+    dim = int(dim)
     arrays = [t._array for t in tensors]
     for i, a in enumerate(arrays):
         if not a.ndim:

@@ -1,5 +1,7 @@
 """Programs the differential fuzzer (tests/fuzz) found to differ from torch
 2.13, minimized, each compared side by side: values, gradients, node names."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -206,7 +208,12 @@ def index_put_writes_until_an_index_out_of_bounds(lib):
             _setitem(lib.zeros(2, 3, dtype=lib.float64), (None, [1, -3]), v.double()),
             _setitem(lib.zeros(3, 4, 1), (None, lib.tensor([0, 3, 3]), slice(0, None)), 2),
             _setitem(lib.zeros(2, 3, 4), (slice(None), [0, 5], slice(None)), lib.arange(1.0, 9.0).view(4, 2).t()),
-            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0))]
+            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0)),
+            # the index tensor's strides on the size-1 dimensions around it (reshape_indexer) and
+            # unsqueeze's stride break TensorIterator's ties: each index writes a whole x[i] first
+            _setitem(lib.tensor(np.arange(36.0).reshape(4, 3, 3)).transpose(0, 1), (None, [-3, -3, 3]),
+                     lib.tensor([100.0, 200.0, 300.0])),
+            lib.arange(6.0).view(2, 3).t().unsqueeze(-1).stride()]
 
 
 def index_put_duplicates_and_a_value_aliasing_self(lib):
@@ -287,7 +294,10 @@ def cat_skips_one_dimensional_empty_tensors(lib):
     return [out, out.grad_fn.name(), mixed, v0.grad, b.grad,
             _outcomes(lib, [lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3), lib.ones(2, 4)], 0),
                             lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3)], 2),
-                            lambda lib: lib.cat([], 0)])]
+                            lambda lib: lib.cat([], 0), lambda lib: lib.cat(lib.ones(2, 3), 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), 1.0], 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], 0.5),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], np.int64(1))])]
 
 
 def indexing_error_messages(lib):
@@ -300,6 +310,7 @@ def indexing_error_messages(lib):
         return lambda lib: lib.zeros(shape).__setitem__(key, 1.0)
 
     return _outcomes(lib, [
+        get((2, 3), (slice(None), 2 ** 63)), get((2, 3), 1.5), get((2, 3), (0, {1})), put((2, 3), 2 ** 63),
         get((2, 3, 4), (None, -3)), get((2, 3, 4), (Ellipsis, 5)), get((2, 3, 4), ([0], None, 0, 7)),
         put((2, 3, 4), (None, -3)), put((2, 3, 4), (Ellipsis, 5)), put((2, 3, 4), (slice(None), 1, 9)),
         get((), 0), get((), 1), get((), slice(None)), get((), (0, 0)), get((), (None, 1)), get((), (Ellipsis, 0)),
@@ -309,11 +320,50 @@ def indexing_error_messages(lib):
     ])
 
 
+def keys_as_torch_reads_them(lib):
+    # a short list holding a sequence, slice, None or tensor is a tuple (with torch's warning);
+    # a list of numbers indexes as int64 (floats truncated); float index tensors are refused
+    def seen(step):
+        def run(lib):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = step(lib)
+            return [out, [str(w.message) for w in caught]]
+        return run
+
+    x = lambda lib: lib.tensor(np.arange(6.0).reshape(2, 3))  # noqa: E731
+
+    def put(lib):
+        y = x(lib)
+        y[[[0, 1], [1, 0]]] = 7.0
+        return y
+
+    def delete(lib):
+        del x(lib)[0]
+
+    return _outcomes(lib, [seen(lambda lib: x(lib)[[[0, 1], [1, 0]]]), seen(put),
+                           seen(lambda lib: x(lib)[[None, 1]]), seen(lambda lib: x(lib)[[[]]]),
+                           lambda lib: x(lib)[[0.7, -1.5]], lambda lib: x(lib)[lib.tensor([0.0, 1.0])],
+                           lambda lib: x(lib)[lib.tensor(1.0)], lambda lib: x(lib).__setitem__(lib.tensor([1.0]), 1.0),
+                           delete])
+
+
+def view_strides_as_compute_stride_gives_them(lib):
+    # a size-1 dimension takes the stride where computeStride places it; an empty tensor's
+    # view gets contiguous strides
+    x = lib.arange(3.0).view(3, 1).t()
+    y = lib.arange(24.0).view(2, 3, 4).permute(2, 0, 1)
+    return [x.view(1, 3).stride(), x.reshape(3, 1).stride(), y.view(4, 6, 1).stride(), y.view(4, 1, 6).stride(),
+            y.reshape(1, 4, 6).stride(), lib.zeros(2, 0, 3).view(3, 0, 2).stride(),
+            _outcomes(lib, [lambda lib: y.view(24)])]
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
-            cat_skips_one_dimensional_empty_tensors, indexing_error_messages]
+            cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them,
+            view_strides_as_compute_stride_gives_them]
 
 
 def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
@@ -485,6 +535,54 @@ def number_to_the_power_of_a_transposed_tensor_is_contiguous(lib):
     return [r.view(6), r.as_strided((1, 4), (1, 1), 0), s.view(6), s.stride()]
 
 
+def add_with_alpha_rounds_once(lib):
+    # add / sub with alpha compute fma(other, ±alpha, self), one rounding (exact lists: the
+    # one-ulp differences of a separate product show only magnified, as in a double backward)
+    rng = np.random.default_rng(5444)
+    out = []
+    for dtype in ("float32", "float64"):
+        a = lib.tensor(rng.standard_normal(40).astype(dtype))
+        b = lib.tensor((rng.standard_normal(40) * 10.0 ** rng.integers(-4, 4, 40)).astype(dtype))
+        c = a.clone()
+        c.sub_(b, alpha=0.7)
+        out += [lib.add(a, b, alpha=3).tolist(), a.sub(b, alpha=-2.5).tolist(), c.tolist()]
+    v0 = lib.tensor([[0.813, 0.46, -0.535]], requires_grad=True)
+    v2 = v0 / v0
+    v9 = (-v2) / v2.sub(lib.tensor([[0.3, -0.9, 0.45]]), alpha=3)
+    g, = lib.autograd.grad((v9 * v9).sum(), v0, create_graph=True)
+    return out + [g.tolist()]
+
+
+def tanh_gradient_fuses_one_minus_square(lib):
+    # tanh_backward computes grad * fma(-y, y, 1), both in the engine's first-order formula and
+    # in the recorded op of create_graph (exact lists: a double backward magnifies an ulp)
+    x = np.random.default_rng(17704).standard_normal(64).astype("float32")
+    g = np.random.default_rng(1).standard_normal(64).astype("float32")
+    out = []
+    for create_graph in (False, True):
+        t = lib.tensor(x, requires_grad=True)
+        d, = lib.autograd.grad(t.tanh(), t, lib.tensor(g, requires_grad=create_graph), create_graph=create_graph)
+        out.append(d.tolist())
+    v0 = lib.tensor([[-2.013, -0.772, -0.781], [0.555, 0.84, 0.594]], requires_grad=True)
+    v3 = (v0 / v0).tanh() * 3
+    v4, = lib.autograd.grad((v3 * v3).sum(), v0, create_graph=True)
+    v4.sum().backward()
+    return out + [v4.tolist(), v0.grad.tolist()]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["tanh_backward", "sigmoid_backward"])
+def test_activation_backward_kernels_round_as_torch(op, dtype):
+    # the ops the formulas record, on the same inputs: tanh's fuses 1 - y * y, sigmoid's
+    # multiplies (grad * (1 - y)) * y
+    from torchlite import _ops
+    rng = np.random.default_rng(5)
+    g = rng.standard_normal(200).astype(dtype)
+    y = np.tanh(rng.standard_normal(200)).astype(dtype)
+    expected = getattr(torch.ops.aten, op)(torch.tensor(g), torch.tensor(y)).numpy()
+    assert getattr(_ops, op)(torchlite.tensor(g), torchlite.tensor(y)).numpy().tolist() == expected.tolist()
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
@@ -495,7 +593,8 @@ CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storag
          reductions_are_row_major, gradients_keep_torch_layout,
          number_to_the_power_of_a_transposed_tensor_is_contiguous,
          retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view,
-         ops_on_an_inference_tensor_that_requires_grad]
+         ops_on_an_inference_tensor_that_requires_grad, tanh_gradient_fuses_one_minus_square,
+         add_with_alpha_rounds_once]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):
