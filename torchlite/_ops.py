@@ -1594,7 +1594,8 @@ def _index_backward(g, shape, key, basic, name):
         z[key] = ga
         return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), (), key)
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
-    np.add.at(z, key, ga)
+    if ga.size:  # an empty result read no index, in bounds or not
+        np.add.at(z, key, ga)
     zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
     return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), (), key)
 
@@ -2245,7 +2246,8 @@ def _index_put_bw(g, s, e, n):
 def _index_put_zeros(g, key, vshape, vdtype):
     """torch's grad.index_put(indices, zeros_like(values)) (node IndexPutBackward0)."""
     out = np.array(g._array, copy=True)
-    out[key] = 0
+    if 0 not in _make_info(out.shape, key)[3]:  # an empty indexing result wrote nothing
+        out[key] = 0
     zeros = _wrap(np.zeros(vshape, vdtype), g)
     return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), (), (key, vshape, vdtype))
 

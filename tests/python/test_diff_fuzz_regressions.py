@@ -200,7 +200,17 @@ def indices_out_of_bounds_where_the_result_is_empty(lib):
     def get_rows_of_nothing(lib):
         return lib.zeros(0, 3)[:, [5]]
 
-    return _outcomes(lib, [get_empty, put_empty, get_size_zero_dim, put_size_zero_dim, get_rows_of_nothing])
+    def backward_through_empty(lib):
+        # the formulas read no index either where the indexing result is empty
+        x = lib.ones(3, 1, 2, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        y[[3, -2], -2:0:2] = 5.0
+        z = x[[3, -2], -2:0:2]
+        (y.sum() + z.sum()).backward()
+        return [y, z, x.grad]
+
+    return _outcomes(lib, [get_empty, put_empty, get_size_zero_dim, put_size_zero_dim, get_rows_of_nothing,
+                           backward_through_empty])
 
 
 def advanced_indices_adjacent_across_an_empty_ellipsis(lib):
