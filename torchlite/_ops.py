@@ -2532,6 +2532,27 @@ _EXPANDED_MASKED_FILL = ("Use of masked_fill_ on expanded tensors is deprecated.
                          "scalar")
 
 
+def _masked_fill_dispatch(a, key, v):
+    """canDispatchToMaskedFill: a one-element value and one mask as the only index. Its
+    loop checks each mask's shape as it meets it, so a bad first mask raises even where a
+    later index rules the dispatch out."""
+    if v.size != 1:
+        return False
+    mask, d = None, 0
+    for k in key:
+        if not isinstance(k, np.ndarray):
+            d += 1
+            continue
+        if k.dtype != np.bool_ or mask is not None:
+            return False
+        for j, n in enumerate(k.shape):
+            if n != a.shape[d + j]:
+                raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+        mask, d = k, d + k.ndim
+    return True
+
+
 def _index_put_(self, key, value):
     """index_put_ (_index_put_impl_) in torch's order: check_inplace, the expanded-self
     warning, one mask with a one-element value as masked_fill_, the overlap checks of self
@@ -2542,17 +2563,11 @@ def _index_put_(self, key, value):
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
     arrays = [k for k in key if isinstance(k, np.ndarray)]
-    if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
-        # canDispatchToMaskedFill: self.masked_fill_(mask, value.item())
-        mask = arrays[0]
-        d = next(i for i, k in enumerate(key) if k is mask)
-        for j, n in enumerate(mask.shape):
-            if n != a.shape[d + j]:
-                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
-                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+    if _masked_fill_dispatch(a, key, v):
+        # self.masked_fill_(mask, value.item())
         if expanded:
             warnings.warn(_EXPANDED_MASKED_FILL, UserWarning, stacklevel=3)
-        if _overlap_status(a, mask) == _OVERLAP_PARTIAL:
+        if _overlap_status(a, arrays[0]) == _OVERLAP_PARTIAL:
             raise RuntimeError(_OVERLAP)
         a[key] = _scalar_value(v.reshape(()).item(), a.dtype)
     else:

@@ -121,7 +121,12 @@ def setitem_overlap_checked_before_the_indices(lib):
         x = lib.ones(4, 4)
         x[[0, 1], [0, 1, 2]] = x[0]
 
-    return _outcomes(lib, [same_tensor, value_a_view_of_a_non_dense_self, row_of_self])
+    def bad_first_mask(lib):
+        # ... but canDispatchToMaskedFill (a one-element value) checks the masks it meets first
+        x = lib.ones(1, 1, 1) * 1
+        x[lib.tensor([True, True]), lib.tensor([[-1, -1]]), lib.tensor([True])] = x
+
+    return _outcomes(lib, [same_tensor, value_a_view_of_a_non_dense_self, row_of_self, bad_first_mask])
 
 
 def setitem_value_converted_with_overflow_checks(lib):
