@@ -2209,10 +2209,14 @@ def fill_(self, value):
         # fill_ with a tensor copies it (at::fill_), so copy_'s internal-overlap
         # check applies; a value aliasing self is read first
         _check_overlap(self._array)
-        self._array[...] = value._array.copy()
+        token = _quiet()  # the value cast as it is: nan and inf to an integer silently, as in torch
+        try:
+            self._array[...] = value._array.copy()
+        finally:
+            _loud(token)
     else:
         node = _inplace_node(_FILL, (self,), (), None)
-        self._array[...] = value
+        self._array[...] = _scalar_value(value, self._array.dtype)  # a number's conversion is checked
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -2229,10 +2233,14 @@ def copy_(self, src):
     if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
         sequential = _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)
-        if sequential:
-            _sequential(lambda x, y: y, a, b)
-        else:
-            a[...] = b
+        token = _quiet()  # nan and inf cast to an integer silently, as in torch
+        try:
+            if sequential:
+                _sequential(lambda x, y: y, a, b)
+            else:
+                a[...] = b
+        finally:
+            _loud(token)
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -2471,6 +2479,8 @@ def _scalar_value(x, dtype):
         if x.imag:
             raise RuntimeError(f"value cannot be converted to type {_C_TYPE[dtype]} without overflow")
         x = x.real
+    if dtype == _i64 and isinstance(x, int) and not -2 ** 63 <= x < 2 ** 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     if dtype == _i64 and isinstance(x, float):
         if not -2.0 ** 63 <= x <= 2.0 ** 63:  # nan too
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
