@@ -2301,11 +2301,10 @@ def _make_info(shape, key):
     _apply_slicing leaves), with its errors in torch's order: each mask becomes the
     nonzero() indices of its dimensions (expandTensors, its shape checked first), the
     indices broadcast together, and moved with their dimensions to the front when they are
-    not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
+    not adjacent (transposeToFront). Returns (perm, entries, first, result shape): the
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
     order (None, or the broadcast index array, the dimension's size and the index as
-    given), the first
-    indexed dimension, and the shape of the indexing result."""
+    given), the first indexed dimension, and the shape of the indexing result."""
     if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     indices = []
