@@ -1705,7 +1705,8 @@ def _index_backward(g, shape, key, basic, name):
         z[key] = ga
         return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), (), key)
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
-    np.add.at(z, key, ga)
+    if ga.size:  # an empty result read no index, in bounds or not
+        np.add.at(z, key, ga)
     zeros = _wrap(np.zeros(shape, dtype=ga.dtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
     return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), saved, key)
@@ -2406,10 +2407,14 @@ def fill_(self, value):
         # fill_ with a tensor copies it (at::fill_), so copy_'s internal-overlap
         # check applies; a value aliasing self is read first
         _check_overlap(self._array)
-        self._array[...] = value._array.copy()
+        token = _quiet()  # the value cast as it is: nan and inf to an integer silently, as in torch
+        try:
+            self._array[...] = value._array.copy()
+        finally:
+            _loud(token)
     else:
         node = _inplace_node(_FILL, (self,), (), None)
-        self._array[...] = value
+        self._array[...] = _scalar_value(value, self._array.dtype)  # a number's conversion is checked
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -2426,10 +2431,14 @@ def copy_(self, src):
     if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
         sequential = _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)
-        if sequential:
-            _sequential(lambda x, y: y, a, b)
-        else:
-            a[...] = b
+        token = _quiet()  # nan and inf cast to an integer silently, as in torch
+        try:
+            if sequential:
+                _sequential(lambda x, y: y, a, b)
+            else:
+                a[...] = b
+        finally:
+            _loud(token)
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -2443,7 +2452,8 @@ def _index_put_bw(g, s, e, n):
 def _index_put_zeros(g, key, vshape, vdtype):
     """torch's grad.index_put(indices, zeros_like(values)) (node IndexPutBackward0)."""
     out = np.array(g._array, copy=True)
-    out[key] = 0
+    if 0 not in _make_info(out.shape, key)[3]:  # an empty indexing result wrote nothing
+        out[key] = 0
     zeros = _wrap(np.zeros(vshape, vdtype), g)
     return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), (), (key, vshape, vdtype))
 
@@ -2489,11 +2499,10 @@ def _make_info(shape, key):
     _apply_slicing leaves), with its errors in torch's order: each mask becomes the
     nonzero() indices of its dimensions (expandTensors, its shape checked first), the
     indices broadcast together, and moved with their dimensions to the front when they are
-    not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
+    not adjacent (transposeToFront). Returns (perm, entries, first, result shape): the
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
     order (None, or the broadcast index array, the dimension's size and the index as
-    given), the first
-    indexed dimension, and the shape of the indexing result."""
+    given), the first indexed dimension, and the shape of the indexing result."""
     if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     indices = []
@@ -2667,6 +2676,8 @@ def _scalar_value(x, dtype):
         if x.imag:
             raise RuntimeError(f"value cannot be converted to type {_C_TYPE[dtype]} without overflow")
         x = x.real
+    if dtype == _i64 and isinstance(x, int) and not -2 ** 63 <= x < 2 ** 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     if dtype == _i64 and isinstance(x, float):
         if not -2.0 ** 63 <= x <= 2.0 ** 63:  # nan too
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
@@ -2728,6 +2739,27 @@ _EXPANDED_MASKED_FILL = ("Use of masked_fill_ on expanded tensors is deprecated.
                          "scalar")
 
 
+def _masked_fill_dispatch(a, key, v):
+    """canDispatchToMaskedFill: a one-element value and one mask as the only index. Its
+    loop checks each mask's shape as it meets it, so a bad first mask raises even where a
+    later index rules the dispatch out."""
+    if v.size != 1:
+        return False
+    mask, d = None, 0
+    for k in key:
+        if not isinstance(k, np.ndarray):
+            d += 1
+            continue
+        if k.dtype != np.bool_ or mask is not None:
+            return False
+        for j, n in enumerate(k.shape):
+            if n != a.shape[d + j]:
+                raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+        mask, d = k, d + k.ndim
+    return True
+
+
 def _index_put_(self, key, value):
     """index_put_ (_index_put_impl_) in torch's order: check_inplace, the expanded-self
     warning, one mask with a one-element value as masked_fill_, the overlap checks of self
@@ -2738,17 +2770,11 @@ def _index_put_(self, key, value):
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
     arrays = [k for k in key if isinstance(k, np.ndarray)]
-    if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
-        # canDispatchToMaskedFill: self.masked_fill_(mask, value.item())
-        mask = arrays[0]
-        d = next(i for i, k in enumerate(key) if k is mask)
-        for j, n in enumerate(mask.shape):
-            if n != a.shape[d + j]:
-                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
-                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+    if _masked_fill_dispatch(a, key, v):
+        # self.masked_fill_(mask, value.item())
         if expanded:
             warnings.warn(_EXPANDED_MASKED_FILL, UserWarning, stacklevel=3)
-        if _overlap_status(a, mask) == _OVERLAP_PARTIAL:
+        if _overlap_status(a, arrays[0]) == _OVERLAP_PARTIAL:
             raise RuntimeError(_OVERLAP)
         a[key] = _scalar_value(v.reshape(()).item(), a.dtype)
     else:

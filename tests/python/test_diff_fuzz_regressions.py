@@ -173,7 +173,12 @@ def setitem_overlap_checked_before_the_indices(lib):
         x = lib.ones(4, 4)
         x[[0, 1], [0, 1, 2]] = x[0]
 
-    return _outcomes(lib, [same_tensor, value_a_view_of_a_non_dense_self, row_of_self])
+    def bad_first_mask(lib):
+        # ... but canDispatchToMaskedFill (a one-element value) checks the masks it meets first
+        x = lib.ones(1, 1, 1) * 1
+        x[lib.tensor([True, True]), lib.tensor([[-1, -1]]), lib.tensor([True])] = x
+
+    return _outcomes(lib, [same_tensor, value_a_view_of_a_non_dense_self, row_of_self, bad_first_mask])
 
 
 def setitem_value_converted_with_overflow_checks(lib):
@@ -181,23 +186,33 @@ def setitem_value_converted_with_overflow_checks(lib):
         return lambda lib: _setitem(lib.zeros(3, dtype=getattr(lib, dtype)), key(lib), value(lib))
     num = lambda v: lambda lib: v  # noqa: E731
     mask = lambda lib: lib.tensor([True, False, True])  # noqa: E731
-    return _outcomes(lib, [
-        put("int64", lambda lib: [0, 1], num(1e30)),
-        put("int64", lambda lib: 1, num(float("nan"))),
-        put("int64", lambda lib: slice(1, None), num(-9.3e18)),
-        put("int64", mask, lambda lib: lib.tensor(float("nan"))),  # masked_fill_(mask, value.item())
-        put("int64", mask, lambda lib: lib.tensor([[1e30]])),
-        put("int64", mask, lambda lib: lib.tensor([2.7])),
-        put("float32", lambda lib: 0, num(1e300)),
-        put("float32", mask, lambda lib: lib.tensor(1e300, dtype=lib.float64)),
-        put("float32", lambda lib: 0, num(float("inf"))),
-        put("bool", lambda lib: [0, 1], num(float("nan"))),
-        put("int64", lambda lib: 0, num(2 ** 63)),
-        put("float32", lambda lib: 0, num(np.float32(2.5))),
-        put("int64", lambda lib: 0, num(np.bool_(True))),
-        put("float32", lambda lib: 0, num([1.0])),
-        put("float32", lambda lib: 0, num(np.int32(7))),
-    ])
+    with warnings.catch_warnings(record=True) as caught:  # numpy's cast warnings: torch is silent
+        warnings.simplefilter("always")
+        out = _outcomes(lib, [
+            put("int64", lambda lib: [0, 1], num(1e30)),
+            put("int64", lambda lib: 1, num(float("nan"))),
+            put("int64", lambda lib: slice(1, None), num(-9.3e18)),
+            put("int64", mask, lambda lib: lib.tensor(float("nan"))),  # masked_fill_(mask, value.item())
+            put("int64", mask, lambda lib: lib.tensor([[1e30]])),
+            put("int64", mask, lambda lib: lib.tensor([2.7])),
+            put("float32", lambda lib: 0, num(1e300)),
+            put("float32", mask, lambda lib: lib.tensor(1e300, dtype=lib.float64)),
+            put("float32", lambda lib: 0, num(float("inf"))),
+            put("bool", lambda lib: [0, 1], num(float("nan"))),
+            put("int64", lambda lib: 0, num(2 ** 63)),
+            put("float32", lambda lib: 0, num(np.float32(2.5))),
+            put("int64", lambda lib: 0, num(np.bool_(True))),
+            put("float32", lambda lib: 0, num([1.0])),
+            put("float32", lambda lib: 0, num(np.int32(7))),
+            # a tensor value casts as copy_ and fill_ do: silently
+            put("int64", lambda lib: 0, lambda lib: lib.tensor(float("nan"))),
+            put("int64", lambda lib: Ellipsis, lambda lib: lib.tensor([float("nan"), 1e30, -1e30])),
+            put("float32", lambda lib: slice(1, None), lambda lib: lib.tensor(1e300, dtype=lib.float64)),
+            lambda lib: lib.zeros(3, dtype=lib.int64).fill_(1e300), lambda lib: lib.zeros(3).fill_(1e300),
+            lambda lib: lib.zeros(3, dtype=lib.int64).fill_(2 ** 63),
+            lambda lib: lib.zeros(3, dtype=lib.int64).fill_(lib.tensor(float("nan"))),
+            ])
+    return [out, [str(w.message) for w in caught]]
 
 
 def index_put_writes_until_an_index_out_of_bounds(lib):
@@ -252,7 +267,17 @@ def indices_out_of_bounds_where_the_result_is_empty(lib):
     def get_rows_of_nothing(lib):
         return lib.zeros(0, 3)[:, [5]]
 
-    return _outcomes(lib, [get_empty, put_empty, get_size_zero_dim, put_size_zero_dim, get_rows_of_nothing])
+    def backward_through_empty(lib):
+        # the formulas read no index either where the indexing result is empty
+        x = lib.ones(3, 1, 2, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        y[[3, -2], -2:0:2] = 5.0
+        z = x[[3, -2], -2:0:2]
+        (y.sum() + z.sum()).backward()
+        return [y, z, x.grad]
+
+    return _outcomes(lib, [get_empty, put_empty, get_size_zero_dim, put_size_zero_dim, get_rows_of_nothing,
+                           backward_through_empty])
 
 
 def advanced_indices_adjacent_across_an_empty_ellipsis(lib):
