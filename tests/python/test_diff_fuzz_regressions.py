@@ -383,12 +383,21 @@ def view_strides_as_compute_stride_gives_them(lib):
             _outcomes(lib, [lambda lib: y.view(24)])]
 
 
+def like_factories_keep_the_layout(lib):
+    # empty_like's preserve_format: ones_like of a transpose is a transpose, which view refuses
+    v2 = lib.ones_like(lib.arange(6.0).view(2, 3).T, requires_grad=True)
+    e = lib.arange(3.0).view(3, 1).expand(3, 4).T  # not dense: dense strides in its dimension order
+    return [v2.stride(), lib.zeros_like(v2).stride(), _outcomes(lib, [lambda lib: v2.view(1, -1)]),
+            lib.full_like(e, 2.5), lib.full_like(e, 2.5).stride(), lib.empty_like(e[:, ::2]).stride(),
+            lib.zeros_like(e, dtype=lib.int64).stride()]
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
             cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them,
-            view_strides_as_compute_stride_gives_them]
+            view_strides_as_compute_stride_gives_them, like_factories_keep_the_layout]
 
 
 def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
