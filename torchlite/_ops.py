@@ -1580,7 +1580,7 @@ def _copy_of_inference(self, out):
 def clone(self):
     a = self._array
     out = _empty_like(a, a.dtype, self)
-    if _below_autograd(self):
+    if self.requires_grad and _below_autograd(self):
         return _copy_of_inference(self, out)
     np.copyto(out, a)
     return _record(_CLONE, (self,), _wrap(out, self), (), None)
@@ -2555,8 +2555,9 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
-    if not new_device and _below_autograd(self):
-        return _copy_of_inference(self, _empty_like(a, (dtype._np if new_dtype else a.dtype), self))
+    target = dtype._np if new_dtype else a.dtype
+    if not new_device and self.requires_grad and target.kind == "f" and _below_autograd(self):
+        return _copy_of_inference(self, _empty_like(a, target, self))
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
         r = a.astype(dtype._np) if new_dtype else a.copy()
