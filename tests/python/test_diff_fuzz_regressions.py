@@ -258,7 +258,19 @@ def tanh_gradient_fuses_one_minus_square(lib):
     return out + [v4.tolist(), v0.grad.tolist()]
 
 
-CASES = [relu_gradient_at_nan, tanh_gradient_fuses_one_minus_square, add_with_alpha_rounds_once, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def integer_cast_of_an_inference_tensor_is_quiet(lib):
+    # only a float copy that requires grad goes through copy_ (CopyBackwards); a cast of nan to
+    # an integer stays as quiet as torch's
+    with lib.inference_mode():
+        v = lib.tensor([-1.0, 4.0], requires_grad=True).sqrt()
+        w = lib.tensor([float("nan"), 2.5], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = [v.long(), w.long(), w.to(lib.int64).requires_grad, w.to(lib.float64).grad_fn.name()]
+    return out + [[str(c.message) for c in caught]]
+
+
+CASES = [relu_gradient_at_nan, integer_cast_of_an_inference_tensor_is_quiet, tanh_gradient_fuses_one_minus_square, add_with_alpha_rounds_once, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
