@@ -320,7 +320,12 @@ def _add_alpha(a, b, alpha, dtype, out):
     """out = a + alpha * b for a float result: torch's add kernel computes
     vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the
     same fused multiply-add, so one rounding."""
-    np.copyto(out, _fma(b, float(dtype.type(alpha)), a, dtype), casting="same_kind")
+    r = _fma(b, float(dtype.type(alpha)), a, dtype)
+    token = _quiet()  # into a float32 out (an in-place op computed in float64), overflow gives inf silently
+    try:
+        np.copyto(out, r, casting="same_kind")
+    finally:
+        _loud(token)
     return out
 
 
@@ -481,10 +486,10 @@ def sub(self, other, alpha=1):
 def rsub(self, other):
     """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    _sub_check(_number_dtype(other), a.dtype)
     if self.requires_grad and _below_autograd(self):
         # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
         return sub(_wrap(np.asarray(other, a.dtype)), self)
-    _sub_check(_number_dtype(other), a.dtype)
     dtype = _result_type(a, other)
     r = _out(a.shape, dtype, self, a)
     token = _quiet()

@@ -270,7 +270,24 @@ def integer_cast_of_an_inference_tensor_is_quiet(lib):
     return out + [[str(c.message) for c in caught]]
 
 
-CASES = [relu_gradient_at_nan, integer_cast_of_an_inference_tensor_is_quiet, tanh_gradient_fuses_one_minus_square, add_with_alpha_rounds_once, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
+def alpha_overflow_and_bool_rsub_of_an_inference_tensor(lib):
+    # an in-place add computed in float64 overflows to inf silently; subtracting an inference
+    # tensor from a bool is refused before the sub its kernel records
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = lib.tensor([3e38, 1.0])
+        x.add_(lib.tensor([3e38, 1.0], dtype=lib.float64), alpha=2)
+    with lib.inference_mode():
+        v = lib.ones(2, requires_grad=True)
+    try:
+        True - v
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    return [x, [str(c.message) for c in caught], refused]
+
+
+CASES = [relu_gradient_at_nan, alpha_overflow_and_bool_rsub_of_an_inference_tensor, integer_cast_of_an_inference_tensor_is_quiet, tanh_gradient_fuses_one_minus_square, add_with_alpha_rounds_once, number_to_the_power_of_a_transposed_tensor_is_contiguous, retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view, ops_on_an_inference_tensor_that_requires_grad, inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors, sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order, diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view, relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          view_of_integer_tensor_with_history]
 
 
