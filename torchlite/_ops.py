@@ -329,7 +329,12 @@ def _add_alpha(a, b, alpha, dtype, out):
     """out = a + alpha * b for a float result: torch's add kernel computes
     vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the
     same fused multiply-add, so one rounding."""
-    np.copyto(out, _fma(b, float(dtype.type(alpha)), a, dtype), casting="same_kind")
+    r = _fma(b, float(dtype.type(alpha)), a, dtype)
+    token = _quiet()  # into a float32 out (an in-place op computed in float64), overflow gives inf silently
+    try:
+        np.copyto(out, r, casting="same_kind")
+    finally:
+        _loud(token)
     return out
 
 
@@ -490,10 +495,10 @@ def sub(self, other, alpha=1):
 def rsub(self, other):
     """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    _sub_check(_number_dtype(other), a.dtype)
     if self.requires_grad and _below_autograd(self):
         # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
         return sub(_wrap(np.asarray(other, a.dtype)), self)
-    _sub_check(_number_dtype(other), a.dtype)
     dtype = _result_type(a, other)
     r = _out(a.shape, dtype, self, a)
     token = _quiet()
@@ -1621,7 +1626,7 @@ def _copy_of_inference(self, out):
 def clone(self):
     a = self._array
     out = _empty_like(a, a.dtype, self)
-    if _below_autograd(self):
+    if self.requires_grad and _below_autograd(self):
         return _copy_of_inference(self, out)
     np.copyto(out, a)
     return _record(_CLONE, (self,), _wrap(out, self), (), None)
@@ -2846,8 +2851,9 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
-    if not new_device and _below_autograd(self):
-        return _copy_of_inference(self, _empty_like(a, (dtype._np if new_dtype else a.dtype), self))
+    target = dtype._np if new_dtype else a.dtype
+    if not new_device and self.requires_grad and target.kind == "f" and _below_autograd(self):
+        return _copy_of_inference(self, _empty_like(a, target, self))
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
         r = _copy_like(a, dtype._np if new_dtype else a.dtype, None if new_device else self)

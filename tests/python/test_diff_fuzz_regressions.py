@@ -617,6 +617,35 @@ def test_activation_backward_kernels_round_as_torch(op, dtype):
     assert getattr(_ops, op)(torchlite.tensor(g), torchlite.tensor(y)).numpy().tolist() == expected.tolist()
 
 
+def integer_cast_of_an_inference_tensor_is_quiet(lib):
+    # only a float copy that requires grad goes through copy_ (CopyBackwards); a cast of nan to
+    # an integer stays as quiet as torch's
+    with lib.inference_mode():
+        v = lib.tensor([-1.0, 4.0], requires_grad=True).sqrt()
+        w = lib.tensor([float("nan"), 2.5], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = [v.long(), w.long(), w.to(lib.int64).requires_grad, w.to(lib.float64).grad_fn.name()]
+    return out + [[str(c.message) for c in caught]]
+
+
+def alpha_overflow_and_bool_rsub_of_an_inference_tensor(lib):
+    # an in-place add computed in float64 overflows to inf silently; subtracting an inference
+    # tensor from a bool is refused before the sub its kernel records
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = lib.tensor([3e38, 1.0])
+        x.add_(lib.tensor([3e38, 1.0], dtype=lib.float64), alpha=2)
+    with lib.inference_mode():
+        v = lib.ones(2, requires_grad=True)
+    try:
+        True - v
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    return [x, [str(c.message) for c in caught], refused]
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
@@ -628,7 +657,8 @@ CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storag
          number_to_the_power_of_a_transposed_tensor_is_contiguous,
          retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view,
          ops_on_an_inference_tensor_that_requires_grad, tanh_gradient_fuses_one_minus_square,
-         add_with_alpha_rounds_once]
+         add_with_alpha_rounds_once, alpha_overflow_and_bool_rsub_of_an_inference_tensor,
+         integer_cast_of_an_inference_tensor_is_quiet]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):
