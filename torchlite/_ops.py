@@ -2450,6 +2450,7 @@ def copy_(self, src):
 
 def _index_put_bw(g, s, e, n):
     key, vshape, vdtype = e
+    key = _saved_index_key(key, s)
     return (_index_put_zeros(g, key, vshape, vdtype) if n[0] else None,
             _sum_to(getitem_raw(g, key), vshape, vdtype) if len(n) > 1 and n[1] else None)
 
@@ -2460,7 +2461,8 @@ def _index_put_zeros(g, key, vshape, vdtype):
     if 0 not in _make_info(out.shape, key)[3]:  # an empty indexing result wrote nothing
         out[key] = 0
     zeros = _wrap(np.zeros(vshape, vdtype), g)
-    return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), (), (key, vshape, vdtype))
+    saved = tuple(_const(k, g) for k in _index_tensors(key))
+    return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), saved, (key, vshape, vdtype))
 
 
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
@@ -2770,7 +2772,9 @@ def _index_put_(self, key, value):
     warning, one mask with a one-element value as masked_fill_, the overlap checks of self
     with the value and the indices, make_info, the value's shape, the dtypes, the kernel."""
     a, v = self._array, value._array
-    node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
+    # IndexPutBackward0 saves the index tensors (torch's `indices`), as IndexBackward0 does
+    saved = tuple(_const(k, self) for k in _index_tensors(key))
+    node = _inplace_node(_INDEX_PUT, (self, value), saved, (key, v.shape, v.dtype))
     expanded = _has_internal_overlap(a)
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)

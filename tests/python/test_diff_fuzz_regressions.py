@@ -392,12 +392,33 @@ def like_factories_keep_the_layout(lib):
             lib.zeros_like(e, dtype=lib.int64).stride()]
 
 
+def index_put_saves_its_index_tensors(lib):
+    # IndexPutBackward0 saves the index tensors (torch's `indices`): hooks see them, a freed
+    # graph refuses a second backward, and its double backward reads them back
+    a = lib.arange(1.0, 5.0, requires_grad=True)
+    v = lib.tensor([2.0, 3.0], requires_grad=True)
+    out, packed = [], []
+    for key in ((lib.tensor([0, 2]),), [0, 2], lib.tensor([True, False, True, False])):
+        x = a * 1
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+            x[key] = v if not isinstance(key, list) else 1.5
+        (x * x).sum().backward(retain_graph=True)
+        x.sum().backward()
+        out.append(_outcomes(lib, [lambda lib: x.sum().backward()]))
+    x = a * 1
+    x[lib.tensor([1, 3])] = v * v
+    ga, gv = lib.autograd.grad((x * x).sum(), (a, v), create_graph=True)
+    (ga.sum() + (gv * gv).sum()).backward()
+    return out + [packed, a.grad, v.grad, ga.grad_fn.name(), gv.grad_fn.name()]
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
             cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them,
-            view_strides_as_compute_stride_gives_them, like_factories_keep_the_layout]
+            view_strides_as_compute_stride_gives_them, like_factories_keep_the_layout,
+            index_put_saves_its_index_tensors]
 
 
 def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
