@@ -146,26 +146,33 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # 
     return _make(_backend.new(device, "full", tuple(size), fill_value, dtype._np), None, device, requires_grad)
 
 
-def _like(fn, input, dtype, device, requires_grad):  # noqa: A002
-    return fn(input._array.shape, dtype=dtype if dtype is not None else input.dtype,
-              device=device if device is not None else input.device, requires_grad=requires_grad)
+def _like(input, fill, dtype, device, requires_grad):  # noqa: A002
+    """A new tensor shaped as input and laid out in memory as it is (empty_like's
+    preserve_format: at::infer_dense_strides, TensorIterator's dimension order), filled with
+    `fill` unless it is None."""
+    a = input._array
+    outer_first = _ops._iteration_order(a.shape, (a,))[::-1]
+    dt = (dtype if dtype is not None else input.dtype)._np
+    array = _np.empty(tuple(a.shape[d] for d in outer_first), dt).transpose(_np.argsort(outer_first))
+    if fill is not None:
+        array[...] = fill
+    return _make(array, None, device if device is not None else input.device, requires_grad)
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _like(zeros, input, dtype, device, requires_grad)
+    return _like(input, 0, dtype, device, requires_grad)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _like(ones, input, dtype, device, requires_grad)
+    return _like(input, 1, dtype, device, requires_grad)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _like(empty, input, dtype, device, requires_grad)
+    return _like(input, None, dtype, device, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return full(input._array.shape, fill_value, dtype=dtype if dtype is not None else input.dtype,
-                device=device if device is not None else input.device, requires_grad=requires_grad)
+    return _like(input, fill_value, dtype, device, requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002

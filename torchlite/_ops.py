@@ -336,7 +336,12 @@ def _add_alpha(a, b, alpha, dtype, out):
     """out = a + alpha * b for a float result: torch's add kernel computes
     vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the
     same fused multiply-add, so one rounding."""
-    np.copyto(out, _fma(b, float(dtype.type(alpha)), a, dtype), casting="same_kind")
+    r = _fma(b, float(dtype.type(alpha)), a, dtype)
+    token = _quiet()  # into a float32 out (an in-place op computed in float64), overflow gives inf silently
+    try:
+        np.copyto(out, r, casting="same_kind")
+    finally:
+        _loud(token)
     return out
 
 
@@ -497,10 +502,10 @@ def sub(self, other, alpha=1):
 def rsub(self, other):
     """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    _sub_check(_number_dtype(other), a.dtype)
     if self.requires_grad and _below_autograd(self):
         # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
         return sub(_wrap(_backend.asarray(other, a.dtype, like=self)), self)
-    _sub_check(_number_dtype(other), a.dtype)
     dtype = _result_type(a, other)
     r = _out(a.shape, dtype, self, a)
     token = _quiet()
@@ -1630,7 +1635,7 @@ def _copy_of_inference(self, out):
 def clone(self):
     a = self._array
     out = _empty_like(a, a.dtype, self)
-    if _below_autograd(self):
+    if self.requires_grad and _below_autograd(self):
         return _copy_of_inference(self, out)
     np.copyto(out, a)
     return _record(_CLONE, (self,), _wrap(out, self), (), None)
@@ -1714,7 +1719,8 @@ def _index_backward(g, shape, key, basic, name):
         z[key] = ga
         return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), (), key)
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
-    np.add.at(z, key, ga)
+    if ga.size:  # an empty result read no index, in bounds or not
+        np.add.at(z, key, ga)
     zeros = _wrap(_backend.new(ga, "zeros", shape, dtype=ga.dtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
     return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), saved, key)
@@ -2416,10 +2422,14 @@ def fill_(self, value):
         # fill_ with a tensor copies it (at::fill_), so copy_'s internal-overlap
         # check applies; a value aliasing self is read first
         _check_overlap(self._array)
-        self._array[...] = value._array.copy()
+        token = _quiet()  # the value cast as it is: nan and inf to an integer silently, as in torch
+        try:
+            self._array[...] = value._array.copy()
+        finally:
+            _loud(token)
     else:
         node = _inplace_node(_FILL, (self,), (), None)
-        self._array[...] = value
+        self._array[...] = _scalar_value(value, self._array.dtype)  # a number's conversion is checked
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -2436,16 +2446,21 @@ def copy_(self, src):
     if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
         sequential = _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)
-        if sequential:
-            _sequential(lambda x, y: y, a, b)
-        else:
-            a[...] = b
+        token = _quiet()  # nan and inf cast to an integer silently, as in torch
+        try:
+            if sequential:
+                _sequential(lambda x, y: y, a, b)
+            else:
+                a[...] = b
+        finally:
+            _loud(token)
     self._bump_version()
     return _rebase_history(self, node)
 
 
 def _index_put_bw(g, s, e, n):
     key, vshape, vdtype = e
+    key = _saved_index_key(key, s)
     return (_index_put_zeros(g, key, vshape, vdtype) if n[0] else None,
             _sum_to(getitem_raw(g, key), vshape, vdtype) if len(n) > 1 and n[1] else None)
 
@@ -2453,9 +2468,11 @@ def _index_put_bw(g, s, e, n):
 def _index_put_zeros(g, key, vshape, vdtype):
     """torch's grad.index_put(indices, zeros_like(values)) (node IndexPutBackward0)."""
     out = _backend.xp(g).array(g._array, copy=True)
-    out[key] = 0
+    if 0 not in _make_info(out.shape, key)[3]:  # an empty indexing result wrote nothing
+        out[key] = 0
     zeros = _wrap(_backend.new(g, "zeros", vshape, vdtype), g)
-    return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), (), (key, vshape, vdtype))
+    saved = tuple(_const(k, g) for k in _index_tensors(key))
+    return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), saved, (key, vshape, vdtype))
 
 
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
@@ -2499,11 +2516,10 @@ def _make_info(shape, key):
     _apply_slicing leaves), with its errors in torch's order: each mask becomes the
     nonzero() indices of its dimensions (expandTensors, its shape checked first), the
     indices broadcast together, and moved with their dimensions to the front when they are
-    not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
+    not adjacent (transposeToFront). Returns (perm, entries, first, result shape): the
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
     order (None, or the broadcast index array, the dimension's size and the index as
-    given), the first
-    indexed dimension, and the shape of the indexing result."""
+    given), the first indexed dimension, and the shape of the indexing result."""
     if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     indices = []
@@ -2677,6 +2693,8 @@ def _scalar_value(x, dtype):
         if x.imag:
             raise RuntimeError(f"value cannot be converted to type {_C_TYPE[dtype]} without overflow")
         x = x.real
+    if dtype == _i64 and isinstance(x, int) and not -2 ** 63 <= x < 2 ** 63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     if dtype == _i64 and isinstance(x, float):
         if not -2.0 ** 63 <= x <= 2.0 ** 63:  # nan too
             raise RuntimeError("value cannot be converted to type int64_t without overflow")
@@ -2738,27 +2756,44 @@ _EXPANDED_MASKED_FILL = ("Use of masked_fill_ on expanded tensors is deprecated.
                          "scalar")
 
 
+def _masked_fill_dispatch(a, key, v):
+    """canDispatchToMaskedFill: a one-element value and one mask as the only index. Its
+    loop checks each mask's shape as it meets it, so a bad first mask raises even where a
+    later index rules the dispatch out."""
+    if v.size != 1:
+        return False
+    mask, d = None, 0
+    for k in key:
+        if not isinstance(k, np.ndarray):
+            d += 1
+            continue
+        if k.dtype != np.bool_ or mask is not None:
+            return False
+        for j, n in enumerate(k.shape):
+            if n != a.shape[d + j]:
+                raise IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+        mask, d = k, d + k.ndim
+    return True
+
+
 def _index_put_(self, key, value):
     """index_put_ (_index_put_impl_) in torch's order: check_inplace, the expanded-self
     warning, one mask with a one-element value as masked_fill_, the overlap checks of self
     with the value and the indices, make_info, the value's shape, the dtypes, the kernel."""
     a, v = self._array, value._array
-    node = _inplace_node(_INDEX_PUT, (self, value), (), (key, v.shape, v.dtype))
+    # IndexPutBackward0 saves the index tensors (torch's `indices`), as IndexBackward0 does
+    saved = tuple(_const(k, self) for k in _index_tensors(key))
+    node = _inplace_node(_INDEX_PUT, (self, value), saved, (key, v.shape, v.dtype))
     expanded = _has_internal_overlap(a)
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
     arrays = [k for k in key if isinstance(k, np.ndarray)]
-    if v.size == 1 and len(arrays) == 1 and arrays[0].dtype == np.bool_:
-        # canDispatchToMaskedFill: self.masked_fill_(mask, value.item())
-        mask = arrays[0]
-        d = next(i for i, k in enumerate(key) if k is mask)
-        for j, n in enumerate(mask.shape):
-            if n != a.shape[d + j]:
-                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
-                                 f"of the indexed tensor {list(a.shape)} at index {d + j}")
+    if _masked_fill_dispatch(a, key, v):
+        # self.masked_fill_(mask, value.item())
         if expanded:
             warnings.warn(_EXPANDED_MASKED_FILL, UserWarning, stacklevel=3)
-        if _overlap_status(a, mask) == _OVERLAP_PARTIAL:
+        if _overlap_status(a, arrays[0]) == _OVERLAP_PARTIAL:
             raise RuntimeError(_OVERLAP)
         a[key] = _scalar_value(v.reshape(()).item(), a.dtype)
     else:
@@ -2832,8 +2867,9 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
-    if not new_device and _below_autograd(self):
-        return _copy_of_inference(self, _empty_like(a, (dtype._np if new_dtype else a.dtype), self))
+    target = dtype._np if new_dtype else a.dtype
+    if not new_device and self.requires_grad and target.kind == "f" and _below_autograd(self):
+        return _copy_of_inference(self, _empty_like(a, target, self))
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
         r = _copy_like(a, dtype._np if new_dtype else a.dtype, None if new_device else self)

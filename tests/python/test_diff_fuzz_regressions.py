@@ -173,7 +173,12 @@ def setitem_overlap_checked_before_the_indices(lib):
         x = lib.ones(4, 4)
         x[[0, 1], [0, 1, 2]] = x[0]
 
-    return _outcomes(lib, [same_tensor, value_a_view_of_a_non_dense_self, row_of_self])
+    def bad_first_mask(lib):
+        # ... but canDispatchToMaskedFill (a one-element value) checks the masks it meets first
+        x = lib.ones(1, 1, 1) * 1
+        x[lib.tensor([True, True]), lib.tensor([[-1, -1]]), lib.tensor([True])] = x
+
+    return _outcomes(lib, [same_tensor, value_a_view_of_a_non_dense_self, row_of_self, bad_first_mask])
 
 
 def setitem_value_converted_with_overflow_checks(lib):
@@ -181,23 +186,33 @@ def setitem_value_converted_with_overflow_checks(lib):
         return lambda lib: _setitem(lib.zeros(3, dtype=getattr(lib, dtype)), key(lib), value(lib))
     num = lambda v: lambda lib: v  # noqa: E731
     mask = lambda lib: lib.tensor([True, False, True])  # noqa: E731
-    return _outcomes(lib, [
-        put("int64", lambda lib: [0, 1], num(1e30)),
-        put("int64", lambda lib: 1, num(float("nan"))),
-        put("int64", lambda lib: slice(1, None), num(-9.3e18)),
-        put("int64", mask, lambda lib: lib.tensor(float("nan"))),  # masked_fill_(mask, value.item())
-        put("int64", mask, lambda lib: lib.tensor([[1e30]])),
-        put("int64", mask, lambda lib: lib.tensor([2.7])),
-        put("float32", lambda lib: 0, num(1e300)),
-        put("float32", mask, lambda lib: lib.tensor(1e300, dtype=lib.float64)),
-        put("float32", lambda lib: 0, num(float("inf"))),
-        put("bool", lambda lib: [0, 1], num(float("nan"))),
-        put("int64", lambda lib: 0, num(2 ** 63)),
-        put("float32", lambda lib: 0, num(np.float32(2.5))),
-        put("int64", lambda lib: 0, num(np.bool_(True))),
-        put("float32", lambda lib: 0, num([1.0])),
-        put("float32", lambda lib: 0, num(np.int32(7))),
-    ])
+    with warnings.catch_warnings(record=True) as caught:  # numpy's cast warnings: torch is silent
+        warnings.simplefilter("always")
+        out = _outcomes(lib, [
+            put("int64", lambda lib: [0, 1], num(1e30)),
+            put("int64", lambda lib: 1, num(float("nan"))),
+            put("int64", lambda lib: slice(1, None), num(-9.3e18)),
+            put("int64", mask, lambda lib: lib.tensor(float("nan"))),  # masked_fill_(mask, value.item())
+            put("int64", mask, lambda lib: lib.tensor([[1e30]])),
+            put("int64", mask, lambda lib: lib.tensor([2.7])),
+            put("float32", lambda lib: 0, num(1e300)),
+            put("float32", mask, lambda lib: lib.tensor(1e300, dtype=lib.float64)),
+            put("float32", lambda lib: 0, num(float("inf"))),
+            put("bool", lambda lib: [0, 1], num(float("nan"))),
+            put("int64", lambda lib: 0, num(2 ** 63)),
+            put("float32", lambda lib: 0, num(np.float32(2.5))),
+            put("int64", lambda lib: 0, num(np.bool_(True))),
+            put("float32", lambda lib: 0, num([1.0])),
+            put("float32", lambda lib: 0, num(np.int32(7))),
+            # a tensor value casts as copy_ and fill_ do: silently
+            put("int64", lambda lib: 0, lambda lib: lib.tensor(float("nan"))),
+            put("int64", lambda lib: Ellipsis, lambda lib: lib.tensor([float("nan"), 1e30, -1e30])),
+            put("float32", lambda lib: slice(1, None), lambda lib: lib.tensor(1e300, dtype=lib.float64)),
+            lambda lib: lib.zeros(3, dtype=lib.int64).fill_(1e300), lambda lib: lib.zeros(3).fill_(1e300),
+            lambda lib: lib.zeros(3, dtype=lib.int64).fill_(2 ** 63),
+            lambda lib: lib.zeros(3, dtype=lib.int64).fill_(lib.tensor(float("nan"))),
+            ])
+    return [out, [str(w.message) for w in caught]]
 
 
 def index_put_writes_until_an_index_out_of_bounds(lib):
@@ -252,7 +267,17 @@ def indices_out_of_bounds_where_the_result_is_empty(lib):
     def get_rows_of_nothing(lib):
         return lib.zeros(0, 3)[:, [5]]
 
-    return _outcomes(lib, [get_empty, put_empty, get_size_zero_dim, put_size_zero_dim, get_rows_of_nothing])
+    def backward_through_empty(lib):
+        # the formulas read no index either where the indexing result is empty
+        x = lib.ones(3, 1, 2, dtype=lib.float64, requires_grad=True)
+        y = x * 1
+        y[[3, -2], -2:0:2] = 5.0
+        z = x[[3, -2], -2:0:2]
+        (y.sum() + z.sum()).backward()
+        return [y, z, x.grad]
+
+    return _outcomes(lib, [get_empty, put_empty, get_size_zero_dim, put_size_zero_dim, get_rows_of_nothing,
+                           backward_through_empty])
 
 
 def advanced_indices_adjacent_across_an_empty_ellipsis(lib):
@@ -358,12 +383,42 @@ def view_strides_as_compute_stride_gives_them(lib):
             _outcomes(lib, [lambda lib: y.view(24)])]
 
 
+def like_factories_keep_the_layout(lib):
+    # empty_like's preserve_format: ones_like of a transpose is a transpose, which view refuses
+    v2 = lib.ones_like(lib.arange(6.0).view(2, 3).T, requires_grad=True)
+    e = lib.arange(3.0).view(3, 1).expand(3, 4).T  # not dense: dense strides in its dimension order
+    return [v2.stride(), lib.zeros_like(v2).stride(), _outcomes(lib, [lambda lib: v2.view(1, -1)]),
+            lib.full_like(e, 2.5), lib.full_like(e, 2.5).stride(), lib.empty_like(e[:, ::2]).stride(),
+            lib.zeros_like(e, dtype=lib.int64).stride()]
+
+
+def index_put_saves_its_index_tensors(lib):
+    # IndexPutBackward0 saves the index tensors (torch's `indices`): hooks see them, a freed
+    # graph refuses a second backward, and its double backward reads them back
+    a = lib.arange(1.0, 5.0, requires_grad=True)
+    v = lib.tensor([2.0, 3.0], requires_grad=True)
+    out, packed = [], []
+    for key in ((lib.tensor([0, 2]),), [0, 2], lib.tensor([True, False, True, False])):
+        x = a * 1
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(str(t.dtype)) or t, lambda t: t):
+            x[key] = v if not isinstance(key, list) else 1.5
+        (x * x).sum().backward(retain_graph=True)
+        x.sum().backward()
+        out.append(_outcomes(lib, [lambda lib: x.sum().backward()]))
+    x = a * 1
+    x[lib.tensor([1, 3])] = v * v
+    ga, gv = lib.autograd.grad((x * x).sum(), (a, v), create_graph=True)
+    (ga.sum() + (gv * gv).sum()).backward()
+    return out + [packed, a.grad, v.grad, ga.grad_fn.name(), gv.grad_fn.name()]
+
+
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
             cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them,
-            view_strides_as_compute_stride_gives_them]
+            view_strides_as_compute_stride_gives_them, like_factories_keep_the_layout,
+            index_put_saves_its_index_tensors]
 
 
 def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
@@ -583,6 +638,35 @@ def test_activation_backward_kernels_round_as_torch(op, dtype):
     assert getattr(_ops, op)(torchlite.tensor(g), torchlite.tensor(y)).numpy().tolist() == expected.tolist()
 
 
+def integer_cast_of_an_inference_tensor_is_quiet(lib):
+    # only a float copy that requires grad goes through copy_ (CopyBackwards); a cast of nan to
+    # an integer stays as quiet as torch's
+    with lib.inference_mode():
+        v = lib.tensor([-1.0, 4.0], requires_grad=True).sqrt()
+        w = lib.tensor([float("nan"), 2.5], requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = [v.long(), w.long(), w.to(lib.int64).requires_grad, w.to(lib.float64).grad_fn.name()]
+    return out + [[str(c.message) for c in caught]]
+
+
+def alpha_overflow_and_bool_rsub_of_an_inference_tensor(lib):
+    # an in-place add computed in float64 overflows to inf silently; subtracting an inference
+    # tensor from a bool is refused before the sub its kernel records
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x = lib.tensor([3e38, 1.0])
+        x.add_(lib.tensor([3e38, 1.0], dtype=lib.float64), alpha=2)
+    with lib.inference_mode():
+        v = lib.ones(2, requires_grad=True)
+    try:
+        True - v
+        refused = None
+    except RuntimeError as e:
+        refused = str(e)
+    return [x, [str(c.message) for c in caught], refused]
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
@@ -594,7 +678,8 @@ CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storag
          number_to_the_power_of_a_transposed_tensor_is_contiguous,
          retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view,
          ops_on_an_inference_tensor_that_requires_grad, tanh_gradient_fuses_one_minus_square,
-         add_with_alpha_rounds_once]
+         add_with_alpha_rounds_once, alpha_overflow_and_bool_rsub_of_an_inference_tensor,
+         integer_cast_of_an_inference_tensor_is_quiet]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):

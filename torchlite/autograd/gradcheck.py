@@ -130,8 +130,9 @@ def _get_numerical_jacobian(fn, inputs, outputs, eps):
 def _compute_analytical_jacobian_rows(vjp_fn, sample_output):
     """rows[i][j]: the j-th Jacobian row for the i-th input, v^T J with v the
     j-th standard basis vector."""
-    from .. import zeros_like
-    grad_out_base = zeros_like(sample_output)
+    from .. import zeros
+    # torch's zeros_like(output, memory_format=torch.legacy_contiguous_format)
+    grad_out_base = zeros(sample_output.shape, dtype=sample_output.dtype, device=sample_output.device)
     flat = grad_out_base._array.reshape(-1)
     rows = []
     for j in range(flat.size):
