@@ -1270,7 +1270,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch; the result
         # is row-major whatever the input's layout (allocate_reduction_result)
-        r = _backend.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
+        r = _row_major(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
     if dim is None:
@@ -1300,11 +1300,27 @@ def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
         if count:
-            return _backend.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype), order="C")
+            return _row_major(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype))
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return _backend.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0), order="C")
+        return _row_major(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0))
     finally:
         _loud(token)
+
+
+def _row_major(r):
+    """A reduction's result as torch allocates it (allocate_reduction_result): row-major
+    whatever the input's layout, with a size-1 dimension's stride too (numpy's keepdims
+    leaves it where it falls)."""
+    r = _backend.asarray(r)
+    stride, strides = r.itemsize, []
+    for n in reversed(r.shape):
+        strides.append(stride)
+        stride *= n
+    if r.strides == tuple(reversed(strides)):
+        return r
+    out = _backend.new(r, "empty", r.shape, r.dtype)
+    out[...] = r
+    return out
 
 
 def _torch_type_name(np_dtype):

@@ -437,7 +437,8 @@ def sum_to_views_a_row_major_sum(lib):
     x = lib.tensor(np.arange(32.0).reshape(4, 2, 4) / 10, requires_grad=True).transpose(2, 1)
     w = lib.tensor(np.arange(8.0).reshape(4, 2) / 5, requires_grad=True)
     g, = lib.autograd.grad((x * w).sum(), w, create_graph=True)
-    return [g, g.grad_fn.name(), x.sum(0).stride(), x.mean(0, keepdim=True).view(8), x.sum(2).view(-1)]
+    return [g, g.grad_fn.name(), x.sum(0).stride(), x.mean(0, keepdim=True).view(8), x.sum(2).view(-1),
+            x.sum(0, keepdim=True).stride(), x.mean(2, keepdim=True).stride(), x.sum((0, 1), True).stride()]
 
 
 def index_saves_its_index_tensors(lib):
