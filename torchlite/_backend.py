@@ -33,13 +33,14 @@ CUPY_MISSING = ("torchlite's CUDA tensors are cupy arrays, and cupy is not insta
 
 
 def _load_cupy():
-    """cupy, imported on first use (a cuda tensor); ModuleNotFoundError without it."""
+    """cupy, imported on first use (a cuda tensor). Without it, a RuntimeError as
+    for torch's other "no usable CUDA" states, so code catching those catches it."""
     global cupy, array_types
     if cupy is None:
         try:
             import cupy as cp
         except ImportError as e:
-            raise ModuleNotFoundError(CUPY_MISSING, name="cupy") from e
+            raise RuntimeError(CUPY_MISSING) from e
         cupy = cp
         array_types = (np.ndarray, cp.ndarray)
         _C._set_cuda_array_factory(_cuda_array_from_parts)
