@@ -136,6 +136,23 @@ def as_strided_gradient_storage_of_an_overlapping_input(lib):
     return [z, gy, gy.as_strided((4,), (1,), 0), gx, gx.as_strided((4,), (1,), 0)]
 
 
+def as_strided_backward_graph_of_an_overlapping_output(lib):
+    # overlapping output elements add up through index_add_ (IndexAddBackward0 over the
+    # gradient's ViewBackward0), whose own backward is index_select(...).expand_as(source)
+    def chain(fn):
+        names = []
+        while fn is not None and len(names) < 7:
+            names.append(fn.name())
+            fn = next((f for f, _ in fn.next_functions if f is not None), None)
+        return names
+    x = lib.tensor(np.arange(1.0, 7.0), requires_grad=True)
+    y = x.as_strided((3, 2), (1, 1))
+    g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+    h, = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+    h2, = lib.autograd.grad(h.sum(), x)
+    return [g, chain(g.grad_fn), h, chain(h.grad_fn), h2]
+
+
 def copies_keep_the_layout_of_an_expanded_input(lib):
     # clone and to (empty_like's Preserve: infer_dense_strides) and integer ops keep an expanded
     # dimension where it is (numpy's 'K' order puts it innermost); as_strided reads the storage
@@ -390,7 +407,7 @@ def inplace_on_detached_and_viewed_inference_tensors(lib):
     return out
 
 
-CASES = [copies_keep_the_layout_of_an_expanded_input, gradients_keep_torch_layout,
+CASES = [as_strided_backward_graph_of_an_overlapping_output, copies_keep_the_layout_of_an_expanded_input, gradients_keep_torch_layout,
          empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
