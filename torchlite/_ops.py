@@ -1458,7 +1458,10 @@ def unsqueeze(self, dim=_REQUIRED):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     d = dim % n
-    return _view_of(np.expand_dims(a, d), self, _UNSQUEEZE, d)
+    r = np.expand_dims(a, d)
+    if not r.size:
+        r = a[(slice(None),) * d + (None,)]  # expand_dims reshapes an empty array: contiguous strides, not a's
+    return _view_of(r, self, _UNSQUEEZE, d)
 
 
 def squeeze(self, dim=None):
@@ -1973,7 +1976,8 @@ def narrow(self, dim, start, length):
     size = a.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start %= size if size else 1
+    if start < 0:
+        start += size  # start == size stays: an empty narrow at the end keeps that offset
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(self, d, slice(start, start + length))
