@@ -172,12 +172,8 @@ def _out(shape, dtype, like, *arrays):
 
 def _copy_like(a, dtype, like):
     """A copy of `a` in `dtype`, laid out as torch's empty_like
-    (MemoryFormat::Preserve) lays out a copy (clone, to): in a's dimension
-    order (infer_dense_strides, TensorIterator's), an expanded dimension
-    where it is."""
-    out = _out(a.shape, dtype, like, a)
-    if out is None:
-        return a.astype(dtype)
+    (MemoryFormat::Preserve) lays out a copy (clone, to): _empty_like."""
+    out = _empty_like(a, dtype, like)
     np.copyto(out, a, casting="unsafe")
     return out
 
@@ -293,6 +289,48 @@ def _times_alpha(b, alpha, dtype):
         return dtype.type(b) * dtype.type(alpha)
     finally:
         _loud(token)
+
+
+def _two_product(x, y):
+    """x * y as p + e exactly (Dekker's product, float64)."""
+    p = x * y
+    split = 134217729.0  # 2**27 + 1
+    xh = x * split
+    xh = xh - (xh - x)
+    yh = y * split
+    yh = yh - (yh - y)
+    xl, yl = x - xh, y - yh
+    return p, ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _fma(x, y, z, dtype):
+    """x * y + z rounded once to float `dtype` (a fused multiply-add, where torch's kernels
+    compute one): float32 exactly in float64 (the product fits; the sum is rounded twice
+    only on a float32 tie), float64 by Dekker's exact product and Knuth's two-sum."""
+    x = np.asarray(x, np.float64)
+    y = np.asarray(y, np.float64)
+    z = np.asarray(z, np.float64)
+    token = _quiet()
+    try:
+        if dtype != _f64:
+            return (x * y + z).astype(dtype)
+        p, e = _two_product(x, y)
+        s = p + z
+        bb = s - p
+        t = (p - (s - bb)) + (z - bb)
+        r = s + (t + e)
+        # inf, nan or an overflowing split: the plain sum is the fused one
+        return np.where(np.isfinite(r), r, s)
+    finally:
+        _loud(token)
+
+
+def _add_alpha(a, b, alpha, dtype, out):
+    """out = a + alpha * b for a float result: torch's add kernel computes
+    vec::fmadd(b, alpha, a) (sub passes -alpha), and its scalar loop compiles to the
+    same fused multiply-add, so one rounding."""
+    np.copyto(out, _fma(b, float(dtype.type(alpha)), a, dtype), casting="same_kind")
+    return out
 
 
 # Binary arithmetic ---------------------------------------------------------------
@@ -419,8 +457,11 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
             _sub_check(a.dtype, b.dtype)
         dtype = _result_type(a, b)
         if alpha.__class__ is not int or alpha != 1:
-            _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
+            shape = _broadcast_shapes(a.shape, b.shape)  # TensorIterator's shape error comes before alpha's
             _alpha_check(dtype, alpha)
+            if dtype.kind == "f":
+                r = _add_alpha(a, b, alpha if ufunc is np.add else -alpha, dtype, _out(shape, dtype, self, a, b))
+                return _record(spec, (self, other), _wrap(r, self), (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
             b = _times_alpha(b, alpha, dtype)
         out = _wrap(_binary(ufunc, self, a, b, dtype), self)
         return _record(spec, (self, other), out, (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
@@ -430,6 +471,9 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
     b = other
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(dtype, alpha)
+        if dtype.kind == "f":
+            r = _add_alpha(a, other, alpha if ufunc is np.add else -alpha, dtype, _out(a.shape, dtype, self, a))
+            return _record_number(spec_s, self, _wrap(r, self), other, False)
         b = _times_alpha(other, alpha, dtype)
     out = _wrap(_binary(ufunc, self, a, b, dtype), self)
     return _record_number(spec_s, self, out, other, False)
@@ -446,6 +490,9 @@ def sub(self, other, alpha=1):
 def rsub(self, other):
     """other - self for a Python number `other` (Tensor.__rsub__)."""
     a = self._array
+    if self.requires_grad and _below_autograd(self):
+        # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
+        return sub(_wrap(np.asarray(other, a.dtype)), self)
     _sub_check(_number_dtype(other), a.dtype)
     dtype = _result_type(a, other)
     r = _out(a.shape, dtype, self, a)
@@ -582,11 +629,14 @@ def threshold_backward(grad_output, self, threshold):
 
 
 def tanh_backward(grad_output, output):
-    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2)."""
+    """tanh's gradient as one op (at::tanh_backward): grad_output * (1 - output ** 2),
+    where torch's kernel fuses 1 - output * output into one rounding."""
     o = output._array
+    dtype = _result_type(grad_output._array, o)
+    one_minus_square = _fma(-o, o, 1.0, dtype)
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (1 - o * o)).astype(_result_type(grad_output._array, o), copy=False)
+        r = np.asarray(grad_output._array * one_minus_square).astype(dtype, copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -594,11 +644,12 @@ def tanh_backward(grad_output, output):
 
 
 def sigmoid_backward(grad_output, output):
-    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * output * (1 - output)."""
+    """sigmoid's gradient as one op (at::sigmoid_backward): grad_output * (1 - output) * output,
+    in that order, as torch's kernel rounds it."""
     o = output._array
     token = _quiet()
     try:
-        r = np.asarray(grad_output._array * (o * (1 - o))).astype(_result_type(grad_output._array, o), copy=False)
+        r = np.asarray(grad_output._array * (1 - o) * o).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -837,7 +888,9 @@ def rpow(self, base):
     """base ** self for a Python number `base` (torch.pow(Scalar, Tensor))."""
     a = self._array
     dtype = _result_type(a, base)
-    out = _wrap(_pow_kernel(base, a, dtype, self, a.shape, a.dtype == dtype), self)
+    # torch's pow(Scalar, Tensor) lays its result out contiguous, not as the exponent
+    c = np.ascontiguousarray(a) if a.ndim else a
+    out = _wrap(_pow_kernel(base, c, dtype, self, a.shape, a.dtype == dtype), self)
     return _record(_RPOW, (self,), out, (self, out), base)
 
 
@@ -1201,11 +1254,11 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     dims = None if dim is None else _reduction_dims(dim, a.ndim)
     token = _quiet()
     try:
-        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch
-        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
+        # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch; the result
+        # is row-major whatever the input's layout (allocate_reduction_result)
+        r = np.asarray(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype), order="C")
     finally:
         _loud(token)
-    r = _contiguous_result(r)
     if dim is None:
         return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
     return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
@@ -1233,17 +1286,11 @@ def _mean_kernel(a, axis, keepdims, dtype, count):
     token = _quiet()
     try:
         if count:
-            return _contiguous_result(np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype)))
+            return np.asarray(np.mean(a, axis=axis, keepdims=keepdims, dtype=dtype), order="C")
         # the mean of no elements: nan, as in torch (np.mean would warn "Mean of empty slice")
-        return _contiguous_result(np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0)))
+        return np.asarray(np.true_divide(np.sum(a, axis=axis, keepdims=keepdims, dtype=dtype), 0), order="C")
     finally:
         _loud(token)
-
-
-def _contiguous_result(r):
-    """A reduction's result, row-major as torch allocates it (numpy keeps a permuted
-    input's dimension order), so views of the result succeed where torch's do."""
-    return r if r.flags.c_contiguous else r.copy(order="C")
 
 
 def _torch_type_name(np_dtype):
@@ -1386,19 +1433,59 @@ def _infer_size(shape, numel):
     return tuple(shape)
 
 
+def _compute_stride(oldshape, oldstride, newshape):
+    """at::detail::computeStride: the strides (in elements) that view a tensor of sizes
+    `oldshape` and strides `oldstride` as `newshape` without copying, or None. Each run
+    of dimensions contiguous with each other (a chunk) must be split or merged by whole
+    dimensions of the new shape; a size-1 dimension takes the stride where it falls."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    newstride = [0] * len(newshape)
+    if 0 in oldshape:
+        # any strides serve an empty tensor: its own for the same sizes, else contiguous ones
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        for d in range(len(newshape) - 1, -1, -1):
+            newstride[d] = 1 if d == len(newshape) - 1 else builtins.max(newshape[d + 1], 1) * newstride[d + 1]
+        return tuple(newstride)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
+                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(newstride) if view_d == -1 else None
+
+
+def _viewed(a, shape):
+    """a viewed as `shape` with computeStride's strides, or None where no view can."""
+    strides = _compute_stride(a.shape, tuple(st // a.itemsize for st in a.strides), shape)
+    if strides is None:
+        return None
+    return np.lib.stride_tricks.as_strided(a, shape, tuple(st * a.itemsize for st in strides))
+
+
 def view(self, *shape):
     a = self._array
     if not shape:
         raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
     shape = _infer_size(_shape_arg(shape), a.size)
-    v = a.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    v = _viewed(a, shape)
+    if v is None:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
-            "spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+            "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return _view_of(v, self, _VIEW, a.shape)
 
 
@@ -1407,10 +1494,8 @@ def reshape(self, *shape):
     if not shape:
         raise TypeError('reshape() missing 1 required positional arguments: "shape"')
     shape = _infer_size(_shape_arg(shape), a.size)
-    v = a.view()
-    try:
-        v.shape = shape
-    except AttributeError:
+    v = _viewed(a, shape)
+    if v is None:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
         return _unsafe_view(_record(_CLONE, (self,), _wrap(np.ascontiguousarray(a), self), (), None), shape)
     # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
@@ -1458,10 +1543,10 @@ def unsqueeze(self, dim=_REQUIRED):
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
     d = dim % n
-    r = np.expand_dims(a, d)
-    if not r.size:
-        r = a[(slice(None),) * d + (None,)]  # expand_dims reshapes an empty array: contiguous strides, not a's
-    return _view_of(r, self, _UNSQUEEZE, d)
+    # at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the dimension it precedes
+    st = a.itemsize if d == a.ndim else a.shape[d] * a.strides[d]
+    v = np.lib.stride_tricks.as_strided(a, a.shape[:d] + (1,) + a.shape[d:], a.strides[:d] + (st,) + a.strides[d:])
+    return _view_of(v, self, _UNSQUEEZE, d)
 
 
 def squeeze(self, dim=None):
@@ -1494,7 +1579,7 @@ def expand(self, *sizes):
         raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
     if a.ndim:
-        err = _expand_error(a.shape, sizes, _tensor_type_name(a.dtype))
+        err = _expand_error(a.shape, sizes, _expand_type_name(a.dtype))
         if err is not None:
             raise err
     lead = len(sizes) - a.ndim
@@ -1510,13 +1595,36 @@ def expand(self, *sizes):
     return _view_of(v, self, _EXPAND, a.shape)
 
 
-def clone(self):
-    """at::clone with memory_format=preserve: a dense, non-overlapping tensor keeps its
-    strides, any other (an expanded or sliced one) gets dense strides in its dimension
+def _empty_like(a, dtype, like):
+    """at::empty_like(a) with memory_format=preserve: a dense, non-overlapping array keeps
+    its strides, any other (an expanded or sliced one) gets dense strides in its dimension
     order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
     'K' order, so what views the copy allows (reshape, view) is torch's."""
+    out = _out(a.shape, dtype, like, a)
+    return np.empty(a.shape, dtype) if out is None else out
+
+
+def _below_autograd(self):
+    """Whether autograd skips an op whose only tensor is self: an inference tensor outside
+    inference mode (it has no Autograd dispatch key). Where the op's kernel calls other ops
+    on tensors it makes (normal ones), autograd records those instead."""
+    return self.is_inference() and not _C._is_inference_mode_enabled()
+
+
+def _copy_of_inference(self, out):
+    """The copy (clone, _to_copy) of an inference tensor outside inference mode, as torch
+    makes it: the op's kernel fills a normal tensor with copy_, which autograd records
+    (CopyBackwards)."""
+    return copy_(_wrap(out, self), self)
+
+
+def clone(self):
     a = self._array
-    return _record(_CLONE, (self,), _wrap(_copy_like(a, a.dtype, self), self), (), None)
+    out = _empty_like(a, a.dtype, self)
+    if _below_autograd(self):
+        return _copy_of_inference(self, out)
+    np.copyto(out, a)
+    return _record(_CLONE, (self,), _wrap(out, self), (), None)
 
 
 def contiguous(self):
@@ -1623,23 +1731,35 @@ def getitem_raw(self, key):
     if basic:
         return _view_of(r, self, spec, extra)
     saved = tuple(_const(k, self) for k in _index_tensors(key))
-    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra)
+    return _record(spec, (self,), _wrap(np.ascontiguousarray(r), self), saved, extra, saved)
+
+
+_SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result")
+
+
+def _key_of(key):
+    """python_variable_indexing.cpp's treatSequenceAsTuple (numpy's old heuristic): a
+    list of fewer than 32 items holding a tensor, a sequence, a slice, an Ellipsis or a
+    None indexes as the tuple of its items (with torch's deprecation warning); then the
+    key's tensors as their arrays."""
+    if isinstance(key, list) and len(key) < 32 and any(
+            isinstance(k, (_TB, list, tuple, slice, np.ndarray)) or k is Ellipsis or k is None for k in key):
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+        key = tuple(key)
+    return _index_key(key)
 
 
 def getitem(self, key):
     """x[key]: basic indexing as torch applies it (python_variable_indexing.cpp), one
     select / slice / unsqueeze node per item, an alias when nothing applies; the index
     tensors of advanced indexing then as one IndexBackward0 node on that result."""
-    key = _index_key(key)
+    key = _key_of(key)
     if not _is_basic(key):
         # integers select and Nones unsqueeze first; the index tensors then index the result
-        try:
-            sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
-        except IndexError:
-            err = _index_error(self._array, key)
-            if err is None:
-                raise
-            raise err from None
+        sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
         if index is not None:
             return getitem_raw(sliced, index)
         return sliced if sliced is not self else _view_of(self._array.view(), self, _ALIAS, None)
@@ -1648,30 +1768,43 @@ def getitem(self, key):
         return unsqueeze(self, 0)
     if single and key is Ellipsis:
         return _view_of(self._array.view(), self, _ALIAS, None)
-    result, _ = _apply_slicing(self, (key,) if single else key, lone_slice=single)
+    result, _ = _apply_slicing(self, (key,) if single else key, lone=single, lone_slice=single)
     if result is self:
         result = _view_of(self._array.view(), self, _ALIAS, None)
     return result
 
 
-def _apply_slicing(self, items, lone_slice=False):
+def _list_index(k):
+    """indexing_tensor_from_data: a list indexes as a bool tensor, or else as an int64 one
+    (floats truncated)."""
+    a = np.asarray(k)
+    return a if a.dtype == np.bool_ else a.astype(np.int64)
+
+
+def _apply_slicing(self, items, lone=False, lone_slice=False):
     """python_variable_indexing.cpp's applySlicing: the key's integers, slices
     and Nones applied as select / slice / unsqueeze views (a slice keeping a
     whole dimension is skipped, except for getitem's lone slice), and the numpy
     key of the index tensors left for index / index_put_ on the result (None
-    when there are none)."""
-    items = tuple(np.asarray(k) if isinstance(k, list) else k for k in items)  # a list indexes like a tensor
+    when there are none). `lone`: the key was one integer or slice, not a tuple
+    (torch applies it directly, with its own errors on a 0-dim tensor)."""
+    items = tuple(_list_index(k) if isinstance(k, list) else k for k in items)
     ndim = self._array.ndim
-    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
-                          for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
-    if ndim == 0 and n_real:
+    if lone and ndim == 0:
+        k = items[0]
+        if isinstance(k, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if k != 0:
+            raise IndexError(f"index {k} is out of bounds for dimension 0 with size 0")
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                          "in C++ to convert a 0-dim tensor to a number")
+    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                          for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
     if n_real > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
-    # real_dim: the dimension of self, which torch's errors name
-    result, dim, real_dim, index, advanced = self, 0, 0, [], False
-    for k in items:
+    # real_dim: the item's position in the key, which torch's errors name as its dimension
+    result, dim, index, advanced = self, 0, [], False
+    for real_dim, k in enumerate(items):
         if k is None:
             result = unsqueeze(result, dim)
             index.append(slice(None))
@@ -1679,7 +1812,6 @@ def _apply_slicing(self, items, lone_slice=False):
         elif k is Ellipsis:
             index += [slice(None)] * (ndim - n_real)
             dim += ndim - n_real
-            real_dim += ndim - n_real
         elif isinstance(k, slice):
             if k.step is not None and k.step <= 0:
                 raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
@@ -1689,21 +1821,23 @@ def _apply_slicing(self, items, lone_slice=False):
                 result = _slice(result, dim, k)
             index.append(slice(None))
             dim += 1
-            real_dim += 1
         elif isinstance(k, (bool, np.bool_)) or isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
             # a bool unsqueezes, then indexes the new dimension with [0] (True) or [] (False)
             result = unsqueeze(result, dim)
             index.append(np.zeros(1 if k else 0, np.int64))
             dim += 1
             advanced = True
-        elif isinstance(k, np.ndarray) and k.ndim:
+        elif isinstance(k, np.ndarray) and (k.ndim or k.dtype.kind == "f"):
             index.append(k)
             dim += k.ndim if k.dtype == np.bool_ else 1
-            real_dim += k.ndim if k.dtype == np.bool_ else 1
             advanced = True
-        else:  # an integer, or a 0-d integer tensor: select
+        elif isinstance(k, (int, np.integer)) or isinstance(k, np.ndarray):  # a 0-d integer tensor too: select
+            if not -2 ** 63 <= int(k) < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
             result = _select(result, dim, int(k), real_dim)
-            real_dim += 1
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {_python_type_name(k)})")
     return result, tuple(index) if advanced else None
 
 
@@ -2171,6 +2305,9 @@ def _write(ufunc, a, b, alpha=1):
     operand = b
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(result, alpha)
+        if result.kind == "f" and not sequential:
+            _add_alpha(a, b, alpha if ufunc is np.add else -alpha, result, a)
+            return
         b = _times_alpha(b, alpha, result)
     token = _quiet()
     try:
@@ -2317,69 +2454,6 @@ def _index_put_zeros(g, key, vshape, vdtype):
 _INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
 
 
-def _index_error(a, key):
-    """torch's error for a key numpy refused (python_variable_indexing.cpp, then the
-    index kernel), or None: integers select first, named by their dimension of `a`;
-    index tensors are numbered in order (a mask counts one per dimension)."""
-    items = [np.asarray(k) if isinstance(k, (list, np.ndarray)) else k
-             for k in (key if isinstance(key, tuple) else (key,))]
-    n_real = 0
-    for k in items:
-        if isinstance(k, np.ndarray):
-            n_real += k.ndim if k.dtype == np.bool_ else 1
-        elif k is not None and k is not Ellipsis:
-            n_real += 1
-    if n_real > a.ndim:
-        return IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    src = 0  # the dimension of `a` an item applies to
-    basic = []
-    for k in items:
-        if k is Ellipsis:
-            src += a.ndim - n_real
-        elif isinstance(k, np.ndarray):
-            step = k.ndim if k.dtype == np.bool_ else 1
-            src += step
-            k = (slice(None),) * step
-        elif isinstance(k, slice):
-            src += 1
-        elif k is not None:
-            size = a.shape[src]
-            if not -size <= k < size:
-                return IndexError(f"index {k} is out of bounds for dimension {src} with size {size}")
-            src += 1
-        basic.extend(k if isinstance(k, tuple) else (k,))
-    sliced = a[tuple(basic)].shape
-    dim, indexers = 0, []
-    for k in items:
-        if k is Ellipsis:
-            dim += a.ndim - n_real
-        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            for j, n in enumerate(k.shape):
-                if n != sliced[dim + j]:
-                    return IndexError(f"The shape of the mask {list(k.shape)} at index {j} does not match the "
-                                      f"shape of the indexed tensor {list(sliced)} at index {dim + j}")
-            indexers.extend((i, sliced[dim + j]) for j, i in enumerate(np.nonzero(k)))
-            dim += k.ndim
-        elif isinstance(k, np.ndarray):
-            indexers.append((k, sliced[dim]))
-            dim += 1
-        elif k is None or isinstance(k, slice):
-            dim += 1
-    if not indexers:
-        return None
-    try:
-        arrays = np.broadcast_arrays(*(i for i, _ in indexers))
-    except ValueError:
-        return None
-    bad = [(i < -n) | (i >= n) for i, (_, n) in zip(arrays, indexers)]
-    anybad = np.logical_or.reduce(bad) if len(bad) > 1 else bad[0]
-    if not anybad.any():
-        return None
-    at = np.unravel_index(np.argmax(anybad), anybad.shape)
-    j = next(j for j, b in enumerate(bad) if b[at])
-    return IndexError(f"index {arrays[j][at]} is out of bounds for dimension {j} with size {indexers[j][1]}")
-
-
 def _expand_error(src, sizes, type_name):
     """at::expand's error for a tensor of shape `src` expanded to `sizes` (-1: keep the
     size), or None (at::infer_expand_geometry checks from the last dimension)."""
@@ -2407,6 +2481,12 @@ def _tensor_type_name(np_dtype):
     return f"torch.{_torch_type_name(np_dtype)}Tensor"
 
 
+def _expand_type_name(np_dtype):
+    """The type at::expand's errors print (Tensor::toString): the legacy tensor type
+    name, which bool has not."""
+    return "CPUBoolType" if np_dtype == _b1 else _tensor_type_name(np_dtype)
+
+
 def _make_info(shape, key):
     """at::native::make_info for a key of whole-dimension slices and index arrays (what
     _apply_slicing leaves), with its errors in torch's order: each mask becomes the
@@ -2414,8 +2494,11 @@ def _make_info(shape, key):
     indices broadcast together, and moved with their dimensions to the front when they are
     not adjacent (transposeToFront). Returns (perm, indices, first, result shape): the
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
-    order (None, or the broadcast index array and the dimension's size), the first
+    order (None, or the broadcast index array, the dimension's size and the index as
+    given), the first
     indexed dimension, and the shape of the indexing result."""
+    if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     indices = []
     for k in key:
         if isinstance(k, np.ndarray) and k.dtype == np.bool_:
@@ -2445,7 +2528,7 @@ def _make_info(shape, key):
     if 0 in sizes and 0 not in bshape:
         # torch's own check: no index is valid in an empty dimension
         raise IndexError("index is out of bounds for dimension with size 0")
-    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n)
+    entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n, i)
                for i, n in zip(indices, shape)]
     rshape = tuple(shape[:first]) + tuple(bshape) + tuple(shape[first + len(dims):])
     return perm, entries, first, rshape
@@ -2471,12 +2554,12 @@ def _index(a, key):
     """index(): a[key] for a key of whole slices and index arrays (_make_info's errors;
     an index out of bounds is an error only where the result has elements to read it).
     A 0-d mask (only in the formulas' keys: _apply_slicing unsqueezes) indexes as numpy's."""
-    if any(isinstance(k, np.ndarray) and not k.ndim for k in key):
+    if any(isinstance(k, np.ndarray) and not k.ndim and k.dtype == np.bool_ for k in key):
         return a[key]
     perm, entries, first, rshape = _make_info(a.shape, key)
     if 0 in rshape:
         return np.zeros(rshape, a.dtype)
-    indexers = [(i.ravel(), n) for i, n in (e for e in entries if e is not None)]
+    indexers = [(i.ravel(), n) for i, n, _ in (e for e in entries if e is not None)]
     _, err = _first_bad(indexers)
     if err is not None:
         raise err
@@ -2507,6 +2590,18 @@ def _has_internal_overlap(a):
     return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
 
 
+def _index_operand(index, bshape, lead, trail):
+    """The index tensor as make_index_put_iterator gives it to TensorIterator: expanded to
+    the indices' common shape (inferExpandGeometry's strides, where the shape changes),
+    then viewed with size-1 dimensions around it (reshape_indexer: computeStride's
+    strides, which can break TensorIterator's ties between dimensions)."""
+    elem = index.itemsize
+    strides = index.strides if index.shape == bshape else _expanded_strides(index, bshape)
+    shape = lead + tuple(bshape) + trail
+    strides = _compute_stride(tuple(bshape), tuple(st // elem for st in strides), shape)
+    return _Strided(shape, tuple(st * elem for st in strides))
+
+
 class _Strided:
     """An operand's sizes and strides, as _iteration_order reads them."""
 
@@ -2529,15 +2624,14 @@ def _index_put_kernel(a, info, v):
     nb = len(given[0][0].shape)
     lead, trail = (1,) * first, (1,) * (len(rshape) - first - nb)
     src = _Strided(rshape, ap.strides[:first] + (0,) * nb + ap.strides[last:])
-    operands = [src, v] + [_Strided(lead + i.shape + trail, (0,) * first + i.strides + (0,) * len(trail))
-                           for i, _ in given]
+    operands = [src, v] + [_index_operand(i, given[0][0].shape, lead, trail) for _, _, i in given]
     outer_first = _iteration_order(rshape, operands)[::-1]
     # coordinates in ap of each element of the result, in iteration order
     grids = np.indices(rshape, sparse=True)
     coords = []
     for d in range(ap.ndim):
         if first <= d < last:
-            i, n = given[d - first]
+            i = given[d - first][0]
             c = np.broadcast_to(i.reshape(lead + i.shape + trail), rshape)
         else:
             c = np.broadcast_to(grids[d if d < first else d - len(given) + nb], rshape)
@@ -2622,7 +2716,7 @@ def _copy_to(dst, src):
         return fill_(dst, src)
     src = _strip_leading_ones(src, True)
     if src._array.shape != dst._array.shape:
-        err = _expand_error(src._array.shape, dst._array.shape, _tensor_type_name(src._array.dtype))
+        err = _expand_error(src._array.shape, dst._array.shape, _expand_type_name(src._array.dtype))
         if err is not None:
             raise err
         src = expand(src, dst._array.shape)
@@ -2684,24 +2778,23 @@ def setitem(self, key, value):
     tensor first; the key's basic part applied as views, then copy_to on the result (so
     CopySlices over CopyBackwards or FillBackward3 where the result is a view), or
     index_put_ with the index tensors."""
-    key = _index_key(key)
+    key = _key_of(key)
     value = _value_to_tensor(value, self)
     if key is False:
         return
     if key is True:
         _copy_to(unsqueeze(self, 0), value)
         return
-    try:
-        sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
-    except IndexError:
-        err = _index_error(self._array, key)
-        if err is None:
-            raise
-        raise err from None
+    lone = isinstance(key, (int, np.integer, slice))
+    sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,), lone=lone)
     if index is None:
         _copy_to(sliced, value)
     else:
         _index_put_(sliced, index, _strip_leading_ones(value, False))
+
+
+def delitem(self, key):
+    raise TypeError("Tensor does not support deleting items")
 
 
 # Conversions ----------------------------------------------------------------------
@@ -2730,6 +2823,8 @@ def to(self, *args, dtype=None, device=None, copy=False):
     new_device = device is not None and _device(device) != src_device
     if not (new_dtype or new_device or copy):
         return self
+    if not new_device and _below_autograd(self):
+        return _copy_of_inference(self, _empty_like(a, (dtype._np if new_dtype else a.dtype), self))
     token = _quiet()  # nan and inf cast to an integer silently, as in torch
     try:
         r = _copy_like(a, dtype._np if new_dtype else a.dtype, None if new_device else self)
@@ -2819,7 +2914,15 @@ def _cat_skipped(a):
 
 
 def cat(tensors, dim=0):
+    if isinstance(tensors, _TB):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _TB):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"cat(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+    dim = int(dim)
     arrays = [t._array for t in tensors]
     for i, a in enumerate(arrays):
         if not a.ndim:
@@ -2891,8 +2994,8 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         _loud(token)
     out = _wrap(r, like)
     a, b = input._array, other._array
-    return _record(_WHERE, (input, other), out, (_const(c, like),),
-                   (a.shape, b.shape, a.dtype, b.dtype))
+    cond = condition if isinstance(condition, _TB) else _const(c, like)
+    return _record(_WHERE, (input, other), out, (cond,), (a.shape, b.shape, a.dtype, b.dtype), (cond,))
 
 
 # Comparisons (never differentiable) ------------------------------------------------

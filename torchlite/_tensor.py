@@ -302,6 +302,7 @@ class Tensor(_C.TensorBase):
     contiguous = _ops.contiguous
     __getitem__ = _ops.getitem
     __setitem__ = _ops.setitem
+    __delitem__ = _ops.delitem
     add_ = __iadd__ = _ops.add_
     sub_ = __isub__ = _ops.sub_
     mul_ = __imul__ = _ops.mul_

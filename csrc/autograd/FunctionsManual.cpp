@@ -3,6 +3,7 @@
 #include "autograd/variable.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -220,9 +221,11 @@ bool apply_native_formula(NativeFormula formula, const Variable& grad, const var
       if (formula == NativeFormula::Exp) {
         out[0] = pointwise(grad, y, [](auto g, auto v) { return g * v; });
       } else if (formula == NativeFormula::Tanh) {
-        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * (1 - v * v); });
+        // at::tanh_backward's kernel fuses 1 - v * v (one rounding)
+        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * std::fma(-v, v, decltype(v)(1)); });
       } else if (formula == NativeFormula::Sigmoid) {
-        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * (v * (1 - v)); });
+        // at::sigmoid_backward's order of rounding
+        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * (1 - v) * v; });
       } else {
         // threshold_backward: 0 where the result is <= 0, else the gradient (a nan result passes it)
         out[0] = pointwise(grad, y, [](auto g, auto v) { return v <= 0 ? decltype(g)(0) : g; });

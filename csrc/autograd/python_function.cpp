@@ -317,14 +317,28 @@ bool read_native_args(generated::details::NativeFormula f, PyObject* extra,
   return ok;
 }
 
-// _record(spec, inputs, output, saved, extra) -> output
+// Whether some tensor of `tensors` (a tuple) is not an inference tensor.
+// Upstream runs an op's autograd kernel only when one of its tensor arguments
+// carries the Autograd dispatch key, which inference tensors lack: an op on
+// inference tensors alone records nothing, even where one requires grad (made
+// with requires_grad=True in inference mode).
+bool any_normal_tensor(PyObject* tensors) {
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tensors); ++i) {
+    if (!THPVariable_Unpack(PyTuple_GET_ITEM(tensors, i)).unsafeGetTensorImpl()->is_inference()) return true;
+  }
+  return false;
+}
+
+// _record(spec, inputs, output, saved, extra[, others]) -> output
 // Records the backward node of an op whose forward already ran: when grad
-// mode is on and some input requires grad, a PyFormulaNode with the inputs'
-// gradient edges becomes output's grad_fn and keeps `saved` as
-// SavedVariables. Otherwise it does nothing; ops call it unconditionally.
+// mode is on, some input requires grad and some input or other tensor
+// argument of the op (`others`: index tensors, a condition) is not an
+// inference tensor, a PyFormulaNode with the inputs' gradient edges becomes
+// output's grad_fn and keeps `saved` as SavedVariables. Otherwise it does
+// nothing; ops call it unconditionally.
 PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (nargs != 5) throw py::type_error("_record(spec, inputs, output, saved, extra)");
+  if (nargs != 5 && nargs != 6) throw py::type_error("_record(spec, inputs, output, saved, extra[, others])");
   PyObject* output = args[2];
   if (!GradMode::is_enabled()) return Py_NewRef(output);
   PyObject* inputs = args[1];
@@ -337,6 +351,7 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   if (!any_requires_grad) return Py_NewRef(output);
+  if (!any_normal_tensor(inputs) && !(nargs == 6 && any_normal_tensor(args[5]))) return Py_NewRef(output);
 
   auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(args[0], "torchlite.OpInfo"));
   if (!info) throw py::error_already_set();

@@ -465,7 +465,9 @@ PyObject* get_grad_fn(PyObject* self, void*) {
 }
 
 PyObject* get_is_leaf(PyObject* self, void*) {
-  return PyBool_FromLong(self_var(self)->cdata.is_leaf());
+  HANDLE_TH_ERRORS
+  return PyBool_FromLong(!self_var(self)->cdata.grad_fn());
+  END_HANDLE_TH_ERRORS
 }
 
 PyObject* get_version(PyObject* self, void*) {

@@ -77,22 +77,21 @@ CreationMeta mode_creation_meta(CreationMeta in_grad_mode) {
 
 // _record_view(spec, self, out, extra) -> out: a view op's result. Records
 // the op's node when something requires grad, and the view relation
-// (upstream as_view), so a later in-place op on either side can rebase it:
-// always, except for a view of an inference tensor, which upstream's
-// ADInplaceOrView kernel never sees (it has no _base).
+// (upstream as_view), so a later in-place op on either side can rebase it;
+// neither for a view of an inference tensor, which upstream's autograd and
+// ADInplaceOrView kernels never see (it has no grad_fn and no _base).
 PyObject* record_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
   if (nargs != 4) throw py::type_error("_record_view(spec, self, out, extra)");
   const auto& self = THPVariable_Unpack(args[1]);
   Variable out = THPVariable_Unpack(args[2]);
-  if (GradMode::is_enabled() && self.requires_grad()) {
+  const bool inference = self.unsafeGetTensorImpl()->is_inference();
+  if (GradMode::is_enabled() && self.requires_grad() && !inference) {
     auto node = make_node<PyFormulaNode>(op_info(args[0]), edge_list{impl::gradient_edge(self)});
     create_gradient_edge(out, node);
     if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
   }
-  if (!self.unsafeGetTensorImpl()->is_inference()) {
-    impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
-  }
+  if (!inference) impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
   return Py_NewRef(args[2]);
   END_HANDLE_TH_ERRORS
 }
@@ -105,17 +104,16 @@ PyObject* record_multi_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) 
   if (nargs != 4 || !PyTuple_Check(args[2])) throw py::type_error("_record_multi_view(spec, self, outs, extra)");
   const auto& self = THPVariable_Unpack(args[1]);
   const Py_ssize_t n = PyTuple_GET_SIZE(args[2]);
+  const bool inference = self.unsafeGetTensorImpl()->is_inference();
   std::shared_ptr<PyFormulaNode> node;
-  if (GradMode::is_enabled() && self.requires_grad()) {
+  if (GradMode::is_enabled() && self.requires_grad() && !inference) {
     node = make_node<PyFormulaNode>(op_info(args[0]), edge_list{impl::gradient_edge(self)});
     if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
     Variable out = THPVariable_Unpack(PyTuple_GET_ITEM(args[2], i));
     if (node) create_gradient_edge(out, node);
-    if (!self.unsafeGetTensorImpl()->is_inference()) {
-      impl::set_view_of(out, self, mode_creation_meta(CreationMeta::MULTI_OUTPUT_NODE));
-    }
+    if (!inference) impl::set_view_of(out, self, mode_creation_meta(CreationMeta::MULTI_OUTPUT_NODE));
   }
   return Py_NewRef(args[2]);
   END_HANDLE_TH_ERRORS

@@ -198,10 +198,7 @@ void check_inplace(const Variable& self, bool requires_grad) {
       throw std::runtime_error("a view of a leaf Variable that requires grad is being used in an in-place operation.");
     }
   }
-  // Leaf as upstream's C++ is_leaf() sees it: the stored grad_fn, without
-  // regenerating a stale view's (Python's .is_leaf would regenerate it first).
-  const bool is_leaf = !meta || !meta->grad_fn_;
-  if (is_leaf && self.requires_grad()) {
+  if (self.is_leaf() && self.requires_grad()) {
     throw std::runtime_error("a leaf Variable that requires grad is being used in an in-place operation.");
   }
 }
@@ -387,8 +384,13 @@ const std::shared_ptr<torch::autograd::Node>& Tensor::grad_fn() const {
   return meta->grad_fn_;
 }
 
+// Upstream's C++ is_leaf(): the stored grad_fn, without regenerating a stale
+// view's (Python's .is_leaf reads grad_fn, which regenerates it first). So
+// retain_grad on a view whose base an in-place op made require grad does
+// nothing until something reads the view's grad_fn.
 bool Tensor::is_leaf() const {
-  return grad_fn() == nullptr;
+  auto* meta = impl::get_autograd_meta(*this);
+  return !meta || !meta->grad_fn_;
 }
 
 uint32_t Tensor::output_nr() const {

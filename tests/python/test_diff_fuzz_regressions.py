@@ -1,5 +1,7 @@
 """Programs the differential fuzzer (tests/fuzz) found to differ from torch
 2.13, minimized, each compared side by side: values, gradients, node names."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -154,31 +156,6 @@ def as_strided_backward_graph_of_an_overlapping_output(lib):
     return [g, chain(g.grad_fn), h, chain(h.grad_fn), h2]
 
 
-def copies_keep_the_layout_of_an_expanded_input(lib):
-    # clone and to (empty_like's Preserve: infer_dense_strides) and integer ops keep an expanded
-    # dimension where it is (numpy's 'K' order puts it innermost); as_strided reads the storage
-    v0 = lib.tensor([[0.5, -1.0], [2.0, 3.0]], requires_grad=True)
-    e = v0.unsqueeze(1).expand(2, 3, 2)
-    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4)).permute(2, 0, 1)
-    outs = [e.clone(), e.long(), e.double(), e.to(lib.float64, copy=True), e.long() * 2, e.long().neg(), x.long(),
-            x.to(lib.float32, copy=True)]
-    return [[t.stride() for t in outs]] + [lib.as_strided(t, (2, 3), (1, 2)) for t in outs]
-
-
-def gradients_keep_torch_layout(lib):
-    # the engine's sum of two gradients and the first-order formulas lay out their results as
-    # TensorIterator does, in the operands' dimension order
-    out = []
-    for f in (lambda v: (v * v).sum(), lambda v: (v * v.detach()).sum(), lambda v: (v.exp() + v.relu()).sum(),
-              lambda v: (v.tanh() - v).sum(), lambda v: (v * lib.ones(2)).sum(), lambda v: (-v / 3).sum()):
-        for create_graph in (True, False):
-            v0 = lib.tensor(np.arange(1.0, 9.0).reshape(2, 4) / 4, requires_grad=True)
-            v2 = v0.log().permute(1, 0)
-            g, = lib.autograd.grad(f(v2), v0, create_graph=create_graph)
-            out += [g.stride(), lib.as_strided(g, (2, 2), (1, 2))]
-    return out
-
-
 def _outcomes(lib, steps):
     """What each step shows: its result, or its error's type and message."""
     out = []
@@ -249,7 +226,12 @@ def index_put_writes_until_an_index_out_of_bounds(lib):
             _setitem(lib.zeros(2, 3, dtype=lib.float64), (None, [1, -3]), v.double()),
             _setitem(lib.zeros(3, 4, 1), (None, lib.tensor([0, 3, 3]), slice(0, None)), 2),
             _setitem(lib.zeros(2, 3, 4), (slice(None), [0, 5], slice(None)), lib.arange(1.0, 9.0).view(4, 2).t()),
-            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0))]
+            _setitem(lib.zeros(4, 3).t(), ([1, 0, 1, 2, 7], slice(None)), lib.arange(4.0)),
+            # the index tensor's strides on the size-1 dimensions around it (reshape_indexer) and
+            # unsqueeze's stride break TensorIterator's ties: each index writes a whole x[i] first
+            _setitem(lib.tensor(np.arange(36.0).reshape(4, 3, 3)).transpose(0, 1), (None, [-3, -3, 3]),
+                     lib.tensor([100.0, 200.0, 300.0])),
+            lib.arange(6.0).view(2, 3).t().unsqueeze(-1).stride()]
 
 
 def index_put_duplicates_and_a_value_aliasing_self(lib):
@@ -330,14 +312,76 @@ def cat_skips_one_dimensional_empty_tensors(lib):
     return [out, out.grad_fn.name(), mixed, v0.grad, b.grad,
             _outcomes(lib, [lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3), lib.ones(2, 4)], 0),
                             lambda lib: lib.cat([lib.zeros(0), lib.ones(2, 3)], 2),
-                            lambda lib: lib.cat([], 0)])]
+                            lambda lib: lib.cat([], 0), lambda lib: lib.cat(lib.ones(2, 3), 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), 1.0], 0),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], 0.5),
+                            lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3)], np.int64(1))])]
+
+
+def indexing_error_messages(lib):
+    # applySlicing names an integer's dimension by its position in the key; a lone integer or
+    # slice on a 0-dim tensor has its own errors; at::expand prints a bool tensor as CPUBoolType
+    def get(shape, key):
+        return lambda lib: lib.zeros(shape)[key]
+
+    def put(shape, key):
+        return lambda lib: lib.zeros(shape).__setitem__(key, 1.0)
+
+    return _outcomes(lib, [
+        get((2, 3), (slice(None), 2 ** 63)), get((2, 3), 1.5), get((2, 3), (0, {1})), put((2, 3), 2 ** 63),
+        get((2, 3, 4), (None, -3)), get((2, 3, 4), (Ellipsis, 5)), get((2, 3, 4), ([0], None, 0, 7)),
+        put((2, 3, 4), (None, -3)), put((2, 3, 4), (Ellipsis, 5)), put((2, 3, 4), (slice(None), 1, 9)),
+        get((), 0), get((), 1), get((), slice(None)), get((), (0, 0)), get((), (None, 1)), get((), (Ellipsis, 0)),
+        put((), 0), put((), 1), put((), slice(None)), put((), (None, 0)),
+        lambda lib: lib.zeros(4, 4, 2, dtype=lib.bool).expand(1, 2),
+        lambda lib: lib.zeros(4, 2).__setitem__(0, lib.zeros(3, 2, dtype=lib.bool)),
+    ])
+
+
+def keys_as_torch_reads_them(lib):
+    # a short list holding a sequence, slice, None or tensor is a tuple (with torch's warning);
+    # a list of numbers indexes as int64 (floats truncated); float index tensors are refused
+    def seen(step):
+        def run(lib):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = step(lib)
+            return [out, [str(w.message) for w in caught]]
+        return run
+
+    x = lambda lib: lib.tensor(np.arange(6.0).reshape(2, 3))  # noqa: E731
+
+    def put(lib):
+        y = x(lib)
+        y[[[0, 1], [1, 0]]] = 7.0
+        return y
+
+    def delete(lib):
+        del x(lib)[0]
+
+    return _outcomes(lib, [seen(lambda lib: x(lib)[[[0, 1], [1, 0]]]), seen(put),
+                           seen(lambda lib: x(lib)[[None, 1]]), seen(lambda lib: x(lib)[[[]]]),
+                           lambda lib: x(lib)[[0.7, -1.5]], lambda lib: x(lib)[lib.tensor([0.0, 1.0])],
+                           lambda lib: x(lib)[lib.tensor(1.0)], lambda lib: x(lib).__setitem__(lib.tensor([1.0]), 1.0),
+                           delete])
+
+
+def view_strides_as_compute_stride_gives_them(lib):
+    # a size-1 dimension takes the stride where computeStride places it; an empty tensor's
+    # view gets contiguous strides
+    x = lib.arange(3.0).view(3, 1).t()
+    y = lib.arange(24.0).view(2, 3, 4).permute(2, 0, 1)
+    return [x.view(1, 3).stride(), x.reshape(3, 1).stride(), y.view(4, 6, 1).stride(), y.view(4, 1, 6).stride(),
+            y.reshape(1, 4, 6).stride(), lib.zeros(2, 0, 3).view(3, 0, 2).stride(),
+            _outcomes(lib, [lambda lib: y.view(24)])]
 
 
 INDEXING = [setitem_overlap_checked_before_the_indices, setitem_value_converted_with_overflow_checks,
             index_put_writes_until_an_index_out_of_bounds, index_put_duplicates_and_a_value_aliasing_self,
             indices_out_of_bounds_where_the_result_is_empty, advanced_indices_adjacent_across_an_empty_ellipsis,
             bools_and_zero_dim_tensors_in_keys, copy_into_an_expanded_view_of_its_own_source,
-            cat_skips_one_dimensional_empty_tensors]
+            cat_skips_one_dimensional_empty_tensors, indexing_error_messages, keys_as_torch_reads_them,
+            view_strides_as_compute_stride_gives_them]
 
 
 def clone_of_an_expanded_tensor_keeps_dimension_order(lib):
@@ -408,14 +452,167 @@ def inplace_on_detached_and_viewed_inference_tensors(lib):
     return out
 
 
-CASES = [as_strided_backward_graph_of_an_overlapping_output, copies_keep_the_layout_of_an_expanded_input, gradients_keep_torch_layout,
-         empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
+def copies_keep_the_layout_of_an_expanded_input(lib):
+    # clone and to (empty_like's Preserve: infer_dense_strides) and integer ops keep an expanded
+    # dimension where it is (numpy's 'K' order puts it innermost); as_strided reads the storage
+    v0 = lib.tensor([[0.5, -1.0], [2.0, 3.0]], requires_grad=True)
+    e = v0.unsqueeze(1).expand(2, 3, 2)
+    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4)).permute(2, 0, 1)
+    outs = [e.clone(), e.long(), e.double(), e.to(lib.float64, copy=True), e.long() * 2, e.long().neg(), x.long(),
+            x.to(lib.float32, copy=True)]
+    return [[t.stride() for t in outs]] + [lib.as_strided(t, (2, 3), (1, 2)) for t in outs]
+
+
+def reductions_are_row_major(lib):
+    x = lib.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True).permute(2, 0, 1)
+    outs = [x.sum(1), x.sum(1, keepdim=True), x.mean(-1), x.mean(1, keepdim=True), x.sum(1, dtype=lib.float64),
+            x.sum(), x.mean()]
+    return [[t.stride() for t in outs]] + [t.reshape(-1).as_strided((2,), (1,), 1) for t in outs[:5]]
+
+
+def gradients_keep_torch_layout(lib):
+    # the engine's sum of two gradients and the first-order formulas lay out their results as
+    # TensorIterator does, in the operands' dimension order
+    out = []
+    for f in (lambda v: (v * v).sum(), lambda v: (v * v.detach()).sum(), lambda v: (v.exp() + v.relu()).sum(),
+              lambda v: (v.tanh() - v).sum(), lambda v: (v * lib.ones(2)).sum(), lambda v: (-v / 3).sum()):
+        for create_graph in (True, False):
+            v0 = lib.tensor(np.arange(1.0, 9.0).reshape(2, 4) / 4, requires_grad=True)
+            v2 = v0.log().permute(1, 0)
+            g, = lib.autograd.grad(f(v2), v0, create_graph=create_graph)
+            out += [g.stride(), lib.as_strided(g, (2, 2), (1, 2))]
+    return out
+
+
+def ops_on_an_inference_tensor_that_requires_grad(lib):
+    # autograd runs only where some tensor argument is not an inference tensor: views and unary
+    # ops of one record nothing; a wrapped number, an index or condition tensor made outside
+    # inference mode records the op; clone / to copy_ into a normal tensor (CopyBackwards)
+    with lib.inference_mode():
+        v = lib.ones(2, 3, requires_grad=True)
+        c = v > 0
+    ops = [lambda: v.transpose(1, 1), lambda: v.view(6), lambda: v.split(1)[0], lambda: v[0], lambda: v.sin(),
+           lambda: v ** 2, lambda: v.sum(), lambda: v.max(0)[0], lambda: v * 2, lambda: 2.5 - v, lambda: v + lib.ones(3),
+           lambda: lib.where(v > 0, v, 0.0), lambda: lib.where(c, v, v), lambda: lib.where(c, v, 0.0),
+           lambda: v[lib.tensor([1, 0])], lambda: v[[0]], lambda: v.clone(), lambda: v.to(lib.float64),
+           lambda: v.t().contiguous(), lambda: v @ v.t()]
+    out = []
+    for op in ops:
+        try:
+            r = op()
+            fn = r.grad_fn
+            out.append([r.requires_grad, r.is_inference(), fn and fn.name(),
+                        fn and [f and f.name() for f, _ in fn.next_functions]])
+        except RuntimeError as e:
+            out.append(str(e))
+    (2.5 - v).sum().backward()
+    return out + [v.grad]
+
+
+def double_backward_through_an_empty_regenerated_view(lib):
+    # a view modified in place under no_grad regenerates its grad_fn as AsStridedBackward0, whose
+    # formula returns fresh zeros for an empty view: the gradient has no graph to go back through
+    v0 = lib.tensor(np.arange(8.0).reshape(1, 4, 2), requires_grad=True)
+    v2 = v0.narrow(-3, 0, 0)
+    with lib.no_grad():
+        v2 /= lib.full((1, 1, 1), 6.0)
+    g, = lib.autograd.grad((v2.sin() * v2).sum(), v0, create_graph=True)
+    out = [v2.grad_fn.name(), g, g.requires_grad]
+    try:
+        g.sum().backward()
+    except RuntimeError as e:
+        out.append(str(e))
+    return out
+
+
+def retain_grad_on_a_stale_view_is_a_noop(lib):
+    # retain_grad reads the view's stored grad_fn (C++ is_leaf): on a view whose base an in-place
+    # op made require grad it does nothing until something reads the view's grad_fn
+    v1 = lib.tensor(0.5, dtype=lib.float64, requires_grad=True)
+    with lib.no_grad():
+        v5 = lib.ones(3, dtype=lib.float64)
+    v6, v7, v8 = v5.as_strided((3,), (1,)), v5.view(3), v5.view(3)
+    v6.div_(v1)
+    v7.retain_grad()
+    v8.grad_fn
+    v8.retain_grad()
+    flags = [v7.retains_grad, v8.retains_grad, v7.is_leaf, v7.retains_grad]
+    (v7 * v8).sum().backward()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        grads = [v7.grad, v8.grad, v1.grad]
+    return flags + grads + [[str(w.message)[:60] for w in caught]]
+
+
+def number_to_the_power_of_a_transposed_tensor_is_contiguous(lib):
+    # pow(Scalar, Tensor) lays its result out contiguous (not as its exponent): views and
+    # as_strided of the result see its elements in row-major order
+    x = lib.tensor(np.arange(6.0).reshape(2, 3) / 4).transpose(0, 1)
+    r = 3 ** x
+    s = 2 ** lib.tensor(np.arange(6).reshape(2, 3)).t()
+    return [r.view(6), r.as_strided((1, 4), (1, 1), 0), s.view(6), s.stride()]
+
+
+def add_with_alpha_rounds_once(lib):
+    # add / sub with alpha compute fma(other, ±alpha, self), one rounding (exact lists: the
+    # one-ulp differences of a separate product show only magnified, as in a double backward)
+    rng = np.random.default_rng(5444)
+    out = []
+    for dtype in ("float32", "float64"):
+        a = lib.tensor(rng.standard_normal(40).astype(dtype))
+        b = lib.tensor((rng.standard_normal(40) * 10.0 ** rng.integers(-4, 4, 40)).astype(dtype))
+        c = a.clone()
+        c.sub_(b, alpha=0.7)
+        out += [lib.add(a, b, alpha=3).tolist(), a.sub(b, alpha=-2.5).tolist(), c.tolist()]
+    v0 = lib.tensor([[0.813, 0.46, -0.535]], requires_grad=True)
+    v2 = v0 / v0
+    v9 = (-v2) / v2.sub(lib.tensor([[0.3, -0.9, 0.45]]), alpha=3)
+    g, = lib.autograd.grad((v9 * v9).sum(), v0, create_graph=True)
+    return out + [g.tolist()]
+
+
+def tanh_gradient_fuses_one_minus_square(lib):
+    # tanh_backward computes grad * fma(-y, y, 1), both in the engine's first-order formula and
+    # in the recorded op of create_graph (exact lists: a double backward magnifies an ulp)
+    x = np.random.default_rng(17704).standard_normal(64).astype("float32")
+    g = np.random.default_rng(1).standard_normal(64).astype("float32")
+    out = []
+    for create_graph in (False, True):
+        t = lib.tensor(x, requires_grad=True)
+        d, = lib.autograd.grad(t.tanh(), t, lib.tensor(g, requires_grad=create_graph), create_graph=create_graph)
+        out.append(d.tolist())
+    v0 = lib.tensor([[-2.013, -0.772, -0.781], [0.555, 0.84, 0.594]], requires_grad=True)
+    v3 = (v0 / v0).tanh() * 3
+    v4, = lib.autograd.grad((v3 * v3).sum(), v0, create_graph=True)
+    v4.sum().backward()
+    return out + [v4.tolist(), v0.grad.tolist()]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["tanh_backward", "sigmoid_backward"])
+def test_activation_backward_kernels_round_as_torch(op, dtype):
+    # the ops the formulas record, on the same inputs: tanh's fuses 1 - y * y, sigmoid's
+    # multiplies (grad * (1 - y)) * y
+    from torchlite import _ops
+    rng = np.random.default_rng(5)
+    g = rng.standard_normal(200).astype(dtype)
+    y = np.tanh(rng.standard_normal(200)).astype(dtype)
+    expected = getattr(torch.ops.aten, op)(torch.tensor(g), torch.tensor(y)).numpy()
+    assert getattr(_ops, op)(torchlite.tensor(g), torchlite.tensor(y)).numpy().tolist() == expected.tolist()
+
+
+CASES = [as_strided_backward_graph_of_an_overlapping_output, empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
          relu_keeps_negative_zero, double_backward_of_zero_dim_expand,
          inplace_on_detached_and_viewed_inference_tensors, index_saves_its_index_tensors,
          sum_to_views_a_row_major_sum, clone_of_an_expanded_tensor_keeps_dimension_order,
-         view_of_integer_tensor_with_history]
+         view_of_integer_tensor_with_history, copies_keep_the_layout_of_an_expanded_input,
+         reductions_are_row_major, gradients_keep_torch_layout,
+         number_to_the_power_of_a_transposed_tensor_is_contiguous,
+         retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view,
+         ops_on_an_inference_tensor_that_requires_grad, tanh_gradient_fuses_one_minus_square,
+         add_with_alpha_rounds_once]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):
