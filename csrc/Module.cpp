@@ -9,6 +9,7 @@
 namespace torch {
 namespace autograd {
 void initAutogradStateBindings(pybind11::module_& m);
+void initEngineTraceBindings(pybind11::module_& m);
 } // namespace autograd
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
@@ -27,6 +28,7 @@ PYBIND11_MODULE(_C, m) {
   initViewBindings(m);
   initEngineBindings(m);
   initAutogradStateBindings(m);
+  initEngineTraceBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif

@@ -9,6 +9,7 @@
 #   TORCHLITE_BUILD_DIR          where the C++ suite is built (default build/, build-tsan/ with
 #                                TORCHLITE_SANITIZE=thread, build-asan/ with address,undefined)
 #   TORCHLITE_SKIP_PYTHON=1      the C++ suite only
+#   TORCHLITE_EXTRAS=test,viz    the package's extras to install (default test; CI adds viz)
 #   CI=true                      torch (the differential tests' oracle) is required
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +50,7 @@ echo "== C++: ctest"
 if [ -f pyproject.toml ] && [ -d tests/python ] && [ "${TORCHLITE_SKIP_PYTHON:-0}" != 1 ]; then
   echo "== Python: install the package and test dependencies"
   python -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
-  python -m pip install -q -e ".[test]" --no-build-isolation
+  python -m pip install -q -e ".[${TORCHLITE_EXTRAS:-test}]" --no-build-isolation
   if ! python -c "import torch" >/dev/null 2>&1; then
     # The CPU build on these machines' disk; differential tests need it.
     python -m pip install -q torch==2.13.0 || echo "torch==2.13.0 could not be installed"

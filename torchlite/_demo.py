@@ -1,12 +1,25 @@
 """The main job: train a small MLP on a synthetic spiral dataset, end to end
-through torchlite autograd on the CPU, showing the loss fall and the accuracy
-reached. Written as PyTorch code would be, with `torchlite` for `torch`."""
+through torchlite autograd, showing the loss fall and the accuracy reached.
+Written as PyTorch code would be, with `torchlite` for `torch`.
+
+`python -m torchlite demo` also writes an output folder: the losses (CSV,
+and a plot when matplotlib is installed), the graph of one training step's
+backward, and a trace of that backward (Chrome-trace JSON and a text
+timeline). The visualisation extra (`pip install torchlite[viz]`) brings
+tqdm, matplotlib and graphviz; each has a plain fallback."""
+import csv
+import datetime
+import importlib
+import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
 import torchlite as torch
+
+PROGRESS_CHOICES = ("auto", "tqdm", "rich", "text")
 
 
 def make_spirals(n_per_class=200, classes=3, noise=0.2, seed=0):
@@ -21,15 +34,15 @@ def make_spirals(n_per_class=200, classes=3, noise=0.2, seed=0):
     return np.concatenate(xs).astype(np.float32), np.concatenate(ys)
 
 
-def init_mlp(sizes, seed):
+def init_mlp(sizes, seed, device="cpu"):
     """Kaiming-uniform weights and zero biases, as leaves that require grad."""
     rng = np.random.default_rng(seed)
     params = []
     for fan_in, fan_out in zip(sizes, sizes[1:]):
         bound = np.sqrt(6.0 / fan_in)
         params.append(torch.tensor(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32),
-                                   requires_grad=True))
-        params.append(torch.zeros(fan_out, requires_grad=True))
+                                   device=device, requires_grad=True))
+        params.append(torch.zeros(fan_out, device=device, requires_grad=True))
     return params
 
 
@@ -59,46 +72,240 @@ def accuracy(params, x, labels):
         return float((forward(params, x).numpy().argmax(1) == labels).mean())
 
 
-def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, out=sys.stdout):
+class DemoError(Exception):
+    """A bad option (device not available, progress bar not installed)."""
+
+
+def _optional(module):
+    """The module, or None when it is not installed."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+class TextBar:
+    """The plain fallback: on a terminal one line redrawn in place, else a
+    log line every tenth of the run."""
+
+    name = "text"
+
+    def __init__(self, epochs, out):
+        self.epochs, self.out = epochs, out
+        self.interactive = out.isatty()
+
+    def update(self, epoch, loss, acc):
+        line = progress(epoch, self.epochs, loss, acc)
+        if self.interactive:
+            print("\r" + line, end="", file=self.out, flush=True)
+        elif epoch == 1 or epoch % max(1, self.epochs // 10) == 0:
+            print(line, file=self.out, flush=True)
+
+    def close(self):
+        if self.interactive:
+            print(file=self.out)
+
+
+class TqdmBar:
+    name = "tqdm"
+
+    def __init__(self, epochs, out):
+        tqdm = _optional("tqdm")
+        self.bar = tqdm.tqdm(total=epochs, file=out, desc="training", unit="epoch")
+
+    def update(self, epoch, loss, acc):
+        self.bar.set_postfix(loss=f"{loss:.4f}", accuracy=f"{acc:.1%}", refresh=False)
+        self.bar.update(1)
+
+    def close(self):
+        self.bar.close()
+
+
+class RichBar:
+    name = "rich"
+
+    def __init__(self, epochs, out):
+        console = _optional("rich.console").Console(file=out)
+        rp = _optional("rich.progress")
+        self.progress = rp.Progress(rp.TextColumn("training"), rp.BarColumn(), rp.MofNCompleteColumn(),
+                                    rp.TextColumn("{task.fields[status]}"), rp.TimeRemainingColumn(),
+                                    console=console)
+        self.task = self.progress.add_task("training", total=epochs, status="")
+        self.progress.start()
+
+    def update(self, epoch, loss, acc):
+        self.progress.update(self.task, completed=epoch, status=f"loss {loss:.4f}  accuracy {acc:6.1%}")
+
+    def close(self):
+        self.progress.stop()
+
+
+_BARS = {"tqdm": (TqdmBar, "tqdm"), "rich": (RichBar, "rich.progress"), "text": (TextBar, None)}
+
+
+def make_bar(kind, epochs, out):
+    """`auto`: tqdm, else rich, on a terminal; the text bar otherwise (or
+    when neither is installed)."""
+    if kind == "auto":
+        kind = "text"
+        if out.isatty():
+            kind = next((k for k in ("tqdm", "rich") if _optional(_BARS[k][1]) is not None), "text")
+    cls, module = _BARS[kind]
+    if module is not None and _optional(module) is None:
+        raise DemoError(f"--progress {kind}: {kind} is not installed (pip install torchlite[viz], or "
+                        f"--progress text)")
+    return cls(epochs, out)
+
+
+def check_device(device):
+    """The device to train on: cpu, sim:N, or cuda when available."""
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, ValueError) as err:
+        raise DemoError(f"--device {device}: {err}") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise DemoError(f"--device {device}: CUDA is not available here (torchlite.cuda.is_available() is "
+                        "False: no CUDA GPU, or torchlite was built without CUDA); use --device cpu or sim:N")
+    try:
+        torch.zeros(1, device=dev)
+    except (RuntimeError, AssertionError, ValueError) as err:
+        what = "CUDA is available, but torchlite cannot make CUDA tensors here" if dev.type == "cuda" else \
+            "torchlite cannot make tensors there"
+        raise DemoError(f"--device {device}: {what} ({err})") from None
+    return dev
+
+
+def new_out_dir_name(parent="."):
+    """A folder name not taken yet, after the time the demo starts."""
+    base = os.path.join(parent, "torchlite-demo-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    name, n = base, 1
+    while os.path.exists(name):
+        n += 1
+        name = f"{base}-{n}"
+    return name
+
+
+def write_losses(out_dir, history):
+    """losses.csv always; loss.png too when matplotlib is installed.
+    Returns the files written."""
+    csv_path = os.path.join(out_dir, "losses.csv")
+    with open(csv_path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["epoch", "loss", "accuracy"])
+        for epoch, (loss, acc) in enumerate(history, 1):
+            writer.writerow([epoch, f"{loss:.6f}", f"{acc:.4f}"])
+    written = [csv_path]
+    if _optional("matplotlib") is not None:
+        from matplotlib.figure import Figure  # no pyplot: leaves the process's backend alone
+        fig = Figure(figsize=(6, 3.5), dpi=100)
+        ax = fig.add_subplot()
+        ax.plot(range(1, len(history) + 1), [loss for loss, _ in history], color="tab:blue")
+        ax.set_yscale("log")
+        ax.set_xlabel("epoch")
+        ax.set_ylabel("training loss (cross-entropy)")
+        ax.set_title("torchlite demo: MLP on three spirals")
+        ax.grid(True, which="both", alpha=0.3)
+        fig.tight_layout()
+        png_path = os.path.join(out_dir, "loss.png")
+        fig.savefig(png_path)
+        written.append(png_path)
+    return written
+
+
+FILE_NOTES = {
+    "losses.csv": "the loss and training accuracy per epoch",
+    "loss.png": "the loss plot",
+    "graph.svg": "the graph of the last step's backward",
+    "graph.dot": "the graph of the last step's backward, as DOT text (Graphviz's dot is not installed: "
+                 "apt-get install graphviz, or paste it into a Graphviz viewer)",
+    "trace.json": "the engine's trace of that backward: open it in https://ui.perfetto.dev",
+    "timeline.txt": "the same trace as text",
+}
+
+
+def write_graph(out_dir, step_graph):
+    """graph.svg through Graphviz's dot, or graph.dot (DOT text) without
+    it. Returns the file written."""
+    with warnings.catch_warnings():
+        # Without dot, render() warns; the demo says so in its file list instead.
+        warnings.simplefilter("ignore", UserWarning)
+        return [step_graph.render(os.path.join(out_dir, "graph.svg"))]
+
+
+def write_trace(out_dir, step_trace):
+    """trace.json (Chrome trace: open it in https://ui.perfetto.dev or
+    chrome://tracing) and timeline.txt, of one backward. Returns the files."""
+    json_path = step_trace.to_chrome_trace(os.path.join(out_dir, "trace.json"))
+    text_path = os.path.join(out_dir, "timeline.txt")
+    with open(text_path, "w") as f:
+        f.write(step_trace.timeline())
+    return [json_path, text_path]
+
+
+def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_dir=None, bar="auto",
+        out=sys.stdout):
     """Trains on half the points, reports accuracy on both halves; returns
-    the per-epoch (loss, training accuracy) and the held-out accuracy."""
+    the per-epoch (loss, training accuracy) and the held-out accuracy.
+    With `out_dir`, writes the demo's files there."""
+    dev = check_device(device)
+    progress_bar = make_bar(bar, epochs, out)
     torch.manual_seed(seed)
     points, labels = make_spirals(n_per_class=300, seed=seed)
     order = np.random.default_rng(seed + 1).permutation(len(points))
     train, held_out = order[: len(order) // 2], order[len(order) // 2:]
     x_np, y_np = points[train], labels[train]
-    x = torch.tensor(x_np)
-    onehot = torch.tensor(np.eye(3, dtype=np.float32)[y_np])
-    params = init_mlp([2, hidden, hidden, 3], seed)
+    x = torch.tensor(x_np, device=dev)
+    onehot = torch.tensor(np.eye(3, dtype=np.float32)[y_np], device=dev)
+    params = init_mlp([2, hidden, hidden, 3], seed, dev)
     velocity = [torch.zeros_like(p) for p in params]
-    interactive = out.isatty()
     print(f"torchlite demo: {len(x_np)} training points on 3 spiral arms ({len(held_out)} held out), MLP 2-{hidden}-{hidden}-3, "
-          f"SGD lr={lr} momentum={momentum}, {epochs} epochs", file=out)
+          f"SGD lr={lr} momentum={momentum}, {epochs} epochs on {dev}", file=out)
     history = []
     start = time.perf_counter()
-    for epoch in range(1, epochs + 1):
-        logits = forward(params, x)
-        loss = cross_entropy(logits, onehot)
-        for p in params:
-            p.grad = None
-        loss.backward()
-        with torch.no_grad():
-            for p, v in zip(params, velocity):
-                v.mul_(momentum).add_(p.grad)
-                p.sub_(v * lr)
-        acc = float((logits.detach().numpy().argmax(1) == y_np).mean())
-        history.append((loss.item(), acc))
-        line = progress(epoch, epochs, loss.item(), acc)
-        if interactive:
-            print("\r" + line, end="", file=out, flush=True)
-        elif epoch == 1 or epoch % max(1, epochs // 10) == 0:
-            print(line, file=out, flush=True)
-    if interactive:
-        print(file=out)
+    try:
+        for epoch in range(1, epochs + 1):
+            logits = forward(params, x)
+            loss = cross_entropy(logits, onehot)
+            for p in params:
+                p.grad = None
+            if out_dir is not None and epoch == epochs:
+                # The last step's backward: its graph, then the engine's steps through it.
+                step_graph = torch.autograd.graph.to_dot(loss)
+                with torch.autograd.trace() as step_trace:
+                    loss.backward()
+            else:
+                loss.backward()
+            with torch.no_grad():
+                for p, v in zip(params, velocity):
+                    v.mul_(momentum).add_(p.grad)
+                    p.sub_(v * lr)
+            acc = float((logits.detach().numpy().argmax(1) == y_np).mean())
+            history.append((loss.item(), acc))
+            progress_bar.update(epoch, loss.item(), acc)
+    finally:
+        progress_bar.close()
     elapsed = time.perf_counter() - start
     first_loss, last = history[0][0], history[-1]
-    test_acc = accuracy(params, torch.tensor(points[held_out]), labels[held_out])
+    test_acc = accuracy(params, torch.tensor(points[held_out], device=dev), labels[held_out])
     print(f"loss {first_loss:.4f} -> {last[0]:.4f}; accuracy {last[1]:.1%} on training points, "
           f"{test_acc:.1%} on held-out points; {elapsed:.2f} s ({elapsed / epochs * 1e3:.1f} ms per epoch)",
           file=out)
+    if out_dir is not None:
+        os.makedirs(out_dir, exist_ok=True)
+        written = write_losses(out_dir, history) + write_graph(out_dir, step_graph) + write_trace(out_dir, step_trace)
+        print(f"wrote {len(written)} files to {out_dir}:", file=out)
+        for path in written:
+            name = os.path.basename(path)
+            print(f"  {name:<14}{FILE_NOTES[name]}", file=out)
     return history, test_acc
+
+
+def main(args, out=sys.stdout):
+    """`python -m torchlite demo` (options parsed by torchlite.__main__)."""
+    try:
+        run(epochs=args.epochs, lr=args.lr, hidden=args.hidden, seed=args.seed, device=args.device,
+            out_dir=args.out if args.out is not None else new_out_dir_name(), bar=args.progress, out=out)
+    except DemoError as err:
+        print(f"python -m torchlite demo: error: {err}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,6 +1,7 @@
 #include "autograd/engine.h"
 #include "aten/Functions.h"
 #include "autograd/anomaly_mode.h"
+#include "autograd/engine_trace.h"
 #include "autograd/functions/basic_ops.h"
 #include "autograd/grad_mode.h"
 
@@ -9,9 +10,11 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -167,6 +170,17 @@ variable_list call_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
   return call_post_hooks(*hooks, std::move(outputs), inputs);
 }
 
+// The message of a node's error, for the trace.
+std::string exception_message(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
 } // namespace
 
 int get_worker_device() {
@@ -189,11 +203,16 @@ void set_multithreading_enabled(bool enabled) {
 
 // GraphTask ------------------------------------------------------------------------
 
+namespace {
+std::atomic<int> next_graph_task_id{0};
+} // namespace
+
 GraphTask::GraphTask(bool keep_graph, bool grad_mode, int reentrant_depth,
                      std::shared_ptr<ReadyQueue> cpu_ready_queue, std::vector<Node*> graph_roots)
     : keep_graph_(keep_graph),
       graph_roots_(std::move(graph_roots)),
       reentrant_depth_(reentrant_depth),
+      id_(next_graph_task_id.fetch_add(1, std::memory_order_relaxed)),
       cpu_ready_queue_(std::move(cpu_ready_queue)),
       future_result_(std::make_shared<Future>()) {
   thread_locals_.set_grad_mode(grad_mode);
@@ -230,8 +249,14 @@ void GraphTask::mark_as_completed_and_run_post_processing() {
     exec_post_processing();
     std::vector<Variable> vars = std::move(captured_vars_);
     lock.unlock();
+    // Before completing: the caller may stop the trace as soon as it resumes.
+    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "ok");
     future_result_->markCompleted(std::move(vars));
-  } catch (std::exception&) {
+  } catch (std::exception& e) {
+    if (trace::is_enabled()) {
+      trace::on_exception(trace::current_task(), *this, nullptr, e.what());
+      trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+    }
     future_result_->setErrorIfNeeded(std::current_exception());
   }
 }
@@ -262,6 +287,11 @@ void GraphTask::exec_post_processing() {
       c10::Event event{leaf_stream.device_type()};
       event.record(leaf_stream);
       caller_current_stream.wait(event);
+      if (trace::is_enabled()) {
+        trace::on_stream(trace::EventKind::StreamRecord, leaf_stream, "exec_post_processing: leaf stream");
+        trace::on_stream(trace::EventKind::StreamWait, caller_current_stream,
+                         "exec_post_processing: caller stream waits for leaf stream");
+      }
     }
   }
   for (const auto& kv : caller_current_streams_) caller_streams.push_back(kv.second);
@@ -275,6 +305,7 @@ void GraphTask::exec_post_processing() {
   for (size_t i = 0; i < final_callbacks_.size(); ++i) {
     auto callback = final_callbacks_[i];
     cb_lock.unlock();
+    if (trace::is_enabled()) trace::on_final_callback(*this, i);
     callback();
     cb_lock.lock();
   }
@@ -288,7 +319,10 @@ void GraphTask::set_exception_without_signal(const std::shared_ptr<Node>& fn) {
 
 void GraphTask::set_exception(std::exception_ptr eptr, const std::shared_ptr<Node>& fn) {
   set_exception_without_signal(fn);
-  if (!future_completed_.exchange(true)) future_result_->setError(std::move(eptr));
+  if (!future_completed_.exchange(true)) {
+    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+    future_result_->setError(std::move(eptr));
+  }
 }
 
 void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool accumulate_grad,
@@ -399,6 +433,121 @@ const std::unordered_map<Node*, GraphTask::ExecInfo>* get_current_graph_task_exe
   return current_graph_task ? &current_graph_task->exec_info_ : nullptr;
 }
 
+int get_current_graph_task_id() {
+  return current_graph_task ? current_graph_task->id_ : -1;
+}
+
+std::vector<Node*> get_current_graph_task_execution_order() {
+  std::shared_ptr<GraphTask> task = current_graph_task;
+  if (!task) return {};
+  // Only one thread runs the task then, so this order is the one it follows.
+  if (MultithreadingMode::is_enabled()) {
+    throw std::runtime_error(
+        "get_current_graph_task_execution_order expects the current backward to be executed with "
+        "multithreading disabled, e.g. by running:\n\n"
+        ">>> with torch.autograd.set_multithreading_enabled(False):\n"
+        "...     torch.autograd.grad(...)\n");
+  }
+  const bool check_exec_info = !task->exec_info_.empty();
+  std::unordered_map<Node*, int> dependencies;
+  {
+    std::lock_guard<std::mutex> lock(task->mutex_);
+    dependencies = task->dependencies_;
+  }
+  // Dependencies must be counted even with sequence_nr at hand: an
+  // AccumulateGrad's sequence_nr (UINT64_MAX) is not below its parents'.
+  auto later_first = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> heap(later_first);
+  for (Node* root : task->graph_roots_) heap.push(root);
+  std::vector<Node*> order;
+  while (!heap.empty()) {
+    Node* fn = heap.top();
+    heap.pop();
+    order.push_back(fn);
+    for (const auto& edge : fn->next_edges()) {
+      Node* next = edge.function.get();
+      if (!next) continue;
+      if (check_exec_info) {
+        auto info = task->exec_info_.find(next);
+        if (info == task->exec_info_.end() || !info->second.should_execute()) continue;
+      }
+      auto it = dependencies.find(next);
+      if (it == dependencies.end()) {
+        throw std::runtime_error(
+            "it != dependencies.end() INTERNAL ASSERT FAILED: the graph task has already consumed the "
+            "dependencies of " + next->name() + " (call _current_graph_task_execution_order before the "
+            "first node finishes)");
+      }
+      if (--it->second == 0) {
+        dependencies.erase(it);
+        heap.push(next);
+      }
+    }
+  }
+  return order;
+}
+
+GraphTaskState get_current_graph_task_state() {
+  std::shared_ptr<GraphTask> task = current_graph_task;
+  if (!task) throw std::runtime_error("_current_graph_task_state should only be called during the backward pass");
+  GraphTaskState state;
+  state.id = task->id_;
+  state.reentrant_depth = task->reentrant_depth_;
+  state.keep_graph = task->keep_graph_;
+  state.exec_info_empty = task->exec_info_.empty();
+  state.has_error = task->has_error_.load();
+  state.outstanding_tasks = task->outstanding_tasks_.load();
+  // The queues this task's nodes can wait in.
+  std::vector<std::shared_ptr<ReadyQueue>> queues{task->cpu_ready_queue_};
+  for (const auto& q : Engine::get_default_engine().started_device_ready_queues()) queues.push_back(q);
+
+  std::lock_guard<std::mutex> lock(task->mutex_);
+  std::unordered_set<Node*> queued;
+  for (const auto& q : queues) {
+    for (Node* n : q->queued_nodes(task.get())) queued.insert(n);
+  }
+  // Roots first, then the reached nodes in a stable order (by sequence_nr, latest first).
+  std::vector<Node*> nodes(task->graph_roots_.begin(), task->graph_roots_.end());
+  std::vector<Node*> reached;
+  for (Node* n : task->nodes_in_graph_) {
+    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) reached.push_back(n);
+  }
+  std::sort(reached.begin(), reached.end(), [](Node* a, Node* b) {
+    return a->sequence_nr() != b->sequence_nr() ? a->sequence_nr() > b->sequence_nr() : a->name() < b->name();
+  });
+  nodes.insert(nodes.end(), reached.begin(), reached.end());
+  for (Node* n : task->graph_roots_) state.roots.push_back(n->getptr());
+  for (Node* n : nodes) {
+    GraphTaskState::NodeState ns;
+    ns.node = n->getptr();
+    auto dep = task->dependencies_.find(n);
+    ns.dependencies = dep == task->dependencies_.end() ? 0 : dep->second;
+    auto info = task->exec_info_.find(n);
+    const bool will_execute = state.exec_info_empty || (info != task->exec_info_.end() && info->second.should_execute());
+    if (info != task->exec_info_.end()) {
+      ns.needed = info->second.needed_;
+      ns.captured = info->second.captures_ != nullptr;
+    }
+    auto buffer = task->not_ready_.find(n);
+    if (buffer != task->not_ready_.end()) {
+      for (const auto& var : buffer->second.buffer) ns.not_ready_slots.push_back(var.defined());
+    }
+    if (n == current_evaluating_node.get()) {
+      ns.status = "running";
+    } else if (queued.count(n)) {
+      ns.status = "queued";
+    } else if (!will_execute) {
+      ns.status = "not needed";
+    } else if (ns.dependencies > 0) {
+      ns.status = "waiting";
+    } else {
+      ns.status = "done";
+    }
+    state.nodes.push_back(std::move(ns));
+  }
+  return state;
+}
+
 // NodeTask / ReadyQueue ---------------------------------------------------------------
 
 int NodeTask::getReentrantDepth() const {
@@ -415,6 +564,8 @@ CheckpointValidGuard::~CheckpointValidGuard() {
 }
 
 void ReadyQueue::push(NodeTask item, bool incrementOutstandingTasks) {
+  // The one load tracing costs a NodeTask when off (Note [Engine trace]).
+  if (trace::is_enabled()) trace::on_enqueue(item, *this);
   {
     // Lock mutex for writing to heap_
     std::lock_guard<std::mutex> lock(mutex_);
@@ -449,6 +600,15 @@ NodeTask ReadyQueue::pop() {
   auto task = std::move(const_cast<NodeTask&>(heap_.top()));
   heap_.pop();
   return task;
+}
+
+std::vector<Node*> ReadyQueue::queued_nodes(const GraphTask* graph_task) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<Node*> result;
+  for (const auto& task : heap_.tasks()) {
+    if (task.fn_ && task.base_.lock().get() == graph_task) result.push_back(task.fn_.get());
+  }
+  return result;
 }
 
 bool ReadyQueue::empty() const {
@@ -519,6 +679,7 @@ void Engine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_qu
                          bool should_increment) {
   if (should_increment) increment_non_reentrant_thread_count();
   set_thread_name("tl_autograd_" + std::to_string(device));
+  trace::set_thread_role("device thread " + std::to_string(device));
   // Seed 004, 4.2: the thread's device and its queue stay fixed for its life.
   set_device(device);
   init_local_ready_queue(ready_queue);
@@ -555,6 +716,12 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
 
       set_device(worker_device);
 
+      // See Note [Engine trace]: the task carries whether it is traced.
+      std::optional<trace::CurrentTaskGuard> trace_guard;
+      if (task.trace_id_ && task.fn_) {
+        trace_guard.emplace(task.trace_id_);
+        trace::on_task_start(task, *local_graph_task, *local_ready_queue);
+      }
       if (task.fn_ && !local_graph_task->has_error_.load()) {
         GraphTaskGuard guard(local_graph_task);
         NodeGuard ndguard(task.fn_);
@@ -563,13 +730,22 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
           // The caller's thread-locals, with grad mode = create_graph.
           at::ThreadLocalStateGuard tls_guard(local_graph_task->thread_locals_);
           evaluate_function(local_graph_task, task.fn_.get(), task.inputs_,
-                            local_graph_task->cpu_ready_queue_);
+                            local_graph_task->cpu_ready_queue_, task.trace_id_);
         } catch (...) {
           error = std::current_exception();
+        }
+        if (trace_guard) {
+          if (error) {
+            trace::on_exception(task.trace_id_, *local_graph_task, task.fn_.get(), exception_message(error));
+          }
+          trace::on_task_end(task, *local_graph_task, error ? "error" : "ok");
         }
         // Outside the catch block, so the future ends up holding the only
         // reference (see thread_on_exception).
         if (error) thread_on_exception(local_graph_task, task.fn_, std::move(error));
+      } else if (trace_guard) {
+        // Another node of the task failed: this one is not run.
+        trace::on_task_end(task, *local_graph_task, "skipped");
       }
     }
 
@@ -594,6 +770,7 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
 
 void Engine::reentrant_thread_init() {
   set_thread_name("tl_autograd_rp");
+  trace::set_thread_role("reentrant pool thread");
   auto tp_shared = thread_pool_shared_;
   while (true) {
     std::unique_lock<std::mutex> lk(tp_shared->mutex_);
@@ -645,6 +822,7 @@ std::shared_ptr<ReadyQueue> Engine::init_local_ready_queue(std::shared_ptr<Ready
   } else if (!local_ready_queue) {
     // A user thread's first backward: its own CPU queue, kept for later calls.
     local_ready_queue = std::make_shared<ReadyQueue>();
+    local_ready_queue->trace_owner_thread_ = trace::thread_index();
   }
   return local_ready_queue;
 }
@@ -691,7 +869,11 @@ void Engine::start_device_threads() {
 
   // Pre-allocate every queue before any thread reads the vector.
   device_ready_queues_ = std::vector<std::shared_ptr<ReadyQueue>>(num_devices);
-  for (auto& queue : device_ready_queues_) queue = std::make_shared<ReadyQueue>();
+  for (int i = 0; i < num_devices; ++i) {
+    device_ready_queues_[i] = std::make_shared<ReadyQueue>();
+    device_ready_queues_[i]->trace_device_ = i;
+  }
+  device_queues_published_.store(true, std::memory_order_release);
   for (int i = 0; i < num_devices; ++i) {
     std::thread t(&Engine::thread_init, this, i, device_ready_queues_[i], true);
     t.detach();
@@ -859,6 +1041,7 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
     // Setting CPU_DEVICE lets a nested call see it is reentrant.
     set_device(CPU_DEVICE);
     graph_task->owner_ = worker_device;
+    if (trace::is_enabled()) trace::on_graph_task_start(*graph_task);
 
     // Now that all the non-thread safe fields of the graph_task have been
     // populated, we can enqueue it.
@@ -883,10 +1066,15 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
     // See Note [Autograd and fork]: the parent's pool threads are gone.
     // Checked before queueing anything, so no task is left behind.
     if (use_pool && pool_lost_in_fork) throw std::runtime_error(kBadForkMessage);
+    if (trace::is_enabled()) trace::on_graph_task_start(*graph_task);
     queue->push(NodeTask(graph_task, std::move(graph_root), std::move(input_buffer)));
 
     if (use_pool) {
       // See Note [Reentrant backwards]: switch to a pool thread.
+      if (trace::is_enabled()) {
+        trace::on_graph_task(trace::EventKind::ReentrantHandoff, *graph_task,
+                             "current_depth " + std::to_string(current_depth) + " reached MAX_DEPTH");
+      }
       add_thread_pool_task(graph_task);
     } else {
       // total_depth is only maintained on this path; a pool thread starts
@@ -910,7 +1098,7 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
 
 void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
                                InputBuffer& inputs,
-                               const std::shared_ptr<ReadyQueue>& cpu_ready_queue) {
+                               const std::shared_ptr<ReadyQueue>& cpu_ready_queue, uint64_t trace_task) {
   // The consumer runs on its forward's stream (seed 000, 10.1).
   const auto opt_parent_stream = (*func).stream();
   c10::OptionalStreamGuard parent_stream_guard{opt_parent_stream};
@@ -925,6 +1113,10 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       const auto& ready_event = inputs.ready_events[pos];
       if (ready_stream && *ready_stream != *opt_parent_stream && ready_event) {
         opt_parent_stream->wait(*ready_event);
+        if (trace::is_enabled()) {
+          trace::on_stream(trace::EventKind::StreamWait, *opt_parent_stream,
+                           "evaluate_function: consumer waits for an input slot");
+        }
       }
     }
   }
@@ -946,6 +1138,10 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
         auto& captured_grad = graph_task->captured_vars_[capture.output_idx_];
         captured_grad = new_inputs[capture.input_idx_];
         for (const auto& hook : capture.hooks_) captured_grad = (*hook)(captured_grad);
+        if (trace_task) {
+          trace::on_node_event(trace::EventKind::Capture, trace_task, *graph_task, *func, capture.input_idx_,
+                               capture.output_idx_);
+        }
         if (opt_parent_stream) {
           // The captured grad's stream becomes a leaf stream to sync at the end.
           graph_task->leaf_streams.emplace(*opt_parent_stream);
@@ -1004,6 +1200,10 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       dependencies.erase(it);
       is_ready = true;
     }
+    if (trace_task) {
+      trace::on_node_event(trace::EventKind::Dependency, trace_task, *graph_task, *next.function, next.input_nr,
+                           is_ready ? 0 : it->second);
+    }
 
     auto& not_ready = graph_task->not_ready_;
     auto not_ready_it = not_ready.find(next.function.get());
@@ -1022,13 +1222,26 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));
       } else {
         not_ready.emplace(next.function.get(), std::move(input_buffer));
+        if (trace_task) {
+          trace::on_node_event(trace::EventKind::NotReadyPark, trace_task, *graph_task, *next.function,
+                               next.input_nr, -1);
+        }
       }
     } else {
       // The function already has a buffer.
       auto& input_buffer = not_ready_it->second;
       auto opt_next_stream = next.function->stream();
+      const bool accumulates = trace_task && output.defined() && input_buffer.buffer[next.input_nr].defined();
       input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream);
+      if (accumulates) {
+        trace::on_node_event(trace::EventKind::Accumulate, trace_task, *graph_task, *next.function, next.input_nr,
+                             -1);
+      }
       if (is_ready) {
+        if (trace_task) {
+          trace::on_node_event(trace::EventKind::NotReadyRelease, trace_task, *graph_task, *next.function,
+                               next.input_nr, -1);
+        }
         auto queue = ready_queue(cpu_ready_queue, input_buffer.device());
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));
         not_ready.erase(not_ready_it);

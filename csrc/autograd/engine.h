@@ -35,6 +35,8 @@ struct NodeTask {
   std::shared_ptr<Node> fn_;
   InputBuffer inputs_;
   bool isShutdownTask_;
+  // Non-zero when the task is traced; given by ReadyQueue::push (Note [Engine trace]).
+  uint64_t trace_id_ = 0;
 
   int getReentrantDepth() const;
 
@@ -81,9 +83,18 @@ struct ReadyQueue {
 
   std::condition_variable not_empty_;
   mutable std::mutex mutex_;
-  std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime> heap_;
+  // A priority queue whose tasks can be listed (GraphTaskState).
+  struct Heap : std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime> {
+    const std::vector<NodeTask>& tasks() const { return c; }
+  };
+  Heap heap_;
 
  public:
+  // Which queue this is, for the engine trace: a device thread's queue
+  // (trace_device_ >= 0) or the CPU queue of trace thread trace_owner_thread_.
+  int trace_device_ = CPU_DEVICE;
+  uint64_t trace_owner_thread_ = 0;
+
   // incrementOutstandingTasks: count the task in its GraphTask (always, except
   // for tasks that were already counted).
   void push(NodeTask item, bool incrementOutstandingTasks = true);
@@ -91,6 +102,8 @@ struct ReadyQueue {
   NodeTask pop();
   bool empty() const;
   size_t size() const;
+  // The nodes of `graph_task`'s tasks waiting in this queue.
+  std::vector<Node*> queued_nodes(const GraphTask* graph_task) const;
 };
 
 // Note [Reentrant backwards] (seed 000 section 9, seed 004 4.3)
@@ -140,6 +153,11 @@ class Engine {
 
   // Number of device threads started (0 before the first backward).
   size_t num_device_threads() const { return device_ready_queues_.size(); }
+  // The device threads' queues, once started (empty before); safe from any thread.
+  std::vector<std::shared_ptr<ReadyQueue>> started_device_ready_queues() const {
+    if (!device_queues_published_.load(std::memory_order_acquire)) return {};
+    return device_ready_queues_;
+  }
   // Reentrant pool threads created so far (for tests and traces).
   size_t num_reentrant_pool_threads() const { return pool_threads_started_.load(); }
   // Pool threads waiting for work right now.
@@ -155,8 +173,10 @@ class Engine {
 
  protected:
   void compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo_nr);
+  // trace_task: the NodeTask's trace id, 0 when it is not traced (Note [Engine trace]).
   void evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
-                         InputBuffer& inputs, const std::shared_ptr<ReadyQueue>& cpu_ready_queue);
+                         InputBuffer& inputs, const std::shared_ptr<ReadyQueue>& cpu_ready_queue,
+                         uint64_t trace_task = 0);
 
   std::shared_ptr<ReadyQueue> ready_queue(std::shared_ptr<ReadyQueue> cpu_ready_queue,
                                           c10::Device device);
@@ -179,6 +199,9 @@ class Engine {
 
 
   std::once_flag start_device_threads_flag_;
+  // Set once device_ready_queues_ is filled, for readers that did not go
+  // through start_device_threads_flag_.
+  std::atomic<bool> device_queues_published_{false};
   // Shared by all GraphTasks: one queue per device index.
   std::vector<std::shared_ptr<ReadyQueue>> device_ready_queues_;
 
@@ -212,6 +235,46 @@ int get_total_depth();
 
 // Makes every task of later execute() calls from this thread run on it.
 void set_multithreading_enabled(bool enabled);
+
+// The id_ of the GraphTask this thread is running, -1 outside a backward.
+int get_current_graph_task_id();
+
+// Every node of the current graph task that will run, in the order the
+// engine would run them on one thread (torch's function of the same name):
+// a max-heap on sequence_nr fed as the dependencies of a copy of dependencies_
+// reach zero. Empty outside a backward; throws unless multithreading is
+// disabled, and when a node's dependencies were already consumed (called
+// after the first node finished).
+std::vector<Node*> get_current_graph_task_execution_order();
+
+// A GraphTask's state at one point of its execution, copied under its mutex
+// (torchlite's; the graph pictures draw it).
+struct GraphTaskState {
+  struct NodeState {
+    std::shared_ptr<Node> node;
+    // Edges still to deliver a gradient (dependencies_; 0 once it was ready).
+    int dependencies = 0;
+    // "running" (on this thread), "queued", "waiting", "not needed" or
+    // "done" (ran, or runs now on another thread).
+    std::string status;
+    // exec_info_: whether the node is needed / has captures (both false when
+    // exec_info_ is empty, exec_info_empty says so).
+    bool needed = false;
+    bool captured = false;
+    // Its not_ready_ buffer: which input slots hold a gradient (empty: none).
+    std::vector<bool> not_ready_slots;
+  };
+  int id = -1;
+  int reentrant_depth = 0;
+  bool keep_graph = false;
+  bool exec_info_empty = true;
+  bool has_error = false;
+  uint64_t outstanding_tasks = 0;
+  std::vector<std::shared_ptr<Node>> roots;
+  std::vector<NodeState> nodes;  // the roots and every node reached from them
+};
+// The state of the graph task this thread is running; throws outside a backward.
+GraphTaskState get_current_graph_task_state();
 
 } // namespace autograd
 } // namespace torch

@@ -87,6 +87,9 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
 
   // Nesting depth of reentrant backward that created this task.
   const int reentrant_depth_;
+  // A process-wide number, from 0 in creation order
+  // (torch._C._current_graph_task_id()).
+  const int id_;
   // The device of the thread that drives this task (CPU_DEVICE for a user
   // thread; a device index for a reentrant call from a device thread).
   int owner_{NO_DEVICE};

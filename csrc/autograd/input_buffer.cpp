@@ -1,6 +1,7 @@
 #include "autograd/input_buffer.h"
 #include "aten/Functions.h"
 #include "autograd/generated/Functions.h"
+#include "autograd/engine_trace.h"
 #include "autograd/grad_mode.h"
 
 #include "c10/core/DeviceGuard.h"
@@ -100,6 +101,9 @@ void InputBuffer::add(size_t pos, Variable&& var,
       c10::Event event{device_type};
       event.record(producer_stream);
       ready_events[pos] = std::move(event);
+      if (trace::is_enabled()) {
+        trace::on_stream(trace::EventKind::StreamRecord, producer_stream, "InputBuffer::add: first gradient ready");
+      }
     } else {
       ready_events[pos].reset();
     }
@@ -113,9 +117,18 @@ void InputBuffer::add(size_t pos, Variable&& var,
     c10::Event event{device_type};
     event.record(producer_stream);
     accum_stream.wait(event);
+    if (trace::is_enabled()) {
+      trace::on_stream(trace::EventKind::StreamRecord, producer_stream, "InputBuffer::add: producer");
+      trace::on_stream(trace::EventKind::StreamWait, accum_stream,
+                       "InputBuffer::add: accumulation stream waits for the producer");
+    }
   }
   if (accum_stream != *ready_streams[pos] && ready_events[pos]) {
     accum_stream.wait(*ready_events[pos]);
+    if (trace::is_enabled()) {
+      trace::on_stream(trace::EventKind::StreamWait, accum_stream,
+                       "InputBuffer::add: accumulation stream waits for the slot's ready event");
+    }
   }
   {
     c10::OptionalStreamGuard stream_guard{accum_stream};
@@ -126,6 +139,9 @@ void InputBuffer::add(size_t pos, Variable&& var,
   event.record(accum_stream);
   ready_events[pos] = std::move(event);
   ready_streams[pos] = accum_stream;
+  if (trace::is_enabled()) {
+    trace::on_stream(trace::EventKind::StreamRecord, accum_stream, "InputBuffer::add: slot ready after accumulation");
+  }
 }
 
 c10::Device InputBuffer::device() const {

@@ -19,10 +19,32 @@ PyAnomalyMetadata::~PyAnomalyMetadata() {
   Py_XDECREF(dict_);
 }
 
+namespace {
+
+// The directory of the torchlite package, with a trailing separator.
+const std::string& package_dir() {
+  static const std::string dir = [] {
+    py::object os_path = py::module_::import("os.path");
+    py::object init = py::module_::import("torchlite").attr("__file__");
+    return py::str(os_path.attr("dirname")(init)).cast<std::string>() + "/";
+  }();
+  return dir;
+}
+
+} // namespace
+
 void PyAnomalyMetadata::store_stack() {
   // Nodes are also made on engine threads (create_graph), hence the GIL here.
   py::gil_scoped_acquire gil;
-  py::list stack = py::module_::import("traceback").attr("format_stack")();
+  // The stack without its innermost frames in torchlite's own package (the
+  // op that made the node): torch's ops are C++ and leave no frame, so its
+  // traceback ends at the user's line.
+  py::module_ traceback = py::module_::import("traceback");
+  py::list frames = traceback.attr("extract_stack")();
+  size_t keep = py::len(frames);
+  const std::string& dir = package_dir();
+  while (keep > 0 && py::str(frames[keep - 1].attr("filename")).cast<std::string>().rfind(dir, 0) == 0) --keep;
+  py::list stack = traceback.attr("format_list")(frames[py::slice(0, static_cast<py::ssize_t>(keep), 1)]);
   PyDict_SetItemString(dict_, ANOMALY_TRACE_KEY, stack.ptr());
   context_ = py::str("").attr("join")(stack).cast<std::string>();
 }

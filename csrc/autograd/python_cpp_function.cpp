@@ -1,4 +1,6 @@
 #include "autograd/python_cpp_function.h"
+#include "autograd/engine.h"
+#include "autograd/functions/accumulate_grad.h"
 #include "autograd/python_anomaly_mode.h"
 #include "autograd/python_hook.h"
 
@@ -101,6 +103,57 @@ py::object node_register_prehook(const std::shared_ptr<Node>& node, py::object f
   return py::cast(RemovableHandle{[slot] { slot->removed = true; }});
 }
 
+py::tuple node_do_backward(const std::shared_ptr<Node>& node, const py::sequence& grad_output,
+                           bool retain_variables) {
+  variable_list inputs;
+  inputs.reserve(grad_output.size());
+  for (size_t i = 0; i < grad_output.size(); ++i) {
+    py::object grad = grad_output[i];
+    if (grad.is_none()) {
+      inputs.emplace_back();
+    } else if (THPVariable_Check(grad.ptr())) {
+      inputs.push_back(THPVariable_Unpack(grad.ptr()));
+    } else {
+      throw py::type_error("_do_backward expects Tensors or None, but got " +
+                           std::string(Py_TYPE(grad.ptr())->tp_name));
+    }
+  }
+  if (inputs.size() != node->num_inputs()) {
+    throw py::value_error(node->name() + " expects " + std::to_string(node->num_inputs()) +
+                          " gradients, but got " + std::to_string(inputs.size()));
+  }
+  // Tensors freed below without the GIL are released here, with it.
+  struct ReleaseDeferredOnExit {
+    ~ReleaseDeferredOnExit() { release_deferred_pyobjects(); }
+  } release_deferred;
+  variable_list outputs;
+  {
+    py::gil_scoped_release no_gil;
+    // The steps of the engine's call_function and evaluate_function around
+    // apply, in their order, on the calling thread and outside any GraphTask.
+    const auto hooks = node->hooks();
+    if (hooks) {
+      for (const auto& hook : hooks->tensor_pre_hooks) inputs = (*hook)(inputs);
+      for (const auto& pair : hooks->retains_grad_hooks) inputs = (*pair.second)(inputs);
+      for (const auto& hook : hooks->pre_hooks) inputs = (*hook)(inputs);
+    }
+    if (!retain_variables) node->will_release_variables();
+    const bool has_post_hooks = hooks && !hooks->post_hooks.empty();
+    outputs = has_post_hooks ? (*node)(variable_list(inputs)) : (*node)(std::move(inputs));
+    validate_outputs(node->next_edges(), outputs,
+                     [&](const std::string& msg) { return "Function " + node->name() + " returned an " + msg; });
+    if (has_post_hooks) {
+      for (const auto& hook : hooks->post_hooks) outputs = (*hook)(outputs, inputs);
+    }
+    if (!retain_variables) node->release_variables();
+  }
+  py::tuple result(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    result[i] = py::reinterpret_steal<py::object>(THPVariable_Wrap(outputs[i]));
+  }
+  return result;
+}
+
 void initCppFunctionBindings(py::module_& m) {
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       .def("name", &Node::name)
@@ -109,6 +162,18 @@ void initCppFunctionBindings(py::module_& m) {
       .def("register_hook", &node_register_hook)
       .def("register_prehook", &node_register_prehook)
       .def("_sequence_nr", &Node::sequence_nr)
+      .def("_num_inputs", &Node::num_inputs)
+      // AccumulateGrad's leaf, as torch's AccumulateGrad.variable; other nodes have none.
+      .def_property_readonly("variable",
+                             [](const std::shared_ptr<Node>& node) {
+                               auto* acc = dynamic_cast<AccumulateGrad*>(node.get());
+                               if (!acc) {
+                                 throw py::attribute_error("'" + class_name(node->name()) +
+                                                           "' object has no attribute 'variable'");
+                               }
+                               return py::reinterpret_steal<py::object>(THPVariable_Wrap(acc->variable));
+                             })
+      .def("_do_backward", &node_do_backward, py::arg("grad_output"), py::arg("retain_variables"))
       .def("__repr__", [](const std::shared_ptr<Node>& node) {
         char addr[32];
         std::snprintf(addr, sizeof(addr), "%p", static_cast<void*>(node.get()));

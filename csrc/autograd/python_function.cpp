@@ -659,7 +659,14 @@ void initFunctionBindings(py::module_& m) {
            [](THPFunction& f, py::object fn) { return node_register_hook(ctx_node(f), std::move(fn)); })
       .def("register_prehook",
            [](THPFunction& f, py::object fn) { return node_register_prehook(ctx_node(f), std::move(fn)); })
-      .def("_sequence_nr", [](THPFunction& f) { return ctx_node(f)->sequence_nr(); });
+      .def("_sequence_nr", [](THPFunction& f) { return ctx_node(f)->sequence_nr(); })
+      .def("_num_inputs", [](THPFunction& f) { return ctx_node(f)->num_inputs(); })
+      .def(
+          "_do_backward",
+          [](THPFunction& f, const py::sequence& grad_output, bool retain_variables) {
+            return node_do_backward(ctx_node(f), grad_output, retain_variables);
+          },
+          py::arg("grad_output"), py::arg("retain_variables"));
 }
 
 } // namespace autograd

@@ -9,13 +9,14 @@ from . import anomaly_mode, function, grad_mode, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
+from .trace import trace
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
-                        set_grad_enabled)
+                        set_grad_enabled, set_multithreading_enabled)
 from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "is_grad_enabled", "once_differentiable",
-           "gradcheck", "gradgradcheck"]
+           "gradcheck", "gradgradcheck", "set_multithreading_enabled", "trace"]
 
 
 def _is_checkpoint_valid():

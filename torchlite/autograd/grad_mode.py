@@ -5,7 +5,7 @@ import functools
 from .. import _C
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled"]
 
 is_grad_enabled = _C.is_grad_enabled
 
@@ -55,6 +55,26 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __exit__(self, *exc):
         _C._set_grad_enabled(self.prev)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """With mode=False this thread's later backward calls run every node on
+    the calling thread, device nodes included (thread-local). Set on
+    construction, like set_grad_enabled."""
+
+    def __init__(self, mode):
+        self.prev = _C._is_multithreading_enabled()
+        self.mode = mode
+        _C._set_multithreading_enabled(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _C._set_multithreading_enabled(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)

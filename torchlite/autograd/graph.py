@@ -1,8 +1,11 @@
 """torch/autograd/graph.py: saved_tensors_hooks, the pack/unpack hooks that
-every tensor saved for backward goes through while they are active."""
+every tensor saved for backward goes through while they are active, and
+get_gradient_edge; plus torchlite's graph pictures (to_dot)."""
+from typing import NamedTuple
+
 from .. import _C
 
-__all__ = ["saved_tensors_hooks"]
+__all__ = ["saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "to_dot", "Digraph"]
 
 
 class saved_tensors_hooks:
@@ -20,3 +23,199 @@ class saved_tensors_hooks:
 
     def __exit__(self, *args):
         _C._pop_saved_tensors_default_hooks()
+
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient is computed in the graph: a node and the
+    index of the node's input that receives it (torch's GradientEdge)."""
+
+    node: object
+    output_nr: int
+    # Keeps the graph alive where `node` alone would not (a custom Function's ctx).
+    ownership_token: object = None
+
+
+def _get_grad_fn_or_grad_acc(t):
+    if isinstance(t, GradientEdge):
+        return t.node
+    if t.requires_grad and t.grad_fn is None:
+        from .grad_mode import enable_grad
+        with enable_grad():
+            node = t.view_as(t).grad_fn.next_functions[0][0]
+    else:
+        node = t.grad_fn
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+def get_gradient_edge(tensor):
+    """The gradient edge of `tensor`: its grad_fn (a leaf's AccumulateGrad)
+    and its output_nr."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor "
+                           "that does not require gradients")
+    grad_fn = _get_grad_fn_or_grad_acc(tensor)
+    token = None
+    if isinstance(grad_fn, _C._FunctionBase):
+        from .grad_mode import enable_grad
+        with enable_grad():
+            token = tensor.view_as(tensor).grad_fn
+    return GradientEdge(grad_fn, tensor.output_nr, ownership_token=token)
+
+
+# Graph pictures -------------------------------------------------------------------
+
+# Fill colours of a node's status in a GraphTask state (_C._current_graph_task_state()).
+_STATUS_COLOURS = {"running": "orange", "queued": "gold", "waiting": "white", "done": "palegreen",
+                   "not needed": "lightgrey"}
+_UINT64_MAX = 2 ** 64 - 1
+
+
+class Digraph:
+    """A graph picture: `source` is its DOT text; render() draws it with
+    Graphviz (a small stand-in for graphviz.Digraph)."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def __str__(self):
+        return self.source
+
+    def render(self, path, format=None):
+        """Writes the picture to `path` in `format` (default: the path's
+        suffix, else svg) through Graphviz's `dot`. Without `dot`, writes the
+        DOT text to the path with a .dot suffix instead and warns. Returns
+        the path written."""
+        import os
+        import shutil
+        import subprocess
+        import warnings
+        root, suffix = os.path.splitext(path)
+        fmt = format or (suffix[1:] if suffix else "svg")
+        dot = shutil.which("dot")
+        if dot is None:
+            dot_path = root + ".dot"
+            with open(dot_path, "w") as f:
+                f.write(self.source)
+            warnings.warn(f"Graphviz's dot program was not found: wrote the DOT text to {dot_path} instead of "
+                          f"{fmt.upper()}. To draw pictures install `pip install torchlite[viz]` and the graphviz "
+                          "system package (apt-get install graphviz).", UserWarning, stacklevel=2)
+            return dot_path
+        try:
+            import graphviz
+        except ImportError:
+            graphviz = None
+        if graphviz is not None:
+            data = graphviz.Source(self.source).pipe(format=fmt)
+        else:
+            data = subprocess.run([dot, "-T" + fmt], input=self.source.encode(), capture_output=True,
+                                  check=True).stdout
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+
+def _quote(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _shape(shape):
+    if shape is None:
+        return "freed"
+    if isinstance(shape, str):
+        return shape
+    return "(" + ", ".join(str(d) for d in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def _short(name):
+    return name.rsplit("::", 1)[-1]
+
+
+def to_dot(roots, *, graph_task_state=None, show_saved=True, name="backward"):
+    """The backward graph reachable from `roots` (a tensor, a node, a
+    GradientEdge, or a list of them) as a Digraph: one box per node with its
+    name, sequence_nr, topological_nr and the shapes of its saved tensors
+    (an AccumulateGrad with its leaf's shape), one arrow per next edge
+    labelled with the input_nr it feeds. With `graph_task_state` (from
+    torchlite._C._current_graph_task_state(), e.g. taken inside a hook, or
+    replayed from an engine trace by trace.graph_task_state(step)) each
+    node of that graph task also shows its dependencies_ count, its
+    exec_info (needed / captured), its not_ready_ buffer slots and its status,
+    filled by status: running, queued, waiting, done, not needed.
+
+    The saved shapes are read from the nodes' SavedVariables: inside a
+    backward that runs on several threads (device nodes), another thread may
+    be freeing them, so draw with show_saved=False there, or run that backward
+    under autograd.set_multithreading_enabled(False)."""
+    from .._tensor import Tensor
+    if isinstance(roots, (Tensor, GradientEdge)) or not isinstance(roots, (list, tuple)):
+        roots = [roots]
+    state = {}
+    if graph_task_state is not None:
+        state = {n["id"]: n for n in graph_task_state["nodes"]}
+
+    lines = [f"digraph {name} {{", '  node [shape=box, fontname="monospace", fontsize=10];',
+             '  edge [fontname="monospace", fontsize=9];']
+    ids, infos, order = {}, {}, []
+
+    def visit(node):
+        info = _C._graph_node_info(node)
+        if info["id"] not in ids:
+            ids[info["id"]] = f"n{len(ids)}"
+            infos[info["id"]] = info
+            order.append(info["id"])
+        return info["id"]
+
+    edges = []
+    for i, root in enumerate(roots):
+        if isinstance(root, Tensor):
+            if not root.requires_grad:
+                raise RuntimeError("to_dot: a root tensor does not require grad and has no grad_fn")
+            node = _get_grad_fn_or_grad_acc(root)
+            lines.append(f"  t{i} [label={_quote('tensor ' + _shape(tuple(root.shape)))}, shape=ellipse];")
+            edges.append((f"t{i}", visit(node), root.output_nr if root.grad_fn is not None else 0))
+        elif isinstance(root, GradientEdge):
+            lines.append(f"  t{i} [label={_quote('gradient edge')}, shape=ellipse];")
+            edges.append((f"t{i}", visit(root.node), root.output_nr))
+        else:
+            visit(root)
+
+    k = 0
+    while k < len(order):  # breadth first, in next_functions order
+        info = infos[order[k]]
+        for fn, _, input_nr in info["next"]:
+            if fn is not None:
+                edges.append((ids[info["id"]], visit(fn), input_nr))
+        k += 1
+
+    for nid in order:
+        info = infos[nid]
+        seq = "UINT64_MAX" if info["sequence_nr"] == _UINT64_MAX else str(info["sequence_nr"])
+        label = [_short(info["name"]), f"seq {seq}  topo {info['topological_nr']}"]
+        attrs = []
+        if info["variable_shape"] is not None:
+            label.append("leaf " + _shape(info["variable_shape"]))
+        if show_saved and info["saved"]:
+            label.append("saved " + ", ".join(_shape(s) for s in info["saved"]))
+        st = state.get(nid)
+        if st is not None:
+            label.append(f"{st['status']}  deps {st['dependencies']}")
+            if not graph_task_state["exec_info_empty"]:
+                label.append(f"needed {'yes' if st['needed'] else 'no'}  "
+                             f"captured {'yes' if st['captured'] else 'no'}")
+            if st["not_ready_slots"] is not None:
+                slots = " ".join("x" if filled else "_" for filled in st["not_ready_slots"])
+                label.append(f"not_ready_ [{slots}]")
+            attrs.append(f"style=filled, fillcolor={_STATUS_COLOURS[st['status']]}")
+        elif info["variable_shape"] is not None:
+            attrs.append("style=filled, fillcolor=lightblue")
+        lines.append(f"  {ids[nid]} [label={_quote(chr(10).join(label))}{''.join(', ' + a for a in attrs)}];")
+    for src, dst, input_nr in edges:
+        lines.append(f"  {src} -> {ids[dst]} [label={_quote(str(input_nr))}];")
+    if graph_task_state is not None:
+        title = (f"graph task {graph_task_state['graph_task']}  depth {graph_task_state['reentrant_depth']}  "
+                 f"outstanding tasks {graph_task_state['outstanding_tasks']}")
+        lines.append(f"  label={_quote(title)}; labelloc=t;")
+    lines.append("}")
+    return Digraph("\n".join(lines) + "\n")
