@@ -95,6 +95,7 @@ def empty_views_keep_their_storage_offset(lib):
     views = [v4, v0[3:], v0[5:], v0[2:1], m[:, 2], m[:, 1::2], lib.zeros(2, 3)[:, 2:2], lib.zeros(2, 0).diagonal(),
              v0.as_strided((0,), (1,), 100), lib.zeros(1, 1)[..., :0, 1:1]]
     views += list(lib.zeros(4, 0).split(1)) + list(lib.zeros(3, 0).unbind())
+    views += [v0.narrow(0, 3, 0), v0.narrow(-1, -3, 0), lib.zeros(3, 4, 6)[:, :, 2:2].unsqueeze(1)[1:, :, 1:]]
     return [v6, v6.grad_fn.name(), [v.storage_offset() for v in views],
             [v.stride() for v in views[:8]], v4.sum() + v6.sum()]
 
