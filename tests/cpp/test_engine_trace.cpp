@@ -1,7 +1,7 @@
 // The engine trace from C++ (Note [Engine trace]): what a known graph's
 // backward records, that a task pushed while tracing is off carries no trace
-// id, the stream event record/wait calls InputBuffer::add makes, and a node's
-// exception.
+// id, the stream event record/wait calls InputBuffer::add makes (attributed to
+// the running task's GraphTask), and a node's exception.
 #include "test_utils.h"
 
 #include "autograd/engine_trace.h"
@@ -134,13 +134,23 @@ TEST(EngineTrace, InputBufferStreamEventsAreRecorded) {
   c10::Device d0{"sim:0"};
   auto producer = fake.getNewStream(d0);
   auto consumer = fake.getNewStream(d0);
+  // InputBuffer::add does not know its GraphTask: it takes the one of the
+  // thread's CurrentTaskGuard (the second made here, so its id is not 0).
+  auto first = std::make_shared<GraphTask>(false, false, 0, std::make_shared<ReadyQueue>(), std::vector<Node*>{});
+  auto gt = std::make_shared<GraphTask>(false, false, 2, std::make_shared<ReadyQueue>(), std::vector<Node*>{});
+  ASSERT_GT(gt->id_, first->id_);
   std::vector<Event> events;
   {
     NoGradGuard no_grad;
     Recording rec;
     InputBuffer buf(1);
-    buf.add(0, value({1, 1}, {}, at::kFloat, d0), producer, consumer);
-    buf.add(0, value({2, 2}, {}, at::kFloat, d0), producer, consumer);
+    {
+      trace::CurrentTaskGuard guard(7, *gt);
+      buf.add(0, value({1, 1}, {}, at::kFloat, d0), producer, consumer);
+      buf.add(0, value({2, 2}, {}, at::kFloat, d0), producer, consumer);
+    }
+    // Outside any traced task (one pushed before tracing started) nothing is recorded.
+    buf.add(0, value({3, 3}, {}, at::kFloat, d0), producer, consumer);
     events = trace::stop();
   }
   c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, prev);
@@ -152,6 +162,11 @@ TEST(EngineTrace, InputBufferStreamEventsAreRecorded) {
   EXPECT_EQ(seen, (std::vector<EventKind>{EventKind::StreamRecord, EventKind::StreamRecord, EventKind::StreamWait,
                                            EventKind::StreamWait, EventKind::StreamRecord}));
   ASSERT_EQ(events.size(), 5u);
+  for (const auto& e : events) {
+    EXPECT_EQ(e.graph_task, static_cast<uint64_t>(gt->id_));
+    EXPECT_EQ(e.reentrant_depth, 2);
+    EXPECT_EQ(e.task, 7u);
+  }
   EXPECT_NE(events[0].detail.find("first gradient ready"), std::string::npos);
   EXPECT_NE(events[4].detail.find("slot ready after accumulation"), std::string::npos);
 }
