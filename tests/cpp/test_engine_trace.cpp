@@ -268,12 +268,25 @@ TEST(EngineTrace, DeviceNodesOnTwoStreamsRecordTheConsumersWait) {
     c10::OptionalStreamGuard g(s2);
     b = scaled({a}, 3.0, "B");
   }
+  // A GraphTask made first, so the traced one's id is not 0 (an event's default).
+  auto first = std::make_shared<GraphTask>(false, false, 0, std::make_shared<ReadyQueue>(), std::vector<Node*>{});
   std::vector<Event> events;
   {
     Recording rec;
     run_backward({b}, {value({1.0}, {}, at::kFloat, sim0)});
     events = trace::stop();
   }
+  // Every event belongs to the one graph task, the stream events too: the
+  // root's gradient, made on the default stream, is recorded ready for B's
+  // stream s2 by execute (producer 0), the others by the running task.
+  auto gts = of(events, EventKind::GraphTaskStart);
+  ASSERT_EQ(gts.size(), 1u);
+  EXPECT_GT(gts[0].graph_task, static_cast<uint64_t>(first->id_));
+  for (const auto& e : events) EXPECT_EQ(e.graph_task, gts[0].graph_task) << trace::kind_name(e.kind) << " " << e.detail;
+  auto records = of(events, EventKind::StreamRecord);
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records[0].task, 0u);
+  EXPECT_EQ(records[0].detail.find("InputBuffer::add: first gradient ready"), 0u);
   uint64_t task_b = 0, task_a = 0;
   for (const auto& e : of(events, EventKind::TaskStart)) {
     EXPECT_EQ(e.queue, "device:0");
