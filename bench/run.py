@@ -171,6 +171,46 @@ def mlp(batch=256, dims=(512, 1024, 1024, 10), repeats=15):
     return out
 
 
+def _chain_backward_per_node(tl, n, repeats, traced=False):
+    """Median backward time per node of a chain of n multiplications in torchlite `tl`,
+    under `tl.autograd.trace()` when `traced`."""
+    def run():
+        x = tl.ones(4, requires_grad=True)
+        y = x
+        for _ in range(n):
+            y = y * 1.0001
+        loss = y.sum()
+        t0 = time.perf_counter()
+        if traced:
+            with tl.autograd.trace():
+                loss.backward()
+        else:
+            loss.backward()
+        return time.perf_counter() - t0
+    run()
+    return statistics.median(run() for _ in range(repeats)) / n
+
+
+def _trace_child(n, repeats):
+    print(json.dumps(_chain_backward_per_node(torchlite, n, repeats)))
+
+
+def trace_cost(baseline=None, n=2000, repeats=15, rounds=5):
+    """The engine trace's cost on the chain: tracing off, tracing on, and (with `baseline`, a
+    source tree with a built extension) the build before tracing existed, in a child process.
+    The three are measured in alternating rounds; each figure is the median of the rounds."""
+    times = {"off": [], "on": [], "baseline": []}
+    for _ in range(rounds):
+        times["off"].append(_chain_backward_per_node(torchlite, n, repeats))
+        times["on"].append(_chain_backward_per_node(torchlite, n, repeats, traced=True))
+        if baseline:
+            env = {**os.environ, "PYTHONPATH": os.path.abspath(baseline)}
+            child = subprocess.run([sys.executable, os.path.abspath(__file__), "--trace-child", str(n), str(repeats)],
+                                   env=env, cwd=os.path.abspath(baseline), capture_output=True, text=True, check=True)
+            times["baseline"].append(json.loads(child.stdout.strip().splitlines()[-1]))
+    return {k: statistics.median(v) for k, v in times.items() if v}
+
+
 def _rss_bytes():
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -349,9 +389,15 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
         _memory_child(sys.argv[2], int(sys.argv[3]))
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--trace-child":
+        _trace_child(int(sys.argv[2]), int(sys.argv[3]))
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workloads", nargs="*",
-                        default=["chain", "lattice", "leaves", "mlp", "long_chain", "threads", "gpu"])
+                        default=["chain", "lattice", "leaves", "mlp", "long_chain", "threads", "gpu"],
+                        help="chain lattice leaves mlp long_chain threads gpu (the default), and trace")
+    parser.add_argument("--baseline", metavar="TREE",
+                        help="trace: also time the chain with the torchlite of this source tree (built in place)")
     args = parser.parse_args()
     print(f"torchlite {_torchlite_version()}; torch {torch.__version__ if torch else 'not installed'}; "
           f"numpy {np.__version__}; {os.cpu_count()} cores")
@@ -377,6 +423,12 @@ def main():
         if "torch" in res:
             print(f"  memory per node torchlite/torch = "
                   f"{res['torchlite']['per_node_bytes'] / res['torch']['per_node_bytes']:.2f}x")
+    if "trace" in args.workloads:
+        res = trace_cost(args.baseline)
+        print("\nengine trace on the chain of 2,000 tiny ops: backward per node (median of 5 alternating rounds)")
+        print("  " + "   ".join(f"{k}={fmt_us(v).strip()}" for k, v in res.items()) +
+              f"   on/off={res['on'] / res['off']:.2f}x" +
+              (f"   off/baseline={res['off'] / res['baseline']:.2f}x" if "baseline" in res else ""))
     if "threads" in args.workloads:
         res = threads()
         print("\nbackward of 4 built graphs: one after another vs from 4 threads at once")

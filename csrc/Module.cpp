@@ -32,4 +32,6 @@ PYBIND11_MODULE(_C, m) {
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif
+  // Note [Engine threads at interpreter exit]
+  pybind11::module_::import("atexit").attr("register")(pybind11::cpp_function(&close_python_release_gate));
 }

@@ -2033,7 +2033,7 @@ def _as_strided_bw(g, s, e, n):
     out_geometry = (out_sizes, out_strides, offset - shared)
     size = builtins.max(_min_storage_size(*inp_geometry), _min_storage_size(*out_geometry))
     if _maybe_overlapping_memory(out_sizes, out_strides):
-        storage = _scatter_flat(g, (size,), _storage_index(size, out_geometry))
+        storage = _index_add(reshape(g, (-1,)), size, _storage_index(size, out_geometry).reshape(-1))
     else:
         storage = _wrap(_backend.new(g, "zeros", size, g._array.dtype), g)
         copy_(as_strided(storage, out_sizes, out_strides, offset - shared), g)
@@ -2044,27 +2044,29 @@ def _as_strided_bw(g, s, e, n):
     return (as_strided(storage, inp_sizes, inp_strides, inp_offset - shared),)
 
 
-def _scatter_flat_bw(g, s, e, n):
-    shape, idx = e
-    out = _wrap(_backend.ascontiguousarray(g._array).reshape(-1)[idx], g)
-    return (_record(_GATHER_FLAT, (g,), out, (), (shape, idx)),)
+def _index_add_bw(g, s, e, n):
+    # index_add's formula for source: grad.index_select(0, index).expand_as(source)
+    idx = e
+    picked = _record(_INDEX_SELECT, (g,), _wrap(g._array[idx], g), (), (g._array.shape[0], idx))
+    return (expand(picked, picked._array.shape),)
 
 
-def _gather_flat_bw(g, s, e, n):
-    shape, idx = e
-    return (_scatter_flat(g, shape, idx),)
+def _index_select_bw(g, s, e, n):
+    size, idx = e
+    return (_index_add(g, size, idx),)
 
 
 _AS_STRIDED = _op_spec("AsStridedBackward0", _as_strided_bw)
-_GATHER_FLAT = _op_spec("AsStridedBackward0", _gather_flat_bw)
-_SCATTER_FLAT = _op_spec("AsStridedScatterBackward0", _scatter_flat_bw)
+_INDEX_ADD = _op_spec("IndexAddBackward0", _index_add_bw)
+_INDEX_SELECT = _op_spec("IndexSelectBackward0", _index_select_bw)
 
 
-def _scatter_flat(g, shape, idx):
-    """Zeros of `shape` with g added at flat indices idx (repeats add up)."""
-    z = _backend.new(g, "zeros", int(np.prod(shape)), g._array.dtype)
-    np.add.at(z, idx.reshape(-1), g._array.reshape(-1))
-    return _record(_SCATTER_FLAT, (g,), _wrap(z.reshape(shape), g), (), (shape, idx))
+def _index_add(src, size, idx):
+    """zeros(size).index_add_(0, idx, src) for a 1-D src and idx (repeats add up),
+    as as_strided_backward and index_select's backward run it."""
+    z = _backend.new(src, "zeros", size, src._array.dtype)
+    np.add.at(z, idx, src._array)
+    return _record(_INDEX_ADD, (src,), _wrap(z, src), (), idx)
 
 
 def _copy_slices_backward(grad, extra, fn, needs):
@@ -2139,7 +2141,8 @@ def narrow(self, dim, start, length):
     size = a.shape[d]
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
-    start %= size if size else 1
+    if start < 0:
+        start += size  # start == size stays: an empty narrow at the end keeps that offset
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(self, d, slice(start, start + length))

@@ -288,8 +288,8 @@ void GraphTask::exec_post_processing() {
       event.record(leaf_stream);
       caller_current_stream.wait(event);
       if (trace::is_enabled()) {
-        trace::on_stream(trace::EventKind::StreamRecord, leaf_stream, "exec_post_processing: leaf stream");
-        trace::on_stream(trace::EventKind::StreamWait, caller_current_stream,
+        trace::on_stream(trace::EventKind::StreamRecord, *this, leaf_stream, "exec_post_processing: leaf stream");
+        trace::on_stream(trace::EventKind::StreamWait, *this, caller_current_stream,
                          "exec_post_processing: caller stream waits for leaf stream");
       }
     }
@@ -719,7 +719,7 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
       // See Note [Engine trace]: the task carries whether it is traced.
       std::optional<trace::CurrentTaskGuard> trace_guard;
       if (task.trace_id_ && task.fn_) {
-        trace_guard.emplace(task.trace_id_);
+        trace_guard.emplace(task.trace_id_, *local_graph_task);
         trace::on_task_start(task, *local_graph_task, *local_ready_queue);
       }
       if (task.fn_ && !local_graph_task->has_error_.load()) {
@@ -1012,7 +1012,12 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
     auto input = root_grads.at(0);
     const auto input_stream = InputMetadata(input).stream();
     auto opt_next_stream = root_edges.at(0).function->stream();
-    input_buffer.add(root_edges.at(0).input_nr, std::move(input), input_stream, opt_next_stream);
+    {
+      // The root's stream events belong to the new task (see Note [Engine trace]).
+      std::optional<trace::CurrentTaskGuard> trace_guard;
+      if (trace::is_enabled()) trace_guard.emplace(trace::current_task(), *graph_task);
+      input_buffer.add(root_edges.at(0).input_nr, std::move(input), input_stream, opt_next_stream);
+    }
     execute_with_graph_task(graph_task, std::move(graph_root), std::move(input_buffer));
   } else {
     execute_with_graph_task(graph_task, std::move(graph_root), InputBuffer(variable_list()));
@@ -1121,7 +1126,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       if (*ready_stream != consumer_stream) {
         consumer_stream.wait(*ready_event);
         if (trace::is_enabled()) {
-          trace::on_stream(trace::EventKind::StreamWait, consumer_stream,
+          trace::on_stream(trace::EventKind::StreamWait, *graph_task, consumer_stream,
                            "evaluate_function: consumer waits for an input slot");
         }
       }

@@ -5,11 +5,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace torch {
 namespace autograd {
@@ -30,6 +30,8 @@ thread_local uint64_t tls_thread_index = 0;
 thread_local int64_t tls_native_thread = 0;
 thread_local std::string tls_role = "user thread";
 thread_local uint64_t tls_current_task = 0;
+// Set together with tls_current_task; alive as long as its guard.
+thread_local const GraphTask* tls_current_graph_task = nullptr;
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -130,11 +132,14 @@ uint64_t current_task() {
   return tls_current_task;
 }
 
-CurrentTaskGuard::CurrentTaskGuard(uint64_t task) : previous_(tls_current_task) {
+CurrentTaskGuard::CurrentTaskGuard(uint64_t task, const GraphTask& graph_task)
+    : previous_task_(tls_current_task), previous_graph_task_(tls_current_graph_task) {
   tls_current_task = task;
+  tls_current_graph_task = &graph_task;
 }
 CurrentTaskGuard::~CurrentTaskGuard() {
-  tls_current_task = previous_;
+  tls_current_task = previous_task_;
+  tls_current_graph_task = previous_graph_task_;
 }
 
 void on_enqueue(NodeTask& task, const ReadyQueue& queue) {
@@ -189,9 +194,25 @@ void on_graph_task_start(const GraphTask& graph_task) {
   ss << "; nodes_in_graph: " << graph_task.nodes_in_graph_.size()
      << "; exec_info: " << (graph_task.exec_info_.empty() ? "all" : "partial");
   on_graph_task(EventKind::GraphTaskStart, graph_task, ss.str());
-  std::vector<const Node*> nodes(graph_task.graph_roots_.begin(), graph_task.graph_roots_.end());
-  for (const Node* n : graph_task.nodes_in_graph_) {
-    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) nodes.push_back(n);
+  // The roots, then the other nodes in the order compute_dependencies' walk
+  // first reaches them: nodes_in_graph_ is unordered, and its order (by
+  // address) would change from run to run.
+  std::vector<const Node*> nodes;
+  std::unordered_set<const Node*> seen;
+  for (const Node* root : graph_task.graph_roots_) {
+    if (root && seen.insert(root).second) nodes.push_back(root);
+  }
+  std::vector<const Node*> stack(nodes);
+  while (!stack.empty()) {
+    const Node* fn = stack.back();
+    stack.pop_back();
+    for (const auto& edge : fn->next_edges()) {
+      Node* next = edge.function.get();
+      if (next && graph_task.nodes_in_graph_.count(next) && seen.insert(next).second) {
+        nodes.push_back(next);
+        stack.push_back(next);
+      }
+    }
   }
   for (const Node* n : nodes) {
     Event e = make_event(EventKind::GraphTaskNode);
@@ -234,7 +255,12 @@ void on_exception(uint64_t task, const GraphTask& graph_task, const Node* node, 
 }
 
 void on_stream(EventKind kind, const c10::Stream& stream, const char* where) {
+  if (tls_current_graph_task) on_stream(kind, *tls_current_graph_task, stream, where);
+}
+
+void on_stream(EventKind kind, const GraphTask& graph_task, const c10::Stream& stream, const char* where) {
   Event e = make_event(kind);
+  set_graph_task(e, graph_task);
   e.task = tls_current_task;
   std::ostringstream ss;
   ss << where << ": " << stream;

@@ -14,6 +14,9 @@
 // the decision and no other per-task load is needed. GraphTask-level events
 // (start, completion, reentrant hand-off, final callbacks) and stream event
 // record/wait calls (accelerator paths only) load the flag themselves.
+// InputBuffer::add does not know its GraphTask: its stream events take the
+// task and GraphTask from the thread's CurrentTaskGuard, which thread_main
+// installs for a traced task and Engine::execute for the root's buffer.
 // Recording goes into one mutex-guarded vector; that is only paid while on.
 // Tracing switched on or off in the middle of a backward gives a partial
 // record of it.
@@ -103,14 +106,17 @@ void set_thread_role(std::string role);
 
 // The trace id of the NodeTask this thread is running (0: none traced).
 uint64_t current_task();
+// Makes `task` (0: execute itself) of `graph_task` the one this thread's
+// events are recorded for, until it goes out of scope.
 struct CurrentTaskGuard {
-  explicit CurrentTaskGuard(uint64_t task);
+  CurrentTaskGuard(uint64_t task, const GraphTask& graph_task);
   ~CurrentTaskGuard();
   CurrentTaskGuard(const CurrentTaskGuard&) = delete;
   CurrentTaskGuard& operator=(const CurrentTaskGuard&) = delete;
 
  private:
-  uint64_t previous_;
+  uint64_t previous_task_;
+  const GraphTask* previous_graph_task_;
 };
 
 // Recording points. Each is called only when tracing (see the Note).
@@ -120,12 +126,16 @@ void on_task_end(const NodeTask& task, const GraphTask& graph_task, const char* 
 void on_node_event(EventKind kind, uint64_t task, const GraphTask& graph_task, const Node& node,
                    int64_t input_nr, int64_t count);
 // GraphTaskStart (detail: the roots, the nodes reached, whether exec_info_
-// limits what runs), then a GraphTaskNode per node. The caller holds the
-// task's mutex.
+// limits what runs), then a GraphTaskNode per node: the roots, then the
+// others in the order compute_dependencies' depth-first walk first reaches
+// them. The caller holds the task's mutex.
 void on_graph_task_start(const GraphTask& graph_task);
 void on_graph_task(EventKind kind, const GraphTask& graph_task, const std::string& detail);
 void on_final_callback(const GraphTask& graph_task, size_t index);
 void on_exception(uint64_t task, const GraphTask& graph_task, const Node* node, const std::string& message);
+void on_stream(EventKind kind, const GraphTask& graph_task, const c10::Stream& stream, const char* where);
+// For InputBuffer::add: the GraphTask of the thread's CurrentTaskGuard;
+// nothing is recorded without one (a task pushed before tracing started).
 void on_stream(EventKind kind, const c10::Stream& stream, const char* where);
 
 } // namespace trace

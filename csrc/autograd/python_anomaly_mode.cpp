@@ -14,9 +14,8 @@ PyAnomalyMetadata::PyAnomalyMetadata() {
 }
 
 PyAnomalyMetadata::~PyAnomalyMetadata() {
-  if (!python_is_alive()) return;
-  py::gil_scoped_acquire gil;
-  Py_XDECREF(dict_);
+  GilForRelease gil;
+  if (gil) Py_XDECREF(dict_);
 }
 
 namespace {

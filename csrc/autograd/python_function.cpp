@@ -21,9 +21,9 @@ py::object wrap(const Variable& var) {
 
 // Drops a Python reference held by a node; the node may die on any thread.
 void release_pyobject(PyObject* obj) {
-  if (!obj || !python_is_alive()) return;
-  py::gil_scoped_acquire gil;
-  Py_DECREF(obj);
+  if (!obj) return;
+  GilForRelease gil;
+  if (gil) Py_DECREF(obj);
 }
 
 // Note [Python nodes on CUDA streams]
@@ -172,8 +172,8 @@ variable_list PyNode::apply(variable_list&& inputs) {
 }
 
 void PyNode::release_variables() {
-  if (!python_is_alive()) return;
-  py::gil_scoped_acquire gil;
+  GilForRelease gil;
+  if (!gil) return;
   THPFunction& f = py::handle(obj_).cast<THPFunction&>();
   f.saved_variables.clear();
   f.packed_saved.clear();
@@ -271,9 +271,9 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
 
 void PyFormulaNode::release_variables() {
   for (auto& s : saved_) s.reset_data();
-  if (!packed_.empty() && python_is_alive()) {
-    py::gil_scoped_acquire gil;
-    release_packed();
+  if (!packed_.empty()) {
+    GilForRelease gil;
+    if (gil) release_packed();
   }
 }
 

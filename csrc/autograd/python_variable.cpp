@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace py = pybind11;
@@ -30,10 +32,36 @@ bool python_is_alive() {
 #endif
 }
 
+namespace {
+std::atomic<bool> release_gate_closed{false};
+std::atomic<int> releases_in_flight{0};
+} // namespace
+
+GilForRelease::GilForRelease() {
+  releases_in_flight.fetch_add(1);
+  if (!release_gate_closed.load() && python_is_alive()) {
+    gil_.emplace();
+  } else {
+    releases_in_flight.fetch_sub(1);
+  }
+}
+
+GilForRelease::~GilForRelease() {
+  if (!gil_) return;
+  gil_.reset();
+  releases_in_flight.fetch_sub(1);
+}
+
+void close_python_release_gate() {
+  release_gate_closed.store(true);
+  py::gil_scoped_release no_gil;
+  while (releases_in_flight.load() > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+}
+
 SafePyObject::~SafePyObject() {
-  if (!obj_ || !python_is_alive()) return;
-  py::gil_scoped_acquire gil;
-  Py_DECREF(obj_);
+  if (!obj_) return;
+  GilForRelease gil;
+  if (gil) Py_DECREF(obj_);
 }
 
 // Note [Releasing arrays without the GIL]
@@ -99,8 +127,8 @@ std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes) {
       d.bytes = 0;
       d.count = 0;
     }
-    py::gil_scoped_acquire gil;
-    decref_all(full);
+    GilForRelease gil;
+    if (gil) decref_all(full);
   });
 }
 

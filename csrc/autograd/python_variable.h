@@ -10,6 +10,7 @@
 #include "autograd/variable.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace torch {
@@ -78,6 +79,32 @@ class SafePyObject {
  private:
   PyObject* obj_;
 };
+
+// Note [Engine threads at interpreter exit]
+// Engine threads (device threads, the reentrant pool) can drop the last C++
+// reference to a Python object while the interpreter exits, e.g. a finished
+// GraphTask's buffers, freed by a pool thread after the caller got its
+// result. A thread that asks for the GIL once finalization has begun is ended
+// by Python with pthread_exit, and its forced unwind through a noexcept
+// destructor calls std::terminate. So every release of a Python reference
+// from C++ takes the GIL through GilForRelease, a gate that the module's
+// atexit callback (run with the GIL, before finalization begins) closes: it
+// then waits, with the GIL released, for the releases already through it.
+// A release after that leaks its object, as one after finalization does.
+class GilForRelease {
+ public:
+  GilForRelease();
+  ~GilForRelease();
+  GilForRelease(const GilForRelease&) = delete;
+  GilForRelease& operator=(const GilForRelease&) = delete;
+  // Whether the GIL was taken: false once the interpreter is exiting.
+  explicit operator bool() const { return gil_.has_value(); }
+
+ private:
+  std::optional<pybind11::gil_scoped_acquire> gil_;
+};
+// The atexit callback; called with the GIL.
+void close_python_release_gate();
 
 // A storage owner that keeps `obj` (an array of `nbytes`) alive; steals the
 // reference. See Note [Releasing arrays without the GIL].

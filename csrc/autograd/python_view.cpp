@@ -234,9 +234,9 @@ CopySlices::CopySlices(const Variable& base, std::shared_ptr<Node> fn, py::objec
 }
 
 CopySlices::~CopySlices() {
-  if (!extra_ || !python_is_alive()) return;
-  py::gil_scoped_acquire gil;
-  Py_DECREF(extra_);
+  if (!extra_) return;
+  GilForRelease gil;
+  if (gil) Py_DECREF(extra_);
 }
 
 variable_list CopySlices::apply(variable_list&& grads) {

@@ -1,7 +1,7 @@
 // The engine trace from C++ (Note [Engine trace]): what a known graph's
 // backward records, that a task pushed while tracing is off carries no trace
-// id, the stream event record/wait calls InputBuffer::add makes, and a node's
-// exception.
+// id, the stream event record/wait calls InputBuffer::add makes (attributed to
+// the running task's GraphTask), and a node's exception.
 #include "test_utils.h"
 
 #include "autograd/engine_trace.h"
@@ -134,13 +134,23 @@ TEST(EngineTrace, InputBufferStreamEventsAreRecorded) {
   c10::Device d0{"sim:0"};
   auto producer = fake.getNewStream(d0);
   auto consumer = fake.getNewStream(d0);
+  // InputBuffer::add does not know its GraphTask: it takes the one of the
+  // thread's CurrentTaskGuard (the second made here, so its id is not 0).
+  auto first = std::make_shared<GraphTask>(false, false, 0, std::make_shared<ReadyQueue>(), std::vector<Node*>{});
+  auto gt = std::make_shared<GraphTask>(false, false, 2, std::make_shared<ReadyQueue>(), std::vector<Node*>{});
+  ASSERT_GT(gt->id_, first->id_);
   std::vector<Event> events;
   {
     NoGradGuard no_grad;
     Recording rec;
     InputBuffer buf(1);
-    buf.add(0, value({1, 1}, {}, at::kFloat, d0), producer, consumer);
-    buf.add(0, value({2, 2}, {}, at::kFloat, d0), producer, consumer);
+    {
+      trace::CurrentTaskGuard guard(7, *gt);
+      buf.add(0, value({1, 1}, {}, at::kFloat, d0), producer, consumer);
+      buf.add(0, value({2, 2}, {}, at::kFloat, d0), producer, consumer);
+    }
+    // Outside any traced task (one pushed before tracing started) nothing is recorded.
+    buf.add(0, value({3, 3}, {}, at::kFloat, d0), producer, consumer);
     events = trace::stop();
   }
   c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, prev);
@@ -152,6 +162,11 @@ TEST(EngineTrace, InputBufferStreamEventsAreRecorded) {
   EXPECT_EQ(seen, (std::vector<EventKind>{EventKind::StreamRecord, EventKind::StreamRecord, EventKind::StreamWait,
                                            EventKind::StreamWait, EventKind::StreamRecord}));
   ASSERT_EQ(events.size(), 5u);
+  for (const auto& e : events) {
+    EXPECT_EQ(e.graph_task, static_cast<uint64_t>(gt->id_));
+    EXPECT_EQ(e.reentrant_depth, 2);
+    EXPECT_EQ(e.task, 7u);
+  }
   EXPECT_NE(events[0].detail.find("first gradient ready"), std::string::npos);
   EXPECT_NE(events[4].detail.find("slot ready after accumulation"), std::string::npos);
 }
@@ -253,12 +268,25 @@ TEST(EngineTrace, DeviceNodesOnTwoStreamsRecordTheConsumersWait) {
     c10::OptionalStreamGuard g(s2);
     b = scaled({a}, 3.0, "B");
   }
+  // A GraphTask made first, so the traced one's id is not 0 (an event's default).
+  auto first = std::make_shared<GraphTask>(false, false, 0, std::make_shared<ReadyQueue>(), std::vector<Node*>{});
   std::vector<Event> events;
   {
     Recording rec;
     run_backward({b}, {value({1.0}, {}, at::kFloat, sim0)});
     events = trace::stop();
   }
+  // Every event belongs to the one graph task, the stream events too: the
+  // root's gradient, made on the default stream, is recorded ready for B's
+  // stream s2 by execute (producer 0), the others by the running task.
+  auto gts = of(events, EventKind::GraphTaskStart);
+  ASSERT_EQ(gts.size(), 1u);
+  EXPECT_GT(gts[0].graph_task, static_cast<uint64_t>(first->id_));
+  for (const auto& e : events) EXPECT_EQ(e.graph_task, gts[0].graph_task) << trace::kind_name(e.kind) << " " << e.detail;
+  auto records = of(events, EventKind::StreamRecord);
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records[0].task, 0u);
+  EXPECT_EQ(records[0].detail.find("InputBuffer::add: first gradient ready"), 0u);
   uint64_t task_b = 0, task_a = 0;
   for (const auto& e : of(events, EventKind::TaskStart)) {
     EXPECT_EQ(e.queue, "device:0");

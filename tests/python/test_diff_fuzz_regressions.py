@@ -95,6 +95,7 @@ def empty_views_keep_their_storage_offset(lib):
     views = [v4, v0[3:], v0[5:], v0[2:1], m[:, 2], m[:, 1::2], lib.zeros(2, 3)[:, 2:2], lib.zeros(2, 0).diagonal(),
              v0.as_strided((0,), (1,), 100), lib.zeros(1, 1)[..., :0, 1:1]]
     views += list(lib.zeros(4, 0).split(1)) + list(lib.zeros(3, 0).unbind())
+    views += [v0.narrow(0, 3, 0), v0.narrow(-1, -3, 0), lib.zeros(3, 4, 6)[:, :, 2:2].unsqueeze(1)[1:, :, 1:]]
     return [v6, v6.grad_fn.name(), [v.storage_offset() for v in views],
             [v.stride() for v in views[:8]], v4.sum() + v6.sum()]
 
@@ -668,6 +669,23 @@ def alpha_overflow_and_bool_rsub_of_an_inference_tensor(lib):
     return [x, [str(c.message) for c in caught], refused]
 
 
+def as_strided_backward_graph_of_an_overlapping_output(lib):
+    # overlapping output elements add up through index_add_ (IndexAddBackward0 over the
+    # gradient's ViewBackward0), whose own backward is index_select(...).expand_as(source)
+    def chain(fn):
+        names = []
+        while fn is not None and len(names) < 7:
+            names.append(fn.name())
+            fn = next((f for f, _ in fn.next_functions if f is not None), None)
+        return names
+    x = lib.tensor(np.arange(1.0, 7.0), requires_grad=True)
+    y = x.as_strided((3, 2), (1, 1))
+    g, = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+    h, = lib.autograd.grad((g * g).sum(), x, create_graph=True)
+    h2, = lib.autograd.grad(h.sum(), x)
+    return [g, chain(g.grad_fn), h, chain(h.grad_fn), h2]
+
+
 CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storage,
          as_strided_gradient_storage_of_an_overlapping_input, relu_gradient_at_nan,
          diagonal_double_backward_names, inference_tensor_divided_by_a_no_grad_view,
@@ -680,7 +698,8 @@ CASES = [empty_views_keep_their_storage_offset, detached_views_keep_their_storag
          retain_grad_on_a_stale_view_is_a_noop, double_backward_through_an_empty_regenerated_view,
          ops_on_an_inference_tensor_that_requires_grad, tanh_gradient_fuses_one_minus_square,
          add_with_alpha_rounds_once, alpha_overflow_and_bool_rsub_of_an_inference_tensor,
-         integer_cast_of_an_inference_tensor_is_quiet]
+         integer_cast_of_an_inference_tensor_is_quiet,
+         as_strided_backward_graph_of_an_overlapping_output]
 
 
 def index_put_on_a_leaf_checks_the_leaf_first(lib):

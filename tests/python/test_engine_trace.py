@@ -332,3 +332,33 @@ def test_trace_of_a_failing_final_callback():
     assert ev[-1]["detail"] == "error"
     lines = t.timeline().splitlines()
     assert len(lines) == len(ev) and lines[-2].endswith("exception         ValueError: callback failed")
+
+
+def test_stream_events_name_the_graph_task_that_caused_them():
+    # On sim:0 each accumulation into an occupied InputBuffer slot records the
+    # slot's ready event from InputBuffer::add; the backward before the traced
+    # one makes the traced graph task's id differ from the default 0.
+    x = torch.tensor([1.0, 2.0], requires_grad=True, device="sim:0")
+    (x * x).sum().backward()
+    out = (x * x).sum()
+    with torch.autograd.trace() as t:
+        out.backward()
+    ev = t.events
+    (gt,) = {e["graph_task"] for e in of(ev, "graph_task_start")}
+    assert gt != 0
+    rec = of(ev, "stream_record")
+    assert [e["detail"].startswith("InputBuffer::add: slot ready after accumulation") for e in rec] == [True]
+    mul = next(e for e in of(ev, "task_start") if e["node"] == "MulBackward0")
+    assert (rec[0]["graph_task"], rec[0]["task"], rec[0]["thread"]) == (gt, mul["task"], mul["thread"])
+    assert {e["graph_task"] for e in ev} == {gt}
+
+
+def test_graph_task_nodes_come_in_the_order_the_walk_from_the_root_reaches_them():
+    # Not in nodes_in_graph_'s (address) order, which changes from graph to graph.
+    for _ in range(20):
+        _, out = diamond(torch)
+        with torch.autograd.trace() as t:
+            out.backward()
+        assert [(e["node"], e["count"]) for e in of(t.events, "graph_task_node")] == [
+            ("SumBackward0", 0), ("AddBackward0", 1), ("SinBackward0", 1), ("ExpBackward0", 1), ("MulBackward0", 2),
+            (ACC, 1)]

@@ -203,6 +203,7 @@ OPS = [
     ("max_dim_grad_grad", _grad_grad_of(lambda a: a.max(1).values), lambda: (distinct(2, 3), dbl(2), dbl(2, 3))),
     ("max_grad", _grad_of(lambda a: a.max()), lambda: (distinct(2, 3), dbl())),
     ("index_advanced_grad", _grad_of(lambda a: a[torch.tensor([0, 2, 0])]), lambda: (dbl(3, 2), dbl(3, 2))),
+    ("as_strided_overlapping_grad", _grad_of(lambda a: a.as_strided((3, 2), (1, 1))), lambda: (dbl(4), dbl(3, 2))),
     ("tanh_grad", _grad_of(torch.tanh), lambda: (dbl(2, 3), dbl(2, 3))),
     ("sigmoid_grad", _grad_of(torch.sigmoid), lambda: (dbl(2, 3), dbl(2, 3))),
     ("mlp", lambda x, w, b: ((x @ w + b).tanh() @ w.t()).sigmoid().mean(),

@@ -15,7 +15,10 @@ with every key below (None where it does not apply):
                      task_start, task_end, dependency, not_ready_park,
                      not_ready_release, accumulate, capture,
                      reentrant_handoff, stream_record, stream_wait,
-                     final_callback, exception
+                     final_callback, exception; the graph_task_node
+                     events follow their graph_task_start, the roots first,
+                     then the other nodes in the order compute_dependencies'
+                     walk first reaches them
     time_ns          nanoseconds since the trace started
     thread           the recording thread's index (1, 2, ... stable for the
                      process's life); thread_name: "user thread",
