@@ -77,14 +77,8 @@ class Tensor(_C.TensorBase):
 
     @data.setter
     def data(self, value):
-        # torchlite tensors cannot swap storage: assigning .data copies the
-        # values in place (same shape and dtype), invisible to autograd.
-        if not isinstance(value, Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-        if value._array.shape != self._array.shape or value._array.dtype != self._array.dtype:
-            raise RuntimeError("torchlite: .data can only be assigned a tensor of the same shape and dtype "
-                               f"(got {list(value.shape)} {value.dtype}, expected {list(self.shape)} {self.dtype})")
-        np.copyto(self._array, value._array)
+        # x takes value's storage and metadata, invisible to autograd (VariableHooks::set_data)
+        self._data = value
 
     def is_contiguous(self):
         return self._array.flags.c_contiguous

@@ -3,6 +3,16 @@
 
 namespace at {
 
+void TensorImpl::shallow_copy_from(const TensorImpl& other) {
+  storage_ = other.storage_;
+  dtype_ = other.dtype_;
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  numel_ = other.numel_;
+  is_inference_ = other.is_inference_;
+}
+
 TensorImpl::TensorImpl(std::shared_ptr<StorageImpl> storage, ScalarType dtype,
                        std::vector<int64_t> sizes, std::vector<int64_t> strides,
                        int64_t storage_offset)

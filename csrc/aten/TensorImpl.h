@@ -96,6 +96,11 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   void set_version_counter(std::shared_ptr<VersionCounter> vc) { version_counter_ = std::move(vc); }
   void bump_version() noexcept { version_counter_->bump(); }
 
+  // Takes other's storage and metadata (dtype, sizes, strides, offset,
+  // inference-ness) and keeps this tensor's version counter and autograd meta:
+  // upstream's shallow_copy_from, behind `x.data = t`.
+  void shallow_copy_from(const TensorImpl& other);
+
   AutogradMetaInterface* autograd_meta() const noexcept { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta);
 

@@ -672,6 +672,37 @@ PyObject* THPVariable_get_data(PyObject* self, void*) {
   END_HANDLE_TH_ERRORS
 }
 
+// `x.data = t` (VariableHooks::set_data): x takes t's storage and metadata and
+// keeps its version counter and history; its gradient accumulator is dropped
+// where the dtype or device changes. x's array becomes t's.
+int THPVariable_set_data(PyObject* self, PyObject* data, void*) {
+  HANDLE_TH_ERRORS
+  if (!data) throw py::type_error("can't delete the data of a tensor");
+  if (!THPVariable_Check(data)) {
+    throw py::type_error(std::string("Variable data has to be a tensor, but got ") + Py_TYPE(data)->tp_name);
+  }
+  auto* v = self_var(self);
+  const auto& var = v->cdata;
+  const auto& new_data = THPVariable_Unpack(data);
+  if (var.requires_grad() && !at::isDifferentiableType(new_data.dtype())) {
+    throw std::runtime_error("data set to a tensor that requires gradients must be floating point or complex dtype");
+  }
+  if (auto* meta = impl::get_autograd_meta(var)) {
+    std::lock_guard<std::mutex> lock(meta->mutex_);
+    auto prior_accumulator = meta->grad_accumulator_.lock();
+    if (prior_accumulator && (new_data.dtype() != var.dtype() ||
+                              prior_accumulator->input_metadata(0).device() != new_data.device())) {
+      meta->grad_accumulator_.reset();
+    }
+  }
+  var.unsafeGetTensorImpl()->shallow_copy_from(*new_data.unsafeGetTensorImpl());
+  PyObject* array = get_array(data, nullptr);
+  if (!array) return -1;
+  Py_XSETREF(v->array, array);
+  return 0;
+  END_HANDLE_TH_ERRORS_RET(-1)
+}
+
 PyObject* THPVariable_storage_offset(PyObject* self, PyObject*) {
   return PyLong_FromLongLong(self_var(self)->cdata.unsafeGetTensorImpl()->storage_offset());
 }
@@ -711,7 +742,7 @@ PyGetSetDef THPVariable_properties[] = {
     {"output_nr", get_output_nr, nullptr, nullptr, nullptr},
     {"retains_grad", get_retains_grad, nullptr, nullptr, nullptr},
     {"_device_str", get_device_str, nullptr, nullptr, nullptr},
-    {"_data", THPVariable_get_data, nullptr, nullptr, nullptr},
+    {"_data", THPVariable_get_data, THPVariable_set_data, nullptr, nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 PyMethodDef THPVariable_methods[] = {

@@ -19,7 +19,7 @@ import torch
 
 import torchlite
 
-from diff_utils import norm
+from diff_utils import norm, run
 
 
 def outcome(prog, lib):
@@ -467,3 +467,62 @@ def test_no_numpy_warnings_where_torch_is_silent(name):
         warnings.simplefilter("error")
         lite = outcome(prog, torchlite)
     assert lite == outcome(prog, torch)
+
+
+def _data_shares_the_new_storage(lib):
+    x = lib.ones(3, requires_grad=True)
+    v = x[:2]  # a view made before keeps the old storage
+    t = lib.zeros(2, 2)
+    x.data = t
+    t.add_(1)
+    return [x, list(x.shape), x.stride(), x.requires_grad, x.is_leaf, x._version, v]
+
+
+def _data_keeps_history_and_version(lib):
+    a = lib.ones(3, requires_grad=True)
+    y = a * 2
+    y.add_(1)
+    y.data = lib.arange(3.0)
+    y.sum().backward()
+    return [y, y.grad_fn.name(), y._version, a.grad]
+
+
+def _data_of_another_dtype_drops_the_accumulator(lib):
+    x = lib.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    x.data = lib.arange(4.0, dtype=lib.float64)
+    x.grad = None
+    (x * x).sum().backward()
+    return [str(x.dtype).split('.')[-1], x.grad]
+
+
+def _data_of_the_same_dtype_keeps_the_accumulator(lib):
+    x = lib.ones(3, requires_grad=True)
+    (x * 2).sum().backward()
+    x.data = lib.arange(3.0) + 1
+    (x * x).sum().backward()
+    return [x, x.grad]
+
+
+def _data_errors(lib):
+    out = []
+    for value in (5, [1.0], lib.arange(3)):
+        x = lib.ones(3, requires_grad=True)
+        try:
+            x.data = value
+            out.append(str(x.dtype).split('.')[-1])
+        except (TypeError, RuntimeError) as e:
+            out.append((type(e).__name__, str(e)))
+    x = lib.ones(3)
+    x.data = lib.arange(3)
+    return out + [str(x.dtype).split('.')[-1], x]
+
+
+@pytest.mark.parametrize("case", [_data_shares_the_new_storage, _data_keeps_history_and_version,
+                                  _data_of_another_dtype_drops_the_accumulator,
+                                  _data_of_the_same_dtype_keeps_the_accumulator, _data_errors],
+                         ids=lambda c: c.__name__.strip("_"))
+def test_assigning_data_as_torch(case):
+    """`x.data = t` (VariableHooks::set_data): x takes t's storage, shape and dtype, keeps its
+    history and version counter, and drops its gradient accumulator if the dtype changes."""
+    assert run(case, torchlite) == run(case, torch)
