@@ -10,11 +10,13 @@ it saves for backward goes through saved_tensors_hooks (torchlite.autograd.graph
 that keep only a placeholder; the first unpack during backward reruns the
 function and hands out the recomputed tensors.
 """
+import collections
 import contextlib
+import uuid
 import warnings
 import weakref
 
-from .. import _backend
+from .. import _C, _backend
 from .._tensor import Tensor
 from ..autograd import Function, _is_checkpoint_valid, backward, enable_grad, is_grad_enabled, no_grad
 from ..autograd.graph import saved_tensors_hooks
@@ -158,7 +160,15 @@ class _StopRecomputationError(Exception):
 
 
 class _Holder:
-    """What the node keeps in place of a saved tensor."""
+    """What the node keeps in place of a saved tensor: per graph task, the handle of
+    the tensor that task's recomputation made for it (None once unpacked)."""
+
+    def __init__(self):
+        self.handles = {}
+
+
+class _Handle:
+    """The key of one recomputed tensor."""
 
 
 def _default_meta_extractor(x):
@@ -170,14 +180,9 @@ _allowed_determinism_checks_to_fns = {"default": _default_meta_extractor, "none"
 
 class _CheckpointFrame:
     """One checkpointed call: the placeholders its forward saved (in order)
-    and the tensors its latest recomputation produced for them.
-
-    PyTorch keys recomputations by graph task id so that concurrent backward
-    passes each recompute; torchlite's engine does not expose that id, so a
-    frame recomputes whenever a placeholder has no recomputed tensor waiting
-    (each unpack takes its tensor away): one recomputation per backward pass
-    that needs the frame, which covers retain_graph=True, not concurrent
-    backward passes through the same checkpoint."""
+    and, per graph task (`_C._current_graph_task_id()`), the tensors that task's
+    recomputation produced for them. Each backward pass through the frame
+    recomputes once, concurrent ones each their own, as torch's."""
 
     def __init__(self, recompute_fn, early_stop, metadata_fn):
         self.recompute_fn = recompute_fn
@@ -186,26 +191,27 @@ class _CheckpointFrame:
         self.saved_args = []
         self.weak_holders = []
         self.x_metadatas = []
-        self.recomputed = weakref.WeakKeyDictionary()
-        self.recomp_counter = 0
+        self.recomputed = collections.defaultdict(weakref.WeakKeyDictionary)
+        self.recomp_counter = collections.defaultdict(int)
+        self.is_recomputed = collections.defaultdict(bool)
         self.forward_completed = False
         self.ignore_saved_mismatch = False
 
-    def check_recomputed_tensors_match(self):
+    def check_recomputed_tensors_match(self, gid):
         if self.ignore_saved_mismatch:
             return
-        if len(self.weak_holders) != self.recomp_counter:
+        if len(self.weak_holders) != self.recomp_counter[gid]:
             raise CheckpointError(
                 "torch.utils.checkpoint: A different number of tensors was saved "
                 "during the original forward and recomputation.\n"
                 f"Number of tensors saved during forward: {len(self.weak_holders)}\n"
-                f"Number of tensors saved during recomputation: {self.recomp_counter}.\n")
+                f"Number of tensors saved during recomputation: {self.recomp_counter[gid]}.\n")
         mismatched = ""
         for idx, weak_holder in enumerate(self.weak_holders):
             holder = weak_holder()
             if holder is None:
                 continue
-            recomputed_meta = self.metadata_fn(self.recomputed[holder])
+            recomputed_meta = self.metadata_fn(self.recomputed[gid][holder.handles[gid]])
             if self.x_metadatas[idx] != recomputed_meta:
                 mismatched += (f"tensor at position {idx}:\n"
                                f"saved metadata: {self.x_metadatas[idx]}\n"
@@ -219,11 +225,11 @@ class _CheckpointFrame:
 class _recomputation_hook(saved_tensors_hooks):
     """Active while the function reruns: the i-th saved tensor fills the i-th placeholder."""
 
-    def __init__(self, frame):
+    def __init__(self, frame, gid):
         def pack_hook(x):
             x = x.detach() if x.requires_grad else x
-            recomp_idx = frame.recomp_counter
-            frame.recomp_counter += 1
+            recomp_idx = frame.recomp_counter[gid]
+            frame.recomp_counter[gid] += 1
             if recomp_idx >= len(frame.weak_holders):
                 if not frame.forward_completed:
                     frame.ignore_saved_mismatch = True
@@ -232,8 +238,9 @@ class _recomputation_hook(saved_tensors_hooks):
                                       "recomputation than during the original forward pass.\n")
             holder = frame.weak_holders[recomp_idx]()
             if holder is not None:
-                frame.recomputed[holder] = x
-            if frame.early_stop and frame.recomp_counter == len(frame.weak_holders):
+                holder.handles[gid] = _Handle()
+                frame.recomputed[gid][holder.handles[gid]] = x
+            if frame.early_stop and frame.recomp_counter[gid] == len(frame.weak_holders):
                 raise _StopRecomputationError
             return x
 
@@ -252,16 +259,25 @@ class _checkpoint_hook(saved_tensors_hooks):
             return holder
 
         def unpack_hook(holder):
-            if holder not in frame.recomputed:
-                frame.recomp_counter = 0
-                frame.recomputed.clear()
+            gid = _C._current_graph_task_id()
+            if gid == -1:  # unpacked outside a backward: a graph task of its own
+                gid = int(uuid.uuid4())
+            if not frame.is_recomputed[gid]:
                 try:
-                    with _recomputation_hook(frame), enable_grad():
+                    with _recomputation_hook(frame, gid), enable_grad():
                         frame.recompute_fn(*frame.saved_args)
                 except _StopRecomputationError:
                     pass
-                frame.check_recomputed_tensors_match()
-            return frame.recomputed.pop(holder)
+                frame.is_recomputed[gid] = True
+                frame.check_recomputed_tensors_match(gid)
+            if holder.handles[gid] is None:
+                raise CheckpointError(
+                    "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
+                    "If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise "
+                    "please open an issue with details on your use case.")
+            ret = frame.recomputed[gid][holder.handles[gid]]
+            holder.handles[gid] = None
+            return ret
 
         super().__init__(pack_hook, unpack_hook)
 
