@@ -47,17 +47,33 @@ def median_time(fn, repeats):
 
 # Workloads: each returns {column: seconds} per unit of work --------------------------
 
+def chain_loss(tl, n, device="cpu"):
+    """The root of a chain of n tiny multiplications."""
+    y = tl.ones(4, device=device, requires_grad=True)
+    for _ in range(n):
+        y = y * 1.0001
+    return y.sum()
+
+
+def lattice_loss(tl, width, depth, device="cpu"):
+    """The root of a width x depth lattice: node (d, i) = node (d-1, i) + node (d-1, i+1)."""
+    layer = [tl.ones(4, device=device, requires_grad=True) for _ in range(width + 1)]
+    for _ in range(depth):
+        layer = [layer[i] + layer[(i + 1) % len(layer)] for i in range(width)]
+    loss = layer[0]
+    for t in layer[1:]:
+        loss = loss + t
+    return loss.sum()
+
+
 def chain(n=2000, repeats=15):
     """Backward through n tiny multiplications: engine overhead per node."""
     out = {}
     for name, tl in FRAMEWORKS.items():
         def run(tl=tl):
-            x = tl.ones(4, requires_grad=True)
-            y = x
-            for _ in range(n):
-                y = y * 1.0001
+            loss = chain_loss(tl, n)
             t0 = time.perf_counter()
-            y.sum().backward()
+            loss.backward()
             return time.perf_counter() - t0
         run()
         out[name] = statistics.median(run() for _ in range(repeats)) / n
@@ -78,15 +94,9 @@ def lattice(width=16, depth=100, repeats=15):
     nodes = width * depth
     for name, tl in FRAMEWORKS.items():
         def run(tl=tl):
-            xs = [tl.ones(4, requires_grad=True) for _ in range(width + 1)]
-            layer = xs
-            for _ in range(depth):
-                layer = [layer[i] + layer[(i + 1) % len(layer)] for i in range(width)]
-            loss = layer[0]
-            for t in layer[1:]:
-                loss = loss + t
+            loss = lattice_loss(tl, width, depth)
             t0 = time.perf_counter()
-            loss.sum().backward()
+            loss.backward()
             return time.perf_counter() - t0
         run()
         out[name] = statistics.median(run() for _ in range(repeats)) / nodes
@@ -175,11 +185,7 @@ def _chain_backward_per_node(tl, n, repeats, traced=False):
     """Median backward time per node of a chain of n multiplications in torchlite `tl`,
     under `tl.autograd.trace()` when `traced`."""
     def run():
-        x = tl.ones(4, requires_grad=True)
-        y = x
-        for _ in range(n):
-            y = y * 1.0001
-        loss = y.sum()
+        loss = chain_loss(tl, n)
         t0 = time.perf_counter()
         if traced:
             with tl.autograd.trace():
@@ -343,20 +349,10 @@ def gpu(repeats=9):
             return _timed_backward(tl, (h * h).mean())
 
         def chain_run(tl=tl, n=2000):
-            y = tl.ones(4, device="cuda", requires_grad=True)
-            for _ in range(n):
-                y = y * 1.0001
-            return _timed_backward(tl, y.sum()) / n
+            return _timed_backward(tl, chain_loss(tl, n, "cuda")) / n
 
         def lattice_run(tl=tl, width=16, depth=100):
-            xs = [tl.ones(4, device="cuda", requires_grad=True) for _ in range(width + 1)]
-            layer = xs
-            for _ in range(depth):
-                layer = [layer[i] + layer[(i + 1) % len(layer)] for i in range(width)]
-            loss = layer[0]
-            for t in layer[1:]:
-                loss = loss + t
-            return _timed_backward(tl, loss.sum()) / (width * depth)
+            return _timed_backward(tl, lattice_loss(tl, width, depth, "cuda")) / (width * depth)
 
         for key, fn in (("mlp", mlp_run), ("chain", chain_run), ("lattice", lattice_run)):
             fn()
