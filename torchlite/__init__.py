@@ -150,10 +150,7 @@ def _like(input, fill, dtype, device, requires_grad):  # noqa: A002
     """A new tensor shaped as input and laid out in memory as it is (empty_like's
     preserve_format: at::infer_dense_strides, TensorIterator's dimension order), filled with
     `fill` unless it is None."""
-    a = input._array
-    outer_first = _ops._iteration_order(a.shape, (a,))[::-1]
-    dt = (dtype if dtype is not None else input.dtype)._np
-    array = _np.empty(tuple(a.shape[d] for d in outer_first), dt).transpose(_np.argsort(outer_first))
+    array = _ops._empty_like(input._array, (dtype if dtype is not None else input.dtype)._np, input)
     if fill is not None:
         array[...] = fill
     return _make(array, None, device if device is not None else input.device, requires_grad)
