@@ -11,6 +11,7 @@ from . import _C
 from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004
 from ._tensor import Tensor
 from . import _backend, _ops
+from ._generated import functions as _functions  # the table's formulas, attached to their nodes
 from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg, positive,  # noqa: A004
                    permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,
                    t, tanh, transpose, unsqueeze, where)

@@ -30,6 +30,7 @@ from . import _C, _backend
 from ._C import (_empty_array, _inplace_node, _op_spec, _rebase_history, _record, _record_multi_view,
                  _record_number, _record_view, _wrap)
 from ._dtypes import _c_type_name, _from_numpy_dtype
+from ._generated import specs as _S
 
 _TB = _C.TensorBase
 _f32 = np.dtype(np.float32)
@@ -119,6 +120,16 @@ def _sum_to(g, shape, dtype=None):
     if dtype is not None and g._array.dtype != dtype:
         g = to(g, dtype=_from_numpy_dtype(dtype))  # after the sum, as the engine's validate_outputs
     return g
+
+
+# at::ScalarType's order (csrc/aten/ScalarType.h)
+_SCALAR_TYPES = (_f32, _f64, _i64, _b1)
+
+
+def _reduce_output(g, shape, scalar_type):
+    """validate_outputs' reduction of a formula's gradient to its input's shape and dtype,
+    which the table's nodes run after their formula (PyFormulaNode::reduce_outputs)."""
+    return _sum_to(g, shape, _SCALAR_TYPES[scalar_type])
 
 
 def _reduce_to(g, shape):
@@ -350,66 +361,29 @@ def _add_alpha(a, b, alpha, dtype, out):
 # Formulas call torch's C++ ops: a tensor times a number there is mul.Scalar, which
 # records MulBackward1 (the Python API wraps the number and records MulBackward0).
 
-def _mul_scalar_bw1(g, s, e, n):
-    return (_mul_scalar(g, e),)
-
-
-def _div_scalar_bw1(g, s, e, n):
-    return (_div_scalar(g, e),)
-
-
-def _add_scalar_bw1(g, s, e, n):
-    return (g,)
-
-
-_MUL_SCALAR = _op_spec("MulBackward1", _mul_scalar_bw1)
-_DIV_SCALAR = _op_spec("DivBackward1", _div_scalar_bw1)
-_ADD_SCALAR = _op_spec("AddBackward1", _add_scalar_bw1)
-_SUB_SCALAR = _op_spec("SubBackward1", _add_scalar_bw1)
-
-
 def _mul_scalar(t, c):
     """t * c as at::mul(Tensor, Scalar) inside a formula (node MulBackward1)."""
     out = _wrap(_binary(np.multiply, t, t._array, c, t._array.dtype), t)
-    return _record(_MUL_SCALAR, (t,), out, (), c)
+    return _record(_S.MulBackward1, (t,), out, other=c)
 
 
 def _div_scalar(t, c):
     """t / c as at::div(Tensor, Scalar) inside a formula (node DivBackward1)."""
     out = _wrap(_binary(np.true_divide, t, t._array, c, t._array.dtype), t)
-    return _record(_DIV_SCALAR, (t,), out, (), c)
+    return _record(_S.DivBackward1, (t,), out, other=c)
 
 
 def _add_scalar(t, c):
     """t + c as at::add(Tensor, Scalar) inside a formula (node AddBackward1)."""
     out = _wrap(_binary(np.add, t, t._array, c, t._array.dtype), t)
-    return _record(_ADD_SCALAR, (t,), out, (), None)
+    return _record(_S.AddBackward1, (t,), out)
 
 
 def _sub_scalar(t, c):
     """t - c as at::sub(Tensor, Scalar) inside a formula (node SubBackward1)."""
     _sub_check(t._array.dtype, _number_dtype(c))  # pow's `exponent - 1` refuses a bool exponent as torch's
     out = _wrap(_binary(np.subtract, t, t._array, c, t._array.dtype), t)
-    return _record(_SUB_SCALAR, (t,), out, (), None)
-
-
-def _maybe_multiply(g, c):
-    return g if c == 1 else _mul_scalar(g, c)
-
-
-def _add_bw(g, s, e, n):
-    sa, sb, alpha, da, db = e
-    return (_sum_to(g, sa, da) if n[0] else None, _sum_to(_maybe_multiply(g, alpha), sb, db) if n[1] else None)
-
-
-def _add_scalar_bw(g, s, e, n):
-    return (g, None)
-
-
-def _sub_bw(g, s, e, n):
-    sa, sb, alpha, da, db = e
-    return (_sum_to(g, sa, da) if n[0] else None,
-            _sum_to(_maybe_multiply(neg(g), alpha), sb, db) if n[1] else None)
+    return _record(_S.SubBackward1, (t,), out)
 
 
 def _rsub_bw(g, s, e, n):
@@ -423,48 +397,21 @@ def _reduced(ga, gb, e):
     return (None if ga is None else _sum_to(ga, sa, da), None if gb is None else _sum_to(gb, sb, db))
 
 
-# Note [Order of a formula's gradients]: for mul, div, pow, mm, bmm and where, torch's
-# generated backward computes the second input's gradient before the first's. The order
-# the formula records its nodes in is the order their gradients reach a shared input
-# under create_graph (the first one is the first operand of its AddBackward0), so these
-# formulas compute `other` first too.
+# Note [Order of a formula's gradients]: upstream's generated backward computes an op's
+# input gradients in the order of the inputs' names (load_derivatives sorts the formulas),
+# so for mul, div, pow, mm, bmm and where the second input's before the first's. The order
+# the formula records its nodes in is the order their gradients reach a shared input under
+# create_graph (the first one is the first operand of its AddBackward0), so these formulas
+# compute `other` first too; tools/autograd/gen_autograd.py generates them in that order.
 
-def _mul_bw(g, s, e, n):
-    self, other = s
-    gb = mul(g, self) if n[1] else None
-    return _reduced(mul(g, other) if n[0] else None, gb, e)
-
-
-def _mul_scalar_bw(g, s, e, n):
-    return (mul(g, e), None)
-
-
-def _div_bw(g, s, e, n):
-    self, other = s
-    gb = mul(neg(g), div(div(self, other), other)) if n[1] else None
-    return _reduced(div(g, other) if n[0] else None, gb, e)
-
-
-def _div_scalar_bw(g, s, e, n):
-    return (div(g, e), None)
-
-
-_ADD = _op_spec("AddBackward0", _add_bw, "add_tensor")
-_ADD_S = _op_spec("AddBackward0", _add_scalar_bw, "add_scalar")
-_SUB = _op_spec("SubBackward0", _sub_bw, "sub_tensor")
-_SUB_S = _op_spec("SubBackward0", _add_scalar_bw, "add_scalar")
 _RSUB = _op_spec("RsubBackward1", _rsub_bw)
-_MUL = _op_spec("MulBackward0", _mul_bw, "mul_tensor")
-_MUL_S = _op_spec("MulBackward0", _mul_scalar_bw, "mul_scalar")
-_DIV = _op_spec("DivBackward0", _div_bw)
-_DIV_S = _op_spec("DivBackward0", _div_scalar_bw, "div_scalar")
 
 
-def _add_sub(self, other, alpha, ufunc, spec, spec_s):
+def _add_sub(self, other, alpha, ufunc, spec):
     """at::add / at::sub: self + alpha * other (self - alpha * other), in the result dtype."""
     a = self._array
     if isinstance(other, _TB):
-        b = ob = other._array
+        b = other._array
         if ufunc is np.subtract:
             _sub_check(a.dtype, b.dtype)
         dtype = _result_type(a, b)
@@ -473,10 +420,10 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
             _alpha_check(dtype, alpha)
             if dtype.kind == "f":
                 r = _add_alpha(a, b, alpha if ufunc is np.add else -alpha, dtype, _out(shape, dtype, self, a, b))
-                return _record(spec, (self, other), _wrap(r, self), (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
+                return _record(spec, (self, other), _wrap(r, self), alpha=alpha)
             b = _times_alpha(b, alpha, dtype)
         out = _wrap(_binary(ufunc, self, a, b, dtype), self)
-        return _record(spec, (self, other), out, (), (a.shape, ob.shape, alpha, a.dtype, ob.dtype))
+        return _record(spec, (self, other), out, alpha=alpha)
     if ufunc is np.subtract:
         _sub_check(a.dtype, _number_dtype(other))
     dtype = _result_type(a, other)
@@ -485,18 +432,18 @@ def _add_sub(self, other, alpha, ufunc, spec, spec_s):
         _alpha_check(dtype, alpha)
         if dtype.kind == "f":
             r = _add_alpha(a, other, alpha if ufunc is np.add else -alpha, dtype, _out(a.shape, dtype, self, a))
-            return _record_number(spec_s, self, _wrap(r, self), other, False)
+            return _record_number(spec, self, _wrap(r, self), alpha=alpha)
         b = _times_alpha(other, alpha, dtype)
     out = _wrap(_binary(ufunc, self, a, b, dtype), self)
-    return _record_number(spec_s, self, out, other, False)
+    return _record_number(spec, self, out, alpha=alpha)
 
 
 def add(self, other, alpha=1):
-    return _add_sub(self, other, alpha, np.add, _ADD, _ADD_S)
+    return _add_sub(self, other, alpha, np.add, _S.AddBackward0)
 
 
 def sub(self, other, alpha=1):
-    return _add_sub(self, other, alpha, np.subtract, _SUB, _SUB_S)
+    return _add_sub(self, other, alpha, np.subtract, _S.SubBackward0)
 
 
 def rsub(self, other):
@@ -522,10 +469,10 @@ def mul(self, other):
         b = other._array
         out = _wrap(_binary(np.multiply, self, a, b, _result_type(a, b)), self)
         # PyTorch saves each operand only when the other one needs it.
-        saved = (self if other.requires_grad else None, other if self.requires_grad else None)
-        return _record(_MUL, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
+        return _record(_S.MulBackward0, (self, other), out, self=self if other.requires_grad else None,
+                       other=other if self.requires_grad else None)
     out = _wrap(_binary(np.multiply, self, a, other, _result_type(a, other)), self)
-    return _record_number(_MUL_S, self, out, other, True)
+    return _record_number(_S.MulBackward0, self, out, other=other)
 
 
 def div(self, other):
@@ -535,10 +482,10 @@ def div(self, other):
         b = other._array
         out = _wrap(_binary(np.true_divide, self, a, b, _float_dtype(_result_type(a, b))), self)
         # self is saved only for other's gradient, where that has an edge (should_compute_output)
-        saved = (self if other.requires_grad and _C._has_gradient_edge(other) else None, other)
-        return _record(_DIV, (self, other), out, saved, (a.shape, b.shape, a.dtype, b.dtype))
+        return _record(_S.DivBackward0, (self, other), out,
+                       self=self if other.requires_grad and _C._has_gradient_edge(other) else None, other=other)
     out = _wrap(_binary(np.true_divide, self, a, other, _float_dtype(_result_type(a, other))), self)
-    return _record_number(_DIV_S, self, out, other, True)
+    return _record_number(_S.DivBackward0, self, out, other=other)
 
 
 def rdiv(self, other):
@@ -546,14 +493,6 @@ def rdiv(self, other):
 
 
 # Unary functions --------------------------------------------------------------------
-
-def _neg_bw(g, s, e, n):
-    return (neg(g),)
-
-
-def _exp_bw(g, s, e, n):
-    return (mul(g, s[0]),)
-
 
 def _log_bw(g, s, e, n):
     return (div(g, s[0]),)
@@ -565,18 +504,6 @@ def _sin_bw(g, s, e, n):
 
 def _cos_bw(g, s, e, n):
     return (mul(g, neg(sin(s[0]))),)
-
-
-def _tanh_bw(g, s, e, n):
-    return (tanh_backward(g, s[0]),)
-
-
-def _sigmoid_bw(g, s, e, n):
-    return (sigmoid_backward(g, s[0]),)
-
-
-def _relu_bw(g, s, e, n):
-    return (threshold_backward(g, s[0], 0),)
 
 
 def _abs_bw(g, s, e, n):
@@ -592,14 +519,9 @@ def _reciprocal_bw(g, s, e, n):
     return (mul(neg(g), mul(r, r)),)
 
 
-_NEG = _op_spec("NegBackward0", _neg_bw, "neg")
-_EXP = _op_spec("ExpBackward0", _exp_bw, "exp")
 _LOG = _op_spec("LogBackward0", _log_bw)
 _SIN = _op_spec("SinBackward0", _sin_bw)
 _COS = _op_spec("CosBackward0", _cos_bw)
-_TANH = _op_spec("TanhBackward0", _tanh_bw, "tanh")
-_SIGMOID = _op_spec("SigmoidBackward0", _sigmoid_bw, "sigmoid")
-_RELU = _op_spec("ReluBackward0", _relu_bw, "relu")
 _ABS = _op_spec("AbsBackward0", _abs_bw)
 _SQRT = _op_spec("SqrtBackward0", _sqrt_bw)
 _RECIPROCAL = _op_spec("ReciprocalBackward0", _reciprocal_bw)
@@ -686,7 +608,7 @@ def neg(self):
     if a.dtype == _b1:
         raise RuntimeError(_NEG_BOOL)
     out = _wrap(np.negative(a), self)
-    return _record(_NEG, (self,), out, (), None)
+    return _record(_S.NegBackward0, (self,), out)
 
 
 def positive(self):
@@ -724,16 +646,18 @@ def _float_unary(np_fn, spec, saves_result):
         finally:
             _loud(token)
         out = _wrap(r, self)
+        if spec is _S.ExpBackward0 or spec is _S.TanhBackward0:
+            return _record(spec, (self,), out, result=out)
         return _record(spec, (self,), out, (out,) if saves_result else (self,), None)
     op.__name__ = op.__qualname__ = np_fn.__name__
     return op
 
 
-exp = _float_unary(np.exp, _EXP, saves_result=True)
+exp = _float_unary(np.exp, _S.ExpBackward0, saves_result=True)
 log = _float_unary(np.log, _LOG, saves_result=False)
 sin = _float_unary(np.sin, _SIN, saves_result=False)
 cos = _float_unary(np.cos, _COS, saves_result=False)
-tanh = _float_unary(np.tanh, _TANH, saves_result=True)
+tanh = _float_unary(np.tanh, _S.TanhBackward0, saves_result=True)
 sqrt = _float_unary(np.sqrt, _SQRT, saves_result=True)
 reciprocal = _float_unary(np.reciprocal, _RECIPROCAL, saves_result=True)
 
@@ -750,7 +674,7 @@ def sigmoid(self):
     finally:
         _loud(token)
     out = _wrap(r, self)
-    return _record(_SIGMOID, (self,), out, (out,), None)
+    return _record(_S.SigmoidBackward0, (self,), out, result=out)
 
 
 def relu(self):
@@ -764,7 +688,7 @@ def relu(self):
     np.copyto(r, a)
     r[a < 0] = 0
     out = _wrap(r, self)
-    return _record(_RELU, (self,), out, (out,), None)
+    return _record(_S.ReluBackward0, (self,), out, result=out)
 
 
 def abs(self):  # noqa: A001 - torch's name
@@ -1147,10 +1071,6 @@ def _reduction_dims(dim, ndim):
     return dims if dims else tuple(range(ndim))
 
 
-def _sum_bw(g, s, e, n):
-    return (expand(g, e),)
-
-
 def _unsqueeze_multiple(g, dims):
     """torch's unsqueeze_multiple: the reduced dims back, one unsqueeze each."""
     for d in sorted(dims):
@@ -1163,11 +1083,6 @@ def _sum_dim_bw(g, s, e, n):
     if not keepdim and shape:
         g = _unsqueeze_multiple(g, dims)
     return (expand(g, shape),)
-
-
-def _mean_bw(g, s, e, n):
-    shape, count = e
-    return (_div_scalar(expand(g, shape), count),)
 
 
 def _mean_dim_bw(g, s, e, n):
@@ -1248,9 +1163,7 @@ def _masked_fill_zeros(shape, mask, value):
     return _record(_MASKED_FILL, (zeros, value), _wrap(z, value), (), mask)
 
 
-_SUM = _op_spec("SumBackward0", _sum_bw, "sum")
 _SUM_DIM = _op_spec("SumBackward1", _sum_dim_bw)
-_MEAN = _op_spec("MeanBackward0", _mean_bw, "mean")
 _MEAN_DIM = _op_spec("MeanBackward1", _mean_dim_bw)
 _MAX = _op_spec("MaxBackward1", _evenly_distribute_bw)
 _MAX_DIM = _op_spec("MaxBackward0", _value_selecting_bw)
@@ -1274,7 +1187,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     finally:
         _loud(token)
     if dim is None:
-        return _record(_SUM, (self,), _wrap(r, self), (), a.shape)
+        return _record(_S.SumBackward0, (self,), _wrap(r, self), self_sym_sizes=a.shape)
     return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
 
 
@@ -1287,7 +1200,7 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     np_dtype = dtype._np if dtype is not None else None
     if dim is None:
         out = _wrap(_mean_kernel(a, None, False, np_dtype, a.size), self)
-        return _record(_MEAN, (self,), out, (), (a.shape, a.size))
+        return _record(_S.MeanBackward0, (self,), out, self_sym_sizes=a.shape, self_sym_numel=a.size)
     dims = _reduction_dims(dim, a.ndim)
     count = 1
     for d in dims:
@@ -2095,6 +2008,7 @@ def _copy_slices_backward(grad, extra, fn, needs):
 
 
 _C._set_view_formulas(_AS_STRIDED, _view_geometry, _copy_slices_backward)
+_C._set_sum_to(_reduce_output)
 
 
 # More view ops ---------------------------------------------------------------------
@@ -2353,28 +2267,27 @@ def _write(ufunc, a, b, alpha=1):
         _loud(token)
 
 
-def _add_sub_(self, other, alpha, ufunc, spec, spec_s):
+def _add_sub_(self, other, alpha, ufunc, spec):
     a = self._array
     if isinstance(other, _TB):
-        b = other._array
-        node = _inplace_node(spec, (self, other), (), (a.shape, b.shape, alpha, a.dtype, b.dtype))
-        _write(ufunc, a, b, alpha)
+        node = _inplace_node(spec, (self, other), alpha=alpha)
+        _write(ufunc, a, other._array, alpha)
     else:
-        node = _inplace_node(spec_s, (self,), (), other, other, False)
+        node = _inplace_node(spec, (self,), True, alpha=alpha)
         _write(ufunc, a, other, alpha)
     self._bump_version()
     return _rebase_history(self, node)
 
 
 def add_(self, other, alpha=1):
-    return _add_sub_(self, other, alpha, np.add, _ADD, _ADD_S)
+    return _add_sub_(self, other, alpha, np.add, _S.AddBackward0)
 
 
 def sub_(self, other, alpha=1):
-    return _add_sub_(self, other, alpha, np.subtract, _SUB, _SUB_S)
+    return _add_sub_(self, other, alpha, np.subtract, _S.SubBackward0)
 
 
-def _mul_div_(self, other, ufunc, spec, spec_s):
+def _mul_div_(self, other, ufunc, spec):
     a = self._array
     if isinstance(other, _TB):
         b = other._array
@@ -2383,22 +2296,22 @@ def _mul_div_(self, other, ufunc, spec, spec_s):
         # check_inplace first, as upstream: the clone would refresh a stale view's grad_fn
         _C._check_inplace(self, self.requires_grad or other.requires_grad)
         orig = clone(self) if other.requires_grad and _C.is_grad_enabled() else None
-        saved = (orig, other if self.requires_grad or spec is _DIV else None)
-        node = _inplace_node(spec, (self, other), saved, (a.shape, b.shape, a.dtype, b.dtype))
+        node = _inplace_node(spec, (self, other), self=orig,
+                             other=other if self.requires_grad or spec is _S.DivBackward0 else None)
         _write(ufunc, a, b)
     else:
-        node = _inplace_node(spec_s, (self,), (), other, other, True)
+        node = _inplace_node(spec, (self,), True, other=other)
         _write(ufunc, a, other)
     self._bump_version()
     return _rebase_history(self, node)
 
 
 def mul_(self, other):
-    return _mul_div_(self, other, np.multiply, _MUL, _MUL_S)
+    return _mul_div_(self, other, np.multiply, _S.MulBackward0)
 
 
 def div_(self, other):
-    return _mul_div_(self, other, np.true_divide, _DIV, _DIV_S)
+    return _mul_div_(self, other, np.true_divide, _S.DivBackward0)
 
 
 def _zero_bw(g, s, e, n):

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <stdexcept>
-#include <unordered_map>
 
 namespace torch {
 namespace autograd {
@@ -142,24 +140,6 @@ Variable div_scalar(const Variable& g, double c) {
   return with_scalar(g, c, [](auto x, auto y) { return x / y; });
 }
 
-} // namespace
-
-NativeFormula native_formula_from_key(const std::string& key) {
-  static const std::unordered_map<std::string, NativeFormula> table = {
-      {"add_tensor", NativeFormula::AddTensor}, {"sub_tensor", NativeFormula::SubTensor},
-      {"add_scalar", NativeFormula::AddScalar}, {"mul_tensor", NativeFormula::MulTensor},
-      {"mul_scalar", NativeFormula::MulScalar}, {"div_scalar", NativeFormula::DivScalar},
-      {"neg", NativeFormula::Neg},               {"exp", NativeFormula::Exp},
-      {"tanh", NativeFormula::Tanh},             {"sigmoid", NativeFormula::Sigmoid},
-      {"relu", NativeFormula::Relu},             {"sum", NativeFormula::Sum},
-      {"mean", NativeFormula::Mean},
-  };
-  auto it = table.find(key);
-  if (it == table.end()) throw std::invalid_argument("unknown native formula '" + key + "'");
-  return it->second;
-}
-
-namespace {
 // grad (one element) broadcast to `shape` by zero strides, as a view of it.
 Variable expanded_view(const Variable& grad, const std::vector<int64_t>& shape) {
   const auto* src = grad.unsafeGetTensorImpl();
@@ -170,94 +150,76 @@ Variable expanded_view(const Variable& grad, const std::vector<int64_t>& shape) 
   impl::set_view_of(view, grad, CreationMeta::NO_GRAD_MODE);
   return view;
 }
+
+bool is_wrapped_scalar(const Variable& t) {
+  return t.dim() == 0 && t.unsafeGetTensorImpl()->is_wrapped_number();
+}
+
 } // namespace
 
-bool apply_native_formula(NativeFormula formula, const Variable& grad, const variable_list& saved,
-                          const NativeArgs& args, const std::vector<bool>& needs, variable_list& out) {
+bool native_inputs_supported(const Variable& grad, const variable_list& saved) {
   if (!on_host_float(grad)) return false;
   for (const auto& s : saved) {
     if (s.defined() && (!on_host_float(s) || s.dtype() != grad.dtype())) return false;
   }
-  out.assign(needs.size(), Variable());
-  auto need = [&](size_t i) { return i < needs.size() && needs[i]; };
-  switch (formula) {
-    case NativeFormula::AddTensor:
-    case NativeFormula::SubTensor: {
-      const double factor = formula == NativeFormula::AddTensor ? args.scalar : -args.scalar;
-      if (need(0)) out[0] = grad;
-      if (need(1)) out[1] = factor == 1.0 ? grad : mul_scalar(grad, factor);
-      return true;
-    }
-    case NativeFormula::AddScalar:
-      if (need(0)) out[0] = grad;
-      return true;
-    case NativeFormula::MulTensor:
-      if (saved.size() != 2) return false;
-      if (need(0)) {
-        if (!saved[1].defined()) return false;
-        out[0] = mul_broadcast(grad, saved[1], /*allow_reuse=*/!need(1));
-      }
-      if (need(1)) {
-        if (!saved[0].defined()) return false;
-        out[1] = mul_broadcast(grad, saved[0], /*allow_reuse=*/true);
-      }
-      return true;
-    case NativeFormula::MulScalar:
-      if (need(0)) out[0] = mul_scalar(grad, args.scalar);
-      return true;
-    case NativeFormula::DivScalar:
-      if (need(0)) out[0] = div_scalar(grad, args.scalar);
-      return true;
-    case NativeFormula::Neg:
-      if (need(0)) out[0] = mul_scalar(grad, -1.0);
-      return true;
-    case NativeFormula::Exp:
-    case NativeFormula::Tanh:
-    case NativeFormula::Sigmoid:
-    case NativeFormula::Relu: {
-      if (saved.size() != 1 || !saved[0].defined() || saved[0].sizes() != grad.sizes()) return false;
-      if (!need(0)) return true;
-      const auto& y = saved[0];
-      if (formula == NativeFormula::Exp) {
-        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * v; });
-      } else if (formula == NativeFormula::Tanh) {
-        // at::tanh_backward's kernel fuses 1 - v * v (one rounding)
-        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * std::fma(-v, v, decltype(v)(1)); });
-      } else if (formula == NativeFormula::Sigmoid) {
-        // at::sigmoid_backward's order of rounding
-        out[0] = pointwise(grad, y, [](auto g, auto v) { return g * (1 - v) * v; });
-      } else {
-        // threshold_backward: 0 where the result is <= 0, else the gradient (a nan result passes it)
-        out[0] = pointwise(grad, y, [](auto g, auto v) { return v <= 0 ? decltype(g)(0) : g; });
-      }
-      return true;
-    }
-    case NativeFormula::Sum:
-    case NativeFormula::Mean: {
-      if (grad.numel() != 1) return false;
-      if (!need(0)) return true;
-      if (formula == NativeFormula::Sum) {
-        // sum_backward expands the gradient, as the Python formula does: a
-        // view of it made without grad mode, so an in-place op on the
-        // result of autograd.grad refuses as torch's does.
-        out[0] = expanded_view(grad, args.shape);
-        return true;
-      }
-      double value = grad.item();
-      if (formula == NativeFormula::Mean) {
-        // Divide in the gradient's dtype, as the Python formula does.
-        dispatch_float(grad.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          value = static_cast<double>(static_cast<T>(value) / static_cast<T>(args.scalar));
-        });
-      }
-      out[0] = at::full(args.shape, value, grad.dtype(), grad.device());
-      return true;
-    }
-    case NativeFormula::None:
-      break;
-  }
-  return false;
+  return true;
+}
+
+Variable maybe_multiply(const Variable& grad, double alpha) {
+  return alpha == 1.0 ? grad : mul_scalar(grad, alpha);
+}
+
+Variable neg(const Variable& grad) {
+  return mul_scalar(grad, -1.0);
+}
+
+Variable mul_tensor_backward(const Variable& grad, const Variable& other) {
+  if (!other.defined()) return Variable();
+  // x * 2: the wrapped number, rounded to the gradient's dtype as torch's kernel rounds it
+  if (is_wrapped_scalar(other)) return mul_scalar(grad, other.item());
+  return mul_broadcast(grad, other, /*allow_reuse=*/true);
+}
+
+Variable div_tensor_self_backward(const Variable& grad, const Variable& other) {
+  if (!other.defined() || !is_wrapped_scalar(other)) return Variable();
+  return div_scalar(grad, other.item());
+}
+
+Variable tanh_backward(const Variable& grad, const Variable& result) {
+  if (!result.defined() || result.sizes() != grad.sizes()) return Variable();
+  // at::tanh_backward's kernel fuses 1 - v * v (one rounding)
+  return pointwise(grad, result, [](auto g, auto v) { return g * std::fma(-v, v, decltype(v)(1)); });
+}
+
+Variable sigmoid_backward(const Variable& grad, const Variable& result) {
+  if (!result.defined() || result.sizes() != grad.sizes()) return Variable();
+  // at::sigmoid_backward's order of rounding
+  return pointwise(grad, result, [](auto g, auto v) { return g * (1 - v) * v; });
+}
+
+Variable threshold_backward(const Variable& grad, const Variable& self, double threshold) {
+  if (!self.defined() || self.sizes() != grad.sizes()) return Variable();
+  // 0 where self <= threshold, else the gradient (a nan passes it)
+  return pointwise(grad, self, [threshold](auto g, auto v) { return v <= threshold ? decltype(g)(0) : g; });
+}
+
+Variable expand_symint(const Variable& grad, const std::vector<int64_t>& sizes) {
+  // sum_backward expands the gradient, as the Python formula does: a view of
+  // it made without grad mode, so an in-place op on the result of
+  // autograd.grad refuses as torch's does.
+  if (grad.numel() != 1) return Variable();
+  return expanded_view(grad, sizes);
+}
+
+Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, int64_t numel) {
+  if (grad.numel() != 1) return Variable();
+  // Divide in the gradient's dtype, as the Python formula does.
+  double value = grad.item();
+  dispatch_float(grad.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    value = static_cast<double>(static_cast<T>(value) / static_cast<T>(numel));
+  });
+  return at::full(sizes, value, grad.dtype(), grad.device());
 }
 
 } // namespace details

@@ -1,6 +1,7 @@
 #pragma once
 // C++ versions of the simplest derivative formulas of the Python ops
-// (PyTorch keeps its hand-written formulas in FunctionsManual.cpp).
+// (PyTorch keeps its hand-written formulas in FunctionsManual.cpp; the Python
+// ones are in torchlite/_functions_manual.py under the same names).
 //
 // Note [GIL-free formulas]
 // A built-in op's backward is a Python function (so create_graph=True can
@@ -9,11 +10,12 @@
 // the C++ formula below computes the same gradients without Python, so the
 // engine's workers, and several threads calling backward at once, do not
 // queue on the GIL. Anything these formulas do not cover (other dtypes or
-// devices, saved-tensor hooks, create_graph) runs the Python formula.
+// devices, saved-tensor hooks, create_graph) runs the Python formula. Which
+// formulas have a C++ version is marked in tools/autograd/derivatives.yaml;
+// the generated nodes (generated/NativeFormulas.*) call the functions below.
 #include "autograd/function_hook.h"
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 namespace torch {
@@ -21,38 +23,25 @@ namespace autograd {
 namespace generated {
 namespace details {
 
-enum class NativeFormula : uint8_t {
-  None,
-  AddTensor,  // a + alpha * b: (g, alpha * g); broadcasting is summed by validate_outputs
-  SubTensor,  // a - alpha * b: (g, -alpha * g)
-  AddScalar,  // a + c, a - c: (g, -)
-  MulTensor,  // a * b, saved (a, b): (g * b, g * a)
-  MulScalar,  // a * c: (g * c, -)
-  DivScalar,  // a / c: (g / c, -)
-  Neg,        // -a: (-g)
-  Exp,        // saved result y: (g * y)
-  Tanh,       // saved result y: (g * (1 - y^2))
-  Sigmoid,    // saved result y: (g * (1 - y) * y)
-  Relu,       // saved result y: (g * (y > 0))
-  Sum,        // full sum of a tensor of `shape`: (g expanded)
-  Mean,       // full mean over `scalar` elements: (g / scalar expanded)
-};
+// Whether the C++ formulas cover a backward: a floating-point gradient in
+// host memory, and saved tensors of its dtype there too.
+bool native_inputs_supported(const Variable& grad, const variable_list& saved);
 
-// The formula for a key used by the Python ops ("mul_scalar", ...); throws
-// std::invalid_argument for an unknown key.
-NativeFormula native_formula_from_key(const std::string& key);
-
-// The non-tensor arguments a formula needs (read from the op's `extra`).
-struct NativeArgs {
-  double scalar = 1.0;
-  std::vector<int64_t> shape;
-};
-
-// Fills `out` (one entry per node output; undefined where `needs` is false)
-// and returns true, or returns false when this formula does not cover the
-// case (then the caller runs the Python formula).
-bool apply_native_formula(NativeFormula formula, const Variable& grad, const variable_list& saved,
-                          const NativeArgs& args, const std::vector<bool>& needs, variable_list& out);
+// The formulas of tools/autograd/derivatives.yaml's `native` entries, under
+// upstream's names. Each returns the gradient, or an undefined Variable where
+// it does not cover the case (the node then runs the Python formula). A
+// result may reuse `grad`'s memory when nothing else holds it
+// (use_count() == 1): the generated nodes hold another reference while a
+// later formula still reads it.
+Variable maybe_multiply(const Variable& grad, double alpha);
+Variable neg(const Variable& grad);
+Variable mul_tensor_backward(const Variable& grad, const Variable& other);
+Variable div_tensor_self_backward(const Variable& grad, const Variable& other);
+Variable tanh_backward(const Variable& grad, const Variable& result);
+Variable sigmoid_backward(const Variable& grad, const Variable& result);
+Variable threshold_backward(const Variable& grad, const Variable& self, double threshold);
+Variable expand_symint(const Variable& grad, const std::vector<int64_t>& sizes);
+Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, int64_t numel);
 
 } // namespace details
 } // namespace generated

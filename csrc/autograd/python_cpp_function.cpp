@@ -2,6 +2,7 @@
 #include "autograd/engine.h"
 #include "autograd/functions/accumulate_grad.h"
 #include "autograd/python_anomaly_mode.h"
+#include "autograd/python_function.h"
 #include "autograd/python_hook.h"
 
 #include <pybind11/stl.h>
@@ -174,6 +175,34 @@ void initCppFunctionBindings(py::module_& m) {
                                return py::reinterpret_steal<py::object>(THPVariable_Wrap(acc->variable));
                              })
       .def("_do_backward", &node_do_backward, py::arg("grad_output"), py::arg("retain_variables"))
+      // grad_fn._saved_<field>, as upstream's generated python_functions.cpp
+      // defines a property per saved member of each node.
+      .def("__getattr__",
+           [](const std::shared_ptr<Node>& node, const std::string& attr) -> py::object {
+             static const std::string prefix = "_saved_";
+             if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
+               if (attr.compare(0, prefix.size(), prefix) == 0) {
+                 const auto& info = formula->info();
+                 const auto field = attr.substr(prefix.size());
+                 for (size_t i = 0; i < info.fields.size(); ++i) {
+                   if (info.fields[i] == field && info.field_exposed[i]) return formula->saved_field(i);
+                 }
+               }
+             }
+             throw py::attribute_error("'" + class_name(node->name()) + "' object has no attribute '" + attr + "'");
+           })
+      .def("__dir__",
+           [](const py::object& self) {
+             py::list names = py::module_::import("builtins").attr("object").attr("__dir__")(self);
+             auto node = self.cast<std::shared_ptr<Node>>();
+             if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
+               const auto& info = formula->info();
+               for (size_t i = 0; i < info.fields.size(); ++i) {
+                 if (info.field_exposed[i]) names.append("_saved_" + info.fields[i]);
+               }
+             }
+             return names;
+           })
       .def("__repr__", [](const std::shared_ptr<Node>& node) {
         char addr[32];
         std::snprintf(addr, sizeof(addr), "%p", static_cast<void*>(node.get()));

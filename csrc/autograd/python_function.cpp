@@ -182,8 +182,22 @@ void PyNode::release_variables() {
 
 // PyFormulaNode ------------------------------------------------------------------
 
+size_t OpInfo::field_index(PyObject* key) const {
+  for (size_t i = 0; i < field_keys.size(); ++i) {
+    if (field_keys[i] == key) return i;
+  }
+  for (size_t i = 0; i < field_keys.size(); ++i) {
+    if (PyUnicode_Compare(field_keys[i], key) == 0) return i;
+  }
+  return fields.size();
+}
+
+PyFormulaNode::PyFormulaNode(const OpInfo* info, edge_list&& next_edges)
+    : Node(std::move(next_edges)), info_(info) {}
+
 PyFormulaNode::~PyFormulaNode() {
   release_pyobject(extra_);
+  for (PyObject* v : values_) release_pyobject(v);
   for (PyObject* p : packed_) release_pyobject(p);
 }
 
@@ -193,6 +207,65 @@ void PyFormulaNode::release_packed() {
     p = nullptr;
   }
   packed_released_ = true;
+}
+
+void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) {
+  const size_t n = info_->fields.size();
+  const size_t i = info_->field_index(key);
+  if (i == n) throw py::type_error(info_->name + " has no field '" + py::str(key).cast<std::string>() + "'");
+  if (value == Py_None) return;
+  if (!THPVariable_Check(value)) {
+    values_[i] = Py_NewRef(value);
+    if (info_->field_is_tensor[i] && (PyFloat_Check(value) || PyLong_Check(value))) {
+      // A wrapped number (upstream wraps the Python number of `x * 2` in a
+      // 0-d tensor), saved so that a freed graph refuses a second backward;
+      // saved-tensor hooks never see it.
+      const double number = PyFloat_AsDouble(value);
+      if (PyErr_Occurred()) throw py::error_already_set();
+      const auto& out = THPVariable_Unpack(output);
+      at::Tensor wrapped = at::full({}, number, out.dtype(), out.device());
+      wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+      saved_[i] = SavedVariable(wrapped, /*is_output=*/false);
+    }
+    return;
+  }
+  const bool is_output = value == output;
+  if (PyObject* packed = pack_saved_tensor(value)) {
+    packed_.resize(n, nullptr);
+    packed_[i] = packed;
+    saved_[i] = SavedVariable::metadata_of(THPVariable_Unpack(value), is_output);
+  } else {
+    saved_[i] = SavedVariable(THPVariable_Unpack(value), is_output);
+  }
+}
+
+void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output) {
+  saved_.resize(info_->fields.size());
+  values_.assign(info_->fields.size(), nullptr);
+  const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < num_kw; ++k) set_field(PyTuple_GET_ITEM(kwnames, k), kwvalues[k], output);
+  native_ok_ = info_->native != 0 && packed_.empty() && read_native_fields();
+}
+
+void PyFormulaNode::set_fields(PyObject* dict, PyObject* output) {
+  saved_.resize(info_->fields.size());
+  values_.assign(info_->fields.size(), nullptr);
+  PyObject *key, *value;
+  Py_ssize_t pos = 0;
+  while (PyDict_Next(dict, &pos, &key, &value)) set_field(key, value, output);
+  native_ok_ = info_->native != 0 && packed_.empty() && read_native_fields();
+}
+
+py::object PyFormulaNode::saved_field(size_t index) {
+  if (values_[index]) return py::reinterpret_borrow<py::object>(values_[index]);
+  if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  auto self = getptr();
+  if (index < packed_.size() && packed_[index]) {
+    return wrap(saved_[index].unpack_packed(THPVariable_Unpack(unpack_saved_tensor(packed_[index]).ptr()), self));
+  }
+  Variable var = saved_[index].unpack(self);
+  if (!var.defined()) return py::none();
+  return wrap(var);
 }
 
 variable_list PyFormulaNode::apply(variable_list&& grads) {
@@ -211,17 +284,15 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
     saved.reserve(saved_.size());
     const auto self = getptr();
     for (const auto& s : saved_) saved.push_back(s.unpack(self));
-    variable_list outputs;
-    if (generated::details::apply_native_formula(info_->native, grads[0], saved, native_args_, needs, outputs)) {
-      return outputs;
-    }
+    variable_list outputs(n);
+    if (apply_native(grads, saved, needs, outputs)) return outputs;
   }
   py::gil_scoped_acquire gil;
   CupyStreamScope cupy_stream(*this);
   return apply_with_needs(std::move(grads), needs);
 }
 
-variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::vector<bool>& needs_input_grad) {
+variable_list PyFormulaNode::apply_legacy(variable_list&& grads, const std::vector<bool>& needs_input_grad) {
   const size_t n = num_outputs();
   auto self = getptr();
   py::tuple saved(saved_.size());
@@ -235,7 +306,6 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
   for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(needs_input_grad[i]);
   py::object grad;
   if (info_->multi_output) {
-    // A multi-output op's formula takes one gradient per output (None where undefined).
     py::tuple all(grads.size());
     for (size_t i = 0; i < grads.size(); ++i) all[i] = wrap(grads[i]);
     grad = std::move(all);
@@ -244,16 +314,17 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
   }
   grads.clear();
   if (release_after_apply_) {
-    // The engine frees the graph after this call: drop the saved tensors now,
-    // while the GIL is held, instead of taking it again in release_variables.
     for (auto& s : saved_) s.reset_data();
     if (!packed_.empty()) release_packed();
   }
-
   PyObject* argv[] = {grad.ptr(), saved.ptr(), extra_ ? extra_ : Py_None, needs.ptr()};
   PyObject* raw = PyObject_Vectorcall(info_->backward, argv, 4, nullptr);
   if (!raw) throw py::error_already_set();
-  py::object r = py::reinterpret_steal<py::object>(raw);
+  return formula_outputs(py::reinterpret_steal<py::object>(raw));
+}
+
+variable_list PyFormulaNode::formula_outputs(const py::object& r) {
+  const size_t n = num_outputs();
   if (!PyTuple_Check(r.ptr()) || static_cast<size_t>(PyTuple_GET_SIZE(r.ptr())) != n) {
     throw std::runtime_error("function " + name() + " returned an incorrect number of gradients (expected " +
                              std::to_string(n) + ", got " +
@@ -269,6 +340,63 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
   return outputs;
 }
 
+variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::vector<bool>& needs_input_grad) {
+  if (!info_->backward) throw std::logic_error(name() + " has no formula: torchlite._generated is not imported");
+  if (info_->legacy) return apply_legacy(std::move(grads), needs_input_grad);
+  const size_t n = num_outputs();
+  const size_t num_fields = info_->fields.size();
+  if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  // fn(grad, needs, *fields)
+  std::vector<py::object> argv_owned(2 + num_fields);
+  py::tuple needs(n);
+  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(needs_input_grad[i]);
+  if (info_->multi_output) {
+    // A multi-output op's formula takes one gradient per output (None where undefined).
+    py::tuple all(grads.size());
+    for (size_t i = 0; i < grads.size(); ++i) all[i] = wrap(grads[i]);
+    argv_owned[0] = std::move(all);
+  } else {
+    argv_owned[0] = wrap(grads[0]);
+  }
+  argv_owned[1] = std::move(needs);
+  for (size_t i = 0; i < num_fields; ++i) argv_owned[2 + i] = saved_field(i);
+  grads.clear();
+  if (release_after_apply_) {
+    // The engine frees the graph after this call: drop the saved tensors now,
+    // while the GIL is held, instead of taking it again in release_variables.
+    for (auto& s : saved_) s.reset_data();
+    if (!packed_.empty()) release_packed();
+  }
+  std::vector<PyObject*> argv(argv_owned.size());
+  for (size_t i = 0; i < argv.size(); ++i) argv[i] = argv_owned[i].ptr();
+  PyObject* raw = PyObject_Vectorcall(info_->backward, argv.data(), argv.size(), nullptr);
+  if (!raw) throw py::error_already_set();
+  auto outputs = formula_outputs(py::reinterpret_steal<py::object>(raw));
+  reduce_outputs(outputs);
+  return outputs;
+}
+
+void PyFormulaNode::reduce_outputs(variable_list& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    auto& grad = outputs[i];
+    const auto& edge = next_edge(i);
+    if (!grad.defined() || !edge.is_valid()) continue;
+    const auto& metadata = edge.function->input_metadata(edge.input_nr);
+    const bool reshape = !metadata.is_same_shape(grad);
+    if (reshape && !metadata.is_expandable_to_shape(grad)) continue;  // validate_outputs' error
+    if (!reshape && metadata.dtype() == grad.scalar_type()) continue;
+    if (!THPSumToHook) throw std::logic_error("torchlite has not registered its sum_to");
+    const auto& shape = metadata.shape();
+    py::tuple sizes(shape.size());
+    for (size_t d = 0; d < shape.size(); ++d) sizes[d] = py::int_(shape[d]);
+    PyObject* raw = PyObject_CallFunctionObjArgs(THPSumToHook, wrap(grad).ptr(), sizes.ptr(),
+                                                 py::int_(static_cast<int>(metadata.dtype())).ptr(), nullptr);
+    if (!raw) throw py::error_already_set();
+    grad = THPVariable_Unpack(raw);
+    Py_DECREF(raw);
+  }
+}
+
 void PyFormulaNode::release_variables() {
   for (auto& s : saved_) s.reset_data();
   if (!packed_.empty()) {
@@ -277,76 +405,82 @@ void PyFormulaNode::release_variables() {
   }
 }
 
-namespace {
+PyObject* THPSumToHook = nullptr;
 
-// _op_spec(name, backward[, native]): the OpInfo of one op, as a capsule for
-// _record. `native` names the C++ version of the formula, if there is one.
-PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  HANDLE_TH_ERRORS
-  if (nargs < 2 || nargs > 4 || !PyUnicode_Check(args[0]) || !PyCallable_Check(args[1]) ||
-      (nargs >= 3 && args[2] != Py_None && !PyUnicode_Check(args[2]))) {
-    throw py::type_error(
-        "_op_spec(name: str, backward: callable, native: str | None = None, multi_output: bool = False)");
-  }
-  const bool multi_output = nargs == 4 && PyObject_IsTrue(args[3]);
-  auto native = generated::details::NativeFormula::None;
-  if (nargs >= 3 && args[2] != Py_None) {
-    try {
-      native = generated::details::native_formula_from_key(PyUnicode_AsUTF8(args[2]));
-    } catch (const std::invalid_argument& e) {
-      throw py::value_error(e.what());
+const OpInfo* op_info(PyObject* capsule) {
+  auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(capsule, "torchlite.OpInfo"));
+  if (!info) throw py::error_already_set();
+  return info;
+}
+
+// A legacy spec's saved tensors (a tuple, None for an unsaved slot) and extra.
+void set_legacy_fields(PyFormulaNode& node, PyObject* saved, PyObject* extra, PyObject* output) {
+  const Py_ssize_t num_saved = PyTuple_GET_SIZE(saved);
+  node.saved_.reserve(static_cast<size_t>(num_saved));
+  for (Py_ssize_t i = 0; i < num_saved; ++i) {
+    PyObject* s = PyTuple_GET_ITEM(saved, i);
+    if (s == Py_None) {
+      node.saved_.emplace_back();
+    } else if (PyObject* packed = pack_saved_tensor(s)) {
+      node.packed_.resize(static_cast<size_t>(num_saved), nullptr);
+      node.packed_[static_cast<size_t>(i)] = packed;
+      node.saved_.push_back(SavedVariable::metadata_of(THPVariable_Unpack(s), /*is_output=*/s == output));
+    } else {
+      node.saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/s == output);
     }
   }
-  static std::deque<OpInfo> infos;  // stable addresses; ops are made once, at import
+  if (extra != Py_None) node.extra_ = Py_NewRef(extra);
+}
+
+namespace {
+
+// _op_spec(name, fields, kinds, native, multi_output): the OpInfo of one
+// node, as a capsule the recording functions take; `kinds` has a letter per
+// field: T a tensor, V a value grad_fn shows, H a value it hides. Made by the
+// generated torchlite/_generated/specs.py at import; _set_formula gives it
+// its formula. _op_spec(name, backward[, native, multi_output]): a legacy
+// spec (OpInfo::legacy), for the ops not yet in the table.
+PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  OpInfo info;
+  if (nargs >= 2 && nargs <= 4 && PyUnicode_Check(args[0]) && PyCallable_Check(args[1]) &&
+      (nargs < 3 || args[2] == Py_None)) {
+    info.name = PyUnicode_AsUTF8(args[0]);
+    info.backward = Py_NewRef(args[1]);
+    info.legacy = true;
+    info.multi_output = nargs == 4 && PyObject_IsTrue(args[3]) == 1;
+  } else {
+    if (nargs != 5 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1]) || !PyUnicode_Check(args[2]) ||
+        PyUnicode_GetLength(args[2]) != PyTuple_GET_SIZE(args[1]) || !PyLong_Check(args[3])) {
+      throw py::type_error("_op_spec(name: str, fields: tuple[str, ...], kinds: str, native: int, multi_output: bool)");
+    }
+    info.name = PyUnicode_AsUTF8(args[0]);
+    const char* kinds = PyUnicode_AsUTF8(args[2]);
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[1]); ++i) {
+      PyObject* key = PyTuple_GET_ITEM(args[1], i);
+      info.fields.emplace_back(PyUnicode_AsUTF8(key));
+      Py_INCREF(key);
+      PyUnicode_InternInPlace(&key);
+      info.field_keys.push_back(key);
+      info.field_is_tensor.push_back(kinds[i] == 'T');
+      info.field_exposed.push_back(kinds[i] != 'H');
+    }
+    info.native = static_cast<int>(PyLong_AsLong(args[3]));
+    info.multi_output = PyObject_IsTrue(args[4]) == 1;
+  }
+  static std::deque<OpInfo> infos;  // stable addresses; specs are made once, at import
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  Py_INCREF(args[1]);
-  infos.push_back(OpInfo{PyUnicode_AsUTF8(args[0]), args[1], native, multi_output});
+  infos.push_back(std::move(info));
   return PyCapsule_New(&infos.back(), "torchlite.OpInfo", nullptr);
   END_HANDLE_TH_ERRORS
 }
 
-// Reads the op's `extra` into C++ for its native formula; false when it holds
-// something the formula cannot use. Conventions are those of torchlite/_ops.py.
-bool read_native_args(generated::details::NativeFormula f, PyObject* extra,
-                      generated::details::NativeArgs& out) {
-  using generated::details::NativeFormula;
-  auto number = [](PyObject* o, double& v) {
-    if (!PyFloat_Check(o) && !PyLong_Check(o)) return false;  // bool is an int; complex is not
-    v = PyFloat_AsDouble(o);
-    return !PyErr_Occurred();
-  };
-  auto shape = [](PyObject* o, std::vector<int64_t>& v) {
-    if (!PyTuple_Check(o)) return false;
-    v.clear();
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {
-      v.push_back(PyLong_AsLongLong(PyTuple_GET_ITEM(o, i)));
-      if (PyErr_Occurred()) return false;
-    }
-    return true;
-  };
-  bool ok = true;
-  switch (f) {
-    case NativeFormula::AddTensor:
-    case NativeFormula::SubTensor:  // (a.shape, b.shape, alpha, a.dtype, b.dtype)
-      ok = PyTuple_Check(extra) && PyTuple_GET_SIZE(extra) >= 3 && number(PyTuple_GET_ITEM(extra, 2), out.scalar);
-      break;
-    case NativeFormula::MulScalar:
-    case NativeFormula::DivScalar:  // the Python number
-      ok = number(extra, out.scalar);
-      break;
-    case NativeFormula::Sum:  // the input's shape
-      ok = shape(extra, out.shape);
-      break;
-    case NativeFormula::Mean:  // (shape, count)
-      ok = PyTuple_Check(extra) && PyTuple_GET_SIZE(extra) == 2 && shape(PyTuple_GET_ITEM(extra, 0), out.shape) &&
-          number(PyTuple_GET_ITEM(extra, 1), out.scalar);
-      break;
-    default:
-      break;
-  }
-  if (PyErr_Occurred()) PyErr_Clear();
-  return ok;
+// _set_formula(spec, fn): the Python formula of a spec made by the table.
+void set_formula(py::capsule spec, py::object fn) {
+  auto* info = const_cast<OpInfo*>(op_info(spec.ptr()));
+  Py_XDECREF(info->backward);
+  info->backward = fn.release().ptr();
 }
 
 // Whether some tensor of `tensors` (a tuple) is not an inference tensor.
@@ -361,16 +495,20 @@ bool any_normal_tensor(PyObject* tensors) {
   return false;
 }
 
-// _record(spec, inputs, output, saved, extra[, others]) -> output
+// _record(spec, inputs, output[, others], **fields) -> output
 // Records the backward node of an op whose forward already ran: when grad
 // mode is on, some input requires grad and some input or other tensor
 // argument of the op (`others`: index tensors, a condition) is not an
-// inference tensor, a PyFormulaNode with the inputs' gradient edges becomes
-// output's grad_fn and keeps `saved` as SavedVariables. Otherwise it does
-// nothing; ops call it unconditionally.
-PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+// inference tensor, a node with the inputs' gradient edges becomes output's
+// grad_fn and keeps `fields`, the values its formula reads, by name
+// (PyFormulaNode::set_fields). Otherwise it does nothing; ops call it
+// unconditionally.
+PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   HANDLE_TH_ERRORS
-  if (nargs != 5 && nargs != 6) throw py::type_error("_record(spec, inputs, output, saved, extra[, others])");
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const OpInfo* info = op_info(args[0]);
+  const Py_ssize_t others = info->legacy ? 5 : 3;  // the position of `others`
+  if (nargs != others && nargs != others + 1) throw py::type_error("_record(spec, inputs, output[, others], **fields)");
   PyObject* output = args[2];
   if (!GradMode::is_enabled()) return Py_NewRef(output);
   PyObject* inputs = args[1];
@@ -383,60 +521,47 @@ PyObject* record(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   if (!any_requires_grad) return Py_NewRef(output);
-  if (!any_normal_tensor(inputs) && !(nargs == 6 && any_normal_tensor(args[5]))) return Py_NewRef(output);
+  if (!any_normal_tensor(inputs) && !(nargs > others && any_normal_tensor(args[others]))) return Py_NewRef(output);
 
-  auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(args[0], "torchlite.OpInfo"));
-  if (!info) throw py::error_already_set();
   edge_list edges(static_cast<size_t>(num_inputs));
   for (Py_ssize_t i = 0; i < num_inputs; ++i) {
     const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
     if (var.requires_grad()) edges[i] = impl::gradient_edge(var);
   }
-  auto node = make_node<PyFormulaNode>(info, std::move(edges));
+  auto node = make_formula_node(info, std::move(edges));
   // The output's edge first: saving an output must see it as non-leaf, or
   // the saved variable would hold the node that holds it.
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
-  PyObject* saved = args[3];
-  const Py_ssize_t num_saved = PyTuple_GET_SIZE(saved);
-  node->saved_.reserve(static_cast<size_t>(num_saved));
-  for (Py_ssize_t i = 0; i < num_saved; ++i) {
-    PyObject* s = PyTuple_GET_ITEM(saved, i);
-    if (s == Py_None) {
-      node->saved_.emplace_back();
-    } else if (PyObject* packed = pack_saved_tensor(s)) {
-      node->packed_.resize(static_cast<size_t>(num_saved), nullptr);
-      node->packed_[static_cast<size_t>(i)] = packed;
-      node->saved_.push_back(SavedVariable::metadata_of(THPVariable_Unpack(s), /*is_output=*/s == output));
-    } else {
-      node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/s == output);
-    }
-  }
-  if (args[4] != Py_None) node->extra_ = Py_NewRef(args[4]);
-  if (info->native != generated::details::NativeFormula::None && node->packed_.empty()) {
-    node->native_ok_ = read_native_args(info->native, args[4], node->native_args_);
+  if (info->legacy) {
+    set_legacy_fields(*node, args[3], args[4], output);
+  } else {
+    node->set_fields(args + nargs, kwnames, output);
   }
   return Py_NewRef(output);
   END_HANDLE_TH_ERRORS
 }
 
-// _record_number(spec, self, output, number, saves_number) -> output
+// _record_number(spec, self, output, **fields) -> output
 // _record for an op between a tensor and a Python number (x * 2). PyTorch
-// wraps the number in a 0-dim tensor, an input without an edge; mul and div
-// save it (saves_number), so their freed graph refuses a second backward.
-// The wrapped number is made here, in C++: it costs no Python objects, and
-// saved-tensor hooks never see it. The formula reads the number from extra.
-PyObject* record_number(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+// wraps the number in a 0-dim tensor, an input without an edge; the op passes
+// the number as the field it is (`other`), which the node keeps as the number
+// for its formula and, where the formula reads it, as the wrapped tensor.
+PyObject* record_number(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   HANDLE_TH_ERRORS
-  if (nargs != 5) throw py::type_error("_record_number(spec, self, output, number, saves_number)");
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const OpInfo* info = op_info(args[0]);
+  if (nargs != (info->legacy ? 5 : 3)) throw py::type_error("_record_number(spec, self, output, **fields)");
   PyObject* output = args[2];
   if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad()) return Py_NewRef(output);
-  auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(args[0], "torchlite.OpInfo"));
-  if (!info) throw py::error_already_set();
-  auto node = make_node<PyFormulaNode>(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
+  auto node = make_formula_node(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
-  if (PyObject_IsTrue(args[4])) {
+  if (!info->legacy) {
+    node->set_fields(args + nargs, kwnames, output);
+    return Py_NewRef(output);
+  }
+  if (PyObject_IsTrue(args[4])) {  // legacy: saves the number
     const double value = PyFloat_AsDouble(args[3]);
     if (PyErr_Occurred()) throw py::error_already_set();
     at::Tensor number = at::full({}, value, out.dtype(), out.device());
@@ -444,9 +569,6 @@ PyObject* record_number(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     node->saved_.emplace_back(number, /*is_output=*/false);
   }
   node->extra_ = Py_NewRef(args[3]);
-  if (info->native != generated::details::NativeFormula::None) {
-    node->native_ok_ = read_native_args(info->native, args[3], node->native_args_);
-  }
   return Py_NewRef(output);
   END_HANDLE_TH_ERRORS
 }
@@ -454,10 +576,10 @@ PyObject* record_number(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 PyMethodDef methods[] = {
     {"_op_spec", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(op_spec)), METH_FASTCALL,
      nullptr},
-    {"_record", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record)), METH_FASTCALL,
-     nullptr},
+    {"_record", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"_record_number", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_number)),
-     METH_FASTCALL, nullptr},
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 std::unordered_set<PyObject*> object_set(const py::object& ctx, const char* attr) {
@@ -655,6 +777,11 @@ std::shared_ptr<Node> ctx_node(THPFunction& f) {
 void initFunctionBindings(py::module_& m) {
   if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
   m.def("_function_apply", &function_apply);
+  m.def("_set_formula", &set_formula);
+  m.def("_set_sum_to", [](py::object fn) {
+    Py_XDECREF(THPSumToHook);
+    THPSumToHook = fn.release().ptr();
+  });
   m.def("_push_saved_tensors_default_hooks", [](py::object pack_hook, py::object unpack_hook) {
     at::SavedTensorDefaultHooks::push_hooks(to_safe_pyobject(std::move(pack_hook)),
                                             to_safe_pyobject(std::move(unpack_hook)));

@@ -12,7 +12,6 @@
 // what PyTorch's generated node keeps, as SavedVariables.
 //
 // Both take the GIL inside apply() only.
-#include "autograd/FunctionsManual.h"
 #include "autograd/function.h"
 #include "autograd/python_variable.h"
 #include "autograd/saved_variable.h"
@@ -50,18 +49,37 @@ struct THPFunction {
   bool has_freed_buffers = false;
 };
 
-// An op's backward formula, made once per op at import; lives forever.
+// An op's backward formula, made once per op at import; lives forever. The
+// spec comes from the derivatives table (tools/autograd/derivatives.yaml,
+// generated into torchlite/_generated/functions.py): the node's name, its
+// Python formula and its named fields, the values it saves (upstream's
+// generated node members: `self_`, `other_`, `alpha`, `self_sym_sizes`...).
 struct OpInfo {
   std::string name;
-  PyObject* backward;  // fn(grad, saved, extra, needs_input_grad) -> grads
-  // The same formula in C++, if any (Note [GIL-free formulas]).
-  generated::details::NativeFormula native = generated::details::NativeFormula::None;
+  // fn(grad, needs_input_grad, *fields) -> grads; set by _set_formula once
+  // the formulas' module is imported (it imports the ops that record the node).
+  PyObject* backward = nullptr;
+  // A spec of the ops not yet in the table: fn(grad, saved, extra, needs), with
+  // positional saved tensors and one `extra` object.
+  bool legacy = false;
+  // The node's fields in the formula's argument order; `field_keys` are the
+  // same names interned, so keyword arguments match by pointer first.
+  std::vector<std::string> fields;
+  std::vector<PyObject*> field_keys;
+  // Whether the formula reads the field as a tensor (a Python number given
+  // for it is also saved as a wrapped number), and whether
+  // grad_fn._saved_<field> shows it (torch hides ScalarType members).
+  std::vector<bool> field_is_tensor;
+  std::vector<bool> field_exposed;
   // The formula takes a tuple of gradients, one per forward output (split, unbind...).
   bool multi_output = false;
+  // The generated C++ node class with a GIL-free formula (Note [GIL-free formulas]), or 0.
+  int native = 0;
+  size_t field_index(PyObject* key) const;  // fields.size() when unknown
 };
 
 struct PyFormulaNode : public Node {
-  PyFormulaNode(const OpInfo* info, edge_list&& next_edges) : Node(std::move(next_edges)), info_(info) {}
+  PyFormulaNode(const OpInfo* info, edge_list&& next_edges);
   ~PyFormulaNode() override;
   variable_list apply(variable_list&& grads) override;
   // Runs the Python formula for the given needs_input_grad; the GIL is held.
@@ -70,24 +88,69 @@ struct PyFormulaNode : public Node {
   void release_variables() override;
   void will_release_variables() override { release_after_apply_ = true; }
   std::string name() const override { return info_->name; }
+  const OpInfo& info() const { return *info_; }
 
+  // Stores the op's named fields (keyword arguments `kwnames` with values
+  // `kwvalues`): a tensor as a SavedVariable (packed by saved_tensors_hooks
+  // when some are active; `output` is the op's result, saved without a
+  // reference cycle), anything else as a Python object. A Python number
+  // given for a field the formula reads as a tensor (x * 2's `other`) is also
+  // saved as torch's wrapped-number tensor of `output`'s dtype. Then reads
+  // the native formula's fields, if the node has one.
+  void set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output);
+  // The same from a dict {field: value} (a view's regenerated AsStridedBackward0).
+  void set_fields(PyObject* dict, PyObject* output);
+  // grad_fn._saved_<name>: the field's value, or the saved tensor unpacked.
+  pybind11::object saved_field(size_t index);
+
+  // One slot per field: the saved tensor (undefined when the field holds no
+  // tensor), the tensor packed by saved_tensors_hooks as an owned
+  // (unpack_hook, packed) tuple (null when unpacked; empty when no hook was
+  // active), and the field's Python value (owned; null when none).
   std::vector<SavedVariable> saved_;
-  // Saved tensors packed by saved_tensors_hooks: owned (unpack_hook, packed)
-  // tuples, null where saved_ holds the tensor. Empty when no hook was active.
   std::vector<PyObject*> packed_;
-  PyObject* extra_ = nullptr;  // non-tensor arguments the formula needs, owned
-  // extra_ read into C++ for the native formula; native_ok_ is false when
-  // extra_ holds something it cannot use (then Python runs the formula).
-  generated::details::NativeArgs native_args_;
-  bool native_ok_ = false;
+  std::vector<PyObject*> values_;
+  // A legacy spec's non-tensor arguments (OpInfo::legacy), owned.
+  PyObject* extra_ = nullptr;
+
+ protected:
+  // Note [GIL-free formulas]: the generated native nodes
+  // (generated/python_functions.cpp) read their typed fields from values_
+  // and run their C++ formula; false where it does not cover the case.
+  virtual bool read_native_fields() { return false; }
+  virtual bool apply_native(const variable_list& grads, const variable_list& saved, const std::vector<bool>& needs,
+                            variable_list& out) {
+    return false;
+  }
 
  private:
+  variable_list apply_legacy(variable_list&& grads, const std::vector<bool>& needs_input_grad);
+  variable_list formula_outputs(const pybind11::object& r);
+  void set_field(PyObject* key, PyObject* value, PyObject* output);
   void release_packed();
+  // validate_outputs' reduction of each gradient to its input's shape and
+  // dtype, in torchlite's differentiable ops (so create_graph records it).
+  void reduce_outputs(variable_list& outputs);
 
   const OpInfo* info_;
+  bool native_ok_ = false;
   bool release_after_apply_ = false;
   bool packed_released_ = false;
 };
+
+// A node for `info`: its generated native class where it has one
+// (generated/python_functions.cpp).
+std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&& next_edges);
+
+// A legacy spec's saved tensors (a tuple, None for an unsaved slot) and extra.
+void set_legacy_fields(PyFormulaNode& node, PyObject* saved, PyObject* extra, PyObject* output);
+
+// The OpInfo in a capsule made by _op_spec.
+const OpInfo* op_info(PyObject* capsule);
+
+// _sum_to(grad, shape, dtype) of torchlite's ops, set by _set_sum_to: the
+// reduction PyFormulaNode::reduce_outputs calls.
+extern PyObject* THPSumToHook;
 
 // The innermost saved_tensors_hooks' pack hook applied to `tensor`: a new
 // reference to (unpack_hook, packed), or null when no hooks are active.

@@ -442,7 +442,7 @@ int THPVariable_traverse(PyObject* self, visitproc visit, void* arg) {
   if (auto* py_node = dynamic_cast<PyNode*>(fn.get())) {
     Py_VISIT(py_node->obj());
   } else if (auto* formula = dynamic_cast<PyFormulaNode*>(fn.get())) {
-    Py_VISIT(formula->extra_);
+    for (PyObject* value : formula->values_) Py_VISIT(value);
     for (PyObject* packed : formula->packed_) Py_VISIT(packed);
   }
   const auto hooks = fn->hooks();

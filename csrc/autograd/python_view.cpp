@@ -30,12 +30,6 @@ const OpInfo* as_strided_info = nullptr;  // AsStridedBackward0's formula
 PyObject* view_geometry_fn = nullptr;     // _view_geometry(view, base) -> extra
 PyObject* copy_slices_fn = nullptr;       // _copy_slices_backward(grad, extra, fn, needs)
 
-const OpInfo* op_info(PyObject* capsule) {
-  auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(capsule, "torchlite.OpInfo"));
-  if (!info) throw py::error_already_set();
-  return info;
-}
-
 py::object geometry_extra(const Variable& view, const Variable& base) {
   if (!view_geometry_fn) throw std::logic_error("torchlite._ops has not registered its view formulas");
   PyObject* raw = PyObject_CallFunctionObjArgs(view_geometry_fn, wrap(view).ptr(), wrap(base).ptr(), nullptr);
@@ -47,7 +41,7 @@ struct PythonViewNodeFactory : impl::ViewNodeFactory {
   std::shared_ptr<Node> as_strided_backward(const Variable& view, const Variable& base) override {
     py::gil_scoped_acquire gil;
     if (!as_strided_info) throw std::logic_error("torchlite._ops has not registered its view formulas");
-    auto node = make_node<PyFormulaNode>(as_strided_info, edge_list{impl::gradient_edge(base)});
+    auto node = make_formula_node(as_strided_info, edge_list{impl::gradient_edge(base)});
     node->add_input_metadata(view);
     node->extra_ = geometry_extra(view, base).release().ptr();
     return node;
@@ -75,40 +69,54 @@ CreationMeta mode_creation_meta(CreationMeta in_grad_mode) {
   return GradMode::is_enabled() ? in_grad_mode : CreationMeta::NO_GRAD_MODE;
 }
 
-// _record_view(spec, self, out, extra) -> out: a view op's result. Records
+// _record_view(spec, self, out, **fields) -> out: a view op's result. Records
 // the op's node when something requires grad, and the view relation
 // (upstream as_view), so a later in-place op on either side can rebase it;
 // neither for a view of an inference tensor, which upstream's autograd and
 // ADInplaceOrView kernels never see (it has no grad_fn and no _base).
-PyObject* record_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+PyObject* record_view(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   HANDLE_TH_ERRORS
-  if (nargs != 4) throw py::type_error("_record_view(spec, self, out, extra)");
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const OpInfo* info = op_info(args[0]);
+  if (nargs != (info->legacy ? 4 : 3)) throw py::type_error("_record_view(spec, self, out, **fields)");
   const auto& self = THPVariable_Unpack(args[1]);
   Variable out = THPVariable_Unpack(args[2]);
   const bool inference = self.unsafeGetTensorImpl()->is_inference();
   if (GradMode::is_enabled() && self.requires_grad() && !inference) {
-    auto node = make_node<PyFormulaNode>(op_info(args[0]), edge_list{impl::gradient_edge(self)});
+    auto node = make_formula_node(info, edge_list{impl::gradient_edge(self)});
     create_gradient_edge(out, node);
-    if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+    if (info->legacy) {
+      if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+    } else {
+      node->set_fields(args + nargs, kwnames, args[2]);
+    }
   }
   if (!inference) impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
   return Py_NewRef(args[2]);
   END_HANDLE_TH_ERRORS
 }
 
-// _record_multi_view(spec, self, outs, extra) -> outs: the views a
+// _record_multi_view(spec, self, outs, **fields) -> outs: the views a
 // multi-output view op (split, chunk, unbind) returns, outputs of one node;
 // none of them may be modified in place (CreationMeta::MULTI_OUTPUT_NODE).
-PyObject* record_multi_view(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+PyObject* record_multi_view(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   HANDLE_TH_ERRORS
-  if (nargs != 4 || !PyTuple_Check(args[2])) throw py::type_error("_record_multi_view(spec, self, outs, extra)");
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const OpInfo* info = op_info(args[0]);
+  if (nargs != (info->legacy ? 4 : 3) || !PyTuple_Check(args[2])) {
+    throw py::type_error("_record_multi_view(spec, self, outs, **fields)");
+  }
   const auto& self = THPVariable_Unpack(args[1]);
   const Py_ssize_t n = PyTuple_GET_SIZE(args[2]);
   const bool inference = self.unsafeGetTensorImpl()->is_inference();
   std::shared_ptr<PyFormulaNode> node;
   if (GradMode::is_enabled() && self.requires_grad() && !inference) {
-    node = make_node<PyFormulaNode>(op_info(args[0]), edge_list{impl::gradient_edge(self)});
-    if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+    node = make_formula_node(info, edge_list{impl::gradient_edge(self)});
+    if (info->legacy) {
+      if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+    } else {
+      node->set_fields(args + nargs, kwnames, nullptr);
+    }
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
     Variable out = THPVariable_Unpack(PyTuple_GET_ITEM(args[2], i));
@@ -136,9 +144,13 @@ std::shared_ptr<Node>& capsule_node(PyObject* capsule) {
 // the saved tensors at their versions before the op writes. With `number`,
 // the op is between inputs[0] and a Python number, wrapped as
 // _record_number does. None when nothing requires grad.
-PyObject* inplace_node(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   HANDLE_TH_ERRORS
-  if (nargs != 4 && nargs != 6) throw py::type_error("_inplace_node(spec, inputs, saved, extra[, number, saves_number])");
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  const OpInfo* info = op_info(args[0]);
+  if (info->legacy ? nargs != 4 && nargs != 6 : nargs != 2 && nargs != 3) {
+    throw py::type_error("_inplace_node(spec, inputs[, number], **fields)");
+  }
   PyObject* inputs = args[1];
   const Py_ssize_t num_inputs = PyTuple_GET_SIZE(inputs);
   const auto& self = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, 0));
@@ -153,10 +165,15 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
     edges.push_back(var.requires_grad() ? impl::gradient_edge(var) : Edge());
   }
-  const bool with_number = nargs == 6;
+  const bool with_number = info->legacy ? nargs == 6 : nargs == 3 && PyObject_IsTrue(args[2]);
   if (with_number) edges.emplace_back();
-  auto node = make_node<PyFormulaNode>(op_info(args[0]), std::move(edges));
+  auto node = make_formula_node(info, std::move(edges));
   node->add_input_metadata(self);
+  if (!info->legacy) {
+    // A wrapped number takes self's dtype; no field is the op's output.
+    node->set_fields(args + nargs, kwnames, PyTuple_GET_ITEM(inputs, 0));
+    return PyCapsule_New(new std::shared_ptr<Node>(std::move(node)), "torchlite.Node", node_capsule_free);
+  }
   PyObject* saved = args[2];
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(saved); ++i) {
     PyObject* s = PyTuple_GET_ITEM(saved, i);
@@ -213,12 +230,12 @@ py::tuple call_inplace_fn(py::capsule fn_capsule, py::object grad, py::tuple nee
 }
 
 PyMethodDef methods[] = {
-    {"_record_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_view)), METH_FASTCALL,
-     nullptr},
+    {"_record_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_view)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"_record_multi_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_multi_view)),
-     METH_FASTCALL, nullptr},
-    {"_inplace_node", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(inplace_node)), METH_FASTCALL,
-     nullptr},
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"_inplace_node", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(inplace_node)),
+     METH_FASTCALL | METH_KEYWORDS, nullptr},
     {"_rebase_history", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(rebase_history)),
      METH_FASTCALL, nullptr},
     {nullptr, nullptr, 0, nullptr}};
