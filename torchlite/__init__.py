@@ -4,6 +4,7 @@
 """
 import builtins as _builtins
 import os as _os
+import warnings as _warnings
 
 import numpy as _np
 
@@ -70,6 +71,10 @@ def _unwrap_nested(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
     """A new leaf tensor holding a copy of `data` (on data's device when it is a tensor)."""
+    if isinstance(data, Tensor):
+        _warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                       UserWarning, stacklevel=2)
     if device is None and isinstance(data, Tensor):
         device = data.device
     elif device is None and _backend.is_cuda_array(data):
