@@ -4,6 +4,7 @@
 """
 import builtins as _builtins
 import os as _os
+import warnings as _warnings
 
 import numpy as _np
 
@@ -71,6 +72,10 @@ def _unwrap_nested(data):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
     """A new leaf tensor holding a copy of `data` (on data's device when it is a tensor)."""
+    if isinstance(data, Tensor):
+        _warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                       "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor).",
+                       UserWarning, stacklevel=2)
     if device is None and isinstance(data, Tensor):
         device = data.device
     elif device is None and _backend.is_cuda_array(data):
@@ -173,22 +178,38 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _like(input, fill_value, dtype, device, requires_grad)
 
 
+def _random(kind, shape, dtype_, device_):
+    """Floats of `kind` ("normal" or "uniform") as `dtype_` from the generator of `device_`,
+    refused for a dtype that is not floating as torch's kernels refuse it (normal_kernel_cpu /
+    normal_kernel_cuda; uniform's check_uniform_bounds runs before the device's kernel)."""
+    dev = _backend.check_device(device_)
+    if not dtype_.is_floating_point:
+        kernel = "check_uniform_bounds" if kind == "uniform" else \
+            "normal_kernel_cuda" if dev.type == "cuda" else "normal_kernel_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_ops._torch_type_name(dtype_._np)}\'')
+    return _backend.random(dev, kind, shape).astype(dtype_._np)
+
+
 def randn(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    arr = _backend.random(device, "normal", _size(size))
-    return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
+    return _make(_random("normal", _size(size), _default(dtype), device), None, device, requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    arr = _backend.random(device, "uniform", _size(size))
-    return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
+    return _make(_random("uniform", _size(size), _default(dtype), device), None, device, requires_grad)
+
+
+def _random_like(kind, input, dtype, device, requires_grad):  # noqa: A002
+    """randn_like / rand_like: empty_like's layout, filled from the generator of the input's device."""
+    values = _random(kind, input._array.shape, dtype if dtype is not None else input.dtype, input.device)
+    return _like(input, values, dtype, device, requires_grad)
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _like(randn, input, dtype, device, requires_grad)
+    return _random_like("normal", input, dtype, device, requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _like(rand, input, dtype, device, requires_grad)
+    return _random_like("uniform", input, dtype, device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A002

@@ -67,7 +67,7 @@ class device:
             type, index = type.type, type.index
         elif ":" in type:
             if index is not None:
-                raise ValueError("type (string) must not include an index because index was passed explicitly: " + type)
+                raise RuntimeError("type (string) must not include an index because index was passed explicitly: " + type)
             type, idx = type.split(":", 1)
             index = int(idx)
         if type not in ("cpu", "cuda", "sim"):

@@ -15,19 +15,31 @@ from ._dtypes import Size, _from_numpy_dtype, device as _device
 _TensorBase_grad = _C.TensorBase.__dict__["grad"]
 
 
-_T_warned = False
+_warned = set()
+
+
+def _warn_once(message):
+    """torch's TORCH_WARN_ONCE: `message` warns once per process."""
+    if message in _warned:
+        return
+    _warned.add(message)
+    warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def _warn_T_once():
-    """torch warns once per process (TORCH_WARN_ONCE) that .T on a tensor that is not 2-D is deprecated."""
-    global _T_warned
-    if _T_warned:
-        return
-    _T_warned = True
-    warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
-                  "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
-                  "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
-                  "tensor.", UserWarning, stacklevel=3)
+    """torch deprecates .T on a tensor that is not 2-D."""
+    _warn_once("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+               "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+               "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+               "tensor.")
+
+
+def _warn_0d(name):
+    """torch deprecates the matrix transposes of a 0-d tensor, where they are the identity
+    (TensorShape.cpp): the transposes say so, the conjugating ones point to conj()."""
+    tail = "This function is the identity in these cases." if name in ("Tensor.T", "Tensor.mT") else \
+        "Consider using x.conj()."
+    _warn_once(f"{name} is deprecated on 0-D tensors. {tail}")
 
 
 class Tensor(_C.TensorBase):
@@ -88,12 +100,15 @@ class Tensor(_C.TensorBase):
         n = self._array.ndim
         if n != 2:
             _warn_T_once()
+        if n == 0:
+            _warn_0d("Tensor.T")
         return _ops.permute(self, tuple(range(n - 1, -1, -1)))
 
     def _matrix_transpose(self, name):
         """mT, mH, adjoint() (real dtypes only: no conjugation). A 0-d tensor is its own transpose."""
         n = self._array.ndim
         if n == 0:
+            _warn_0d("adjoint()" if name == "adjoint()" else "Tensor." + name)
             return self
         if n < 2:
             raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
@@ -109,6 +124,7 @@ class Tensor(_C.TensorBase):
     def H(self):
         n = self._array.ndim
         if n == 0:
+            _warn_0d("Tensor.H")
             return self
         if n != 2:
             hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""

@@ -250,7 +250,7 @@ def test_saved_tensor_hooks_do_not_see_wrapped_numbers():
 
 def test_T_on_a_tensor_that_is_not_2d_warns_once(monkeypatch):
     import torchlite._tensor as tensor_module
-    monkeypatch.setattr(tensor_module, "_T_warned", False)
+    monkeypatch.setattr(tensor_module, "_warned", set())
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert torch.ones(2, 3).T.shape == (3, 2)

@@ -347,7 +347,7 @@ def _make_grad_output(x, noncontiguous):
         arr = full[..., ::2]
     else:
         arr = _backend.generator().uniform(-1, 1, shape).astype(np_dtype)
-    return from_numpy(arr).requires_grad_()
+    return _backend.place(from_numpy(arr), x.device).requires_grad_()  # on the output's device, as torch's
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,

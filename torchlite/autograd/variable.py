@@ -4,5 +4,12 @@ from .. import _C
 from .._tensor import Tensor
 
 
-class Variable(Tensor):
+class VariableMeta(type(Tensor)):
+    """Every tensor is a Variable (torch/autograd/variable.py's VariableMeta)."""
+
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(Tensor, metaclass=VariableMeta):
     _execution_engine = _C._ImperativeEngine()
