@@ -32,7 +32,7 @@ try:
 except ImportError:
     if CHILD:
         raise
-    # Not installed: the in-place build of this tree (/work/tools/build_inplace.sh).
+    # Not installed: the extension built in place in this tree (torchlite/_C*.so).
     sys.path.insert(0, TREE)
     import torchlite
 
