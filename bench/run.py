@@ -3,12 +3,14 @@ hand-written numpy baseline, in one process run. Prints medians and ratios.
 
     python bench/run.py            # every workload
     python bench/run.py chain mlp  # some of them
+    python bench/run.py chain forward --baseline ../other-tree  # torchlite here vs there
 
 These machines are noisy: compare only figures from one run. Nothing here is
 a test; no figure is asserted anywhere.
 """
 import argparse
 import gc
+import glob
 import importlib.metadata
 import json
 import os
@@ -20,12 +22,26 @@ import time
 
 import numpy as np
 
-import torchlite
+# The source tree this script belongs to: "current" for --baseline.
+TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# A --child process measures the torchlite its PYTHONPATH names, and nothing else.
+CHILD = len(sys.argv) > 1 and sys.argv[1] == "--child"
 
 try:
-    import torch
-except ImportError:  # torch is optional: its columns are left empty
-    torch = None
+    import torchlite
+except ImportError:
+    if CHILD:
+        raise
+    # Not installed: the extension built in place in this tree (torchlite/_C*.so).
+    sys.path.insert(0, TREE)
+    import torchlite
+
+torch = None
+if not CHILD:
+    try:
+        import torch
+    except ImportError:  # torch is optional: its columns are left empty
+        pass
 
 FRAMEWORKS = {"torchlite": torchlite}
 if torch is not None:
@@ -45,7 +61,8 @@ def median_time(fn, repeats):
     return statistics.median(times)
 
 
-# Workloads: each returns {column: seconds} per unit of work --------------------------
+# Workloads: each returns {column: seconds} per unit of work for `frameworks`, and the
+# numpy floor unless `floor` is False (as in --baseline's child processes) ------------
 
 def chain_loss(tl, n, device="cpu"):
     """The root of a chain of n tiny multiplications."""
@@ -66,10 +83,10 @@ def lattice_loss(tl, width, depth, device="cpu"):
     return loss.sum()
 
 
-def chain(n=2000, repeats=15):
+def chain(frameworks=FRAMEWORKS, floor=True, n=2000, repeats=15):
     """Backward through n tiny multiplications: engine overhead per node."""
     out = {}
-    for name, tl in FRAMEWORKS.items():
+    for name, tl in frameworks.items():
         def run(tl=tl):
             loss = chain_loss(tl, n)
             t0 = time.perf_counter()
@@ -77,6 +94,8 @@ def chain(n=2000, repeats=15):
             return time.perf_counter() - t0
         run()
         out[name] = statistics.median(run() for _ in range(repeats)) / n
+    if not floor:
+        return out
 
     def numpy_backward():
         g = np.ones(4, dtype=np.float32)
@@ -87,12 +106,12 @@ def chain(n=2000, repeats=15):
     return out
 
 
-def lattice(width=16, depth=100, repeats=15):
+def lattice(frameworks=FRAMEWORKS, floor=True, width=16, depth=100, repeats=15):
     """Fan-out/fan-in: node (d, i) = node (d-1, i) + node (d-1, i+1); every
     node receives two gradients, so InputBuffer accumulates at each one."""
     out = {}
     nodes = width * depth
-    for name, tl in FRAMEWORKS.items():
+    for name, tl in frameworks.items():
         def run(tl=tl):
             loss = lattice_loss(tl, width, depth)
             t0 = time.perf_counter()
@@ -100,6 +119,8 @@ def lattice(width=16, depth=100, repeats=15):
             return time.perf_counter() - t0
         run()
         out[name] = statistics.median(run() for _ in range(repeats)) / nodes
+    if not floor:
+        return out
 
     def numpy_backward():
         grads = [np.ones(4, dtype=np.float32) for _ in range(width)]
@@ -114,10 +135,10 @@ def lattice(width=16, depth=100, repeats=15):
     return out
 
 
-def many_leaves(n=5000, repeats=9):
+def many_leaves(frameworks=FRAMEWORKS, floor=True, n=5000, repeats=9):
     """n leaves feeding one sum: AccumulateGrad per leaf."""
     out = {}
-    for name, tl in FRAMEWORKS.items():
+    for name, tl in frameworks.items():
         leaves = [tl.ones(8, requires_grad=True) for _ in range(n)]
 
         def run(tl=tl, leaves=leaves):
@@ -129,6 +150,8 @@ def many_leaves(n=5000, repeats=9):
             return time.perf_counter() - t0
         run()
         out[name] = statistics.median(run() for _ in range(repeats)) / n
+    if not floor:
+        return out
 
     def numpy_backward():
         g = np.ones((n, 8), dtype=np.float32)
@@ -137,13 +160,13 @@ def many_leaves(n=5000, repeats=9):
     return out
 
 
-def mlp(batch=256, dims=(512, 1024, 1024, 10), repeats=15):
+def mlp(frameworks=FRAMEWORKS, floor=True, batch=256, dims=(512, 1024, 1024, 10), repeats=15):
     """Backward of a 3-layer MLP (matmul, relu, mean of squares): the kernels."""
     rng = np.random.default_rng(0)
     x_np = rng.standard_normal((batch, dims[0])).astype(np.float32)
     ws_np = [(rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32) for a, b in zip(dims, dims[1:])]
     out = {}
-    for name, tl in FRAMEWORKS.items():
+    for name, tl in frameworks.items():
         x = tl.tensor(x_np)
         ws = [tl.tensor(w, requires_grad=True) for w in ws_np]
 
@@ -159,6 +182,8 @@ def mlp(batch=256, dims=(512, 1024, 1024, 10), repeats=15):
             return time.perf_counter() - t0
         run()
         out[name] = statistics.median(run() for _ in range(repeats))
+    if not floor:
+        return out
 
     # The same backward written by hand with numpy (forward excluded).
     hs = [x_np]
@@ -181,6 +206,33 @@ def mlp(batch=256, dims=(512, 1024, 1024, 10), repeats=15):
     return out
 
 
+def forward(frameworks=FRAMEWORKS, floor=True, n=2000, repeats=15):
+    """The forward pass that records the graph: n multiplications and n tanh,
+    interleaved, on a 1-element float64 tensor that requires grad; per op."""
+    out = {}
+    for name, tl in frameworks.items():
+        def run(tl=tl):
+            y = tl.ones(1, dtype=tl.float64, requires_grad=True)
+            t0 = time.perf_counter()
+            for _ in range(n):
+                y = (y * 1.0001).tanh()
+            elapsed = time.perf_counter() - t0
+            del y  # the graph's teardown is not timed
+            return elapsed
+        run()
+        out[name] = statistics.median(run() for _ in range(repeats)) / (2 * n)
+    if not floor:
+        return out
+
+    def numpy_forward():
+        y = np.ones(1, dtype=np.float64)
+        for _ in range(n):
+            y = np.tanh(y * 1.0001)
+        return y
+    out["numpy"] = median_time(numpy_forward, repeats) / (2 * n)
+    return out
+
+
 def _chain_backward_per_node(tl, n, repeats, traced=False):
     """Median backward time per node of a chain of n multiplications in torchlite `tl`,
     under `tl.autograd.trace()` when `traced`."""
@@ -197,24 +249,20 @@ def _chain_backward_per_node(tl, n, repeats, traced=False):
     return statistics.median(run() for _ in range(repeats)) / n
 
 
-def _trace_child(n, repeats):
-    print(json.dumps(_chain_backward_per_node(torchlite, n, repeats)))
+def trace_round(tl, n=2000, repeats=15):
+    """One round of the trace workload in torchlite `tl`: the chain's backward per node with
+    the engine trace off and on (on only where `tl` has the trace)."""
+    times = {"off": _chain_backward_per_node(tl, n, repeats)}
+    if hasattr(tl.autograd, "trace"):
+        times["on"] = _chain_backward_per_node(tl, n, repeats, traced=True)
+    return times
 
 
-def trace_cost(baseline=None, n=2000, repeats=15, rounds=5):
-    """The engine trace's cost on the chain: tracing off, tracing on, and (with `baseline`, a
-    source tree with a built extension) the build before tracing existed, in a child process.
-    The three are measured in alternating rounds; each figure is the median of the rounds."""
-    times = {"off": [], "on": [], "baseline": []}
-    for _ in range(rounds):
-        times["off"].append(_chain_backward_per_node(torchlite, n, repeats))
-        times["on"].append(_chain_backward_per_node(torchlite, n, repeats, traced=True))
-        if baseline:
-            env = {**os.environ, "PYTHONPATH": os.path.abspath(baseline)}
-            child = subprocess.run([sys.executable, os.path.abspath(__file__), "--trace-child", str(n), str(repeats)],
-                                   env=env, cwd=os.path.abspath(baseline), capture_output=True, text=True, check=True)
-            times["baseline"].append(json.loads(child.stdout.strip().splitlines()[-1]))
-    return {k: statistics.median(v) for k, v in times.items() if v}
+def trace_cost(rounds=5):
+    """The engine trace's cost on the chain: tracing off and on, measured in alternating
+    rounds; each figure is the median of the rounds."""
+    times = [trace_round(torchlite) for _ in range(rounds)]
+    return {k: statistics.median(t[k] for t in times) for k in times[0]}
 
 
 def _rss_bytes():
@@ -242,25 +290,25 @@ def _memory_child(name, n):
     print(json.dumps({"per_node_bytes": per_node, "backward_s": backward, "teardown_s": teardown}))
 
 
-def long_chain(n=100000):
+def long_chain(frameworks=FRAMEWORKS, n=100000):
     """A 100,000-node chain in a fresh process per framework: resident memory
     per node, backward, and teardown (which must not recurse)."""
     out = {}
-    for name in FRAMEWORKS:
+    for name in frameworks:
         res = subprocess.run([sys.executable, __file__, "--memory-child", name, str(n)],
                              capture_output=True, text=True, check=True)
         out[name] = json.loads(res.stdout.strip().splitlines()[-1])
     return out
 
 
-def threads(n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repeats=7):
+def threads(frameworks=FRAMEWORKS, n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repeats=7):
     """Backward of n_threads independent, already built graphs (chains of
     mul and tanh on tensors of `size`), one after another on one thread and
     then concurrently from n_threads already started threads: throughput
     scaling, serial time / threaded time (1.0 = none; 2 cores bound it near 2)."""
     out = {}
     for size, n in configs:
-        for name, tl in FRAMEWORKS.items():
+        for name, tl in frameworks.items():
             def graphs(tl=tl):
                 roots = []
                 for _ in range(n_threads):
@@ -327,11 +375,11 @@ def _timed_backward(tl, loss):
     return time.perf_counter() - t0
 
 
-def gpu(repeats=9):
+def gpu(frameworks=None, repeats=9):
     """The GPU rows: MLP backward (batch 4096, 4096-wide), chain and lattice
     on cuda:0, torchlite against torch on the same GPU."""
     out = {}
-    for name, tl in _gpu_frameworks().items():
+    for name, tl in (frameworks or _gpu_frameworks()).items():
         rng = np.random.default_rng(0)
         width = 4096
         x = tl.tensor(rng.standard_normal((4096, width)).astype(np.float32), device="cuda")
@@ -360,6 +408,129 @@ def gpu(repeats=9):
     return out
 
 
+# --baseline: torchlite of this tree against another one's ------------------------------
+
+# The workloads reported as {column: seconds}: function, title, and what one figure is.
+TIMED = {
+    "chain": (chain, "chain of 2,000 tiny ops: backward per node", "per node"),
+    "lattice": (lattice, "fan-out/fan-in lattice 16x100: backward per node", "per node"),
+    "leaves": (many_leaves, "5,000 leaves: backward per leaf", "per leaf"),
+    "mlp": (mlp, "MLP 256x512-1024-1024-10: backward", "backward"),
+    "forward": (forward, ("forward of 2,000 mul and 2,000 tanh (1 element, float64, requires grad): "
+                          "recording per op"), "per op"),
+}
+TITLES = {
+    **{w: title for w, (_, title, _) in TIMED.items()},
+    "long_chain": "100,000-node chain (fresh process each)",
+    "trace": "engine trace on the chain of 2,000 tiny ops: backward per node",
+    "threads": "backward of 4 built graphs: one after another vs from 4 threads at once",
+    "gpu": "GPU (cuda:0): MLP 4096x4096 (3 layers) backward, chain and lattice per node",
+}
+
+
+class Skipped(Exception):
+    """A workload that cannot run here (the GPU's)."""
+
+
+def torchlite_metrics(workload):
+    """{metric: value} of this process's torchlite alone in `workload`: what one
+    --baseline round measures of each tree."""
+    only = {"torchlite": torchlite}
+    if workload in TIMED:
+        fn, _, metric = TIMED[workload]
+        return {metric: fn(only, floor=False)["torchlite"]}
+    if workload == "long_chain":
+        r = long_chain(only)["torchlite"]
+        return {"bytes per node": r["per_node_bytes"], "backward": r["backward_s"], "teardown": r["teardown_s"]}
+    if workload == "trace":
+        return {f"trace {k}": v for k, v in trace_round(torchlite).items()}
+    if workload == "threads":
+        return {f"size {size} {k.removesuffix('_s')}": v for (size, _), r in threads(only).items() for k, v in r.items()}
+    if workload == "gpu":
+        reason = _gpu_skip_reason()
+        if reason is not None:
+            raise Skipped(reason)
+        return {key: v for (key, _), v in gpu(only).items()}
+    raise ValueError(f"unknown workload {workload!r}")
+
+
+def _child_main(workload):
+    try:
+        out = {"metrics": torchlite_metrics(workload)}
+    except Skipped as e:
+        out = {"skipped": str(e)}
+    print(json.dumps({"torchlite": torchlite.__file__, **out}))
+
+
+def check_tree(tree):
+    """`tree` as an absolute path, or SystemExit unless it has an extension built in place."""
+    tree = os.path.realpath(tree)
+    if not glob.glob(os.path.join(tree, "torchlite", "_C*.so")):
+        raise SystemExit(f"{tree} has no torchlite/_C*.so: build the extension in place there first")
+    return tree
+
+
+def run_child(tree, workload):
+    """torchlite_metrics(workload) in a fresh process that imports the torchlite of `tree`.
+    The workload's code is this file's in both trees: only torchlite differs."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (tree, os.environ.get("PYTHONPATH")) if p)}
+    res = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", workload],
+                         env=env, cwd=tree, capture_output=True, text=True, check=False)
+    if res.returncode:
+        raise SystemExit(f"{workload} with the torchlite of {tree} failed:\n{res.stderr}")
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    # An editable install's import hook can win over PYTHONPATH: never time the wrong tree.
+    if not os.path.realpath(out["torchlite"]).startswith(tree + os.sep):
+        raise SystemExit(f"the child for {tree} imported torchlite from {out['torchlite']}")
+    return out
+
+
+def compare_trees(workload, trees, rounds):
+    """{metric: {side: [value per round]}} of `workload` in trees {side: path}, the sides
+    measured in alternating rounds (and alternating order within a round, so that drift
+    in the machine's load weighs on both); or the reason it was skipped."""
+    sides = list(trees)
+    figures = {}
+    for r in range(rounds):
+        for side in sides if r % 2 == 0 else sides[::-1]:
+            out = run_child(trees[side], workload)
+            if "skipped" in out:
+                return f"{side} tree: {out['skipped']}"
+            for metric, v in out["metrics"].items():
+                figures.setdefault(metric, {s: [] for s in sides})[side].append(v)
+    return figures
+
+
+def fmt_value(metric, v):
+    if "bytes" in metric:
+        return f"{v:.0f} B"
+    if "scaling" in metric:
+        return f"{v:.2f}x"
+    return f"{v * 1e6:.2f} us" if v < 1e-3 else f"{v * 1e3:.2f} ms"
+
+
+def report_comparison(title, figures, rounds):
+    """Per metric: the rounds of each tree and their ratios; the summary ratio is the median
+    of the per-round ratios (each pairs two measurements made one after the other)."""
+    print(f"\n{title}: torchlite current/baseline, {rounds} alternating rounds")
+    if isinstance(figures, str):
+        print(f"  skipped: {figures}")
+        return
+    for metric, sides in figures.items():
+        cur, base = sides["current"], sides["baseline"]
+        if not base:
+            print(f"  {metric}: current only (the baseline has none): "
+                  + "  ".join(fmt_value(metric, v) for v in cur))
+            continue
+        ratios = [c / b for c, b in zip(cur, base)]
+        print(f"  {metric}: current/baseline = {statistics.median(ratios):.3f}x "
+              f"(median of per-round ratios; medians {fmt_value(metric, statistics.median(cur))} / "
+              f"{fmt_value(metric, statistics.median(base))})")
+        print("    current   " + "  ".join(f"{fmt_value(metric, v):>10}" for v in cur))
+        print("    baseline  " + "  ".join(f"{fmt_value(metric, v):>10}" for v in base))
+        print("    ratio     " + "  ".join(f"{r:9.3f}x" for r in ratios))
+
+
 def fmt_us(s):
     return f"{s * 1e6:8.2f} us"
 
@@ -381,28 +552,42 @@ def _torchlite_version():
         return "(source tree)"
 
 
+WORKLOADS = ["chain", "lattice", "leaves", "mlp", "forward", "long_chain", "threads", "gpu"]
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
         _memory_child(sys.argv[2], int(sys.argv[3]))
         return
-    if len(sys.argv) > 1 and sys.argv[1] == "--trace-child":
-        _trace_child(int(sys.argv[2]), int(sys.argv[3]))
+    if CHILD:
+        _child_main(sys.argv[2])
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("workloads", nargs="*",
-                        default=["chain", "lattice", "leaves", "mlp", "long_chain", "threads", "gpu"],
-                        help="chain lattice leaves mlp long_chain threads gpu (the default), and trace")
+    parser.add_argument("workloads", nargs="*", default=WORKLOADS, metavar="WORKLOAD",
+                        help=" ".join(WORKLOADS) + " (the default), and trace")
     parser.add_argument("--baseline", metavar="TREE",
-                        help="trace: also time the chain with the torchlite of this source tree (built in place)")
+                        help="time torchlite only, this source tree's against that of TREE (another source "
+                             "tree with the extension built in place), each in fresh processes, in "
+                             "alternating rounds; print current/baseline per workload")
+    parser.add_argument("--rounds", type=int, default=5, metavar="N",
+                        help="alternating rounds of --baseline and of trace (default 5)")
     args = parser.parse_args()
-    print(f"torchlite {_torchlite_version()}; torch {torch.__version__ if torch else 'not installed'}; "
-          f"numpy {np.__version__}; {os.cpu_count()} cores")
-    if "chain" in args.workloads:
-        report_times("chain of 2,000 tiny ops: backward per node", chain(), "median")
-    if "lattice" in args.workloads:
-        report_times("fan-out/fan-in lattice 16x100: backward per node", lattice(), "median")
-    if "leaves" in args.workloads:
-        report_times("5,000 leaves: backward per leaf", many_leaves(), "median")
+    # Checked here, not with `choices`: Python 3.11's argparse rejects the list default against them.
+    unknown = [w for w in args.workloads if w not in WORKLOADS + ["trace"]]
+    if unknown:
+        parser.error(f"unknown workload(s) {' '.join(unknown)}; choose from {' '.join(WORKLOADS)} trace")
+    if args.baseline:
+        trees = {"current": check_tree(TREE), "baseline": check_tree(args.baseline)}
+        print(f"current {trees['current']}; baseline {trees['baseline']}; numpy {np.__version__}; "
+              f"{os.cpu_count()} cores")
+        for workload in args.workloads:
+            report_comparison(TITLES[workload], compare_trees(workload, trees, args.rounds), args.rounds)
+        return
+    print(f"torchlite {_torchlite_version()} ({os.path.dirname(torchlite.__file__)}); "
+          f"torch {torch.__version__ if torch else 'not installed'}; numpy {np.__version__}; {os.cpu_count()} cores")
+    for workload in ("chain", "lattice", "leaves"):
+        if workload in args.workloads:
+            report_times(TITLES[workload], TIMED[workload][0](), "median")
     if "mlp" in args.workloads:
         res = mlp()
         cols = [c for c in ("torchlite", "torch", "numpy") if c in res]
@@ -410,9 +595,11 @@ def main():
         print("  " + "  ".join(f"{c}={res[c] * 1e3:.2f}" for c in cols) +
               (f"   torchlite/torch={res['torchlite'] / res['torch']:.2f}x" if "torch" in res else "") +
               f"   torchlite/numpy={res['torchlite'] / res['numpy']:.2f}x")
+    if "forward" in args.workloads:
+        report_times(TITLES["forward"], forward(), "median")
     if "long_chain" in args.workloads:
         res = long_chain()
-        print("\n100,000-node chain (fresh process each)")
+        print(f"\n{TITLES['long_chain']}")
         for name, r in res.items():
             print(f"  {name:>10}: {r['per_node_bytes']:8.0f} B/node   backward {r['backward_s'] * 1e3:7.1f} ms"
                   f"   teardown {r['teardown_s'] * 1e3:7.1f} ms")
@@ -420,20 +607,19 @@ def main():
             print(f"  memory per node torchlite/torch = "
                   f"{res['torchlite']['per_node_bytes'] / res['torch']['per_node_bytes']:.2f}x")
     if "trace" in args.workloads:
-        res = trace_cost(args.baseline)
-        print("\nengine trace on the chain of 2,000 tiny ops: backward per node (median of 5 alternating rounds)")
+        res = trace_cost(args.rounds)
+        print(f"\n{TITLES['trace']} (median of {args.rounds} alternating rounds)")
         print("  " + "   ".join(f"{k}={fmt_us(v).strip()}" for k, v in res.items()) +
-              f"   on/off={res['on'] / res['off']:.2f}x" +
-              (f"   off/baseline={res['off'] / res['baseline']:.2f}x" if "baseline" in res else ""))
+              f"   on/off={res['on'] / res['off']:.2f}x")
     if "threads" in args.workloads:
         res = threads()
-        print("\nbackward of 4 built graphs: one after another vs from 4 threads at once")
+        print(f"\n{TITLES['threads']}")
         for (size, name), r in res.items():
             print(f"  size {size:>7} {name:>10}: serial {r['serial_s'] * 1e3:7.1f} ms   4 threads "
                   f"{r['threaded_s'] * 1e3:7.1f} ms   scaling {r['scaling']:.2f}x")
     if "gpu" in args.workloads:
         reason = _gpu_skip_reason()
-        print("\nGPU (cuda:0): MLP 4096x4096 (3 layers) backward, chain and lattice per node")
+        print(f"\n{TITLES['gpu']}")
         if reason is not None:
             print(f"  skipped: {reason}")
         else:
