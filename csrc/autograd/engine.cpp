@@ -552,7 +552,10 @@ GraphTaskState get_current_graph_task_state() {
 
 int NodeTask::getReentrantDepth() const {
   std::shared_ptr<GraphTask> graph_task = base_.lock();
-  return graph_task ? graph_task->reentrant_depth_ : 0;
+  if (graph_task) return graph_task->reentrant_depth_;
+  // An expired GraphTask means its backward failed: sort the task first so a
+  // worker pops (and drops) it soon, as torch/csrc/autograd/engine.cpp does.
+  return std::numeric_limits<int>::max();
 }
 
 CheckpointValidGuard::CheckpointValidGuard(const std::shared_ptr<const GraphTask>& graph_task)

@@ -48,6 +48,20 @@ TEST(ReadyQueue, DeeperReentrantDepthFirst) {
   EXPECT_EQ(q.pop().fn_->name(), "shallow");
 }
 
+TEST(ReadyQueue, TaskOfExpiredGraphTaskFirst) {
+  // A task whose GraphTask is gone ranks as the deepest reentrant depth, so
+  // it leaves the queue before any live task (torch/csrc/autograd/engine.cpp).
+  auto expired = make_task(0);
+  NodeTask orphan = task(expired, node_with_seq(1, "orphan"));
+  expired.reset();
+  auto deep = make_task(5);
+  ReadyQueue q;
+  q.push(task(deep, node_with_seq(100, "deep")));
+  q.push(std::move(orphan), /*incrementOutstandingTasks=*/false);
+  EXPECT_EQ(q.pop().fn_->name(), "orphan");
+  EXPECT_EQ(q.pop().fn_->name(), "deep");
+}
+
 TEST(ReadyQueue, EmptyTaskBeforeNodeTasks) {
   auto gt = make_task(5);
   ReadyQueue q;
