@@ -1038,7 +1038,6 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
 std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<GraphTask>& graph_task,
                                                         std::shared_ptr<Node> graph_root,
                                                         InputBuffer&& input_buffer) {
-  if (stopped_) throw std::runtime_error("The autograd engine was called while it was shutting down.");
   // Lock mutex for GraphTask.
   std::unique_lock<std::mutex> lock(graph_task->mutex_);
 
