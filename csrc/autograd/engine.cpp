@@ -967,21 +967,8 @@ void Engine::compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo
 variable_list Engine::execute(const edge_list& root_edges, const variable_list& inputs,
                               bool keep_graph, bool create_graph, bool accumulate_grad,
                               const edge_list& outputs) {
-  if (root_edges.size() != inputs.size()) {
-    throw std::runtime_error("Engine::execute: got " + std::to_string(root_edges.size()) +
-                             " roots but " + std::to_string(inputs.size()) + " gradients");
-  }
-  for (size_t i = 0; i < root_edges.size(); ++i) {
-    if (!root_edges[i].is_valid()) {
-      throw std::runtime_error("element " + std::to_string(i) +
-                               " of tensors does not require grad and does not have a grad_fn");
-    }
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].is_valid()) {
-      throw std::runtime_error("One of the differentiated Tensors does not require grad");
-    }
-  }
+  // The callers checked that every root and output edge is valid (see
+  // collect_roots in python_engine.cpp); the gradients are checked here.
   variable_list root_grads = inputs;
   validate_outputs(root_edges, root_grads, [](const std::string& msg) { return msg; });
 

@@ -128,7 +128,9 @@ class Engine {
 
   // Runs backward from `roots` with `inputs` as their gradients. With
   // `outputs`, returns the gradients flowing into those edges (grad()); with
-  // accumulate_grad, leaves' .grad are updated (backward()). Seed 004 0x03.
+  // accumulate_grad, leaves' .grad are updated (backward()). Every edge in
+  // `roots` and `outputs` must be valid: the front end checks that, with the
+  // user's messages, as THPEngine_run_backward (torch/csrc/autograd/python_engine.cpp) does.
   virtual variable_list execute(const edge_list& roots, const variable_list& inputs,
                                 bool keep_graph, bool create_graph, bool accumulate_grad,
                                 const edge_list& outputs = {});
