@@ -1,4 +1,5 @@
 #include "aten/Functions.h"
+#include "aten/StridedOffset.h"
 #include "c10/core/Event.h"
 
 #include <algorithm>
@@ -57,12 +58,7 @@ void check_same(const Tensor& a, const Tensor& b, const char* op) {
 // Offset in elements of the element with row-major linear index `i`.
 int64_t strided_offset(int64_t i, const std::vector<int64_t>& sizes,
                        const std::vector<int64_t>& strides) {
-  int64_t off = 0;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    off += (i % sizes[d]) * strides[d];
-    i /= sizes[d];
-  }
-  return off;
+  return at::strided_offset(i, static_cast<int>(sizes.size()), sizes.data(), strides.data());
 }
 
 // a + b, row-major.

@@ -217,7 +217,6 @@ std::shared_ptr<T> make_node(Args&&... args) {
 
 // The edges a new node should point at: the gradient edge of each variable.
 edge_list collect_next_edges(const variable_list& variables);
-bool any_variable_requires_grad(const variable_list& variables);
 // Makes `function` the grad_fn of `variable` at a new input slot of it.
 void create_gradient_edge(Variable& variable, std::shared_ptr<Node> function);
 
