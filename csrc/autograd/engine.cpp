@@ -250,13 +250,11 @@ void GraphTask::mark_as_completed_and_run_post_processing() {
     std::vector<Variable> vars = std::move(captured_vars_);
     lock.unlock();
     // Before completing: the caller may stop the trace as soon as it resumes.
-    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "ok");
+    TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "ok"));
     future_result_->markCompleted(std::move(vars));
   } catch (std::exception& e) {
-    if (trace::is_enabled()) {
-      trace::on_exception(trace::current_task(), *this, nullptr, e.what());
-      trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
-    }
+    TORCHLITE_TRACE(trace::on_exception(trace::current_task(), *this, nullptr, e.what()));
+    TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error"));
     future_result_->setErrorIfNeeded(std::current_exception());
   }
 }
@@ -287,11 +285,10 @@ void GraphTask::exec_post_processing() {
       c10::Event event{leaf_stream.device_type()};
       event.record(leaf_stream);
       caller_current_stream.wait(event);
-      if (trace::is_enabled()) {
-        trace::on_stream(trace::EventKind::StreamRecord, *this, leaf_stream, "exec_post_processing: leaf stream");
-        trace::on_stream(trace::EventKind::StreamWait, *this, caller_current_stream,
-                         "exec_post_processing: caller stream waits for leaf stream");
-      }
+      TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamRecord, *this, leaf_stream,
+                                       "exec_post_processing: leaf stream"));
+      TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamWait, *this, caller_current_stream,
+                                       "exec_post_processing: caller stream waits for leaf stream"));
     }
   }
   for (const auto& kv : caller_current_streams_) caller_streams.push_back(kv.second);
@@ -305,7 +302,7 @@ void GraphTask::exec_post_processing() {
   for (size_t i = 0; i < final_callbacks_.size(); ++i) {
     auto callback = final_callbacks_[i];
     cb_lock.unlock();
-    if (trace::is_enabled()) trace::on_final_callback(*this, i);
+    TORCHLITE_TRACE(trace::on_final_callback(*this, i));
     callback();
     cb_lock.lock();
   }
@@ -320,7 +317,7 @@ void GraphTask::set_exception_without_signal(const std::shared_ptr<Node>& fn) {
 void GraphTask::set_exception(std::exception_ptr eptr, const std::shared_ptr<Node>& fn) {
   set_exception_without_signal(fn);
   if (!future_completed_.exchange(true)) {
-    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+    TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error"));
     future_result_->setError(std::move(eptr));
   }
 }
@@ -568,7 +565,7 @@ CheckpointValidGuard::~CheckpointValidGuard() {
 
 void ReadyQueue::push(NodeTask item, bool incrementOutstandingTasks) {
   // The one load tracing costs a NodeTask when off (Note [Engine trace]).
-  if (trace::is_enabled()) trace::on_enqueue(item, *this);
+  TORCHLITE_TRACE(trace::on_enqueue(item, *this));
   {
     // Lock mutex for writing to heap_
     std::lock_guard<std::mutex> lock(mutex_);
@@ -1005,7 +1002,7 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
     {
       // The root's stream events belong to the new task (see Note [Engine trace]).
       std::optional<trace::CurrentTaskGuard> trace_guard;
-      if (trace::is_enabled()) trace_guard.emplace(trace::current_task(), *graph_task);
+      TORCHLITE_TRACE(trace_guard.emplace(trace::current_task(), *graph_task));
       input_buffer.add(root_edges.at(0).input_nr, std::move(input), input_stream, opt_next_stream);
     }
     execute_with_graph_task(graph_task, std::move(graph_root), std::move(input_buffer));
@@ -1035,7 +1032,7 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
     // Setting CPU_DEVICE lets a nested call see it is reentrant.
     set_device(CPU_DEVICE);
     graph_task->owner_ = worker_device;
-    if (trace::is_enabled()) trace::on_graph_task_start(*graph_task);
+    TORCHLITE_TRACE(trace::on_graph_task_start(*graph_task));
 
     // Now that all the non-thread safe fields of the graph_task have been
     // populated, we can enqueue it.
@@ -1060,15 +1057,13 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
     // See Note [Autograd and fork]: the parent's pool threads are gone.
     // Checked before queueing anything, so no task is left behind.
     if (use_pool && pool_lost_in_fork) throw std::runtime_error(kBadForkMessage);
-    if (trace::is_enabled()) trace::on_graph_task_start(*graph_task);
+    TORCHLITE_TRACE(trace::on_graph_task_start(*graph_task));
     queue->push(NodeTask(graph_task, std::move(graph_root), std::move(input_buffer)));
 
     if (use_pool) {
       // See Note [Reentrant backwards]: switch to a pool thread.
-      if (trace::is_enabled()) {
-        trace::on_graph_task(trace::EventKind::ReentrantHandoff, *graph_task,
-                             "current_depth " + std::to_string(current_depth) + " reached MAX_DEPTH");
-      }
+      TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::ReentrantHandoff, *graph_task,
+                                           "current_depth " + std::to_string(current_depth) + " reached MAX_DEPTH"));
       add_thread_pool_task(graph_task);
     } else {
       // total_depth is only maintained on this path; a pool thread starts
@@ -1114,10 +1109,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
           : c10::impl::getDeviceGuardImpl(var.device().type())->getStream(var.device());
       if (*ready_stream != consumer_stream) {
         consumer_stream.wait(*ready_event);
-        if (trace::is_enabled()) {
-          trace::on_stream(trace::EventKind::StreamWait, *graph_task, consumer_stream,
-                           "evaluate_function: consumer waits for an input slot");
-        }
+        TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamWait, *graph_task, consumer_stream,
+                                         "evaluate_function: consumer waits for an input slot"));
       }
     }
   }
@@ -1139,10 +1132,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
         auto& captured_grad = graph_task->captured_vars_[capture.output_idx_];
         captured_grad = new_inputs[capture.input_idx_];
         for (const auto& hook : capture.hooks_) captured_grad = (*hook)(captured_grad);
-        if (trace_task) {
-          trace::on_node_event(trace::EventKind::Capture, trace_task, *graph_task, *func, capture.input_idx_,
-                               capture.output_idx_);
-        }
+        TORCHLITE_TRACE_NODE(Capture, trace_task, *graph_task, *func, capture.input_idx_, capture.output_idx_);
         if (opt_parent_stream) {
           // The captured grad's stream becomes a leaf stream to sync at the end.
           graph_task->leaf_streams.emplace(*opt_parent_stream);
@@ -1201,10 +1191,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       dependencies.erase(it);
       is_ready = true;
     }
-    if (trace_task) {
-      trace::on_node_event(trace::EventKind::Dependency, trace_task, *graph_task, *next.function, next.input_nr,
-                           is_ready ? 0 : it->second);
-    }
+    TORCHLITE_TRACE_NODE(Dependency, trace_task, *graph_task, *next.function, next.input_nr,
+                         is_ready ? 0 : it->second);
 
     auto& not_ready = graph_task->not_ready_;
     auto not_ready_it = not_ready.find(next.function.get());
@@ -1223,26 +1211,18 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));
       } else {
         not_ready.emplace(next.function.get(), std::move(input_buffer));
-        if (trace_task) {
-          trace::on_node_event(trace::EventKind::NotReadyPark, trace_task, *graph_task, *next.function,
-                               next.input_nr, -1);
-        }
+        TORCHLITE_TRACE_NODE(NotReadyPark, trace_task, *graph_task, *next.function, next.input_nr, -1);
       }
     } else {
       // The function already has a buffer.
       auto& input_buffer = not_ready_it->second;
       auto opt_next_stream = next.function->stream();
+      // For the trace: whether the add sums into an occupied slot.
       const bool accumulates = trace_task && output.defined() && input_buffer.buffer[next.input_nr].defined();
       input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream);
-      if (accumulates) {
-        trace::on_node_event(trace::EventKind::Accumulate, trace_task, *graph_task, *next.function, next.input_nr,
-                             -1);
-      }
+      if (accumulates) TORCHLITE_TRACE_NODE(Accumulate, trace_task, *graph_task, *next.function, next.input_nr, -1);
       if (is_ready) {
-        if (trace_task) {
-          trace::on_node_event(trace::EventKind::NotReadyRelease, trace_task, *graph_task, *next.function,
-                               next.input_nr, -1);
-        }
+        TORCHLITE_TRACE_NODE(NotReadyRelease, trace_task, *graph_task, *next.function, next.input_nr, -1);
         auto queue = ready_queue(cpu_ready_queue, input_buffer.device());
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));
         not_ready.erase(not_ready_it);
