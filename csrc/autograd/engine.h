@@ -83,7 +83,7 @@ struct ReadyQueue {
 
   std::condition_variable not_empty_;
   mutable std::mutex mutex_;
-  // A priority queue whose tasks can be listed (GraphTaskState).
+  // A priority queue whose tasks can be listed (GraphTaskState, graph_task_state.h).
   struct Heap : std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime> {
     const std::vector<NodeTask>& tasks() const { return c; }
   };
@@ -240,6 +240,8 @@ void set_multithreading_enabled(bool enabled);
 
 // The id_ of the GraphTask this thread is running, -1 outside a backward.
 int get_current_graph_task_id();
+// The GraphTask this thread is running, null outside a backward.
+std::shared_ptr<GraphTask> get_current_graph_task();
 
 // Every node of the current graph task that will run, in the order the
 // engine would run them on one thread (torch's function of the same name):
@@ -249,34 +251,6 @@ int get_current_graph_task_id();
 // after the first node finished).
 std::vector<Node*> get_current_graph_task_execution_order();
 
-// A GraphTask's state at one point of its execution, copied under its mutex
-// (torchlite's; the graph pictures draw it).
-struct GraphTaskState {
-  struct NodeState {
-    std::shared_ptr<Node> node;
-    // Edges still to deliver a gradient (dependencies_; 0 once it was ready).
-    int dependencies = 0;
-    // "running" (on this thread), "queued", "waiting", "not needed" or
-    // "done" (ran, or runs now on another thread).
-    std::string status;
-    // exec_info_: whether the node is needed / has captures (both false when
-    // exec_info_ is empty, exec_info_empty says so).
-    bool needed = false;
-    bool captured = false;
-    // Its not_ready_ buffer: which input slots hold a gradient (empty: none).
-    std::vector<bool> not_ready_slots;
-  };
-  int id = -1;
-  int reentrant_depth = 0;
-  bool keep_graph = false;
-  bool exec_info_empty = true;
-  bool has_error = false;
-  uint64_t outstanding_tasks = 0;
-  std::vector<std::shared_ptr<Node>> roots;
-  std::vector<NodeState> nodes;  // the roots and every node reached from them
-};
-// The state of the graph task this thread is running; throws outside a backward.
-GraphTaskState get_current_graph_task_state();
 
 } // namespace autograd
 } // namespace torch
