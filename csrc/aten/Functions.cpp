@@ -469,7 +469,7 @@ Tensor to(const Tensor& t_in, ScalarType dtype) {
 // source device's current stream: without a wait the copy may read it before
 // it is written. So the destination stream first waits for an event recorded
 // on the source stream (upstream copy_kernel_cuda syncs both streams the same
-// way; seed 000, section 10.1).
+// way, aten/src/ATen/native/cuda/Copy.cu).
 void wait_for_source_stream(const c10::Device& src, const c10::Device& dst) {
   if (src.type() != dst.type() || !c10::isAccelerator(src.type()) || src == dst) return;
   const auto* impl = c10::impl::getDeviceGuardImpl(src.type());

@@ -23,7 +23,7 @@ namespace autograd {
 
 namespace {
 
-// Note [Allocating GPUs to autograd threads] (seed 004, 0x04)
+// Note [Allocating GPUs to autograd threads] (torch/csrc/autograd/engine.cpp)
 // Each thread the engine runs on has a worker_device: NO_DEVICE for a thread
 // not running any task; CPU_DEVICE for a user thread driving its own task;
 // the device index for a device thread. Device threads are shared by all
@@ -35,7 +35,7 @@ thread_local int worker_device = NO_DEVICE;
 thread_local bool checkpoint_valid = true;
 
 // Reentrant backward nesting on this thread, and across the threads a task
-// was handed to (seed 004, 4.3).
+// was handed to (see Note [Reentrant backwards]).
 thread_local int current_depth = 0;
 thread_local int total_depth = 0;
 
@@ -44,7 +44,8 @@ thread_local std::shared_ptr<GraphTask> current_graph_task = nullptr;
 
 // Every thread that runs tasks pops from its own ready queue: a device thread
 // from its device's queue, a user thread from the queue it created for its
-// first task (and reuses for reentrant calls). Seed 004, 3.1.
+// first task (and reuses for reentrant calls), as upstream's
+// local_ready_queue and init_local_ready_queue.
 thread_local std::shared_ptr<ReadyQueue> local_ready_queue = nullptr;
 
 // The node being evaluated on this thread (anomaly mode's parent tracking).
@@ -266,7 +267,8 @@ void GraphTask::exec_post_processing() {
   // More callbacks can be installed by running callbacks, so the task stays current.
   GraphTaskGuard guard(shared_from_this());
 
-  // Note [Streaming backwards] (seed 000, 10.2)
+  // Note [Streaming backwards] (GraphTask::exec_post_processing in
+  // torch/csrc/autograd/engine.cpp)
   // Leaf nodes ran on their forward streams; make the caller's current
   // streams wait for them, so the caller (and the final callbacks, which run
   // on the caller's streams) may use every gradient without syncing itself.
@@ -326,7 +328,8 @@ void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool
                                 uint64_t min_topo_nr) {
   // Populates exec_info so nodes that should be executed have
   // `exec_info[node].needed_ = true`: only nodes with a path to an edge in
-  // `outputs`. The recursive formulation (seed 004, 3.6) is
+  // `outputs`. The recursive formulation (as upstream's comment on
+  // GraphTask::init_to_execute) is
   //
   //   is_needed = {fn: True for fn in outputs}             # (0)
   //   seen = {}
@@ -623,7 +626,7 @@ void Engine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_qu
   if (should_increment) increment_non_reentrant_thread_count();
   set_thread_name("tl_autograd_" + std::to_string(device));
   trace::set_thread_role("device thread " + std::to_string(device));
-  // Seed 004, 4.2: the thread's device and its queue stay fixed for its life.
+  // The thread's device and its queue stay fixed for its life (Engine::thread_init).
   set_device(device);
   init_local_ready_queue(ready_queue);
   std::shared_ptr<GraphTask> graph_task = nullptr;
@@ -636,7 +639,7 @@ void Engine::thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
   graph_task->set_exception(std::move(error), fn);
 }
 
-// thread_main serves two kinds of callers (seed 000 8.4; seed 004 4.4):
+// thread_main serves two kinds of callers (see Note [Reentrant backwards]):
 // with graph_task null it is a device thread's loop and runs until shut down;
 // with a graph_task it is a user thread (or a reentrant call) driving that
 // task, and returns once the task completes, having also run whatever other
@@ -701,7 +704,7 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
 
       auto base_owner = local_graph_task->owner_;
       // The owner may be blocked on its own queue: wake it with an empty task
-      // (seed 002 "waking the owner"). No need when this thread is the owner.
+      // (as upstream's thread_main). No need when this thread is the owner.
       if (worker_device != base_owner) {
         std::atomic_thread_fence(std::memory_order_release);
         ready_queue_by_index(local_graph_task->cpu_ready_queue_, base_owner)
@@ -777,7 +780,7 @@ std::shared_ptr<ReadyQueue> Engine::ready_queue(std::shared_ptr<ReadyQueue> cpu_
     return cpu_ready_queue;
   }
   // CPU ready queue is per GraphTask, but device ready queues are shared
-  // across all graph tasks (seed 004, 3.9.2).
+  // across all graph tasks (Engine::ready_queue).
   initialize_device_threads_pool();
   if (device.index() < 0 || static_cast<size_t>(device.index()) >= device_ready_queues_.size()) {
     std::ostringstream ss;
@@ -796,7 +799,7 @@ std::shared_ptr<ReadyQueue> Engine::ready_queue_by_index(std::shared_ptr<ReadyQu
 
 void Engine::start_device_threads() {
   // One thread per device index, over all device types that do not run on
-  // the CPU queue (seed 004, 4.1.2).
+  // the CPU queue (Note [Allocating GPUs to autograd threads]).
   c10::DeviceIndex num_devices = 0;
   for (const auto& impl_atomic : c10::impl::device_guard_impl_registry()) {
     auto* impl = impl_atomic.load();
@@ -878,7 +881,7 @@ void validate_outputs(const edge_list& edges, variable_list& grads,
 
 void Engine::compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo_nr) {
   // Counts, for every node reachable from root, how many edges point at it
-  // (seed 004, 3.5). Nodes older than every output (topological_nr below
+  // (Engine::compute_dependencies). Nodes older than every output (topological_nr below
   // min_topo_nr) cannot lead to one and are not expanded.
   std::vector<Node*> queue{root};
   bool will_use_accelerator = false;
@@ -923,7 +926,7 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
       keep_graph, create_graph, not_reentrant_backward_call ? 0 : total_depth + 1,
       local_ready_queue, std::move(temp_roots));
 
-  // If we receive a single root, skip creating extra root node (seed 004, 3.3).
+  // If we receive a single root, skip creating extra root node.
   bool skip_dummy_node = root_edges.size() == 1;
   auto graph_root = skip_dummy_node ? root_edges.at(0).function
                                     : std::shared_ptr<Node>(make_node<GraphRoot>(root_edges, root_grads));
@@ -1031,7 +1034,7 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
 void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
                                InputBuffer& inputs,
                                const std::shared_ptr<ReadyQueue>& cpu_ready_queue, uint64_t trace_task) {
-  // The consumer runs on its forward's stream (seed 000, 10.1).
+  // The consumer runs on its forward's stream (see Note [Streaming backwards]).
   const auto opt_parent_stream = (*func).stream();
   c10::OptionalStreamGuard parent_stream_guard{opt_parent_stream};
 

@@ -1,8 +1,8 @@
 #pragma once
 // The autograd engine (torch/csrc/autograd/engine.h): runs the backward graph
 // from the root edges, on the calling thread for CPU work and on one worker
-// thread per device for device work. Seeds 000, 002 and 004 describe it; the
-// comments below say which section each part follows.
+// thread per device for device work. The comments below name the upstream
+// Notes and functions each part follows.
 #include "autograd/function.h"
 #include "autograd/graph_task.h"
 #include "autograd/input_buffer.h"
@@ -29,7 +29,7 @@ void validate_outputs(const edge_list& edges, variable_list& grads,
 
 // A unit of work: run `fn_` of GraphTask `base_` on `inputs_`. An empty task
 // (no fn_) only wakes the thread that owns base_; a shutdown task stops a
-// device thread. Seed 000 section 5.
+// device thread (NodeTask, torch/csrc/autograd/engine.h).
 struct NodeTask {
   std::weak_ptr<GraphTask> base_;
   std::shared_ptr<Node> fn_;
@@ -59,12 +59,13 @@ struct CheckpointValidGuard {
 };
 
 // A priority queue of NodeTasks shared by producer threads and the one
-// consumer thread that owns it (seed 000 section 6).
+// consumer thread that owns it (ReadyQueue, torch/csrc/autograd/engine.h).
 struct ReadyQueue {
  private:
   // Returns true when t2 should be (weakly) BEFORE t1 in the queue.
   // Shutdown tasks come first, then empty tasks, then tasks of deeper
-  // reentrant backward calls, then larger sequence_nr (seed 000, 6.2).
+  // reentrant backward calls, then larger sequence_nr (as upstream's
+  // CompareNodeTaskTime; see Note [Sequence Numbers] in function.h).
   struct CompareNodeTaskTime {
     bool operator()(NodeTask const& t1, NodeTask const& t2) {
       if (t2.isShutdownTask_) {
@@ -106,7 +107,7 @@ struct ReadyQueue {
   std::vector<Node*> queued_nodes(const GraphTask* graph_task) const;
 };
 
-// Note [Reentrant backwards] (seed 000 section 9, seed 004 4.3)
+// Note [Reentrant backwards] (torch/csrc/autograd/engine.cpp)
 // A node may itself call backward(). The thread then runs the inner task
 // inline ("reentrant") so it never blocks waiting on work that only it could
 // do. Each level uses stack; past MAX_DEPTH levels the inner task is handed to

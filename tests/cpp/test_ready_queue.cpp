@@ -1,6 +1,6 @@
-// ReadyQueue ordering (seed 000, 6.2): shutdown tasks, then empty tasks, then
-// deeper reentrant depth, then larger sequence_nr; push counts outstanding
-// tasks; pop blocks until a push.
+// ReadyQueue ordering (CompareNodeTaskTime, torch/csrc/autograd/engine.h):
+// shutdown tasks, then empty tasks, then deeper reentrant depth, then larger
+// sequence_nr; push counts outstanding tasks; pop blocks until a push.
 #include "test_utils.h"
 
 #include <gtest/gtest.h>
