@@ -1,4 +1,5 @@
 #include "aten/Functions.h"
+#include "aten/StridedOffset.h"
 #include "c10/core/Event.h"
 
 #include <algorithm>
@@ -57,12 +58,7 @@ void check_same(const Tensor& a, const Tensor& b, const char* op) {
 // Offset in elements of the element with row-major linear index `i`.
 int64_t strided_offset(int64_t i, const std::vector<int64_t>& sizes,
                        const std::vector<int64_t>& strides) {
-  int64_t off = 0;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    off += (i % sizes[d]) * strides[d];
-    i /= sizes[d];
-  }
-  return off;
+  return at::strided_offset(i, static_cast<int>(sizes.size()), sizes.data(), strides.data());
 }
 
 // a + b, row-major.
@@ -473,7 +469,7 @@ Tensor to(const Tensor& t_in, ScalarType dtype) {
 // source device's current stream: without a wait the copy may read it before
 // it is written. So the destination stream first waits for an event recorded
 // on the source stream (upstream copy_kernel_cuda syncs both streams the same
-// way; seed 000, section 10.1).
+// way, aten/src/ATen/native/cuda/Copy.cu).
 void wait_for_source_stream(const c10::Device& src, const c10::Device& dst) {
   if (src.type() != dst.type() || !c10::isAccelerator(src.type()) || src == dst) return;
   const auto* impl = c10::impl::getDeviceGuardImpl(src.type());

@@ -2,7 +2,8 @@
 // at::ThreadLocalState (aten/src/ATen/ThreadLocalState.h): the thread-locals
 // of the caller that a backward can observe, captured when a GraphTask is made
 // (GraphTask::thread_locals_) and installed by ThreadLocalStateGuard around
-// every node the engine runs, on whichever thread runs it (seed 004, 4.4):
+// every node the engine runs, on whichever thread runs it (thread_main,
+// torch/csrc/autograd/engine.cpp):
 // grad mode (create_graph), the multithreading switch, inference mode and the
 // saved_tensors_hooks stack. A hook or formula on a device thread thus sees
 // what it would see on the caller's thread.

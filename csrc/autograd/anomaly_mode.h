@@ -1,5 +1,5 @@
 #pragma once
-// Anomaly detection (seed 000, section 11.2): with it on, every Node created
+// Anomaly detection (torch/csrc/autograd/anomaly_mode.h): with it on, every Node created
 // records where it was made, and the engine checks every gradient for NaN,
 // naming the function and output index that produced it.
 #include <memory>

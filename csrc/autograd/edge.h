@@ -9,7 +9,7 @@ namespace autograd {
 struct Node;
 
 // The identification of one input of a Node: the function the gradient flows
-// into and which of its inputs it is (seed 002, "Node/Edge").
+// into and which of its inputs it is (torch/csrc/autograd/edge.h).
 struct Edge {
   Edge() noexcept : function(nullptr), input_nr(0) {}
   Edge(std::shared_ptr<Node> function_, uint32_t input_nr_) noexcept

@@ -23,7 +23,7 @@ namespace autograd {
 
 namespace {
 
-// Note [Allocating GPUs to autograd threads] (seed 004, 0x04)
+// Note [Allocating GPUs to autograd threads] (torch/csrc/autograd/engine.cpp)
 // Each thread the engine runs on has a worker_device: NO_DEVICE for a thread
 // not running any task; CPU_DEVICE for a user thread driving its own task;
 // the device index for a device thread. Device threads are shared by all
@@ -35,7 +35,7 @@ thread_local int worker_device = NO_DEVICE;
 thread_local bool checkpoint_valid = true;
 
 // Reentrant backward nesting on this thread, and across the threads a task
-// was handed to (seed 004, 4.3).
+// was handed to (see Note [Reentrant backwards]).
 thread_local int current_depth = 0;
 thread_local int total_depth = 0;
 
@@ -44,7 +44,8 @@ thread_local std::shared_ptr<GraphTask> current_graph_task = nullptr;
 
 // Every thread that runs tasks pops from its own ready queue: a device thread
 // from its device's queue, a user thread from the queue it created for its
-// first task (and reuses for reentrant calls). Seed 004, 3.1.
+// first task (and reuses for reentrant calls), as upstream's
+// local_ready_queue and init_local_ready_queue.
 thread_local std::shared_ptr<ReadyQueue> local_ready_queue = nullptr;
 
 // The node being evaluated on this thread (anomaly mode's parent tracking).
@@ -250,13 +251,11 @@ void GraphTask::mark_as_completed_and_run_post_processing() {
     std::vector<Variable> vars = std::move(captured_vars_);
     lock.unlock();
     // Before completing: the caller may stop the trace as soon as it resumes.
-    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "ok");
+    TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "ok"));
     future_result_->markCompleted(std::move(vars));
   } catch (std::exception& e) {
-    if (trace::is_enabled()) {
-      trace::on_exception(trace::current_task(), *this, nullptr, e.what());
-      trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
-    }
+    TORCHLITE_TRACE(trace::on_exception(trace::current_task(), *this, nullptr, e.what()));
+    TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error"));
     future_result_->setErrorIfNeeded(std::current_exception());
   }
 }
@@ -268,7 +267,8 @@ void GraphTask::exec_post_processing() {
   // More callbacks can be installed by running callbacks, so the task stays current.
   GraphTaskGuard guard(shared_from_this());
 
-  // Note [Streaming backwards] (seed 000, 10.2)
+  // Note [Streaming backwards] (GraphTask::exec_post_processing in
+  // torch/csrc/autograd/engine.cpp)
   // Leaf nodes ran on their forward streams; make the caller's current
   // streams wait for them, so the caller (and the final callbacks, which run
   // on the caller's streams) may use every gradient without syncing itself.
@@ -287,11 +287,10 @@ void GraphTask::exec_post_processing() {
       c10::Event event{leaf_stream.device_type()};
       event.record(leaf_stream);
       caller_current_stream.wait(event);
-      if (trace::is_enabled()) {
-        trace::on_stream(trace::EventKind::StreamRecord, *this, leaf_stream, "exec_post_processing: leaf stream");
-        trace::on_stream(trace::EventKind::StreamWait, *this, caller_current_stream,
-                         "exec_post_processing: caller stream waits for leaf stream");
-      }
+      TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamRecord, *this, leaf_stream,
+                                       "exec_post_processing: leaf stream"));
+      TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamWait, *this, caller_current_stream,
+                                       "exec_post_processing: caller stream waits for leaf stream"));
     }
   }
   for (const auto& kv : caller_current_streams_) caller_streams.push_back(kv.second);
@@ -305,7 +304,7 @@ void GraphTask::exec_post_processing() {
   for (size_t i = 0; i < final_callbacks_.size(); ++i) {
     auto callback = final_callbacks_[i];
     cb_lock.unlock();
-    if (trace::is_enabled()) trace::on_final_callback(*this, i);
+    TORCHLITE_TRACE(trace::on_final_callback(*this, i));
     callback();
     cb_lock.lock();
   }
@@ -320,7 +319,7 @@ void GraphTask::set_exception_without_signal(const std::shared_ptr<Node>& fn) {
 void GraphTask::set_exception(std::exception_ptr eptr, const std::shared_ptr<Node>& fn) {
   set_exception_without_signal(fn);
   if (!future_completed_.exchange(true)) {
-    if (trace::is_enabled()) trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error");
+    TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::GraphTaskEnd, *this, "error"));
     future_result_->setError(std::move(eptr));
   }
 }
@@ -329,7 +328,8 @@ void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool
                                 uint64_t min_topo_nr) {
   // Populates exec_info so nodes that should be executed have
   // `exec_info[node].needed_ = true`: only nodes with a path to an edge in
-  // `outputs`. The recursive formulation (seed 004, 3.6) is
+  // `outputs`. The recursive formulation (as upstream's comment on
+  // GraphTask::init_to_execute) is
   //
   //   is_needed = {fn: True for fn in outputs}             # (0)
   //   seen = {}
@@ -437,6 +437,10 @@ int get_current_graph_task_id() {
   return current_graph_task ? current_graph_task->id_ : -1;
 }
 
+std::shared_ptr<GraphTask> get_current_graph_task() {
+  return current_graph_task;
+}
+
 std::vector<Node*> get_current_graph_task_execution_order() {
   std::shared_ptr<GraphTask> task = current_graph_task;
   if (!task) return {};
@@ -487,72 +491,14 @@ std::vector<Node*> get_current_graph_task_execution_order() {
   return order;
 }
 
-GraphTaskState get_current_graph_task_state() {
-  std::shared_ptr<GraphTask> task = current_graph_task;
-  if (!task) throw std::runtime_error("_current_graph_task_state should only be called during the backward pass");
-  GraphTaskState state;
-  state.id = task->id_;
-  state.reentrant_depth = task->reentrant_depth_;
-  state.keep_graph = task->keep_graph_;
-  state.exec_info_empty = task->exec_info_.empty();
-  state.has_error = task->has_error_.load();
-  state.outstanding_tasks = task->outstanding_tasks_.load();
-  // The queues this task's nodes can wait in.
-  std::vector<std::shared_ptr<ReadyQueue>> queues{task->cpu_ready_queue_};
-  for (const auto& q : Engine::get_default_engine().started_device_ready_queues()) queues.push_back(q);
-
-  std::lock_guard<std::mutex> lock(task->mutex_);
-  std::unordered_set<Node*> queued;
-  for (const auto& q : queues) {
-    for (Node* n : q->queued_nodes(task.get())) queued.insert(n);
-  }
-  // Roots first, then the reached nodes in a stable order (by sequence_nr, latest first).
-  std::vector<Node*> nodes(task->graph_roots_.begin(), task->graph_roots_.end());
-  std::vector<Node*> reached;
-  for (Node* n : task->nodes_in_graph_) {
-    if (std::find(nodes.begin(), nodes.end(), n) == nodes.end()) reached.push_back(n);
-  }
-  std::sort(reached.begin(), reached.end(), [](Node* a, Node* b) {
-    return a->sequence_nr() != b->sequence_nr() ? a->sequence_nr() > b->sequence_nr() : a->name() < b->name();
-  });
-  nodes.insert(nodes.end(), reached.begin(), reached.end());
-  for (Node* n : task->graph_roots_) state.roots.push_back(n->getptr());
-  for (Node* n : nodes) {
-    GraphTaskState::NodeState ns;
-    ns.node = n->getptr();
-    auto dep = task->dependencies_.find(n);
-    ns.dependencies = dep == task->dependencies_.end() ? 0 : dep->second;
-    auto info = task->exec_info_.find(n);
-    const bool will_execute = state.exec_info_empty || (info != task->exec_info_.end() && info->second.should_execute());
-    if (info != task->exec_info_.end()) {
-      ns.needed = info->second.needed_;
-      ns.captured = info->second.captures_ != nullptr;
-    }
-    auto buffer = task->not_ready_.find(n);
-    if (buffer != task->not_ready_.end()) {
-      for (const auto& var : buffer->second.buffer) ns.not_ready_slots.push_back(var.defined());
-    }
-    if (n == current_evaluating_node.get()) {
-      ns.status = "running";
-    } else if (queued.count(n)) {
-      ns.status = "queued";
-    } else if (!will_execute) {
-      ns.status = "not needed";
-    } else if (ns.dependencies > 0) {
-      ns.status = "waiting";
-    } else {
-      ns.status = "done";
-    }
-    state.nodes.push_back(std::move(ns));
-  }
-  return state;
-}
-
 // NodeTask / ReadyQueue ---------------------------------------------------------------
 
 int NodeTask::getReentrantDepth() const {
   std::shared_ptr<GraphTask> graph_task = base_.lock();
-  return graph_task ? graph_task->reentrant_depth_ : 0;
+  if (graph_task) return graph_task->reentrant_depth_;
+  // An expired GraphTask means its backward failed: sort the task first so a
+  // worker pops (and drops) it soon, as torch/csrc/autograd/engine.cpp does.
+  return std::numeric_limits<int>::max();
 }
 
 CheckpointValidGuard::CheckpointValidGuard(const std::shared_ptr<const GraphTask>& graph_task)
@@ -565,7 +511,7 @@ CheckpointValidGuard::~CheckpointValidGuard() {
 
 void ReadyQueue::push(NodeTask item, bool incrementOutstandingTasks) {
   // The one load tracing costs a NodeTask when off (Note [Engine trace]).
-  if (trace::is_enabled()) trace::on_enqueue(item, *this);
+  TORCHLITE_TRACE(trace::on_enqueue(item, *this));
   {
     // Lock mutex for writing to heap_
     std::lock_guard<std::mutex> lock(mutex_);
@@ -680,7 +626,7 @@ void Engine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_qu
   if (should_increment) increment_non_reentrant_thread_count();
   set_thread_name("tl_autograd_" + std::to_string(device));
   trace::set_thread_role("device thread " + std::to_string(device));
-  // Seed 004, 4.2: the thread's device and its queue stay fixed for its life.
+  // The thread's device and its queue stay fixed for its life (Engine::thread_init).
   set_device(device);
   init_local_ready_queue(ready_queue);
   std::shared_ptr<GraphTask> graph_task = nullptr;
@@ -693,7 +639,7 @@ void Engine::thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
   graph_task->set_exception(std::move(error), fn);
 }
 
-// thread_main serves two kinds of callers (seed 000 8.4; seed 004 4.4):
+// thread_main serves two kinds of callers (see Note [Reentrant backwards]):
 // with graph_task null it is a device thread's loop and runs until shut down;
 // with a graph_task it is a user thread (or a reentrant call) driving that
 // task, and returns once the task completes, having also run whatever other
@@ -758,7 +704,7 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
 
       auto base_owner = local_graph_task->owner_;
       // The owner may be blocked on its own queue: wake it with an empty task
-      // (seed 002 "waking the owner"). No need when this thread is the owner.
+      // (as upstream's thread_main). No need when this thread is the owner.
       if (worker_device != base_owner) {
         std::atomic_thread_fence(std::memory_order_release);
         ready_queue_by_index(local_graph_task->cpu_ready_queue_, base_owner)
@@ -834,7 +780,7 @@ std::shared_ptr<ReadyQueue> Engine::ready_queue(std::shared_ptr<ReadyQueue> cpu_
     return cpu_ready_queue;
   }
   // CPU ready queue is per GraphTask, but device ready queues are shared
-  // across all graph tasks (seed 004, 3.9.2).
+  // across all graph tasks (Engine::ready_queue).
   initialize_device_threads_pool();
   if (device.index() < 0 || static_cast<size_t>(device.index()) >= device_ready_queues_.size()) {
     std::ostringstream ss;
@@ -853,7 +799,7 @@ std::shared_ptr<ReadyQueue> Engine::ready_queue_by_index(std::shared_ptr<ReadyQu
 
 void Engine::start_device_threads() {
   // One thread per device index, over all device types that do not run on
-  // the CPU queue (seed 004, 4.1.2).
+  // the CPU queue (Note [Allocating GPUs to autograd threads]).
   c10::DeviceIndex num_devices = 0;
   for (const auto& impl_atomic : c10::impl::device_guard_impl_registry()) {
     auto* impl = impl_atomic.load();
@@ -935,7 +881,7 @@ void validate_outputs(const edge_list& edges, variable_list& grads,
 
 void Engine::compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo_nr) {
   // Counts, for every node reachable from root, how many edges point at it
-  // (seed 004, 3.5). Nodes older than every output (topological_nr below
+  // (Engine::compute_dependencies). Nodes older than every output (topological_nr below
   // min_topo_nr) cannot lead to one and are not expanded.
   std::vector<Node*> queue{root};
   bool will_use_accelerator = false;
@@ -964,21 +910,8 @@ void Engine::compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo
 variable_list Engine::execute(const edge_list& root_edges, const variable_list& inputs,
                               bool keep_graph, bool create_graph, bool accumulate_grad,
                               const edge_list& outputs) {
-  if (root_edges.size() != inputs.size()) {
-    throw std::runtime_error("Engine::execute: got " + std::to_string(root_edges.size()) +
-                             " roots but " + std::to_string(inputs.size()) + " gradients");
-  }
-  for (size_t i = 0; i < root_edges.size(); ++i) {
-    if (!root_edges[i].is_valid()) {
-      throw std::runtime_error("element " + std::to_string(i) +
-                               " of tensors does not require grad and does not have a grad_fn");
-    }
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    if (!outputs[i].is_valid()) {
-      throw std::runtime_error("One of the differentiated Tensors does not require grad");
-    }
-  }
+  // The callers checked that every root and output edge is valid (see
+  // collect_roots in python_engine.cpp); the gradients are checked here.
   variable_list root_grads = inputs;
   validate_outputs(root_edges, root_grads, [](const std::string& msg) { return msg; });
 
@@ -993,7 +926,7 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
       keep_graph, create_graph, not_reentrant_backward_call ? 0 : total_depth + 1,
       local_ready_queue, std::move(temp_roots));
 
-  // If we receive a single root, skip creating extra root node (seed 004, 3.3).
+  // If we receive a single root, skip creating extra root node.
   bool skip_dummy_node = root_edges.size() == 1;
   auto graph_root = skip_dummy_node ? root_edges.at(0).function
                                     : std::shared_ptr<Node>(make_node<GraphRoot>(root_edges, root_grads));
@@ -1015,7 +948,7 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
     {
       // The root's stream events belong to the new task (see Note [Engine trace]).
       std::optional<trace::CurrentTaskGuard> trace_guard;
-      if (trace::is_enabled()) trace_guard.emplace(trace::current_task(), *graph_task);
+      TORCHLITE_TRACE(trace_guard.emplace(trace::current_task(), *graph_task));
       input_buffer.add(root_edges.at(0).input_nr, std::move(input), input_stream, opt_next_stream);
     }
     execute_with_graph_task(graph_task, std::move(graph_root), std::move(input_buffer));
@@ -1035,7 +968,6 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
 std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<GraphTask>& graph_task,
                                                         std::shared_ptr<Node> graph_root,
                                                         InputBuffer&& input_buffer) {
-  if (stopped_) throw std::runtime_error("The autograd engine was called while it was shutting down.");
   // Lock mutex for GraphTask.
   std::unique_lock<std::mutex> lock(graph_task->mutex_);
 
@@ -1046,7 +978,7 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
     // Setting CPU_DEVICE lets a nested call see it is reentrant.
     set_device(CPU_DEVICE);
     graph_task->owner_ = worker_device;
-    if (trace::is_enabled()) trace::on_graph_task_start(*graph_task);
+    TORCHLITE_TRACE(trace::on_graph_task_start(*graph_task));
 
     // Now that all the non-thread safe fields of the graph_task have been
     // populated, we can enqueue it.
@@ -1071,15 +1003,13 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
     // See Note [Autograd and fork]: the parent's pool threads are gone.
     // Checked before queueing anything, so no task is left behind.
     if (use_pool && pool_lost_in_fork) throw std::runtime_error(kBadForkMessage);
-    if (trace::is_enabled()) trace::on_graph_task_start(*graph_task);
+    TORCHLITE_TRACE(trace::on_graph_task_start(*graph_task));
     queue->push(NodeTask(graph_task, std::move(graph_root), std::move(input_buffer)));
 
     if (use_pool) {
       // See Note [Reentrant backwards]: switch to a pool thread.
-      if (trace::is_enabled()) {
-        trace::on_graph_task(trace::EventKind::ReentrantHandoff, *graph_task,
-                             "current_depth " + std::to_string(current_depth) + " reached MAX_DEPTH");
-      }
+      TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::ReentrantHandoff, *graph_task,
+                                           "current_depth " + std::to_string(current_depth) + " reached MAX_DEPTH"));
       add_thread_pool_task(graph_task);
     } else {
       // total_depth is only maintained on this path; a pool thread starts
@@ -1104,7 +1034,7 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
 void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
                                InputBuffer& inputs,
                                const std::shared_ptr<ReadyQueue>& cpu_ready_queue, uint64_t trace_task) {
-  // The consumer runs on its forward's stream (seed 000, 10.1).
+  // The consumer runs on its forward's stream (see Note [Streaming backwards]).
   const auto opt_parent_stream = (*func).stream();
   c10::OptionalStreamGuard parent_stream_guard{opt_parent_stream};
 
@@ -1125,10 +1055,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
           : c10::impl::getDeviceGuardImpl(var.device().type())->getStream(var.device());
       if (*ready_stream != consumer_stream) {
         consumer_stream.wait(*ready_event);
-        if (trace::is_enabled()) {
-          trace::on_stream(trace::EventKind::StreamWait, *graph_task, consumer_stream,
-                           "evaluate_function: consumer waits for an input slot");
-        }
+        TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamWait, *graph_task, consumer_stream,
+                                         "evaluate_function: consumer waits for an input slot"));
       }
     }
   }
@@ -1150,10 +1078,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
         auto& captured_grad = graph_task->captured_vars_[capture.output_idx_];
         captured_grad = new_inputs[capture.input_idx_];
         for (const auto& hook : capture.hooks_) captured_grad = (*hook)(captured_grad);
-        if (trace_task) {
-          trace::on_node_event(trace::EventKind::Capture, trace_task, *graph_task, *func, capture.input_idx_,
-                               capture.output_idx_);
-        }
+        TORCHLITE_TRACE_NODE(Capture, trace_task, *graph_task, *func, capture.input_idx_, capture.output_idx_);
         if (opt_parent_stream) {
           // The captured grad's stream becomes a leaf stream to sync at the end.
           graph_task->leaf_streams.emplace(*opt_parent_stream);
@@ -1212,10 +1137,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       dependencies.erase(it);
       is_ready = true;
     }
-    if (trace_task) {
-      trace::on_node_event(trace::EventKind::Dependency, trace_task, *graph_task, *next.function, next.input_nr,
-                           is_ready ? 0 : it->second);
-    }
+    TORCHLITE_TRACE_NODE(Dependency, trace_task, *graph_task, *next.function, next.input_nr,
+                         is_ready ? 0 : it->second);
 
     auto& not_ready = graph_task->not_ready_;
     auto not_ready_it = not_ready.find(next.function.get());
@@ -1234,26 +1157,18 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));
       } else {
         not_ready.emplace(next.function.get(), std::move(input_buffer));
-        if (trace_task) {
-          trace::on_node_event(trace::EventKind::NotReadyPark, trace_task, *graph_task, *next.function,
-                               next.input_nr, -1);
-        }
+        TORCHLITE_TRACE_NODE(NotReadyPark, trace_task, *graph_task, *next.function, next.input_nr, -1);
       }
     } else {
       // The function already has a buffer.
       auto& input_buffer = not_ready_it->second;
       auto opt_next_stream = next.function->stream();
+      // For the trace: whether the add sums into an occupied slot.
       const bool accumulates = trace_task && output.defined() && input_buffer.buffer[next.input_nr].defined();
       input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream);
-      if (accumulates) {
-        trace::on_node_event(trace::EventKind::Accumulate, trace_task, *graph_task, *next.function, next.input_nr,
-                             -1);
-      }
+      if (accumulates) TORCHLITE_TRACE_NODE(Accumulate, trace_task, *graph_task, *next.function, next.input_nr, -1);
       if (is_ready) {
-        if (trace_task) {
-          trace::on_node_event(trace::EventKind::NotReadyRelease, trace_task, *graph_task, *next.function,
-                               next.input_nr, -1);
-        }
+        TORCHLITE_TRACE_NODE(NotReadyRelease, trace_task, *graph_task, *next.function, next.input_nr, -1);
         auto queue = ready_queue(cpu_ready_queue, input_buffer.device());
         queue->push(NodeTask(graph_task, next.function, std::move(input_buffer)));
         not_ready.erase(not_ready_it);

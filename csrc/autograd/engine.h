@@ -1,8 +1,8 @@
 #pragma once
 // The autograd engine (torch/csrc/autograd/engine.h): runs the backward graph
 // from the root edges, on the calling thread for CPU work and on one worker
-// thread per device for device work. Seeds 000, 002 and 004 describe it; the
-// comments below say which section each part follows.
+// thread per device for device work. The comments below name the upstream
+// Notes and functions each part follows.
 #include "autograd/function.h"
 #include "autograd/graph_task.h"
 #include "autograd/input_buffer.h"
@@ -29,7 +29,7 @@ void validate_outputs(const edge_list& edges, variable_list& grads,
 
 // A unit of work: run `fn_` of GraphTask `base_` on `inputs_`. An empty task
 // (no fn_) only wakes the thread that owns base_; a shutdown task stops a
-// device thread. Seed 000 section 5.
+// device thread (NodeTask, torch/csrc/autograd/engine.h).
 struct NodeTask {
   std::weak_ptr<GraphTask> base_;
   std::shared_ptr<Node> fn_;
@@ -59,12 +59,13 @@ struct CheckpointValidGuard {
 };
 
 // A priority queue of NodeTasks shared by producer threads and the one
-// consumer thread that owns it (seed 000 section 6).
+// consumer thread that owns it (ReadyQueue, torch/csrc/autograd/engine.h).
 struct ReadyQueue {
  private:
   // Returns true when t2 should be (weakly) BEFORE t1 in the queue.
   // Shutdown tasks come first, then empty tasks, then tasks of deeper
-  // reentrant backward calls, then larger sequence_nr (seed 000, 6.2).
+  // reentrant backward calls, then larger sequence_nr (as upstream's
+  // CompareNodeTaskTime; see Note [Sequence Numbers] in function.h).
   struct CompareNodeTaskTime {
     bool operator()(NodeTask const& t1, NodeTask const& t2) {
       if (t2.isShutdownTask_) {
@@ -83,7 +84,7 @@ struct ReadyQueue {
 
   std::condition_variable not_empty_;
   mutable std::mutex mutex_;
-  // A priority queue whose tasks can be listed (GraphTaskState).
+  // A priority queue whose tasks can be listed (GraphTaskState, graph_task_state.h).
   struct Heap : std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime> {
     const std::vector<NodeTask>& tasks() const { return c; }
   };
@@ -106,7 +107,7 @@ struct ReadyQueue {
   std::vector<Node*> queued_nodes(const GraphTask* graph_task) const;
 };
 
-// Note [Reentrant backwards] (seed 000 section 9, seed 004 4.3)
+// Note [Reentrant backwards] (torch/csrc/autograd/engine.cpp)
 // A node may itself call backward(). The thread then runs the inner task
 // inline ("reentrant") so it never blocks waiting on work that only it could
 // do. Each level uses stack; past MAX_DEPTH levels the inner task is handed to
@@ -128,7 +129,9 @@ class Engine {
 
   // Runs backward from `roots` with `inputs` as their gradients. With
   // `outputs`, returns the gradients flowing into those edges (grad()); with
-  // accumulate_grad, leaves' .grad are updated (backward()). Seed 004 0x03.
+  // accumulate_grad, leaves' .grad are updated (backward()). Every edge in
+  // `roots` and `outputs` must be valid: the front end checks that, with the
+  // user's messages, as THPEngine_run_backward (torch/csrc/autograd/python_engine.cpp) does.
   virtual variable_list execute(const edge_list& roots, const variable_list& inputs,
                                 bool keep_graph, bool create_graph, bool accumulate_grad,
                                 const edge_list& outputs = {});
@@ -238,6 +241,8 @@ void set_multithreading_enabled(bool enabled);
 
 // The id_ of the GraphTask this thread is running, -1 outside a backward.
 int get_current_graph_task_id();
+// The GraphTask this thread is running, null outside a backward.
+std::shared_ptr<GraphTask> get_current_graph_task();
 
 // Every node of the current graph task that will run, in the order the
 // engine would run them on one thread (torch's function of the same name):
@@ -247,34 +252,6 @@ int get_current_graph_task_id();
 // after the first node finished).
 std::vector<Node*> get_current_graph_task_execution_order();
 
-// A GraphTask's state at one point of its execution, copied under its mutex
-// (torchlite's; the graph pictures draw it).
-struct GraphTaskState {
-  struct NodeState {
-    std::shared_ptr<Node> node;
-    // Edges still to deliver a gradient (dependencies_; 0 once it was ready).
-    int dependencies = 0;
-    // "running" (on this thread), "queued", "waiting", "not needed" or
-    // "done" (ran, or runs now on another thread).
-    std::string status;
-    // exec_info_: whether the node is needed / has captures (both false when
-    // exec_info_ is empty, exec_info_empty says so).
-    bool needed = false;
-    bool captured = false;
-    // Its not_ready_ buffer: which input slots hold a gradient (empty: none).
-    std::vector<bool> not_ready_slots;
-  };
-  int id = -1;
-  int reentrant_depth = 0;
-  bool keep_graph = false;
-  bool exec_info_empty = true;
-  bool has_error = false;
-  uint64_t outstanding_tasks = 0;
-  std::vector<std::shared_ptr<Node>> roots;
-  std::vector<NodeState> nodes;  // the roots and every node reached from them
-};
-// The state of the graph task this thread is running; throws outside a backward.
-GraphTaskState get_current_graph_task_state();
 
 } // namespace autograd
 } // namespace torch

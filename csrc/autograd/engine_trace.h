@@ -119,7 +119,8 @@ struct CurrentTaskGuard {
   const GraphTask* previous_graph_task_;
 };
 
-// Recording points. Each is called only when tracing (see the Note).
+// Recording points. Each is called only when tracing (see the Note), through
+// the one-line macros below at the engine's sites.
 void on_enqueue(NodeTask& task, const ReadyQueue& queue);
 void on_task_start(const NodeTask& task, const GraphTask& graph_task, const ReadyQueue& queue);
 void on_task_end(const NodeTask& task, const GraphTask& graph_task, const char* status);
@@ -141,3 +142,20 @@ void on_stream(EventKind kind, const c10::Stream& stream, const char* where);
 } // namespace trace
 } // namespace autograd
 } // namespace torch
+
+// A GraphTask-level recording point: `call` runs only while tracing is on, at
+// the cost of one relaxed load when off (Note [Engine trace]).
+#define TORCHLITE_TRACE(...)                                   \
+  do {                                                         \
+    if (::torch::autograd::trace::is_enabled()) { __VA_ARGS__; } \
+  } while (0)
+
+// A recording point of a NodeTask's step: the event `kind` of `node`, recorded
+// only when the running task is traced (`trace_task` non-zero), with no load.
+#define TORCHLITE_TRACE_NODE(kind, trace_task, graph_task, node, input_nr, count)                        \
+  do {                                                                                                \
+    if (trace_task) {                                                                                 \
+      ::torch::autograd::trace::on_node_event(::torch::autograd::trace::EventKind::kind, trace_task, \
+                                              graph_task, node, input_nr, count);                    \
+    }                                                                                                 \
+  } while (0)

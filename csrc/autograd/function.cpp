@@ -207,13 +207,6 @@ edge_list collect_next_edges(const variable_list& variables) {
   return edges;
 }
 
-bool any_variable_requires_grad(const variable_list& variables) {
-  for (const auto& v : variables) {
-    if (v.defined() && v.requires_grad()) return true;
-  }
-  return false;
-}
-
 void create_gradient_edge(Variable& variable, std::shared_ptr<Node> function) {
   // upstream set_history: only floating point results can have a history
   if (!at::isDifferentiableType(variable.scalar_type())) {

@@ -2,7 +2,7 @@
 // Node: a function of the backward graph (torch/csrc/autograd/function.h).
 // Each Node takes the gradients of its forward outputs (its inputs here) and
 // returns the gradients of its forward inputs (its outputs), which flow along
-// next_edges_. Seed 002 "Node/Edge"; seed 004 3.4 on topological_nr.
+// next_edges_. See NOTE [ Topological Number ] below on topological_nr.
 #include "autograd/anomaly_mode.h"
 #include "autograd/edge.h"
 #include "autograd/function_hook.h"
@@ -36,10 +36,10 @@ struct undefined_input {};
 
 // Note [Sequence Numbers]
 // Every Node takes a number from a thread-local counter when it is made, so a
-// node made later in the forward pass has a larger number. The ready queue runs
-// the largest first (seed 000, 6.2), which walks the graph in reverse creation
-// order. AccumulateGrad uses UINT64_MAX so a leaf's gradient is written as
-// soon as it is ready.
+// node made later in the forward pass has a larger number. The ready queue
+// runs the largest first (CompareNodeTaskTime, torch/csrc/autograd/engine.h),
+// which walks the graph in reverse creation order. AccumulateGrad uses
+// UINT64_MAX so a leaf's gradient is written as soon as it is ready.
 struct Node : std::enable_shared_from_this<Node> {
   explicit Node(uint64_t sequence_nr, edge_list&& next_edges = edge_list());
   explicit Node(edge_list&& next_edges = edge_list())
@@ -99,7 +99,7 @@ struct Node : std::enable_shared_from_this<Node> {
   // Miscellaneous ----------------------------------------------------------------
   uint64_t sequence_nr() const noexcept { return sequence_nr_; }
 
-  // NOTE [ Topological Number ] (seed 004, 3.4)
+  // NOTE [ Topological Number ] (torch/csrc/autograd/function.h)
   // topological_nr is the length of the longest path from this node to any
   // leaf (AccumulateGrad is 0). A path X -> Y implies topo(X) > topo(Y), so
   // topo(X) <= topo(Y) proves there is no path and lets compute_dependencies
@@ -217,7 +217,6 @@ std::shared_ptr<T> make_node(Args&&... args) {
 
 // The edges a new node should point at: the gradient edge of each variable.
 edge_list collect_next_edges(const variable_list& variables);
-bool any_variable_requires_grad(const variable_list& variables);
 // Makes `function` the grad_fn of `variable` at a new input slot of it.
 void create_gradient_edge(Variable& variable, std::shared_ptr<Node> function);
 

@@ -1,7 +1,7 @@
 #pragma once
 // The result of a GraphTask: completed once with the captured gradients or
-// with the first error (stands in for at::ivalue::Future; seed 002 "error
-// propagation through the Future").
+// with the first error (stands in for at::ivalue::Future, which GraphTask::future_result_
+// is in torch/csrc/autograd/graph_task.h).
 #include "autograd/function_hook.h"
 
 #include <condition_variable>

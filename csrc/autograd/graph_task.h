@@ -1,6 +1,6 @@
 #pragma once
-// GraphTask: the whole state of one backward()/grad() call (seed 000 section
-// 4, seed 001 "GraphTask fields", torch/csrc/autograd/graph_task.h).
+// GraphTask: the whole state of one backward()/grad() call 
+// (torch/csrc/autograd/graph_task.h).
 #include "aten/ThreadLocalState.h"
 #include "autograd/function.h"
 #include "autograd/future.h"
@@ -51,7 +51,8 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
   // Empty for a plain backward(): every reached node runs. For grad() or
   // backward(inputs=...), init_to_execute() fills it: a node runs only when
   // needed_ (it has a path to an output edge) or it has captures (it receives
-  // a gradient grad() returns). Seed 004 3.6.
+  // a gradient grad() returns). See GraphTask::init_to_execute in
+  // torch/csrc/autograd/engine.cpp.
   struct ExecInfo {
     struct Capture {
       Capture(const Capture&) = delete;

@@ -29,16 +29,15 @@ void accumulate(std::vector<Variable>& buffer, const size_t pos, Variable&& var)
 
 } // namespace
 
-// Note [Autograd Producer-Consumer Stream Syncs]
-// (seed 001 0x05; seed 000 section 7, section 10.1.) A gradient for an
-// accelerator tensor is produced on one stream and consumed on another. The
-// five cases of seed 001 are, with var's device D:
+// Note [Autograd Producer-Consumer Stream Syncs] (torch/csrc/autograd/input_buffer.cpp)
+// A gradient for an accelerator tensor is produced on one stream and consumed
+// on another. The five cases of InputBuffer::add are, with var's device D:
 //   (1) var is on the CPU: no streams; accumulate on the CPU.
 //   (2) producer and consumer both on D: accumulate on the consumer stream,
 //       after it waits for the producer stream (if different).
 //   (3) consumer on D, producer elsewhere: accumulate on the consumer stream,
-//       after it waits for the producer stream var was made on (seed 001's
-//       older text waits on D's default stream; the producer stream is what
+//       after it waits for the producer stream var was made on (older
+//       PyTorch waited on D's default stream; the producer stream is what
 //       actually made var, as newer PyTorch does).
 //   (4) producer on D, consumer elsewhere: accumulate on the producer
 //       device's stream, which waits for the producer.

@@ -1,6 +1,6 @@
 #pragma once
 // The gradients arriving for one node, one slot per node input, summed when
-// several edges feed the same slot (seed 000 section 7; seed 001 0x05).
+// several edges feed the same slot (torch/csrc/autograd/input_buffer.h).
 // Alongside each slot it keeps the stream chosen for accumulating into it and
 // the event/stream the consumer must wait on before reading it.
 #include "autograd/function_hook.h"

@@ -1,7 +1,7 @@
 #pragma once
 // What a Node knows about each of its inputs before any gradient arrives:
-// dtype, device, shape and the stream its forward ran on (seed 001, 0x05;
-// torch/csrc/autograd/input_metadata.h).
+// dtype, device, shape and the stream its forward ran on 
+// (torch/csrc/autograd/input_metadata.h).
 #include "aten/Tensor.h"
 #include "c10/core/Stream.h"
 

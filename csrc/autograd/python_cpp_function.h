@@ -20,7 +20,7 @@ pybind11::object node_register_hook(const std::shared_ptr<Node>& node, pybind11:
 pybind11::object node_register_prehook(const std::shared_ptr<Node>& node, pybind11::object fn);
 
 // Node._do_backward(grad_output, retain_variables): one node's step as the 2018
-// engine took it (seed 003, Function._do_backward), for
+// engine took it (Function._do_backward, torch/autograd/function.py of 2018), for
 // torchlite.autograd.legacy_engine: the node's tensor pre-hooks, pre-hooks,
 // apply, output checks and post-hooks, as the engine's call_function runs them;
 // the saved variables are freed unless retain_variables. Returns the gradients

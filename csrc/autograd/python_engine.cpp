@@ -3,6 +3,7 @@
 #include "autograd/python_anomaly_mode.h"
 
 #include <string>
+#include <utility>
 
 namespace py = pybind11;
 
@@ -56,11 +57,11 @@ Variable unpack_tensor(const py::handle& obj, const char* what, size_t i) {
   return THPVariable_Unpack(obj.ptr());
 }
 
-// THPEngine_run_backward (seed 002, "What Happens when Calling backward() /
-// grad() from Python").
-py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors, bool keep_graph,
-                        bool create_graph, const py::object& inputs_obj, bool allow_unreachable,
-                        bool accumulate_grad) {
+// The roots' gradient edges and gradients, checked with the messages of
+// THPEngine_run_backward (torch/csrc/autograd/python_engine.cpp). The one
+// place these checks live: run_backward and the 2018 engine
+// (torchlite/autograd/legacy_engine.py, through _check_backward_roots) use it.
+std::pair<edge_list, variable_list> collect_roots(const py::tuple& tensors, const py::tuple& grad_tensors) {
   const size_t num_tensors = tensors.size();
   if (grad_tensors.size() != num_tensors) {
     throw py::value_error("got " + std::to_string(num_tensors) + " tensors and " +
@@ -88,6 +89,14 @@ py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors,
       throw py::type_error("element " + std::to_string(i) + " of gradients tuple is not a Tensor or None");
     }
   }
+  return {std::move(roots), std::move(grads)};
+}
+
+// THPEngine_run_backward (torch/csrc/autograd/python_engine.cpp).
+py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors, bool keep_graph,
+                        bool create_graph, const py::object& inputs_obj, bool allow_unreachable,
+                        bool accumulate_grad) {
+  auto [roots, grads] = collect_roots(tensors, grad_tensors);
 
   edge_list output_edges;
   const bool backward_api_called = accumulate_grad;
@@ -158,6 +167,10 @@ struct ImperativeEngine {};
 
 void initEngineBindings(py::module_& m) {
   Engine::set_default_engine_stub(&python::PythonEngine::get_python_engine);
+  // run_backward's root checks, for the 2018 engine (torchlite/autograd/legacy_engine.py).
+  m.def("_check_backward_roots", [](const py::tuple& tensors, const py::tuple& grad_tensors) {
+    collect_roots(tensors, grad_tensors);
+  });
   py::class_<ImperativeEngine>(m, "_ImperativeEngine")
       .def(py::init<>())
       .def(

@@ -5,6 +5,7 @@
 // pictures need (a node's numbers and saved tensors, a GraphTask's state).
 #include "autograd/engine.h"
 #include "autograd/engine_trace.h"
+#include "autograd/graph_task_state.h"
 #include "autograd/functions/accumulate_grad.h"
 #include "autograd/python_cpp_function.h"
 #include "autograd/python_function.h"

@@ -416,7 +416,8 @@ PyObject* wrap_new(at::Tensor var, PyObject* array) {
 // with the GIL held; an engine thread reaches these objects only through a
 // reference it owns (a locked weak one included), which makes a count larger,
 // and tp_clear only drops this object's own reference, so nothing another
-// owner holds is freed under it. Not in the seeds; follows upstream. The ctx
+// owner holds is freed under it, as upstream (THPVariable_subclass_traverse,
+// torch/csrc/autograd/python_variable.cpp). The ctx
 // reports what it owns itself (its attributes and packed saved tensors,
 // THPFunction_traverse); it holds its node weakly, so never the node's.
 // tp_clear breaks a collected cycle: the tensor drops its history and keeps a

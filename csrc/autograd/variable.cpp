@@ -229,8 +229,8 @@ void set_view_node_factory(ViewNodeFactory* factory) {
 // Note [View + Inplace update for view tensor]: a view whose storage changed
 // since its grad_fn was made (an in-place op on it, on its base or on another
 // view of the base) gets a new grad_fn: AsStridedBackward0 from the base's
-// current history to the view's geometry (seed 002, gradient_edge; upstream
-// VariableHooks::grad_fn).
+// current history to the view's geometry (upstream
+// VariableHooks::grad_fn, torch/csrc/autograd/variable.cpp).
 void update_view_grad_fn(const Variable& self, AutogradMeta* meta) {
   uint32_t current_version;
   {

@@ -2,7 +2,7 @@
 // A Variable is an at::Tensor with autograd metadata (torch/csrc/autograd/variable.h).
 // AutogradMeta holds grad, grad_fn or the weakly-held grad accumulator,
 // output_nr, requires_grad and the tensor's hooks; impl:: has the functions
-// the engine and the bindings use to reach them (seed 002, gradient_edge).
+// the engine and the bindings use to reach them (impl::gradient_edge).
 #include "autograd/edge.h"
 #include "autograd/function_hook.h"
 

@@ -1,8 +1,9 @@
-// Multi-device flow (seed 004, 4.5) on the simulated device type with a
-// logging FakeGuardImpl of three devices, installed before the engine starts
-// its device threads: one worker thread per device, routing by
-// InputBuffer::device(), the owner woken at the end, stream synchronisation
-// between producer and consumer nodes and into the caller's streams.
+// Multi-device flow (Note [Allocating GPUs to autograd threads]) on the
+// simulated device type with a logging FakeGuardImpl of three devices,
+// installed before the engine starts its device threads: one worker thread per
+// device, routing by InputBuffer::device(), the owner woken at the end, stream
+// synchronisation between producer and consumer nodes and into the caller's
+// streams.
 #include "test_utils.h"
 
 #include "c10/core/DeviceGuard.h"

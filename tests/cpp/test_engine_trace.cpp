@@ -5,6 +5,7 @@
 #include "test_utils.h"
 
 #include "autograd/engine_trace.h"
+#include "autograd/graph_task_state.h"
 #include "autograd/grad_mode.h"
 #include "autograd/input_buffer.h"
 #include "c10/core/DeviceGuard.h"

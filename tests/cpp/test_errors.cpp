@@ -1,5 +1,5 @@
-// Errors (seed 000 section 11; seed 002 "error propagation through the
-// Future"): the first exception reaches the caller of execute with its type
+// Errors (GraphTask::set_exception and its future, torch/csrc/autograd/engine.cpp):
+// the first exception reaches the caller of execute with its type
 // and message, the rest of that task is skipped, and the engine runs the next
 // task normally.
 #include "test_utils.h"

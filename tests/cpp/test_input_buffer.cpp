@@ -1,6 +1,6 @@
 // InputBuffer: accumulation rules, device(), and the five producer/consumer
-// stream cases of seed 001 0x05, observed through a logging FakeGuardImpl
-// installed for the simulated device type.
+// stream cases of Note [Autograd Producer-Consumer Stream Syncs], observed
+// through a logging FakeGuardImpl installed for the simulated device type.
 #include "test_utils.h"
 
 #include "autograd/grad_mode.h"

@@ -1,6 +1,6 @@
-// ReadyQueue ordering (seed 000, 6.2): shutdown tasks, then empty tasks, then
-// deeper reentrant depth, then larger sequence_nr; push counts outstanding
-// tasks; pop blocks until a push.
+// ReadyQueue ordering (CompareNodeTaskTime, torch/csrc/autograd/engine.h):
+// shutdown tasks, then empty tasks, then deeper reentrant depth, then larger
+// sequence_nr; push counts outstanding tasks; pop blocks until a push.
 #include "test_utils.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +46,20 @@ TEST(ReadyQueue, DeeperReentrantDepthFirst) {
   q.push(task(deep, node_with_seq(1, "deep")));
   EXPECT_EQ(q.pop().fn_->name(), "deep");
   EXPECT_EQ(q.pop().fn_->name(), "shallow");
+}
+
+TEST(ReadyQueue, TaskOfExpiredGraphTaskFirst) {
+  // A task whose GraphTask is gone ranks as the deepest reentrant depth, so
+  // it leaves the queue before any live task (torch/csrc/autograd/engine.cpp).
+  auto expired = make_task(0);
+  NodeTask orphan = task(expired, node_with_seq(1, "orphan"));
+  expired.reset();
+  auto deep = make_task(5);
+  ReadyQueue q;
+  q.push(task(deep, node_with_seq(100, "deep")));
+  q.push(std::move(orphan), /*incrementOutstandingTasks=*/false);
+  EXPECT_EQ(q.pop().fn_->name(), "orphan");
+  EXPECT_EQ(q.pop().fn_->name(), "deep");
 }
 
 TEST(ReadyQueue, EmptyTaskBeforeNodeTasks) {

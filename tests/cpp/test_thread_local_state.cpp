@@ -1,4 +1,4 @@
-// at::ThreadLocalState (seed 004, 4.4): a GraphTask captures the caller's
+// at::ThreadLocalState (GraphTask::thread_locals_): a GraphTask captures the caller's
 // thread-locals and every node runs under them, on the caller's thread or on
 // a device thread; the engine thread's own state is restored after each node.
 // Also: a leaf stream without a stashed caller stream fails the task loudly.

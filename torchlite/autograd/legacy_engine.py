@@ -19,6 +19,7 @@ C++ engine's and why."""
 import contextlib
 from collections import Counter
 
+from .. import _C
 from .._tensor import Tensor
 from .grad_mode import set_grad_enabled
 from .graph import get_gradient_edge
@@ -165,12 +166,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
 
 
 def _run(tensors, grads, retain_graph, create_graph):
-    for i, (t, g) in enumerate(zip(tensors, grads)):
-        if t.grad_fn is None and not t.requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        if g is None:
-            raise RuntimeError(f"element {i} of gradients tuple is None, but the corresponding Tensor "
-                               "requires grad")
+    # The C++ engine's root checks and messages (collect_roots in python_engine.cpp).
+    _C._check_backward_roots(tuple(tensors), tuple(grads))
     return _engine.run_backward(tensors, grads, retain_graph, create_graph)
 
 

@@ -1,6 +1,7 @@
 #include "aten/cuda/CUDAKernels.h"
 #include "aten/cuda/SumToPlan.h"
 #include "aten/Functions.h"
+#include "aten/StridedOffset.h"
 #include "c10/cuda/CUDAFunctions.h"
 
 #include <cstdint>
@@ -31,15 +32,6 @@ Geometry make_geometry(const std::vector<int64_t>& sizes, const std::vector<int6
     g.strides[i] = strides[i];
   }
   return g;
-}
-
-__device__ int64_t offset_of(int64_t i, const Geometry& g) {
-  int64_t off = 0;
-  for (int d = g.ndim - 1; d >= 0; --d) {
-    off += (i % g.sizes[d]) * g.strides[d];
-    i /= g.sizes[d];
-  }
-  return off;
 }
 
 unsigned blocks_for(int64_t n) {
@@ -87,7 +79,7 @@ __global__ void mul_kernel(const T* a, double s, T* out, int64_t n) {
 template <typename T>
 __global__ void copy_strided_kernel(const T* src, Geometry g, T* out, int64_t n) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = src[offset_of(i, g)];
+  if (i < n) out[i] = src[strided_offset(i, g.ndim, g.sizes, g.strides)];
 }
 
 template <typename S, typename D>

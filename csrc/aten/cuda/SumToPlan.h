@@ -5,15 +5,11 @@
 // depend on scheduling (an atomicAdd per input element would: float addition
 // is not associative). Compiled by the host compiler too, so the arithmetic is
 // tested without a GPU (tests/cpp/test_cuda_checks.cpp).
+#include "aten/StridedOffset.h"
+
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
-
-#ifdef __CUDACC__
-#define TORCHLITE_HOST_DEVICE __host__ __device__
-#else
-#define TORCHLITE_HOST_DEVICE
-#endif
 
 namespace at {
 namespace cuda {
@@ -62,16 +58,8 @@ struct SumToPlan {
   // Offset in the (contiguous) input of the r-th element summed into output
   // element o, r in [0, reduce_numel).
   TORCHLITE_HOST_DEVICE int64_t input_offset(int64_t o, int64_t r) const {
-    int64_t off = 0;
-    for (int d = kept_ndim - 1; d >= 0; --d) {
-      off += (o % kept_sizes[d]) * kept_strides[d];
-      o /= kept_sizes[d];
-    }
-    for (int d = reduced_ndim - 1; d >= 0; --d) {
-      off += (r % reduced_sizes[d]) * reduced_strides[d];
-      r /= reduced_sizes[d];
-    }
-    return off;
+    return strided_offset(o, kept_ndim, kept_sizes, kept_strides) +
+        strided_offset(r, reduced_ndim, reduced_sizes, reduced_strides);
   }
 };
 

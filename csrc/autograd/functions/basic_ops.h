@@ -22,7 +22,8 @@ struct Identity : public Node {
 };
 
 // The root of a backward with several roots: its "gradient inputs" are the
-// root gradients, its next edges the roots (seed 004, 3.3).
+// root gradients, its next edges the roots
+// (torch/csrc/autograd/functions/basic_ops.h).
 struct GraphRoot : public Node {
   GraphRoot(edge_list functions, variable_list inputs)
       : Node(std::move(functions)), outputs(std::move(inputs)) {

@@ -2,7 +2,8 @@
 // The autograd thread-locals (c10/core/AutogradState.h): grad mode and the
 // switch that runs every task of a backward on the calling thread. One struct
 // so that at::ThreadLocalState can copy them into a GraphTask and the engine's
-// threads run each node under the caller's values (seed 004, 4.4).
+// threads run each node under the caller's values (GraphTask::thread_locals_,
+// torch/csrc/autograd/graph_task.h).
 
 namespace c10 {
 

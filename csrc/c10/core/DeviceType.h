@@ -12,7 +12,8 @@ enum class DeviceType : int8_t {
   CPU = 0,
   CUDA = 1,
   // Host-memory accelerator with its own worker thread per device index:
-  // gives machines without a GPU the multi-device flow of seed 004, 4.5.
+  // gives machines without a GPU the multi-device flow of Note [Allocating
+  // GPUs to autograd threads] (torch/csrc/autograd/engine.cpp).
   Sim = 2,
   COMPILE_TIME_MAX_DEVICE_TYPES = 3,
 };
