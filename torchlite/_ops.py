@@ -153,7 +153,7 @@ def _const(arr, like):
 # operand contiguous), else a numpy array laid out as below (numpy's own 'K'
 # order would put a broadcast dimension innermost).
 
-def _out(shape, dtype, like, *arrays):
+def _out(shape, dtype, like, *arrays, promote=True):
     """The out= array for an op's result of `dtype`, as the note above says,
     laid out as TensorIterator lays out its output (TensorIterator.cpp):
     compute_fast_setup_type first, which applies only where every operand
@@ -163,7 +163,9 @@ def _out(shape, dtype, like, *arrays):
     otherwise reorder_dimensions (_iteration_order) and
     allocate_or_resize_outputs: dense in the operands' dimension order, so
     `(x.permute(...) * 3).view(-1)` fails as in torch and strides match
-    torch's (as_strided reads them)."""
+    torch's (as_strided reads them). With `promote`, an operand of another dtype
+    than the result counts as its copy in that dtype (compute_types, on the CPU,
+    promotes inputs to the common dtype with `to`: _empty_like's layout)."""
     floating = dtype.kind == "f"
     empty = _empty_array
     if _backend.cupy is not None and any(_backend.is_cuda_array(x) for x in arrays):
@@ -171,6 +173,9 @@ def _out(shape, dtype, like, *arrays):
         empty, like = _backend.empty_on, next(x for x in arrays if _backend.is_cuda_array(x))
     if not floating:
         empty = _new_empty
+    if promote:
+        arrays = tuple(x if x.dtype == dtype or _is_non_overlapping_and_dense(x) else _empty_like(x, x.dtype, like)
+                       for x in arrays)
     strides = None
     if all(x.shape == shape for x in arrays):
         if all(x.flags.c_contiguous for x in arrays):
@@ -363,7 +368,8 @@ def _times_alpha(b, alpha, dtype):
     token = _quiet()
     try:
         if isinstance(b, _backend.array_types):
-            return _backend.asarray(np.multiply(b, dtype.type(alpha), dtype=dtype))
+            # laid out as b (empty_like's layout), whose strides add's TensorIterator orders by
+            return np.multiply(b, dtype.type(alpha), out=_empty_like(b, dtype, None), dtype=dtype)
         return dtype.type(b) * dtype.type(alpha)
     finally:
         _loud(token)
@@ -913,9 +919,13 @@ def _pow_kernel(base, exponent, dtype, like, shape, same):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     token = _quiet()
     try:
-        if dtype == _i64:
-            return _int_pow(base, _backend.asarray(exponent))
         out = _out(shape, dtype, like, *(x for x in (base, exponent) if isinstance(x, _backend.array_types)))
+        if dtype == _i64:
+            r = _int_pow(base, _backend.asarray(exponent))
+            if out is None:  # every operand contiguous, of the result's shape: so is numpy's result
+                return r
+            np.copyto(out, r)
+            return out
         return np.power(base, exponent, out=out) if same else np.power(base, exponent, out=out, dtype=dtype)
     finally:
         _loud(token)
@@ -1716,7 +1726,7 @@ def _empty_like(a, dtype, like):
         if _backend.is_cuda_array(a):
             empty, like = _backend.empty_on, a
         return _strided_empty(a.shape, tuple(st // a.itemsize for st in a.strides), dtype, like, empty)
-    out = _out(a.shape, dtype, like, a)
+    out = _out(a.shape, dtype, like, a, promote=False)
     return _backend.new(a, "empty", a.shape, dtype) if out is None else out
 
 
@@ -3135,7 +3145,7 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         w = _backend.asarray(np.where(c, a, b))
         # into the output of where's TensorIterator over condition, input and other
         r = _out(w.shape, dtype, like, c, *(x if isinstance(x, _backend.array_types) else _WRAPPED_NUMBER
-                                           for x in (a, b)))
+                                           for x in (a, b)), promote=False)
         if r is None:
             r = w.astype(dtype, copy=False)
         else:
