@@ -3174,12 +3174,17 @@ def _compare(np_fn, self, other):
         return NotImplemented  # as torch's operators: `t == None` is False, `t < None` a TypeError
     token = _quiet()  # a number cast to float32 overflows to inf silently, as in torch
     try:
-        if not isinstance(b, _backend.array_types):
-            a = a.astype(_result_type(a, b), copy=False)
-        elif a.dtype != b.dtype:
-            dtype = _result_type(a, b)
-            a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
-        return _wrap(_backend.asarray(np_fn(a, b)), self)
+        array = isinstance(b, _backend.array_types)
+        dtype = _result_type(a, b)
+        # the inputs promoted with `to` (compute_types), then the bool output laid out by
+        # the comparison's TensorIterator
+        if a.dtype != dtype:
+            a = _copy_like(a, dtype, self)
+        if array and b.dtype != dtype:
+            b = _copy_like(b, dtype, self)
+        shape = a.shape if not array or a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
+        out = _out(shape, _b1, self, a, b if array else _WRAPPED_NUMBER, promote=False)
+        return _wrap(_backend.asarray(np_fn(a, b, out=out)), self)
     except ValueError:
         _broadcast_shapes(a.shape, b.shape)  # torch's error where the shapes do not broadcast
         raise
