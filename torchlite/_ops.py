@@ -150,7 +150,7 @@ def _const(arr, like):
 # its memory in C++, and the engine frees what a node saved without taking the
 # GIL (Note [Releasing arrays without the GIL]). Integer and bool results never
 # require grad: numpy allocates them, out=None where that is row-major (every
-# operand contiguous), else a numpy array laid out as below (numpy's own 'K'
+# operand contiguous, of the result's shape), else a numpy array laid out as below (numpy's own 'K'
 # order would put a broadcast dimension innermost).
 
 def _out(shape, dtype, like, *arrays, promote=True):
