@@ -161,28 +161,105 @@ def _const(arr, like):
 # its memory in C++, and the engine frees what a node saved without taking the
 # GIL (Note [Releasing arrays without the GIL]). Integer and bool results never
 # require grad: numpy allocates them, out=None where that is row-major (every
-# operand contiguous), else a numpy array laid out as below (numpy's own 'K'
+# operand contiguous, of the result's shape), else a numpy array laid out as below (numpy's own 'K'
 # order would put a broadcast dimension innermost).
 
-def _out(shape, dtype, like, *arrays):
+def _out(shape, dtype, like, *arrays, promote=True):
     """The out= array for an op's result of `dtype`, as the note above says,
-    laid out as TensorIterator lays out its output: row-major when every
-    operand `arrays` is contiguous, otherwise in the operands' dimension order
-    (_iteration_order), so `(x.permute(...) * 3).view(-1)` fails as in torch
-    and strides match torch's (as_strided reads them)."""
+    laid out as TensorIterator lays out its output (TensorIterator.cpp):
+    compute_fast_setup_type first, which applies only where every operand
+    `arrays` has the result's shape (a Python number is _WRAPPED_NUMBER, 0-d):
+    all contiguous gives a row-major result, all channels-last a channels-last
+    one, all non-overlapping and dense with one set of strides those strides;
+    otherwise reorder_dimensions (_iteration_order) and
+    allocate_or_resize_outputs: dense in the operands' dimension order, so
+    `(x.permute(...) * 3).view(-1)` fails as in torch and strides match
+    torch's (as_strided reads them). With `promote`, an operand of another dtype
+    than the result counts as its copy in that dtype (compute_types, on the CPU,
+    promotes inputs to the common dtype with `to`: _empty_like's layout)."""
     floating = dtype.kind == "f"
     empty = _empty_array
     if _backend.cupy is not None and any(_backend.is_cuda_array(x) for x in arrays):
         # a cuda result: from cupy's pool, on the operands' device (docs/design.md, "CUDA")
         empty, like = _backend.empty_on, next(x for x in arrays if _backend.is_cuda_array(x))
-    if all(x.flags.c_contiguous for x in arrays):
-        return empty(shape, dtype, like) if floating else None
-    outer_first = _iteration_order(shape, arrays)[::-1]
-    if outer_first == sorted(outer_first):
-        return empty(shape, dtype, like) if floating else _backend.new(like, "empty", shape, dtype)
-    permuted = tuple(shape[d] for d in outer_first)
-    buf = empty(permuted, dtype, like) if floating else _backend.new(like, "empty", permuted, dtype)
-    return buf.transpose(np.argsort(outer_first))
+    if not floating:
+        empty = _new_empty
+    if promote:
+        arrays = tuple(x if x.dtype == dtype or _is_non_overlapping_and_dense(x) else _empty_like(x, x.dtype, like)
+                       for x in arrays)
+    strides = None
+    if all(x.shape == shape for x in arrays):
+        if all(x.flags.c_contiguous for x in arrays):
+            return empty(shape, dtype, like) if floating else None
+        if len(shape) == 4 and all(_is_channels_last(x) for x in arrays):
+            strides = _dense_strides(shape, (1, 3, 2, 0))
+        elif all(_is_non_overlapping_and_dense(x) for x in arrays):
+            each = {tuple(st // x.itemsize for st in x.strides) for x in arrays}
+            strides = each.pop() if len(each) == 1 else None
+    if strides is None:
+        order = _iteration_order(shape, arrays)
+        if order == list(range(len(shape) - 1, -1, -1)):
+            return empty(shape, dtype, like)
+        strides = _dense_strides(shape, order)
+    return _strided_empty(shape, strides, dtype, like, empty)
+
+
+# a Python number's operand of a TensorIterator op (wrapped_scalar_tensor): 0-d,
+# it broadcasts everywhere and, its shape not the result's, rules out the fast setup
+_WRAPPED_NUMBER = np.zeros(())
+
+
+def _new_empty(shape, dtype, like):
+    return _backend.new(like, "empty", shape, dtype)
+
+
+def _dense_strides(shape, order):
+    """The strides of a dense array whose dimensions, innermost first, are `order`,
+    as TensorIterator's compatible_stride computes them (a size 0 multiplies)."""
+    strides = [0] * len(shape)
+    step = 1
+    for d in order:
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
+def _strided_empty(shape, strides, dtype, like, empty):
+    """An uninitialized array with these element strides, over a buffer from `empty`
+    (a numpy view of it, so that the result keeps the buffer's C++ storage)."""
+    extent = 0 if 0 in shape else 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides))
+    buf = empty((extent,), dtype, like)
+    byte_strides = tuple(st * buf.itemsize for st in strides)
+    if isinstance(buf, np.ndarray):
+        return np.ndarray(shape, buf.dtype, buf, 0, byte_strides)
+    return _backend.as_strided(buf, shape, byte_strides)
+
+
+def _is_channels_last(x):
+    """c10's is_channels_last_contiguous for a 4-d array: dense in the order C, W, H, N
+    (a size-1 dimension's stride is free)."""
+    expected = x.itemsize
+    for d in (1, 3, 2, 0):
+        if x.shape[d] != 1:
+            if x.strides[d] != expected:
+                return False
+            expected *= x.shape[d]
+    return True
+
+
+def _is_non_overlapping_and_dense(x):
+    """c10's compute_non_overlapping_and_dense: the dimensions of size 2 or more,
+    sorted by stride, are dense (a size-1 dimension's stride is free)."""
+    if 0 in x.shape:  # an empty tensor is contiguous, so dense
+        return True
+    if x.ndim == 1:
+        return x.shape[0] < 2 or x.strides[0] == x.itemsize
+    expected = x.itemsize
+    for d in sorted((d for d in range(x.ndim) if x.shape[d] >= 2), key=lambda d: x.strides[d]):
+        if x.strides[d] != expected:
+            return False
+        expected *= x.shape[d]
+    return True
 
 
 def _copy_like(a, dtype, like):
@@ -257,7 +334,7 @@ def _binary(ufunc, self, a, b, dtype):
     else:
         shape = a.shape
         same = a.dtype == dtype
-    out = _out(shape, dtype, self, *((a, b) if isinstance(b, _backend.array_types) else (a,)))
+    out = _out(shape, dtype, self, a, b if isinstance(b, _backend.array_types) else _WRAPPED_NUMBER)
     token = _quiet()
     try:
         return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype)
@@ -302,7 +379,8 @@ def _times_alpha(b, alpha, dtype):
     token = _quiet()
     try:
         if isinstance(b, _backend.array_types):
-            return _backend.asarray(np.multiply(b, dtype.type(alpha), dtype=dtype))
+            # laid out as b (empty_like's layout), whose strides add's TensorIterator orders by
+            return np.multiply(b, dtype.type(alpha), out=_empty_like(b, dtype, None), dtype=dtype)
         return dtype.type(b) * dtype.type(alpha)
     finally:
         _loud(token)
@@ -431,7 +509,8 @@ def _add_sub(self, other, alpha, ufunc, spec):
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(dtype, alpha)
         if dtype.kind == "f":
-            r = _add_alpha(a, other, alpha if ufunc is np.add else -alpha, dtype, _out(a.shape, dtype, self, a))
+            r = _add_alpha(a, other, alpha if ufunc is np.add else -alpha, dtype,
+                           _out(a.shape, dtype, self, a, _WRAPPED_NUMBER))
             return _record_number(spec, self, _wrap(r, self), alpha=alpha)
         b = _times_alpha(other, alpha, dtype)
     out = _wrap(_binary(ufunc, self, a, b, dtype), self)
@@ -454,7 +533,7 @@ def rsub(self, other):
         # rsub's kernel subtracts self from the number wrapped in a (normal) tensor: autograd records that sub
         return sub(_wrap(_backend.asarray(other, a.dtype, like=self)), self)
     dtype = _result_type(a, other)
-    r = _out(a.shape, dtype, self, a)
+    r = _out(a.shape, dtype, self, _WRAPPED_NUMBER, a)
     token = _quiet()
     try:
         r = np.subtract(other, a, out=r) if a.dtype == dtype else np.subtract(other, a, out=r, dtype=dtype)
@@ -764,9 +843,13 @@ def _pow_kernel(base, exponent, dtype, like, shape, same):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     token = _quiet()
     try:
-        if dtype == _i64:
-            return _int_pow(base, _backend.asarray(exponent))
         out = _out(shape, dtype, like, *(x for x in (base, exponent) if isinstance(x, _backend.array_types)))
+        if dtype == _i64:
+            r = _int_pow(base, _backend.asarray(exponent))
+            if out is None:  # every operand contiguous, of the result's shape: so is numpy's result
+                return r
+            np.copyto(out, r)
+            return out
         return np.power(base, exponent, out=out) if same else np.power(base, exponent, out=out, dtype=dtype)
     finally:
         _loud(token)
@@ -805,8 +888,15 @@ def pow(self, exponent):  # noqa: A001 - torch's name
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     dtype = _result_type(a, exponent)
     if exponent == 0 or exponent == 1:
-        # torch fills 1 or copies self (in the result dtype), whatever self holds
-        r = np.ones_like(a, dtype) if exponent == 0 else a.astype(dtype)
+        # torch fills 1 or copies self (in the result dtype), whatever self holds, into
+        # the output of pow's unary TensorIterator
+        r = _out(a.shape, dtype, self, a)
+        if r is None:
+            r = _backend.new(a, "empty", a.shape, dtype)
+        if exponent == 0:
+            r.fill(1)
+        else:
+            np.copyto(r, a, casting="unsafe")
     elif dtype.kind == "f" and exponent in _POW_SPECIAL:
         r = _out(a.shape, dtype, self, a)
         token = _quiet()
@@ -1543,7 +1633,13 @@ def _empty_like(a, dtype, like):
     its strides, any other (an expanded or sliced one) gets dense strides in its dimension
     order (at::infer_dense_strides: a 0-stride dimension stays where it is), not numpy's
     'K' order, so what views the copy allows (reshape, view) is torch's."""
-    out = _out(a.shape, dtype, like, a)
+    if (not a.flags.c_contiguous or 1 in a.shape or 0 in a.shape) and _is_non_overlapping_and_dense(a):
+        # numpy's c_contiguous leaves a size-1 dimension's stride free, torch keeps it
+        empty = _empty_array if dtype.kind == "f" else _new_empty
+        if _backend.is_cuda_array(a):
+            empty, like = _backend.empty_on, a
+        return _strided_empty(a.shape, tuple(st // a.itemsize for st in a.strides), dtype, like, empty)
+    out = _out(a.shape, dtype, like, a, promote=False)
     return _backend.new(a, "empty", a.shape, dtype) if out is None else out
 
 
@@ -2954,12 +3050,19 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         _checked_number(b, dtype)
     token = _quiet()  # a value cast to float32 overflows to inf silently, as in torch
     try:
-        # the operands cast to the result dtype first, as torch's where does
+        # the operands cast to the result dtype first (laid out as `to` lays a copy out), as torch's where does
         if da is not None and da != dtype:
-            a = a.astype(dtype)
+            a = _copy_like(a, dtype, like)
         if db is not None and db != dtype:
-            b = b.astype(dtype)
-        r = _backend.asarray(np.where(c, a, b)).astype(dtype, copy=False)
+            b = _copy_like(b, dtype, like)
+        w = _backend.asarray(np.where(c, a, b))
+        # into the output of where's TensorIterator over condition, input and other
+        r = _out(w.shape, dtype, like, c, *(x if isinstance(x, _backend.array_types) else _WRAPPED_NUMBER
+                                           for x in (a, b)), promote=False)
+        if r is None:
+            r = w.astype(dtype, copy=False)
+        else:
+            np.copyto(r, w, casting="unsafe")
         # a Python number is wrapped as a tensor that never requires grad (torch's scalar_to_tensor)
         input = input if da is not None else _const(_backend.asarray(a, dtype), like)  # noqa: A001
         other = other if db is not None else _const(_backend.asarray(b, dtype), like)
@@ -2984,12 +3087,17 @@ def _compare(np_fn, self, other):
         return NotImplemented  # as torch's operators: `t == None` is False, `t < None` a TypeError
     token = _quiet()  # a number cast to float32 overflows to inf silently, as in torch
     try:
-        if not isinstance(b, _backend.array_types):
-            a = a.astype(_result_type(a, b), copy=False)
-        elif a.dtype != b.dtype:
-            dtype = _result_type(a, b)
-            a, b = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
-        return _wrap(_backend.asarray(np_fn(a, b)), self)
+        array = isinstance(b, _backend.array_types)
+        dtype = _result_type(a, b)
+        # the inputs promoted with `to` (compute_types), then the bool output laid out by
+        # the comparison's TensorIterator
+        if a.dtype != dtype:
+            a = _copy_like(a, dtype, self)
+        if array and b.dtype != dtype:
+            b = _copy_like(b, dtype, self)
+        shape = a.shape if not array or a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
+        out = _out(shape, _b1, self, a, b if array else _WRAPPED_NUMBER, promote=False)
+        return _wrap(_backend.asarray(np_fn(a, b, out=out)), self)
     except ValueError:
         _broadcast_shapes(a.shape, b.shape)  # torch's error where the shapes do not broadcast
         raise
