@@ -160,7 +160,7 @@ bool is_wrapped_scalar(const Variable& t) {
 bool native_inputs_supported(const Variable& grad, const variable_list& saved) {
   if (!on_host_float(grad)) return false;
   for (const auto& s : saved) {
-    if (s.defined() && (!on_host_float(s) || s.dtype() != grad.dtype())) return false;
+    if (s.defined() && !is_wrapped_scalar(s) && (!on_host_float(s) || s.dtype() != grad.dtype())) return false;
   }
   return true;
 }

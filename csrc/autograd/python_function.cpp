@@ -220,10 +220,11 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
       // A wrapped number (upstream wraps the Python number of `x * 2` in a
       // 0-d tensor), saved so that a freed graph refuses a second backward;
       // saved-tensor hooks never see it.
+      // In the number's own type, as upstream's scalar_to_tensor makes it.
       const double number = PyFloat_AsDouble(value);
       if (PyErr_Occurred()) throw py::error_already_set();
-      const auto& out = THPVariable_Unpack(output);
-      at::Tensor wrapped = at::full({}, number, out.dtype(), out.device());
+      const auto dtype = PyBool_Check(value) ? at::kBool : PyLong_Check(value) ? at::kLong : at::kDouble;
+      at::Tensor wrapped = at::full({}, number, dtype, THPVariable_Unpack(output).device());
       wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
       saved_[i] = SavedVariable(wrapped, /*is_output=*/false);
     }
@@ -256,8 +257,11 @@ void PyFormulaNode::set_fields(PyObject* dict, PyObject* output) {
   native_ok_ = info_->native != 0 && packed_.empty() && read_native_fields();
 }
 
-py::object PyFormulaNode::saved_field(size_t index) {
-  if (values_[index]) return py::reinterpret_borrow<py::object>(values_[index]);
+py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
+  // The formula reads a number as the number; grad_fn shows it as the wrapped tensor.
+  if (values_[index] && (for_formula || !info_->field_is_tensor[index])) {
+    return py::reinterpret_borrow<py::object>(values_[index]);
+  }
   if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
   auto self = getptr();
   if (index < packed_.size() && packed_[index]) {
@@ -359,7 +363,7 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
     argv_owned[0] = wrap(grads[0]);
   }
   argv_owned[1] = std::move(needs);
-  for (size_t i = 0; i < num_fields; ++i) argv_owned[2 + i] = saved_field(i);
+  for (size_t i = 0; i < num_fields; ++i) argv_owned[2 + i] = saved_field(i, /*for_formula=*/true);
   grads.clear();
   if (release_after_apply_) {
     // The engine frees the graph after this call: drop the saved tensors now,

@@ -100,8 +100,9 @@ struct PyFormulaNode : public Node {
   void set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output);
   // The same from a dict {field: value} (a view's regenerated AsStridedBackward0).
   void set_fields(PyObject* dict, PyObject* output);
-  // grad_fn._saved_<name>: the field's value, or the saved tensor unpacked.
-  pybind11::object saved_field(size_t index);
+  // grad_fn._saved_<name> (or, for_formula, the formula's argument): the
+  // field's value, or the saved tensor unpacked.
+  pybind11::object saved_field(size_t index, bool for_formula = false);
 
   // One slot per field: the saved tensor (undefined when the field holds no
   // tensor), the tensor packed by saved_tensors_hooks as an owned

@@ -1,0 +1,66 @@
+"""The op tables (tools/autograd/derivatives.yaml): the generated files are up to date, and the
+generated nodes carry torch's named fields (grad_fn._saved_*) with torch's values."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import torchlite
+from diff_utils import import_torch
+
+torch = import_torch()
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_generated_files_match_the_tables():
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools/autograd/gen_autograd.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def _fields(lib):
+    x = lib.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    return {
+        "add": lib.add(x, y, alpha=2).grad_fn,
+        "sub_number": (x - 2).grad_fn,
+        "mul": (x * y).grad_fn,
+        "mul_number": (x * 2).grad_fn,
+        "div": (x / y).grad_fn,
+        "exp": x.exp().grad_fn,
+        "tanh": x.tanh().grad_fn,
+        "relu": x.relu().grad_fn,
+        "sum": x.sum().grad_fn,
+        "mean": x.mean().grad_fn,
+    }
+
+
+def _value(v):
+    if isinstance(v, (torch.Tensor, torchlite.Tensor)):
+        return ("tensor", v.detach().numpy().tolist(), v.requires_grad)
+    return v
+
+
+@pytest.mark.parametrize("op", sorted(_fields(torchlite)))
+def test_saved_fields_as_torch(op):
+    ours, theirs = _fields(torchlite)[op], _fields(torch)[op]
+    assert type(ours).__name__ == type(theirs).__name__
+    names = sorted(n for n in dir(theirs) if n.startswith("_saved_"))
+    assert sorted(n for n in dir(ours) if n.startswith("_saved_")) == names
+    for name in names:
+        assert _value(getattr(ours, name)) == _value(getattr(theirs, name)), name
+
+
+def test_unknown_field_is_an_attribute_error():
+    grad_fn = (torchlite.ones(2, requires_grad=True) * 2).grad_fn
+    with pytest.raises(AttributeError, match="'MulBackward0' object has no attribute '_saved_alpha'"):
+        grad_fn._saved_alpha
+
+
+def test_saved_fields_after_backward_raise_torchs_error():
+    x = torchlite.ones(2, requires_grad=True)
+    y = x * x
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.grad_fn._saved_self
