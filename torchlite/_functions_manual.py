@@ -1,14 +1,41 @@
 """The helpers the derivative formulas call (upstream: torch/csrc/autograd/FunctionsManual.cpp),
-under upstream's names, written in torchlite's differentiable ops so that create_graph=True
-differentiates through them. tools/autograd/derivatives.yaml's formulas call these; the ones
-marked `native` there have C++ versions of the same name in csrc/autograd/FunctionsManual.cpp."""
+under upstream's names where upstream has one, written in torchlite's differentiable ops so that
+create_graph=True differentiates through them. tools/autograd/derivatives.yaml's formulas call
+these; the ones marked `native` there have C++ versions of the same name in
+csrc/autograd/FunctionsManual.cpp."""
+import builtins
+
+import numpy as np
+
+from . import _backend
+from ._dtypes import _from_numpy_dtype
+from ._ops import _add_scalar as add_scalar
+from ._C import _wrap
+from ._generated import specs as S
+from ._ops import _column_major, _const, _gather, _index_add, _index_put_zeros, _index_select, _loud
+from ._ops import _masked_fill_zeros, _matmul_kernel, _quiet, _scatter_zeros, _select, _slice, _sub_scalar
+from ._ops import _sum_to, _unsqueeze_multiple
 from ._ops import _div_scalar as div_scalar
 from ._ops import _mul_scalar as mul_scalar
-from ._ops import div, expand, mul, neg, sigmoid_backward, tanh_backward, threshold_backward
+from ._ops import _as_strided_backward as as_strided_backward
+from ._ops import _index_backward as index_backward
+from ._ops import _saved_index_key as saved_index_key
+from ._ops import (cat, cos, diagonal, diagonal_backward, div, expand, getitem_raw, log, matmul, mul, neg, permute,
+                   pow, reshape, sgn, sigmoid_backward, sin, squeeze, stack, sum, t, tanh_backward, threshold_backward,
+                   to, transpose, unsqueeze, where, zeros_like)
 
-__all__ = ["div_scalar", "div_tensor_other_backward", "div_tensor_self_backward", "expand_symint", "maybe_multiply",
-           "mean_backward", "mul_scalar", "mul_tensor_backward", "neg", "sigmoid_backward", "tanh_backward",
-           "threshold_backward"]
+__all__ = [
+    "add_scalar", "as_dtype", "as_strided_backward", "bmm", "cat_tensors_backward", "cos", "diagonal",
+    "diagonal_backward", "div", "div_scalar", "div_tensor_other_backward", "div_tensor_self_backward",
+    "evenly_distribute_backward", "expand_symint", "gather_backward", "gather_index", "getitem_raw",
+    "index_add_source_backward", "index_backward", "index_put_zeros", "index_select_backward",
+    "masked_fill_value_backward", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
+    "mm_mat1_backward", "mm_mat2_backward", "mul", "mul_scalar", "mul_tensor_backward", "neg", "permute_backwards",
+    "pow_backward", "pow_backward_exponent", "pow_backward_exponent_scalar", "pow_backward_self", "reshape",
+    "reshape_column", "saved_index_key", "select_from_key", "sgn", "sigmoid_backward", "sin", "slice_from_key",
+    "split_backward", "squeeze", "stack_tensors_backward", "sum", "sum_backward", "sum_to", "t", "tanh_backward",
+    "threshold_backward", "to_copy_backward", "transpose", "unbind_backward", "unsqueeze_to",
+    "value_selecting_reduction_backward", "where", "zeros_like"]
 
 
 def maybe_multiply(grad, alpha):
@@ -37,3 +64,198 @@ def expand_symint(grad, sizes):
 def mean_backward(grad, sizes, numel):
     """The full mean's gradient: grad expanded to the input's sizes, divided by its element count."""
     return div_scalar(expand(grad, sizes), numel)
+
+
+def sum_to(grad, sizes):
+    """at::sum_to (expand's formula): to a 0-d shape it sums even a 0-d gradient (SumBackward0)."""
+    return sum(grad) if sizes == () else _sum_to(grad, sizes)
+
+
+def sum_backward(grad, sizes, dims, keepdim):
+    if not keepdim and sizes:
+        grad = _unsqueeze_multiple(grad, dims)
+    return expand(grad, sizes)
+
+
+def mean_dim_backward(grad, sizes, dims, keepdim, numel, count):
+    """The mean over `dims`: sum_backward's expansion divided by the reduced element count."""
+    return div_scalar(sum_backward(grad, sizes, dims, keepdim), count)
+
+
+def evenly_distribute_backward(grad, self, result):
+    """torch's evenly_distribute_backward (CPU): zeros masked_fill_'ed with grad / count where the
+    input equals the result (a nan result came from the nan elements)."""
+    mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
+    count = _const(np.int64(mask.sum()), grad)
+    return _masked_fill_zeros(self._array.shape, mask, div(grad, count))
+
+
+def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
+    """zeros(sizes).scatter(dim, indices, grad)."""
+    idx = indices._array
+    if not keepdim and sizes:
+        grad = unsqueeze(grad, dim)
+        idx = np.expand_dims(idx, dim)
+    return _scatter_zeros(S.ScatterBackward0, grad, sizes, dim, idx)
+
+
+def gather_index(grad, dim, index):
+    """grad.gather(dim, index): scatter's gradient for src."""
+    return _gather(grad, dim, index)
+
+
+def gather_backward(grad, sizes, dim, index):
+    """zeros(sizes).scatter_add(dim, index, grad)."""
+    return _scatter_zeros(S.ScatterAddBackward0, grad, sizes, dim, index)
+
+
+def masked_fill_value_backward(grad, mask):
+    """masked_fill's gradient for value: grad.masked_select(mask).sum()."""
+    return sum(getitem_raw(grad, _const(mask, grad)))
+
+
+def pow_backward(grad, self, exponent):
+    """torch's pow_backward: where x ** (y - 1) is inf or nan but the derivative is 0 (y == 0),
+    the gradient is 0, so the double backward stays finite there too."""
+    if exponent == 0:
+        return zeros_like(self)
+    return mul(grad, mul_scalar(pow(self, exponent - 1), exponent))
+
+
+def pow_backward_self(grad, self, exponent):
+    d = mul(grad, mul(exponent, pow(self, _sub_scalar(exponent, 1))))
+    return where(_const(exponent._array == 0, grad), 0.0, d)
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    """torch's pow_backward_exponent: 0 where self == 0 and exponent >= 0 (log(0) is -inf there)."""
+    x = self if self._array.dtype == result._array.dtype else to(self, result.dtype)
+    zero = _const((self._array == 0) & (exponent._array >= 0), grad)
+    return mul(grad, where(zero, 0.0, mul(result, log(x))))
+
+
+def pow_backward_exponent_scalar(grad, self, exponent, result):
+    """pow(Scalar self, Tensor exponent)'s gradient: grad * result * log(self); with self == 0,
+    torch's where(exponent >= 0, 0, ...) (0 ** y is 0 or 1 exactly where y >= 0)."""
+    token = _quiet()
+    try:
+        log_base = float(np.log(float(self)))
+    finally:
+        _loud(token)
+    d = mul_scalar(result, log_base)
+    if self == 0:
+        d = where(_const(result._array <= 1, grad), 0.0, d)
+    return mul(grad, d)
+
+
+def mm_mat1_backward(grad, mat2, self):
+    """torch's mm_mat1_backward: computed transposed where self is column-major."""
+    return t(matmul(mat2, t(grad))) if _column_major(self) else matmul(grad, t(mat2))
+
+
+def mm_mat2_backward(grad, self, mat2):
+    """torch's mm_mat2_backward: computed transposed where mat2 is column-major."""
+    return t(matmul(t(grad), self)) if _column_major(mat2) else matmul(t(self), grad)
+
+
+def reshape_column(grad):
+    """grad.reshape({n, 1}): mv's gradient for self is grad.ger(vec), that times vec."""
+    return reshape(grad, (grad._array.shape[0], 1))
+
+
+def bmm(self, mat2):
+    return _matmul_kernel(S.BmmBackward0, self, mat2)
+
+
+def permute_backwards(grad, dims):
+    """grad permuted back by the inverse of permute's `dims`."""
+    return permute(grad, tuple(int(i) for i in np.argsort(dims)))
+
+
+def unsqueeze_to(grad, sizes, dim):
+    """torch's unsqueeze_to: the gradient unsqueezed at each squeezed dimension (size 1 in the
+    input, among the dims asked for: all of them for dim None), so a squeeze that removed
+    nothing passes it through."""
+    dims = range(len(sizes)) if dim is None else (dim,) if isinstance(dim, int) else dim
+    for d in range(len(sizes)):
+        if sizes[d] == 1 and d in dims:
+            grad = unsqueeze(grad, d)
+    return grad
+
+
+def select_from_key(grad, key):
+    """select_backward's gradient: grad.select(dim, index), as the key of the select recorded it."""
+    key = key if isinstance(key, tuple) else (key,)
+    return _select(grad, len(key) - 1, key[-1], len(key) - 1)
+
+
+def slice_from_key(grad, key):
+    """slice_backward's gradient: grad.slice(dim, start, end, step)."""
+    key = key if isinstance(key, tuple) else (key,)
+    return _slice(grad, len(key) - 1, key[-1])
+
+
+def index_add_source_backward(grad, index):
+    """index_add's gradient for source: grad.index_select(0, index).expand_as(source)."""
+    picked = _index_select(grad, index)
+    return expand(picked, picked._array.shape)
+
+
+def index_select_backward(grad, size, index):
+    return _index_add(grad, size, index)
+
+
+def index_put_zeros(grad, key, values_shape, values_dtype):
+    return _index_put_zeros(grad, key, values_shape, values_dtype)
+
+
+def split_backward(grads, split_sizes, dim, sizes, dtype):
+    """torch's split_backward: the gradients concatenated, zeros for an unused piece."""
+    parts = []
+    like = next(x for x in grads if x is not None)
+    for g, size in builtins.zip(grads, split_sizes, strict=True):
+        if g is None:
+            part = list(sizes)
+            part[dim] = size
+            g = _wrap_new(like, tuple(part), dtype)
+        parts.append(g)
+    return cat(parts, dim)
+
+
+def unbind_backward(grads, dim, sizes, dtype):
+    """torch's unbind_backward: the gradients stacked, zeros for an unused piece."""
+    part = sizes[:dim] + sizes[dim + 1:]
+    like = next(x for x in grads if x is not None)
+    return stack([g if g is not None else _wrap_new(like, part, dtype) for g in grads], dim)
+
+
+def _wrap_new(like, shape, dtype):
+    return _wrap(_backend.new(like, "zeros", shape, dtype), None)
+
+
+def as_dtype(grad, dtype):
+    """A gradient cast back to its input's dtype (of an op that promoted it), recorded under create_graph."""
+    return grad if grad._array.dtype == dtype else to(grad, dtype=_from_numpy_dtype(dtype))
+
+
+def to_copy_backward(grad, self_dtype, self_device):
+    """_to_copy's gradient: back to the input's dtype and device."""
+    return to(grad, dtype=self_dtype, device=self_device)
+
+
+def stack_tensors_backward(grad, dim, dtypes, needs):
+    """stack's gradient: grad.select(dim, i) per input, cast back to its dtype."""
+    return tuple(as_dtype(_select(grad, dim, i, dim), dtypes[i]) if needs[i] else None for i in range(len(dtypes)))
+
+
+def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
+    """torch's cat_tensors_backward: a slice per input, cast back to its dtype; a skipped input
+    (size None: a 1-D empty tensor) gets an empty gradient."""
+    out, start = [], 0
+    for i, size in enumerate(sizes):
+        if size is None:
+            out.append(as_dtype(_wrap_new(grad, 0, grad._array.dtype), dtypes[i]) if needs[i] else None)
+            continue
+        out.append(as_dtype(_slice(grad, dim, slice(start, start + size)), dtypes[i]) if needs[i] else None)
+        start += size
+    return tuple(out)

@@ -1,24 +1,17 @@
-"""The differentiable ops: forward kernels and their derivative formulas.
+"""The differentiable ops' forward kernels (PyTorch's native functions).
 
-This module plays the part of PyTorch's native functions plus
-tools/autograd/derivatives.yaml. Each op computes its forward with numpy,
-wraps the result (`_wrap`, zero-copy) and calls `_record`, which, when grad
-mode is on and an input requires grad, makes a C++ node named as PyTorch
-names it (MulBackward0, ...) that keeps the saved tensors as SavedVariables
-(version-checked) and calls the formula below during backward.
-
-A formula is `fn(grad, saved, extra, needs)`: `saved` the unpacked saved
-tensors, `extra` the op's non-tensor arguments, `needs[i]` whether input i
-needs a gradient. It returns one gradient (or None) per tensor input and is
-written with these same ops, so create_graph=True differentiates through it.
-Formulas reduce broadcast gradients themselves (`_sum_to`) for the same reason.
+Each op computes its forward with numpy, wraps the result (`_wrap`, zero-copy)
+and calls `_record` with its node's spec from the derivatives table
+(tools/autograd/derivatives.yaml, generated into torchlite/_generated/specs.py)
+and the values the node keeps, by name (`_record(_S.MulBackward0, (self, other),
+out, self=..., other=...)`). When grad mode is on and an input requires grad,
+that makes the C++ node, named as PyTorch names it, which keeps the tensors as
+SavedVariables (version-checked) and runs the table's formula during backward
+(torchlite/_generated/functions.py, over torchlite/_functions_manual.py), then
+reduces each gradient to its input's shape and dtype as validate_outputs does.
 
 An op between a tensor and a Python number calls `_record_number` instead,
 which wraps the number in C++ as PyTorch does.
-
-The third argument of `_op_spec`, where given, names the same formula in C++
-(csrc/autograd/FunctionsManual.h): a first-order backward then runs it
-without taking the GIL (Note [GIL-free formulas]).
 """
 import builtins
 import functools
@@ -27,7 +20,7 @@ import warnings
 import numpy as np
 
 from . import _C, _backend
-from ._C import (_empty_array, _inplace_node, _op_spec, _rebase_history, _record, _record_multi_view,
+from ._C import (_empty_array, _inplace_node, _rebase_history, _record, _record_multi_view,
                  _record_number, _record_view, _wrap)
 from ._dtypes import _c_type_name, _from_numpy_dtype
 from ._generated import specs as _S
@@ -464,26 +457,12 @@ def _sub_scalar(t, c):
     return _record(_S.SubBackward1, (t,), out)
 
 
-def _rsub_bw(g, s, e, n):
-    return (neg(g),)
-
-
-def _reduced(ga, gb, e):
-    """The two gradients of a binary op reduced to its operands' shapes and dtypes, self's
-    first, as the engine's validate_outputs does after the formula."""
-    sa, sb, da, db = e
-    return (None if ga is None else _sum_to(ga, sa, da), None if gb is None else _sum_to(gb, sb, db))
-
-
 # Note [Order of a formula's gradients]: upstream's generated backward computes an op's
 # input gradients in the order of the inputs' names (load_derivatives sorts the formulas),
 # so for mul, div, pow, mm, bmm and where the second input's before the first's. The order
 # the formula records its nodes in is the order their gradients reach a shared input under
 # create_graph (the first one is the first operand of its AddBackward0), so these formulas
 # compute `other` first too; tools/autograd/gen_autograd.py generates them in that order.
-
-_RSUB = _op_spec("RsubBackward1", _rsub_bw)
-
 
 def _add_sub(self, other, alpha, ufunc, spec):
     """at::add / at::sub: self + alpha * other (self - alpha * other), in the result dtype."""
@@ -539,7 +518,7 @@ def rsub(self, other):
         r = np.subtract(other, a, out=r) if a.dtype == dtype else np.subtract(other, a, out=r, dtype=dtype)
     finally:
         _loud(token)
-    return _record(_RSUB, (self,), _wrap(r, self), (), None)
+    return _record(_S.RsubBackward1, (self,), _wrap(r, self))
 
 
 def mul(self, other):
@@ -573,63 +552,8 @@ def rdiv(self, other):
 
 # Unary functions --------------------------------------------------------------------
 
-def _log_bw(g, s, e, n):
-    return (div(g, s[0]),)
 
 
-def _sin_bw(g, s, e, n):
-    return (mul(g, cos(s[0])),)
-
-
-def _cos_bw(g, s, e, n):
-    return (mul(g, neg(sin(s[0]))),)
-
-
-def _abs_bw(g, s, e, n):
-    return (mul(g, sgn(s[0])),)
-
-
-def _sqrt_bw(g, s, e, n):
-    return (div(g, _mul_scalar(s[0], 2)),)
-
-
-def _reciprocal_bw(g, s, e, n):
-    r = s[0]
-    return (mul(neg(g), mul(r, r)),)
-
-
-_LOG = _op_spec("LogBackward0", _log_bw)
-_SIN = _op_spec("SinBackward0", _sin_bw)
-_COS = _op_spec("CosBackward0", _cos_bw)
-_ABS = _op_spec("AbsBackward0", _abs_bw)
-_SQRT = _op_spec("SqrtBackward0", _sqrt_bw)
-_RECIPROCAL = _op_spec("ReciprocalBackward0", _reciprocal_bw)
-
-
-def _threshold_backward_bw(g, s, e, n):
-    return (threshold_backward(g, s[0], e) if n[0] else None, zeros_like(g) if n[1] else None)
-
-
-def _sgn_bw(g, s, e, n):
-    return (zeros_like(g),)
-
-
-def _tanh_backward_bw(g, s, e, n):
-    grad_output, output = s
-    return (tanh_backward(g, output) if n[0] else None,
-            mul(g, mul(_mul_scalar(output, -2), grad_output)) if n[1] else None)
-
-
-def _sigmoid_backward_bw(g, s, e, n):
-    grad_output, output = s
-    return (sigmoid_backward(g, output) if n[0] else None,
-            mul(mul(g, grad_output), _add_scalar(_mul_scalar(output, -2), 1)) if n[1] else None)
-
-
-_THRESHOLD_BACKWARD = _op_spec("ThresholdBackwardBackward0", _threshold_backward_bw)
-_TANH_BACKWARD = _op_spec("TanhBackwardBackward0", _tanh_backward_bw)
-_SIGMOID_BACKWARD = _op_spec("SigmoidBackwardBackward0", _sigmoid_backward_bw)
-_SGN = _op_spec("SgnBackward0", _sgn_bw)
 
 
 def threshold_backward(grad_output, self, threshold):
@@ -638,7 +562,7 @@ def threshold_backward(grad_output, self, threshold):
     g = grad_output._array
     r = np.where(self._array <= threshold, g.dtype.type(0), g)
     out = _wrap(r, grad_output)
-    return _record(_THRESHOLD_BACKWARD, (grad_output, self), out, (self,), threshold)
+    return _record(_S.ThresholdBackwardBackward0, (grad_output, self), out, self=self, threshold=threshold)
 
 
 def tanh_backward(grad_output, output):
@@ -653,7 +577,7 @@ def tanh_backward(grad_output, output):
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
-    return _record(_TANH_BACKWARD, (grad_output, output), out, (grad_output, output), None)
+    return _record(_S.TanhBackwardBackward0, (grad_output, output), out, grad_output=grad_output, output=output)
 
 
 def sigmoid_backward(grad_output, output):
@@ -666,7 +590,8 @@ def sigmoid_backward(grad_output, output):
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
-    return _record(_SIGMOID_BACKWARD, (grad_output, output), out, (grad_output, output), None)
+    return _record(_S.SigmoidBackwardBackward0, (grad_output, output), out, grad_output=grad_output,
+                   output=output)
 
 
 def sgn(self):
@@ -675,7 +600,7 @@ def sgn(self):
     r = np.sign(a)
     if a.dtype.kind == "f":
         r = np.where(np.isnan(a), r.dtype.type(0), r)
-    return _record(_SGN, (self,), _wrap(r, self), (), None)
+    return _record(_S.SgnBackward0, (self,), _wrap(r, self))
 
 
 _NEG_BOOL = ("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
@@ -725,20 +650,20 @@ def _float_unary(np_fn, spec, saves_result):
         finally:
             _loud(token)
         out = _wrap(r, self)
-        if spec is _S.ExpBackward0 or spec is _S.TanhBackward0:
+        if saves_result:
             return _record(spec, (self,), out, result=out)
-        return _record(spec, (self,), out, (out,) if saves_result else (self,), None)
+        return _record(spec, (self,), out, self=self)
     op.__name__ = op.__qualname__ = np_fn.__name__
     return op
 
 
 exp = _float_unary(np.exp, _S.ExpBackward0, saves_result=True)
-log = _float_unary(np.log, _LOG, saves_result=False)
-sin = _float_unary(np.sin, _SIN, saves_result=False)
-cos = _float_unary(np.cos, _COS, saves_result=False)
+log = _float_unary(np.log, _S.LogBackward0, saves_result=False)
+sin = _float_unary(np.sin, _S.SinBackward0, saves_result=False)
+cos = _float_unary(np.cos, _S.CosBackward0, saves_result=False)
 tanh = _float_unary(np.tanh, _S.TanhBackward0, saves_result=True)
-sqrt = _float_unary(np.sqrt, _SQRT, saves_result=True)
-reciprocal = _float_unary(np.reciprocal, _RECIPROCAL, saves_result=True)
+sqrt = _float_unary(np.sqrt, _S.SqrtBackward0, saves_result=True)
+reciprocal = _float_unary(np.reciprocal, _S.ReciprocalBackward0, saves_result=True)
 
 
 def sigmoid(self):
@@ -775,7 +700,7 @@ def abs(self):  # noqa: A001 - torch's name
     if a.dtype == _b1:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     out = _wrap(np.abs(a), self)
-    return _record(_ABS, (self,), out, (self,), None)
+    return _record(_S.AbsBackward0, (self,), out, self=self)
 
 
 # pow ---------------------------------------------------------------------------------
@@ -785,43 +710,6 @@ def abs(self):  # noqa: A001 - torch's name
 # derivative is 0 (y == 0; x == 0 with y >= 0), `where` picks 0, so the double
 # backward stays finite there too.
 
-def _pow_scalar_bw(g, s, e, n):
-    self = s[0]
-    if e == 0:
-        return (zeros_like(self),)
-    return (mul(g, _mul_scalar(pow(self, e - 1), e)),)
-
-
-def _pow_tensor_bw(g, s, e, n):
-    self, exponent, result = s
-    ga = gb = None
-    if n[1]:  # Note [Order of a formula's gradients]
-        x = self if self._array.dtype == result._array.dtype else to(self, result.dtype)
-        zero = _const((self._array == 0) & (exponent._array >= 0), g)
-        gb = mul(g, where(zero, 0.0, mul(result, log(x))))
-    if n[0]:
-        d = mul(g, mul(exponent, pow(self, _sub_scalar(exponent, 1))))
-        ga = where(_const(exponent._array == 0, g), 0.0, d)
-    return _reduced(ga, gb, e)
-
-
-def _rpow_bw(g, s, e, n):
-    result = s[1]  # s[0], the exponent, is saved as torch saves it (its version is checked)
-    token = _quiet()
-    try:
-        log_base = float(np.log(float(e)))
-    finally:
-        _loud(token)
-    d = _mul_scalar(result, log_base)
-    if e == 0:
-        # torch's where(y >= 0, 0, ...); 0 ** y is 0 or 1 exactly where y >= 0 (inf or nan elsewhere)
-        d = where(_const(result._array <= 1, g), 0.0, d)
-    return (mul(g, d),)
-
-
-_POW_S = _op_spec("PowBackward0", _pow_scalar_bw)
-_POW_T = _op_spec("PowBackward1", _pow_tensor_bw)
-_RPOW = _op_spec("PowBackward2", _rpow_bw)
 
 
 def _int_pow(base, exponent):
@@ -883,7 +771,7 @@ def pow(self, exponent):  # noqa: A001 - torch's name
         dtype = _result_type(a, b)
         shape = a.shape if a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
         out = _wrap(_pow_kernel(a, b, dtype, self, shape, a.dtype == dtype == b.dtype), self)
-        return _record(_POW_T, (self, exponent), out, (self, exponent, out), (a.shape, b.shape, a.dtype, b.dtype))
+        return _record(_S.PowBackward1, (self, exponent), out, self=self, exponent=exponent, result=out)
     if a.dtype.kind in "bi" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     dtype = _result_type(a, exponent)
@@ -907,7 +795,7 @@ def pow(self, exponent):  # noqa: A001 - torch's name
     else:
         r = _pow_kernel(a, exponent, dtype, self, a.shape, a.dtype == dtype)
     out = _wrap(r, self)
-    return _record(_POW_S, (self,), out, (self,), exponent)
+    return _record(_S.PowBackward0, (self,), out, self=self, exponent=exponent)
 
 
 def rpow(self, base):
@@ -917,7 +805,7 @@ def rpow(self, base):
     # torch's pow(Scalar, Tensor) lays its result out contiguous, not as the exponent
     c = _backend.ascontiguousarray(a) if a.ndim else a
     out = _wrap(_pow_kernel(base, c, dtype, self, a.shape, a.dtype == dtype), self)
-    return _record(_RPOW, (self,), out, (self, out), base)
+    return _record(_S.PowBackward2, (self,), out, self=base, exponent=self, result=out)
 
 
 # matmul --------------------------------------------------------------------------------
@@ -931,39 +819,8 @@ def _column_major(x):
     return a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
 
 
-def _mm_bw(g, s, e, n):
-    # torch's mm_mat1_backward / mm_mat2_backward; other's first (Note [Order of a formula's gradients])
-    self, other = s
-    gb = ga = None
-    if n[1]:
-        gb = t(matmul(t(g), self)) if _column_major(other) else matmul(t(self), g)
-    if n[0]:
-        ga = t(matmul(other, t(g))) if _column_major(self) else matmul(g, t(other))
-    return (ga, gb)
-
-
-def _dot_bw(g, s, e, n):
-    self, other = s
-    return (mul(g, other) if n[0] else None, mul(g, self) if n[1] else None)
-
-
-def _mv_bw(g, s, e, n):
-    self, vec = s
-    # torch's grad.ger(vec) is grad.reshape({n, 1}) * vec
-    return (mul(reshape(g, (g._array.shape[0], 1)), vec) if n[0] else None,
-            matmul(t(self), g) if n[1] else None)
-
-
-def _bmm_bw(g, s, e, n):
-    self, other = s
-    gb = _matmul_kernel(_BMM, transpose(self, 1, 2), g) if n[1] else None  # Note [Order of a formula's gradients]
-    return (_matmul_kernel(_BMM, g, transpose(other, 1, 2)) if n[0] else None, gb)
-
-
-_MM = _op_spec("MmBackward0", _mm_bw)
-_DOT = _op_spec("DotBackward0", _dot_bw)
-_MV = _op_spec("MvBackward0", _mv_bw)
-_BMM = _op_spec("BmmBackward0", _bmm_bw)
+# The name mm, dot, mv and bmm give their second operand (derivatives.yaml).
+_SECOND = {_S.MmBackward0: "mat2", _S.DotBackward0: "tensor", _S.MvBackward0: "vec", _S.BmmBackward0: "mat2"}
 
 
 def _shape_str(shape):
@@ -975,38 +832,38 @@ def _matmul_kernel(spec, self, other):
     a, b = self._array, other._array
     if _backend.cupy is not None:
         _backend.check_same_device(a, b, scalars=False)
-    if spec is _DOT and a.dtype != b.dtype:
+    if spec is _S.DotBackward0 and a.dtype != b.dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
                            f"{_torch_type_name(a.dtype)} and {_torch_type_name(b.dtype)}")
-    if spec is _DOT and a.shape != b.shape:
+    if spec is _S.DotBackward0 and a.shape != b.shape:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
                            "elements respectively")
-    if spec is _MV and a.shape[1] != b.shape[0]:
+    if spec is _S.MvBackward0 and a.shape[1] != b.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({_shape_str(a.shape)}), "
                            f"vec ({b.shape[0]})")
-    if spec is _MM and a.shape[1] != b.shape[0]:
+    if spec is _S.MmBackward0 and a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.shape)} and "
                            f"{_shape_str(b.shape)})")
-    if spec is _BMM and (b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]):
+    if spec is _S.BmmBackward0 and (b.shape[0] != a.shape[0] or b.shape[1] != a.shape[2]):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
     # then each kernel's dtype checks, in torch's order: bmm dispatches on its
     # first operand's dtype before it compares the second's
-    if spec is _BMM and a.dtype == _b1:
+    if spec is _S.BmmBackward0 and a.dtype == _b1:
         raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     if a.dtype != b.dtype:
-        if spec is _MV:
+        if spec is _S.MvBackward0:
             raise RuntimeError("addmv input tensors must have the same dtype, but got "
                                f"{_torch_type_name(b.dtype)}, {_torch_type_name(a.dtype)}, and "
                                f"{_torch_type_name(b.dtype)}")
-        if spec is _BMM:
+        if spec is _S.BmmBackward0:
             raise RuntimeError(f"expected scalar type {_torch_type_name(a.dtype)} but found "
                                f"{_torch_type_name(b.dtype)}")
         raise RuntimeError("expected m1 and m2 to have the same dtype, but got: "
                            f"{_c_type_name(a.dtype)} != {_c_type_name(b.dtype)}")
     if a.dtype == _b1:
-        name = "dot" if spec is _DOT else "addmv_impl_cpu" if spec is _MV else "addmm_impl_cpu_"
+        name = "dot" if spec is _S.DotBackward0 else "addmv_impl_cpu" if spec is _S.MvBackward0 else "addmm_impl_cpu_"
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     token = _quiet()
     try:
@@ -1014,14 +871,14 @@ def _matmul_kernel(spec, self, other):
     finally:
         _loud(token)
     out = _wrap(r, self)
-    saved = (self if other.requires_grad else None, other if self.requires_grad else None)
-    return _record(spec, (self, other), out, saved, (a.shape, b.shape))
+    return _record(spec, (self, other), out, self=self if other.requires_grad else None,
+                   **{_SECOND[spec]: other if self.requires_grad else None})
 
 
 def _unsafe_view(self, shape):
     """at::_unsafe_view: a reshape recorded as UnsafeViewBackward0 whose result is not a view."""
     a = self._array
-    return _record(_UNSAFE_VIEW, (self,), _wrap(a.reshape(shape), self), (), a.shape)
+    return _record(_S.UnsafeViewBackward0, (self,), _wrap(a.reshape(shape), self), self_sym_sizes=a.shape)
 
 
 def _should_fold(self, other):
@@ -1049,15 +906,15 @@ def matmul(self, other):
         raise RuntimeError("both arguments to matmul need to be at least 1D, but they are "
                            f"{da}D and {db}D")
     if da == 1 and db == 1:
-        return _matmul_kernel(_DOT, self, other)
+        return _matmul_kernel(_S.DotBackward0, self, other)
     if da == 2 and db == 1:
-        return _matmul_kernel(_MV, self, other)
+        return _matmul_kernel(_S.MvBackward0, self, other)
     if da == 1 and db == 2:
-        r = _matmul_kernel(_MM, unsqueeze(self, 0), other)
+        r = _matmul_kernel(_S.MmBackward0, unsqueeze(self, 0), other)
         # torch squeezes the mm result in place (squeeze_(0))
-        return _record(_SQUEEZE_INPLACE, (r,), _wrap(r._array[0], r), (), (r._array.shape, (0,)))
+        return _record(_S.SqueezeBackward4, (r,), _wrap(r._array[0], r), self_sym_sizes=r._array.shape, dim=0)
     if da == 2 and db == 2:
-        return _matmul_kernel(_MM, self, other)
+        return _matmul_kernel(_S.MmBackward0, self, other)
     if _should_fold(self, other):
         trans = db > da
         t1 = transpose(other, -2, -1) if trans else self
@@ -1067,9 +924,9 @@ def matmul(self, other):
         folded = int(np.prod(output_shape))
         t1_folded = reshape(t1, (folded, sizes_1[-1]))
         if t2._array.ndim == 2:
-            output = _unsafe_view(_matmul_kernel(_MM, t1_folded, t2), output_shape + (t2._array.shape[1],))
+            output = _unsafe_view(_matmul_kernel(_S.MmBackward0, t1_folded, t2), output_shape + (t2._array.shape[1],))
             return contiguous(transpose(output, -2, -1)) if trans else output
-        return _unsafe_view(_matmul_kernel(_MV, t1_folded, t2), output_shape)
+        return _unsafe_view(_matmul_kernel(_S.MvBackward0, t1_folded, t2), output_shape)
     n = a.shape[-2] if da > 1 else 1
     m1 = a.shape[-1]
     batch1 = a.shape[:da - 2] if da > 2 else ()
@@ -1089,7 +946,7 @@ def matmul(self, other):
     else:
         t2e = reshape(expand(other, output_shape + (m2, p)), (count, m2, p))
     output_shape += ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
-    r = _matmul_kernel(_BMM, t1e, t2e)
+    r = _matmul_kernel(_S.BmmBackward0, t1e, t2e)
     return _unsafe_view(squeeze(r, -1) if db == 1 else r, output_shape)
 
 
@@ -1168,65 +1025,8 @@ def _unsqueeze_multiple(g, dims):
     return g
 
 
-def _sum_dim_bw(g, s, e, n):
-    shape, dims, keepdim = e
-    if not keepdim and shape:
-        g = _unsqueeze_multiple(g, dims)
-    return (expand(g, shape),)
-
-
-def _mean_dim_bw(g, s, e, n):
-    shape, dims, keepdim, count = e
-    if not keepdim and shape:
-        g = _unsqueeze_multiple(g, dims)
-    return (_div_scalar(expand(g, shape), count),)
-
-
-def _evenly_distribute_bw(g, s, e, n):
-    """torch's evenly_distribute_backward (CPU): zeros masked_fill_'ed with grad / count where the
-    input equals the result (a nan result came from the nan elements)."""
-    self, result = s
-    # torch's evenly_distribute_backward: a nan result came from the nan elements;
-    # zeros.masked_fill_(mask, grad / mask.sum())
-    mask = np.isnan(self._array) if np.isnan(result._array) else self._array == result._array
-    count = _const(np.int64(mask.sum()), g)
-    return (_masked_fill_zeros(self._array.shape, mask, div(g, count)),)
-
-
-def _value_selecting_bw(g, s, e, n):
-    # torch's value_selecting_reduction_backward: zeros.scatter(dim, indices, grad)
-    indices = s[0]
-    shape, dim, keepdim = e
-    idx = indices._array
-    if not keepdim and shape:
-        g = unsqueeze(g, dim)
-        idx = np.expand_dims(idx, dim)
-    return (_scatter_zeros(_SCATTER, g, shape, dim, idx),)
-
-
-def _scatter_bw(g, s, e, n):
-    dim, idx = e
-    return (None, _gather(g, dim, idx))
-
-
-def _gather_bw(g, s, e, n):
-    shape, dim, idx = e
-    return (_scatter_zeros(_SCATTER_ADD, g, shape, dim, idx),)
-
-
-def _masked_fill_bw(g, s, e, n):
-    # the value's gradient (torch's masked_fill_backward): grad.masked_select(mask).sum()
-    return (None, sum(getitem_raw(g, _const(e, g))))
-
-
-_SCATTER = _op_spec("ScatterBackward0", _scatter_bw)
-_SCATTER_ADD = _op_spec("ScatterAddBackward0", _scatter_bw)
-_GATHER = _op_spec("GatherBackward0", _gather_bw)
-_MASKED_FILL = _op_spec("MaskedFillBackward1", _masked_fill_bw)
-
-
 def _scatter_zeros(spec, src, shape, dim, idx):
-    """zeros(shape).scatter(dim, idx, src) (scatter_add for _SCATTER_ADD): inside a formula, as
+    """zeros(shape).scatter(dim, idx, src) (scatter_add for ScatterAddBackward0): inside a formula, as
     torch's formulas call it. The zeros need no gradient: the node's first edge is empty."""
     a = src._array
     z = _backend.new(a, "zeros", shape, a.dtype)
@@ -1235,14 +1035,14 @@ def _scatter_zeros(spec, src, shape, dim, idx):
     else:
         z[()] = a
     zeros = _wrap(_backend.new(a, "zeros", shape, a.dtype), src)
-    return _record(spec, (zeros, src), _wrap(z, src), (), (dim, idx))
+    return _record(spec, (zeros, src), _wrap(z, src), dim=dim, index_array=idx)
 
 
 def _gather(g, dim, idx):
     """g.gather(dim, idx) inside a formula (node GatherBackward0)."""
     a = g._array
     r = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
-    return _record(_GATHER, (g,), _wrap(r, g), (), (a.shape, dim, idx))
+    return _record(_S.GatherBackward0, (g,), _wrap(r, g), dim=dim, self_sym_sizes=a.shape, index_array=idx)
 
 
 def _masked_fill_zeros(shape, mask, value):
@@ -1250,15 +1050,9 @@ def _masked_fill_zeros(shape, mask, value):
     a = value._array
     z = np.where(mask, a, a.dtype.type(0)).astype(a.dtype, copy=False)
     zeros = _wrap(_backend.new(a, "zeros", shape, a.dtype), value)
-    return _record(_MASKED_FILL, (zeros, value), _wrap(z, value), (), mask)
+    return _record(_S.MaskedFillBackward1, (zeros, value), _wrap(z, value), mask_array=mask)
 
 
-_SUM_DIM = _op_spec("SumBackward1", _sum_dim_bw)
-_MEAN_DIM = _op_spec("MeanBackward1", _mean_dim_bw)
-_MAX = _op_spec("MaxBackward1", _evenly_distribute_bw)
-_MAX_DIM = _op_spec("MaxBackward0", _value_selecting_bw)
-_MIN = _op_spec("MinBackward1", _evenly_distribute_bw)
-_MIN_DIM = _op_spec("MinBackward0", _value_selecting_bw)
 
 
 def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
@@ -1278,7 +1072,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         _loud(token)
     if dim is None:
         return _record(_S.SumBackward0, (self,), _wrap(r, self), self_sym_sizes=a.shape)
-    return _record(_SUM_DIM, (self,), _wrap(r, self), (), (a.shape, dims, keepdim))
+    return _record(_S.SumBackward1, (self,), _wrap(r, self), self_sym_sizes=a.shape, dim=dims, keepdim=keepdim)
 
 
 def mean(self, dim=None, keepdim=False, dtype=None):
@@ -1296,7 +1090,8 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     for d in dims:
         count *= a.shape[d] if a.ndim else 1
     out = _wrap(_mean_kernel(a, dims if a.ndim else None, keepdim, np_dtype, count), self)
-    return _record(_MEAN_DIM, (self,), out, (), (a.shape, dims, keepdim, count))
+    return _record(_S.MeanBackward1, (self,), out, self_sym_sizes=a.shape, dim=dims, keepdim=keepdim,
+                   self_sym_numel=a.size, count=count)
 
 
 def _mean_kernel(a, axis, keepdims, dtype, count):
@@ -1356,7 +1151,7 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         out = _wrap(_backend.asarray(np_fn(a)), self)
-        return _record(full_spec, (self,), out, (self, out), None)
+        return _record(full_spec, (self,), out, self=self, result=out)
     d = _wrap_dim(dim, a.ndim)
     if a.ndim and a.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -1368,73 +1163,20 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
     indices = _wrap(idx.astype(np.int64), self)
     # (np.ascontiguousarray would make a 0-d result 1-d)
     out = _wrap(values if values.flags.c_contiguous else _backend.ascontiguousarray(values), self)
-    out = _record(dim_spec, (self,), out, (indices,), (a.shape, d, keepdim))
+    out = _record(dim_spec, (self,), out, indices=indices, self_sym_sizes=a.shape, dim=d, keepdim=keepdim)
     return _RETURN_TYPES[name](name, out, indices)
 
 
 def max(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
-    return _extremum("max", np.max, np.argmax, _MAX, _MAX_DIM, self, dim, keepdim)
+    return _extremum("max", np.max, np.argmax, _S.MaxBackward1, _S.MaxBackward0, self, dim, keepdim)
 
 
 def min(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
-    return _extremum("min", np.min, np.argmin, _MIN, _MIN_DIM, self, dim, keepdim)
+    return _extremum("min", np.min, np.argmin, _S.MinBackward1, _S.MinBackward0, self, dim, keepdim)
 
 
 # Views and shape functions ----------------------------------------------------------
 
-def _view_bw(g, s, e, n):
-    return (reshape(g, e),)
-
-
-def _transpose_bw(g, s, e, n):
-    return (transpose(g, e[0], e[1]),)
-
-
-def _t_bw(g, s, e, n):
-    return (t(g),)
-
-
-def _permute_bw(g, s, e, n):
-    return (permute(g, e),)
-
-
-def _unsqueeze_bw(g, s, e, n):
-    return (squeeze(g, e),)
-
-
-def _unsqueeze_to_bw(g, s, e, n):
-    """torch's unsqueeze_to: the gradient unsqueezed at each squeezed dimension (size 1 in the
-    input, among the dims asked for), so a squeeze that removed nothing passes it through."""
-    shape, dims = e
-    for d in range(len(shape)):
-        if shape[d] == 1 and d in dims:
-            g = unsqueeze(g, d)
-    return (g,)
-
-
-def _expand_bw(g, s, e, n):
-    # at::sum_to sums to a 0-d shape even from a 0-d gradient (SumBackward0)
-    return (sum(g) if e == () else _sum_to(g, e),)
-
-
-def _identity_bw(g, s, e, n):
-    return (g,)
-
-
-_VIEW = _op_spec("ViewBackward0", _view_bw)
-_UNSAFE_VIEW = _op_spec("UnsafeViewBackward0", _view_bw)
-_RESHAPE_ALIAS = _op_spec("ReshapeAliasBackward0", _view_bw)
-_SQUEEZE_INPLACE = _op_spec("SqueezeBackward4", _unsqueeze_to_bw)
-_TRANSPOSE = _op_spec("TransposeBackward0", _transpose_bw)
-_T = _op_spec("TBackward0", _t_bw)
-_PERMUTE = _op_spec("PermuteBackward0", _permute_bw)
-_UNSQUEEZE = _op_spec("UnsqueezeBackward0", _unsqueeze_bw)
-_SQUEEZE = _op_spec("SqueezeBackward0", _unsqueeze_to_bw)
-_SQUEEZE_DIM = _op_spec("SqueezeBackward1", _unsqueeze_to_bw)
-_SQUEEZE_DIMS = _op_spec("SqueezeBackward2", _unsqueeze_to_bw)
-_EXPAND = _op_spec("ExpandBackward0", _expand_bw)
-_CLONE = _op_spec("CloneBackward0", _identity_bw)
-_ALIAS = _op_spec("AliasBackward0", _identity_bw)
 
 
 def _shape_arg(shape):
@@ -1443,10 +1185,10 @@ def _shape_arg(shape):
     return tuple(shape)
 
 
-def _view_of(arr, self, spec, extra):
+def _view_of(arr, self, spec, **fields):
     """A view op's result: `arr` (a numpy view of self's memory) as a tensor
     sharing self's version counter, recorded as a view of self's base."""
-    return _record_view(spec, self, _wrap(arr, self, True), extra)
+    return _record_view(spec, self, _wrap(arr, self, True), **fields)
 
 
 def _infer_size(shape, numel):
@@ -1519,7 +1261,7 @@ def view(self, *shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
             "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _view_of(v, self, _VIEW, a.shape)
+    return _view_of(v, self, _S.ViewBackward0, self_sym_sizes=a.shape)
 
 
 def reshape(self, *shape):
@@ -1530,9 +1272,10 @@ def reshape(self, *shape):
     v = _viewed(a, shape)
     if v is None:
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
-        return _unsafe_view(_record(_CLONE, (self,), _wrap(_backend.ascontiguousarray(a), self), (), None), shape)
+        return _unsafe_view(_record(_S.CloneBackward0, (self,), _wrap(_backend.ascontiguousarray(a), self)), shape)
     # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
-    return _view_of(v, self, _VIEW if a.flags.c_contiguous else _RESHAPE_ALIAS, a.shape)
+    return _view_of(v, self, _S.ViewBackward0 if a.flags.c_contiguous else _S.ReshapeAliasBackward0,
+                    self_sym_sizes=a.shape)
 
 
 def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
@@ -1541,14 +1284,14 @@ def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
     n = a.ndim
     dim0, dim1 = _int_arg("transpose", "dim0", 1, dim0), _int_arg("transpose", "dim1", 2, dim1)
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    return _view_of(np.swapaxes(a, d0, d1) if n else a.view(), self, _TRANSPOSE, (d0, d1))
+    return _view_of(np.swapaxes(a, d0, d1) if n else a.view(), self, _S.TransposeBackward0, dim0=d0, dim1=d1)
 
 
 def t(self):
     a = self._array
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return _view_of(a.T, self, _T, None)
+    return _view_of(a.T, self, _S.TBackward0)
 
 
 def permute(self, *dims):
@@ -1564,8 +1307,7 @@ def permute(self, *dims):
     dims = tuple(_wrap_dim(d, a.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    inverse = tuple(int(i) for i in np.argsort(dims))
-    return _view_of(np.transpose(a, dims), self, _PERMUTE, inverse)
+    return _view_of(np.transpose(a, dims), self, _S.PermuteBackward0, dims=dims)
 
 
 def unsqueeze(self, dim=_REQUIRED):
@@ -1579,16 +1321,20 @@ def unsqueeze(self, dim=_REQUIRED):
     # at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the dimension it precedes
     st = a.itemsize if d == a.ndim else a.shape[d] * a.strides[d]
     v = _backend.as_strided(a, a.shape[:d] + (1,) + a.shape[d:], a.strides[:d] + (st,) + a.strides[d:])
-    return _view_of(v, self, _UNSQUEEZE, d)
+    return _view_of(v, self, _S.UnsqueezeBackward0, dim=d)
 
 
 def squeeze(self, dim=None):
     a = self._array
     if dim is None:
-        return _view_of(np.squeeze(a), self, _SQUEEZE, (a.shape, range(a.ndim)))
-    spec = _SQUEEZE_DIM if isinstance(dim, int) else _SQUEEZE_DIMS
-    dims = tuple(d for d in _norm_dims(dim, a.ndim) if a.ndim and a.shape[d] == 1)
-    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, spec, (a.shape, dims))
+        return _view_of(np.squeeze(a), self, _S.SqueezeBackward0, self_sym_sizes=a.shape)
+    asked = _norm_dims(dim, a.ndim)
+    dims = tuple(d for d in asked if a.ndim and a.shape[d] == 1)
+    if isinstance(dim, int):
+        return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _S.SqueezeBackward1, self_sym_sizes=a.shape,
+                        dim=asked[0])
+    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _S.SqueezeBackward2, self_sym_sizes=a.shape,
+                    dim=asked)
 
 
 def _expanded_strides(a, target):
@@ -1621,11 +1367,11 @@ def expand(self, *sizes):
         # at::inferExpandGeometry takes a 0-d tensor's sizes as given; the numel of negative ones overflows
         raise RuntimeError("numel: integer multiplication overflow")
     if target == a.shape:
-        return _view_of(a.view(), self, _EXPAND, a.shape)
+        return _view_of(a.view(), self, _S.ExpandBackward0, self_sym_sizes=a.shape)
     # a writeable view (np.broadcast_to's is read-only): writing into real
     # broadcast dimensions is refused by the in-place ops' overlap check
     v = _backend.as_strided(a, target, _expanded_strides(a, target))
-    return _view_of(v, self, _EXPAND, a.shape)
+    return _view_of(v, self, _S.ExpandBackward0, self_sym_sizes=a.shape)
 
 
 def _empty_like(a, dtype, like):
@@ -1663,14 +1409,14 @@ def clone(self):
     if self.requires_grad and _below_autograd(self):
         return _copy_of_inference(self, out)
     np.copyto(out, a)
-    return _record(_CLONE, (self,), _wrap(out, self), (), None)
+    return _record(_S.CloneBackward0, (self,), _wrap(out, self))
 
 
 def contiguous(self):
     if self._array.flags.c_contiguous:
         return self
     out = _wrap(_backend.ascontiguousarray(self._array), self)
-    return _record(_CLONE, (self,), out, (), None)
+    return _record(_S.CloneBackward0, (self,), out)
 
 
 # Indexing ------------------------------------------------------------------------
@@ -1687,11 +1433,6 @@ def _is_basic(key):
     items = key if isinstance(key, tuple) else (key,)
     return all(k is None or k is Ellipsis or isinstance(k, (int, slice, np.integer)) and
                not isinstance(k, bool) for k in items)
-
-
-def _index_bw(g, s, e, n):
-    shape, key, basic, name = e
-    return (_index_backward(g, shape, _saved_index_key(key, s), basic, name),)
 
 
 def _index_tensors(key):
@@ -1712,28 +1453,7 @@ def _saved_index_key(key, saved):
     return tuple(next(arrays) if isinstance(k, (np.ndarray, list)) else k for k in key)
 
 
-def _select_backward_bw(g, s, e, n):
-    # torch's grad.select(dim, index)
-    key = e if isinstance(e, tuple) else (e,)
-    return (_select(g, len(key) - 1, key[-1], len(key) - 1),)
-
-
-def _slice_backward_bw(g, s, e, n):
-    # torch's grad.slice(dim, start, end, step)
-    key = e if isinstance(e, tuple) else (e,)
-    return (_slice(g, len(key) - 1, key[-1]),)
-
-
-def _index_put_impl_bw(g, s, e, n):
-    return (None, getitem_raw(g, _saved_index_key(e, s)))
-
-
-_SELECT = _op_spec("SelectBackward0", _index_bw)
-_SLICE = _op_spec("SliceBackward0", _index_bw)
-_INDEX = _op_spec("IndexBackward0", _index_bw)
-_INDEX_PUT_IMPL = _op_spec("IndexPutImplBackward0", _index_put_impl_bw)
-_INDEX_BACKWARD = {"SelectBackward": _op_spec("SelectBackwardBackward0", _select_backward_bw),
-                   "SliceBackward": _op_spec("SliceBackwardBackward0", _slice_backward_bw)}
+_INDEX_BACKWARD = {"SelectBackward": _S.SelectBackwardBackward0, "SliceBackward": _S.SliceBackwardBackward0}
 
 
 def _index_backward(g, shape, key, basic, name):
@@ -1742,13 +1462,13 @@ def _index_backward(g, shape, key, basic, name):
     z = _backend.new(ga, "zeros", shape, dtype=ga.dtype)
     if basic:
         z[key] = ga
-        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), (), key)
+        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), key=key)
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     if ga.size:  # an empty result read no index, in bounds or not
         np.add.at(z, key, ga)
     zeros = _wrap(_backend.new(ga, "zeros", shape, dtype=ga.dtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
-    return _record(_INDEX_PUT_IMPL, (zeros, g), _wrap(z, g), saved, key)
+    return _record(_S.IndexPutImplBackward0, (zeros, g), _wrap(z, g), indices=saved, key=key)
 
 
 def getitem_raw(self, key):
@@ -1762,16 +1482,14 @@ def getitem_raw(self, key):
         r = _index(a, tuple(np.asarray(k) if isinstance(k, list) else k
                             for k in _index_key(key if isinstance(key, tuple) else (key,))))
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-        spec, name = _SELECT, "SelectBackward"
-    elif isinstance(key, slice):
-        spec, name = _SLICE, "SliceBackward"
-    else:
-        spec, name = _INDEX, "IndexBackward"
-    extra = (a.shape, key, basic, name)
+        return _view_of(r, self, _S.SelectBackward0, self_sym_sizes=a.shape, key=key)
+    if isinstance(key, slice):
+        return _view_of(r, self, _S.SliceBackward0, self_sym_sizes=a.shape, key=key)
     if basic:
-        return _view_of(r, self, spec, extra)
+        return _view_of(r, self, _S.IndexBackward0, self_sym_sizes=a.shape, key=key, basic=True, name="IndexBackward")
     saved = tuple(_const(k, self) for k in _index_tensors(key))
-    return _record(spec, (self,), _wrap(_backend.ascontiguousarray(r), self), saved, extra, saved)
+    return _record(_S.IndexBackward0, (self,), _wrap(_backend.ascontiguousarray(r), self), saved, indices=saved,
+                   self_sym_sizes=a.shape, key=key, basic=False, name="IndexBackward")
 
 
 _SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
@@ -1802,15 +1520,15 @@ def getitem(self, key):
         sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
         if index is not None:
             return getitem_raw(sliced, index)
-        return sliced if sliced is not self else _view_of(self._array.view(), self, _ALIAS, None)
+        return sliced if sliced is not self else _view_of(self._array.view(), self, _S.AliasBackward0)
     single = not isinstance(key, tuple)
     if single and key is None:
         return unsqueeze(self, 0)
     if single and key is Ellipsis:
-        return _view_of(self._array.view(), self, _ALIAS, None)
+        return _view_of(self._array.view(), self, _S.AliasBackward0)
     result, _ = _apply_slicing(self, (key,) if single else key, lone=single, lone_slice=single)
     if result is self:
-        result = _view_of(self._array.view(), self, _ALIAS, None)
+        result = _view_of(self._array.view(), self, _S.AliasBackward0)
     return result
 
 
@@ -1887,13 +1605,13 @@ def _select(self, dim, index, real_dim):
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     key = (slice(None),) * dim + (index,)
-    return _view_of(_selected(a, dim, index), self, _SELECT, (a.shape, key, True, "SelectBackward"))
+    return _view_of(_selected(a, dim, index), self, _S.SelectBackward0, self_sym_sizes=a.shape, key=key)
 
 
 def _slice(self, dim, k):
     a = self._array
     key = (slice(None),) * dim + (k,)
-    return _view_of(_sliced(a, dim, k), self, _SLICE, (a.shape, key, True, "SliceBackward"))
+    return _view_of(_sliced(a, dim, k), self, _S.SliceBackward0, self_sym_sizes=a.shape, key=key)
 
 
 # View geometry --------------------------------------------------------------------
@@ -2002,8 +1720,14 @@ def _maybe_overlapping_memory(sizes, strides):
 
 
 def _view_geometry(view, base):
-    """What AsStridedBackward0 and CopySlices keep of a view of `base`."""
+    """What CopySlices keeps of a view of `base`."""
     return (_geometry(base), _geometry(view))
+
+
+def _as_strided_fields(view, base):
+    """The fields of a view's regenerated AsStridedBackward0: as_strided from base to view."""
+    sizes, strides, offset = _geometry(view)
+    return {"self_geometry": _geometry(base), "size": sizes, "stride": strides, "storage_offset": offset}
 
 
 def _storage_index(size, geometry):
@@ -2014,18 +1738,18 @@ def _storage_index(size, geometry):
     return _placed(flat, offset * 8, sizes, tuple(st * 8 for st in strides))
 
 
-def _as_strided_bw(g, s, e, n):
+def _as_strided_backward(g, input_geometry, sizes, strides, offset):
     """as_strided_backward (Note [as_strided Backward and layout-aware/agnostic
     autograd], seeds, FunctionsManual.cpp): the gradient laid into a zero
     storage through the output's geometry, read back through the input's.
     Where output elements share storage they add up; where input elements do,
     each storage element is divided by its count (0/0 gives nan, as torch's
     div_, in storage the input does not see)."""
-    (inp_sizes, inp_strides, inp_offset), (sizes, strides, offset) = e
+    inp_sizes, inp_strides, inp_offset = input_geometry
     out_sizes, out_strides = [], []
     for i in range(len(sizes) - 1, -1, -1):
         if sizes[i] == 0:
-            return (_wrap(_backend.new(g, "zeros", inp_sizes, g._array.dtype), g),)
+            return _wrap(_backend.new(g, "zeros", inp_sizes, g._array.dtype), g)
         if sizes[i] == 1:
             g = squeeze(g, i)
         elif strides[i] == 0:
@@ -2034,7 +1758,7 @@ def _as_strided_bw(g, s, e, n):
             out_sizes.insert(0, sizes[i])
             out_strides.insert(0, strides[i])
     if 0 in inp_sizes:
-        return (_wrap(_backend.new(g, "zeros", inp_sizes, g._array.dtype), g),)
+        return _wrap(_backend.new(g, "zeros", inp_sizes, g._array.dtype), g)
     kept = [(n_, st) for n_, st in zip(inp_sizes, inp_strides) if n_ != 1]
     inp_sizes_, inp_strides_ = [k[0] for k in kept], [k[1] for k in kept]
     shared = builtins.min(inp_offset, offset)
@@ -2050,24 +1774,13 @@ def _as_strided_bw(g, s, e, n):
         count = _backend.new(g, "zeros", size, g._array.dtype)
         np.add.at(count, _storage_index(size, inp_geometry), 1)
         storage = div(storage, _wrap(count, g))
-    return (as_strided(storage, inp_sizes, inp_strides, inp_offset - shared),)
+    return as_strided(storage, inp_sizes, inp_strides, inp_offset - shared)
 
 
-def _index_add_bw(g, s, e, n):
-    # index_add's formula for source: grad.index_select(0, index).expand_as(source)
-    idx = e
-    picked = _record(_INDEX_SELECT, (g,), _wrap(g._array[idx], g), (), (g._array.shape[0], idx))
-    return (expand(picked, picked._array.shape),)
-
-
-def _index_select_bw(g, s, e, n):
-    size, idx = e
-    return (_index_add(g, size, idx),)
-
-
-_AS_STRIDED = _op_spec("AsStridedBackward0", _as_strided_bw)
-_INDEX_ADD = _op_spec("IndexAddBackward0", _index_add_bw)
-_INDEX_SELECT = _op_spec("IndexSelectBackward0", _index_select_bw)
+def _index_select(g, idx):
+    """g.index_select(0, idx) inside a formula (node IndexSelectBackward0)."""
+    return _record(_S.IndexSelectBackward0, (g,), _wrap(g._array[idx], g), self_sym_size=g._array.shape[0],
+                   index_array=idx)
 
 
 def _index_add(src, size, idx):
@@ -2075,7 +1788,8 @@ def _index_add(src, size, idx):
     as as_strided_backward and index_select's backward run it."""
     z = _backend.new(src, "zeros", size, src._array.dtype)
     np.add.at(z, idx, src._array)
-    return _record(_INDEX_ADD, (src,), _wrap(z, src), (), idx)
+    zeros = _wrap(_backend.new(src, "zeros", size, src._array.dtype), src)
+    return _record(_S.IndexAddBackward0, (zeros, src), _wrap(z, src), index_array=idx)
 
 
 def _copy_slices_backward(grad, extra, fn, needs):
@@ -2103,7 +1817,7 @@ def _copy_slices_backward(grad, extra, fn, needs):
     return tuple(out)
 
 
-_C._set_view_formulas(_AS_STRIDED, _view_geometry, _copy_slices_backward)
+_C._set_view_formulas(_S.AsStridedBackward0, _as_strided_fields, _view_geometry, _copy_slices_backward)
 _C._set_sum_to(_reduce_output)
 
 
@@ -2140,7 +1854,8 @@ def as_strided(self, size, stride, storage_offset=None):
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     arr = _placed(a, (offset - own) * itemsize, size, tuple(st * itemsize for st in stride))
-    return _record_view(_AS_STRIDED, self, _wrap(arr, self, True), (_geometry(self), (size, stride, offset)))
+    return _record_view(_S.AsStridedBackward0, self, _wrap(arr, self, True), self_geometry=_geometry(self), size=size,
+                        stride=stride, storage_offset=offset)
 
 
 def narrow(self, dim, start, length):
@@ -2158,26 +1873,13 @@ def narrow(self, dim, start, length):
     return _slice(self, d, slice(start, start + length))
 
 
-def _diagonal_bw(g, s, e, n):
-    return (diagonal_backward(g, *e),)
-
-
-def _diagonal_backward_bw(g, s, e, n):
-    shape, idx, offset, d1, d2 = e
-    return (diagonal(g, offset, d1, d2),)
-
-
-_DIAGONAL = _op_spec("DiagonalBackward0", _diagonal_bw)
-_DIAGONAL_BACKWARD = _op_spec("DiagonalBackwardBackward0", _diagonal_backward_bw)
-
-
 def diagonal_backward(g, shape, idx, offset, d1, d2):
     """at::diagonal_backward: zeros of the input's shape with g on the diagonal (node
     DiagonalBackwardBackward0, whose own backward takes the diagonal again)."""
     z = _backend.new(g, "zeros", int(np.prod(shape)), g._array.dtype)
     z[idx.reshape(-1)] = g._array.reshape(-1)
     out = _wrap(z.reshape(shape), g)
-    return _record(_DIAGONAL_BACKWARD, (g,), out, (), (shape, idx, offset, d1, d2))
+    return _record(_S.DiagonalBackwardBackward0, (g,), out, offset=offset, dim1=d1, dim2=d2)
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):
@@ -2190,31 +1892,8 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     st = a.strides
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
     arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
-    return _view_of(arr, self, _DIAGONAL, (a.shape, _flat_index(arr, a), offset, d1, d2))
-
-
-def _split_bw(g, s, e, n):
-    dim, sizes, shape, dtype = e
-    parts = []
-    for gi, size in zip(g, sizes):
-        if gi is None:
-            part = list(shape)
-            part[dim] = size
-            gi = _wrap(_backend.new(next(x for x in g if x is not None), "zeros", tuple(part), dtype), None)
-        parts.append(gi)
-    return (cat(parts, dim),)
-
-
-def _unbind_bw(g, s, e, n):
-    dim, shape, dtype = e
-    part = shape[:dim] + shape[dim + 1:]
-    like = next(x for x in g if x is not None)
-    return (stack([gi if gi is not None else _wrap(_backend.new(like, "zeros", part, dtype), None) for gi in g], dim),)
-
-
-_SPLIT = _op_spec("SplitBackward0", _split_bw, None, True)
-_SPLIT_WITH_SIZES = _op_spec("SplitWithSizesBackward0", _split_bw, None, True)
-_UNBIND = _op_spec("UnbindBackward0", _unbind_bw, None, True)
+    return _view_of(arr, self, _S.DiagonalBackward0, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a), offset=offset,
+                    dim1=d1, dim2=d2)
 
 
 def _split_views(self, spec, dim, sizes):
@@ -2223,7 +1902,8 @@ def _split_views(self, spec, dim, sizes):
     for size in sizes:
         outs.append(_wrap(_sliced(a, dim, slice(begin, begin + size)), self, True))
         begin += size
-    return _record_multi_view(spec, self, tuple(outs), (dim, tuple(sizes), a.shape, a.dtype))
+    return _record_multi_view(spec, self, tuple(outs), dim=dim, split_sizes=tuple(sizes), self_sym_sizes=a.shape,
+                              self_dtype=a.dtype)
 
 
 def split(self, split_size_or_sections, dim=0):
@@ -2238,12 +1918,12 @@ def split(self, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         # an empty dimension splits into one empty piece (at::split: at least one split)
         sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]
-        return _split_views(self, _SPLIT, d, sizes)
+        return _split_views(self, _S.SplitBackward0, d, sizes)
     sizes = [int(x) for x in split_size_or_sections]
     if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
                            f"dimension {dim}), but got split_sizes={sizes}")
-    return _split_views(self, _SPLIT_WITH_SIZES, d, sizes)
+    return _split_views(self, _S.SplitWithSizesBackward0, d, sizes)
 
 
 def chunk(self, chunks, dim=0):
@@ -2262,7 +1942,7 @@ def unbind(self, dim=0):
     # torch wraps the dim first: a 0-d tensor's is 0 or out of range
     d = _wrap_dim(_wrap_dim(dim, a.ndim), a.ndim, wrap_scalar=False)
     outs = tuple(_wrap(_selected(a, d, i), self, True) for i in range(a.shape[d]))
-    return _record_multi_view(_UNBIND, self, outs, (d, a.shape, a.dtype))
+    return _record_multi_view(_S.UnbindBackward0, self, outs, dim=d, self_sym_sizes=a.shape, self_dtype=a.dtype)
 
 
 # In-place ops ---------------------------------------------------------------------
@@ -2410,32 +2090,9 @@ def div_(self, other):
     return _mul_div_(self, other, np.true_divide, _S.DivBackward0)
 
 
-def _zero_bw(g, s, e, n):
-    return (zeros_like(g),)
-
-
-def _fill_tensor_bw(g, s, e, n):
-    return (zeros_like(g) if n[0] else None, sum(g) if n[1] else None)
-
-
-def _copy_bw(g, s, e, n):
-    # CopyBackwards casts the gradient to src's dtype, then the engine reduces it to src's shape
-    src_shape, src_dtype = e
-    if not n[1]:
-        return (zeros_like(g) if n[0] else None, None)
-    gs = g if g._array.dtype == src_dtype else to(g, dtype=_from_numpy_dtype(src_dtype))
-    return (zeros_like(g) if n[0] else None, _sum_to(gs, src_shape))
-
-
-_ZERO = _op_spec("ZeroBackward0", _zero_bw)
-_FILL = _op_spec("FillBackward2", _zero_bw)
-_FILL_T = _op_spec("FillBackward3", _fill_tensor_bw)
-_COPY = _op_spec("torch::autograd::CopyBackwards", _copy_bw)
-
-
 def zero_(self):
     # fill_ and zero_ write without TensorIterator's overlap checks: an expanded tensor may be filled
-    node = _inplace_node(_ZERO, (self,), (), None)
+    node = _inplace_node(_S.ZeroBackward0, (self,))
     self._array[...] = 0
     self._bump_version()
     return _rebase_history(self, node)
@@ -2446,7 +2103,7 @@ def fill_(self, value):
         if value._array.ndim:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._array.ndim} dimensions.")
-        node = _inplace_node(_FILL_T, (self, value), (), None)
+        node = _inplace_node(_S.FillBackward3, (self, value))
         # fill_ with a tensor copies it (at::fill_), so copy_'s internal-overlap
         # check applies; a value aliasing self is read first
         _check_overlap(self._array)
@@ -2456,7 +2113,7 @@ def fill_(self, value):
         finally:
             _loud(token)
     else:
-        node = _inplace_node(_FILL, (self,), (), None)
+        node = _inplace_node(_S.FillBackward2, (self,))
         self._array[...] = _scalar_value(value, self._array.dtype)  # a number's conversion is checked
     self._bump_version()
     return _rebase_history(self, node)
@@ -2468,7 +2125,7 @@ def copy_(self, src):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     b = src._array
     # copy_ into an integer or bool tensor is not differentiable
-    node = _inplace_node(_COPY, (self, src), (), (b.shape, b.dtype)) if a.dtype.kind == "f" else None
+    node = _inplace_node(_S.CopyBackwards, (self, src), src_dtype=b.dtype) if a.dtype.kind == "f" else None
     # copy_impl returns before its TensorIterator (and its overlap checks) when src is
     # self's very view: the same memory, sizes, strides and dtype
     if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
@@ -2486,13 +2143,6 @@ def copy_(self, src):
     return _rebase_history(self, node)
 
 
-def _index_put_bw(g, s, e, n):
-    key, vshape, vdtype = e
-    key = _saved_index_key(key, s)
-    return (_index_put_zeros(g, key, vshape, vdtype) if n[0] else None,
-            _sum_to(getitem_raw(g, key), vshape, vdtype) if len(n) > 1 and n[1] else None)
-
-
 def _index_put_zeros(g, key, vshape, vdtype):
     """torch's grad.index_put(indices, zeros_like(values)) (node IndexPutBackward0)."""
     out = _backend.xp(g).array(g._array, copy=True)
@@ -2500,10 +2150,8 @@ def _index_put_zeros(g, key, vshape, vdtype):
         out[key] = 0
     zeros = _wrap(_backend.new(g, "zeros", vshape, vdtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
-    return _record(_INDEX_PUT, (g, zeros), _wrap(out, g), saved, (key, vshape, vdtype))
-
-
-_INDEX_PUT = _op_spec("IndexPutBackward0", _index_put_bw)
+    return _record(_S.IndexPutBackward0, (g, zeros), _wrap(out, g), indices=saved, key=key, values_shape=vshape,
+                   values_dtype=vdtype)
 
 
 def _expand_error(src, sizes, type_name):
@@ -2812,7 +2460,8 @@ def _index_put_(self, key, value):
     a, v = self._array, value._array
     # IndexPutBackward0 saves the index tensors (torch's `indices`), as IndexBackward0 does
     saved = tuple(_const(k, self) for k in _index_tensors(key))
-    node = _inplace_node(_INDEX_PUT, (self, value), saved, (key, v.shape, v.dtype))
+    node = _inplace_node(_S.IndexPutBackward0, (self, value), indices=saved, key=key, values_shape=v.shape,
+                         values_dtype=v.dtype)
     expanded = _has_internal_overlap(a)
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
@@ -2869,14 +2518,6 @@ def delitem(self, key):
 
 # Conversions ----------------------------------------------------------------------
 
-def _to_copy_bw(g, s, e, n):
-    src_dtype, src_device = e
-    return (to(g, dtype=src_dtype, device=src_device),)
-
-
-_TO_COPY = _op_spec("ToCopyBackward0", _to_copy_bw)
-
-
 def to(self, *args, dtype=None, device=None, copy=False):
     from ._dtypes import device as _device, dtype as _dtype, _from_numpy_dtype
     for arg in args:
@@ -2909,41 +2550,16 @@ def to(self, *args, dtype=None, device=None, copy=False):
         out = _wrap(r, self)
     if r.dtype.kind != "f":
         return out  # an integer or bool result never requires grad (torch's isDifferentiableType)
-    return _record(_TO_COPY, (self,), out, (), (src_dtype, src_device))
+    return _record(_S.ToCopyBackward0, (self,), out, self_dtype=src_dtype, self_device=src_device)
 
 
 # Combining tensors --------------------------------------------------------------
-
-def _as_dtype(g, dtype):
-    """A gradient cast back to its input's dtype (of an op that promoted it), recorded under create_graph."""
-    return g if g._array.dtype == dtype else to(g, dtype=_from_numpy_dtype(dtype))
-
-
-def _stack_bw(g, s, e, n):
-    dim, count, dtypes = e
-    return tuple(_as_dtype(_select(g, dim, i, dim), dtypes[i]) if n[i] else None for i in range(count))
-
-
-def _cat_bw(g, s, e, n):
-    # cat_tensors_backward: a skipped input (size None) gets an empty gradient
-    dim, sizes, dtypes = e
-    out, start = [], 0
-    for i, size in enumerate(sizes):
-        if size is None:
-            out.append(_as_dtype(_wrap(_backend.new(g, "zeros", 0, g._array.dtype), g), dtypes[i]) if n[i] else None)
-            continue
-        out.append(_as_dtype(_slice(g, dim, slice(start, start + size)), dtypes[i]) if n[i] else None)
-        start += size
-    return tuple(out)
-
 
 def _cat_dtype(arrays):
     """The result dtype of cat and stack: promote_types over the inputs (Note [Type promotion])."""
     return functools.reduce(_promote_types, [a.dtype for a in arrays])
 
 
-_STACK = _op_spec("StackBackward0", _stack_bw)
-_CAT = _op_spec("CatBackward0", _cat_bw)
 
 
 def _cat_error(arrays, valid, dim):
@@ -2975,7 +2591,7 @@ def stack(tensors, dim=0):
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
                            f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
     out = _wrap(_backend.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
-    return _record(_STACK, tensors, out, (), (d, len(tensors), [a.dtype for a in arrays]))
+    return _record(_S.StackBackward0, tensors, out, dim=d, tensors_dtypes=[a.dtype for a in arrays])
 
 
 def _cat_skipped(a):
@@ -3014,18 +2630,7 @@ def cat(tensors, dim=0):
         r = _backend.new(tensors[0], "zeros", 0, dtype)
     out = _wrap(_backend.ascontiguousarray(r), tensors[0])
     sizes = tuple(None if _cat_skipped(a) else a.shape[d] for a in arrays)
-    return _record(_CAT, tensors, out, (), (d, sizes, [a.dtype for a in arrays]))
-
-
-def _where_bw(g, s, e, n):
-    # torch's where(condition, grad, 0) and where(condition, 0, grad), other's first
-    # (Note [Order of a formula's gradients])
-    cond = s[0]
-    gb = where(cond, 0.0, g) if n[1] else None
-    return _reduced(where(cond, g, 0.0) if n[0] else None, gb, e)
-
-
-_WHERE = _op_spec("WhereBackward0", _where_bw)
+    return _record(_S.CatBackward0, tensors, out, dim=d, tensors_sizes=sizes, tensors_dtypes=[a.dtype for a in arrays])
 
 
 def where(condition, input, other):  # noqa: A002 - torch's names
@@ -3074,7 +2679,7 @@ def where(condition, input, other):  # noqa: A002 - torch's names
     out = _wrap(r, like)
     a, b = input._array, other._array
     cond = condition if isinstance(condition, _TB) else _const(c, like)
-    return _record(_WHERE, (input, other), out, (cond,), (a.shape, b.shape, a.dtype, b.dtype), (cond,))
+    return _record(_S.WhereBackward0, (input, other), out, (cond,), condition=cond)
 
 
 # Comparisons (never differentiable) ------------------------------------------------

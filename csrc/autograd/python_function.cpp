@@ -196,7 +196,6 @@ PyFormulaNode::PyFormulaNode(const OpInfo* info, edge_list&& next_edges)
     : Node(std::move(next_edges)), info_(info) {}
 
 PyFormulaNode::~PyFormulaNode() {
-  release_pyobject(extra_);
   for (PyObject* v : values_) release_pyobject(v);
   for (PyObject* p : packed_) release_pyobject(p);
 }
@@ -214,13 +213,26 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
   const size_t i = info_->field_index(key);
   if (i == n) throw py::type_error(info_->name + " has no field '" + py::str(key).cast<std::string>() + "'");
   if (value == Py_None) return;
+  if (info_->field_is_list[i]) {
+    // A list of tensors (upstream's std::vector<SavedVariable> members, `indices`):
+    // slots after the fields'.
+    py::sequence items = py::reinterpret_borrow<py::sequence>(value);
+    list_ranges_.resize(n);
+    list_ranges_[i].first = saved_.size();
+    for (auto item : items) {
+      saved_.emplace_back();
+      save_tensor(saved_.size() - 1, item.ptr(), output);
+    }
+    list_ranges_[i].second = saved_.size();
+    return;
+  }
   if (!THPVariable_Check(value)) {
     values_[i] = Py_NewRef(value);
     if (info_->field_is_tensor[i] && (PyFloat_Check(value) || PyLong_Check(value))) {
       // A wrapped number (upstream wraps the Python number of `x * 2` in a
       // 0-d tensor), saved so that a freed graph refuses a second backward;
-      // saved-tensor hooks never see it.
-      // In the number's own type, as upstream's scalar_to_tensor makes it.
+      // saved-tensor hooks never see it. In the number's own type, as
+      // upstream's scalar_to_tensor makes it.
       const double number = PyFloat_AsDouble(value);
       if (PyErr_Occurred()) throw py::error_already_set();
       const auto dtype = PyBool_Check(value) ? at::kBool : PyLong_Check(value) ? at::kLong : at::kDouble;
@@ -230,13 +242,18 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
     }
     return;
   }
+  save_tensor(i, value, output);
+}
+
+void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output) {
+  if (!THPVariable_Check(value)) throw py::type_error(info_->name + ": expected a tensor to save");
   const bool is_output = value == output;
   if (PyObject* packed = pack_saved_tensor(value)) {
-    packed_.resize(n, nullptr);
-    packed_[i] = packed;
-    saved_[i] = SavedVariable::metadata_of(THPVariable_Unpack(value), is_output);
+    packed_.resize(saved_.size(), nullptr);
+    packed_[slot] = packed;
+    saved_[slot] = SavedVariable::metadata_of(THPVariable_Unpack(value), is_output);
   } else {
-    saved_[i] = SavedVariable(THPVariable_Unpack(value), is_output);
+    saved_[slot] = SavedVariable(THPVariable_Unpack(value), is_output);
   }
 }
 
@@ -263,6 +280,17 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
   if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  if (info_->field_is_list[index]) {
+    if (index >= list_ranges_.size()) return py::none();
+    const auto range = list_ranges_[index];
+    py::tuple items(range.second - range.first);
+    for (size_t k = range.first; k < range.second; ++k) items[k - range.first] = saved_slot(k);
+    return std::move(items);
+  }
+  return saved_slot(index);
+}
+
+py::object PyFormulaNode::saved_slot(size_t index) {
   auto self = getptr();
   if (index < packed_.size() && packed_[index]) {
     return wrap(saved_[index].unpack_packed(THPVariable_Unpack(unpack_saved_tensor(packed_[index]).ptr()), self));
@@ -296,37 +324,6 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
   return apply_with_needs(std::move(grads), needs);
 }
 
-variable_list PyFormulaNode::apply_legacy(variable_list&& grads, const std::vector<bool>& needs_input_grad) {
-  const size_t n = num_outputs();
-  auto self = getptr();
-  py::tuple saved(saved_.size());
-  if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
-  for (size_t i = 0; i < saved_.size(); ++i) {
-    saved[i] = i < packed_.size() && packed_[i]
-        ? wrap(saved_[i].unpack_packed(THPVariable_Unpack(unpack_saved_tensor(packed_[i]).ptr()), self))
-        : wrap(saved_[i].unpack(self));
-  }
-  py::tuple needs(n);
-  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(needs_input_grad[i]);
-  py::object grad;
-  if (info_->multi_output) {
-    py::tuple all(grads.size());
-    for (size_t i = 0; i < grads.size(); ++i) all[i] = wrap(grads[i]);
-    grad = std::move(all);
-  } else {
-    grad = wrap(grads[0]);
-  }
-  grads.clear();
-  if (release_after_apply_) {
-    for (auto& s : saved_) s.reset_data();
-    if (!packed_.empty()) release_packed();
-  }
-  PyObject* argv[] = {grad.ptr(), saved.ptr(), extra_ ? extra_ : Py_None, needs.ptr()};
-  PyObject* raw = PyObject_Vectorcall(info_->backward, argv, 4, nullptr);
-  if (!raw) throw py::error_already_set();
-  return formula_outputs(py::reinterpret_steal<py::object>(raw));
-}
-
 variable_list PyFormulaNode::formula_outputs(const py::object& r) {
   const size_t n = num_outputs();
   if (!PyTuple_Check(r.ptr()) || static_cast<size_t>(PyTuple_GET_SIZE(r.ptr())) != n) {
@@ -346,7 +343,6 @@ variable_list PyFormulaNode::formula_outputs(const py::object& r) {
 
 variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::vector<bool>& needs_input_grad) {
   if (!info_->backward) throw std::logic_error(name() + " has no formula: torchlite._generated is not imported");
-  if (info_->legacy) return apply_legacy(std::move(grads), needs_input_grad);
   const size_t n = num_outputs();
   const size_t num_fields = info_->fields.size();
   if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
@@ -380,6 +376,14 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
   return outputs;
 }
 
+namespace {
+bool same_numel(const std::vector<int64_t>& shape, const Variable& grad) {
+  int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n == grad.numel();
+}
+} // namespace
+
 void PyFormulaNode::reduce_outputs(variable_list& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     auto& grad = outputs[i];
@@ -387,7 +391,8 @@ void PyFormulaNode::reduce_outputs(variable_list& outputs) {
     if (!grad.defined() || !edge.is_valid()) continue;
     const auto& metadata = edge.function->input_metadata(edge.input_nr);
     const bool reshape = !metadata.is_same_shape(grad);
-    if (reshape && !metadata.is_expandable_to_shape(grad)) continue;  // validate_outputs' error
+    // validate_outputs' error, except for a setitem value whose leading 1s the index dropped
+    if (reshape && !metadata.is_expandable_to_shape(grad) && !same_numel(metadata.shape(), grad)) continue;
     if (!reshape && metadata.dtype() == grad.scalar_type()) continue;
     if (!THPSumToHook) throw std::logic_error("torchlite has not registered its sum_to");
     const auto& shape = metadata.shape();
@@ -417,61 +422,34 @@ const OpInfo* op_info(PyObject* capsule) {
   return info;
 }
 
-// A legacy spec's saved tensors (a tuple, None for an unsaved slot) and extra.
-void set_legacy_fields(PyFormulaNode& node, PyObject* saved, PyObject* extra, PyObject* output) {
-  const Py_ssize_t num_saved = PyTuple_GET_SIZE(saved);
-  node.saved_.reserve(static_cast<size_t>(num_saved));
-  for (Py_ssize_t i = 0; i < num_saved; ++i) {
-    PyObject* s = PyTuple_GET_ITEM(saved, i);
-    if (s == Py_None) {
-      node.saved_.emplace_back();
-    } else if (PyObject* packed = pack_saved_tensor(s)) {
-      node.packed_.resize(static_cast<size_t>(num_saved), nullptr);
-      node.packed_[static_cast<size_t>(i)] = packed;
-      node.saved_.push_back(SavedVariable::metadata_of(THPVariable_Unpack(s), /*is_output=*/s == output));
-    } else {
-      node.saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/s == output);
-    }
-  }
-  if (extra != Py_None) node.extra_ = Py_NewRef(extra);
-}
-
 namespace {
 
 // _op_spec(name, fields, kinds, native, multi_output): the OpInfo of one
 // node, as a capsule the recording functions take; `kinds` has a letter per
-// field: T a tensor, V a value grad_fn shows, H a value it hides. Made by the
-// generated torchlite/_generated/specs.py at import; _set_formula gives it
-// its formula. _op_spec(name, backward[, native, multi_output]): a legacy
-// spec (OpInfo::legacy), for the ops not yet in the table.
+// field: T a tensor, L a list of tensors, V a value grad_fn shows, H a value
+// it hides. Made by the generated torchlite/_generated/specs.py at import;
+// _set_formula gives it its formula.
 PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  OpInfo info;
-  if (nargs >= 2 && nargs <= 4 && PyUnicode_Check(args[0]) && PyCallable_Check(args[1]) &&
-      (nargs < 3 || args[2] == Py_None)) {
-    info.name = PyUnicode_AsUTF8(args[0]);
-    info.backward = Py_NewRef(args[1]);
-    info.legacy = true;
-    info.multi_output = nargs == 4 && PyObject_IsTrue(args[3]) == 1;
-  } else {
-    if (nargs != 5 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1]) || !PyUnicode_Check(args[2]) ||
-        PyUnicode_GetLength(args[2]) != PyTuple_GET_SIZE(args[1]) || !PyLong_Check(args[3])) {
-      throw py::type_error("_op_spec(name: str, fields: tuple[str, ...], kinds: str, native: int, multi_output: bool)");
-    }
-    info.name = PyUnicode_AsUTF8(args[0]);
-    const char* kinds = PyUnicode_AsUTF8(args[2]);
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[1]); ++i) {
-      PyObject* key = PyTuple_GET_ITEM(args[1], i);
-      info.fields.emplace_back(PyUnicode_AsUTF8(key));
-      Py_INCREF(key);
-      PyUnicode_InternInPlace(&key);
-      info.field_keys.push_back(key);
-      info.field_is_tensor.push_back(kinds[i] == 'T');
-      info.field_exposed.push_back(kinds[i] != 'H');
-    }
-    info.native = static_cast<int>(PyLong_AsLong(args[3]));
-    info.multi_output = PyObject_IsTrue(args[4]) == 1;
+  if (nargs != 5 || !PyUnicode_Check(args[0]) || !PyTuple_Check(args[1]) || !PyUnicode_Check(args[2]) ||
+      PyUnicode_GetLength(args[2]) != PyTuple_GET_SIZE(args[1]) || !PyLong_Check(args[3])) {
+    throw py::type_error("_op_spec(name: str, fields: tuple[str, ...], kinds: str, native: int, multi_output: bool)");
   }
+  OpInfo info;
+  info.name = PyUnicode_AsUTF8(args[0]);
+  const char* kinds = PyUnicode_AsUTF8(args[2]);
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(args[1]); ++i) {
+    PyObject* key = PyTuple_GET_ITEM(args[1], i);
+    info.fields.emplace_back(PyUnicode_AsUTF8(key));
+    Py_INCREF(key);
+    PyUnicode_InternInPlace(&key);
+    info.field_keys.push_back(key);
+    info.field_is_tensor.push_back(kinds[i] == 'T');
+    info.field_is_list.push_back(kinds[i] == 'L');
+    info.field_exposed.push_back(kinds[i] != 'H');
+  }
+  info.native = static_cast<int>(PyLong_AsLong(args[3]));
+  info.multi_output = PyObject_IsTrue(args[4]) == 1;
   static std::deque<OpInfo> infos;  // stable addresses; specs are made once, at import
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
@@ -511,8 +489,7 @@ PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwna
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  const Py_ssize_t others = info->legacy ? 5 : 3;  // the position of `others`
-  if (nargs != others && nargs != others + 1) throw py::type_error("_record(spec, inputs, output[, others], **fields)");
+  if (nargs != 3 && nargs != 4) throw py::type_error("_record(spec, inputs, output[, others], **fields)");
   PyObject* output = args[2];
   if (!GradMode::is_enabled()) return Py_NewRef(output);
   PyObject* inputs = args[1];
@@ -525,7 +502,7 @@ PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwna
     }
   }
   if (!any_requires_grad) return Py_NewRef(output);
-  if (!any_normal_tensor(inputs) && !(nargs > others && any_normal_tensor(args[others]))) return Py_NewRef(output);
+  if (!any_normal_tensor(inputs) && !(nargs == 4 && any_normal_tensor(args[3]))) return Py_NewRef(output);
 
   edge_list edges(static_cast<size_t>(num_inputs));
   for (Py_ssize_t i = 0; i < num_inputs; ++i) {
@@ -537,11 +514,7 @@ PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwna
   // the saved variable would hold the node that holds it.
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
-  if (info->legacy) {
-    set_legacy_fields(*node, args[3], args[4], output);
-  } else {
-    node->set_fields(args + nargs, kwnames, output);
-  }
+  node->set_fields(args + nargs, kwnames, output);
   return Py_NewRef(output);
   END_HANDLE_TH_ERRORS
 }
@@ -555,24 +528,13 @@ PyObject* record_number(PyObject*, PyObject* const* args, size_t nargsf, PyObjec
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  if (nargs != (info->legacy ? 5 : 3)) throw py::type_error("_record_number(spec, self, output, **fields)");
+  if (nargs != 3) throw py::type_error("_record_number(spec, self, output, **fields)");
   PyObject* output = args[2];
   if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad()) return Py_NewRef(output);
   auto node = make_formula_node(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
-  if (!info->legacy) {
-    node->set_fields(args + nargs, kwnames, output);
-    return Py_NewRef(output);
-  }
-  if (PyObject_IsTrue(args[4])) {  // legacy: saves the number
-    const double value = PyFloat_AsDouble(args[3]);
-    if (PyErr_Occurred()) throw py::error_already_set();
-    at::Tensor number = at::full({}, value, out.dtype(), out.device());
-    number.unsafeGetTensorImpl()->set_wrapped_number(true);
-    node->saved_.emplace_back(number, /*is_output=*/false);
-  }
-  node->extra_ = Py_NewRef(args[3]);
+  node->set_fields(args + nargs, kwnames, output);
   return Py_NewRef(output);
   END_HANDLE_TH_ERRORS
 }

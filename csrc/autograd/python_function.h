@@ -59,9 +59,6 @@ struct OpInfo {
   // fn(grad, needs_input_grad, *fields) -> grads; set by _set_formula once
   // the formulas' module is imported (it imports the ops that record the node).
   PyObject* backward = nullptr;
-  // A spec of the ops not yet in the table: fn(grad, saved, extra, needs), with
-  // positional saved tensors and one `extra` object.
-  bool legacy = false;
   // The node's fields in the formula's argument order; `field_keys` are the
   // same names interned, so keyword arguments match by pointer first.
   std::vector<std::string> fields;
@@ -70,6 +67,7 @@ struct OpInfo {
   // for it is also saved as a wrapped number), and whether
   // grad_fn._saved_<field> shows it (torch hides ScalarType members).
   std::vector<bool> field_is_tensor;
+  std::vector<bool> field_is_list;  // a list of tensors (Tensor?[] indices)
   std::vector<bool> field_exposed;
   // The formula takes a tuple of gradients, one per forward output (split, unbind...).
   bool multi_output = false;
@@ -104,15 +102,15 @@ struct PyFormulaNode : public Node {
   // field's value, or the saved tensor unpacked.
   pybind11::object saved_field(size_t index, bool for_formula = false);
 
-  // One slot per field: the saved tensor (undefined when the field holds no
-  // tensor), the tensor packed by saved_tensors_hooks as an owned
+  // One slot per field, then one per tensor of a list field: the saved tensor
+  // (undefined when the field holds no tensor), the tensor packed by saved_tensors_hooks as an owned
   // (unpack_hook, packed) tuple (null when unpacked; empty when no hook was
   // active), and the field's Python value (owned; null when none).
   std::vector<SavedVariable> saved_;
   std::vector<PyObject*> packed_;
   std::vector<PyObject*> values_;
-  // A legacy spec's non-tensor arguments (OpInfo::legacy), owned.
-  PyObject* extra_ = nullptr;
+  // Where each list-of-tensors field's tensors are in saved_ [first, second).
+  std::vector<std::pair<size_t, size_t>> list_ranges_;
 
  protected:
   // Note [GIL-free formulas]: the generated native nodes
@@ -125,9 +123,10 @@ struct PyFormulaNode : public Node {
   }
 
  private:
-  variable_list apply_legacy(variable_list&& grads, const std::vector<bool>& needs_input_grad);
   variable_list formula_outputs(const pybind11::object& r);
   void set_field(PyObject* key, PyObject* value, PyObject* output);
+  void save_tensor(size_t slot, PyObject* value, PyObject* output);
+  pybind11::object saved_slot(size_t index);
   void release_packed();
   // validate_outputs' reduction of each gradient to its input's shape and
   // dtype, in torchlite's differentiable ops (so create_graph records it).
@@ -142,9 +141,6 @@ struct PyFormulaNode : public Node {
 // A node for `info`: its generated native class where it has one
 // (generated/python_functions.cpp).
 std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&& next_edges);
-
-// A legacy spec's saved tensors (a tuple, None for an unsaved slot) and extra.
-void set_legacy_fields(PyFormulaNode& node, PyObject* saved, PyObject* extra, PyObject* output);
 
 // The OpInfo in a capsule made by _op_spec.
 const OpInfo* op_info(PyObject* capsule);

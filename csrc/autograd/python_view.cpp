@@ -26,13 +26,14 @@ py::object wrap(const Variable& var) {
   return py::reinterpret_steal<py::object>(THPVariable_Wrap(var));
 }
 
-const OpInfo* as_strided_info = nullptr;  // AsStridedBackward0's formula
-PyObject* view_geometry_fn = nullptr;     // _view_geometry(view, base) -> extra
-PyObject* copy_slices_fn = nullptr;       // _copy_slices_backward(grad, extra, fn, needs)
+const OpInfo* as_strided_info = nullptr;   // AsStridedBackward0's spec
+PyObject* as_strided_fields_fn = nullptr;  // _as_strided_fields(view, base) -> its fields (a dict)
+PyObject* view_geometry_fn = nullptr;      // _view_geometry(view, base) -> CopySlices' extra
+PyObject* copy_slices_fn = nullptr;        // _copy_slices_backward(grad, extra, fn, needs)
 
-py::object geometry_extra(const Variable& view, const Variable& base) {
-  if (!view_geometry_fn) throw std::logic_error("torchlite._ops has not registered its view formulas");
-  PyObject* raw = PyObject_CallFunctionObjArgs(view_geometry_fn, wrap(view).ptr(), wrap(base).ptr(), nullptr);
+py::object call_view_fn(PyObject* fn, const Variable& view, const Variable& base) {
+  if (!fn) throw std::logic_error("torchlite._ops has not registered its view formulas");
+  PyObject* raw = PyObject_CallFunctionObjArgs(fn, wrap(view).ptr(), wrap(base).ptr(), nullptr);
   if (!raw) throw py::error_already_set();
   return py::reinterpret_steal<py::object>(raw);
 }
@@ -43,22 +44,24 @@ struct PythonViewNodeFactory : impl::ViewNodeFactory {
     if (!as_strided_info) throw std::logic_error("torchlite._ops has not registered its view formulas");
     auto node = make_formula_node(as_strided_info, edge_list{impl::gradient_edge(base)});
     node->add_input_metadata(view);
-    node->extra_ = geometry_extra(view, base).release().ptr();
+    node->set_fields(call_view_fn(as_strided_fields_fn, view, base).ptr(), nullptr);
     return node;
   }
 
   std::shared_ptr<Node> copy_slices(const Variable& base, const Variable& view, std::shared_ptr<Node> fn) override {
     py::gil_scoped_acquire gil;
-    auto node = std::make_shared<CopySlices>(base, std::move(fn), geometry_extra(view, base));
+    auto node = std::make_shared<CopySlices>(base, std::move(fn), call_view_fn(view_geometry_fn, view, base));
     return node;
   }
 };
 
 PythonViewNodeFactory factory;
 
-// _set_view_formulas(as_strided_spec, view_geometry, copy_slices_backward)
-void set_view_formulas(py::object as_strided_spec, py::object geometry, py::object copy_slices_backward) {
+// _set_view_formulas(as_strided_spec, as_strided_fields, view_geometry, copy_slices_backward)
+void set_view_formulas(py::object as_strided_spec, py::object as_strided_fields, py::object geometry,
+                       py::object copy_slices_backward) {
   as_strided_info = op_info(as_strided_spec.ptr());
+  as_strided_fields_fn = as_strided_fields.release().ptr();
   view_geometry_fn = geometry.release().ptr();
   copy_slices_fn = copy_slices_backward.release().ptr();
   impl::set_view_node_factory(&factory);
@@ -78,18 +81,14 @@ PyObject* record_view(PyObject*, PyObject* const* args, size_t nargsf, PyObject*
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  if (nargs != (info->legacy ? 4 : 3)) throw py::type_error("_record_view(spec, self, out, **fields)");
+  if (nargs != 3) throw py::type_error("_record_view(spec, self, out, **fields)");
   const auto& self = THPVariable_Unpack(args[1]);
   Variable out = THPVariable_Unpack(args[2]);
   const bool inference = self.unsafeGetTensorImpl()->is_inference();
   if (GradMode::is_enabled() && self.requires_grad() && !inference) {
     auto node = make_formula_node(info, edge_list{impl::gradient_edge(self)});
     create_gradient_edge(out, node);
-    if (info->legacy) {
-      if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
-    } else {
-      node->set_fields(args + nargs, kwnames, args[2]);
-    }
+    node->set_fields(args + nargs, kwnames, args[2]);
   }
   if (!inference) impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
   return Py_NewRef(args[2]);
@@ -103,7 +102,7 @@ PyObject* record_multi_view(PyObject*, PyObject* const* args, size_t nargsf, PyO
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  if (nargs != (info->legacy ? 4 : 3) || !PyTuple_Check(args[2])) {
+  if (nargs != 3 || !PyTuple_Check(args[2])) {
     throw py::type_error("_record_multi_view(spec, self, outs, **fields)");
   }
   const auto& self = THPVariable_Unpack(args[1]);
@@ -112,11 +111,7 @@ PyObject* record_multi_view(PyObject*, PyObject* const* args, size_t nargsf, PyO
   std::shared_ptr<PyFormulaNode> node;
   if (GradMode::is_enabled() && self.requires_grad() && !inference) {
     node = make_formula_node(info, edge_list{impl::gradient_edge(self)});
-    if (info->legacy) {
-      if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
-    } else {
-      node->set_fields(args + nargs, kwnames, nullptr);
-    }
+    node->set_fields(args + nargs, kwnames, nullptr);
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
     Variable out = THPVariable_Unpack(PyTuple_GET_ITEM(args[2], i));
@@ -148,7 +143,7 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  if (info->legacy ? nargs != 4 && nargs != 6 : nargs != 2 && nargs != 3) {
+  if (nargs != 2 && nargs != 3) {
     throw py::type_error("_inplace_node(spec, inputs[, number], **fields)");
   }
   PyObject* inputs = args[1];
@@ -165,36 +160,12 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject
     const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
     edges.push_back(var.requires_grad() ? impl::gradient_edge(var) : Edge());
   }
-  const bool with_number = info->legacy ? nargs == 6 : nargs == 3 && PyObject_IsTrue(args[2]);
+  const bool with_number = nargs == 3 && PyObject_IsTrue(args[2]);
   if (with_number) edges.emplace_back();
   auto node = make_formula_node(info, std::move(edges));
   node->add_input_metadata(self);
-  if (!info->legacy) {
-    // A wrapped number takes self's dtype; no field is the op's output.
-    node->set_fields(args + nargs, kwnames, PyTuple_GET_ITEM(inputs, 0));
-    return PyCapsule_New(new std::shared_ptr<Node>(std::move(node)), "torchlite.Node", node_capsule_free);
-  }
-  PyObject* saved = args[2];
-  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(saved); ++i) {
-    PyObject* s = PyTuple_GET_ITEM(saved, i);
-    if (s == Py_None) {
-      node->saved_.emplace_back();
-    } else if (PyObject* packed = pack_saved_tensor(s)) {
-      node->packed_.resize(static_cast<size_t>(PyTuple_GET_SIZE(saved)), nullptr);
-      node->packed_[static_cast<size_t>(i)] = packed;
-      node->saved_.push_back(SavedVariable::metadata_of(THPVariable_Unpack(s), /*is_output=*/false));
-    } else {
-      node->saved_.emplace_back(THPVariable_Unpack(s), /*is_output=*/false);
-    }
-  }
-  if (with_number && PyObject_IsTrue(args[5])) {
-    const double value = PyFloat_AsDouble(args[4]);
-    if (PyErr_Occurred()) throw py::error_already_set();
-    at::Tensor number = at::full({}, value, self.dtype(), self.device());
-    number.unsafeGetTensorImpl()->set_wrapped_number(true);
-    node->saved_.emplace_back(number, /*is_output=*/false);
-  }
-  if (args[3] != Py_None) node->extra_ = Py_NewRef(args[3]);
+  // A wrapped number takes self's device; no field is the op's output.
+  node->set_fields(args + nargs, kwnames, PyTuple_GET_ITEM(inputs, 0));
   return PyCapsule_New(new std::shared_ptr<Node>(std::move(node)), "torchlite.Node", node_capsule_free);
   END_HANDLE_TH_ERRORS
 }

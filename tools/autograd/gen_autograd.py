@@ -45,6 +45,10 @@ class Arg:
     def is_tensor(self):
         return self.type.startswith("Tensor")
 
+    @property
+    def is_tensor_list(self):
+        return self.is_tensor and self.type.endswith("[]")
+
 
 class Schema:
     """`name.overload(args) -> returns`, upstream's FunctionSchema format."""
@@ -56,6 +60,9 @@ class Schema:
         self.text = text.strip()
         self.base, self.overload, args, self.returns = m.group(1), m.group(2) or "", m.group(3), m.group(4)
         self.args = [Arg(a) for a in args.split(",") if a.strip() and a.strip() != "*"]
+        # named returns, `(Tensor values, Tensor indices)`: a formula reads them as saved outputs
+        self.return_names = re.findall(r"Tensor\S*\s+(\w+)", self.returns)
+        self.multi_output = self.returns.rstrip().endswith("[]")
 
     def arg(self, name):
         return next((a for a in self.args if a.name == name), None)
@@ -71,18 +78,28 @@ class Entry:
         raw = dict(raw)
         self.schema = Schema(raw.pop("name"))
         self.native = list(raw.pop("native", []))
+        self.hidden = list(raw.pop("hidden", []))
         stem = camel_case(self.schema.base)
-        self.node = f"{stem}Backward{index_by_base.get(stem, 0)}"
+        # upstream numbers a node by the entries with the same stem before it; `node` names it
+        # where this table lacks one of those entries (or upstream writes the node by hand)
+        self.node = raw.pop("node", None) or f"{stem}Backward{index_by_base.get(stem, 0)}"
         index_by_base[stem] = index_by_base.get(stem, 0) + 1
-        self.formulas = {}
+        self.formulas, non_differentiable = {}, set()
         for key, formula in raw.items():
             if self.schema.arg(key) is None or not self.schema.arg(key).is_tensor:
                 raise ValueError(f"{self.schema.text}: '{key}' is not a tensor argument")
-            self.formulas[key] = str(formula)
+            if formula == "non_differentiable":
+                non_differentiable.add(key)
+            else:
+                self.formulas[key] = str(formula)
         for name in self.native:
             if name not in self.formulas:
                 raise ValueError(f"{self.schema.text}: native '{name}' has no formula")
-        self.inputs = [a.name for a in self.schema.args if a.is_tensor]
+        # the node's inputs (its next edges): the differentiable tensor arguments
+        self.inputs = [a.name for a in self.schema.args if a.is_tensor and a.name not in non_differentiable]
+        self.list_input = any(self.schema.arg(n).is_tensor_list for n in self.inputs)
+        if self.list_input and len(self.inputs) != 1:
+            raise ValueError(f"{self.schema.text}: a Tensor[] input must be the only one")
         self._find_fields()
 
     def _find_fields(self):
@@ -93,16 +110,26 @@ class Entry:
                 if method not in DERIVED:
                     raise ValueError(f"{self.schema.text}: unknown '{obj}.{method}()'")
                 derived[obj + DERIVED[method][0]] = (obj, method)
-            stripped = re.sub(r"\b\w+\.\w+\(\)", "", formula)
-            used.update(re.findall(r"\b[A-Za-z_]\w*\b", stripped))
-        self.fields = []  # (name, kind, schema type)
+            stripped = re.sub(r"\b\w+\.\w+\(\)|\"[^\"]*\"", "", formula)
+            used.update(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", stripped))
+        self.fields = []  # (name, kind, schema type): T a tensor, L a list of tensors, V / H a value
         for a in self.schema.args:
             if a.name in used:
-                self.fields.append((a.name, "T" if a.is_tensor else "H" if a.type == "ScalarType" else "V", a.type))
+                kind = ("L" if a.is_tensor_list else "T") if a.is_tensor else "H" if a.type == "ScalarType" else "V"
+                self.fields.append((a.name, kind, a.type))
         for name, (obj, method) in derived.items():
             self.fields.append((name, DERIVED[method][1], method))
+        for name in self.schema.return_names:
+            if name in used:
+                self.fields.append((name, "T", "Tensor"))
         if "result" in used:
             self.fields.append(("result", "T", "Tensor"))
+        for name in self.hidden:
+            self.fields.append((name, "H", None))
+        known = {n for n, _, _ in self.fields} | {"grad", "grads", "needs", "True", "False", "None"}
+        unknown = used - known
+        if unknown:
+            raise ValueError(f"{self.schema.text}: formula reads unknown names {sorted(unknown)}")
 
     def python_formula(self, name):
         return re.sub(r"\b(\w+)\.(\w+)\(\)", lambda m: m.group(1) + DERIVED[m.group(2)][0], self.formulas[name])
@@ -123,18 +150,30 @@ def gen_specs(entries):
         names = "".join(f'"{n}", ' for n, _, _ in e.fields)
         kinds = "".join(k for _, k, _ in e.fields)
         native = e.native_id if e.native else 0
-        lines.append(f'{e.node} = _C._op_spec("{e.node}", ({names}), "{kinds}", {native}, False)')
+        var = e.node.split("::")[-1]
+        lines.append(f'{var} = _C._op_spec("{e.node}", ({names}), "{kinds}", {native}, {e.schema.multi_output})')
     return "\n".join(lines) + "\n"
 
 
 def gen_functions(entries, helpers):
     lines = [f'"""Node formulas ({HEADER})."""',
              "from .. import _C",
-             "from .._functions_manual import (" + ", ".join(sorted(helpers)) + ")",
-             "from . import specs", ""]
+             "from .._functions_manual import (",
+             *[f"    {name}," for name in sorted(helpers)],
+             ")",
+             "from . import specs"]
     for e in entries:
-        params = ", ".join(["grad", "needs"] + [py_name(n) for n, _, _ in e.fields])
-        lines += ["", f"def {e.node}({params}):", f'    """{e.schema.text}"""']
+        var = e.node.split("::")[-1]
+        first = "grads" if e.schema.multi_output else "grad"
+        params = ", ".join([first, "needs"] + [py_name(n) for n, _, _ in e.fields])
+        lines += ["", "", f"def {var}({params}):", f'    """{e.schema.text}"""']
+        if e.list_input:  # one formula for the whole list, a gradient per tensor
+            lines.append(f"    return tuple({e.python_formula(e.inputs[0])})")
+            continue
+        for i, name in enumerate(e.inputs):
+            if name not in e.formulas:
+                lines.append(f"    if needs[{i}]:")
+                lines.append(f"        raise RuntimeError(\"the derivative for '{name}' is not implemented.\")")
         # upstream's order: the inputs sorted by name (load_derivatives sorts the formulas' keys)
         for name in sorted(e.formulas):
             i = e.inputs.index(name)
@@ -142,9 +181,10 @@ def gen_functions(entries, helpers):
             lines.append(f"    grad_{name} = {formula} if needs[{i}] else None")
         outs = ", ".join(f"grad_{n}" if n in e.formulas else "None" for n in e.inputs)
         lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
-    lines += ["", ""]
+    lines += [""]
     for e in entries:
-        lines.append(f"_C._set_formula(specs.{e.node}, {e.node})")
+        var = e.node.split("::")[-1]
+        lines.append(f"_C._set_formula(specs.{var}, {var})")
     return "\n".join(lines) + "\n"
 
 
