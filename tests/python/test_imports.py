@@ -243,6 +243,7 @@ def test_known_function_level_imports_still_exist():
     ("import torchlite.autograd.graph", "torchlite._tensor", {"torchlite.autograd", "torchlite.autograd.graph"}),
     ("from torchlite.autograd import graph", "torchlite.utils.checkpoint",
      {"torchlite.autograd", "torchlite.autograd.graph"}),
+    ("from .. import _C", "torchlite.autograd.variable", set()),
     ("import numpy as np", "torchlite._tensor", set()),
 ])
 def test_edges_of_an_import(source, module, expected):
