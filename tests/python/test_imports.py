@@ -12,7 +12,7 @@ import os
 import pytest
 
 # the torchlite the other tests import, found without importing it
-PACKAGE_DIR = importlib.util.find_spec("torchlite").submodule_search_locations[0]
+PACKAGE_DIR = os.path.dirname(importlib.util.find_spec("torchlite").origin)
 
 # Packages that may be imported inside a function, with why each cannot be imported
 # when torchlite is: none of them is a dependency of torchlite.
