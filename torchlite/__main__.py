@@ -3,7 +3,7 @@ compare SCRIPT [args]` (torchlite/_compare.py)."""
 import argparse
 import sys
 
-from . import _demo
+from . import _compare, _demo
 
 
 def main(argv=None):
@@ -47,7 +47,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "demo":
         return _demo.main(args)
-    from . import _compare
     return _compare.main(args)
 
 

@@ -12,6 +12,11 @@ imports without cupy, a driver or a GPU. A cuda device fails, in this order,
 as torch does without CUDA ("Torch not compiled with CUDA enabled"), without
 cupy (pip install torchlite[cuda]), and without a usable GPU (torch's words,
 with the CUDA runtime's reason).
+
+torchlite.cuda owns CUDA's lazy initialisation and imports this module; this
+module imports nothing from it, and reaches its _lazy_init through the hook
+it registers (torch's C++ factories likewise call up into torch.cuda:
+torch/csrc/utils/device_lazy_init.cpp).
 """
 import contextlib
 
@@ -32,24 +37,40 @@ CUPY_MISSING = ("torchlite's CUDA tensors are cupy arrays, and cupy is not insta
                 "pip install torchlite[cuda]")
 
 
-def _load_cupy():
+_cuda_lazy_init = None
+
+
+def _set_cuda_lazy_init(fn):
+    """Registers torchlite.cuda._lazy_init, which check_device calls."""
+    global _cuda_lazy_init
+    _cuda_lazy_init = fn
+
+
+def _cuda_is_compiled():
+    """Whether torchlite was built with CUDA support."""
+    return hasattr(_C, "_cuda_getDeviceCount")
+
+
+def _import_cupy():
     """cupy, imported on first use (a cuda tensor). Without it, a RuntimeError as
     for torch's other "no usable CUDA" states, so code catching those catches it."""
+    try:
+        import cupy as cp  # optional: torchlite imports and runs on the CPU without it
+    except ImportError as e:
+        raise RuntimeError(CUPY_MISSING) from e
+    return cp
+
+
+def _load_cupy(cp):
+    """Makes `cp` the module of cuda arrays, once CUDA is initialised."""
     global cupy, array_types
-    if cupy is None:
-        try:
-            import cupy as cp
-        except ImportError as e:
-            raise RuntimeError(CUPY_MISSING) from e
-        cupy = cp
-        array_types = (np.ndarray, cp.ndarray)
-        _C._set_cuda_array_factory(_cuda_array_from_parts)
-        _C._set_cuda_stream_hook(use_cupy_stream)
-        from . import cuda
-        if cuda.is_initialized():
-            # a torchlite.cuda.stream(...) entered before cupy was loaded
-            use_cupy_stream(*cuda._current_stream_parts())
-    return cupy
+    cupy = cp
+    array_types = (np.ndarray, cp.ndarray)
+    _C._set_cuda_array_factory(_cuda_array_from_parts)
+    _C._set_cuda_stream_hook(use_cupy_stream)
+    # a torchlite.cuda.stream(...) entered before cupy was loaded
+    index = _C._cuda_getDevice()
+    use_cupy_stream(_C._cuda_getCurrentStream(index)[0], index)
 
 
 def _cuda_array_from_parts(ptr, nbytes, offset, shape, strides, dtype, device_index, owner):
@@ -113,15 +134,16 @@ def check_device(dev):
     dev = _device(dev) if dev is not None else _device("cpu")
     if dev.type != "cuda":
         return dev
-    from . import cuda
-    if not cuda._is_compiled():
+    if not _cuda_is_compiled():
         raise AssertionError("Torch not compiled with CUDA enabled")
-    _load_cupy()
-    cuda._lazy_init()
+    if cupy is None:
+        cp = _import_cupy()
+        _cuda_lazy_init()
+        _load_cupy(cp)
     if _seed is not None and not _cupy_seeded:
         _seed_cupy(_seed)
-    index = cuda.current_device() if dev.index is None else dev.index
-    if not 0 <= index < cuda.device_count():
+    index = _C._cuda_getDevice() if dev.index is None else dev.index
+    if not 0 <= index < _C._cuda_getDeviceCount():
         raise RuntimeError("CUDA error: invalid device ordinal")
     return _device("cuda", index)
 
@@ -212,9 +234,11 @@ def to_device_array(a, dev):
 
 def _wait_for_source_stream(src, dst):
     """Note [Cross-device copies] (csrc/aten/Functions.cpp), for a copy cupy makes
-    on the destination's current stream."""
-    from . import cuda
-    cuda.current_stream(dst).wait_stream(cuda.current_stream(src))
+    on the destination's current stream: an event recorded on the source's current
+    stream, waited for by the destination's (torchlite.cuda.Stream.wait_stream)."""
+    event = _C._CudaEventBase(False, False)
+    event._record(_C._cuda_getCurrentStream(src)[0], src)
+    event._wait(_C._cuda_getCurrentStream(dst)[0], dst)
 
 
 def place(tensor, dev):
@@ -263,8 +287,7 @@ def manual_seed(seed):
     _seed = int(seed)
     _default_generator = np.random.default_rng(_seed)
     _cupy_seeded = False
-    from . import cuda
-    if cupy is not None and cuda.is_initialized():
+    if cupy is not None:  # loaded once CUDA is initialised
         _seed_cupy(_seed)
 
 

@@ -30,6 +30,8 @@ import traceback
 
 import numpy as np
 
+import torchlite
+
 BACKENDS = ("torch", "torchlite")
 
 
@@ -56,7 +58,6 @@ class _TorchliteAsTorch(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _install_torchlite_as_torch():
-    import torchlite
     sys.meta_path.insert(0, _TorchliteAsTorch())
     for name, module in list(sys.modules.items()):
         if name == "torchlite" or name.startswith("torchlite."):
@@ -168,7 +169,7 @@ def child_main(argv):
     if backend == "torchlite":
         torch = _install_torchlite_as_torch()
     else:
-        import torch
+        import torch  # the real one, in the child that runs under it: torchlite does not depend on torch
     recorder = _install_recorder(torch, script)
     sys.argv = [script, *script_args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))

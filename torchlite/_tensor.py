@@ -4,11 +4,12 @@ The C half, torchlite._C.TensorBase, holds the C++ tensor and provides the
 autograd attributes (requires_grad, grad, grad_fn, is_leaf, _version) and
 `_array`, the numpy array over the same memory. Ops live in _ops.py.
 """
+import functools
 import warnings
 
 import numpy as np
 
-from . import _C, _backend, _ops
+from . import _C, _backend, _ops, _tensor_str, autograd
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
 
@@ -133,7 +134,6 @@ class Tensor(_C.TensorBase):
 
     # Autograd --------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from . import autograd
         autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def requires_grad_(self, requires_grad=True):
@@ -182,8 +182,6 @@ class Tensor(_C.TensorBase):
         return _C._register_tensor_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
-        import functools
-
         @functools.wraps(hook)
         def post_accumulate_grad_hook(tensor):
             hook(tensor)  # torch ignores what the hook returns
@@ -298,8 +296,7 @@ class Tensor(_C.TensorBase):
     __hash__ = object.__hash__
 
     def __repr__(self, *, tensor_contents=None):
-        from ._tensor_str import _str
-        return _str(self)
+        return _tensor_str._str(self)
 
     __str__ = __repr__
 

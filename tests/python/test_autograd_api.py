@@ -213,7 +213,7 @@ def test_sim_device_tensors_run_on_device_threads():
 
 
 def test_backward_create_graph_warns_once_about_the_cycle(monkeypatch):
-    monkeypatch.setattr(torch.autograd, "_create_graph_cycle_warned", False)
+    monkeypatch.setattr(torch.autograd._backward, "_create_graph_cycle_warned", False)
     x = torch.ones(3, requires_grad=True)
     with pytest.warns(UserWarning, match="Using backward\\(\\) with create_graph=True will create a reference cycle"):
         (x * 2).sum().backward(create_graph=True)

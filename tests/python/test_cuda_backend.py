@@ -69,8 +69,8 @@ def no_cuda_build(monkeypatch):
 
 @pytest.fixture
 def cuda_build(monkeypatch):
-    """A CUDA build as far as torchlite.cuda can tell (the runtime calls are the test's)."""
-    monkeypatch.setattr(torch.cuda, "_is_compiled", lambda: True)
+    """A CUDA build as far as torchlite can tell (the runtime calls are the test's)."""
+    monkeypatch.setattr(_C, "_cuda_getDeviceCount", lambda: 1, raising=False)
     monkeypatch.setattr(torch.cuda, "_initialized", False)
     monkeypatch.setattr(_backend, "cupy", None)
     monkeypatch.setattr(_backend, "array_types", (np.ndarray,))

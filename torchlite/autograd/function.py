@@ -5,7 +5,10 @@ object, an instance of the generated `<Name>Backward` class, runs forward under
 no-grad and connects the outputs to a PyNode that calls `backward` through
 `BackwardCFunction.apply`. The ctx object is also the node's `grad_fn`.
 """
+import functools
+
 from .. import _C
+from .grad_mode import no_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -62,10 +65,6 @@ class Function(metaclass=FunctionMeta):
 
 def once_differentiable(fn):
     """Runs backward with grad mode off: its result is not differentiable again."""
-    import functools
-
-    from .grad_mode import no_grad
-
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with no_grad():

@@ -8,8 +8,10 @@ from itertools import product
 
 import numpy as np
 
+from .. import _C, _backend
 from .._dtypes import float64
-from .._tensor import Tensor
+from .._factories import from_numpy, tensor, zeros, zeros_like
+from ._backward import grad
 from .function import Function
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
@@ -41,11 +43,11 @@ def _as_tuple(x):
 
 
 def _is_float_tensor(x):
-    return isinstance(x, Tensor) and x.dtype.is_floating_point
+    return isinstance(x, _C.TensorBase) and x.dtype.is_floating_point
 
 
 def _iter_tensors(x, only_requiring_grad=False):
-    if isinstance(x, Tensor):
+    if isinstance(x, _C.TensorBase):
         if x.requires_grad or not only_requiring_grad:
             yield x
     elif isinstance(x, (list, tuple)):
@@ -58,14 +60,13 @@ def _differentiable_outputs(x):
 
 
 def _jacobian_tensor(array):
-    from .. import tensor
     return tensor(array)
 
 
 def _check_inputs(tupled_inputs):
     any_input_requiring_grad = False
     for idx, inp in enumerate(tupled_inputs):
-        if isinstance(inp, Tensor) and inp.requires_grad:
+        if isinstance(inp, _C.TensorBase) and inp.requires_grad:
             if inp.dtype is not float64:
                 warnings.warn(
                     f"Input #{idx} requires gradient and "
@@ -130,7 +131,6 @@ def _get_numerical_jacobian(fn, inputs, outputs, eps):
 def _compute_analytical_jacobian_rows(vjp_fn, sample_output):
     """rows[i][j]: the j-th Jacobian row for the i-th input, v^T J with v the
     j-th standard basis vector."""
-    from .. import zeros
     # torch's zeros_like(output, memory_format=torch.legacy_contiguous_format)
     grad_out_base = zeros(sample_output.shape, dtype=sample_output.dtype, device=sample_output.device)
     flat = grad_out_base._array.reshape(-1)
@@ -142,7 +142,7 @@ def _compute_analytical_jacobian_rows(vjp_fn, sample_output):
         for i, d_x in enumerate(grad_inputs):
             if j == 0:
                 rows.append([])
-            rows[i].append(d_x.clone() if isinstance(d_x, Tensor) else None)
+            rows[i].append(d_x.clone() if isinstance(d_x, _C.TensorBase) else None)
     return rows
 
 
@@ -187,7 +187,6 @@ If the test
 
 
 def _check_analytical_jacobian_attributes(inputs, output, nondet_tol, check_grad_dtypes):
-    from . import grad
     diff_input_list = list(_iter_tensors(inputs, True))
 
     def vjp_fn(grad_output):
@@ -244,8 +243,6 @@ def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol, che
 
 
 def _test_backward_mul_by_grad_output(outputs, inputs):
-    from . import grad
-    from .. import zeros_like
     diff_input_list = list(_iter_tensors(inputs, True))
     if not diff_input_list:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -265,8 +262,6 @@ def _test_backward_mul_by_grad_output(outputs, inputs):
 
 
 def _test_undefined_backward_mode(func, outputs, inputs):
-    from . import grad
-    from .. import zeros_like
     diff_input_list = list(_iter_tensors(inputs, True))
     if not diff_input_list:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -338,7 +333,6 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
 
 def _make_grad_output(x, noncontiguous):
     """torch.testing.make_tensor(..., low=-1, high=1, requires_grad=True)."""
-    from .. import _backend, from_numpy
     shape = tuple(x.shape)
     np_dtype = x._array.dtype if x.dtype.is_floating_point else np.dtype(np.float64)
     if noncontiguous and x.numel() > 1:
@@ -358,7 +352,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     :attr:`grad_outputs` that are of floating point type and with
     ``requires_grad=True``: gradcheck of the function that maps
     (inputs, grad_outputs) to the gradients of ``func`` with create_graph=True."""
-    from . import grad
     tupled_inputs = _as_tuple(inputs)
     if grad_outputs is None:
         # random grad_outputs shaped like the outputs
@@ -369,7 +362,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     num_outputs = len(tupled_grad_outputs)
 
     # which arguments require grad, recorded before gradcheck perturbs them
-    diff_input_args_indices = {i for i, x in enumerate(tupled_inputs) if isinstance(x, Tensor) and x.requires_grad}
+    diff_input_args_indices = {i for i, x in enumerate(tupled_inputs) if isinstance(x, _C.TensorBase) and x.requires_grad}
     diff_grad_output_indices = {i for i, x in enumerate(tupled_grad_outputs) if x.requires_grad}
 
     def new_func(*args):

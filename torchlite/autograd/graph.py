@@ -1,9 +1,14 @@
 """torch/autograd/graph.py: saved_tensors_hooks, the pack/unpack hooks that
 every tensor saved for backward goes through while they are active, and
 get_gradient_edge; plus torchlite's graph pictures (to_dot)."""
+import os
+import shutil
+import subprocess
+import warnings
 from typing import NamedTuple
 
 from .. import _C
+from .grad_mode import enable_grad
 
 __all__ = ["saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "to_dot", "Digraph"]
 
@@ -39,7 +44,6 @@ def _get_grad_fn_or_grad_acc(t):
     if isinstance(t, GradientEdge):
         return t.node
     if t.requires_grad and t.grad_fn is None:
-        from .grad_mode import enable_grad
         with enable_grad():
             node = t.view_as(t).grad_fn.next_functions[0][0]
     else:
@@ -58,7 +62,6 @@ def get_gradient_edge(tensor):
     grad_fn = _get_grad_fn_or_grad_acc(tensor)
     token = None
     if isinstance(grad_fn, _C._FunctionBase):
-        from .grad_mode import enable_grad
         with enable_grad():
             token = tensor.view_as(tensor).grad_fn
     return GradientEdge(grad_fn, tensor.output_nr, ownership_token=token)
@@ -87,10 +90,6 @@ class Digraph:
         suffix, else svg) through Graphviz's `dot`. Without `dot`, writes the
         DOT text to the path with a .dot suffix instead and warns. Returns
         the path written."""
-        import os
-        import shutil
-        import subprocess
-        import warnings
         root, suffix = os.path.splitext(path)
         fmt = format or (suffix[1:] if suffix else "svg")
         dot = shutil.which("dot")
@@ -103,7 +102,7 @@ class Digraph:
                           "system package (apt-get install graphviz).", UserWarning, stacklevel=2)
             return dot_path
         try:
-            import graphviz
+            import graphviz  # optional (torchlite[viz]): the dot program alone also draws
         except ImportError:
             graphviz = None
         if graphviz is not None:
@@ -148,8 +147,7 @@ def to_dot(roots, *, graph_task_state=None, show_saved=True, name="backward"):
     backward that runs on several threads (device nodes), another thread may
     be freeing them, so draw with show_saved=False there, or run that backward
     under autograd.set_multithreading_enabled(False)."""
-    from .._tensor import Tensor
-    if isinstance(roots, (Tensor, GradientEdge)) or not isinstance(roots, (list, tuple)):
+    if isinstance(roots, (_C.TensorBase, GradientEdge)) or not isinstance(roots, (list, tuple)):
         roots = [roots]
     state = {}
     if graph_task_state is not None:
@@ -169,7 +167,7 @@ def to_dot(roots, *, graph_task_state=None, show_saved=True, name="backward"):
 
     edges = []
     for i, root in enumerate(roots):
-        if isinstance(root, Tensor):
+        if isinstance(root, _C.TensorBase):
             if not root.requires_grad:
                 raise RuntimeError("to_dot: a root tensor does not require grad and has no grad_fn")
             node = _get_grad_fn_or_grad_acc(root)

@@ -20,7 +20,7 @@ import contextlib
 from collections import Counter
 
 from .. import _C
-from .._tensor import Tensor
+from ._backward import _check_counts, _make_grads, _tensor_or_tensors_to_tuple, _warn_create_graph_cycle_once
 from .grad_mode import set_grad_enabled
 from .graph import get_gradient_edge
 from .variable import Variable
@@ -154,8 +154,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
     """torch.autograd.backward with the 2018 engine: accumulates the
     gradients of `tensors` into the leaves' .grad, with backward()'s argument
     checks and messages."""
-    from . import _check_counts, _make_grads, _tensor_or_tensors_to_tuple, _warn_create_graph_cycle_once
-    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    tensors = (tensors,) if isinstance(tensors, _C.TensorBase) else tuple(tensors)
     grads = _make_grads(tensors, _tensor_or_tensors_to_tuple(grad_tensors, len(tensors)))
     _check_counts(tensors, grad_tensors)
     if retain_graph is None:

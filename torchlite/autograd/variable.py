@@ -1,15 +1,14 @@
 """torch.autograd.Variable: kept for its `_execution_engine`, the handle on
 the C++ engine that backward() and grad() call (seed 002)."""
 from .. import _C
-from .._tensor import Tensor
 
 
-class VariableMeta(type(Tensor)):
+class VariableMeta(type(_C.TensorBase)):
     """Every tensor is a Variable (torch/autograd/variable.py's VariableMeta)."""
 
     def __instancecheck__(cls, other):
-        return isinstance(other, Tensor)
+        return isinstance(other, _C.TensorBase)
 
 
-class Variable(Tensor, metaclass=VariableMeta):
+class Variable(_C.TensorBase, metaclass=VariableMeta):
     _execution_engine = _C._ImperativeEngine()

@@ -14,7 +14,8 @@ release the GIL while they wait.
 """
 import threading
 
-from .. import _C
+from .. import _C, _backend
+from .._dtypes import device as _device
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "device", "device_of",
            "current_stream", "default_stream", "set_stream", "synchronize", "stream", "Stream",
@@ -24,9 +25,7 @@ _initialized = False
 _initialization_lock = threading.Lock()
 
 
-def _is_compiled():
-    """Whether torchlite was built with CUDA support."""
-    return hasattr(_C, "_cuda_getDeviceCount")
+_is_compiled = _backend._cuda_is_compiled  # torch.cuda._is_compiled
 
 
 def is_available():
@@ -60,9 +59,12 @@ def _lazy_init():
         _initialized = True
 
 
+# the factories of cuda tensors initialise CUDA through torchlite._backend
+_backend._set_cuda_lazy_init(_lazy_init)
+
+
 def _device_index(device, optional=True):
     """The CUDA device index of `device` (an int, "cuda:N", a torchlite.device or None)."""
-    from .._dtypes import device as _device
     if device is None:
         if not optional:
             raise ValueError("Expected a cuda device, but got: None")
@@ -90,7 +92,6 @@ def set_device(device):
 
 
 def _sync_cupy_device(index):
-    from .. import _backend
     if _backend.cupy is not None:
         _backend.cupy.cuda.Device(index).use()
 
@@ -151,7 +152,6 @@ class Stream:
 
     @property
     def device(self):
-        from .._dtypes import device as _device
         return _device(f"cuda:{self.device_index}")
 
     @property
@@ -216,15 +216,8 @@ def set_stream(stream):
         return
     _lazy_init()
     _C._cuda_setStream(stream.stream_id, stream.device_index, stream.device_type)
-    from .. import _backend
     if _backend.cupy is not None:
         _backend.use_cupy_stream(stream.stream_id, stream.device_index)
-
-
-def _current_stream_parts():
-    """(stream_id, device_index) of the current stream on the current device."""
-    index = current_device()
-    return _C._cuda_getCurrentStream(index)[0], index
 
 
 class StreamContext:
