@@ -58,10 +58,12 @@ op2("where-scalar", ["{out} = lib.where({0} > 0, {0}, {s})", "{out} = lib.where(
 op2("extremum-keepdim", ["{out} = {0}.max({d}, {k}).indices", "{out} = lib.min({0}, dim={d}, keepdim={k}).values"],
     [T()], dim_kw, weight=0.6)
 
-# In-place copy and fill from tensors (an integer fill value trips an internal assert of torch's
-# engine when the filled tensor requires grad: the value is a float tensor)
+# In-place copy and fill from tensors. fill_ with a tensor value: on float tensors only (an
+# integer value trips an internal assert of torch's engine when the filled tensor requires grad;
+# a bool tensor filled from a value that requires grad requires grad in both libraries, and
+# torchlite's `where` over it raises "Autograd not support dtype: Long" where torch does not)
 op2("copy_", ["{0}.copy_({1})", "{out} = {0}.copy_({1})"], [T(), BC(0)], weight=0.8)
-op2("fill_-tensor", "{0}.fill_({1}.sum())", [T(), T(is_float, strict=True)], weight=0.4)
+op2("fill_-tensor", "{0}.fill_({1}.sum())", [T(is_float, strict=True), T(is_float, strict=True)], weight=0.4)
 
 # Metadata: strides and layout (TensorIterator's output layout), sizes
 op2("layout", ["{out} = ({0}.stride(), {0}.is_contiguous(), {0}.storage_offset())",
