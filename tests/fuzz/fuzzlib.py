@@ -444,19 +444,35 @@ def is_float(m):
     return m.dtype in ("float32", "float64")
 
 
-def generate(seed, ops_min=5, ops_max=60, torch_mod=None, exclude=(), include_pending=False):
-    """The program of `seed`: a list of Steps (ops.PENDING left out unless include_pending)."""
+# The share of table 2's programs' op draws that go to ops2.OPS2's entries.
+TABLE2_SHARE = 0.4
+
+
+def generate(seed, ops_min=5, ops_max=60, torch_mod=None, exclude=(), include_pending=False, table=1):
+    """The program of `seed`: a list of Steps (ops.PENDING left out unless include_pending).
+    Table 1 draws from ops.OPS only, with the random stream it always had, so that a seed
+    keeps its program; table 2 draws from ops.OPS and ops2.OPS2 (TABLE2_SHARE of the draws
+    for OPS2) with a stream of its own."""
     import torch
     from ops import OPS, PENDING, leaf_step
+    from ops2 import OPS2
     if not include_pending:
         exclude = tuple(exclude) + tuple(PENDING)
     torch_mod = torch_mod or torch
-    rng = np.random.default_rng([seed, 20261123])
+    rng = np.random.default_rng([seed, 20261123] if table == 1 else [seed, 20261123, table])
     ns = new_namespace(torch_mod)
     g = Gen(rng, ns)
-    table = [op for op in OPS if op.name not in exclude]
-    weights = np.array([op.weight for op in table], dtype=np.float64)
+    ops = [op for op in OPS if op.name not in exclude]
+    weights = np.array([op.weight for op in ops], dtype=np.float64)
     weights /= weights.sum()
+    if table == 2:
+        ops2 = [op for op in OPS2 if op.name not in exclude]
+        weights2 = np.array([op.weight for op in ops2], dtype=np.float64)
+        weights = np.concatenate([weights * (1 - TABLE2_SHARE), weights2 * (TABLE2_SHARE / weights2.sum())])
+        ops += ops2
+    elif table != 1:
+        raise ValueError(f"no op table {table}")
+    table = ops
     n_ops = g.int(ops_min, ops_max)
     steps = []
     n_leaves = g.int(1, 3)

@@ -2,6 +2,7 @@
 
     python tests/fuzz/run_fuzz.py --seeds 0:200 [--jobs 2] [--ops-min 5 --ops-max 60] [--report FILE]
     python tests/fuzz/run_fuzz.py --show SEED        # the program of SEED as a runnable script
+    python tests/fuzz/run_fuzz.py --table 2 --seeds 0:200   # programs that also use ops2.OPS2
     python tests/fuzz/run_fuzz.py --minimize SEED    # its smallest program with the same difference
 
 Exit status 1 iff some seed shows a semantic difference (see fuzzlib.SEMANTIC).
@@ -289,7 +290,7 @@ def show(args):
 
 def _opts(args):
     return dict(ops_min=args.ops_min, ops_max=args.ops_max, exclude=tuple(args.exclude_ops),
-                include_pending=args.include_pending)
+                include_pending=args.include_pending, table=args.table)
 
 
 def minimize_seed(seed, args, pool=None, out=sys.stdout):
@@ -332,6 +333,9 @@ def main(argv=None):
     ap.add_argument("--ops-min", type=int, default=5)
     ap.add_argument("--ops-max", type=int, default=60)
     ap.add_argument("--exclude-ops", nargs="*", default=[], help="op names (see ops.py) the generator leaves out")
+    ap.add_argument("--table", type=int, choices=(1, 2), default=1,
+                    help="1: programs over ops.OPS (a seed's program never changes); "
+                         "2: over ops.OPS and ops2.OPS2, the ops added since")
     ap.add_argument("--against", default="torchlite", metavar="MODULE",
                     help="the module compared with torch (--against torch checks the harness: no difference)")
     ap.add_argument("--include-pending", action="store_true",
