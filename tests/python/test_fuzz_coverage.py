@@ -29,6 +29,10 @@ REACHED_VIA = {
     "_to_copy": "cast",  # .float(), .to(dtype)
     "threshold_backward": "relu", "tanh_backward": "tanh", "sigmoid_backward": "sigmoid",
     "sgn": "abs", "diagonal_backward": "diagonal",
+    "_reshape_alias": "view",  # reshape of a permuted tensor that can still be viewed
+    "alias": "getitem",  # x[...]
+    "index_add": "as_strided", "index_select": "as_strided",  # as_strided_backward of overlapping outputs
+    "masked_fill": "max",  # a full max / min's backward (evenly_distribute_backward)
 }
 
 # Ops covered by a test file of their own rather than by the fuzzer: name -> the file.
