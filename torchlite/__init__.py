@@ -9,10 +9,7 @@ from ._dtypes import Size, bool, device, double, dtype, float, float32, float64,
 from ._tensor import Tensor
 from . import _backend, _ops
 from ._generated import functions as _functions  # the table's formulas, attached to their nodes
-from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg, positive,  # noqa: A004
-                   permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,
-                   t, tanh, transpose, unsqueeze, where)
-from ._ops import as_strided, chunk, diagonal, narrow, split, unbind
+from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
 from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from . import _C, _backend, _ops, _tensor_str, autograd
+from ._generated.variable_methods import _TensorMethods
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
 
@@ -43,7 +44,7 @@ def _warn_0d(name):
     _warn_once(f"{name} is deprecated on 0-D tensors. {tail}")
 
 
-class Tensor(_C.TensorBase):
+class Tensor(_C.TensorBase, _TensorMethods):
     # the tensor this one is a view of (set by view ops)
     _base = property(_C._view_base)
 
@@ -306,57 +307,25 @@ class Tensor(_C.TensorBase):
         return object.__format__(self, spec)
 
     # Ops ------------------------------------------------------------------------
-    add = __add__ = __radd__ = _ops.add
-    sub = __sub__ = _ops.sub
+    __add__ = __radd__ = _ops.add
+    __sub__ = _ops.sub
     __rsub__ = _ops.rsub
-    mul = __mul__ = __rmul__ = _ops.mul
-    div = __truediv__ = _ops.div
+    __mul__ = __rmul__ = _ops.mul
+    __truediv__ = _ops.div
     __rtruediv__ = _ops.rdiv
-    neg = __neg__ = _ops.neg
-    positive = __pos__ = _ops.positive
-    pow = __pow__ = _ops.pow
+    __neg__ = _ops.neg
+    __pos__ = _ops.positive
+    __pow__ = _ops.pow
     __rpow__ = _ops.rpow
-    matmul = __matmul__ = _ops.matmul
-    exp = _ops.exp
-    log = _ops.log
-    sin = _ops.sin
-    cos = _ops.cos
-    tanh = _ops.tanh
-    sigmoid = _ops.sigmoid
-    relu = _ops.relu
-    abs = __abs__ = _ops.abs
-    sqrt = _ops.sqrt
-    reciprocal = _ops.reciprocal
-    sum = _ops.sum
-    mean = _ops.mean
-    max = _ops.max
-    min = _ops.min
-    view = _ops.view
-    reshape = _ops.reshape
-    transpose = _ops.transpose
-    t = _ops.t
-    permute = _ops.permute
-    unsqueeze = _ops.unsqueeze
-    squeeze = _ops.squeeze
-    expand = _ops.expand
-    clone = _ops.clone
-    contiguous = _ops.contiguous
+    __matmul__ = _ops.matmul
+    __abs__ = _ops.abs
     __getitem__ = _ops.getitem
     __setitem__ = _ops.setitem
     __delitem__ = _ops.delitem
-    add_ = __iadd__ = _ops.add_
-    sub_ = __isub__ = _ops.sub_
-    mul_ = __imul__ = _ops.mul_
-    div_ = __itruediv__ = _ops.div_
-    zero_ = _ops.zero_
-    fill_ = _ops.fill_
-    copy_ = _ops.copy_
-    as_strided = _ops.as_strided
-    narrow = _ops.narrow
-    diagonal = _ops.diagonal
-    split = _ops.split
-    chunk = _ops.chunk
-    unbind = _ops.unbind
+    __iadd__ = _ops.add_
+    __isub__ = _ops.sub_
+    __imul__ = _ops.mul_
+    __itruediv__ = _ops.div_
     stride = _ops.stride
 
     def expand_as(self, other):

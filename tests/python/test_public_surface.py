@@ -38,7 +38,6 @@ NOT_COMPARED = {
     "torchlite.autograd.legacy_engine.ExecutionEngine": "torchlite-only: the 2018 Python engine",
     "torchlite.autograd.legacy_engine.backward": "torchlite-only: the 2018 Python engine",
     "torchlite.autograd.legacy_engine.use": "torchlite-only: the 2018 Python engine",
-    "torchlite.expand": "torch has Tensor.expand only: compared with torchlite's Tensor.expand",
     "torchlite.manual_seed": "torch's generator (Philox/MT) is not reproduced: compared by repeatability",
     "torchlite.cuda.set_device": _CUDA_STUBS,
     "torchlite.cuda.device": _CUDA_STUBS,
@@ -215,10 +214,10 @@ def _stack(lib, dev):
     return with_grads(lib, lambda x, y: (lib.stack([x, y]), lib.stack((x, y), dim=2)), x, y)
 
 
-@case("torchlite.where")
+@case("torchlite.where", "Tensor.where")
 def _where(lib, dev):
     x, y = leaf(lib, dev), leaf(lib, dev, P)
-    return with_grads(lib, lambda x, y: lib.where(x > 1, x, y), x, y)
+    return with_grads(lib, lambda x, y: (lib.where(x > 1, x, y), x.where(x < 2, y)), x, y)
 
 
 @case("torchlite.clone", "Tensor.clone")
@@ -253,13 +252,6 @@ for _name, _fn in SHAPE_OPS.items():
 
 
 case("Tensor.expand")(_shape_op(lambda lib, x: (x.expand(2, 3, 4), x.expand(2, 3, -1), x.expand(1, 2, 1, 4))))
-
-
-@case("torchlite.expand")
-def _expand(lib, dev):
-    x = leaf(lib, dev, [[1.0], [2.0]])
-    assert lib.expand(x, 2, 3).tolist() == x.expand(2, 3).tolist()
-    assert lib.expand(x, (3, 2, -1)).grad_fn.name() == "ExpandBackward0"
 
 
 # Factories

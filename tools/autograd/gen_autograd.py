@@ -5,7 +5,8 @@ load_derivatives.py, gen_autograd_functions.py, gen_python_functions.py).
 Writes:
   torchlite/_generated/specs.py          one spec per node: its name and named fields (_C._op_spec)
   torchlite/_generated/functions.py      the Python formula of each node, attached to its spec
-  torchlite/_generated/variants.py       the ops' function and method variants (native_functions.yaml)
+  torchlite/_generated/torch_functions.py  the torchlite.* ops (native_functions.yaml's function variants)
+  torchlite/_generated/variable_methods.py the Tensor methods (its method variants)
   csrc/autograd/generated/NativeFormulas.{h,cpp}   the C++ formulas of the `native` entries
   csrc/autograd/generated/python_functions.cpp     the nodes that run them (make_formula_node)
 
@@ -188,18 +189,47 @@ def gen_functions(entries, helpers):
     return "\n".join(lines) + "\n"
 
 
-def gen_variants(functions):
-    """The op names torchlite exports and binds as Tensor methods, by variant."""
-    fns, methods = [], []
+def variants(functions):
+    """The op names exported as torchlite.<name> and bound as Tensor.<name> (by the variants
+    native_functions.yaml gives them), and each method's schema."""
+    fns, methods = [], {}
     for f in functions:
         schema = Schema(f["func"])
-        variants = [v.strip() for v in f.get("variants", "function").split(",")]
-        if "function" in variants and schema.base not in fns:
+        kinds = [v.strip() for v in f.get("variants", "function").split(",")]
+        if "function" in kinds and schema.base not in fns:
             fns.append(schema.base)
-        if "method" in variants and schema.base not in methods:
-            methods.append(schema.base)
-    return (f'"""Function and method variants ({HEADER.replace("derivatives", "native_functions")})."""\n'
-            f"FUNCTIONS = {tuple(fns)!r}\nMETHODS = {tuple(methods)!r}\n")
+        if "method" in kinds and schema.base not in methods:
+            methods[schema.base] = schema
+    return fns, methods
+
+
+def gen_torch_functions(fns):
+    header = HEADER.replace("derivatives", "native_functions")
+    return "\n".join([f'"""The torchlite.* ops ({header})."""',
+                      "from .._ops import (  # noqa: A004 - torch's names",
+                      *[f"    {name}," for name in sorted(fns)],
+                      ")", "",
+                      "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]", ""])
+
+
+def gen_variable_methods(methods):
+    """A method is the op itself where `self` comes first; otherwise (where(condition, self,
+    other)) a method that passes `self` in its place, as upstream's method bindings do."""
+    header = HEADER.replace("derivatives", "native_functions")
+    lines = [f'"""The Tensor methods of the ops ({header})."""',
+             "from .. import _ops", "", "",
+             "class _TensorMethods:",
+             '    """Mixed into torchlite.Tensor (upstream: python_variable_methods.cpp)."""',
+             "    __slots__ = ()", ""]
+    for name in sorted(methods):
+        names = [a.name for a in methods[name].args]
+        if names[0] == "self":
+            lines.append(f"    {name} = _ops.{name}")
+            continue
+        params = ["self"] + [n for n in names if n != "self"]
+        lines += ["", f"    def {name}({', '.join(params)}):",
+                  f"        return _ops.{name}({', '.join(names)})", ""]
+    return "\n".join(lines).replace("\n\n\n    ", "\n\n    ").rstrip("\n") + "\n"
 
 
 def cpp_formula(e, name):
@@ -354,6 +384,7 @@ def generate():
     functions = load(os.path.join(ROOT, "tools/autograd/native_functions.yaml"))
     index_by_base = {}
     entries = [Entry(raw, index_by_base) for raw in derivatives]
+    fns, methods = variants(functions)
     native_id = 0
     for e in entries:
         if e.native:
@@ -363,7 +394,8 @@ def generate():
         "torchlite/_generated/__init__.py": f'"""Generated from the op tables ({HEADER})."""\n',
         "torchlite/_generated/specs.py": gen_specs(entries),
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),
-        "torchlite/_generated/variants.py": gen_variants(functions),
+        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns),
+        "torchlite/_generated/variable_methods.py": gen_variable_methods(methods),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),
         "csrc/autograd/generated/python_functions.cpp": gen_python_functions(entries),
