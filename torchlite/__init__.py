@@ -8,6 +8,7 @@ import os as _os
 import numpy as _np
 
 from . import _C
+from .version import __version__
 from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004
 from ._tensor import Tensor
 from . import _backend, _ops
@@ -183,11 +184,11 @@ def rand(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
 
 
 def randn_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _like(randn, input, dtype, device, requires_grad)
+    return _like(input, _backend.random(input.device, "normal", tuple(input.shape)), dtype, device, requires_grad)
 
 
 def rand_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
-    return _like(rand, input, dtype, device, requires_grad)
+    return _like(input, _backend.random(input.device, "uniform", tuple(input.shape)), dtype, device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A002

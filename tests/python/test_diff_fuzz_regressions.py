@@ -390,7 +390,9 @@ def like_factories_keep_the_layout(lib):
     e = lib.arange(3.0).view(3, 1).expand(3, 4).T  # not dense: dense strides in its dimension order
     return [v2.stride(), lib.zeros_like(v2).stride(), _outcomes(lib, [lambda lib: v2.view(1, -1)]),
             lib.full_like(e, 2.5), lib.full_like(e, 2.5).stride(), lib.empty_like(e[:, ::2]).stride(),
-            lib.zeros_like(e, dtype=lib.int64).stride()]
+            lib.zeros_like(e, dtype=lib.int64).stride(), lib.randn_like(e).stride(),
+            lib.rand_like(v2, dtype=lib.float64).stride(), lib.rand_like(v2, dtype=lib.float64).dtype == lib.float64,
+            lib.randn_like(v2).requires_grad, lib.randn_like(e, requires_grad=True).requires_grad]
 
 
 def index_put_saves_its_index_tensors(lib):
