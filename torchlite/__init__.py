@@ -8,17 +8,29 @@ import os as _os
 import numpy as _np
 
 from . import _C
-from .version import __version__
+from .version import __version__ as __version__  # re-exported, as torch.__version__
 from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004
 from ._tensor import Tensor
 from . import _backend, _ops
 from ._ops import (abs, add, cat, clone, cos, div, exp, expand, log, matmul, max, mean, min, mul, neg, positive,  # noqa: A004
-                   permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,
+                   permute, pow, reciprocal, relu, reshape, sigmoid, sin, sqrt, squeeze, stack, sub, sum,  # noqa: A004
                    t, tanh, transpose, unsqueeze, where)
 from ._ops import as_strided, chunk, diagonal, narrow, split, unbind
 from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 
+# The public API (torch/__init__.py lists its own): what `from torchlite import *` gives.
+__all__ = [
+    "Size", "Tensor", "abs", "add", "arange", "as_strided", "as_tensor", "autograd", "bool", "cat",
+    "chunk", "clone", "cos", "cuda", "device", "diagonal", "div", "double", "dtype", "empty", "empty_like",
+    "enable_grad", "exp", "expand", "float", "float32", "float64", "from_dlpack", "from_numpy", "full",
+    "full_like", "get_num_threads", "inference_mode", "int64", "is_grad_enabled", "is_inference_mode_enabled",
+    "is_tensor", "log", "long", "manual_seed", "matmul", "max", "mean", "min", "mul", "narrow", "neg", "no_grad",
+    "ones", "ones_like", "permute", "positive", "pow", "rand", "rand_like", "randn", "randn_like", "reciprocal",
+    "relu", "reshape", "set_grad_enabled", "set_num_threads", "sigmoid", "sin", "split", "sqrt", "squeeze",
+    "stack", "sub", "sum", "t", "tanh", "tensor", "transpose", "unbind", "unsqueeze", "utils", "where", "zeros",
+    "zeros_like",
+]
 
 
 def is_tensor(obj):
@@ -33,13 +45,12 @@ def _make(array, dtype_, device_, requires_grad):
     dev = _backend.check_device(device_)
     if dev.type == "cuda":
         array = _backend.to_device_array(array, dev)
-    t = _C._tensor_from_parts(array, False)
-    t = _backend.place(t, dev)
+    out = _backend.place(_C._tensor_from_parts(array, False), dev)
     if requires_grad:
         if array.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        t.requires_grad_(True)
-    return t
+        out.requires_grad_(True)
+    return out
 
 
 def _infer_array(data, dtype_=None):
@@ -69,7 +80,7 @@ def _unwrap_nested(data):
     return data
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: F811
     """A new leaf tensor holding a copy of `data` (on data's device when it is a tensor)."""
     if device is None and isinstance(data, Tensor):
         device = data.device
@@ -78,7 +89,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
     return _make(_infer_array(data, dtype), dtype, device, requires_grad)
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data, dtype=None, device=None):  # noqa: F811
     """`data` itself when it already is a matching tensor; numpy arrays are shared when possible."""
     if isinstance(data, Tensor):
         if device is not None and _backend.check_device(device) != data.device:
@@ -128,26 +139,26 @@ def _default(dtype_, fallback=float32):
     return dtype_ if dtype_ is not None else fallback
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def zeros(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
     return _make(_backend.new(device, "zeros", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def ones(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
     return _make(_backend.new(device, "ones", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def empty(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
     return _make(_backend.new(device, "empty", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: F811
     if dtype is None:
         dtype = bool if isinstance(fill_value, _builtins.bool) else \
             int64 if isinstance(fill_value, int) else float32
     return _make(_backend.new(device, "full", tuple(size), fill_value, dtype._np), None, device, requires_grad)
 
 
-def _like(input, fill, dtype, device, requires_grad):  # noqa: A002
+def _like(input, fill, dtype, device, requires_grad):  # noqa: A002, F811
     """A new tensor shaped as input and laid out in memory as it is (empty_like's
     preserve_format: at::infer_dense_strides, TensorIterator's dimension order), filled with
     `fill` unless it is None."""
@@ -157,41 +168,41 @@ def _like(input, fill, dtype, device, requires_grad):  # noqa: A002
     return _make(array, None, device if device is not None else input.device, requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
     return _like(input, 0, dtype, device, requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def ones_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
     return _like(input, 1, dtype, device, requires_grad)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def empty_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
     return _like(input, None, dtype, device, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
     return _like(input, fill_value, dtype, device, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def randn(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
     arr = _backend.random(device, "normal", _size(size))
     return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def rand(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
     arr = _backend.random(device, "uniform", _size(size))
     return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def randn_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
     return _like(input, _backend.random(input.device, "normal", tuple(input.shape)), dtype, device, requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def rand_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
     return _like(input, _backend.random(input.device, "uniform", tuple(input.shape)), dtype, device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: F811
     if end is None:
         start, end = 0, start
     if dtype is None:

@@ -14,6 +14,7 @@ cupy (pip install torchlite[cuda]), and without a usable GPU (torch's words,
 with the CUDA runtime's reason).
 """
 import contextlib
+from typing import Any
 
 import numpy as np
 
@@ -89,7 +90,8 @@ class _StreamHandle:
         return (0, self.ptr)
 
 
-_cupy_streams = {}  # (stream_id, device_index) -> cupy stream object; torchlite's streams live forever
+# (stream_id, device_index) -> cupy stream object; torchlite's streams live forever
+_cupy_streams: dict[tuple[int, int], Any] = {}
 
 
 def _external_stream(stream_id, device_index):

@@ -262,7 +262,7 @@ def test_T_on_a_tensor_that_is_not_2d_warns_once(monkeypatch):
         assert torch.ones(2, 3, 4).T.shape == (4, 3, 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        torch.ones(3).T
+        _ = torch.ones(3).T
 
 
 def test_copies_between_sim_and_cpu_move_and_differentiate():

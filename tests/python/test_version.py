@@ -22,3 +22,9 @@ def test_wheel_metadata_has_the_version(tmp_path, monkeypatch):
     assert dist_info == f"torchlite-{torchlite.__version__}.dist-info"
     with open(tmp_path / dist_info / "METADATA") as f:
         assert f"\nVersion: {torchlite.__version__}\n" in f.read()
+
+
+def test_all_lists_the_public_names():
+    public = {name for name, value in vars(torchlite).items()
+              if not name.startswith("_") and name != "version"}
+    assert sorted(torchlite.__all__) == sorted(public)

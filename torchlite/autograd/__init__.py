@@ -2,10 +2,9 @@
 which check their arguments and call the C++ engine (seed 002)."""
 import warnings
 
-from .. import _C
 from .._dtypes import Size
 from .._tensor import Tensor
-from . import anomaly_mode, function, grad_mode, graph
+from . import graph  # noqa: F401 - torch.autograd.graph, loaded with the package (the other submodules are below)
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, once_differentiable
 from .gradcheck import gradcheck, gradgradcheck
@@ -16,7 +15,7 @@ from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "is_grad_enabled", "once_differentiable",
-           "gradcheck", "gradgradcheck", "set_multithreading_enabled", "trace"]
+           "gradcheck", "gradgradcheck", "set_multithreading_enabled", "trace", "is_inference_mode_enabled"]
 
 
 def _is_checkpoint_valid():
@@ -38,7 +37,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     ones (1 for a scalar output) created."""
     from .. import ones_like
     new_grads = []
-    for i, (out, grad) in enumerate(zip(outputs, grads)):
+    for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
         if isinstance(grad, Tensor):
             if out._array.shape != grad._array.shape:
                 raise RuntimeError(
@@ -147,5 +146,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads:
         from .. import zeros_like
         result = tuple(g if g is not None else zeros_like(i, requires_grad=create_graph)
-                       for g, i in zip(result, t_inputs))
+                       for g, i in zip(result, t_inputs, strict=True))
     return result

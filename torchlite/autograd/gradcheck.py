@@ -75,7 +75,7 @@ def _check_inputs(tupled_inputs):
                     stacklevel=3,
                 )
             arr = inp._array
-            if not all(st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape)):
+            if not all(st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape, strict=True)):
                 raise RuntimeError(
                     f"The {idx}th input has a dimension with stride 0. gradcheck only "
                     "supports inputs that are non-overlapping to be able to "
@@ -120,7 +120,7 @@ def _get_numerical_jacobian(fn, inputs, outputs, eps):
             x[x_idx] = orig + eps
             outb = [np.array(o._array, copy=True) for o in _as_tuple(fn(*inputs)) if _is_float_tensor(o)]
             x[x_idx] = orig
-            for k, (a, b) in enumerate(zip(outa, outb)):
+            for k, (a, b) in enumerate(zip(outa, outb, strict=True)):
                 _check_outputs_same_dtype_and_shape(a, b, eps, x_idx)
                 cols[k][d_idx] = ((b - a) / (2 * eps)).reshape(-1)
         jacobians.append(cols)
@@ -150,7 +150,7 @@ def _stack_and_check_tensors(rows, inputs, numel_output):
     diff_inputs = list(_iter_tensors(inputs, True))
     jacobians = []
     sizes_ok = types_ok = True
-    for inp, tensor_list in zip(diff_inputs, rows):
+    for inp, tensor_list in zip(diff_inputs, rows, strict=False):
         jac = np.zeros((inp.numel(), numel_output), dtype=inp._array.dtype)
         for j, t in enumerate(tensor_list):
             if t is None:
@@ -166,7 +166,7 @@ def _stack_and_check_tensors(rows, inputs, numel_output):
 
 
 def _check_jacobians_equal(j1, j2, atol):
-    return all(a.size == 0 or np.abs(a - b).max() <= atol for a, b in zip(j1, j2))
+    return all(a.size == 0 or np.abs(a - b).max() <= atol for a, b in zip(j1, j2, strict=True))
 
 
 FAILED_NONDET_MSG = """\n
@@ -232,12 +232,12 @@ def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol, che
     if not outputs:
         return _check_no_differentiable_outputs(func, tupled_inputs, func_out, eps)
     # numerical[i][j]: output i with respect to input j (torch transposes the same way)
-    numerical = list(zip(*_get_numerical_jacobian(func, tupled_inputs, func_out, eps)))
+    numerical = list(zip(*_get_numerical_jacobian(func, tupled_inputs, func_out, eps), strict=True))
     float_outputs = [o for o in func_out if _is_float_tensor(o)]
-    numerical = [nj for o, nj in zip(float_outputs, numerical) if o.requires_grad]
+    numerical = [nj for o, nj in zip(float_outputs, numerical, strict=True) if o.requires_grad]
     for i, o in enumerate(outputs):
         analytical = _check_analytical_jacobian_attributes(tupled_inputs, o, nondet_tol, check_grad_dtypes)
-        for j, (a, n) in enumerate(zip(analytical, numerical[i])):
+        for j, (a, n) in enumerate(zip(analytical, numerical[i], strict=False)):
             if not np.allclose(a, n, rtol, atol):
                 raise GradcheckError(_get_notallclose_msg(a, n, i, j))
     return True
@@ -250,7 +250,7 @@ def _test_backward_mul_by_grad_output(outputs, inputs):
     if not diff_input_list:
         raise GradcheckError("no Tensors requiring grad found in input")
     grads_input = grad(outputs, diff_input_list, [zeros_like(o) for o in outputs], allow_unused=True)
-    for gi, di in zip(grads_input, diff_input_list):
+    for gi, di in zip(grads_input, diff_input_list, strict=True):
         if gi is None:
             continue
         if np.count_nonzero(gi._array) != 0:

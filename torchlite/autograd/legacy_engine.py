@@ -104,7 +104,7 @@ class ExecutionEngine:
                 grad_input = fn._do_backward(tuple(grad), retain_graph)
                 if fn is not root:
                     order.append(fn)
-                for (prev_fn, output_idx), d_prev_fn in zip(fn.next_functions, grad_input):
+                for (prev_fn, output_idx), d_prev_fn in zip(fn.next_functions, grad_input, strict=True):
                     # The 2018 engine asked prev_fn.requires_grad; an edge to no
                     # node is how torchlite marks an input that needs no gradient.
                     if prev_fn is None:
@@ -165,7 +165,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False):
 
 
 def _run(tensors, grads, retain_graph, create_graph):
-    for i, (t, g) in enumerate(zip(tensors, grads)):
+    for i, (t, g) in enumerate(zip(tensors, grads, strict=True)):
         if t.grad_fn is None and not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         if g is None:
