@@ -3,7 +3,9 @@
 `import torchlite as torch` runs simple PyTorch autograd code unchanged.
 """
 import builtins as _builtins
+import collections.abc as _abc
 import os as _os
+import typing as _typing
 
 import numpy as _np
 
@@ -33,7 +35,7 @@ __all__ = [
 ]
 
 
-def is_tensor(obj):
+def is_tensor(obj: object) -> _builtins.bool:
     return isinstance(obj, Tensor)
 
 
@@ -80,7 +82,8 @@ def _unwrap_nested(data):
     return data
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def tensor(data: _typing.Any, *, dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+           requires_grad: _builtins.bool = False) -> Tensor:
     """A new leaf tensor holding a copy of `data` (on data's device when it is a tensor)."""
     if device is None and isinstance(data, Tensor):
         device = data.device
@@ -89,7 +92,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: F811
     return _make(_infer_array(data, dtype), dtype, device, requires_grad)
 
 
-def as_tensor(data, dtype=None, device=None):  # noqa: F811
+def as_tensor(data: _typing.Any, dtype: dtype | None = None, device: str | device | None = None) -> Tensor:  # noqa: F811
     """`data` itself when it already is a matching tensor; numpy arrays are shared when possible."""
     if isinstance(data, Tensor):
         if device is not None and _backend.check_device(device) != data.device:
@@ -105,7 +108,7 @@ def as_tensor(data, dtype=None, device=None):  # noqa: F811
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(ndarray):
+def from_numpy(ndarray: _np.ndarray) -> Tensor:
     """A tensor sharing `ndarray`'s memory."""
     if not isinstance(ndarray, _np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
@@ -115,7 +118,7 @@ def from_numpy(ndarray):
     return _C._tensor_from_parts(ndarray, False)
 
 
-def from_dlpack(ext_tensor):
+def from_dlpack(ext_tensor: _typing.Any) -> Tensor:
     """A tensor sharing the memory of `ext_tensor`, any object with __dlpack__
     (a cupy or numpy array, a torch tensor) or a DLPack capsule: a cuda tensor
     for device memory (through cupy), a cpu one for host memory."""
@@ -139,19 +142,24 @@ def _default(dtype_, fallback=float32):
     return dtype_ if dtype_ is not None else fallback
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def zeros(*size: int | _abc.Sequence[int], dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+          requires_grad: _builtins.bool = False) -> Tensor:
     return _make(_backend.new(device, "zeros", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def ones(*size: int | _abc.Sequence[int], dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+         requires_grad: _builtins.bool = False) -> Tensor:
     return _make(_backend.new(device, "ones", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def empty(*size: int | _abc.Sequence[int], dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+          requires_grad: _builtins.bool = False) -> Tensor:
     return _make(_backend.new(device, "empty", _size(size), _default(dtype)._np), None, device, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def full(size: _abc.Sequence[int], fill_value: _builtins.float, *,
+         dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+         requires_grad: _builtins.bool = False) -> Tensor:
     if dtype is None:
         dtype = bool if isinstance(fill_value, _builtins.bool) else \
             int64 if isinstance(fill_value, int) else float32
@@ -168,41 +176,52 @@ def _like(input, fill, dtype, device, requires_grad):  # noqa: A002, F811
     return _make(array, None, device if device is not None else input.device, requires_grad)
 
 
-def zeros_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
+def zeros_like(input: Tensor, *, dtype: dtype | None = None, device: str | device | None = None,  # noqa: A002, F811
+               requires_grad: _builtins.bool = False) -> Tensor:
     return _like(input, 0, dtype, device, requires_grad)
 
 
-def ones_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
+def ones_like(input: Tensor, *, dtype: dtype | None = None, device: str | device | None = None,  # noqa: A002, F811
+              requires_grad: _builtins.bool = False) -> Tensor:
     return _like(input, 1, dtype, device, requires_grad)
 
 
-def empty_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
+def empty_like(input: Tensor, *, dtype: dtype | None = None, device: str | device | None = None,  # noqa: A002, F811
+               requires_grad: _builtins.bool = False) -> Tensor:
     return _like(input, None, dtype, device, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
+def full_like(input: Tensor, fill_value: _builtins.float, *,  # noqa: A002
+              dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+              requires_grad: _builtins.bool = False) -> Tensor:
     return _like(input, fill_value, dtype, device, requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def randn(*size: int | _abc.Sequence[int], dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+          requires_grad: _builtins.bool = False) -> Tensor:
     arr = _backend.random(device, "normal", _size(size))
     return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def rand(*size: int | _abc.Sequence[int], dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+         requires_grad: _builtins.bool = False) -> Tensor:
     arr = _backend.random(device, "uniform", _size(size))
     return _make(arr.astype(_default(dtype)._np), None, device, requires_grad)
 
 
-def randn_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
+def randn_like(input: Tensor, *, dtype: dtype | None = None, device: str | device | None = None,  # noqa: A002, F811
+               requires_grad: _builtins.bool = False) -> Tensor:
     return _like(input, _backend.random(input.device, "normal", tuple(input.shape)), dtype, device, requires_grad)
 
 
-def rand_like(input, *, dtype=None, device=None, requires_grad=False):  # noqa: A002, F811
+def rand_like(input: Tensor, *, dtype: dtype | None = None, device: str | device | None = None,  # noqa: A002, F811
+              requires_grad: _builtins.bool = False) -> Tensor:
     return _like(input, _backend.random(input.device, "uniform", tuple(input.shape)), dtype, device, requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):  # noqa: F811
+def arange(start: _builtins.float, end: _builtins.float | None = None, step: _builtins.float = 1, *,
+           dtype: dtype | None = None, device: str | device | None = None,  # noqa: F811
+           requires_grad: _builtins.bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -211,14 +230,14 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _make(_backend.new(device, "arange", start, end, step).astype(dtype._np), None, device, requires_grad)
 
 
-def manual_seed(seed):
+def manual_seed(seed: int) -> None:
     _backend.manual_seed(seed)
 
 
 _num_threads = _os.cpu_count() or 1
 
 
-def set_num_threads(n):
+def set_num_threads(n: int) -> None:
     """The intra-op thread count (numpy's BLAS decides its own threads; this is recorded)."""
     global _num_threads
     if not isinstance(n, int) or n <= 0:
@@ -226,7 +245,7 @@ def set_num_threads(n):
     _num_threads = n
 
 
-def get_num_threads():
+def get_num_threads() -> int:
     return _num_threads
 
 

@@ -26,7 +26,7 @@ _seed = None
 _cupy_seeded = False  # whether cupy's generators were seeded with _seed (done once CUDA is initialised)
 
 # The cupy module once loaded, and the array types a tensor can be over.
-cupy = None
+cupy: Any = None
 array_types = (np.ndarray,)
 
 CUPY_MISSING = ("torchlite's CUDA tensors are cupy arrays, and cupy is not installed: "

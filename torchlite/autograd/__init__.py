@@ -1,6 +1,8 @@
 """torchlite.autograd (torch/autograd/__init__.py): backward() and grad(),
 which check their arguments and call the C++ engine (seed 002)."""
 import warnings
+from collections.abc import Sequence
+from typing import Optional, Union
 
 from .._dtypes import Size
 from .._tensor import Tensor
@@ -16,6 +18,10 @@ from .variable import Variable
 __all__ = ["backward", "grad", "Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "is_grad_enabled", "once_differentiable",
            "gradcheck", "gradgradcheck", "set_multithreading_enabled", "trace", "is_inference_mode_enabled"]
+
+# A tensor or a sequence of them, as torch's _TensorOrTensors; gradients may hold None.
+_Tensors = Union[Tensor, Sequence[Tensor]]
+_Grads = Union[Tensor, Sequence[Optional[Tensor]], None]
 
 
 def _is_checkpoint_valid():
@@ -85,8 +91,8 @@ def _warn_create_graph_cycle_once():
                   UserWarning, stacklevel=3)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
-             inputs=None):
+def backward(tensors: _Tensors, grad_tensors: _Grads = None, retain_graph: bool | None = None,
+             create_graph: bool = False, grad_variables: _Grads = None, inputs: _Tensors | None = None) -> None:
     """Accumulates the gradients of `tensors` into the leaves' .grad."""
     if grad_variables is not None:
         if grad_tensors is not None:
@@ -115,8 +121,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         allow_unreachable=True, accumulate_grad=True)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs: _Grads = None, retain_graph: bool | None = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: bool | None = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple[Tensor | None, ...]:
     """The gradients of `outputs` with respect to `inputs`, returned, not accumulated."""
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "

@@ -5,6 +5,8 @@ messages. torch's fast mode, forward-mode AD and batched-grad checks are not
 ported (torchlite has no forward AD or vmap)."""
 import warnings
 from itertools import product
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -309,8 +311,9 @@ def _test_undefined_backward_mode(func, outputs, inputs):
     return all(check_undefined_grad_support(output) for output in outputs_to_check)
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
-              check_undefined_grad=True, check_grad_dtypes=False):
+def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False) -> bool:
     r"""Check gradients computed via small finite differences against analytical
     gradients wrt tensors in :attr:`inputs` that are of floating point type
     and with ``requires_grad=True``. Returns True, or raises GradcheckError
@@ -350,9 +353,10 @@ def _make_grad_output(x, noncontiguous):
     return from_numpy(arr).requires_grad_()
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
-                  check_undefined_grad=True, check_grad_dtypes=False):
+def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False) -> bool:
     r"""Check gradients of gradients computed via small finite differences
     against analytical gradients wrt tensors in :attr:`inputs` and
     :attr:`grad_outputs` that are of floating point type and with
