@@ -1,5 +1,6 @@
 """torchlite.__version__ (as torch.__version__) is the version the package is built with:
-torchlite/version.py is its one source, which pyproject.toml reads through scikit-build-core."""
+torchlite/version.py is its one source, which pyproject.toml reads through scikit-build-core.
+And torchlite.__all__ (as torch's) names the public API."""
 import os
 import re
 
@@ -25,6 +26,5 @@ def test_wheel_metadata_has_the_version(tmp_path, monkeypatch):
 
 
 def test_all_lists_the_public_names():
-    public = {name for name, value in vars(torchlite).items()
-              if not name.startswith("_") and name != "version"}
+    public = {name for name in vars(torchlite) if not name.startswith("_") and name != "version"}
     assert sorted(torchlite.__all__) == sorted(public)

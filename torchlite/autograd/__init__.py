@@ -43,6 +43,7 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     ones (1 for a scalar output) created."""
     from .. import ones_like
     new_grads = []
+    # A count mismatch is _check_counts' error, raised after this, as torch's engine raises it
     for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
         if isinstance(grad, Tensor):
             if out._array.shape != grad._array.shape:

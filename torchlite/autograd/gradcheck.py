@@ -152,7 +152,7 @@ def _stack_and_check_tensors(rows, inputs, numel_output):
     diff_inputs = list(_iter_tensors(inputs, True))
     jacobians = []
     sizes_ok = types_ok = True
-    for inp, tensor_list in zip(diff_inputs, rows, strict=False):
+    for inp, tensor_list in zip(diff_inputs, rows, strict=False):  # no rows for an output with no elements
         jac = np.zeros((inp.numel(), numel_output), dtype=inp._array.dtype)
         for j, t in enumerate(tensor_list):
             if t is None:
@@ -239,6 +239,7 @@ def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol, che
     numerical = [nj for o, nj in zip(float_outputs, numerical, strict=True) if o.requires_grad]
     for i, o in enumerate(outputs):
         analytical = _check_analytical_jacobian_attributes(tupled_inputs, o, nondet_tol, check_grad_dtypes)
+        # analytical is empty for an output with no elements
         for j, (a, n) in enumerate(zip(analytical, numerical[i], strict=False)):
             if not np.allclose(a, n, rtol, atol):
                 raise GradcheckError(_get_notallclose_msg(a, n, i, j))
