@@ -625,12 +625,12 @@ THPFunction* function_of(PyObject* self) {
 // node's, which it holds weakly.
 int THPFunction_traverse(PyObject* self, visitproc visit, void* arg) {
   PyTypeObject* type = Py_TYPE(self);
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
   const bool dict_visited = type->tp_traverse != THPFunction_traverse && PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT);
 #else
-  // Before 3.11's managed dicts, and from 3.13 on (subtype_traverse visits a
-  // managed dict only where the subclass added it), a subclass of a type with
-  // a __dict__ leaves visiting it to the base's traverse (pybind11's).
+  // Only 3.11's subtype_traverse visits a managed dict its base already has:
+  // before (no managed dicts) and from 3.12 on, a subclass of a type with a
+  // __dict__ leaves visiting it to the base's traverse (pybind11's).
   const bool dict_visited = false;
 #endif
   if (dict_visited) {
