@@ -12,6 +12,7 @@ import argparse
 import gc
 import glob
 import importlib.metadata
+import itertools
 import json
 import os
 import statistics
@@ -164,7 +165,7 @@ def mlp(frameworks=FRAMEWORKS, floor=True, batch=256, dims=(512, 1024, 1024, 10)
     """Backward of a 3-layer MLP (matmul, relu, mean of squares): the kernels."""
     rng = np.random.default_rng(0)
     x_np = rng.standard_normal((batch, dims[0])).astype(np.float32)
-    ws_np = [(rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32) for a, b in zip(dims, dims[1:])]
+    ws_np = [(rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32) for a, b in itertools.pairwise(dims)]
     out = {}
     for name, tl in frameworks.items():
         x = tl.tensor(x_np)
@@ -309,7 +310,7 @@ def threads(frameworks=FRAMEWORKS, n_threads=4, configs=((256, 300), (20000, 100
     out = {}
     for size, n in configs:
         for name, tl in frameworks.items():
-            def graphs(tl=tl):
+            def graphs(tl=tl, size=size, n=n):
                 roots = []
                 for _ in range(n_threads):
                     y = tl.ones(size, requires_grad=True)

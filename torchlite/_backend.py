@@ -19,6 +19,7 @@ it registers (torch's C++ factories likewise call up into torch.cuda:
 torch/csrc/utils/device_lazy_init.cpp).
 """
 import contextlib
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,7 @@ _seed = None
 _cupy_seeded = False  # whether cupy's generators were seeded with _seed (done once CUDA is initialised)
 
 # The cupy module once loaded, and the array types a tensor can be over.
-cupy = None
+cupy: Any = None
 array_types = (np.ndarray,)
 
 CUPY_MISSING = ("torchlite's CUDA tensors are cupy arrays, and cupy is not installed: "
@@ -110,7 +111,8 @@ class _StreamHandle:
         return (0, self.ptr)
 
 
-_cupy_streams = {}  # (stream_id, device_index) -> cupy stream object; torchlite's streams live forever
+# (stream_id, device_index) -> cupy stream object; torchlite's streams live forever
+_cupy_streams: dict[tuple[int, int], Any] = {}
 
 
 def _external_stream(stream_id, device_index):

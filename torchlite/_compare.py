@@ -125,7 +125,9 @@ class _Recorder:
         rec["leaves"] = [_array(t) for t in leaves]
         handles = []
         for node in nodes:
-            def pre_hook(grad_outputs, name=node.name()):
+            name = node.name()
+
+            def pre_hook(grad_outputs, name=name):
                 rec["order"].append(name)
             handles.append(node.register_prehook(pre_hook))
         self.records.append(rec)
@@ -233,7 +235,7 @@ def _compare_values(kind, xs, ys, rtol, atol):
     if len(xs) != len(ys):
         return [f"torch has {len(xs)} {kind}s, torchlite {len(ys)}"]
     lines = []
-    for i, (x, y) in enumerate(zip(xs, ys)):
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
         if x is None or y is None:
             if (x is None) != (y is None):
                 lines.append(f"{kind} {i}: " + ("None under torch, a tensor under torchlite" if x is None
@@ -271,7 +273,7 @@ def compare_records(a, b, rtol, atol):
                 if grads:
                     diffs.append("gradients differ: " + "; ".join(grads))
         if x["order"] != y["order"]:
-            step = next((i for i, (p, q) in enumerate(zip(x["order"], y["order"])) if p != q),
+            step = next((i for i, (p, q) in enumerate(zip(x["order"], y["order"], strict=False)) if p != q),
                         min(len(x["order"]), len(y["order"])))
             diffs.append(f"execution order differs from step {step}: torch ran {x['order']}, "
                          f"torchlite ran {y['order']}")

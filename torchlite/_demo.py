@@ -10,6 +10,7 @@ tqdm, matplotlib and graphviz; each has a plain fallback."""
 import csv
 import datetime
 import importlib
+import itertools
 import os
 import sys
 import time
@@ -38,7 +39,7 @@ def init_mlp(sizes, seed, device="cpu"):
     """Kaiming-uniform weights and zero biases, as leaves that require grad."""
     rng = np.random.default_rng(seed)
     params = []
-    for fan_in, fan_out in zip(sizes, sizes[1:]):
+    for fan_in, fan_out in itertools.pairwise(sizes):
         bound = np.sqrt(6.0 / fan_in)
         params.append(torch.tensor(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32),
                                    device=device, requires_grad=True))
@@ -258,8 +259,8 @@ def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_d
     onehot = torch.tensor(np.eye(3, dtype=np.float32)[y_np], device=dev)
     params = init_mlp([2, hidden, hidden, 3], seed, dev)
     velocity = [torch.zeros_like(p) for p in params]
-    print(f"torchlite demo: {len(x_np)} training points on 3 spiral arms ({len(held_out)} held out), MLP 2-{hidden}-{hidden}-3, "
-          f"SGD lr={lr} momentum={momentum}, {epochs} epochs on {dev}", file=out)
+    print(f"torchlite demo: {len(x_np)} training points on 3 spiral arms ({len(held_out)} held out), "
+          f"MLP 2-{hidden}-{hidden}-3, SGD lr={lr} momentum={momentum}, {epochs} epochs on {dev}", file=out)
     history = []
     start = time.perf_counter()
     try:
@@ -276,7 +277,7 @@ def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_d
             else:
                 loss.backward()
             with torch.no_grad():
-                for p, v in zip(params, velocity):
+                for p, v in zip(params, velocity, strict=True):
                     v.mul_(momentum).add_(p.grad)
                     p.sub_(v * lr)
             acc = float((logits.detach().numpy().argmax(1) == y_np).mean())

@@ -25,7 +25,7 @@ class dtype:
         return self._name
 
 
-float32 = float = dtype("float32", np.float32)
+float32 = float = dtype("float32", np.float32)  # noqa: A001 - torch's name
 float64 = double = dtype("float64", np.float64)
 int64 = long = dtype("int64", np.int64)
 bool = dtype("bool", np.bool_)  # noqa: A001 - torch's name
@@ -64,11 +64,11 @@ class device:
 
     def __init__(self, type, index=None):  # noqa: A002 - torch's name
         if isinstance(type, device):
-            type, index = type.type, type.index
+            type, index = type.type, type.index  # noqa: A001 - torch's name
         elif ":" in type:
             if index is not None:
                 raise RuntimeError("type (string) must not include an index because index was passed explicitly: " + type)
-            type, idx = type.split(":", 1)
+            type, idx = type.split(":", 1)  # noqa: A001 - torch's name
             index = int(idx)
         if type not in ("cpu", "cuda", "sim"):
             raise RuntimeError(

@@ -231,8 +231,8 @@ class Tensor(_C.TensorBase, _TensorMethods):
         """The CUDA array interface of a cuda tensor's memory (what cupy and numba read)."""
         if not self._device_str.startswith("cuda"):
             raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: "
-                                 f"torch.{_ops._torch_type_name(self._array.dtype)}Tensor If CUDA data is required use tensor.cuda() to copy "
-                                 "tensor to device memory.")
+                                 f"torch.{_ops._torch_type_name(self._array.dtype)}Tensor If CUDA data is required "
+                                 "use tensor.cuda() to copy tensor to device memory.")
         if self.requires_grad:
             raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. If gradients "
                                "aren't required, use var.detach() to get Variable that doesn't require grad.")
@@ -280,7 +280,7 @@ class Tensor(_C.TensorBase, _TensorMethods):
     def __bool__(self):
         a = self._array
         if a.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(a.item())
 
     def __len__(self):

@@ -713,7 +713,15 @@ THPFunction* function_of(PyObject* self) {
 // node's, which it holds weakly.
 int THPFunction_traverse(PyObject* self, visitproc visit, void* arg) {
   PyTypeObject* type = Py_TYPE(self);
-  if (type->tp_traverse != THPFunction_traverse && PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT)) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+  const bool dict_visited = type->tp_traverse != THPFunction_traverse && PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT);
+#else
+  // Only 3.11's subtype_traverse visits a managed dict its base already has:
+  // before (no managed dicts) and from 3.12 on, a subclass of a type with a
+  // __dict__ leaves visiting it to the base's traverse (pybind11's).
+  const bool dict_visited = false;
+#endif
+  if (dict_visited) {
     // A Python subclass's traverse (every ctx is one) has visited the
     // managed __dict__; pybind11's would visit it twice, and the collector
     // would then take the dict for one referenced from outside.

@@ -265,7 +265,7 @@ def diff_obs(a, b, grad=False):
     if a[0] == "seq":
         if len(a[1]) != len(b[1]):
             return [("kind", f"torch={_short(a)} | torchlite={_short(b)}")]
-        return [d for x, y in zip(a[1], b[1]) for d in diff_obs(x, y, grad)]
+        return [d for x, y in zip(a[1], b[1], strict=True) for d in diff_obs(x, y, grad)]
     if a[0] != "T":
         if a[0] == "py" and a[1] == b[1] == "float":
             same = values_close(np.array([a[2]]), np.array([b[2]]), "float32")
@@ -302,17 +302,17 @@ def compare(steps, trace_a, trace_b, ignore=()):
     (less those of the categories in `ignore`)."""
     diffs = []
     (steps_a, final_a), (steps_b, final_b) = trace_a, trace_b
-    for i, (step, sa, sb) in enumerate(zip(steps, steps_a, steps_b)):
+    for i, (step, sa, sb) in enumerate(zip(steps, steps_a, steps_b, strict=True)):
         found = [Diff(c, i, step.op, d) for c, d in diff_obs(sa[0], sb[0])]
         ta, tb = dict(sa[2]), dict(sb[2])
         for v in ta:
             if v in tb:
                 found += [Diff(c, i, step.op, f"{v} after the step: {d}") for c, d in diff_obs(ta[v], tb[v])]
-        if len(sa[3]) != len(sb[3]) or any(x[0] != y[0] for x, y in zip(sa[3], sb[3])):
+        if len(sa[3]) != len(sb[3]) or any(x[0] != y[0] for x, y in zip(sa[3], sb[3], strict=True)):
             found.append(Diff("hook-log", i, step.op,
                               f"hooks ran torch={[x[0] for x in sa[3]]} | torchlite={[x[0] for x in sb[3]]}"))
         else:
-            for x, y in zip(sa[3], sb[3]):
+            for x, y in zip(sa[3], sb[3], strict=True):
                 found += [Diff("grad", i, step.op, f"hook {x[0]}: {d}") for _, d in diff_obs(x[1], y[1], True)]
         if sa[1] != sb[1]:
             found.append(Diff("warning", i, step.op, f"torch={list(sa[1])} | torchlite={list(sb[1])}"))
@@ -511,7 +511,8 @@ def script(steps, lib_name="torch", note=None, raising=()):
                       f"    print('step {i}:', type(e).__name__, e)"]
         else:
             lines.append(render(s))
-    lines += ["", "for _k, _v in sorted(((k, v) for k, v in dict(globals()).items() if k[:1] == 'v' and k[1:].isdigit()),",
+    lines += ["",
+              "for _k, _v in sorted(((k, v) for k, v in dict(globals()).items() if k[:1] == 'v' and k[1:].isdigit()),",
               "                      key=lambda kv: int(kv[0][1:])):",
               "    if isinstance(_v, lib.Tensor):",
               "        print(_k, _v, _v.grad if (_v.is_leaf or _v.retains_grad) else '')",

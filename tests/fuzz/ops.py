@@ -161,7 +161,7 @@ def index(g, metas):
     if not shape:
         return {"key": g.choice(["...", "None", "0", "()"])}
     items, dims = [], list(shape)
-    for i, n in enumerate(dims[:g.int(1, len(dims))]):
+    for n in dims[:g.int(1, len(dims))]:
         r = g.rng.random() if n else 0.5  # a dim of size 0 takes slices only
         if r < 0.35:
             items.append(str(g.int(-n, n - 1) if not g.p(0.04) else n))
@@ -250,7 +250,8 @@ def leaf_step(g):
         shape = g.shape()
     dt = g.choice(["float32"] * 7 + ["float64"] * 2 + ["int64", "bool"])
     rg = dt.startswith("float") and g.p(0.8)
-    line = f"{{out}} = lib.tensor(_data({g.int(0, 10**6)}, {tuple(shape)}, '{dt}'){', requires_grad=True' if rg else ''})"
+    requires_grad = ", requires_grad=True" if rg else ""
+    line = f"{{out}} = lib.tensor(_data({g.int(0, 10**6)}, {tuple(shape)}, '{dt}'){requires_grad})"
     if g.p(0.1):
         line = f"{{out}} = lib.tensor(_data({g.int(0, 10**6)}, {tuple(shape)}, '{dt}'))"
     return Step("leaf", g.new_var(), line, ())
@@ -270,7 +271,8 @@ op("neg-op", ["{out} = -{0}", "{out} = +{0}", "{out} = abs({0})"], [T()], weight
 
 # Elementwise binary with broadcasting, and with Python numbers
 for _name, _sym in [("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", "**")]:
-    op(_name, [f"{{out}} = {{0}} {_sym} {{1}}", f"{{out}} = lib.{_name}({{0}}, {{1}})", f"{{out}} = {{0}}.{_name}({{1}})"],
+    op(_name,
+       [f"{{out}} = {{0}} {_sym} {{1}}", f"{{out}} = lib.{_name}({{0}}, {{1}})", f"{{out}} = {{0}}.{_name}({{1}})"],
        [T(), BC(0)], weight=1.5)
     op(_name + "-scalar", [f"{{out}} = {{0}} {_sym} {{s}}", f"{{out}} = {{s}} {_sym} {{0}}"], [T()], scalar)
 op("add-alpha", ["{out} = lib.add({0}, {1}, alpha={s})", "{out} = {0}.sub({1}, alpha={s})"], [T(), BC(0)], scalar,

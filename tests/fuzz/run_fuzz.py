@@ -214,7 +214,8 @@ def summarize(results, out=sys.stdout, examples=3):
         if by_cat[cat]:
             kind = "semantic" if cat in fuzzlib.SEMANTIC else "listed only"
             print(f"  {cat:16s} {len(by_cat_seeds[cat]):6d} seeds {by_cat[cat]:7d}  ({kind})", file=out)
-    for title, cats in (("semantic", fuzzlib.SEMANTIC), ("wording-only and warnings (do not fail)", fuzzlib.NON_FAILING)):
+    for title, cats in (("semantic", fuzzlib.SEMANTIC),
+                        ("wording-only and warnings (do not fail)", fuzzlib.NON_FAILING)):
         sel = sorted(((k, v) for k, v in groups.items() if k[0] in cats),
                      key=lambda kv: -len({s for s, _ in kv[1]}))
         if not sel:

@@ -27,7 +27,7 @@ def test_array_kept_by_a_hook_is_not_changed_by_later_accumulation():
     for make in (lambda x: (x * 2).sum(), lambda x: (x * x).sum()):
         x = torch.ones(3, requires_grad=True)
         keep = []
-        x.register_hook(lambda g: keep.append(g.numpy()))
+        x.register_hook(lambda g, keep=keep: keep.append(g.numpy()))
         make(x).backward()
         first = keep[0].copy()
         (x * 3).sum().backward()

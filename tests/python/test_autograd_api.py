@@ -199,6 +199,10 @@ def test_factories():
     assert torch.zeros_like(a).shape == a.shape and torch.ones_like(a, dtype=torch.float64).dtype is torch.float64
     r = torch.rand(100)
     assert 0 <= r.min().item() and r.max().item() < 1
+    r = torch.rand_like(r)
+    assert r.shape == (100,) and 0 <= r.min().item() and r.max().item() < 1 and len(set(r.tolist())) == 100
+    n = torch.randn_like(torch.zeros(1000, dtype=torch.float64))
+    assert n.dtype is torch.float64 and abs(n.mean().item()) < 0.2 and 0.8 < (n * n).mean().item() < 1.2
     torch.set_num_threads(2)
     assert torch.get_num_threads() == 2
     assert torch.ones(2, requires_grad=True).is_leaf
@@ -258,7 +262,7 @@ def test_T_on_a_tensor_that_is_not_2d_warns_once(monkeypatch):
         assert torch.ones(2, 3, 4).T.shape == (4, 3, 2)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        torch.ones(3).T
+        _ = torch.ones(3).T
 
 
 def test_copies_between_sim_and_cpu_move_and_differentiate():

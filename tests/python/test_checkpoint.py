@@ -26,7 +26,7 @@ def mlp(x, w1, w2, b2, w3, scale):
 
 
 def leaves(arrays, requires):
-    return [torch.tensor(a, dtype=torch.float64, requires_grad=r) for a, r in zip(arrays, requires)]
+    return [torch.tensor(a, dtype=torch.float64, requires_grad=r) for a, r in zip(arrays, requires, strict=True)]
 
 
 @pytest.mark.parametrize("use_reentrant", MODES)
@@ -41,7 +41,7 @@ def test_gradients_equal_plain_autograd(use_reentrant):
     out_c, aux_c = checkpoint(mlp, *ck, 0.5, use_reentrant=use_reentrant)
     np.testing.assert_allclose(out_c.detach().numpy(), out.detach().numpy())
     (out_c.sum() + (aux_c * aux_c).sum()).backward()
-    for r, c in zip(ref, ck):
+    for r, c in zip(ref, ck, strict=True):
         if r.requires_grad:
             np.testing.assert_allclose(c.grad.numpy(), r.grad.numpy(), rtol=1e-12)
         else:
@@ -204,7 +204,7 @@ def test_same_gradients_as_torch(use_reentrant):
     requires = [True, False, True, True, True]
 
     def run(lib, ck):
-        ts = [lib.tensor(a, dtype=lib.float64, requires_grad=r) for a, r in zip(arrays, requires)]
+        ts = [lib.tensor(a, dtype=lib.float64, requires_grad=r) for a, r in zip(arrays, requires, strict=True)]
         out, aux = ck(mlp, *ts, 0.25, use_reentrant=use_reentrant)
         (out.sum() * 2 + aux.mean()).backward()
         return [None if x.grad is None else x.grad.detach().numpy() for x in ts], out.grad_fn.name()
@@ -213,7 +213,7 @@ def test_same_gradients_as_torch(use_reentrant):
         warnings.simplefilter("ignore")
         ours, our_node = run(torch, checkpoint)
         theirs, their_node = run(t, t.utils.checkpoint.checkpoint)
-    for a, b in zip(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
         if b is None:
             assert a is None
         else:

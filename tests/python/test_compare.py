@@ -183,7 +183,7 @@ def test_accumulate_grad_variable_as_torch():
         y = a * 2
         assert y.grad_fn.next_functions[0][0].variable is a
         with pytest.raises(AttributeError, match="^'MulBackward0' object has no attribute 'variable'$"):
-            y.grad_fn.variable
+            _ = y.grad_fn.variable
 
 
 def test_without_torch_only_torchlite_runs(monkeypatch, tmp_path):

@@ -90,7 +90,7 @@ def compare_devices(fn, shapes, dtype, domain="normal", seed=0):
     out_cpu, grads_cpu = run(fn, arrays, gout, "cpu")
     out_gpu, grads_gpu = run(fn, arrays, gout, "cuda")
     np.testing.assert_allclose(out_gpu, out_cpu, **TOL[dtype])
-    for gg, gc in zip(grads_gpu, grads_cpu):
+    for gg, gc in zip(grads_gpu, grads_cpu, strict=True):
         assert (gg is None) == (gc is None)
         if gc is not None:
             np.testing.assert_allclose(gg, gc, **TOL[dtype])

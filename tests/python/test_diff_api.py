@@ -8,12 +8,11 @@ message or repr is compared as "torch." ("torchlite.float32", "torchlite.Size",
 """
 import warnings
 
-import numpy as np
 import pytest
 
 import torchlite
 
-from diff_utils import Values, import_torch, norm
+from diff_utils import import_torch, norm
 
 torch = import_torch()
 
@@ -431,7 +430,7 @@ def test_next_functions_structure(expr):
     def prog(lib):
         x, w = leaf(lib), leaf(lib, (0.5, -1.0, 2.0))
         c, m = lib.tensor([1.0, 2.0, 4.0]), lib.ones(3, 2, requires_grad=True)
-        y = eval(expr)  # noqa: S307 - fixed expressions
+        y = eval(expr, {"lib": lib, "x": x, "w": w, "c": c, "m": m})  # noqa: S307 - fixed expressions
         return structure(y), y.is_leaf, y.requires_grad, y.grad_fn.metadata
     same(prog, compare_warnings=False)  # torch warns once per process about x.T on 1-D
 

@@ -157,7 +157,7 @@ def test_reductions_of_0d_and_1d_tensors(expr):
     def prog(lib):
         x1 = lib.tensor([1.0, 3.0, 2.0], requires_grad=True)
         x0 = lib.tensor(2.5, requires_grad=True)
-        r = eval(expr)  # noqa: S307 - fixed expressions
+        r = eval(expr, {"lib": lib, "x0": x0, "x1": x1})  # noqa: S307 - fixed expressions
         values = r[0] if isinstance(r, tuple) else r
         values.backward()
         return [(t, tuple(t.shape)) for t in (r if isinstance(r, tuple) else (r,))], x1.grad, x0.grad
@@ -235,7 +235,7 @@ def test_setitem_gradient_of_a_value_with_leading_ones(key):
 
 def test_grad_with_no_inputs():
     for inputs in ([], ()):
-        def prog(lib):
+        def prog(lib, inputs=inputs):
             x = lib.ones(2, requires_grad=True)
             return lib.autograd.grad((x * 2).sum(), inputs)
         assert same(prog)[0] == "raise"
@@ -260,7 +260,7 @@ def test_grad_fn_names_and_classes(expr):
     def prog(lib):
         x = lib.tensor([[1.0, -2.0, 3.0], [0.5, 0.0, 2.0]], requires_grad=True)
         v = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
-        r = eval(expr)  # noqa: S307 - fixed expressions
+        r = eval(expr, {"lib": lib, "x": x, "v": v})  # noqa: S307 - fixed expressions
         fn = r.grad_fn
         return (None if fn is None else (fn.name(), type(fn).__name__), r.requires_grad, r.is_leaf, tuple(r.shape),
                 str(r.dtype))

@@ -157,7 +157,7 @@ def _run(T, fn, arrays, grad_outputs):
     grads = T.autograd.grad(out, xs, go, create_graph=True, allow_unused=True)
     names = [None if g is None else _tree(g.grad_fn, DEPTH) for g in grads]
     values = [None if g is None else g.detach().numpy().copy() for g in grads]
-    used = [(g, w) for g, w in zip(grads, grad_outputs[1:]) if g is not None and g.requires_grad]
+    used = [(g, w) for g, w in zip(grads, grad_outputs[1:], strict=True) if g is not None and g.requires_grad]
     second = []
     if used:
         total = sum((g * T.tensor(w, dtype=g.dtype)).sum() for g, w in used)
@@ -170,7 +170,7 @@ def _run(T, fn, arrays, grad_outputs):
 def _same(a, b):
     return len(a) == len(b) and all(
         (x is None) == (y is None) and (x is None or (x.shape == y.shape and np.allclose(x, y, equal_nan=True)))
-        for x, y in zip(a, b))
+        for x, y in zip(a, b, strict=True))
 
 
 @pytest.mark.parametrize("fn,specs", [c[1:] for c in CASES], ids=[c[0] for c in CASES])

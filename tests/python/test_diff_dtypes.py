@@ -144,16 +144,19 @@ def test_integer_pow(expr):
     "lib.where(lib.tensor([True, False]), True, False)",
     "lib.cat([lib.tensor([16777217]), lib.tensor([0.5])])",
     # which error comes first: sub's bool check, then shapes, then alpha and pow's bool kernel
-    "lib.tensor([True, False]) - lib.tensor([1, 2, 3])", "lib.sub(lib.tensor([True]), lib.tensor([1, 2, 3]), alpha=2.5)",
+    "lib.tensor([True, False]) - lib.tensor([1, 2, 3])",
+    "lib.sub(lib.tensor([True]), lib.tensor([1, 2, 3]), alpha=2.5)",
     "lib.add(lib.tensor([1, 2]), lib.tensor([1, 2, 3]), alpha=2.5)",
     "lib.tensor([True, False]) ** lib.tensor([True, False, True])",
-    "lib.tensor([1, 2]).add_(lib.tensor([1.0]), alpha=2.5)", "lib.tensor([1, 2]).add_(lib.tensor([1, 2, 3]), alpha=2.5)",
+    "lib.tensor([1, 2]).add_(lib.tensor([1.0]), alpha=2.5)",
+    "lib.tensor([1, 2]).add_(lib.tensor([1, 2, 3]), alpha=2.5)",
     "lib.tensor([True]).sub_(lib.tensor([1, 2, 3]))", "lib.tensor([True, False]).add_(True, alpha=2)",
     # comparisons of shapes that do not broadcast raise torch's RuntimeError
     "lib.tensor([1, 2]) == lib.tensor([1, 2, 3])", "lib.tensor([[1.0, 2.0]]) < lib.tensor([1.0, 2.0, 3.0])",
     "lib.tensor([1.0, 2.0]) >= lib.ones(3, 1, 4)", "lib.tensor([True, False]) != lib.tensor([True, False, True])",
     # at::infer_size names the last dimension that does not match
-    "lib.ones(2, 3, 4) + lib.ones(3, 2, 3)", "lib.ones(2, 3, 4) ** lib.ones(3, 2, 3)", "lib.ones(4, 3) < lib.ones(2, 5)",
+    "lib.ones(2, 3, 4) + lib.ones(3, 2, 3)", "lib.ones(2, 3, 4) ** lib.ones(3, 2, 3)",
+    "lib.ones(4, 3) < lib.ones(2, 5)",
     "lib.ones(2, 3, 4).add_(lib.ones(3, 2, 3))", "lib.where(lib.ones(2, 3) > 0, lib.ones(4, 3), lib.ones(5, 1, 2))",
     # operators with a non-number: torch's `==` is False, `<` a TypeError
     "lib.tensor([1.0]) == None", "lib.tensor([1.0]) != None", "lib.tensor([1.0, 2.0]) == [1.0, 2.0]",
@@ -252,13 +255,15 @@ def test_integer_results_keep_their_inputs_layout(expr):
     "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0]), lib.tensor(1e300, dtype=lib.float64))",
     "lib.tensor([1]) == 1e300", "lib.tensor([1.0]) < 1e300", "lib.tensor([1.0]) < lib.tensor(1e300, dtype=lib.float64)",
     "lib.tensor([1]) + 1e300", "1e300 - lib.tensor([1])", "lib.tensor([1.0]).add(lib.tensor([1.0]), alpha=1e300)",
-    "lib.tensor([1.0]).add_(lib.tensor(1e300, dtype=lib.float64))", "lib.tensor([2.0]) * lib.tensor(1e300, dtype=lib.float64)",
+    "lib.tensor([1.0]).add_(lib.tensor(1e300, dtype=lib.float64))",
+    "lib.tensor([2.0]) * lib.tensor(1e300, dtype=lib.float64)",
     # but alpha and where's numbers are converted with torch's overflow check
     "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0]), -1e300)", "lib.where(lib.tensor([True]), 1e300, 2)",
     "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0]), float('inf'))",
     "lib.where(lib.tensor([True, False]), lib.tensor([1.0, 2.0], dtype=lib.float64), 1e300)",
     "lib.tensor([1.0]).add(1.0, alpha=1e300)", "lib.tensor([1.0]).sub(lib.tensor([1.0]), alpha=-1e300)",
-    "lib.tensor([1.0]).add_(lib.tensor([1.0]), alpha=1e300)", "lib.tensor([1.0]).add(lib.tensor([1.0]), alpha=float('inf'))",
+    "lib.tensor([1.0]).add_(lib.tensor([1.0]), alpha=1e300)",
+    "lib.tensor([1.0]).add(lib.tensor([1.0]), alpha=float('inf'))",
     "lib.tensor([1.0], dtype=lib.float64).add(lib.tensor([1.0]), alpha=1e300)",
 ])
 def test_overflow_to_float32_is_silent(expr):

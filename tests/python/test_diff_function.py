@@ -5,12 +5,11 @@ and message. "torchlite" in a message is compared as "torch".
 """
 import warnings
 
-import numpy as np
 import pytest
 
 import torchlite
 
-from diff_utils import Values, import_torch, norm
+from diff_utils import import_torch, norm
 
 torch = import_torch()
 

@@ -390,7 +390,9 @@ def like_factories_keep_the_layout(lib):
     e = lib.arange(3.0).view(3, 1).expand(3, 4).T  # not dense: dense strides in its dimension order
     return [v2.stride(), lib.zeros_like(v2).stride(), _outcomes(lib, [lambda lib: v2.view(1, -1)]),
             lib.full_like(e, 2.5), lib.full_like(e, 2.5).stride(), lib.empty_like(e[:, ::2]).stride(),
-            lib.zeros_like(e, dtype=lib.int64).stride()]
+            lib.zeros_like(e, dtype=lib.int64).stride(), lib.randn_like(e).stride(),
+            lib.rand_like(v2, dtype=lib.float64).stride(), lib.rand_like(v2, dtype=lib.float64).dtype == lib.float64,
+            lib.randn_like(v2).requires_grad, lib.randn_like(e, requires_grad=True).requires_grad]
 
 
 def index_put_saves_its_index_tensors(lib):
@@ -405,7 +407,7 @@ def index_put_saves_its_index_tensors(lib):
             x[key] = v if not isinstance(key, list) else 1.5
         (x * x).sum().backward(retain_graph=True)
         x.sum().backward()
-        out.append(_outcomes(lib, [lambda lib: x.sum().backward()]))
+        out.append(_outcomes(lib, [lambda lib, x=x: x.sum().backward()]))
     x = a * 1
     x[lib.tensor([1, 3])] = v * v
     ga, gv = lib.autograd.grad((x * x).sum(), (a, v), create_graph=True)
@@ -482,7 +484,7 @@ def inplace_on_detached_and_viewed_inference_tensors(lib):
             with lib.inference_mode(in_mode):
                 u = make(t)
                 row = [u.is_inference(), u._base is t]
-                for step in (lambda: u.div_(1.5), lambda: u.sub_(lib.ones(())), lambda: u._version):
+                for step in (lambda u=u: u.div_(1.5), lambda u=u: u.sub_(lib.ones(())), lambda u=u: u._version):
                     try:
                         row.append(step())
                     except RuntimeError as e:
@@ -531,7 +533,8 @@ def ops_on_an_inference_tensor_that_requires_grad(lib):
         v = lib.ones(2, 3, requires_grad=True)
         c = v > 0
     ops = [lambda: v.transpose(1, 1), lambda: v.view(6), lambda: v.split(1)[0], lambda: v[0], lambda: v.sin(),
-           lambda: v ** 2, lambda: v.sum(), lambda: v.max(0)[0], lambda: v * 2, lambda: 2.5 - v, lambda: v + lib.ones(3),
+           lambda: v ** 2, lambda: v.sum(), lambda: v.max(0)[0], lambda: v * 2, lambda: 2.5 - v,
+           lambda: v + lib.ones(3),
            lambda: lib.where(v > 0, v, 0.0), lambda: lib.where(c, v, v), lambda: lib.where(c, v, 0.0),
            lambda: v[lib.tensor([1, 0])], lambda: v[[0]], lambda: v.clone(), lambda: v.to(lib.float64),
            lambda: v.t().contiguous(), lambda: v @ v.t()]
@@ -573,7 +576,7 @@ def retain_grad_on_a_stale_view_is_a_noop(lib):
     v6, v7, v8 = v5.as_strided((3,), (1,)), v5.view(3), v5.view(3)
     v6.div_(v1)
     v7.retain_grad()
-    v8.grad_fn
+    _ = v8.grad_fn
     v8.retain_grad()
     flags = [v7.retains_grad, v8.retains_grad, v7.is_leaf, v7.retains_grad]
     (v7 * v8).sum().backward()
@@ -717,7 +720,9 @@ def inplace_on_stale_view_checks_before_cloning(lib):
 
 
 REFUSED = [as_strided_out_of_bounds_of_the_storage, as_strided_negative_stride, as_strided_negative_offset,
-           as_strided_negative_size, index_tensors_that_do_not_broadcast, inplace_on_stale_view_checks_before_cloning, index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward, checkpoint_of_an_inference_tensor]
+           as_strided_negative_size, index_tensors_that_do_not_broadcast, inplace_on_stale_view_checks_before_cloning,
+           index_put_on_a_leaf_checks_the_leaf_first, pow_with_a_bool_exponent_backward,
+           checkpoint_of_an_inference_tensor]
 
 
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,

@@ -60,7 +60,7 @@ def saved_for_backward(lib):
 def version_counter(lib):
     with lib.inference_mode():
         a = lib.ones(3)
-    a._version
+    _ = a._version
 
 
 def requires_grad_outside(lib):
@@ -81,7 +81,7 @@ def view_made_inside_base_modified_outside(lib):
     with lib.inference_mode():
         v = x[0:2]
     x.mul_(2)
-    v.grad_fn
+    _ = v.grad_fn
 
 
 ALLOWED = [made_inside, views_of_normal_tensors, functional_ops_outside]

@@ -61,7 +61,7 @@ def run_program(lib, fn, arrays, gout, gvec):
         grads = first[1]
         rec["grads"] = [as_np(g) for g in grads]
         rec["grad_dtypes"] = [None if g is None else dtype_name(g) for g in grads]
-        used = [(g, lib.tensor(v.astype(as_np(g).dtype))) for g, v in zip(grads, gvec) if g is not None]
+        used = [(g, lib.tensor(v.astype(as_np(g).dtype))) for g, v in zip(grads, gvec, strict=True) if g is not None]
 
         def second():
             s = sum((g * v).sum() for g, v in used)
@@ -80,7 +80,7 @@ def assert_same(lite, ref, tol):
                 raise AssertionError(f"{k}: {err}") from None
     elif isinstance(ref, (list, tuple)):
         assert type(lite) is type(ref) and len(lite) == len(ref), (lite, ref)
-        for a, b in zip(lite, ref):
+        for a, b in zip(lite, ref, strict=True):
             assert_same(a, b, tol)
     elif isinstance(ref, np.ndarray):
         assert isinstance(lite, np.ndarray) and lite.dtype == ref.dtype and lite.shape == ref.shape, (lite, ref)
@@ -93,9 +93,9 @@ def check(fn, shapes, dtype=np.float64, domain="normal", seed=0, dtypes=None):
     rng = np.random.default_rng(seed)
     dtypes = dtypes or [dtype] * len(shapes)
     if domain == "pos":
-        arrays = [rng.uniform(0.5, 2.0, size=s).astype(d) for s, d in zip(shapes, dtypes)]
+        arrays = [rng.uniform(0.5, 2.0, size=s).astype(d) for s, d in zip(shapes, dtypes, strict=True)]
     else:
-        arrays = [rng.normal(size=s).astype(d) for s, d in zip(shapes, dtypes)]
+        arrays = [rng.normal(size=s).astype(d) for s, d in zip(shapes, dtypes, strict=True)]
     ref_out = fn(torch, *[torch.tensor(a) for a in arrays])
     gout = rng.normal(size=tuple(ref_out.shape))
     gvec = [rng.normal(size=s) for s in shapes]
@@ -354,8 +354,9 @@ def test_forward_result_dtypes_match():
 
 
 def test_views_share_base_and_version():
-    for fn in (lambda a: a.view(6), lambda a: a.T, lambda a: a[0], lambda a: a.unsqueeze(0), lambda a: a.expand(2, 2, 3),
-               lambda a: a.reshape(3, 2), lambda a: a.t().reshape(6), lambda a: a.clone(), lambda a: a.detach()):
+    for fn in (lambda a: a.view(6), lambda a: a.T, lambda a: a[0], lambda a: a.unsqueeze(0),
+               lambda a: a.expand(2, 2, 3), lambda a: a.reshape(3, 2), lambda a: a.t().reshape(6), lambda a: a.clone(),
+               lambda a: a.detach()):
         res = []
         for lib in (torch, torchlite):
             a = lib.ones(2, 3)

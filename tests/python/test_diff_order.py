@@ -139,7 +139,7 @@ def test_execution_order_matches_torch(name, how):
     rec_t, res_t = run(torch, GRAPHS[name], how)
     rec_l, res_l = run(torchlite, GRAPHS[name], how)
     assert rec_l == rec_t
-    for a, b in zip(res_l, res_t):
+    for a, b in zip(res_l, res_t, strict=True):
         if b is None:
             assert a is None
         else:

@@ -241,7 +241,8 @@ def fill_expanded(lib):
 def overlap_of_unsqueezed_and_expanded(lib):
     x = lib.tensor(np.arange(4.0).reshape(4, 1))
     x[None, None].add_(x.expand(1, 1, 4, 1))
-    return [x, x.expand(1, 1, 4, 1).stride(), lib.tensor(1.0).expand(1, 1).stride(), lib.ones(3).expand(2, 1, 3).stride()]
+    return [x, x.expand(1, 1, 4, 1).stride(), lib.tensor(1.0).expand(1, 1).stride(),
+            lib.ones(3).expand(2, 1, 3).stride()]
 
 
 def as_strided_of_stacked(lib):
@@ -363,7 +364,8 @@ CASES = [select_mul, column_iadd, flat_view_add, transposed_zero, chain_of_views
          setitem_node_structure, self_assignment_through_unsqueeze, as_strided_of_index_result,
          integers_beside_index_tensors, index_put_on_expanded, split_of_empty_dimension,
          masked_index_put_casts_one_value, unchecked_overlap_runs_element_by_element,
-         create_graph_chains_through_views, copy_into_bool_is_not_differentiable, elementwise_output_layout, gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
+         create_graph_chains_through_views, copy_into_bool_is_not_differentiable, elementwise_output_layout,
+         gradient_of_sum_is_expanded, fill_expanded, overlap_of_unsqueezed_and_expanded, as_strided_of_stacked,
          inplace_names]
 
 
@@ -509,7 +511,7 @@ def no_grad_view_base_changed(lib):
     with lib.no_grad():
         v = x[0]
     x.mul_(leaf(lib, 3, 2))
-    v.grad_fn
+    _ = v.grad_fn
 
 
 def multi_output_view(lib, op):
@@ -522,7 +524,7 @@ def multi_output_base_changed(lib, op):
     x = leaf(lib, 4, 2) * 1
     parts = op(x)
     x.mul_(2)
-    parts[0].grad_fn
+    _ = parts[0].grad_fn
 
 
 def custom_function_view(lib):
@@ -554,12 +556,14 @@ def custom_function_identity(lib):
 
 
 REFUSED = [self_operand, overlapping_operand, partial_overlap, transposed_full_overlap, overlap_size_one_strides,
-           overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view, overlap_with_alpha,
+           overlap_select_of_one_element, overlap_unsqueezed_operand, backward_through_filled_expanded_view,
+           overlap_with_alpha,
            overlap_transposed_with_alpha, fill_tensor_expanded, index_put_value_overlap, index_put_value_full_overlap,
            view_of_permuted_product, inplace_on_expanded_gradient, inplace_on_expanded_gradient_without_grad,
            stale_view_of_base_that_gained_history, exponent_of_rpow_modified,
            index_put_value_shape_before_bounds, internal_overlap,
-           leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed, custom_function_view,
+           leaf_view, view_of_leaf_that_no_longer_requires_grad, leaf_inplace, no_grad_view, no_grad_view_base_changed,
+           custom_function_view,
            custom_function_identity]
 REFUSED += [lambda lib, op=op, f=f: f(lib, op) for f in (multi_output_view, multi_output_base_changed)
             for op in (lambda x: x.split(2), lambda x: x.chunk(2), lambda x: x.unbind(0))]

@@ -113,7 +113,7 @@ def test_execution_order_is_the_order_the_engine_runs():
     with torch.autograd.set_multithreading_enabled(False):
         out.backward()
     assert [n.name() for n in predicted] == [n.name() for n in ran]
-    assert all(p is r for p, r in zip(predicted, ran))
+    assert all(p is r for p, r in zip(predicted, ran, strict=True))
 
 
 def test_execution_order_needs_multithreading_disabled_like_torch():

@@ -136,7 +136,8 @@ def function_error_after_some_leaves(mod, a, b):
 
 
 PROGRAMS = [shared_subgraph, grad_wrt_intermediate_then_whole_graph, grad_wrt_leaf_then_intermediate,
-            nodes_without_saved_tensors_run_again, scalar_multiplication_is_freed, unrun_branch_is_not_freed, custom_function("Saves"),
+            nodes_without_saved_tensors_run_again, scalar_multiplication_is_freed, unrun_branch_is_not_freed,
+            custom_function("Saves"),
             custom_function("NoSave"), hook_error_midway, function_error_midway,
             function_error_after_some_leaves]
 

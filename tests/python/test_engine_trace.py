@@ -135,8 +135,8 @@ def test_trace_of_a_graph_on_one_sim_device_runs_on_its_thread():
     # x * x: both outputs of MulBackward0 go to one AccumulateGrad slot.
     acc = [(e["kind"], e["count"]) for e in ev if e["node"] == ACC and e["kind"] != "task_start"
            and e["kind"] != "task_end" and e["kind"] != "enqueue"]
-    assert acc == [("graph_task_node", 2), ("dependency", 1), ("not_ready_park", None), ("dependency", 0), ("accumulate", None),
-                   ("not_ready_release", None)]
+    assert acc == [("graph_task_node", 2), ("dependency", 1), ("not_ready_park", None), ("dependency", 0),
+                   ("accumulate", None), ("not_ready_release", None)]
 
 
 class Reentrant(torch.autograd.Function):

@@ -215,8 +215,8 @@ def test_known_seeds_are_reported_not_counted(tmp_path):
 
 def test_torch_against_itself_shows_no_difference_at_all(tmp_path):
     report = tmp_path / "report.jsonl"
-    proc = subprocess.run([sys.executable, os.path.join(FUZZ, "run_fuzz.py"), "--seeds", "100:130", "--against", "torch",
-                           "--report", str(report)], capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([sys.executable, os.path.join(FUZZ, "run_fuzz.py"), "--seeds", "100:130",
+                           "--against", "torch", "--report", str(report)], capture_output=True, text=True, timeout=600)
     assert proc.stdout.splitlines()[-1] == "fuzz: 30 passed, 0 failed", proc.stdout[-3000:]
     assert proc.returncode == 0
     assert all(r["diffs"] == [] for r in map(json.loads, report.read_text().splitlines()))

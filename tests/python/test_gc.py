@@ -274,7 +274,7 @@ def test_tensor_hook_on_shared_grad_fn_still_runs_after_collect():
     for T in (torch, torchlite):
         seen = []
 
-        def make(x):
+        def make(x, seen=seen):
             t = x * 2
             t.register_hook(lambda g: (seen.append(t.shape), g + 1)[1])
             return weakref.ref(t), t * 3
@@ -423,7 +423,7 @@ def test_random_graphs_under_collect_match_torch(seed):
     got = _random_program(torchlite, random.Random(seed), values)
     want = _random_program(torch, random.Random(seed), values)
     assert len(got) == len(want)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         assert (g is None) == (w is None)
         if g is not None:
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)

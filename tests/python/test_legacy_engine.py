@@ -73,7 +73,8 @@ def custom_one_output_used(a, b):
     return p.sum()
 
 
-GRAPHS = [diamond, repeated_edges, unused_branch, second_output_only, views_and_inplace, custom_functions, custom_one_output_used]
+GRAPHS = [diamond, repeated_edges, unused_branch, second_output_only, views_and_inplace, custom_functions,
+          custom_one_output_used]
 
 
 def grads_with(engine_backward, graph, shapes=((4, 4), (4, 4)), device="cpu"):
@@ -84,7 +85,7 @@ def grads_with(engine_backward, graph, shapes=((4, 4), (4, 4)), device="cpu"):
 
 def assert_same(got, expected):
     assert len(got) == len(expected)
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         assert (g is None) == (e is None)
         if e is not None:
             np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
@@ -199,7 +200,7 @@ def test_use_restores_the_engine_after_an_error():
     engine = torch.autograd.Variable._execution_engine
     with pytest.raises(ZeroDivisionError):
         with legacy_engine.use():
-            1 / 0
+            raise ZeroDivisionError
     assert torch.autograd.Variable._execution_engine is engine
 
 

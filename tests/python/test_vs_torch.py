@@ -22,7 +22,8 @@ def program(lib, x0, w0, record):
         nxt = [f for f, _ in fn.next_functions if f is not None and "AccumulateGrad" not in f.name()]
         fn = nxt[0] if nxt else None
     for t in (h, y):
-        t.grad_fn.register_prehook(lambda g, n=t.grad_fn.name(): record.append(n))
+        name = t.grad_fn.name()
+        t.grad_fn.register_prehook(lambda g, n=name: record.append(n))
     y.backward()
     return y.item(), x.grad.numpy().copy(), w.grad.numpy().copy(), names
 

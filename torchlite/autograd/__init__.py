@@ -13,7 +13,7 @@ from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "Variable", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "detect_anomaly", "set_detect_anomaly", "is_grad_enabled", "once_differentiable",
-           "gradcheck", "gradgradcheck", "set_multithreading_enabled", "trace"]
+           "gradcheck", "gradgradcheck", "set_multithreading_enabled", "trace", "is_inference_mode_enabled"]
 
 
 def _is_checkpoint_valid():

@@ -80,7 +80,7 @@ class set_multithreading_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-def is_inference_mode_enabled():
+def is_inference_mode_enabled() -> bool:
     return _C._is_inference_mode_enabled()
 
 

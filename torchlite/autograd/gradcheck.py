@@ -5,6 +5,8 @@ messages. torch's fast mode, forward-mode AD and batched-grad checks are not
 ported (torchlite has no forward AD or vmap)."""
 import warnings
 from itertools import product
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -76,7 +78,7 @@ def _check_inputs(tupled_inputs):
                     stacklevel=3,
                 )
             arr = inp._array
-            if not all(st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape)):
+            if not all(st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape, strict=True)):
                 raise RuntimeError(
                     f"The {idx}th input has a dimension with stride 0. gradcheck only "
                     "supports inputs that are non-overlapping to be able to "
@@ -121,7 +123,7 @@ def _get_numerical_jacobian(fn, inputs, outputs, eps):
             x[x_idx] = orig + eps
             outb = [np.array(o._array, copy=True) for o in _as_tuple(fn(*inputs)) if _is_float_tensor(o)]
             x[x_idx] = orig
-            for k, (a, b) in enumerate(zip(outa, outb)):
+            for k, (a, b) in enumerate(zip(outa, outb, strict=True)):
                 _check_outputs_same_dtype_and_shape(a, b, eps, x_idx)
                 cols[k][d_idx] = ((b - a) / (2 * eps)).reshape(-1)
         jacobians.append(cols)
@@ -150,7 +152,7 @@ def _stack_and_check_tensors(rows, inputs, numel_output):
     diff_inputs = list(_iter_tensors(inputs, True))
     jacobians = []
     sizes_ok = types_ok = True
-    for inp, tensor_list in zip(diff_inputs, rows):
+    for inp, tensor_list in zip(diff_inputs, rows, strict=False):  # no rows for an output with no elements
         jac = np.zeros((inp.numel(), numel_output), dtype=inp._array.dtype)
         for j, t in enumerate(tensor_list):
             if t is None:
@@ -166,7 +168,7 @@ def _stack_and_check_tensors(rows, inputs, numel_output):
 
 
 def _check_jacobians_equal(j1, j2, atol):
-    return all(a.size == 0 or np.abs(a - b).max() <= atol for a, b in zip(j1, j2))
+    return all(a.size == 0 or np.abs(a - b).max() <= atol for a, b in zip(j1, j2, strict=True))
 
 
 FAILED_NONDET_MSG = """\n
@@ -231,12 +233,13 @@ def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol, che
     if not outputs:
         return _check_no_differentiable_outputs(func, tupled_inputs, func_out, eps)
     # numerical[i][j]: output i with respect to input j (torch transposes the same way)
-    numerical = list(zip(*_get_numerical_jacobian(func, tupled_inputs, func_out, eps)))
+    numerical = list(zip(*_get_numerical_jacobian(func, tupled_inputs, func_out, eps), strict=True))
     float_outputs = [o for o in func_out if _is_float_tensor(o)]
-    numerical = [nj for o, nj in zip(float_outputs, numerical) if o.requires_grad]
+    numerical = [nj for o, nj in zip(float_outputs, numerical, strict=True) if o.requires_grad]
     for i, o in enumerate(outputs):
         analytical = _check_analytical_jacobian_attributes(tupled_inputs, o, nondet_tol, check_grad_dtypes)
-        for j, (a, n) in enumerate(zip(analytical, numerical[i])):
+        # analytical is empty for an output with no elements
+        for j, (a, n) in enumerate(zip(analytical, numerical[i], strict=False)):
             if not np.allclose(a, n, rtol, atol):
                 raise GradcheckError(_get_notallclose_msg(a, n, i, j))
     return True
@@ -247,7 +250,7 @@ def _test_backward_mul_by_grad_output(outputs, inputs):
     if not diff_input_list:
         raise GradcheckError("no Tensors requiring grad found in input")
     grads_input = grad(outputs, diff_input_list, [zeros_like(o) for o in outputs], allow_unused=True)
-    for gi, di in zip(grads_input, diff_input_list):
+    for gi, di in zip(grads_input, diff_input_list, strict=True):
         if gi is None:
             continue
         if np.count_nonzero(gi._array) != 0:
@@ -304,8 +307,9 @@ def _test_undefined_backward_mode(func, outputs, inputs):
     return all(check_undefined_grad_support(output) for output in outputs_to_check)
 
 
-def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
-              check_undefined_grad=True, check_grad_dtypes=False):
+def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False) -> bool:
     r"""Check gradients computed via small finite differences against analytical
     gradients wrt tensors in :attr:`inputs` that are of floating point type
     and with ``requires_grad=True``. Returns True, or raises GradcheckError
@@ -344,9 +348,10 @@ def _make_grad_output(x, noncontiguous):
     return _backend.place(from_numpy(arr), x.device).requires_grad_()  # on the output's device, as torch's
 
 
-def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
-                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
-                  check_undefined_grad=True, check_grad_dtypes=False):
+def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
+                  raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+                  check_grad_dtypes: bool = False) -> bool:
     r"""Check gradients of gradients computed via small finite differences
     against analytical gradients wrt tensors in :attr:`inputs` and
     :attr:`grad_outputs` that are of floating point type and with

@@ -85,7 +85,7 @@ class Digraph:
     def __str__(self):
         return self.source
 
-    def render(self, path, format=None):
+    def render(self, path, format=None):  # noqa: A002 - graphviz's name
         """Writes the picture to `path` in `format` (default: the path's
         suffix, else svg) through Graphviz's `dot`. Without `dot`, writes the
         DOT text to the path with a .dot suffix instead and warns. Returns

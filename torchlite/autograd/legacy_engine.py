@@ -105,7 +105,7 @@ class ExecutionEngine:
                 grad_input = fn._do_backward(tuple(grad), retain_graph)
                 if fn is not root:
                     order.append(fn)
-                for (prev_fn, output_idx), d_prev_fn in zip(fn.next_functions, grad_input):
+                for (prev_fn, output_idx), d_prev_fn in zip(fn.next_functions, grad_input, strict=True):
                     # The 2018 engine asked prev_fn.requires_grad; an edge to no
                     # node is how torchlite marks an input that needs no gradient.
                     if prev_fn is None:

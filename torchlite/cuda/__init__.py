@@ -12,7 +12,10 @@ cupy code and torchlite ops mix in one stream order. Blocking calls
 (synchronize, Stream.synchronize, Event.synchronize, Event.elapsed_time)
 release the GIL while they wait.
 """
+from __future__ import annotations
+
 import threading
+from typing import Any
 
 from .. import _C, _backend
 from .._dtypes import device as _device
@@ -28,21 +31,21 @@ _initialization_lock = threading.Lock()
 _is_compiled = _backend._cuda_is_compiled  # torch.cuda._is_compiled
 
 
-def is_available():
+def is_available() -> bool:
     """Whether CUDA is usable: compiled in and at least one GPU present."""
     if not _is_compiled():
         return False
     return _C._cuda_getDeviceCount() > 0
 
 
-def device_count():
+def device_count() -> int:
     """The number of GPUs; 0 when none is usable."""
     if not _is_compiled():
         return 0
     return _C._cuda_getDeviceCount()
 
 
-def is_initialized():
+def is_initialized() -> bool:
     return _initialized
 
 
@@ -77,12 +80,12 @@ def _device_index(device, optional=True):
     return dev.index if dev.index is not None else current_device()
 
 
-def current_device():
+def current_device() -> int:
     _lazy_init()
     return _C._cuda_getDevice()
 
 
-def set_device(device):
+def set_device(device: Any) -> None:
     """Sets the current device (a negative index does nothing, as in torch)."""
     index = _device_index(device)
     if index >= 0:
@@ -125,7 +128,7 @@ class device_of(device):
         super().__init__(obj.device.index if obj.is_cuda else -1)
 
 
-def synchronize(device=None):
+def synchronize(device: Any = None) -> None:
     """Waits for all work on all streams of a CUDA device to complete."""
     _lazy_init()
     _C._cuda_synchronize(_device_index(device))
@@ -198,18 +201,18 @@ class Stream:
         return f"<torchlite.cuda.Stream device={self.device} cuda_stream={self.cuda_stream:#x}>"
 
 
-def current_stream(device=None):
+def current_stream(device: Any = None) -> Stream:
     """The calling thread's current stream on `device`."""
     _lazy_init()
     return Stream._from_triple(_C._cuda_getCurrentStream(_device_index(device)))
 
 
-def default_stream(device=None):
+def default_stream(device: Any = None) -> Stream:
     _lazy_init()
     return Stream._from_triple(_C._cuda_getDefaultStream(_device_index(device)))
 
 
-def set_stream(stream):
+def set_stream(stream: Stream | None) -> None:
     """Makes `stream` the calling thread's current stream on its device, for
     torchlite's kernels and for cupy's."""
     if stream is None:
@@ -239,7 +242,7 @@ class StreamContext:
         set_stream(self.prev_stream)
 
 
-def stream(stream):
+def stream(stream: Stream | None) -> StreamContext:
     """Context manager that selects a given stream."""
     return StreamContext(stream)
 

@@ -15,6 +15,8 @@ import contextlib
 import uuid
 import warnings
 import weakref
+from collections.abc import Callable
+from typing import Any
 
 from .. import _C, _backend
 from .._tensor import Tensor
@@ -119,7 +121,8 @@ class CheckpointFunction(Function):
         return (None, None) + grads
 
 
-def checkpoint(function, *args, use_reentrant=None, determinism_check="default", early_stop=True, **kwargs):
+def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None,
+               determinism_check: str = "default", early_stop: bool = True, **kwargs: Any) -> Any:
     r"""Checkpoint a model or part of the model: tensors computed inside
     `function` are not kept for backward but recomputed by running `function`
     again during backward. Returns `function(*args)`."""
