@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The static checks CI runs, at pinned versions (another release finds or formats differently):
 # ruff (pyproject.toml's [tool.ruff]), mypy on torchlite/ ([tool.mypy]) and the C++ format
-# (.clang-format, through scripts/format.sh --check). Runs all three, then fails if one failed.
+# (.clang-format, through scripts/format.sh --check), after checking that the generated files match
+# the op tables (scripts/regen.sh --check). Runs all of them, then fails if one failed.
 #   TORCHLITE_PYTHON   the interpreter to install them into and run them with (default python)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ py="${TORCHLITE_PYTHON:-python}"
 bin="$("$py" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')"
 
 failed=()
+echo "== generated files (scripts/regen.sh --check)"
+bash scripts/regen.sh --check || failed+=(regen)
 echo "== ruff $RUFF_VERSION"
 "$py" -m ruff check --output-format concise . || failed+=(ruff)
 echo "== mypy $MYPY_VERSION"
@@ -25,4 +28,4 @@ if [ "${#failed[@]}" != 0 ]; then
   echo "lint: ${failed[*]} failed" >&2
   exit 1
 fi
-echo "lint: ruff, mypy and clang-format pass"
+echo "lint: regen, ruff, mypy and clang-format pass"

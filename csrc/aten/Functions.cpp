@@ -19,10 +19,18 @@ namespace {
 template <typename F>
 void dispatch_dtype(ScalarType t, F&& f) {
   switch (t) {
-    case ScalarType::Float: f(float{}); return;
-    case ScalarType::Double: f(double{}); return;
-    case ScalarType::Long: f(int64_t{}); return;
-    case ScalarType::Bool: f(bool{}); return;
+    case ScalarType::Float:
+      f(float{});
+      return;
+    case ScalarType::Double:
+      f(double{});
+      return;
+    case ScalarType::Long:
+      f(int64_t{});
+      return;
+    case ScalarType::Bool:
+      f(bool{});
+      return;
   }
   throw std::runtime_error("unsupported dtype");
 }
@@ -40,24 +48,25 @@ bool on_host(const Tensor& t) {
 
 void check_same(const Tensor& a, const Tensor& b, const char* op) {
   if (a.sizes() != b.sizes()) {
-    throw std::runtime_error(std::string(op) + ": The size of tensor a (" + sizes_to_string(a.sizes()) +
-                             ") must match the size of tensor b (" + sizes_to_string(b.sizes()) + ")");
+    throw std::runtime_error(
+        std::string(op) + ": The size of tensor a (" + sizes_to_string(a.sizes()) +
+        ") must match the size of tensor b (" + sizes_to_string(b.sizes()) + ")");
   }
   if (a.dtype() != b.dtype()) {
-    throw std::runtime_error(std::string(op) + ": expected both tensors to have dtype " +
-                             toString(a.dtype()) + " but got " + toString(b.dtype()));
+    throw std::runtime_error(
+        std::string(op) + ": expected both tensors to have dtype " + toString(a.dtype()) + " but got " +
+        toString(b.dtype()));
   }
   if (a.device() != b.device()) {
     std::ostringstream ss;
-    ss << "Expected all tensors to be on the same device, but found at least two devices, "
-       << a.device() << " and " << b.device() << "!";
+    ss << "Expected all tensors to be on the same device, but found at least two devices, " << a.device() << " and "
+       << b.device() << "!";
     throw std::runtime_error(ss.str());
   }
 }
 
 // Offset in elements of the element with row-major linear index `i`.
-int64_t strided_offset(int64_t i, const std::vector<int64_t>& sizes,
-                       const std::vector<int64_t>& strides) {
+int64_t strided_offset(int64_t i, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
   return at::strided_offset(i, static_cast<int>(sizes.size()), sizes.data(), strides.data());
 }
 
@@ -76,7 +85,8 @@ Tensor add_row_major(const Tensor& a_in, const Tensor& b_in) {
     const T* x = a.data_ptr<T>();
     const T* y = b.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(x[i] + y[i]);
+    for (int64_t i = 0; i < a.numel(); ++i)
+      o[i] = static_cast<T>(x[i] + y[i]);
   });
   return out;
 }
@@ -90,7 +100,8 @@ std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes) {
 std::string sizes_to_string(const std::vector<int64_t>& sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
-    if (i) s += ", ";
+    if (i)
+      s += ", ";
     s += std::to_string(sizes[i]);
   }
   return s + "]";
@@ -99,7 +110,8 @@ std::string sizes_to_string(const std::vector<int64_t>& sizes) {
 Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device device) {
   int64_t n = 1;
   for (auto s : sizes) {
-    if (s < 0) throw std::runtime_error("Trying to create tensor with negative dimension " + std::to_string(s));
+    if (s < 0)
+      throw std::runtime_error("Trying to create tensor with negative dimension " + std::to_string(s));
     n *= s;
   }
   const size_t nbytes = static_cast<size_t>(n) * elementSize(dtype);
@@ -107,26 +119,34 @@ Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device de
   std::shared_ptr<void> owner;
   if (device.is_cuda()) {
 #ifdef TORCHLITE_WITH_CUDA
-    if (device.index() < 0) device.set_index(0);
+    if (device.index() < 0)
+      device.set_index(0);
     owner = cuda::allocate(nbytes, device.index(), &data);
 #else
     no_cuda();
 #endif
   } else {
     data = std::malloc(nbytes ? nbytes : 1);
-    if (!data) throw std::bad_alloc();
+    if (!data)
+      throw std::bad_alloc();
     owner = std::shared_ptr<void>(data, [](void* p) { std::free(p); });
-    if (device.type() != c10::DeviceType::CPU && device.index() < 0) device.set_index(0);
+    if (device.type() != c10::DeviceType::CPU && device.index() < 0)
+      device.set_index(0);
   }
   auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner));
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes)));
 }
 
-Tensor from_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                 ScalarType dtype, c10::Device device, std::shared_ptr<void> owner, size_t nbytes,
-                 StorageImpl::ExclusiveFn exclusive_fn) {
-  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner), /*external=*/true,
-                                               exclusive_fn);
+Tensor from_blob(
+    void* data,
+    const std::vector<int64_t>& sizes,
+    const std::vector<int64_t>& strides,
+    ScalarType dtype,
+    c10::Device device,
+    std::shared_ptr<void> owner,
+    size_t nbytes,
+    StorageImpl::ExclusiveFn exclusive_fn) {
+  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner), /*external=*/true, exclusive_fn);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides));
 }
 
@@ -146,7 +166,8 @@ Tensor full(const std::vector<int64_t>& sizes, double value, ScalarType dtype, c
   dispatch_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = t.data_ptr<T>();
-    for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(value);
+    for (int64_t i = 0; i < t.numel(); ++i)
+      p[i] = static_cast<T>(value);
   });
   return t;
 }
@@ -164,17 +185,21 @@ Tensor ones_like(const Tensor& t) {
   return ones(t.sizes(), t.dtype(), t.device());
 }
 
-Tensor tensor(const std::vector<double>& values, const std::vector<int64_t>& sizes, ScalarType dtype,
-              c10::Device device) {
+Tensor tensor(
+    const std::vector<double>& values,
+    const std::vector<int64_t>& sizes,
+    ScalarType dtype,
+    c10::Device device) {
   Tensor host = empty(sizes, dtype, c10::Device());
   if (static_cast<int64_t>(values.size()) != host.numel()) {
-    throw std::runtime_error("tensor(): " + std::to_string(values.size()) +
-                             " values for shape " + sizes_to_string(sizes));
+    throw std::runtime_error(
+        "tensor(): " + std::to_string(values.size()) + " values for shape " + sizes_to_string(sizes));
   }
   dispatch_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     T* p = host.data_ptr<T>();
-    for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(values[i]);
+    for (size_t i = 0; i < values.size(); ++i)
+      p[i] = static_cast<T>(values[i]);
   });
   return device.is_cpu() ? host : to(host, device);
 }
@@ -198,7 +223,8 @@ Tensor clone(const Tensor& t) {
     if (t.is_contiguous()) {
       std::memcpy(dst, src, static_cast<size_t>(t.numel()) * sizeof(T));
     } else {
-      for (int64_t i = 0; i < t.numel(); ++i) dst[i] = src[strided_offset(i, t.sizes(), t.strides())];
+      for (int64_t i = 0; i < t.numel(); ++i)
+        dst[i] = src[strided_offset(i, t.sizes(), t.strides())];
     }
   });
   return out;
@@ -209,20 +235,22 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   // step over exactly the block of the previous ones.
   std::vector<int64_t> perm;
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.sizes()[d] != 1) perm.push_back(d);
+    if (t.sizes()[d] != 1)
+      perm.push_back(d);
   }
-  std::sort(perm.begin(), perm.end(),
-            [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
+  std::sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) { return t.strides()[a] < t.strides()[b]; });
   int64_t expected = 1;
   for (auto d : perm) {
-    if (t.strides()[d] != expected) return false;
+    if (t.strides()[d] != expected)
+      return false;
     expected *= t.sizes()[d];
   }
   return true;
 }
 
 Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides) {
-  if (!on_host(t)) throw std::runtime_error("clone_strided: host tensors only");
+  if (!on_host(t))
+    throw std::runtime_error("clone_strided: host tensors only");
   Tensor block = empty({t.numel()}, t.dtype(), t.device());
   Tensor out(std::make_shared<TensorImpl>(block.getIntrusivePtr()->storage(), t.dtype(), t.sizes(), strides));
   dispatch_dtype(t.dtype(), [&](auto tag) {
@@ -239,14 +267,18 @@ Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides) {
 std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b) {
   // TensorIterator's reorder_dimensions, as torchlite._ops._iteration_order
   const auto n = static_cast<size_t>(a.dim());
-  std::vector<int64_t> perm(n);  // innermost first
-  for (size_t i = 0; i < n; ++i) perm[i] = static_cast<int64_t>(n - 1 - i);
+  std::vector<int64_t> perm(n); // innermost first
+  for (size_t i = 0; i < n; ++i)
+    perm[i] = static_cast<int64_t>(n - 1 - i);
   auto should_swap = [&](int64_t d0, int64_t d1) {
     for (const Tensor* t : {&a, &b}) {
       const int64_t s0 = t->strides()[d0], s1 = t->strides()[d1];
-      if (s0 == 0 || s1 == 0) continue;
-      if (s0 != s1) return s0 < s1 ? -1 : 1;
-      if (a.sizes()[d0] > a.sizes()[d1]) return 1;
+      if (s0 == 0 || s1 == 0)
+        continue;
+      if (s0 != s1)
+        return s0 < s1 ? -1 : 1;
+      if (a.sizes()[d0] > a.sizes()[d1])
+        return 1;
     }
     return 0;
   };
@@ -268,7 +300,8 @@ std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b) {
 
 std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& perm) {
   std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
   return inverse;
 }
 
@@ -279,8 +312,9 @@ Tensor permuted(const Tensor& t, const std::vector<int64_t>& perm) {
     strides[i] = t.strides()[static_cast<size_t>(perm[i])];
   }
   const auto* impl = t.unsafeGetTensorImpl();
-  return Tensor(std::make_shared<TensorImpl>(impl->storage(), t.dtype(), std::move(sizes), std::move(strides),
-                                             impl->storage_offset()));
+  return Tensor(
+      std::make_shared<TensorImpl>(
+          impl->storage(), t.dtype(), std::move(sizes), std::move(strides), impl->storage_offset()));
 }
 
 // The sum laid out as TensorIterator lays out torch's (a gradient's layout
@@ -327,7 +361,8 @@ Tensor& Tensor::add_(const Tensor& other_in) {
     T* x = data_ptr<T>();
     const T* y = other.data_ptr<T>();
     if (contiguous_self) {
-      for (int64_t i = 0; i < numel(); ++i) x[i] = static_cast<T>(x[i] + y[i]);
+      for (int64_t i = 0; i < numel(); ++i)
+        x[i] = static_cast<T>(x[i] + y[i]);
     } else {
       for (int64_t i = 0; i < numel(); ++i) {
         T& dst = x[strided_offset(i, sizes(), strides())];
@@ -340,7 +375,8 @@ Tensor& Tensor::add_(const Tensor& other_in) {
 }
 
 Tensor& Tensor::zero_() {
-  if (!is_contiguous()) throw std::runtime_error("zero_: needs a contiguous tensor");
+  if (!is_contiguous())
+    throw std::runtime_error("zero_: needs a contiguous tensor");
   if (!on_host(*this)) {
 #ifdef TORCHLITE_WITH_CUDA
     cuda::fill(*this, 0.0);
@@ -366,18 +402,21 @@ Tensor mul(const Tensor& a_in, double scalar) {
     using T = decltype(tag);
     const T* x = a.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < a.numel(); ++i) o[i] = static_cast<T>(x[i] * scalar);
+    for (int64_t i = 0; i < a.numel(); ++i)
+      o[i] = static_cast<T>(x[i] * scalar);
   });
   return out;
 }
 
 bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& desired) {
   const size_t ndim = shape.size(), target = desired.size();
-  if (ndim > target) return false;
+  if (ndim > target)
+    return false;
   for (size_t i = 0; i < ndim; ++i) {
     const int64_t size = shape[ndim - i - 1];
     const int64_t want = desired[target - i - 1];
-    if (size != want && size != 1) return false;
+    if (size != want && size != 1)
+      return false;
   }
   return true;
 }
@@ -386,15 +425,17 @@ std::vector<int64_t> sum_to_strides(const std::vector<int64_t>& in_sizes, const 
   const size_t lead = in_sizes.size() - shape.size();
   const std::vector<int64_t> out_strides = contiguous_strides(shape);
   std::vector<int64_t> map_strides(in_sizes.size(), 0);
-  for (size_t d = 0; d < shape.size(); ++d) map_strides[lead + d] = shape[d] == 1 ? 0 : out_strides[d];
+  for (size_t d = 0; d < shape.size(); ++d)
+    map_strides[lead + d] = shape[d] == 1 ? 0 : out_strides[d];
   return map_strides;
 }
 
 Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
-  if (t_in.sizes() == shape) return t_in;
+  if (t_in.sizes() == shape)
+    return t_in;
   if (!is_expandable_to(shape, t_in.sizes())) {
-    throw std::runtime_error("sum_to: size " + sizes_to_string(shape) +
-                             " is not expandable to size " + sizes_to_string(t_in.sizes()));
+    throw std::runtime_error(
+        "sum_to: size " + sizes_to_string(shape) + " is not expandable to size " + sizes_to_string(t_in.sizes()));
   }
   Tensor t = contiguous(t_in);
   Tensor out = zeros(shape, t.dtype(), t.device());
@@ -414,7 +455,8 @@ Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
     ++kept;
   }
   bool leading_only = true;
-  for (size_t d = kept; d < shape.size(); ++d) leading_only = leading_only && shape[shape.size() - 1 - d] == 1;
+  for (size_t d = kept; d < shape.size(); ++d)
+    leading_only = leading_only && shape[shape.size() - 1 - d] == 1;
   if (leading_only && inner > 0) {
     dispatch_dtype(t.dtype(), [&](auto tag) {
       using T = decltype(tag);
@@ -422,7 +464,8 @@ Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
       T* o = out.data_ptr<T>();
       for (int64_t block = 0; block < t.numel() / inner; ++block) {
         const T* row = x + block * inner;
-        for (int64_t j = 0; j < inner; ++j) o[j] = static_cast<T>(o[j] + row[j]);
+        for (int64_t j = 0; j < inner; ++j)
+          o[j] = static_cast<T>(o[j] + row[j]);
       }
     });
     return out;
@@ -442,7 +485,8 @@ Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
 }
 
 Tensor to(const Tensor& t_in, ScalarType dtype) {
-  if (t_in.dtype() == dtype) return t_in;
+  if (t_in.dtype() == dtype)
+    return t_in;
   Tensor t = contiguous(t_in);
   Tensor out = empty(t.sizes(), dtype, t.device());
   if (!on_host(t)) {
@@ -457,7 +501,8 @@ Tensor to(const Tensor& t_in, ScalarType dtype) {
       using D = decltype(dst_tag);
       const S* x = t.data_ptr<S>();
       D* o = out.data_ptr<D>();
-      for (int64_t i = 0; i < t.numel(); ++i) o[i] = static_cast<D>(x[i]);
+      for (int64_t i = 0; i < t.numel(); ++i)
+        o[i] = static_cast<D>(x[i]);
     });
   });
   return out;
@@ -471,7 +516,8 @@ Tensor to(const Tensor& t_in, ScalarType dtype) {
 // on the source stream (upstream copy_kernel_cuda syncs both streams the same
 // way, aten/src/ATen/native/cuda/Copy.cu).
 void wait_for_source_stream(const c10::Device& src, const c10::Device& dst) {
-  if (src.type() != dst.type() || !c10::isAccelerator(src.type()) || src == dst) return;
+  if (src.type() != dst.type() || !c10::isAccelerator(src.type()) || src == dst)
+    return;
   const auto* impl = c10::impl::getDeviceGuardImpl(src.type());
   c10::Event ready{src.type()};
   ready.record(impl->getStream(src));
@@ -479,7 +525,8 @@ void wait_for_source_stream(const c10::Device& src, const c10::Device& dst) {
 }
 
 Tensor to(const Tensor& t_in, c10::Device device) {
-  if (t_in.device() == device) return t_in;
+  if (t_in.device() == device)
+    return t_in;
   Tensor t = contiguous(t_in);
   Tensor out = empty(t.sizes(), t.dtype(), device);
   wait_for_source_stream(t.device(), out.device());
@@ -506,7 +553,8 @@ Tensor to(const Tensor& t_in, c10::Device device) {
 }
 
 bool any_nan(const Tensor& t_in) {
-  if (!isFloatingType(t_in.dtype())) return false;
+  if (!isFloatingType(t_in.dtype()))
+    return false;
   Tensor t = contiguous(t_in);
   if (!on_host(t)) {
 #ifdef TORCHLITE_WITH_CUDA
@@ -517,15 +565,15 @@ bool any_nan(const Tensor& t_in) {
   dispatch_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = t.data_ptr<T>();
-    for (int64_t i = 0; i < t.numel() && !found; ++i) found = std::isnan(static_cast<double>(x[i]));
+    for (int64_t i = 0; i < t.numel() && !found; ++i)
+      found = std::isnan(static_cast<double>(x[i]));
   });
   return found;
 }
 
 double Tensor::item() const {
   if (numel() != 1) {
-    throw std::runtime_error("a Tensor with " + std::to_string(numel()) +
-                             " elements cannot be converted to Scalar");
+    throw std::runtime_error("a Tensor with " + std::to_string(numel()) + " elements cannot be converted to Scalar");
   }
   return to_vector()[0];
 }
@@ -536,7 +584,8 @@ std::vector<double> Tensor::to_vector() const {
   dispatch_dtype(host.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = host.data_ptr<T>();
-    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(x[i]);
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<double>(x[i]);
   });
   return v;
 }
@@ -544,13 +593,23 @@ std::vector<double> Tensor::to_vector() const {
 std::string Tensor::toString() const {
   std::string base;
   switch (dtype()) {
-    case ScalarType::Float: base = "FloatTensor"; break;
-    case ScalarType::Double: base = "DoubleTensor"; break;
-    case ScalarType::Long: base = "LongTensor"; break;
-    case ScalarType::Bool: base = "BoolTensor"; break;
+    case ScalarType::Float:
+      base = "FloatTensor";
+      break;
+    case ScalarType::Double:
+      base = "DoubleTensor";
+      break;
+    case ScalarType::Long:
+      base = "LongTensor";
+      break;
+    case ScalarType::Bool:
+      base = "BoolTensor";
+      break;
   }
-  if (device().is_cuda()) return "torch.cuda." + base;
-  if (device().type() == c10::DeviceType::Sim) return "torch.sim." + base;
+  if (device().is_cuda())
+    return "torch.cuda." + base;
+  if (device().type() == c10::DeviceType::Sim)
+    return "torch.sim." + base;
   return "torch." + base;
 }
 

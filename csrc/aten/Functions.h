@@ -9,41 +9,50 @@
 
 namespace at {
 
-Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat,
-             c10::Device device = c10::Device());
-Tensor full(const std::vector<int64_t>& sizes, double value, ScalarType dtype = kFloat,
-            c10::Device device = c10::Device());
-Tensor zeros(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat,
-             c10::Device device = c10::Device());
-Tensor ones(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat,
-            c10::Device device = c10::Device());
+Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
+Tensor full(
+    const std::vector<int64_t>& sizes,
+    double value,
+    ScalarType dtype = kFloat,
+    c10::Device device = c10::Device());
+Tensor zeros(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
+Tensor ones(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 // A tensor over foreign memory kept alive by `owner` (zero-copy).
 // `exclusive_fn`, if given, tells when the owner is the memory's only holder.
-Tensor from_blob(void* data, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
-                 ScalarType dtype, c10::Device device, std::shared_ptr<void> owner,
-                 size_t nbytes, StorageImpl::ExclusiveFn exclusive_fn = nullptr);
+Tensor from_blob(
+    void* data,
+    const std::vector<int64_t>& sizes,
+    const std::vector<int64_t>& strides,
+    ScalarType dtype,
+    c10::Device device,
+    std::shared_ptr<void> owner,
+    size_t nbytes,
+    StorageImpl::ExclusiveFn exclusive_fn = nullptr);
 // Whether `t`'s memory may be overwritten as far as other holders go: its
 // storage is referenced once and owned exclusively (views and numpy arrays
 // over the same memory make it false). Callers check the tensor's own
 // references themselves.
 bool storage_is_exclusive(const Tensor& t);
 // Copies host doubles into a new tensor (for tests and small constants).
-Tensor tensor(const std::vector<double>& values, const std::vector<int64_t>& sizes,
-              ScalarType dtype = kFloat, c10::Device device = c10::Device());
+Tensor tensor(
+    const std::vector<double>& values,
+    const std::vector<int64_t>& sizes,
+    ScalarType dtype = kFloat,
+    c10::Device device = c10::Device());
 
 // Same-shape elementwise ops.
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, double scalar);
-Tensor clone(const Tensor& t);           // a contiguous copy
+Tensor clone(const Tensor& t); // a contiguous copy
 // Whether t's elements fill a block of memory once each, in any dimension
 // order (c10's is_non_overlapping_and_dense).
 bool is_non_overlapping_and_dense(const Tensor& t);
 // A copy of `t` laid out with `strides` (which must describe a
 // non-overlapping and dense layout of t's sizes). Host devices only.
 Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides);
-Tensor contiguous(const Tensor& t);      // t itself when already contiguous
+Tensor contiguous(const Tensor& t); // t itself when already contiguous
 // The dimensions, outermost first, in which TensorIterator lays out the
 // result of an elementwise op over same-shaped a and b (its
 // reorder_dimensions): sorted by the operands' strides, the first operand

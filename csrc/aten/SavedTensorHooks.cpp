@@ -16,17 +16,19 @@ void SavedTensorDefaultHooks::push_hooks(c10::SafePyObject pack_hook, c10::SafeP
 }
 
 void SavedTensorDefaultHooks::pop_hooks() {
-  if (!tls.stack || tls.stack->empty()) throw std::runtime_error("no saved tensors hooks to pop");
+  if (!tls.stack || tls.stack->empty())
+    throw std::runtime_error("no saved tensors hooks to pop");
   if (tls.stack->size() == 1) {
     tls.stack = nullptr;
     return;
   }
-  tls.stack = std::make_shared<const std::vector<SavedTensorDefaultHooksTLS::Hooks>>(
-      tls.stack->begin(), tls.stack->end() - 1);
+  tls.stack =
+      std::make_shared<const std::vector<SavedTensorDefaultHooksTLS::Hooks>>(tls.stack->begin(), tls.stack->end() - 1);
 }
 
 std::optional<SavedTensorDefaultHooksTLS::Hooks> SavedTensorDefaultHooks::get_hooks() {
-  if (!tls.stack) return std::nullopt;
+  if (!tls.stack)
+    return std::nullopt;
   return tls.stack->back();
 }
 

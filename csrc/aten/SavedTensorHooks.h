@@ -15,7 +15,7 @@
 namespace at {
 
 struct SavedTensorDefaultHooksTLS {
-  using Hooks = std::pair<c10::SafePyObject, c10::SafePyObject>;  // (pack, unpack)
+  using Hooks = std::pair<c10::SafePyObject, c10::SafePyObject>; // (pack, unpack)
   // Innermost last; null when empty.
   std::shared_ptr<const std::vector<Hooks>> stack;
 };

@@ -15,10 +15,14 @@ constexpr ScalarType kBool = ScalarType::Bool;
 
 inline size_t elementSize(ScalarType t) {
   switch (t) {
-    case ScalarType::Float: return 4;
-    case ScalarType::Double: return 8;
-    case ScalarType::Long: return 8;
-    case ScalarType::Bool: return 1;
+    case ScalarType::Float:
+      return 4;
+    case ScalarType::Double:
+      return 8;
+    case ScalarType::Long:
+      return 8;
+    case ScalarType::Bool:
+      return 1;
   }
   return 0;
 }
@@ -35,10 +39,14 @@ inline bool isDifferentiableType(ScalarType t) {
 // c10's spelling ("Float"), used in C++ error messages as PyTorch does.
 inline const char* toString(ScalarType t) {
   switch (t) {
-    case ScalarType::Float: return "Float";
-    case ScalarType::Double: return "Double";
-    case ScalarType::Long: return "Long";
-    case ScalarType::Bool: return "Bool";
+    case ScalarType::Float:
+      return "Float";
+    case ScalarType::Double:
+      return "Double";
+    case ScalarType::Long:
+      return "Long";
+    case ScalarType::Bool:
+      return "Bool";
   }
   return "Undefined";
 }

@@ -14,8 +14,7 @@ namespace at {
 
 // Offset in elements of the element with row-major linear index `i` of a
 // tensor with `ndim` dimensions `sizes` and `strides`.
-TORCHLITE_HOST_DEVICE inline int64_t strided_offset(int64_t i, int ndim, const int64_t* sizes,
-                                                     const int64_t* strides) {
+TORCHLITE_HOST_DEVICE inline int64_t strided_offset(int64_t i, int ndim, const int64_t* sizes, const int64_t* strides) {
   int64_t off = 0;
   for (int d = ndim - 1; d >= 0; --d) {
     off += (i % sizes[d]) * strides[d];

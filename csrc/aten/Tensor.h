@@ -23,31 +23,67 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
-  bool defined() const noexcept { return impl_ != nullptr; }
-  void reset() noexcept { impl_.reset(); }
-  TensorImpl* unsafeGetTensorImpl() const noexcept { return impl_.get(); }
-  const std::shared_ptr<TensorImpl>& getIntrusivePtr() const noexcept { return impl_; }
+  bool defined() const noexcept {
+    return impl_ != nullptr;
+  }
+  void reset() noexcept {
+    impl_.reset();
+  }
+  TensorImpl* unsafeGetTensorImpl() const noexcept {
+    return impl_.get();
+  }
+  const std::shared_ptr<TensorImpl>& getIntrusivePtr() const noexcept {
+    return impl_;
+  }
   // References to this handle's impl (PyTorch's use_count()).
-  long use_count() const noexcept { return impl_.use_count(); }
-  bool is_same(const Tensor& o) const noexcept { return impl_ == o.impl_; }
+  long use_count() const noexcept {
+    return impl_.use_count();
+  }
+  bool is_same(const Tensor& o) const noexcept {
+    return impl_ == o.impl_;
+  }
 
-  ScalarType scalar_type() const noexcept { return impl_->dtype(); }
-  ScalarType dtype() const noexcept { return impl_->dtype(); }
-  c10::Device device() const noexcept { return impl_->device(); }
-  bool is_cuda() const noexcept { return device().is_cuda(); }
-  const std::vector<int64_t>& sizes() const noexcept { return impl_->sizes(); }
-  const std::vector<int64_t>& strides() const noexcept { return impl_->strides(); }
-  int64_t size(int64_t d) const { return impl_->sizes().at(static_cast<size_t>(d < 0 ? d + dim() : d)); }
-  int64_t dim() const noexcept { return impl_->dim(); }
-  int64_t numel() const noexcept { return impl_->numel(); }
-  bool is_contiguous() const noexcept { return impl_->is_contiguous(); }
-  void* data_ptr() const noexcept { return impl_->data(); }
+  ScalarType scalar_type() const noexcept {
+    return impl_->dtype();
+  }
+  ScalarType dtype() const noexcept {
+    return impl_->dtype();
+  }
+  c10::Device device() const noexcept {
+    return impl_->device();
+  }
+  bool is_cuda() const noexcept {
+    return device().is_cuda();
+  }
+  const std::vector<int64_t>& sizes() const noexcept {
+    return impl_->sizes();
+  }
+  const std::vector<int64_t>& strides() const noexcept {
+    return impl_->strides();
+  }
+  int64_t size(int64_t d) const {
+    return impl_->sizes().at(static_cast<size_t>(d < 0 ? d + dim() : d));
+  }
+  int64_t dim() const noexcept {
+    return impl_->dim();
+  }
+  int64_t numel() const noexcept {
+    return impl_->numel();
+  }
+  bool is_contiguous() const noexcept {
+    return impl_->is_contiguous();
+  }
+  void* data_ptr() const noexcept {
+    return impl_->data();
+  }
   template <typename T>
-  T* data_ptr() const noexcept { return static_cast<T*>(impl_->data()); }
+  T* data_ptr() const noexcept {
+    return static_cast<T*>(impl_->data());
+  }
   // Reads a one-element tensor (copied to the host when needed).
   double item() const;
-  std::vector<double> to_vector() const;  // every element, row-major, as double
-  std::string toString() const;           // "torch.FloatTensor", as PyTorch prints it
+  std::vector<double> to_vector() const; // every element, row-major, as double
+  std::string toString() const; // "torch.FloatTensor", as PyTorch prints it
 
   // Non-differentiable arithmetic used by the engine (see aten/Functions.h).
   Tensor& add_(const Tensor& other);

@@ -13,9 +13,12 @@ void TensorImpl::shallow_copy_from(const TensorImpl& other) {
   is_inference_ = other.is_inference_;
 }
 
-TensorImpl::TensorImpl(std::shared_ptr<StorageImpl> storage, ScalarType dtype,
-                       std::vector<int64_t> sizes, std::vector<int64_t> strides,
-                       int64_t storage_offset)
+TensorImpl::TensorImpl(
+    std::shared_ptr<StorageImpl> storage,
+    ScalarType dtype,
+    std::vector<int64_t> sizes,
+    std::vector<int64_t> strides,
+    int64_t storage_offset)
     : storage_(std::move(storage)),
       dtype_(dtype),
       sizes_(std::move(sizes)),
@@ -23,7 +26,8 @@ TensorImpl::TensorImpl(std::shared_ptr<StorageImpl> storage, ScalarType dtype,
       storage_offset_(storage_offset),
       version_counter_(std::make_shared<VersionCounter>()) {
   numel_ = 1;
-  for (auto s : sizes_) numel_ *= s;
+  for (auto s : sizes_)
+    numel_ *= s;
 }
 
 // Out of line: AutogradMeta (complete only in autograd/) is destroyed here.
@@ -36,8 +40,10 @@ void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta) 
 bool TensorImpl::is_contiguous() const noexcept {
   int64_t expected = 1;
   for (int64_t i = dim() - 1; i >= 0; --i) {
-    if (sizes_[i] == 1) continue;
-    if (strides_[i] != expected) return false;
+    if (sizes_[i] == 1)
+      continue;
+    if (strides_[i] != expected)
+      return false;
     expected *= sizes_[i];
   }
   return true;

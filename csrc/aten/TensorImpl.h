@@ -19,24 +19,39 @@ struct StorageImpl {
   // Says whether an external owner is the only way to reach the memory.
   using ExclusiveFn = bool (*)(const void* owner);
 
-  StorageImpl(void* data, size_t nbytes, c10::Device device, std::shared_ptr<void> owner,
-              bool external = false, ExclusiveFn exclusive_fn = nullptr)
+  StorageImpl(
+      void* data,
+      size_t nbytes,
+      c10::Device device,
+      std::shared_ptr<void> owner,
+      bool external = false,
+      ExclusiveFn exclusive_fn = nullptr)
       : data_(data),
         nbytes_(nbytes),
         device_(device),
         owner_(std::move(owner)),
         external_(external),
         exclusive_fn_(exclusive_fn) {}
-  void* data() const noexcept { return data_; }
-  size_t nbytes() const noexcept { return nbytes_; }
-  c10::Device device() const noexcept { return device_; }
+  void* data() const noexcept {
+    return data_;
+  }
+  size_t nbytes() const noexcept {
+    return nbytes_;
+  }
+  c10::Device device() const noexcept {
+    return device_;
+  }
   // Memory from outside the tensor world (from_blob: a numpy array, a
   // foreign buffer) that something else may still reach.
-  bool external() const noexcept { return external_; }
+  bool external() const noexcept {
+    return external_;
+  }
   // Nothing but this storage reaches the memory: allocated here, or an
   // external owner that says it is the only holder (a numpy array that owns
   // its data and has no other reference).
-  bool owner_is_exclusive() const { return !external_ || (exclusive_fn_ && exclusive_fn_(owner_.get())); }
+  bool owner_is_exclusive() const {
+    return !external_ || (exclusive_fn_ && exclusive_fn_(owner_.get()));
+  }
 
  private:
   void* data_;
@@ -57,9 +72,15 @@ struct VersionCounter {
   VersionCounter() = default;
   explicit VersionCounter(bool enabled) : enabled_(enabled) {}
   std::atomic<uint32_t> version_{0};
-  bool enabled() const noexcept { return enabled_; }
-  void bump() noexcept { ++version_; }
-  uint32_t current_version() const noexcept { return version_.load(); }
+  bool enabled() const noexcept {
+    return enabled_;
+  }
+  void bump() noexcept {
+    ++version_;
+  }
+  uint32_t current_version() const noexcept {
+    return version_.load();
+  }
 
  private:
   bool enabled_ = true;
@@ -75,50 +96,90 @@ struct AutogradMetaInterface {
 };
 
 struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
-  TensorImpl(std::shared_ptr<StorageImpl> storage, ScalarType dtype, std::vector<int64_t> sizes,
-             std::vector<int64_t> strides, int64_t storage_offset = 0);
+  TensorImpl(
+      std::shared_ptr<StorageImpl> storage,
+      ScalarType dtype,
+      std::vector<int64_t> sizes,
+      std::vector<int64_t> strides,
+      int64_t storage_offset = 0);
   ~TensorImpl();
 
-  ScalarType dtype() const noexcept { return dtype_; }
-  c10::Device device() const noexcept { return storage_->device(); }
-  const std::vector<int64_t>& sizes() const noexcept { return sizes_; }
-  const std::vector<int64_t>& strides() const noexcept { return strides_; }
-  int64_t storage_offset() const noexcept { return storage_offset_; }
-  int64_t dim() const noexcept { return static_cast<int64_t>(sizes_.size()); }
-  int64_t numel() const noexcept { return numel_; }
+  ScalarType dtype() const noexcept {
+    return dtype_;
+  }
+  c10::Device device() const noexcept {
+    return storage_->device();
+  }
+  const std::vector<int64_t>& sizes() const noexcept {
+    return sizes_;
+  }
+  const std::vector<int64_t>& strides() const noexcept {
+    return strides_;
+  }
+  int64_t storage_offset() const noexcept {
+    return storage_offset_;
+  }
+  int64_t dim() const noexcept {
+    return static_cast<int64_t>(sizes_.size());
+  }
+  int64_t numel() const noexcept {
+    return numel_;
+  }
   bool is_contiguous() const noexcept;
   void* data() const noexcept {
     return static_cast<char*>(storage_->data()) + storage_offset_ * elementSize(dtype_);
   }
-  const std::shared_ptr<StorageImpl>& storage() const noexcept { return storage_; }
+  const std::shared_ptr<StorageImpl>& storage() const noexcept {
+    return storage_;
+  }
 
-  const std::shared_ptr<VersionCounter>& version_counter() const noexcept { return version_counter_; }
-  void set_version_counter(std::shared_ptr<VersionCounter> vc) { version_counter_ = std::move(vc); }
-  void bump_version() noexcept { version_counter_->bump(); }
+  const std::shared_ptr<VersionCounter>& version_counter() const noexcept {
+    return version_counter_;
+  }
+  void set_version_counter(std::shared_ptr<VersionCounter> vc) {
+    version_counter_ = std::move(vc);
+  }
+  void bump_version() noexcept {
+    version_counter_->bump();
+  }
 
   // Takes other's storage and metadata (dtype, sizes, strides, offset,
   // inference-ness) and keeps this tensor's version counter and autograd meta:
   // upstream's shallow_copy_from, behind `x.data = t`.
   void shallow_copy_from(const TensorImpl& other);
 
-  AutogradMetaInterface* autograd_meta() const noexcept { return autograd_meta_.get(); }
+  AutogradMetaInterface* autograd_meta() const noexcept {
+    return autograd_meta_.get();
+  }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta);
 
   // A Python number an op wrapped in a 0-dim tensor (`x * 2`): saved like a
   // tensor, but never seen by saved-tensor hooks, as in PyTorch.
-  bool is_wrapped_number() const noexcept { return is_wrapped_number_; }
-  void set_wrapped_number(bool v) noexcept { is_wrapped_number_ = v; }
+  bool is_wrapped_number() const noexcept {
+    return is_wrapped_number_;
+  }
+  void set_wrapped_number(bool v) noexcept {
+    is_wrapped_number_ = v;
+  }
 
   // Made in inference mode (c10::InferenceMode), or a view or detach of such a
   // tensor: never requires grad nor is saved for backward. Its version counter
   // is disabled, except a detach made outside inference mode's (upstream:
   // shallow_copy_and_detach gives it a fresh one).
-  bool is_inference() const noexcept { return is_inference_; }
-  void set_inference(bool v) noexcept { is_inference_ = v; }
+  bool is_inference() const noexcept {
+    return is_inference_;
+  }
+  void set_inference(bool v) noexcept {
+    is_inference_ = v;
+  }
 
   // A slot the Python binding uses to keep its wrapper object (opaque here).
-  void* pyobj() const noexcept { return pyobj_; }
-  void set_pyobj(void* p) noexcept { pyobj_ = p; }
+  void* pyobj() const noexcept {
+    return pyobj_;
+  }
+  void set_pyobj(void* p) noexcept {
+    pyobj_ = p;
+  }
 
  private:
   std::shared_ptr<StorageImpl> storage_;

@@ -18,14 +18,20 @@ class ThreadLocalState {
   // Captures the calling thread's state.
   ThreadLocalState();
 
-  void set_grad_mode(bool enabled) { autograd_tls_.set_grad_mode(enabled); }
-  bool get_grad_mode() const { return autograd_tls_.get_grad_mode(); }
+  void set_grad_mode(bool enabled) {
+    autograd_tls_.set_grad_mode(enabled);
+  }
+  bool get_grad_mode() const {
+    return autograd_tls_.get_grad_mode();
+  }
 
   // Drops the saved-tensor hooks this state holds. The engine calls it on the
   // thread that ran backward once the task is done, so the hooks (Python
   // objects) are not released by an engine thread, possibly while the
   // interpreter shuts down.
-  void release_saved_tensors_default_hooks() { saved_tensors_default_hooks_state_.stack = nullptr; }
+  void release_saved_tensors_default_hooks() {
+    saved_tensors_default_hooks_state_.stack = nullptr;
+  }
 
   // Makes `state` the calling thread's state.
   static void setThreadLocalState(const ThreadLocalState& state);
@@ -44,7 +50,9 @@ class ThreadLocalStateGuard {
   }
   ThreadLocalStateGuard(const ThreadLocalStateGuard&) = delete;
   ThreadLocalStateGuard& operator=(const ThreadLocalStateGuard&) = delete;
-  ~ThreadLocalStateGuard() { ThreadLocalState::setThreadLocalState(prev_state_); }
+  ~ThreadLocalStateGuard() {
+    ThreadLocalState::setThreadLocalState(prev_state_);
+  }
 
  private:
   const ThreadLocalState prev_state_;

@@ -38,16 +38,18 @@ bool reusable(const Variable& g) {
 // result over same-shaped g and y, or none where that is row-major: a
 // formula computes over its operands permuted so, and views the result back.
 std::vector<int64_t> layout_order(const Variable& g, const Variable& y) {
-  if (g.is_contiguous() && y.is_contiguous()) return {};
+  if (g.is_contiguous() && y.is_contiguous())
+    return {};
   auto order = at::iteration_order(g, y);
-  if (std::is_sorted(order.begin(), order.end())) return {};
+  if (std::is_sorted(order.begin(), order.end()))
+    return {};
   return order;
 }
 
 // out[i] = op(g[i], y[i]) for same-shaped tensors, row-major, into g when it is reusable.
 template <typename Op>
 Variable pointwise_row_major(const Variable& g_in, const Variable& y_in, Op op, bool allow_reuse) {
-  const bool reuse = allow_reuse && reusable(g_in);  // before taking more references to g_in
+  const bool reuse = allow_reuse && reusable(g_in); // before taking more references to g_in
   Variable g = at::contiguous(g_in), y = at::contiguous(y_in);
   Variable out = reuse ? g_in : at::empty(g.sizes(), g.dtype(), g.device());
   dispatch_float(g.dtype(), [&](auto tag) {
@@ -55,7 +57,8 @@ Variable pointwise_row_major(const Variable& g_in, const Variable& y_in, Op op, 
     const T* gp = g.data_ptr<T>();
     const T* yp = y.data_ptr<T>();
     T* o = out.data_ptr<T>();
-    for (int64_t i = 0; i < g.numel(); ++i) o[i] = op(gp[i], yp[i]);
+    for (int64_t i = 0; i < g.numel(); ++i)
+      o[i] = op(gp[i], yp[i]);
   });
   return out;
 }
@@ -64,35 +67,40 @@ Variable pointwise_row_major(const Variable& g_in, const Variable& y_in, Op op, 
 template <typename Op>
 Variable pointwise(const Variable& g, const Variable& y, Op op, bool allow_reuse = true) {
   const auto order = layout_order(g, y);
-  if (order.empty()) return pointwise_row_major(g, y, op, allow_reuse);
-  return at::permuted(pointwise_row_major(at::permuted(g, order), at::permuted(y, order), op, false),
-                      at::inverse_permutation(order));
+  if (order.empty())
+    return pointwise_row_major(g, y, op, allow_reuse);
+  return at::permuted(
+      pointwise_row_major(at::permuted(g, order), at::permuted(y, order), op, false), at::inverse_permutation(order));
 }
 
 // g * b where b broadcasts to g's shape (the gradient has the output's shape).
 // allow_reuse: false while g is still to be read for another output.
 Variable mul_broadcast(const Variable& g_in, const Variable& b_in, bool allow_reuse) {
   auto mul = [](auto x, auto y) { return x * y; };
-  if (g_in.sizes() == b_in.sizes()) return pointwise(g_in, b_in, mul, allow_reuse);
+  if (g_in.sizes() == b_in.sizes())
+    return pointwise(g_in, b_in, mul, allow_reuse);
   const auto& shape = g_in.sizes();
   const int64_t lead = g_in.dim() - b_in.dim();
   if (!g_in.is_contiguous()) {
     // b broadcast by zero strides decides the layout where g does not
     std::vector<int64_t> b_strides(shape.size(), 0);
-    for (int64_t d = 0; d < b_in.dim(); ++d) b_strides[lead + d] = b_in.sizes()[d] == 1 ? 0 : b_in.strides()[d];
+    for (int64_t d = 0; d < b_in.dim(); ++d)
+      b_strides[lead + d] = b_in.sizes()[d] == 1 ? 0 : b_in.strides()[d];
     const auto* b_impl = b_in.unsafeGetTensorImpl();
-    Variable b_expanded(std::make_shared<at::TensorImpl>(b_impl->storage(), b_in.dtype(), shape, b_strides,
-                                                         b_impl->storage_offset()));
+    Variable b_expanded(
+        std::make_shared<at::TensorImpl>(b_impl->storage(), b_in.dtype(), shape, b_strides, b_impl->storage_offset()));
     const auto order = layout_order(g_in, b_expanded);
     if (!order.empty()) {
-      return at::permuted(pointwise_row_major(at::permuted(g_in, order), at::permuted(b_expanded, order), mul, false),
-                          at::inverse_permutation(order));
+      return at::permuted(
+          pointwise_row_major(at::permuted(g_in, order), at::permuted(b_expanded, order), mul, false),
+          at::inverse_permutation(order));
     }
   }
   Variable g = at::contiguous(g_in), b = at::contiguous(b_in);
   const auto b_strides = at::contiguous_strides(b.sizes());
   std::vector<int64_t> map(shape.size(), 0);
-  for (int64_t d = 0; d < b.dim(); ++d) map[lead + d] = b.sizes()[d] == 1 ? 0 : b_strides[d];
+  for (int64_t d = 0; d < b.dim(); ++d)
+    map[lead + d] = b.sizes()[d] == 1 ? 0 : b_strides[d];
   Variable out = at::empty(shape, g.dtype(), g.device());
   dispatch_float(g.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -119,7 +127,7 @@ Variable with_scalar(const Variable& g_in, double c, Op op) {
   if (!order.empty()) {
     return at::permuted(with_scalar(at::contiguous(at::permuted(g_in, order)), c, op), at::inverse_permutation(order));
   }
-  const bool reuse = reusable(g_in);  // before taking more references to g_in
+  const bool reuse = reusable(g_in); // before taking more references to g_in
   Variable g = at::contiguous(g_in);
   Variable out = reuse ? g_in : at::empty(g.sizes(), g.dtype(), g.device());
   dispatch_float(g.dtype(), [&](auto tag) {
@@ -127,7 +135,8 @@ Variable with_scalar(const Variable& g_in, double c, Op op) {
     const T* gp = g.data_ptr<T>();
     T* o = out.data_ptr<T>();
     const T cc = static_cast<T>(c);
-    for (int64_t i = 0; i < g.numel(); ++i) o[i] = op(gp[i], cc);
+    for (int64_t i = 0; i < g.numel(); ++i)
+      o[i] = op(gp[i], cc);
   });
   return out;
 }
@@ -143,8 +152,8 @@ Variable div_scalar(const Variable& g, double c) {
 // grad (one element) broadcast to `shape` by zero strides, as a view of it.
 Variable expanded_view(const Variable& grad, const std::vector<int64_t>& shape) {
   const auto* src = grad.unsafeGetTensorImpl();
-  auto result = std::make_shared<at::TensorImpl>(src->storage(), src->dtype(), shape,
-                                                 std::vector<int64_t>(shape.size(), 0), src->storage_offset());
+  auto result = std::make_shared<at::TensorImpl>(
+      src->storage(), src->dtype(), shape, std::vector<int64_t>(shape.size(), 0), src->storage_offset());
   result->set_version_counter(src->version_counter());
   Variable view(std::move(result));
   impl::set_view_of(view, grad, CreationMeta::NO_GRAD_MODE);
@@ -158,9 +167,11 @@ bool is_wrapped_scalar(const Variable& t) {
 } // namespace
 
 bool native_inputs_supported(const Variable& grad, const variable_list& saved) {
-  if (!on_host_float(grad)) return false;
+  if (!on_host_float(grad))
+    return false;
   for (const auto& s : saved) {
-    if (s.defined() && !is_wrapped_scalar(s) && (!on_host_float(s) || s.dtype() != grad.dtype())) return false;
+    if (s.defined() && !is_wrapped_scalar(s) && (!on_host_float(s) || s.dtype() != grad.dtype()))
+      return false;
   }
   return true;
 }
@@ -174,31 +185,37 @@ Variable neg(const Variable& grad) {
 }
 
 Variable mul_tensor_backward(const Variable& grad, const Variable& other) {
-  if (!other.defined()) return Variable();
+  if (!other.defined())
+    return Variable();
   // x * 2: the wrapped number, rounded to the gradient's dtype as torch's kernel rounds it
-  if (is_wrapped_scalar(other)) return mul_scalar(grad, other.item());
+  if (is_wrapped_scalar(other))
+    return mul_scalar(grad, other.item());
   return mul_broadcast(grad, other, /*allow_reuse=*/true);
 }
 
 Variable div_tensor_self_backward(const Variable& grad, const Variable& other) {
-  if (!other.defined() || !is_wrapped_scalar(other)) return Variable();
+  if (!other.defined() || !is_wrapped_scalar(other))
+    return Variable();
   return div_scalar(grad, other.item());
 }
 
 Variable tanh_backward(const Variable& grad, const Variable& result) {
-  if (!result.defined() || result.sizes() != grad.sizes()) return Variable();
+  if (!result.defined() || result.sizes() != grad.sizes())
+    return Variable();
   // at::tanh_backward's kernel fuses 1 - v * v (one rounding)
   return pointwise(grad, result, [](auto g, auto v) { return g * std::fma(-v, v, decltype(v)(1)); });
 }
 
 Variable sigmoid_backward(const Variable& grad, const Variable& result) {
-  if (!result.defined() || result.sizes() != grad.sizes()) return Variable();
+  if (!result.defined() || result.sizes() != grad.sizes())
+    return Variable();
   // at::sigmoid_backward's order of rounding
   return pointwise(grad, result, [](auto g, auto v) { return g * (1 - v) * v; });
 }
 
 Variable threshold_backward(const Variable& grad, const Variable& self, double threshold) {
-  if (!self.defined() || self.sizes() != grad.sizes()) return Variable();
+  if (!self.defined() || self.sizes() != grad.sizes())
+    return Variable();
   // 0 where self <= threshold, else the gradient (a nan passes it)
   return pointwise(grad, self, [threshold](auto g, auto v) { return v <= threshold ? decltype(g)(0) : g; });
 }
@@ -207,12 +224,14 @@ Variable expand_symint(const Variable& grad, const std::vector<int64_t>& sizes) 
   // sum_backward expands the gradient, as the Python formula does: a view of
   // it made without grad mode, so an in-place op on the result of
   // autograd.grad refuses as torch's does.
-  if (grad.numel() != 1) return Variable();
+  if (grad.numel() != 1)
+    return Variable();
   return expanded_view(grad, sizes);
 }
 
 Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, int64_t numel) {
-  if (grad.numel() != 1) return Variable();
+  if (grad.numel() != 1)
+    return Variable();
   // Divide in the gradient's dtype, as the Python formula does.
   double value = grad.item();
   dispatch_float(grad.dtype(), [&](auto tag) {

@@ -36,7 +36,7 @@ struct AnomalyMetadata {
   virtual void print_stack(const std::string& current_node_name);
   virtual void assign_parent(const std::shared_ptr<Node>& parent_node);
 
-  std::string context_;  // what store_stack() captured
+  std::string context_; // what store_stack() captured
   std::weak_ptr<Node> parent_;
 };
 

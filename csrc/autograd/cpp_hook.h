@@ -15,14 +15,18 @@ struct CppFunctionSingleTensorPreHook : public FunctionPreHook {
   CppFunctionSingleTensorPreHook(std::function<Variable(const Variable&)> hook, size_t value_idx)
       : hook_(std::move(hook)), value_idx_(value_idx) {}
   variable_list operator()(const variable_list& values) override {
-    if (!enabled_.load()) return values;
+    if (!enabled_.load())
+      return values;
     auto value = values.at(value_idx_);
     auto res = hook_(value);
     variable_list results(values);
-    if (res.defined()) results[value_idx_] = std::move(res);
+    if (res.defined())
+      results[value_idx_] = std::move(res);
     return results;
   }
-  void disable() { enabled_ = false; }
+  void disable() {
+    enabled_ = false;
+  }
 
  private:
   std::function<Variable(const Variable&)> hook_;
@@ -34,7 +38,9 @@ struct CppFunctionSingleTensorPreHook : public FunctionPreHook {
 // tensor's AutogradMeta (so it can be moved to a later-created accumulator).
 struct SharedFunctionPreHook : public FunctionPreHook {
   explicit SharedFunctionPreHook(std::shared_ptr<FunctionPreHook> hook) : hook_(std::move(hook)) {}
-  variable_list operator()(const variable_list& values) override { return (*hook_)(values); }
+  variable_list operator()(const variable_list& values) override {
+    return (*hook_)(values);
+  }
 
  private:
   std::shared_ptr<FunctionPreHook> hook_;
@@ -42,9 +48,10 @@ struct SharedFunctionPreHook : public FunctionPreHook {
 
 // A node pre-hook over all incoming gradients.
 struct CppFunctionPreHook : public FunctionPreHook {
-  explicit CppFunctionPreHook(std::function<variable_list(const variable_list&)> fn)
-      : fn_(std::move(fn)) {}
-  variable_list operator()(const variable_list& grads) override { return fn_(grads); }
+  explicit CppFunctionPreHook(std::function<variable_list(const variable_list&)> fn) : fn_(std::move(fn)) {}
+  variable_list operator()(const variable_list& grads) override {
+    return fn_(grads);
+  }
 
  private:
   std::function<variable_list(const variable_list&)> fn_;
@@ -52,8 +59,7 @@ struct CppFunctionPreHook : public FunctionPreHook {
 
 // A node post-hook: sees (outputs, inputs) and may replace the outputs.
 struct CppFunctionPostHook : public FunctionPostHook {
-  explicit CppFunctionPostHook(
-      std::function<variable_list(const variable_list&, const variable_list&)> fn)
+  explicit CppFunctionPostHook(std::function<variable_list(const variable_list&, const variable_list&)> fn)
       : fn_(std::move(fn)) {}
   variable_list operator()(const variable_list& outputs, const variable_list& inputs) override {
     return fn_(outputs, inputs);
@@ -65,7 +71,9 @@ struct CppFunctionPostHook : public FunctionPostHook {
 
 struct CppPostAccumulateGradHook : public PostAccumulateGradHook {
   explicit CppPostAccumulateGradHook(std::function<void(const Variable&)> fn) : fn_(std::move(fn)) {}
-  void operator()(const Variable& tensor) override { fn_(tensor); }
+  void operator()(const Variable& tensor) override {
+    fn_(tensor);
+  }
 
  private:
   std::function<void(const Variable&)> fn_;

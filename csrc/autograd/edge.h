@@ -15,11 +15,15 @@ struct Edge {
   Edge(std::shared_ptr<Node> function_, uint32_t input_nr_) noexcept
       : function(std::move(function_)), input_nr(input_nr_) {}
 
-  bool is_valid() const noexcept { return function != nullptr; }
+  bool is_valid() const noexcept {
+    return function != nullptr;
+  }
   bool operator==(const Edge& other) const noexcept {
     return function == other.function && input_nr == other.input_nr;
   }
-  bool operator!=(const Edge& other) const noexcept { return !(*this == other); }
+  bool operator!=(const Edge& other) const noexcept {
+    return !(*this == other);
+  }
 
   std::shared_ptr<Node> function;
   uint32_t input_nr;

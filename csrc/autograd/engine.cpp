@@ -55,7 +55,9 @@ struct NodeGuard {
   explicit NodeGuard(std::shared_ptr<Node> node) : last_evaluating_node_(std::move(current_evaluating_node)) {
     current_evaluating_node = std::move(node);
   }
-  ~NodeGuard() { current_evaluating_node = std::move(last_evaluating_node_); }
+  ~NodeGuard() {
+    current_evaluating_node = std::move(last_evaluating_node_);
+  }
   std::shared_ptr<Node> last_evaluating_node_;
 };
 
@@ -113,7 +115,8 @@ constexpr const char* kBadForkMessage =
 
 uint64_t compute_min_topological_nr(const edge_list& outputs) {
   // Computes the minimum topological number among all the outputs
-  if (outputs.empty()) return 0;
+  if (outputs.empty())
+    return 0;
   auto min_topo_nr = std::numeric_limits<uint64_t>::max();
   for (auto& output_edge : outputs) {
     auto topo_nr = output_edge.function->topological_nr();
@@ -123,33 +126,42 @@ uint64_t compute_min_topological_nr(const edge_list& outputs) {
 }
 
 variable_list call_tensor_pre_hooks(const Node::Hooks* hooks, variable_list inputs) {
-  if (!hooks) return inputs;
-  for (const auto& hook : hooks->tensor_pre_hooks) inputs = (*hook)(inputs);
-  for (const auto& pair : hooks->retains_grad_hooks) inputs = (*pair.second)(inputs);
+  if (!hooks)
+    return inputs;
+  for (const auto& hook : hooks->tensor_pre_hooks)
+    inputs = (*hook)(inputs);
+  for (const auto& pair : hooks->retains_grad_hooks)
+    inputs = (*pair.second)(inputs);
   return inputs;
 }
 
 variable_list call_pre_hooks(const Node::Hooks* hooks, variable_list inputs) {
-  if (!hooks) return inputs;
-  for (const auto& hook : hooks->pre_hooks) inputs = (*hook)(inputs);
+  if (!hooks)
+    return inputs;
+  for (const auto& hook : hooks->pre_hooks)
+    inputs = (*hook)(inputs);
   return inputs;
 }
 
-variable_list call_post_hooks(const Node::Hooks& hooks, variable_list outputs,
-                              const variable_list& inputs) {
-  for (const auto& hook : hooks.post_hooks) outputs = (*hook)(outputs, inputs);
+variable_list call_post_hooks(const Node::Hooks& hooks, variable_list outputs, const variable_list& inputs) {
+  for (const auto& hook : hooks.post_hooks)
+    outputs = (*hook)(outputs, inputs);
   return outputs;
 }
 
 // `hooks`: the node's hooks, one snapshot for this run (Note [Hook lists and
 // threads]); null when it has none.
-variable_list call_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
-                            InputBuffer& inputBuffer, const Node::Hooks* hooks) {
+variable_list call_function(
+    std::shared_ptr<GraphTask>& graph_task,
+    Node* func,
+    InputBuffer& inputBuffer,
+    const Node::Hooks* hooks) {
   CheckpointValidGuard cpvguard(graph_task);
   auto& fn = *func;
   auto inputs = call_tensor_pre_hooks(hooks, InputBuffer::variables(std::move(inputBuffer)));
   inputs = call_pre_hooks(hooks, std::move(inputs));
-  if (!graph_task->keep_graph_) fn.will_release_variables();
+  if (!graph_task->keep_graph_)
+    fn.will_release_variables();
 
   const bool has_post_hooks = hooks && !hooks->post_hooks.empty();
   variable_list outputs;
@@ -167,7 +179,8 @@ variable_list call_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
     ss << "Function " << fn.name() << " returned an " << msg;
     return ss.str();
   });
-  if (!has_post_hooks) return outputs;
+  if (!has_post_hooks)
+    return outputs;
   return call_post_hooks(*hooks, std::move(outputs), inputs);
 }
 
@@ -208,8 +221,12 @@ namespace {
 std::atomic<int> next_graph_task_id{0};
 } // namespace
 
-GraphTask::GraphTask(bool keep_graph, bool grad_mode, int reentrant_depth,
-                     std::shared_ptr<ReadyQueue> cpu_ready_queue, std::vector<Node*> graph_roots)
+GraphTask::GraphTask(
+    bool keep_graph,
+    bool grad_mode,
+    int reentrant_depth,
+    std::shared_ptr<ReadyQueue> cpu_ready_queue,
+    std::vector<Node*> graph_roots)
     : keep_graph_(keep_graph),
       graph_roots_(std::move(graph_roots)),
       reentrant_depth_(reentrant_depth),
@@ -227,7 +244,8 @@ void GraphTask::stash_current_streams() {
   caller_current_streams_.clear();
   for (size_t i = 0; i < static_cast<size_t>(c10::DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES); i++) {
     auto* impl = c10::impl::device_guard_impl_registry()[i].load();
-    if (!impl || !c10::isAccelerator(impl->type())) continue;
+    if (!impl || !c10::isAccelerator(impl->type()))
+      continue;
     for (c10::DeviceIndex idx = 0; idx < impl->deviceCount(); idx++) {
       c10::Device d(impl->type(), idx);
       caller_current_streams_.emplace(d, impl->getStream(d));
@@ -287,13 +305,18 @@ void GraphTask::exec_post_processing() {
       c10::Event event{leaf_stream.device_type()};
       event.record(leaf_stream);
       caller_current_stream.wait(event);
-      TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamRecord, *this, leaf_stream,
-                                       "exec_post_processing: leaf stream"));
-      TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamWait, *this, caller_current_stream,
-                                       "exec_post_processing: caller stream waits for leaf stream"));
+      TORCHLITE_TRACE(
+          trace::on_stream(trace::EventKind::StreamRecord, *this, leaf_stream, "exec_post_processing: leaf stream"));
+      TORCHLITE_TRACE(
+          trace::on_stream(
+              trace::EventKind::StreamWait,
+              *this,
+              caller_current_stream,
+              "exec_post_processing: caller stream waits for leaf stream"));
     }
   }
-  for (const auto& kv : caller_current_streams_) caller_streams.push_back(kv.second);
+  for (const auto& kv : caller_current_streams_)
+    caller_streams.push_back(kv.second);
 
   std::unique_lock<std::mutex> cb_lock(final_callbacks_lock_);
   c10::MultiStreamGuard g(caller_streams);
@@ -312,7 +335,8 @@ void GraphTask::exec_post_processing() {
 
 void GraphTask::set_exception_without_signal(const std::shared_ptr<Node>& fn) {
   if (!has_error_.exchange(true)) {
-    if (AnomalyMode::is_enabled() && fn) fn->metadata()->print_stack(fn->name());
+    if (AnomalyMode::is_enabled() && fn)
+      fn->metadata()->print_stack(fn->name());
   }
 }
 
@@ -324,8 +348,11 @@ void GraphTask::set_exception(std::exception_ptr eptr, const std::shared_ptr<Nod
   }
 }
 
-void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool accumulate_grad,
-                                uint64_t min_topo_nr) {
+void GraphTask::init_to_execute(
+    Node& graph_root,
+    const edge_list& outputs,
+    bool accumulate_grad,
+    uint64_t min_topo_nr) {
   // Populates exec_info so nodes that should be executed have
   // `exec_info[node].needed_ = true`: only nodes with a path to an edge in
   // `outputs`. The recursive formulation (as upstream's comment on
@@ -360,7 +387,8 @@ void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool
       info.needed_ = true;
     } else {
       // grad(): capture the gradient flowing into this edge instead.
-      if (!info.captures_) info.captures_ = std::make_unique<std::vector<ExecInfo::Capture>>();
+      if (!info.captures_)
+        info.captures_ = std::make_unique<std::vector<ExecInfo::Capture>>();
       info.captures_->emplace_back(output_edge.input_nr, output_idx++);
     }
   }
@@ -376,7 +404,8 @@ void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool
       auto num_next = next.size();
       while (next_next_fn_ < num_next) {
         auto fn = next[next_next_fn_++].function.get();
-        if (fn) return fn;
+        if (fn)
+          return fn;
       }
       return nullptr;
     }
@@ -399,7 +428,8 @@ void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool
     Node* child_fn = nullptr;
     while ((child_fn = frame.get_next_fn()) && !seen.emplace(child_fn).second) {
       // (1) next child exists AND has already been seen
-      if (nodeShouldExecute(child_fn)) exec_info_[fn].needed_ = true;
+      if (nodeShouldExecute(child_fn))
+        exec_info_[fn].needed_ = true;
     }
 
     if (child_fn) {
@@ -413,7 +443,8 @@ void GraphTask::init_to_execute(Node& graph_root, const edge_list& outputs, bool
       // (3) no next child exists for `fn` means its `needed` has already been
       // finalized. pop stack and update parent
       stack.pop_back();
-      if (nodeShouldExecute(fn) && !stack.empty()) exec_info_[stack.back().fn_].needed_ = true;
+      if (nodeShouldExecute(fn) && !stack.empty())
+        exec_info_[stack.back().fn_].needed_ = true;
     }
   }
 }
@@ -443,7 +474,8 @@ std::shared_ptr<GraphTask> get_current_graph_task() {
 
 std::vector<Node*> get_current_graph_task_execution_order() {
   std::shared_ptr<GraphTask> task = current_graph_task;
-  if (!task) return {};
+  if (!task)
+    return {};
   // Only one thread runs the task then, so this order is the one it follows.
   if (MultithreadingMode::is_enabled()) {
     throw std::runtime_error(
@@ -462,7 +494,8 @@ std::vector<Node*> get_current_graph_task_execution_order() {
   // AccumulateGrad's sequence_nr (UINT64_MAX) is not below its parents'.
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> heap(later_first);
-  for (Node* root : task->graph_roots_) heap.push(root);
+  for (Node* root : task->graph_roots_)
+    heap.push(root);
   std::vector<Node*> order;
   while (!heap.empty()) {
     Node* fn = heap.top();
@@ -470,16 +503,20 @@ std::vector<Node*> get_current_graph_task_execution_order() {
     order.push_back(fn);
     for (const auto& edge : fn->next_edges()) {
       Node* next = edge.function.get();
-      if (!next) continue;
+      if (!next)
+        continue;
       if (check_exec_info) {
         auto info = task->exec_info_.find(next);
-        if (info == task->exec_info_.end() || !info->second.should_execute()) continue;
+        if (info == task->exec_info_.end() || !info->second.should_execute())
+          continue;
       }
       auto it = dependencies.find(next);
       if (it == dependencies.end()) {
         throw std::runtime_error(
             "it != dependencies.end() INTERNAL ASSERT FAILED: the graph task has already consumed the "
-            "dependencies of " + next->name() + " (call _current_graph_task_execution_order before the "
+            "dependencies of " +
+            next->name() +
+            " (call _current_graph_task_execution_order before the "
             "first node finishes)");
       }
       if (--it->second == 0) {
@@ -495,7 +532,8 @@ std::vector<Node*> get_current_graph_task_execution_order() {
 
 int NodeTask::getReentrantDepth() const {
   std::shared_ptr<GraphTask> graph_task = base_.lock();
-  if (graph_task) return graph_task->reentrant_depth_;
+  if (graph_task)
+    return graph_task->reentrant_depth_;
   // An expired GraphTask means its backward failed: sort the task first so a
   // worker pops (and drops) it soon, as torch/csrc/autograd/engine.cpp does.
   return std::numeric_limits<int>::max();
@@ -517,7 +555,8 @@ void ReadyQueue::push(NodeTask item, bool incrementOutstandingTasks) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (incrementOutstandingTasks) {
       std::shared_ptr<GraphTask> graph_task = item.base_.lock();
-      if (!graph_task) throw std::logic_error("GraphTask is no longer valid!");
+      if (!graph_task)
+        throw std::logic_error("GraphTask is no longer valid!");
       ++graph_task->outstanding_tasks_;
     }
     heap_.push(std::move(item));
@@ -552,7 +591,8 @@ std::vector<Node*> ReadyQueue::queued_nodes(const GraphTask* graph_task) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<Node*> result;
   for (const auto& task : heap_.tasks()) {
-    if (task.fn_ && task.base_.lock().get() == graph_task) result.push_back(task.fn_.get());
+    if (task.fn_ && task.base_.lock().get() == graph_task)
+      result.push_back(task.fn_.get());
   }
   return result;
 }
@@ -564,8 +604,7 @@ bool ReadyQueue::empty() const {
 
 // Engine ------------------------------------------------------------------------------
 
-Engine::Engine()
-    : max_recursion_depth_(MAX_DEPTH), thread_pool_shared_(std::make_shared<ThreadPoolShared>()) {}
+Engine::Engine() : max_recursion_depth_(MAX_DEPTH), thread_pool_shared_(std::make_shared<ThreadPoolShared>()) {}
 
 Engine::~Engine() {
   stop();
@@ -589,22 +628,25 @@ Engine& Engine::get_base_engine() {
 }
 
 void Engine::stop() {
-  if (stopped_) return;
+  if (stopped_)
+    return;
   stopped_ = true;
   // Threads may hang in user code at shutdown: wait a bounded time
   // (TORCHLITE_AUTOGRAD_SHUTDOWN_WAIT_LIMIT seconds, default 10).
   const char* wait_str = std::getenv("TORCHLITE_AUTOGRAD_SHUTDOWN_WAIT_LIMIT");
   const double wait_duration = wait_str ? std::atof(wait_str) : 10.0;
   bool noBackward = true;
-  for (auto& queue : device_ready_queues_) noBackward = noBackward && queue->empty();
+  for (auto& queue : device_ready_queues_)
+    noBackward = noBackward && queue->empty();
   if (noBackward && wait_duration > 0.0) {
-    for (auto& queue : device_ready_queues_) queue->pushShutdownTask();
+    for (auto& queue : device_ready_queues_)
+      queue->pushShutdownTask();
     auto deadline = std::chrono::steady_clock::now() +
-        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                        std::chrono::duration<double>(wait_duration));
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(wait_duration));
     std::unique_lock<std::mutex> lk(non_reentrant_device_thread_mutex_);
     while (non_reentrant_device_thread_count_.load() != 0) {
-      if (non_reentrant_device_thread_condvar_.wait_until(lk, deadline) == std::cv_status::timeout) break;
+      if (non_reentrant_device_thread_condvar_.wait_until(lk, deadline) == std::cv_status::timeout)
+        break;
     }
   }
 }
@@ -621,9 +663,9 @@ void Engine::decrement_non_reentrant_thread_count() {
   non_reentrant_device_thread_condvar_.notify_all();
 }
 
-void Engine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue,
-                         bool should_increment) {
-  if (should_increment) increment_non_reentrant_thread_count();
+void Engine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue, bool should_increment) {
+  if (should_increment)
+    increment_non_reentrant_thread_count();
   set_thread_name("tl_autograd_" + std::to_string(device));
   trace::set_thread_role("device thread " + std::to_string(device));
   // The thread's device and its queue stay fixed for its life (Engine::thread_init).
@@ -631,11 +673,14 @@ void Engine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_qu
   init_local_ready_queue(ready_queue);
   std::shared_ptr<GraphTask> graph_task = nullptr;
   thread_main(graph_task);
-  if (should_increment) decrement_non_reentrant_thread_count();
+  if (should_increment)
+    decrement_non_reentrant_thread_count();
 }
 
-void Engine::thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
-                                 const std::shared_ptr<Node>& fn, std::exception_ptr error) {
+void Engine::thread_on_exception(
+    const std::shared_ptr<GraphTask>& graph_task,
+    const std::shared_ptr<Node>& fn,
+    std::exception_ptr error) {
   graph_task->set_exception(std::move(error), fn);
 }
 
@@ -645,14 +690,16 @@ void Engine::thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
 // task, and returns once the task completes, having also run whatever other
 // tasks reached its queue meanwhile.
 void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
-  if (!local_ready_queue) throw std::logic_error("thread_main: no local ready queue");
+  if (!local_ready_queue)
+    throw std::logic_error("thread_main: no local ready queue");
   while (graph_task == nullptr || !graph_task->future_result_->completed()) {
     std::shared_ptr<GraphTask> local_graph_task;
     {
       // The scope makes sure the task (and its inputs) is freed before the
       // outstanding count drops, so a completed task owns no buffers.
       NodeTask task = local_ready_queue->pop();
-      if (task.isShutdownTask_) break;
+      if (task.isShutdownTask_)
+        break;
 
       local_graph_task = task.base_.lock();
       if (!local_graph_task) {
@@ -675,8 +722,8 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
         try {
           // The caller's thread-locals, with grad mode = create_graph.
           at::ThreadLocalStateGuard tls_guard(local_graph_task->thread_locals_);
-          evaluate_function(local_graph_task, task.fn_.get(), task.inputs_,
-                            local_graph_task->cpu_ready_queue_, task.trace_id_);
+          evaluate_function(
+              local_graph_task, task.fn_.get(), task.inputs_, local_graph_task->cpu_ready_queue_, task.trace_id_);
         } catch (...) {
           error = std::current_exception();
         }
@@ -688,7 +735,8 @@ void Engine::thread_main(const std::shared_ptr<GraphTask>& graph_task) {
         }
         // Outside the catch block, so the future ends up holding the only
         // reference (see thread_on_exception).
-        if (error) thread_on_exception(local_graph_task, task.fn_, std::move(error));
+        if (error)
+          thread_on_exception(local_graph_task, task.fn_, std::move(error));
       } else if (trace_guard) {
         // Another node of the task failed: this one is not run.
         trace::on_task_end(task, *local_graph_task, "skipped");
@@ -727,7 +775,8 @@ void Engine::reentrant_thread_init() {
     tp_shared->graphtasks_queue_.pop();
     lk.unlock();
     std::shared_ptr<GraphTask> graph_task = task.lock();
-    if (!graph_task) continue;  // the GraphTask has expired
+    if (!graph_task)
+      continue; // the GraphTask has expired
     set_device(graph_task->owner_);
     // Adopt the owner's ready queue: the owner is blocked in execute(), so
     // this thread does its work.
@@ -740,8 +789,7 @@ void Engine::reentrant_thread_init() {
 void Engine::add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task) {
   std::unique_lock<std::mutex> lck(thread_pool_shared_->mutex_);
   // Start a thread only if the idle ones cannot take every queued task.
-  bool create_thread =
-      (thread_pool_shared_->num_workers_ <= thread_pool_shared_->graphtasks_queue_.size());
+  bool create_thread = (thread_pool_shared_->num_workers_ <= thread_pool_shared_->graphtasks_queue_.size());
   thread_pool_shared_->graphtasks_queue_.push(graph_task);
   lck.unlock();
   if (create_thread) {
@@ -756,7 +804,8 @@ void Engine::add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task) {
 }
 
 size_t Engine::num_idle_reentrant_pool_threads() const {
-  if (!thread_pool_shared_) return 0;
+  if (!thread_pool_shared_)
+    return 0;
   std::lock_guard<std::mutex> lock(thread_pool_shared_->mutex_);
   return thread_pool_shared_->num_workers_;
 }
@@ -773,8 +822,7 @@ std::shared_ptr<ReadyQueue> Engine::init_local_ready_queue(std::shared_ptr<Ready
   return local_ready_queue;
 }
 
-std::shared_ptr<ReadyQueue> Engine::ready_queue(std::shared_ptr<ReadyQueue> cpu_ready_queue,
-                                                c10::Device device) {
+std::shared_ptr<ReadyQueue> Engine::ready_queue(std::shared_ptr<ReadyQueue> cpu_ready_queue, c10::Device device) {
   bool multithreading_disabled = !MultithreadingMode::is_enabled();
   if (multithreading_disabled || should_run_in_cpu_ready_queue(device.type())) {
     return cpu_ready_queue;
@@ -791,9 +839,11 @@ std::shared_ptr<ReadyQueue> Engine::ready_queue(std::shared_ptr<ReadyQueue> cpu_
   return device_ready_queues_.at(device.index());
 }
 
-std::shared_ptr<ReadyQueue> Engine::ready_queue_by_index(std::shared_ptr<ReadyQueue> cpu_ready_queue,
-                                                         int device_index) {
-  if (device_index == CPU_DEVICE) return cpu_ready_queue;
+std::shared_ptr<ReadyQueue> Engine::ready_queue_by_index(
+    std::shared_ptr<ReadyQueue> cpu_ready_queue,
+    int device_index) {
+  if (device_index == CPU_DEVICE)
+    return cpu_ready_queue;
   return device_ready_queues_.at(device_index);
 }
 
@@ -807,7 +857,8 @@ void Engine::start_device_threads() {
       num_devices = std::max(num_devices, impl->deviceCount());
     }
   }
-  if (num_devices == 0) return;
+  if (num_devices == 0)
+    return;
 
   // From now on a forked child cannot use this engine's device threads.
   track_bad_autograd_forks();
@@ -832,12 +883,15 @@ void Engine::start_device_threads() {
 }
 
 void Engine::initialize_device_threads_pool() {
-  if (in_bad_autograd_fork) throw std::runtime_error(kBadForkMessage);
+  if (in_bad_autograd_fork)
+    throw std::runtime_error(kBadForkMessage);
   std::call_once(start_device_threads_flag_, &Engine::start_device_threads, this);
 }
 
-void validate_outputs(const edge_list& edges, variable_list& grads,
-                      const std::function<std::string(const std::string&)>& format_error) {
+void validate_outputs(
+    const edge_list& edges,
+    variable_list& grads,
+    const std::function<std::string(const std::string&)>& format_error) {
   if (grads.size() != edges.size()) {
     std::stringstream ss;
     ss << "invalid number of gradients - expected " << edges.size() << ", but got " << grads.size();
@@ -845,10 +899,12 @@ void validate_outputs(const edge_list& edges, variable_list& grads,
   }
   for (size_t i = 0; i < grads.size(); i++) {
     const auto& edge = edges[i];
-    if (!edge.is_valid()) continue;
+    if (!edge.is_valid())
+      continue;
     const auto& metadata = edge.function->input_metadata(edge.input_nr);
     auto& grad = grads[i];
-    if (!grad.defined()) continue;
+    if (!grad.defined())
+      continue;
 
     if (!metadata.is_same_shape(grad)) {
       if (metadata.is_expandable_to_shape(grad)) {
@@ -860,19 +916,19 @@ void validate_outputs(const edge_list& edges, variable_list& grads,
     }
     if (!at::isFloatingType(grad.scalar_type())) {
       std::stringstream ss;
-      ss << "invalid gradient at index " << i << " - expected a floating point gradient but got "
-         << grad.scalar_type();
+      ss << "invalid gradient at index " << i << " - expected a floating point gradient but got " << grad.scalar_type();
       throw std::runtime_error(format_error(ss.str()));
     }
-    if (metadata.dtype() != grad.scalar_type()) grad = at::to(grad, metadata.dtype());
+    if (metadata.dtype() != grad.scalar_type())
+      grad = at::to(grad, metadata.dtype());
     if (grad.device() != metadata.device()) {
       // A 0-dim gradient may move; anything else on the wrong device is a bug.
       if (grad.dim() == 0) {
         grad = at::to(grad, metadata.device());
       } else {
         std::stringstream ss;
-        ss << "invalid gradient at index " << i << " - expected device " << metadata.device()
-           << " but got " << grad.device();
+        ss << "invalid gradient at index " << i << " - expected device " << metadata.device() << " but got "
+           << grad.device();
         throw std::runtime_error(format_error(ss.str()));
       }
     }
@@ -889,13 +945,16 @@ void Engine::compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo
   while (!queue.empty()) {
     auto fn = queue.back();
     queue.pop_back();
-    if (fn->topological_nr() < min_topo_nr) continue;
-    if (!will_use_accelerator && fn->stream().has_value()) will_use_accelerator = true;
+    if (fn->topological_nr() < min_topo_nr)
+      continue;
+    if (!will_use_accelerator && fn->stream().has_value())
+      will_use_accelerator = true;
     for (const auto& edge : fn->next_edges()) {
       if (auto next_ptr = edge.function.get()) {
         dependencies[next_ptr] += 1;
         const bool was_inserted = task.nodes_in_graph_.insert(next_ptr).second;
-        if (was_inserted) queue.push_back(next_ptr);
+        if (was_inserted)
+          queue.push_back(next_ptr);
       }
     }
   }
@@ -907,9 +966,13 @@ void Engine::compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo
   }
 }
 
-variable_list Engine::execute(const edge_list& root_edges, const variable_list& inputs,
-                              bool keep_graph, bool create_graph, bool accumulate_grad,
-                              const edge_list& outputs) {
+variable_list Engine::execute(
+    const edge_list& root_edges,
+    const variable_list& inputs,
+    bool keep_graph,
+    bool create_graph,
+    bool accumulate_grad,
+    const edge_list& outputs) {
   // The callers checked that every root and output edge is valid (see
   // collect_roots in python_engine.cpp); the gradients are checked here.
   variable_list root_grads = inputs;
@@ -920,16 +983,20 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
   bool not_reentrant_backward_call = worker_device == NO_DEVICE;
 
   std::vector<Node*> temp_roots(root_edges.size());
-  for (size_t i = 0; i < root_edges.size(); ++i) temp_roots[i] = root_edges[i].function.get();
+  for (size_t i = 0; i < root_edges.size(); ++i)
+    temp_roots[i] = root_edges[i].function.get();
 
   auto graph_task = std::make_shared<GraphTask>(
-      keep_graph, create_graph, not_reentrant_backward_call ? 0 : total_depth + 1,
-      local_ready_queue, std::move(temp_roots));
+      keep_graph,
+      create_graph,
+      not_reentrant_backward_call ? 0 : total_depth + 1,
+      local_ready_queue,
+      std::move(temp_roots));
 
   // If we receive a single root, skip creating extra root node.
   bool skip_dummy_node = root_edges.size() == 1;
-  auto graph_root = skip_dummy_node ? root_edges.at(0).function
-                                    : std::shared_ptr<Node>(make_node<GraphRoot>(root_edges, root_grads));
+  auto graph_root =
+      skip_dummy_node ? root_edges.at(0).function : std::shared_ptr<Node>(make_node<GraphRoot>(root_edges, root_grads));
 
   auto min_topo_nr = compute_min_topological_nr(outputs);
   // Now compute the dependencies for all executable functions.
@@ -961,13 +1028,15 @@ variable_list Engine::execute(const edge_list& root_edges, const variable_list& 
   // Without an error the future completes after the last node ran, so no
   // thread reads thread_locals_ any more (after an error, threads may still
   // be finishing nodes of the task): see release_saved_tensors_default_hooks.
-  if (!graph_task->has_error_.load()) graph_task->thread_locals_.release_saved_tensors_default_hooks();
+  if (!graph_task->has_error_.load())
+    graph_task->thread_locals_.release_saved_tensors_default_hooks();
   return fut->value();
 }
 
-std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<GraphTask>& graph_task,
-                                                        std::shared_ptr<Node> graph_root,
-                                                        InputBuffer&& input_buffer) {
+std::shared_ptr<Future> Engine::execute_with_graph_task(
+    const std::shared_ptr<GraphTask>& graph_task,
+    std::shared_ptr<Node> graph_root,
+    InputBuffer&& input_buffer) {
   // Lock mutex for GraphTask.
   std::unique_lock<std::mutex> lock(graph_task->mutex_);
 
@@ -1002,14 +1071,18 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
     const bool use_pool = current_depth >= max_recursion_depth_;
     // See Note [Autograd and fork]: the parent's pool threads are gone.
     // Checked before queueing anything, so no task is left behind.
-    if (use_pool && pool_lost_in_fork) throw std::runtime_error(kBadForkMessage);
+    if (use_pool && pool_lost_in_fork)
+      throw std::runtime_error(kBadForkMessage);
     TORCHLITE_TRACE(trace::on_graph_task_start(*graph_task));
     queue->push(NodeTask(graph_task, std::move(graph_root), std::move(input_buffer)));
 
     if (use_pool) {
       // See Note [Reentrant backwards]: switch to a pool thread.
-      TORCHLITE_TRACE(trace::on_graph_task(trace::EventKind::ReentrantHandoff, *graph_task,
-                                           "current_depth " + std::to_string(current_depth) + " reached MAX_DEPTH"));
+      TORCHLITE_TRACE(
+          trace::on_graph_task(
+              trace::EventKind::ReentrantHandoff,
+              *graph_task,
+              "current_depth " + std::to_string(current_depth) + " reached MAX_DEPTH"));
       add_thread_pool_task(graph_task);
     } else {
       // total_depth is only maintained on this path; a pool thread starts
@@ -1031,9 +1104,12 @@ std::shared_ptr<Future> Engine::execute_with_graph_task(const std::shared_ptr<Gr
   return graph_task->future_result_;
 }
 
-void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
-                               InputBuffer& inputs,
-                               const std::shared_ptr<ReadyQueue>& cpu_ready_queue, uint64_t trace_task) {
+void Engine::evaluate_function(
+    std::shared_ptr<GraphTask>& graph_task,
+    Node* func,
+    InputBuffer& inputs,
+    const std::shared_ptr<ReadyQueue>& cpu_ready_queue,
+    uint64_t trace_task) {
   // The consumer runs on its forward's stream (see Note [Streaming backwards]).
   const auto opt_parent_stream = (*func).stream();
   c10::OptionalStreamGuard parent_stream_guard{opt_parent_stream};
@@ -1046,17 +1122,23 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
   if (opt_parent_stream) {
     for (size_t pos = 0; pos < inputs.buffer.size(); ++pos) {
       const auto& var = inputs.buffer[pos];
-      if (!var.defined() || !c10::isAccelerator(var.device().type())) continue;
+      if (!var.defined() || !c10::isAccelerator(var.device().type()))
+        continue;
       const auto& ready_stream = inputs.ready_streams[pos];
       const auto& ready_event = inputs.ready_events[pos];
-      if (!ready_stream || !ready_event) continue;
+      if (!ready_stream || !ready_event)
+        continue;
       const c10::Stream consumer_stream = ready_event->device_type() == opt_parent_stream->device_type()
           ? *opt_parent_stream
           : c10::impl::getDeviceGuardImpl(var.device().type())->getStream(var.device());
       if (*ready_stream != consumer_stream) {
         consumer_stream.wait(*ready_event);
-        TORCHLITE_TRACE(trace::on_stream(trace::EventKind::StreamWait, *graph_task, consumer_stream,
-                                         "evaluate_function: consumer waits for an input slot"));
+        TORCHLITE_TRACE(
+            trace::on_stream(
+                trace::EventKind::StreamWait,
+                *graph_task,
+                consumer_stream,
+                "evaluate_function: consumer waits for an input slot"));
       }
     }
   }
@@ -1077,7 +1159,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       for (const auto& capture : *capture_vec) {
         auto& captured_grad = graph_task->captured_vars_[capture.output_idx_];
         captured_grad = new_inputs[capture.input_idx_];
-        for (const auto& hook : capture.hooks_) captured_grad = (*hook)(captured_grad);
+        for (const auto& hook : capture.hooks_)
+          captured_grad = (*hook)(captured_grad);
         TORCHLITE_TRACE_NODE(Capture, trace_task, *graph_task, *func, capture.input_idx_, capture.output_idx_);
         if (opt_parent_stream) {
           // The captured grad's stream becomes a leaf stream to sync at the end.
@@ -1094,7 +1177,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
   auto outputs = call_function(graph_task, func, inputs, hooks.get());
 
   auto& fn = *func;
-  if (!graph_task->keep_graph_) fn.release_variables();
+  if (!graph_task->keep_graph_)
+    fn.release_variables();
 
   const auto num_outputs = outputs.size();
   if (num_outputs == 0) {
@@ -1124,7 +1208,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
   for (size_t i = 0; i < num_outputs; ++i) {
     auto& output = outputs[i];
     const auto& next = fn.next_edge(i);
-    if (!next.is_valid()) continue;
+    if (!next.is_valid())
+      continue;
 
     // Check if the next function is ready to be computed.
     bool is_ready = false;
@@ -1137,8 +1222,7 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       dependencies.erase(it);
       is_ready = true;
     }
-    TORCHLITE_TRACE_NODE(Dependency, trace_task, *graph_task, *next.function, next.input_nr,
-                         is_ready ? 0 : it->second);
+    TORCHLITE_TRACE_NODE(Dependency, trace_task, *graph_task, *next.function, next.input_nr, is_ready ? 0 : it->second);
 
     auto& not_ready = graph_task->not_ready_;
     auto not_ready_it = not_ready.find(next.function.get());
@@ -1146,7 +1230,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       // Skip functions that aren't supposed to be executed.
       if (!exec_info_.empty()) {
         auto exec_it = exec_info_.find(next.function.get());
-        if (exec_it == exec_info_.end() || !exec_it->second.should_execute()) continue;
+        if (exec_it == exec_info_.end() || !exec_it->second.should_execute())
+          continue;
       }
       // No buffers have been allocated for the function.
       InputBuffer input_buffer(next.function->num_inputs());
@@ -1166,7 +1251,8 @@ void Engine::evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* fun
       // For the trace: whether the add sums into an occupied slot.
       const bool accumulates = trace_task && output.defined() && input_buffer.buffer[next.input_nr].defined();
       input_buffer.add(next.input_nr, std::move(output), opt_parent_stream, opt_next_stream);
-      if (accumulates) TORCHLITE_TRACE_NODE(Accumulate, trace_task, *graph_task, *next.function, next.input_nr, -1);
+      if (accumulates)
+        TORCHLITE_TRACE_NODE(Accumulate, trace_task, *graph_task, *next.function, next.input_nr, -1);
       if (is_ready) {
         TORCHLITE_TRACE_NODE(NotReadyRelease, trace_task, *graph_task, *next.function, next.input_nr, -1);
         auto queue = ready_queue(cpu_ready_queue, input_buffer.device());

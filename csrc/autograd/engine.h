@@ -24,8 +24,10 @@ namespace autograd {
 // Checks the gradients a node returned against its next edges' metadata:
 // count, shape (a broadcast gradient is summed down), dtype (converted) and
 // device. `format_error` prefixes messages with the node's name.
-void validate_outputs(const edge_list& edges, variable_list& grads,
-                      const std::function<std::string(const std::string&)>& format_error);
+void validate_outputs(
+    const edge_list& edges,
+    variable_list& grads,
+    const std::function<std::string(const std::string&)>& format_error);
 
 // A unit of work: run `fn_` of GraphTask `base_` on `inputs_`. An empty task
 // (no fn_) only wakes the thread that owns base_; a shutdown task stops a
@@ -40,12 +42,8 @@ struct NodeTask {
 
   int getReentrantDepth() const;
 
-  NodeTask(std::weak_ptr<GraphTask> base, std::shared_ptr<Node> fn, InputBuffer inputs,
-           bool isShutdownTask = false)
-      : base_(std::move(base)),
-        fn_(std::move(fn)),
-        inputs_(std::move(inputs)),
-        isShutdownTask_(isShutdownTask) {}
+  NodeTask(std::weak_ptr<GraphTask> base, std::shared_ptr<Node> fn, InputBuffer inputs, bool isShutdownTask = false)
+      : base_(std::move(base)), fn_(std::move(fn)), inputs_(std::move(inputs)), isShutdownTask_(isShutdownTask) {}
 };
 
 // Guards that the thread's checkpoint validity follows the task: a
@@ -86,7 +84,9 @@ struct ReadyQueue {
   mutable std::mutex mutex_;
   // A priority queue whose tasks can be listed (GraphTaskState, graph_task_state.h).
   struct Heap : std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime> {
-    const std::vector<NodeTask>& tasks() const { return c; }
+    const std::vector<NodeTask>& tasks() const {
+      return c;
+    }
   };
   Heap heap_;
 
@@ -132,15 +132,20 @@ class Engine {
   // accumulate_grad, leaves' .grad are updated (backward()). Every edge in
   // `roots` and `outputs` must be valid: the front end checks that, with the
   // user's messages, as THPEngine_run_backward (torch/csrc/autograd/python_engine.cpp) does.
-  virtual variable_list execute(const edge_list& roots, const variable_list& inputs,
-                                bool keep_graph, bool create_graph, bool accumulate_grad,
-                                const edge_list& outputs = {});
+  virtual variable_list execute(
+      const edge_list& roots,
+      const variable_list& inputs,
+      bool keep_graph,
+      bool create_graph,
+      bool accumulate_grad,
+      const edge_list& outputs = {});
 
   // Given a pre-populated GraphTask and a root node, drives the task and
   // returns its future.
-  std::shared_ptr<Future> execute_with_graph_task(const std::shared_ptr<GraphTask>& graph_task,
-                                                  std::shared_ptr<Node> graph_root,
-                                                  InputBuffer&& input_buffer);
+  std::shared_ptr<Future> execute_with_graph_task(
+      const std::shared_ptr<GraphTask>& graph_task,
+      std::shared_ptr<Node> graph_root,
+      InputBuffer&& input_buffer);
 
   virtual std::unique_ptr<AnomalyMetadata> make_anomaly_metadata() {
     return std::make_unique<AnomalyMetadata>();
@@ -155,14 +160,19 @@ class Engine {
   void stop();
 
   // Number of device threads started (0 before the first backward).
-  size_t num_device_threads() const { return device_ready_queues_.size(); }
+  size_t num_device_threads() const {
+    return device_ready_queues_.size();
+  }
   // The device threads' queues, once started (empty before); safe from any thread.
   std::vector<std::shared_ptr<ReadyQueue>> started_device_ready_queues() const {
-    if (!device_queues_published_.load(std::memory_order_acquire)) return {};
+    if (!device_queues_published_.load(std::memory_order_acquire))
+      return {};
     return device_ready_queues_;
   }
   // Reentrant pool threads created so far (for tests and traces).
-  size_t num_reentrant_pool_threads() const { return pool_threads_started_.load(); }
+  size_t num_reentrant_pool_threads() const {
+    return pool_threads_started_.load();
+  }
   // Pool threads waiting for work right now.
   size_t num_idle_reentrant_pool_threads() const;
 
@@ -177,29 +187,30 @@ class Engine {
  protected:
   void compute_dependencies(Node* root, GraphTask& task, uint64_t min_topo_nr);
   // trace_task: the NodeTask's trace id, 0 when it is not traced (Note [Engine trace]).
-  void evaluate_function(std::shared_ptr<GraphTask>& graph_task, Node* func,
-                         InputBuffer& inputs, const std::shared_ptr<ReadyQueue>& cpu_ready_queue,
-                         uint64_t trace_task = 0);
+  void evaluate_function(
+      std::shared_ptr<GraphTask>& graph_task,
+      Node* func,
+      InputBuffer& inputs,
+      const std::shared_ptr<ReadyQueue>& cpu_ready_queue,
+      uint64_t trace_task = 0);
 
-  std::shared_ptr<ReadyQueue> ready_queue(std::shared_ptr<ReadyQueue> cpu_ready_queue,
-                                          c10::Device device);
-  std::shared_ptr<ReadyQueue> ready_queue_by_index(std::shared_ptr<ReadyQueue> cpu_ready_queue,
-                                                   int device_index);
+  std::shared_ptr<ReadyQueue> ready_queue(std::shared_ptr<ReadyQueue> cpu_ready_queue, c10::Device device);
+  std::shared_ptr<ReadyQueue> ready_queue_by_index(std::shared_ptr<ReadyQueue> cpu_ready_queue, int device_index);
   void start_device_threads();
   void increment_non_reentrant_thread_count();
   void decrement_non_reentrant_thread_count();
-  virtual void thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue,
-                           bool should_increment = true);
+  virtual void thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue, bool should_increment = true);
   // Records a node's error in its task. Takes the exception by pointer, moved
   // all the way into the task's future, so that the thread that ran the node
   // keeps no reference: the error (which may hold Python objects) is destroyed
   // by the caller of execute, not by an engine thread.
-  virtual void thread_on_exception(const std::shared_ptr<GraphTask>& graph_task,
-                                   const std::shared_ptr<Node>& fn, std::exception_ptr error);
+  virtual void thread_on_exception(
+      const std::shared_ptr<GraphTask>& graph_task,
+      const std::shared_ptr<Node>& fn,
+      std::exception_ptr error);
   void thread_main(const std::shared_ptr<GraphTask>& task);
   void reentrant_thread_init();
   void add_thread_pool_task(const std::weak_ptr<GraphTask>& graph_task);
-
 
   std::once_flag start_device_threads_flag_;
   // Set once device_ready_queues_ is filled, for readers that did not go
@@ -251,7 +262,6 @@ std::shared_ptr<GraphTask> get_current_graph_task();
 // disabled, and when a node's dependencies were already consumed (called
 // after the first node finished).
 std::vector<Node*> get_current_graph_task_execution_order();
-
 
 } // namespace autograd
 } // namespace torch

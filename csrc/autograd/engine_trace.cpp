@@ -34,8 +34,7 @@ thread_local uint64_t tls_current_task = 0;
 thread_local const GraphTask* tls_current_graph_task = nullptr;
 
 int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
@@ -45,7 +44,8 @@ Event make_event(EventKind kind) {
   e.kind = kind;
   e.time_ns = now_ns();
   e.thread = thread_index();
-  if (tls_native_thread == 0) tls_native_thread = static_cast<int64_t>(::syscall(SYS_gettid));
+  if (tls_native_thread == 0)
+    tls_native_thread = static_cast<int64_t>(::syscall(SYS_gettid));
   e.native_thread = tls_native_thread;
   e.thread_name = tls_role;
   e.worker_device = get_worker_device();
@@ -67,11 +67,13 @@ void set_node(Event& e, const Node& node) {
 void record(Event&& e) {
   std::lock_guard<std::mutex> lock(events_mutex);
   // A thread may still be inside a recording point when stop() ran.
-  if (detail::enabled.load(std::memory_order_relaxed)) events.push_back(std::move(e));
+  if (detail::enabled.load(std::memory_order_relaxed))
+    events.push_back(std::move(e));
 }
 
 std::string queue_name(const ReadyQueue& queue) {
-  if (queue.trace_device_ >= 0) return "device:" + std::to_string(queue.trace_device_);
+  if (queue.trace_device_ >= 0)
+    return "device:" + std::to_string(queue.trace_device_);
   return "cpu:" + std::to_string(queue.trace_owner_thread_);
 }
 
@@ -79,23 +81,40 @@ std::string queue_name(const ReadyQueue& queue) {
 
 const char* kind_name(EventKind kind) {
   switch (kind) {
-    case EventKind::GraphTaskStart: return "graph_task_start";
-    case EventKind::GraphTaskNode: return "graph_task_node";
-    case EventKind::GraphTaskEnd: return "graph_task_end";
-    case EventKind::Enqueue: return "enqueue";
-    case EventKind::Wakeup: return "wakeup";
-    case EventKind::TaskStart: return "task_start";
-    case EventKind::TaskEnd: return "task_end";
-    case EventKind::Dependency: return "dependency";
-    case EventKind::NotReadyPark: return "not_ready_park";
-    case EventKind::NotReadyRelease: return "not_ready_release";
-    case EventKind::Accumulate: return "accumulate";
-    case EventKind::Capture: return "capture";
-    case EventKind::ReentrantHandoff: return "reentrant_handoff";
-    case EventKind::StreamRecord: return "stream_record";
-    case EventKind::StreamWait: return "stream_wait";
-    case EventKind::FinalCallback: return "final_callback";
-    case EventKind::Exception: return "exception";
+    case EventKind::GraphTaskStart:
+      return "graph_task_start";
+    case EventKind::GraphTaskNode:
+      return "graph_task_node";
+    case EventKind::GraphTaskEnd:
+      return "graph_task_end";
+    case EventKind::Enqueue:
+      return "enqueue";
+    case EventKind::Wakeup:
+      return "wakeup";
+    case EventKind::TaskStart:
+      return "task_start";
+    case EventKind::TaskEnd:
+      return "task_end";
+    case EventKind::Dependency:
+      return "dependency";
+    case EventKind::NotReadyPark:
+      return "not_ready_park";
+    case EventKind::NotReadyRelease:
+      return "not_ready_release";
+    case EventKind::Accumulate:
+      return "accumulate";
+    case EventKind::Capture:
+      return "capture";
+    case EventKind::ReentrantHandoff:
+      return "reentrant_handoff";
+    case EventKind::StreamRecord:
+      return "stream_record";
+    case EventKind::StreamWait:
+      return "stream_wait";
+    case EventKind::FinalCallback:
+      return "final_callback";
+    case EventKind::Exception:
+      return "exception";
   }
   return "unknown";
 }
@@ -120,7 +139,8 @@ std::vector<Event> stop() {
 }
 
 uint64_t thread_index() {
-  if (tls_thread_index == 0) tls_thread_index = next_thread_index.fetch_add(1);
+  if (tls_thread_index == 0)
+    tls_thread_index = next_thread_index.fetch_add(1);
   return tls_thread_index;
 }
 
@@ -143,9 +163,11 @@ CurrentTaskGuard::~CurrentTaskGuard() {
 }
 
 void on_enqueue(NodeTask& task, const ReadyQueue& queue) {
-  if (task.isShutdownTask_) return;
+  if (task.isShutdownTask_)
+    return;
   auto graph_task = task.base_.lock();
-  if (!graph_task) return;
+  if (!graph_task)
+    return;
   Event e = make_event(task.fn_ ? EventKind::Enqueue : EventKind::Wakeup);
   set_graph_task(e, *graph_task);
   if (task.fn_) {
@@ -176,8 +198,13 @@ void on_task_end(const NodeTask& task, const GraphTask& graph_task, const char* 
   record(std::move(e));
 }
 
-void on_node_event(EventKind kind, uint64_t task, const GraphTask& graph_task, const Node& node,
-                   int64_t input_nr, int64_t count) {
+void on_node_event(
+    EventKind kind,
+    uint64_t task,
+    const GraphTask& graph_task,
+    const Node& node,
+    int64_t input_nr,
+    int64_t count) {
   Event e = make_event(kind);
   set_graph_task(e, graph_task);
   e.task = task;
@@ -190,7 +217,8 @@ void on_node_event(EventKind kind, uint64_t task, const GraphTask& graph_task, c
 void on_graph_task_start(const GraphTask& graph_task) {
   std::ostringstream ss;
   ss << "roots:";
-  for (const Node* root : graph_task.graph_roots_) ss << ' ' << (root ? root->name() : "None");
+  for (const Node* root : graph_task.graph_roots_)
+    ss << ' ' << (root ? root->name() : "None");
   ss << "; nodes_in_graph: " << graph_task.nodes_in_graph_.size()
      << "; exec_info: " << (graph_task.exec_info_.empty() ? "all" : "partial");
   on_graph_task(EventKind::GraphTaskStart, graph_task, ss.str());
@@ -200,7 +228,8 @@ void on_graph_task_start(const GraphTask& graph_task) {
   std::vector<const Node*> nodes;
   std::unordered_set<const Node*> seen;
   for (const Node* root : graph_task.graph_roots_) {
-    if (root && seen.insert(root).second) nodes.push_back(root);
+    if (root && seen.insert(root).second)
+      nodes.push_back(root);
   }
   std::vector<const Node*> stack(nodes);
   while (!stack.empty()) {
@@ -249,13 +278,15 @@ void on_exception(uint64_t task, const GraphTask& graph_task, const Node* node, 
   Event e = make_event(EventKind::Exception);
   set_graph_task(e, graph_task);
   e.task = task;
-  if (node) set_node(e, *node);
+  if (node)
+    set_node(e, *node);
   e.detail = message;
   record(std::move(e));
 }
 
 void on_stream(EventKind kind, const c10::Stream& stream, const char* where) {
-  if (tls_current_graph_task) on_stream(kind, *tls_current_graph_task, stream, where);
+  if (tls_current_graph_task)
+    on_stream(kind, *tls_current_graph_task, stream, where);
 }
 
 void on_stream(EventKind kind, const GraphTask& graph_task, const c10::Stream& stream, const char* where) {

@@ -40,47 +40,47 @@ struct ReadyQueue;
 namespace trace {
 
 enum class EventKind : uint8_t {
-  GraphTaskStart,    // execute_with_graph_task queued the root
-  GraphTaskNode,     // after GraphTaskStart, one per node of the task: count its dependencies_,
-                     // detail its exec_info_ ("" when empty, else "needed", "captured",
-                     // "needed captured" or "not needed")
-  GraphTaskEnd,      // the task's future completed (detail: "ok" or "error")
-  Enqueue,           // a NodeTask was pushed (queue, producer)
-  Wakeup,            // an empty task was pushed to wake the owner thread
-  TaskStart,         // a worker popped the NodeTask and runs it (queue)
-  TaskEnd,           // the NodeTask finished (detail: "ok", "error", "skipped")
-  Dependency,        // a dependency of `node` was decremented (count: what is left)
-  NotReadyPark,      // a new InputBuffer for `node` was parked in not_ready_
-  NotReadyRelease,   // `node`'s buffer left not_ready_ for a ready queue
-  Accumulate,        // a gradient was summed into an occupied InputBuffer slot
-  Capture,           // grad() captured the gradient flowing into `node` (count: output index)
-  ReentrantHandoff,  // a reentrant backward went to a pool thread (MAX_DEPTH reached)
-  StreamRecord,      // an event was recorded on a stream (detail: where, stream)
-  StreamWait,        // a stream waits for an event (detail: where, stream)
-  FinalCallback,     // a final callback runs (count: its index)
-  Exception,         // a node raised (detail: the message)
+  GraphTaskStart, // execute_with_graph_task queued the root
+  GraphTaskNode, // after GraphTaskStart, one per node of the task: count its dependencies_,
+                 // detail its exec_info_ ("" when empty, else "needed", "captured",
+                 // "needed captured" or "not needed")
+  GraphTaskEnd, // the task's future completed (detail: "ok" or "error")
+  Enqueue, // a NodeTask was pushed (queue, producer)
+  Wakeup, // an empty task was pushed to wake the owner thread
+  TaskStart, // a worker popped the NodeTask and runs it (queue)
+  TaskEnd, // the NodeTask finished (detail: "ok", "error", "skipped")
+  Dependency, // a dependency of `node` was decremented (count: what is left)
+  NotReadyPark, // a new InputBuffer for `node` was parked in not_ready_
+  NotReadyRelease, // `node`'s buffer left not_ready_ for a ready queue
+  Accumulate, // a gradient was summed into an occupied InputBuffer slot
+  Capture, // grad() captured the gradient flowing into `node` (count: output index)
+  ReentrantHandoff, // a reentrant backward went to a pool thread (MAX_DEPTH reached)
+  StreamRecord, // an event was recorded on a stream (detail: where, stream)
+  StreamWait, // a stream waits for an event (detail: where, stream)
+  FinalCallback, // a final callback runs (count: its index)
+  Exception, // a node raised (detail: the message)
 };
 
 const char* kind_name(EventKind kind);
 
 struct Event {
   EventKind kind = EventKind::Enqueue;
-  int64_t time_ns = 0;             // steady_clock
-  uint64_t thread = 0;             // the recording thread's trace index (thread_index())
-  int64_t native_thread = 0;       // its OS thread id (threading.get_native_id())
-  std::string thread_name;         // "user thread", "device thread N", "reentrant pool thread"
-  int worker_device = -2;          // the thread's worker_device (NO_DEVICE -2, CPU_DEVICE -1)
-  uint64_t graph_task = 0;         // GraphTask::id_
-  int reentrant_depth = 0;         // GraphTask::reentrant_depth_
-  uint64_t task = 0;               // the NodeTask's trace id (0: none)
-  uint64_t producer = 0;           // Enqueue: the task that pushed it (0: execute itself)
-  std::string node;                // Node::name() of the node concerned ("" if none)
-  uint64_t node_id = 0;            // its address (the id graph pictures use)
+  int64_t time_ns = 0; // steady_clock
+  uint64_t thread = 0; // the recording thread's trace index (thread_index())
+  int64_t native_thread = 0; // its OS thread id (threading.get_native_id())
+  std::string thread_name; // "user thread", "device thread N", "reentrant pool thread"
+  int worker_device = -2; // the thread's worker_device (NO_DEVICE -2, CPU_DEVICE -1)
+  uint64_t graph_task = 0; // GraphTask::id_
+  int reentrant_depth = 0; // GraphTask::reentrant_depth_
+  uint64_t task = 0; // the NodeTask's trace id (0: none)
+  uint64_t producer = 0; // Enqueue: the task that pushed it (0: execute itself)
+  std::string node; // Node::name() of the node concerned ("" if none)
+  uint64_t node_id = 0; // its address (the id graph pictures use)
   uint64_t sequence_nr = 0;
   uint64_t topological_nr = 0;
-  std::string queue;               // "cpu:T" (the CPU queue of trace thread T) or "device:N"
-  int64_t input_nr = -1;           // the InputBuffer slot, where one is concerned
-  int64_t count = -1;              // see EventKind
+  std::string queue; // "cpu:T" (the CPU queue of trace thread T) or "device:N"
+  int64_t input_nr = -1; // the InputBuffer slot, where one is concerned
+  int64_t count = -1; // see EventKind
   std::string detail;
 };
 
@@ -124,8 +124,13 @@ struct CurrentTaskGuard {
 void on_enqueue(NodeTask& task, const ReadyQueue& queue);
 void on_task_start(const NodeTask& task, const GraphTask& graph_task, const ReadyQueue& queue);
 void on_task_end(const NodeTask& task, const GraphTask& graph_task, const char* status);
-void on_node_event(EventKind kind, uint64_t task, const GraphTask& graph_task, const Node& node,
-                   int64_t input_nr, int64_t count);
+void on_node_event(
+    EventKind kind,
+    uint64_t task,
+    const GraphTask& graph_task,
+    const Node& node,
+    int64_t input_nr,
+    int64_t count);
 // GraphTaskStart (detail: the roots, the nodes reached, whether exec_info_
 // limits what runs), then a GraphTaskNode per node: the roots, then the
 // others in the order compute_dependencies' depth-first walk first reaches
@@ -145,17 +150,19 @@ void on_stream(EventKind kind, const c10::Stream& stream, const char* where);
 
 // A GraphTask-level recording point: `call` runs only while tracing is on, at
 // the cost of one relaxed load when off (Note [Engine trace]).
-#define TORCHLITE_TRACE(...)                                   \
-  do {                                                         \
-    if (::torch::autograd::trace::is_enabled()) { __VA_ARGS__; } \
+#define TORCHLITE_TRACE(...)                      \
+  do {                                            \
+    if (::torch::autograd::trace::is_enabled()) { \
+      __VA_ARGS__;                                \
+    }                                             \
   } while (0)
 
 // A recording point of a NodeTask's step: the event `kind` of `node`, recorded
 // only when the running task is traced (`trace_task` non-zero), with no load.
-#define TORCHLITE_TRACE_NODE(kind, trace_task, graph_task, node, input_nr, count)                        \
-  do {                                                                                                \
-    if (trace_task) {                                                                                 \
-      ::torch::autograd::trace::on_node_event(::torch::autograd::trace::EventKind::kind, trace_task, \
-                                              graph_task, node, input_nr, count);                    \
-    }                                                                                                 \
+#define TORCHLITE_TRACE_NODE(kind, trace_task, graph_task, node, input_nr, count)                    \
+  do {                                                                                               \
+    if (trace_task) {                                                                                \
+      ::torch::autograd::trace::on_node_event(                                                       \
+          ::torch::autograd::trace::EventKind::kind, trace_task, graph_task, node, input_nr, count); \
+    }                                                                                                \
   } while (0)

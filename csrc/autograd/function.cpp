@@ -34,7 +34,8 @@ uint64_t current_thread_id() {
 
 Node::Node(uint64_t sequence_nr, edge_list&& next_edges)
     : sequence_nr_(sequence_nr), next_edges_(std::move(next_edges)) {
-  for (const Edge& edge : next_edges_) update_topological_nr(edge);
+  for (const Edge& edge : next_edges_)
+    update_topological_nr(edge);
   if (AnomalyMode::is_enabled()) {
     metadata()->store_stack();
     // A node created while another is being evaluated (reentrant or double
@@ -50,7 +51,8 @@ variable_list Node::operator()(variable_list&& inputs) {
 
 std::optional<c10::Stream> Node::stream() const {
   for (const auto& metadata : input_metadata_) {
-    if (c10::isAccelerator(metadata.device().type())) return metadata.stream();
+    if (c10::isAccelerator(metadata.device().type()))
+      return metadata.stream();
   }
   return std::nullopt;
 }
@@ -65,7 +67,8 @@ void Node::update_topological_nr(const Edge& edge) {
   Node* node = edge.function.get();
   if (node) {
     auto topo_nr = node->topological_nr();
-    if (topological_nr_ <= topo_nr) topological_nr_ = topo_nr + 1;
+    if (topological_nr_ <= topo_nr)
+      topological_nr_ = topo_nr + 1;
   }
 }
 
@@ -83,29 +86,35 @@ std::string Node::name() const {
 }
 
 bool Node::should_compute_output(size_t output_edge_index) const {
-  if (output_edge_index >= num_outputs()) throw std::out_of_range("Index out of range");
+  if (output_edge_index >= num_outputs())
+    throw std::out_of_range("Index out of range");
   return next_edges_[output_edge_index].is_valid();
 }
 
 bool Node::task_should_compute_output(size_t output_edge_index) const {
-  if (output_edge_index >= num_outputs()) throw std::out_of_range("Index out of range");
+  if (output_edge_index >= num_outputs())
+    throw std::out_of_range("Index out of range");
   const auto& next = next_edges_[output_edge_index];
-  if (!next.is_valid()) return false;
+  if (!next.is_valid())
+    return false;
   const auto* exec_info = get_current_graph_task_exec_info();
   if (exec_info && !exec_info->empty()) {
     auto it = exec_info->find(next.function.get());
-    if (it == exec_info->end() || !it->second.should_execute()) return false;
+    if (it == exec_info->end() || !it->second.should_execute())
+      return false;
   }
   return true;
 }
 
 AnomalyMetadata* Node::metadata() noexcept {
-  if (!anomaly_metadata_) anomaly_metadata_ = Engine::get_default_engine().make_anomaly_metadata();
+  if (!anomaly_metadata_)
+    anomaly_metadata_ = Engine::get_default_engine().make_anomaly_metadata();
   return anomaly_metadata_.get();
 }
 
 std::shared_ptr<const Node::Hooks> Node::hooks() const {
-  if (!has_hooks_.load(std::memory_order_acquire)) return nullptr;
+  if (!has_hooks_.load(std::memory_order_acquire))
+    return nullptr;
   std::lock_guard<std::mutex> lock(hooks_mutex_);
   return hooks_;
 }
@@ -160,7 +169,8 @@ std::shared_ptr<FunctionPreHook> Node::pop_retains_grad_hook(size_t output_idx) 
   std::shared_ptr<FunctionPreHook> ret;
   update_hooks([&](Hooks& h) {
     auto it = h.retains_grad_hooks.find(output_idx);
-    if (it == h.retains_grad_hooks.end()) return;
+    if (it == h.retains_grad_hooks.end())
+      return;
     ret = std::move(it->second);
     h.retains_grad_hooks.erase(it);
   });

@@ -51,7 +51,9 @@ struct Node : std::enable_shared_from_this<Node> {
   Node& operator=(Node&&) = delete;
   virtual ~Node() = default;
 
-  std::shared_ptr<Node> getptr() { return shared_from_this(); }
+  std::shared_ptr<Node> getptr() {
+    return shared_from_this();
+  }
 
   // Evaluates the function on the given inputs and returns its outputs.
   variable_list operator()(variable_list&& inputs);
@@ -70,8 +72,12 @@ struct Node : std::enable_shared_from_this<Node> {
     input_metadata_.emplace_back();
     return static_cast<uint32_t>(input_metadata_.size() - 1);
   }
-  uint32_t num_inputs() const noexcept { return static_cast<uint32_t>(input_metadata_.size()); }
-  const InputMetadata& input_metadata(size_t index) const { return input_metadata_.at(index); }
+  uint32_t num_inputs() const noexcept {
+    return static_cast<uint32_t>(input_metadata_.size());
+  }
+  const InputMetadata& input_metadata(size_t index) const {
+    return input_metadata_.at(index);
+  }
 
   // The stream this node's backward runs on: its forward's stream on the
   // first accelerator device among its inputs; nullopt for CPU-only nodes.
@@ -89,15 +95,26 @@ struct Node : std::enable_shared_from_this<Node> {
   }
   void set_next_edges(edge_list&& next_edges) {
     next_edges_ = std::move(next_edges);
-    for (const auto& e : next_edges_) update_topological_nr(e);
+    for (const auto& e : next_edges_)
+      update_topological_nr(e);
   }
-  const Edge& next_edge(size_t index) const noexcept { return next_edges_[index]; }
-  const edge_list& next_edges() const noexcept { return next_edges_; }
-  edge_list& next_edges() noexcept { return next_edges_; }
-  uint32_t num_outputs() const noexcept { return static_cast<uint32_t>(next_edges_.size()); }
+  const Edge& next_edge(size_t index) const noexcept {
+    return next_edges_[index];
+  }
+  const edge_list& next_edges() const noexcept {
+    return next_edges_;
+  }
+  edge_list& next_edges() noexcept {
+    return next_edges_;
+  }
+  uint32_t num_outputs() const noexcept {
+    return static_cast<uint32_t>(next_edges_.size());
+  }
 
   // Miscellaneous ----------------------------------------------------------------
-  uint64_t sequence_nr() const noexcept { return sequence_nr_; }
+  uint64_t sequence_nr() const noexcept {
+    return sequence_nr_;
+  }
 
   // NOTE [ Topological Number ] (torch/csrc/autograd/function.h)
   // topological_nr is the length of the longest path from this node to any
@@ -113,7 +130,9 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // Records the node being evaluated on this thread as this node's parent.
   void assign_parent();
-  uint64_t thread_id() const noexcept { return thread_id_; }
+  uint64_t thread_id() const noexcept {
+    return thread_id_;
+  }
 
   // The demangled C++ type name unless a subclass says otherwise.
   virtual std::string name() const;
@@ -165,11 +184,17 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // Lock for nodes whose apply touches shared state (AccumulateGrad, Python
   // functions); see Note [Thread Safety on Autograd Node].
-  std::mutex& mutex() { return mutex_; }
+  std::mutex& mutex() {
+    return mutex_;
+  }
 
   // Opaque slot for a Python object owned by the binding.
-  void* pyobj() const noexcept { return pyobj_; }
-  void set_pyobj(void* p) noexcept { pyobj_ = p; }
+  void* pyobj() const noexcept {
+    return pyobj_;
+  }
+  void set_pyobj(void* p) noexcept {
+    pyobj_ = p;
+  }
 
  private:
   // Replaces the hooks snapshot by a changed copy (Note [Hook lists and threads]).

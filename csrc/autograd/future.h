@@ -18,7 +18,8 @@ class Future {
   void markCompleted(variable_list value) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (completed_) throw std::logic_error("Future::markCompleted on a completed future");
+      if (completed_)
+        throw std::logic_error("Future::markCompleted on a completed future");
       value_ = std::move(value);
       completed_ = true;
     }
@@ -27,7 +28,8 @@ class Future {
   void setError(std::exception_ptr eptr) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (completed_) throw std::logic_error("Future::setError on a completed future");
+      if (completed_)
+        throw std::logic_error("Future::setError on a completed future");
       error_ = std::move(eptr);
       completed_ = true;
     }
@@ -36,7 +38,8 @@ class Future {
   void setErrorIfNeeded(std::exception_ptr eptr) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (completed_) return;
+      if (completed_)
+        return;
       error_ = std::move(eptr);
       completed_ = true;
     }

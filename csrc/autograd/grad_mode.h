@@ -18,7 +18,9 @@ struct AutoGradMode {
   }
   AutoGradMode(const AutoGradMode&) = delete;
   AutoGradMode& operator=(const AutoGradMode&) = delete;
-  ~AutoGradMode() { GradMode::set_enabled(prev_); }
+  ~AutoGradMode() {
+    GradMode::set_enabled(prev_);
+  }
 
  private:
   bool prev_;
@@ -39,7 +41,9 @@ struct MultithreadingEnabledGuard {
   }
   MultithreadingEnabledGuard(const MultithreadingEnabledGuard&) = delete;
   MultithreadingEnabledGuard& operator=(const MultithreadingEnabledGuard&) = delete;
-  ~MultithreadingEnabledGuard() { MultithreadingMode::set_enabled(prev_); }
+  ~MultithreadingEnabledGuard() {
+    MultithreadingMode::set_enabled(prev_);
+  }
 
  private:
   bool prev_;

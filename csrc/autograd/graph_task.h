@@ -1,5 +1,5 @@
 #pragma once
-// GraphTask: the whole state of one backward()/grad() call 
+// GraphTask: the whole state of one backward()/grad() call
 // (torch/csrc/autograd/graph_task.h).
 #include "aten/ThreadLocalState.h"
 #include "autograd/function.h"
@@ -58,8 +58,8 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
       Capture(const Capture&) = delete;
       Capture(Capture&&) = default;
       Capture(int input_idx, int output_idx) : input_idx_(input_idx), output_idx_(output_idx) {}
-      int input_idx_;   // within the node's inputs
-      int output_idx_;  // within captured_vars_
+      int input_idx_; // within the node's inputs
+      int output_idx_; // within captured_vars_
       // Hooks that see (and may replace) the captured gradient.
       struct GradCaptureHook {
         virtual ~GradCaptureHook() = default;
@@ -67,7 +67,9 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
       };
       std::vector<std::unique_ptr<GradCaptureHook>> hooks_;
     };
-    bool should_execute() const { return needed_ || captures_; }
+    bool should_execute() const {
+      return needed_ || captures_;
+    }
     bool needed_ = false;
     std::unique_ptr<std::vector<Capture>> captures_;
   };
@@ -98,12 +100,15 @@ struct GraphTask : std::enable_shared_from_this<GraphTask> {
   std::shared_ptr<ReadyQueue> cpu_ready_queue_;
   std::shared_ptr<Future> future_result_;
 
-  GraphTask(bool keep_graph, bool grad_mode, int reentrant_depth,
-            std::shared_ptr<ReadyQueue> cpu_ready_queue, std::vector<Node*> graph_roots);
+  GraphTask(
+      bool keep_graph,
+      bool grad_mode,
+      int reentrant_depth,
+      std::shared_ptr<ReadyQueue> cpu_ready_queue,
+      std::vector<Node*> graph_roots);
 
   // Fills exec_info_ so that only nodes on a path to `outputs` run.
-  void init_to_execute(Node& graph_root, const edge_list& outputs, bool accumulate_grad,
-                       uint64_t min_topo_nr);
+  void init_to_execute(Node& graph_root, const edge_list& outputs, bool accumulate_grad, uint64_t min_topo_nr);
   // Records the caller's current streams (when accelerators are in use).
   void stash_current_streams();
 

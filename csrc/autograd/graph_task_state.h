@@ -36,7 +36,7 @@ struct GraphTaskState {
   bool has_error = false;
   uint64_t outstanding_tasks = 0;
   std::vector<std::shared_ptr<Node>> roots;
-  std::vector<NodeState> nodes;  // the roots and every node reached from them
+  std::vector<NodeState> nodes; // the roots and every node reached from them
 };
 // The state of the graph task this thread is running; throws outside a backward.
 GraphTaskState get_current_graph_task_state();

@@ -1,7 +1,7 @@
 #include "autograd/input_buffer.h"
 #include "aten/Functions.h"
-#include "autograd/generated/Functions.h"
 #include "autograd/engine_trace.h"
+#include "autograd/generated/Functions.h"
 #include "autograd/grad_mode.h"
 
 #include "c10/core/DeviceGuard.h"
@@ -50,11 +50,15 @@ void accumulate(std::vector<Variable>& buffer, const size_t pos, Variable&& var)
 // Before the consumer runs, the engine makes the consumer stream wait on every
 // slot's ready event (Engine::evaluate_function), so every case is
 // synchronised exactly once, at the point the data is read.
-void InputBuffer::add(size_t pos, Variable&& var,
-                      const std::optional<c10::Stream>& opt_producer_stream_,
-                      const std::optional<c10::Stream>& opt_consumer_stream_) {
-  if (pos >= buffer.size()) throw std::out_of_range("InputBuffer::add: index out of range");
-  if (!var.defined()) return;
+void InputBuffer::add(
+    size_t pos,
+    Variable&& var,
+    const std::optional<c10::Stream>& opt_producer_stream_,
+    const std::optional<c10::Stream>& opt_consumer_stream_) {
+  if (pos >= buffer.size())
+    throw std::out_of_range("InputBuffer::add: index out of range");
+  if (!var.defined())
+    return;
   const auto device = var.device();
   const auto device_type = device.type();
 
@@ -71,12 +75,10 @@ void InputBuffer::add(size_t pos, Variable&& var,
   const auto* impl = c10::impl::getDeviceGuardImpl(device_type);
   // A producer or consumer without a stream (e.g. a CPU node made this
   // gradient by a device copy) is treated as var's device's current stream.
-  const c10::Stream producer_stream =
-      (opt_producer_stream_ && opt_producer_stream_->device_type() == device_type)
+  const c10::Stream producer_stream = (opt_producer_stream_ && opt_producer_stream_->device_type() == device_type)
       ? *opt_producer_stream_
       : impl->getStream(device);
-  const c10::Stream consumer_stream =
-      (opt_consumer_stream_ && opt_consumer_stream_->device_type() == device_type)
+  const c10::Stream consumer_stream = (opt_consumer_stream_ && opt_consumer_stream_->device_type() == device_type)
       ? *opt_consumer_stream_
       : impl->getStream(device);
 
@@ -118,15 +120,17 @@ void InputBuffer::add(size_t pos, Variable&& var,
     accum_stream.wait(event);
     if (trace::is_enabled()) {
       trace::on_stream(trace::EventKind::StreamRecord, producer_stream, "InputBuffer::add: producer");
-      trace::on_stream(trace::EventKind::StreamWait, accum_stream,
-                       "InputBuffer::add: accumulation stream waits for the producer");
+      trace::on_stream(
+          trace::EventKind::StreamWait, accum_stream, "InputBuffer::add: accumulation stream waits for the producer");
     }
   }
   if (accum_stream != *ready_streams[pos] && ready_events[pos]) {
     accum_stream.wait(*ready_events[pos]);
     if (trace::is_enabled()) {
-      trace::on_stream(trace::EventKind::StreamWait, accum_stream,
-                       "InputBuffer::add: accumulation stream waits for the slot's ready event");
+      trace::on_stream(
+          trace::EventKind::StreamWait,
+          accum_stream,
+          "InputBuffer::add: accumulation stream waits for the slot's ready event");
     }
   }
   {
@@ -149,7 +153,8 @@ c10::Device InputBuffer::device() const {
   for (const auto& var : buffer) {
     if (var.defined()) {
       auto device = var.device();
-      if (device.type() != c10::DeviceType::CPU) return device;
+      if (device.type() != c10::DeviceType::CPU)
+        return device;
     }
   }
   // Only report to the CPU thread if there really were no tensors from other devices.

@@ -16,8 +16,7 @@ namespace autograd {
 struct Node;
 
 struct InputBuffer {
-  explicit InputBuffer(size_t size)
-      : buffer(size), opt_accum_streams(size), ready_events(size), ready_streams(size) {}
+  explicit InputBuffer(size_t size) : buffer(size), opt_accum_streams(size), ready_events(size), ready_streams(size) {}
   InputBuffer(const InputBuffer& other) = delete;
   InputBuffer(InputBuffer&& other) = default;
   explicit InputBuffer(variable_list&& inputs)
@@ -30,13 +29,18 @@ struct InputBuffer {
   // Accumulates `var` into slot `pos`. The producer stream is where `var` was
   // computed, the consumer stream is where the consuming node will run; see Note
   // [Autograd Producer-Consumer Stream Syncs] in input_buffer.cpp.
-  void add(size_t pos, Variable&& var, const std::optional<c10::Stream>& opt_producer_stream,
-           const std::optional<c10::Stream>& opt_consumer_stream);
+  void add(
+      size_t pos,
+      Variable&& var,
+      const std::optional<c10::Stream>& opt_producer_stream,
+      const std::optional<c10::Stream>& opt_consumer_stream);
 
   // The device whose worker runs the node: the first non-CPU input, else CPU.
   c10::Device device() const;
 
-  Variable operator[](size_t pos) { return buffer[pos]; }
+  Variable operator[](size_t pos) {
+    return buffer[pos];
+  }
 
   // Returns the inputs as a list of variables. Destroys given InputBuffer.
   static std::vector<Variable> variables(InputBuffer&& g);

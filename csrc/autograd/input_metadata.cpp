@@ -5,8 +5,7 @@
 namespace torch {
 namespace autograd {
 
-InputMetadata::InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device,
-                             c10::Stream stream)
+InputMetadata::InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device, c10::Stream stream)
     : dtype_(dtype), shape_(std::move(shape)), device_(device), stream_(stream) {}
 
 InputMetadata::InputMetadata(const at::Tensor& t)
@@ -27,8 +26,7 @@ at::Tensor InputMetadata::reduce_grad(at::Tensor& grad) const {
   return at::sum_to(grad, shape_);
 }
 
-std::stringstream InputMetadata::incompatible_shape_error_message(size_t index,
-                                                                  const at::Tensor& grad) const {
+std::stringstream InputMetadata::incompatible_shape_error_message(size_t index, const at::Tensor& grad) const {
   std::stringstream ss;
   ss << "invalid gradient at index " << index << " - got " << at::sizes_to_string(grad.sizes())
      << " but expected shape compatible with " << at::sizes_to_string(shape_);

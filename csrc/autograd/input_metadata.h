@@ -1,6 +1,6 @@
 #pragma once
 // What a Node knows about each of its inputs before any gradient arrives:
-// dtype, device, shape and the stream its forward ran on 
+// dtype, device, shape and the stream its forward ran on
 // (torch/csrc/autograd/input_metadata.h).
 #include "aten/Tensor.h"
 #include "c10/core/Stream.h"
@@ -13,18 +13,29 @@ namespace autograd {
 
 struct InputMetadata {
   InputMetadata() = default;
-  InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device,
-                c10::Stream stream);
+  InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device, c10::Stream stream);
   // Records the tensor's properties and the calling thread's current stream
   // on its device.
   explicit InputMetadata(const at::Tensor& t);
 
-  at::ScalarType dtype() const noexcept { return dtype_; }
-  c10::Device device() const noexcept { return device_; }
-  c10::Stream stream() const noexcept { return stream_; }
-  const std::vector<int64_t>& shape() const noexcept { return shape_; }
-  bool is_tensor_subclass() const noexcept { return is_tensor_subclass_; }
-  void set_is_tensor_subclass(bool v) noexcept { is_tensor_subclass_ = v; }
+  at::ScalarType dtype() const noexcept {
+    return dtype_;
+  }
+  c10::Device device() const noexcept {
+    return device_;
+  }
+  c10::Stream stream() const noexcept {
+    return stream_;
+  }
+  const std::vector<int64_t>& shape() const noexcept {
+    return shape_;
+  }
+  bool is_tensor_subclass() const noexcept {
+    return is_tensor_subclass_;
+  }
+  void set_is_tensor_subclass(bool v) noexcept {
+    is_tensor_subclass_ = v;
+  }
 
   bool is_same_shape(const at::Tensor& grad) const;
   bool is_expandable_to_shape(const at::Tensor& grad) const;

@@ -15,7 +15,8 @@ PyAnomalyMetadata::PyAnomalyMetadata() {
 
 PyAnomalyMetadata::~PyAnomalyMetadata() {
   GilForRelease gil;
-  if (gil) Py_XDECREF(dict_);
+  if (gil)
+    Py_XDECREF(dict_);
 }
 
 namespace {
@@ -42,7 +43,8 @@ void PyAnomalyMetadata::store_stack() {
   py::list frames = traceback.attr("extract_stack")();
   size_t keep = py::len(frames);
   const std::string& dir = package_dir();
-  while (keep > 0 && py::str(frames[keep - 1].attr("filename")).cast<std::string>().rfind(dir, 0) == 0) --keep;
+  while (keep > 0 && py::str(frames[keep - 1].attr("filename")).cast<std::string>().rfind(dir, 0) == 0)
+    --keep;
   py::list stack = traceback.attr("format_list")(frames[py::slice(0, static_cast<py::ssize_t>(keep), 1)]);
   PyDict_SetItemString(dict_, ANOMALY_TRACE_KEY, stack.ptr());
   context_ = py::str("").attr("join")(stack).cast<std::string>();
@@ -64,7 +66,8 @@ void PyAnomalyMetadata::print_stack(const std::string& current_node_name) {
   py::gil_scoped_acquire gil;
   // A warnings filter may turn the warning into an error; the node's own
   // error is the one to report, so that one is dropped.
-  if (PyErr_WarnEx(PyExc_UserWarning, ss.str().c_str(), 1) < 0) PyErr_Clear();
+  if (PyErr_WarnEx(PyExc_UserWarning, ss.str().c_str(), 1) < 0)
+    PyErr_Clear();
 }
 
 } // namespace autograd

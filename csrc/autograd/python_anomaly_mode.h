@@ -16,7 +16,9 @@ struct PyAnomalyMetadata : public AnomalyMetadata {
   void store_stack() override;
   void print_stack(const std::string& current_node_name) override;
   // The node's metadata dict (grad_fn.metadata); the caller holds the GIL.
-  PyObject* dict() const noexcept { return dict_; }
+  PyObject* dict() const noexcept {
+    return dict_;
+  }
 
  private:
   PyObject* dict_;

@@ -34,10 +34,11 @@ std::string class_name(const std::string& node_name) {
 PyTypeObject* node_class(PyTypeObject* base, const std::string& node_name) {
   static auto* classes = new std::unordered_map<std::string, PyObject*>();
   auto it = classes->find(class_name(node_name));
-  if (it != classes->end()) return reinterpret_cast<PyTypeObject*>(it->second);
+  if (it != classes->end())
+    return reinterpret_cast<PyTypeObject*>(it->second);
   it = classes->emplace(class_name(node_name), nullptr).first;
-  std::vector<PyType_Slot> slots{{Py_tp_dealloc, reinterpret_cast<void*>(base->tp_dealloc)},
-                                 {Py_tp_free, reinterpret_cast<void*>(base->tp_free)}};
+  std::vector<PyType_Slot> slots{
+      {Py_tp_dealloc, reinterpret_cast<void*>(base->tp_dealloc)}, {Py_tp_free, reinterpret_cast<void*>(base->tp_free)}};
   if (PyType_HasFeature(base, Py_TPFLAGS_HAVE_GC)) {
     slots.push_back({Py_tp_traverse, reinterpret_cast<void*>(base->tp_traverse)});
     slots.push_back({Py_tp_clear, reinterpret_cast<void*>(base->tp_clear)});
@@ -46,9 +47,12 @@ PyTypeObject* node_class(PyTypeObject* base, const std::string& node_name) {
   // In module builtins, as torch's, named without it (tp_name), so that the class
   // prints as <class 'MulBackward0'>.
   const std::string qualified = "builtins." + it->first;
-  PyType_Spec spec{qualified.c_str(), static_cast<int>(base->tp_basicsize), static_cast<int>(base->tp_itemsize),
-                   static_cast<unsigned int>(Py_TPFLAGS_DEFAULT | (base->tp_flags & Py_TPFLAGS_HAVE_GC)),
-                   slots.data()};
+  PyType_Spec spec{
+      qualified.c_str(),
+      static_cast<int>(base->tp_basicsize),
+      static_cast<int>(base->tp_itemsize),
+      static_cast<unsigned int>(Py_TPFLAGS_DEFAULT | (base->tp_flags & Py_TPFLAGS_HAVE_GC)),
+      slots.data()};
   PyObject* cls = PyType_FromSpecWithBases(&spec, reinterpret_cast<PyObject*>(base));
   if (!cls || PyObject_SetAttrString(cls, "__name__", py::str(it->first).ptr()) < 0) {
     Py_XDECREF(cls);
@@ -62,16 +66,19 @@ PyTypeObject* node_class(PyTypeObject* base, const std::string& node_name) {
 } // namespace
 
 PyObject* functionToPyObject(const std::shared_ptr<Node>& cdata) {
-  if (!cdata) Py_RETURN_NONE;
+  if (!cdata)
+    Py_RETURN_NONE;
   // A custom Function's node answers with its ctx object.
-  if (auto* obj = static_cast<PyObject*>(cdata->pyobj())) return Py_NewRef(obj);
+  if (auto* obj = static_cast<PyObject*>(cdata->pyobj()))
+    return Py_NewRef(obj);
   // pybind11 keeps one wrapper per live node, so grad_fn is grad_fn; a new
   // wrapper is given its node's class.
   py::object obj = py::cast(cdata);
   static auto* node_base = reinterpret_cast<PyTypeObject*>(py::type::of<Node>().ptr());
   if (Py_TYPE(obj.ptr()) == node_base) {
     auto* cls = reinterpret_cast<PyObject*>(node_class(node_base, cdata->name()));
-    if (PyObject_SetAttrString(obj.ptr(), "__class__", cls) < 0) throw py::error_already_set();
+    if (PyObject_SetAttrString(obj.ptr(), "__class__", cls) < 0)
+      throw py::error_already_set();
   }
   return obj.release().ptr();
 }
@@ -80,8 +87,8 @@ py::tuple node_next_functions(const std::shared_ptr<Node>& node) {
   const auto& edges = node->next_edges();
   py::tuple result(edges.size());
   for (size_t i = 0; i < edges.size(); ++i) {
-    result[i] = py::make_tuple(py::reinterpret_steal<py::object>(functionToPyObject(edges[i].function)),
-                               edges[i].input_nr);
+    result[i] =
+        py::make_tuple(py::reinterpret_steal<py::object>(functionToPyObject(edges[i].function)), edges[i].input_nr);
   }
   return result;
 }
@@ -104,8 +111,7 @@ py::object node_register_prehook(const std::shared_ptr<Node>& node, py::object f
   return py::cast(RemovableHandle{[slot] { slot->removed = true; }});
 }
 
-py::tuple node_do_backward(const std::shared_ptr<Node>& node, const py::sequence& grad_output,
-                           bool retain_variables) {
+py::tuple node_do_backward(const std::shared_ptr<Node>& node, const py::sequence& grad_output, bool retain_variables) {
   variable_list inputs;
   inputs.reserve(grad_output.size());
   for (size_t i = 0; i < grad_output.size(); ++i) {
@@ -115,17 +121,20 @@ py::tuple node_do_backward(const std::shared_ptr<Node>& node, const py::sequence
     } else if (THPVariable_Check(grad.ptr())) {
       inputs.push_back(THPVariable_Unpack(grad.ptr()));
     } else {
-      throw py::type_error("_do_backward expects Tensors or None, but got " +
-                           std::string(Py_TYPE(grad.ptr())->tp_name));
+      throw py::type_error(
+          "_do_backward expects Tensors or None, but got " + std::string(Py_TYPE(grad.ptr())->tp_name));
     }
   }
   if (inputs.size() != node->num_inputs()) {
-    throw py::value_error(node->name() + " expects " + std::to_string(node->num_inputs()) +
-                          " gradients, but got " + std::to_string(inputs.size()));
+    throw py::value_error(
+        node->name() + " expects " + std::to_string(node->num_inputs()) + " gradients, but got " +
+        std::to_string(inputs.size()));
   }
   // Tensors freed below without the GIL are released here, with it.
   struct ReleaseDeferredOnExit {
-    ~ReleaseDeferredOnExit() { release_deferred_pyobjects(); }
+    ~ReleaseDeferredOnExit() {
+      release_deferred_pyobjects();
+    }
   } release_deferred;
   variable_list outputs;
   {
@@ -134,19 +143,26 @@ py::tuple node_do_backward(const std::shared_ptr<Node>& node, const py::sequence
     // apply, in their order, on the calling thread and outside any GraphTask.
     const auto hooks = node->hooks();
     if (hooks) {
-      for (const auto& hook : hooks->tensor_pre_hooks) inputs = (*hook)(inputs);
-      for (const auto& pair : hooks->retains_grad_hooks) inputs = (*pair.second)(inputs);
-      for (const auto& hook : hooks->pre_hooks) inputs = (*hook)(inputs);
+      for (const auto& hook : hooks->tensor_pre_hooks)
+        inputs = (*hook)(inputs);
+      for (const auto& pair : hooks->retains_grad_hooks)
+        inputs = (*pair.second)(inputs);
+      for (const auto& hook : hooks->pre_hooks)
+        inputs = (*hook)(inputs);
     }
-    if (!retain_variables) node->will_release_variables();
+    if (!retain_variables)
+      node->will_release_variables();
     const bool has_post_hooks = hooks && !hooks->post_hooks.empty();
     outputs = has_post_hooks ? (*node)(variable_list(inputs)) : (*node)(std::move(inputs));
-    validate_outputs(node->next_edges(), outputs,
-                     [&](const std::string& msg) { return "Function " + node->name() + " returned an " + msg; });
+    validate_outputs(node->next_edges(), outputs, [&](const std::string& msg) {
+      return "Function " + node->name() + " returned an " + msg;
+    });
     if (has_post_hooks) {
-      for (const auto& hook : hooks->post_hooks) outputs = (*hook)(outputs, inputs);
+      for (const auto& hook : hooks->post_hooks)
+        outputs = (*hook)(outputs, inputs);
     }
-    if (!retain_variables) node->release_variables();
+    if (!retain_variables)
+      node->release_variables();
   }
   py::tuple result(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -165,44 +181,48 @@ void initCppFunctionBindings(py::module_& m) {
       .def("_sequence_nr", &Node::sequence_nr)
       .def("_num_inputs", &Node::num_inputs)
       // AccumulateGrad's leaf, as torch's AccumulateGrad.variable; other nodes have none.
-      .def_property_readonly("variable",
-                             [](const std::shared_ptr<Node>& node) {
-                               auto* acc = dynamic_cast<AccumulateGrad*>(node.get());
-                               if (!acc) {
-                                 throw py::attribute_error("'" + class_name(node->name()) +
-                                                           "' object has no attribute 'variable'");
-                               }
-                               return py::reinterpret_steal<py::object>(THPVariable_Wrap(acc->variable));
-                             })
+      .def_property_readonly(
+          "variable",
+          [](const std::shared_ptr<Node>& node) {
+            auto* acc = dynamic_cast<AccumulateGrad*>(node.get());
+            if (!acc) {
+              throw py::attribute_error("'" + class_name(node->name()) + "' object has no attribute 'variable'");
+            }
+            return py::reinterpret_steal<py::object>(THPVariable_Wrap(acc->variable));
+          })
       .def("_do_backward", &node_do_backward, py::arg("grad_output"), py::arg("retain_variables"))
       // grad_fn._saved_<field>, as upstream's generated python_functions.cpp
       // defines a property per saved member of each node.
-      .def("__getattr__",
-           [](const std::shared_ptr<Node>& node, const std::string& attr) -> py::object {
-             static const std::string prefix = "_saved_";
-             if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
-               if (attr.compare(0, prefix.size(), prefix) == 0) {
-                 const auto& info = formula->info();
-                 const auto field = attr.substr(prefix.size());
-                 for (size_t i = 0; i < info.fields.size(); ++i) {
-                   if (info.fields[i] == field && info.field_exposed[i]) return formula->saved_field(i);
-                 }
-               }
-             }
-             throw py::attribute_error("'" + class_name(node->name()) + "' object has no attribute '" + attr + "'");
-           })
-      .def("__dir__",
-           [](const py::object& self) {
-             py::list names = py::module_::import("builtins").attr("object").attr("__dir__")(self);
-             auto node = self.cast<std::shared_ptr<Node>>();
-             if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
-               const auto& info = formula->info();
-               for (size_t i = 0; i < info.fields.size(); ++i) {
-                 if (info.field_exposed[i]) names.append("_saved_" + info.fields[i]);
-               }
-             }
-             return names;
-           })
+      .def(
+          "__getattr__",
+          [](const std::shared_ptr<Node>& node, const std::string& attr) -> py::object {
+            static const std::string prefix = "_saved_";
+            if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
+              if (attr.compare(0, prefix.size(), prefix) == 0) {
+                const auto& info = formula->info();
+                const auto field = attr.substr(prefix.size());
+                for (size_t i = 0; i < info.fields.size(); ++i) {
+                  if (info.fields[i] == field && info.field_exposed[i])
+                    return formula->saved_field(i);
+                }
+              }
+            }
+            throw py::attribute_error("'" + class_name(node->name()) + "' object has no attribute '" + attr + "'");
+          })
+      .def(
+          "__dir__",
+          [](const py::object& self) {
+            py::list names = py::module_::import("builtins").attr("object").attr("__dir__")(self);
+            auto node = self.cast<std::shared_ptr<Node>>();
+            if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
+              const auto& info = formula->info();
+              for (size_t i = 0; i < info.fields.size(); ++i) {
+                if (info.field_exposed[i])
+                  names.append("_saved_" + info.fields[i]);
+              }
+            }
+            return names;
+          })
       .def("__repr__", [](const std::shared_ptr<Node>& node) {
         char addr[32];
         std::snprintf(addr, sizeof(addr), "%p", static_cast<void*>(node.get()));

@@ -25,8 +25,10 @@ pybind11::object node_register_prehook(const std::shared_ptr<Node>& node, pybind
 // apply, output checks and post-hooks, as the engine's call_function runs them;
 // the saved variables are freed unless retain_variables. Returns the gradients
 // for next_functions (None where undefined).
-pybind11::tuple node_do_backward(const std::shared_ptr<Node>& node, const pybind11::sequence& grad_output,
-                                 bool retain_variables);
+pybind11::tuple node_do_backward(
+    const std::shared_ptr<Node>& node,
+    const pybind11::sequence& grad_output,
+    bool retain_variables);
 
 void initCppFunctionBindings(pybind11::module_& m);
 

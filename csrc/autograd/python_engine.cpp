@@ -17,22 +17,27 @@ Engine& PythonEngine::get_python_engine() {
   return *engine;
 }
 
-void PythonEngine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue,
-                               bool should_increment) {
+void PythonEngine::thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue, bool should_increment) {
   // Count the thread before waiting for the GIL: the thread that started it
   // waits for the count and may hold the GIL meanwhile.
-  if (should_increment) increment_non_reentrant_thread_count();
+  if (should_increment)
+    increment_non_reentrant_thread_count();
   {
     py::gil_scoped_acquire gil;
     py::gil_scoped_release no_gil;
     Engine::thread_init(device, ready_queue, false);
   }
-  if (should_increment) decrement_non_reentrant_thread_count();
+  if (should_increment)
+    decrement_non_reentrant_thread_count();
 }
 
-variable_list PythonEngine::execute(const edge_list& roots, const variable_list& inputs,
-                                    bool keep_graph, bool create_graph, bool accumulate_grad,
-                                    const edge_list& outputs) {
+variable_list PythonEngine::execute(
+    const edge_list& roots,
+    const variable_list& inputs,
+    bool keep_graph,
+    bool create_graph,
+    bool accumulate_grad,
+    const edge_list& outputs) {
   if (PyGILState_Check()) {
     throw std::runtime_error(
         "The autograd engine was called while holding the GIL. If you are using the C++ API, "
@@ -64,8 +69,8 @@ Variable unpack_tensor(const py::handle& obj, const char* what, size_t i) {
 std::pair<edge_list, variable_list> collect_roots(const py::tuple& tensors, const py::tuple& grad_tensors) {
   const size_t num_tensors = tensors.size();
   if (grad_tensors.size() != num_tensors) {
-    throw py::value_error("got " + std::to_string(num_tensors) + " tensors and " +
-                          std::to_string(grad_tensors.size()) + " gradients");
+    throw py::value_error(
+        "got " + std::to_string(num_tensors) + " tensors and " + std::to_string(grad_tensors.size()) + " gradients");
   }
   edge_list roots;
   roots.reserve(num_tensors);
@@ -75,16 +80,16 @@ std::pair<edge_list, variable_list> collect_roots(const py::tuple& tensors, cons
     const Variable variable = unpack_tensor(tensors[i], "tensors", i);
     auto gradient_edge = impl::gradient_edge(variable);
     if (!gradient_edge.function) {
-      throw std::runtime_error("element " + std::to_string(i) +
-                               " of tensors does not require grad and does not have a grad_fn");
+      throw std::runtime_error(
+          "element " + std::to_string(i) + " of tensors does not require grad and does not have a grad_fn");
     }
     roots.push_back(std::move(gradient_edge));
     py::handle grad = grad_tensors[i];
     if (THPVariable_Check(grad.ptr())) {
       grads.push_back(THPVariable_Unpack(grad.ptr()));
     } else if (grad.is_none()) {
-      throw std::runtime_error("element " + std::to_string(i) +
-                               " of gradients tuple is None, but the corresponding Tensor requires grad");
+      throw std::runtime_error(
+          "element " + std::to_string(i) + " of gradients tuple is None, but the corresponding Tensor requires grad");
     } else {
       throw py::type_error("element " + std::to_string(i) + " of gradients tuple is not a Tensor or None");
     }
@@ -93,9 +98,14 @@ std::pair<edge_list, variable_list> collect_roots(const py::tuple& tensors, cons
 }
 
 // THPEngine_run_backward (torch/csrc/autograd/python_engine.cpp).
-py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors, bool keep_graph,
-                        bool create_graph, const py::object& inputs_obj, bool allow_unreachable,
-                        bool accumulate_grad) {
+py::object run_backward(
+    const py::tuple& tensors,
+    const py::tuple& grad_tensors,
+    bool keep_graph,
+    bool create_graph,
+    const py::object& inputs_obj,
+    bool allow_unreachable,
+    bool accumulate_grad) {
   auto [roots, grads] = collect_roots(tensors, grad_tensors);
 
   edge_list output_edges;
@@ -105,8 +115,7 @@ py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors,
   output_edges.reserve(num_inputs);
   for (size_t i = 0; i < num_inputs; ++i) {
     if (!THPVariable_Check(inputs[i].ptr())) {
-      throw py::type_error(std::string("all inputs have to be Tensors, but got ") +
-                           Py_TYPE(inputs[i].ptr())->tp_name);
+      throw py::type_error(std::string("all inputs have to be Tensors, but got ") + Py_TYPE(inputs[i].ptr())->tp_name);
     }
     const Variable& tensor = THPVariable_Unpack(inputs[i].ptr());
     if (!tensor.requires_grad()) {
@@ -114,8 +123,10 @@ py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors,
     }
     const auto output_nr = tensor.output_nr();
     auto grad_fn = tensor.grad_fn();
-    if (!grad_fn) grad_fn = impl::try_get_grad_accumulator(tensor);
-    if (accumulate_grad) tensor.retain_grad();
+    if (!grad_fn)
+      grad_fn = impl::try_get_grad_accumulator(tensor);
+    if (accumulate_grad)
+      tensor.retain_grad();
     if (!grad_fn) {
       // An input the graph never reached: Identity gives grad() an edge to
       // capture (undefined) from, and keeps the engine's edges valid.
@@ -128,7 +139,9 @@ py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors,
   // Runs last, with the GIL back, also when execute throws: releases the
   // arrays the workers freed without the GIL (Note [Releasing arrays without the GIL]).
   struct ReleaseDeferredOnExit {
-    ~ReleaseDeferredOnExit() { release_deferred_pyobjects(); }
+    ~ReleaseDeferredOnExit() {
+      release_deferred_pyobjects();
+    }
   } release_deferred;
   variable_list outputs;
   {
@@ -137,7 +150,8 @@ py::object run_backward(const py::tuple& tensors, const py::tuple& grad_tensors,
     outputs = engine.execute(roots, grads, keep_graph, create_graph, accumulate_grad, output_edges);
   }
 
-  if (backward_api_called || num_inputs == 0) return py::none();
+  if (backward_api_called || num_inputs == 0)
+    return py::none();
   py::tuple result(num_inputs);
   for (size_t i = 0; i < num_inputs; ++i) {
     if (!allow_unreachable && !outputs[i].defined()) {
@@ -155,7 +169,8 @@ void queue_callback(const py::object& callback) {
   python::PythonEngine::get_python_engine().queue_callback([holder]() {
     py::gil_scoped_acquire gil;
     PyObject* r = PyObject_CallNoArgs(holder->ptr());
-    if (!r) throw py::error_already_set();
+    if (!r)
+      throw py::error_already_set();
     Py_DECREF(r);
   });
 }
@@ -175,15 +190,24 @@ void initEngineBindings(py::module_& m) {
       .def(py::init<>())
       .def(
           "run_backward",
-          [](ImperativeEngine&, const py::tuple& tensors, const py::tuple& grad_tensors,
-             bool keep_graph, bool create_graph, const py::object& inputs, bool allow_unreachable,
+          [](ImperativeEngine&,
+             const py::tuple& tensors,
+             const py::tuple& grad_tensors,
+             bool keep_graph,
+             bool create_graph,
+             const py::object& inputs,
+             bool allow_unreachable,
              bool accumulate_grad) {
-            return run_backward(tensors, grad_tensors, keep_graph, create_graph, inputs,
-                                allow_unreachable, accumulate_grad);
+            return run_backward(
+                tensors, grad_tensors, keep_graph, create_graph, inputs, allow_unreachable, accumulate_grad);
           },
-          py::arg("tensors"), py::arg("grad_tensors"), py::arg("keep_graph"),
-          py::arg("create_graph"), py::arg("inputs") = py::none(),
-          py::arg("allow_unreachable") = false, py::arg("accumulate_grad") = false)
+          py::arg("tensors"),
+          py::arg("grad_tensors"),
+          py::arg("keep_graph"),
+          py::arg("create_graph"),
+          py::arg("inputs") = py::none(),
+          py::arg("allow_unreachable") = false,
+          py::arg("accumulate_grad") = false)
       .def("queue_callback", [](ImperativeEngine&, const py::object& cb) { queue_callback(cb); })
       .def("is_checkpoint_valid", [](ImperativeEngine&) {
         return python::PythonEngine::get_python_engine().is_checkpoint_valid();

@@ -16,11 +16,14 @@ struct PythonEngine : public Engine {
 
   // Device threads keep one PyThreadState for their whole life, so a Python
   // node they run does not create and destroy one per call.
-  void thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue,
-                   bool should_increment) override;
-  variable_list execute(const edge_list& roots, const variable_list& inputs, bool keep_graph,
-                        bool create_graph, bool accumulate_grad,
-                        const edge_list& outputs = {}) override;
+  void thread_init(int device, const std::shared_ptr<ReadyQueue>& ready_queue, bool should_increment) override;
+  variable_list execute(
+      const edge_list& roots,
+      const variable_list& inputs,
+      bool keep_graph,
+      bool create_graph,
+      bool accumulate_grad,
+      const edge_list& outputs = {}) override;
   std::unique_ptr<AnomalyMetadata> make_anomaly_metadata() override;
 
  private:

@@ -5,8 +5,8 @@
 // pictures need (a node's numbers and saved tensors, a GraphTask's state).
 #include "autograd/engine.h"
 #include "autograd/engine_trace.h"
-#include "autograd/graph_task_state.h"
 #include "autograd/functions/accumulate_grad.h"
+#include "autograd/graph_task_state.h"
 #include "autograd/python_cpp_function.h"
 #include "autograd/python_function.h"
 #include "autograd/python_variable.h"
@@ -26,10 +26,12 @@ py::object node_object(const std::shared_ptr<Node>& node) {
 
 // The C++ node behind a grad_fn: a built-in node, or a custom Function's ctx.
 std::shared_ptr<Node> node_of(const py::handle& obj) {
-  if (py::isinstance<Node>(obj)) return obj.cast<std::shared_ptr<Node>>();
+  if (py::isinstance<Node>(obj))
+    return obj.cast<std::shared_ptr<Node>>();
   if (py::isinstance<THPFunction>(obj)) {
     auto node = obj.cast<THPFunction&>().cdata.lock();
-    if (node) return node;
+    if (node)
+      return node;
     throw std::runtime_error("this Function's backward node is not part of a graph");
   }
   throw py::type_error(std::string("expected an autograd Node, but got ") + Py_TYPE(obj.ptr())->tp_name);
@@ -37,14 +39,17 @@ std::shared_ptr<Node> node_of(const py::handle& obj) {
 
 py::object shape_of(const Variable& var) {
   py::tuple shape(var.dim());
-  for (int64_t d = 0; d < var.dim(); ++d) shape[d] = var.sizes()[d];
+  for (int64_t d = 0; d < var.dim(); ++d)
+    shape[d] = var.sizes()[d];
   return std::move(shape);
 }
 
 // Each saved tensor's shape; None where it was freed (or its version moved
 // on), "packed" where saved_tensors_hooks hold it.
-py::list saved_shapes(const std::shared_ptr<Node>& node, const std::vector<SavedVariable>& saved,
-                      const std::vector<PyObject*>* packed) {
+py::list saved_shapes(
+    const std::shared_ptr<Node>& node,
+    const std::vector<SavedVariable>& saved,
+    const std::vector<PyObject*>* packed) {
   py::list result;
   for (size_t i = 0; i < saved.size(); ++i) {
     if (packed && i < packed->size() && (*packed)[i]) {
@@ -53,7 +58,8 @@ py::list saved_shapes(const std::shared_ptr<Node>& node, const std::vector<Saved
     }
     try {
       Variable var = saved[i].unpack(node);
-      if (var.defined()) result.append(shape_of(var));
+      if (var.defined())
+        result.append(shape_of(var));
     } catch (const std::exception&) {
       result.append(py::none());
     }
@@ -74,20 +80,24 @@ py::dict node_info(const py::handle& obj) {
   } else if (py::isinstance<THPFunction>(obj)) {
     auto& f = obj.cast<THPFunction&>();
     std::vector<PyObject*> packed;
-    for (const auto& p : f.packed_saved) packed.push_back(p.is_none() ? nullptr : p.ptr());
-    if (!f.has_freed_buffers) saved = saved_shapes(node, f.saved_variables, &packed);
+    for (const auto& p : f.packed_saved)
+      packed.push_back(p.is_none() ? nullptr : p.ptr());
+    if (!f.has_freed_buffers)
+      saved = saved_shapes(node, f.saved_variables, &packed);
   }
   info["saved"] = saved;
   info["variable_shape"] = py::none();
   if (auto* acc = dynamic_cast<AccumulateGrad*>(node.get())) {
-    if (acc->variable.defined()) info["variable_shape"] = shape_of(acc->variable);
+    if (acc->variable.defined())
+      info["variable_shape"] = shape_of(acc->variable);
   }
   py::list next;
   for (const auto& edge : node->next_edges()) {
-    next.append(py::make_tuple(edge.function ? node_object(edge.function) : py::none(),
-                               edge.function ? py::int_(reinterpret_cast<std::uintptr_t>(edge.function.get()))
-                                             : py::object(py::none()),
-                               edge.input_nr));
+    next.append(
+        py::make_tuple(
+            edge.function ? node_object(edge.function) : py::none(),
+            edge.function ? py::int_(reinterpret_cast<std::uintptr_t>(edge.function.get())) : py::object(py::none()),
+            edge.input_nr));
   }
   info["next"] = next;
   return info;
@@ -133,7 +143,8 @@ py::dict graph_task_state() {
   d["has_error"] = state.has_error;
   d["outstanding_tasks"] = state.outstanding_tasks;
   py::list roots;
-  for (const auto& r : state.roots) roots.append(reinterpret_cast<std::uintptr_t>(r.get()));
+  for (const auto& r : state.roots)
+    roots.append(reinterpret_cast<std::uintptr_t>(r.get()));
   d["roots"] = roots;
   py::list nodes;
   for (const auto& ns : state.nodes) {
@@ -146,7 +157,8 @@ py::dict graph_task_state() {
     n["needed"] = ns.needed;
     n["captured"] = ns.captured;
     py::list slots;
-    for (bool filled : ns.not_ready_slots) slots.append(filled);
+    for (bool filled : ns.not_ready_slots)
+      slots.append(filled);
     n["not_ready_slots"] = ns.not_ready_slots.empty() ? py::object(py::none()) : py::object(slots);
     nodes.append(n);
   }
@@ -161,7 +173,8 @@ void initEngineTraceBindings(py::module_& m) {
   m.def("_trace_stop", [] {
     std::vector<trace::Event> events = trace::stop();
     py::list result;
-    for (const auto& e : events) result.append(event_dict(e));
+    for (const auto& e : events)
+      result.append(event_dict(e));
     return result;
   });
   m.def("_trace_is_enabled", &trace::is_enabled);
@@ -177,7 +190,8 @@ void initEngineTraceBindings(py::module_& m) {
       throw std::runtime_error("_current_graph_task_execution_order should only be called during the backward pass");
     }
     py::list result;
-    for (Node* n : nodes) result.append(node_object(n->getptr()));
+    for (Node* n : nodes)
+      result.append(node_object(n->getptr()));
     return result;
   });
   m.def("_current_graph_task_state", &graph_task_state);

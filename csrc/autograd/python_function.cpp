@@ -21,9 +21,11 @@ py::object wrap(const Variable& var) {
 
 // Drops a Python reference held by a node; the node may die on any thread.
 void release_pyobject(PyObject* obj) {
-  if (!obj) return;
+  if (!obj)
+    return;
   GilForRelease gil;
-  if (gil) Py_DECREF(obj);
+  if (gil)
+    Py_DECREF(obj);
 }
 
 // Note [Python nodes on CUDA streams]
@@ -35,16 +37,19 @@ void release_pyobject(PyObject* obj) {
 class CupyStreamScope {
  public:
   explicit CupyStreamScope(const Node& node) {
-    if (!THPCudaStreamHook) return;
+    if (!THPCudaStreamHook)
+      return;
     const auto stream = node.stream();
-    if (!stream || stream->device_type() != c10::DeviceType::CUDA) return;
-    restore_ = py::reinterpret_borrow<py::object>(THPCudaStreamHook)(stream->id(),
-                                                                     static_cast<int>(stream->device_index()));
+    if (!stream || stream->device_type() != c10::DeviceType::CUDA)
+      return;
+    restore_ =
+        py::reinterpret_borrow<py::object>(THPCudaStreamHook)(stream->id(), static_cast<int>(stream->device_index()));
   }
   CupyStreamScope(const CupyStreamScope&) = delete;
   CupyStreamScope& operator=(const CupyStreamScope&) = delete;
   ~CupyStreamScope() {
-    if (!restore_) return;
+    if (!restore_)
+      return;
     try {
       restore_();
     } catch (py::error_already_set& e) {
@@ -77,23 +82,26 @@ c10::SafePyObject to_safe_pyobject(py::object obj) {
 
 PyObject* pack_saved_tensor(PyObject* tensor) {
   const auto hooks = at::SavedTensorDefaultHooks::get_hooks();
-  if (!hooks) return nullptr;
+  if (!hooks)
+    return nullptr;
   PyObject* packed = PyObject_CallOneArg(static_cast<PyObject*>(hooks->first.ptr()), tensor);
-  if (!packed) throw py::error_already_set();
+  if (!packed)
+    throw py::error_already_set();
   PyObject* pair = PyTuple_Pack(2, static_cast<PyObject*>(hooks->second.ptr()), packed);
   Py_DECREF(packed);
-  if (!pair) throw py::error_already_set();
+  if (!pair)
+    throw py::error_already_set();
   return pair;
 }
 
 py::object unpack_saved_tensor(PyObject* unpack_and_packed) {
-  PyObject* raw = PyObject_CallOneArg(PyTuple_GET_ITEM(unpack_and_packed, 0),
-                                      PyTuple_GET_ITEM(unpack_and_packed, 1));
-  if (!raw) throw py::error_already_set();
+  PyObject* raw = PyObject_CallOneArg(PyTuple_GET_ITEM(unpack_and_packed, 0), PyTuple_GET_ITEM(unpack_and_packed, 1));
+  if (!raw)
+    throw py::error_already_set();
   py::object r = py::reinterpret_steal<py::object>(raw);
   if (!THPVariable_Check(r.ptr())) {
-    throw py::type_error("Output of saved tensor unpack_hook expected to be a Tensor but got result of type " +
-                         type_name(r.ptr()));
+    throw py::type_error(
+        "Output of saved tensor unpack_hook expected to be a Tensor but got result of type " + type_name(r.ptr()));
   }
   return r;
 }
@@ -125,13 +133,15 @@ variable_list PyNode::apply(variable_list&& inputs) {
       args[i] = py::none();
     }
   }
-  inputs.clear();  // drop the gradients while the GIL is held
+  inputs.clear(); // drop the gradients while the GIL is held
 
   py::object apply_fn = py::handle(obj_).attr("apply");
   PyObject* raw = PyObject_Call(apply_fn.ptr(), args.ptr(), nullptr);
-  if (!raw) throw py::error_already_set();
+  if (!raw)
+    throw py::error_already_set();
   py::object r = py::reinterpret_steal<py::object>(raw);
-  if (!PyTuple_Check(r.ptr())) r = py::make_tuple(r);
+  if (!PyTuple_Check(r.ptr()))
+    r = py::make_tuple(r);
 
   const size_t num_forward_inputs = f.is_variable_input.size();
   size_t num_outputs = PyTuple_GET_SIZE(r.ptr());
@@ -141,11 +151,13 @@ variable_list PyNode::apply(variable_list&& inputs) {
     for (size_t i = num_forward_inputs; i < num_outputs; ++i) {
       all_none &= PyTuple_GET_ITEM(r.ptr(), i) == Py_None;
     }
-    if (all_none) num_outputs = num_forward_inputs;
+    if (all_none)
+      num_outputs = num_forward_inputs;
   }
   if (num_outputs != num_forward_inputs) {
-    throw std::runtime_error("function " + name() + " returned an incorrect number of gradients (expected " +
-                             std::to_string(num_forward_inputs) + ", got " + std::to_string(num_outputs) + ")");
+    throw std::runtime_error(
+        "function " + name() + " returned an incorrect number of gradients (expected " +
+        std::to_string(num_forward_inputs) + ", got " + std::to_string(num_outputs) + ")");
   }
 
   variable_list results;
@@ -154,9 +166,9 @@ variable_list PyNode::apply(variable_list&& inputs) {
     PyObject* output = PyTuple_GET_ITEM(r.ptr(), i);
     if (!f.is_variable_input[i]) {
       if (output != Py_None) {
-        throw std::runtime_error("function " + name() + " returned a gradient different than None at position " +
-                                 std::to_string(i + 1) +
-                                 ", but the corresponding forward input was not a Variable");
+        throw std::runtime_error(
+            "function " + name() + " returned a gradient different than None at position " + std::to_string(i + 1) +
+            ", but the corresponding forward input was not a Variable");
       }
       continue;
     }
@@ -173,7 +185,8 @@ variable_list PyNode::apply(variable_list&& inputs) {
 
 void PyNode::release_variables() {
   GilForRelease gil;
-  if (!gil) return;
+  if (!gil)
+    return;
   THPFunction& f = py::handle(obj_).cast<THPFunction&>();
   f.saved_variables.clear();
   f.packed_saved.clear();
@@ -184,20 +197,23 @@ void PyNode::release_variables() {
 
 size_t OpInfo::field_index(PyObject* key) const {
   for (size_t i = 0; i < field_keys.size(); ++i) {
-    if (field_keys[i] == key) return i;
+    if (field_keys[i] == key)
+      return i;
   }
   for (size_t i = 0; i < field_keys.size(); ++i) {
-    if (PyUnicode_Compare(field_keys[i], key) == 0) return i;
+    if (PyUnicode_Compare(field_keys[i], key) == 0)
+      return i;
   }
   return fields.size();
 }
 
-PyFormulaNode::PyFormulaNode(const OpInfo* info, edge_list&& next_edges)
-    : Node(std::move(next_edges)), info_(info) {}
+PyFormulaNode::PyFormulaNode(const OpInfo* info, edge_list&& next_edges) : Node(std::move(next_edges)), info_(info) {}
 
 PyFormulaNode::~PyFormulaNode() {
-  for (PyObject* v : values_) release_pyobject(v);
-  for (PyObject* p : packed_) release_pyobject(p);
+  for (PyObject* v : values_)
+    release_pyobject(v);
+  for (PyObject* p : packed_)
+    release_pyobject(p);
 }
 
 void PyFormulaNode::release_packed() {
@@ -211,8 +227,10 @@ void PyFormulaNode::release_packed() {
 void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) {
   const size_t n = info_->fields.size();
   const size_t i = info_->field_index(key);
-  if (i == n) throw py::type_error(info_->name + " has no field '" + py::str(key).cast<std::string>() + "'");
-  if (value == Py_None) return;
+  if (i == n)
+    throw py::type_error(info_->name + " has no field '" + py::str(key).cast<std::string>() + "'");
+  if (value == Py_None)
+    return;
   if (info_->field_is_list[i]) {
     // A list of tensors (upstream's std::vector<SavedVariable> members, `indices`):
     // slots after the fields'.
@@ -234,7 +252,8 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
       // saved-tensor hooks never see it. In the number's own type, as
       // upstream's scalar_to_tensor makes it.
       const double number = PyFloat_AsDouble(value);
-      if (PyErr_Occurred()) throw py::error_already_set();
+      if (PyErr_Occurred())
+        throw py::error_already_set();
       const auto dtype = PyBool_Check(value) ? at::kBool : PyLong_Check(value) ? at::kLong : at::kDouble;
       at::Tensor wrapped = at::full({}, number, dtype, THPVariable_Unpack(output).device());
       wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
@@ -246,7 +265,8 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
 }
 
 void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output) {
-  if (!THPVariable_Check(value)) throw py::type_error(info_->name + ": expected a tensor to save");
+  if (!THPVariable_Check(value))
+    throw py::type_error(info_->name + ": expected a tensor to save");
   const bool is_output = value == output;
   if (PyObject* packed = pack_saved_tensor(value)) {
     packed_.resize(saved_.size(), nullptr);
@@ -261,7 +281,8 @@ void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyO
   saved_.resize(info_->fields.size());
   values_.assign(info_->fields.size(), nullptr);
   const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  for (Py_ssize_t k = 0; k < num_kw; ++k) set_field(PyTuple_GET_ITEM(kwnames, k), kwvalues[k], output);
+  for (Py_ssize_t k = 0; k < num_kw; ++k)
+    set_field(PyTuple_GET_ITEM(kwnames, k), kwvalues[k], output);
   native_ok_ = info_->native != 0 && packed_.empty() && read_native_fields();
 }
 
@@ -270,7 +291,8 @@ void PyFormulaNode::set_fields(PyObject* dict, PyObject* output) {
   values_.assign(info_->fields.size(), nullptr);
   PyObject *key, *value;
   Py_ssize_t pos = 0;
-  while (PyDict_Next(dict, &pos, &key, &value)) set_field(key, value, output);
+  while (PyDict_Next(dict, &pos, &key, &value))
+    set_field(key, value, output);
   native_ok_ = info_->native != 0 && packed_.empty() && read_native_fields();
 }
 
@@ -279,12 +301,15 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
   if (values_[index] && (for_formula || !info_->field_is_tensor[index])) {
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
-  if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  if (packed_released_)
+    throw std::runtime_error(ERR_BACKWARD_TWICE);
   if (info_->field_is_list[index]) {
-    if (index >= list_ranges_.size()) return py::none();
+    if (index >= list_ranges_.size())
+      return py::none();
     const auto range = list_ranges_[index];
     py::tuple items(range.second - range.first);
-    for (size_t k = range.first; k < range.second; ++k) items[k - range.first] = saved_slot(k);
+    for (size_t k = range.first; k < range.second; ++k)
+      items[k - range.first] = saved_slot(k);
     return std::move(items);
   }
   return saved_slot(index);
@@ -296,7 +321,8 @@ py::object PyFormulaNode::saved_slot(size_t index) {
     return wrap(saved_[index].unpack_packed(THPVariable_Unpack(unpack_saved_tensor(packed_[index]).ptr()), self));
   }
   Variable var = saved_[index].unpack(self);
-  if (!var.defined()) return py::none();
+  if (!var.defined())
+    return py::none();
   return wrap(var);
 }
 
@@ -305,19 +331,24 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
   // Every formula is linear in the incoming gradients: none in, none out,
   // without taking the GIL.
   bool any_defined = false;
-  for (const auto& g : grads) any_defined |= g.defined();
-  if (!any_defined) return variable_list(n);
+  for (const auto& g : grads)
+    any_defined |= g.defined();
+  if (!any_defined)
+    return variable_list(n);
 
   std::vector<bool> needs(n);
-  for (size_t i = 0; i < n; ++i) needs[i] = task_should_compute_output(i);
+  for (size_t i = 0; i < n; ++i)
+    needs[i] = task_should_compute_output(i);
   // Note [GIL-free formulas]: first-order backward of the simple ops runs in C++.
   if (native_ok_ && !GradMode::is_enabled()) {
     variable_list saved;
     saved.reserve(saved_.size());
     const auto self = getptr();
-    for (const auto& s : saved_) saved.push_back(s.unpack(self));
+    for (const auto& s : saved_)
+      saved.push_back(s.unpack(self));
     variable_list outputs(n);
-    if (apply_native(grads, saved, needs, outputs)) return outputs;
+    if (apply_native(grads, saved, needs, outputs))
+      return outputs;
   }
   py::gil_scoped_acquire gil;
   CupyStreamScope cupy_stream(*this);
@@ -327,50 +358,61 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
 variable_list PyFormulaNode::formula_outputs(const py::object& r) {
   const size_t n = num_outputs();
   if (!PyTuple_Check(r.ptr()) || static_cast<size_t>(PyTuple_GET_SIZE(r.ptr())) != n) {
-    throw std::runtime_error("function " + name() + " returned an incorrect number of gradients (expected " +
-                             std::to_string(n) + ", got " +
-                             std::to_string(PyTuple_Check(r.ptr()) ? PyTuple_GET_SIZE(r.ptr()) : 1) + ")");
+    throw std::runtime_error(
+        "function " + name() + " returned an incorrect number of gradients (expected " + std::to_string(n) + ", got " +
+        std::to_string(PyTuple_Check(r.ptr()) ? PyTuple_GET_SIZE(r.ptr()) : 1) + ")");
   }
   variable_list outputs(n);
   for (size_t i = 0; i < n; ++i) {
     PyObject* out = PyTuple_GET_ITEM(r.ptr(), i);
-    if (out == Py_None) continue;
-    if (!THPVariable_Check(out)) throw py::type_error("expected Variable or None (got " + type_name(out) + ")");
+    if (out == Py_None)
+      continue;
+    if (!THPVariable_Check(out))
+      throw py::type_error("expected Variable or None (got " + type_name(out) + ")");
     outputs[i] = THPVariable_Unpack(out);
   }
   return outputs;
 }
 
 variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::vector<bool>& needs_input_grad) {
-  if (!info_->backward) throw std::logic_error(name() + " has no formula: torchlite._generated is not imported");
+  if (!info_->backward)
+    throw std::logic_error(name() + " has no formula: torchlite._generated is not imported");
   const size_t n = num_outputs();
   const size_t num_fields = info_->fields.size();
-  if (packed_released_) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  if (packed_released_)
+    throw std::runtime_error(ERR_BACKWARD_TWICE);
   // fn(grad, needs, *fields)
   std::vector<py::object> argv_owned(2 + num_fields);
   py::tuple needs(n);
-  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(needs_input_grad[i]);
+  for (size_t i = 0; i < n; ++i)
+    needs[i] = py::bool_(needs_input_grad[i]);
   if (info_->multi_output) {
     // A multi-output op's formula takes one gradient per output (None where undefined).
     py::tuple all(grads.size());
-    for (size_t i = 0; i < grads.size(); ++i) all[i] = wrap(grads[i]);
+    for (size_t i = 0; i < grads.size(); ++i)
+      all[i] = wrap(grads[i]);
     argv_owned[0] = std::move(all);
   } else {
     argv_owned[0] = wrap(grads[0]);
   }
   argv_owned[1] = std::move(needs);
-  for (size_t i = 0; i < num_fields; ++i) argv_owned[2 + i] = saved_field(i, /*for_formula=*/true);
+  for (size_t i = 0; i < num_fields; ++i)
+    argv_owned[2 + i] = saved_field(i, /*for_formula=*/true);
   grads.clear();
   if (release_after_apply_) {
     // The engine frees the graph after this call: drop the saved tensors now,
     // while the GIL is held, instead of taking it again in release_variables.
-    for (auto& s : saved_) s.reset_data();
-    if (!packed_.empty()) release_packed();
+    for (auto& s : saved_)
+      s.reset_data();
+    if (!packed_.empty())
+      release_packed();
   }
   std::vector<PyObject*> argv(argv_owned.size());
-  for (size_t i = 0; i < argv.size(); ++i) argv[i] = argv_owned[i].ptr();
+  for (size_t i = 0; i < argv.size(); ++i)
+    argv[i] = argv_owned[i].ptr();
   PyObject* raw = PyObject_Vectorcall(info_->backward, argv.data(), argv.size(), nullptr);
-  if (!raw) throw py::error_already_set();
+  if (!raw)
+    throw py::error_already_set();
   auto outputs = formula_outputs(py::reinterpret_steal<py::object>(raw));
   reduce_outputs(outputs);
   return outputs;
@@ -379,7 +421,8 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
 namespace {
 bool same_numel(const std::vector<int64_t>& shape, const Variable& grad) {
   int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape)
+    n *= d;
   return n == grad.numel();
 }
 } // namespace
@@ -388,29 +431,37 @@ void PyFormulaNode::reduce_outputs(variable_list& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     auto& grad = outputs[i];
     const auto& edge = next_edge(i);
-    if (!grad.defined() || !edge.is_valid()) continue;
+    if (!grad.defined() || !edge.is_valid())
+      continue;
     const auto& metadata = edge.function->input_metadata(edge.input_nr);
     const bool reshape = !metadata.is_same_shape(grad);
     // validate_outputs' error, except for a setitem value whose leading 1s the index dropped
-    if (reshape && !metadata.is_expandable_to_shape(grad) && !same_numel(metadata.shape(), grad)) continue;
-    if (!reshape && metadata.dtype() == grad.scalar_type()) continue;
-    if (!THPSumToHook) throw std::logic_error("torchlite has not registered its sum_to");
+    if (reshape && !metadata.is_expandable_to_shape(grad) && !same_numel(metadata.shape(), grad))
+      continue;
+    if (!reshape && metadata.dtype() == grad.scalar_type())
+      continue;
+    if (!THPSumToHook)
+      throw std::logic_error("torchlite has not registered its sum_to");
     const auto& shape = metadata.shape();
     py::tuple sizes(shape.size());
-    for (size_t d = 0; d < shape.size(); ++d) sizes[d] = py::int_(shape[d]);
-    PyObject* raw = PyObject_CallFunctionObjArgs(THPSumToHook, wrap(grad).ptr(), sizes.ptr(),
-                                                 py::int_(static_cast<int>(metadata.dtype())).ptr(), nullptr);
-    if (!raw) throw py::error_already_set();
+    for (size_t d = 0; d < shape.size(); ++d)
+      sizes[d] = py::int_(shape[d]);
+    PyObject* raw = PyObject_CallFunctionObjArgs(
+        THPSumToHook, wrap(grad).ptr(), sizes.ptr(), py::int_(static_cast<int>(metadata.dtype())).ptr(), nullptr);
+    if (!raw)
+      throw py::error_already_set();
     grad = THPVariable_Unpack(raw);
     Py_DECREF(raw);
   }
 }
 
 void PyFormulaNode::release_variables() {
-  for (auto& s : saved_) s.reset_data();
+  for (auto& s : saved_)
+    s.reset_data();
   if (!packed_.empty()) {
     GilForRelease gil;
-    if (gil) release_packed();
+    if (gil)
+      release_packed();
   }
 }
 
@@ -418,7 +469,8 @@ PyObject* THPSumToHook = nullptr;
 
 const OpInfo* op_info(PyObject* capsule) {
   auto* info = static_cast<const OpInfo*>(PyCapsule_GetPointer(capsule, "torchlite.OpInfo"));
-  if (!info) throw py::error_already_set();
+  if (!info)
+    throw py::error_already_set();
   return info;
 }
 
@@ -450,7 +502,7 @@ PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   info.native = static_cast<int>(PyLong_AsLong(args[3]));
   info.multi_output = PyObject_IsTrue(args[4]) == 1;
-  static std::deque<OpInfo> infos;  // stable addresses; specs are made once, at import
+  static std::deque<OpInfo> infos; // stable addresses; specs are made once, at import
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   infos.push_back(std::move(info));
@@ -472,7 +524,8 @@ void set_formula(py::capsule spec, py::object fn) {
 // with requires_grad=True in inference mode).
 bool any_normal_tensor(PyObject* tensors) {
   for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tensors); ++i) {
-    if (!THPVariable_Unpack(PyTuple_GET_ITEM(tensors, i)).unsafeGetTensorImpl()->is_inference()) return true;
+    if (!THPVariable_Unpack(PyTuple_GET_ITEM(tensors, i)).unsafeGetTensorImpl()->is_inference())
+      return true;
   }
   return false;
 }
@@ -489,9 +542,11 @@ PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwna
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  if (nargs != 3 && nargs != 4) throw py::type_error("_record(spec, inputs, output[, others], **fields)");
+  if (nargs != 3 && nargs != 4)
+    throw py::type_error("_record(spec, inputs, output[, others], **fields)");
   PyObject* output = args[2];
-  if (!GradMode::is_enabled()) return Py_NewRef(output);
+  if (!GradMode::is_enabled())
+    return Py_NewRef(output);
   PyObject* inputs = args[1];
   const Py_ssize_t num_inputs = PyTuple_GET_SIZE(inputs);
   bool any_requires_grad = false;
@@ -501,13 +556,16 @@ PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwna
       break;
     }
   }
-  if (!any_requires_grad) return Py_NewRef(output);
-  if (!any_normal_tensor(inputs) && !(nargs == 4 && any_normal_tensor(args[3]))) return Py_NewRef(output);
+  if (!any_requires_grad)
+    return Py_NewRef(output);
+  if (!any_normal_tensor(inputs) && !(nargs == 4 && any_normal_tensor(args[3])))
+    return Py_NewRef(output);
 
   edge_list edges(static_cast<size_t>(num_inputs));
   for (Py_ssize_t i = 0; i < num_inputs; ++i) {
     const auto& var = THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i));
-    if (var.requires_grad()) edges[i] = impl::gradient_edge(var);
+    if (var.requires_grad())
+      edges[i] = impl::gradient_edge(var);
   }
   auto node = make_formula_node(info, std::move(edges));
   // The output's edge first: saving an output must see it as non-leaf, or
@@ -528,9 +586,11 @@ PyObject* record_number(PyObject*, PyObject* const* args, size_t nargsf, PyObjec
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  if (nargs != 3) throw py::type_error("_record_number(spec, self, output, **fields)");
+  if (nargs != 3)
+    throw py::type_error("_record_number(spec, self, output, **fields)");
   PyObject* output = args[2];
-  if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad()) return Py_NewRef(output);
+  if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad())
+    return Py_NewRef(output);
   auto node = make_formula_node(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
   Variable out = THPVariable_Unpack(output);
   create_gradient_edge(out, node);
@@ -540,18 +600,23 @@ PyObject* record_number(PyObject*, PyObject* const* args, size_t nargsf, PyObjec
 }
 
 PyMethodDef methods[] = {
-    {"_op_spec", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(op_spec)), METH_FASTCALL,
+    {"_op_spec", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(op_spec)), METH_FASTCALL, nullptr},
+    {"_record",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record)),
+     METH_FASTCALL | METH_KEYWORDS,
      nullptr},
-    {"_record", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record)),
-     METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"_record_number", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_number)),
-     METH_FASTCALL | METH_KEYWORDS, nullptr},
+    {"_record_number",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_number)),
+     METH_FASTCALL | METH_KEYWORDS,
+     nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 std::unordered_set<PyObject*> object_set(const py::object& ctx, const char* attr) {
   std::unordered_set<PyObject*> result;
-  if (!py::hasattr(ctx, attr)) return result;
-  for (auto item : py::iterable(ctx.attr(attr))) result.insert(item.ptr());
+  if (!py::hasattr(ctx, attr))
+    return result;
+  for (auto item : py::iterable(ctx.attr(attr)))
+    result.insert(item.ptr());
   return result;
 }
 
@@ -602,9 +667,11 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
     AutoGradMode no_grad(false);
     py::tuple forward_args(num_args + 1);
     forward_args[0] = ctx_obj;
-    for (size_t i = 0; i < num_args; ++i) forward_args[i + 1] = args[i];
+    for (size_t i = 0; i < num_args; ++i)
+      forward_args[i + 1] = args[i];
     PyObject* raw = PyObject_Call(cls.attr("forward").ptr(), forward_args.ptr(), nullptr);
-    if (!raw) throw py::error_already_set();
+    if (!raw)
+      throw py::error_already_set();
     raw_output = py::reinterpret_steal<py::object>(raw);
   }
   if (!is_executable) {
@@ -619,7 +686,8 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
   const auto non_differentiable = object_set(ctx_obj, "non_differentiable");
   const auto dirty = object_set(ctx_obj, "dirty_tensors");
   for (PyObject* d : dirty) {
-    if (!input_objs.count(d)) throw std::runtime_error("mark_dirty only accepts input tensors");
+    if (!input_objs.count(d))
+      throw std::runtime_error("mark_dirty only accepts input tensors");
   }
 
   const size_t num_outputs = outputs.size();
@@ -636,8 +704,7 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
     Variable var = THPVariable_Unpack(obj);
     const bool is_input = input_objs.count(obj) > 0;
     const bool is_modified = dirty.count(obj) > 0;
-    const bool is_differentiable =
-        !non_differentiable.count(obj) && at::isDifferentiableType(var.scalar_type());
+    const bool is_differentiable = !non_differentiable.count(obj) && at::isDifferentiableType(var.scalar_type());
     if (is_modified && var.is_leaf() && var.requires_grad()) {
       throw std::runtime_error("a leaf Variable that requires grad has been used in an in-place operation.");
     }
@@ -660,7 +727,8 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
       results[i] = wrap(std::move(view));
     } else {
       create_gradient_edge(var, node);
-      if (impl::is_view(var)) impl::set_creation_meta(var, CreationMeta::IN_CUSTOM_FUNCTION);
+      if (impl::is_view(var))
+        impl::set_creation_meta(var, CreationMeta::IN_CUSTOM_FUNCTION);
       results[i] = py::reinterpret_borrow<py::object>(obj);
     }
   }
@@ -677,12 +745,14 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
         continue;
       }
       if (!THPVariable_Check(item)) {
-        throw py::type_error("save_for_backward can only save variables, but argument " + std::to_string(j) +
-                             " is of type " + type_name(item));
+        throw py::type_error(
+            "save_for_backward can only save variables, but argument " + std::to_string(j) + " is of type " +
+            type_name(item));
       }
       bool is_output = false;
       for (size_t i = 0; i < num_outputs; ++i) {
-        if (PyTuple_GET_ITEM(outputs.ptr(), i) == item && results[i].ptr() == item) is_output = true;
+        if (PyTuple_GET_ITEM(outputs.ptr(), i) == item && results[i].ptr() == item)
+          is_output = true;
       }
       if (PyObject* packed = pack_saved_tensor(item)) {
         ctx.packed_saved[j] = py::reinterpret_steal<py::object>(packed);
@@ -704,7 +774,8 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
 // a new ctx class when the collector runs (it allocates a weakref there).
 THPFunction* function_of(PyObject* self) {
   auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  if (!inst->simple_layout || !inst->simple_holder_constructed) return nullptr;
+  if (!inst->simple_layout || !inst->simple_holder_constructed)
+    return nullptr;
   return static_cast<THPFunction*>(inst->simple_value_holder[0]);
 }
 
@@ -714,7 +785,8 @@ THPFunction* function_of(PyObject* self) {
 int THPFunction_traverse(PyObject* self, visitproc visit, void* arg) {
   PyTypeObject* type = Py_TYPE(self);
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
-  const bool dict_visited = type->tp_traverse != THPFunction_traverse && PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT);
+  const bool dict_visited =
+      type->tp_traverse != THPFunction_traverse && PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT);
 #else
   // Only 3.11's subtype_traverse visits a managed dict its base already has:
   // before (no managed dicts) and from 3.12 on, a subclass of a type with a
@@ -730,26 +802,30 @@ int THPFunction_traverse(PyObject* self, visitproc visit, void* arg) {
     return err;
   }
   if (THPFunction* f = function_of(self)) {
-    for (const auto& packed : f->packed_saved) Py_VISIT(packed.ptr());
+    for (const auto& packed : f->packed_saved)
+      Py_VISIT(packed.ptr());
   }
   return 0;
 }
 
 int THPFunction_clear(PyObject* self) {
-  if (THPFunction* f = function_of(self)) f->packed_saved.clear();
+  if (THPFunction* f = function_of(self))
+    f->packed_saved.clear();
   return py::detail::pybind11_clear(self);
 }
 
 std::shared_ptr<Node> ctx_node(THPFunction& f) {
   auto node = f.cdata.lock();
-  if (!node) throw std::runtime_error("this Function's backward node is not part of a graph");
+  if (!node)
+    throw std::runtime_error("this Function's backward node is not part of a graph");
   return node;
 }
 
 } // namespace
 
 void initFunctionBindings(py::module_& m) {
-  if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
+  if (PyModule_AddFunctions(m.ptr(), methods) < 0)
+    throw py::error_already_set();
   m.def("_function_apply", &function_apply);
   m.def("_set_formula", &set_formula);
   m.def("_set_sum_to", [](py::object fn) {
@@ -757,41 +833,41 @@ void initFunctionBindings(py::module_& m) {
     THPSumToHook = fn.release().ptr();
   });
   m.def("_push_saved_tensors_default_hooks", [](py::object pack_hook, py::object unpack_hook) {
-    at::SavedTensorDefaultHooks::push_hooks(to_safe_pyobject(std::move(pack_hook)),
-                                            to_safe_pyobject(std::move(unpack_hook)));
+    at::SavedTensorDefaultHooks::push_hooks(
+        to_safe_pyobject(std::move(pack_hook)), to_safe_pyobject(std::move(unpack_hook)));
   });
   m.def("_pop_saved_tensors_default_hooks", [] { at::SavedTensorDefaultHooks::pop_hooks(); });
 
-  py::class_<THPFunction>(m, "_FunctionBase", py::dynamic_attr(),
-                          py::custom_type_setup([](PyHeapTypeObject* heap_type) {
-                            heap_type->ht_type.tp_traverse = THPFunction_traverse;
-                            heap_type->ht_type.tp_clear = THPFunction_clear;
-                          }))
+  py::class_<THPFunction>(
+      m, "_FunctionBase", py::dynamic_attr(), py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+        heap_type->ht_type.tp_traverse = THPFunction_traverse;
+        heap_type->ht_type.tp_clear = THPFunction_clear;
+      }))
       .def(py::init<>())
       .def_readwrite("materialize_grads", &THPFunction::materialize_grads)
-      .def_property_readonly("saved_tensors",
-                             [](THPFunction& f) {
-                               if (f.has_freed_buffers) throw std::runtime_error(ERR_BACKWARD_TWICE);
-                               auto node = f.cdata.lock();
-                               py::tuple result(f.saved_variables.size());
-                               for (size_t i = 0; i < f.saved_variables.size(); ++i) {
-                                 const bool packed = i < f.packed_saved.size() && !f.packed_saved[i].is_none();
-                                 result[i] = packed ? wrap(f.saved_variables[i].unpack_packed(
-                                                          THPVariable_Unpack(
-                                                              unpack_saved_tensor(f.packed_saved[i].ptr()).ptr()),
-                                                          node))
-                                                    : wrap(f.saved_variables[i].unpack(node));
-                               }
-                               return result;
-                             })
+      .def_property_readonly(
+          "saved_tensors",
+          [](THPFunction& f) {
+            if (f.has_freed_buffers)
+              throw std::runtime_error(ERR_BACKWARD_TWICE);
+            auto node = f.cdata.lock();
+            py::tuple result(f.saved_variables.size());
+            for (size_t i = 0; i < f.saved_variables.size(); ++i) {
+              const bool packed = i < f.packed_saved.size() && !f.packed_saved[i].is_none();
+              result[i] = packed ? wrap(f.saved_variables[i].unpack_packed(
+                                       THPVariable_Unpack(unpack_saved_tensor(f.packed_saved[i].ptr()).ptr()), node))
+                                 : wrap(f.saved_variables[i].unpack(node));
+            }
+            return result;
+          })
       .def("name", [](THPFunction& f) { return ctx_node(f)->name(); })
-      .def_property_readonly("next_functions",
-                             [](THPFunction& f) { return node_next_functions(ctx_node(f)); })
+      .def_property_readonly("next_functions", [](THPFunction& f) { return node_next_functions(ctx_node(f)); })
       .def_property_readonly("metadata", [](THPFunction& f) { return node_metadata(ctx_node(f)); })
-      .def("register_hook",
-           [](THPFunction& f, py::object fn) { return node_register_hook(ctx_node(f), std::move(fn)); })
-      .def("register_prehook",
-           [](THPFunction& f, py::object fn) { return node_register_prehook(ctx_node(f), std::move(fn)); })
+      .def(
+          "register_hook", [](THPFunction& f, py::object fn) { return node_register_hook(ctx_node(f), std::move(fn)); })
+      .def(
+          "register_prehook",
+          [](THPFunction& f, py::object fn) { return node_register_prehook(ctx_node(f), std::move(fn)); })
       .def("_sequence_nr", [](THPFunction& f) { return ctx_node(f)->sequence_nr(); })
       .def("_num_inputs", [](THPFunction& f) { return ctx_node(f)->num_inputs(); })
       .def(
@@ -799,7 +875,8 @@ void initFunctionBindings(py::module_& m) {
           [](THPFunction& f, const py::sequence& grad_output, bool retain_variables) {
             return node_do_backward(ctx_node(f), grad_output, retain_variables);
           },
-          py::arg("grad_output"), py::arg("retain_variables"));
+          py::arg("grad_output"),
+          py::arg("retain_variables"));
 }
 
 } // namespace autograd

@@ -27,12 +27,16 @@ struct PyNode : public Node {
   ~PyNode() override;
   variable_list apply(variable_list&& inputs) override;
   void release_variables() override;
-  std::string name() const override { return name_; }
-  PyObject* obj() const noexcept { return obj_; }
+  std::string name() const override {
+    return name_;
+  }
+  PyObject* obj() const noexcept {
+    return obj_;
+  }
 
  private:
-  PyObject* obj_;      // the ctx (THPFunction), owned
-  std::string name_;   // cached: the engine names nodes without the GIL
+  PyObject* obj_; // the ctx (THPFunction), owned
+  std::string name_; // cached: the engine names nodes without the GIL
 };
 
 // The C++ state of a custom Function's ctx object (PyTorch's THPFunction).
@@ -67,13 +71,13 @@ struct OpInfo {
   // for it is also saved as a wrapped number), and whether
   // grad_fn._saved_<field> shows it (torch hides ScalarType members).
   std::vector<bool> field_is_tensor;
-  std::vector<bool> field_is_list;  // a list of tensors (Tensor?[] indices)
+  std::vector<bool> field_is_list; // a list of tensors (Tensor?[] indices)
   std::vector<bool> field_exposed;
   // The formula takes a tuple of gradients, one per forward output (split, unbind...).
   bool multi_output = false;
   // The generated C++ node class with a GIL-free formula (Note [GIL-free formulas]), or 0.
   int native = 0;
-  size_t field_index(PyObject* key) const;  // fields.size() when unknown
+  size_t field_index(PyObject* key) const; // fields.size() when unknown
 };
 
 struct PyFormulaNode : public Node {
@@ -84,9 +88,15 @@ struct PyFormulaNode : public Node {
   // CopySlices calls it on the in-place node it wraps.
   variable_list apply_with_needs(variable_list&& grads, const std::vector<bool>& needs_input_grad);
   void release_variables() override;
-  void will_release_variables() override { release_after_apply_ = true; }
-  std::string name() const override { return info_->name; }
-  const OpInfo& info() const { return *info_; }
+  void will_release_variables() override {
+    release_after_apply_ = true;
+  }
+  std::string name() const override {
+    return info_->name;
+  }
+  const OpInfo& info() const {
+    return *info_;
+  }
 
   // Stores the op's named fields (keyword arguments `kwnames` with values
   // `kwvalues`): a tensor as a SavedVariable (packed by saved_tensors_hooks
@@ -116,9 +126,14 @@ struct PyFormulaNode : public Node {
   // Note [GIL-free formulas]: the generated native nodes
   // (generated/python_functions.cpp) read their typed fields from values_
   // and run their C++ formula; false where it does not cover the case.
-  virtual bool read_native_fields() { return false; }
-  virtual bool apply_native(const variable_list& grads, const variable_list& saved, const std::vector<bool>& needs,
-                            variable_list& out) {
+  virtual bool read_native_fields() {
+    return false;
+  }
+  virtual bool apply_native(
+      const variable_list& grads,
+      const variable_list& saved,
+      const std::vector<bool>& needs,
+      variable_list& out) {
     return false;
   }
 

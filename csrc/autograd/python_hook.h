@@ -25,7 +25,9 @@ struct PyHookSlot {
 struct PyFunctionPreHook : public FunctionPreHook {
   explicit PyFunctionPreHook(std::shared_ptr<PyHookSlot> slot) : slot_(std::move(slot)) {}
   variable_list operator()(const variable_list& grads) override;
-  const std::shared_ptr<PyHookSlot>& slot() const noexcept { return slot_; }
+  const std::shared_ptr<PyHookSlot>& slot() const noexcept {
+    return slot_;
+  }
 
  private:
   std::shared_ptr<PyHookSlot> slot_;
@@ -35,7 +37,9 @@ struct PyFunctionPreHook : public FunctionPreHook {
 struct PyFunctionPostHook : public FunctionPostHook {
   explicit PyFunctionPostHook(std::shared_ptr<PyHookSlot> slot) : slot_(std::move(slot)) {}
   variable_list operator()(const variable_list& outputs, const variable_list& inputs) override;
-  const std::shared_ptr<PyHookSlot>& slot() const noexcept { return slot_; }
+  const std::shared_ptr<PyHookSlot>& slot() const noexcept {
+    return slot_;
+  }
 
  private:
   std::shared_ptr<PyHookSlot> slot_;
@@ -51,7 +55,8 @@ struct PyFunctionTensorPostAccGradHooks : public PostAccumulateGradHook {
 struct RemovableHandle {
   std::function<void()> remove_fn;
   void remove() {
-    if (!remove_fn) return;
+    if (!remove_fn)
+      return;
     auto fn = std::move(remove_fn);
     remove_fn = nullptr;
     fn();

@@ -47,7 +47,8 @@ GilForRelease::GilForRelease() {
 }
 
 GilForRelease::~GilForRelease() {
-  if (!gil_) return;
+  if (!gil_)
+    return;
   gil_.reset();
   releases_in_flight.fetch_sub(1);
 }
@@ -55,13 +56,16 @@ GilForRelease::~GilForRelease() {
 void close_python_release_gate() {
   release_gate_closed.store(true);
   py::gil_scoped_release no_gil;
-  while (releases_in_flight.load() > 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+  while (releases_in_flight.load() > 0)
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
 SafePyObject::~SafePyObject() {
-  if (!obj_) return;
+  if (!obj_)
+    return;
   GilForRelease gil;
-  if (gil) Py_DECREF(obj_);
+  if (gil)
+    Py_DECREF(obj_);
 }
 
 // Note [Releasing arrays without the GIL]
@@ -81,15 +85,16 @@ struct DeferredPyObjects {
   std::mutex mutex;
   std::vector<PyObject*> objects;
   size_t bytes = 0;
-  std::atomic<size_t> count{0};  // objects.size(), readable without the mutex
+  std::atomic<size_t> count{0}; // objects.size(), readable without the mutex
 };
 DeferredPyObjects& deferred() {
-  static auto* d = new DeferredPyObjects();  // never destroyed: used until exit
+  static auto* d = new DeferredPyObjects(); // never destroyed: used until exit
   return *d;
 }
 
 void decref_all(std::vector<PyObject*>& objects) {
-  for (PyObject* o : objects) Py_DECREF(o);
+  for (PyObject* o : objects)
+    Py_DECREF(o);
   objects.clear();
 }
 } // namespace
@@ -98,7 +103,8 @@ void release_deferred_pyobjects() {
   std::vector<PyObject*> objects;
   {
     auto& d = deferred();
-    if (d.count.load(std::memory_order_relaxed) == 0) return;
+    if (d.count.load(std::memory_order_relaxed) == 0)
+      return;
     std::lock_guard<std::mutex> lock(d.mutex);
     objects.swap(d.objects);
     d.bytes = 0;
@@ -109,7 +115,8 @@ void release_deferred_pyobjects() {
 
 std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes) {
   return std::shared_ptr<void>(obj, [nbytes](void* p) {
-    if (!python_is_alive()) return;
+    if (!python_is_alive())
+      return;
     auto* o = static_cast<PyObject*>(p);
     if (PyGILState_Check()) {
       Py_DECREF(o);
@@ -122,13 +129,15 @@ std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes) {
       d.objects.push_back(o);
       d.bytes += nbytes;
       d.count = d.objects.size();
-      if (d.objects.size() < kMaxDeferred && d.bytes < kMaxDeferredBytes) return;
+      if (d.objects.size() < kMaxDeferred && d.bytes < kMaxDeferredBytes)
+        return;
       full.swap(d.objects);
       d.bytes = 0;
       d.count = 0;
     }
     GilForRelease gil;
-    if (gil) decref_all(full);
+    if (gil)
+      decref_all(full);
   });
 }
 
@@ -140,35 +149,47 @@ namespace {
 // can change the count; a stale higher count only makes the answer "no".
 bool numpy_owner_is_exclusive(const void* owner) {
   auto* arr = static_cast<PyObject*>(const_cast<void*>(owner));
-  return Py_REFCNT(arr) == 1 &&
-      (py::detail::array_proxy(arr)->flags & py::detail::npy_api::NPY_ARRAY_OWNDATA_) != 0;
+  return Py_REFCNT(arr) == 1 && (py::detail::array_proxy(arr)->flags & py::detail::npy_api::NPY_ARRAY_OWNDATA_) != 0;
 }
 
 // numpy type numbers (stable parts of the numpy C API).
 constexpr int NPY_BOOL = 0;
-constexpr int NPY_INT64 = 7;      // NPY_LONG on LP64 platforms
+constexpr int NPY_INT64 = 7; // NPY_LONG on LP64 platforms
 constexpr int NPY_LONGLONG = 9;
 constexpr int NPY_FLOAT32 = 11;
 constexpr int NPY_FLOAT64 = 12;
 
 int npy_typenum(at::ScalarType t) {
   switch (t) {
-    case at::kFloat: return NPY_FLOAT32;
-    case at::kDouble: return NPY_FLOAT64;
-    case at::kLong: return NPY_INT64;
-    case at::kBool: return NPY_BOOL;
+    case at::kFloat:
+      return NPY_FLOAT32;
+    case at::kDouble:
+      return NPY_FLOAT64;
+    case at::kLong:
+      return NPY_INT64;
+    case at::kBool:
+      return NPY_BOOL;
   }
   throw std::runtime_error("unsupported dtype");
 }
 
 bool scalar_type_of(int typenum, at::ScalarType* out) {
   switch (typenum) {
-    case NPY_FLOAT32: *out = at::kFloat; return true;
-    case NPY_FLOAT64: *out = at::kDouble; return true;
+    case NPY_FLOAT32:
+      *out = at::kFloat;
+      return true;
+    case NPY_FLOAT64:
+      *out = at::kDouble;
+      return true;
     case NPY_INT64:
-    case NPY_LONGLONG: *out = at::kLong; return true;
-    case NPY_BOOL: *out = at::kBool; return true;
-    default: return false;
+    case NPY_LONGLONG:
+      *out = at::kLong;
+      return true;
+    case NPY_BOOL:
+      *out = at::kBool;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -177,15 +198,19 @@ bool scalar_type_of(int typenum, at::ScalarType* out) {
 // torch.from_numpy widens nothing but torchlite supports fewer dtypes.
 py::array ensure_supported_array(PyObject* obj) {
   py::array arr = py::array::ensure(py::handle(obj));
-  if (!arr) throw py::error_already_set();
+  if (!arr)
+    throw py::error_already_set();
   at::ScalarType st;
-  if (scalar_type_of(arr.dtype().num(), &st)) return arr;
+  if (scalar_type_of(arr.dtype().num(), &st))
+    return arr;
   const char kind = arr.dtype().kind();
-  if (kind == 'i' || kind == 'u') return arr.attr("astype")("int64");
-  if (kind == 'f') return arr.attr("astype")("float32");
-  throw py::type_error("can't convert np.ndarray of type " +
-                       py::str(arr.dtype().attr("name")).cast<std::string>() +
-                       ". The only supported types are: float64, float32, int64, and bool.");
+  if (kind == 'i' || kind == 'u')
+    return arr.attr("astype")("int64");
+  if (kind == 'f')
+    return arr.attr("astype")("float32");
+  throw py::type_error(
+      "can't convert np.ndarray of type " + py::str(arr.dtype().attr("name")).cast<std::string>() +
+      ". The only supported types are: float64, float32, int64, and bool.");
 }
 
 constexpr const char* kStorageCapsule = "torchlite.StorageImpl";
@@ -194,8 +219,10 @@ constexpr const char* kStorageCapsule = "torchlite.StorageImpl";
 // or _empty_array): its base, or its base's base..., is our capsule.
 std::shared_ptr<at::StorageImpl> storage_of(const py::array& arr) {
   PyObject* base = py::detail::array_proxy(arr.ptr())->base;
-  while (base && py::isinstance<py::array>(base)) base = py::detail::array_proxy(base)->base;
-  if (!base || !PyCapsule_IsValid(base, kStorageCapsule)) return nullptr;
+  while (base && py::isinstance<py::array>(base))
+    base = py::detail::array_proxy(base)->base;
+  if (!base || !PyCapsule_IsValid(base, kStorageCapsule))
+    return nullptr;
   return *static_cast<std::shared_ptr<at::StorageImpl>*>(PyCapsule_GetPointer(base, kStorageCapsule));
 }
 
@@ -217,7 +244,8 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
     // tensor out as any other (contiguous), and the offsets and strides of
     // its views (select, slice: View geometry in _ops.py) come from that.
     bool zero_strides = true;
-    for (py::ssize_t d = 0; d < arr.ndim(); ++d) zero_strides = zero_strides && arr.strides(d) == 0;
+    for (py::ssize_t d = 0; d < arr.ndim(); ++d)
+      zero_strides = zero_strides && arr.strides(d) == 0;
     if (zero_strides) {
       std::vector<py::ssize_t> shape(arr.shape(), arr.shape() + arr.ndim());
       std::vector<py::ssize_t> byte_strides(shape.size());
@@ -238,7 +266,8 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
   for (size_t d = 0; d < sizes.size(); ++d) {
     sizes[d] = arr.shape(static_cast<py::ssize_t>(d));
     strides[d] = arr.strides(static_cast<py::ssize_t>(d)) / itemsize;
-    if (sizes[d] == 0) empty = true;
+    if (sizes[d] == 0)
+      empty = true;
     extent += (sizes[d] - 1) * std::abs(strides[d]) * itemsize;
   }
   void* data = const_cast<void*>(arr.data());
@@ -248,8 +277,15 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
     return at::Tensor(std::make_shared<at::TensorImpl>(std::move(storage), st, sizes, strides, offset));
   }
   auto owner = make_pyobject_owner(py::array(arr).release().ptr(), static_cast<size_t>(arr.nbytes()));
-  return at::from_blob(data, sizes, strides, st, device, std::move(owner),
-                       empty ? 0 : static_cast<size_t>(extent), numpy_owner_is_exclusive);
+  return at::from_blob(
+      data,
+      sizes,
+      strides,
+      st,
+      device,
+      std::move(owner),
+      empty ? 0 : static_cast<size_t>(extent),
+      numpy_owner_is_exclusive);
 }
 
 // The tensor a view op makes over `arr`, a numpy view of base's memory: it
@@ -267,10 +303,12 @@ at::Tensor view_from_array(py::array& arr, const at::Tensor& base) {
   bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     const auto byte_stride = static_cast<int64_t>(arr.strides(static_cast<py::ssize_t>(d)));
-    if (byte_stride < 0 || byte_stride % itemsize != 0) return tensor_from_array(arr, base.device());
+    if (byte_stride < 0 || byte_stride % itemsize != 0)
+      return tensor_from_array(arr, base.device());
     sizes[d] = arr.shape(static_cast<py::ssize_t>(d));
     strides[d] = byte_stride / itemsize;
-    if (sizes[d] == 0) empty = true;
+    if (sizes[d] == 0)
+      empty = true;
     extent += (sizes[d] - 1) * strides[d];
   }
   const auto byte_offset = static_cast<const char*>(arr.data()) - static_cast<const char*>(storage->data());
@@ -280,8 +318,8 @@ at::Tensor view_from_array(py::array& arr, const at::Tensor& base) {
   }
   at::ScalarType st;
   scalar_type_of(arr.dtype().num(), &st);
-  return at::Tensor(std::make_shared<at::TensorImpl>(storage, st, std::move(sizes), std::move(strides),
-                                                     byte_offset / itemsize));
+  return at::Tensor(
+      std::make_shared<at::TensorImpl>(storage, st, std::move(sizes), std::move(strides), byte_offset / itemsize));
 }
 
 // Note [CUDA arrays]
@@ -298,11 +336,16 @@ bool is_cuda_array(PyObject* obj) {
 }
 
 bool scalar_type_of_typestr(const std::string& typestr, at::ScalarType* out) {
-  if (typestr == "<f4") *out = at::kFloat;
-  else if (typestr == "<f8") *out = at::kDouble;
-  else if (typestr == "<i8") *out = at::kLong;
-  else if (typestr == "|b1") *out = at::kBool;
-  else return false;
+  if (typestr == "<f4")
+    *out = at::kFloat;
+  else if (typestr == "<f8")
+    *out = at::kDouble;
+  else if (typestr == "<i8")
+    *out = at::kLong;
+  else if (typestr == "|b1")
+    *out = at::kBool;
+  else
+    return false;
   return true;
 }
 
@@ -313,26 +356,30 @@ at::Tensor tensor_from_cuda_array(py::handle obj, c10::DeviceIndex index) {
   const std::string typestr = py::str(cai["typestr"]);
   at::ScalarType st;
   if (!scalar_type_of_typestr(typestr, &st)) {
-    throw py::type_error("can't convert a CUDA array of type " + typestr +
-                         ". The only supported types are: float64, float32, int64, and bool.");
+    throw py::type_error(
+        "can't convert a CUDA array of type " + typestr +
+        ". The only supported types are: float64, float32, int64, and bool.");
   }
   const auto itemsize = static_cast<int64_t>(at::elementSize(st));
   const auto shape = cai["shape"].cast<py::tuple>();
   std::vector<int64_t> sizes;
-  for (auto d : shape) sizes.push_back(d.cast<int64_t>());
+  for (auto d : shape)
+    sizes.push_back(d.cast<int64_t>());
   std::vector<int64_t> strides = at::contiguous_strides(sizes);
   if (cai.contains("strides") && !cai["strides"].is_none()) {
     const auto byte_strides = cai["strides"].cast<py::tuple>();
     for (size_t d = 0; d < strides.size(); ++d) {
       const auto b = byte_strides[d].cast<int64_t>();
-      if (b % itemsize != 0) throw py::value_error("CUDA array strides must be multiples of the element size");
+      if (b % itemsize != 0)
+        throw py::value_error("CUDA array strides must be multiples of the element size");
       strides[d] = b / itemsize;
     }
   }
   int64_t extent = itemsize;
   bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) empty = true;
+    if (sizes[d] == 0)
+      empty = true;
     extent += (sizes[d] - 1) * std::abs(strides[d]) * itemsize;
   }
   if (index < 0) {
@@ -347,8 +394,9 @@ at::Tensor tensor_from_cuda_array(py::handle obj, c10::DeviceIndex index) {
 // The cupy array over a cuda tensor's memory (Note [CUDA arrays]).
 PyObject* cuda_array_from_tensor(const at::Tensor& t) {
   if (!cuda_array_factory) {
-    throw std::runtime_error("torchlite's CUDA tensors are cupy arrays, and cupy is not loaded: "
-                             "pip install torchlite[cuda]");
+    throw std::runtime_error(
+        "torchlite's CUDA tensors are cupy arrays, and cupy is not loaded: "
+        "pip install torchlite[cuda]");
   }
   const auto itemsize = static_cast<int64_t>(at::elementSize(t.dtype()));
   py::tuple shape(t.dim()), strides(t.dim());
@@ -358,33 +406,40 @@ PyObject* cuda_array_from_tensor(const at::Tensor& t) {
   }
   const auto& storage = t.unsafeGetTensorImpl()->storage();
   auto* holder = new std::shared_ptr<at::StorageImpl>(storage);
-  py::capsule owner(holder, kStorageCapsule,
-                    [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
+  py::capsule owner(holder, kStorageCapsule, [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
   const auto offset = static_cast<char*>(t.data_ptr()) - static_cast<char*>(storage->data());
   py::object arr = py::reinterpret_borrow<py::object>(cuda_array_factory)(
-      reinterpret_cast<uintptr_t>(storage->data()), storage->nbytes(), offset, shape, strides,
-      py::dtype(npy_typenum(t.dtype())), static_cast<int>(t.device().index()), owner);
+      reinterpret_cast<uintptr_t>(storage->data()),
+      storage->nbytes(),
+      offset,
+      shape,
+      strides,
+      py::dtype(npy_typenum(t.dtype())),
+      static_cast<int>(t.device().index()),
+      owner);
   return arr.release().ptr();
 }
 
 // A numpy view of the tensor's memory that keeps its storage alive (a cupy
 // one for a cuda tensor).
 PyObject* array_from_tensor(const at::Tensor& t) {
-  if (t.is_cuda()) return cuda_array_from_tensor(t);
+  if (t.is_cuda())
+    return cuda_array_from_tensor(t);
   const auto itemsize = static_cast<py::ssize_t>(at::elementSize(t.dtype()));
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
   std::vector<py::ssize_t> strides(t.strides().begin(), t.strides().end());
-  for (auto& s : strides) s *= itemsize;
+  for (auto& s : strides)
+    s *= itemsize;
   auto* storage = new std::shared_ptr<at::StorageImpl>(t.unsafeGetTensorImpl()->storage());
-  py::capsule base(storage, kStorageCapsule,
-                   [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
+  py::capsule base(storage, kStorageCapsule, [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
   py::array arr(py::dtype(npy_typenum(t.dtype())), shape, strides, t.data_ptr(), base);
   return arr.release().ptr();
 }
 
 PyObject* THPVariable_NewWithVar(PyTypeObject* type, at::Tensor var, PyObject* array) {
   PyObject* obj = type->tp_alloc(type, 0);
-  if (!obj) throw py::error_already_set();
+  if (!obj)
+    throw py::error_already_set();
   auto* v = reinterpret_cast<THPVariable*>(obj);
   new (&v->cdata) at::Tensor(std::move(var));
   Py_XINCREF(array);
@@ -395,8 +450,7 @@ PyObject* THPVariable_NewWithVar(PyTypeObject* type, at::Tensor var, PyObject* a
 }
 
 PyObject* wrap_new(at::Tensor var, PyObject* array) {
-  return THPVariable_NewWithVar(THPVariableClass ? THPVariableClass : &THPVariableType,
-                                std::move(var), array);
+  return THPVariable_NewWithVar(THPVariableClass ? THPVariableClass : &THPVariableType, std::move(var), array);
 }
 
 // Note [PyObject traversal]
@@ -425,36 +479,46 @@ PyObject* wrap_new(at::Tensor var, PyObject* array) {
 int THPVariable_traverse(PyObject* self, visitproc visit, void* arg) {
   auto* v = reinterpret_cast<THPVariable*>(self);
   const at::Tensor& var = v->cdata;
-  if (!var.defined() || var.use_count() != 1) return 0;
+  if (!var.defined() || var.use_count() != 1)
+    return 0;
   auto* meta = impl::get_autograd_meta(var);
-  if (!meta) return 0;
+  if (!meta)
+    return 0;
   if (v->hooks) {
     for (const auto& record : *v->hooks) {
       // Owned by hooks_ alone: not removed (a removed hook may still sit in
       // a node's hook list) and attached to no node.
-      if (record.hook.use_count() != 1) continue;
+      if (record.hook.use_count() != 1)
+        continue;
       for (const auto& hook : meta->hooks_) {
-        if (hook.get() == record.hook_ptr) Py_VISIT(record.fn);
+        if (hook.get() == record.hook_ptr)
+          Py_VISIT(record.fn);
       }
     }
   }
   const auto& fn = meta->grad_fn_;
-  if (!fn || fn.use_count() != 1) return 0;
+  if (!fn || fn.use_count() != 1)
+    return 0;
   if (auto* py_node = dynamic_cast<PyNode*>(fn.get())) {
     Py_VISIT(py_node->obj());
   } else if (auto* formula = dynamic_cast<PyFormulaNode*>(fn.get())) {
-    for (PyObject* value : formula->values_) Py_VISIT(value);
-    for (PyObject* packed : formula->packed_) Py_VISIT(packed);
+    for (PyObject* value : formula->values_)
+      Py_VISIT(value);
+    for (PyObject* packed : formula->packed_)
+      Py_VISIT(packed);
   }
   const auto hooks = fn->hooks();
-  if (!hooks) return 0;
+  if (!hooks)
+    return 0;
   for (const auto& hook : hooks->pre_hooks) {
     auto* py_hook = dynamic_cast<PyFunctionPreHook*>(hook.get());
-    if (py_hook && py_hook->slot().use_count() == 1) Py_VISIT(py_hook->slot()->fn.ptr());
+    if (py_hook && py_hook->slot().use_count() == 1)
+      Py_VISIT(py_hook->slot()->fn.ptr());
   }
   for (const auto& hook : hooks->post_hooks) {
     auto* py_hook = dynamic_cast<PyFunctionPostHook*>(hook.get());
-    if (py_hook && py_hook->slot().use_count() == 1) Py_VISIT(py_hook->slot()->fn.ptr());
+    if (py_hook && py_hook->slot().use_count() == 1)
+      Py_VISIT(py_hook->slot()->fn.ptr());
   }
   return 0;
 }
@@ -466,10 +530,11 @@ int THPVariable_clear(PyObject* self) {
   at::Tensor& var = v->cdata;
   // Only what traverse reported is ours to break: a shared TensorImpl keeps
   // its history for its other owners.
-  if (!var.defined() || var.use_count() != 1 || !impl::get_autograd_meta(var)) return 0;
+  if (!var.defined() || var.use_count() != 1 || !impl::get_autograd_meta(var))
+    return 0;
   at::Tensor plain = var.detach();
   var.unsafeGetTensorImpl()->set_pyobj(nullptr);
-  var = std::move(plain);  // frees the history; the collector holds a reference to self meanwhile
+  var = std::move(plain); // frees the history; the collector holds a reference to self meanwhile
   var.unsafeGetTensorImpl()->set_pyobj(self);
   return 0;
 }
@@ -490,9 +555,10 @@ void THPVariable_dealloc(PyObject* self) {
 }
 
 PyObject* THPVariable_new(PyTypeObject*, PyObject*, PyObject*) {
-  PyErr_SetString(PyExc_TypeError,
-                  "torchlite.Tensor cannot be constructed directly; use torchlite.tensor(), "
-                  "torchlite.from_numpy() or a factory function");
+  PyErr_SetString(
+      PyExc_TypeError,
+      "torchlite.Tensor cannot be constructed directly; use torchlite.tensor(), "
+      "torchlite.from_numpy() or a factory function");
   return nullptr;
 }
 
@@ -505,7 +571,8 @@ THPVariable* self_var(PyObject* self) {
 PyObject* get_array(PyObject* self, void*) {
   HANDLE_TH_ERRORS
   auto* v = self_var(self);
-  if (!v->array) v->array = array_from_tensor(v->cdata);
+  if (!v->array)
+    v->array = array_from_tensor(v->cdata);
   Py_INCREF(v->array);
   return v->array;
   END_HANDLE_TH_ERRORS
@@ -517,14 +584,16 @@ PyObject* get_requires_grad(PyObject* self, void*) {
 
 int set_requires_grad(PyObject* self, PyObject* obj, void*) {
   HANDLE_TH_ERRORS
-  if (!obj || !PyBool_Check(obj)) throw py::type_error("requires_grad must be a bool");
+  if (!obj || !PyBool_Check(obj))
+    throw py::type_error("requires_grad must be a bool");
   auto& var = self_var(self)->cdata;
   const bool requires_grad = obj == Py_True;
   if (!var.is_leaf()) {
     std::string msg = "you can only change requires_grad flags of leaf variables.";
     if (!requires_grad) {
-      msg += " If you want to use a computed variable in a subgraph that doesn't require "
-             "differentiation use var_no_grad = var.detach().";
+      msg +=
+          " If you want to use a computed variable in a subgraph that doesn't require "
+          "differentiation use var_no_grad = var.detach().";
     }
     throw std::runtime_error(msg);
   }
@@ -549,20 +618,24 @@ int set_grad(PyObject* self, PyObject* obj, void*) {
   HANDLE_TH_ERRORS
   auto& var = self_var(self)->cdata;
   if (!obj || obj == Py_None) {
-    if (var.grad().defined()) var.mutable_grad().reset();
+    if (var.grad().defined())
+      var.mutable_grad().reset();
     return 0;
   }
   if (!THPVariable_Check(obj)) {
-    throw py::type_error(std::string("assigned grad expected to be a Tensor or None but got grad of type ") +
-                         Py_TYPE(obj)->tp_name);
+    throw py::type_error(
+        std::string("assigned grad expected to be a Tensor or None but got grad of type ") + Py_TYPE(obj)->tp_name);
   }
-  if (obj == self) throw std::runtime_error("can't assign Variable as its own grad");
+  if (obj == self)
+    throw std::runtime_error("can't assign Variable as its own grad");
   const auto& grad = THPVariable_Unpack(obj);
-  if (grad.dtype() != var.dtype()) throw std::runtime_error("assigned grad has data of a different type");
+  if (grad.dtype() != var.dtype())
+    throw std::runtime_error("assigned grad has data of a different type");
   if (grad.device() != var.device()) {
     throw std::runtime_error("assigned grad has data located on a different device");
   }
-  if (grad.sizes() != var.sizes()) throw std::runtime_error("assigned grad has data of a different size");
+  if (grad.sizes() != var.sizes())
+    throw std::runtime_error("assigned grad has data of a different size");
   var.mutable_grad() = grad;
   return 0;
   END_HANDLE_TH_ERRORS_RET(-1)
@@ -641,7 +714,8 @@ PyObject* THPVariable_detach(PyObject* self, PyObject*) {
   HANDLE_TH_ERRORS
   auto* v = self_var(self);
   auto detached = v->cdata.detach();
-  if (v->cdata.unsafeGetTensorImpl()->is_inference()) detach_inference(detached);
+  if (v->cdata.unsafeGetTensorImpl()->is_inference())
+    detach_inference(detached);
   return wrap_new(std::move(detached), v->array);
   END_HANDLE_TH_ERRORS
 }
@@ -678,7 +752,8 @@ PyObject* THPVariable_get_data(PyObject* self, void*) {
 // where the dtype or device changes. x's array becomes t's.
 int THPVariable_set_data(PyObject* self, PyObject* data, void*) {
   HANDLE_TH_ERRORS
-  if (!data) throw py::type_error("can't delete the data of a tensor");
+  if (!data)
+    throw py::type_error("can't delete the data of a tensor");
   if (!THPVariable_Check(data)) {
     throw py::type_error(std::string("Variable data has to be a tensor, but got ") + Py_TYPE(data)->tp_name);
   }
@@ -691,14 +766,15 @@ int THPVariable_set_data(PyObject* self, PyObject* data, void*) {
   if (auto* meta = impl::get_autograd_meta(var)) {
     std::lock_guard<std::mutex> lock(meta->mutex_);
     auto prior_accumulator = meta->grad_accumulator_.lock();
-    if (prior_accumulator && (new_data.dtype() != var.dtype() ||
-                              prior_accumulator->input_metadata(0).device() != new_data.device())) {
+    if (prior_accumulator &&
+        (new_data.dtype() != var.dtype() || prior_accumulator->input_metadata(0).device() != new_data.device())) {
       meta->grad_accumulator_.reset();
     }
   }
   var.unsafeGetTensorImpl()->shallow_copy_from(*new_data.unsafeGetTensorImpl());
   PyObject* array = get_array(data, nullptr);
-  if (!array) return -1;
+  if (!array)
+    return -1;
   Py_XSETREF(v->array, array);
   return 0;
   END_HANDLE_TH_ERRORS_RET(-1)
@@ -761,10 +837,12 @@ PyMethodDef THPVariable_methods[] = {
 // version counter, so in-place changes through either are detected.
 PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (nargs < 1 || nargs > 3) throw py::type_error("_wrap(array, like=None, view=False)");
+  if (nargs < 1 || nargs > 3)
+    throw py::type_error("_wrap(array, like=None, view=False)");
   PyObject* like = nargs >= 2 && args[1] != Py_None ? args[1] : nullptr;
   const bool view = nargs == 3 && PyObject_IsTrue(args[2]);
-  if (like && !THPVariable_Check(like)) throw py::type_error("_wrap: like must be a Tensor");
+  if (like && !THPVariable_Check(like))
+    throw py::type_error("_wrap: like must be a Tensor");
   const c10::Device device = like ? THPVariable_Unpack(like).device() : c10::Device();
   py::object arr;
   at::Tensor t;
@@ -776,7 +854,8 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
     // Host memory is never labelled cuda, whatever `like` is.
     py::array host = ensure_supported_array(args[0]);
     const c10::Device host_device = device.is_cuda() ? c10::Device() : device;
-    t = view && !device.is_cuda() ? view_from_array(host, THPVariable_Unpack(like)) : tensor_from_array(host, host_device);
+    t = view && !device.is_cuda() ? view_from_array(host, THPVariable_Unpack(like))
+                                  : tensor_from_array(host, host_device);
     arr = std::move(host);
   }
   if (view && !THPVariable_Unpack(like).unsafeGetTensorImpl()->is_inference()) {
@@ -797,9 +876,11 @@ PyObject* THPVariable_wrap_array(PyObject*, PyObject* const* args, Py_ssize_t na
 // without the GIL (Note [Releasing arrays without the GIL]).
 PyObject* THPVariable_empty_array(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (nargs < 2 || nargs > 3) throw py::type_error("_empty_array(shape, dtype, like=None)");
+  if (nargs < 2 || nargs > 3)
+    throw py::type_error("_empty_array(shape, dtype, like=None)");
   std::vector<int64_t> sizes;
-  for (auto d : py::reinterpret_borrow<py::tuple>(args[0])) sizes.push_back(d.cast<int64_t>());
+  for (auto d : py::reinterpret_borrow<py::tuple>(args[0]))
+    sizes.push_back(d.cast<int64_t>());
   at::ScalarType st;
   if (!scalar_type_of(py::dtype::from_args(py::reinterpret_borrow<py::object>(args[1])).num(), &st)) {
     throw py::type_error("_empty_array: unsupported dtype");
@@ -822,11 +903,15 @@ PyObject* THPVariable_set_tensor_class(PyObject*, PyObject* cls) {
 }
 
 PyMethodDef module_methods[] = {
-    {"_wrap", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_wrap_array)),
-     METH_FASTCALL, nullptr},
+    {"_wrap",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_wrap_array)),
+     METH_FASTCALL,
+     nullptr},
     {"_set_tensor_class", THPVariable_set_tensor_class, METH_O, nullptr},
-    {"_empty_array", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_empty_array)),
-     METH_FASTCALL, nullptr},
+    {"_empty_array",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_empty_array)),
+     METH_FASTCALL,
+     nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 } // namespace
@@ -838,7 +923,8 @@ PyTypeObject THPVariableType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 #pragma GCC diagnostic pop
 
 PyObject* THPVariable_Wrap(at::Tensor var) {
-  if (!var.defined()) Py_RETURN_NONE;
+  if (!var.defined())
+    Py_RETURN_NONE;
   if (auto* obj = static_cast<PyObject*>(var.unsafeGetTensorImpl()->pyobj())) {
     Py_INCREF(obj);
     return obj;
@@ -848,11 +934,12 @@ PyObject* THPVariable_Wrap(at::Tensor var) {
 
 void THPVariable_record_hook(PyObject* self, const std::shared_ptr<FunctionPreHook>& hook, PyObject* fn) {
   auto* v = reinterpret_cast<THPVariable*>(self);
-  if (!v->hooks) v->hooks = new std::vector<PyTensorHookRecord>();
+  if (!v->hooks)
+    v->hooks = new std::vector<PyTensorHookRecord>();
   auto& records = *v->hooks;
-  records.erase(std::remove_if(records.begin(), records.end(),
-                               [](const PyTensorHookRecord& r) { return r.hook.expired(); }),
-                records.end());
+  records.erase(
+      std::remove_if(records.begin(), records.end(), [](const PyTensorHookRecord& r) { return r.hook.expired(); }),
+      records.end());
   records.push_back(PyTensorHookRecord{hook, hook.get(), fn});
 }
 
@@ -869,10 +956,12 @@ void THPVariable_initModule(py::module_& m) {
   t.tp_getset = THPVariable_properties;
   t.tp_methods = THPVariable_methods;
   t.tp_new = THPVariable_new;
-  if (PyType_Ready(&t) < 0) throw py::error_already_set();
+  if (PyType_Ready(&t) < 0)
+    throw py::error_already_set();
   Py_INCREF(&t);
   m.add_object("TensorBase", reinterpret_cast<PyObject*>(&t));
-  if (PyModule_AddFunctions(m.ptr(), module_methods) < 0) throw py::error_already_set();
+  if (PyModule_AddFunctions(m.ptr(), module_methods) < 0)
+    throw py::error_already_set();
 
   m.def("_tensor_from_parts", [](py::object array, bool requires_grad) {
     // A leaf tensor over `array` (torchlite.tensor / from_numpy; a cupy array
@@ -886,7 +975,8 @@ void THPVariable_initModule(py::module_& m) {
       t = tensor_from_array(host, c10::Device());
       arr = std::move(host);
     }
-    if (c10::InferenceMode::is_enabled()) make_inference(t);
+    if (c10::InferenceMode::is_enabled())
+      make_inference(t);
     if (requires_grad) {
       if (!at::isDifferentiableType(t.dtype())) {
         throw std::runtime_error("Only Tensors of floating point and complex dtype can require gradients");
@@ -909,7 +999,8 @@ void THPVariable_initModule(py::module_& m) {
   m.def("_to_device", [](const at::Tensor& self, const std::string& device) {
     // A copy on another host-memory device (cpu <-> sim:N), as torch's .to(device).
     c10::Device d(device);
-    if (d.is_cuda()) throw std::runtime_error("Torch not compiled with CUDA enabled");
+    if (d.is_cuda())
+      throw std::runtime_error("Torch not compiled with CUDA enabled");
     return at::to(self, d);
   });
 }

@@ -27,8 +27,7 @@ struct PyTensorHookRecord {
 };
 
 struct THPVariable {
-  PyObject_HEAD
-  at::Tensor cdata;
+  PyObject_HEAD at::Tensor cdata;
   // numpy array over cdata's memory: the array the tensor was made from, or
   // a view made on first use. Never resized, so it always matches cdata.
   PyObject* array;
@@ -70,11 +69,15 @@ bool python_is_alive();
 class SafePyObject {
  public:
   // Takes a new reference; the caller holds the GIL.
-  explicit SafePyObject(PyObject* obj) : obj_(obj) { Py_XINCREF(obj_); }
+  explicit SafePyObject(PyObject* obj) : obj_(obj) {
+    Py_XINCREF(obj_);
+  }
   SafePyObject(const SafePyObject&) = delete;
   SafePyObject& operator=(const SafePyObject&) = delete;
   ~SafePyObject();
-  PyObject* ptr() const noexcept { return obj_; }
+  PyObject* ptr() const noexcept {
+    return obj_;
+  }
 
  private:
   PyObject* obj_;
@@ -98,7 +101,9 @@ class GilForRelease {
   GilForRelease(const GilForRelease&) = delete;
   GilForRelease& operator=(const GilForRelease&) = delete;
   // Whether the GIL was taken: false once the interpreter is exiting.
-  explicit operator bool() const { return gil_.has_value(); }
+  explicit operator bool() const {
+    return gil_.has_value();
+  }
 
  private:
   std::optional<pybind11::gil_scoped_acquire> gil_;
@@ -119,19 +124,19 @@ void release_deferred_pyobjects();
 // HANDLE_TH_ERRORS): a Python error keeps its type and message, pybind11's
 // builtin exceptions their type, anything else becomes RuntimeError.
 #define HANDLE_TH_ERRORS try {
-#define END_HANDLE_TH_ERRORS_RET(retval)                  \
-  }                                                       \
-  catch (pybind11::error_already_set & e) {               \
-    e.restore();                                          \
-    return retval;                                        \
-  }                                                       \
-  catch (const pybind11::builtin_exception& e) {          \
-    e.set_error();                                        \
-    return retval;                                        \
-  }                                                       \
-  catch (const std::exception& e) {                       \
-    PyErr_SetString(PyExc_RuntimeError, e.what());        \
-    return retval;                                        \
+#define END_HANDLE_TH_ERRORS_RET(retval)           \
+  }                                                \
+  catch (pybind11::error_already_set & e) {        \
+    e.restore();                                   \
+    return retval;                                 \
+  }                                                \
+  catch (const pybind11::builtin_exception& e) {   \
+    e.set_error();                                 \
+    return retval;                                 \
+  }                                                \
+  catch (const std::exception& e) {                \
+    PyErr_SetString(PyExc_RuntimeError, e.what()); \
+    return retval;                                 \
   }
 #define END_HANDLE_TH_ERRORS END_HANDLE_TH_ERRORS_RET(nullptr)
 
@@ -149,7 +154,8 @@ struct type_caster<at::Tensor> {
       value = at::Tensor();
       return true;
     }
-    if (!torch::autograd::THPVariable_Check(src.ptr())) return false;
+    if (!torch::autograd::THPVariable_Check(src.ptr()))
+      return false;
     value = torch::autograd::THPVariable_Unpack(src.ptr());
     return true;
   }

@@ -8,10 +8,10 @@
 // docs/design.md "Views and in-place operations".
 #include "autograd/python_view.h"
 #include "aten/Functions.h"
-#include "c10/core/InferenceMode.h"
 #include "autograd/grad_mode.h"
 #include "autograd/python_function.h"
 #include "autograd/python_variable.h"
+#include "c10/core/InferenceMode.h"
 
 #include <stdexcept>
 
@@ -26,22 +26,25 @@ py::object wrap(const Variable& var) {
   return py::reinterpret_steal<py::object>(THPVariable_Wrap(var));
 }
 
-const OpInfo* as_strided_info = nullptr;   // AsStridedBackward0's spec
-PyObject* as_strided_fields_fn = nullptr;  // _as_strided_fields(view, base) -> its fields (a dict)
-PyObject* view_geometry_fn = nullptr;      // _view_geometry(view, base) -> CopySlices' extra
-PyObject* copy_slices_fn = nullptr;        // _copy_slices_backward(grad, extra, fn, needs)
+const OpInfo* as_strided_info = nullptr; // AsStridedBackward0's spec
+PyObject* as_strided_fields_fn = nullptr; // _as_strided_fields(view, base) -> its fields (a dict)
+PyObject* view_geometry_fn = nullptr; // _view_geometry(view, base) -> CopySlices' extra
+PyObject* copy_slices_fn = nullptr; // _copy_slices_backward(grad, extra, fn, needs)
 
 py::object call_view_fn(PyObject* fn, const Variable& view, const Variable& base) {
-  if (!fn) throw std::logic_error("torchlite._ops has not registered its view formulas");
+  if (!fn)
+    throw std::logic_error("torchlite._ops has not registered its view formulas");
   PyObject* raw = PyObject_CallFunctionObjArgs(fn, wrap(view).ptr(), wrap(base).ptr(), nullptr);
-  if (!raw) throw py::error_already_set();
+  if (!raw)
+    throw py::error_already_set();
   return py::reinterpret_steal<py::object>(raw);
 }
 
 struct PythonViewNodeFactory : impl::ViewNodeFactory {
   std::shared_ptr<Node> as_strided_backward(const Variable& view, const Variable& base) override {
     py::gil_scoped_acquire gil;
-    if (!as_strided_info) throw std::logic_error("torchlite._ops has not registered its view formulas");
+    if (!as_strided_info)
+      throw std::logic_error("torchlite._ops has not registered its view formulas");
     auto node = make_formula_node(as_strided_info, edge_list{impl::gradient_edge(base)});
     node->add_input_metadata(view);
     node->set_fields(call_view_fn(as_strided_fields_fn, view, base).ptr(), nullptr);
@@ -58,8 +61,11 @@ struct PythonViewNodeFactory : impl::ViewNodeFactory {
 PythonViewNodeFactory factory;
 
 // _set_view_formulas(as_strided_spec, as_strided_fields, view_geometry, copy_slices_backward)
-void set_view_formulas(py::object as_strided_spec, py::object as_strided_fields, py::object geometry,
-                       py::object copy_slices_backward) {
+void set_view_formulas(
+    py::object as_strided_spec,
+    py::object as_strided_fields,
+    py::object geometry,
+    py::object copy_slices_backward) {
   as_strided_info = op_info(as_strided_spec.ptr());
   as_strided_fields_fn = as_strided_fields.release().ptr();
   view_geometry_fn = geometry.release().ptr();
@@ -68,7 +74,8 @@ void set_view_formulas(py::object as_strided_spec, py::object as_strided_fields,
 }
 
 CreationMeta mode_creation_meta(CreationMeta in_grad_mode) {
-  if (c10::InferenceMode::is_enabled()) return CreationMeta::INFERENCE_MODE;
+  if (c10::InferenceMode::is_enabled())
+    return CreationMeta::INFERENCE_MODE;
   return GradMode::is_enabled() ? in_grad_mode : CreationMeta::NO_GRAD_MODE;
 }
 
@@ -81,7 +88,8 @@ PyObject* record_view(PyObject*, PyObject* const* args, size_t nargsf, PyObject*
   HANDLE_TH_ERRORS
   const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   const OpInfo* info = op_info(args[0]);
-  if (nargs != 3) throw py::type_error("_record_view(spec, self, out, **fields)");
+  if (nargs != 3)
+    throw py::type_error("_record_view(spec, self, out, **fields)");
   const auto& self = THPVariable_Unpack(args[1]);
   Variable out = THPVariable_Unpack(args[2]);
   const bool inference = self.unsafeGetTensorImpl()->is_inference();
@@ -90,7 +98,8 @@ PyObject* record_view(PyObject*, PyObject* const* args, size_t nargsf, PyObject*
     create_gradient_edge(out, node);
     node->set_fields(args + nargs, kwnames, args[2]);
   }
-  if (!inference) impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
+  if (!inference)
+    impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
   return Py_NewRef(args[2]);
   END_HANDLE_TH_ERRORS
 }
@@ -115,8 +124,10 @@ PyObject* record_multi_view(PyObject*, PyObject* const* args, size_t nargsf, PyO
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
     Variable out = THPVariable_Unpack(PyTuple_GET_ITEM(args[2], i));
-    if (node) create_gradient_edge(out, node);
-    if (!inference) impl::set_view_of(out, self, mode_creation_meta(CreationMeta::MULTI_OUTPUT_NODE));
+    if (node)
+      create_gradient_edge(out, node);
+    if (!inference)
+      impl::set_view_of(out, self, mode_creation_meta(CreationMeta::MULTI_OUTPUT_NODE));
   }
   return Py_NewRef(args[2]);
   END_HANDLE_TH_ERRORS
@@ -128,7 +139,8 @@ void node_capsule_free(PyObject* capsule) {
 
 std::shared_ptr<Node>& capsule_node(PyObject* capsule) {
   auto* p = static_cast<std::shared_ptr<Node>*>(PyCapsule_GetPointer(capsule, "torchlite.Node"));
-  if (!p) throw py::error_already_set();
+  if (!p)
+    throw py::error_already_set();
   return *p;
 }
 
@@ -153,7 +165,8 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject
   for (Py_ssize_t i = 0; i < num_inputs; ++i) {
     requires_grad |= THPVariable_Unpack(PyTuple_GET_ITEM(inputs, i)).requires_grad();
   }
-  if (!GradMode::is_enabled() || !requires_grad) Py_RETURN_NONE;
+  if (!GradMode::is_enabled() || !requires_grad)
+    Py_RETURN_NONE;
   impl::check_inplace(self, true);
   edge_list edges;
   for (Py_ssize_t i = 0; i < num_inputs; ++i) {
@@ -161,7 +174,8 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject
     edges.push_back(var.requires_grad() ? impl::gradient_edge(var) : Edge());
   }
   const bool with_number = nargs == 3 && PyObject_IsTrue(args[2]);
-  if (with_number) edges.emplace_back();
+  if (with_number)
+    edges.emplace_back();
   auto node = make_formula_node(info, std::move(edges));
   node->add_input_metadata(self);
   // A wrapped number takes self's device; no field is the op's output.
@@ -174,8 +188,10 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject
 // wrote and the version was bumped.
 PyObject* rebase_history(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   HANDLE_TH_ERRORS
-  if (nargs != 2) throw py::type_error("_rebase_history(self, node)");
-  if (args[1] != Py_None) impl::rebase_history(THPVariable_Unpack(args[0]), Edge(capsule_node(args[1]), 0));
+  if (nargs != 2)
+    throw py::type_error("_rebase_history(self, node)");
+  if (args[1] != Py_None)
+    impl::rebase_history(THPVariable_Unpack(args[0]), Edge(capsule_node(args[1]), 0));
   return Py_NewRef(args[0]);
   END_HANDLE_TH_ERRORS
 }
@@ -184,31 +200,42 @@ PyObject* rebase_history(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 // node on the view's part of the gradient, computing what CopySlices needs.
 py::tuple call_inplace_fn(py::capsule fn_capsule, py::object grad, py::tuple needs) {
   auto& fn = capsule_node(fn_capsule.ptr());
-  if (!fn) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  if (!fn)
+    throw std::runtime_error(ERR_BACKWARD_TWICE);
   variable_list grads{grad.is_none() ? Variable() : THPVariable_Unpack(grad.ptr())};
   variable_list results;
   if (auto* formula = dynamic_cast<PyFormulaNode*>(fn.get())) {
     std::vector<bool> needs_input_grad;
-    for (auto n : needs) needs_input_grad.push_back(n.cast<bool>());
+    for (auto n : needs)
+      needs_input_grad.push_back(n.cast<bool>());
     results = formula->apply_with_needs(std::move(grads), needs_input_grad);
   } else {
     py::gil_scoped_release no_gil;
     results = (*fn)(std::move(grads));
   }
   py::tuple out(results.size());
-  for (size_t i = 0; i < results.size(); ++i) out[i] = wrap(results[i]);
+  for (size_t i = 0; i < results.size(); ++i)
+    out[i] = wrap(results[i]);
   return out;
 }
 
 PyMethodDef methods[] = {
-    {"_record_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_view)),
-     METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"_record_multi_view", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_multi_view)),
-     METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"_inplace_node", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(inplace_node)),
-     METH_FASTCALL | METH_KEYWORDS, nullptr},
-    {"_rebase_history", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(rebase_history)),
-     METH_FASTCALL, nullptr},
+    {"_record_view",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_view)),
+     METH_FASTCALL | METH_KEYWORDS,
+     nullptr},
+    {"_record_multi_view",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_multi_view)),
+     METH_FASTCALL | METH_KEYWORDS,
+     nullptr},
+    {"_inplace_node",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(inplace_node)),
+     METH_FASTCALL | METH_KEYWORDS,
+     nullptr},
+    {"_rebase_history",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(rebase_history)),
+     METH_FASTCALL,
+     nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 } // namespace
@@ -217,38 +244,46 @@ CopySlices::CopySlices(const Variable& base, std::shared_ptr<Node> fn, py::objec
   // fn's next edges, except that the view's slot now goes to the base.
   add_input_metadata(base);
   add_next_edge(impl::gradient_edge(base));
-  for (uint32_t i = 1; i < fn_->num_outputs(); ++i) add_next_edge(fn_->next_edge(i));
+  for (uint32_t i = 1; i < fn_->num_outputs(); ++i)
+    add_next_edge(fn_->next_edge(i));
   extra_ = extra.release().ptr();
 }
 
 CopySlices::~CopySlices() {
-  if (!extra_) return;
+  if (!extra_)
+    return;
   GilForRelease gil;
-  if (gil) Py_DECREF(extra_);
+  if (gil)
+    Py_DECREF(extra_);
 }
 
 variable_list CopySlices::apply(variable_list&& grads) {
   const size_t n = num_outputs();
-  if (!grads[0].defined()) return variable_list(n);
+  if (!grads[0].defined())
+    return variable_list(n);
   py::gil_scoped_acquire gil;
   std::shared_ptr<Node> fn;
   {
     std::lock_guard<std::mutex> lock(fn_mutex_);
     fn = fn_;
   }
-  if (!fn) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  if (!fn)
+    throw std::runtime_error(ERR_BACKWARD_TWICE);
   py::tuple needs(n);
-  for (size_t i = 0; i < n; ++i) needs[i] = py::bool_(task_should_compute_output(i));
+  for (size_t i = 0; i < n; ++i)
+    needs[i] = py::bool_(task_should_compute_output(i));
   py::object grad = wrap(grads[0]);
   grads.clear();
   py::capsule fn_capsule(new std::shared_ptr<Node>(std::move(fn)), "torchlite.Node", node_capsule_free);
-  PyObject* raw = PyObject_CallFunctionObjArgs(copy_slices_fn, grad.ptr(), extra_, fn_capsule.ptr(), needs.ptr(),
-                                               nullptr);
-  if (!raw) throw py::error_already_set();
+  PyObject* raw =
+      PyObject_CallFunctionObjArgs(copy_slices_fn, grad.ptr(), extra_, fn_capsule.ptr(), needs.ptr(), nullptr);
+  if (!raw)
+    throw py::error_already_set();
   py::tuple r = py::reinterpret_steal<py::tuple>(raw);
   variable_list outputs(n);
   for (size_t i = 0; i < n && i < r.size(); ++i) {
-    if (!r[i].is_none()) outputs[i] = THPVariable_Unpack(r[i].ptr());
+    if (!r[i].is_none())
+      outputs[i] = THPVariable_Unpack(r[i].ptr());
   }
   return outputs;
 }
@@ -259,11 +294,13 @@ void CopySlices::release_variables() {
     std::lock_guard<std::mutex> lock(fn_mutex_);
     fn.swap(fn_);
   }
-  if (fn) fn->release_variables();
+  if (fn)
+    fn->release_variables();
 }
 
 void initViewBindings(py::module_& m) {
-  if (PyModule_AddFunctions(m.ptr(), methods) < 0) throw py::error_already_set();
+  if (PyModule_AddFunctions(m.ptr(), methods) < 0)
+    throw py::error_already_set();
   m.def("_set_view_formulas", &set_view_formulas);
   m.def("_call_inplace_fn", &call_inplace_fn);
   m.def("_check_inplace", [](const Variable& self, bool requires_grad) { impl::check_inplace(self, requires_grad); });
@@ -271,8 +308,9 @@ void initViewBindings(py::module_& m) {
   // Whether a gradient for `self` has somewhere to go (upstream's should_compute_output
   // for the edge an op would record): not for a view made in no_grad mode of a base
   // that requires grad, which requires grad but has neither grad_fn nor accumulator.
-  m.def("_has_gradient_edge",
-        [](const Variable& self) { return self.requires_grad() && impl::gradient_edge(self).function != nullptr; });
+  m.def("_has_gradient_edge", [](const Variable& self) {
+    return self.requires_grad() && impl::gradient_edge(self).function != nullptr;
+  });
 }
 
 } // namespace autograd

@@ -25,10 +25,12 @@ struct CopySlices : public Node {
   ~CopySlices() override;
   variable_list apply(variable_list&& grads) override;
   void release_variables() override;
-  std::string name() const override { return "torch::autograd::CopySlices"; }
+  std::string name() const override {
+    return "torch::autograd::CopySlices";
+  }
 
  private:
-  std::mutex fn_mutex_;  // guards fn_ against release_variables on another thread
+  std::mutex fn_mutex_; // guards fn_ against release_variables on another thread
   std::shared_ptr<Node> fn_;
   PyObject* extra_ = nullptr;
 };

@@ -25,7 +25,8 @@ std::string forward_name(const std::string& node_name) {
     return node_name.substr(0, node_name.size() - suffix0.size());
   }
   const auto pos = node_name.rfind("Backward");
-  if (pos == std::string::npos || pos == 0) return node_name;
+  if (pos == std::string::npos || pos == 0)
+    return node_name;
   return node_name.substr(0, pos) + node_name.substr(pos + 8);
 }
 
@@ -42,39 +43,48 @@ void check_not_inference(const Variable& variable) {
 
 SavedVariable SavedVariable::metadata_of(const Variable& variable, bool is_output) {
   SavedVariable saved;
-  if (!variable.defined()) return saved;
+  if (!variable.defined())
+    return saved;
   check_not_inference(variable);
   saved.was_default_constructed_ = false;
   saved.is_leaf_ = variable.is_leaf();
   saved.output_nr_ = variable.output_nr();
   saved.requires_grad_ = variable.requires_grad();
   // An output's grad_fn is the saving node: it is passed back as saved_for.
-  if (!is_output && !saved.is_leaf_) saved.grad_fn_ = variable.grad_fn();
-  if (saved.is_leaf_ && saved.requires_grad_) saved.grad_accumulator_ = impl::grad_accumulator(variable);
+  if (!is_output && !saved.is_leaf_)
+    saved.grad_fn_ = variable.grad_fn();
+  if (saved.is_leaf_ && saved.requires_grad_)
+    saved.grad_accumulator_ = impl::grad_accumulator(variable);
   return saved;
 }
 
 Variable SavedVariable::unpack_packed(const Variable& data, std::shared_ptr<Node> saved_for) const {
   auto grad_fn = grad_fn_;
   if (!is_leaf_ && !grad_fn) {
-    if (!saved_for) throw std::logic_error("No grad_fn for non-leaf saved tensor");
+    if (!saved_for)
+      throw std::logic_error("No grad_fn for non-leaf saved tensor");
     grad_fn = std::move(saved_for);
   }
-  if (!grad_fn && !requires_grad_ && !data.requires_grad()) return data;  // nothing to attach
-  Variable var = grad_fn ? make_variable(data, Edge(std::move(grad_fn), output_nr_)) : make_variable(data, requires_grad_);
-  if (!grad_fn) impl::set_grad_accumulator(var, grad_accumulator_);
+  if (!grad_fn && !requires_grad_ && !data.requires_grad())
+    return data; // nothing to attach
+  Variable var =
+      grad_fn ? make_variable(data, Edge(std::move(grad_fn), output_nr_)) : make_variable(data, requires_grad_);
+  if (!grad_fn)
+    impl::set_grad_accumulator(var, grad_accumulator_);
   return var;
 }
 
 SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_inplace_on_view) {
-  if (!variable.defined()) return;
+  if (!variable.defined())
+    return;
   check_not_inference(variable);
   was_default_constructed_ = false;
   saved_version_ = static_cast<uint32_t>(variable._version());
   is_leaf_ = variable.is_leaf();
   is_inplace_on_view_ = is_inplace_on_view;
   output_nr_ = variable.output_nr();
-  if (is_inplace_on_view) weak_grad_fn_ = variable.grad_fn();
+  if (is_inplace_on_view)
+    weak_grad_fn_ = variable.grad_fn();
 
   // A leaf, or a variable that is not an output of the saving node, can be
   // kept as it is: no reference cycle through grad_fn is possible.
@@ -89,14 +99,16 @@ SavedVariable::SavedVariable(const Variable& variable, bool is_output, bool is_i
 }
 
 Variable SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
-  if (was_default_constructed_) return Variable();
-  if (!data_.defined()) throw std::runtime_error(ERR_BACKWARD_TWICE);
+  if (was_default_constructed_)
+    return Variable();
+  if (!data_.defined())
+    throw std::runtime_error(ERR_BACKWARD_TWICE);
 
   // grad_fn gives the most helpful message if the versions do not match.
-  auto grad_fn = is_inplace_on_view_ ? weak_grad_fn_.lock()
-                                     : (saved_original_ ? data_.grad_fn() : nullptr);
+  auto grad_fn = is_inplace_on_view_ ? weak_grad_fn_.lock() : (saved_original_ ? data_.grad_fn() : nullptr);
   if (!is_leaf_ && !grad_fn) {
-    if (!saved_for) throw std::logic_error("No grad_fn for non-leaf saved tensor");
+    if (!saved_for)
+      throw std::logic_error("No grad_fn for non-leaf saved tensor");
     grad_fn = std::move(saved_for);
   }
 
@@ -109,8 +121,7 @@ Variable SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
     if (grad_fn) {
       message << ", which is output " << output_nr_ << " of " << forward_name(grad_fn->name()) << ",";
     }
-    message << " is at version " << current_version << "; expected version " << saved_version_
-            << " instead.";
+    message << " is at version " << current_version << "; expected version " << saved_version_ << " instead.";
     if (!AnomalyMode::is_enabled()) {
       message << " Hint: enable anomaly detection to find the operation that failed to compute "
                  "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).";
@@ -122,7 +133,8 @@ Variable SavedVariable::unpack(std::shared_ptr<Node> saved_for) const {
     throw std::runtime_error(message.str());
   }
 
-  if (saved_original_) return data_;
+  if (saved_original_)
+    return data_;
 
   // Rebuild the output variable (never a leaf, so grad_fn is set above): same
   // storage and version counter, with the saving node as grad_fn.

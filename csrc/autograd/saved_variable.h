@@ -34,7 +34,9 @@ struct SavedVariable {
   static SavedVariable metadata_of(const Variable& variable, bool is_output);
   Variable unpack_packed(const Variable& data, std::shared_ptr<Node> saved_for) const;
   void reset_data();
-  bool has_been_released() const { return !was_default_constructed_ && !data_.defined(); }
+  bool has_been_released() const {
+    return !was_default_constructed_ && !data_.defined();
+  }
 
  private:
   // The original variable when it cannot form a cycle (leaf, or not an

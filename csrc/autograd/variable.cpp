@@ -14,7 +14,8 @@ namespace autograd {
 
 AutogradMeta::AutogradMeta(at::TensorImpl* self_impl, bool requires_grad, Edge gradient_edge)
     : grad_fn_(std::move(gradient_edge.function)), output_nr_(gradient_edge.input_nr) {
-  if (requires_grad) set_requires_grad(requires_grad, self_impl);
+  if (requires_grad)
+    set_requires_grad(requires_grad, self_impl);
 }
 
 void AutogradMeta::set_requires_grad(bool requires_grad, at::TensorImpl* self_impl) {
@@ -27,14 +28,17 @@ void AutogradMeta::set_requires_grad(bool requires_grad, at::TensorImpl* self_im
 namespace impl {
 
 AutogradMeta* get_autograd_meta(const Variable& self) {
-  if (!self.defined()) throw std::runtime_error("cannot call get_autograd_meta() on undefined tensor");
+  if (!self.defined())
+    throw std::runtime_error("cannot call get_autograd_meta() on undefined tensor");
   return static_cast<AutogradMeta*>(self.unsafeGetTensorImpl()->autograd_meta());
 }
 
 AutogradMeta* materialize_autograd_meta(const Variable& self) {
-  if (!self.defined()) throw std::runtime_error("cannot call materialize_autograd_meta() on undefined tensor");
+  if (!self.defined())
+    throw std::runtime_error("cannot call materialize_autograd_meta() on undefined tensor");
   auto* p = self.unsafeGetTensorImpl();
-  if (!p->autograd_meta()) p->set_autograd_meta(std::make_unique<AutogradMeta>());
+  if (!p->autograd_meta())
+    p->set_autograd_meta(std::make_unique<AutogradMeta>());
   return static_cast<AutogradMeta*>(p->autograd_meta());
 }
 
@@ -53,29 +57,35 @@ void set_gradient_edge(const Variable& self, Edge edge) {
   meta->grad_fn_ = std::move(edge.function);
   meta->output_nr_ = edge.input_nr;
   // A view given its grad_fn now needs no regeneration for changes so far.
-  if (meta->is_view_) meta->attr_version_ = static_cast<uint32_t>(self._version());
+  if (meta->is_view_)
+    meta->attr_version_ = static_cast<uint32_t>(self._version());
 }
 
 std::shared_ptr<Node> try_get_grad_accumulator(const Variable& self) {
-  if (auto* meta = get_autograd_meta(self)) return meta->grad_accumulator_.lock();
+  if (auto* meta = get_autograd_meta(self))
+    return meta->grad_accumulator_.lock();
   return nullptr;
 }
 
 std::shared_ptr<Node> grad_accumulator(const Variable& self) {
   auto* meta = get_autograd_meta(self);
-  if (!meta) return nullptr;
+  if (!meta)
+    return nullptr;
   if (meta->grad_fn_) {
     throw std::logic_error("grad_accumulator() should be only called on leaf Variables");
   }
-  if (!meta->requires_grad_) return nullptr;
+  if (!meta->requires_grad_)
+    return nullptr;
 
   std::lock_guard<std::mutex> lock(meta->mutex_);
   auto result = meta->grad_accumulator_.lock();
-  if (result) return result;
+  if (result)
+    return result;
   // The accumulator holds the variable strongly; the variable refers back weakly.
   result = make_node<AccumulateGrad>(Variable(self.unsafeGetTensorImpl()->shared_from_this()));
   for (const auto& hook : meta->hooks_) {
-    if (hook) result->add_tensor_pre_hook(std::make_unique<SharedFunctionPreHook>(hook));
+    if (hook)
+      result->add_tensor_pre_hook(std::make_unique<SharedFunctionPreHook>(hook));
   }
   meta->grad_accumulator_ = result;
   return result;
@@ -112,7 +122,8 @@ void set_view_of(const Variable& view, const Variable& base, CreationMeta creati
   // was made in inference mode.
   if (base_meta && base_meta->is_view_) {
     const auto previous = base_meta->creation_meta_;
-    if (creation_meta == CreationMeta::DEFAULT || previous == CreationMeta::INFERENCE_MODE) creation_meta = previous;
+    if (creation_meta == CreationMeta::DEFAULT || previous == CreationMeta::INFERENCE_MODE)
+      creation_meta = previous;
   }
   meta->creation_meta_ = creation_meta;
   meta->attr_version_ = view._version();
@@ -136,13 +147,15 @@ CreationMeta creation_meta(const Variable& self) {
 
 void set_creation_meta(const Variable& self, CreationMeta creation_meta) {
   auto* meta = get_autograd_meta(self);
-  if (!meta || !meta->is_view_) throw std::logic_error("set_creation_meta() on a tensor that is not a view");
+  if (!meta || !meta->is_view_)
+    throw std::logic_error("set_creation_meta() on a tensor that is not a view");
   meta->creation_meta_ = creation_meta;
 }
 
 void handle_view_on_rebase(const Variable& self, bool indirect) {
   auto* meta = get_autograd_meta(self);
-  if (!meta || !meta->is_view_ || meta->creation_meta_ == CreationMeta::DEFAULT) return;
+  if (!meta || !meta->is_view_ || meta->creation_meta_ == CreationMeta::DEFAULT)
+    return;
   const auto creation_meta = meta->creation_meta_;
   const std::string modified_obj = indirect ? "its base or another view of its base has been" : "is being";
   const auto& grad_fn = meta->grad_fn_;
@@ -163,25 +176,29 @@ void handle_view_on_rebase(const Variable& self, bool indirect) {
   }
   switch (creation_meta) {
     case CreationMeta::MULTI_OUTPUT_NODE:
-      msg += " This view is the output of a function that returns multiple views. Such functions do not allow "
-             "the output views to be modified inplace. You should replace the inplace operation by an "
-             "out-of-place one.";
+      msg +=
+          " This view is the output of a function that returns multiple views. Such functions do not allow "
+          "the output views to be modified inplace. You should replace the inplace operation by an "
+          "out-of-place one.";
       break;
     case CreationMeta::NO_GRAD_MODE:
-      msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
-             "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
-             "the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+      msg +=
+          " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+          "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+          "the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
       break;
     case CreationMeta::INFERENCE_MODE:
-      msg += " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
-             "by moving both the view and the inplace either both inside the inference_mode block (if you don't "
-             "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
+      msg +=
+          " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+          "by moving both the view and the inplace either both inside the inference_mode block (if you don't "
+          "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).";
       break;
     case CreationMeta::IN_CUSTOM_FUNCTION:
-      msg += " This view was created inside a custom Function (or because an input was returned as-is) and the "
-             "autograd logic to handle view+inplace would override the custom backward associated with the "
-             "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
-             "cloning the output of the custom Function.";
+      msg +=
+          " This view was created inside a custom Function (or because an input was returned as-is) and the "
+          "autograd logic to handle view+inplace would override the custom backward associated with the "
+          "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+          "cloning the output of the custom Function.";
       break;
     case CreationMeta::DEFAULT:
       break;
@@ -190,7 +207,8 @@ void handle_view_on_rebase(const Variable& self, bool indirect) {
 }
 
 void check_inplace(const Variable& self, bool requires_grad) {
-  if (!requires_grad || !GradMode::is_enabled()) return;
+  if (!requires_grad || !GradMode::is_enabled())
+    return;
   auto* meta = get_autograd_meta(self);
   if (meta && meta->is_view_) {
     handle_view_on_rebase(self);
@@ -207,7 +225,8 @@ namespace {
 ViewNodeFactory* view_node_factory = nullptr;
 
 ViewNodeFactory& factory() {
-  if (!view_node_factory) throw std::logic_error("views need the torchlite package's view node factory");
+  if (!view_node_factory)
+    throw std::logic_error("views need the torchlite package's view node factory");
   return *view_node_factory;
 }
 
@@ -215,7 +234,8 @@ ViewNodeFactory& factory() {
 // registered before stay with the old one (upstream
 // update_tensor_hooks_on_new_gradfn).
 void move_retains_grad_hook(AutogradMeta* meta, const std::shared_ptr<Node>& old_fn, uint32_t old_output_nr) {
-  if (!meta->retains_grad_ || !old_fn || !meta->grad_fn_ || old_fn == meta->grad_fn_) return;
+  if (!meta->retains_grad_ || !old_fn || !meta->grad_fn_ || old_fn == meta->grad_fn_)
+    return;
   if (auto hook = old_fn->pop_retains_grad_hook(old_output_nr)) {
     meta->grad_fn_->add_retains_grad_hook(std::move(hook), meta->output_nr_);
   }
@@ -235,15 +255,18 @@ void update_view_grad_fn(const Variable& self, AutogradMeta* meta) {
   uint32_t current_version;
   {
     std::lock_guard<std::mutex> lock(meta->mutex_);
-    if (!meta->grad_fn_ && !meta->base_.requires_grad()) return;
+    if (!meta->grad_fn_ && !meta->base_.requires_grad())
+      return;
     current_version = static_cast<uint32_t>(self._version());
-    if (meta->attr_version_ == current_version) return;
+    if (meta->attr_version_ == current_version)
+      return;
     handle_view_on_rebase(self, /*indirect=*/true);
   }
   // Made without the lock: the factory may take the GIL.
   auto fn = factory().as_strided_backward(self, meta->base_);
   std::lock_guard<std::mutex> lock(meta->mutex_);
-  if (meta->attr_version_ == current_version) return;  // another thread was first
+  if (meta->attr_version_ == current_version)
+    return; // another thread was first
   auto old_fn = std::move(meta->grad_fn_);
   const auto old_output_nr = meta->output_nr_;
   meta->grad_fn_ = std::move(fn);
@@ -285,25 +308,26 @@ void rebase_history(const Variable& self, Edge gradient_edge) {
 namespace {
 Variable shallow_copy(const at::Tensor& data) {
   auto* src = data.unsafeGetTensorImpl();
-  auto impl = std::make_shared<at::TensorImpl>(src->storage(), src->dtype(), src->sizes(),
-                                               src->strides(), src->storage_offset());
+  auto impl = std::make_shared<at::TensorImpl>(
+      src->storage(), src->dtype(), src->sizes(), src->strides(), src->storage_offset());
   impl->set_version_counter(src->version_counter());
   return Variable(std::move(impl));
 }
 } // namespace
 
 Variable make_variable(const at::Tensor& data, bool requires_grad) {
-  if (!data.defined()) return Variable();
+  if (!data.defined())
+    return Variable();
   Variable v = shallow_copy(data);
   if (requires_grad) {
-    v.unsafeGetTensorImpl()->set_autograd_meta(
-        std::make_unique<AutogradMeta>(v.unsafeGetTensorImpl(), true));
+    v.unsafeGetTensorImpl()->set_autograd_meta(std::make_unique<AutogradMeta>(v.unsafeGetTensorImpl(), true));
   }
   return v;
 }
 
 Variable make_variable(const at::Tensor& data, Edge gradient_edge) {
-  if (!data.defined()) return Variable();
+  if (!data.defined())
+    return Variable();
   Variable v = shallow_copy(data);
   v.unsafeGetTensorImpl()->set_autograd_meta(
       std::make_unique<AutogradMeta>(v.unsafeGetTensorImpl(), false, std::move(gradient_edge)));
@@ -361,7 +385,8 @@ Tensor& Tensor::set_requires_grad(bool requires_grad) {
         "computed variable in a subgraph that doesn't require differentiation use "
         "var_no_grad = var.detach().");
   }
-  if (!requires_grad && !meta) return *this;
+  if (!requires_grad && !meta)
+    return *this;
   impl::materialize_autograd_meta(*this)->set_requires_grad(requires_grad, impl_.get());
   return *this;
 }
@@ -379,8 +404,10 @@ Tensor& Tensor::mutable_grad() const {
 const std::shared_ptr<torch::autograd::Node>& Tensor::grad_fn() const {
   static const std::shared_ptr<torch::autograd::Node> none;
   auto* meta = impl_ ? static_cast<AutogradMeta*>(impl_->autograd_meta()) : nullptr;
-  if (!meta) return none;
-  if (meta->is_view_) impl::update_view_grad_fn(*this, meta);
+  if (!meta)
+    return none;
+  if (meta->is_view_)
+    impl::update_view_grad_fn(*this, meta);
   return meta->grad_fn_;
 }
 
@@ -411,15 +438,18 @@ void Tensor::retain_grad() const {
   if (!requires_grad()) {
     throw std::runtime_error("can't retain_grad on Tensor that has requires_grad=False");
   }
-  if (is_leaf()) return;  // a leaf's .grad is always populated
+  if (is_leaf())
+    return; // a leaf's .grad is always populated
   auto* meta = impl::get_autograd_meta(*this);
-  if (meta->retains_grad_) return;
+  if (meta->retains_grad_)
+    return;
   // The hook refers to the tensor weakly: the graph must not keep it alive.
   std::weak_ptr<TensorImpl> weak_self = impl_;
   auto retain_grad_hook = [weak_self](const Tensor& grad_base) {
     Tensor grad_out = grad_base;
     auto self_impl = weak_self.lock();
-    if (!self_impl || !grad_base.defined()) return grad_out;
+    if (!self_impl || !grad_base.defined())
+      return grad_out;
     Tensor self(self_impl);
     Tensor& grad = self.mutable_grad();
     if (!grad.defined()) {
@@ -431,8 +461,7 @@ void Tensor::retain_grad() const {
   };
   const auto& fn = grad_fn();
   fn->add_retains_grad_hook(
-      std::make_unique<torch::autograd::CppFunctionSingleTensorPreHook>(std::move(retain_grad_hook),
-                                                                        output_nr()),
+      std::make_unique<torch::autograd::CppFunctionSingleTensorPreHook>(std::move(retain_grad_hook), output_nr()),
       output_nr());
   meta->retains_grad_ = true;
 }

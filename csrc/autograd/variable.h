@@ -22,15 +22,18 @@ struct Node;
 enum class CreationMeta : uint8_t { DEFAULT, IN_CUSTOM_FUNCTION, MULTI_OUTPUT_NODE, NO_GRAD_MODE, INFERENCE_MODE };
 
 struct AutogradMeta : public at::AutogradMetaInterface {
-  explicit AutogradMeta(at::TensorImpl* self_impl = nullptr, bool requires_grad = false,
-                        Edge gradient_edge = Edge());
+  explicit AutogradMeta(at::TensorImpl* self_impl = nullptr, bool requires_grad = false, Edge gradient_edge = Edge());
 
   void set_requires_grad(bool requires_grad, at::TensorImpl* self_impl) override;
   bool requires_grad() const override {
     return requires_grad_ || grad_fn_ || (is_view_ && base_.requires_grad());
   }
-  Variable& mutable_grad() override { return grad_; }
-  const Variable& grad() const override { return grad_; }
+  Variable& mutable_grad() override {
+    return grad_;
+  }
+  const Variable& grad() const override {
+    return grad_;
+  }
 
   std::string name_;
   Variable grad_;

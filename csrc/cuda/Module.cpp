@@ -34,8 +34,7 @@ c10::Stream unpack_stream(int64_t stream_id, DeviceIndex device_index) {
 
 // The (stream_id, device_index, device_type) triple torch passes between C++ and Python.
 py::tuple pack_stream(const c10::Stream& s) {
-  return py::make_tuple(s.id(), static_cast<int>(s.device_index()),
-                        static_cast<int>(c10::DeviceType::CUDA));
+  return py::make_tuple(s.id(), static_cast<int>(s.device_index()), static_cast<int>(c10::DeviceType::CUDA));
 }
 
 // c10::cuda::device_count_ensure_non_zero: the messages torch gives when CUDA
@@ -51,15 +50,17 @@ void cuda_init() {
           "Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a "
           "driver from http://www.nvidia.com/Download/index.aspx");
     }
-    throw std::runtime_error("The NVIDIA driver on your system is too old (found version " +
-                             std::to_string(version) + ").");
+    throw std::runtime_error(
+        "The NVIDIA driver on your system is too old (found version " + std::to_string(version) + ").");
   }
   if (err != cudaSuccess && err != cudaErrorNoDevice) {
     cudaGetLastError();
     throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(err));
   }
-  if (err == cudaErrorNoDevice) cudaGetLastError();
-  if (err == cudaErrorNoDevice || count == 0) throw std::runtime_error("No CUDA GPUs are available");
+  if (err == cudaErrorNoDevice)
+    cudaGetLastError();
+  if (err == cudaErrorNoDevice || count == 0)
+    throw std::runtime_error("No CUDA GPUs are available");
 }
 
 // Runs `fn` with `device` current, restoring the previous device after.
@@ -79,11 +80,12 @@ void with_device(DeviceIndex device, F fn) {
 DeviceIndex checked(int index) {
   const DeviceIndex count = c10::cuda::device_count();
   if (index < -1 || index >= count) {
-    throw std::runtime_error("Device index value " + std::to_string(index) + " is out of index range [0, " +
-                             std::to_string(static_cast<int>(count)) + ")");
+    throw std::runtime_error(
+        "Device index value " + std::to_string(index) + " is out of index range [0, " +
+        std::to_string(static_cast<int>(count)) + ")");
   }
-  return c10::cuda::checked_device_index(static_cast<DeviceIndex>(index), impl()->getDevice().index(),
-                                         c10::cuda::device_count());
+  return c10::cuda::checked_device_index(
+      static_cast<DeviceIndex>(index), impl()->getDevice().index(), c10::cuda::device_count());
 }
 
 cudaStream_t raw(int64_t stream_id) {
@@ -100,17 +102,20 @@ struct CUDAEvent {
   CUDAEvent(const CUDAEvent&) = delete;
   CUDAEvent& operator=(const CUDAEvent&) = delete;
   ~CUDAEvent() {
-    if (!event_) return;
+    if (!event_)
+      return;
     int prev = 0;
-    if (cudaGetDevice(&prev) != cudaSuccess) return;
+    if (cudaGetDevice(&prev) != cudaSuccess)
+      return;
     (void)cudaSetDevice(device_);
     (void)cudaEventDestroy(event_);
     (void)cudaSetDevice(prev);
   }
   void record(int64_t stream_id, DeviceIndex device) {
     if (event_ && device != device_) {
-      throw std::runtime_error("Event device " + std::to_string(int(device_)) +
-                               " does not match recording stream's device " + std::to_string(int(device)) + ".");
+      throw std::runtime_error(
+          "Event device " + std::to_string(int(device_)) + " does not match recording stream's device " +
+          std::to_string(int(device)) + ".");
     }
     with_device(device, [&] {
       if (!event_) {
@@ -121,11 +126,13 @@ struct CUDAEvent {
     });
   }
   void block(int64_t stream_id, DeviceIndex device) const {
-    if (!event_) return;
+    if (!event_)
+      return;
     with_device(device, [&] { TORCHLITE_CUDA_CHECK(cudaStreamWaitEvent(raw(stream_id), event_, 0)); });
   }
   bool query() const {
-    if (!event_) return true;
+    if (!event_)
+      return true;
     const cudaError_t err = cudaEventQuery(event_);
     if (err == cudaErrorNotReady) {
       cudaGetLastError();
@@ -135,7 +142,8 @@ struct CUDAEvent {
     return true;
   }
   void synchronize() const {
-    if (!event_) return;
+    if (!event_)
+      return;
     py::gil_scoped_release no_gil;
     TORCHLITE_CUDA_CHECK(cudaEventSynchronize(event_));
   }
@@ -169,14 +177,19 @@ void initModule(py::module_& m) {
   // An index naming no device fails in the runtime ("invalid device ordinal"), as torch.cuda.set_device.
   m.def("_cuda_setDevice", [](int device) { impl()->setDevice(cuda_device(static_cast<DeviceIndex>(device))); });
   m.def("_cuda_exchangeDevice", [](int device) {
-    if (device < 0) return -1;
+    if (device < 0)
+      return -1;
     return static_cast<int>(impl()->exchangeDevice(cuda_device(static_cast<DeviceIndex>(device))).index());
   });
-  m.def("_cuda_getCurrentStream", [](int device) { return pack_stream(impl()->getStream(cuda_device(checked(device)))); });
-  m.def("_cuda_getDefaultStream",
-        [](int device) { return pack_stream(impl()->getDefaultStream(cuda_device(checked(device)))); });
-  m.def("_cuda_getStreamFromPool",
-        [](int device, int priority) { return pack_stream(impl()->getNewStream(cuda_device(checked(device)), priority)); });
+  m.def("_cuda_getCurrentStream", [](int device) {
+    return pack_stream(impl()->getStream(cuda_device(checked(device))));
+  });
+  m.def("_cuda_getDefaultStream", [](int device) {
+    return pack_stream(impl()->getDefaultStream(cuda_device(checked(device))));
+  });
+  m.def("_cuda_getStreamFromPool", [](int device, int priority) {
+    return pack_stream(impl()->getNewStream(cuda_device(checked(device)), priority));
+  });
   m.def("_cuda_setStream", [](int64_t stream_id, int device_index, int /*device_type*/) {
     impl()->exchangeStream(unpack_stream(stream_id, checked(device_index)));
   });
@@ -204,8 +217,12 @@ void initModule(py::module_& m) {
 
   py::class_<CUDAEvent>(m, "_CudaEventBase")
       .def(py::init<bool, bool>(), py::arg("enable_timing") = false, py::arg("blocking") = false)
-      .def("_record", [](CUDAEvent& e, int64_t stream_id, int device_index) { e.record(stream_id, checked(device_index)); })
-      .def("_wait", [](const CUDAEvent& e, int64_t stream_id, int device_index) { e.block(stream_id, checked(device_index)); })
+      .def(
+          "_record",
+          [](CUDAEvent& e, int64_t stream_id, int device_index) { e.record(stream_id, checked(device_index)); })
+      .def(
+          "_wait",
+          [](const CUDAEvent& e, int64_t stream_id, int device_index) { e.block(stream_id, checked(device_index)); })
       .def("query", &CUDAEvent::query)
       .def("synchronize", &CUDAEvent::synchronize)
       .def("elapsed_time", &CUDAEvent::elapsed_time)

@@ -26,14 +26,16 @@ TEST(Concurrency, IndependentGraphsFromEightThreads) {
         c10::Device d(t % 2 ? "sim:1" : "cpu");
         auto x = leaf({1.0, 1.0}, {}, at::kFloat, d);
         Variable y = x;
-        for (int i = 0; i < 20; ++i) y = scaled({y}, 1.0);
+        for (int i = 0; i < 20; ++i)
+          y = scaled({y}, 1.0);
         run_backward({y}, {value({1.0, 1.0}, {}, at::kFloat, d)});
         auto grad = at::to(x.grad(), c10::Device());
         run_backward({leaves[t]}, {grad});
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   for (int t = 0; t < kThreads; ++t) {
     EXPECT_EQ(vals(leaves[t].grad()), (std::vector<double>{kRepeats, kRepeats}));
   }
@@ -47,10 +49,12 @@ TEST(Concurrency, SharedGraphWithKeepGraphFromEightThreads) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
-      for (int r = 0; r < kRepeats; ++r) run_backward({y}, {value({1.0, 1.0})}, /*keep_graph=*/true);
+      for (int r = 0; r < kRepeats; ++r)
+        run_backward({y}, {value({1.0, 1.0})}, /*keep_graph=*/true);
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
   const double expected = 5.0 * kThreads * kRepeats;
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{expected, expected}));
 }
@@ -70,8 +74,10 @@ TEST(Concurrency, ThreadsGetTheirOwnReadyQueues) {
       run_backward({y}, {value({1.0})});
     });
   }
-  for (auto& th : threads) th.join();
-  for (int d : devices) EXPECT_EQ(d, CPU_DEVICE);
+  for (auto& th : threads)
+    th.join();
+  for (int d : devices)
+    EXPECT_EQ(d, CPU_DEVICE);
 }
 
 TEST(Concurrency, HooksAddedWhileTheEngineRunsTheNode) {
@@ -95,12 +101,13 @@ TEST(Concurrency, HooksAddedWhileTheEngineRunsTheNode) {
         ++calls;
         return g;
       }));
-      auto key = fn->add_post_hook(std::make_unique<CppFunctionPostHook>(
-          [&](const variable_list& out, const variable_list&) {
+      auto key =
+          fn->add_post_hook(std::make_unique<CppFunctionPostHook>([&](const variable_list& out, const variable_list&) {
             ++calls;
             return out;
           }));
-      if (i % 2) fn->del_post_hook(key);
+      if (i % 2)
+        fn->del_post_hook(key);
     }
     done = true;
   });

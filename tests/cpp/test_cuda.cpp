@@ -18,8 +18,8 @@ using namespace torchlite_test;
 
 namespace {
 
-#define REQUIRE_GPUS(n)                                                                    \
-  if (c10::cuda::device_count() < (n)) {                                                   \
+#define REQUIRE_GPUS(n)                                                                          \
+  if (c10::cuda::device_count() < (n)) {                                                         \
     GTEST_SKIP() << "needs " << (n) << " CUDA GPU(s), found " << int(c10::cuda::device_count()); \
   }
 
@@ -37,7 +37,8 @@ size_t pool_used_bytes(int device) {
 
 std::vector<double> ramp(int64_t n) {
   std::vector<double> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = std::sin(static_cast<double>(i)) * 1e3;
+  for (int64_t i = 0; i < n; ++i)
+    v[static_cast<size_t>(i)] = std::sin(static_cast<double>(i)) * 1e3;
   return v;
 }
 
@@ -51,8 +52,8 @@ TEST(Cuda, StreamOfDeviceMinusOneIsTheCurrentDevice) {
 
 TEST(Cuda, StreamIndexPastTheDevicesThrows) {
   REQUIRE_GPUS(1);
-  const std::string expected = "Device index value 100 is out of index range [0, " +
-      std::to_string(int(c10::cuda::device_count())) + ")";
+  const std::string expected =
+      "Device index value 100 is out of index range [0, " + std::to_string(int(c10::cuda::device_count())) + ")";
   try {
     cuda_impl()->getNewStream(c10::Device(c10::DeviceType::CUDA, 100));
     FAIL() << "expected a throw";
@@ -73,9 +74,11 @@ TEST(Cuda, SumToIsDeterministicAndMatchesTheCpu) {
   for (const std::vector<int64_t>& shape : {std::vector<int64_t>{}, {1024}, {1024, 1}}) {
     const auto cpu = at::sum_to(host, shape).to_vector();
     const auto first = at::sum_to(dev, shape).to_vector();
-    for (int i = 0; i < 20; ++i) EXPECT_EQ(at::sum_to(dev, shape).to_vector(), first);  // bitwise
+    for (int i = 0; i < 20; ++i)
+      EXPECT_EQ(at::sum_to(dev, shape).to_vector(), first); // bitwise
     ASSERT_EQ(first.size(), cpu.size());
-    for (size_t i = 0; i < cpu.size(); ++i) EXPECT_NEAR(first[i], cpu[i], 1e-3 * (1 + std::fabs(cpu[i])));
+    for (size_t i = 0; i < cpu.size(); ++i)
+      EXPECT_NEAR(first[i], cpu[i], 1e-3 * (1 + std::fabs(cpu[i])));
   }
 }
 
@@ -117,7 +120,8 @@ TEST(Cuda, CopyFromASideStreamSeesTheSideStreamsWrites) {
     big = at::full({1 << 24}, 3.0, at::kFloat, gpu);
   }
   const auto host = at::to(big, c10::Device()).to_vector();
-  for (size_t i = 0; i < host.size(); i += 4099) ASSERT_EQ(host[i], 3.0);
+  for (size_t i = 0; i < host.size(); i += 4099)
+    ASSERT_EQ(host[i], 3.0);
 }
 
 TEST(Cuda, CrossDeviceCopyWaitsForTheSourceStream) {
@@ -132,7 +136,8 @@ TEST(Cuda, CrossDeviceCopyWaitsForTheSourceStream) {
     auto src = at::full({1 << 24}, static_cast<double>(round), at::kFloat, gpu0);
     auto dst = at::to(src, gpu1);
     const auto host = at::to(dst, c10::Device()).to_vector();
-    for (size_t i = 0; i < host.size(); i += 4099) ASSERT_EQ(host[i], round) << "round " << round;
+    for (size_t i = 0; i < host.size(); i += 4099)
+      ASSERT_EQ(host[i], round) << "round " << round;
   }
 }
 
@@ -141,10 +146,13 @@ TEST(Cuda, BackwardRunsOnTheDeviceWorker) {
   const c10::Device gpu(c10::DeviceType::CUDA, 0);
   auto x = leaf({1.0, 2.0}, {2}, at::kFloat, gpu);
   int worker = -2;
-  auto node = make_node<FnNode>("Double", [&](variable_list&& g) {
-    worker = get_worker_device();
-    return variable_list{at::mul(g[0], 2.0)};
-  }, collect_next_edges({x}));
+  auto node = make_node<FnNode>(
+      "Double",
+      [&](variable_list&& g) {
+        worker = get_worker_device();
+        return variable_list{at::mul(g[0], 2.0)};
+      },
+      collect_next_edges({x}));
   auto y = output_of(node, x);
   run_backward({y}, {at::ones({2}, at::kFloat, gpu)});
   EXPECT_EQ(worker, 0);

@@ -41,7 +41,8 @@ const auto* const env = ::testing::AddGlobalTestEnvironment(new FakeDevices);
 template <typename Pred>
 long find_entry(const std::vector<Log>& log, Pred pred) {
   for (size_t i = 0; i < log.size(); ++i) {
-    if (pred(log[i])) return static_cast<long>(i);
+    if (pred(log[i]))
+      return static_cast<long>(i);
   }
   return -1;
 }
@@ -83,14 +84,23 @@ TEST(CudaChecks, DeviceCountIsCappedAtThePerDeviceTables) {
 // loops) sums it into, and the order per output is fixed.
 TEST(CudaChecks, SumToPlanMatchesTheCpuSumTo) {
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
-      {{4, 3}, {3}},       {{4, 3}, {4, 1}},          {{2, 3, 4}, {3, 1}}, {{2, 3, 4}, {}},
-      {{5}, {1}},          {{2, 1, 4}, {1, 1, 4}},    {{3, 4}, {1, 4}},    {{2, 3, 4, 5}, {1, 3, 1, 5}},
-      {{1, 3}, {1, 1}},    {{6, 2, 1}, {2, 1}}};
+      {{4, 3}, {3}},
+      {{4, 3}, {4, 1}},
+      {{2, 3, 4}, {3, 1}},
+      {{2, 3, 4}, {}},
+      {{5}, {1}},
+      {{2, 1, 4}, {1, 1, 4}},
+      {{3, 4}, {1, 4}},
+      {{2, 3, 4, 5}, {1, 3, 1, 5}},
+      {{1, 3}, {1, 1}},
+      {{6, 2, 1}, {2, 1}}};
   for (const auto& [in_sizes, shape] : cases) {
     int64_t n = 1;
-    for (auto s : in_sizes) n *= s;
+    for (auto s : in_sizes)
+      n *= s;
     std::vector<double> values(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = static_cast<double>((i * 7919) % 101) - 50.0;
+    for (int64_t i = 0; i < n; ++i)
+      values[static_cast<size_t>(i)] = static_cast<double>((i * 7919) % 101) - 50.0;
     const auto expected = at::sum_to(at::tensor(values, in_sizes, at::kDouble), shape).to_vector();
 
     const auto plan = at::cuda::SumToPlan::make(in_sizes, shape);
@@ -108,7 +118,8 @@ TEST(CudaChecks, SumToPlanMatchesTheCpuSumTo) {
       }
       EXPECT_EQ(acc, expected[static_cast<size_t>(o)]) << "output " << o;
     }
-    for (int v : visits) EXPECT_EQ(v, 1);
+    for (int v : visits)
+      EXPECT_EQ(v, 1);
   }
 }
 
@@ -175,15 +186,16 @@ TEST(CudaChecks, ConsumerWithInputsOnTwoAcceleratorTypesWaitsOnEachType) {
   Variable b = fake_cuda_tensor(1.0f, 1);
   {
     c10::OptionalStreamGuard g(consumer_sim_stream);
-    create_gradient_edge(a, consumer);  // input 0 on sim, stream consumer_sim_stream
-    create_gradient_edge(b, consumer);  // input 1 on cuda, the cuda current stream
+    create_gradient_edge(a, consumer); // input 0 on sim, stream consumer_sim_stream
+    create_gradient_edge(b, consumer); // input 1 on cuda, the cuda current stream
   }
   ASSERT_EQ(consumer->stream(), std::optional<c10::Stream>(consumer_sim_stream));
 
   // The producer's forward ran on a cuda side stream; it returns one gradient per device.
-  auto producer = make_node<FnNode>("Producer", [&](variable_list&&) {
-    return variable_list{value({1.0}, {}, at::kFloat, sim0), fake_cuda_tensor(1.0f, 1)};
-  }, collect_next_edges({a, b}));
+  auto producer = make_node<FnNode>(
+      "Producer",
+      [&](variable_list&&) { return variable_list{value({1.0}, {}, at::kFloat, sim0), fake_cuda_tensor(1.0f, 1)}; },
+      collect_next_edges({a, b}));
   Variable root = fake_cuda_tensor(0.0f);
   {
     c10::OptionalStreamGuard g(producer_cuda_stream);

@@ -14,7 +14,9 @@ constexpr int kChain = 1000000;
 // A pass-through node without a std::function, to keep a million of them small.
 struct PassBackward : public Node {
   explicit PassBackward(edge_list next) : Node(std::move(next)) {}
-  variable_list apply(variable_list&& grads) override { return std::move(grads); }
+  variable_list apply(variable_list&& grads) override {
+    return std::move(grads);
+  }
 };
 
 Variable chain(const Variable& x, int n) {

@@ -26,13 +26,15 @@ c10::impl::FakeGuardImpl& fake() {
 }
 
 struct FakeDevices : public ::testing::Environment {
-  void SetUp() override { c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, &fake()); }
+  void SetUp() override {
+    c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, &fake());
+  }
 };
 const auto* const env = ::testing::AddGlobalTestEnvironment(new FakeDevices);
 
 struct Seen {
   std::mutex mutex;
-  std::vector<std::pair<std::string, int>> runs;  // (node, worker_device)
+  std::vector<std::pair<std::string, int>> runs; // (node, worker_device)
   std::vector<std::thread::id> threads;
   std::vector<std::string> thread_names;
 };
@@ -42,17 +44,20 @@ struct Seen {
 // moves the gradient back to the input's device.
 Variable copy_to(const Variable& input, c10::Device device, const std::string& name, Seen* seen) {
   auto source = input.device();
-  auto node = make_node<FnNode>(name, [=](variable_list&& g) {
-    char buf[16] = {0};
-    pthread_getname_np(pthread_self(), buf, sizeof(buf));
-    {
-      std::lock_guard<std::mutex> lock(seen->mutex);
-      seen->runs.emplace_back(name, get_worker_device());
-      seen->threads.push_back(std::this_thread::get_id());
-      seen->thread_names.emplace_back(buf);
-    }
-    return variable_list{at::to(g[0], source)};
-  }, collect_next_edges({input}));
+  auto node = make_node<FnNode>(
+      name,
+      [=](variable_list&& g) {
+        char buf[16] = {0};
+        pthread_getname_np(pthread_self(), buf, sizeof(buf));
+        {
+          std::lock_guard<std::mutex> lock(seen->mutex);
+          seen->runs.emplace_back(name, get_worker_device());
+          seen->threads.push_back(std::this_thread::get_id());
+          seen->thread_names.emplace_back(buf);
+        }
+        return variable_list{at::to(g[0], source)};
+      },
+      collect_next_edges({input}));
   Variable out = at::to(input.detach(), device);
   create_gradient_edge(out, node);
   return out;
@@ -129,7 +134,8 @@ namespace {
 template <typename Pred>
 long find_entry(const std::vector<Log>& log, Pred pred) {
   for (size_t i = 0; i < log.size(); ++i) {
-    if (pred(log[i])) return static_cast<long>(i);
+    if (pred(log[i]))
+      return static_cast<long>(i);
   }
   return -1;
 }
@@ -150,7 +156,7 @@ TEST(Devices, ConsumerWaitsForProducerStreamAcrossNodes) {
   Variable consumer_out, producer_out;
   {
     c10::OptionalStreamGuard g(s1);
-    consumer_out = scaled({x}, 2.0, "Consumer");  // its input metadata records s1
+    consumer_out = scaled({x}, 2.0, "Consumer"); // its input metadata records s1
   }
   {
     c10::OptionalStreamGuard g(s2);
@@ -171,9 +177,8 @@ TEST(Devices, ConsumerWaitsForProducerStreamAcrossNodes) {
   const auto log = fake().log();
   const long produced = find_mark(log, "producer ran");
   const long consumed = find_mark(log, "consumer runs");
-  const long wait = find_entry(log, [&](const Log& e) {
-    return e.kind == Log::Block && e.stream == s1 && e.event_stream == s2;
-  });
+  const long wait =
+      find_entry(log, [&](const Log& e) { return e.kind == Log::Block && e.stream == s1 && e.event_stream == s2; });
   ASSERT_GE(produced, 0);
   ASSERT_GE(wait, 0);
   ASSERT_GE(consumed, 0);
@@ -212,9 +217,8 @@ TEST(Devices, LeafStreamsAreSyncedIntoTheCallersStream) {
   const auto log = fake().log();
   const long accumulated = find_mark(log, "leaf accumulated");
   const long returned = find_mark(log, "backward returned");
-  const long wait = find_entry(log, [&](const Log& e) {
-    return e.kind == Log::Block && e.stream == caller_stream && e.event_stream == s;
-  });
+  const long wait = find_entry(
+      log, [&](const Log& e) { return e.kind == Log::Block && e.stream == caller_stream && e.event_stream == s; });
   ASSERT_GE(accumulated, 0);
   ASSERT_GE(wait, 0);
   EXPECT_LT(accumulated, wait);
@@ -245,7 +249,8 @@ TEST(Devices, EventsAreDestroyed) {
     run_backward({b}, {value({1.0}, {}, at::kFloat, sim0)}, /*keep_graph=*/true);
   }
   size_t records = 0;
-  for (const auto& e : fake().log()) records += e.kind == Log::Record;
+  for (const auto& e : fake().log())
+    records += e.kind == Log::Record;
   EXPECT_GE(records, 10u);
   EXPECT_EQ(fake().live_events(), before);
 }

@@ -10,9 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <chrono>
 #include <cmath>
-#include <dirent.h>
 #include <fstream>
 #include <thread>
 
@@ -23,23 +23,29 @@ namespace {
 // y = x * x with x saved, as MulBackward0 saves self and other.
 struct SquareBackward : public Node {
   explicit SquareBackward(const Variable& x) : Node(collect_next_edges({x})), saved_x(x, false) {}
-  std::string name() const override { return "SquareBackward"; }
+  std::string name() const override {
+    return "SquareBackward";
+  }
   variable_list apply(variable_list&& grads) override {
     auto x = saved_x.unpack();
     auto xv = vals(x);
     auto gv = vals(grads[0]);
     std::vector<double> out(xv.size());
-    for (size_t i = 0; i < xv.size(); ++i) out[i] = 2 * xv[i] * gv[i];
+    for (size_t i = 0; i < xv.size(); ++i)
+      out[i] = 2 * xv[i] * gv[i];
     return {at::tensor(out, x.sizes(), x.dtype())};
   }
-  void release_variables() override { saved_x.reset_data(); }
+  void release_variables() override {
+    saved_x.reset_data();
+  }
   SavedVariable saved_x;
 };
 
 Variable square(const Variable& x) {
   auto node = make_node<SquareBackward>(x);
   std::vector<double> xv = vals(x);
-  for (auto& v : xv) v = v * v;
+  for (auto& v : xv)
+    v = v * v;
   Variable out = at::tensor(xv, x.sizes(), x.dtype());
   create_gradient_edge(out, node);
   return out;
@@ -92,8 +98,7 @@ TEST(Engine, KeepGraphFalseReleasesSavedVariables) {
     run_backward({y}, {value({1.0})});
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("Trying to backward through the graph a second time"),
-              std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("Trying to backward through the graph a second time"), std::string::npos);
   }
 }
 
@@ -141,9 +146,10 @@ TEST(Engine, ValidateOutputsRejectsIncompatibleShape) {
     run_backward({y}, {at::zeros({2, 3})});
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(),
-                 "Function MulBackward0 returned an invalid gradient at index 0 - got [2] but "
-                 "expected shape compatible with [2, 3]");
+    EXPECT_STREQ(
+        e.what(),
+        "Function MulBackward0 returned an invalid gradient at index 0 - got [2] but "
+        "expected shape compatible with [2, 3]");
   }
 }
 
@@ -162,7 +168,8 @@ TEST(Engine, ValidateOutputsRejectsWrongDevice) {
     run_backward({y}, {value({0, 0})});
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "Function Moved returned an invalid gradient at index 0 - expected device cpu but got sim:0");
+    EXPECT_STREQ(
+        e.what(), "Function Moved returned an invalid gradient at index 0 - expected device cpu but got sim:0");
   }
 }
 
@@ -177,11 +184,14 @@ TEST(AccumulateGrad, StealsAUniquelyHeldGradient) {
   // without a copy.
   auto x = leaf({1, 2});
   void* produced = nullptr;
-  auto node = make_node<FnNode>("Fresh", [&produced](variable_list&&) {
-    Variable g = value({7, 8});
-    produced = g.data_ptr();
-    return variable_list{g};
-  }, collect_next_edges({x}));
+  auto node = make_node<FnNode>(
+      "Fresh",
+      [&produced](variable_list&&) {
+        Variable g = value({7, 8});
+        produced = g.data_ptr();
+        return variable_list{g};
+      },
+      collect_next_edges({x}));
   Variable y = output_of(node, x);
   run_backward({y}, {value({1, 1})});
   EXPECT_EQ(x.grad().data_ptr(), produced);
@@ -195,11 +205,14 @@ Variable transposed_leaf() {
 }
 // y = node(x), where the node returns what `make` gives, recording its data.
 Variable producing(const Variable& x, std::function<Variable()> make, void** produced) {
-  auto node = make_node<FnNode>("Fresh", [make, produced](variable_list&&) {
-    Variable g = make();
-    *produced = g.data_ptr();
-    return variable_list{g};
-  }, collect_next_edges({x}));
+  auto node = make_node<FnNode>(
+      "Fresh",
+      [make, produced](variable_list&&) {
+        Variable g = make();
+        *produced = g.data_ptr();
+        return variable_list{g};
+      },
+      collect_next_edges({x}));
   return output_of(node, x);
 }
 } // namespace
@@ -247,7 +260,8 @@ TEST(AccumulateGrad, PostAccumulateHookRunsUnderTheNodesMutex) {
     // Asked from another thread: try_lock by the owner itself is undefined.
     std::thread([&] {
       locked_during_hook = !acc->mutex().try_lock();
-      if (!locked_during_hook) acc->mutex().unlock();
+      if (!locked_during_hook)
+        acc->mutex().unlock();
     }).join();
   });
   run_backward({x}, {value({1})});
@@ -267,7 +281,7 @@ TEST(AccumulateGrad, AccumulatesInPlaceIntoExistingGrad) {
   run_backward({x}, {value({1, 1})});
   auto first = x.grad();
   run_backward({x}, {value({2, 2})});
-  EXPECT_TRUE(x.grad().is_same(first));  // same tensor, updated in place
+  EXPECT_TRUE(x.grad().is_same(first)); // same tensor, updated in place
   EXPECT_EQ(vals(first), (std::vector<double>{3, 3}));
 }
 
@@ -276,8 +290,7 @@ TEST(AccumulateGrad, CreateGraphMakesANewDifferentiableSum) {
   run_backward({x}, {value({1, 1})});
   auto first = x.grad();
   // An identity node passes the root gradient (which has history) to x.
-  auto node = make_node<FnNode>("Pass", [](variable_list&& g) { return std::move(g); },
-                                collect_next_edges({x}));
+  auto node = make_node<FnNode>("Pass", [](variable_list&& g) { return std::move(g); }, collect_next_edges({x}));
   Variable y = output_of(node, x);
   auto w = leaf({5, 5});
   auto g = scaled({w}, 1.0);
@@ -294,8 +307,8 @@ TEST(AccumulateGrad, CreateGraphMakesANewDifferentiableSum) {
 TEST(AccumulateGrad, PostAccumulateGradHookSeesTheNewGrad) {
   auto x = leaf({1, 2});
   std::vector<double> seen;
-  impl::post_acc_grad_hooks(x) = std::make_unique<CppPostAccumulateGradHook>(
-      [&](const Variable& t) { seen = vals(t.grad()); });
+  impl::post_acc_grad_hooks(x) =
+      std::make_unique<CppPostAccumulateGradHook>([&](const Variable& t) { seen = vals(t.grad()); });
   run_backward({scaled({x}, 2.0)}, {value({1, 1})});
   EXPECT_EQ(seen, (std::vector<double>{2, 2}));
 }
@@ -399,9 +412,11 @@ namespace {
 int threads_named(const std::string& prefix) {
   int n = 0;
   DIR* dir = opendir("/proc/self/task");
-  if (!dir) return -1;
+  if (!dir)
+    return -1;
   while (auto* entry = readdir(dir)) {
-    if (entry->d_name[0] == '.') continue;
+    if (entry->d_name[0] == '.')
+      continue;
     std::ifstream comm(std::string("/proc/self/task/") + entry->d_name + "/comm");
     std::string name;
     std::getline(comm, name);
@@ -418,8 +433,7 @@ TEST(Engine, DestroyingAnEngineStopsItsDeviceThreads) {
     Engine engine;
     auto x = leaf({1.0}, {}, at::kFloat, c10::Device("sim:1"));
     auto y = scaled({x}, 2.0);
-    engine.execute({impl::gradient_edge(y)}, {value({1.0}, {}, at::kFloat, c10::Device("sim:1"))},
-                   false, false, true);
+    engine.execute({impl::gradient_edge(y)}, {value({1.0}, {}, at::kFloat, c10::Device("sim:1"))}, false, false, true);
     EXPECT_EQ(vals(x.grad()), (std::vector<double>{2.0}));
     EXPECT_EQ(engine.num_device_threads(), 2u);
     EXPECT_EQ(threads_named("tl_autograd_"), before + 2);
@@ -435,8 +449,7 @@ TEST(Engine, DestroyingAnEngineStopsItsDeviceThreads) {
 
 TEST(AccumulateGrad, CreateGraphCopiesIntoADifferentiableGrad) {
   auto x = leaf({1, 2});
-  auto node = make_node<FnNode>("Pass", [](variable_list&& g) { return std::move(g); },
-                                collect_next_edges({x}));
+  auto node = make_node<FnNode>("Pass", [](variable_list&& g) { return std::move(g); }, collect_next_edges({x}));
   Variable y = output_of(node, x);
   auto w = leaf({5, 5});
   auto g = scaled({w}, 1.0);
@@ -452,9 +465,12 @@ TEST(AccumulateGrad, NeverStealsForeignMemory) {
   // is copied even when the tensor handle itself is unique.
   auto x = leaf({1, 2});
   auto data = std::make_shared<std::vector<float>>(std::vector<float>{7, 8});
-  auto node = make_node<FnNode>("Foreign", [data](variable_list&&) {
-    return variable_list{at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8)};
-  }, collect_next_edges({x}));
+  auto node = make_node<FnNode>(
+      "Foreign",
+      [data](variable_list&&) {
+        return variable_list{at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8)};
+      },
+      collect_next_edges({x}));
   Variable y = output_of(node, x);
   run_backward({y}, {value({1, 1})}, /*keep_graph=*/true);
   EXPECT_NE(x.grad().data_ptr(), static_cast<void*>(data->data()));

@@ -5,8 +5,8 @@
 #include "test_utils.h"
 
 #include "autograd/engine_trace.h"
-#include "autograd/graph_task_state.h"
 #include "autograd/grad_mode.h"
+#include "autograd/graph_task_state.h"
 #include "autograd/input_buffer.h"
 #include "c10/core/DeviceGuard.h"
 #include "c10/core/impl/FakeGuardImpl.h"
@@ -24,7 +24,8 @@ namespace {
 std::vector<Event> of(const std::vector<Event>& events, EventKind kind) {
   std::vector<Event> out;
   for (const auto& e : events) {
-    if (e.kind == kind) out.push_back(e);
+    if (e.kind == kind)
+      out.push_back(e);
   }
   return out;
 }
@@ -36,15 +37,20 @@ c10::impl::FakeGuardImpl& fake() {
   return impl;
 }
 struct FakeDevices : public ::testing::Environment {
-  void SetUp() override { c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, &fake()); }
+  void SetUp() override {
+    c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, &fake());
+  }
 };
 const auto* const env = ::testing::AddGlobalTestEnvironment(new FakeDevices);
 
 // Stops the recording even when an assertion fails mid-test.
 struct Recording {
-  Recording() { trace::start(); }
+  Recording() {
+    trace::start();
+  }
   ~Recording() {
-    if (trace::is_enabled()) trace::stop();
+    if (trace::is_enabled())
+      trace::stop();
   }
 };
 
@@ -69,7 +75,8 @@ TEST(EngineTrace, KnownGraphOrderThreadsQueuesAndDependencies) {
   EXPECT_EQ(events.back().detail, "ok");
 
   std::vector<std::string> order;
-  for (const auto& e : of(events, EventKind::TaskStart)) order.push_back(e.node);
+  for (const auto& e : of(events, EventKind::TaskStart))
+    order.push_back(e.node);
   EXPECT_EQ(order, (std::vector<std::string>{"D", "C", "B", "A", "torch::autograd::AccumulateGrad"}));
 
   const uint64_t me = trace::thread_index();
@@ -79,7 +86,8 @@ TEST(EngineTrace, KnownGraphOrderThreadsQueuesAndDependencies) {
     EXPECT_EQ(e.worker_device, CPU_DEVICE);
     EXPECT_EQ(e.reentrant_depth, 0);
   }
-  for (const auto& e : of(events, EventKind::TaskStart)) EXPECT_EQ(e.queue, "cpu:" + std::to_string(me));
+  for (const auto& e : of(events, EventKind::TaskStart))
+    EXPECT_EQ(e.queue, "cpu:" + std::to_string(me));
 
   std::vector<std::pair<EventKind, int64_t>> on_a;
   for (const auto& e : events) {
@@ -88,17 +96,21 @@ TEST(EngineTrace, KnownGraphOrderThreadsQueuesAndDependencies) {
       on_a.emplace_back(e.kind, e.count);
     }
   }
-  EXPECT_EQ(on_a, (std::vector<std::pair<EventKind, int64_t>>{{EventKind::GraphTaskNode, 2},
-                                                               {EventKind::Dependency, 1},
-                                                               {EventKind::NotReadyPark, -1},
-                                                               {EventKind::Dependency, 0},
-                                                               {EventKind::Accumulate, -1},
-                                                               {EventKind::NotReadyRelease, -1}}));
+  EXPECT_EQ(
+      on_a,
+      (std::vector<std::pair<EventKind, int64_t>>{
+          {EventKind::GraphTaskNode, 2},
+          {EventKind::Dependency, 1},
+          {EventKind::NotReadyPark, -1},
+          {EventKind::Dependency, 0},
+          {EventKind::Accumulate, -1},
+          {EventKind::NotReadyRelease, -1}}));
   // Each enqueue names the task that produced it; the root's is execute itself.
   auto enq = of(events, EventKind::Enqueue);
   ASSERT_EQ(enq.size(), 5u);
   EXPECT_EQ(enq[0].producer, 0u);
-  for (size_t i = 1; i < enq.size(); ++i) EXPECT_NE(enq[i].producer, 0u);
+  for (size_t i = 1; i < enq.size(); ++i)
+    EXPECT_NE(enq[i].producer, 0u);
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{16, 16}));
 }
 
@@ -123,10 +135,12 @@ TEST(EngineTrace, TasksPushedWhileOffCarryNoTraceId) {
   queue.pop();
   trace::start();
   EXPECT_TRUE(trace::stop().empty());
-  EXPECT_THROW({
-    Recording rec;
-    trace::start();
-  }, std::runtime_error);
+  EXPECT_THROW(
+      {
+        Recording rec;
+        trace::start();
+      },
+      std::runtime_error);
 }
 
 TEST(EngineTrace, InputBufferStreamEventsAreRecorded) {
@@ -156,12 +170,19 @@ TEST(EngineTrace, InputBufferStreamEventsAreRecorded) {
   }
   c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, prev);
   std::vector<EventKind> seen;
-  for (const auto& e : events) seen.push_back(e.kind);
+  for (const auto& e : events)
+    seen.push_back(e.kind);
   // First gradient: the producer records the slot's ready event. Second: the
   // accumulation (consumer) stream waits for the producer and the slot, then
   // records the slot ready again.
-  EXPECT_EQ(seen, (std::vector<EventKind>{EventKind::StreamRecord, EventKind::StreamRecord, EventKind::StreamWait,
-                                           EventKind::StreamWait, EventKind::StreamRecord}));
+  EXPECT_EQ(
+      seen,
+      (std::vector<EventKind>{
+          EventKind::StreamRecord,
+          EventKind::StreamRecord,
+          EventKind::StreamWait,
+          EventKind::StreamWait,
+          EventKind::StreamRecord}));
   ASSERT_EQ(events.size(), 5u);
   for (const auto& e : events) {
     EXPECT_EQ(e.graph_task, static_cast<uint64_t>(gt->id_));
@@ -174,9 +195,10 @@ TEST(EngineTrace, InputBufferStreamEventsAreRecorded) {
 
 TEST(EngineTrace, ExceptionInANodeIsRecorded) {
   auto x = leaf({1});
-  auto node = make_node<FnNode>("Fails", [](variable_list&&) -> variable_list {
-    throw std::runtime_error("node failed");
-  }, collect_next_edges({x}));
+  auto node = make_node<FnNode>(
+      "Fails",
+      [](variable_list&&) -> variable_list { throw std::runtime_error("node failed"); },
+      collect_next_edges({x}));
   auto y = output_of(node, x);
   std::vector<Event> events;
   {
@@ -211,19 +233,24 @@ TEST(EngineIntrospection, ExecutionOrderIdAndStateFromTheRootNode) {
   std::vector<std::string> order;
   int id = -2;
   GraphTaskState state;
-  auto root = make_node<FnNode>("D", [&](variable_list&& g) {
-    for (Node* n : get_current_graph_task_execution_order()) order.push_back(n->name());
-    id = get_current_graph_task_id();
-    state = get_current_graph_task_state();
-    return variable_list{g[0], g[0]};
-  }, collect_next_edges({b, c}));
+  auto root = make_node<FnNode>(
+      "D",
+      [&](variable_list&& g) {
+        for (Node* n : get_current_graph_task_execution_order())
+          order.push_back(n->name());
+        id = get_current_graph_task_id();
+        state = get_current_graph_task_state();
+        return variable_list{g[0], g[0]};
+      },
+      collect_next_edges({b, c}));
   auto d = output_of(root, b);
   set_multithreading_enabled(false);
   std::vector<std::string> ran;
   {
     Recording rec;
     run_backward({d}, {value({1, 1})});
-    for (const auto& e : of(trace::stop(), EventKind::TaskStart)) ran.push_back(e.node);
+    for (const auto& e : of(trace::stop(), EventKind::TaskStart))
+      ran.push_back(e.node);
   }
   set_multithreading_enabled(true);
   EXPECT_EQ(order, ran);
@@ -240,17 +267,24 @@ TEST(EngineIntrospection, ExecutionOrderIdAndStateFromTheRootNode) {
   }
   // With multithreading on, the order is refused (as torch does).
   std::string error;
-  auto root2 = make_node<FnNode>("E", [&](variable_list&& g) {
-    try {
-      get_current_graph_task_execution_order();
-    } catch (const std::runtime_error& e) {
-      error = e.what();
-    }
-    return variable_list{g[0]};
-  }, collect_next_edges({x}));
+  auto root2 = make_node<FnNode>(
+      "E",
+      [&](variable_list&& g) {
+        try {
+          get_current_graph_task_execution_order();
+        } catch (const std::runtime_error& e) {
+          error = e.what();
+        }
+        return variable_list{g[0]};
+      },
+      collect_next_edges({x}));
   run_backward({output_of(root2, x)}, {value({1, 1})});
-  EXPECT_EQ(error.rfind("get_current_graph_task_execution_order expects the current backward to be executed with "
-                        "multithreading disabled", 0), 0u);
+  EXPECT_EQ(
+      error.rfind(
+          "get_current_graph_task_execution_order expects the current backward to be executed with "
+          "multithreading disabled",
+          0),
+      0u);
 }
 
 TEST(EngineTrace, DeviceNodesOnTwoStreamsRecordTheConsumersWait) {
@@ -283,7 +317,8 @@ TEST(EngineTrace, DeviceNodesOnTwoStreamsRecordTheConsumersWait) {
   auto gts = of(events, EventKind::GraphTaskStart);
   ASSERT_EQ(gts.size(), 1u);
   EXPECT_GT(gts[0].graph_task, static_cast<uint64_t>(first->id_));
-  for (const auto& e : events) EXPECT_EQ(e.graph_task, gts[0].graph_task) << trace::kind_name(e.kind) << " " << e.detail;
+  for (const auto& e : events)
+    EXPECT_EQ(e.graph_task, gts[0].graph_task) << trace::kind_name(e.kind) << " " << e.detail;
   auto records = of(events, EventKind::StreamRecord);
   ASSERT_FALSE(records.empty());
   EXPECT_EQ(records[0].task, 0u);
@@ -292,8 +327,10 @@ TEST(EngineTrace, DeviceNodesOnTwoStreamsRecordTheConsumersWait) {
   for (const auto& e : of(events, EventKind::TaskStart)) {
     EXPECT_EQ(e.queue, "device:0");
     EXPECT_EQ(e.thread_name, "device thread 0");
-    if (e.node == "B") task_b = e.task;
-    if (e.node == "A") task_a = e.task;
+    if (e.node == "B")
+      task_b = e.task;
+    if (e.node == "A")
+      task_a = e.task;
   }
   ASSERT_NE(task_b, 0u);
   ASSERT_NE(task_a, 0u);

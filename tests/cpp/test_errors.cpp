@@ -13,10 +13,13 @@ using namespace torchlite_test;
 namespace {
 
 Variable throwing(const Variable& input, std::function<void()> thrower, const std::string& name = "Thrower") {
-  auto node = make_node<FnNode>(name, [thrower](variable_list&& g) {
-    thrower();
-    return std::move(g);
-  }, collect_next_edges({input}));
+  auto node = make_node<FnNode>(
+      name,
+      [thrower](variable_list&& g) {
+        thrower();
+        return std::move(g);
+      },
+      collect_next_edges({input}));
   return output_of(node, input);
 }
 
@@ -60,10 +63,13 @@ TEST(Errors, RestOfTheTaskIsSkippedAfterAnError) {
   // run after the thrower: the error stops it.
   auto x = leaf({1.0});
   std::atomic<int> other_runs{0};
-  auto other = make_node<FnNode>("Other", [&](variable_list&& g) {
-    ++other_runs;
-    return std::move(g);
-  }, collect_next_edges({x}));
+  auto other = make_node<FnNode>(
+      "Other",
+      [&](variable_list&& g) {
+        ++other_runs;
+        return std::move(g);
+      },
+      collect_next_edges({x}));
   Variable o = output_of(other, x);
   auto t = throwing(x, [] { throw std::runtime_error("first"); });
   auto root = scaled({o, t}, 1.0, "Root");

@@ -50,7 +50,7 @@ TEST(FunctionsManual, MulBroadcastsTheOtherOperand) {
   mul.other = value({10, 20, 30});
   auto out = run(mul, value({1, 1, 1, 2, 2, 2}, {2, 3}));
   EXPECT_EQ(vals(out[0]), (std::vector<double>{10, 20, 30, 20, 40, 60}));
-  EXPECT_EQ(vals(out[1]), (std::vector<double>{1, 2, 3, 8, 10, 12}));  // summed by validate_outputs
+  EXPECT_EQ(vals(out[1]), (std::vector<double>{1, 2, 3, 8, 10, 12})); // summed by validate_outputs
 }
 
 TEST(FunctionsManual, WrappedNumbersAndNeg) {
@@ -112,13 +112,13 @@ TEST(FunctionsManual, ResultReusesAGradientNoOneElseHolds) {
   const Variable also_held = g;
   variable_list out(2);
   ASSERT_TRUE(add.apply(g, {false, true}, out));
-  EXPECT_NE(out[1].data_ptr(), g.data_ptr());  // `also_held` still refers to g
+  EXPECT_NE(out[1].data_ptr(), g.data_ptr()); // `also_held` still refers to g
   EXPECT_EQ(vals(g), (std::vector<double>{1, 2}));
   Variable unique = value({1, 2});
   void* buffer = unique.data_ptr();
   variable_list last(2);
   ASSERT_TRUE(add.apply(unique, {false, true}, last));
-  EXPECT_EQ(last[1].data_ptr(), buffer);  // written in place: nothing else holds it
+  EXPECT_EQ(last[1].data_ptr(), buffer); // written in place: nothing else holds it
   EXPECT_EQ(vals(last[1]), (std::vector<double>{2, 4}));
 }
 

@@ -71,21 +71,22 @@ TEST(GraphTask, DependenciesPruneBranchesBelowMinTopoNr) {
   auto x = leaf({1.0});
   auto y = leaf({1.0});
   std::vector<Variable> d{y};
-  for (int i = 0; i < 5; ++i) d.push_back(scaled({d.back()}, 1.0, "D"));
+  for (int i = 0; i < 5; ++i)
+    d.push_back(scaled({d.back()}, 1.0, "D"));
   auto a = scaled({x}, 1.0, "A");
   auto c = scaled({a, d.back()}, 1.0, "C");
   ASSERT_EQ(d[3].grad_fn()->topological_nr(), 3u);
   ExposedEngine engine;
   auto pruned = new_task();
   engine.compute_dependencies(c.grad_fn().get(), *pruned, 3);
-  EXPECT_EQ(pruned->dependencies_.count(d[2].grad_fn().get()), 1u);  // reached from D3
-  EXPECT_EQ(pruned->dependencies_.count(d[1].grad_fn().get()), 0u);  // below D2: not walked
+  EXPECT_EQ(pruned->dependencies_.count(d[2].grad_fn().get()), 1u); // reached from D3
+  EXPECT_EQ(pruned->dependencies_.count(d[1].grad_fn().get()), 0u); // below D2: not walked
   EXPECT_EQ(pruned->dependencies_.count(a.grad_fn().get()), 1u);
   EXPECT_EQ(pruned->dependencies_.count(impl::grad_accumulator(x).get()), 0u);
   auto full = new_task();
   engine.compute_dependencies(c.grad_fn().get(), *full, 0);
   EXPECT_EQ(full->dependencies_.count(impl::grad_accumulator(y).get()), 1u);
-  EXPECT_EQ(full->dependencies_.size(), 8u);  // D1..D5, A, two accumulators
+  EXPECT_EQ(full->dependencies_.size(), 8u); // D1..D5, A, two accumulators
 }
 
 TEST(GraphTask, NotReadyBuffersAccumulateUntilLastDependency) {

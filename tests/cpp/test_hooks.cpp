@@ -50,7 +50,7 @@ TEST(Hooks, HooksRunInRegistrationOrder) {
   register_hook(x, [](const Variable& g) { return at::add(g, value({1.0})); });
   register_hook(x, [](const Variable& g) { return at::mul(g, 3.0); });
   run_backward({y}, {value({1.0})});
-  EXPECT_EQ(vals(x.grad()), (std::vector<double>{6.0}));  // (1 + 1) * 3
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{6.0})); // (1 + 1) * 3
 }
 
 TEST(Hooks, LeafHookRegisteredBeforeAccumulatorExists) {
@@ -83,9 +83,8 @@ TEST(Hooks, HookOnTensorWithoutGradIsAnError) {
 TEST(Hooks, PreHookReplacesNodeInputs) {
   auto x = leaf({1.0});
   auto y = scaled({x}, 2.0);
-  y.grad_fn()->add_pre_hook(std::make_unique<CppFunctionPreHook>([](const variable_list&) {
-    return variable_list{value({100.0})};
-  }));
+  y.grad_fn()->add_pre_hook(
+      std::make_unique<CppFunctionPreHook>([](const variable_list&) { return variable_list{value({100.0})}; }));
   run_backward({y}, {value({1.0})});
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{200.0}));
 }
@@ -94,8 +93,8 @@ TEST(Hooks, PostHookSeesInputsAndReplacesOutputs) {
   auto x = leaf({1.0});
   auto y = scaled({x}, 2.0);
   std::vector<double> seen_in, seen_out;
-  auto key = y.grad_fn()->add_post_hook(std::make_unique<CppFunctionPostHook>(
-      [&](const variable_list& out, const variable_list& in) {
+  auto key = y.grad_fn()->add_post_hook(
+      std::make_unique<CppFunctionPostHook>([&](const variable_list& out, const variable_list& in) {
         seen_in = vals(in[0]);
         seen_out = vals(out[0]);
         return variable_list{value({-1.0})};
@@ -114,7 +113,7 @@ TEST(Hooks, RetainGradAccumulatesAcrossBackwards) {
   auto y = scaled({x}, 2.0);
   auto z = scaled({y}, 3.0);
   y.retain_grad();
-  y.retain_grad();  // idempotent
+  y.retain_grad(); // idempotent
   EXPECT_TRUE(y.retains_grad());
   run_backward({z}, {value({1.0})}, true);
   run_backward({z}, {value({1.0})});
@@ -129,15 +128,17 @@ TEST(Hooks, RetainGradOnTensorWithoutGradIsAnError) {
 TEST(Hooks, GradCaptureHookReplacesCapturedGradient) {
   // grad() captures go through the capture's hooks (GradCaptureHook).
   struct Double : GraphTask::ExecInfo::Capture::GradCaptureHook {
-    at::Tensor operator()(const at::Tensor& g) override { return at::mul(g, 2.0); }
+    at::Tensor operator()(const at::Tensor& g) override {
+      return at::mul(g, 2.0);
+    }
   };
   auto x = leaf({1.0});
   auto y = scaled({x}, 3.0);
   struct ExposedEngine : Engine {
     using Engine::compute_dependencies;
   } engine;
-  auto task = std::make_shared<GraphTask>(false, false, 0, engine.init_local_ready_queue(),
-                                          std::vector<Node*>{y.grad_fn().get()});
+  auto task = std::make_shared<GraphTask>(
+      false, false, 0, engine.init_local_ready_queue(), std::vector<Node*>{y.grad_fn().get()});
   edge_list outputs{impl::gradient_edge(x)};
   engine.compute_dependencies(y.grad_fn().get(), *task, 0);
   task->init_to_execute(*y.grad_fn(), outputs, false, 0);

@@ -91,9 +91,13 @@ class InputBufferStreams : public ::testing::Test {
     C = fake_.getNewStream(d1);
     fake_.clear_log();
   }
-  void TearDown() override { c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, prev_); }
+  void TearDown() override {
+    c10::impl::setDeviceGuardImpl(c10::DeviceType::Sim, prev_);
+  }
 
-  Variable on(c10::Device d, double v) { return value({v, v}, {}, at::kFloat, d); }
+  Variable on(c10::Device d, double v) {
+    return value({v, v}, {}, at::kFloat, d);
+  }
 
   // The consumer's wait, as Engine::evaluate_function performs it.
   void consume(InputBuffer& buf, const c10::Stream& consumer) {
@@ -115,7 +119,8 @@ class InputBufferStreams : public ::testing::Test {
   }
   size_t count(Log::Kind kind) {
     size_t n = 0;
-    for (const auto& e : fake_.log()) n += e.kind == kind;
+    for (const auto& e : fake_.log())
+      n += e.kind == kind;
     return n;
   }
 
@@ -148,10 +153,10 @@ TEST_F(InputBufferStreams, Case2SameDeviceSameStreamNeedsNoSync) {
 TEST_F(InputBufferStreams, Case2ConsumerWaitsForProducerStream) {
   InputBuffer buf(1);
   buf.add(0, on(d0, 1), A, B);
-  EXPECT_EQ(*buf.opt_accum_streams[0], B);  // (2a) the consumer's stream
+  EXPECT_EQ(*buf.opt_accum_streams[0], B); // (2a) the consumer's stream
   EXPECT_EQ(*buf.ready_streams[0], A);
   consume(buf, B);
-  EXPECT_TRUE(waits_for(B, A));             // (2b)
+  EXPECT_TRUE(waits_for(B, A)); // (2b)
 }
 
 TEST_F(InputBufferStreams, Case2AccumulationWaitsForBothOperands) {
@@ -165,7 +170,7 @@ TEST_F(InputBufferStreams, Case2AccumulationWaitsForBothOperands) {
   EXPECT_EQ(*buf.ready_streams[0], B);
   EXPECT_EQ(vals(buf.buffer[0]), (std::vector<double>{3, 3}));
   fake_.clear_log();
-  consume(buf, B);  // ready on the consumer's own stream: nothing more to wait for
+  consume(buf, B); // ready on the consumer's own stream: nothing more to wait for
   EXPECT_EQ(count(Log::Block), 0u);
 }
 
@@ -173,14 +178,14 @@ TEST_F(InputBufferStreams, Case3ConsumerDeviceProducerElsewhere) {
   // var on d0, consumer B on d0, producer C on d1.
   InputBuffer buf(1);
   buf.add(0, on(d0, 1), C, B);
-  EXPECT_EQ(*buf.opt_accum_streams[0], B);  // (3a)
+  EXPECT_EQ(*buf.opt_accum_streams[0], B); // (3a)
   consume(buf, B);
-  EXPECT_TRUE(waits_for(B, C));             // (3b)
+  EXPECT_TRUE(waits_for(B, C)); // (3b)
   fake_.clear_log();
   InputBuffer acc(1);
   acc.add(0, on(d0, 1), C, B);
   acc.add(0, on(d0, 2), C, B);
-  EXPECT_TRUE(waits_for(B, C));             // accumulating on B after C
+  EXPECT_TRUE(waits_for(B, C)); // accumulating on B after C
   EXPECT_EQ(vals(acc.buffer[0]), (std::vector<double>{3, 3}));
 }
 
@@ -188,11 +193,11 @@ TEST_F(InputBufferStreams, Case4ProducerDeviceConsumerElsewhere) {
   // var on d1 with its producer C; the consumer B is on d0.
   InputBuffer buf(1);
   buf.add(0, on(d1, 1), C, B);
-  EXPECT_EQ(*buf.opt_accum_streams[0], C);  // (4a) the producer's stream
+  EXPECT_EQ(*buf.opt_accum_streams[0], C); // (4a) the producer's stream
   buf.add(0, on(d1, 2), C, B);
   EXPECT_EQ(*buf.ready_streams[0], C);
   consume(buf, B);
-  EXPECT_TRUE(waits_for(B, C));  // the consumer still waits for the sum
+  EXPECT_TRUE(waits_for(B, C)); // the consumer still waits for the sum
   EXPECT_EQ(vals(buf.buffer[0]), (std::vector<double>{3, 3}));
 }
 
@@ -201,7 +206,7 @@ TEST_F(InputBufferStreams, Case5NeitherOnVarDevice) {
   auto d1_current = fake_.getStream(d1);
   InputBuffer buf(1);
   buf.add(0, on(d1, 1), A, B);
-  EXPECT_EQ(*buf.opt_accum_streams[0], d1_current);  // var's device's current stream
+  EXPECT_EQ(*buf.opt_accum_streams[0], d1_current); // var's device's current stream
   buf.add(0, on(d1, 2), A, B);
   EXPECT_TRUE(waits_for(d1_current, A));
   consume(buf, B);
@@ -212,8 +217,7 @@ TEST(InputBuffer, NeverAccumulatesIntoForeignMemory) {
   NoGradGuard no_grad;
   auto data = std::make_shared<std::vector<float>>(std::vector<float>{1, 2});
   InputBuffer buf(1);
-  buf.add(0, at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8), std::nullopt,
-          std::nullopt);
+  buf.add(0, at::from_blob(data->data(), {2}, {1}, at::kFloat, c10::Device(), data, 8), std::nullopt, std::nullopt);
   buf.add(0, value({10, 20}), std::nullopt, std::nullopt);
   EXPECT_EQ(vals(buf.buffer[0]), (std::vector<double>{11, 22}));
   EXPECT_EQ((*data)[0], 1.0f);

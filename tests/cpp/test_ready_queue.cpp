@@ -119,7 +119,8 @@ TEST(ReadyQueue, PopBlocksUntilPush) {
     name = t.fn_ ? t.fn_->name() : "<empty task>";
     popped = true;
   });
-  while (!entered.load()) std::this_thread::yield();
+  while (!entered.load())
+    std::this_thread::yield();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(popped.load());
   q.push(task(gt, node_with_seq(1, "wake")));

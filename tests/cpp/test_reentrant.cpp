@@ -27,9 +27,10 @@ struct Observed {
 // Each level's gradient is its inner graph's result plus one, so the final
 // gradient counts the levels.
 struct ReentrantBackward : public Node {
-  ReentrantBackward(int levels, Observed* obs, edge_list next)
-      : Node(std::move(next)), levels_(levels), obs_(obs) {}
-  std::string name() const override { return "ReentrantBackward"; }
+  ReentrantBackward(int levels, Observed* obs, edge_list next) : Node(std::move(next)), levels_(levels), obs_(obs) {}
+  std::string name() const override {
+    return "ReentrantBackward";
+  }
   variable_list apply(variable_list&& grads) override {
     {
       std::lock_guard<std::mutex> lock(obs_->mutex);
@@ -82,12 +83,15 @@ TEST(Reentrant, TwoHundredLevelsCrossMaxDepthIntoThePool) {
   ASSERT_EQ(obs.total_depths.size(), 201u);
   // total_depth counts every level; current_depth restarts on each new
   // thread and never exceeds MAX_DEPTH.
-  for (int i = 0; i <= 200; ++i) EXPECT_EQ(obs.total_depths[i], i);
-  for (int d : obs.current_depths) EXPECT_LE(d, MAX_DEPTH);
+  for (int i = 0; i <= 200; ++i)
+    EXPECT_EQ(obs.total_depths[i], i);
+  for (int d : obs.current_depths)
+    EXPECT_LE(d, MAX_DEPTH);
   EXPECT_GT(obs.threads.size(), 1u);
   EXPECT_GT(engine.num_reentrant_pool_threads(), pool_before);
   // Pool threads act for the owner: the CPU.
-  for (int d : obs.worker_devices) EXPECT_EQ(d, CPU_DEVICE);
+  for (int d : obs.worker_devices)
+    EXPECT_EQ(d, CPU_DEVICE);
 }
 
 TEST(Reentrant, PoolThreadsAreReused) {
@@ -121,23 +125,29 @@ TEST(Reentrant, FromADeviceThreadStaysOnThatThread) {
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{4.0}));
   EXPECT_EQ(obs.threads.size(), 1u);
   EXPECT_NE(*obs.threads.begin(), std::this_thread::get_id());
-  for (int d : obs.worker_devices) EXPECT_EQ(d, 1);
+  for (int d : obs.worker_devices)
+    EXPECT_EQ(d, 1);
   EXPECT_EQ(obs.current_depths, (std::vector<int>{0, 1, 2, 3}));
 }
 
 TEST(Reentrant, ErrorInsideInnerBackwardReachesTheOuterCaller) {
   struct Thrower : public Node {
     using Node::Node;
-    variable_list apply(variable_list&&) override { throw std::runtime_error("inner failure"); }
+    variable_list apply(variable_list&&) override {
+      throw std::runtime_error("inner failure");
+    }
   };
   auto x = leaf({0.0});
-  auto outer = make_node<FnNode>("Outer", [](variable_list&& g) {
-    auto inner_leaf = leaf({0.0});
-    auto node = make_node<Thrower>(collect_next_edges({inner_leaf}));
-    Variable out = output_of(node, inner_leaf);
-    run_backward({out}, {value({1.0})});
-    return std::move(g);
-  }, collect_next_edges({x}));
+  auto outer = make_node<FnNode>(
+      "Outer",
+      [](variable_list&& g) {
+        auto inner_leaf = leaf({0.0});
+        auto node = make_node<Thrower>(collect_next_edges({inner_leaf}));
+        Variable out = output_of(node, inner_leaf);
+        run_backward({out}, {value({1.0})});
+        return std::move(g);
+      },
+      collect_next_edges({x}));
   Variable y = output_of(outer, x);
   try {
     run_backward({y}, {value({1.0})});

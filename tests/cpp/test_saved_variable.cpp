@@ -25,12 +25,13 @@ TEST(SavedVariable, InPlaceModificationIsDetected) {
     saved.unpack();
     FAIL();
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(),
-                 "one of the variables needed for gradient computation has been modified by an "
-                 "inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is "
-                 "at version 1; expected version 0 instead. Hint: enable anomaly detection to find "
-                 "the operation that failed to compute its gradient, with "
-                 "torch.autograd.set_detect_anomaly(True, check_nan=False).");
+    EXPECT_STREQ(
+        e.what(),
+        "one of the variables needed for gradient computation has been modified by an "
+        "inplace operation: [torch.FloatTensor [2]], which is output 0 of Mul, is "
+        "at version 1; expected version 0 instead. Hint: enable anomaly detection to find "
+        "the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False).");
   }
 }
 

@@ -72,8 +72,7 @@ TEST(Tensor, CloneOfStridedViewIsContiguous) {
   // A transposed view of [[1,2,3],[4,5,6]] over the same storage.
   auto base = value({1, 2, 3, 4, 5, 6}, {2, 3});
   std::shared_ptr<void> keep_base(base.getIntrusivePtr(), base.data_ptr());
-  auto t = at::from_blob(base.data_ptr(), {3, 2}, {1, 3}, at::kFloat, c10::Device(), keep_base,
-                         6 * sizeof(float));
+  auto t = at::from_blob(base.data_ptr(), {3, 2}, {1, 3}, at::kFloat, c10::Device(), keep_base, 6 * sizeof(float));
   EXPECT_FALSE(t.is_contiguous());
   auto c = at::clone(t);
   EXPECT_TRUE(c.is_contiguous());
@@ -159,7 +158,7 @@ TEST(Event, RecordAndBlockGoThroughTheRegistry) {
     auto s2 = fake.getNewStream(d0);
     c10::Event e(c10::DeviceType::Sim);
     EXPECT_TRUE(e.query());
-    e.block(s2);  // never recorded: nothing to wait for
+    e.block(s2); // never recorded: nothing to wait for
     e.record(s1);
     s2.wait(e);
     auto log = fake.log();

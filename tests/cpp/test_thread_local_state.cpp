@@ -37,15 +37,18 @@ struct Seen {
 
 // y = node(x) where node records the thread-locals it runs under.
 Variable observed(const Variable& x, Seen* seen) {
-  auto node = make_node<FnNode>("Observe", [seen](variable_list&& g) {
-    std::lock_guard<std::mutex> lock(seen->mutex);
-    seen->grad_mode = GradMode::is_enabled();
-    seen->multithreading = MultithreadingMode::is_enabled();
-    auto hooks = at::SavedTensorDefaultHooks::get_hooks();
-    seen->pack_hook = hooks ? hooks->first.ptr() : nullptr;
-    seen->worker_device = get_worker_device();
-    return variable_list{g[0]};
-  }, collect_next_edges({x}));
+  auto node = make_node<FnNode>(
+      "Observe",
+      [seen](variable_list&& g) {
+        std::lock_guard<std::mutex> lock(seen->mutex);
+        seen->grad_mode = GradMode::is_enabled();
+        seen->multithreading = MultithreadingMode::is_enabled();
+        auto hooks = at::SavedTensorDefaultHooks::get_hooks();
+        seen->pack_hook = hooks ? hooks->first.ptr() : nullptr;
+        seen->worker_device = get_worker_device();
+        return variable_list{g[0]};
+      },
+      collect_next_edges({x}));
   return output_of(node, x);
 }
 
@@ -59,9 +62,9 @@ TEST_P(ThreadLocals, NodesSeeTheCallersSavedTensorHooksAndGradMode) {
   auto x = leaf({1.0}, {}, at::kFloat, device);
   auto y = observed(x, &seen);
   {
-    NoGradGuard no_grad;  // the caller's grad mode is replaced by create_graph
-    at::SavedTensorDefaultHooks::push_hooks(c10::SafePyObject(&pack_obj, count_release),
-                                            c10::SafePyObject(&unpack_obj, count_release));
+    NoGradGuard no_grad; // the caller's grad mode is replaced by create_graph
+    at::SavedTensorDefaultHooks::push_hooks(
+        c10::SafePyObject(&pack_obj, count_release), c10::SafePyObject(&unpack_obj, count_release));
     run_backward({y}, {value({1.0}, {}, at::kFloat, device)}, /*keep_graph=*/true, /*create_graph=*/true);
     at::SavedTensorDefaultHooks::pop_hooks();
   }
@@ -81,10 +84,10 @@ TEST_P(ThreadLocals, HooksAreReleasedOnceTheCallerAndTheTaskAreDone) {
   auto x = leaf({1.0}, {}, at::kFloat, device);
   auto y = observed(x, &seen);
   releases = 0;
-  at::SavedTensorDefaultHooks::push_hooks(c10::SafePyObject(&pack_obj, count_release),
-                                          c10::SafePyObject(&unpack_obj, count_release));
+  at::SavedTensorDefaultHooks::push_hooks(
+      c10::SafePyObject(&pack_obj, count_release), c10::SafePyObject(&unpack_obj, count_release));
   run_backward({y}, {value({1.0}, {}, at::kFloat, device)});
-  EXPECT_EQ(releases.load(), 0);  // the caller's stack still holds them
+  EXPECT_EQ(releases.load(), 0); // the caller's stack still holds them
   at::SavedTensorDefaultHooks::pop_hooks();
   // Neither the finished task nor an engine thread keeps a copy.
   EXPECT_EQ(releases.load(), 2);
@@ -108,10 +111,10 @@ TEST_P(ThreadLocals, MultithreadingSwitchRunsEveryNodeOnTheCaller) {
 INSTANTIATE_TEST_SUITE_P(CpuAndSim, ThreadLocals, ::testing::Values("cpu", "sim:0"));
 
 TEST(ThreadLocalState, GuardInstallsAndRestores) {
-  at::ThreadLocalState captured;  // grad mode on, no hooks
+  at::ThreadLocalState captured; // grad mode on, no hooks
   captured.set_grad_mode(false);
-  at::SavedTensorDefaultHooks::push_hooks(c10::SafePyObject(&pack_obj, count_release),
-                                          c10::SafePyObject(&unpack_obj, count_release));
+  at::SavedTensorDefaultHooks::push_hooks(
+      c10::SafePyObject(&pack_obj, count_release), c10::SafePyObject(&unpack_obj, count_release));
   {
     at::ThreadLocalStateGuard guard(captured);
     EXPECT_FALSE(GradMode::is_enabled());
@@ -140,8 +143,7 @@ TEST(GraphTaskPostProcessing, LeafStreamWithoutStashedCallerStreamFails) {
   // exec_post_processing syncs each leaf stream into the caller's stream on
   // that device; a leaf stream with none stashed is an engine bug and fails
   // the task instead of being skipped.
-  auto task = std::make_shared<GraphTask>(false, false, 0, std::make_shared<ReadyQueue>(),
-                                          std::vector<Node*>{});
+  auto task = std::make_shared<GraphTask>(false, false, 0, std::make_shared<ReadyQueue>(), std::vector<Node*>{});
   task->leaf_streams.emplace(c10::Stream(c10::Stream::DEFAULT, c10::Device("sim:1")));
   task->mark_as_completed_and_run_post_processing();
   EXPECT_THROW(task->future_result_->value(), std::logic_error);

@@ -1,7 +1,7 @@
-#include "aten/cuda/CUDAKernels.h"
-#include "aten/cuda/SumToPlan.h"
 #include "aten/Functions.h"
 #include "aten/StridedOffset.h"
+#include "aten/cuda/CUDAKernels.h"
+#include "aten/cuda/SumToPlan.h"
 #include "c10/cuda/CUDAFunctions.h"
 
 #include <cstdint>
@@ -44,48 +44,63 @@ struct DeviceScope {
     TORCHLITE_CUDA_CHECK(cudaGetDevice(&prev_));
     TORCHLITE_CUDA_CHECK(cudaSetDevice(d));
   }
-  ~DeviceScope() { (void)cudaSetDevice(prev_); }
+  ~DeviceScope() {
+    (void)cudaSetDevice(prev_);
+  }
   int prev_ = 0;
 };
 
 template <typename F>
 void dispatch(ScalarType t, F&& f) {
   switch (t) {
-    case ScalarType::Float: f(float{}); return;
-    case ScalarType::Double: f(double{}); return;
-    case ScalarType::Long: f(int64_t{}); return;
-    case ScalarType::Bool: f(bool{}); return;
+    case ScalarType::Float:
+      f(float{});
+      return;
+    case ScalarType::Double:
+      f(double{});
+      return;
+    case ScalarType::Long:
+      f(int64_t{});
+      return;
+    case ScalarType::Bool:
+      f(bool{});
+      return;
   }
 }
 
 template <typename T>
 __global__ void fill_kernel(T* out, T v, int64_t n) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = v;
+  if (i < n)
+    out[i] = v;
 }
 
 template <typename T>
 __global__ void add_kernel(const T* a, const T* b, T* out, int64_t n) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = static_cast<T>(a[i] + b[i]);
+  if (i < n)
+    out[i] = static_cast<T>(a[i] + b[i]);
 }
 
 template <typename T>
 __global__ void mul_kernel(const T* a, double s, T* out, int64_t n) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = static_cast<T>(a[i] * s);
+  if (i < n)
+    out[i] = static_cast<T>(a[i] * s);
 }
 
 template <typename T>
 __global__ void copy_strided_kernel(const T* src, Geometry g, T* out, int64_t n) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = src[strided_offset(i, g.ndim, g.sizes, g.strides)];
+  if (i < n)
+    out[i] = src[strided_offset(i, g.ndim, g.sizes, g.strides)];
 }
 
 template <typename S, typename D>
 __global__ void cast_kernel(const S* src, D* out, int64_t n) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = static_cast<D>(src[i]);
+  if (i < n)
+    out[i] = static_cast<D>(src[i]);
 }
 
 // One thread per output element sums its input elements in a fixed order
@@ -93,21 +108,25 @@ __global__ void cast_kernel(const S* src, D* out, int64_t n) {
 template <typename T>
 __global__ void sum_to_kernel(const T* src, SumToPlan plan, T* out) {
   int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (o >= plan.out_numel) return;
+  if (o >= plan.out_numel)
+    return;
   T acc = T(0);
-  for (int64_t r = 0; r < plan.reduce_numel; ++r) acc += src[plan.input_offset(o, r)];
+  for (int64_t r = 0; r < plan.reduce_numel; ++r)
+    acc += src[plan.input_offset(o, r)];
   out[o] = acc;
 }
 
 template <typename T>
 __global__ void any_nan_kernel(const T* x, int64_t n, int* flag) {
   int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n && x[i] != x[i]) *flag = 1;
+  if (i < n && x[i] != x[i])
+    *flag = 1;
 }
 
 void free_on_current_stream(void* p, c10::DeviceIndex device) noexcept {
   int prev = 0;
-  if (cudaGetDevice(&prev) != cudaSuccess) return;
+  if (cudaGetDevice(&prev) != cudaSuccess)
+    return;
   (void)cudaSetDevice(device);
   try {
     (void)cudaFreeAsync(p, c10::cuda::getCurrentCUDAStream(device));
@@ -124,8 +143,12 @@ struct DeviceBuffer {
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { free_on_current_stream(ptr_, device_); }
-  void* get() const noexcept { return ptr_; }
+  ~DeviceBuffer() {
+    free_on_current_stream(ptr_, device_);
+  }
+  void* get() const noexcept {
+    return ptr_;
+  }
 
  private:
   void* ptr_ = nullptr;
@@ -170,13 +193,13 @@ void copy_device_to_host(void* dst, const void* src, size_t nbytes, c10::DeviceI
 
 void copy_device_to_device(void* dst, const void* src, size_t nbytes, c10::DeviceIndex device) {
   DeviceScope scope(device);
-  TORCHLITE_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault,
-                                       c10::cuda::getCurrentCUDAStream(device)));
+  TORCHLITE_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, c10::cuda::getCurrentCUDAStream(device)));
 }
 
 void fill(Tensor& out, double value) {
   const int64_t n = out.numel();
-  if (n == 0) return;
+  if (n == 0)
+    return;
   DeviceScope scope(out.device().index());
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -187,12 +210,13 @@ void fill(Tensor& out, double value) {
 
 void add(const Tensor& a, const Tensor& b, Tensor& out) {
   const int64_t n = out.numel();
-  if (n == 0) return;
+  if (n == 0)
+    return;
   DeviceScope scope(out.device().index());
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    add_kernel<T><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(a.data_ptr<T>(), b.data_ptr<T>(),
-                                                                   out.data_ptr<T>(), n);
+    add_kernel<T>
+        <<<blocks_for(n), kThreads, 0, stream_of(out)>>>(a.data_ptr<T>(), b.data_ptr<T>(), out.data_ptr<T>(), n);
   });
   check_launch();
 }
@@ -203,7 +227,8 @@ void add_inplace(Tensor& self, const Tensor& other) {
 
 void mul_scalar(const Tensor& a, double scalar, Tensor& out) {
   const int64_t n = out.numel();
-  if (n == 0) return;
+  if (n == 0)
+    return;
   DeviceScope scope(out.device().index());
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -214,20 +239,21 @@ void mul_scalar(const Tensor& a, double scalar, Tensor& out) {
 
 void copy_strided(const Tensor& src, Tensor& out) {
   const int64_t n = out.numel();
-  if (n == 0) return;
+  if (n == 0)
+    return;
   DeviceScope scope(out.device().index());
   Geometry g = make_geometry(src.sizes(), src.strides());
   dispatch(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    copy_strided_kernel<T><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<T>(), g,
-                                                                            out.data_ptr<T>(), n);
+    copy_strided_kernel<T><<<blocks_for(n), kThreads, 0, stream_of(out)>>>(src.data_ptr<T>(), g, out.data_ptr<T>(), n);
   });
   check_launch();
 }
 
 void cast(const Tensor& src, Tensor& out) {
   const int64_t n = out.numel();
-  if (n == 0) return;
+  if (n == 0)
+    return;
   DeviceScope scope(out.device().index());
   dispatch(src.dtype(), [&](auto s_tag) {
     using S = decltype(s_tag);
@@ -241,7 +267,8 @@ void cast(const Tensor& src, Tensor& out) {
 
 void sum_to(const Tensor& src, Tensor& out) {
   const int64_t n = src.numel();
-  if (n == 0) return;
+  if (n == 0)
+    return;
   DeviceScope scope(out.device().index());
   const SumToPlan plan = SumToPlan::make(src.sizes(), out.sizes());
   const unsigned blocks = blocks_for(plan.out_numel);
@@ -250,10 +277,12 @@ void sum_to(const Tensor& src, Tensor& out) {
       sum_to_kernel<float><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<float>(), plan, out.data_ptr<float>());
       break;
     case ScalarType::Double:
-      sum_to_kernel<double><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<double>(), plan, out.data_ptr<double>());
+      sum_to_kernel<double>
+          <<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<double>(), plan, out.data_ptr<double>());
       break;
     case ScalarType::Long:
-      sum_to_kernel<int64_t><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<int64_t>(), plan, out.data_ptr<int64_t>());
+      sum_to_kernel<int64_t>
+          <<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<int64_t>(), plan, out.data_ptr<int64_t>());
       break;
     case ScalarType::Bool:
       throw std::runtime_error("sum_to: bool tensors are not supported on CUDA");
@@ -263,7 +292,8 @@ void sum_to(const Tensor& src, Tensor& out) {
 
 bool any_nan(const Tensor& t) {
   const int64_t n = t.numel();
-  if (n == 0) return false;
+  if (n == 0)
+    return false;
   DeviceScope scope(t.device().index());
   cudaStream_t s = stream_of(t);
   DeviceBuffer buffer(sizeof(int), t.device().index());

@@ -18,8 +18,11 @@ std::unique_ptr<PostAccumulateGradHook>& AccumulateGrad::tensor_post_acc_grad_ho
   return impl::post_acc_grad_hooks(variable);
 }
 
-void AccumulateGrad::accumulateGrad(const Variable& variable, Variable& variable_grad,
-                                    const Variable& new_grad, size_t num_expected_refs) {
+void AccumulateGrad::accumulateGrad(
+    const Variable& variable,
+    Variable& variable_grad,
+    const Variable& new_grad,
+    size_t num_expected_refs) {
   if (!variable_grad.defined()) {
     if (!GradMode::is_enabled() && new_grad.use_count() <= static_cast<long>(num_expected_refs) &&
         at::storage_is_exclusive(new_grad) && utils::obeys_layout_contract(new_grad, variable)) {
@@ -52,11 +55,13 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (grads.size() != 1) {
     throw std::runtime_error("AccumulateGrad: expected 1 gradient, got " + std::to_string(grads.size()));
   }
-  if (!grads[0].defined()) return {};
+  if (!grads[0].defined())
+    return {};
   if (variable.grad_fn()) {
     throw std::logic_error("leaf variable has been moved into the graph interior");
   }
-  if (!variable.requires_grad()) return {};
+  if (!variable.requires_grad())
+    return {};
 
   // Move to avoid bumping the reference count we test for stealing.
   Variable new_grad = std::move(grads[0]);
@@ -69,7 +74,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   const auto hooks = this->hooks();
   accumulateGrad(variable, grad, new_grad, 1 + (hooks && !hooks->post_hooks.empty()));
   auto& hook = tensor_post_acc_grad_hooks();
-  if (hook != nullptr) (*hook)(variable);
+  if (hook != nullptr)
+    (*hook)(variable);
   return variable_list();
 }
 

@@ -23,8 +23,11 @@ struct AccumulateGrad : public Node {
   // is off (else copy it), add in place when a .grad exists and grad mode is
   // off, otherwise make a new sum (which keeps create_graph results out of the
   // old .grad).
-  static void accumulateGrad(const Variable& variable, Variable& variable_grad,
-                             const Variable& new_grad, size_t num_expected_refs);
+  static void accumulateGrad(
+      const Variable& variable,
+      Variable& variable_grad,
+      const Variable& new_grad,
+      size_t num_expected_refs);
 
   Variable variable;
 };

@@ -25,12 +25,12 @@ struct Identity : public Node {
 // root gradients, its next edges the roots
 // (torch/csrc/autograd/functions/basic_ops.h).
 struct GraphRoot : public Node {
-  GraphRoot(edge_list functions, variable_list inputs)
-      : Node(std::move(functions)), outputs(std::move(inputs)) {
+  GraphRoot(edge_list functions, variable_list inputs) : Node(std::move(functions)), outputs(std::move(inputs)) {
     // stream() on a GraphRoot reflects the current streams of the root
     // gradients' devices at construction.
     for (const auto& t : outputs) {
-      if (t.defined()) add_input_metadata(t);
+      if (t.defined())
+        add_input_metadata(t);
     }
   }
   variable_list apply(variable_list&& inputs) override {

@@ -11,14 +11,18 @@ namespace generated {
 
 struct AddBackward0 : public Node {
   using Node::Node;
-  std::string name() const override { return "AddBackward0"; }
+  std::string name() const override {
+    return "AddBackward0";
+  }
   // d(a+b)/da = d(a+b)/db = 1: the gradient goes to both inputs unchanged.
   variable_list apply(variable_list&& grads) override;
 };
 
 struct CloneBackward0 : public Node {
   using Node::Node;
-  std::string name() const override { return "CloneBackward0"; }
+  std::string name() const override {
+    return "CloneBackward0";
+  }
   // The gradient of a copy is the gradient, unchanged.
   variable_list apply(variable_list&& grads) override;
 };

@@ -14,10 +14,18 @@ struct AutogradState {
   AutogradState(bool grad_mode, bool multithreading_enabled)
       : grad_mode_(grad_mode), multithreading_enabled_(multithreading_enabled) {}
 
-  void set_grad_mode(bool enabled) { grad_mode_ = enabled; }
-  void set_multithreading_enabled(bool enabled) { multithreading_enabled_ = enabled; }
-  bool get_grad_mode() const { return grad_mode_; }
-  bool get_multithreading_enabled() const { return multithreading_enabled_; }
+  void set_grad_mode(bool enabled) {
+    grad_mode_ = enabled;
+  }
+  void set_multithreading_enabled(bool enabled) {
+    multithreading_enabled_ = enabled;
+  }
+  bool get_grad_mode() const {
+    return grad_mode_;
+  }
+  bool get_multithreading_enabled() const {
+    return multithreading_enabled_;
+  }
 
  private:
   bool grad_mode_;

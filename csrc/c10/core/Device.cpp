@@ -20,11 +20,13 @@ std::string DeviceTypeName(DeviceType d, bool lower_case) {
 }
 
 DeviceType parse_device_type(const std::string& name) {
-  if (name == "cpu") return DeviceType::CPU;
-  if (name == "cuda") return DeviceType::CUDA;
-  if (name == "sim") return DeviceType::Sim;
-  throw std::runtime_error(
-      "Expected one of cpu, cuda, sim device type at start of device string: " + name);
+  if (name == "cpu")
+    return DeviceType::CPU;
+  if (name == "cuda")
+    return DeviceType::CUDA;
+  if (name == "sim")
+    return DeviceType::Sim;
+  throw std::runtime_error("Expected one of cpu, cuda, sim device type at start of device string: " + name);
 }
 
 std::ostream& operator<<(std::ostream& os, DeviceType t) {
@@ -48,7 +50,8 @@ Device::Device(const std::string& spec) : type_(DeviceType::CPU), index_(-1) {
 
 std::string Device::str() const {
   std::string s = DeviceTypeName(type_, true);
-  if (has_index()) s += ":" + std::to_string(static_cast<int>(index_));
+  if (has_index())
+    s += ":" + std::to_string(static_cast<int>(index_));
   return s;
 }
 

@@ -11,14 +11,18 @@ namespace c10 {
 class OptionalDeviceGuard {
  public:
   OptionalDeviceGuard() = default;
-  explicit OptionalDeviceGuard(std::optional<Device> d) { reset_device(d); }
+  explicit OptionalDeviceGuard(std::optional<Device> d) {
+    reset_device(d);
+  }
   OptionalDeviceGuard(const OptionalDeviceGuard&) = delete;
   OptionalDeviceGuard& operator=(const OptionalDeviceGuard&) = delete;
   ~OptionalDeviceGuard() {
-    if (impl_) impl_->uncheckedSetDevice(original_);
+    if (impl_)
+      impl_->uncheckedSetDevice(original_);
   }
   void reset_device(std::optional<Device> d) {
-    if (!d || !isAccelerator(d->type()) || impl_) return;
+    if (!d || !isAccelerator(d->type()) || impl_)
+      return;
     impl_ = impl::getDeviceGuardImpl(d->type());
     original_ = impl_->exchangeDevice(*d);
   }
@@ -31,7 +35,8 @@ class OptionalDeviceGuard {
 class OptionalStreamGuard {
  public:
   explicit OptionalStreamGuard(std::optional<Stream> s) {
-    if (!s || !isAccelerator(s->device_type())) return;
+    if (!s || !isAccelerator(s->device_type()))
+      return;
     impl_ = impl::getDeviceGuardImpl(s->device_type());
     original_device_ = impl_->exchangeDevice(s->device());
     original_stream_ = impl_->exchangeStream(*s);
@@ -39,7 +44,8 @@ class OptionalStreamGuard {
   OptionalStreamGuard(const OptionalStreamGuard&) = delete;
   OptionalStreamGuard& operator=(const OptionalStreamGuard&) = delete;
   ~OptionalStreamGuard() {
-    if (!impl_) return;
+    if (!impl_)
+      return;
     impl_->exchangeStream(*original_stream_);
     impl_->uncheckedSetDevice(original_device_);
   }
@@ -55,7 +61,8 @@ class MultiStreamGuard {
  public:
   explicit MultiStreamGuard(const std::vector<Stream>& streams) {
     for (const auto& s : streams) {
-      if (!isAccelerator(s.device_type())) continue;
+      if (!isAccelerator(s.device_type()))
+        continue;
       originals_.push_back(impl::getDeviceGuardImpl(s.device_type())->exchangeStream(s));
     }
   }

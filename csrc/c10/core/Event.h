@@ -11,17 +11,27 @@ struct Event final {
   explicit Event(DeviceType type) : device_type_(type) {}
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
-  Event(Event&& o) noexcept { swap(o); }
+  Event(Event&& o) noexcept {
+    swap(o);
+  }
   Event& operator=(Event&& o) noexcept {
     swap(o);
     return *this;
   }
   ~Event();
 
-  DeviceType device_type() const noexcept { return device_type_; }
-  DeviceIndex device_index() const noexcept { return device_index_; }
-  void* eventId() const noexcept { return event_; }
-  bool was_marked_for_recording() const noexcept { return was_marked_for_recording_; }
+  DeviceType device_type() const noexcept {
+    return device_type_;
+  }
+  DeviceIndex device_index() const noexcept {
+    return device_index_;
+  }
+  void* eventId() const noexcept {
+    return event_;
+  }
+  bool was_marked_for_recording() const noexcept {
+    return was_marked_for_recording_;
+  }
 
   // Records the event on `stream`; later records move it to the newer point.
   void record(const Stream& stream);

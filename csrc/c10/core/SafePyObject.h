@@ -14,7 +14,9 @@ class SafePyObject {
   SafePyObject(void* obj, void (*release)(void*)) : data_(obj, release) {}
 
   // The object, borrowed: valid while this handle lives.
-  void* ptr() const noexcept { return data_.get(); }
+  void* ptr() const noexcept {
+    return data_.get();
+  }
 
  private:
   std::shared_ptr<void> data_;

@@ -14,7 +14,8 @@ std::ostream& operator<<(std::ostream& os, const Stream& s) {
 }
 
 Event::~Event() {
-  if (!event_) return;
+  if (!event_)
+    return;
   try {
     if (auto* impl = impl::getDeviceGuardImplOrNull(device_type_)) {
       impl->destroyEvent(event_, device_index_);
@@ -27,29 +28,28 @@ Event::~Event() {
 void Event::record(const Stream& stream) {
   if (stream.device_type() != device_type_) {
     throw std::runtime_error(
-        "Event device type " + DeviceTypeName(device_type_) +
-        " does not match recording stream's device type " +
+        "Event device type " + DeviceTypeName(device_type_) + " does not match recording stream's device type " +
         DeviceTypeName(stream.device_type()) + ".");
   }
-  impl::getDeviceGuardImpl(device_type_)
-      ->record(&event_, stream, stream.device_index(), impl::EventFlag::Default);
+  impl::getDeviceGuardImpl(device_type_)->record(&event_, stream, stream.device_index(), impl::EventFlag::Default);
   was_marked_for_recording_ = true;
   device_index_ = stream.device_index();
 }
 
 void Event::block(const Stream& stream) const {
-  if (!was_marked_for_recording_) return;
+  if (!was_marked_for_recording_)
+    return;
   if (stream.device_type() != device_type_) {
     throw std::runtime_error(
-        "Event device type " + DeviceTypeName(device_type_) +
-        " does not match blocking stream's device type " +
+        "Event device type " + DeviceTypeName(device_type_) + " does not match blocking stream's device type " +
         DeviceTypeName(stream.device_type()) + ".");
   }
   impl::getDeviceGuardImpl(device_type_)->block(event_, stream);
 }
 
 bool Event::query() const {
-  if (!was_marked_for_recording_) return true;
+  if (!was_marked_for_recording_)
+    return true;
   return impl::getDeviceGuardImpl(device_type_)->queryEvent(event_);
 }
 

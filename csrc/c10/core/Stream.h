@@ -19,15 +19,25 @@ class Stream final {
   Stream(Unsafe, Device device, StreamId id) : device_(device), id_(id) {}
   Stream(Default, Device device) : device_(device), id_(0) {}
 
-  Device device() const noexcept { return device_; }
-  DeviceType device_type() const noexcept { return device_.type(); }
-  DeviceIndex device_index() const noexcept { return device_.index(); }
-  StreamId id() const noexcept { return id_; }
+  Device device() const noexcept {
+    return device_;
+  }
+  DeviceType device_type() const noexcept {
+    return device_.type();
+  }
+  DeviceIndex device_index() const noexcept {
+    return device_.index();
+  }
+  StreamId id() const noexcept {
+    return id_;
+  }
 
   bool operator==(const Stream& o) const noexcept {
     return device_ == o.device_ && id_ == o.id_;
   }
-  bool operator!=(const Stream& o) const noexcept { return !(*this == o); }
+  bool operator!=(const Stream& o) const noexcept {
+    return !(*this == o);
+  }
 
   // Makes this stream wait until `event` has completed (recorded work done).
   void wait(const Event& event) const;

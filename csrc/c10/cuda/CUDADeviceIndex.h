@@ -14,7 +14,8 @@ constexpr int kMaxDevices = 64;
 
 // The devices the impl serves: what the runtime reports, at most kMaxDevices.
 inline DeviceIndex clamp_device_count(int reported) {
-  if (reported < 0) return 0;
+  if (reported < 0)
+    return 0;
   return static_cast<DeviceIndex>(reported > kMaxDevices ? kMaxDevices : reported);
 }
 
@@ -22,10 +23,12 @@ inline DeviceIndex clamp_device_count(int reported) {
 // getCurrentCUDAStream(-1)); any other index must name a device, with
 // upstream's check_gpu message.
 inline DeviceIndex checked_device_index(DeviceIndex index, DeviceIndex current, DeviceIndex count) {
-  if (index == -1) index = current;
+  if (index == -1)
+    index = current;
   if (index < 0 || index >= count) {
-    throw std::runtime_error("Device index value " + std::to_string(static_cast<int>(index)) +
-                             " is out of index range [0, " + std::to_string(static_cast<int>(count)) + ")");
+    throw std::runtime_error(
+        "Device index value " + std::to_string(static_cast<int>(index)) + " is out of index range [0, " +
+        std::to_string(static_cast<int>(count)) + ")");
   }
   return index;
 }

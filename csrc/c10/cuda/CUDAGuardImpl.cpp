@@ -23,7 +23,7 @@ DeviceIndex device_count() noexcept {
   static DeviceIndex count = [] {
     int n = 0;
     if (cudaGetDeviceCount(&n) != cudaSuccess) {
-      cudaGetLastError();  // clear the sticky "no device / no driver" error
+      cudaGetLastError(); // clear the sticky "no device / no driver" error
       return static_cast<DeviceIndex>(0);
     }
     return clamp_device_count(n);
@@ -78,10 +78,13 @@ DeviceIndex index_or_invalid(Device d) noexcept {
 }
 
 struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
-  DeviceType type() const override { return DeviceType::CUDA; }
+  DeviceType type() const override {
+    return DeviceType::CUDA;
+  }
   Device exchangeDevice(Device d) const override {
     Device old = getDevice();
-    if (old.index() != d.index()) setDevice(d);
+    if (old.index() != d.index())
+      setDevice(d);
     return old;
   }
   Device getDevice() const override {
@@ -90,14 +93,19 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
     return Device(DeviceType::CUDA, static_cast<DeviceIndex>(dev));
   }
   // An index naming no device fails in the runtime ("invalid device ordinal"), as in torch.
-  void setDevice(Device d) const override { TORCHLITE_CUDA_CHECK(cudaSetDevice(d.index())); }
-  void uncheckedSetDevice(Device d) const noexcept override { (void)cudaSetDevice(d.index()); }
+  void setDevice(Device d) const override {
+    TORCHLITE_CUDA_CHECK(cudaSetDevice(d.index()));
+  }
+  void uncheckedSetDevice(Device d) const noexcept override {
+    (void)cudaSetDevice(d.index());
+  }
   // Noexcept as the interface says: an index naming no device gives its
   // (unusable) default stream instead of reading past the table; the Python
   // entry points check the index first and raise torch's error.
   Stream getStream(Device d) const noexcept override {
     const DeviceIndex index = index_or_invalid(d);
-    if (index < 0) return to_stream(d, nullptr);
+    if (index < 0)
+      return to_stream(d, nullptr);
     return to_stream(Device(DeviceType::CUDA, index), current_streams[index]);
   }
   Stream getDefaultStream(Device d) const override {
@@ -123,13 +131,16 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
   Stream exchangeStream(Stream s) const noexcept override {
     Stream old = getStream(s.device());
     const DeviceIndex index = index_or_invalid(s.device());
-    if (index >= 0) current_streams[index] = from_stream(s);
+    if (index >= 0)
+      current_streams[index] = from_stream(s);
     return old;
   }
-  DeviceIndex deviceCount() const noexcept override { return device_count(); }
+  DeviceIndex deviceCount() const noexcept override {
+    return device_count();
+  }
 
-  void record(void** event, const Stream& stream, const DeviceIndex device_index,
-              const impl::EventFlag) const override {
+  void record(void** event, const Stream& stream, const DeviceIndex device_index, const impl::EventFlag)
+      const override {
     int prev = 0;
     TORCHLITE_CUDA_CHECK(cudaGetDevice(&prev));
     TORCHLITE_CUDA_CHECK(cudaSetDevice(stream.device_index()));
@@ -143,7 +154,8 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
     TORCHLITE_CUDA_CHECK(cudaSetDevice(prev));
   }
   void block(void* event, const Stream& stream) const override {
-    if (!event) return;
+    if (!event)
+      return;
     int prev = 0;
     TORCHLITE_CUDA_CHECK(cudaGetDevice(&prev));
     TORCHLITE_CUDA_CHECK(cudaSetDevice(stream.device_index()));
@@ -151,7 +163,8 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
     TORCHLITE_CUDA_CHECK(cudaSetDevice(prev));
   }
   bool queryEvent(void* event) const override {
-    if (!event) return true;
+    if (!event)
+      return true;
     cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
     if (err == cudaErrorNotReady) {
       cudaGetLastError();
@@ -161,9 +174,11 @@ struct CUDAGuardImpl final : public impl::DeviceGuardImplInterface {
     return true;
   }
   void destroyEvent(void* event, const DeviceIndex device_index) const noexcept override {
-    if (!event) return;
+    if (!event)
+      return;
     int prev = 0;
-    if (cudaGetDevice(&prev) != cudaSuccess) return;
+    if (cudaGetDevice(&prev) != cudaSuccess)
+      return;
     (void)cudaSetDevice(device_index);
     (void)cudaEventDestroy(static_cast<cudaEvent_t>(event));
     (void)cudaSetDevice(prev);

@@ -18,8 +18,10 @@ DeviceIndex sim_device_count_from_env() {
   // TORCHLITE_SIM_DEVICES sets how many simulated devices exist (default 2).
   if (const char* s = std::getenv("TORCHLITE_SIM_DEVICES")) {
     int n = std::atoi(s);
-    if (n < 0) n = 0;
-    if (n > 64) n = 64;
+    if (n < 0)
+      n = 0;
+    if (n > 64)
+      n = 64;
     return static_cast<DeviceIndex>(n);
   }
   return 2;
@@ -33,7 +35,8 @@ DeviceGuardImplRegistry& device_guard_impl_registry() {
   static DeviceGuardImplRegistry registry;
   static std::once_flag once;
   std::call_once(once, [] {
-    for (auto& slot : registry) slot.store(nullptr);
+    for (auto& slot : registry)
+      slot.store(nullptr);
     static NoOpDeviceGuardImpl cpu;
     static FakeGuardImpl sim(DeviceType::Sim, sim_device_count_from_env());
     registry[static_cast<size_t>(DeviceType::CPU)].store(&cpu);
@@ -45,22 +48,21 @@ DeviceGuardImplRegistry& device_guard_impl_registry() {
   return registry;
 }
 
-const DeviceGuardImplInterface* setDeviceGuardImpl(DeviceType type,
-                                                   const DeviceGuardImplInterface* impl) {
+const DeviceGuardImplInterface* setDeviceGuardImpl(DeviceType type, const DeviceGuardImplInterface* impl) {
   return device_guard_impl_registry()[static_cast<size_t>(type)].exchange(impl);
 }
 
 const DeviceGuardImplInterface* getDeviceGuardImplOrNull(DeviceType type) {
   const auto idx = static_cast<size_t>(type);
-  if (idx >= static_cast<size_t>(DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES)) return nullptr;
+  if (idx >= static_cast<size_t>(DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES))
+    return nullptr;
   return device_guard_impl_registry()[idx].load();
 }
 
 const DeviceGuardImplInterface* getDeviceGuardImpl(DeviceType type) {
   auto* p = getDeviceGuardImplOrNull(type);
   if (!p) {
-    throw std::runtime_error("PyTorch is not linked with support for " +
-                             DeviceTypeName(type) + " devices");
+    throw std::runtime_error("PyTorch is not linked with support for " + DeviceTypeName(type) + " devices");
   }
   return p;
 }

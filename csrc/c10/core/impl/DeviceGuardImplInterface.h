@@ -33,8 +33,8 @@ struct DeviceGuardImplInterface {
   virtual DeviceIndex deviceCount() const noexcept = 0;
 
   // Creates *event on first use, then records it on `stream`.
-  virtual void record(void** event, const Stream& stream, const DeviceIndex device_index,
-                      const EventFlag flag) const = 0;
+  virtual void record(void** event, const Stream& stream, const DeviceIndex device_index, const EventFlag flag)
+      const = 0;
   // Makes `stream` wait for `event`.
   virtual void block(void* event, const Stream& stream) const = 0;
   virtual bool queryEvent(void* event) const = 0;
@@ -44,14 +44,12 @@ struct DeviceGuardImplInterface {
 
 // One slot per device type. The engine reads it when it starts its device
 // threads; tests may install their own impl before that.
-using DeviceGuardImplRegistry =
-    std::array<std::atomic<const DeviceGuardImplInterface*>,
-               static_cast<size_t>(DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES)>;
+using DeviceGuardImplRegistry = std::
+    array<std::atomic<const DeviceGuardImplInterface*>, static_cast<size_t>(DeviceType::COMPILE_TIME_MAX_DEVICE_TYPES)>;
 DeviceGuardImplRegistry& device_guard_impl_registry();
 
 // Installs `impl` for its type and returns the previous one (not owned).
-const DeviceGuardImplInterface* setDeviceGuardImpl(DeviceType type,
-                                                   const DeviceGuardImplInterface* impl);
+const DeviceGuardImplInterface* setDeviceGuardImpl(DeviceType type, const DeviceGuardImplInterface* impl);
 const DeviceGuardImplInterface* getDeviceGuardImplOrNull(DeviceType type);
 // Throws when no impl is registered for `type`.
 const DeviceGuardImplInterface* getDeviceGuardImpl(DeviceType type);
@@ -60,19 +58,37 @@ bool hasDeviceGuardImpl(DeviceType type);
 // The guard impl for the CPU: one device, one stream, events that are
 // always complete because host work is synchronous.
 struct NoOpDeviceGuardImpl final : public DeviceGuardImplInterface {
-  DeviceType type() const override { return DeviceType::CPU; }
-  Device exchangeDevice(Device) const override { return Device(DeviceType::CPU, -1); }
-  Device getDevice() const override { return Device(DeviceType::CPU, -1); }
+  DeviceType type() const override {
+    return DeviceType::CPU;
+  }
+  Device exchangeDevice(Device) const override {
+    return Device(DeviceType::CPU, -1);
+  }
+  Device getDevice() const override {
+    return Device(DeviceType::CPU, -1);
+  }
   void setDevice(Device) const override {}
   void uncheckedSetDevice(Device) const noexcept override {}
-  Stream getStream(Device d) const noexcept override { return Stream(Stream::DEFAULT, d); }
-  Stream getDefaultStream(Device d) const override { return Stream(Stream::DEFAULT, d); }
-  Stream getNewStream(Device d, int) const override { return Stream(Stream::DEFAULT, d); }
-  Stream exchangeStream(Stream s) const noexcept override { return s; }
-  DeviceIndex deviceCount() const noexcept override { return 1; }
+  Stream getStream(Device d) const noexcept override {
+    return Stream(Stream::DEFAULT, d);
+  }
+  Stream getDefaultStream(Device d) const override {
+    return Stream(Stream::DEFAULT, d);
+  }
+  Stream getNewStream(Device d, int) const override {
+    return Stream(Stream::DEFAULT, d);
+  }
+  Stream exchangeStream(Stream s) const noexcept override {
+    return s;
+  }
+  DeviceIndex deviceCount() const noexcept override {
+    return 1;
+  }
   void record(void**, const Stream&, const DeviceIndex, const EventFlag) const override {}
   void block(void*, const Stream&) const override {}
-  bool queryEvent(void*) const override { return true; }
+  bool queryEvent(void*) const override {
+    return true;
+  }
   void destroyEvent(void*, const DeviceIndex) const noexcept override {}
   void synchronizeStream(const Stream&) const override {}
 };

@@ -24,8 +24,8 @@ Device FakeGuardImpl::getDevice() const {
 
 void FakeGuardImpl::setDevice(Device d) const {
   if (d.type() != type_ || d.index() < 0 || d.index() >= count_) {
-    throw std::runtime_error("Invalid device " + d.str() + " for " + DeviceTypeName(type_) +
-                             " with " + std::to_string(count_) + " devices");
+    throw std::runtime_error(
+        "Invalid device " + d.str() + " for " + DeviceTypeName(type_) + " with " + std::to_string(count_) + " devices");
   }
   tls_state.device[type_] = d.index();
 }
@@ -53,12 +53,12 @@ Stream FakeGuardImpl::getNewStream(Device d, int) const {
 Stream FakeGuardImpl::exchangeStream(Stream s) const noexcept {
   Stream old = getStream(s.device());
   tls_state.stream[{type_, s.device_index()}] = s.id();
-  if (logging_ && old != s) append({LogEntry::SetStream, 0, s, std::nullopt, {}});
+  if (logging_ && old != s)
+    append({LogEntry::SetStream, 0, s, std::nullopt, {}});
   return old;
 }
 
-void FakeGuardImpl::record(void** event, const Stream& stream, const DeviceIndex,
-                           const EventFlag) const {
+void FakeGuardImpl::record(void** event, const Stream& stream, const DeviceIndex, const EventFlag) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (*event == nullptr) {
     int64_t id;
@@ -73,18 +73,22 @@ void FakeGuardImpl::record(void** event, const Stream& stream, const DeviceIndex
   }
   const auto id = static_cast<int64_t>(reinterpret_cast<intptr_t>(*event));
   event_streams_[static_cast<size_t>(id - 1)] = stream;
-  if (logging_) append_locked({LogEntry::Record, id, stream, std::nullopt, {}});
+  if (logging_)
+    append_locked({LogEntry::Record, id, stream, std::nullopt, {}});
 }
 
 void FakeGuardImpl::block(void* event, const Stream& stream) const {
-  if (!event) return;
+  if (!event)
+    return;
   std::lock_guard<std::mutex> lock(mutex_);
   const auto id = static_cast<int64_t>(reinterpret_cast<intptr_t>(event));
-  if (logging_) append_locked({LogEntry::Block, id, stream, event_streams_.at(static_cast<size_t>(id - 1)), {}});
+  if (logging_)
+    append_locked({LogEntry::Block, id, stream, event_streams_.at(static_cast<size_t>(id - 1)), {}});
 }
 
 void FakeGuardImpl::destroyEvent(void* event, const DeviceIndex) const noexcept {
-  if (!event) return;
+  if (!event)
+    return;
   std::lock_guard<std::mutex> lock(mutex_);
   const auto id = static_cast<int64_t>(reinterpret_cast<intptr_t>(event));
   // Ignore ids this impl never handed out (an event made under another impl).
@@ -101,7 +105,8 @@ size_t FakeGuardImpl::live_events() const {
 }
 
 void FakeGuardImpl::mark(std::string label) const {
-  if (logging_) append({LogEntry::Mark, 0, Stream(Stream::DEFAULT, Device(type_, 0)), std::nullopt, std::move(label)});
+  if (logging_)
+    append({LogEntry::Mark, 0, Stream(Stream::DEFAULT, Device(type_, 0)), std::nullopt, std::move(label)});
 }
 
 void FakeGuardImpl::append(LogEntry e) const {

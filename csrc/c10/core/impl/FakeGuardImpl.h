@@ -21,34 +21,43 @@ struct FakeGuardImpl final : public DeviceGuardImplInterface {
   // One entry per call, in order.
   struct LogEntry {
     enum Kind { Record, Block, SetStream, Mark } kind;
-    int64_t event_id;  // the event (Record/Block); 0 otherwise
-    Stream stream;     // the stream recorded on, made to wait, or made current
+    int64_t event_id; // the event (Record/Block); 0 otherwise
+    Stream stream; // the stream recorded on, made to wait, or made current
     // Block: the stream the event was last recorded on when waited for.
     std::optional<Stream> event_stream;
-    std::string label;  // Mark: the test's label
+    std::string label; // Mark: the test's label
   };
 
   FakeGuardImpl(DeviceType type, DeviceIndex count, bool logging = false)
       : type_(type), count_(count), logging_(logging) {}
 
-  DeviceType type() const override { return type_; }
+  DeviceType type() const override {
+    return type_;
+  }
   Device exchangeDevice(Device d) const override;
   Device getDevice() const override;
   void setDevice(Device d) const override;
   void uncheckedSetDevice(Device d) const noexcept override;
   Stream getStream(Device d) const noexcept override;
-  Stream getDefaultStream(Device d) const override { return Stream(Stream::DEFAULT, d); }
+  Stream getDefaultStream(Device d) const override {
+    return Stream(Stream::DEFAULT, d);
+  }
   Stream getNewStream(Device d, int priority = 0) const override;
   Stream exchangeStream(Stream s) const noexcept override;
-  DeviceIndex deviceCount() const noexcept override { return count_; }
-  void record(void** event, const Stream& stream, const DeviceIndex device_index,
-              const EventFlag flag) const override;
+  DeviceIndex deviceCount() const noexcept override {
+    return count_;
+  }
+  void record(void** event, const Stream& stream, const DeviceIndex device_index, const EventFlag flag) const override;
   void block(void* event, const Stream& stream) const override;
-  bool queryEvent(void*) const override { return true; }
+  bool queryEvent(void*) const override {
+    return true;
+  }
   void destroyEvent(void* event, const DeviceIndex device_index) const noexcept override;
   void synchronizeStream(const Stream&) const override {}
 
-  void set_logging(bool on) { logging_ = on; }
+  void set_logging(bool on) {
+    logging_ = on;
+  }
   std::vector<LogEntry> log() const;
   void clear_log();
   // Appends a Mark entry (when logging), so a test can order its own events
