@@ -2,7 +2,7 @@
 
 The C half, torchlite._C.TensorBase, holds the C++ tensor and provides the
 autograd attributes (requires_grad, grad, grad_fn, is_leaf, _version) and
-`_array`, the numpy array over the same memory. Ops live in _ops.py.
+`_array`, the numpy array over the same memory. Ops live in the _ops package.
 """
 import functools
 import warnings

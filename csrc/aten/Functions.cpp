@@ -265,7 +265,7 @@ Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides) {
 }
 
 std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b) {
-  // TensorIterator's reorder_dimensions, as torchlite._ops._iteration_order
+  // TensorIterator's reorder_dimensions, as torchlite._ops.TensorIterator._iteration_order
   const auto n = static_cast<size_t>(a.dim());
   std::vector<int64_t> perm(n); // innermost first
   for (size_t i = 0; i < n; ++i)

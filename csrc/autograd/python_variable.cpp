@@ -242,7 +242,7 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
   if (arr.size() == 0 && arr.ndim() > 0) {
     // numpy allocates an empty array with zero strides; torch lays an empty
     // tensor out as any other (contiguous), and the offsets and strides of
-    // its views (select, slice: View geometry in _ops.py) come from that.
+    // its views (select, slice: _ops/TensorGeometry.py) come from that.
     bool zero_strides = true;
     for (py::ssize_t d = 0; d < arr.ndim(); ++d)
       zero_strides = zero_strides && arr.strides(d) == 0;
@@ -290,7 +290,7 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
 
 // The tensor a view op makes over `arr`, a numpy view of base's memory: it
 // shares base's storage, at the offset arr's data pointer gives (exact for an
-// empty view too, whose array torchlite._ops places where torch's view
+// empty view too, whose array torchlite._ops.TensorGeometry places where torch's view
 // starts), so storage_offset(), as_strided and the view geometry of autograd
 // see torch's storage. An array that is not inside base's storage (or that
 // element strides cannot express) gets its own, as a non-view would.

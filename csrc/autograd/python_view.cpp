@@ -1,4 +1,4 @@
-// Views and in-place ops from Python: the bindings torchlite/_ops.py uses to
+// Views and in-place ops from Python: the bindings torchlite/_ops/ uses to
 // record views, check and record in-place ops and rebase history, and the two
 // nodes of view + in-place handling whose math is written in torchlite's own
 // differentiable ops (so create_graph=True works through them):

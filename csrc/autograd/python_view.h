@@ -18,7 +18,7 @@ namespace autograd {
 // view's part of the base's gradient; the rest of the gradient passes through
 // unchanged. Its next edges are fn's, except the first, which goes to the
 // base's previous history instead of the view's. Its math is the Python
-// formula torchlite._ops._copy_slices_backward (differentiable, so double
+// formula torchlite._ops.view_formulas._copy_slices_backward (differentiable, so double
 // backward works); `extra_` holds the view's place in the base.
 struct CopySlices : public Node {
   CopySlices(const Variable& base, std::shared_ptr<Node> fn, pybind11::object extra);

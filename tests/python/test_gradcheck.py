@@ -1,5 +1,5 @@
 """gradcheck / gradgradcheck themselves, and both run over every op of the
-package (every backward node _ops.py defines) and a custom Function."""
+package (every backward node of the derivatives table) and a custom Function."""
 import re
 import warnings
 from pathlib import Path
@@ -84,7 +84,7 @@ def _setitem_scalar(x):
     return z
 
 
-# (id, function, input factory). Together they reach every backward node of _ops.py,
+# (id, function, input factory). Together they reach every backward node of the table,
 # which test_cases_cover_every_op checks.
 OPS = [
     ("add", lambda a, b: a + b, lambda: (dbl(2, 3), dbl(3))),
@@ -240,9 +240,9 @@ def _node_names(roots):
 
 
 def test_cases_cover_every_op():
-    """Every backward node _ops.py defines appears in the graphs (first and
+    """Every backward node the table defines (torchlite/_generated/specs.py) appears in the graphs (first and
     second order) that the cases above check."""
-    source = (Path(torch.__file__).parent / "_ops.py").read_text()
+    source = (Path(torch.__file__).parent / "_generated" / "specs.py").read_text()
     defined = set(re.findall(r'_op_spec\("(\w+)"', source))
     reached = set()
     for _, fn, make_inputs in OPS:

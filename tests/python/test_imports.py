@@ -23,14 +23,12 @@ OPTIONAL_PACKAGES = {
     "torch": "the oracle, in the child of `python -m torchlite compare` that runs under torch",
 }
 
-# Function-level imports from torchlite itself that this branch leaves alone: the modules
-# holding them are being restructured (issue 12). (module, line's text stripped).
-KNOWN_FUNCTION_LEVEL = {
-    ("torchlite._ops", "from ._dtypes import device as _device, dtype as _dtype, _from_numpy_dtype"),
-}
+# Function-level imports from torchlite itself that this branch leaves alone, as
+# (module, line's text stripped). None today.
+KNOWN_FUNCTION_LEVEL = set()
 
-# Import cycles this branch leaves alone, for the same reason; each as the sorted
-# modules of its strongly connected component. None today.
+# Import cycles this branch leaves alone, each as the sorted modules of its
+# strongly connected component. None today.
 KNOWN_CYCLES = set()
 
 

@@ -48,7 +48,7 @@ NOT_COMPARED = {
 
 # Known bugs: (name, device or None for both) -> reason. Strict: a fix makes the case pass, and
 # then the entry must go.
-_OPS = "torchlite/_ops.py: "
+_OPS = "torchlite/_ops: "
 _AT_TO = ("the copy to sim:0 (_backend.place -> _C._to_device -> at::to) makes the result contiguous: "
           "torch keeps empty_like's layout (a transpose's strides)")
 XFAIL = {

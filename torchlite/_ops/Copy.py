@@ -1,0 +1,46 @@
+"""copy_ (ATen/native/Copy.cpp), and the copy an op's kernel makes of an
+inference tensor outside inference mode."""
+from .. import _C
+from .._C import _inplace_node, _rebase_history, _wrap
+from .._generated import specs as _S
+from .MemoryOverlap import _check_overlap
+from .TensorGeometry import _data_ptr
+from .TensorIterator import _TB, _check_inplace_broadcast, _loud, _quiet, _sequential
+
+
+def _below_autograd(self):
+    """Whether autograd skips an op whose only tensor is self: an inference tensor outside
+    inference mode (it has no Autograd dispatch key). Where the op's kernel calls other ops
+    on tensors it makes (normal ones), autograd records those instead."""
+    return self.is_inference() and not _C._is_inference_mode_enabled()
+
+
+def _copy_of_inference(self, out):
+    """The copy (clone, _to_copy) of an inference tensor outside inference mode, as torch
+    makes it: the op's kernel fills a normal tensor with copy_, which autograd records
+    (CopyBackwards)."""
+    return copy_(_wrap(out, self), self)
+
+
+def copy_(self, src):
+    a = self._array
+    if not isinstance(src, _TB):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    b = src._array
+    # copy_ into an integer or bool tensor is not differentiable
+    node = _inplace_node(_S.CopyBackwards, (self, src), src_dtype=b.dtype) if a.dtype.kind == "f" else None
+    # copy_impl returns before its TensorIterator (and its overlap checks) when src is
+    # self's very view: the same memory, sizes, strides and dtype
+    if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
+        sequential = _check_overlap(a, b)
+        _check_inplace_broadcast(a.shape, b.shape)
+        token = _quiet()  # nan and inf cast to an integer silently, as in torch
+        try:
+            if sequential:
+                _sequential(lambda x, y: y, a, b)
+            else:
+                a[...] = b
+        finally:
+            _loud(token)
+    self._bump_version()
+    return _rebase_history(self, node)

@@ -1,0 +1,403 @@
+"""View and shape ops (ATen/native/TensorShape.cpp): view, reshape,
+transpose, permute, (un)squeeze, expand, select, slice, as_strided, narrow,
+diagonal, split, chunk, unbind; and cat and stack."""
+import builtins
+import functools
+
+import numpy as np
+
+from .. import _backend
+from .._C import _record, _record_multi_view, _record_view, _wrap
+from .._generated import specs as _S
+from .ExpandUtils import _expand_error, _expanded_strides
+from .ScalarType import _expand_type_name
+from .TensorGeometry import _flat_index, _geometry, _placed, _selected, _sliced
+from .TensorIterator import _TB, _promote_types
+from .python_arg_parser import _REQUIRED, _check_given, _int_arg, _norm_dims, _shape_arg, _wrap_dim
+
+
+def _unsafe_view(self, shape):
+    """at::_unsafe_view: a reshape recorded as UnsafeViewBackward0 whose result is not a view."""
+    a = self._array
+    return _record(_S.UnsafeViewBackward0, (self,), _wrap(a.reshape(shape), self), self_sym_sizes=a.shape)
+
+
+def _view_of(arr, self, spec, **fields):
+    """A view op's result: `arr` (a numpy view of self's memory) as a tensor
+    sharing self's version counter, recorded as a view of self's base."""
+    return _record_view(spec, self, _wrap(arr, self, True), **fields)
+
+
+def _infer_size(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _compute_stride(oldshape, oldstride, newshape):
+    """at::detail::computeStride: the strides (in elements) that view a tensor of sizes
+    `oldshape` and strides `oldstride` as `newshape` without copying, or None. Each run
+    of dimensions contiguous with each other (a chunk) must be split or merged by whole
+    dimensions of the new shape; a size-1 dimension takes the stride where it falls."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    newstride = [0] * len(newshape)
+    if 0 in oldshape:
+        # any strides serve an empty tensor: its own for the same sizes, else contiguous ones
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        for d in range(len(newshape) - 1, -1, -1):
+            newstride[d] = 1 if d == len(newshape) - 1 else builtins.max(newshape[d + 1], 1) * newstride[d + 1]
+        return tuple(newstride)
+    view_d = len(newshape) - 1
+    chunk_base_stride = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1 and
+                             oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * chunk_base_stride
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    return tuple(newstride) if view_d == -1 else None
+
+
+def _viewed(a, shape):
+    """a viewed as `shape` with computeStride's strides, or None where no view can."""
+    strides = _compute_stride(a.shape, tuple(st // a.itemsize for st in a.strides), shape)
+    if strides is None:
+        return None
+    return _backend.as_strided(a, shape, tuple(st * a.itemsize for st in strides))
+
+
+def view(self, *shape):
+    a = self._array
+    if not shape:
+        raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
+                        " * (torch.dtype dtype)\n * (tuple of ints size)\n")
+    shape = _infer_size(_shape_arg(shape), a.size)
+    v = _viewed(a, shape)
+    if v is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension "
+            "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return _view_of(v, self, _S.ViewBackward0, self_sym_sizes=a.shape)
+
+
+def reshape(self, *shape):
+    a = self._array
+    if not shape:
+        raise TypeError('reshape() missing 1 required positional arguments: "shape"')
+    shape = _infer_size(_shape_arg(shape), a.size)
+    v = _viewed(a, shape)
+    if v is None:
+        # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
+        return _unsafe_view(_record(_S.CloneBackward0, (self,), _wrap(_backend.ascontiguousarray(a), self)), shape)
+    # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
+    return _view_of(v, self, _S.ViewBackward0 if a.flags.c_contiguous else _S.ReshapeAliasBackward0,
+                    self_sym_sizes=a.shape)
+
+
+def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
+    _check_given("transpose", dim0=dim0, dim1=dim1)
+    a = self._array
+    n = a.ndim
+    dim0, dim1 = _int_arg("transpose", "dim0", 1, dim0), _int_arg("transpose", "dim1", 2, dim1)
+    d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+    return _view_of(np.swapaxes(a, d0, d1) if n else a.view(), self, _S.TransposeBackward0, dim0=d0, dim1=d1)
+
+
+def t(self):
+    a = self._array
+    if a.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+    return _view_of(a.T, self, _S.TBackward0)
+
+
+def permute(self, *dims):
+    a = self._array
+    if not dims:
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
+    dims = _shape_arg(dims)
+    if len(dims) != a.ndim:
+        # torch's words for dense tensors too
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = {a.ndim} "
+                           f"is not equal to len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(d, a.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _view_of(np.transpose(a, dims), self, _S.PermuteBackward0, dims=dims)
+
+
+def unsqueeze(self, dim=_REQUIRED):
+    _check_given("unsqueeze", dim=dim)
+    a = self._array
+    dim = _int_arg("unsqueeze", "dim", 1, dim)
+    n = a.ndim + 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    d = dim % n
+    # at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the dimension it precedes
+    st = a.itemsize if d == a.ndim else a.shape[d] * a.strides[d]
+    v = _backend.as_strided(a, a.shape[:d] + (1,) + a.shape[d:], a.strides[:d] + (st,) + a.strides[d:])
+    return _view_of(v, self, _S.UnsqueezeBackward0, dim=d)
+
+
+def squeeze(self, dim=None):
+    a = self._array
+    if dim is None:
+        return _view_of(np.squeeze(a), self, _S.SqueezeBackward0, self_sym_sizes=a.shape)
+    asked = _norm_dims(dim, a.ndim)
+    dims = tuple(d for d in asked if a.ndim and a.shape[d] == 1)
+    if isinstance(dim, int):
+        return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _S.SqueezeBackward1, self_sym_sizes=a.shape,
+                        dim=asked[0])
+    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _S.SqueezeBackward2, self_sym_sizes=a.shape,
+                    dim=asked)
+
+
+def expand(self, *sizes):
+    a = self._array
+    if not sizes:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
+    sizes = _shape_arg(sizes)
+    if a.ndim:
+        err = _expand_error(a.shape, sizes, _expand_type_name(a.dtype))
+        if err is not None:
+            raise err
+    lead = len(sizes) - a.ndim
+    target = tuple(a.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(sizes))
+    if builtins.any(s < 0 for s in target):
+        # at::inferExpandGeometry takes a 0-d tensor's sizes as given; the numel of negative ones overflows
+        raise RuntimeError("numel: integer multiplication overflow")
+    if target == a.shape:
+        return _view_of(a.view(), self, _S.ExpandBackward0, self_sym_sizes=a.shape)
+    # a writeable view (np.broadcast_to's is read-only): writing into real
+    # broadcast dimensions is refused by the in-place ops' overlap check
+    v = _backend.as_strided(a, target, _expanded_strides(a, target))
+    return _view_of(v, self, _S.ExpandBackward0, self_sym_sizes=a.shape)
+
+
+def _select(self, dim, index, real_dim):
+    a = self._array
+    size = a.shape[dim]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
+    key = (slice(None),) * dim + (index,)
+    return _view_of(_selected(a, dim, index), self, _S.SelectBackward0, self_sym_sizes=a.shape, key=key)
+
+
+def _slice(self, dim, k):
+    a = self._array
+    key = (slice(None),) * dim + (k,)
+    return _view_of(_sliced(a, dim, k), self, _S.SliceBackward0, self_sym_sizes=a.shape, key=key)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    """A view of self's storage (all of it: torch's, see View geometry) with
+    these sizes, strides and offset, checked as torch's setStrided."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    own = self.storage_offset()
+    offset = own if storage_offset is None else storage_offset
+    a = self._array
+    itemsize = a.itemsize
+    need = 0 if 0 in size else (1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))) * itemsize
+    if need and need + offset * itemsize > self._storage_nbytes():
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
+            f"{itemsize} requiring a storage size of {need + offset * itemsize} are out of bounds for storage of "
+            f"size {self._storage_nbytes()}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    arr = _placed(a, (offset - own) * itemsize, size, tuple(st * itemsize for st in stride))
+    return _record_view(_S.AsStridedBackward0, self, _wrap(arr, self, True), self_geometry=_geometry(self), size=size,
+                        stride=stride, storage_offset=offset)
+
+
+def narrow(self, dim, start, length):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _norm_dims(dim, a.ndim)[0]
+    size = a.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size  # start == size stays: an empty narrow at the end keeps that offset
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(self, d, slice(start, start + length))
+
+
+def diagonal_backward(g, shape, idx, offset, d1, d2):
+    """at::diagonal_backward: zeros of the input's shape with g on the diagonal (node
+    DiagonalBackwardBackward0, whose own backward takes the diagonal again)."""
+    z = _backend.new(g, "zeros", int(np.prod(shape)), g._array.dtype)
+    z[idx.reshape(-1)] = g._array.reshape(-1)
+    out = _wrap(z.reshape(shape), g)
+    return _record(_S.DiagonalBackwardBackward0, (g,), out, offset=offset, dim1=d1, dim2=d2)
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    a = self._array
+    d1, d2 = _norm_dims(dim1, a.ndim)[0], _norm_dims(dim2, a.ndim)[0]
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = builtins.max(0, builtins.min(a.shape[d1] + builtins.min(offset, 0), a.shape[d2] - builtins.max(offset, 0)))
+    rest = [i for i in range(a.ndim) if i not in (d1, d2)]
+    st = a.strides
+    begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
+    arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
+    return _view_of(arr, self, _S.DiagonalBackward0, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a), offset=offset,
+                    dim1=d1, dim2=d2)
+
+
+def _split_views(self, spec, dim, sizes):
+    a = self._array
+    outs, begin = [], 0
+    for size in sizes:
+        outs.append(_wrap(_sliced(a, dim, slice(begin, begin + size)), self, True))
+        begin += size
+    return _record_multi_view(spec, self, tuple(outs), dim=dim, split_sizes=tuple(sizes), self_sym_sizes=a.shape,
+                              self_dtype=a.dtype)
+
+
+def split(self, split_size_or_sections, dim=0):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _norm_dims(dim, a.ndim)[0]
+    size = a.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step < 0 or (step == 0 and size != 0):
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        # an empty dimension splits into one empty piece (at::split: at least one split)
+        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]
+        return _split_views(self, _S.SplitBackward0, d, sizes)
+    sizes = [int(x) for x in split_size_or_sections]
+    if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                           f"dimension {dim}), but got split_sizes={sizes}")
+    return _split_views(self, _S.SplitWithSizesBackward0, d, sizes)
+
+
+def chunk(self, chunks, dim=0):
+    a = self._array
+    if a.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    size = a.shape[_norm_dims(dim, a.ndim)[0]]
+    return split(self, (size + chunks - 1) // chunks if size else 0, dim) if size else \
+        split(self, [0] * chunks, dim)
+
+
+def unbind(self, dim=0):
+    a = self._array
+    # torch wraps the dim first: a 0-d tensor's is 0 or out of range
+    d = _wrap_dim(_wrap_dim(dim, a.ndim), a.ndim, wrap_scalar=False)
+    outs = tuple(_wrap(_selected(a, d, i), self, True) for i in range(a.shape[d]))
+    return _record_multi_view(_S.UnbindBackward0, self, outs, dim=d, self_sym_sizes=a.shape, self_dtype=a.dtype)
+
+
+# Combining tensors --------------------------------------------------------------
+
+def _cat_dtype(arrays):
+    """The result dtype of cat and stack: promote_types over the inputs (Note [Type promotion])."""
+    return functools.reduce(_promote_types, [a.dtype for a in arrays])
+
+
+def _cat_error(arrays, valid, dim):
+    """at::cat's shape error, each tensor not skipped checked against the first one, or None."""
+    ref = arrays[valid[0]].shape
+    for i in valid[1:]:
+        a = arrays[i]
+        if a.ndim != len(ref):
+            return RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {a.ndim}")
+        for d, (n, m) in enumerate(zip(ref, a.shape)):
+            if d != dim and n != m:
+                return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {n} "
+                                    f"but got size {m} for tensor number {i} in the list.")
+    return None
+
+
+def stack(tensors, dim=0):
+    tensors = tuple(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    arrays = [t._array for t in tensors]
+    n = arrays[0].ndim + 1
+    d = _norm_dims(dim, n)[0]
+    dtype = _cat_dtype(arrays)
+    try:
+        r = np.stack(arrays, axis=d, dtype=dtype)
+    except ValueError:
+        i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
+                           f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
+    out = _wrap(_backend.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
+    return _record(_S.StackBackward0, tensors, out, dim=d, tensors_dtypes=[a.dtype for a in arrays])
+
+
+def _cat_skipped(a):
+    """at::native::cat_should_skip_tensor: a 1-D empty tensor takes no part in cat (legacy
+    behaviour, from when it was the only empty shape): not in the shape checks, nor in the
+    wrapping of dim; it still counts in the result dtype."""
+    return a.ndim == 1 and a.size == 0
+
+
+def cat(tensors, dim=0):
+    if isinstance(tensors, _TB):
+        raise TypeError("cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+    tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, _TB):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"cat(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+    dim = int(dim)
+    arrays = [t._array for t in tensors]
+    for i, a in enumerate(arrays):
+        if not a.ndim:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    valid = [i for i, a in enumerate(arrays) if not _cat_skipped(a)]
+    # legacy_cat_wrap_dim: against the first tensor not skipped, else dim as given
+    d = _norm_dims(dim, arrays[valid[0]].ndim)[0] if valid else dim
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    dtype = _cat_dtype(arrays)
+    if valid:
+        err = _cat_error(arrays, valid, d)
+        if err is not None:
+            raise err
+        r = np.concatenate([arrays[i] for i in valid], axis=d, dtype=dtype)
+    else:
+        r = _backend.new(tensors[0], "zeros", 0, dtype)
+    out = _wrap(_backend.ascontiguousarray(r), tensors[0])
+    sizes = tuple(None if _cat_skipped(a) else a.shape[d] for a in arrays)
+    return _record(_S.CatBackward0, tensors, out, dim=d, tensors_sizes=sizes, tensors_dtypes=[a.dtype for a in arrays])

@@ -1,0 +1,195 @@
+"""x[key] and x[key] = value as torch's Python binding runs them
+(torch/csrc/autograd/python_variable_indexing.cpp): the key's basic part as
+views, then index / index_put_ or copy_to."""
+import builtins
+import warnings
+
+import numpy as np
+
+from .. import _backend
+from .._C import _wrap
+from .._generated import specs as _S
+from .Copy import copy_
+from .ExpandUtils import _expand_error
+from .Fill import fill_
+from .ScalarType import _expand_type_name, _scalar_value, _tensor_type_name
+from .TensorAdvancedIndexing import _index_key, _index_put_, _is_basic, getitem_raw
+from .TensorIterator import _TB
+from .TensorShape import _select, _slice, _view_of, expand, unsqueeze, view
+
+
+_SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result")
+
+
+def _key_of(key):
+    """python_variable_indexing.cpp's treatSequenceAsTuple (numpy's old heuristic): a
+    list of fewer than 32 items holding a tensor, a sequence, a slice, an Ellipsis or a
+    None indexes as the tuple of its items (with torch's deprecation warning); then the
+    key's tensors as their arrays."""
+    if isinstance(key, list) and len(key) < 32 and any(
+            isinstance(k, (_TB, list, tuple, slice, np.ndarray)) or k is Ellipsis or k is None for k in key):
+        warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+        key = tuple(key)
+    return _index_key(key)
+
+
+def getitem(self, key):
+    """x[key]: basic indexing as torch applies it (python_variable_indexing.cpp), one
+    select / slice / unsqueeze node per item, an alias when nothing applies; the index
+    tensors of advanced indexing then as one IndexBackward0 node on that result."""
+    key = _key_of(key)
+    if not _is_basic(key):
+        # integers select and Nones unsqueeze first; the index tensors then index the result
+        sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
+        if index is not None:
+            return getitem_raw(sliced, index)
+        return sliced if sliced is not self else _view_of(self._array.view(), self, _S.AliasBackward0)
+    single = not isinstance(key, tuple)
+    if single and key is None:
+        return unsqueeze(self, 0)
+    if single and key is Ellipsis:
+        return _view_of(self._array.view(), self, _S.AliasBackward0)
+    result, _ = _apply_slicing(self, (key,) if single else key, lone=single, lone_slice=single)
+    if result is self:
+        result = _view_of(self._array.view(), self, _S.AliasBackward0)
+    return result
+
+
+def _list_index(k):
+    """indexing_tensor_from_data: a list indexes as a bool tensor, or else as an int64 one
+    (floats truncated)."""
+    a = np.asarray(k)
+    return a if a.dtype == np.bool_ else a.astype(np.int64)
+
+
+def _apply_slicing(self, items, lone=False, lone_slice=False):
+    """python_variable_indexing.cpp's applySlicing: the key's integers, slices
+    and Nones applied as select / slice / unsqueeze views (a slice keeping a
+    whole dimension is skipped, except for getitem's lone slice), and the numpy
+    key of the index tensors left for index / index_put_ on the result (None
+    when there are none). `lone`: the key was one integer or slice, not a tuple
+    (torch applies it directly, with its own errors on a 0-dim tensor)."""
+    items = tuple(_list_index(k) if isinstance(k, list) else k for k in items)
+    ndim = self._array.ndim
+    if lone and ndim == 0:
+        k = items[0]
+        if isinstance(k, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if k != 0:
+            raise IndexError(f"index {k} is out of bounds for dimension 0 with size 0")
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number")
+    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+                          for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
+    if n_real > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    # real_dim: the item's position in the key, which torch's errors name as its dimension
+    result, dim, index, advanced = self, 0, [], False
+    for real_dim, k in enumerate(items):
+        if k is None:
+            result = unsqueeze(result, dim)
+            index.append(slice(None))
+            dim += 1
+        elif k is Ellipsis:
+            index += [slice(None)] * (ndim - n_real)
+            dim += ndim - n_real
+        elif isinstance(k, slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero" if k.step else "slice step cannot be zero")
+            size = result._array.shape[dim]
+            if lone_slice or k.start not in (None, 0) or k.step not in (None, 1) or \
+                    (k.stop is not None and k.stop < size):
+                result = _slice(result, dim, k)
+            index.append(slice(None))
+            dim += 1
+        elif isinstance(k, (bool, np.bool_)) or isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+            # a bool unsqueezes, then indexes the new dimension with [0] (True) or [] (False)
+            result = unsqueeze(result, dim)
+            index.append(np.zeros(1 if k else 0, np.int64))
+            dim += 1
+            advanced = True
+        elif isinstance(k, np.ndarray) and (k.ndim or k.dtype.kind == "f"):
+            index.append(k)
+            dim += k.ndim if k.dtype == np.bool_ else 1
+            advanced = True
+        elif isinstance(k, (int, np.integer)) or isinstance(k, np.ndarray):  # a 0-d integer tensor too: select
+            if not -2 ** 63 <= int(k) < 2 ** 63:
+                raise ValueError("Overflow when unpacking long long")
+            result = _select(result, dim, int(k), real_dim)
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             f"valid indices (got {_python_type_name(k)})")
+    return result, tuple(index) if advanced else None
+
+
+def _python_type_name(x):
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _value_to_tensor(value, like):
+    """python_variable_indexing.cpp's valueToTensor: a tensor as is; a Python number (or a
+    numpy integer) as a 0-d tensor of like's dtype; anything else a TypeError."""
+    if isinstance(value, _TB):
+        return value
+    dtype = like._array.dtype
+    if isinstance(value, (bool, int, np.integer)) and not isinstance(value, np.bool_) or \
+            isinstance(value, (float, complex)):
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and \
+                not -2 ** 63 <= int(value) < 2 ** 63:
+            raise ValueError("Overflow when unpacking long long")
+        return _wrap(_backend.asarray(_scalar_value(value, dtype), like=like), like)
+    raise TypeError(f"can't assign a {_python_type_name(value)} to a {_tensor_type_name(dtype)}")
+
+
+def _strip_leading_ones(value, always):
+    """The value of x[key] = value viewed without its leading size-1 dimensions
+    (slicePrefix1sSize): copy_to always views it, index_put_ only when that
+    changes its shape."""
+    shape = value._array.shape
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return view(value, shape) if always or shape != value._array.shape else value
+
+
+def _copy_to(dst, src):
+    """python_variable_indexing.cpp's copy_to: copy_ for the same sizes, fill_
+    for a 0-dim value, else copy_ of the value viewed and expanded to dst."""
+    if dst._array.shape == src._array.shape:
+        return copy_(dst, src)
+    if src._array.ndim == 0:
+        return fill_(dst, src)
+    src = _strip_leading_ones(src, True)
+    if src._array.shape != dst._array.shape:
+        err = _expand_error(src._array.shape, dst._array.shape, _expand_type_name(src._array.dtype))
+        if err is not None:
+            raise err
+        src = expand(src, dst._array.shape)
+    return copy_(dst, src)
+
+
+def setitem(self, key, value):
+    """x[key] = value as torch does it (python_variable_indexing.cpp): the value made a
+    tensor first; the key's basic part applied as views, then copy_to on the result (so
+    CopySlices over CopyBackwards or FillBackward3 where the result is a view), or
+    index_put_ with the index tensors."""
+    key = _key_of(key)
+    value = _value_to_tensor(value, self)
+    if key is False:
+        return
+    if key is True:
+        _copy_to(unsqueeze(self, 0), value)
+        return
+    lone = isinstance(key, (int, np.integer, slice))
+    sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,), lone=lone)
+    if index is None:
+        _copy_to(sliced, value)
+    else:
+        _index_put_(sliced, index, _strip_leading_ones(value, False))
+
+
+def delitem(self, key):
+    raise TypeError("Tensor does not support deleting items")
