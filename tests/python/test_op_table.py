@@ -64,3 +64,19 @@ def test_saved_fields_after_backward_raise_torchs_error():
     y.sum().backward()
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         y.grad_fn._saved_self
+
+
+@pytest.mark.parametrize("op", ["div", "mul"])
+def test_a_number_operand_refuses_a_second_backward_as_torch(op):
+    # the formula reads the Python number, but the node saved torch's wrapped-number tensor, which
+    # the first backward freed (fuzzer seeds 129 and 1613)
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = getattr(x, op)(-1.5)
+        y.sum().backward()
+        try:
+            y.sum().backward(create_graph=True)
+        except RuntimeError as e:
+            return str(e)[:60]
+        return "ok"
+    assert run(torchlite) == run(torch)
