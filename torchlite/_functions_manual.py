@@ -20,12 +20,12 @@ from ._ops import _mul_scalar as mul_scalar
 from ._ops import _as_strided_backward as as_strided_backward
 from ._ops import _index_backward as index_backward
 from ._ops import _saved_index_key as saved_index_key
-from ._ops import (cat, cos, diagonal, diagonal_backward, div, expand, getitem_raw, log, matmul, mul, neg, permute,
-                   pow, reshape, sgn, sigmoid_backward, sin, squeeze, stack, sum, t, tanh_backward, threshold_backward,
-                   to, transpose, unsqueeze, where, zeros_like)
+from ._ops import (add, cat, cos, diagonal, diagonal_backward, div, expand, getitem_raw, log, matmul, mul, neg,
+                   permute, pow, reciprocal, reshape, sgn, sigmoid_backward, sin, squeeze, stack, sum, t, tanh_backward,
+                   threshold_backward, to, transpose, unsqueeze, where, zeros_like)
 
 __all__ = [
-    "add_scalar", "as_dtype", "as_strided_backward", "bmm", "cat_tensors_backward", "cos", "diagonal",
+    "add_scalar", "as_dtype", "atan2_backward_other", "atan2_backward_self", "as_strided_backward", "bmm", "cat_tensors_backward", "cos", "diagonal",
     "diagonal_backward", "div", "div_scalar", "div_tensor_other_backward", "div_tensor_self_backward",
     "evenly_distribute_backward", "expand_symint", "gather_backward", "gather_index", "getitem_raw",
     "index_add_source_backward", "index_backward", "index_put_zeros", "index_select_backward",
@@ -55,6 +55,20 @@ def div_tensor_self_backward(grad, other):
 def div_tensor_other_backward(grad, self, other):
     """-grad * self / other ** 2, rounded as torch computes it: -grad * ((self / other) / other)."""
     return mul(neg(grad), div(div(self, other), other))
+
+
+def _atan2_reciprocal(self, other):
+    return reciprocal(add(mul(self, self), mul(other, other)))
+
+
+def atan2_backward_self(grad, self, other):
+    """atan2_backward's gradient for self: grad * other / (self ** 2 + other ** 2)."""
+    return mul(mul(grad, other), _atan2_reciprocal(self, other))
+
+
+def atan2_backward_other(grad, self, other):
+    """atan2_backward's gradient for other: grad * -self / (self ** 2 + other ** 2)."""
+    return mul(mul(grad, neg(self)), _atan2_reciprocal(self, other))
 
 
 def expand_symint(grad, sizes):

@@ -68,3 +68,7 @@ op2("fill_-tensor", "{0}.fill_({1}.sum())", [T(is_float, strict=True), T(is_floa
 # Metadata: strides and layout (TensorIterator's output layout), sizes
 op2("layout", ["{out} = ({0}.stride(), {0}.is_contiguous(), {0}.storage_offset())",
                "{out} = ({0}.ndim, {0}.nelement(), {0}.element_size(), {0}.dim())"], [T()], weight=0.6)
+
+
+# atan2 (the first op added as a table entry plus its kernel)
+op2("atan2", ["{out} = lib.atan2({0}, {1})", "{out} = {0}.atan2({1})"], [FLOAT, BC(0)], weight=0.5)

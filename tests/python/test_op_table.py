@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import torchlite
@@ -80,3 +81,31 @@ def test_a_number_operand_refuses_a_second_backward_as_torch(op):
             return str(e)[:60]
         return "ok"
     assert run(torchlite) == run(torch)
+
+
+def test_atan2_against_torch():
+    """atan2, added as one table entry (derivatives.yaml, native_functions.yaml) plus its kernel
+    and FunctionsManual helpers: values, gradients, node, saved fields and its double backward."""
+    def run(lib):
+        y = lib.tensor([[1.0, -2.0, 0.5], [0.0, 3.0, -1.5]], dtype=lib.float64, requires_grad=True)
+        x = lib.tensor([2.0, -1.0, 0.0], dtype=lib.float64, requires_grad=True)
+        out = lib.atan2(y, x)
+        gy, gx = lib.autograd.grad(out.sum(), (y, x), create_graph=True)
+        ggy, ggx = lib.autograd.grad((gy * gy).sum() + (gx * gx).sum(), (y, x))
+        return (out.grad_fn.name(), _value(out.grad_fn._saved_self), _value(out.grad_fn._saved_other),
+                out.tolist(), y.atan2(x).tolist(), gy.tolist(), gx.tolist(), gy.grad_fn.name(), ggy.tolist(),
+                ggx.tolist(), lib.atan2(lib.tensor([1, -1]), lib.tensor([2, 2])).dtype == lib.float32)
+    ours, theirs = run(torchlite), run(torch)
+    assert ours[:3] == theirs[:3] and ours[7] == theirs[7] and ours[10] and theirs[10]
+    for a, b in zip(ours[3:7] + ours[8:10], theirs[3:7] + theirs[8:10], strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    assert torchlite.autograd.gradcheck(torchlite.atan2, (torchlite.tensor([0.3, -1.2], dtype=torchlite.float64,
+                                                                            requires_grad=True),
+                                                          torchlite.tensor([0.7, 0.4], dtype=torchlite.float64,
+                                                                           requires_grad=True)))
+
+
+def test_atan2_refuses_a_number_as_torch():
+    for lib in (torchlite, torch):
+        with pytest.raises(TypeError, match=r"atan2\(\): argument 'other' \(position 2\) must be Tensor, not float"):
+            lib.atan2(lib.ones(2), 2.0)

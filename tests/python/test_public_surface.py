@@ -169,6 +169,12 @@ for _name in BINARY:
     case(f"Tensor.{_name}")(_binary(_name, True))
 
 
+@case("torchlite.atan2", "Tensor.atan2")
+def _atan2(lib, dev):
+    x, y = leaf(lib, dev, P), leaf(lib, dev, [1.5, -0.5, 2.0])
+    return with_grads(lib, lambda x, y: (lib.atan2(x, y), x.atan2(y)), x, y)
+
+
 @case("torchlite.matmul", "Tensor.matmul")
 def _matmul(lib, dev):
     x, y = leaf(lib, dev), leaf(lib, dev, [[1.0, 2.0], [0.0, -1.0], [3.0, 0.5]])

@@ -4,6 +4,8 @@ from .._functions_manual import (
     add_scalar,
     as_dtype,
     as_strided_backward,
+    atan2_backward_other,
+    atan2_backward_self,
     bmm,
     cat_tensors_backward,
     cos,
@@ -569,6 +571,13 @@ def WhereBackward0(grad, needs, condition):
     grad_self = where(condition, grad, 0.0) if needs[0] else None
     return (grad_self, grad_other)
 
+
+def Atan2Backward0(grad, needs, self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    grad_other = atan2_backward_other(grad, self, other) if needs[1] else None
+    grad_self = atan2_backward_self(grad, self, other) if needs[0] else None
+    return (grad_self, grad_other)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -649,3 +658,4 @@ _C._set_formula(specs.ToCopyBackward0, ToCopyBackward0)
 _C._set_formula(specs.StackBackward0, StackBackward0)
 _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
+_C._set_formula(specs.Atan2Backward0, Atan2Backward0)

@@ -10,6 +10,7 @@ class _TensorMethods:
     add = _ops.add
     add_ = _ops.add_
     as_strided = _ops.as_strided
+    atan2 = _ops.atan2
     chunk = _ops.chunk
     clone = _ops.clone
     contiguous = _ops.contiguous

@@ -237,6 +237,15 @@ def div(self, other):
     return _record_number(_S.DivBackward0, self, out, other=other)
 
 
+def atan2(self, other):
+    """The angle of (other, self), elementwise (at::atan2): integer and bool operands in float32."""
+    if not isinstance(other, _TB):
+        raise TypeError(f"atan2(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    a, b = self._array, other._array
+    out = _wrap(_binary(np.arctan2, self, a, b, _float_dtype(_result_type(a, b))), self)
+    return _record(_S.Atan2Backward0, (self, other), out, self=self, other=other)
+
+
 def rdiv(self, other):
     return mul(reciprocal(self), other)
 

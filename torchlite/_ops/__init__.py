@@ -33,7 +33,7 @@ from .Fill import fill_, zero_
 from .TensorFactories import clone, ones_like, zeros_like, _const
 from .UnaryOps import abs, cos, exp, log, neg, positive, reciprocal, sgn, sigmoid, sin, sqrt, tanh  # noqa: A004
 from .Activation import relu, threshold_backward
-from .BinaryOps import (add, add_, div, div_, mul, mul_, rdiv, rsub, sigmoid_backward, sub, sub_, tanh_backward,
+from .BinaryOps import (add, add_, atan2, div, div_, mul, mul_, rdiv, rsub, sigmoid_backward, sub, sub_, tanh_backward,
                         _add_scalar, _div_scalar, _mul_scalar, _sub_scalar)
 from .Pow import pow, rpow  # noqa: A004
 from .TensorShape import (as_strided, cat, chunk, diagonal, diagonal_backward, expand, narrow, permute, reshape,
@@ -52,7 +52,7 @@ __all__ = [
     "_torch_type_name", "_int_arg", "_shape_arg", "_wrap_dim", "_empty_like", "_iteration_order", "_loud", "_out",
     "_quiet", "_geometry", "copy_", "fill_", "zero_", "clone", "ones_like", "zeros_like", "_const", "abs", "cos",
     "exp", "log", "neg", "positive", "reciprocal", "sgn", "sigmoid", "sin", "sqrt", "tanh", "relu",
-    "threshold_backward", "add", "add_", "div", "div_", "mul", "mul_", "rdiv", "rsub", "sigmoid_backward", "sub",
+    "threshold_backward", "add", "add_", "atan2", "div", "div_", "mul", "mul_", "rdiv", "rsub", "sigmoid_backward", "sub",
     "sub_", "tanh_backward", "_add_scalar", "_div_scalar", "_mul_scalar", "_sub_scalar", "pow", "rpow",
     "as_strided", "cat", "chunk", "diagonal", "diagonal_backward", "expand", "narrow", "permute", "reshape",
     "split", "squeeze", "stack", "t", "transpose", "unbind", "unsqueeze", "view", "_select", "_slice", "contiguous",
