@@ -99,6 +99,7 @@ OPS = [
     ("mul_scalar", lambda a: a * 3.0, lambda: (dbl(2, 3),)),
     ("rmul", lambda a: 3.0 * a, lambda: (dbl(2, 3),)),
     ("div", lambda a, b: a / b, lambda: (dbl(2, 3), pos(3))),
+    ("atan2", lambda a, b: torch.atan2(a, b), lambda: (dbl(2, 3), pos(3))),
     ("div_scalar", lambda a: a / 4.0, lambda: (dbl(2, 3),)),
     ("rdiv", lambda a: 2.0 / a, lambda: (pos(2, 3),)),
     ("neg", lambda a: -a, lambda: (dbl(2, 3),)),

@@ -191,25 +191,39 @@ def gen_functions(entries, helpers):
 
 def variants(functions):
     """The op names exported as torchlite.<name> and bound as Tensor.<name> (by the variants
-    native_functions.yaml gives them), and each method's schema."""
-    fns, methods = [], {}
+    native_functions.yaml gives them), each method's schema, and the ops with an out= overload
+    (`name.out`, `name.<overload>_out`)."""
+    fns, methods, outs = [], {}, set()
     for f in functions:
         schema = Schema(f["func"])
+        if schema.overload == "out" or schema.overload.endswith("_out"):
+            outs.add(schema.base)
+            continue
         kinds = [v.strip() for v in f.get("variants", "function").split(",")]
         if "function" in kinds and schema.base not in fns:
             fns.append(schema.base)
         if "method" in kinds and schema.base not in methods:
             methods[schema.base] = schema
-    return fns, methods
+    return fns, methods, outs
 
 
-def gen_torch_functions(fns):
+def gen_torch_functions(fns, outs):
+    """The ops themselves; an op with an out= overload behind a function that takes `out`."""
     header = HEADER.replace("derivatives", "native_functions")
-    return "\n".join([f'"""The torchlite.* ops ({header})."""',
-                      "from .._ops import (  # noqa: A004 - torch's names",
-                      *[f"    {name}," for name in sorted(fns)],
-                      ")", "",
-                      "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]", ""])
+    plain = sorted(n for n in fns if n not in outs)
+    lines = [f'"""The torchlite.* ops ({header})."""', "import functools", "",
+             "from .. import _ops",
+             "from .._ops import (  # noqa: A004 - torch's names",
+             *[f"    {name}," for name in plain], ")",
+             "from .._ops.Resize import out_variant", "",
+             "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]"]
+    for name in sorted(n for n in fns if n in outs):
+        lines += ["", "", f"@functools.wraps(_ops.{name})",
+                  f"def {name}(*args, out=None, **kwargs):  # noqa: A001 - torch's name",
+                  "    if out is None:",
+                  f"        return _ops.{name}(*args, **kwargs)",
+                  f'    return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+    return "\n".join(lines) + "\n"
 
 
 def gen_variable_methods(methods):
@@ -384,7 +398,7 @@ def generate():
     functions = load(os.path.join(ROOT, "tools/autograd/native_functions.yaml"))
     index_by_base = {}
     entries = [Entry(raw, index_by_base) for raw in derivatives]
-    fns, methods = variants(functions)
+    fns, methods, outs = variants(functions)
     native_id = 0
     for e in entries:
         if e.native:
@@ -394,7 +408,7 @@ def generate():
         "torchlite/_generated/__init__.py": f'"""Generated from the op tables ({HEADER})."""\n',
         "torchlite/_generated/specs.py": gen_specs(entries),
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),
-        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns),
+        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns, outs),
         "torchlite/_generated/variable_methods.py": gen_variable_methods(methods),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),

@@ -1,0 +1,51 @@
+"""The out= variants of the ops (upstream: aten/src/ATen/native/Resize.cpp's resize_output, and the
+autograd check gen_variable_type.py emits for an out= overload). An op's out= overload computes
+the functional result, checks that it casts to out's dtype, resizes out where its shape differs
+(with torch's deprecation warning unless out was empty) and copies the result in."""
+import warnings
+
+from .. import _C
+from .Copy import copy_
+from .ScalarType import _torch_type_name
+from .TensorIterator import _TB
+
+_RESIZED = ("An output with one or more elements was resized since it had shape {}, which does not match the "
+            "required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will "
+            "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing "
+            "it, inplace, to zero elements with t.resize_(0).")
+
+
+def _can_cast(src, dst):
+    """c10::canCast: no floating point into an integral type, nothing but bool into bool."""
+    if src.kind == "f" and dst.kind in "iub":
+        return False
+    return not (dst.kind == "b" and src.kind != "b")
+
+
+def _tensors(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, _TB):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (t for t in a if isinstance(t, _TB))
+
+
+def out_variant(name, fn, out, args, kwargs):
+    """`fn(*args, **kwargs, out=out)`: the result written into `out`, which is returned."""
+    if not isinstance(out, _TB):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _C.is_grad_enabled() and (out.requires_grad or any(t.requires_grad for t in _tensors(args, kwargs))):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    result = fn(*args, **kwargs)
+    r, o = result._array, out._array
+    if not _can_cast(r.dtype, o.dtype):
+        raise RuntimeError(f"result type {_torch_type_name(r.dtype)} can't be cast to the desired output type "
+                           f"{_torch_type_name(o.dtype)}")
+    if o.shape != r.shape:
+        if o.size:
+            warnings.warn(_RESIZED.format(list(o.shape), list(r.shape)), UserWarning, stacklevel=3)
+        out.data = result.to(out.dtype) if r.dtype != o.dtype else result
+        out._bump_version()
+        return out
+    return copy_(out, result)
