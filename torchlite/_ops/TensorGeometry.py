@@ -2,6 +2,7 @@
 TensorGeometry): the numpy views the view ops make, and the geometries
 as_strided's and CopySlices' formulas compute with."""
 import builtins
+from typing import NamedTuple
 
 import numpy as np
 
@@ -86,10 +87,23 @@ def _flat_index(v, b):
                                            tuple(st // v.itemsize * 8 for st in v.strides)).copy()
 
 
+class TensorGeometry(NamedTuple):
+    """torch's TensorGeometry: sizes, strides and storage offset, in elements."""
+    sizes: tuple
+    strides: tuple
+    storage_offset: int
+
+
+class ViewGeometry(NamedTuple):
+    """What CopySlices keeps of a view: its base's geometry and its own."""
+    base: TensorGeometry
+    view: TensorGeometry
+
+
 def _geometry(t):
-    """torch's TensorGeometry of t: (sizes, strides, storage offset), in elements."""
+    """The TensorGeometry of t."""
     a = t._array
-    return (a.shape, tuple(st // a.itemsize for st in a.strides), t.storage_offset())
+    return TensorGeometry(a.shape, tuple(st // a.itemsize for st in a.strides), t.storage_offset())
 
 
 def _min_storage_size(sizes, strides, offset):
@@ -114,13 +128,14 @@ def _maybe_overlapping_memory(sizes, strides):
 
 def _view_geometry(view, base):
     """What CopySlices keeps of a view of `base`."""
-    return (_geometry(base), _geometry(view))
+    return ViewGeometry(_geometry(base), _geometry(view))
 
 
 def _as_strided_fields(view, base):
     """The fields of a view's regenerated AsStridedBackward0: as_strided from base to view."""
-    sizes, strides, offset = _geometry(view)
-    return {"self_geometry": _geometry(base), "size": sizes, "stride": strides, "storage_offset": offset}
+    geometry = _geometry(view)
+    return {"self_geometry": _geometry(base), "size": geometry.sizes, "stride": geometry.strides,
+            "storage_offset": geometry.storage_offset}
 
 
 def _storage_index(size, geometry):

@@ -26,7 +26,7 @@ def _as_strided_backward(g, input_geometry, sizes, strides, offset):
     Where output elements share storage they add up; where input elements do,
     each storage element is divided by its count (0/0 gives nan, as torch's
     div_, in storage the input does not see)."""
-    inp_sizes, inp_strides, inp_offset = input_geometry
+    inp_sizes, inp_strides, inp_offset = input_geometry.sizes, input_geometry.strides, input_geometry.storage_offset
     out_sizes, out_strides = [], []
     for i in range(len(sizes) - 1, -1, -1):
         if sizes[i] == 0:
@@ -59,18 +59,19 @@ def _as_strided_backward(g, input_geometry, sizes, strides, offset):
 
 
 def _copy_slices_backward(grad, extra, fn, needs):
+    # extra: the ViewGeometry CopySlices keeps (TensorGeometry.py)
     """CopySlices' math (Note [View + Inplace update for base tensor]), as
     upstream writes it: the base's gradient copied into a tensor laid out as
     the base, the view's part of it taken with as_strided (at the view's
     offset from the base's), the wrapped in-place node run on a clone of that
     part, and its result copied back."""
-    (b_shape, b_strides, b_offset), (v_shape, v_strides, v_offset) = extra
-    extent = _min_storage_size(b_shape, b_strides, 0)
+    base, view = extra.base, extra.view
+    extent = _min_storage_size(base.sizes, base.strides, 0)
     result = _wrap(_backend.as_strided(
-        _backend.new(grad, "empty", builtins.max(extent, 1), grad._array.dtype), b_shape,
-        tuple(st * grad._array.itemsize for st in b_strides)), grad)
+        _backend.new(grad, "empty", builtins.max(extent, 1), grad._array.dtype), base.sizes,
+        tuple(st * grad._array.itemsize for st in base.strides)), grad)
     copy_(result, grad)
-    grad_slice = as_strided(result, v_shape, v_strides, v_offset - b_offset)
+    grad_slice = as_strided(result, view.sizes, view.strides, view.storage_offset - base.storage_offset)
     res = _C._call_inplace_fn(fn, clone(grad_slice), needs)
     out = [None] * len(needs)
     for i, r in enumerate(res):
