@@ -117,6 +117,13 @@ def _out(shape, dtype, like, *arrays, promote=True):
         empty, like = _backend.empty_on, next(x for x in arrays if _backend.is_cuda_array(x))
     if not floating:
         empty = _new_empty
+    if len(shape) < 2 or (1 not in shape and 0 not in shape and
+                          all(x.shape == shape and x.flags.c_contiguous for x in arrays if x.ndim)):
+        # Every layout TensorIterator picks here is row-major: a result of one dimension or none;
+        # or contiguous operands of the result's shape (fast setup) and 0-d ones, which decide
+        # nothing, where no size-1 or size-0 dimension can carry a stride that reorders the
+        # dimensions (numpy calls any empty array contiguous)
+        return empty(shape, dtype, like) if floating else None
     if promote:
         arrays = tuple(x if x.dtype == dtype or _is_non_overlapping_and_dense(x) else _empty_like(x, x.dtype, like)
                        for x in arrays)

@@ -1,4 +1,5 @@
 #include "autograd/generated/Functions.h"
+#include "autograd/generated/NativeFormulas.h"
 #include "aten/Functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
@@ -7,21 +8,27 @@ namespace torch {
 namespace autograd {
 namespace generated {
 
-variable_list AddBackward0::apply(variable_list&& grads) {
-  const auto& grad = grads[0];
-  variable_list out(2);
-  if (should_compute_output(0))
-    out[0] = grad;
-  if (should_compute_output(1))
-    out[1] = grad;
+namespace {
+// Runs a table formula that covers every case (it never declines).
+template <typename Formula>
+variable_list run_formula(const Node& node, const Formula& formula, const Variable& grad) {
+  std::vector<bool> needs(node.num_outputs());
+  for (size_t i = 0; i < needs.size(); ++i)
+    needs[i] = node.should_compute_output(i);
+  variable_list out(needs.size());
+  formula.apply(grad, needs, out);
   return out;
+}
+} // namespace
+
+variable_list AddBackward0::apply(variable_list&& grads) {
+  AddBackward0Native formula;
+  formula.alpha = 1.0;  // the engine's sum: add(a, b)
+  return run_formula(*this, formula, grads[0]);
 }
 
 variable_list CloneBackward0::apply(variable_list&& grads) {
-  variable_list out(1);
-  if (should_compute_output(0))
-    out[0] = std::move(grads[0]);
-  return out;
+  return run_formula(*this, CloneBackward0Native{}, grads[0]);
 }
 
 } // namespace generated

@@ -1,8 +1,11 @@
 #pragma once
-// Backward nodes of the few differentiable ops the C++ core performs itself
-// (PyTorch generates these from derivatives.yaml into generated/Functions.h).
-// The engine sums gradients with `add`; under create_graph that sum must be
-// differentiable, so it records AddBackward0 like any other op.
+// Backward nodes of the few differentiable ops the C++ core performs itself,
+// without Python (PyTorch generates these from derivatives.yaml into
+// generated/Functions.h). The engine sums gradients with `add`; under
+// create_graph that sum must be differentiable, so it records AddBackward0
+// like any other op. Their formulas are the derivatives table's, as generated
+// into NativeFormulas.h; the ops the Python package records make the same
+// nodes with a Python formula beside it (generated/python_functions.cpp).
 #include "autograd/function.h"
 
 namespace torch {
@@ -14,7 +17,6 @@ struct AddBackward0 : public Node {
   std::string name() const override {
     return "AddBackward0";
   }
-  // d(a+b)/da = d(a+b)/db = 1: the gradient goes to both inputs unchanged.
   variable_list apply(variable_list&& grads) override;
 };
 
@@ -23,7 +25,6 @@ struct CloneBackward0 : public Node {
   std::string name() const override {
     return "CloneBackward0";
   }
-  // The gradient of a copy is the gradient, unchanged.
   variable_list apply(variable_list&& grads) override;
 };
 

@@ -141,6 +141,16 @@ bool MeanBackward0Native::apply(const Variable& grad_in, const std::vector<bool>
   return true;
 }
 
+bool CloneBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
+    variable_list& out) const {
+  if (needs[0]) {
+    const Variable& grad = grad_in;
+    out[0] = grad;
+    if (!out[0].defined()) return false;
+  }
+  return true;
+}
+
 } // namespace generated
 } // namespace autograd
 } // namespace torch

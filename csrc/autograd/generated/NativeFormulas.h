@@ -90,6 +90,12 @@ struct MeanBackward0Native {
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
+// clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+struct CloneBackward0Native {
+  // Fills out[i] where needs[i]; false where a formula does not cover the case.
+  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+};
+
 } // namespace generated
 } // namespace autograd
 } // namespace torch

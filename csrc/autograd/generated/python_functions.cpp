@@ -190,6 +190,19 @@ struct PyMeanBackward0 final : public PyFormulaNode {
   }
 };
 
+struct PyCloneBackward0 final : public PyFormulaNode {
+  using PyFormulaNode::PyFormulaNode;
+  generated::CloneBackward0Native fields;
+  bool read_native_fields() override {
+    return true;
+  }
+  bool apply_native(const variable_list& grads, const variable_list& saved,
+                    const std::vector<bool>& needs, variable_list& out) override {
+    if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
+    return fields.apply(grads[0], needs, out);
+  }
+};
+
 } // namespace
 
 std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&& next_edges) {
@@ -216,6 +229,8 @@ std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&&
       return make_node<PySumBackward0>(info, std::move(next_edges));
     case 11:
       return make_node<PyMeanBackward0>(info, std::move(next_edges));
+    case 12:
+      return make_node<PyCloneBackward0>(info, std::move(next_edges));
     default:
       return make_node<PyFormulaNode>(info, std::move(next_edges));
   }
