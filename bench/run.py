@@ -523,7 +523,7 @@ def report_comparison(title, figures, rounds):
             print(f"  {metric}: current only (the baseline has none): "
                   + "  ".join(fmt_value(metric, v) for v in cur))
             continue
-        ratios = [c / b for c, b in zip(cur, base)]
+        ratios = [c / b for c, b in zip(cur, base, strict=True)]
         print(f"  {metric}: current/baseline = {statistics.median(ratios):.3f}x "
               f"(median of per-round ratios; medians {fmt_value(metric, statistics.median(cur))} / "
               f"{fmt_value(metric, statistics.median(base))})")

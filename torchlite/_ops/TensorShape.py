@@ -225,7 +225,7 @@ def as_strided(self, size, stride, storage_offset=None):
     offset = own if storage_offset is None else storage_offset
     a = self._array
     itemsize = a.itemsize
-    need = 0 if 0 in size else (1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))) * itemsize
+    need = 0 if 0 in size else (1 + builtins.sum((n - 1) * st for n, st in zip(size, stride, strict=True))) * itemsize
     if need and need + offset * itemsize > self._storage_nbytes():
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
@@ -339,7 +339,7 @@ def _cat_error(arrays, valid, dim):
         a = arrays[i]
         if a.ndim != len(ref):
             return RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {a.ndim}")
-        for d, (n, m) in enumerate(zip(ref, a.shape)):
+        for d, (n, m) in enumerate(zip(ref, a.shape, strict=True)):
             if d != dim and n != m:
                 return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {n} "
                                     f"but got size {m} for tensor number {i} in the list.")
