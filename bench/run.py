@@ -446,7 +446,8 @@ def torchlite_metrics(workload):
     if workload == "trace":
         return {f"trace {k}": v for k, v in trace_round(torchlite).items()}
     if workload == "threads":
-        return {f"size {size} {k.removesuffix('_s')}": v for (size, _), r in threads(only).items() for k, v in r.items()}
+        return {f"size {size} {k.removesuffix('_s')}": v
+                for (size, _), r in threads(only).items() for k, v in r.items()}
     if workload == "gpu":
         reason = _gpu_skip_reason()
         if reason is not None:

@@ -272,8 +272,8 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     st = a.strides
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
     arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
-    return _view_of(arr, self, _S.DiagonalBackward0, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a), offset=offset,
-                    dim1=d1, dim2=d2)
+    return _view_of(arr, self, _S.DiagonalBackward0, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a),
+                    offset=offset, dim1=d1, dim2=d2)
 
 
 def _split_views(self, spec, dim, sizes):
@@ -360,7 +360,8 @@ def stack(tensors, dim=0):
         i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
                            f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
-    out = _wrap(_backend.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
+    # numpy keeps its inputs' layout; torch's result is contiguous
+    out = _wrap(_backend.ascontiguousarray(r), tensors[0])
     return _record(_S.StackBackward0, tensors, out, dim=d, tensors_dtypes=[a.dtype for a in arrays])
 
 

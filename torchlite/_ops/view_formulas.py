@@ -11,7 +11,7 @@ from .._C import _wrap
 from .._generated import specs as _S
 from .BinaryOps import div
 from .Copy import copy_
-from .ReduceOps import sum
+from .ReduceOps import sum  # noqa: A004 - torch's name
 from .TensorAdvancedIndexing import _index_add
 from .TensorFactories import clone
 from .TensorGeometry import (_as_strided_fields, _maybe_overlapping_memory, _min_storage_size, _storage_index,
