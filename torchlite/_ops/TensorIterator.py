@@ -20,7 +20,8 @@ _TB = _C.TensorBase
 # _loud(token). numpy >= 2 keeps the error state in a context variable, set
 # here directly: np.errstate costs about three times as much per op.
 try:
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    # numpy's private names, absent from its stubs
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
 except ImportError:  # numpy 1: a global error state
     def _quiet():
         return np.seterr(all="ignore")
