@@ -446,7 +446,8 @@ def torchlite_metrics(workload):
     if workload == "trace":
         return {f"trace {k}": v for k, v in trace_round(torchlite).items()}
     if workload == "threads":
-        return {f"size {size} {k.removesuffix('_s')}": v for (size, _), r in threads(only).items() for k, v in r.items()}
+        return {f"size {size} {k.removesuffix('_s')}": v
+                for (size, _), r in threads(only).items() for k, v in r.items()}
     if workload == "gpu":
         reason = _gpu_skip_reason()
         if reason is not None:
@@ -523,7 +524,7 @@ def report_comparison(title, figures, rounds):
             print(f"  {metric}: current only (the baseline has none): "
                   + "  ".join(fmt_value(metric, v) for v in cur))
             continue
-        ratios = [c / b for c, b in zip(cur, base)]
+        ratios = [c / b for c, b in zip(cur, base, strict=True)]
         print(f"  {metric}: current/baseline = {statistics.median(ratios):.3f}x "
               f"(median of per-round ratios; medians {fmt_value(metric, statistics.median(cur))} / "
               f"{fmt_value(metric, statistics.median(base))})")

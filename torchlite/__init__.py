@@ -5,12 +5,13 @@
 import builtins as _builtins
 import os as _os
 
-from . import _C
+from . import _C as _C  # the extension, as torch._C
 from .version import __version__ as __version__  # re-exported, as torch.__version__
-from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004
+from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004 - torch's names
 from ._tensor import Tensor
-from . import _backend, _ops
-from ._generated import functions as _functions  # the table's formulas, attached to their nodes
+from . import _backend
+from . import _ops as _ops  # the ops' implementations (ATen's part)
+from ._generated import functions as _functions  # noqa: F401 - imported to attach the table's formulas to their nodes
 from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
 from . import autograd, cuda, utils
@@ -18,15 +19,16 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 
-# The public API (torch/__init__.py lists its own): what `from torchlite import *` gives.
-__all__ = sorted([
-    *_torch_functions.__all__,
+# The public API (torch/__init__.py lists its own): what `from torchlite import *` gives. A list
+# literal, then the generated ops', so that linters see the names it re-exports.
+__all__ = [
     "Size", "Tensor", "arange", "as_tensor", "autograd", "bool", "cuda", "device", "double", "dtype", "empty",
     "empty_like", "enable_grad", "float", "float32", "float64", "from_dlpack", "from_numpy", "full", "full_like",
     "get_num_threads", "inference_mode", "int64", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "long",
     "manual_seed", "no_grad", "ones", "ones_like", "rand", "rand_like", "randn", "randn_like", "set_grad_enabled",
     "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
-])
+]
+__all__ += _torch_functions.__all__
 
 
 def is_tensor(obj: object) -> _builtins.bool:
@@ -51,5 +53,3 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     return _num_threads
 
-
-from . import _dtypes  # noqa: E402

@@ -67,7 +67,8 @@ class device:
             type, index = type.type, type.index  # noqa: A001 - torch's name
         elif ":" in type:
             if index is not None:
-                raise RuntimeError("type (string) must not include an index because index was passed explicitly: " + type)
+                raise RuntimeError("type (string) must not include an index because index was passed explicitly: "
+                                   + type)
             type, idx = type.split(":", 1)  # noqa: A001 - torch's name
             index = int(idx)
         if type not in ("cpu", "cuda", "sim"):

@@ -21,8 +21,9 @@ from ._ops import _as_strided_backward as as_strided_backward
 from ._ops import _index_backward as index_backward
 from ._ops import _saved_index_key as saved_index_key
 from ._ops import (add, cat, cos, diagonal, diagonal_backward, div, expand, getitem_raw, log, matmul, mul, neg,
-                   permute, pow, reciprocal, reshape, sgn, sigmoid_backward, sin, squeeze, stack, sum, t, tanh_backward,
+                   permute, reciprocal, reshape, sgn, sigmoid_backward, sin, squeeze, stack, t, tanh_backward,
                    threshold_backward, to, transpose, unsqueeze, where, zeros_like)
+from ._ops import pow, sum  # noqa: A004 - torch's names
 
 __all__ = [
     "add_scalar", "as_dtype", "atan2_backward_other", "atan2_backward_self", "as_strided_backward", "bmm", "cat_tensors_backward", "cos", "diagonal",

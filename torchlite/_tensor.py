@@ -17,7 +17,7 @@ from ._dtypes import Size, _from_numpy_dtype, device as _device
 _TensorBase_grad = _C.TensorBase.__dict__["grad"]
 
 
-_warned = set()
+_warned: set[str] = set()
 
 
 def _warn_once(message):

@@ -300,7 +300,8 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
   // The formula reads a number as the number; grad_fn shows it as the wrapped tensor.
   if (values_[index] && (for_formula || !info_->field_is_tensor[index])) {
     // A wrapped number's tensor is freed with the graph: a second backward refuses as upstream's.
-    if (saved_[index].has_been_released()) throw std::runtime_error(ERR_BACKWARD_TWICE);
+    if (saved_[index].has_been_released())
+      throw std::runtime_error(ERR_BACKWARD_TWICE);
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
   if (packed_released_)

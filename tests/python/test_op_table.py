@@ -56,7 +56,7 @@ def test_saved_fields_as_torch(op):
 def test_unknown_field_is_an_attribute_error():
     grad_fn = (torchlite.ones(2, requires_grad=True) * 2).grad_fn
     with pytest.raises(AttributeError, match="'MulBackward0' object has no attribute '_saved_alpha'"):
-        grad_fn._saved_alpha
+        _ = grad_fn._saved_alpha
 
 
 def test_saved_fields_after_backward_raise_torchs_error():
@@ -64,7 +64,7 @@ def test_saved_fields_after_backward_raise_torchs_error():
     y = x * x
     y.sum().backward()
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
-        y.grad_fn._saved_self
+        _ = y.grad_fn._saved_self
 
 
 @pytest.mark.parametrize("op", ["div", "mul"])

@@ -20,7 +20,7 @@ import pytest
 
 import torchlite
 
-from diff_utils import Values, import_torch, norm, run
+from diff_utils import import_torch, norm, run
 
 torch = import_torch()
 
@@ -323,7 +323,8 @@ def _arange(lib, dev):
 
 # *_like: an input laid out as a transpose, and an expanded one (empty_like's preserve_format)
 def _like_inputs(lib, dev):
-    return [T(lib, dev), T(lib, dev).t(), T(lib, dev, [[1.0], [2.0]]).expand(2, 3), T(lib, dev, [1, 2], dtype=lib.int64)]
+    return [T(lib, dev), T(lib, dev).t(), T(lib, dev, [[1.0], [2.0]]).expand(2, 3),
+            T(lib, dev, [1, 2], dtype=lib.int64)]
 
 
 def _like_case(name, *args):
@@ -332,9 +333,11 @@ def _like_case(name, *args):
         out = []
         for x in _like_inputs(lib, dev):
             for kw in ({}, {"dtype": lib.float64}, {"requires_grad": True}):
-                out.append(run(lambda lib: (lambda y: (y if name != "empty_like" else None, tuple(y.shape),
-                                                       str(y.dtype), y.stride(), y.requires_grad))(f(x, *args, **kw)),
-                               lib))
+                def show(lib, x=x, kw=kw):
+                    y = f(x, *args, **kw)
+                    values = y if name != "empty_like" else None  # empty_like's are not compared
+                    return values, tuple(y.shape), str(y.dtype), y.stride(), y.requires_grad
+                out.append(run(show, lib))
         return out
     return run_case
 
@@ -359,7 +362,7 @@ def _random_case(name):
         if name.endswith("_like"):
             for x in _like_inputs(lib, dev)[:3]:
                 for kw in ({}, {"dtype": lib.float64}, {"requires_grad": True}):
-                    out.append(run(lambda lib: describe(f(x, **kw))[:5], lib))
+                    out.append(run(lambda lib, x=x, kw=kw: describe(f(x, **kw))[:5], lib))
             out.append(str(f(T(lib, dev), device=dev).device) == dev)
             out.append(run(lambda lib: f(T(lib, dev, [1, 2])), lib))  # int64 input
             out.append(run(lambda lib: f(T(lib, dev, [True])), lib))
@@ -628,7 +631,8 @@ def _checkpoint(lib, dev):
     out = []
     for reentrant in (True, False):
         y = cp.checkpoint(lambda x: x.sin().exp(), x, use_reentrant=reentrant)
-        out.append(with_grads(lib, lambda x: cp.checkpoint(lambda x: x.sin() * x, x, use_reentrant=reentrant), x))
+        out.append(with_grads(lib, lambda x, reentrant=reentrant: cp.checkpoint(lambda x: x.sin() * x, x,
+                                                                                use_reentrant=reentrant), x))
         out.append(y.grad_fn.name() if reentrant else None)
     out.append(cp.CheckpointFunction.apply(lambda x: x * 2, True, x).grad_fn.name())
     return out
@@ -725,7 +729,7 @@ def _value(fn):
     """A case of a Tensor attribute read on a few tensors (floats, a transpose, int64, 0-d)."""
     def run_case(lib, dev):
         xs = [T(lib, dev), T(lib, dev).t(), T(lib, dev, [3, 4]), T(lib, dev, 2.5), leaf(lib, dev)]
-        return [run(lambda lib: fn(lib, x), lib) for x in xs]
+        return [run(lambda lib, x=x: fn(lib, x), lib) for x in xs]
     return run_case
 
 
@@ -789,7 +793,8 @@ def _data(lib, dev):
 def _requires_grad_(lib, dev):
     x = T(lib, dev)
     return (x.requires_grad_() is x, x.requires_grad, x.requires_grad_(False).requires_grad,
-            run(lambda lib: T(lib, dev, [1]).requires_grad_(), lib), run(lambda lib: (leaf(lib, dev) * 2).requires_grad_(False), lib))
+            run(lambda lib: T(lib, dev, [1]).requires_grad_(), lib),
+            run(lambda lib: (leaf(lib, dev) * 2).requires_grad_(False), lib))
 
 
 @case("Tensor.detach_")

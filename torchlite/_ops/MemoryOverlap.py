@@ -13,7 +13,7 @@ _INTERNAL_OVERLAP = ("unsupported operation: more than one element of the writte
 
 
 def _non_overlapping_and_dense(a):
-    dims = sorted((st, n) for st, n in zip(a.strides, a.shape) if n != 1)
+    dims = sorted((st, n) for st, n in zip(a.strides, a.shape, strict=True) if n != 1)
     expected = a.itemsize
     for st, n in dims:
         if st != expected:
@@ -27,7 +27,7 @@ def _check_overlap(a, b=None):
     True when b shares memory with a in a way torch does not check (its
     MemOverlapStatus::TooHard): the kernel then runs as torch's does, element by
     element (_sequential)."""
-    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape, strict=True)):
         raise RuntimeError(_INTERNAL_OVERLAP)
     if b is None or a.size == 0 or b.size == 0 or not np.may_share_memory(a, b):
         return False
@@ -65,4 +65,4 @@ def _overlap_status(a, b):
 def _has_internal_overlap(a):
     """at::has_internal_overlap(a) == MemOverlap::Yes: a dimension of more than one element with
     stride 0 (numpy gives an empty array strides 0: torchlite's empty tensors are dense)."""
-    return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape))
+    return a.size > 0 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape, strict=True))

@@ -62,9 +62,10 @@ def _rsqrt(x, r):
 
 
 # The exponents torch's floating pow kernel computes without pow()
-# (pow_tensor_scalar_kernel): x * x, x * x * x, 1 / (x * x), 1 / x and rsqrt,
-# so with their roundings (and x ** -0.5 is -inf at -0.0, where pow gives inf).
-_POW_SPECIAL = {2: np.square, 3: _cube, -2: _inverse_square, -1: np.reciprocal, -0.5: _rsqrt}
+# (pow_tensor_scalar_kernel, PowKernel.cpp): x * x, x * x * x, 1 / (x * x), 1 / x,
+# sqrt and rsqrt, so with their roundings (and x ** 0.5 is -0.0 at -0.0 and nan at
+# -inf, x ** -0.5 is -inf at -0.0, where pow gives 0.0, inf and inf).
+_POW_SPECIAL = {2: np.square, 3: _cube, -2: _inverse_square, -1: np.reciprocal, 0.5: np.sqrt, -0.5: _rsqrt}
 
 
 def pow(self, exponent):  # noqa: A001 - torch's name

@@ -185,7 +185,7 @@ def _make_info(shape, key):
         # torch's own check: no index is valid in an empty dimension
         raise IndexError("index is out of bounds for dimension with size 0")
     entries = [None if i is None else (np.broadcast_to(i.astype(np.int64, copy=False), bshape), n, i)
-               for i, n in zip(indices, shape)]
+               for i, n in zip(indices, shape, strict=True)]
     rshape = tuple(shape[:first]) + tuple(bshape) + tuple(shape[first + len(dims):])
     return perm, entries, first, rshape
 
@@ -270,7 +270,7 @@ def _index_put_kernel(a, info, v):
         coords.append(c.transpose(outer_first).ravel())
     p, err = _first_bad([(coords[d], ap.shape[d]) for d in range(first, last)])
     count = coords[0].size if p is None else p
-    coords = [np.where(c[:count] < 0, c[:count] + n, c[:count]) for c, n in zip(coords, ap.shape)]
+    coords = [np.where(c[:count] < 0, c[:count] + n, c[:count]) for c, n in zip(coords, ap.shape, strict=True)]
     values = np.broadcast_to(v, rshape).transpose(outer_first)
     if np.may_share_memory(a, v):
         for t, at in enumerate(np.ndindex(*values.shape)):
@@ -279,7 +279,7 @@ def _index_put_kernel(a, info, v):
             ap[tuple(int(c[t]) for c in coords)] = values[at]
     elif count:
         # one write per memory location, the last in iteration order
-        offsets = builtins.sum(c * st for c, st in zip(coords, ap.strides))
+        offsets = builtins.sum(c * st for c, st in zip(coords, ap.strides, strict=True))
         _, rev = np.unique(offsets[::-1], return_index=True)
         keep = count - 1 - rev
         ap[tuple(c[keep] for c in coords)] = values.reshape(-1)[keep]
@@ -343,7 +343,9 @@ def _index_put_(self, key, value):
             raise RuntimeError(_OVERLAP)
         info = _make_info(a.shape, key)
         target = info[3]
-        if len(v.shape) > len(target) or any(s not in (1, t) for s, t in zip(v.shape[::-1], target[::-1])):
+        # broadcasting aligns the trailing dimensions: the value may have fewer than the target
+        if len(v.shape) > len(target) or \
+                any(s not in (1, t) for s, t in zip(v.shape[::-1], target[::-1], strict=False)):
             raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to "
                                f"indexing result of shape {list(target)}")
         if a.dtype != v.dtype:

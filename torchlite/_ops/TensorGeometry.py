@@ -70,7 +70,7 @@ def _positions_lookup(b):
     itemsize = b.itemsize
     if b.size == 0:
         return np.zeros(0, np.int64)
-    extent = 1 + builtins.sum((n - 1) * st // itemsize for n, st in zip(b.shape, b.strides))
+    extent = 1 + builtins.sum((n - 1) * st // itemsize for n, st in zip(b.shape, b.strides, strict=True))
     table = np.full(extent, -1, np.int64)
     _backend.as_strided(table, b.shape, tuple(st // itemsize * 8 for st in b.strides))[...] = \
         np.arange(b.size).reshape(b.shape)
@@ -110,7 +110,7 @@ def _min_storage_size(sizes, strides, offset):
     """The storage a geometry needs, in elements (as_strided_backward's helper)."""
     if 0 in sizes:
         return offset
-    return offset + 1 + builtins.sum((n - 1) * st for n, st in zip(sizes, strides))
+    return offset + 1 + builtins.sum((n - 1) * st for n, st in zip(sizes, strides, strict=True))
 
 
 def _maybe_overlapping_memory(sizes, strides):
@@ -119,7 +119,7 @@ def _maybe_overlapping_memory(sizes, strides):
     Within A Strided Tensor] (seeds, FunctionsManual.cpp), smallest stride
     first, each must exceed the furthest reach of the dimensions before it."""
     reach = 0
-    for st, n in sorted(zip(strides, sizes)):
+    for st, n in sorted(zip(strides, sizes, strict=True)):
         if st <= reach:
             return True
         reach += st * (n - 1)

@@ -20,7 +20,8 @@ _TB = _C.TensorBase
 # _loud(token). numpy >= 2 keeps the error state in a context variable, set
 # here directly: np.errstate costs about three times as much per op.
 try:
-    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj
+    # numpy's private names, absent from its stubs
+    from numpy._core._ufunc_config import _extobj_contextvar, _make_extobj  # type: ignore[attr-defined]
 except ImportError:  # numpy 1: a global error state
     def _quiet():
         return np.seterr(all="ignore")
@@ -167,7 +168,7 @@ def _dense_strides(shape, order):
 def _strided_empty(shape, strides, dtype, like, empty):
     """An uninitialized array with these element strides, over a buffer from `empty`
     (a numpy view of it, so that the result keeps the buffer's C++ storage)."""
-    extent = 0 if 0 in shape else 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides))
+    extent = 0 if 0 in shape else 1 + builtins.sum((n - 1) * st for n, st in zip(shape, strides, strict=True))
     buf = empty((extent,), dtype, like)
     byte_strides = tuple(st * buf.itemsize for st in strides)
     if isinstance(buf, np.ndarray):
@@ -286,7 +287,7 @@ def _sequential(fn, a, b):
     bb = np.broadcast_to(b, a.shape)
     index = [0] * a.ndim
     for idx in np.ndindex(*(a.shape[d] for d in outer_first)):
-        for d, i in zip(outer_first, idx):
+        for d, i in zip(outer_first, idx, strict=True):
             index[d] = i
         at = tuple(index)
         a[at] = fn(a[at], bb[at])

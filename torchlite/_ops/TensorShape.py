@@ -225,7 +225,7 @@ def as_strided(self, size, stride, storage_offset=None):
     offset = own if storage_offset is None else storage_offset
     a = self._array
     itemsize = a.itemsize
-    need = 0 if 0 in size else (1 + builtins.sum((n - 1) * st for n, st in zip(size, stride))) * itemsize
+    need = 0 if 0 in size else (1 + builtins.sum((n - 1) * st for n, st in zip(size, stride, strict=True))) * itemsize
     if need and need + offset * itemsize > self._storage_nbytes():
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and itemsize "
@@ -272,8 +272,8 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     st = a.strides
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
     arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
-    return _view_of(arr, self, _S.DiagonalBackward0, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a), offset=offset,
-                    dim1=d1, dim2=d2)
+    return _view_of(arr, self, _S.DiagonalBackward0, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a),
+                    offset=offset, dim1=d1, dim2=d2)
 
 
 def _split_views(self, spec, dim, sizes):
@@ -339,7 +339,7 @@ def _cat_error(arrays, valid, dim):
         a = arrays[i]
         if a.ndim != len(ref):
             return RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {a.ndim}")
-        for d, (n, m) in enumerate(zip(ref, a.shape)):
+        for d, (n, m) in enumerate(zip(ref, a.shape, strict=True)):
             if d != dim and n != m:
                 return RuntimeError(f"Sizes of tensors must match except in dimension {dim}. Expected size {n} "
                                     f"but got size {m} for tensor number {i} in the list.")
@@ -360,7 +360,8 @@ def stack(tensors, dim=0):
         i = next(i for i, a in enumerate(arrays) if a.shape != arrays[0].shape)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} "
                            f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
-    out = _wrap(_backend.ascontiguousarray(r), tensors[0])  # numpy keeps its inputs' layout; torch's result is contiguous
+    # numpy keeps its inputs' layout; torch's result is contiguous
+    out = _wrap(_backend.ascontiguousarray(r), tensors[0])
     return _record(_S.StackBackward0, tensors, out, dim=d, tensors_dtypes=[a.dtype for a in arrays])
 
 

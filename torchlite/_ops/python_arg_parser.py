@@ -10,7 +10,8 @@ def _check_given(fn, **args):
     for two or more, "arguments" for one)."""
     missing = [name for name, value in args.items() if value is _REQUIRED]
     if missing:
-        raise TypeError(f"{fn}() missing {len(missing)} required positional argument{'s' if len(missing) == 1 else ''}: "
+        suffix = "s" if len(missing) == 1 else ""
+        raise TypeError(f"{fn}() missing {len(missing)} required positional argument{suffix}: "
                         + ", ".join(f'"{name}"' for name in missing))
 
 

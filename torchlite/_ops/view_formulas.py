@@ -11,7 +11,7 @@ from .._C import _wrap
 from .._generated import specs as _S
 from .BinaryOps import div
 from .Copy import copy_
-from .ReduceOps import sum
+from .ReduceOps import sum  # noqa: A004 - torch's name
 from .TensorAdvancedIndexing import _index_add
 from .TensorFactories import clone
 from .TensorGeometry import (_as_strided_fields, _maybe_overlapping_memory, _min_storage_size, _storage_index,
@@ -40,7 +40,7 @@ def _as_strided_backward(g, input_geometry, sizes, strides, offset):
             out_strides.insert(0, strides[i])
     if 0 in inp_sizes:
         return _wrap(_backend.new(g, "zeros", inp_sizes, g._array.dtype), g)
-    kept = [(n_, st) for n_, st in zip(inp_sizes, inp_strides) if n_ != 1]
+    kept = [(n_, st) for n_, st in zip(inp_sizes, inp_strides, strict=True) if n_ != 1]
     inp_sizes_, inp_strides_ = [k[0] for k in kept], [k[1] for k in kept]
     shared = builtins.min(inp_offset, offset)
     inp_geometry = (inp_sizes_, inp_strides_, inp_offset - shared)

@@ -22,7 +22,9 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     """The root gradients: given ones checked against their outputs, implicit
     ones (1 for a scalar output) created."""
     new_grads = []
-    for i, (out, grad) in enumerate(zip(outputs, grads)):
+    # the counts may differ: the caller checks them afterwards (_check_counts), as torch's engine
+    # does after _make_grads, so that a shape mismatch is reported first
+    for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
         if isinstance(grad, _C.TensorBase):
             if out._array.shape != grad._array.shape:
                 raise RuntimeError(
@@ -130,5 +132,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                "Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
         result = tuple(g if g is not None else zeros_like(i, requires_grad=create_graph)
-                       for g, i in zip(result, t_inputs))
+                       for g, i in zip(result, t_inputs, strict=True))
     return result

@@ -367,7 +367,8 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
     num_outputs = len(tupled_grad_outputs)
 
     # which arguments require grad, recorded before gradcheck perturbs them
-    diff_input_args_indices = {i for i, x in enumerate(tupled_inputs) if isinstance(x, _C.TensorBase) and x.requires_grad}
+    diff_input_args_indices = {i for i, x in enumerate(tupled_inputs)
+                               if isinstance(x, _C.TensorBase) and x.requires_grad}
     diff_grad_output_indices = {i for i, x in enumerate(tupled_grad_outputs) if x.requires_grad}
 
     def new_func(*args):

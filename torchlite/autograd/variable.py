@@ -3,7 +3,8 @@ the C++ engine that backward() and grad() call (seed 002)."""
 from .. import _C
 
 
-class VariableMeta(type(_C.TensorBase)):
+# the extension's metaclass, whichever pybind11 gave its types (to mypy, _C's names are Any)
+class VariableMeta(type(_C.TensorBase)):  # type: ignore[misc]
     """Every tensor is a Variable (torch/autograd/variable.py's VariableMeta)."""
 
     def __instancecheck__(cls, other):
