@@ -26,7 +26,8 @@ from ._ops import (add, cat, cos, diagonal, diagonal_backward, div, expand, geti
 from ._ops import pow, sum  # noqa: A004 - torch's names
 
 __all__ = [
-    "add_scalar", "as_dtype", "atan2_backward_other", "atan2_backward_self", "as_strided_backward", "bmm", "cat_tensors_backward", "cos", "diagonal",
+    "add_scalar", "as_dtype", "as_strided_backward", "atan2_backward_other", "atan2_backward_self", "bmm",
+    "cat_tensors_backward", "cos", "diagonal",
     "diagonal_backward", "div", "div_scalar", "div_tensor_other_backward", "div_tensor_self_backward",
     "evenly_distribute_backward", "expand_symint", "gather_backward", "gather_index", "getitem_raw",
     "index_add_source_backward", "index_backward", "index_put_zeros", "index_select_backward",

@@ -1,6 +1,6 @@
 #include "autograd/generated/Functions.h"
-#include "autograd/generated/NativeFormulas.h"
 #include "aten/Functions.h"
+#include "autograd/generated/NativeFormulas.h"
 #include "autograd/grad_mode.h"
 #include "autograd/variable.h"
 
@@ -23,7 +23,7 @@ variable_list run_formula(const Node& node, const Formula& formula, const Variab
 
 variable_list AddBackward0::apply(variable_list&& grads) {
   AddBackward0Native formula;
-  formula.alpha = 1.0;  // the engine's sum: add(a, b)
+  formula.alpha = 1.0; // the engine's sum: add(a, b)
   return run_formula(*this, formula, grads[0]);
 }
 
