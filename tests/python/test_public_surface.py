@@ -886,12 +886,16 @@ def _params():
 
 
 @pytest.mark.parametrize("name, device", _params())
-def test_public_name(name, device):
+def test_public_name(name, device, monkeypatch):
     fn = CASES[name]
     got = outcome(fn, torchlite, device)
     if name in NOT_COMPARED:
         assert got[0][0] == "ok", got
         return
+    if name.startswith("torchlite.cuda.") or name == "Tensor.cuda":
+        # The oracle is torch built without CUDA: the main CI interpreter's CPU build, or PyPI's CUDA
+        # build (the other Pythons') made to look like one where torch.cuda._lazy_init looks
+        monkeypatch.delattr(torch._C, "_cuda_getDeviceCount", raising=False)
     assert got == outcome(fn, torch, "cpu")
     got = got[0]
     if got[0] == "ok":
