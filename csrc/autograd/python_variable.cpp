@@ -916,6 +916,11 @@ PyMethodDef module_methods[] = {
 
 } // namespace
 
+PyObject* THPVariable_wrap_view(PyObject* array, PyObject* base) {
+  PyObject* args[] = {array, base, Py_True};
+  return THPVariable_wrap_array(nullptr, args, 3);
+}
+
 // Filled in by THPVariable_initModule; only the object header is set here.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"

@@ -117,6 +117,10 @@ std::shared_ptr<void> make_pyobject_owner(PyObject* obj, size_t nbytes);
 // Releases the arrays whose release was deferred; the caller holds the GIL.
 void release_deferred_pyobjects();
 
+// _wrap(array, base, view=True): a new reference to a tensor over `array`, a
+// view of base's memory, sharing its version counter; null with a Python error.
+PyObject* THPVariable_wrap_view(PyObject* array, PyObject* base);
+
 } // namespace autograd
 } // namespace torch
 

@@ -79,7 +79,8 @@ CreationMeta mode_creation_meta(CreationMeta in_grad_mode) {
   return GradMode::is_enabled() ? in_grad_mode : CreationMeta::NO_GRAD_MODE;
 }
 
-// _record_view(spec, self, out, **fields) -> out: a view op's result. Records
+// _record_view(spec, self, out, **fields) -> out: a view op's result (a tensor, or the
+// numpy view of self's memory it wraps). Records
 // the op's node when something requires grad, and the view relation
 // (upstream as_view), so a later in-place op on either side can rebase it;
 // neither for a view of an inference tensor, which upstream's autograd and
@@ -91,16 +92,25 @@ PyObject* record_view(PyObject*, PyObject* const* args, size_t nargsf, PyObject*
   if (nargs != 3)
     throw py::type_error("_record_view(spec, self, out, **fields)");
   const auto& self = THPVariable_Unpack(args[1]);
-  Variable out = THPVariable_Unpack(args[2]);
+  // `out` may be the view's array: it becomes a tensor sharing self's version counter (_wrap's view)
+  py::object result;
+  if (THPVariable_Check(args[2])) {
+    result = py::reinterpret_borrow<py::object>(args[2]);
+  } else {
+    result = py::reinterpret_steal<py::object>(THPVariable_wrap_view(args[2], args[1]));
+    if (!result)
+      throw py::error_already_set();
+  }
+  Variable out = THPVariable_Unpack(result.ptr());
   const bool inference = self.unsafeGetTensorImpl()->is_inference();
   if (GradMode::is_enabled() && self.requires_grad() && !inference) {
     auto node = make_formula_node(info, edge_list{impl::gradient_edge(self)});
     create_gradient_edge(out, node);
-    node->set_fields(args + nargs, kwnames, args[2]);
+    node->set_fields(args + nargs, kwnames, result.ptr());
   }
   if (!inference)
     impl::set_view_of(out, self, mode_creation_meta(CreationMeta::DEFAULT));
-  return Py_NewRef(args[2]);
+  return result.release().ptr();
   END_HANDLE_TH_ERRORS
 }
 

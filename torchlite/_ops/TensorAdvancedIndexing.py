@@ -7,14 +7,14 @@ import warnings
 import numpy as np
 
 from .. import _backend
-from .._C import _inplace_node, _rebase_history, _record, _wrap
+from .._C import _inplace_node, _rebase_history, _record, _record_view, _wrap
 from .._generated import specs as _S
 from .ExpandUtils import _expanded_strides
 from .MemoryOverlap import _OVERLAP, _OVERLAP_FULL, _OVERLAP_PARTIAL, _has_internal_overlap, _overlap_status
 from .ScalarType import _b1, _i64, _scalar_value, _torch_type_name
 from .TensorFactories import _const
 from .TensorIterator import _TB, _iteration_order
-from .TensorShape import _compute_stride, _view_of
+from .TensorShape import _compute_stride
 
 
 def _scatter_zeros(spec, src, shape, dim, idx):
@@ -108,11 +108,12 @@ def getitem_raw(self, key):
         r = _index(a, tuple(np.asarray(k) if isinstance(k, list) else k
                             for k in _index_key(key if isinstance(key, tuple) else (key,))))
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-        return _view_of(r, self, _S.SelectBackward0, self_sym_sizes=a.shape, key=key)
+        return _record_view(_S.SelectBackward0, self, r, self_sym_sizes=a.shape, key=key)
     if isinstance(key, slice):
-        return _view_of(r, self, _S.SliceBackward0, self_sym_sizes=a.shape, key=key)
+        return _record_view(_S.SliceBackward0, self, r, self_sym_sizes=a.shape, key=key)
     if basic:
-        return _view_of(r, self, _S.IndexBackward0, self_sym_sizes=a.shape, key=key, basic=True, name="IndexBackward")
+        return _record_view(_S.IndexBackward0, self, r, self_sym_sizes=a.shape, key=key, basic=True,
+                            name="IndexBackward")
     saved = tuple(_const(k, self) for k in _index_tensors(key))
     return _record(_S.IndexBackward0, (self,), _wrap(_backend.ascontiguousarray(r), self), saved, indices=saved,
                    self_sym_sizes=a.shape, key=key, basic=False, name="IndexBackward")

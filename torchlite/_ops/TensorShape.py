@@ -22,12 +22,6 @@ def _unsafe_view(self, shape):
     return _record(_S.UnsafeViewBackward0, (self,), _wrap(a.reshape(shape), self), self_sym_sizes=a.shape)
 
 
-def _view_of(arr, self, spec, **fields):
-    """A view op's result: `arr` (a numpy view of self's memory) as a tensor
-    sharing self's version counter, recorded as a view of self's base."""
-    return _record_view(spec, self, _wrap(arr, self, True), **fields)
-
-
 def _infer_size(shape, numel):
     shape = list(shape)
     if shape.count(-1) > 1:
@@ -98,7 +92,7 @@ def view(self, *shape):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension "
             "spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return _view_of(v, self, _S.ViewBackward0, self_sym_sizes=a.shape)
+    return _record_view(_S.ViewBackward0, self, v, self_sym_sizes=a.shape)
 
 
 def reshape(self, *shape):
@@ -111,8 +105,8 @@ def reshape(self, *shape):
         # Not expressible as a view: torch's reshape copies (clone) and views the copy (_unsafe_view).
         return _unsafe_view(_record(_S.CloneBackward0, (self,), _wrap(_backend.ascontiguousarray(a), self)), shape)
     # torch's reshape is a view of a contiguous tensor, else _reshape_alias with the strides it computed
-    return _view_of(v, self, _S.ViewBackward0 if a.flags.c_contiguous else _S.ReshapeAliasBackward0,
-                    self_sym_sizes=a.shape)
+    return _record_view(_S.ViewBackward0 if a.flags.c_contiguous else _S.ReshapeAliasBackward0, self, v,
+                        self_sym_sizes=a.shape)
 
 
 def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
@@ -121,14 +115,14 @@ def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
     n = a.ndim
     dim0, dim1 = _int_arg("transpose", "dim0", 1, dim0), _int_arg("transpose", "dim1", 2, dim1)
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    return _view_of(np.swapaxes(a, d0, d1) if n else a.view(), self, _S.TransposeBackward0, dim0=d0, dim1=d1)
+    return _record_view(_S.TransposeBackward0, self, np.swapaxes(a, d0, d1) if n else a.view(), dim0=d0, dim1=d1)
 
 
 def t(self):
     a = self._array
     if a.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
-    return _view_of(a.T, self, _S.TBackward0)
+    return _record_view(_S.TBackward0, self, a.T)
 
 
 def permute(self, *dims):
@@ -144,7 +138,7 @@ def permute(self, *dims):
     dims = tuple(_wrap_dim(d, a.ndim) for d in dims)
     if len(set(dims)) != len(dims):
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _view_of(np.transpose(a, dims), self, _S.PermuteBackward0, dims=dims)
+    return _record_view(_S.PermuteBackward0, self, np.transpose(a, dims), dims=dims)
 
 
 def unsqueeze(self, dim=_REQUIRED):
@@ -158,20 +152,19 @@ def unsqueeze(self, dim=_REQUIRED):
     # at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the dimension it precedes
     st = a.itemsize if d == a.ndim else a.shape[d] * a.strides[d]
     v = _backend.as_strided(a, a.shape[:d] + (1,) + a.shape[d:], a.strides[:d] + (st,) + a.strides[d:])
-    return _view_of(v, self, _S.UnsqueezeBackward0, dim=d)
+    return _record_view(_S.UnsqueezeBackward0, self, v, dim=d)
 
 
 def squeeze(self, dim=None):
     a = self._array
     if dim is None:
-        return _view_of(np.squeeze(a), self, _S.SqueezeBackward0, self_sym_sizes=a.shape)
+        return _record_view(_S.SqueezeBackward0, self, np.squeeze(a), self_sym_sizes=a.shape)
     asked = _norm_dims(dim, a.ndim)
     dims = tuple(d for d in asked if a.ndim and a.shape[d] == 1)
+    squeezed = np.squeeze(a, dims) if dims else a.view()
     if isinstance(dim, int):
-        return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _S.SqueezeBackward1, self_sym_sizes=a.shape,
-                        dim=asked[0])
-    return _view_of(np.squeeze(a, dims) if dims else a.view(), self, _S.SqueezeBackward2, self_sym_sizes=a.shape,
-                    dim=asked)
+        return _record_view(_S.SqueezeBackward1, self, squeezed, self_sym_sizes=a.shape, dim=asked[0])
+    return _record_view(_S.SqueezeBackward2, self, squeezed, self_sym_sizes=a.shape, dim=asked)
 
 
 def expand(self, *sizes):
@@ -189,11 +182,11 @@ def expand(self, *sizes):
         # at::inferExpandGeometry takes a 0-d tensor's sizes as given; the numel of negative ones overflows
         raise RuntimeError("numel: integer multiplication overflow")
     if target == a.shape:
-        return _view_of(a.view(), self, _S.ExpandBackward0, self_sym_sizes=a.shape)
+        return _record_view(_S.ExpandBackward0, self, a.view(), self_sym_sizes=a.shape)
     # a writeable view (np.broadcast_to's is read-only): writing into real
     # broadcast dimensions is refused by the in-place ops' overlap check
     v = _backend.as_strided(a, target, _expanded_strides(a, target))
-    return _view_of(v, self, _S.ExpandBackward0, self_sym_sizes=a.shape)
+    return _record_view(_S.ExpandBackward0, self, v, self_sym_sizes=a.shape)
 
 
 def _select(self, dim, index, real_dim):
@@ -202,13 +195,13 @@ def _select(self, dim, index, real_dim):
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
     key = (slice(None),) * dim + (index,)
-    return _view_of(_selected(a, dim, index), self, _S.SelectBackward0, self_sym_sizes=a.shape, key=key)
+    return _record_view(_S.SelectBackward0, self, _selected(a, dim, index), self_sym_sizes=a.shape, key=key)
 
 
 def _slice(self, dim, k):
     a = self._array
     key = (slice(None),) * dim + (k,)
-    return _view_of(_sliced(a, dim, k), self, _S.SliceBackward0, self_sym_sizes=a.shape, key=key)
+    return _record_view(_S.SliceBackward0, self, _sliced(a, dim, k), self_sym_sizes=a.shape, key=key)
 
 
 def as_strided(self, size, stride, storage_offset=None):
@@ -234,7 +227,7 @@ def as_strided(self, size, stride, storage_offset=None):
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     arr = _placed(a, (offset - own) * itemsize, size, tuple(st * itemsize for st in stride))
-    return _record_view(_S.AsStridedBackward0, self, _wrap(arr, self, True), self_geometry=_geometry(self), size=size,
+    return _record_view(_S.AsStridedBackward0, self, arr, self_geometry=_geometry(self), size=size,
                         stride=stride, storage_offset=offset)
 
 
@@ -272,8 +265,8 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     st = a.strides
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
     arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
-    return _view_of(arr, self, _S.DiagonalBackward0, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a),
-                    offset=offset, dim1=d1, dim2=d2)
+    return _record_view(_S.DiagonalBackward0, self, arr, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a),
+                        offset=offset, dim1=d1, dim2=d2)
 
 
 def _split_views(self, spec, dim, sizes):

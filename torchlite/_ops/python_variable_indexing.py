@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _backend
-from .._C import _wrap
+from .._C import _record_view, _wrap
 from .._generated import specs as _S
 from .Copy import copy_
 from .ExpandUtils import _expand_error
@@ -15,7 +15,7 @@ from .Fill import fill_
 from .ScalarType import _expand_type_name, _scalar_value, _tensor_type_name
 from .TensorAdvancedIndexing import _index_key, _index_put_, _is_basic, getitem_raw
 from .TensorIterator import _TB
-from .TensorShape import _select, _slice, _view_of, expand, unsqueeze, view
+from .TensorShape import _select, _slice, expand, unsqueeze, view
 
 
 _SEQUENCE_AS_TUPLE = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
@@ -46,15 +46,15 @@ def getitem(self, key):
         sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
         if index is not None:
             return getitem_raw(sliced, index)
-        return sliced if sliced is not self else _view_of(self._array.view(), self, _S.AliasBackward0)
+        return sliced if sliced is not self else _record_view(_S.AliasBackward0, self, self._array.view())
     single = not isinstance(key, tuple)
     if single and key is None:
         return unsqueeze(self, 0)
     if single and key is Ellipsis:
-        return _view_of(self._array.view(), self, _S.AliasBackward0)
+        return _record_view(_S.AliasBackward0, self, self._array.view())
     result, _ = _apply_slicing(self, (key,) if single else key, lone=single, lone_slice=single)
     if result is self:
-        result = _view_of(self._array.view(), self, _S.AliasBackward0)
+        result = _record_view(_S.AliasBackward0, self, self._array.view())
     return result
 
 
