@@ -575,7 +575,15 @@ double Tensor::item() const {
   if (numel() != 1) {
     throw std::runtime_error("a Tensor with " + std::to_string(numel()) + " elements cannot be converted to Scalar");
   }
-  return to_vector()[0];
+  if (device().is_cuda())
+    return to_vector()[0];
+  // Host memory (cpu, sim): the one element, read where it is.
+  double value = 0;
+  dispatch_dtype(dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    value = static_cast<double>(*data_ptr<T>());
+  });
+  return value;
 }
 
 std::vector<double> Tensor::to_vector() const {

@@ -4,6 +4,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/python_cpp_function.h"
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <unordered_set>
@@ -235,6 +236,7 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
     // A list of tensors (upstream's std::vector<SavedVariable> members, `indices`):
     // slots after the fields'.
     py::sequence items = py::reinterpret_borrow<py::sequence>(value);
+    ensure_tensor_slots();
     list_ranges_.resize(n);
     list_ranges_[i].first = saved_.size();
     for (auto item : items) {
@@ -245,6 +247,8 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
     return;
   }
   if (!THPVariable_Check(value)) {
+    if (values_.empty())
+      values_.assign(n, nullptr);
     values_[i] = Py_NewRef(value);
     if (info_->field_is_tensor[i] && (PyFloat_Check(value) || PyLong_Check(value))) {
       // A wrapped number (upstream wraps the Python number of `x * 2` in a
@@ -257,11 +261,18 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
       const auto dtype = PyBool_Check(value) ? at::kBool : PyLong_Check(value) ? at::kLong : at::kDouble;
       at::Tensor wrapped = at::full({}, number, dtype, THPVariable_Unpack(output).device());
       wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
+      ensure_tensor_slots();
       saved_[i] = SavedVariable(wrapped, /*is_output=*/false);
     }
     return;
   }
+  ensure_tensor_slots();
   save_tensor(i, value, output);
+}
+
+void PyFormulaNode::ensure_tensor_slots() {
+  if (saved_.size() < info_->fields.size())
+    saved_.resize(info_->fields.size());
 }
 
 void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output) {
@@ -277,9 +288,10 @@ void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output) 
   }
 }
 
+// saved_ and values_ are allocated by the first field that needs them: a node
+// without tensors (AddBackward0's alpha) or without values (ExpBackward0's
+// result) allocates one vector fewer per op.
 void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output) {
-  saved_.resize(info_->fields.size());
-  values_.assign(info_->fields.size(), nullptr);
   const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < num_kw; ++k)
     set_field(PyTuple_GET_ITEM(kwnames, k), kwvalues[k], output);
@@ -287,8 +299,6 @@ void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyO
 }
 
 void PyFormulaNode::set_fields(PyObject* dict, PyObject* output) {
-  saved_.resize(info_->fields.size());
-  values_.assign(info_->fields.size(), nullptr);
   PyObject *key, *value;
   Py_ssize_t pos = 0;
   while (PyDict_Next(dict, &pos, &key, &value))
@@ -298,9 +308,9 @@ void PyFormulaNode::set_fields(PyObject* dict, PyObject* output) {
 
 py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
   // The formula reads a number as the number; grad_fn shows it as the wrapped tensor.
-  if (values_[index] && (for_formula || !info_->field_is_tensor[index])) {
+  if (value(index) && (for_formula || !info_->field_is_tensor[index])) {
     // A wrapped number's tensor is freed with the graph: a second backward refuses as upstream's.
-    if (saved_[index].has_been_released())
+    if (index < saved_.size() && saved_[index].has_been_released())
       throw std::runtime_error(ERR_BACKWARD_TWICE);
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
@@ -319,6 +329,8 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
 }
 
 py::object PyFormulaNode::saved_slot(size_t index) {
+  if (index >= saved_.size())
+    return py::none();
   auto self = getptr();
   if (index < packed_.size() && packed_[index]) {
     return wrap(saved_[index].unpack_packed(THPVariable_Unpack(unpack_saved_tensor(packed_[index]).ptr()), self));
@@ -344,11 +356,10 @@ variable_list PyFormulaNode::apply(variable_list&& grads) {
     needs[i] = task_should_compute_output(i);
   // Note [GIL-free formulas]: first-order backward of the simple ops runs in C++.
   if (native_ok_ && !GradMode::is_enabled()) {
-    variable_list saved;
-    saved.reserve(saved_.size());
+    variable_list saved(std::max(info_->fields.size(), saved_.size()));
     const auto self = getptr();
-    for (const auto& s : saved_)
-      saved.push_back(s.unpack(self));
+    for (size_t i = 0; i < saved_.size(); ++i)
+      saved[i] = saved_[i].unpack(self);
     variable_list outputs(n);
     if (apply_native(grads, saved, needs, outputs))
       return outputs;

@@ -119,6 +119,10 @@ struct PyFormulaNode : public Node {
   std::vector<SavedVariable> saved_;
   std::vector<PyObject*> packed_;
   std::vector<PyObject*> values_;
+  // The value of field i (borrowed), or null.
+  PyObject* value(size_t i) const {
+    return i < values_.size() ? values_[i] : nullptr;
+  }
   // Where each list-of-tensors field's tensors are in saved_ [first, second).
   std::vector<std::pair<size_t, size_t>> list_ranges_;
 
@@ -141,6 +145,7 @@ struct PyFormulaNode : public Node {
   variable_list formula_outputs(const pybind11::object& r);
   void set_field(PyObject* key, PyObject* value, PyObject* output);
   void save_tensor(size_t slot, PyObject* value, PyObject* output);
+  void ensure_tensor_slots();
   pybind11::object saved_slot(size_t index);
   void release_packed();
   // validate_outputs' reduction of each gradient to its input's shape and

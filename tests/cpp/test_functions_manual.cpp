@@ -14,11 +14,11 @@ using generated::details::native_inputs_supported;
 
 namespace {
 // Runs a node's formula on a gradient the caller keeps using (so it is not reused).
-template <typename F>
-variable_list run(const F& formula, const Variable& g, std::vector<bool> needs = {true, true}) {
+template <typename F, typename... Saved>
+variable_list run(const F& formula, const Variable& g, std::vector<bool> needs, const Saved&... saved) {
   const Variable caller_reference = g;
   variable_list out(needs.size());
-  EXPECT_TRUE(formula.apply(g, needs, out));
+  EXPECT_TRUE(formula.apply(g, saved..., needs, out));
   return out;
 }
 
@@ -33,52 +33,48 @@ TEST(FunctionsManual, AddAndSubScaleByAlpha) {
   auto g = value({1, 2});
   generated::AddBackward0Native add;
   add.alpha = 3.0;
-  auto a = run(add, g);
+  auto a = run(add, g, {true, true});
   EXPECT_TRUE(a[0].is_same(g));
   EXPECT_EQ(vals(a[1]), (std::vector<double>{3, 6}));
   generated::SubBackward0Native sub;
   sub.alpha = 3.0;
-  EXPECT_EQ(vals(run(sub, g)[1]), (std::vector<double>{-3, -6}));
+  EXPECT_EQ(vals(run(sub, g, {true, true})[1]), (std::vector<double>{-3, -6}));
   auto only_second = run(add, g, {false, true});
   EXPECT_FALSE(only_second[0].defined());
 }
 
 TEST(FunctionsManual, MulBroadcastsTheOtherOperand) {
   // a: [2, 3], b: [3]; grad has the output's shape [2, 3].
-  generated::MulBackward0Native mul;
-  mul.self = value({1, 2, 3, 4, 5, 6}, {2, 3});
-  mul.other = value({10, 20, 30});
-  auto out = run(mul, value({1, 1, 1, 2, 2, 2}, {2, 3}));
+  auto out =
+      run(generated::MulBackward0Native{},
+          value({1, 1, 1, 2, 2, 2}, {2, 3}),
+          {true, true},
+          value({1, 2, 3, 4, 5, 6}, {2, 3}),
+          value({10, 20, 30}));
   EXPECT_EQ(vals(out[0]), (std::vector<double>{10, 20, 30, 20, 40, 60}));
   EXPECT_EQ(vals(out[1]), (std::vector<double>{1, 2, 3, 8, 10, 12})); // summed by validate_outputs
 }
 
 TEST(FunctionsManual, WrappedNumbersAndNeg) {
   auto g = value({1, 2, 4});
-  generated::MulBackward0Native mul;
-  mul.other = wrapped_number(4.0);
-  EXPECT_EQ(vals(run(mul, g, {true, false})[0]), (std::vector<double>{4, 8, 16}));
-  generated::DivBackward0Native div;
-  div.other = wrapped_number(4.0);
-  EXPECT_EQ(vals(run(div, g, {true, false})[0]), (std::vector<double>{0.25, 0.5, 1}));
+  EXPECT_EQ(
+      vals(run(generated::MulBackward0Native{}, g, {true, false}, Variable(), wrapped_number(4.0))[0]),
+      (std::vector<double>{4, 8, 16}));
+  EXPECT_EQ(
+      vals(run(generated::DivBackward0Native{}, g, {true, false}, Variable(), wrapped_number(4.0))[0]),
+      (std::vector<double>{0.25, 0.5, 1}));
   EXPECT_EQ(vals(run(generated::NegBackward0Native{}, g, {true})[0]), (std::vector<double>{-1, -2, -4}));
 }
 
 TEST(FunctionsManual, PointwiseFormulasUseTheSavedResult) {
   auto g = value({1, 2}, {}, at::kDouble);
   auto y = value({0.5, -0.25}, {}, at::kDouble);
-  generated::ExpBackward0Native exp;
-  exp.result = y;
-  EXPECT_EQ(vals(run(exp, g, {true})[0]), (std::vector<double>{0.5, -0.5}));
-  generated::TanhBackward0Native tanh;
-  tanh.result = y;
-  EXPECT_EQ(vals(run(tanh, g, {true})[0]), (std::vector<double>{0.75, 2 * (1 - 0.0625)}));
-  generated::SigmoidBackward0Native sigmoid;
-  sigmoid.result = y;
-  EXPECT_EQ(vals(run(sigmoid, g, {true})[0]), (std::vector<double>{0.25, 2 * (-0.25 * 1.25)}));
-  generated::ReluBackward0Native relu;
-  relu.result = y;
-  EXPECT_EQ(vals(run(relu, g, {true})[0]), (std::vector<double>{1, 0}));
+  EXPECT_EQ(vals(run(generated::ExpBackward0Native{}, g, {true}, y)[0]), (std::vector<double>{0.5, -0.5}));
+  EXPECT_EQ(
+      vals(run(generated::TanhBackward0Native{}, g, {true}, y)[0]), (std::vector<double>{0.75, 2 * (1 - 0.0625)}));
+  EXPECT_EQ(
+      vals(run(generated::SigmoidBackward0Native{}, g, {true}, y)[0]), (std::vector<double>{0.25, 2 * (-0.25 * 1.25)}));
+  EXPECT_EQ(vals(run(generated::ReluBackward0Native{}, g, {true}, y)[0]), (std::vector<double>{1, 0}));
 }
 
 TEST(FunctionsManual, SumAndMeanExpandTheGradient) {
@@ -95,14 +91,10 @@ TEST(FunctionsManual, DeclinesWhatItDoesNotCover) {
   // Integer gradients, mixed dtypes and a missing saved operand go to Python.
   EXPECT_FALSE(native_inputs_supported(at::to(value({1}), at::kLong), {}));
   EXPECT_FALSE(native_inputs_supported(value({1}), {value({1}, {}, at::kDouble)}));
-  generated::MulBackward0Native mul;
-  mul.self = value({1});
   variable_list out(2);
-  EXPECT_FALSE(mul.apply(value({1}), {true, false}, out));
+  EXPECT_FALSE(generated::MulBackward0Native{}.apply(value({1}), value({1}), Variable(), {true, false}, out));
   // div by a tensor has no C++ formula for either input
-  generated::DivBackward0Native div;
-  div.other = value({2});
-  EXPECT_FALSE(div.apply(value({1}), {true, false}, out));
+  EXPECT_FALSE(generated::DivBackward0Native{}.apply(value({1}), Variable(), value({2}), {true, false}, out));
 }
 
 TEST(FunctionsManual, ResultReusesAGradientNoOneElseHolds) {
@@ -123,11 +115,8 @@ TEST(FunctionsManual, ResultReusesAGradientNoOneElseHolds) {
 }
 
 TEST(FunctionsManual, MulReadsTheGradientForBothOutputsBeforeReusingIt) {
-  generated::MulBackward0Native mul;
-  mul.self = value({3, 4});
-  mul.other = value({5, 6});
   variable_list out(2);
-  ASSERT_TRUE(mul.apply(value({1, 2}), {true, true}, out));
+  ASSERT_TRUE(generated::MulBackward0Native{}.apply(value({1, 2}), value({3, 4}), value({5, 6}), {true, true}, out));
   EXPECT_EQ(vals(out[0]), (std::vector<double>{5, 12}));
   EXPECT_EQ(vals(out[1]), (std::vector<double>{3, 8}));
 }

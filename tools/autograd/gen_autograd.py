@@ -303,16 +303,21 @@ def gen_native_header(entries):
         out.append(f"// {e.schema.text}")
         out.append(f"struct {e.node}Native {{")
         for n, kind, typ in e.fields:
-            if kind == "T":
-                out.append(f"  Variable {n};")
-            elif kind == "V":
+            if kind == "V":
                 out.append(f"  {cpp_type(typ)} {n}{{}};")
-        out.append("  // Fills out[i] where needs[i]; false where a formula does not cover the case.")
-        out.append("  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;")
+        out.append("  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved")
+        out.append("  // tensors come as arguments (the node's SavedVariables, unpacked).")
+        out.append(f"  bool apply({native_params(e)}) const;")
         out.append("};")
         out.append("")
     out += ["} // namespace generated", "} // namespace autograd", "} // namespace torch", ""]
     return "\n".join(out)
+
+
+def native_params(e):
+    """The arguments of a native formula's apply: the gradient, the saved tensors, needs, out."""
+    tensors = [f"const Variable& {n}" for n, kind, _ in e.fields if kind == "T"]
+    return ", ".join(["const Variable& grad_in", *tensors, "const std::vector<bool>& needs", "variable_list& out"])
 
 
 def cpp_type(typ):
@@ -335,8 +340,7 @@ def gen_native_source(entries):
         if not e.native:
             continue
         order = [n for n in sorted(e.formulas)]
-        out.append(f"bool {e.node}Native::apply(const Variable& grad_in, const std::vector<bool>& needs,")
-        out.append("    variable_list& out) const {")
+        out.append(f"bool {e.node}Native::apply({native_params(e)}) const {{")
         for pos, name in enumerate(order):
             i = e.inputs.index(name)
             later = [e.inputs.index(n) for n in order[pos + 1:]]
@@ -394,20 +398,15 @@ def gen_python_functions(entries):
         conds = []
         for idx, (n, kind, typ) in enumerate(e.fields):
             if kind == "V":
-                conds.append(f"{cpp_reader(typ)}(values_[{idx}], fields.{n})")
+                conds.append(f"{cpp_reader(typ)}(value({idx}), fields.{n})")
         out.append(f"    return {' && '.join(conds) if conds else 'true'};")
         out.append("  }")
         out.append("  bool apply_native(const variable_list& grads, const variable_list& saved,")
         out.append("                    const std::vector<bool>& needs, variable_list& out) override {")
         out.append("    if (!generated::details::native_inputs_supported(grads[0], saved)) return false;")
         tensors = [(idx, n) for idx, (n, kind, _) in enumerate(e.fields) if kind == "T"]
-        if tensors:
-            out.append(f"    generated::{e.node}Native f = fields;")
-            for idx, n in tensors:
-                out.append(f"    f.{n} = saved[{idx}];")
-            out.append("    return f.apply(grads[0], needs, out);")
-        else:
-            out.append("    return fields.apply(grads[0], needs, out);")
+        args = "".join(f"saved[{idx}], " for idx, _ in tensors)
+        out.append(f"    return fields.apply(grads[0], {args}needs, out);")
         out.append("  }")
         out.append("};")
         out.append("")

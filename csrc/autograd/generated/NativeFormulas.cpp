@@ -7,8 +7,7 @@ namespace generated {
 
 using namespace details;
 
-bool AddBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool AddBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[1]) {
     // a later formula still reads the gradient: hold it, so that none reuses it
     const Variable held = needs[0] ? grad_in : Variable();
@@ -24,8 +23,7 @@ bool AddBackward0Native::apply(const Variable& grad_in, const std::vector<bool>&
   return true;
 }
 
-bool SubBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool SubBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[1]) {
     // a later formula still reads the gradient: hold it, so that none reuses it
     const Variable held = needs[0] ? grad_in : Variable();
@@ -41,8 +39,7 @@ bool SubBackward0Native::apply(const Variable& grad_in, const std::vector<bool>&
   return true;
 }
 
-bool MulBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool MulBackward0Native::apply(const Variable& grad_in, const Variable& self, const Variable& other, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[1]) {
     // a later formula still reads the gradient: hold it, so that none reuses it
     const Variable held = needs[0] ? grad_in : Variable();
@@ -58,8 +55,7 @@ bool MulBackward0Native::apply(const Variable& grad_in, const std::vector<bool>&
   return true;
 }
 
-bool DivBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool DivBackward0Native::apply(const Variable& grad_in, const Variable& self, const Variable& other, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[1]) {
     return false;  // no C++ formula for this input
   }
@@ -71,8 +67,7 @@ bool DivBackward0Native::apply(const Variable& grad_in, const std::vector<bool>&
   return true;
 }
 
-bool NegBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool NegBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = neg(grad);
@@ -81,8 +76,7 @@ bool NegBackward0Native::apply(const Variable& grad_in, const std::vector<bool>&
   return true;
 }
 
-bool ExpBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool ExpBackward0Native::apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = mul_tensor_backward(grad, result);
@@ -91,8 +85,7 @@ bool ExpBackward0Native::apply(const Variable& grad_in, const std::vector<bool>&
   return true;
 }
 
-bool TanhBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool TanhBackward0Native::apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = tanh_backward(grad, result);
@@ -101,8 +94,7 @@ bool TanhBackward0Native::apply(const Variable& grad_in, const std::vector<bool>
   return true;
 }
 
-bool SigmoidBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool SigmoidBackward0Native::apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = sigmoid_backward(grad, result);
@@ -111,8 +103,7 @@ bool SigmoidBackward0Native::apply(const Variable& grad_in, const std::vector<bo
   return true;
 }
 
-bool ReluBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool ReluBackward0Native::apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = threshold_backward(grad, result, 0);
@@ -121,8 +112,7 @@ bool ReluBackward0Native::apply(const Variable& grad_in, const std::vector<bool>
   return true;
 }
 
-bool SumBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool SumBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = expand_symint(grad, self_sym_sizes);
@@ -131,8 +121,7 @@ bool SumBackward0Native::apply(const Variable& grad_in, const std::vector<bool>&
   return true;
 }
 
-bool MeanBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool MeanBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = mean_backward(grad, self_sym_sizes, self_sym_numel);
@@ -141,8 +130,7 @@ bool MeanBackward0Native::apply(const Variable& grad_in, const std::vector<bool>
   return true;
 }
 
-bool CloneBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs,
-    variable_list& out) const {
+bool CloneBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
   if (needs[0]) {
     const Variable& grad = grad_in;
     out[0] = grad;

@@ -14,71 +14,73 @@ namespace generated {
 // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct AddBackward0Native {
   double alpha{};
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct SubBackward0Native {
   double alpha{};
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // mul.Tensor(Tensor self, Tensor other) -> Tensor
 struct MulBackward0Native {
-  Variable self;
-  Variable other;
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
-  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const Variable& self, const Variable& other, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // div.Tensor(Tensor self, Tensor other) -> Tensor
 struct DivBackward0Native {
-  Variable self;
-  Variable other;
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
-  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const Variable& self, const Variable& other, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // neg(Tensor self) -> Tensor
 struct NegBackward0Native {
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // exp(Tensor self) -> Tensor
 struct ExpBackward0Native {
-  Variable result;
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
-  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // tanh(Tensor self) -> Tensor
 struct TanhBackward0Native {
-  Variable result;
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
-  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // sigmoid(Tensor self) -> Tensor
 struct SigmoidBackward0Native {
-  Variable result;
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
-  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // relu(Tensor self) -> Tensor
 struct ReluBackward0Native {
-  Variable result;
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
-  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const Variable& result, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 struct SumBackward0Native {
   std::vector<int64_t> self_sym_sizes{};
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
@@ -86,13 +88,15 @@ struct SumBackward0Native {
 struct MeanBackward0Native {
   std::vector<int64_t> self_sym_sizes{};
   int64_t self_sym_numel{};
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
 // clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 struct CloneBackward0Native {
-  // Fills out[i] where needs[i]; false where a formula does not cover the case.
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 

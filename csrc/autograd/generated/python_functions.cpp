@@ -37,7 +37,7 @@ struct PyAddBackward0 final : public PyFormulaNode {
   using PyFormulaNode::PyFormulaNode;
   generated::AddBackward0Native fields;
   bool read_native_fields() override {
-    return read_double(values_[0], fields.alpha);
+    return read_double(value(0), fields.alpha);
   }
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
@@ -50,7 +50,7 @@ struct PySubBackward0 final : public PyFormulaNode {
   using PyFormulaNode::PyFormulaNode;
   generated::SubBackward0Native fields;
   bool read_native_fields() override {
-    return read_double(values_[0], fields.alpha);
+    return read_double(value(0), fields.alpha);
   }
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
@@ -68,10 +68,7 @@ struct PyMulBackward0 final : public PyFormulaNode {
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
     if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
-    generated::MulBackward0Native f = fields;
-    f.self = saved[0];
-    f.other = saved[1];
-    return f.apply(grads[0], needs, out);
+    return fields.apply(grads[0], saved[0], saved[1], needs, out);
   }
 };
 
@@ -84,10 +81,7 @@ struct PyDivBackward0 final : public PyFormulaNode {
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
     if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
-    generated::DivBackward0Native f = fields;
-    f.self = saved[0];
-    f.other = saved[1];
-    return f.apply(grads[0], needs, out);
+    return fields.apply(grads[0], saved[0], saved[1], needs, out);
   }
 };
 
@@ -113,9 +107,7 @@ struct PyExpBackward0 final : public PyFormulaNode {
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
     if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
-    generated::ExpBackward0Native f = fields;
-    f.result = saved[0];
-    return f.apply(grads[0], needs, out);
+    return fields.apply(grads[0], saved[0], needs, out);
   }
 };
 
@@ -128,9 +120,7 @@ struct PyTanhBackward0 final : public PyFormulaNode {
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
     if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
-    generated::TanhBackward0Native f = fields;
-    f.result = saved[0];
-    return f.apply(grads[0], needs, out);
+    return fields.apply(grads[0], saved[0], needs, out);
   }
 };
 
@@ -143,9 +133,7 @@ struct PySigmoidBackward0 final : public PyFormulaNode {
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
     if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
-    generated::SigmoidBackward0Native f = fields;
-    f.result = saved[0];
-    return f.apply(grads[0], needs, out);
+    return fields.apply(grads[0], saved[0], needs, out);
   }
 };
 
@@ -158,9 +146,7 @@ struct PyReluBackward0 final : public PyFormulaNode {
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
     if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
-    generated::ReluBackward0Native f = fields;
-    f.result = saved[0];
-    return f.apply(grads[0], needs, out);
+    return fields.apply(grads[0], saved[0], needs, out);
   }
 };
 
@@ -168,7 +154,7 @@ struct PySumBackward0 final : public PyFormulaNode {
   using PyFormulaNode::PyFormulaNode;
   generated::SumBackward0Native fields;
   bool read_native_fields() override {
-    return read_int_list(values_[0], fields.self_sym_sizes);
+    return read_int_list(value(0), fields.self_sym_sizes);
   }
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
@@ -181,7 +167,7 @@ struct PyMeanBackward0 final : public PyFormulaNode {
   using PyFormulaNode::PyFormulaNode;
   generated::MeanBackward0Native fields;
   bool read_native_fields() override {
-    return read_int_list(values_[0], fields.self_sym_sizes) && read_int(values_[1], fields.self_sym_numel);
+    return read_int_list(value(0), fields.self_sym_sizes) && read_int(value(1), fields.self_sym_numel);
   }
   bool apply_native(const variable_list& grads, const variable_list& saved,
                     const std::vector<bool>& needs, variable_list& out) override {
