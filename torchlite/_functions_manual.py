@@ -13,6 +13,7 @@ from ._ops import _add_scalar as add_scalar
 from ._C import _wrap
 from ._generated import specs as S
 from ._ops import _column_major, _const, _gather, _index_add, _index_put_zeros, _index_select, _loud
+from ._ops import _masked_fill as masked_fill
 from ._ops import _masked_fill_zeros, _matmul_kernel, _quiet, _scatter_zeros, _select, _slice, _sub_scalar
 from ._ops import _sum_to, _unsqueeze_multiple
 from ._ops import _div_scalar as div_scalar
@@ -31,7 +32,7 @@ __all__ = [
     "diagonal_backward", "div", "div_scalar", "div_tensor_other_backward", "div_tensor_self_backward",
     "evenly_distribute_backward", "expand_symint", "gather_backward", "gather_index", "getitem_raw",
     "index_add_source_backward", "index_backward", "index_put_zeros", "index_select_backward",
-    "masked_fill_value_backward", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
+    "masked_fill", "masked_fill_value_backward", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
     "mm_mat1_backward", "mm_mat2_backward", "mul", "mul_scalar", "mul_tensor_backward", "neg", "permute_backwards",
     "pow_backward", "pow_backward_exponent", "pow_backward_exponent_scalar", "pow_backward_self", "reshape",
     "reshape_column", "saved_index_key", "select_from_key", "sgn", "sigmoid_backward", "sin", "slice_from_key",
@@ -60,7 +61,9 @@ def div_tensor_other_backward(grad, self, other):
 
 
 def _atan2_reciprocal(self, other):
-    return reciprocal(add(mul(self, self), mul(other, other)))
+    """1 / (self ** 2 + other ** 2), 0 where that is 1 / 0 (atan2's gradient at the origin is 0)."""
+    denominator = add(mul(self, self), mul(other, other))
+    return masked_fill(reciprocal(denominator), _const(denominator._array == 0, denominator), 0)
 
 
 def atan2_backward_self(grad, self, other):

@@ -109,3 +109,17 @@ def test_atan2_refuses_a_number_as_torch():
     for lib in (torchlite, torch):
         with pytest.raises(TypeError, match=r"atan2\(\): argument 'other' \(position 2\) must be Tensor, not float"):
             lib.atan2(lib.ones(2), 2.0)
+
+
+def test_atan2_gradient_at_the_origin_is_zero_as_torch():
+    # atan2_backward masks the reciprocal where self ** 2 + other ** 2 is 0 (fuzzer table 2, seed 876)
+    def run(lib):
+        y = lib.tensor([0.0, 1.0, 0.0], requires_grad=True)
+        x = lib.tensor([0.0, 0.0, 2.0], requires_grad=True)
+        gy, gx = lib.autograd.grad(lib.atan2(y, x).sum(), (y, x), create_graph=True)
+        ggy, ggx = lib.autograd.grad((gy * gx).sum(), (y, x))
+        return [gy.tolist(), gx.tolist(), ggy.tolist(), ggx.tolist()], gy.grad_fn.next_functions[1][0].name()
+    (ours, ours_node), (theirs, theirs_node) = run(torchlite), run(torch)
+    assert ours_node == theirs_node == "MaskedFillBackward0"
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)  # nan where torch's double backward has nan too

@@ -27,6 +27,7 @@ from .._functions_manual import (
     index_backward,
     index_put_zeros,
     index_select_backward,
+    masked_fill,
     masked_fill_value_backward,
     matmul,
     maybe_multiply,
@@ -300,6 +301,12 @@ def ScatterAddBackward0(grad, needs, dim, index_array):
 def GatherBackward0(grad, needs, dim, self_sym_sizes, index_array):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     grad_self = gather_backward(grad, self_sym_sizes, dim, index_array) if needs[0] else None
+    return (grad_self,)
+
+
+def MaskedFillBackward0(grad, needs, mask):
+    """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor"""
+    grad_self = masked_fill(grad, mask, 0) if needs[0] else None
     return (grad_self,)
 
 
@@ -620,6 +627,7 @@ _C._set_formula(specs.BmmBackward0, BmmBackward0)
 _C._set_formula(specs.ScatterBackward0, ScatterBackward0)
 _C._set_formula(specs.ScatterAddBackward0, ScatterAddBackward0)
 _C._set_formula(specs.GatherBackward0, GatherBackward0)
+_C._set_formula(specs.MaskedFillBackward0, MaskedFillBackward0)
 _C._set_formula(specs.MaskedFillBackward1, MaskedFillBackward1)
 _C._set_formula(specs.SumBackward1, SumBackward1)
 _C._set_formula(specs.MeanBackward1, MeanBackward1)

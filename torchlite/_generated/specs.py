@@ -40,6 +40,7 @@ BmmBackward0 = _C._op_spec("BmmBackward0", ("self", "mat2", ), "TT", 0, False)
 ScatterBackward0 = _C._op_spec("ScatterBackward0", ("dim", "index_array", ), "VH", 0, False)
 ScatterAddBackward0 = _C._op_spec("ScatterAddBackward0", ("dim", "index_array", ), "VH", 0, False)
 GatherBackward0 = _C._op_spec("GatherBackward0", ("dim", "self_sym_sizes", "index_array", ), "VHH", 0, False)
+MaskedFillBackward0 = _C._op_spec("MaskedFillBackward0", ("mask", ), "T", 0, False)
 MaskedFillBackward1 = _C._op_spec("MaskedFillBackward1", ("mask_array", ), "H", 0, False)
 SumBackward1 = _C._op_spec("SumBackward1", ("dim", "keepdim", "self_sym_sizes", ), "VVV", 0, False)
 MeanBackward1 = _C._op_spec("MeanBackward1", ("dim", "keepdim", "self_sym_sizes", "self_sym_numel", "count", ),

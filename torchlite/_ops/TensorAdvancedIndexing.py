@@ -45,6 +45,14 @@ def _masked_fill_zeros(shape, mask, value):
     return _record(_S.MaskedFillBackward1, (zeros, value), _wrap(z, value), mask_array=mask)
 
 
+def _masked_fill(self, mask, value):
+    """self.masked_fill(mask, value) for a bool tensor `mask` of self's shape and a number, inside a
+    formula (node MaskedFillBackward0)."""
+    a = self._array
+    out = _wrap(_backend.asarray(np.where(mask._array, a.dtype.type(value), a)), self)
+    return _record(_S.MaskedFillBackward0, (self,), out, mask=mask)
+
+
 # Indexing ------------------------------------------------------------------------
 
 def _index_key(key):

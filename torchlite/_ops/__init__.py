@@ -43,7 +43,7 @@ from .LinearAlgebra import matmul, _column_major, _matmul_kernel
 from .TensorConversions import to
 from .ReduceOps import max, mean, min, sum, _sum_to, _unsqueeze_multiple  # noqa: A004
 from .TensorAdvancedIndexing import (getitem_raw, _gather, _index_add, _index_backward, _index_put_zeros,
-                                     _index_select, _masked_fill_zeros, _saved_index_key, _scatter_zeros)
+                                     _index_select, _masked_fill, _masked_fill_zeros, _saved_index_key, _scatter_zeros)
 from .python_variable_indexing import delitem, getitem, setitem
 from .view_formulas import _as_strided_backward, _copy_slices_backward
 from .TensorCompare import where, _compare
@@ -58,5 +58,6 @@ __all__ = [
     "split", "squeeze", "stack", "t", "transpose", "unbind", "unsqueeze", "view", "_select", "_slice", "contiguous",
     "stride", "matmul", "_column_major", "_matmul_kernel", "to", "max", "mean", "min", "sum", "_sum_to",
     "_unsqueeze_multiple", "getitem_raw", "_gather", "_index_add", "_index_backward", "_index_put_zeros",
-    "_index_select", "_masked_fill_zeros", "_saved_index_key", "_scatter_zeros", "delitem", "getitem", "setitem",
+    "_index_select", "_masked_fill", "_masked_fill_zeros", "_saved_index_key", "_scatter_zeros", "delitem", "getitem",
+    "setitem",
     "_as_strided_backward", "_copy_slices_backward", "where", "_compare"]
