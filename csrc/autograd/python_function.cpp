@@ -211,10 +211,16 @@ size_t OpInfo::field_index(PyObject* key) const {
 PyFormulaNode::PyFormulaNode(const OpInfo* info, edge_list&& next_edges) : Node(std::move(next_edges)), info_(info) {}
 
 PyFormulaNode::~PyFormulaNode() {
+  if (values_.empty() && packed_.empty())
+    return;
+  // One GIL acquisition for every Python object the node owns (a node may die on any thread).
+  GilForRelease gil;
+  if (!gil)
+    return;
   for (PyObject* v : values_)
-    release_pyobject(v);
+    Py_XDECREF(v);
   for (PyObject* p : packed_)
-    release_pyobject(p);
+    Py_XDECREF(p);
 }
 
 void PyFormulaNode::release_packed() {
