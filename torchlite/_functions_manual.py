@@ -278,3 +278,24 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
         out.append(as_dtype(_slice(grad, dim, slice(start, start + size)), dtypes[i]) if needs[i] else None)
         start += size
     return tuple(out)
+
+# ==== issue 13: creation ====
+# (the creation family's entries follow this line)
+
+# ==== issue 13: unary ====
+# (the unary family's entries follow this line)
+
+# ==== issue 13: binary ====
+# (the binary family's entries follow this line)
+
+# ==== issue 13: reductions ====
+# (the reductions family's entries follow this line)
+
+# ==== issue 13: shape ====
+# (the shape family's entries follow this line)
+
+# ==== issue 13: linalg ====
+# (the linalg family's entries follow this line)
+
+# ==== issue 13: utilities ====
+# (the utilities family's entries follow this line)

@@ -72,3 +72,24 @@ op2("layout", ["{out} = ({0}.stride(), {0}.is_contiguous(), {0}.storage_offset()
 
 # atan2 (the first op added as a table entry plus its kernel)
 op2("atan2", ["{out} = lib.atan2({0}, {1})", "{out} = {0}.atan2({1})"], [FLOAT, BC(0)], weight=0.5)
+
+# ==== issue 13: creation ====
+# (the creation family's entries follow this line)
+
+# ==== issue 13: unary ====
+# (the unary family's entries follow this line)
+
+# ==== issue 13: binary ====
+# (the binary family's entries follow this line)
+
+# ==== issue 13: reductions ====
+# (the reductions family's entries follow this line)
+
+# ==== issue 13: shape ====
+# (the shape family's entries follow this line)
+
+# ==== issue 13: linalg ====
+# (the linalg family's entries follow this line)
+
+# ==== issue 13: utilities ====
+# (the utilities family's entries follow this line)

@@ -616,8 +616,10 @@ def add_with_alpha_rounds_once(lib):
 def tanh_gradient_fuses_one_minus_square(lib):
     # tanh_backward computes grad * fma(-y, y, 1), both in the engine's first-order formula and
     # in the recorded op of create_graph (exact lists: a double backward magnifies an ulp)
-    x = np.random.default_rng(17704).standard_normal(64).astype("float32")
-    g = np.random.default_rng(1).standard_normal(64).astype("float32")
+    # element 13 (x = 0.7878774) is left out: torch's float32 tanh (SLEEF, 1 ulp) rounds it one ulp
+    # off the correctly rounded value on some CPUs (AVX-512 Xeons) and not on others
+    x = np.delete(np.random.default_rng(17704).standard_normal(64).astype("float32"), 13)
+    g = np.delete(np.random.default_rng(1).standard_normal(64).astype("float32"), 13)
     out = []
     for create_graph in (False, True):
         t = lib.tensor(x, requires_grad=True)

@@ -33,6 +33,31 @@ REACHED_VIA = {
     "alias": "getitem",  # x[...]
     "index_add": "as_strided", "index_select": "as_strided",  # as_strided_backward of overlapping outputs
     "masked_fill": "max",  # a full max / min's backward (evenly_distribute_backward)
+
+    # ==== issue 13: dtypes ====
+    # (the dtypes family's entries follow this line)
+
+    # ==== issue 13: creation ====
+    # (the creation family's entries follow this line)
+
+    # ==== issue 13: unary ====
+    # (the unary family's entries follow this line)
+
+    # ==== issue 13: binary ====
+    # (the binary family's entries follow this line)
+
+    # ==== issue 13: reductions ====
+    # (the reductions family's entries follow this line)
+
+    # ==== issue 13: shape ====
+    # (the shape family's entries follow this line)
+
+    # ==== issue 13: linalg ====
+    # (the linalg family's entries follow this line)
+
+    # ==== issue 13: utilities ====
+    # (the utilities family's entries follow this line)
+
 }
 
 # Ops covered by a test file of their own rather than by the fuzzer: name -> the file.
@@ -40,6 +65,31 @@ TEST_LIST = {
     "gather": "tests/python/test_gradcheck.py",
     "scatter": "tests/python/test_gradcheck.py",
     "scatter_add": "tests/python/test_gradcheck.py",
+
+    # ==== issue 13: dtypes ====
+    # (the dtypes family's entries follow this line)
+
+    # ==== issue 13: creation ====
+    # (the creation family's entries follow this line)
+
+    # ==== issue 13: unary ====
+    # (the unary family's entries follow this line)
+
+    # ==== issue 13: binary ====
+    # (the binary family's entries follow this line)
+
+    # ==== issue 13: reductions ====
+    # (the reductions family's entries follow this line)
+
+    # ==== issue 13: shape ====
+    # (the shape family's entries follow this line)
+
+    # ==== issue 13: linalg ====
+    # (the linalg family's entries follow this line)
+
+    # ==== issue 13: utilities ====
+    # (the utilities family's entries follow this line)
+
 }
 
 

@@ -909,3 +909,27 @@ def test_public_name(name, device, monkeypatch):
             result = fn(torchlite, device)
         wrong = [str(t.device) for t in _tensors(result) if str(t.device) != device]
         assert not wrong, f"{name} on {device} returned tensors on {wrong}"
+
+# ==== issue 13: dtypes ====
+# (the dtypes family's entries follow this line)
+
+# ==== issue 13: creation ====
+# (the creation family's entries follow this line)
+
+# ==== issue 13: unary ====
+# (the unary family's entries follow this line)
+
+# ==== issue 13: binary ====
+# (the binary family's entries follow this line)
+
+# ==== issue 13: reductions ====
+# (the reductions family's entries follow this line)
+
+# ==== issue 13: shape ====
+# (the shape family's entries follow this line)
+
+# ==== issue 13: linalg ====
+# (the linalg family's entries follow this line)
+
+# ==== issue 13: utilities ====
+# (the utilities family's entries follow this line)

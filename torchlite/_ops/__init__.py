@@ -61,3 +61,27 @@ __all__ = [
     "_index_select", "_masked_fill", "_masked_fill_zeros", "_saved_index_key", "_scatter_zeros", "delitem", "getitem",
     "setitem",
     "_as_strided_backward", "_copy_slices_backward", "where", "_compare"]
+
+# ==== issue 13: dtypes ====
+# (the dtypes family's entries follow this line)
+
+# ==== issue 13: creation ====
+# (the creation family's entries follow this line)
+
+# ==== issue 13: unary ====
+# (the unary family's entries follow this line)
+
+# ==== issue 13: binary ====
+# (the binary family's entries follow this line)
+
+# ==== issue 13: reductions ====
+# (the reductions family's entries follow this line)
+
+# ==== issue 13: shape ====
+# (the shape family's entries follow this line)
+
+# ==== issue 13: linalg ====
+# (the linalg family's entries follow this line)
+
+# ==== issue 13: utilities ====
+# (the utilities family's entries follow this line)
