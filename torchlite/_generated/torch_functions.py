@@ -25,9 +25,11 @@ from .._ops import (
     unsqueeze,
 )
 from .._ops.Resize import out_variant
+from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
     "abs",
+    "abs_",
     "add",
     "as_strided",
     "atan2",
@@ -35,10 +37,13 @@ __all__ = [
     "chunk",
     "clone",
     "cos",
+    "cos_",
     "diagonal",
     "div",
     "exp",
+    "exp_",
     "log",
+    "log_",
     "matmul",
     "max",
     "mean",
@@ -46,27 +51,89 @@ __all__ = [
     "mul",
     "narrow",
     "neg",
+    "neg_",
     "permute",
     "positive",
     "pow",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "reshape",
     "sigmoid",
+    "sigmoid_",
     "sin",
+    "sin_",
     "split",
     "sqrt",
+    "sqrt_",
     "squeeze",
     "stack",
     "sub",
     "sum",
     "t",
     "tanh",
+    "tanh_",
     "transpose",
     "unbind",
     "unsqueeze",
     "where",
 ]
+
+
+def abs_(input, *args, **kwargs):
+    """torchlite.abs, writing into `input`."""
+    return inplace_variant(_ops.abs, input, args, kwargs)
+
+
+def cos_(input, *args, **kwargs):
+    """torchlite.cos, writing into `input`."""
+    return inplace_variant(_ops.cos, input, args, kwargs)
+
+
+def exp_(input, *args, **kwargs):
+    """torchlite.exp, writing into `input`."""
+    return inplace_variant(_ops.exp, input, args, kwargs)
+
+
+def log_(input, *args, **kwargs):
+    """torchlite.log, writing into `input`."""
+    return inplace_variant(_ops.log, input, args, kwargs)
+
+
+def neg_(input, *args, **kwargs):
+    """torchlite.neg, writing into `input`."""
+    return inplace_variant(_ops.neg, input, args, kwargs)
+
+
+def reciprocal_(input, *args, **kwargs):
+    """torchlite.reciprocal, writing into `input`."""
+    return inplace_variant(_ops.reciprocal, input, args, kwargs)
+
+
+def relu_(input, *args, **kwargs):
+    """torchlite.relu, writing into `input`."""
+    return inplace_variant(_ops.relu, input, args, kwargs)
+
+
+def sigmoid_(input, *args, **kwargs):
+    """torchlite.sigmoid, writing into `input`."""
+    return inplace_variant(_ops.sigmoid, input, args, kwargs)
+
+
+def sin_(input, *args, **kwargs):
+    """torchlite.sin, writing into `input`."""
+    return inplace_variant(_ops.sin, input, args, kwargs)
+
+
+def sqrt_(input, *args, **kwargs):
+    """torchlite.sqrt, writing into `input`."""
+    return inplace_variant(_ops.sqrt, input, args, kwargs)
+
+
+def tanh_(input, *args, **kwargs):
+    """torchlite.tanh, writing into `input`."""
+    return inplace_variant(_ops.tanh, input, args, kwargs)
 
 
 @functools.wraps(_ops.abs)
