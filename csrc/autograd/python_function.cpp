@@ -318,6 +318,11 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
     // A wrapped number's tensor is freed with the graph: a second backward refuses as upstream's.
     if (index < saved_.size() && saved_[index].has_been_released())
       throw std::runtime_error(ERR_BACKWARD_TWICE);
+    if (!for_formula && info_->field_is_symint[index] && PyLong_Check(values_[index])) {
+      const long long v = PyLong_AsLongLong(values_[index]);
+      if (v < 0)
+        return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(v)));
+    }
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
   if (packed_released_)
@@ -519,6 +524,7 @@ PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     info.field_is_tensor.push_back(kinds[i] == 'T');
     info.field_is_list.push_back(kinds[i] == 'L');
     info.field_exposed.push_back(kinds[i] != 'H');
+    info.field_is_symint.push_back(kinds[i] == 'S');
   }
   info.native = static_cast<int>(PyLong_AsLong(args[3]));
   info.multi_output = PyObject_IsTrue(args[4]) == 1;

@@ -73,6 +73,9 @@ struct OpInfo {
   std::vector<bool> field_is_tensor;
   std::vector<bool> field_is_list; // a list of tensors (Tensor?[] indices)
   std::vector<bool> field_exposed;
+  // A SymInt value (select's index, slice's start): grad_fn._saved_<name> shows a negative one as
+  // upstream's conversion of a SymInt shows it, modulo 2**64.
+  std::vector<bool> field_is_symint;
   // The formula takes a tuple of gradients, one per forward output (split, unbind...).
   bool multi_output = false;
   // The generated C++ node class with a GIL-free formula (Note [GIL-free formulas]), or 0.
