@@ -11,6 +11,7 @@
 #include "autograd/python_function.h"
 #include "autograd/python_variable.h"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace py = pybind11;
@@ -195,6 +196,28 @@ void initEngineTraceBindings(py::module_& m) {
     return result;
   });
   m.def("_current_graph_task_state", &graph_task_state);
+  // Whether the running backward will execute `node` (upstream's _will_engine_execute_node):
+  // it is in the graph the task reaches and, for autograd.grad, on a path to an input.
+  m.def("_will_engine_execute_node", [](const py::object& obj) {
+    std::shared_ptr<GraphTask> task = get_current_graph_task();
+    if (!task)
+      throw std::runtime_error("_will_engine_execute_node should only be called during the backward pass");
+    Node* node = node_of(obj).get();
+    const auto& roots = task->graph_roots_;
+    bool will_execute =
+        task->nodes_in_graph_.count(node) != 0 || std::find(roots.begin(), roots.end(), node) != roots.end();
+    if (will_execute && !task->exec_info_.empty()) {
+      auto it = task->exec_info_.find(node);
+      if (it == task->exec_info_.end() || !it->second.should_execute()) {
+        will_execute = false;
+      } else if (node->topological_nr() == 0 && it->second.captures_) {
+        throw std::runtime_error(
+            "A leaf node was passed to _will_engine_execute_node but we are currently running autograd.grad(). "
+            "This is currently not supported.");
+      }
+    }
+    return will_execute;
+  });
   m.def("_graph_node_info", [](const py::object& node) { return node_info(node); });
 }
 

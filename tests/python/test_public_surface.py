@@ -628,6 +628,35 @@ def _saved_tensors_hooks(lib, dev):
     return with_grads(lib, lambda x: x, x)[0], lib.autograd.grad(y, x), len(packed)
 
 
+@case("torchlite.autograd.graph.Node", "torchlite.autograd.graph.register_multi_grad_hook",
+      "torchlite.autograd.graph.increment_version")
+def _graph_node_and_multi_hook(lib, dev):
+    G = lib.autograd.graph
+    a, b = leaf(lib, dev), leaf(lib, dev, P)
+    seen = []
+    handle = G.register_multi_grad_hook((a, b), lambda grads: seen.append(grads))
+    y = a * b
+    is_node = isinstance(y.grad_fn, G.Node), isinstance(a, G.Node)
+    G.increment_version(y)
+    y.sum().backward()
+    handle.remove()
+    return seen, is_node, y._version
+
+
+@case("torchlite.autograd.graph.save_on_cpu", "torchlite.autograd.graph.disable_saved_tensors_hooks")
+def _save_on_cpu(lib, dev):
+    G = lib.autograd.graph
+    x = leaf(lib, dev)
+    with G.save_on_cpu():
+        y = (x * x).sin()
+    y.sum().backward()
+
+    def refused():
+        with G.disable_saved_tensors_hooks("hooks are off"), G.save_on_cpu():
+            pass
+    return x.grad, run(lambda lib: refused(), lib)
+
+
 @case("torchlite.autograd.graph.get_gradient_edge", "torchlite.autograd.graph.GradientEdge")
 def _gradient_edge(lib, dev):
     x = leaf(lib, dev)

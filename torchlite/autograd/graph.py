@@ -1,16 +1,56 @@
-"""torch/autograd/graph.py: saved_tensors_hooks, the pack/unpack hooks that
-every tensor saved for backward goes through while they are active, and
-get_gradient_edge; plus torchlite's graph pictures (to_dot)."""
+"""torch/autograd/graph.py: Node (what every grad_fn is an instance of),
+saved_tensors_hooks, the pack/unpack hooks that every tensor saved for backward
+goes through while they are active (save_on_cpu, disable_saved_tensors_hooks),
+get_gradient_edge, increment_version and register_multi_grad_hook; plus
+torchlite's graph pictures (to_dot)."""
+import abc
+import collections
+import contextlib
+import functools
 import os
 import shutil
 import subprocess
+import threading
 import warnings
 from typing import NamedTuple
 
 from .. import _C
 from .grad_mode import enable_grad
 
-__all__ = ["saved_tensors_hooks", "GradientEdge", "get_gradient_edge", "to_dot", "Digraph"]
+__all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge",
+           "get_gradient_edge", "increment_version", "register_multi_grad_hook", "to_dot", "Digraph"]
+
+
+class Node(abc.ABC):
+    """The type of every backward node: `isinstance(t.grad_fn, Node)` holds for the ops' nodes,
+    AccumulateGrad and custom Functions' nodes (torch registers its C++ node classes the same way)."""
+
+    @abc.abstractmethod
+    def name(self):
+        """The node's name (MulBackward0)."""
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self):
+        """The (node, input index) pairs the node's gradients flow to."""
+
+    @abc.abstractmethod
+    def register_hook(self, fn):
+        """Calls fn(grad_inputs, grad_outputs) after the node runs."""
+
+    @abc.abstractmethod
+    def register_prehook(self, fn):
+        """Calls fn(grad_outputs) before the node runs."""
+
+    @classmethod
+    def __subclasshook__(cls, subclass):
+        if cls is Node and issubclass(subclass, (_C.Node, _C._FunctionBase)):
+            return True
+        return NotImplemented
+
+
+# disable_saved_tensors_hooks' message, per thread (upstream: SavedTensorDefaultHooks' TLS)
+_hooks_state = threading.local()
 
 
 class saved_tensors_hooks:
@@ -24,10 +64,114 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        message = getattr(_hooks_state, "disabled_message", None)
+        if message is not None:
+            raise RuntimeError(message)
         _C._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
 
     def __exit__(self, *args):
         _C._pop_saved_tensors_default_hooks()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Tensors saved for backward while it is active are kept on the CPU, and copied back to
+    their device when backward needs them (`pin_memory` is accepted: torchlite copies
+    synchronously)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack_to_cpu(tensor):
+            return tensor.device, tensor.cpu()
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message):
+    """While active, entering saved_tensors_hooks (save_on_cpu, checkpoint's) raises
+    RuntimeError(error_message)."""
+    previous = getattr(_hooks_state, "disabled_message", None)
+    _hooks_state.disabled_message = error_message
+    try:
+        yield
+    finally:
+        _hooks_state.disabled_message = previous
+
+
+def increment_version(tensor):
+    """Bumps the version counter of a tensor (or of each of an iterable of tensors) whose data
+    was changed where autograd cannot see it; an inference tensor has no counter to bump."""
+    for t in (tensor,) if isinstance(tensor, _C.TensorBase) else tensor:
+        if not t.is_inference():
+            t._bump_version()
+
+
+class _MultiHandle:
+    """The handle of a multi-grad hook: removes its hook from every tensor."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Calls fn once per backward for a group of tensors. mode "all": with the list of their
+    gradients, after every one the backward computes is there (None for those it does not
+    compute). mode "any": with the first of their gradients to be computed."""
+    modes = ("all", "any")
+    if mode not in modes:
+        raise ValueError(f"Expects mode to be one of {modes} but got {mode}")
+    lock = threading.Lock()
+    if mode == "all":
+        nodes = [_get_grad_fn_or_grad_acc(t) for t in tensors]
+        seen = {}  # graph task id -> [gradients so far, how many have come, how many will]
+
+        def hook_for(index):
+            def hook(grad):
+                task = _C._current_graph_task_id()
+                if task == -1:
+                    raise AssertionError("expected this hook to be called inside a backward call")
+                with lock:
+                    state = seen.get(task)
+                    if state is None:
+                        expected = sum(map(_C._will_engine_execute_node, nodes))
+                        state = seen[task] = [[None] * len(nodes), 0, expected]
+                    state[0][index] = grad
+                    state[1] += 1
+                    done = state[1] == state[2]
+                    if done:
+                        del seen[task]
+                if done:
+                    fn(state[0])
+            return hook
+
+        return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
+
+    ran = collections.defaultdict(bool)
+
+    @functools.wraps(fn)
+    def first_only(grad):
+        task = _C._current_graph_task_id()
+        if task == -1:
+            raise AssertionError("expected this hook to be called inside a backward call")
+        with lock:
+            already, ran[task] = ran[task], True
+        if not already:
+            fn(grad)
+
+    return _MultiHandle(tuple(t.register_hook(first_only) for t in tensors if t.requires_grad))
 
 
 class GradientEdge(NamedTuple):
