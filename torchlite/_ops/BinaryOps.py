@@ -11,8 +11,8 @@ from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
 from .ScalarType import _b1, _checked_number, _f64, _torch_type_name
 from .TensorFactories import clone
-from .TensorIterator import (_TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype, _loud,
-                             _number_dtype, _out, _quiet, _result_type, _sequential)
+from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype, _half_compute,
+                             _loud, _number_dtype, _number_operand, _out, _quiet, _result_type, _sequential)
 from .UnaryOps import reciprocal
 
 
@@ -28,9 +28,13 @@ def _binary(ufunc, self, a, b, dtype):
     else:
         shape = a.shape
         same = a.dtype == dtype
+        if dtype.kind != "f":
+            b = _number_operand(b, dtype)
     out = _out(shape, dtype, self, a, b if isinstance(b, _backend.array_types) else _WRAPPED_NUMBER)
     token = _quiet()
     try:
+        if dtype.itemsize == 2 and dtype.kind == "f":  # float16: computed in float32, rounded once
+            return _half_compute(ufunc, a, b, out, dtype)
         return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype)
     finally:
         _loud(token)
@@ -64,8 +68,9 @@ def _times_alpha(b, alpha, dtype):
     try:
         if isinstance(b, _backend.array_types):
             # laid out as b (empty_like's layout), whose strides add's TensorIterator orders by
-            return np.multiply(b, dtype.type(alpha), out=_empty_like(b, dtype, None), dtype=dtype)
-        return dtype.type(b) * dtype.type(alpha)
+            return np.multiply(b, dtype.type(_number_operand(alpha, dtype)), out=_empty_like(b, dtype, None),
+                               dtype=dtype)
+        return dtype.type(_number_operand(b, dtype)) * dtype.type(_number_operand(alpha, dtype))
     finally:
         _loud(token)
 
@@ -302,9 +307,11 @@ def _write(ufunc, a, b, alpha=1):
     result = _result_type(a, b)
     if ufunc is np.true_divide:
         result = _float_dtype(result)
-    if result.kind != a.dtype.kind:
+    if _KIND[result] > _KIND[a.dtype]:  # c10::canCast: no float into an integer, nothing but bool into bool
         raise RuntimeError(f"result type {_torch_type_name(result)} can't be cast to the desired output type "
                            f"{_torch_type_name(a.dtype)}")
+    if result.kind != "f" and not isinstance(b, _backend.array_types):
+        b = _number_operand(b, result)
     operand = b
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(result, alpha)
@@ -316,6 +323,8 @@ def _write(ufunc, a, b, alpha=1):
     try:
         if sequential:
             _sequential(ufunc if b is operand else lambda x, y: ufunc(x, _times_alpha(y, alpha, result)), a, operand)
+        elif result.kind == "f" and result.itemsize == 2:  # float16: computed in float32, rounded once
+            _half_compute(ufunc, a, b, a, result)
         elif result == a.dtype and (not isinstance(b, _backend.array_types) or b.dtype == result):
             ufunc(a, b, out=a)
         else:
