@@ -107,6 +107,16 @@ def _dtype_arg(d, name="dtype"):
     raise TypeError(f"{name} must be torch.dtype, not {type(d).__name__}")
 
 
+_TENSOR_TYPE_NAMES = {"FloatTensor": float32, "DoubleTensor": float64, "HalfTensor": float16, "LongTensor": int64,
+                      "IntTensor": int32, "ShortTensor": int16, "CharTensor": int8, "ByteTensor": uint8,
+                      "BoolTensor": bool}
+
+
+def _by_tensor_type_name(name):
+    """The dtype of a legacy tensor type name ("FloatTensor"), or None."""
+    return _TENSOR_TYPE_NAMES.get(name)
+
+
 class finfo:
     """torch.finfo: the machine limits of a floating point dtype."""
 
@@ -122,7 +132,7 @@ class finfo:
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)
         self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
-        self.resolution = builtins.float(info.resolution)
+        self.resolution = 10.0 ** -builtins.int(info.precision)
 
     def __eq__(self, other):
         return isinstance(other, finfo) and self.dtype == other.dtype
