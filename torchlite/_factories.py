@@ -55,14 +55,14 @@ def _infer_dtype(data):
     """The numpy dtype torch infers for nested Python data (infer_scalar_type): a Python float
     is the default dtype, an int int64, a bool bool; a numpy scalar or array, or a tensor, its
     own dtype; a sequence promotes its items' (promote_types)."""
+    if isinstance(data, (_np.ndarray, _np.generic)):  # before float: np.float64 is a float
+        return data.dtype if data.dtype in _dtypes._by_numpy else _np.array(data).dtype
     if isinstance(data, _builtins.bool):
         return _np.dtype(_np.bool_)
     if isinstance(data, int):
         return _np.dtype(_np.int64)
     if isinstance(data, float):
         return _dtypes._default[0]._np
-    if isinstance(data, (_np.ndarray, _np.generic)):
-        return data.dtype if data.dtype in _dtypes._by_numpy else _np.array(data).dtype
     if isinstance(data, (list, tuple)):
         if not data:
             return _dtypes._default[0]._np

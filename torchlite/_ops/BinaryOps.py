@@ -9,7 +9,7 @@ from .._generated import specs as _S
 from .Copy import _below_autograd
 from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
-from .ScalarType import _b1, _checked_number, _f64, _torch_type_name
+from .ScalarType import _b1, _checked_number, _f16, _f32, _f64, _torch_type_name
 from .TensorFactories import clone
 from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype, _half_compute,
                              _loud, _number_dtype, _number_operand, _out, _quiet, _result_type, _sequential)
@@ -34,8 +34,10 @@ def _binary(ufunc, self, a, b, dtype):
     token = _quiet()
     try:
         if dtype.itemsize == 2 and dtype.kind == "f":  # float16: computed in float32, rounded once
-            return _half_compute(ufunc, a, b, out, dtype)
-        return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype)
+            return _half_compute(ufunc, a, b, out, dtype, ufunc is np.multiply or ufunc is np.true_divide)
+        # an operand of another dtype is cast to the result's as TensorIterator casts it: a
+        # 0-d int32 into uint8 too, which numpy's same_kind rule would refuse
+        return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype, casting="unsafe")
     finally:
         _loud(token)
 
@@ -260,10 +262,14 @@ def tanh_backward(grad_output, output):
     where torch's kernel fuses 1 - output * output into one rounding."""
     o = output._array
     dtype = _result_type(grad_output._array, o)
+    g = grad_output._array
+    if dtype == _f16:  # in float32, rounded once (torch's Vectorized<Half>)
+        dtype, g, o = _f32, g.astype(_f16).astype(_f32), o.astype(_f16).astype(_f32)
     one_minus_square = _fma(-o, o, 1.0, dtype)
     token = _quiet()
     try:
-        r = _backend.asarray(grad_output._array * one_minus_square).astype(dtype, copy=False)
+        r = _backend.asarray(g * one_minus_square).astype(_result_type(grad_output._array, output._array),
+                                                          copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -276,6 +282,7 @@ def sigmoid_backward(grad_output, output):
     o = output._array
     token = _quiet()
     try:
+        # float16 too in its own arithmetic, each product rounded (torch's CPU kernel for Half)
         r = _backend.asarray(grad_output._array * (1 - o) * o).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
@@ -324,11 +331,11 @@ def _write(ufunc, a, b, alpha=1):
         if sequential:
             _sequential(ufunc if b is operand else lambda x, y: ufunc(x, _times_alpha(y, alpha, result)), a, operand)
         elif result.kind == "f" and result.itemsize == 2:  # float16: computed in float32, rounded once
-            _half_compute(ufunc, a, b, a, result)
+            _half_compute(ufunc, a, b, a, result, ufunc is np.multiply or ufunc is np.true_divide)
         elif result == a.dtype and (not isinstance(b, _backend.array_types) or b.dtype == result):
             ufunc(a, b, out=a)
         else:
-            ufunc(a, b, out=a, dtype=result)
+            ufunc(a, b, out=a, dtype=result, casting="unsafe")
     finally:
         _loud(token)
 

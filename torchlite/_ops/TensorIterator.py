@@ -106,10 +106,19 @@ def _number_operand(b, dtype):
     return b
 
 
-def _half_compute(ufunc, a, b, out, dtype):
-    """ufunc(a, b) for a float16 result as torch's CPU kernels compute it: in float32 (the
-    operands and a Python number converted to float32, not rounded to float16 first),
-    rounded to float16 once. `out` is None or the float16 array to write."""
+def _half_compute(ufunc, a, b, out, dtype, opmath_scalar=False):
+    """ufunc(a, b) for a float16 result as torch's CPU kernels compute it: the operands cast
+    to float16 first (TensorIterator's compute_types), then computed in float32 and rounded
+    to float16 once. With `opmath_scalar` (mul, div), a Python number or 0-d `b` takes part
+    in float32, not cast to float16 first (their kernels read iter.original_scalar_value<
+    opmath_t>). `out` is None or the float16 array to write."""
+    if isinstance(a, _backend.array_types) and a.dtype != dtype:
+        a = a.astype(dtype)
+    if isinstance(b, _backend.array_types):
+        if b.dtype != dtype and not (opmath_scalar and b.ndim == 0):
+            b = b.astype(dtype)
+    elif not opmath_scalar:
+        b = np.float16(b)
     r = ufunc(a, b, dtype=_f32)
     if out is None:
         return r.astype(dtype)
