@@ -71,6 +71,8 @@ def norm(value, loose=False):
         return type(value)(norm(v, loose) for v in value)
     if isinstance(value, str):
         return value.replace("torchlite", "torch")
+    if isinstance(value, (torch.dtype, torchlite.dtype)):
+        return str(value).replace("torchlite", "torch")
     return value
 
 
@@ -354,7 +356,7 @@ def test_integer_wraparound_and_division():
         out = []
         for t in (i8, u8, i16, i32):
             out += [t + t, t * 3, t - 1, t + 1000, -t, t.abs(), t / 2, t * 2.5, t == 259, t < 1000, t.sum(),
-                    t.sum().dtype, t.max(), (t // 3) if hasattr(t, "__floordiv__") else t]
+                    t.sum().dtype, t.max(), t * t, t ** 2, 3 - t, t / t]
         return out
     same(case)
 
@@ -394,7 +396,8 @@ def test_bool_and_uint8_masks(dev):
         d = dev if lib is torchlite else "cpu"
         x = lib.tensor([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=lib.float16, device=d)
         m = x > 0
-        out = [x[m], x[m.byte()] if lib is torch else x[m.byte()], x[m[0]]]
+        out = [x[m], x[m.byte()], x[0, m[0]], x[m.byte()[1]], x[lib.tensor([1, 0], dtype=lib.int32, device=d)],
+               run(lambda lib: x[m[0]], lib), run(lambda lib: x[lib.tensor([1], dtype=lib.int8, device=d)], lib)]
         y = x.clone()
         y[m] = 0
         out.append(y)
@@ -406,7 +409,7 @@ def test_bool_and_uint8_masks(dev):
 
 
 @pytest.mark.parametrize("name", NEW)
-def test_printing_numpy_pickling_dlpack(name):
+def test_printing_numpy_dlpack(name):
     def case(lib):
         x = make(lib, name, "cpu")
         out = [repr(x), str(x), repr(x[0, 0]), repr(x.sum()), x.numpy().dtype.name, x.tolist(), x[0, 0].item(),
@@ -415,9 +418,7 @@ def test_printing_numpy_pickling_dlpack(name):
             out.append(repr(make(lib, name, "cpu", grad=True) * 2))
         return out
     same(case)
-    x = make(torchlite, name, "cpu")
-    y = pickle.loads(pickle.dumps(x))
-    assert y.dtype is x.dtype and y.tolist() == x.tolist()
+    # torchlite pickles dtypes (test_dtype_objects), not tensors
 
 
 def test_c_side_carries_every_dtype():
