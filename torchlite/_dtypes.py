@@ -75,7 +75,7 @@ def get_default_dtype():
 def set_default_dtype(d):
     """torch.set_default_dtype: float32, float64 or float16 (torch's bfloat16 torchlite has not)."""
     if not isinstance(d, dtype):
-        raise TypeError(f"invalid dtype object: only floating-point types are supported as the default type")
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
     if not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
     _default[0] = d

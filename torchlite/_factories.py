@@ -10,7 +10,7 @@ import warnings as _warnings
 import numpy as _np
 
 from . import _C, _backend, _dtypes, _ops
-from ._dtypes import Size, bool, float32, int64  # noqa: A004
+from ._dtypes import Size, bool, int64  # noqa: A004
 
 
 def _make(array, dtype_, device_, requires_grad):

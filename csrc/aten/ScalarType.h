@@ -10,7 +10,17 @@ namespace at {
 
 // torch's dtypes as torchlite carries them (c10/core/ScalarType.h; the values
 // here are torchlite's own, the first four kept from before the others).
-enum class ScalarType : int8_t { Float = 0, Double = 1, Long = 2, Bool = 3, Half = 4, Int = 5, Short = 6, Char = 7, Byte = 8 };
+enum class ScalarType : int8_t {
+  Float = 0,
+  Double = 1,
+  Long = 2,
+  Bool = 3,
+  Half = 4,
+  Int = 5,
+  Short = 6,
+  Char = 7,
+  Byte = 8
+};
 
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double;

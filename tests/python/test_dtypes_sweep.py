@@ -130,7 +130,7 @@ def test_promotion_of_every_pair(ka, da, kb, db):
         a, b = operand(lib, ka, da), operand(lib, kb, db)
         out = []
         for name, op in BINARY.items():
-            r = run(lambda lib: op(a, b), lib)
+            r = run(lambda lib, op=op: op(a, b), lib)
             if r[0] == "ok":
                 r = ("ok", r[1], r[1].dtype)
             out.append((name, r))
@@ -146,7 +146,7 @@ def test_promotion_of_every_pair(ka, da, kb, db):
 def test_promotion_number_on_the_left(da):
     def case(lib):
         a = operand(lib, "dim", da)
-        return [(n, run(lambda lib: (n + a, n * a, n / a, n - a), lib)) for n in (True, 3, -1.5)]
+        return [(n, run(lambda lib, n=n: (n + a, n * a, n / a, n - a), lib)) for n in (True, 3, -1.5)]
     same(case)
 
 

@@ -11,8 +11,9 @@ from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
 from .ScalarType import _b1, _checked_number, _f16, _f32, _f64, _torch_type_name
 from .TensorFactories import clone
-from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype, _half_compute,
-                             _loud, _number_dtype, _number_operand, _out, _quiet, _result_type, _sequential)
+from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype,
+                             _half_compute, _loud, _number_dtype, _number_operand, _out, _quiet, _result_type,
+                             _sequential)
 from .UnaryOps import reciprocal
 
 
