@@ -437,3 +437,20 @@ def test_c_side_carries_every_dtype():
     h = torchlite.ones(2, dtype=torchlite.float16, requires_grad=True)
     (h.float() * 3).sum().backward()
     assert h.grad.dtype is torchlite.float16 and h.grad.tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("default", ("float64", "float16"))
+def test_default_dtype_reaches_factories_promotion_and_printing(default):
+    def case(lib):
+        lib.set_default_dtype(getattr(lib, default))
+        try:
+            i = lib.tensor([1, 2, 3])
+            x = lib.tensor([1.5, 2.5])
+            return [str(lib.get_default_dtype()), x, repr(x), repr(x.float()), lib.zeros(2), lib.ones(1, 2),
+                    lib.full((2,), 1.5), lib.arange(0.5, 2), i / 2, i * 0.5, i.exp(), i.sigmoid(),
+                    lib.tensor([1, 2.5]), str(lib.result_type(2, 2.5)), str(lib.result_type(i, 2.5)),
+                    repr(lib.finfo()), lib.tensor([1.5], dtype=lib.float32) + 2.5, lib.empty(0).dtype]
+        finally:
+            lib.set_default_dtype(lib.float32)
+    same(case)
+    assert torchlite.get_default_dtype() is torchlite.float32
