@@ -372,6 +372,11 @@ def test_narrow_integer_number_conversions_are_checked():
                 out.append(run(lambda lib, t=t, v=v: t.add(1, alpha=v), lib))
         t = lib.zeros(3, dtype=lib.int8)
         out.append(run(lambda lib: t.__setitem__(0, 1000), lib))
+        c = lib.tensor([True, False])
+        for name, v in (("float16", 1e10), ("float16", 70000.0), ("uint8", -1), ("int8", 1000), ("int8", 1.5),
+                        ("int16", 1000), ("float32", 1e40)):
+            z = lib.zeros(2, dtype=getattr(lib, name))
+            out.append(run(lambda lib, z=z, v=v: (lib.where(c, z, v), lib.where(c, v, z)), lib))
         return out
     same(case)
 
@@ -454,3 +459,17 @@ def test_default_dtype_reaches_factories_promotion_and_printing(default):
             lib.set_default_dtype(lib.float32)
     same(case)
     assert torchlite.get_default_dtype() is torchlite.float32
+
+
+def test_mixed_dtypes_in_cat_stack_where_matmul():
+    def case(lib):
+        out = []
+        for a, b in (("float16", "float32"), ("int8", "uint8"), ("int32", "float16"), ("bool", "int16"),
+                     ("uint8", "bool"), ("float16", "float64")):
+            x = lib.tensor([[1, 0], [2, 3]], dtype=getattr(lib, a))
+            y = lib.tensor([[3, 1], [0, 1]], dtype=getattr(lib, b))
+            out.append(run(lambda lib, x=x, y=y: (lib.cat([x, y]), lib.stack([x, y]), lib.where(x > 1, x, y)), lib))
+            out.append(run(lambda lib, x=x, y=y: x @ y, lib))
+            out.append(run(lambda lib, x=x, y=y: x[0] @ y[0], lib))
+        return out
+    same(case)

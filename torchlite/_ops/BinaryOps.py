@@ -9,7 +9,7 @@ from .._generated import specs as _S
 from .Copy import _below_autograd
 from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
-from .ScalarType import _b1, _checked_number, _f16, _f32, _f64, _torch_type_name
+from .ScalarType import _b1, _check_narrow, _checked_number, _f16, _f32, _f64, _torch_type_name
 from .TensorFactories import clone
 from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype,
                              _half_compute, _loud, _number_dtype, _number_operand, _out, _quiet, _result_type,
@@ -63,6 +63,8 @@ def _alpha_check(dtype, alpha):
     elif dtype.kind != "f" and not isinstance(alpha, int):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     _checked_number(alpha, dtype)
+    if dtype == _f16:
+        _check_narrow(alpha, dtype)
 
 
 def _times_alpha(b, alpha, dtype):

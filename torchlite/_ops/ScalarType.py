@@ -31,11 +31,12 @@ _F32_MAX = float(np.finfo(np.float32).max)
 
 def _checked_number(x, dtype):
     """c10::checked_convert of a number torch converts to the result dtype (alpha, where's
-    numbers): a finite float beyond float32's range is an error, not inf; beyond a
-    narrower dtype's range too (float16, the small integers)."""
+    numbers): a finite float beyond float32's range is an error, not inf; beyond a small
+    integer dtype's range too. (float16 is not checked here: where's number becomes inf;
+    add's alpha checks it, _alpha_check.)"""
     if dtype == _f32 and isinstance(x, float) and _F32_MAX < builtins.abs(x) < float("inf"):
         raise RuntimeError("value cannot be converted to type float without overflow")
-    if dtype in _NARROW and not isinstance(x, (bool, complex)):
+    if dtype in _SMALL_INTS and not isinstance(x, (bool, complex)):
         _check_narrow(x, dtype)
 
 

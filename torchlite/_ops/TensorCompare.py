@@ -30,8 +30,10 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         dtype = _promote_types(_number_dtype(a), _number_dtype(b))
     if da is None:
         _checked_number(a, dtype)
+        a = _number_operand(a, dtype)  # -1 into uint8 is 255
     if db is None:
         _checked_number(b, dtype)
+        b = _number_operand(b, dtype)
     token = _quiet()  # a value cast to float32 overflows to inf silently, as in torch
     try:
         # the operands cast to the result dtype first (laid out as `to` lays a copy out), as torch's where does
