@@ -122,8 +122,9 @@ TEST(Half, RoundsToNearestEven) {
   for (uint32_t bits = 0; bits < 0x10000; ++bits) {
     const c10::Half h(static_cast<uint16_t>(bits), c10::Half::from_bits());
     const float f = h;
-    if (!std::isnan(f))
+    if (!std::isnan(f)) {
       EXPECT_EQ(c10::Half(f).x, h.x) << bits;
+    }
   }
 }
 

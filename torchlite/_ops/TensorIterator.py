@@ -46,7 +46,9 @@ def _is_tensor(x):
 # < floating) is higher, and then to promote_types of the two. So
 # `int64 + 0-d float64` is float64, `float32 + 0-d float64` float32,
 # `int64 + 2.5` float32 and `bool + True` bool. The ops compute in that dtype
-# (TensorIterator casts the operands to it), not in numpy's.
+# (TensorIterator casts the operands to it), not in numpy's. promote_types is
+# c10's table over the nine dtypes (_promote_rule: uint8 with int8 is int16,
+# int64 with float16 float16), _KIND their category.
 _KIND = {_b1: 0, _u8: 1, _i8: 1, _i16: 1, _i32: 1, _i64: 1, _f16: 2, _f32: 2, _f64: 2}
 
 
