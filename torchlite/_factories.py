@@ -94,7 +94,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
         device = data.device
     elif device is None and _backend.is_cuda_array(data):
         device = f"cuda:{data.device.id}"
-    return _make(_infer_array(data, dtype), dtype, device, requires_grad)
+    array = _infer_array(data, dtype)
+    if dtype is not None and dtype._np.kind in "iu" and dtype._np in _ops._NARROW and \
+            not isinstance(data, (_C.TensorBase, _np.ndarray, _np.generic)) and not _backend.is_cuda_array(data):
+        _check_data_range(array, dtype)
+    return _make(array, dtype, device, requires_grad)
+
+
+def _check_data_range(array, dtype):
+    """tensor()'s checked conversion of Python numbers into a narrow integer dtype
+    (tensor_new.cpp's store_scalar): beyond the range is an error (into uint8, a negative
+    int down to -255 wraps, as two's complement)."""
+    if array.size == 0 or array.dtype == _np.bool_:
+        return
+    lo, hi = _ops._NARROW[dtype._np]
+    if dtype._np == _np.uint8 and array.dtype.kind in "iu":
+        lo = -hi
+    if (array < lo).any() or (array > hi).any() or (array.dtype.kind == "f" and _np.isnan(array).any()):
+        raise RuntimeError(f"value cannot be converted to type {dtype._name} without overflow")
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -163,6 +180,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # 
     if dtype is None:
         dtype = bool if isinstance(fill_value, _builtins.bool) else \
             int64 if isinstance(fill_value, int) else _dtypes._default[0]
+    if dtype._np in _ops._NARROW:
+        fill_value = _ops._scalar_value(fill_value, dtype._np)  # checked and wrapped as c10 converts it
     return _make(_backend.new(device, "full", tuple(size), fill_value, dtype._np), None, device, requires_grad)
 
 

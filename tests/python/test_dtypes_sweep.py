@@ -473,3 +473,17 @@ def test_mixed_dtypes_in_cat_stack_where_matmul():
             out.append(run(lambda lib, x=x, y=y: x[0] @ y[0], lib))
         return out
     same(case)
+
+
+def test_factories_check_numbers_into_narrow_dtypes():
+    def case(lib):
+        out = []
+        for name, values in (("int8", ([300], [-1], [300.5], [1.7], [True, 2])), ("uint8", ([-1], [-300], [300],
+                             [1.7, -1.2])), ("int16", ([[1, 300]], [2 ** 15])), ("int32", (2 ** 31, [-2 ** 31])),
+                             ("float16", ([1e6], [65504.0]))):
+            for v in values:
+                out.append(run(lambda lib, v=v, name=name: lib.tensor(v, dtype=getattr(lib, name)), lib))
+            for v in (300, -1, 256, 1.5, 1e6, 2 ** 31):
+                out.append(run(lambda lib, v=v, name=name: lib.full((2,), v, dtype=getattr(lib, name)), lib))
+        return out
+    same(case)
