@@ -136,7 +136,7 @@ TEST(Tensor, NewDtypesThroughTheKernels) {
     EXPECT_EQ(vals(at::sum_to(x, {3})), (std::vector<double>{5, 7, 9}));
     EXPECT_EQ(vals(at::mul(x, 2.0)), (std::vector<double>{2, 4, 6, 8, 10, 12}));
     EXPECT_EQ(vals(at::clone(x)), (std::vector<double>{1, 2, 3, 4, 5, 6}));
-    EXPECT_EQ(at::ones({2}, t).item(), 1.0);
+    EXPECT_EQ(at::ones({}, t).item(), 1.0);
   }
   EXPECT_EQ(at::to(value({1}), at::kHalf).toString(), "torch.HalfTensor");
   EXPECT_EQ(at::to(value({1}), at::kByte).toString(), "torch.ByteTensor");
