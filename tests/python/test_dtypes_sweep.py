@@ -487,3 +487,22 @@ def test_factories_check_numbers_into_narrow_dtypes():
                 out.append(run(lambda lib, v=v, name=name: lib.full((2,), v, dtype=getattr(lib, name)), lib))
         return out
     same(case)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_inplace_variants_on_new_dtypes(dev):
+    def case(lib):
+        d = dev if lib is torchlite else "cpu"
+        out = []
+        for name in NEW:
+            base = pos(lib, name, d)
+            for op in ("exp_", "sqrt_", "sigmoid_", "neg_", "abs_", "relu_", "tanh_"):
+                out.append(run(lambda lib, base=base, op=op: getattr(base.clone(), op)(), lib))
+            out.append(run(lambda lib, base=base: base.clone().add_(base).mul_(3).sub_(1), lib))
+            out.append(run(lambda lib, base=base: base.clone().div_(2), lib))
+        w = lib.tensor([0.5, 1.5], dtype=lib.float16, device=d, requires_grad=True)
+        y = (w * 2).exp_()
+        y.sum().backward()
+        out += [y, y.grad_fn.name(), w.grad]
+        return out
+    same(case, loose=True)
