@@ -143,8 +143,8 @@ TEST(Tensor, NewDtypesThroughTheKernels) {
   EXPECT_EQ(std::string(at::toString(at::kChar)), "Char");
   EXPECT_EQ(at::elementSize(at::kHalf), 2u);
   // int8 wraps; float16 sums in float (a float16 running sum of 0.1s would stall)
-  EXPECT_EQ(vals(at::add(at::to(value({100}), at::kChar), at::to(value({100}), at::kChar))),
-            (std::vector<double>{-56}));
+  EXPECT_EQ(
+      vals(at::add(at::to(value({100}), at::kChar), at::to(value({100}), at::kChar))), (std::vector<double>{-56}));
   std::vector<double> tenths(4096, 0.1);
   auto h = at::to(value(tenths, {4096, 1}), at::kHalf);
   EXPECT_NEAR(vals(at::sum_to(h, {1}))[0], 409.5, 0.5);
