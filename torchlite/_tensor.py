@@ -74,6 +74,23 @@ class Tensor(_C.TensorBase, _TensorMethods):
         return self._array.itemsize
 
     @property
+    def itemsize(self):
+        return self._array.itemsize
+
+    @property
+    def nbytes(self):
+        return self._array.size * self._array.itemsize
+
+    def is_floating_point(self):
+        return self._array.dtype.kind == "f"
+
+    def is_complex(self):
+        return False  # torchlite has no complex dtypes
+
+    def is_signed(self):
+        return self._array.dtype.kind in "fi"
+
+    @property
     def dtype(self):
         return _from_numpy_dtype(self._array.dtype)
 

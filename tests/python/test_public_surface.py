@@ -1005,6 +1005,12 @@ for _name in ("half", "int", "short", "char", "byte"):
     case(f"Tensor.{_name}")(_conversions(_name))
 
 
+@case("Tensor.itemsize", "Tensor.nbytes", "Tensor.is_floating_point", "Tensor.is_complex", "Tensor.is_signed")
+def _dtype_queries(lib, dev):
+    xs = [T(lib, dev, [1, 2], dtype=getattr(lib, n)) for n in _NEW_DTYPES + ("float32", "float64", "int64", "bool")]
+    return [(x.itemsize, x.nbytes, x.is_floating_point(), x.is_complex(), x.is_signed(), x[:1].nbytes) for x in xs]
+
+
 @case("Tensor.type")
 def _tensor_type(lib, dev):
     x = T(lib, dev, [1.5, -2.0])
