@@ -506,3 +506,35 @@ def test_inplace_variants_on_new_dtypes(dev):
         out += [y, y.grad_fn.name(), w.grad]
         return out
     same(case, loose=True)
+
+
+MIXED_AUTOGRAD = {
+    "f16_times_f32": lambda lib, h: h * lib.tensor([2.0, 3.0, 4.0], device=h.device, requires_grad=True),
+    "f16_and_0d_f64": lambda lib, h: h * lib.tensor(2.0, dtype=lib.float64, device=h.device) + h / 3 - 1,
+    "matmul_relu_mean": lambda lib, h: (h.view(3, 1) @ h.view(1, 3)).relu().mean(),
+    "with_int8": lambda lib, h: h * lib.tensor([1, 2, 3], dtype=lib.int8, device=h.device) +
+    h ** lib.tensor([1.0, 2.0, 3.0], device=h.device),
+    "where_f64": lambda lib, h: lib.where(h > 0, h, h.double()),
+    "cat_f32": lambda lib, h: lib.cat([h, h.float() * 2]),
+    "expand_slice_max": lambda lib, h: h.view(1, 3).expand(4, 3)[:, 1:].max(),
+    "setitem": lambda lib, h: _setitem(lib, h),
+}
+
+
+def _setitem(lib, h):
+    x = lib.zeros(2, 3, dtype=lib.float16, device=h.device)
+    x[0] = h * 2
+    x[1, lib.tensor([0, 2], device=h.device)] = h[:2]
+    return x * x
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", sorted(MIXED_AUTOGRAD))
+def test_float16_gradients_across_dtypes(name, dev):
+    def case(lib):
+        d = dev if lib is torchlite else "cpu"
+        h = lib.tensor([0.5, 1.5, -2.0], dtype=lib.float16, device=d, requires_grad=True)
+        y = MIXED_AUTOGRAD[name](lib, h)
+        y.sum().backward()
+        return y, str(y.dtype), y.grad_fn.name(), h.grad
+    same(case, loose=True)
