@@ -18,7 +18,7 @@ from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
 from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
-from ._ops import can_cast, promote_types, result_type
+from ._ops import can_cast, is_complex, is_floating_point, is_signed, promote_types, result_type
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 
@@ -33,7 +33,8 @@ __all__ = [
 ]
 __all__ += _torch_functions.__all__
 __all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo", "int", "int8", "int16", "int32",
-            "promote_types", "result_type", "set_default_dtype", "short", "uint8"]
+            "is_complex", "is_floating_point", "is_signed", "promote_types", "result_type", "set_default_dtype",
+            "short", "uint8"]
 
 
 def is_tensor(obj: object) -> _builtins.bool:

@@ -1026,6 +1026,13 @@ def _dtype_queries(lib, dev):
     return [(x.itemsize, x.nbytes, x.is_floating_point(), x.is_complex(), x.is_signed(), x[:1].nbytes) for x in xs]
 
 
+@case("torchlite.is_floating_point", "torchlite.is_complex", "torchlite.is_signed")
+def _dtype_predicates(lib, dev):
+    xs = [T(lib, dev, [1, 2], dtype=getattr(lib, n)) for n in _NEW_DTYPES + ("float32", "float64", "int64", "bool")]
+    out = [(lib.is_floating_point(x), lib.is_complex(x), lib.is_signed(x)) for x in xs]
+    return out + [run(lambda lib, f=f: f(1), lib) for f in (lib.is_floating_point, lib.is_complex, lib.is_signed)]
+
+
 @case("Tensor.type")
 def _tensor_type(lib, dev):
     x = T(lib, dev, [1.5, -2.0])

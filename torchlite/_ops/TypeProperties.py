@@ -74,3 +74,22 @@ def result_type(tensor, other):
     if tb:
         return _dtypes._from_numpy_dtype(_result_type(other._array, tensor))
     return _dtypes._from_numpy_dtype(_promote_types(_number_dtype(tensor), _number_dtype(other)))
+
+
+def _tensor_arg(fn, x):
+    if not isinstance(x, _TB):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
+    return x._array.dtype
+
+
+def is_floating_point(input):  # noqa: A002 - torch's name
+    return _tensor_arg("is_floating_point", input).kind == "f"
+
+
+def is_complex(input):  # noqa: A002 - torch's name
+    _tensor_arg("is_complex", input)
+    return False  # torchlite has no complex dtypes
+
+
+def is_signed(input):  # noqa: A002 - torch's name
+    return _tensor_arg("is_signed", input).kind in "fi"

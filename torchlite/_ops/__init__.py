@@ -66,8 +66,10 @@ __all__ = [
 # (the dtypes family's entries follow this line)
 from .ScalarType import _NARROW, _scalar_value  # noqa: E402
 from .TensorIterator import _promote_types  # noqa: E402
-from .TypeProperties import can_cast, promote_types, result_type  # noqa: E402
-__all__ += ["_NARROW", "_promote_types", "_scalar_value", "can_cast", "promote_types", "result_type"]
+from .TypeProperties import (can_cast, is_complex, is_floating_point, is_signed, promote_types,  # noqa: E402
+                             result_type)
+__all__ += ["_NARROW", "_promote_types", "_scalar_value", "can_cast", "is_complex", "is_floating_point", "is_signed",
+            "promote_types", "result_type"]
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
