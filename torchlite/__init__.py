@@ -8,6 +8,8 @@ import os as _os
 from . import _C as _C  # the extension, as torch._C
 from .version import __version__ as __version__  # re-exported, as torch.__version__
 from ._dtypes import Size, bool, device, double, dtype, float, float32, float64, int64, long  # noqa: A004 - torch's names
+from ._dtypes import (finfo, float16, get_default_dtype, half, iinfo, int, int8, int16, int32,  # noqa: A004
+                      set_default_dtype, short, uint8)
 from ._tensor import Tensor
 from . import _backend
 from . import _ops as _ops  # the ops' implementations (ATen's part)
@@ -16,6 +18,7 @@ from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
 from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from ._ops import can_cast, is_complex, is_floating_point, is_signed, promote_types, result_type
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 
@@ -29,27 +32,30 @@ __all__ = [
     "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
 ]
 __all__ += _torch_functions.__all__
+__all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo", "int", "int8", "int16", "int32",
+            "is_complex", "is_floating_point", "is_signed", "promote_types", "result_type", "set_default_dtype",
+            "short", "uint8"]
 
 
 def is_tensor(obj: object) -> _builtins.bool:
     return isinstance(obj, Tensor)
 
 
-def manual_seed(seed: int) -> None:
+def manual_seed(seed: _builtins.int) -> None:
     _backend.manual_seed(seed)
 
 
 _num_threads = _os.cpu_count() or 1
 
 
-def set_num_threads(n: int) -> None:
+def set_num_threads(n: _builtins.int) -> None:
     """The intra-op thread count (numpy's BLAS decides its own threads; this is recorded)."""
     global _num_threads
-    if not isinstance(n, int) or n <= 0:
+    if not isinstance(n, _builtins.int) or n <= 0:
         raise RuntimeError("set_num_threads expects a positive integer")
     _num_threads = n
 
 
-def get_num_threads() -> int:
+def get_num_threads() -> _builtins.int:
     return _num_threads
 

@@ -10,7 +10,7 @@ import warnings as _warnings
 import numpy as _np
 
 from . import _C, _backend, _dtypes, _ops
-from ._dtypes import Size, bool, float32, int64  # noqa: A004
+from ._dtypes import Size, bool, int64  # noqa: A004
 
 
 def _make(array, dtype_, device_, requires_grad):
@@ -39,19 +39,46 @@ def _infer_array(data, dtype_=None):
         return data.copy()
     if isinstance(data, (_np.ndarray, _np.generic)):  # numpy arrays and scalars keep their dtype
         return _np.array(data, copy=True)
-    arr = _np.array(_unwrap_nested(data))
-    if arr.dtype == _np.float64 and dtype_ is None:
-        arr = arr.astype(_np.float32)
-    elif arr.dtype.kind in "iu":
-        arr = arr.astype(_np.int64)
-    elif arr.dtype.kind not in "fb":
+    nested = _unwrap_nested(data)
+    arr = _np.array(nested)
+    if arr.dtype.kind not in "fiub":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if dtype_ is None:
+        # torch's inference (tensor_new.cpp's infer_scalar_type): Python floats are the default
+        # dtype, Python ints int64; numpy scalars, arrays and tensors inside a list keep their own
+        # dtype, promoted together with the rest (numpy's promotion would widen int32 + float16)
+        arr = arr.astype(_infer_dtype(nested), copy=False)
     return arr
+
+
+def _infer_dtype(data):
+    """The numpy dtype torch infers for nested Python data (infer_scalar_type): a Python float
+    is the default dtype, an int int64, a bool bool; a numpy scalar or array, or a tensor, its
+    own dtype; a sequence promotes its items' (promote_types)."""
+    if isinstance(data, (_np.ndarray, _np.generic)):  # before float: np.float64 is a float
+        return data.dtype if data.dtype in _dtypes._by_numpy else _np.array(data).dtype
+    if isinstance(data, _builtins.bool):
+        return _np.dtype(_np.bool_)
+    if isinstance(data, int):
+        return _np.dtype(_np.int64)
+    if isinstance(data, float):
+        return _dtypes._default[0]._np
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return _dtypes._default[0]._np
+        result = None
+        for x in data:
+            d = _infer_dtype(x)
+            result = d if result is None else _ops._promote_types(result, d)
+        return result
+    return _np.array(data).dtype
 
 
 def _unwrap_nested(data):
     if isinstance(data, _C.TensorBase):
         return _backend.to_host(data._array)
+    if isinstance(data, _np.generic) and data.dtype.kind in "fiub":
+        return data
     if isinstance(data, (list, tuple)):
         return [_unwrap_nested(x) for x in data]
     return data
@@ -67,7 +94,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
         device = data.device
     elif device is None and _backend.is_cuda_array(data):
         device = f"cuda:{data.device.id}"
-    return _make(_infer_array(data, dtype), dtype, device, requires_grad)
+    array = _infer_array(data, dtype)
+    if dtype is not None and dtype._np.kind in "iu" and dtype._np in _ops._NARROW and \
+            not isinstance(data, (_C.TensorBase, _np.ndarray, _np.generic)) and not _backend.is_cuda_array(data):
+        _check_data_range(array, dtype)
+    return _make(array, dtype, device, requires_grad)
+
+
+def _check_data_range(array, dtype):
+    """tensor()'s checked conversion of Python numbers into a narrow integer dtype
+    (tensor_new.cpp's store_scalar): beyond the range is an error (into uint8, a negative
+    int down to -255 wraps, as two's complement)."""
+    if array.size == 0 or array.dtype == _np.bool_:
+        return
+    lo, hi = _ops._NARROW[dtype._np]
+    if dtype._np == _np.uint8 and array.dtype.kind in "iu":
+        lo = -hi
+    if (array < lo).any() or (array > hi).any() or (array.dtype.kind == "f" and _np.isnan(array).any()):
+        raise RuntimeError(f"value cannot be converted to type {dtype._name} without overflow")
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -92,7 +136,7 @@ def from_numpy(ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if ndarray.dtype not in _dtypes._by_numpy:
         raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.name}. The only supported "
-                        "types are: float64, float32, int64, and bool.")
+                        "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
     return _C._tensor_from_parts(ndarray, False)
 
 
@@ -116,8 +160,8 @@ def _size(size):
     return tuple(size)
 
 
-def _default(dtype_, fallback=float32):
-    return dtype_ if dtype_ is not None else fallback
+def _default(dtype_, fallback=None):
+    return dtype_ if dtype_ is not None else fallback if fallback is not None else _dtypes._default[0]
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
@@ -135,7 +179,9 @@ def empty(*size, dtype=None, device=None, requires_grad=False):  # noqa: A002
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):  # noqa: A002
     if dtype is None:
         dtype = bool if isinstance(fill_value, _builtins.bool) else \
-            int64 if isinstance(fill_value, int) else float32
+            int64 if isinstance(fill_value, int) else _dtypes._default[0]
+    if dtype._np in _ops._NARROW:
+        fill_value = _ops._scalar_value(fill_value, dtype._np)  # checked and wrapped as c10 converts it
     return _make(_backend.new(device, "full", tuple(size), fill_value, dtype._np), None, device, requires_grad)
 
 
@@ -204,5 +250,5 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         start, end = 0, start
     if dtype is None:
         is_int = _builtins.all(isinstance(v, int) for v in (start, end, step))
-        dtype = int64 if is_int else float32
+        dtype = int64 if is_int else _dtypes._default[0]
     return _make(_backend.new(device, "arange", start, end, step).astype(dtype._np), None, device, requires_grad)

@@ -74,6 +74,23 @@ class Tensor(_C.TensorBase, _TensorMethods):
         return self._array.itemsize
 
     @property
+    def itemsize(self):
+        return self._array.itemsize
+
+    @property
+    def nbytes(self):
+        return self._array.size * self._array.itemsize
+
+    def is_floating_point(self):
+        return self._array.dtype.kind == "f"
+
+    def is_complex(self):
+        return False  # torchlite has no complex dtypes
+
+    def is_signed(self):
+        return self._array.dtype.kind in "fi"
+
+    @property
     def dtype(self):
         return _from_numpy_dtype(self._array.dtype)
 
@@ -262,6 +279,38 @@ class Tensor(_C.TensorBase, _TensorMethods):
 
     def bool(self):
         return _ops.to(self, dtype=_dtypes.bool)
+
+    def half(self):
+        return _ops.to(self, dtype=_dtypes.float16)
+
+    def int(self):
+        return _ops.to(self, dtype=_dtypes.int32)
+
+    def short(self):
+        return _ops.to(self, dtype=_dtypes.int16)
+
+    def char(self):
+        return _ops.to(self, dtype=_dtypes.int8)
+
+    def byte(self):
+        return _ops.to(self, dtype=_dtypes.uint8)
+
+    def type(self, dtype=None, non_blocking=False):
+        """The legacy type name ("torch.FloatTensor") without an argument, else a cast to
+        `dtype` (a dtype or such a name; the tensor itself where it already has that type)."""
+        name = _ops._torch_type_name(self._array.dtype) + "Tensor"
+        dev = self._device_str.split(":")[0]
+        prefix = "torch." if dev == "cpu" else f"torch.{dev}."
+        if dtype is None:
+            return prefix + name
+        if isinstance(dtype, str):
+            target = _dtypes._by_tensor_type_name(dtype.rsplit(".", 1)[-1])
+            if target is None or not dtype.startswith(("torch.", "torchlite.")):
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = target
+        if not isinstance(dtype, _dtypes.dtype):
+            raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")
+        return _ops.to(self, dtype=dtype)
 
     def type_as(self, other):
         return _ops.to(self, dtype=other.dtype)

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from . import _backend
+from . import _backend, _dtypes
 
 PRECISION = 4
 THRESHOLD = 1000
@@ -131,7 +131,8 @@ def _str(self):
         suffixes.append(f"device='{dev}'")
     if a.size == 0 and a.shape != (0,):
         suffixes.append("size=" + str(tuple(a.shape)))
-    if a.dtype.name not in ("float32", "int64", "bool"):
+    if a.dtype.name not in ("int64", "bool") and a.dtype != _dtypes._default[0]._np:
+        # torch leaves out the default dtype (torch.get_default_dtype()), int64 and bool
         suffixes.append("dtype=" + repr(self.dtype))
     tensor_str = _tensor_str(a, indent)
     grad_fn = self.grad_fn

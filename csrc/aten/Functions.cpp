@@ -8,6 +8,7 @@
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #ifdef TORCHLITE_WITH_CUDA
 #include "aten/cuda/CUDAKernels.h"
@@ -30,6 +31,21 @@ void dispatch_dtype(ScalarType t, F&& f) {
       return;
     case ScalarType::Bool:
       f(bool{});
+      return;
+    case ScalarType::Half:
+      f(Half{});
+      return;
+    case ScalarType::Int:
+      f(int32_t{});
+      return;
+    case ScalarType::Short:
+      f(int16_t{});
+      return;
+    case ScalarType::Char:
+      f(int8_t{});
+      return;
+    case ScalarType::Byte:
+      f(uint8_t{});
       return;
   }
   throw std::runtime_error("unsupported dtype");
@@ -460,13 +476,17 @@ Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
   if (leading_only && inner > 0) {
     dispatch_dtype(t.dtype(), [&](auto tag) {
       using T = decltype(tag);
+      using A = c10::acc_type_t<T>; // Half adds up in float, rounded once (as torch's sum)
       const T* x = t.data_ptr<T>();
       T* o = out.data_ptr<T>();
+      std::vector<A> acc(static_cast<size_t>(inner), A(0));
       for (int64_t block = 0; block < t.numel() / inner; ++block) {
         const T* row = x + block * inner;
         for (int64_t j = 0; j < inner; ++j)
-          o[j] = static_cast<T>(o[j] + row[j]);
+          acc[static_cast<size_t>(j)] = static_cast<A>(acc[static_cast<size_t>(j)] + static_cast<A>(row[j]));
       }
+      for (int64_t j = 0; j < inner; ++j)
+        o[j] = static_cast<T>(acc[static_cast<size_t>(j)]);
     });
     return out;
   }
@@ -474,12 +494,16 @@ Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
   const std::vector<int64_t> map_strides = sum_to_strides(in_sizes, shape);
   dispatch_dtype(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    using A = c10::acc_type_t<T>;
     const T* x = t.data_ptr<T>();
     T* o = out.data_ptr<T>();
+    std::vector<A> acc(static_cast<size_t>(out.numel()), A(0));
     for (int64_t i = 0; i < t.numel(); ++i) {
-      const int64_t off = strided_offset(i, in_sizes, map_strides);
-      o[off] = static_cast<T>(o[off] + x[i]);
+      const auto off = static_cast<size_t>(strided_offset(i, in_sizes, map_strides));
+      acc[off] = static_cast<A>(acc[off] + static_cast<A>(x[i]));
     }
+    for (int64_t j = 0; j < out.numel(); ++j)
+      o[j] = static_cast<T>(acc[static_cast<size_t>(j)]);
   });
   return out;
 }
@@ -612,6 +636,21 @@ std::string Tensor::toString() const {
       break;
     case ScalarType::Bool:
       base = "BoolTensor";
+      break;
+    case ScalarType::Half:
+      base = "HalfTensor";
+      break;
+    case ScalarType::Int:
+      base = "IntTensor";
+      break;
+    case ScalarType::Short:
+      base = "ShortTensor";
+      break;
+    case ScalarType::Char:
+      base = "CharTensor";
+      break;
+    case ScalarType::Byte:
+      base = "ByteTensor";
       break;
   }
   if (device().is_cuda())

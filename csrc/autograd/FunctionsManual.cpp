@@ -11,8 +11,9 @@ namespace generated {
 namespace details {
 namespace {
 
+// float and double: a Half gradient takes the Python formula (its float compute, rounded once per op).
 bool on_host_float(const Variable& t) {
-  return t.defined() && !t.device().is_cuda() && at::isFloatingType(t.dtype());
+  return t.defined() && !t.device().is_cuda() && (t.dtype() == at::kFloat || t.dtype() == at::kDouble);
 }
 
 template <typename F>

@@ -154,6 +154,11 @@ bool numpy_owner_is_exclusive(const void* owner) {
 
 // numpy type numbers (stable parts of the numpy C API).
 constexpr int NPY_BOOL = 0;
+constexpr int NPY_INT8 = 1; // NPY_BYTE
+constexpr int NPY_UINT8 = 2; // NPY_UBYTE
+constexpr int NPY_INT16 = 3; // NPY_SHORT
+constexpr int NPY_INT32 = 5; // NPY_INT
+constexpr int NPY_FLOAT16 = 23; // NPY_HALF
 constexpr int NPY_INT64 = 7; // NPY_LONG on LP64 platforms
 constexpr int NPY_LONGLONG = 9;
 constexpr int NPY_FLOAT32 = 11;
@@ -169,6 +174,16 @@ int npy_typenum(at::ScalarType t) {
       return NPY_INT64;
     case at::kBool:
       return NPY_BOOL;
+    case at::kHalf:
+      return NPY_FLOAT16;
+    case at::kInt:
+      return NPY_INT32;
+    case at::kShort:
+      return NPY_INT16;
+    case at::kChar:
+      return NPY_INT8;
+    case at::kByte:
+      return NPY_UINT8;
   }
   throw std::runtime_error("unsupported dtype");
 }
@@ -188,14 +203,29 @@ bool scalar_type_of(int typenum, at::ScalarType* out) {
     case NPY_BOOL:
       *out = at::kBool;
       return true;
+    case NPY_FLOAT16:
+      *out = at::kHalf;
+      return true;
+    case NPY_INT32:
+      *out = at::kInt;
+      return true;
+    case NPY_INT16:
+      *out = at::kShort;
+      return true;
+    case NPY_INT8:
+      *out = at::kChar;
+      return true;
+    case NPY_UINT8:
+      *out = at::kByte;
+      return true;
     default:
       return false;
   }
 }
 
 // An ndarray of a supported dtype for `obj`: numpy scalars become 0-d
-// arrays; other integer widths become int64 and float16 float32, as
-// torch.from_numpy widens nothing but torchlite supports fewer dtypes.
+// arrays; the integer widths torchlite lacks (uint16, uint32, uint64) become
+// int64, as torch.from_numpy widens nothing but torchlite supports fewer dtypes.
 py::array ensure_supported_array(PyObject* obj) {
   py::array arr = py::array::ensure(py::handle(obj));
   if (!arr)
@@ -210,7 +240,7 @@ py::array ensure_supported_array(PyObject* obj) {
     return arr.attr("astype")("float32");
   throw py::type_error(
       "can't convert np.ndarray of type " + py::str(arr.dtype().attr("name")).cast<std::string>() +
-      ". The only supported types are: float64, float32, int64, and bool.");
+      ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
 }
 
 constexpr const char* kStorageCapsule = "torchlite.StorageImpl";
@@ -344,6 +374,16 @@ bool scalar_type_of_typestr(const std::string& typestr, at::ScalarType* out) {
     *out = at::kLong;
   else if (typestr == "|b1")
     *out = at::kBool;
+  else if (typestr == "<f2")
+    *out = at::kHalf;
+  else if (typestr == "<i4")
+    *out = at::kInt;
+  else if (typestr == "<i2")
+    *out = at::kShort;
+  else if (typestr == "|i1")
+    *out = at::kChar;
+  else if (typestr == "|u1")
+    *out = at::kByte;
   else
     return false;
   return true;
@@ -358,7 +398,7 @@ at::Tensor tensor_from_cuda_array(py::handle obj, c10::DeviceIndex index) {
   if (!scalar_type_of_typestr(typestr, &st)) {
     throw py::type_error(
         "can't convert a CUDA array of type " + typestr +
-        ". The only supported types are: float64, float32, int64, and bool.");
+        ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
   }
   const auto itemsize = static_cast<int64_t>(at::elementSize(st));
   const auto shape = cai["shape"].cast<py::tuple>();

@@ -105,6 +105,58 @@ TEST(Tensor, DtypeConversionAndNanCheck) {
   EXPECT_FALSE(at::any_nan(at::to(value({1, 2}), at::kLong)));
 }
 
+TEST(Half, RoundsToNearestEven) {
+  // exact values, ties to even, subnormals, overflow to inf, nan (binary16 as c10::Half)
+  EXPECT_EQ(static_cast<float>(c10::Half(1.5f)), 1.5f);
+  EXPECT_EQ(static_cast<float>(c10::Half(2049.0f)), 2048.0f); // a tie: to the even 2048
+  EXPECT_EQ(static_cast<float>(c10::Half(2051.0f)), 2052.0f); // a tie: to the even 2052
+  EXPECT_EQ(static_cast<float>(c10::Half(65504.0f)), 65504.0f);
+  EXPECT_TRUE(std::isinf(static_cast<float>(c10::Half(65520.0f))));
+  EXPECT_EQ(static_cast<float>(c10::Half(65519.0f)), 65504.0f);
+  EXPECT_EQ(static_cast<float>(c10::Half(5.9604645e-8f)), 5.9604645e-8f); // the smallest subnormal
+  EXPECT_EQ(static_cast<float>(c10::Half(2.9802322e-8f)), 0.0f); // half of it: a tie, to 0
+  EXPECT_EQ(static_cast<float>(c10::Half(-0.1f)), -0.0999755859375f);
+  EXPECT_TRUE(std::isnan(static_cast<float>(c10::Half(std::numeric_limits<float>::quiet_NaN()))));
+  EXPECT_EQ(c10::Half(-0.0f).x, 0x8000);
+  // every half converts to float and back unchanged
+  for (uint32_t bits = 0; bits < 0x10000; ++bits) {
+    const c10::Half h(static_cast<uint16_t>(bits), c10::Half::from_bits());
+    const float f = h;
+    if (!std::isnan(f)) {
+      EXPECT_EQ(c10::Half(f).x, h.x) << bits;
+    }
+  }
+}
+
+TEST(Tensor, NewDtypesThroughTheKernels) {
+  for (auto t : {at::kHalf, at::kInt, at::kShort, at::kChar, at::kByte}) {
+    auto x = at::to(value({1, 2, 3, 4, 5, 6}, {2, 3}), t);
+    EXPECT_EQ(x.dtype(), t);
+    EXPECT_EQ(vals(at::add(x, x)), (std::vector<double>{2, 4, 6, 8, 10, 12}));
+    EXPECT_EQ(vals(at::sum_to(x, {3})), (std::vector<double>{5, 7, 9}));
+    EXPECT_EQ(vals(at::mul(x, 2.0)), (std::vector<double>{2, 4, 6, 8, 10, 12}));
+    EXPECT_EQ(vals(at::clone(x)), (std::vector<double>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(at::ones({}, t).item(), 1.0);
+  }
+  EXPECT_EQ(at::to(value({1}), at::kHalf).toString(), "torch.HalfTensor");
+  EXPECT_EQ(at::to(value({1}), at::kByte).toString(), "torch.ByteTensor");
+  EXPECT_EQ(std::string(at::toString(at::kChar)), "Char");
+  EXPECT_EQ(at::elementSize(at::kHalf), 2u);
+  // int8 wraps; float16 sums in float (a float16 running sum of 0.1s would stall)
+  EXPECT_EQ(
+      vals(at::add(at::to(value({100}), at::kChar), at::to(value({100}), at::kChar))), (std::vector<double>{-56}));
+  std::vector<double> tenths(4096, 0.1);
+  auto h = at::to(value(tenths, {4096, 1}), at::kHalf);
+  EXPECT_NEAR(vals(at::sum_to(h, {1}))[0], 409.5, 0.5);
+  EXPECT_TRUE(at::any_nan(at::to(value({1.0, std::numeric_limits<double>::quiet_NaN()}), at::kHalf)));
+  // only float types carry gradients
+  auto i = at::to(value({1, 2}), at::kInt);
+  EXPECT_THROW(i.set_requires_grad(true), std::runtime_error);
+  auto f = at::to(value({1, 2}), at::kHalf);
+  f.set_requires_grad(true);
+  EXPECT_TRUE(f.requires_grad());
+}
+
 TEST(Tensor, SimDeviceTensorsLiveInHostMemory) {
   auto t = value({1, 2}, {}, at::kFloat, c10::Device("sim:1"));
   EXPECT_EQ(t.device(), c10::Device("sim:1"));

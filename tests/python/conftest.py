@@ -3,6 +3,8 @@ import pytest
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "cuda: needs a CUDA GPU and cupy (skipped without them)")
+    config.addinivalue_line("markers", "dtypes_full_sweep: the rest of test_dtypes_sweep's op x dtype x device sweep "
+                            "(deselected unless -m names it or TORCHLITE_FULL_DTYPE_SWEEP=1)")
 
 
 def _cuda_unusable():
@@ -20,6 +22,7 @@ def _cuda_unusable():
 
 
 def pytest_collection_modifyitems(config, items):
+    _deselect_full_dtype_sweep(config, items)
     cuda_items = [item for item in items if item.get_closest_marker("cuda") is not None]
     if not cuda_items:
         return
@@ -28,3 +31,15 @@ def pytest_collection_modifyitems(config, items):
         skip = pytest.mark.skip(reason=reason)
         for item in cuda_items:
             item.add_marker(skip)
+
+
+def _deselect_full_dtype_sweep(config, items):
+    """test_dtypes_sweep's full sweep runs only where asked for (a sample of it runs always)."""
+    import os
+    if "dtypes_full_sweep" in (config.getoption("-m") or "") or \
+            os.environ.get("TORCHLITE_FULL_DTYPE_SWEEP", "") not in ("", "0"):
+        return
+    dropped = [item for item in items if item.get_closest_marker("dtypes_full_sweep") is not None]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if item.get_closest_marker("dtypes_full_sweep") is None]

@@ -185,8 +185,8 @@ def test_cuda_array_strides_come_from_the_interface():
 
 
 def test_cuda_array_of_an_unsupported_dtype_is_a_type_error():
-    with pytest.raises(TypeError, match="can't convert a CUDA array of type <i4"):
-        _C._wrap(FakeCudaArray(np.zeros(2, np.int32)))
+    with pytest.raises(TypeError, match="can't convert a CUDA array of type <u2"):
+        _C._wrap(FakeCudaArray(np.zeros(2, np.uint16)))
 
 
 def test_host_array_wrapped_like_a_cuda_tensor_stays_on_the_host():

@@ -980,6 +980,96 @@ def test_public_name(name, device, monkeypatch):
 
 # ==== issue 13: dtypes ====
 # (the dtypes family's entries follow this line)
+_NEW_DTYPES = ("float16", "int32", "int16", "int8", "uint8")
+
+
+@case("torchlite.finfo")
+def _finfo(lib, dev):
+    out = [run(lambda lib: lib.finfo(lib.int32), lib), repr(lib.finfo()), lib.finfo() == lib.finfo(lib.float32)]
+    for name in ("float16", "float32", "float64"):
+        f = lib.finfo(getattr(lib, name))
+        out.append((repr(f), f.bits, f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, f.dtype))
+    return out
+
+
+@case("torchlite.iinfo")
+def _iinfo(lib, dev):
+    out = [run(lambda lib: lib.iinfo(lib.float16), lib), run(lambda lib: lib.iinfo(lib.bool), lib)]
+    for name in ("int64", "int32", "int16", "int8", "uint8"):
+        i = lib.iinfo(getattr(lib, name))
+        out.append((repr(i), i.bits, i.min, i.max, i.dtype))
+    return out
+
+
+@case("torchlite.get_default_dtype", "torchlite.set_default_dtype")
+def _default_dtype(lib, dev):
+    out = [str(lib.get_default_dtype())]
+    try:
+        for d in (lib.float64, lib.float16):
+            lib.set_default_dtype(d)
+            x = T(lib, dev, [1.5, 2.0])
+            out += [str(lib.get_default_dtype()), x, lib.ones(2, device=dev), T(lib, dev, [1, 2]) / 2,
+                    T(lib, dev, [1, 2]) * 0.5, lib.arange(1.5, device=dev)]
+        out.append(run(lambda lib: lib.set_default_dtype(lib.int32), lib))
+    finally:
+        lib.set_default_dtype(lib.float32)
+    return out + [str(lib.get_default_dtype())]
+
+
+@case("torchlite.promote_types")
+def _promote_types(lib, dev):
+    names = _NEW_DTYPES + ("float32", "float64", "int64", "bool")
+    out = [str(lib.promote_types(getattr(lib, a), getattr(lib, b))) for a in names for b in names]
+    return out + [str(lib.promote_types(float, lib.int8)), run(lambda lib: lib.promote_types(lib.int8, 1), lib)]
+
+
+@case("torchlite.can_cast")
+def _can_cast(lib, dev):
+    names = _NEW_DTYPES + ("float32", "float64", "int64", "bool")
+    return [lib.can_cast(getattr(lib, a), getattr(lib, b)) for a in names for b in names]
+
+
+@case("torchlite.result_type")
+def _result_type(lib, dev):
+    xs = (T(lib, dev, [1, 2], dtype=lib.int8), T(lib, dev, 3, dtype=lib.float64), T(lib, dev, [1.5], dtype=lib.float16),
+          T(lib, dev, [True]), T(lib, dev, 7, dtype=lib.uint8), 2, 2.5, True)
+    out = [str(lib.result_type(a, b)) for a in xs for b in xs]
+    return out + [run(lambda lib: lib.result_type(T(lib, dev), "a"), lib)]
+
+
+def _conversions(name):
+    def run_case(lib, dev):
+        xs = (T(lib, dev, [1.5, -2.25, 300.0]), T(lib, dev, [1, -2, 3]), T(lib, dev, [True, False]),
+              T(lib, dev, [[0.5, 70000.0]], dtype=lib.float64))
+        return [run(lambda lib, x=x: getattr(x, name)(), lib) for x in xs]
+    return run_case
+
+
+for _name in ("half", "int", "short", "char", "byte"):
+    case(f"Tensor.{_name}")(_conversions(_name))
+
+
+@case("Tensor.itemsize", "Tensor.nbytes", "Tensor.is_floating_point", "Tensor.is_complex", "Tensor.is_signed")
+def _dtype_queries(lib, dev):
+    xs = [T(lib, dev, [1, 2], dtype=getattr(lib, n)) for n in _NEW_DTYPES + ("float32", "float64", "int64", "bool")]
+    return [(x.itemsize, x.nbytes, x.is_floating_point(), x.is_complex(), x.is_signed(), x[:1].nbytes) for x in xs]
+
+
+@case("torchlite.is_floating_point", "torchlite.is_complex", "torchlite.is_signed")
+def _dtype_predicates(lib, dev):
+    xs = [T(lib, dev, [1, 2], dtype=getattr(lib, n)) for n in _NEW_DTYPES + ("float32", "float64", "int64", "bool")]
+    out = [(lib.is_floating_point(x), lib.is_complex(x), lib.is_signed(x)) for x in xs]
+    return out + [run(lambda lib, f=f: f(1), lib) for f in (lib.is_floating_point, lib.is_complex, lib.is_signed)]
+
+
+@case("Tensor.type")
+def _tensor_type(lib, dev):
+    x = T(lib, dev, [1.5, -2.0])
+    out = [x.type(lib.float16), x.type(lib.int8), x.type("torch.HalfTensor"), x.type("torch.ByteTensor"),
+           x.type(lib.float32) is x, run(lambda lib: x.type("torch.Foo"), lib), run(lambda lib: x.type(float), lib)]
+    # torchlite names the sim device's types after it, as torch.cuda.FloatTensor
+    return out + [y.type().replace("torch.sim.", "torch.") for y in (x, x.int(), x.half())] + \
+        [x.type().startswith("torch.sim.") == (dev != "cpu")]
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)

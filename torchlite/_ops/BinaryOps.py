@@ -9,10 +9,11 @@ from .._generated import specs as _S
 from .Copy import _below_autograd
 from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
-from .ScalarType import _b1, _checked_number, _f64, _torch_type_name
+from .ScalarType import _b1, _check_narrow, _checked_number, _f16, _f32, _f64, _torch_type_name
 from .TensorFactories import clone
-from .TensorIterator import (_TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype, _loud,
-                             _number_dtype, _out, _quiet, _result_type, _sequential)
+from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype,
+                             _half_compute, _loud, _number_dtype, _number_operand, _out, _quiet, _result_type,
+                             _sequential)
 from .UnaryOps import reciprocal
 
 
@@ -28,10 +29,16 @@ def _binary(ufunc, self, a, b, dtype):
     else:
         shape = a.shape
         same = a.dtype == dtype
+        if dtype.kind != "f":
+            b = _number_operand(b, dtype)
     out = _out(shape, dtype, self, a, b if isinstance(b, _backend.array_types) else _WRAPPED_NUMBER)
     token = _quiet()
     try:
-        return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype)
+        if dtype.itemsize == 2 and dtype.kind == "f":  # float16: computed in float32, rounded once
+            return _half_compute(ufunc, a, b, out, dtype, ufunc is np.multiply or ufunc is np.true_divide)
+        # an operand of another dtype is cast to the result's as TensorIterator casts it: a
+        # 0-d int32 into uint8 too, which numpy's same_kind rule would refuse
+        return ufunc(a, b, out=out) if same else ufunc(a, b, out=out, dtype=dtype, casting="unsafe")
     finally:
         _loud(token)
 
@@ -56,6 +63,8 @@ def _alpha_check(dtype, alpha):
     elif dtype.kind != "f" and not isinstance(alpha, int):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     _checked_number(alpha, dtype)
+    if dtype == _f16:
+        _check_narrow(alpha, dtype)
 
 
 def _times_alpha(b, alpha, dtype):
@@ -64,8 +73,9 @@ def _times_alpha(b, alpha, dtype):
     try:
         if isinstance(b, _backend.array_types):
             # laid out as b (empty_like's layout), whose strides add's TensorIterator orders by
-            return np.multiply(b, dtype.type(alpha), out=_empty_like(b, dtype, None), dtype=dtype)
-        return dtype.type(b) * dtype.type(alpha)
+            return np.multiply(b, dtype.type(_number_operand(alpha, dtype)), out=_empty_like(b, dtype, None),
+                               dtype=dtype)
+        return dtype.type(_number_operand(b, dtype)) * dtype.type(_number_operand(alpha, dtype))
     finally:
         _loud(token)
 
@@ -255,10 +265,14 @@ def tanh_backward(grad_output, output):
     where torch's kernel fuses 1 - output * output into one rounding."""
     o = output._array
     dtype = _result_type(grad_output._array, o)
+    g = grad_output._array
+    if dtype == _f16:  # in float32, rounded once (torch's Vectorized<Half>)
+        dtype, g, o = _f32, g.astype(_f16).astype(_f32), o.astype(_f16).astype(_f32)
     one_minus_square = _fma(-o, o, 1.0, dtype)
     token = _quiet()
     try:
-        r = _backend.asarray(grad_output._array * one_minus_square).astype(dtype, copy=False)
+        r = _backend.asarray(g * one_minus_square).astype(_result_type(grad_output._array, output._array),
+                                                          copy=False)
     finally:
         _loud(token)
     out = _wrap(r, grad_output)
@@ -271,6 +285,7 @@ def sigmoid_backward(grad_output, output):
     o = output._array
     token = _quiet()
     try:
+        # float16 too in its own arithmetic, each product rounded (torch's CPU kernel for Half)
         r = _backend.asarray(grad_output._array * (1 - o) * o).astype(_result_type(grad_output._array, o), copy=False)
     finally:
         _loud(token)
@@ -302,9 +317,11 @@ def _write(ufunc, a, b, alpha=1):
     result = _result_type(a, b)
     if ufunc is np.true_divide:
         result = _float_dtype(result)
-    if result.kind != a.dtype.kind:
+    if _KIND[result] > _KIND[a.dtype]:  # c10::canCast: no float into an integer, nothing but bool into bool
         raise RuntimeError(f"result type {_torch_type_name(result)} can't be cast to the desired output type "
                            f"{_torch_type_name(a.dtype)}")
+    if result.kind != "f" and not isinstance(b, _backend.array_types):
+        b = _number_operand(b, result)
     operand = b
     if alpha.__class__ is not int or alpha != 1:
         _alpha_check(result, alpha)
@@ -316,10 +333,12 @@ def _write(ufunc, a, b, alpha=1):
     try:
         if sequential:
             _sequential(ufunc if b is operand else lambda x, y: ufunc(x, _times_alpha(y, alpha, result)), a, operand)
+        elif result.kind == "f" and result.itemsize == 2:  # float16: computed in float32, rounded once
+            _half_compute(ufunc, a, b, a, result, ufunc is np.multiply or ufunc is np.true_divide)
         elif result == a.dtype and (not isinstance(b, _backend.array_types) or b.dtype == result):
             ufunc(a, b, out=a)
         else:
-            ufunc(a, b, out=a, dtype=result)
+            ufunc(a, b, out=a, dtype=result, casting="unsafe")
     finally:
         _loud(token)
 

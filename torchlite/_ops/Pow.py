@@ -5,7 +5,7 @@ from .. import _backend
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ExpandUtils import _broadcast_shapes
-from .ScalarType import _b1, _i64
+from .ScalarType import _b1, _f16, _f32, _i64
 from .TensorIterator import _TB, _loud, _out, _quiet, _result_type
 
 
@@ -35,11 +35,23 @@ def _pow_kernel(base, exponent, dtype, like, shape, same):
     token = _quiet()
     try:
         out = _out(shape, dtype, like, *(x for x in (base, exponent) if isinstance(x, _backend.array_types)))
-        if dtype == _i64:
+        if dtype.kind in "iu":
+            # int64 powers, wrapped into a narrower dtype (modular, as its own multiplications wrap)
             r = _int_pow(base, _backend.asarray(exponent))
-            if out is None:  # every operand contiguous, of the result's shape: so is numpy's result
+            if out is None and dtype == _i64:  # every operand contiguous, of the result's shape: so is numpy's
                 return r
-            np.copyto(out, r)
+            if out is None:
+                return r.astype(dtype)
+            np.copyto(out, r, casting="unsafe")
+            return out
+        if dtype == _f16:  # float16 operands, computed in float32, rounded once (torch's Vectorized<Half>)
+            base = base.astype(_f16) if isinstance(base, _backend.array_types) else np.float16(base)
+            if isinstance(exponent, _backend.array_types):
+                exponent = exponent.astype(_f16)
+            r = np.power(base, exponent, dtype=_f32)
+            if out is None:
+                return r.astype(dtype)
+            np.copyto(out, r, casting="unsafe")
             return out
         return np.power(base, exponent, out=out) if same else np.power(base, exponent, out=out, dtype=dtype)
     finally:
@@ -76,7 +88,7 @@ def pow(self, exponent):  # noqa: A001 - torch's name
         shape = a.shape if a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
         out = _wrap(_pow_kernel(a, b, dtype, self, shape, a.dtype == dtype == b.dtype), self)
         return _record(_S.PowBackward1, (self, exponent), out, self=self, exponent=exponent, result=out)
-    if a.dtype.kind in "bi" and isinstance(exponent, int) and exponent < 0:
+    if a.dtype.kind in "biu" and isinstance(exponent, int) and exponent < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     dtype = _result_type(a, exponent)
     if exponent == 0 or exponent == 1:
@@ -93,7 +105,12 @@ def pow(self, exponent):  # noqa: A001 - torch's name
         r = _out(a.shape, dtype, self, a)
         token = _quiet()
         try:
-            _POW_SPECIAL[exponent](a if a.dtype == dtype else a.astype(dtype), r)
+            if dtype == _f16:  # computed in float32, rounded once, as torch's Vectorized<Half>
+                tmp = _backend.new(a, "empty", a.shape, _f32)
+                _POW_SPECIAL[exponent](a.astype(_f16).astype(_f32), tmp)
+                np.copyto(r, tmp, casting="unsafe")
+            else:
+                _POW_SPECIAL[exponent](a if a.dtype == dtype else a.astype(dtype), r)
         finally:
             _loud(token)
     else:

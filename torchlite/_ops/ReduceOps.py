@@ -6,7 +6,7 @@ from .. import _C, _backend
 from .._C import _record, _wrap
 from .._dtypes import _from_numpy_dtype
 from .._generated import specs as _S
-from .ScalarType import _b1, _f32, _f64, _i64, _torch_type_name
+from .ScalarType import _b1, _f16, _f32, _f64, _i8, _i16, _i32, _i64, _torch_type_name, _u8
 from .TensorConversions import to
 from .TensorIterator import _loud, _quiet
 from .TensorShape import reshape, unsqueeze, view
@@ -38,7 +38,11 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
     try:
         # a 0-d tensor reduces over its dimension 0 or -1 to itself, as in torch; the result
         # is row-major whatever the input's layout (allocate_reduction_result)
-        r = _row_major(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
+        if (np_dtype or a.dtype) == _f16:
+            # float16 adds up in float32, rounded once at the end (torch's acc_type)
+            r = _row_major(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=_f32).astype(_f16))
+        else:
+            r = _row_major(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
     if dim is None:
@@ -155,7 +159,7 @@ def _sum_to(g, shape, dtype=None):
 
 
 # at::ScalarType's order (csrc/aten/ScalarType.h)
-_SCALAR_TYPES = (_f32, _f64, _i64, _b1)
+_SCALAR_TYPES = (_f32, _f64, _i64, _b1, _f16, _i32, _i16, _i8, _u8)
 
 
 def _reduce_output(g, shape, scalar_type):

@@ -11,7 +11,7 @@ from .._C import _inplace_node, _rebase_history, _record, _record_view, _wrap
 from .._generated import specs as _S
 from .ExpandUtils import _expanded_strides
 from .MemoryOverlap import _OVERLAP, _OVERLAP_FULL, _OVERLAP_PARTIAL, _has_internal_overlap, _overlap_status
-from .ScalarType import _b1, _i64, _scalar_value, _torch_type_name
+from .ScalarType import _b1, _i32, _i64, _scalar_value, _torch_type_name
 from .TensorFactories import _const
 from .TensorIterator import _TB, _iteration_order
 from .TensorShape import _compute_stride, _slice_fields
@@ -162,7 +162,7 @@ def _make_info(shape, key):
     order of the dimensions of `shape` (None: unchanged), one entry per dimension in that
     order (None, or the broadcast index array, the dimension's size and the index as
     given), the first indexed dimension, and the shape of the indexing result."""
-    if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _b1) for k in key):
+    if any(isinstance(k, np.ndarray) and k.dtype not in (_i64, _i32, _b1) for k in key):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     indices = []
     for k in key:

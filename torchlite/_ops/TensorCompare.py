@@ -8,8 +8,8 @@ from .._generated import specs as _S
 from .ExpandUtils import _broadcast_shapes
 from .ScalarType import _b1, _checked_number, _torch_type_name
 from .TensorFactories import _const
-from .TensorIterator import (_TB, _WRAPPED_NUMBER, _copy_like, _loud, _number_dtype, _out, _promote_types, _quiet,
-                             _result_type)
+from .TensorIterator import (_TB, _WRAPPED_NUMBER, _copy_like, _loud, _number_dtype, _number_operand, _out,
+                             _promote_types, _quiet, _result_type)
 
 
 def where(condition, input, other):  # noqa: A002 - torch's names
@@ -30,8 +30,10 @@ def where(condition, input, other):  # noqa: A002 - torch's names
         dtype = _promote_types(_number_dtype(a), _number_dtype(b))
     if da is None:
         _checked_number(a, dtype)
+        a = _number_operand(a, dtype)  # -1 into uint8 is 255
     if db is None:
         _checked_number(b, dtype)
+        b = _number_operand(b, dtype)
     token = _quiet()  # a value cast to float32 overflows to inf silently, as in torch
     try:
         # the operands cast to the result dtype first (laid out as `to` lays a copy out), as torch's where does
@@ -79,6 +81,8 @@ def _compare(np_fn, self, other):
             a = _copy_like(a, dtype, self)
         if array and b.dtype != dtype:
             b = _copy_like(b, dtype, self)
+        elif not array and dtype.kind in "iu":
+            b = _number_operand(b, dtype)  # int8 == 259 compares with 3, as the C++ conversion wraps
         shape = a.shape if not array or a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
         out = _out(shape, _b1, self, a, b if array else _WRAPPED_NUMBER, promote=False)
         return _wrap(_backend.asarray(np_fn(a, b, out=out)), self)

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _C, _backend
 from .._C import _empty_array
 from .ExpandUtils import _broadcast_shapes
-from .ScalarType import _b1, _f32, _f64, _i64
+from .ScalarType import _SMALL_INTS, _b1, _default_float, _f16, _f32, _f64, _i8, _i16, _i32, _i64, _u8, _wrap_int
 
 _TB = _C.TensorBase
 
@@ -46,23 +46,38 @@ def _is_tensor(x):
 # < floating) is higher, and then to promote_types of the two. So
 # `int64 + 0-d float64` is float64, `float32 + 0-d float64` float32,
 # `int64 + 2.5` float32 and `bool + True` bool. The ops compute in that dtype
-# (TensorIterator casts the operands to it), not in numpy's.
-_KIND = {_b1: 0, _i64: 1, _f32: 2, _f64: 2}
+# (TensorIterator casts the operands to it), not in numpy's. promote_types is
+# c10's table over the nine dtypes (_promote_rule: uint8 with int8 is int16,
+# int64 with float16 float16), _KIND their category.
+_KIND = {_b1: 0, _u8: 1, _i8: 1, _i16: 1, _i32: 1, _i64: 1, _f16: 2, _f32: 2, _f64: 2}
 
 
-def _promote_types(da, db):
-    """c10::promoteTypes over torchlite's dtypes: the higher category, float64 over float32."""
+def _promote_rule(da, db):
+    """c10::promoteTypes (c10/core/ScalarType.cpp's table): bool gives way to any
+    dtype, an integer to any float; two floats or two signed integers give the
+    wider; uint8 and a signed integer give the wider signed one, int16 at least."""
     if da == db:
         return da
     ka, kb = _KIND[da], _KIND[db]
-    if ka == kb:
-        return _f64
-    return da if ka > kb else db
+    if ka != kb:
+        return da if ka > kb else db
+    if ka == 1 and _u8 in (da, db):
+        other = db if da == _u8 else da
+        return _i16 if other == _i8 else other
+    return da if da.itemsize > db.itemsize else db
+
+
+_PROMOTE = {(a, b): _promote_rule(a, b) for a in _KIND for b in _KIND}
+
+
+def _promote_types(da, db):
+    """c10::promoteTypes over torchlite's dtypes (_promote_rule)."""
+    return da if da == db else _PROMOTE[da, db]
 
 
 def _number_dtype(x):
     """The dtype a Python number takes part in type promotion with (a float: the default dtype)."""
-    return _b1 if isinstance(x, (bool, np.bool_)) else _i64 if isinstance(x, (int, np.integer)) else _f32
+    return _b1 if isinstance(x, (bool, np.bool_)) else _i64 if isinstance(x, (int, np.integer)) else _default_float()
 
 
 def _result_type(a, b):
@@ -77,16 +92,46 @@ def _result_type(a, b):
         if a0 == (b.ndim == 0):
             return _promote_types(da, db)
         high, low = (db, da) if a0 else (da, db)
-        return low if _KIND[low] > _KIND[high] else high
+        return _PROMOTE[high, low] if _KIND[low] > _KIND[high] else high
     if da.kind == "f":  # no Python number outranks a float tensor
         return da
     db = _number_dtype(b)
     return db if _KIND[db] > _KIND[da] else da
 
 
+def _number_operand(b, dtype):
+    """A Python number as an elementwise kernel of `dtype` reads it: an int wrapped into a
+    narrow integer dtype (int8 + 1000 adds -24, as the C++ conversion wraps; numpy would
+    refuse it); anything else as is (numpy converts it to the dtype)."""
+    if dtype in _SMALL_INTS and isinstance(b, int) and not isinstance(b, bool):
+        return _wrap_int(b, dtype)
+    return b
+
+
+def _half_compute(ufunc, a, b, out, dtype, opmath_scalar=False):
+    """ufunc(a, b) for a float16 result as torch's CPU kernels compute it: the operands cast
+    to float16 first (TensorIterator's compute_types), then computed in float32 and rounded
+    to float16 once. With `opmath_scalar` (mul, div), a Python number or 0-d `b` takes part
+    in float32, not cast to float16 first (their kernels read iter.original_scalar_value<
+    opmath_t>). `out` is None or the float16 array to write."""
+    if isinstance(a, _backend.array_types) and a.dtype != dtype:
+        a = a.astype(dtype)
+    if isinstance(b, _backend.array_types):
+        if b.dtype != dtype and not (opmath_scalar and b.ndim == 0):
+            b = b.astype(dtype)
+    elif not opmath_scalar:
+        b = np.float16(b)
+    r = ufunc(a, b, dtype=_f32)
+    if out is None:
+        return r.astype(dtype)
+    np.copyto(out, r, casting="unsafe")
+    return out
+
+
 def _float_dtype(dt):
-    """The dtype of a float function (exp, sin, x / y) computed in `dt`: integers and bool go to float32."""
-    return dt if dt.kind == "f" else _f32
+    """The dtype of a float function (exp, sin, x / y) computed in `dt`: integers and bool go to
+    the default dtype (float32 unless torch.set_default_dtype changed it)."""
+    return dt if dt.kind == "f" else _default_float()
 
 
 # Output buffers ---------------------------------------------------------------------

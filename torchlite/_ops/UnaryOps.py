@@ -81,13 +81,16 @@ reciprocal = _float_unary(np.reciprocal, _S.ReciprocalBackward0, saves_result=Tr
 
 def sigmoid(self):
     a = self._array
-    x = a if a.dtype.kind == "f" else a.astype(_f32)
+    x = a if a.dtype.kind == "f" else a.astype(_float_dtype(a.dtype))
     r = _out(a.shape, x.dtype, self, a)
     token = _quiet()
     try:
-        np.exp(np.negative(x), out=r)
-        np.add(r, 1, out=r)
-        np.reciprocal(r, out=r)
+        if x.dtype.itemsize == 2:  # float16: computed in float32, rounded once (torch's Vectorized<Half>)
+            np.copyto(r, 1 / (1 + np.exp(-x.astype(_f32))), casting="unsafe")
+        else:
+            np.exp(np.negative(x), out=r)
+            np.add(r, 1, out=r)
+            np.reciprocal(r, out=r)
     finally:
         _loud(token)
     out = _wrap(r, self)

@@ -18,7 +18,7 @@ The modules import each other only downwards, in this order (each imports only
 modules of the lines above its own):
   ScalarType, python_arg_parser, ExpandUtils, TensorGeometry
   TensorIterator, MemoryOverlap, TensorProperties
-  Copy, Fill, UnaryOps, Activation, Pow, TensorShape
+  Copy, Fill, UnaryOps, Activation, Pow, TensorShape, TypeProperties
   TensorFactories, TensorConversions, LinearAlgebra
   BinaryOps, ReduceOps, TensorAdvancedIndexing, TensorCompare
   python_variable_indexing, view_formulas
@@ -64,6 +64,12 @@ __all__ = [
 
 # ==== issue 13: dtypes ====
 # (the dtypes family's entries follow this line)
+from .ScalarType import _NARROW, _scalar_value  # noqa: E402
+from .TensorIterator import _promote_types  # noqa: E402
+from .TypeProperties import (can_cast, is_complex, is_floating_point, is_signed, promote_types,  # noqa: E402
+                             result_type)
+__all__ += ["_NARROW", "_promote_types", "_scalar_value", "can_cast", "is_complex", "is_floating_point", "is_signed",
+            "promote_types", "result_type"]
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)

@@ -65,6 +65,16 @@ def _list_index(k):
     return a if a.dtype == np.bool_ else a.astype(np.int64)
 
 
+def _byte_mask(k):
+    """A uint8 index tensor is a mask, as a bool one (IndexingUtils.h's expandTensors), with
+    torch's deprecation warning."""
+    if isinstance(k, np.ndarray) and k.dtype == np.uint8 and k.ndim:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                      UserWarning, stacklevel=4)
+        return k.astype(np.bool_)
+    return k
+
+
 def _apply_slicing(self, items, lone=False, lone_slice=False):
     """python_variable_indexing.cpp's applySlicing: the key's integers, slices
     and Nones applied as select / slice / unsqueeze views (a slice keeping a
@@ -72,7 +82,7 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
     key of the index tensors left for index / index_put_ on the result (None
     when there are none). `lone`: the key was one integer or slice, not a tuple
     (torch applies it directly, with its own errors on a 0-dim tensor)."""
-    items = tuple(_list_index(k) if isinstance(k, list) else k for k in items)
+    items = tuple(_list_index(k) if isinstance(k, list) else _byte_mask(k) for k in items)
     ndim = self._array.ndim
     if lone and ndim == 0:
         k = items[0]

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace at {
@@ -65,6 +66,21 @@ void dispatch(ScalarType t, F&& f) {
     case ScalarType::Bool:
       f(bool{});
       return;
+    case ScalarType::Half:
+      f(Half{});
+      return;
+    case ScalarType::Int:
+      f(int32_t{});
+      return;
+    case ScalarType::Short:
+      f(int16_t{});
+      return;
+    case ScalarType::Char:
+      f(int8_t{});
+      return;
+    case ScalarType::Byte:
+      f(uint8_t{});
+      return;
   }
 }
 
@@ -110,10 +126,11 @@ __global__ void sum_to_kernel(const T* src, SumToPlan plan, T* out) {
   int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (o >= plan.out_numel)
     return;
-  T acc = T(0);
+  using A = c10::acc_type_t<T>; // Half adds up in float, rounded once
+  A acc = A(0);
   for (int64_t r = 0; r < plan.reduce_numel; ++r)
-    acc += src[plan.input_offset(o, r)];
-  out[o] = acc;
+    acc = static_cast<A>(acc + static_cast<A>(src[plan.input_offset(o, r)]));
+  out[o] = static_cast<T>(acc);
 }
 
 template <typename T>
@@ -272,21 +289,14 @@ void sum_to(const Tensor& src, Tensor& out) {
   DeviceScope scope(out.device().index());
   const SumToPlan plan = SumToPlan::make(src.sizes(), out.sizes());
   const unsigned blocks = blocks_for(plan.out_numel);
-  switch (src.dtype()) {
-    case ScalarType::Float:
-      sum_to_kernel<float><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<float>(), plan, out.data_ptr<float>());
-      break;
-    case ScalarType::Double:
-      sum_to_kernel<double>
-          <<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<double>(), plan, out.data_ptr<double>());
-      break;
-    case ScalarType::Long:
-      sum_to_kernel<int64_t>
-          <<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<int64_t>(), plan, out.data_ptr<int64_t>());
-      break;
-    case ScalarType::Bool:
-      throw std::runtime_error("sum_to: bool tensors are not supported on CUDA");
-  }
+  if (src.dtype() == ScalarType::Bool)
+    throw std::runtime_error("sum_to: bool tensors are not supported on CUDA");
+  dispatch(src.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same<T, bool>::value) {
+      sum_to_kernel<T><<<blocks, kThreads, 0, stream_of(out)>>>(src.data_ptr<T>(), plan, out.data_ptr<T>());
+    }
+  });
   check_launch();
 }
 
@@ -301,6 +311,8 @@ bool any_nan(const Tensor& t) {
   TORCHLITE_CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(int), s));
   if (t.dtype() == ScalarType::Float) {
     any_nan_kernel<float><<<blocks_for(n), kThreads, 0, s>>>(t.data_ptr<float>(), n, flag);
+  } else if (t.dtype() == ScalarType::Half) {
+    any_nan_kernel<Half><<<blocks_for(n), kThreads, 0, s>>>(t.data_ptr<Half>(), n, flag);
   } else {
     any_nan_kernel<double><<<blocks_for(n), kThreads, 0, s>>>(t.data_ptr<double>(), n, flag);
   }
