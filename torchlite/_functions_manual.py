@@ -281,6 +281,9 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
+from ._ops import tril, triu  # noqa: E402
+
+__all__ += ["tril", "triu"]
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)

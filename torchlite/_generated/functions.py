@@ -63,6 +63,8 @@ from .._functions_manual import (
     threshold_backward,
     to_copy_backward,
     transpose,
+    tril,
+    triu,
     unbind_backward,
     unsqueeze_to,
     value_selecting_reduction_backward,
@@ -591,6 +593,30 @@ def Atan2Backward0(grad, needs, self, other):
     grad_self = atan2_backward_self(grad, self, other) if needs[0] else None
     return (grad_self, grad_other)
 
+
+def TrilBackward0(grad, needs, diagonal):
+    """tril(Tensor self, int diagonal=0) -> Tensor"""
+    grad_self = tril(grad, diagonal) if needs[0] else None
+    return (grad_self,)
+
+
+def TriuBackward0(grad, needs, diagonal):
+    """triu(Tensor self, int diagonal=0) -> Tensor"""
+    grad_self = triu(grad, diagonal) if needs[0] else None
+    return (grad_self,)
+
+
+def DiagEmbedBackward0(grad, needs, offset, dim1, dim2):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    grad_self = diagonal(grad, offset, dim1, dim2) if needs[0] else None
+    return (grad_self,)
+
+
+def DiagonalBackward0_copy(grad, needs, offset, dim1, dim2, self_sym_sizes, flat_index):
+    """diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    grad_self = diagonal_backward(grad, self_sym_sizes, flat_index, offset, dim1, dim2) if needs[0] else None
+    return (grad_self,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -673,3 +699,7 @@ _C._set_formula(specs.StackBackward0, StackBackward0)
 _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
 _C._set_formula(specs.Atan2Backward0, Atan2Backward0)
+_C._set_formula(specs.TrilBackward0, TrilBackward0)
+_C._set_formula(specs.TriuBackward0, TriuBackward0)
+_C._set_formula(specs.DiagEmbedBackward0, DiagEmbedBackward0)
+_C._set_formula(specs.DiagonalBackward0_copy, DiagonalBackward0_copy)

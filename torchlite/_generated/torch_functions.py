@@ -9,6 +9,7 @@ from .._ops import (
     as_strided,
     chunk,
     clone,
+    diag_embed,
     diagonal,
     max,  # noqa: A004 - torch's name
     min,  # noqa: A004 - torch's name
@@ -35,6 +36,8 @@ __all__ = [
     "chunk",
     "clone",
     "cos",
+    "diag",
+    "diag_embed",
     "diagonal",
     "div",
     "exp",
@@ -63,6 +66,8 @@ __all__ = [
     "t",
     "tanh",
     "transpose",
+    "tril",
+    "triu",
     "unbind",
     "unsqueeze",
     "where",
@@ -102,6 +107,13 @@ def cos(*args, out=None, **kwargs):
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
+
+
+@functools.wraps(_ops.diag)
+def diag(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.diag(*args, **kwargs)
+    return out_variant("diag", _ops.diag, out, args, kwargs)
 
 
 @functools.wraps(_ops.div)
@@ -214,6 +226,20 @@ def tanh(*args, out=None, **kwargs):
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.tril)
+def tril(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.tril(*args, **kwargs)
+    return out_variant("tril", _ops.tril, out, args, kwargs)
+
+
+@functools.wraps(_ops.triu)
+def triu(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.triu(*args, **kwargs)
+    return out_variant("triu", _ops.triu, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)

@@ -19,6 +19,8 @@ class _TensorMethods:
     contiguous = _ops.contiguous
     copy_ = _ops.copy_
     cos = _ops.cos
+    diag = _ops.diag
+    diag_embed = _ops.diag_embed
     diagonal = _ops.diagonal
     div = _ops.div
     div_ = _ops.div_
@@ -51,6 +53,8 @@ class _TensorMethods:
     t = _ops.t
     tanh = _ops.tanh
     transpose = _ops.transpose
+    tril = _ops.tril
+    triu = _ops.triu
     unbind = _ops.unbind
     unsqueeze = _ops.unsqueeze
     view = _ops.view

@@ -67,6 +67,9 @@ __all__ = [
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
+from .TriangularOps import diag, diag_embed, tril, triu  # noqa: E402
+
+__all__ += ["diag", "diag_embed", "tril", "triu"]
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
