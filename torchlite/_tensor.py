@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import _C, _backend, _ops, _tensor_str, autograd
+from . import _C, _backend, _dtypes, _ops, _tensor_str, autograd
 from ._generated.variable_methods import _TensorMethods
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
@@ -47,6 +47,13 @@ def _warn_0d(name):
 class Tensor(_C.TensorBase, _TensorMethods):
     # the tensor this one is a view of (set by view ops)
     _base = property(_C._view_base)
+
+    def __new__(cls, *args, **kwargs):
+        """torchlite.Tensor(...): the legacy constructor of float32 tensors (torchlite/_legacy.py)."""
+        if cls is not Tensor:
+            return super().__new__(cls, *args, **kwargs)  # refused: tensors are made by factories
+        from . import _legacy
+        return _legacy.legacy_new(_dtypes.float32, False, args, kwargs)
 
     # Attributes ------------------------------------------------------------------
     @property

@@ -47,8 +47,10 @@ __all__ = [
     "mean",
     "min",
     "mul",
+    "multinomial",
     "narrow",
     "neg",
+    "normal",
     "permute",
     "positive",
     "pow",
@@ -158,11 +160,25 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.multinomial)
+def multinomial(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.multinomial(*args, **kwargs)
+    return out_variant("multinomial", _ops.multinomial, out, args, kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
+
+
+@functools.wraps(_ops.normal)
+def normal(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.normal(*args, **kwargs)
+    return out_variant("normal", _ops.normal, out, args, kwargs)
 
 
 @functools.wraps(_ops.pow)

@@ -34,6 +34,7 @@ class _TensorMethods:
     min = _ops.min
     mul = _ops.mul
     mul_ = _ops.mul_
+    multinomial = _ops.multinomial
     narrow = _ops.narrow
     neg = _ops.neg
     permute = _ops.permute

@@ -98,3 +98,11 @@ def diag(self, diagonal=0):
     out = _wrap(_backend.ascontiguousarray(view).copy(), self)
     return _record(_S.DiagonalBackward0_copy, (self,), out, offset=diagonal, dim1=0, dim2=1, self_sym_sizes=a.shape,
                    flat_index=_flat_index(view, a))
+
+
+def _alias(self):
+    """at::alias: a view of all of self (what torch.Tensor(other), the legacy constructor,
+    returns: AliasBackward0, whose gradient is the gradient itself)."""
+    from .._C import _record_view
+    a = self._array
+    return _record_view(_S.AliasBackward0, self, a.view())

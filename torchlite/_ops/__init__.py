@@ -71,6 +71,10 @@ from .TriangularOps import diag, diag_embed, tril, triu  # noqa: E402
 
 __all__ += ["diag", "diag_embed", "tril", "triu"]
 
+from .Distributions import multinomial, normal  # noqa: E402
+
+__all__ += ["multinomial", "normal"]
+
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
 

@@ -13,3 +13,25 @@ class VariableMeta(type(_C.TensorBase)):  # type: ignore[misc]
 
 class Variable(_C.TensorBase, metaclass=VariableMeta):
     _execution_engine = _C._ImperativeEngine()
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None):
+        """The legacy Variable(data, requires_grad=False) (torch/csrc/autograd/python_legacy_variable.cpp):
+        a tensor (not a Variable: every tensor is one) detached from data's history, leaf,
+        requiring grad as asked; without data an empty float32 tensor."""
+        import warnings
+        from .. import _factories
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                          UserWarning, stacklevel=2)
+        if volatile and requires_grad:
+            raise ValueError("Variable can't be volatile and require_grad at the same time!")
+        if _grad_fn is not None:
+            raise TypeError("_grad_fn has to be a Function object or None, but got " + type(_grad_fn).__name__)
+        if data is None:
+            var = _factories.empty(0)
+        elif isinstance(data, _C.TensorBase):
+            var = data.detach()
+        else:
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        var.requires_grad_(bool(requires_grad))
+        return var
