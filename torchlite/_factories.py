@@ -31,6 +31,9 @@ def _make(array, dtype_, device_, requires_grad):
     return t
 
 
+_warned_ndarrays: list = []
+
+
 def _infer_array(data, dtype_=None):
     """A fresh array for `data` with torch's dtype inference (torch/csrc/utils/tensor_new.cpp:
     infer_scalar_type, compute_sizes, recursive_store). Python floats are the default dtype
@@ -44,7 +47,8 @@ def _infer_array(data, dtype_=None):
         return data.copy()
     if isinstance(data, (_np.ndarray, _np.generic)):  # numpy arrays and scalars keep their dtype
         return _np.array(data, copy=True)
-    if isinstance(data, (list, tuple)) and data and isinstance(data[0], _np.ndarray):
+    if isinstance(data, (list, tuple)) and data and isinstance(data[0], _np.ndarray) and not _warned_ndarrays:
+        _warned_ndarrays.append(True)  # TORCH_WARN_ONCE
         _warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
                        "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
                        "tensor.", UserWarning, stacklevel=3)
@@ -228,8 +232,8 @@ def set_default_device(device):  # noqa: A002
         if acc is None:
             raise RuntimeError("Cannot access accelerator device when none is available.")
         device = _dtypes.device(acc.type, device)
-    _default_device = _backend.check_device(device) if _dtypes.device(device).type == "cuda" else \
-        _dtypes.device(device)
+    device = _backend.check_device(device) if _dtypes.device(device).type == "cuda" else _dtypes.device(device)
+    _default_device = None if device.type == "cpu" else device
 
 
 def get_default_device():
@@ -282,9 +286,11 @@ def _with_out(fn, out, dtype, device, make):
     if dtype is not None and dtype is not out.dtype:
         raise RuntimeError(f"dtype {_ops._torch_type_name(dtype._np)} does not match dtype of out parameter "
                            f"({_ops._torch_type_name(out._array.dtype)})")
-    if device is not None and _backend.check_device(device) != out.device:
+    if device is not None and device is not _default_device and _backend.check_device(device) != out.device:
         raise RuntimeError(f"device type {_dtypes.device(device).type} does not match device type of out parameter "
                            f"({out.device.type})")
+    if fn == "empty" and out.requires_grad:  # empty's out= resizes it, which autograd refuses
+        raise RuntimeError("cannot resize variables that require grad")
     if _C.is_grad_enabled() and out.requires_grad:
         raise RuntimeError(f"aten::{fn}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -299,6 +305,10 @@ def _with_out(fn, out, dtype, device, make):
 def _size(fn, size):
     """The size of a factory: ints, or one sequence of ints (a Size, a list, a tuple), each
     anything with __index__; torch's argument parser's errors."""
+    if not size:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "size"')
+    if isinstance(size[0], (tuple, list, Size)) and len(size) > 1:
+        raise TypeError(f"{fn}() takes 1 positional argument but {len(size)} were given")
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     elif len(size) == 1 and not hasattr(size[0], "__index__"):
@@ -473,6 +483,15 @@ def _random(kind, shape, dtype_, device_, generator=None, fn=None):
 
 
 def _random_factory(fn, kind, size, generator, out, dtype, layout, device, pin_memory, requires_grad):
+    if generator is not None and not isinstance(generator, _generator.Generator):
+        raise TypeError(f"{fn}() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in size)}, generator={type(generator).__name__}), "
+                        "but expected one of:\n"
+                        " * (tuple of ints size, *, torch.Generator generator, Tensor out = None, torch.dtype dtype = "
+                        "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
+                        "requires_grad = False)\n"
+                        " * (tuple of ints size, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+                        "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
     _check_options(fn, layout, pin_memory, dtype)
     shape = _check_sizes(fn, _size(fn, size))
     device = _device(device)
@@ -558,6 +577,9 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     given = list(args)
     if size is None and given and isinstance(given[-1], (tuple, list, Size)):
         size = given.pop()
+    elif size is None and len(args) in (2, 3) and _builtins.all(_is_index(a) for a in args[:-1]):
+        raise TypeError(f"randint(): argument 'size' (position {len(args)}) must be tuple of ints, not "
+                        f"{type(args[-1]).__name__}")
     if high is None and given:
         high = given.pop()
     if low is None and given:
@@ -587,14 +609,29 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     return _with_out("randint", out, dtype, device, make)
 
 
+def _is_index(x):
+    return not isinstance(x, (_builtins.bool, float)) and hasattr(x, "__index__") and \
+        not (isinstance(x, (_C.TensorBase, _np.ndarray)) and (x.ndim or x.dtype.kind not in "iu"))
+
+
+_LIKE_KW = ("torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+            "torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n")
+_RANDINT_LIKE_FORMS = ("randint_like() received an invalid combination of arguments - got ({}), but expected one "
+                       "of:\n" + "".join(f" * (Tensor input, {head}, *, {gen}" + _LIKE_KW
+                                         for head in ("int low, int high", "Tensor high", "int high")
+                                         for gen in ("torch.Generator generator, ", "")))
+
+
 def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,  # noqa: A002
                  pin_memory=False, requires_grad=False, memory_format=None):
     """randint_like(input, low=0, high): integers in [low, high) shaped and laid out as input."""
     if high is None:
         low, high = 0, low
     _like_args("randint_like", input, dtype, layout, pin_memory, memory_format)
-    low = _ops._int_arg("randint_like", "low", 2, low)
-    high = _ops._int_arg("randint_like", "high", 3, high)
+    if not (_is_index(low) and _is_index(high)):
+        got = ", ".join(type(a).__name__ for a in ((input, high) if low == 0 else (input, low, high)))
+        raise TypeError(_RANDINT_LIKE_FORMS.format(got))
+    low, high = low.__index__(), high.__index__()
     np_dtype = (dtype if dtype is not None else input.dtype)._np
     _check_random_bounds(low, high, np_dtype)
     dev = input.device
@@ -724,10 +761,24 @@ def _space_values(start, end, steps, dt):
         return _np.where(_np.arange(steps) < half, s + step * idx, e - step * (compute.type(steps - 1) - idx))
 
 
+def _space_forms(fn, args):
+    base = "float base = 10.0, " if fn == "logspace" else ""
+    forms = "".join(f" * ({a} start, {b} end, int steps, {base}*, Tensor out = None, torch.dtype dtype = None, "
+                    "torch.layout layout = None, torch.device device = None, bool pin_memory = False, bool "
+                    "requires_grad = False)\n"
+                    for a, b in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                                 ("Number", "Number")))
+    got = ", ".join("Tensor" if isinstance(a, _C.TensorBase) else type(a).__name__ for a in args)
+    return TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     + forms)
+
+
 def _space(fn, start, end, steps, base, out, dtype, layout, device, pin_memory, requires_grad):
+    if steps is _MISSING or not _is_index(steps):
+        raise _space_forms(fn, [a for a in (start, end, steps) if a is not _MISSING])
     start = _number(fn, "start", 1, start)
     end = _number(fn, "end", 2, end)
-    steps = _ops._int_arg(fn, "steps", 3, steps)
+    steps = steps.__index__()
     _check_options(fn, layout, pin_memory, dtype)
     device = _device(device)
 
@@ -750,14 +801,17 @@ def _space(fn, start, end, steps, base, out, dtype, layout, device, pin_memory, 
     return _with_out(fn, out, dtype, device, make)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,  # noqa: A002
+_MISSING = object()
+
+
+def linspace(start, end, steps=_MISSING, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,  # noqa: A002
              requires_grad=False):
     """`steps` values evenly spaced from start to end (both included), in the default dtype
     unless `dtype` says otherwise."""
     return _space("linspace", start, end, steps, None, out, dtype, layout, device, pin_memory, requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,  # noqa: A002
+def logspace(start, end, steps=_MISSING, base=10.0, *, out=None, dtype=None, layout=None, device=None,  # noqa: A002
              pin_memory=False, requires_grad=False):
     """base ** linspace(start, end, steps)."""
     base = _number("logspace", "base", 4, base)

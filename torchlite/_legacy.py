@@ -39,8 +39,11 @@ def _invalid(args, kwargs):
 
 
 def _is_int(x):
-    return not isinstance(x, (builtins.bool, float)) and hasattr(x, "__index__") and \
-        not (isinstance(x, _C.TensorBase) and x._array.dtype.kind not in "iu")
+    if isinstance(x, (builtins.bool, float)) or not hasattr(x, "__index__"):
+        return False
+    if isinstance(x, np.ndarray):
+        return x.ndim == 0 and x.dtype.kind in "iu"
+    return not (isinstance(x, _C.TensorBase) and (x._array.dtype.kind not in "iu" or x._array.ndim))
 
 
 def legacy_new(dtype, typed, args, kwargs):

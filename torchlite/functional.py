@@ -8,6 +8,8 @@ from ._C import TensorBase as _TensorBase
 
 __all__ = ["meshgrid"]
 
+_warned: list = []
+
 
 def meshgrid(*tensors, indexing=None):
     """Coordinate grids of 0-d or 1-d tensors: grid i varies along dim i ("ij"); "xy" swaps the
@@ -17,9 +19,11 @@ def meshgrid(*tensors, indexing=None):
     for i, t in enumerate(tensors):
         if not isinstance(t, _TensorBase):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    if indexing is None:
+    if indexing is None and not _warned:
+        _warned.append(True)  # TORCH_WARN_ONCE
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
                       UserWarning, stacklevel=2)
+    if indexing is None:
         indexing = "ij"
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")

@@ -13,7 +13,9 @@ from .._ops import (
     diagonal,
     max,  # noqa: A004 - torch's name
     min,  # noqa: A004 - torch's name
+    multinomial,
     narrow,
+    normal,
     permute,
     positive,
     relu,
@@ -160,25 +162,11 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
-@functools.wraps(_ops.multinomial)
-def multinomial(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.multinomial(*args, **kwargs)
-    return out_variant("multinomial", _ops.multinomial, out, args, kwargs)
-
-
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
-
-
-@functools.wraps(_ops.normal)
-def normal(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.normal(*args, **kwargs)
-    return out_variant("normal", _ops.normal, out, args, kwargs)
 
 
 @functools.wraps(_ops.pow)

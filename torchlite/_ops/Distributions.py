@@ -59,7 +59,17 @@ def _number_arg(name, position, value):
     return float(value)
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, **factory_kwargs):
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, **factory_kwargs):
+    if out is not None and (isinstance(mean, _TB) or isinstance(std, _TB)):
+        from .Resize import out_variant  # resize_output: a warning where out had elements
+        return out_variant("normal", lambda *a, **k: _normal(*a, **k), out, (mean, std, size),
+                           dict(generator=generator, **factory_kwargs))
+    if out is not None:
+        factory_kwargs["out"] = out
+    return _normal(mean, std, size, generator=generator, **factory_kwargs)
+
+
+def _normal(mean, std=1.0, size=None, *, generator=None, **factory_kwargs):
     """normal(mean, std): one sample per element of the broadcast mean and std, each a tensor or
     a number (normal.Tensor_Tensor, Tensor_float, float_Tensor); normal(mean, std, size): the
     factory of two numbers (normal.float_float, torchlite._factories)."""
@@ -103,7 +113,15 @@ def normal(mean, std=1.0, size=None, *, generator=None, **factory_kwargs):
     return _record(_S.NormalBackward2, (std,), out, std_sym_sizes=s.shape)
 
 
-def multinomial(self, num_samples, replacement=False, *, generator=None):
+def multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
+    if out is None:
+        return _multinomial(self, num_samples, replacement, generator)
+    from .. import _factories  # out= as the factories take it: resized without a warning
+    return _factories._with_out("multinomial", out, None, None,
+                                lambda dt: _multinomial(self, num_samples, replacement, generator))
+
+
+def _multinomial(self, num_samples, replacement=False, generator=None):
     """Indices drawn from each row of `self` (weights, not necessarily normalised): with
     replacement independent draws, without it draws without putting back (Gumbel top-k:
     torch's algorithm for it on the CPU, exponential keys divided into the weights)."""

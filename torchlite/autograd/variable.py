@@ -14,12 +14,14 @@ class VariableMeta(type(_C.TensorBase)):  # type: ignore[misc]
 class Variable(_C.TensorBase, metaclass=VariableMeta):
     _execution_engine = _C._ImperativeEngine()
 
-    def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None):
+    def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None, **kwargs):
         """The legacy Variable(data, requires_grad=False) (torch/csrc/autograd/python_legacy_variable.cpp):
         a tensor (not a Variable: every tensor is one) detached from data's history, leaf,
         requiring grad as asked; without data an empty float32 tensor."""
         import warnings
         from .. import _factories
+        for name in kwargs:
+            raise TypeError(f"'{name}' is an invalid keyword argument for this function")
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                           UserWarning, stacklevel=2)
@@ -33,5 +35,7 @@ class Variable(_C.TensorBase, metaclass=VariableMeta):
             var = data.detach()
         else:
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        if requires_grad and not var.dtype.is_floating_point:
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         var.requires_grad_(bool(requires_grad))
         return var
