@@ -588,7 +588,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         got = ", ".join(type(a).__name__ for a in args)
         raise TypeError(_RANDINT_FORMS.format(got))
     low = 0 if low is None else low
-    for name, v in (("low", low), ("high", high)):
+    for v in (low, high):
         if isinstance(v, _builtins.bool) or not hasattr(v, "__index__"):
             got = ", ".join(type(a).__name__ for a in args)
             raise TypeError(_RANDINT_FORMS.format(got))

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import _C, _backend, _dtypes, _ops, _tensor_str, autograd
+from . import _C, _backend, _ops, _tensor_str, autograd
 from ._generated.variable_methods import _TensorMethods
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 

@@ -85,9 +85,9 @@ op2("triu", ["{out} = {0}.triu()", "{out} = lib.triu({0}, {k})", "{out} = {0}.tr
     [T(lambda m: len(m.shape) >= 2)], _diagonal_k, weight=0.6)
 op2("diag", ["{out} = {0}.diag()", "{out} = lib.diag({0}, {k})"], [T(lambda m: len(m.shape) in (1, 2))], _diagonal_k,
     weight=0.6)
-op2("diag_embed", ["{out} = {0}.diag_embed()", "{out} = lib.diag_embed({0}, {k})", "{out} = lib.diag_embed({0}, {k}, 0, -1)",
-                   "{out} = {0}.diag_embed(offset={k}, dim1=-1, dim2=0)"], [T(lambda m: len(m.shape) >= 1)],
-    _diagonal_k, weight=0.6)
+op2("diag_embed", ["{out} = {0}.diag_embed()", "{out} = lib.diag_embed({0}, {k})",
+                   "{out} = lib.diag_embed({0}, {k}, 0, -1)", "{out} = {0}.diag_embed(offset={k}, dim1=-1, dim2=0)"],
+    [T(lambda m: len(m.shape) >= 1)], _diagonal_k, weight=0.6)
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)

@@ -84,7 +84,7 @@ def _triangle_case(name):
         op = getattr(lib, name)
         out = []
         for k in (0, 1, -1, 2, -5, 7):
-            out.append(grads(lib, lambda x: op(x, k), x))
+            out.append(grads(lib, lambda x, k=k: op(x, k), x))
         out.append(grads(lib, lambda x: getattr(x, name)(diagonal=1), x))
         b = lib.tensor([M, M], device=dev, requires_grad=True)
         out.append(grads(lib, lambda b: op(b.transpose(1, 2), -1), b))  # a batch, transposed
@@ -115,7 +115,7 @@ def _diag_embed(lib, dev):
     out = [grads(lib, lambda v: lib.diag_embed(v), v), grads(lib, lambda v: v.diag_embed(1), v),
            grads(lib, lambda v: lib.diag_embed(v, -2), v)]
     for args in ((0,), (1, 0, 2), (-1, 2, 0), (2, 1, 0), (0, 0, 1), (-2, -1, -3)):
-        out.append(grads(lib, lambda x: lib.diag_embed(x, *args), x))
+        out.append(grads(lib, lambda x, args=args: lib.diag_embed(x, *args), x))
     out.append(grads(lib, lambda x: lib.diag_embed(x.t(), offset=1, dim1=1, dim2=0), x))
     out.append(lib.diag_embed(lib.tensor([[1, 2]], device=dev), 1))
     out.append(lib.diag_embed(lib.tensor([True, False], device=dev)))
@@ -132,8 +132,8 @@ def _diag(lib, dev):
     v = lib.tensor([1.0, -2.0, 3.0], device=dev, requires_grad=True)
     out = []
     for k in (0, 1, -1, 3, -3, 5):
-        out.append(grads(lib, lambda x: lib.diag(x, k), x))
-        out.append(grads(lib, lambda v: lib.diag(v, k), v))
+        out.append(grads(lib, lambda x, k=k: lib.diag(x, k), x))
+        out.append(grads(lib, lambda v, k=k: lib.diag(v, k), v))
     out.append(grads(lib, lambda x: x.t().diag(diagonal=1), x))
     out.append((lib.diag(x.t(), 1).stride(), lib.diag(v, -1).stride()))
     out.append(lib.diag(lib.tensor([[1, 2], [3, 4]], device=dev)))
@@ -304,7 +304,8 @@ def _tensor_nested(lib, dev):
                 T([lib.ones(1, 1)]), T([[1.0, 2.0], lib.tensor([3.0, 4.0])]), T([lib.tensor([3.0, 4.0])]), T((1, 2)),
                 T([1, None]), T(None), T(range(3)), T([lib.tensor(True), 1.5]), T([[1], [2, 3]]), T([1, [2]]),
                 T([1.0, [2]]), T([np.bool_(True)]), T([0.1, 2], dtype=lib.float64), T([1.7, -2.7], dtype=lib.int64),
-                T([[True], [False]], dtype=lib.float32), T(3.5), T(2), T(False), T([1e40]), T([1e40], dtype=lib.float64),
+                T([[True], [False]], dtype=lib.float32), T(3.5), T(2), T(False), T([1e40]),
+                T([1e40], dtype=lib.float64),
                 T([lib.tensor([1.0, 2.0], dtype=lib.float64), [3, 4]]), T([[lib.tensor(1)], [np.int64(2)]]))
 
 
@@ -471,7 +472,8 @@ def _legacy(lib, dev):
                lambda: lib.Tensor(-1), lambda: lib.Tensor(2, "a"),
                lambda: lib.Tensor(np.int64(3)).shape, lambda: str(lib.Tensor([0.1]).dtype),
                lambda: isinstance(lib.Tensor([1]), lib.Tensor), lambda: type(lib.Tensor([1])) is lib.Tensor,
-               lambda: (lib.Tensor(leaf).requires_grad, lib.Tensor(leaf).grad_fn.name(), lib.Tensor(leaf)._base is leaf))
+               lambda: (lib.Tensor(leaf).requires_grad, lib.Tensor(leaf).grad_fn.name(),
+                        lib.Tensor(leaf)._base is leaf))
     for name in ("FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor"):
         cls = getattr(lib, name)
         out += each(lib, lambda cls=cls: cls([1.5, 0.0, 2]), lambda cls=cls: meta(cls(2, 3)),

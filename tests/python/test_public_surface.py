@@ -922,7 +922,8 @@ case("torchlite.diag_embed", "Tensor.diag_embed")(lambda lib, dev: with_grads(
 
 @case("torchlite.eye")
 def _eye(lib, dev):
-    return (lib.eye(2, device=dev), lib.eye(2, 3, dtype=lib.int64, device=dev), lib.eye(1, device=dev, requires_grad=True),
+    return (lib.eye(2, device=dev), lib.eye(2, 3, dtype=lib.int64, device=dev),
+            lib.eye(1, device=dev, requires_grad=True),
             run(lambda lib: lib.eye(-1), lib))
 
 
