@@ -9,7 +9,8 @@ import warnings as _warnings
 
 import numpy as _np
 
-from . import _C, _backend, _dtypes, _generator, _layout, _ops
+from . import _C, _backend, _dtypes, _generator, _layout, _ops, accelerator
+from ._ops.Resize import out_variant as _out_variant
 from ._dtypes import Size, bool, float32, float64, int64  # noqa: A004
 from ._ops.ScalarType import _scalar_value
 
@@ -227,7 +228,6 @@ def set_default_device(device):  # noqa: A002
         _default_device = None
         return
     if isinstance(device, int) and not isinstance(device, _builtins.bool):
-        from . import accelerator
         acc = accelerator.current_accelerator(check_available=True)
         if acc is None:
             raise RuntimeError("Cannot access accelerator device when none is available.")
@@ -836,6 +836,40 @@ def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, pin_memory
         return _make(_backend.new(device, "eye", n, cols, dtype=_default(dt)._np), None, device, requires_grad)
     return _with_out("eye", out, dtype, device, make)
 
+
+
+_NORMAL_FORMS = ("normal() received an invalid combination of arguments - got ({}), but expected one of:\n"
+                 " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                 " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+                 " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                 " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = "
+                 "None, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool "
+                 "pin_memory = False, bool requires_grad = False)\n")
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, **factory_kwargs):
+    """torch.normal: of a tensor mean and/or std (the op, _ops.Distributions.normal, whose out=
+    is resize_output's: a warning where out had elements), or of two numbers and a size (a
+    factory, whose out= is resized silently)."""
+    if isinstance(mean, _C.TensorBase) or isinstance(std, _C.TensorBase):
+        if size is not None or factory_kwargs:
+            got = [type(a).__name__ for a in (mean, std, size) if a is not None] + \
+                [f"{k}={type(v).__name__}" for k, v in factory_kwargs.items()]
+            raise TypeError(_NORMAL_FORMS.format(", ".join(got)))
+        if out is None:
+            return _ops.normal(mean, std, generator=generator)
+        return _out_variant("normal", _ops.normal, out, (mean, std), {"generator": generator})
+    if size is None:
+        raise TypeError(_NORMAL_FORMS.format(f"{type(mean).__name__}, {type(std).__name__}"))
+    return _normal_factory(mean, std, size, generator, out=out, **factory_kwargs)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):  # noqa: A002
+    """torch.multinomial (_ops.Distributions.multinomial), whose out= is resized silently."""
+    if out is None:
+        return _ops.multinomial(input, num_samples, replacement, generator=generator)
+    return _with_out("multinomial", out, None, None,
+                     lambda dt: _ops.multinomial(input, num_samples, replacement, generator=generator))
 
 
 def _normal_factory(mean, std, size, generator=None, *, out=None, dtype=None, layout=None, device=None,

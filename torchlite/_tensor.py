@@ -52,7 +52,6 @@ class Tensor(_C.TensorBase, _TensorMethods):
         """torchlite.Tensor(...): the legacy constructor of float32 tensors (torchlite/_legacy.py)."""
         if cls is not Tensor:
             return super().__new__(cls, *args, **kwargs)  # refused: tensors are made by factories
-        from . import _legacy
         return _legacy.legacy_new(_dtypes.float32, False, args, kwargs)
 
     # Attributes ------------------------------------------------------------------
@@ -375,5 +374,6 @@ class Tensor(_C.TensorBase, _TensorMethods):
 
 
 from . import _dtypes  # noqa: E402 - the dtype conversions above use it at call time
+from . import _legacy  # noqa: E402 - Tensor(...) calls it; it imports the factories, which come after Tensor
 
 _C._set_tensor_class(Tensor)

@@ -1,6 +1,7 @@
 """torch.accelerator: the device-generic view of the machine's accelerator. torchlite's
 accelerator is CUDA (through cupy) when a GPU is usable, and there is none otherwise, as for
 torch on a CPU-only machine; the simulated "sim" devices are host memory and are not reported."""
+from . import cuda as _cuda
 from ._dtypes import device as _device
 
 __all__ = ["current_accelerator", "current_device_index", "device_count", "is_available", "set_device_index",
@@ -10,8 +11,7 @@ _NONE = "Cannot access accelerator device when none is available."
 
 
 def _cuda_usable():
-    from . import cuda
-    return cuda.is_available()
+    return _cuda.is_available()
 
 
 def is_available() -> bool:
@@ -27,17 +27,13 @@ def current_accelerator(check_available=False):
 
 def device_count() -> int:
     """The number of accelerator devices (0 without one)."""
-    if not _cuda_usable():
-        return 0
-    from . import cuda
-    return cuda.device_count()
+    return _cuda.device_count() if _cuda_usable() else 0
 
 
 def _require():
     if not _cuda_usable():
         raise RuntimeError(_NONE)
-    from . import cuda
-    return cuda
+    return _cuda
 
 
 def current_device_index() -> int:

@@ -59,34 +59,12 @@ def _number_arg(name, position, value):
     return float(value)
 
 
-def normal(mean, std=1.0, size=None, *, generator=None, out=None, **factory_kwargs):
-    if out is not None and (isinstance(mean, _TB) or isinstance(std, _TB)):
-        from .Resize import out_variant  # resize_output: a warning where out had elements
-        return out_variant("normal", lambda *a, **k: _normal(*a, **k), out, (mean, std, size),
-                           dict(generator=generator, **factory_kwargs))
-    if out is not None:
-        factory_kwargs["out"] = out
-    return _normal(mean, std, size, generator=generator, **factory_kwargs)
-
-
-def _normal(mean, std=1.0, size=None, *, generator=None, **factory_kwargs):
+def normal(mean, std=1.0, *, generator=None):
     """normal(mean, std): one sample per element of the broadcast mean and std, each a tensor or
-    a number (normal.Tensor_Tensor, Tensor_float, float_Tensor); normal(mean, std, size): the
-    factory of two numbers (normal.float_float, torchlite._factories)."""
+    a number (normal.Tensor_Tensor, Tensor_float, float_Tensor). torchlite.normal
+    (torchlite/_factories.py) adds the factory of two numbers (normal.float_float) and out=."""
     if not isinstance(mean, _TB) and not isinstance(std, _TB):
-        if size is None:
-            raise TypeError("normal() received an invalid combination of arguments - got "
-                            f"({type(mean).__name__}, {type(std).__name__}), but expected one of:\n"
-                            " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-                            " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
-                            " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-                            " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
-                            "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
-                            "device = None, bool pin_memory = False, bool requires_grad = False)\n")
-        from .. import _factories  # the factory form lives with the factories
-        return _factories._normal_factory(mean, std, size, generator, **factory_kwargs)
-    if size is not None or factory_kwargs:
-        raise TypeError("normal(): the size and factory keywords go with a float mean and std")
+        raise TypeError("normal(): mean or std must be a tensor")
     if isinstance(mean, _TB) and isinstance(std, _TB):
         _check_float(mean)
         _check_std(std)
@@ -113,15 +91,7 @@ def _normal(mean, std=1.0, size=None, *, generator=None, **factory_kwargs):
     return _record(_S.NormalBackward2, (std,), out, std_sym_sizes=s.shape)
 
 
-def multinomial(self, num_samples, replacement=False, *, generator=None, out=None):
-    if out is None:
-        return _multinomial(self, num_samples, replacement, generator)
-    from .. import _factories  # out= as the factories take it: resized without a warning
-    return _factories._with_out("multinomial", out, None, None,
-                                lambda dt: _multinomial(self, num_samples, replacement, generator))
-
-
-def _multinomial(self, num_samples, replacement=False, generator=None):
+def multinomial(self, num_samples, replacement=False, *, generator=None):
     """Indices drawn from each row of `self` (weights, not necessarily normalised): with
     replacement independent draws, without it draws without putting back (Gumbel top-k:
     torch's algorithm for it on the CPU, exponential keys divided into the weights)."""

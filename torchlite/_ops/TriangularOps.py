@@ -11,7 +11,7 @@ import builtins
 import numpy as np
 
 from .. import _backend
-from .._C import _record, _wrap
+from .._C import _record, _record_view, _wrap
 from .._generated import specs as _S
 from .TensorGeometry import _flat_index, _placed
 from .TensorIterator import _TB
@@ -103,6 +103,5 @@ def diag(self, diagonal=0):
 def _alias(self):
     """at::alias: a view of all of self (what torch.Tensor(other), the legacy constructor,
     returns: AliasBackward0, whose gradient is the gradient itself)."""
-    from .._C import _record_view
     a = self._array
     return _record_view(_S.AliasBackward0, self, a.view())

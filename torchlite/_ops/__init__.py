@@ -22,6 +22,7 @@ modules of the lines above its own):
   TensorFactories, TensorConversions, LinearAlgebra
   BinaryOps, ReduceOps, TensorAdvancedIndexing, TensorCompare
   python_variable_indexing, view_formulas
+  TriangularOps, Distributions (issue 13, creation)
 This package re-exports what the rest of torchlite calls.
 """
 from .ScalarType import _torch_type_name

@@ -1,6 +1,8 @@
 """torch.autograd.Variable: kept for its `_execution_engine`, the handle on
 the C++ engine that backward() and grad() call (seed 002)."""
-from .. import _C
+import warnings
+
+from .. import _C, _factories
 
 
 # the extension's metaclass, whichever pybind11 gave its types (to mypy, _C's names are Any)
@@ -18,8 +20,6 @@ class Variable(_C.TensorBase, metaclass=VariableMeta):
         """The legacy Variable(data, requires_grad=False) (torch/csrc/autograd/python_legacy_variable.cpp):
         a tensor (not a Variable: every tensor is one) detached from data's history, leaf,
         requiring grad as asked; without data an empty float32 tensor."""
-        import warnings
-        from .. import _factories
         for name in kwargs:
             raise TypeError(f"'{name}' is an invalid keyword argument for this function")
         if volatile:
