@@ -5,32 +5,13 @@
 import functools
 
 from .. import _ops
-from .._ops import (
-    as_strided,
-    chunk,
-    clone,
-    diag_embed,
-    diagonal,
-    max,  # noqa: A004 - torch's name
-    min,  # noqa: A004 - torch's name
-    multinomial,
-    narrow,
-    normal,
-    permute,
-    positive,
-    relu,
-    reshape,
-    split,
-    squeeze,
-    t,
-    transpose,
-    unbind,
-    unsqueeze,
-)
+from .._ops.python_arg_parser import _rebind
 from .._ops.Resize import out_variant
+from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
     "abs",
+    "abs_",
     "add",
     "as_strided",
     "atan2",
@@ -38,12 +19,15 @@ __all__ = [
     "chunk",
     "clone",
     "cos",
+    "cos_",
     "diag",
     "diag_embed",
     "diagonal",
     "div",
     "exp",
+    "exp_",
     "log",
+    "log_",
     "matmul",
     "max",
     "mean",
@@ -52,23 +36,30 @@ __all__ = [
     "multinomial",
     "narrow",
     "neg",
+    "neg_",
     "normal",
     "permute",
     "positive",
     "pow",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "reshape",
     "sigmoid",
+    "sigmoid_",
     "sin",
+    "sin_",
     "split",
     "sqrt",
+    "sqrt_",
     "squeeze",
     "stack",
     "sub",
     "sum",
     "t",
     "tanh",
+    "tanh_",
     "transpose",
     "tril",
     "triu",
@@ -77,23 +68,125 @@ __all__ = [
     "where",
 ]
 
+# The argument lists of each op's overloads (native_functions.yaml's schemas).
+_SCHEMAS = {
+    "abs": ('Tensor self',),
+    "abs_": ('Tensor(a!) self',),
+    "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
+    "atan2": ('Tensor self, Tensor other',),
+    "cat": ('Tensor[] tensors, int dim=0',),
+    "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
+    "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
+    "cos": ('Tensor self',),
+    "cos_": ('Tensor(a!) self',),
+    "diag": ('Tensor self, int diagonal=0',),
+    "diag_embed": ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',),
+    "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
+    "div": ('Tensor self, Tensor other',),
+    "exp": ('Tensor self',),
+    "exp_": ('Tensor(a!) self',),
+    "log": ('Tensor self',),
+    "log_": ('Tensor(a!) self',),
+    "matmul": ('Tensor self, Tensor other',),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mean": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mul": ('Tensor self, Tensor other',),
+    "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
+    "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
+        'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "neg": ('Tensor self',),
+    "neg_": ('Tensor(a!) self',),
+    "normal": ('Tensor mean, float std=1, *, Generator? generator=None',
+        'float mean, Tensor std, *, Generator? generator=None',
+        'Tensor mean, Tensor std, *, Generator? generator=None',
+        'float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None'),
+    "permute": ('Tensor(a) self, int[] dims',),
+    "positive": ('Tensor(a) self',),
+    "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
+    "reciprocal": ('Tensor self',),
+    "reciprocal_": ('Tensor(a!) self',),
+    "relu": ('Tensor self',),
+    "relu_": ('Tensor(a!) self',),
+    "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "sigmoid": ('Tensor self',),
+    "sigmoid_": ('Tensor(a!) self',),
+    "sin": ('Tensor self',),
+    "sin_": ('Tensor(a!) self',),
+    "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',),
+    "sqrt": ('Tensor self',),
+    "sqrt_": ('Tensor(a!) self',),
+    "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
+    "stack": ('Tensor[] tensors, int dim=0',),
+    "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "sum": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "t": ('Tensor(a) self',),
+    "tanh": ('Tensor self',),
+    "tanh_": ('Tensor(a!) self',),
+    "transpose": ('Tensor(a) self, int dim0, int dim1',),
+    "tril": ('Tensor self, int diagonal=0',),
+    "triu": ('Tensor self, int diagonal=0',),
+    "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unsqueeze": ('Tensor(a) self, int dim',),
+    "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
+}
+
 
 @functools.wraps(_ops.abs)
 def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.abs(*args, **kwargs)
+        return out_variant("abs", _ops.abs, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error)
     if out is None:
         return _ops.abs(*args, **kwargs)
     return out_variant("abs", _ops.abs, out, args, kwargs)
 
 
+@functools.wraps(_ops.abs)
+def abs_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
+    return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.add)
 def add(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.add(*args, **kwargs)
+        return out_variant("add", _ops.add, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error)
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
 
 
+@functools.wraps(_ops.as_strided)
+def as_strided(*args, **kwargs):
+    try:
+        return _ops.as_strided(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
+    return _ops.as_strided(*args, **kwargs)
+
+
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan2(*args, **kwargs)
+        return out_variant("atan2", _ops.atan2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error)
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
@@ -101,27 +194,96 @@ def atan2(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cat(*args, **kwargs)
+        return out_variant("cat", _ops.cat, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error)
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+@functools.wraps(_ops.chunk)
+def chunk(*args, **kwargs):
+    try:
+        return _ops.chunk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
+    return _ops.chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.clone)
+def clone(*args, **kwargs):
+    try:
+        return _ops.clone(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clone", _SCHEMAS["clone"], args, kwargs, error)
+    return _ops.clone(*args, **kwargs)
+
+
 @functools.wraps(_ops.cos)
 def cos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cos(*args, **kwargs)
+        return out_variant("cos", _ops.cos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error)
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cos)
+def cos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
+    return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.diag)
 def diag(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.diag(*args, **kwargs)
+        return out_variant("diag", _ops.diag, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diag", _SCHEMAS["diag"], args, kwargs, error)
     if out is None:
         return _ops.diag(*args, **kwargs)
     return out_variant("diag", _ops.diag, out, args, kwargs)
 
 
+@functools.wraps(_ops.diag_embed)
+def diag_embed(*args, **kwargs):
+    try:
+        return _ops.diag_embed(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diag_embed", _SCHEMAS["diag_embed"], args, kwargs, error)
+    return _ops.diag_embed(*args, **kwargs)
+
+
+@functools.wraps(_ops.diagonal)
+def diagonal(*args, **kwargs):
+    try:
+        return _ops.diagonal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
+    return _ops.diagonal(*args, **kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.div(*args, **kwargs)
+        return out_variant("div", _ops.div, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error)
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
@@ -129,48 +291,180 @@ def div(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp(*args, **kwargs)
+        return out_variant("exp", _ops.exp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error)
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp)
+def exp_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
+    return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log(*args, **kwargs)
+        return out_variant("log", _ops.log, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error)
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+@functools.wraps(_ops.log)
+def log_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
+    return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matmul(*args, **kwargs)
+        return out_variant("matmul", _ops.matmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error)
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+@functools.wraps(_ops.max)
+def max(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.max(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
+    return _ops.max(*args, **kwargs)
+
+
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mean(*args, **kwargs)
+        return out_variant("mean", _ops.mean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error)
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.min)
+def min(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.min(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
+    return _ops.min(*args, **kwargs)
+
+
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mul(*args, **kwargs)
+        return out_variant("mul", _ops.mul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error)
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.multinomial)
+def multinomial(*args, **kwargs):
+    try:
+        return _ops.multinomial(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("multinomial", _SCHEMAS["multinomial"], args, kwargs, error)
+    return _ops.multinomial(*args, **kwargs)
+
+
+@functools.wraps(_ops.narrow)
+def narrow(*args, **kwargs):
+    try:
+        return _ops.narrow(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
+    return _ops.narrow(*args, **kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.neg(*args, **kwargs)
+        return out_variant("neg", _ops.neg, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error)
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
 
 
+@functools.wraps(_ops.neg)
+def neg_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
+    return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.normal)
+def normal(*args, **kwargs):
+    try:
+        return _ops.normal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("normal", _SCHEMAS["normal"], args, kwargs, error)
+    return _ops.normal(*args, **kwargs)
+
+
+@functools.wraps(_ops.permute)
+def permute(*args, **kwargs):
+    try:
+        return _ops.permute(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
+    return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.positive)
+def positive(*args, **kwargs):
+    try:
+        return _ops.positive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("positive", _SCHEMAS["positive"], args, kwargs, error)
+    return _ops.positive(*args, **kwargs)
+
+
 @functools.wraps(_ops.pow)
 def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.pow(*args, **kwargs)
+        return out_variant("pow", _ops.pow, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error)
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
@@ -178,34 +472,145 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.reciprocal)
 def reciprocal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.reciprocal(*args, **kwargs)
+        return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error)
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
 
 
+@functools.wraps(_ops.reciprocal)
+def reciprocal_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal_", _SCHEMAS["reciprocal_"], args, kwargs, error)
+    return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu(*args, **kwargs):
+    try:
+        return _ops.relu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
+    return _ops.relu(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu_", _SCHEMAS["relu_"], args, kwargs, error)
+    return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.reshape)
+def reshape(*args, **kwargs):
+    try:
+        return _ops.reshape(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
+    return _ops.reshape(*args, **kwargs)
+
+
 @functools.wraps(_ops.sigmoid)
 def sigmoid(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sigmoid(*args, **kwargs)
+        return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error)
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
 
 
+@functools.wraps(_ops.sigmoid)
+def sigmoid_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid_", _SCHEMAS["sigmoid_"], args, kwargs, error)
+    return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sin)
 def sin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sin(*args, **kwargs)
+        return out_variant("sin", _ops.sin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error)
     if out is None:
         return _ops.sin(*args, **kwargs)
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+@functools.wraps(_ops.sin)
+def sin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
+    return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.split)
+def split(*args, **kwargs):
+    try:
+        return _ops.split(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("split", _SCHEMAS["split"], args, kwargs, error)
+    return _ops.split(*args, **kwargs)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sqrt(*args, **kwargs)
+        return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error)
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
 
 
+@functools.wraps(_ops.sqrt)
+def sqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.squeeze)
+def squeeze(*args, **kwargs):
+    try:
+        return _ops.squeeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
+    return _ops.squeeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.stack)
 def stack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.stack(*args, **kwargs)
+        return out_variant("stack", _ops.stack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error)
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
@@ -213,6 +618,12 @@ def stack(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sub(*args, **kwargs)
+        return out_variant("sub", _ops.sub, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error)
     if out is None:
         return _ops.sub(*args, **kwargs)
     return out_variant("sub", _ops.sub, out, args, kwargs)
@@ -220,20 +631,65 @@ def sub(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.sum(*args, **kwargs)
+        return out_variant("sum", _ops.sum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error)
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.t)
+def t(*args, **kwargs):
+    try:
+        return _ops.t(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
+    return _ops.t(*args, **kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tanh(*args, **kwargs)
+        return out_variant("tanh", _ops.tanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error)
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.tanh)
+def tanh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
+    return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.transpose)
+def transpose(*args, **kwargs):
+    try:
+        return _ops.transpose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
+    return _ops.transpose(*args, **kwargs)
+
+
 @functools.wraps(_ops.tril)
 def tril(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tril(*args, **kwargs)
+        return out_variant("tril", _ops.tril, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tril", _SCHEMAS["tril"], args, kwargs, error)
     if out is None:
         return _ops.tril(*args, **kwargs)
     return out_variant("tril", _ops.tril, out, args, kwargs)
@@ -241,13 +697,43 @@ def tril(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.triu)
 def triu(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.triu(*args, **kwargs)
+        return out_variant("triu", _ops.triu, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("triu", _SCHEMAS["triu"], args, kwargs, error)
     if out is None:
         return _ops.triu(*args, **kwargs)
     return out_variant("triu", _ops.triu, out, args, kwargs)
 
 
+@functools.wraps(_ops.unbind)
+def unbind(*args, **kwargs):
+    try:
+        return _ops.unbind(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
+    return _ops.unbind(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsqueeze)
+def unsqueeze(*args, **kwargs):
+    try:
+        return _ops.unsqueeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
+    return _ops.unsqueeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.where)
 def where(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.where(*args, **kwargs)
+        return out_variant("where", _ops.where, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error)
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
