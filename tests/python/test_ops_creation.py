@@ -168,6 +168,25 @@ def test_gradcheck(name, device):
     assert torchlite.autograd.gradgradcheck(GRADCHECKED[name], inputs)
 
 
+@case("tril_triu_inplace")
+def _triangle_inplace(lib, dev):
+    out = []
+    for name in ("tril_", "triu_"):
+        x = lib.tensor(M, device=dev, requires_grad=True)
+        y = x * 1
+        v = y._version
+        z = getattr(y, name)(1)
+        w = lib.arange(12.0, device=dev).reshape(3, 4)
+        out.append((z is y, y._version - v, y, saved(y.grad_fn), lib.autograd.grad((y * w).sum(), x)))
+        b = x * 1
+        view = b[:, :2]
+        getattr(view, name)(diagonal=-1)  # in-place on a view: the base's history is rewritten (CopySlices)
+        out.append((b, b.grad_fn.name(), lib.autograd.grad((b * w).sum(), x)))
+        out += each(lib, lambda name=name: getattr(x, name)(), lambda name=name: getattr(lib.ones(3, device=dev), name)(),
+                    lambda name=name: getattr(lib.tensor([[1, 2], [3, 4]], device=dev), name)())
+    return out
+
+
 # Factories ---------------------------------------------------------------------------------------
 @case("zeros_ones_empty")
 def _filled(lib, dev):

@@ -938,6 +938,8 @@ case("torchlite.tril", "Tensor.tril")(lambda lib, dev: with_grads(
     lib, lambda x: (lib.tril(x), x.tril(1), lib.tril(x, diagonal=-1)), leaf(lib, dev, _M)))
 case("torchlite.triu", "Tensor.triu")(lambda lib, dev: with_grads(
     lib, lambda x: (lib.triu(x), x.triu(-1), lib.triu(x.t(), diagonal=1)), leaf(lib, dev, _M)))
+case("Tensor.tril_")(lambda lib, dev: with_grads(lib, lambda x: (x * 1).tril_(1), leaf(lib, dev, _M)))
+case("Tensor.triu_")(lambda lib, dev: with_grads(lib, lambda x: (x * 1).triu_(diagonal=-1), leaf(lib, dev, _M)))
 case("torchlite.diag", "Tensor.diag")(lambda lib, dev: with_grads(
     lib, lambda x: (lib.diag(x), x.diag(1), lib.diag(x[0], -1), x[1].diag()), leaf(lib, dev, _M)))
 case("torchlite.diag_embed", "Tensor.diag_embed")(lambda lib, dev: with_grads(

@@ -108,7 +108,15 @@ class _TensorMethods:
 
     transpose = _ops.transpose
     tril = _ops.tril
+
+    def tril_(self, *args, **kwargs):
+        return inplace_variant(_ops.tril, self, args, kwargs)
+
     triu = _ops.triu
+
+    def triu_(self, *args, **kwargs):
+        return inplace_variant(_ops.triu, self, args, kwargs)
+
     unbind = _ops.unbind
     unsqueeze = _ops.unsqueeze
     view = _ops.view
