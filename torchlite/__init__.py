@@ -21,7 +21,7 @@ from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from
 # issue 13, creation: the other factories, their keyword types, the legacy constructors, torch.accelerator
 from ._factories import eye, get_default_device, linspace, logspace, randint, randint_like, randperm, set_default_device
 # (over the table's exports: normal with its factory form and out=, multinomial with its out=)
-from ._factories import multinomial as multinomial, normal as normal
+from ._factories import multinomial as multinomial, normal as normal  # type: ignore[assignment]
 from ._generator import Generator
 from ._layout import contiguous_format, layout, memory_format, preserve_format, strided
 from .functional import meshgrid

@@ -182,7 +182,8 @@ def _triangle_inplace(lib, dev):
         view = b[:, :2]
         getattr(view, name)(diagonal=-1)  # in-place on a view: the base's history is rewritten (CopySlices)
         out.append((b, b.grad_fn.name(), lib.autograd.grad((b * w).sum(), x)))
-        out += each(lib, lambda name=name: getattr(x, name)(), lambda name=name: getattr(lib.ones(3, device=dev), name)(),
+        out += each(lib, lambda name=name, x=x: getattr(x, name)(),
+                    lambda name=name: getattr(lib.ones(3, device=dev), name)(),
                     lambda name=name: getattr(lib.tensor([[1, 2], [3, 4]], device=dev), name)())
     return out
 
