@@ -232,8 +232,7 @@ def set_default_device(device):  # noqa: A002
         if acc is None:
             raise RuntimeError("Cannot access accelerator device when none is available.")
         device = _dtypes.device(acc.type, device)
-    device = _backend.check_device(device) if _dtypes.device(device).type == "cuda" else _dtypes.device(device)
-    _default_device = None if device.type == "cpu" else device
+    _default_device = _dtypes.device(device)  # a cuda device is checked where it is used, as torch checks it
 
 
 def get_default_device():

@@ -541,7 +541,12 @@ def _default_device(lib, dev):
         after = str(lib.get_default_device()), str(lib.zeros(1).device)
     finally:
         lib.set_default_device(before)
-    return got, after, str(before), run(lambda lib: lib.set_default_device("foo"), lib)[:2]
+    try:
+        lib.set_default_device("cpu:0")
+        cpu0 = str(lib.get_default_device()), str(lib.zeros(1).device)
+    finally:
+        lib.set_default_device(None)
+    return got, after, str(before), run(lambda lib: lib.set_default_device("foo"), lib)[:2], cpu0
 
 
 @case("accelerator")
@@ -571,3 +576,20 @@ def test_case(name, device):
             result = fn(torchlite, device)
         wrong = [str(t.device) for t in _tensors(result) if str(t.device) != device]
         assert not wrong, f"{name} on {device} returned tensors on {wrong}"
+
+
+def test_default_device_cuda_without_cuda(monkeypatch):
+    """set_default_device("cuda") without CUDA is accepted; the factories then fail as torch's do
+    (both libraries made to look built without CUDA, as test_public_surface's cuda cases)."""
+    for attr in [a for a in dir(torchlite._C) if a.startswith("_cuda_")]:
+        monkeypatch.delattr(torchlite._C, attr)
+    monkeypatch.setattr(torchlite.cuda, "_initialized", False)
+    monkeypatch.delattr(torch._C, "_cuda_getDeviceCount", raising=False)
+
+    def case(lib, dev):
+        try:
+            return each(lib, lambda: lib.set_default_device("cuda"), lambda: lib.get_default_device(),
+                        lambda: lib.zeros(2), lambda: lib.tensor([1.0]))
+        finally:
+            lib.set_default_device(None)
+    assert outcome(case, torchlite, "cpu") == outcome(case, torch, "cpu")
