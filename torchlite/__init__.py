@@ -21,6 +21,16 @@ from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference
 from ._ops import can_cast, is_complex, is_floating_point, is_signed, promote_types, result_type
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
+# issue 13, creation: the other factories, their keyword types, the legacy constructors, torch.accelerator
+from ._factories import eye, get_default_device, linspace, logspace, randint, randint_like, randperm, set_default_device
+# (over the table's exports: normal with its factory form and out=, multinomial with its out=)
+from ._factories import multinomial as multinomial, normal as normal  # type: ignore[assignment]
+from ._generator import Generator
+from ._layout import contiguous_format, layout, memory_format, preserve_format, strided
+from .functional import meshgrid
+from . import accelerator, functional
+from ._legacy import TYPES as _LEGACY_TYPES
+globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTensor, ... (one per dtype)
 
 # The public API (torch/__init__.py lists its own): what `from torchlite import *` gives. A list
 # literal, then the generated ops', so that linters see the names it re-exports.
@@ -35,6 +45,9 @@ __all__ += _torch_functions.__all__
 __all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo", "int", "int8", "int16", "int32",
             "is_complex", "is_floating_point", "is_signed", "promote_types", "result_type", "set_default_dtype",
             "short", "uint8"]
+__all__ += ["Generator", "accelerator", "contiguous_format", "eye", "functional", "get_default_device", "layout",
+            "linspace", "logspace", "memory_format", "meshgrid", "preserve_format", "randint", "randint_like",
+            "randperm", "set_default_device", "strided", *_LEGACY_TYPES]
 
 
 def is_tensor(obj: object) -> _builtins.bool:

@@ -293,6 +293,18 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
+from ._ops import tril, triu  # noqa: E402
+
+__all__ += ["tril", "triu"]
+
+
+def zeros_symint(sizes, grad):
+    """at::zeros_symint(sizes, grad.options()): zeros of `sizes` in grad's dtype, on its device
+    (a constant: nothing to differentiate under create_graph)."""
+    return _wrap(_backend.new(grad, "zeros", tuple(sizes), grad._array.dtype), grad)
+
+
+__all__ += ["zeros_symint"]
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)

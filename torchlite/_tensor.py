@@ -48,6 +48,12 @@ class Tensor(_C.TensorBase, _TensorMethods):
     # the tensor this one is a view of (set by view ops)
     _base = property(_C._view_base)
 
+    def __new__(cls, *args, **kwargs):
+        """torchlite.Tensor(...): the legacy constructor of float32 tensors (torchlite/_legacy.py)."""
+        if cls is not Tensor:
+            return super().__new__(cls, *args, **kwargs)  # refused: tensors are made by factories
+        return _legacy.legacy_new(_dtypes.float32, False, args, kwargs)
+
     # Attributes ------------------------------------------------------------------
     @property
     def shape(self):
@@ -417,5 +423,6 @@ class Tensor(_C.TensorBase, _TensorMethods):
 
 
 from . import _dtypes  # noqa: E402 - the dtype conversions above use it at call time
+from . import _legacy  # noqa: E402 - Tensor(...) calls it; it imports the factories, which come after Tensor
 
 _C._set_tensor_class(Tensor)

@@ -75,6 +75,19 @@ op2("atan2", ["{out} = lib.atan2({0}, {1})", "{out} = {0}.atan2({1})"], [FLOAT, 
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
+def _diagonal_k(g, metas):
+    return {"k": g.choice(["0", "1", "-1", "2", "-3", "5"])}
+
+
+op2("tril", ["{out} = {0}.tril()", "{out} = lib.tril({0}, {k})", "{out} = {0}.tril(diagonal={k})"],
+    [T(lambda m: len(m.shape) >= 2)], _diagonal_k, weight=0.6)
+op2("triu", ["{out} = {0}.triu()", "{out} = lib.triu({0}, {k})", "{out} = {0}.triu(diagonal={k})"],
+    [T(lambda m: len(m.shape) >= 2)], _diagonal_k, weight=0.6)
+op2("diag", ["{out} = {0}.diag()", "{out} = lib.diag({0}, {k})"], [T(lambda m: len(m.shape) in (1, 2))], _diagonal_k,
+    weight=0.6)
+op2("diag_embed", ["{out} = {0}.diag_embed()", "{out} = lib.diag_embed({0}, {k})",
+                   "{out} = lib.diag_embed({0}, {k}, 0, -1)", "{out} = {0}.diag_embed(offset={k}, dim1=-1, dim2=0)"],
+    [T(lambda m: len(m.shape) >= 1)], _diagonal_k, weight=0.6)
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)

@@ -209,6 +209,13 @@ OPS = [
     ("sigmoid_grad", _grad_of(torch.sigmoid), lambda: (dbl(2, 3), dbl(2, 3))),
     ("mlp", lambda x, w, b: ((x @ w + b).tanh() @ w.t()).sigmoid().mean(),
      lambda: (dbl(2, 3), dbl(3, 3), dbl(3))),
+    # issue 13, creation: tril, triu, diag, diag_embed; normal's zero gradients (a sample times 0 is
+    # deterministic: the numerical Jacobian sees only `+ m`)
+    ("tril", lambda a: torch.tril(a, -1) * a.triu(1).t(), lambda: (dbl(3, 3),)),
+    ("diag", lambda a, v: torch.diag(a, 1) * torch.diag(v)[0], lambda: (dbl(3, 4), dbl(3))),
+    ("diag_embed", lambda a: torch.diag_embed(a, 1, 0, 2), lambda: (dbl(2, 3),)),
+    ("normal", lambda m, s: torch.normal(m, s) * 0.0 + torch.normal(m, 2.0) * 0.0 + torch.normal(1.0, s) * 0.0 + m * s,
+     lambda: (dbl(2, 3), pos(2, 3))),
 ]
 
 

@@ -27,7 +27,7 @@ torch = import_torch()
 DEVICES = ["cpu", "sim:0"]
 MODULES = ["torchlite", "torchlite.autograd", "torchlite.autograd.functional", "torchlite.autograd.graph",
            "torchlite.autograd.legacy_engine",
-           "torchlite.utils.checkpoint", "torchlite.cuda"]
+           "torchlite.utils.checkpoint", "torchlite.cuda", "torchlite.accelerator"]
 
 # torch's CPU build refuses these through internal stubs (an AttributeError on torch._C, "dummy base
 # class"); torchlite without CUDA raises torch's "Torch not compiled with CUDA enabled" for all of them
@@ -50,8 +50,6 @@ NOT_COMPARED = {
 # Known bugs: (name, device or None for both) -> reason. Strict: a fix makes the case pass, and
 # then the entry must go.
 _OPS = "torchlite/_ops: "
-_AT_TO = ("the copy to sim:0 (_backend.place -> _C._to_device -> at::to) makes the result contiguous: "
-          "torch keeps empty_like's layout (a transpose's strides)")
 XFAIL = {
     ("torchlite.div", None): _OPS + "div(..., rounding_mode=None) is refused (TypeError: unexpected keyword)",
     ("Tensor.div", None): _OPS + "Tensor.div(..., rounding_mode=None) is refused (TypeError: unexpected keyword)",
@@ -62,12 +60,6 @@ XFAIL = {
                               "\"Can't detach views in-place. Use detach() instead.\"",
     ("torchlite.autograd.graph.get_gradient_edge", None): "autograd.grad(outputs, inputs=GradientEdge) is refused: "
                                                           "'all inputs have to be Tensors, but got ExpBackward0'",
-    ("torchlite.zeros_like", "sim:0"): _AT_TO,
-    ("torchlite.ones_like", "sim:0"): _AT_TO,
-    ("torchlite.empty_like", "sim:0"): _AT_TO,
-    ("torchlite.full_like", "sim:0"): _AT_TO,
-    ("torchlite.randn_like", "sim:0"): _AT_TO,
-    ("torchlite.rand_like", "sim:0"): _AT_TO,
 }
 # Names sharing a case share its entry.
 XFAIL[("Tensor.max", None)] = XFAIL[("torchlite.max", None)]
@@ -1073,6 +1065,147 @@ def _tensor_type(lib, dev):
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
+
+# tril / triu / diag / diag_embed: values, gradients (tests/python/test_ops_creation.py has the rest)
+_M = [[1.0, -2.0, 3.0], [0.5, 4.0, -1.5], [2.0, 1.0, 0.0]]
+case("torchlite.tril", "Tensor.tril")(lambda lib, dev: with_grads(
+    lib, lambda x: (lib.tril(x), x.tril(1), lib.tril(x, diagonal=-1)), leaf(lib, dev, _M)))
+case("torchlite.triu", "Tensor.triu")(lambda lib, dev: with_grads(
+    lib, lambda x: (lib.triu(x), x.triu(-1), lib.triu(x.t(), diagonal=1)), leaf(lib, dev, _M)))
+case("Tensor.tril_")(lambda lib, dev: with_grads(lib, lambda x: (x * 1).tril_(1), leaf(lib, dev, _M)))
+case("Tensor.triu_")(lambda lib, dev: with_grads(lib, lambda x: (x * 1).triu_(diagonal=-1), leaf(lib, dev, _M)))
+case("torchlite.diag", "Tensor.diag")(lambda lib, dev: with_grads(
+    lib, lambda x: (lib.diag(x), x.diag(1), lib.diag(x[0], -1), x[1].diag()), leaf(lib, dev, _M)))
+case("torchlite.diag_embed", "Tensor.diag_embed")(lambda lib, dev: with_grads(
+    lib, lambda x: (lib.diag_embed(x), x.diag_embed(1, 0, 2), lib.diag_embed(x[0], offset=-1)), leaf(lib, dev, _M)))
+
+
+@case("torchlite.eye")
+def _eye(lib, dev):
+    return (lib.eye(2, device=dev), lib.eye(2, 3, dtype=lib.int64, device=dev),
+            lib.eye(1, device=dev, requires_grad=True),
+            run(lambda lib: lib.eye(-1), lib))
+
+
+@case("torchlite.linspace")
+def _linspace(lib, dev):
+    return (lib.linspace(0, 1, 5, device=dev), lib.linspace(-2, 2, 4, dtype=lib.float64, device=dev),
+            lib.linspace(0, 10, 4, dtype=lib.int64, device=dev), run(lambda lib: lib.linspace(0, 1, -1), lib))
+
+
+@case("torchlite.logspace")
+def _logspace(lib, dev):
+    return (lib.logspace(0, 2, 3, device=dev), lib.logspace(0, 3, 4, base=2, dtype=lib.float64, device=dev),
+            run(lambda lib: lib.logspace(0, 1, -1), lib))
+
+
+def _random_shape(t):
+    return tuple(t.shape), str(t.dtype), t.requires_grad
+
+
+@case("torchlite.randint")
+def _randint(lib, dev):
+    x = lib.randint(2, 5, (200,), device=dev)
+    return (_random_shape(x), int(x.min()) >= 2 and int(x.max()) < 5, _random_shape(lib.randint(3, (2, 2), device=dev)),
+            _random_shape(lib.randint(0, 9, (2,), dtype=lib.float64, device=dev)),
+            run(lambda lib: lib.randint(5, 5, (2,)), lib))
+
+
+@case("torchlite.randint_like")
+def _randint_like(lib, dev):
+    x = lib.randint_like(T(lib, dev), 3, 7)
+    v = x.cpu().numpy()
+    return _random_shape(x), bool(((v >= 3) & (v < 7)).all()), _random_shape(lib.randint_like(T(lib, dev), 4))
+
+
+@case("torchlite.randperm")
+def _randperm(lib, dev):
+    p = lib.randperm(10, device=dev)
+    return (_random_shape(p), sorted(p.tolist()) == list(range(10)),
+            _random_shape(lib.randperm(3, dtype=lib.float64, device=dev)), run(lambda lib: lib.randperm(-1), lib))
+
+
+@case("torchlite.normal")
+def _normal(lib, dev):
+    m, s = leaf(lib, dev), leaf(lib, dev, P)
+    y = lib.normal(m, s)
+    return (_random_shape(y), y.grad_fn.name(), lib.autograd.grad(y.sum(), (m, s)),
+            _random_shape(lib.normal(0.0, 1.0, (2, 3), device=dev)), _random_shape(lib.normal(m, 2.0)),
+            run(lambda lib: lib.normal(0.0, -1.0, (2,)), lib))
+
+
+@case("torchlite.multinomial", "Tensor.multinomial")
+def _multinomial(lib, dev):
+    w = T(lib, dev, [0.0, 1.0, 0.0, 2.0])
+    return (lib.multinomial(w, 1).tolist()[0] in (1, 3), _random_shape(w.multinomial(4, replacement=True)),
+            sorted(w.multinomial(2).tolist()), run(lambda lib: lib.multinomial(T(lib, dev, [1, 2]), 1), lib))
+
+
+@case("torchlite.meshgrid")
+def _meshgrid(lib, dev):
+    a, b = leaf(lib, dev, [1.0, 2.0]), T(lib, dev, [3.0, 4.0, 5.0])
+    return with_grads(lib, lambda a: (lib.meshgrid(a, b, indexing="ij"), lib.meshgrid([a, b], indexing="xy")), a)
+
+
+@case("torchlite.Generator")
+def _generator_class(lib, dev):
+    g = lib.Generator()
+    g.manual_seed(5)
+    a = lib.randn(3, generator=g, device=dev).tolist()
+    return g.manual_seed(5) is g, lib.randn(3, generator=g, device=dev).tolist() == a, g.initial_seed(), str(g.device)
+
+
+@case("torchlite.layout", "torchlite.memory_format")
+def _layout_types(lib, dev):
+    return (repr(lib.strided), isinstance(lib.strided, lib.layout), repr(lib.contiguous_format),
+            isinstance(lib.preserve_format, lib.memory_format), run(lambda lib: lib.layout(), lib),
+            run(lambda lib: lib.memory_format(), lib), lib.zeros(2, layout=lib.strided, device=dev),
+            lib.ones_like(T(lib, dev).t(), memory_format=lib.contiguous_format).stride())
+
+
+@case("torchlite.set_default_device", "torchlite.get_default_device")
+def _default_device_fns(lib, dev):
+    before = lib.get_default_device()
+    try:
+        lib.set_default_device(dev)
+        made = lib.zeros(2), lib.arange(3), lib.tensor([1.0])
+        on_dev = [str(t.device) == dev for t in made]
+    finally:
+        lib.set_default_device(None)
+    return str(before), on_dev, str(lib.get_default_device()), made
+
+
+def _legacy_case(name):
+    def run_case(lib, dev):
+        cls = getattr(lib, name)
+        return (cls([1, 0, 2], device=dev), tuple(cls(2, 3).shape), isinstance(lib.ones(2, dtype=cls.dtype), cls),
+                cls([3], device=dev), run(lambda lib: cls(2.5), lib))
+    return run_case
+
+
+# the legacy types of the dtypes torchlite has (torchlite/_legacy.py makes one per dtype)
+for _name in ("FloatTensor", "DoubleTensor", "LongTensor", "BoolTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
+              "CharTensor", "ShortTensor", "IntTensor"):
+    if hasattr(torchlite, _name):
+        case(f"torchlite.{_name}")(_legacy_case(_name))
+
+
+@case("torchlite.accelerator.is_available", "torchlite.accelerator.current_accelerator",
+      "torchlite.accelerator.device_count")
+def _accelerator(lib, dev):
+    acc, cuda = lib.accelerator, lib.cuda.is_available()
+    return (acc.is_available() == cuda, (acc.current_accelerator() is None) != cuda,
+            acc.device_count() == (lib.cuda.device_count() if cuda else 0))
+
+
+@case("torchlite.accelerator.current_device_index", "torchlite.accelerator.set_device_index",
+      "torchlite.accelerator.synchronize")
+def _accelerator_device(lib, dev):
+    acc = lib.accelerator
+    if lib.cuda.is_available():
+        return acc.current_device_index() == lib.cuda.current_device()
+    return run(lambda lib: acc.current_device_index(), lib), run(lambda lib: acc.set_device_index(0), lib), \
+        run(lambda lib: acc.synchronize(), lib)
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)

@@ -65,11 +65,14 @@ from .._functions_manual import (
     threshold_backward,
     to_copy_backward,
     transpose,
+    tril,
+    triu,
     unbind_backward,
     unsqueeze_to,
     value_selecting_reduction_backward,
     where,
     zeros_like,
+    zeros_symint,
 )
 from . import specs
 
@@ -593,6 +596,49 @@ def Atan2Backward0(grad, needs, self, other):
     grad_self = atan2_backward_self(grad, self, other) if needs[0] else None
     return (grad_self, grad_other)
 
+
+def TrilBackward0(grad, needs, diagonal):
+    """tril(Tensor self, int diagonal=0) -> Tensor"""
+    grad_self = tril(grad, diagonal) if needs[0] else None
+    return (grad_self,)
+
+
+def TriuBackward0(grad, needs, diagonal):
+    """triu(Tensor self, int diagonal=0) -> Tensor"""
+    grad_self = triu(grad, diagonal) if needs[0] else None
+    return (grad_self,)
+
+
+def DiagEmbedBackward0(grad, needs, offset, dim1, dim2):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    grad_self = diagonal(grad, offset, dim1, dim2) if needs[0] else None
+    return (grad_self,)
+
+
+def DiagonalBackward0_copy(grad, needs, offset, dim1, dim2, self_sym_sizes, flat_index):
+    """diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    grad_self = diagonal_backward(grad, self_sym_sizes, flat_index, offset, dim1, dim2) if needs[0] else None
+    return (grad_self,)
+
+
+def NormalBackward1(grad, needs, mean_sym_sizes):
+    """normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor"""
+    grad_mean = zeros_symint(mean_sym_sizes, grad) if needs[0] else None
+    return (grad_mean,)
+
+
+def NormalBackward2(grad, needs, std_sym_sizes):
+    """normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor"""
+    grad_std = zeros_symint(std_sym_sizes, grad) if needs[0] else None
+    return (grad_std,)
+
+
+def NormalBackward3(grad, needs, mean_sym_sizes, std_sym_sizes):
+    """normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor"""
+    grad_mean = zeros_symint(mean_sym_sizes, grad) if needs[0] else None
+    grad_std = zeros_symint(std_sym_sizes, grad) if needs[1] else None
+    return (grad_mean, grad_std)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -675,3 +721,10 @@ _C._set_formula(specs.StackBackward0, StackBackward0)
 _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
 _C._set_formula(specs.Atan2Backward0, Atan2Backward0)
+_C._set_formula(specs.TrilBackward0, TrilBackward0)
+_C._set_formula(specs.TriuBackward0, TriuBackward0)
+_C._set_formula(specs.DiagEmbedBackward0, DiagEmbedBackward0)
+_C._set_formula(specs.DiagonalBackward0_copy, DiagonalBackward0_copy)
+_C._set_formula(specs.NormalBackward1, NormalBackward1)
+_C._set_formula(specs.NormalBackward2, NormalBackward2)
+_C._set_formula(specs.NormalBackward3, NormalBackward3)

@@ -93,3 +93,11 @@ StackBackward0 = _C._op_spec("StackBackward0", ("dim", "tensors_dtypes", ), "VH"
 CatBackward0 = _C._op_spec("CatBackward0", ("dim", "tensors_sizes", "tensors_dtypes", ), "VHH", 0, False)
 WhereBackward0 = _C._op_spec("WhereBackward0", ("condition", ), "T", 0, False)
 Atan2Backward0 = _C._op_spec("Atan2Backward0", ("self", "other", ), "TT", 0, False)
+TrilBackward0 = _C._op_spec("TrilBackward0", ("diagonal", ), "V", 0, False)
+TriuBackward0 = _C._op_spec("TriuBackward0", ("diagonal", ), "V", 0, False)
+DiagEmbedBackward0 = _C._op_spec("DiagEmbedBackward0", ("offset", "dim1", "dim2", ), "VVV", 0, False)
+DiagonalBackward0_copy = _C._op_spec("DiagonalBackward0_copy",
+                                     ("offset", "dim1", "dim2", "self_sym_sizes", "flat_index", ), "VVVVH", 0, False)
+NormalBackward1 = _C._op_spec("NormalBackward1", ("mean_sym_sizes", ), "V", 0, False)
+NormalBackward2 = _C._op_spec("NormalBackward2", ("std_sym_sizes", ), "V", 0, False)
+NormalBackward3 = _C._op_spec("NormalBackward3", ("mean_sym_sizes", "std_sym_sizes", ), "VV", 0, False)

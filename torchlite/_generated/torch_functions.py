@@ -20,6 +20,8 @@ __all__ = [
     "clone",
     "cos",
     "cos_",
+    "diag",
+    "diag_embed",
     "diagonal",
     "div",
     "exp",
@@ -31,9 +33,11 @@ __all__ = [
     "mean",
     "min",
     "mul",
+    "multinomial",
     "narrow",
     "neg",
     "neg_",
+    "normal",
     "permute",
     "positive",
     "pow",
@@ -57,6 +61,8 @@ __all__ = [
     "tanh",
     "tanh_",
     "transpose",
+    "tril",
+    "triu",
     "unbind",
     "unsqueeze",
     "where",
@@ -74,6 +80,8 @@ _SCHEMAS = {
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
     "cos": ('Tensor self',),
     "cos_": ('Tensor(a!) self',),
+    "diag": ('Tensor self, int diagonal=0',),
+    "diag_embed": ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',),
     "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
     "div": ('Tensor self, Tensor other',),
     "exp": ('Tensor self',),
@@ -86,10 +94,14 @@ _SCHEMAS = {
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
     "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
     "mul": ('Tensor self, Tensor other',),
+    "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
     "neg": ('Tensor self',),
     "neg_": ('Tensor(a!) self',),
+    "normal": ('Tensor mean, float std=1, *, Generator? generator=None',
+        'float mean, Tensor std, *, Generator? generator=None',
+        'Tensor mean, Tensor std, *, Generator? generator=None'),
     "permute": ('Tensor(a) self, int[] dims',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
@@ -115,6 +127,8 @@ _SCHEMAS = {
     "tanh": ('Tensor self',),
     "tanh_": ('Tensor(a!) self',),
     "transpose": ('Tensor(a) self, int dim0, int dim1',),
+    "tril": ('Tensor self, int diagonal=0',),
+    "triu": ('Tensor self, int diagonal=0',),
     "unbind": ('Tensor(a -> *) self, int dim=0',),
     "unsqueeze": ('Tensor(a) self, int dim',),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
@@ -229,6 +243,28 @@ def cos_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
     return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.diag)
+def diag(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.diag(*args, **kwargs)
+        return out_variant("diag", _ops.diag, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diag", _SCHEMAS["diag"], args, kwargs, error)
+    if out is None:
+        return _ops.diag(*args, **kwargs)
+    return out_variant("diag", _ops.diag, out, args, kwargs)
+
+
+@functools.wraps(_ops.diag_embed)
+def diag_embed(*args, **kwargs):
+    try:
+        return _ops.diag_embed(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diag_embed", _SCHEMAS["diag_embed"], args, kwargs, error)
+    return _ops.diag_embed(*args, **kwargs)
 
 
 @functools.wraps(_ops.diagonal)
@@ -354,6 +390,15 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.multinomial)
+def multinomial(*args, **kwargs):
+    try:
+        return _ops.multinomial(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("multinomial", _SCHEMAS["multinomial"], args, kwargs, error)
+    return _ops.multinomial(*args, **kwargs)
+
+
 @functools.wraps(_ops.narrow)
 def narrow(*args, **kwargs):
     try:
@@ -383,6 +428,15 @@ def neg_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
     return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.normal)
+def normal(*args, **kwargs):
+    try:
+        return _ops.normal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("normal", _SCHEMAS["normal"], args, kwargs, error)
+    return _ops.normal(*args, **kwargs)
 
 
 @functools.wraps(_ops.permute)
@@ -626,6 +680,32 @@ def transpose(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
     return _ops.transpose(*args, **kwargs)
+
+
+@functools.wraps(_ops.tril)
+def tril(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tril(*args, **kwargs)
+        return out_variant("tril", _ops.tril, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tril", _SCHEMAS["tril"], args, kwargs, error)
+    if out is None:
+        return _ops.tril(*args, **kwargs)
+    return out_variant("tril", _ops.tril, out, args, kwargs)
+
+
+@functools.wraps(_ops.triu)
+def triu(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.triu(*args, **kwargs)
+        return out_variant("triu", _ops.triu, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("triu", _SCHEMAS["triu"], args, kwargs, error)
+    if out is None:
+        return _ops.triu(*args, **kwargs)
+    return out_variant("triu", _ops.triu, out, args, kwargs)
 
 
 @functools.wraps(_ops.unbind)

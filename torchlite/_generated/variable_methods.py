@@ -32,6 +32,8 @@ class _TensorMethods:
     def cos_(self, *args, **kwargs):
         return inplace_variant(_ops.cos, self, args, kwargs)
 
+    diag = _ops.diag
+    diag_embed = _ops.diag_embed
     diagonal = _ops.diagonal
     div = _ops.div
     div_ = _ops.div_
@@ -53,6 +55,7 @@ class _TensorMethods:
     min = _ops.min
     mul = _ops.mul
     mul_ = _ops.mul_
+    multinomial = _ops.multinomial
     narrow = _ops.narrow
     neg = _ops.neg
 
@@ -104,6 +107,16 @@ class _TensorMethods:
         return inplace_variant(_ops.tanh, self, args, kwargs)
 
     transpose = _ops.transpose
+    tril = _ops.tril
+
+    def tril_(self, *args, **kwargs):
+        return inplace_variant(_ops.tril, self, args, kwargs)
+
+    triu = _ops.triu
+
+    def triu_(self, *args, **kwargs):
+        return inplace_variant(_ops.triu, self, args, kwargs)
+
     unbind = _ops.unbind
     unsqueeze = _ops.unsqueeze
     view = _ops.view

@@ -22,6 +22,7 @@ modules of the lines above its own):
   TensorFactories, TensorConversions, LinearAlgebra
   BinaryOps, ReduceOps, TensorAdvancedIndexing, TensorCompare
   python_variable_indexing, view_formulas
+  TriangularOps, Distributions (issue 13, creation)
 This package re-exports what the rest of torchlite calls.
 """
 from .ScalarType import _torch_type_name
@@ -73,6 +74,13 @@ __all__ += ["_NARROW", "_promote_types", "_scalar_value", "can_cast", "is_comple
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
+from .TriangularOps import diag, diag_embed, tril, triu  # noqa: E402
+
+__all__ += ["diag", "diag_embed", "tril", "triu"]
+
+from .Distributions import multinomial, normal  # noqa: E402
+
+__all__ += ["multinomial", "normal"]
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
