@@ -16,6 +16,8 @@ from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
 from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from ._tensor_str import set_printoptions
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 
@@ -28,6 +30,8 @@ __all__ = [
     "manual_seed", "no_grad", "ones", "ones_like", "rand", "rand_like", "randn", "randn_like", "set_grad_enabled",
     "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
 ]
+__all__ += ["channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
+            "set_printoptions"]
 __all__ += _torch_functions.__all__
 
 

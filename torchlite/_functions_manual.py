@@ -299,3 +299,10 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
+
+
+def not_implemented(name):
+    """upstream's not_implemented(name): the error of a derivative torch does not have."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+__all__ += ["not_implemented"]

@@ -39,6 +39,7 @@ from .._functions_manual import (
     mul_scalar,
     mul_tensor_backward,
     neg,
+    not_implemented,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
@@ -591,6 +592,88 @@ def Atan2Backward0(grad, needs, self, other):
     grad_self = atan2_backward_self(grad, self, other) if needs[0] else None
     return (grad_self, grad_other)
 
+
+def BernoulliBackward0(grad, needs):
+    """bernoulli(Tensor self, *, Generator? generator=None) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def BernoulliBackward1(grad, needs):
+    """bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_p = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_p)
+
+
+def BernoulliBackward2(grad, needs):
+    """bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def ExponentialBackward0(grad, needs):
+    """exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def GeometricBackward0(grad, needs):
+    """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def NormalBackward0(grad, needs):
+    """normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RandomBackward0(grad, needs):
+    """random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RandomBackward1(grad, needs):
+    """random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RandomBackward2(grad, needs):
+    """random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def UniformBackward0(grad, needs):
+    """uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def Unique2Backward0(grad, needs):
+    """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor,
+    Tensor)"""
+    grad_self = not_implemented("_unique2") if needs[0] else None
+    return (grad_self,)
+
+
+def UniqueDimBackward0(grad, needs):
+    """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False,
+    bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    grad_self = not_implemented("unique_dim") if needs[0] else None
+    return (grad_self,)
+
+
+def UniqueConsecutiveBackward0(grad, needs):
+    """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor,
+    Tensor, Tensor)"""
+    grad_self = not_implemented("unique_consecutive") if needs[0] else None
+    return (grad_self,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -673,3 +756,16 @@ _C._set_formula(specs.StackBackward0, StackBackward0)
 _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
 _C._set_formula(specs.Atan2Backward0, Atan2Backward0)
+_C._set_formula(specs.BernoulliBackward0, BernoulliBackward0)
+_C._set_formula(specs.BernoulliBackward1, BernoulliBackward1)
+_C._set_formula(specs.BernoulliBackward2, BernoulliBackward2)
+_C._set_formula(specs.ExponentialBackward0, ExponentialBackward0)
+_C._set_formula(specs.GeometricBackward0, GeometricBackward0)
+_C._set_formula(specs.NormalBackward0, NormalBackward0)
+_C._set_formula(specs.RandomBackward0, RandomBackward0)
+_C._set_formula(specs.RandomBackward1, RandomBackward1)
+_C._set_formula(specs.RandomBackward2, RandomBackward2)
+_C._set_formula(specs.UniformBackward0, UniformBackward0)
+_C._set_formula(specs.Unique2Backward0, Unique2Backward0)
+_C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
+_C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)

@@ -6,10 +6,19 @@ import functools
 
 from .. import _ops
 from .._ops import (
+    allclose,
     as_strided,
+    bernoulli,
+    bincount,
     chunk,
     clone,
     diagonal,
+    equal,
+    isclose,
+    isfinite,
+    isinf,
+    isnan,
+    isreal,
     max,  # noqa: A004 - torch's name
     min,  # noqa: A004 - torch's name
     narrow,
@@ -22,6 +31,8 @@ from .._ops import (
     t,
     transpose,
     unbind,
+    unique,
+    unique_consecutive,
     unsqueeze,
 )
 from .._ops.Resize import out_variant
@@ -29,29 +40,55 @@ from .._ops.Resize import out_variant
 __all__ = [
     "abs",
     "add",
+    "allclose",
     "as_strided",
     "atan2",
+    "bernoulli",
+    "bincount",
+    "bucketize",
     "cat",
     "chunk",
     "clone",
     "cos",
     "diagonal",
     "div",
+    "eq",
+    "equal",
     "exp",
+    "ge",
+    "greater",
+    "greater_equal",
+    "gt",
+    "histc",
+    "isclose",
+    "isfinite",
+    "isin",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "le",
+    "less",
+    "less_equal",
     "log",
+    "lt",
     "matmul",
     "max",
     "mean",
     "min",
     "mul",
     "narrow",
+    "ne",
     "neg",
+    "not_equal",
     "permute",
     "positive",
     "pow",
     "reciprocal",
     "relu",
     "reshape",
+    "searchsorted",
     "sigmoid",
     "sin",
     "split",
@@ -64,6 +101,8 @@ __all__ = [
     "tanh",
     "transpose",
     "unbind",
+    "unique",
+    "unique_consecutive",
     "unsqueeze",
     "where",
 ]
@@ -90,6 +129,13 @@ def atan2(*args, out=None, **kwargs):
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
+@functools.wraps(_ops.bucketize)
+def bucketize(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bucketize(*args, **kwargs)
+    return out_variant("bucketize", _ops.bucketize, out, args, kwargs)
+
+
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
     if out is None:
@@ -111,6 +157,13 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+@functools.wraps(_ops.eq)
+def eq(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.eq(*args, **kwargs)
+    return out_variant("eq", _ops.eq, out, args, kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
     if out is None:
@@ -118,11 +171,95 @@ def exp(*args, out=None, **kwargs):
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.ge)
+def ge(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.ge(*args, **kwargs)
+    return out_variant("ge", _ops.ge, out, args, kwargs)
+
+
+@functools.wraps(_ops.greater)
+def greater(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.greater(*args, **kwargs)
+    return out_variant("greater", _ops.greater, out, args, kwargs)
+
+
+@functools.wraps(_ops.greater_equal)
+def greater_equal(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.greater_equal(*args, **kwargs)
+    return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
+
+
+@functools.wraps(_ops.gt)
+def gt(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.gt(*args, **kwargs)
+    return out_variant("gt", _ops.gt, out, args, kwargs)
+
+
+@functools.wraps(_ops.histc)
+def histc(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.histc(*args, **kwargs)
+    return out_variant("histc", _ops.histc, out, args, kwargs)
+
+
+@functools.wraps(_ops.isin)
+def isin(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.isin(*args, **kwargs)
+    return out_variant("isin", _ops.isin, out, args, kwargs)
+
+
+@functools.wraps(_ops.isneginf)
+def isneginf(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.isneginf(*args, **kwargs)
+    return out_variant("isneginf", _ops.isneginf, out, args, kwargs)
+
+
+@functools.wraps(_ops.isposinf)
+def isposinf(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.isposinf(*args, **kwargs)
+    return out_variant("isposinf", _ops.isposinf, out, args, kwargs)
+
+
+@functools.wraps(_ops.le)
+def le(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.le(*args, **kwargs)
+    return out_variant("le", _ops.le, out, args, kwargs)
+
+
+@functools.wraps(_ops.less)
+def less(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.less(*args, **kwargs)
+    return out_variant("less", _ops.less, out, args, kwargs)
+
+
+@functools.wraps(_ops.less_equal)
+def less_equal(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.less_equal(*args, **kwargs)
+    return out_variant("less_equal", _ops.less_equal, out, args, kwargs)
+
+
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
+
+
+@functools.wraps(_ops.lt)
+def lt(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.lt(*args, **kwargs)
+    return out_variant("lt", _ops.lt, out, args, kwargs)
 
 
 @functools.wraps(_ops.matmul)
@@ -146,11 +283,25 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.ne)
+def ne(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.ne(*args, **kwargs)
+    return out_variant("ne", _ops.ne, out, args, kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
+
+
+@functools.wraps(_ops.not_equal)
+def not_equal(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.not_equal(*args, **kwargs)
+    return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
 
 
 @functools.wraps(_ops.pow)
@@ -165,6 +316,13 @@ def reciprocal(*args, out=None, **kwargs):
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+
+
+@functools.wraps(_ops.searchsorted)
+def searchsorted(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.searchsorted(*args, **kwargs)
+    return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
 
 
 @functools.wraps(_ops.sigmoid)

@@ -85,3 +85,17 @@ __all__ = [
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
+# Module order (after TensorCompare): Unique, SummaryOps, Bucketization, Distributions, FillDiagonal
+from .TensorCompare import (allclose, eq, equal, ge, greater, greater_equal, gt, isclose, isfinite, isin, isinf,
+                            isnan, isneginf, isposinf, isreal, le, less, less_equal, lt, ne, not_equal)
+from .Unique import unique, unique_consecutive
+from .SummaryOps import bincount, histc
+from .Bucketization import bucketize, searchsorted
+from .Distributions import bernoulli, bernoulli_, exponential_, geometric_, normal_, random_, uniform_
+from .FillDiagonal import fill_diagonal_
+
+__all__ += [
+    "allclose", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite", "isin", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "le", "less", "less_equal", "lt", "ne", "not_equal", "unique",
+    "unique_consecutive", "bincount", "histc", "bucketize", "searchsorted", "bernoulli", "bernoulli_", "exponential_",
+    "geometric_", "normal_", "random_", "uniform_", "fill_diagonal_"]
