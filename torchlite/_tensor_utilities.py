@@ -161,10 +161,15 @@ def _rebuild(storage, offset, shape, strides, requires_grad, device):
     offset and strides (in elements), on `device`."""
     item = storage.itemsize
     arr = np.lib.stride_tricks.as_strided(storage[offset:], shape, tuple(s * item for s in strides))
-    t = _C._wrap(arr)
     dev = _dtypes.device(device)
-    if dev.type != "cpu":
-        t = _backend.place(t, dev)
+    if dev.type == "cuda":
+        t = _backend.place(_C._wrap(arr), dev)
+    elif dev.type == "cpu":
+        t = _C._wrap(arr)
+    else:
+        # a host device (sim): the tensor made over the same array there, keeping its strides
+        from . import _factories
+        t = _C._wrap(arr, _factories.empty(0, device=dev))
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -200,9 +205,13 @@ def deepcopy(self, memo):
     if id(self) in memo:
         return memo[id(self)]
     a = self._array
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    # the array over the whole memory: up a's chain of bases (views keep theirs, through
+    # TensorGeometry's placements too), the last numpy array on it
+    root, node = a, a
+    while getattr(node, "base", None) is not None:
+        node = node.base
+        if isinstance(node, np.ndarray):
+            root = node
     ptr = _data_ptr
     if isinstance(a, np.ndarray) and root.flags.c_contiguous:
         key = ("torchlite storage", ptr(root), root.nbytes)

@@ -1029,7 +1029,8 @@ def _unique_consecutive(lib, dev):
 def _bincount(lib, dev):
     x = T(lib, dev, [0, 1, 1, 3])
     w = T(lib, dev, [1.0, 2.0, 3.0, 4.0])
-    return (lib.bincount(x), x.bincount(w), lib.bincount(x, w.double(), minlength=6), lib.bincount(x, T(lib, dev, [1, 2, 3, 4])),
+    return (lib.bincount(x), x.bincount(w), lib.bincount(x, w.double(), minlength=6),
+            lib.bincount(x, T(lib, dev, [1, 2, 3, 4])),
             lib.bincount(x, minlength=2), lib.bincount(T(lib, dev, [], dtype=lib.int64)),
             run(lambda lib: lib.bincount(T(lib, dev, [0, -1])), lib),
             run(lambda lib: lib.bincount(T(lib, dev, [[0, 1]])), lib),
@@ -1137,7 +1138,8 @@ def _random_(lib, dev):
                     bool((a == a.round()).all()), len(set(a.ravel().tolist())) > min(high - low, 100) // 2))
     ints = T(lib, dev, [0] * 200).random_(-5, 5)
     bools = T(lib, dev, [False] * 200).random_()
-    return (out, str(ints.dtype), bool(ints.min() >= -5), bool(ints.max() < 5), str(bools.dtype), bool(bools.long().sum() > 0),
+    return (out, str(ints.dtype), bool(ints.min() >= -5), bool(ints.max() < 5),
+            str(bools.dtype), bool(bools.long().sum() > 0),
             run(lambda lib: T(lib, dev).random_(5, 3), lib), run(lambda lib: T(lib, dev).random_(0), lib),
             run(lambda lib: T(lib, dev, [True]).random_(3), lib))
 
@@ -1151,7 +1153,8 @@ def _bernoulli_(lib, dev):
     p = T(lib, dev, [0.0] * 25 + [1.0] * 25)
     r = y.bernoulli_(p)
     return (same, dtype, shape, node, g, leaf_error, ok, r.grad_fn.name(), r.sum(0), r.sum(),
-            T(lib, dev, [0, 0]).bernoulli_(1.0), T(lib, dev, [False]).bernoulli_(1.0), run(lambda lib: T(lib, dev).bernoulli_(2), lib),
+            T(lib, dev, [0, 0]).bernoulli_(1.0),
+            T(lib, dev, [False]).bernoulli_(1.0), run(lambda lib: T(lib, dev).bernoulli_(2), lib),
             run(lambda lib: T(lib, dev).bernoulli_(T(lib, dev, [0.5, 0.5])), lib))
 
 
@@ -1173,8 +1176,10 @@ def _fill_diagonal_(lib, dev):
         return y.fill_diagonal_(2.0), y.grad_fn.name()
     shapes = [(3, 3), (7, 3), (2, 3), (3, 7)]
     return ([with_grads(lib, op, lib.zeros(*s, device=dev, requires_grad=True)) for s in shapes],
-            lib.zeros(7, 3, device=dev).fill_diagonal_(1, wrap=True), lib.zeros(8, 2, device=dev).fill_diagonal_(1, True),
-            lib.zeros(2, 2, 2, device=dev).fill_diagonal_(1), lib.zeros(2, 2, dtype=lib.int64, device=dev).fill_diagonal_(1.5),
+            lib.zeros(7, 3, device=dev).fill_diagonal_(1, wrap=True),
+            lib.zeros(8, 2, device=dev).fill_diagonal_(1, True),
+            lib.zeros(2, 2, 2, device=dev).fill_diagonal_(1),
+            lib.zeros(2, 2, dtype=lib.int64, device=dev).fill_diagonal_(1.5),
             lib.zeros(3, 4, device=dev).t().fill_diagonal_(5.0, wrap=True),
             run(lambda lib: lib.zeros(2, 3, 2, device=dev).fill_diagonal_(1), lib),
             run(lambda lib: lib.zeros(2, device=dev).fill_diagonal_(1), lib),
@@ -1207,7 +1212,8 @@ def _new_full(lib, dev):
 def _new_empty(lib, dev):
     x = T(lib, dev)
     e = x.new_empty(2, 3)
-    return (tuple(e.shape), str(e.dtype), str(x.new_empty((1, 2), dtype=lib.int64).dtype), tuple(x.new_empty([0]).shape),
+    return (tuple(e.shape), str(e.dtype),
+    str(x.new_empty((1, 2), dtype=lib.int64).dtype), tuple(x.new_empty([0]).shape),
             x.new_empty(2, requires_grad=True).requires_grad)
 
 

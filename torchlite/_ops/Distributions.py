@@ -106,6 +106,23 @@ def _max_random(dtype):
     return int(np.iinfo(dtype).max)
 
 
+def _check_from(low, dtype):
+    """random_'s bound check on `from` (check_from_to_in_range)."""
+    if dtype == _b1:
+        if not 0 <= low <= 1:
+            raise RuntimeError("from is out of bounds for bool")
+    elif dtype.kind == "f":
+        digits = np.finfo(dtype).nmant + 1
+        if not -(2 ** digits) <= low <= 2 ** digits:
+            name = {"float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
+            warnings.warn(f"from is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {name} "
+                          "can support discrete uniform distribution only within this range. This warning will become "
+                          "an error in version 1.7 release, please fix the code in advance", UserWarning,
+                          stacklevel=3)
+    elif not np.iinfo(dtype).min <= low <= np.iinfo(dtype).max:
+        raise RuntimeError(f"from is out of bounds for {dtype.name}")
+
+
 def _check_to(to, dtype):
     """random_'s bound check on `to - 1` (DistributionTemplates.h's check_from_to_in_range)."""
     if dtype == _b1:
@@ -143,6 +160,7 @@ def random_(self, *args, generator=None, **kwargs):
         else:
             if low >= high:
                 raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+            _check_from(low, a.dtype)
             _check_to(high, a.dtype)
     node = _inplace_node(spec, (self,))
     return _fill(self, node, _gen().integers(low, high, a.shape, dtype=np.int64, endpoint=False)

@@ -49,15 +49,13 @@ def _rows_equal(rows):
     return np.all(rows[1:] == rows[:-1], axis=tuple(range(1, rows.ndim)))
 
 
-def _unique_rows(rows, sort):
-    """The unique rows of rows (n, ...): (their positions in rows' order, inverse, counts)."""
+def _unique_rows(rows):
+    """The unique rows of rows (n, ...), sorted (unique_dim sorts whatever `sorted` says): their
+    positions in rows, the inverse and the counts."""
     n = rows.shape[0]
-    if sort:
-        flat = rows.reshape(n, -1)
-        # lexicographic order, the first element first (np.lexsort's last key is its primary one)
-        order = np.lexsort(flat.T[::-1]) if flat.shape[1] else np.arange(n)
-    else:
-        order = np.arange(n)
+    flat = rows.reshape(n, -1)
+    # lexicographic order, the first element first (np.lexsort's last key is its primary one)
+    order = np.lexsort(flat.T[::-1]) if flat.shape[1] else np.arange(n)
     ordered = rows[order]
     starts, group = _groups(ordered, _rows_equal(ordered))
     inverse = np.empty(n, _i64)
@@ -71,7 +69,7 @@ def _check_empty_dim(a, dim):
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
 
 
-def _unique_dim(self, dim, sort, return_inverse, return_counts, spec):
+def _unique_dim(self, dim, return_inverse, return_counts, spec):
     a = _host(self)
     dim = _wrap_dim(dim, a.ndim, wrap_scalar=False)
     _check_empty_dim(a, dim)
@@ -79,14 +77,14 @@ def _unique_dim(self, dim, sort, return_inverse, return_counts, spec):
     if rows.shape[0] == 0:
         keep, inverse, counts = np.zeros(0, np.intp), np.zeros(0, _i64), np.zeros(0, _i64)
     else:
-        keep, inverse, counts = _unique_rows(rows, sort)
+        keep, inverse, counts = _unique_rows(rows)
     output = np.moveaxis(rows[keep], 0, dim)
     return _result(self, output, inverse, counts, return_inverse, return_counts, spec)
 
 
 def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002 - torch's name
     if dim is not None:
-        return _unique_dim(self, dim, sorted, return_inverse, return_counts, _S.UniqueDimBackward0)
+        return _unique_dim(self, dim, return_inverse, return_counts, _S.UniqueDimBackward0)
     a = _host(self)
     flat = a.reshape(-1)
     order = np.argsort(flat, kind="stable")
