@@ -356,7 +356,7 @@ def test_print_options(opts):
     try:
         torch.set_printoptions(**opts)
         torchlite.set_printoptions(**opts)
-        for a, double in _arrays(7, 60):
+        for a, _ in _arrays(7, 60):
             t, lt = torch.tensor(a), torchlite.tensor(a)
             assert _normalised(repr(lt)) == _normalised(repr(t))
         big = np.arange(3000.0).reshape(30, 100)
@@ -371,7 +371,8 @@ def test_print_options(opts):
 def test_print_exact(dev):
     """Whole strings, suffixes included, where torchlite's names do not move a line break."""
     cases = [lambda lib, d: lib.tensor(3.5, device=d), lambda lib, d: lib.tensor([], device=d),
-             lambda lib, d: lib.zeros(0, 3, dtype=lib.int64, device=d), lambda lib, d: lib.tensor([True, False], device=d),
+             lambda lib, d: lib.zeros(0, 3, dtype=lib.int64, device=d),
+             lambda lib, d: lib.tensor([True, False], device=d),
              lambda lib, d: lib.tensor([1.0, 2.0], device=d, requires_grad=True),
              lambda lib, d: lib.tensor([1.0, 2.0], device=d, requires_grad=True) * 2,
              lambda lib, d: (lib.zeros(2, 2, device=d, requires_grad=True) * 1).fill_diagonal_(1.0),
