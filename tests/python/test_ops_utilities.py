@@ -198,6 +198,8 @@ def test_bincount_histc_searchsorted(seed, dev):
                                   ("random_", (-2, 3)), ("bernoulli_", ()), ("bernoulli_", (0.2,)),
                                   ("random_", (0, 2)), ("bernoulli_", (1.5,)), ("uniform_", (1, 0))])
 def test_random_fills(fill, dtype, dev):
+    """The in-place fills (the uniform, normal, exponential, geometric, random and bernoulli ops of the
+    tables): self returned, its dtype and shape, the range and mean of what they draw, the errors."""
     name, args = fill
 
     def case(lib, d):
@@ -208,6 +210,20 @@ def test_random_fills(fill, dtype, dev):
                  round(float(a.mean()), 1) if name in ("bernoulli_", "uniform_", "normal_", "exponential_")
                  and dtype.startswith("float") else None)
         return r is x, str(r.dtype), tuple(r.shape), stats, x._version
+    check(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bernoulli(dtype, dev):
+    def case(lib, d):
+        p = lib.tensor([[0.0, 1.0, 0.25, 0.75]] * 500, device=d).to(getattr(lib, dtype))
+        r = lib.bernoulli(p)
+        q = p.bernoulli(0.5)
+        x = lib.tensor([0.0, 1.0], device=d, requires_grad=True)
+        b = lib.bernoulli(x)
+        return (str(r.dtype), r[:, :2], round(float(r.double().mean()), 1), str(q.dtype),
+                round(float(q.double().mean()), 1), b, b.grad_fn.name(), lib.autograd.grad(b.sum(), x))
     check(case, dev)
 
 
