@@ -38,7 +38,7 @@ def bincount(self, weights=None, minlength=0):
 def _fmt(x):
     """A bound as c10 prints it in histc's messages."""
     if math.isnan(x):
-        return "-nan"
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
     return f"{x:g}"
 
 

@@ -8,6 +8,7 @@ from .._generated import specs as _S
 from .ExpandUtils import _broadcast_shapes
 from .ScalarType import _b1, _checked_number, _torch_type_name
 from .TensorFactories import _const
+from .TensorShape import view
 from .TensorIterator import (_TB, _WRAPPED_NUMBER, _copy_like, _loud, _number_dtype, _out, _promote_types, _quiet,
                              _result_type)
 
@@ -261,6 +262,12 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
         dtype = _result_type(a, b)
     else:
         dtype = _result_type(b, a)
+    if isinstance(test_elements, _TB):
+        n = a.size if da is not None else 1
+        if b.size < int(np.float32(10.0) * np.float32(n ** 0.145)):
+            # torch's default kernel (few test elements) views them flat: a layout view(-1)
+            # refuses is refused here too, with view's error
+            view(test_elements, (-1,))
     ah = _backend.to_host(_backend.asarray(a)).astype(dtype)
     bh = _backend.to_host(_backend.asarray(b)).astype(dtype)
     return _bool_result(like, np.isin(ah, bh, invert=invert))
