@@ -5,40 +5,13 @@
 import functools
 
 from .. import _ops
-from .._ops import (
-    allclose,
-    as_strided,
-    bernoulli,
-    bincount,
-    chunk,
-    clone,
-    diagonal,
-    equal,
-    isclose,
-    isfinite,
-    isinf,
-    isnan,
-    isreal,
-    max,  # noqa: A004 - torch's name
-    min,  # noqa: A004 - torch's name
-    narrow,
-    permute,
-    positive,
-    relu,
-    reshape,
-    split,
-    squeeze,
-    t,
-    transpose,
-    unbind,
-    unique,
-    unique_consecutive,
-    unsqueeze,
-)
+from .._ops.python_arg_parser import _rebind
 from .._ops.Resize import out_variant
+from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
     "abs",
+    "abs_",
     "add",
     "allclose",
     "as_strided",
@@ -50,11 +23,13 @@ __all__ = [
     "chunk",
     "clone",
     "cos",
+    "cos_",
     "diagonal",
     "div",
     "eq",
     "equal",
     "exp",
+    "exp_",
     "ge",
     "greater",
     "greater_equal",
@@ -72,6 +47,7 @@ __all__ = [
     "less",
     "less_equal",
     "log",
+    "log_",
     "lt",
     "matmul",
     "max",
@@ -81,24 +57,31 @@ __all__ = [
     "narrow",
     "ne",
     "neg",
+    "neg_",
     "not_equal",
     "permute",
     "positive",
     "pow",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "reshape",
     "searchsorted",
     "sigmoid",
+    "sigmoid_",
     "sin",
+    "sin_",
     "split",
     "sqrt",
+    "sqrt_",
     "squeeze",
     "stack",
     "sub",
     "sum",
     "t",
     "tanh",
+    "tanh_",
     "transpose",
     "unbind",
     "unique",
@@ -107,30 +90,185 @@ __all__ = [
     "where",
 ]
 
+# The argument lists of each op's overloads (native_functions.yaml's schemas).
+_SCHEMAS = {
+    "abs": ('Tensor self',),
+    "abs_": ('Tensor(a!) self',),
+    "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
+    "atan2": ('Tensor self, Tensor other',),
+    "bernoulli": ('Tensor self, *, Generator? generator=None',),
+    "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
+    "bucketize": ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False',),
+    "cat": ('Tensor[] tensors, int dim=0',),
+    "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
+    "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
+    "cos": ('Tensor self',),
+    "cos_": ('Tensor(a!) self',),
+    "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
+    "div": ('Tensor self, Tensor other',),
+    "eq": ('Tensor self, Tensor other',),
+    "equal": ('Tensor self, Tensor other',),
+    "exp": ('Tensor self',),
+    "exp_": ('Tensor(a!) self',),
+    "ge": ('Tensor self, Tensor other',),
+    "greater": ('Tensor self, Tensor other',),
+    "greater_equal": ('Tensor self, Tensor other',),
+    "gt": ('Tensor self, Tensor other',),
+    "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
+    "isclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "isfinite": ('Tensor self',),
+    "isin": ('Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False',),
+    "isinf": ('Tensor self',),
+    "isnan": ('Tensor self',),
+    "isneginf": ('Tensor self',),
+    "isposinf": ('Tensor self',),
+    "isreal": ('Tensor self',),
+    "le": ('Tensor self, Tensor other',),
+    "less": ('Tensor self, Tensor other',),
+    "less_equal": ('Tensor self, Tensor other',),
+    "log": ('Tensor self',),
+    "log_": ('Tensor(a!) self',),
+    "lt": ('Tensor self, Tensor other',),
+    "matmul": ('Tensor self, Tensor other',),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mean": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mul": ('Tensor self, Tensor other',),
+    "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
+        'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "ne": ('Tensor self, Tensor other',),
+    "neg": ('Tensor self',),
+    "neg_": ('Tensor(a!) self',),
+    "not_equal": ('Tensor self, Tensor other',),
+    "permute": ('Tensor(a) self, int[] dims',),
+    "positive": ('Tensor(a) self',),
+    "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
+    "reciprocal": ('Tensor self',),
+    "reciprocal_": ('Tensor(a!) self',),
+    "relu": ('Tensor self',),
+    "relu_": ('Tensor(a!) self',),
+    "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "searchsorted": (
+        'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None',),
+    "sigmoid": ('Tensor self',),
+    "sigmoid_": ('Tensor(a!) self',),
+    "sin": ('Tensor self',),
+    "sin_": ('Tensor(a!) self',),
+    "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',),
+    "sqrt": ('Tensor self',),
+    "sqrt_": ('Tensor(a!) self',),
+    "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
+    "stack": ('Tensor[] tensors, int dim=0',),
+    "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "sum": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "t": ('Tensor(a) self',),
+    "tanh": ('Tensor self',),
+    "tanh_": ('Tensor(a!) self',),
+    "transpose": ('Tensor(a) self, int dim0, int dim1',),
+    "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
+    "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
+    "unsqueeze": ('Tensor(a) self, int dim',),
+    "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
+}
+
 
 @functools.wraps(_ops.abs)
 def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.abs(*args, **kwargs)
+        return out_variant("abs", _ops.abs, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error)
     if out is None:
         return _ops.abs(*args, **kwargs)
     return out_variant("abs", _ops.abs, out, args, kwargs)
 
 
+@functools.wraps(_ops.abs)
+def abs_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
+    return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.add)
 def add(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.add(*args, **kwargs)
+        return out_variant("add", _ops.add, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error)
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
 
 
+@functools.wraps(_ops.allclose)
+def allclose(*args, **kwargs):
+    try:
+        return _ops.allclose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
+    return _ops.allclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.as_strided)
+def as_strided(*args, **kwargs):
+    try:
+        return _ops.as_strided(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
+    return _ops.as_strided(*args, **kwargs)
+
+
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan2(*args, **kwargs)
+        return out_variant("atan2", _ops.atan2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error)
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
+@functools.wraps(_ops.bernoulli)
+def bernoulli(*args, **kwargs):
+    try:
+        return _ops.bernoulli(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bernoulli", _SCHEMAS["bernoulli"], args, kwargs, error)
+    return _ops.bernoulli(*args, **kwargs)
+
+
+@functools.wraps(_ops.bincount)
+def bincount(*args, **kwargs):
+    try:
+        return _ops.bincount(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bincount", _SCHEMAS["bincount"], args, kwargs, error)
+    return _ops.bincount(*args, **kwargs)
+
+
 @functools.wraps(_ops.bucketize)
 def bucketize(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.bucketize(*args, **kwargs)
+        return out_variant("bucketize", _ops.bucketize, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bucketize", _SCHEMAS["bucketize"], args, kwargs, error)
     if out is None:
         return _ops.bucketize(*args, **kwargs)
     return out_variant("bucketize", _ops.bucketize, out, args, kwargs)
@@ -138,20 +276,74 @@ def bucketize(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cat(*args, **kwargs)
+        return out_variant("cat", _ops.cat, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error)
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+@functools.wraps(_ops.chunk)
+def chunk(*args, **kwargs):
+    try:
+        return _ops.chunk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
+    return _ops.chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.clone)
+def clone(*args, **kwargs):
+    try:
+        return _ops.clone(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clone", _SCHEMAS["clone"], args, kwargs, error)
+    return _ops.clone(*args, **kwargs)
+
+
 @functools.wraps(_ops.cos)
 def cos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cos(*args, **kwargs)
+        return out_variant("cos", _ops.cos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error)
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cos)
+def cos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
+    return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.diagonal)
+def diagonal(*args, **kwargs):
+    try:
+        return _ops.diagonal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
+    return _ops.diagonal(*args, **kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.div(*args, **kwargs)
+        return out_variant("div", _ops.div, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error)
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
@@ -159,20 +351,56 @@ def div(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.eq)
 def eq(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.eq(*args, **kwargs)
+        return out_variant("eq", _ops.eq, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("eq", _SCHEMAS["eq"], args, kwargs, error)
     if out is None:
         return _ops.eq(*args, **kwargs)
     return out_variant("eq", _ops.eq, out, args, kwargs)
 
 
+@functools.wraps(_ops.equal)
+def equal(*args, **kwargs):
+    try:
+        return _ops.equal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("equal", _SCHEMAS["equal"], args, kwargs, error)
+    return _ops.equal(*args, **kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp(*args, **kwargs)
+        return out_variant("exp", _ops.exp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error)
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp)
+def exp_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
+    return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.ge)
 def ge(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ge(*args, **kwargs)
+        return out_variant("ge", _ops.ge, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ge", _SCHEMAS["ge"], args, kwargs, error)
     if out is None:
         return _ops.ge(*args, **kwargs)
     return out_variant("ge", _ops.ge, out, args, kwargs)
@@ -180,6 +408,12 @@ def ge(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.greater)
 def greater(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.greater(*args, **kwargs)
+        return out_variant("greater", _ops.greater, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("greater", _SCHEMAS["greater"], args, kwargs, error)
     if out is None:
         return _ops.greater(*args, **kwargs)
     return out_variant("greater", _ops.greater, out, args, kwargs)
@@ -187,6 +421,12 @@ def greater(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.greater_equal)
 def greater_equal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.greater_equal(*args, **kwargs)
+        return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("greater_equal", _SCHEMAS["greater_equal"], args, kwargs, error)
     if out is None:
         return _ops.greater_equal(*args, **kwargs)
     return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
@@ -194,6 +434,12 @@ def greater_equal(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.gt)
 def gt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.gt(*args, **kwargs)
+        return out_variant("gt", _ops.gt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("gt", _SCHEMAS["gt"], args, kwargs, error)
     if out is None:
         return _ops.gt(*args, **kwargs)
     return out_variant("gt", _ops.gt, out, args, kwargs)
@@ -201,20 +447,74 @@ def gt(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.histc)
 def histc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.histc(*args, **kwargs)
+        return out_variant("histc", _ops.histc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("histc", _SCHEMAS["histc"], args, kwargs, error)
     if out is None:
         return _ops.histc(*args, **kwargs)
     return out_variant("histc", _ops.histc, out, args, kwargs)
 
 
+@functools.wraps(_ops.isclose)
+def isclose(*args, **kwargs):
+    try:
+        return _ops.isclose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isclose", _SCHEMAS["isclose"], args, kwargs, error)
+    return _ops.isclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.isfinite)
+def isfinite(*args, **kwargs):
+    try:
+        return _ops.isfinite(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isfinite", _SCHEMAS["isfinite"], args, kwargs, error)
+    return _ops.isfinite(*args, **kwargs)
+
+
 @functools.wraps(_ops.isin)
 def isin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.isin(*args, **kwargs)
+        return out_variant("isin", _ops.isin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isin", _SCHEMAS["isin"], args, kwargs, error)
     if out is None:
         return _ops.isin(*args, **kwargs)
     return out_variant("isin", _ops.isin, out, args, kwargs)
 
 
+@functools.wraps(_ops.isinf)
+def isinf(*args, **kwargs):
+    try:
+        return _ops.isinf(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isinf", _SCHEMAS["isinf"], args, kwargs, error)
+    return _ops.isinf(*args, **kwargs)
+
+
+@functools.wraps(_ops.isnan)
+def isnan(*args, **kwargs):
+    try:
+        return _ops.isnan(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isnan", _SCHEMAS["isnan"], args, kwargs, error)
+    return _ops.isnan(*args, **kwargs)
+
+
 @functools.wraps(_ops.isneginf)
 def isneginf(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.isneginf(*args, **kwargs)
+        return out_variant("isneginf", _ops.isneginf, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isneginf", _SCHEMAS["isneginf"], args, kwargs, error)
     if out is None:
         return _ops.isneginf(*args, **kwargs)
     return out_variant("isneginf", _ops.isneginf, out, args, kwargs)
@@ -222,13 +522,34 @@ def isneginf(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.isposinf)
 def isposinf(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.isposinf(*args, **kwargs)
+        return out_variant("isposinf", _ops.isposinf, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isposinf", _SCHEMAS["isposinf"], args, kwargs, error)
     if out is None:
         return _ops.isposinf(*args, **kwargs)
     return out_variant("isposinf", _ops.isposinf, out, args, kwargs)
 
 
+@functools.wraps(_ops.isreal)
+def isreal(*args, **kwargs):
+    try:
+        return _ops.isreal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isreal", _SCHEMAS["isreal"], args, kwargs, error)
+    return _ops.isreal(*args, **kwargs)
+
+
 @functools.wraps(_ops.le)
 def le(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.le(*args, **kwargs)
+        return out_variant("le", _ops.le, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("le", _SCHEMAS["le"], args, kwargs, error)
     if out is None:
         return _ops.le(*args, **kwargs)
     return out_variant("le", _ops.le, out, args, kwargs)
@@ -236,6 +557,12 @@ def le(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.less)
 def less(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.less(*args, **kwargs)
+        return out_variant("less", _ops.less, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("less", _SCHEMAS["less"], args, kwargs, error)
     if out is None:
         return _ops.less(*args, **kwargs)
     return out_variant("less", _ops.less, out, args, kwargs)
@@ -243,6 +570,12 @@ def less(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.less_equal)
 def less_equal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.less_equal(*args, **kwargs)
+        return out_variant("less_equal", _ops.less_equal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("less_equal", _SCHEMAS["less_equal"], args, kwargs, error)
     if out is None:
         return _ops.less_equal(*args, **kwargs)
     return out_variant("less_equal", _ops.less_equal, out, args, kwargs)
@@ -250,13 +583,34 @@ def less_equal(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log(*args, **kwargs)
+        return out_variant("log", _ops.log, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error)
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+@functools.wraps(_ops.log)
+def log_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
+    return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.lt)
 def lt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.lt(*args, **kwargs)
+        return out_variant("lt", _ops.lt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("lt", _SCHEMAS["lt"], args, kwargs, error)
     if out is None:
         return _ops.lt(*args, **kwargs)
     return out_variant("lt", _ops.lt, out, args, kwargs)
@@ -264,27 +618,78 @@ def lt(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matmul(*args, **kwargs)
+        return out_variant("matmul", _ops.matmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error)
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+@functools.wraps(_ops.max)
+def max(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.max(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
+    return _ops.max(*args, **kwargs)
+
+
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mean(*args, **kwargs)
+        return out_variant("mean", _ops.mean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error)
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.min)
+def min(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.min(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
+    return _ops.min(*args, **kwargs)
+
+
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mul(*args, **kwargs)
+        return out_variant("mul", _ops.mul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error)
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.narrow)
+def narrow(*args, **kwargs):
+    try:
+        return _ops.narrow(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
+    return _ops.narrow(*args, **kwargs)
+
+
 @functools.wraps(_ops.ne)
 def ne(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ne(*args, **kwargs)
+        return out_variant("ne", _ops.ne, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ne", _SCHEMAS["ne"], args, kwargs, error)
     if out is None:
         return _ops.ne(*args, **kwargs)
     return out_variant("ne", _ops.ne, out, args, kwargs)
@@ -292,20 +697,65 @@ def ne(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.neg(*args, **kwargs)
+        return out_variant("neg", _ops.neg, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error)
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
 
 
+@functools.wraps(_ops.neg)
+def neg_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
+    return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.not_equal)
 def not_equal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.not_equal(*args, **kwargs)
+        return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("not_equal", _SCHEMAS["not_equal"], args, kwargs, error)
     if out is None:
         return _ops.not_equal(*args, **kwargs)
     return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
 
 
+@functools.wraps(_ops.permute)
+def permute(*args, **kwargs):
+    try:
+        return _ops.permute(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
+    return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.positive)
+def positive(*args, **kwargs):
+    try:
+        return _ops.positive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("positive", _SCHEMAS["positive"], args, kwargs, error)
+    return _ops.positive(*args, **kwargs)
+
+
 @functools.wraps(_ops.pow)
 def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.pow(*args, **kwargs)
+        return out_variant("pow", _ops.pow, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error)
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
@@ -313,13 +763,61 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.reciprocal)
 def reciprocal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.reciprocal(*args, **kwargs)
+        return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error)
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
 
 
+@functools.wraps(_ops.reciprocal)
+def reciprocal_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal_", _SCHEMAS["reciprocal_"], args, kwargs, error)
+    return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu(*args, **kwargs):
+    try:
+        return _ops.relu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
+    return _ops.relu(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu_", _SCHEMAS["relu_"], args, kwargs, error)
+    return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.reshape)
+def reshape(*args, **kwargs):
+    try:
+        return _ops.reshape(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
+    return _ops.reshape(*args, **kwargs)
+
+
 @functools.wraps(_ops.searchsorted)
 def searchsorted(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.searchsorted(*args, **kwargs)
+        return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("searchsorted", _SCHEMAS["searchsorted"], args, kwargs, error)
     if out is None:
         return _ops.searchsorted(*args, **kwargs)
     return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
@@ -327,27 +825,96 @@ def searchsorted(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sigmoid)
 def sigmoid(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sigmoid(*args, **kwargs)
+        return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error)
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
 
 
+@functools.wraps(_ops.sigmoid)
+def sigmoid_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid_", _SCHEMAS["sigmoid_"], args, kwargs, error)
+    return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sin)
 def sin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sin(*args, **kwargs)
+        return out_variant("sin", _ops.sin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error)
     if out is None:
         return _ops.sin(*args, **kwargs)
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+@functools.wraps(_ops.sin)
+def sin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
+    return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.split)
+def split(*args, **kwargs):
+    try:
+        return _ops.split(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("split", _SCHEMAS["split"], args, kwargs, error)
+    return _ops.split(*args, **kwargs)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sqrt(*args, **kwargs)
+        return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error)
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
 
 
+@functools.wraps(_ops.sqrt)
+def sqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.squeeze)
+def squeeze(*args, **kwargs):
+    try:
+        return _ops.squeeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
+    return _ops.squeeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.stack)
 def stack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.stack(*args, **kwargs)
+        return out_variant("stack", _ops.stack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error)
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
@@ -355,6 +922,12 @@ def stack(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sub(*args, **kwargs)
+        return out_variant("sub", _ops.sub, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error)
     if out is None:
         return _ops.sub(*args, **kwargs)
     return out_variant("sub", _ops.sub, out, args, kwargs)
@@ -362,20 +935,101 @@ def sub(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.sum(*args, **kwargs)
+        return out_variant("sum", _ops.sum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error)
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.t)
+def t(*args, **kwargs):
+    try:
+        return _ops.t(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
+    return _ops.t(*args, **kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tanh(*args, **kwargs)
+        return out_variant("tanh", _ops.tanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error)
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.tanh)
+def tanh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
+    return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.transpose)
+def transpose(*args, **kwargs):
+    try:
+        return _ops.transpose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
+    return _ops.transpose(*args, **kwargs)
+
+
+@functools.wraps(_ops.unbind)
+def unbind(*args, **kwargs):
+    try:
+        return _ops.unbind(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
+    return _ops.unbind(*args, **kwargs)
+
+
+@functools.wraps(_ops.unique)
+def unique(*args, **kwargs):
+    try:
+        return _ops.unique(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unique", _SCHEMAS["unique"], args, kwargs, error)
+    return _ops.unique(*args, **kwargs)
+
+
+@functools.wraps(_ops.unique_consecutive)
+def unique_consecutive(*args, **kwargs):
+    try:
+        return _ops.unique_consecutive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unique_consecutive", _SCHEMAS["unique_consecutive"], args, kwargs, error)
+    return _ops.unique_consecutive(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsqueeze)
+def unsqueeze(*args, **kwargs):
+    try:
+        return _ops.unsqueeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
+    return _ops.unsqueeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.where)
 def where(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.where(*args, **kwargs)
+        return out_variant("where", _ops.where, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error)
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
