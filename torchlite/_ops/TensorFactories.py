@@ -16,6 +16,9 @@ def _const(arr, like):
 
 def clone(self, *, memory_format=None):
     a = self._array
+    if memory_format is not None and not isinstance(memory_format, _mf.memory_format):
+        raise TypeError(f"clone(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(memory_format).__name__}")
     if memory_format is None or memory_format is _mf.preserve_format:
         out = _empty_like(a, a.dtype, self)
     else:
