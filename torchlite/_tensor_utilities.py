@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from . import _C, _backend, _dtypes, _ops
+from . import _C, _backend, _dtypes, _factories, _ops
 from ._ops.TensorGeometry import _data_ptr
 from ._memory_format import _CHANNELS_LAST, contiguous_format, memory_format
 
@@ -60,14 +60,12 @@ def type_(self, dtype=None, non_blocking=False, **kwargs):
 # The new_* factories: self's dtype and device unless given --------------------------------------
 
 def _factory(self, make, size, dtype, device, requires_grad, *args):
-    from . import _factories
     dtype = self.dtype if dtype is None else dtype
     device = self.device if device is None else device
     return getattr(_factories, make)(size, *args, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
-    from . import _factories
     if isinstance(data, _C.TensorBase):
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
                       "sourceTensor.detach().clone().requires_grad_(True), rather than "
@@ -79,7 +77,6 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    from . import _factories
     dtype = self.dtype if dtype is None else dtype
     device = self.device if device is None else device
     return _factories.full(tuple(size), fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -168,8 +165,7 @@ def _rebuild(storage, offset, shape, strides, requires_grad, device):
         t = _C._wrap(arr)
     else:
         # a host device (sim): the tensor made over the same array there, keeping its strides
-        from . import _factories
-        t = _C._wrap(arr, _factories.empty(0, device=dev))
+            t = _C._wrap(arr, _factories.empty(0, device=dev))
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -155,8 +155,10 @@ _SCHEMAS = {
     "relu_": ('Tensor(a!) self',),
     "reshape": ('Tensor(a) self, SymInt[] shape',),
     "searchsorted": (
-        'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None',
-        'Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None'),
+        'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, '
+        'Tensor? sorter=None',
+        'Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, '
+        'Tensor? sorter=None'),
     "sigmoid": ('Tensor self',),
     "sigmoid_": ('Tensor(a!) self',),
     "sin": ('Tensor self',),

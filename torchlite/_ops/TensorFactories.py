@@ -2,11 +2,12 @@
 clone, zeros_like, ones_like, and the constants formulas use."""
 import numpy as np
 
-from .. import _C, _backend, _memory_format as _mf
+from .. import _backend, _memory_format as _mf
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .Copy import _below_autograd, _copy_of_inference
-from .TensorIterator import _dense_strides, _empty_like, _new_empty, _strided_empty
+from .TensorIterator import _empty_like
+from .TensorProperties import _empty_in_format
 
 
 def _const(arr, like):
@@ -27,22 +28,6 @@ def clone(self, *, memory_format=None):
         return _copy_of_inference(self, out)
     np.copyto(out, a)
     return _record(_S.CloneBackward0, (self,), _wrap(out, self))
-
-
-def _empty_in_format(a, fmt, like):
-    """An uninitialised array of a's shape laid out in memory format `fmt` (contiguous_format,
-    channels_last: dense with the channels innermost; c10's get_channels_last_strides_2d)."""
-    if fmt in _mf._CHANNELS_LAST:
-        order, rank = _mf._CHANNELS_LAST[fmt]
-        if a.ndim != rank:
-            raise RuntimeError(f"required rank {rank} tensor to use {fmt._name} format")
-        empty = _C._empty_array if a.dtype.kind == "f" else _new_empty
-        if _backend.is_cuda_array(a):
-            empty, like = _backend.empty_on, a
-        return _strided_empty(a.shape, _dense_strides(a.shape, order), a.dtype, like, empty)
-    if a.dtype.kind == "f" and not _backend.is_cuda_array(a):
-        return _C._empty_array(a.shape, a.dtype, like)
-    return _backend.new(a, "empty", a.shape, a.dtype)
 
 
 def zeros_like(self, dtype=None):
