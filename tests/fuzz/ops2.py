@@ -106,6 +106,9 @@ op2("compare-fn", ["{out} = lib.eq({0}, {1})", "{out} = lib.ne({0}, {s})", "{out
                    "{out} = lib.greater({0}, {1})", "{out} = {0}.greater_equal({s})", "{out} = lib.less({0}, {1})",
                    "{out} = {0}.less_equal({1})", "{out} = lib.not_equal({0}, {1})", "{out} = {s} < {0}"],
     [T(), BC(0)], scalar, weight=0.6)
+op2("compare-inplace", ["{0}.eq_({1})", "{out} = {0}.ne_({s})", "{0}.lt_({1})", "{out} = {0}.le_({1})",
+                        "{0}.gt_({s})", "{out} = {0}.ge_({1})", "{0}.greater_({1})", "{0}.less_equal_({s})"],
+    [T(), BC(0)], scalar, weight=0.4)
 op2("isnan", ["{out} = lib.isnan({0} / {1})", "{out} = {0}.isinf()", "{out} = lib.isinf({0} / {1})",
               "{out} = lib.isfinite({0} / {1})", "{out} = lib.isposinf({0} / {1})", "{out} = {0}.isneginf()",
               "{out} = lib.isreal({0})", "{out} = {0}.isnan()"], [T(), BC(0)], weight=0.5)

@@ -242,6 +242,9 @@ OPS += [
     ("unique_dim", _not_implemented_node(lambda t: torch.unique(t, dim=0)), lambda: (dbl(2),)),
     ("unique_consecutive", _not_implemented_node(torch.unique_consecutive), lambda: (dbl(2),)),
 ]
+# the in-place comparisons: a zero gradient through self (and other), with a number and a tensor
+OPS += [(f"{name}_", lambda a, b, _n=name: getattr(a * 1, _n + "_")(b) * a + getattr(a * 1, _n + "_")(0.3) * b,
+         lambda: (dbl(2, 3), dbl(3))) for name in ("eq", "ne", "lt", "le", "gt", "ge")]
 
 
 def _iadd(a, b):

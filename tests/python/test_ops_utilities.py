@@ -93,6 +93,32 @@ def test_operators(op, number, dev):
 
 
 @pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("da", DTYPES)
+@pytest.mark.parametrize("db", DTYPES)
+def test_comparison_inplace(op, da, db, dev):
+    """self.<op>_(other): the result in self's dtype, the node (Backward0 with a number, Backward1
+    with a tensor) and its zero gradient, torch's errors (leaf, broadcast, overlap)."""
+    def case(lib, d):
+        a = values(lib, da, d)
+        b = values(lib, db, d, [[1.5, 2.0, 0.0], [-3.0, 1.5, 0.5]])
+        f = op + "_"
+        out = [getattr(a.clone(), f)(b), getattr(a.clone(), f)(b[1]), getattr(a.clone(), f)(1.5),
+               getattr(a.clone().t(), f)(b.t()), run(lambda lib: getattr(a[:1].clone(), f)(b), lib),
+               run(lambda lib: getattr(a[:1].expand(2, 3), f)(b), lib)]
+        if da.startswith("float"):
+            x = a.clone().requires_grad_()
+            y = x * 1
+            r = getattr(y, f)(b.double().to(b.dtype) if db == "bool" else b)
+            z = x * 2
+            getattr(z, f)(0.5)
+            out += [r is y, y.grad_fn.name(), z.grad_fn.name(), lib.autograd.grad((y + z).sum(), x),
+                    run(lambda lib: getattr(x, f)(1), lib)]
+        return out
+    check(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
 def test_comparison_errors(dev):
     for f in [lambda lib, d: lib.eq(lib.ones(2, device=d), lib.ones(3, device=d)),
               lambda lib, d: lib.lt(lib.ones(2, device=d), "a"),

@@ -982,6 +982,21 @@ for _name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"):
         run(lambda lib: getattr(lib, _n)(1.0), lib)))
 
 
+for _name in ("eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    @case(f"Tensor.{_name}_")
+    def _compare_(lib, dev, _n=_name + "_"):
+        x = leaf(lib, dev)
+        y = x * 1
+        r = getattr(y, _n)(T(lib, dev, P))
+        z = x * 1
+        getattr(z, _n)(1.5)
+        return (r is y, y, y.grad_fn.name(), z, z.grad_fn.name(), lib.autograd.grad((y + z).sum(), x),
+                getattr(T(lib, dev, [1, 2, 3]), _n)(2.5),
+                getattr(T(lib, dev, [True, False]), _n)(T(lib, dev, [0.5, 0.0])),
+                run(lambda lib: getattr(x, _n)(1), lib), run(lambda lib: getattr(x * 1, _n)(None), lib),
+                run(lambda lib: getattr(T(lib, dev, [1, 2]), _n)(T(lib, dev, [[1], [2]])), lib))
+
+
 @case(*_names("isclose"))
 def _isclose(lib, dev):
     x, y = T(lib, dev, V), T(lib, dev, [[1.0 + 1e-6, NAN, 3.1], [-INF, 4.0, -INF]])

@@ -595,6 +595,84 @@ def Atan2Backward0(grad, needs, self, other):
     return (grad_self, grad_other)
 
 
+def EqBackward0(grad, needs):
+    """eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def EqBackward1(grad, needs):
+    """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def GeBackward0(grad, needs):
+    """ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def GeBackward1(grad, needs):
+    """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def GtBackward0(grad, needs):
+    """gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def GtBackward1(grad, needs):
+    """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def LeBackward0(grad, needs):
+    """le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def LeBackward1(grad, needs):
+    """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def LtBackward0(grad, needs):
+    """lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def LtBackward1(grad, needs):
+    """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def NeBackward0(grad, needs):
+    """ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def NeBackward1(grad, needs):
+    """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
 def BernoulliBackward0(grad, needs):
     """bernoulli(Tensor self, *, Generator? generator=None) -> Tensor"""
     grad_self = zeros_like(grad) if needs[0] else None
@@ -758,6 +836,18 @@ _C._set_formula(specs.StackBackward0, StackBackward0)
 _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
 _C._set_formula(specs.Atan2Backward0, Atan2Backward0)
+_C._set_formula(specs.EqBackward0, EqBackward0)
+_C._set_formula(specs.EqBackward1, EqBackward1)
+_C._set_formula(specs.GeBackward0, GeBackward0)
+_C._set_formula(specs.GeBackward1, GeBackward1)
+_C._set_formula(specs.GtBackward0, GtBackward0)
+_C._set_formula(specs.GtBackward1, GtBackward1)
+_C._set_formula(specs.LeBackward0, LeBackward0)
+_C._set_formula(specs.LeBackward1, LeBackward1)
+_C._set_formula(specs.LtBackward0, LtBackward0)
+_C._set_formula(specs.LtBackward1, LtBackward1)
+_C._set_formula(specs.NeBackward0, NeBackward0)
+_C._set_formula(specs.NeBackward1, NeBackward1)
 _C._set_formula(specs.BernoulliBackward0, BernoulliBackward0)
 _C._set_formula(specs.BernoulliBackward1, BernoulliBackward1)
 _C._set_formula(specs.BernoulliBackward2, BernoulliBackward2)

@@ -40,6 +40,7 @@ class _TensorMethods:
     div = _ops.div
     div_ = _ops.div_
     eq = _ops.eq
+    eq_ = _ops.eq_
     equal = _ops.equal
     exp = _ops.exp
 
@@ -51,10 +52,14 @@ class _TensorMethods:
     fill_ = _ops.fill_
     fill_diagonal_ = _ops.fill_diagonal_
     ge = _ops.ge
+    ge_ = _ops.ge_
     geometric_ = _ops.geometric_
     greater = _ops.greater
+    greater_ = _ops.greater_
     greater_equal = _ops.greater_equal
+    greater_equal_ = _ops.greater_equal_
     gt = _ops.gt
+    gt_ = _ops.gt_
     histc = _ops.histc
     isclose = _ops.isclose
     isfinite = _ops.isfinite
@@ -64,14 +69,18 @@ class _TensorMethods:
     isposinf = _ops.isposinf
     isreal = _ops.isreal
     le = _ops.le
+    le_ = _ops.le_
     less = _ops.less
+    less_ = _ops.less_
     less_equal = _ops.less_equal
+    less_equal_ = _ops.less_equal_
     log = _ops.log
 
     def log_(self, *args, **kwargs):
         return inplace_variant(_ops.log, self, args, kwargs)
 
     lt = _ops.lt
+    lt_ = _ops.lt_
     matmul = _ops.matmul
     max = _ops.max
     mean = _ops.mean
@@ -80,6 +89,7 @@ class _TensorMethods:
     mul_ = _ops.mul_
     narrow = _ops.narrow
     ne = _ops.ne
+    ne_ = _ops.ne_
     neg = _ops.neg
 
     def neg_(self, *args, **kwargs):
@@ -87,6 +97,7 @@ class _TensorMethods:
 
     normal_ = _ops.normal_
     not_equal = _ops.not_equal
+    not_equal_ = _ops.not_equal_
     permute = _ops.permute
     positive = _ops.positive
     pow = _ops.pow

@@ -2,10 +2,11 @@
 differentiable."""
 import numpy as np
 
-from .. import _backend
-from .._C import _record, _wrap
+from .. import _C, _backend
+from .._C import _inplace_node, _rebase_history, _record, _wrap
 from .._generated import specs as _S
 from .ExpandUtils import _broadcast_shapes
+from .MemoryOverlap import _check_overlap
 from .ScalarType import _b1, _checked_number, _torch_type_name
 from .TensorFactories import _const
 from .TensorShape import view
@@ -130,6 +131,55 @@ less = _comparison("less", np.less)
 less_equal = _comparison("less_equal", np.less_equal)
 greater = _comparison("greater", np.greater)
 greater_equal = _comparison("greater_equal", np.greater_equal)
+
+
+def _method_invalid(name, other):
+    """torch's argument parser's TypeError for a method's argument no overload takes."""
+    got = type(other).__name__
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                     f" * (Tensor other)\n      didn't match because some of the arguments have invalid types: "
+                     f"(!{got}!)\n * (Number other)\n      didn't match because some of the arguments have invalid "
+                     f"types: (!{got}!)\n")
+
+
+def _inplace_comparison(name, np_fn, node):
+    """self.<cmp>_(other): the comparison's bool result written into self in its dtype; a float self
+    gets the node (`<Node>Backward0` with a number, `...1` with a tensor), whose gradient is zero."""
+    def op_(self, other):
+        if not isinstance(other, (_TB, *_NUMBER_TYPES)):
+            raise _method_invalid(name, other)
+        tensor = isinstance(other, _TB)
+        a = self._array
+        # check_inplace, then TensorIterator's overlap checks, as a structured in-place op runs them
+        _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or tensor and other.requires_grad))
+        _check_overlap(a)
+        if tensor:
+            _check_overlap(a, other._array)
+        r = _compare(np_fn, self, other)._array
+        if r.shape != a.shape:
+            raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(r.shape)}")
+        spec = getattr(_S, f"{node}Backward{1 if tensor else 0}")
+        # the node whatever self's dtype: an integer self compared with a tensor that requires grad
+        # requires grad after, as in torch
+        inplace = _inplace_node(spec, (self, other) if tensor else (self,))
+        a[...] = r
+        self._bump_version()
+        return _rebase_history(self, inplace)
+    op_.__name__ = op_.__qualname__ = name
+    return op_
+
+
+eq_ = _inplace_comparison("eq_", np.equal, "Eq")
+ne_ = _inplace_comparison("ne_", np.not_equal, "Ne")
+lt_ = _inplace_comparison("lt_", np.less, "Lt")
+le_ = _inplace_comparison("le_", np.less_equal, "Le")
+gt_ = _inplace_comparison("gt_", np.greater, "Gt")
+ge_ = _inplace_comparison("ge_", np.greater_equal, "Ge")
+not_equal_ = _inplace_comparison("not_equal_", np.not_equal, "Ne")
+less_ = _inplace_comparison("less_", np.less, "Lt")
+less_equal_ = _inplace_comparison("less_equal_", np.less_equal, "Le")
+greater_ = _inplace_comparison("greater_", np.greater, "Gt")
+greater_equal_ = _inplace_comparison("greater_equal_", np.greater_equal, "Ge")
 
 
 def _tensor_arg(fn, name, position, value):
