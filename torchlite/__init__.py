@@ -19,6 +19,8 @@ from ._generated.torch_functions import *  # noqa: F403 - the ops' function vari
 from . import autograd, cuda, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from ._ops import can_cast, is_complex, is_floating_point, is_signed, promote_types, result_type
+from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from ._tensor_str import set_printoptions
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
 # issue 13, creation: the other factories, their keyword types, the legacy constructors, torch.accelerator
@@ -26,7 +28,7 @@ from ._factories import eye, get_default_device, linspace, logspace, randint, ra
 # (over the table's exports: normal with its factory form and out=, multinomial with its out=)
 from ._factories import multinomial as multinomial, normal as normal  # type: ignore[assignment]
 from ._generator import Generator
-from ._layout import contiguous_format, layout, memory_format, preserve_format, strided
+from ._layout import layout, strided
 from .functional import meshgrid
 from . import accelerator, functional
 from ._legacy import TYPES as _LEGACY_TYPES
@@ -41,13 +43,14 @@ __all__ = [
     "manual_seed", "no_grad", "ones", "ones_like", "rand", "rand_like", "randn", "randn_like", "set_grad_enabled",
     "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
 ]
+__all__ += ["channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
+            "set_printoptions"]
 __all__ += _torch_functions.__all__
 __all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo", "int", "int8", "int16", "int32",
             "is_complex", "is_floating_point", "is_signed", "promote_types", "result_type", "set_default_dtype",
             "short", "uint8"]
-__all__ += ["Generator", "accelerator", "contiguous_format", "eye", "functional", "get_default_device", "layout",
-            "linspace", "logspace", "memory_format", "meshgrid", "preserve_format", "randint", "randint_like",
-            "randperm", "set_default_device", "strided", *_LEGACY_TYPES]
+__all__ += ["Generator", "accelerator", "eye", "functional", "get_default_device", "layout", "linspace", "logspace",
+            "meshgrid", "randint", "randint_like", "randperm", "set_default_device", "strided", *_LEGACY_TYPES]
 
 
 def is_tensor(obj: object) -> _builtins.bool:

@@ -323,3 +323,10 @@ __all__ += ["zeros_symint"]
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
+
+
+def not_implemented(name):
+    """upstream's not_implemented(name): the error of a derivative torch does not have."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+__all__ += ["not_implemented"]

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import _C, _backend, _ops, _tensor_str, autograd
+from . import _C, _backend, _memory_format, _ops, _tensor_str, _tensor_utilities, autograd
 from ._generated.variable_methods import _TensorMethods
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
@@ -117,8 +117,41 @@ class Tensor(_C.TensorBase, _TensorMethods):
         # x takes value's storage and metadata, invisible to autograd (VariableHooks::set_data)
         self._data = value
 
-    def is_contiguous(self):
-        return self._array.flags.c_contiguous
+    def is_contiguous(self, memory_format=_memory_format.contiguous_format):
+        if memory_format is _memory_format.contiguous_format:
+            return self._array.flags.c_contiguous
+        return _tensor_utilities.is_contiguous(self, memory_format)
+
+    # issue 13 (utilities): torchlite/_tensor_utilities.py
+    type = _tensor_utilities.type_
+    new_tensor = _tensor_utilities.new_tensor
+    new_full = _tensor_utilities.new_full
+    new_empty = _tensor_utilities.new_empty
+    new_zeros = _tensor_utilities.new_zeros
+    new_ones = _tensor_utilities.new_ones
+    apply_ = _tensor_utilities.apply_
+    data_ptr = _tensor_utilities.data_ptr
+    __deepcopy__ = _tensor_utilities.deepcopy
+
+    @property
+    def itemsize(self):
+        return self._array.itemsize
+
+    @property
+    def nbytes(self):
+        return self._array.size * self._array.itemsize
+
+    def __reduce_ex__(self, proto):
+        return _tensor_utilities.reduce_ex(self, proto)
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        return _C.TensorBase.detach_(self)
 
     @property
     def T(self):
@@ -349,10 +382,11 @@ class Tensor(_C.TensorBase, _TensorMethods):
             raise TypeError("iteration over a 0-d tensor")
         return (_ops.getitem_raw(self, i) for i in range(self._array.shape[0]))
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        return id(self)  # torch's Tensor.__hash__
 
     def __repr__(self, *, tensor_contents=None):
-        return _tensor_str._str(self)
+        return _tensor_str._str(self, tensor_contents)
 
     __str__ = __repr__
 
@@ -410,16 +444,6 @@ class Tensor(_C.TensorBase, _TensorMethods):
     def __ge__(self, other):
         return _ops._compare(np.greater_equal, self, other)
 
-    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
-
-    def new_zeros(self, *size, dtype=None):
-        return _ops.zeros_like(_ops._const(np.empty(_ops._shape_arg(size), self._array.dtype), self), dtype)
-
-    def new_ones(self, *size, dtype=None):
-        return _ops.ones_like(_ops._const(np.empty(_ops._shape_arg(size), self._array.dtype), self), dtype)
-
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return bool(np.allclose(self._array, other._array, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 from . import _dtypes  # noqa: E402 - the dtype conversions above use it at call time

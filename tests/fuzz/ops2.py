@@ -106,3 +106,38 @@ op2("diag_embed", ["{out} = {0}.diag_embed()", "{out} = lib.diag_embed({0}, {k})
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
+def _bins(g, metas):
+    return {"n": g.choice(["1", "3", "5", "10"]), "lo": g.choice(["0", "-1", "0.5"]), "hi": g.choice(["0", "1", "2.5"])}
+
+
+def _dim_or_none(g, metas):
+    return {"d": g.dim(len(metas[0].shape)) if not g.p(0.4) else "None"}
+
+
+op2("compare-fn", ["{out} = lib.eq({0}, {1})", "{out} = lib.ne({0}, {s})", "{out} = lib.lt({0}, {1})",
+                   "{out} = lib.le({0}, {s})", "{out} = lib.gt({0}, {1})", "{out} = lib.ge({0}, {s})",
+                   "{out} = lib.greater({0}, {1})", "{out} = {0}.greater_equal({s})", "{out} = lib.less({0}, {1})",
+                   "{out} = {0}.less_equal({1})", "{out} = lib.not_equal({0}, {1})", "{out} = {s} < {0}"],
+    [T(), BC(0)], scalar, weight=0.6)
+op2("compare-inplace", ["{0}.eq_({1})", "{out} = {0}.ne_({s})", "{0}.lt_({1})", "{out} = {0}.le_({1})",
+                        "{0}.gt_({s})", "{out} = {0}.ge_({1})", "{0}.greater_({1})", "{0}.less_equal_({s})"],
+    [T(), BC(0)], scalar, weight=0.4)
+op2("isnan", ["{out} = lib.isnan({0} / {1})", "{out} = {0}.isinf()", "{out} = lib.isinf({0} / {1})",
+              "{out} = lib.isfinite({0} / {1})", "{out} = lib.isposinf({0} / {1})", "{out} = {0}.isneginf()",
+              "{out} = lib.isreal({0})", "{out} = {0}.isnan()"], [T(), BC(0)], weight=0.5)
+op2("isclose", ["{out} = lib.isclose({0}, {1})", "{out} = {0}.isclose({1}, equal_nan=True)",
+                "{out} = lib.isclose({0}, {1}, rtol={s}, atol=0.1)"], [T(), BC(0)],
+    lambda g, ms: {"s": g.choice(["0.0", "0.1", "1e-3"])}, weight=0.4)
+op2("allclose", ["{out} = lib.allclose({0}, {1})", "{out} = {0}.allclose({1}, equal_nan=True)"], [T(), BC(0)],
+    weight=0.3)
+op2("equal", ["{out} = lib.equal({0}, {1})", "{out} = {0}.equal({1})"], [T(), T()], weight=0.3)
+op2("isin", ["{out} = lib.isin({0}, {1})", "{out} = lib.isin({0}, {1}, invert=True)", "{out} = lib.isin({0}, {s})"],
+    [T(), T()], scalar, weight=0.4)
+op2("unique", ["{out} = lib.unique({0})", "{out} = {0}.unique(return_inverse=True)[1]",
+               "{out} = lib.unique({0}, return_counts=True)[1]", "{out} = lib.unique({0}, dim={d})",
+               "{out} = lib.unique({0}, sorted=False, return_inverse=True, dim={d})[1]",
+               "{out} = lib.unique_consecutive({0}, return_counts=True, dim={d})[0]",
+               "{out} = {0}.unique_consecutive(return_inverse=True)[1]"], [T()], _dim_or_none, weight=0.5)
+op2("histc", ["{out} = lib.histc({0}, {n}, {lo}, {hi})", "{out} = {0}.histc({n})"], [FLOAT], _bins, weight=0.3)
+op2("fill_diagonal_", ["{0}.fill_diagonal_({s})", "{out} = {0}.fill_diagonal_({s}, wrap=True)"], [T()], scalar,
+    weight=0.5)

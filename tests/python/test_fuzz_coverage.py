@@ -58,6 +58,9 @@ REACHED_VIA = {
 
     # ==== issue 13: utilities ====
     # (the utilities family's entries follow this line)
+    "eq": "compare-fn", "ne": "compare-fn", "lt": "compare-fn", "le": "compare-fn", "gt": "compare-fn",
+    "ge": "compare-fn",
+    "_unique2": "unique", "unique_dim": "unique",  # torch.unique's kernels (the derivatives table's nodes)
 
 }
 
@@ -92,6 +95,15 @@ TEST_LIST = {
 
     # ==== issue 13: utilities ====
     # (the utilities family's entries follow this line)
+    "bincount": "tests/python/test_ops_utilities.py",
+    "searchsorted": "tests/python/test_ops_utilities.py",
+    "bucketize": "tests/python/test_ops_utilities.py",
+    "bernoulli": "tests/python/test_ops_utilities.py",  # random: compared by range and statistics
+    "uniform": "tests/python/test_ops_utilities.py",
+    "normal": "tests/python/test_ops_utilities.py",
+    "exponential": "tests/python/test_ops_utilities.py",
+    "geometric": "tests/python/test_ops_utilities.py",
+    "random": "tests/python/test_ops_utilities.py",
 
 }
 

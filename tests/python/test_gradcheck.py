@@ -219,6 +219,41 @@ OPS = [
 ]
 
 
+# issue 13 (utilities). A random fill's node passes a zero gradient (the fill does not depend on
+# what self held): the fill times 0, plus the input, is deterministic and checks it.
+def _random_fill(name, *args):
+    return lambda a: getattr(a * 1, name)(*args) * 0 + a
+
+
+def _not_implemented_node(make):
+    """A graph holding a node whose derivative torch does not implement (unique's), on a leaf of
+    its own that gradcheck does not differentiate: the node is in the graph, its backward is
+    never run."""
+    return lambda a: a + make(torch.tensor([2.0, 1.0, 2.0], dtype=torch.float64, requires_grad=True)).sum() * 0
+
+
+OPS += [
+    ("uniform_", _random_fill("uniform_", -1.0, 2.0), lambda: (dbl(2, 3),)),
+    ("normal_", _random_fill("normal_"), lambda: (dbl(2, 3),)),
+    ("exponential_", _random_fill("exponential_"), lambda: (dbl(2, 3),)),
+    ("geometric_", _random_fill("geometric_", 0.5), lambda: (dbl(2, 3),)),
+    ("random_", _random_fill("random_"), lambda: (dbl(2, 3),)),
+    ("random_to", _random_fill("random_", 5), lambda: (dbl(2, 3),)),
+    ("random_from_to", _random_fill("random_", -3, 5), lambda: (dbl(2, 3),)),
+    ("bernoulli_", _random_fill("bernoulli_", 0.3), lambda: (dbl(2, 3),)),
+    ("bernoulli_tensor", lambda a, p: (a * 1).bernoulli_(p.detach().sigmoid()) * 0 + a * p,
+     lambda: (dbl(2, 3), dbl(3))),
+    ("bernoulli", lambda a: torch.bernoulli(a.sigmoid()) * 0 + a, lambda: (dbl(2, 3),)),
+    ("fill_diagonal_", lambda a: (a * 2).fill_diagonal_(0.5, wrap=True) * a, lambda: (dbl(5, 2),)),
+    ("unique", _not_implemented_node(torch.unique), lambda: (dbl(2),)),
+    ("unique_dim", _not_implemented_node(lambda t: torch.unique(t, dim=0)), lambda: (dbl(2),)),
+    ("unique_consecutive", _not_implemented_node(torch.unique_consecutive), lambda: (dbl(2),)),
+]
+# the in-place comparisons: a zero gradient through self (and other), with a number and a tensor
+OPS += [(f"{name}_", lambda a, b, _n=name: getattr(a * 1, _n + "_")(b) * a + getattr(a * 1, _n + "_")(0.3) * b,
+         lambda: (dbl(2, 3), dbl(3))) for name in ("eq", "ne", "lt", "le", "gt", "ge")]
+
+
 def _iadd(a, b):
     a += b
     return a

@@ -168,6 +168,21 @@ def py_wrap(pieces, indent):
     return lines
 
 
+def _literal(text, width):
+    """repr(text), as adjacent literals on lines of their own (split after a ", ") where it is
+    wider than `width`."""
+    if len(repr(text)) <= width:
+        return repr(text)
+    parts, line = [], ""
+    for piece in re.split(r"(?<=, )", text):
+        if line and len(repr(line + piece)) > width:
+            parts.append(line)
+            line = ""
+        line += piece
+    parts.append(line)
+    return ("\n" + " " * 8).join(repr(p) for p in parts)
+
+
 def py_call(head, args):
     """`head(args...)`, its arguments wrapped (aligned after the parenthesis) where needed."""
     pieces = [f"{head}({args[0]},", *[f" {a}," for a in args[1:-1]], f" {args[-1]})"]
@@ -270,7 +285,7 @@ def gen_torch_functions(fns, outs, structured):
              "# The argument lists of each op's overloads (native_functions.yaml's schemas).",
              "_SCHEMAS = {"]
     for name in sorted(fns):
-        items = [repr(s.arg_text) for s in fns[name]]
+        items = [_literal(s.arg_text, LINE_LENGTH - 12) for s in fns[name]]
         lines += py_wrap([f'    "{name}": (', *[f"{item}, " for item in items[:-1]],
                           f"{items[-1]}{',' if len(items) == 1 else ''}),"], " " * 8)
     lines.append("}")

@@ -39,6 +39,7 @@ from .._functions_manual import (
     mul_scalar,
     mul_tensor_backward,
     neg,
+    not_implemented,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
@@ -639,6 +640,166 @@ def NormalBackward3(grad, needs, mean_sym_sizes, std_sym_sizes):
     grad_std = zeros_symint(std_sym_sizes, grad) if needs[1] else None
     return (grad_mean, grad_std)
 
+
+def EqBackward0(grad, needs):
+    """eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def EqBackward1(grad, needs):
+    """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def GeBackward0(grad, needs):
+    """ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def GeBackward1(grad, needs):
+    """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def GtBackward0(grad, needs):
+    """gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def GtBackward1(grad, needs):
+    """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def LeBackward0(grad, needs):
+    """le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def LeBackward1(grad, needs):
+    """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def LtBackward0(grad, needs):
+    """lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def LtBackward1(grad, needs):
+    """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def NeBackward0(grad, needs):
+    """ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def NeBackward1(grad, needs):
+    """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    grad_other = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def BernoulliBackward0(grad, needs):
+    """bernoulli(Tensor self, *, Generator? generator=None) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def BernoulliBackward1(grad, needs):
+    """bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_p = zeros_like(grad) if needs[1] else None
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self, grad_p)
+
+
+def BernoulliBackward2(grad, needs):
+    """bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def ExponentialBackward0(grad, needs):
+    """exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def GeometricBackward0(grad, needs):
+    """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def NormalBackward0(grad, needs):
+    """normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RandomBackward0(grad, needs):
+    """random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RandomBackward1(grad, needs):
+    """random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RandomBackward2(grad, needs):
+    """random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def UniformBackward0(grad, needs):
+    """uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def Unique2Backward0(grad, needs):
+    """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor,
+    Tensor)"""
+    grad_self = not_implemented("_unique2") if needs[0] else None
+    return (grad_self,)
+
+
+def UniqueDimBackward0(grad, needs):
+    """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False,
+    bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    grad_self = not_implemented("unique_dim") if needs[0] else None
+    return (grad_self,)
+
+
+def UniqueConsecutiveBackward0(grad, needs):
+    """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor,
+    Tensor, Tensor)"""
+    grad_self = not_implemented("unique_consecutive") if needs[0] else None
+    return (grad_self,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -728,3 +889,28 @@ _C._set_formula(specs.DiagonalBackward0_copy, DiagonalBackward0_copy)
 _C._set_formula(specs.NormalBackward1, NormalBackward1)
 _C._set_formula(specs.NormalBackward2, NormalBackward2)
 _C._set_formula(specs.NormalBackward3, NormalBackward3)
+_C._set_formula(specs.EqBackward0, EqBackward0)
+_C._set_formula(specs.EqBackward1, EqBackward1)
+_C._set_formula(specs.GeBackward0, GeBackward0)
+_C._set_formula(specs.GeBackward1, GeBackward1)
+_C._set_formula(specs.GtBackward0, GtBackward0)
+_C._set_formula(specs.GtBackward1, GtBackward1)
+_C._set_formula(specs.LeBackward0, LeBackward0)
+_C._set_formula(specs.LeBackward1, LeBackward1)
+_C._set_formula(specs.LtBackward0, LtBackward0)
+_C._set_formula(specs.LtBackward1, LtBackward1)
+_C._set_formula(specs.NeBackward0, NeBackward0)
+_C._set_formula(specs.NeBackward1, NeBackward1)
+_C._set_formula(specs.BernoulliBackward0, BernoulliBackward0)
+_C._set_formula(specs.BernoulliBackward1, BernoulliBackward1)
+_C._set_formula(specs.BernoulliBackward2, BernoulliBackward2)
+_C._set_formula(specs.ExponentialBackward0, ExponentialBackward0)
+_C._set_formula(specs.GeometricBackward0, GeometricBackward0)
+_C._set_formula(specs.NormalBackward0, NormalBackward0)
+_C._set_formula(specs.RandomBackward0, RandomBackward0)
+_C._set_formula(specs.RandomBackward1, RandomBackward1)
+_C._set_formula(specs.RandomBackward2, RandomBackward2)
+_C._set_formula(specs.UniformBackward0, UniformBackward0)
+_C._set_formula(specs.Unique2Backward0, Unique2Backward0)
+_C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
+_C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)

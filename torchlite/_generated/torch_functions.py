@@ -13,8 +13,12 @@ __all__ = [
     "abs",
     "abs_",
     "add",
+    "allclose",
     "as_strided",
     "atan2",
+    "bernoulli",
+    "bincount",
+    "bucketize",
     "cat",
     "chunk",
     "clone",
@@ -24,10 +28,29 @@ __all__ = [
     "diag_embed",
     "diagonal",
     "div",
+    "eq",
+    "equal",
     "exp",
     "exp_",
+    "ge",
+    "greater",
+    "greater_equal",
+    "gt",
+    "histc",
+    "isclose",
+    "isfinite",
+    "isin",
+    "isinf",
+    "isnan",
+    "isneginf",
+    "isposinf",
+    "isreal",
+    "le",
+    "less",
+    "less_equal",
     "log",
     "log_",
+    "lt",
     "matmul",
     "max",
     "mean",
@@ -35,9 +58,11 @@ __all__ = [
     "mul",
     "multinomial",
     "narrow",
+    "ne",
     "neg",
     "neg_",
     "normal",
+    "not_equal",
     "permute",
     "positive",
     "pow",
@@ -46,6 +71,7 @@ __all__ = [
     "relu",
     "relu_",
     "reshape",
+    "searchsorted",
     "sigmoid",
     "sigmoid_",
     "sin",
@@ -64,6 +90,8 @@ __all__ = [
     "tril",
     "triu",
     "unbind",
+    "unique",
+    "unique_consecutive",
     "unsqueeze",
     "where",
 ]
@@ -73,8 +101,13 @@ _SCHEMAS = {
     "abs": ('Tensor self',),
     "abs_": ('Tensor(a!) self',),
     "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
     "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
     "atan2": ('Tensor self, Tensor other',),
+    "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
+    "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
+    "bucketize": ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False',
+        'Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False'),
     "cat": ('Tensor[] tensors, int dim=0',),
     "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
@@ -84,10 +117,31 @@ _SCHEMAS = {
     "diag_embed": ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',),
     "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
     "div": ('Tensor self, Tensor other',),
+    "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "equal": ('Tensor self, Tensor other',),
     "exp": ('Tensor self',),
     "exp_": ('Tensor(a!) self',),
+    "ge": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
+    "isclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "isfinite": ('Tensor self',),
+    "isin": ('Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False',
+        'Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False',
+        'Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False'),
+    "isinf": ('Tensor self',),
+    "isnan": ('Tensor self',),
+    "isneginf": ('Tensor self',),
+    "isposinf": ('Tensor self',),
+    "isreal": ('Tensor self',),
+    "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "less_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "log": ('Tensor self',),
     "log_": ('Tensor(a!) self',),
+    "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "matmul": ('Tensor self, Tensor other',),
     "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
     "mean": ('Tensor self, *, ScalarType? dtype=None',
@@ -97,11 +151,13 @@ _SCHEMAS = {
     "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "neg": ('Tensor self',),
     "neg_": ('Tensor(a!) self',),
     "normal": ('Tensor mean, float std=1, *, Generator? generator=None',
         'float mean, Tensor std, *, Generator? generator=None',
         'Tensor mean, Tensor std, *, Generator? generator=None'),
+    "not_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "permute": ('Tensor(a) self, int[] dims',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
@@ -110,12 +166,17 @@ _SCHEMAS = {
     "relu": ('Tensor self',),
     "relu_": ('Tensor(a!) self',),
     "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "searchsorted": (
+        'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, '
+        'Tensor? sorter=None',
+        'Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, '
+        'Tensor? sorter=None'),
     "sigmoid": ('Tensor self',),
     "sigmoid_": ('Tensor(a!) self',),
     "sin": ('Tensor self',),
     "sin_": ('Tensor(a!) self',),
     "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',
-        'Tensor(a -> *) self, SymInt[] split_size, int dim=0'),
+        'Tensor(a -> *) self, SymInt[] split_size, int dim=0', 'Tensor(a -> *) self, SymInt[] split_size, int dim=0'),
     "sqrt": ('Tensor self',),
     "sqrt_": ('Tensor(a!) self',),
     "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
@@ -130,6 +191,8 @@ _SCHEMAS = {
     "tril": ('Tensor self, int diagonal=0',),
     "triu": ('Tensor self, int diagonal=0',),
     "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
+    "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unsqueeze": ('Tensor(a) self, int dim',),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
 }
@@ -170,6 +233,15 @@ def add(*args, out=None, **kwargs):
     return out_variant("add", _ops.add, out, args, kwargs)
 
 
+@functools.wraps(_ops.allclose)
+def allclose(*args, **kwargs):
+    try:
+        return _ops.allclose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
+    return _ops.allclose(*args, **kwargs)
+
+
 @functools.wraps(_ops.as_strided)
 def as_strided(*args, **kwargs):
     try:
@@ -190,6 +262,37 @@ def atan2(*args, out=None, **kwargs):
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
+
+
+@functools.wraps(_ops.bernoulli)
+def bernoulli(*args, **kwargs):
+    try:
+        return _ops.bernoulli(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bernoulli", _SCHEMAS["bernoulli"], args, kwargs, error)
+    return _ops.bernoulli(*args, **kwargs)
+
+
+@functools.wraps(_ops.bincount)
+def bincount(*args, **kwargs):
+    try:
+        return _ops.bincount(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bincount", _SCHEMAS["bincount"], args, kwargs, error)
+    return _ops.bincount(*args, **kwargs)
+
+
+@functools.wraps(_ops.bucketize)
+def bucketize(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.bucketize(*args, **kwargs)
+        return out_variant("bucketize", _ops.bucketize, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bucketize", _SCHEMAS["bucketize"], args, kwargs, error)
+    if out is None:
+        return _ops.bucketize(*args, **kwargs)
+    return out_variant("bucketize", _ops.bucketize, out, args, kwargs)
 
 
 @functools.wraps(_ops.cat)
@@ -289,6 +392,28 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+@functools.wraps(_ops.eq)
+def eq(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.eq(*args, **kwargs)
+        return out_variant("eq", _ops.eq, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("eq", _SCHEMAS["eq"], args, kwargs, error)
+    if out is None:
+        return _ops.eq(*args, **kwargs)
+    return out_variant("eq", _ops.eq, out, args, kwargs)
+
+
+@functools.wraps(_ops.equal)
+def equal(*args, **kwargs):
+    try:
+        return _ops.equal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("equal", _SCHEMAS["equal"], args, kwargs, error)
+    return _ops.equal(*args, **kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
     try:
@@ -311,6 +436,194 @@ def exp_(*args, **kwargs):
     return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.ge)
+def ge(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ge(*args, **kwargs)
+        return out_variant("ge", _ops.ge, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ge", _SCHEMAS["ge"], args, kwargs, error)
+    if out is None:
+        return _ops.ge(*args, **kwargs)
+    return out_variant("ge", _ops.ge, out, args, kwargs)
+
+
+@functools.wraps(_ops.greater)
+def greater(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.greater(*args, **kwargs)
+        return out_variant("greater", _ops.greater, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("greater", _SCHEMAS["greater"], args, kwargs, error)
+    if out is None:
+        return _ops.greater(*args, **kwargs)
+    return out_variant("greater", _ops.greater, out, args, kwargs)
+
+
+@functools.wraps(_ops.greater_equal)
+def greater_equal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.greater_equal(*args, **kwargs)
+        return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("greater_equal", _SCHEMAS["greater_equal"], args, kwargs, error)
+    if out is None:
+        return _ops.greater_equal(*args, **kwargs)
+    return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
+
+
+@functools.wraps(_ops.gt)
+def gt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.gt(*args, **kwargs)
+        return out_variant("gt", _ops.gt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("gt", _SCHEMAS["gt"], args, kwargs, error)
+    if out is None:
+        return _ops.gt(*args, **kwargs)
+    return out_variant("gt", _ops.gt, out, args, kwargs)
+
+
+@functools.wraps(_ops.histc)
+def histc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.histc(*args, **kwargs)
+        return out_variant("histc", _ops.histc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("histc", _SCHEMAS["histc"], args, kwargs, error)
+    if out is None:
+        return _ops.histc(*args, **kwargs)
+    return out_variant("histc", _ops.histc, out, args, kwargs)
+
+
+@functools.wraps(_ops.isclose)
+def isclose(*args, **kwargs):
+    try:
+        return _ops.isclose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isclose", _SCHEMAS["isclose"], args, kwargs, error)
+    return _ops.isclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.isfinite)
+def isfinite(*args, **kwargs):
+    try:
+        return _ops.isfinite(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isfinite", _SCHEMAS["isfinite"], args, kwargs, error)
+    return _ops.isfinite(*args, **kwargs)
+
+
+@functools.wraps(_ops.isin)
+def isin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.isin(*args, **kwargs)
+        return out_variant("isin", _ops.isin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isin", _SCHEMAS["isin"], args, kwargs, error)
+    if out is None:
+        return _ops.isin(*args, **kwargs)
+    return out_variant("isin", _ops.isin, out, args, kwargs)
+
+
+@functools.wraps(_ops.isinf)
+def isinf(*args, **kwargs):
+    try:
+        return _ops.isinf(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isinf", _SCHEMAS["isinf"], args, kwargs, error)
+    return _ops.isinf(*args, **kwargs)
+
+
+@functools.wraps(_ops.isnan)
+def isnan(*args, **kwargs):
+    try:
+        return _ops.isnan(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isnan", _SCHEMAS["isnan"], args, kwargs, error)
+    return _ops.isnan(*args, **kwargs)
+
+
+@functools.wraps(_ops.isneginf)
+def isneginf(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.isneginf(*args, **kwargs)
+        return out_variant("isneginf", _ops.isneginf, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isneginf", _SCHEMAS["isneginf"], args, kwargs, error)
+    if out is None:
+        return _ops.isneginf(*args, **kwargs)
+    return out_variant("isneginf", _ops.isneginf, out, args, kwargs)
+
+
+@functools.wraps(_ops.isposinf)
+def isposinf(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.isposinf(*args, **kwargs)
+        return out_variant("isposinf", _ops.isposinf, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isposinf", _SCHEMAS["isposinf"], args, kwargs, error)
+    if out is None:
+        return _ops.isposinf(*args, **kwargs)
+    return out_variant("isposinf", _ops.isposinf, out, args, kwargs)
+
+
+@functools.wraps(_ops.isreal)
+def isreal(*args, **kwargs):
+    try:
+        return _ops.isreal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("isreal", _SCHEMAS["isreal"], args, kwargs, error)
+    return _ops.isreal(*args, **kwargs)
+
+
+@functools.wraps(_ops.le)
+def le(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.le(*args, **kwargs)
+        return out_variant("le", _ops.le, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("le", _SCHEMAS["le"], args, kwargs, error)
+    if out is None:
+        return _ops.le(*args, **kwargs)
+    return out_variant("le", _ops.le, out, args, kwargs)
+
+
+@functools.wraps(_ops.less)
+def less(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.less(*args, **kwargs)
+        return out_variant("less", _ops.less, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("less", _SCHEMAS["less"], args, kwargs, error)
+    if out is None:
+        return _ops.less(*args, **kwargs)
+    return out_variant("less", _ops.less, out, args, kwargs)
+
+
+@functools.wraps(_ops.less_equal)
+def less_equal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.less_equal(*args, **kwargs)
+        return out_variant("less_equal", _ops.less_equal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("less_equal", _SCHEMAS["less_equal"], args, kwargs, error)
+    if out is None:
+        return _ops.less_equal(*args, **kwargs)
+    return out_variant("less_equal", _ops.less_equal, out, args, kwargs)
+
+
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
     try:
@@ -331,6 +644,19 @@ def log_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
     return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.lt)
+def lt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.lt(*args, **kwargs)
+        return out_variant("lt", _ops.lt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("lt", _SCHEMAS["lt"], args, kwargs, error)
+    if out is None:
+        return _ops.lt(*args, **kwargs)
+    return out_variant("lt", _ops.lt, out, args, kwargs)
 
 
 @functools.wraps(_ops.matmul)
@@ -408,6 +734,19 @@ def narrow(*args, **kwargs):
     return _ops.narrow(*args, **kwargs)
 
 
+@functools.wraps(_ops.ne)
+def ne(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ne(*args, **kwargs)
+        return out_variant("ne", _ops.ne, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ne", _SCHEMAS["ne"], args, kwargs, error)
+    if out is None:
+        return _ops.ne(*args, **kwargs)
+    return out_variant("ne", _ops.ne, out, args, kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
     try:
@@ -437,6 +776,19 @@ def normal(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("normal", _SCHEMAS["normal"], args, kwargs, error)
     return _ops.normal(*args, **kwargs)
+
+
+@functools.wraps(_ops.not_equal)
+def not_equal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.not_equal(*args, **kwargs)
+        return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("not_equal", _SCHEMAS["not_equal"], args, kwargs, error)
+    if out is None:
+        return _ops.not_equal(*args, **kwargs)
+    return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
 
 
 @functools.wraps(_ops.permute)
@@ -517,6 +869,19 @@ def reshape(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
     return _ops.reshape(*args, **kwargs)
+
+
+@functools.wraps(_ops.searchsorted)
+def searchsorted(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.searchsorted(*args, **kwargs)
+        return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("searchsorted", _SCHEMAS["searchsorted"], args, kwargs, error)
+    if out is None:
+        return _ops.searchsorted(*args, **kwargs)
+    return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
 
 
 @functools.wraps(_ops.sigmoid)
@@ -715,6 +1080,24 @@ def unbind(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
     return _ops.unbind(*args, **kwargs)
+
+
+@functools.wraps(_ops.unique)
+def unique(*args, **kwargs):
+    try:
+        return _ops.unique(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unique", _SCHEMAS["unique"], args, kwargs, error)
+    return _ops.unique(*args, **kwargs)
+
+
+@functools.wraps(_ops.unique_consecutive)
+def unique_consecutive(*args, **kwargs):
+    try:
+        return _ops.unique_consecutive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unique_consecutive", _SCHEMAS["unique_consecutive"], args, kwargs, error)
+    return _ops.unique_consecutive(*args, **kwargs)
 
 
 @functools.wraps(_ops.unsqueeze)

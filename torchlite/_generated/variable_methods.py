@@ -17,12 +17,16 @@ class _TensorMethods:
 
     add = _ops.add
     add_ = _ops.add_
+    allclose = _ops.allclose
     as_strided = _ops.as_strided
     atan2 = _ops.atan2
 
     def atan2_(self, *args, **kwargs):
         return inplace_variant(_ops.atan2, self, args, kwargs)
 
+    bernoulli = _ops.bernoulli
+    bernoulli_ = _ops.bernoulli_
+    bincount = _ops.bincount
     chunk = _ops.chunk
     clone = _ops.clone
     contiguous = _ops.contiguous
@@ -37,18 +41,48 @@ class _TensorMethods:
     diagonal = _ops.diagonal
     div = _ops.div
     div_ = _ops.div_
+    eq = _ops.eq
+    eq_ = _ops.eq_
+    equal = _ops.equal
     exp = _ops.exp
 
     def exp_(self, *args, **kwargs):
         return inplace_variant(_ops.exp, self, args, kwargs)
 
     expand = _ops.expand
+    exponential_ = _ops.exponential_
     fill_ = _ops.fill_
+    fill_diagonal_ = _ops.fill_diagonal_
+    ge = _ops.ge
+    ge_ = _ops.ge_
+    geometric_ = _ops.geometric_
+    greater = _ops.greater
+    greater_ = _ops.greater_
+    greater_equal = _ops.greater_equal
+    greater_equal_ = _ops.greater_equal_
+    gt = _ops.gt
+    gt_ = _ops.gt_
+    histc = _ops.histc
+    isclose = _ops.isclose
+    isfinite = _ops.isfinite
+    isinf = _ops.isinf
+    isnan = _ops.isnan
+    isneginf = _ops.isneginf
+    isposinf = _ops.isposinf
+    isreal = _ops.isreal
+    le = _ops.le
+    le_ = _ops.le_
+    less = _ops.less
+    less_ = _ops.less_
+    less_equal = _ops.less_equal
+    less_equal_ = _ops.less_equal_
     log = _ops.log
 
     def log_(self, *args, **kwargs):
         return inplace_variant(_ops.log, self, args, kwargs)
 
+    lt = _ops.lt
+    lt_ = _ops.lt_
     matmul = _ops.matmul
     max = _ops.max
     mean = _ops.mean
@@ -57,11 +91,16 @@ class _TensorMethods:
     mul_ = _ops.mul_
     multinomial = _ops.multinomial
     narrow = _ops.narrow
+    ne = _ops.ne
+    ne_ = _ops.ne_
     neg = _ops.neg
 
     def neg_(self, *args, **kwargs):
         return inplace_variant(_ops.neg, self, args, kwargs)
 
+    normal_ = _ops.normal_
+    not_equal = _ops.not_equal
+    not_equal_ = _ops.not_equal_
     permute = _ops.permute
     positive = _ops.positive
     pow = _ops.pow
@@ -69,6 +108,7 @@ class _TensorMethods:
     def pow_(self, *args, **kwargs):
         return inplace_variant(_ops.pow, self, args, kwargs)
 
+    random_ = _ops.random_
     reciprocal = _ops.reciprocal
 
     def reciprocal_(self, *args, **kwargs):
@@ -118,6 +158,9 @@ class _TensorMethods:
         return inplace_variant(_ops.triu, self, args, kwargs)
 
     unbind = _ops.unbind
+    uniform_ = _ops.uniform_
+    unique = _ops.unique
+    unique_consecutive = _ops.unique_consecutive
     unsqueeze = _ops.unsqueeze
     view = _ops.view
 

@@ -1,6 +1,8 @@
 """copy_ (ATen/native/Copy.cpp), and the copy an op's kernel makes of an
 inference tensor outside inference mode."""
-from .. import _C
+import numpy as np
+
+from .. import _C, _backend
 from .._C import _inplace_node, _rebase_history, _wrap
 from .._generated import specs as _S
 from .MemoryOverlap import _check_overlap
@@ -22,10 +24,15 @@ def _copy_of_inference(self, out):
     return copy_(_wrap(out, self), self)
 
 
-def copy_(self, src):
+def copy_(self, src, non_blocking=False):
     a = self._array
     if not isinstance(src, _TB):
-        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+        if not isinstance(src, (bool, int, float, np.number, np.bool_)):
+            raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}")
+        # a number is wrapped as a 0-d tensor (torch's scalar_to_tensor: double, long or bool), then copied
+        src = _wrap(_backend.asarray(np.asarray(src, np.float64 if isinstance(src, (float, np.floating)) else
+                                                np.bool_ if isinstance(src, (bool, np.bool_)) else np.int64),
+                                     like=self), self)
     b = src._array
     # copy_ into an integer or bool tensor is not differentiable
     node = _inplace_node(_S.CopyBackwards, (self, src), src_dtype=b.dtype) if a.dtype.kind == "f" else None

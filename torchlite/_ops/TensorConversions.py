@@ -8,7 +8,8 @@ from .Copy import _below_autograd, _copy_of_inference
 from .TensorIterator import _TB, _copy_like, _empty_like, _loud, _quiet
 
 
-def to(self, *args, dtype=None, device=None, copy=False):
+def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False, memory_format=None):
+    flags = []  # the positional non_blocking and copy after the dtype, device or tensor
     for arg in args:
         if isinstance(arg, _dtype):
             dtype = arg
@@ -16,6 +17,10 @@ def to(self, *args, dtype=None, device=None, copy=False):
             device = arg
         elif isinstance(arg, _TB):
             dtype, device = arg.dtype, arg.device
+        elif isinstance(arg, bool):
+            flags.append(arg)
+    if len(flags) > 1:
+        copy = flags[1]
     a = self._array
     src_dtype = _from_numpy_dtype(a.dtype)
     src_device = self.device

@@ -99,3 +99,19 @@ __all__ += ["multinomial", "normal"]
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
+# Module order (after TensorCompare): Unique, SummaryOps, Bucketization, Distributions, FillDiagonal
+from .TensorCompare import (allclose, eq, eq_, equal, ge, ge_, greater, greater_, greater_equal, greater_equal_, gt,
+                            gt_, isclose, isfinite, isin, isinf, isnan, isneginf, isposinf, isreal, le, le_, less,
+                            less_, less_equal, less_equal_, lt, lt_, ne, ne_, not_equal, not_equal_)
+from .Unique import unique, unique_consecutive
+from .SummaryOps import bincount, histc
+from .Bucketization import bucketize, searchsorted
+from .Distributions import bernoulli, bernoulli_, exponential_, geometric_, normal_, random_, uniform_
+from .FillDiagonal import fill_diagonal_
+
+__all__ += [
+    "allclose", "eq", "equal", "ge", "greater", "greater_equal", "gt", "isclose", "isfinite", "isin", "isinf", "isnan",
+    "isneginf", "isposinf", "isreal", "le", "less", "less_equal", "lt", "ne", "not_equal", "unique",
+    "unique_consecutive", "bincount", "histc", "bucketize", "searchsorted", "bernoulli", "bernoulli_", "exponential_",
+    "geometric_", "normal_", "random_", "uniform_", "fill_diagonal_", "eq_", "ge_", "greater_", "greater_equal_",
+    "gt_", "le_", "less_", "less_equal_", "lt_", "ne_", "not_equal_"]

@@ -1,0 +1,119 @@
+"""unique and unique_consecutive (ATen/native/Unique.cpp; torch.unique and Tensor.unique are
+torch/functional.py's and torch/_tensor.py's wrappers over _unique2 and unique_dim).
+
+The outputs: the unique values (sorted; torch's CPU kernel sorts whatever `sorted` says), the
+inverse indices (int64, the input's shape, or the dim's length with dim=) and the counts (int64),
+the latter two returned only where asked, in that order. Each nan is a value of its own. The
+unique values get torch's node (Unique2Backward0, UniqueDimBackward0, UniqueConsecutiveBackward0),
+whose derivative torch has not implemented."""
+import numpy as np
+
+from .. import _backend
+from .._C import _record, _wrap
+from .._generated import specs as _S
+from .python_arg_parser import _wrap_dim
+from .ScalarType import _i64
+from .TensorIterator import _TB
+
+
+def _host(t):
+    return _backend.to_host(t._array)
+
+
+def _result(like, output, inverse, counts, return_inverse, return_counts, spec):
+    out = _wrap(_backend.asarray(np.array(output, order="C"), like=like), like)
+    out = _record(spec, (like,), out)
+    results = [out]
+    if return_inverse:
+        results.append(_wrap(_backend.asarray(np.array(inverse, _i64, order="C"), like=like), like))
+    if return_counts:
+        results.append(_wrap(_backend.asarray(np.array(counts, _i64, order="C"), like=like), like))
+    return out if len(results) == 1 else tuple(results)
+
+
+def _groups(flat_sorted_rows, equal):
+    """Where each group of equal neighbours starts, and the group of each row."""
+    n = flat_sorted_rows.shape[0]
+    if n == 0:
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    new = np.ones(n, bool)
+    new[1:] = ~equal
+    starts = np.flatnonzero(new)
+    return starts, np.cumsum(new) - 1
+
+
+def _rows_equal(rows):
+    """Whether each row equals the one before it (nan never equal, as at::equal)."""
+    if rows.shape[0] < 2:
+        return np.zeros(0, bool)
+    return np.all(rows[1:] == rows[:-1], axis=tuple(range(1, rows.ndim)))
+
+
+def _unique_rows(rows):
+    """The unique rows of rows (n, ...), sorted (unique_dim sorts whatever `sorted` says): their
+    positions in rows, the inverse and the counts."""
+    n = rows.shape[0]
+    flat = rows.reshape(n, -1)
+    # lexicographic order, the first element first (np.lexsort's last key is its primary one)
+    order = np.lexsort(flat.T[::-1]) if flat.shape[1] else np.arange(n)
+    ordered = rows[order]
+    starts, group = _groups(ordered, _rows_equal(ordered))
+    inverse = np.empty(n, _i64)
+    inverse[order] = group
+    counts = np.diff(np.append(starts, n))
+    return order[starts], inverse, counts
+
+
+def _check_empty_dim(a, dim):
+    if a.shape[dim] != 0 and a.size == 0:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+
+
+def _unique_dim(self, dim, return_inverse, return_counts, spec):
+    a = _host(self)
+    dim = _wrap_dim(dim, a.ndim, wrap_scalar=False)
+    _check_empty_dim(a, dim)
+    rows = np.moveaxis(a, dim, 0)
+    if rows.shape[0] == 0:
+        keep, inverse, counts = np.zeros(0, np.intp), np.zeros(0, _i64), np.zeros(0, _i64)
+    else:
+        keep, inverse, counts = _unique_rows(rows)
+    output = np.moveaxis(rows[keep], 0, dim)
+    return _result(self, output, inverse, counts, return_inverse, return_counts, spec)
+
+
+def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002 - torch's name
+    if dim is not None:
+        return _unique_dim(self, dim, return_inverse, return_counts, _S.UniqueDimBackward0)
+    a = _host(self)
+    flat = a.reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    starts, group = _groups(ordered, ordered[1:] == ordered[:-1])
+    inverse = np.empty(flat.shape[0], _i64)
+    inverse[order] = group
+    counts = np.diff(np.append(starts, flat.shape[0]))
+    return _result(self, ordered[starts], inverse.reshape(a.shape), counts, return_inverse, return_counts,
+                   _S.Unique2Backward0)
+
+
+def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    if dim is not None:
+        a = _host(self)
+        dim = _wrap_dim(dim, a.ndim, wrap_scalar=False)
+        rows = np.moveaxis(a, dim, 0)
+        starts, group = _groups(rows, _rows_equal(rows))
+        counts = np.diff(np.append(starts, rows.shape[0]))
+        output = np.moveaxis(rows[starts], 0, dim)
+        return _result(self, output, group, counts, return_inverse, return_counts, _S.UniqueConsecutiveBackward0)
+    a = _host(self)
+    flat = a.reshape(-1)
+    starts, group = _groups(flat, flat[1:] == flat[:-1])
+    counts = np.diff(np.append(starts, flat.shape[0]))
+    return _result(self, flat[starts], group.reshape(a.shape), counts, return_inverse, return_counts,
+                   _S.UniqueConsecutiveBackward0)
+
+
+def _check_tensor(fn, value):
+    if not isinstance(value, _TB):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}")
