@@ -133,14 +133,6 @@ class Tensor(_C.TensorBase, _TensorMethods):
     data_ptr = _tensor_utilities.data_ptr
     __deepcopy__ = _tensor_utilities.deepcopy
 
-    @property
-    def itemsize(self):
-        return self._array.itemsize
-
-    @property
-    def nbytes(self):
-        return self._array.size * self._array.itemsize
-
     def __reduce_ex__(self, proto):
         return _tensor_utilities.reduce_ex(self, proto)
 
@@ -333,23 +325,6 @@ class Tensor(_C.TensorBase, _TensorMethods):
 
     def byte(self):
         return _ops.to(self, dtype=_dtypes.uint8)
-
-    def type(self, dtype=None, non_blocking=False):
-        """The legacy type name ("torch.FloatTensor") without an argument, else a cast to
-        `dtype` (a dtype or such a name; the tensor itself where it already has that type)."""
-        name = _ops._torch_type_name(self._array.dtype) + "Tensor"
-        dev = self._device_str.split(":")[0]
-        prefix = "torch." if dev == "cpu" else f"torch.{dev}."
-        if dtype is None:
-            return prefix + name
-        if isinstance(dtype, str):
-            target = _dtypes._by_tensor_type_name(dtype.rsplit(".", 1)[-1])
-            if target is None or not dtype.startswith(("torch.", "torchlite.")):
-                raise ValueError(f"invalid type: '{dtype}'")
-            dtype = target
-        if not isinstance(dtype, _dtypes.dtype):
-            raise ValueError(f"invalid type: '{getattr(dtype, '__name__', dtype)}'")
-        return _ops.to(self, dtype=dtype)
 
     def type_as(self, other):
         return _ops.to(self, dtype=other.dtype)

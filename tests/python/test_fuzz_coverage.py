@@ -100,7 +100,6 @@ TEST_LIST = {
     "bucketize": "tests/python/test_ops_utilities.py",
     "bernoulli": "tests/python/test_ops_utilities.py",  # random: compared by range and statistics
     "uniform": "tests/python/test_ops_utilities.py",
-    "normal": "tests/python/test_ops_utilities.py",
     "exponential": "tests/python/test_ops_utilities.py",
     "geometric": "tests/python/test_ops_utilities.py",
     "random": "tests/python/test_ops_utilities.py",
