@@ -93,3 +93,18 @@ StackBackward0 = _C._op_spec("StackBackward0", ("dim", "tensors_dtypes", ), "VH"
 CatBackward0 = _C._op_spec("CatBackward0", ("dim", "tensors_sizes", "tensors_dtypes", ), "VHH", 0, False)
 WhereBackward0 = _C._op_spec("WhereBackward0", ("condition", ), "T", 0, False)
 Atan2Backward0 = _C._op_spec("Atan2Backward0", ("self", "other", ), "TT", 0, False)
+VdotBackward0 = _C._op_spec("VdotBackward0", ("self", "other", ), "TT", 0, False)
+AddmmBackward0 = _C._op_spec("AddmmBackward0", ("mat1", "mat2", "beta", "alpha", ), "TTVV", 0, False)
+AddmvBackward0 = _C._op_spec("AddmvBackward0", ("mat", "vec", "beta", "alpha", ), "TTVV", 0, False)
+AddbmmBackward0 = _C._op_spec("AddbmmBackward0", ("batch1", "batch2", "beta", "alpha", ), "TTVV", 0, False)
+BaddbmmBackward0 = _C._op_spec("BaddbmmBackward0", ("batch1", "batch2", "beta", "alpha", ), "TTVV", 0, False)
+TraceBackward0 = _C._op_spec("TraceBackward0", ("self_sym_sizes", ), "V", 0, False)
+LinalgCrossBackward0 = _C._op_spec("LinalgCrossBackward0", ("self", "other", "dim", ), "TTV", 0, False)
+LinalgDetBackward0 = _C._op_spec("LinalgDetBackward0", ("A", "LU", "pivots", "result", ), "TTTT", 0, False)
+LinalgSlogdetBackward0 = _C._op_spec("LinalgSlogdetBackward0", ("A", "sign", "LU", "pivots", ), "TTTT", 0, False)
+LinalgInvExBackward0 = _C._op_spec("LinalgInvExBackward0", ("inverse", ), "T", 0, False)
+LinalgSolveExBackward0 = _C._op_spec("LinalgSolveExBackward0", ("A", "left", "LU", "pivots", "result", ),
+                                     "TVTTT", 0, False)
+LinalgCholeskyExBackward0 = _C._op_spec("LinalgCholeskyExBackward0", ("upper", "L", ), "VT", 0, False)
+LinalgVectorNormBackward0 = _C._op_spec("LinalgVectorNormBackward0", ("self", "ord", "dim", "keepdim", "result", ),
+                                        "TVVVT", 0, False)

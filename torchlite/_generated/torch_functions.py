@@ -9,17 +9,24 @@ from .._ops import (
     as_strided,
     chunk,
     clone,
+    det,
     diagonal,
+    einsum,
+    logdet,
     max,  # noqa: A004 - torch's name
     min,  # noqa: A004 - torch's name
     narrow,
+    norm,
     permute,
     positive,
     relu,
     reshape,
+    slogdet,
     split,
     squeeze,
     t,
+    tensordot,
+    trace,
     transpose,
     unbind,
     unsqueeze,
@@ -29,23 +36,41 @@ from .._ops.Resize import out_variant
 __all__ = [
     "abs",
     "add",
+    "addbmm",
+    "addmm",
+    "addmv",
     "as_strided",
     "atan2",
+    "baddbmm",
+    "bmm",
     "cat",
     "chunk",
     "clone",
     "cos",
+    "cross",
+    "det",
     "diagonal",
     "div",
+    "dot",
+    "einsum",
     "exp",
+    "ger",
+    "inverse",
+    "kron",
     "log",
+    "logdet",
     "matmul",
+    "matrix_power",
     "max",
     "mean",
     "min",
+    "mm",
     "mul",
+    "mv",
     "narrow",
     "neg",
+    "norm",
+    "outer",
     "permute",
     "positive",
     "pow",
@@ -54,6 +79,7 @@ __all__ = [
     "reshape",
     "sigmoid",
     "sin",
+    "slogdet",
     "split",
     "sqrt",
     "squeeze",
@@ -62,9 +88,12 @@ __all__ = [
     "sum",
     "t",
     "tanh",
+    "tensordot",
+    "trace",
     "transpose",
     "unbind",
     "unsqueeze",
+    "vdot",
     "where",
 ]
 
@@ -83,11 +112,46 @@ def add(*args, out=None, **kwargs):
     return out_variant("add", _ops.add, out, args, kwargs)
 
 
+@functools.wraps(_ops.addbmm)
+def addbmm(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.addbmm(*args, **kwargs)
+    return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.addmm)
+def addmm(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.addmm(*args, **kwargs)
+    return out_variant("addmm", _ops.addmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.addmv)
+def addmv(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.addmv(*args, **kwargs)
+    return out_variant("addmv", _ops.addmv, out, args, kwargs)
+
+
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
+
+
+@functools.wraps(_ops.baddbmm)
+def baddbmm(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.baddbmm(*args, **kwargs)
+    return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.bmm)
+def bmm(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bmm(*args, **kwargs)
+    return out_variant("bmm", _ops.bmm, out, args, kwargs)
 
 
 @functools.wraps(_ops.cat)
@@ -104,6 +168,13 @@ def cos(*args, out=None, **kwargs):
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cross)
+def cross(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.cross(*args, **kwargs)
+    return out_variant("cross", _ops.cross, out, args, kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
     if out is None:
@@ -111,11 +182,39 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+@functools.wraps(_ops.dot)
+def dot(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.dot(*args, **kwargs)
+    return out_variant("dot", _ops.dot, out, args, kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
+
+
+@functools.wraps(_ops.ger)
+def ger(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.ger(*args, **kwargs)
+    return out_variant("ger", _ops.ger, out, args, kwargs)
+
+
+@functools.wraps(_ops.inverse)
+def inverse(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.inverse(*args, **kwargs)
+    return out_variant("inverse", _ops.inverse, out, args, kwargs)
+
+
+@functools.wraps(_ops.kron)
+def kron(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.kron(*args, **kwargs)
+    return out_variant("kron", _ops.kron, out, args, kwargs)
 
 
 @functools.wraps(_ops.log)
@@ -132,11 +231,25 @@ def matmul(*args, out=None, **kwargs):
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+@functools.wraps(_ops.matrix_power)
+def matrix_power(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.matrix_power(*args, **kwargs)
+    return out_variant("matrix_power", _ops.matrix_power, out, args, kwargs)
+
+
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
+
+
+@functools.wraps(_ops.mm)
+def mm(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.mm(*args, **kwargs)
+    return out_variant("mm", _ops.mm, out, args, kwargs)
 
 
 @functools.wraps(_ops.mul)
@@ -146,11 +259,25 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.mv)
+def mv(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.mv(*args, **kwargs)
+    return out_variant("mv", _ops.mv, out, args, kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
+
+
+@functools.wraps(_ops.outer)
+def outer(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.outer(*args, **kwargs)
+    return out_variant("outer", _ops.outer, out, args, kwargs)
 
 
 @functools.wraps(_ops.pow)
@@ -214,6 +341,13 @@ def tanh(*args, out=None, **kwargs):
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.vdot)
+def vdot(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.vdot(*args, **kwargs)
+    return out_variant("vdot", _ops.vdot, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)
