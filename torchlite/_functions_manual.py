@@ -329,56 +329,34 @@ def _diag_embed(d, n):
     return mul(unsqueeze(unsqueeze(d, -1), -1), eye)
 
 
-def _solve_for_cofactors(A, LU, d):
+def _solve_for_cofactors(A, LU, pivots, d):
     """linalg_det_backward's / slogdet_backward's solve: X with A^H X = d I (d per matrix).
-    Under grad mode A's solve recorded (so that a second derivative sees A); without it,
-    numerically, a zero pivot of A's LU replaced by eps (torch's perturbation of a singular
-    A, whose det gradient is then the limit's)."""
+    Under grad mode A's solve is recorded (so that a second derivative sees A); without it,
+    with the saved LU (lu_solve), a zero pivot replaced by eps (torch's perturbation of a
+    singular A, whose det gradient is then the limit's)."""
     n = A._array.shape[-1]
     if _grad_mode():
         return linalg_solve(_mH(A), _diag_embed(d, n))
+    from ._ops.BatchLinearAlgebra import _lu_solve
     lu = LU._array
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
-    a = A._array
     if (diag == 0).any():
         eps = np.finfo(lu.dtype).eps
         lu = lu + np.eye(n, dtype=lu.dtype) * np.where(diag == 0, eps, 0)[..., None, :]
-        a = _lu_reconstruct(lu, _lu_pivots(A))
-    rhs = np.broadcast_to(np.eye(n, dtype=a.dtype), a.shape) * d._array[..., None, None]
-    with np.errstate(all="ignore"):
-        x = np.linalg.solve(np.swapaxes(a, -1, -2), rhs) if a.size else np.zeros(a.shape, a.dtype)
-    return _const_linalg(np.ascontiguousarray(x.astype(a.dtype, copy=False)), d)
-
-
-def _lu_pivots(A):
-    from ._ops.BatchLinearAlgebra import _lu_factor
-    return _lu_factor(A._array)[1]
-
-
-def _lu_reconstruct(lu, piv):
-    """P L U from getrf's LU and pivots."""
-    n = lu.shape[-1]
-    low = np.tril(lu, -1) + np.eye(n, dtype=lu.dtype)
-    a = low @ np.triu(lu)
-    flat = a.reshape((-1, n, n)).copy()
-    pv = piv.reshape((-1, n))
-    for k in range(n - 1, -1, -1):  # undo the row swaps, last first
-        rows = np.arange(flat.shape[0])
-        p = pv[:, k] - 1
-        row_k = flat[rows, k, :].copy()
-        flat[rows, k, :] = flat[rows, p, :]
-        flat[rows, p, :] = row_k
-    return flat.reshape(lu.shape)
+    rhs = np.broadcast_to(np.eye(n, dtype=lu.dtype), lu.shape) * d._array[..., None, None]
+    # LU is of A^T where A is contiguous (then A^T X = rhs directly), else of A (its adjoint)
+    x = _lu_solve(lu, pivots._array, rhs, adjoint=not A._array.flags.c_contiguous)
+    return _const_linalg(np.ascontiguousarray(x.astype(lu.dtype, copy=False)), d)
 
 
 def linalg_det_backward(grad, result, A, LU, pivots):
     """torch's linalg_det_backward: (grad * det) A^{-H}, through a solve with A^H."""
-    return _solve_for_cofactors(A, LU, mul(grad, result))
+    return _solve_for_cofactors(A, LU, pivots, mul(grad, result))
 
 
 def slogdet_backward(grad_logabsdet, A, sign, LU, pivots):
     """torch's slogdet_backward (real A: the sign's gradient is zero): grad A^{-H}."""
-    return _solve_for_cofactors(A, LU, grad_logabsdet)
+    return _solve_for_cofactors(A, LU, pivots, grad_logabsdet)
 
 
 def linalg_solve_backward(gX, X, A, LU, pivots, left, needs):

@@ -649,8 +649,8 @@ def TraceBackward0(grad, needs, self_sym_sizes):
 
 def LinalgCrossBackward0(grad, needs, self, other, dim):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor"""
-    grad_other = linalg_cross(grad, self, dim) if needs[1] else None
-    grad_self = linalg_cross(other, grad, dim) if needs[0] else None
+    grad_other = linalg_cross(grad, self, dim=dim) if needs[1] else None
+    grad_self = linalg_cross(other, grad, dim=dim) if needs[0] else None
     return (grad_self, grad_other)
 
 

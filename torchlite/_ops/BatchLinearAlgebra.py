@@ -79,6 +79,52 @@ def _lu_factor(a):
     return lu.reshape(a.shape), piv.reshape(shape + (n,)), info.reshape(shape)
 
 
+def _lu_torch(a):
+    """The LU factorisation torch saves: LAPACK factors the column-major buffer, so of A^T where A
+    is contiguous (row-major), else of A (use_A_T in BatchLinearAlgebra.cpp)."""
+    return _lu_factor(np.swapaxes(a, -1, -2) if a.flags.c_contiguous else a)
+
+
+def _lu_solve(lu, piv, b, adjoint):
+    """getrs: X with (P L U) X = b, or (P L U)^T X = b (adjoint), from getrf's LU and pivots;
+    no singularity check (a zero pivot gives inf / nan, as LAPACK)."""
+    xp = _backend.xp(lu)
+    n = lu.shape[-1]
+    batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    lu = xp.broadcast_to(lu, batch + lu.shape[-2:])
+    piv = xp.broadcast_to(piv, batch + piv.shape[-1:])
+    x = xp.array(xp.broadcast_to(b, batch + b.shape[-2:]), copy=True)
+    low = xp.tril(lu, -1)
+    up = xp.triu(lu)
+
+    def swaps(x, order):
+        for k in order:
+            p = piv[..., k] - 1
+            row_k = x[..., k, :].copy()
+            row_p = xp.take_along_axis(x, p[..., None, None].astype(np.int64), axis=-2)[..., 0, :]
+            x[..., k, :] = row_p
+            xp.put_along_axis(x, p[..., None, None].astype(np.int64), row_k[..., None, :], axis=-2)
+        return x
+
+    with np.errstate(all="ignore"):
+        if not adjoint:
+            x = swaps(x, range(n))
+            for i in range(n):  # L (unit diagonal)
+                x[..., i, :] -= xp.matmul(low[..., i:i + 1, :i], x[..., :i, :])[..., 0, :]
+            for i in range(n - 1, -1, -1):  # U
+                x[..., i, :] -= xp.matmul(up[..., i:i + 1, i + 1:], x[..., i + 1:, :])[..., 0, :]
+                x[..., i, :] /= up[..., i, i][..., None]
+        else:
+            upt, lowt = xp.swapaxes(up, -1, -2), xp.swapaxes(low, -1, -2)
+            for i in range(n):  # U^T
+                x[..., i, :] -= xp.matmul(upt[..., i:i + 1, :i], x[..., :i, :])[..., 0, :]
+                x[..., i, :] /= upt[..., i, i][..., None]
+            for i in range(n - 1, -1, -1):  # L^T (unit diagonal)
+                x[..., i, :] -= xp.matmul(lowt[..., i:i + 1, i + 1:], x[..., i + 1:, :])[..., 0, :]
+            x = swaps(x, range(n - 1, -1, -1))
+    return x
+
+
 def _pivot_sign(piv):
     n = piv.shape[-1]
     swaps = (piv != np.arange(1, n + 1, dtype=np.int32)).sum(axis=-1)
@@ -93,7 +139,7 @@ def linalg_det(A):
     a = A._array
     _square_check(a, "linalg.det")
     _float_check(a, "linalg.det")
-    lu, piv, _ = _lu_factor(a)
+    lu, piv, _ = _lu_torch(a)
     with np.errstate(all="ignore"):
         diag = np.diagonal(lu, axis1=-2, axis2=-1)
         r = (np.prod(diag, axis=-1) * _pivot_sign(piv)).astype(a.dtype)
@@ -126,7 +172,7 @@ def _slogdet(A, name, result_type):
     a = A._array
     _square_check(a, name)
     _float_check(a, name)
-    lu, piv, _ = _lu_factor(a)
+    lu, piv, _ = _lu_torch(a)
     with np.errstate(all="ignore"):
         diag = np.diagonal(lu, axis1=-2, axis2=-1)
         sign = (np.prod(np.sign(diag), axis=-1) * _pivot_sign(piv)).astype(a.dtype)
@@ -164,7 +210,7 @@ def linalg_inv(A):
     a = A._array
     _square_check(a, "linalg.inv")
     _float_check(a, "linalg.inv")
-    _, _, info = _lu_factor(a)
+    _, _, info = _lu_torch(a)
     bad = np.flatnonzero(np.asarray(_backend.to_host(info)).reshape(-1))
     if bad.size:
         i = int(bad[0])
@@ -212,7 +258,7 @@ def linalg_solve(A, B, *, left=True, out=None):
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({a.shape[-3] if a.ndim > 2 else 1}) must match the size of "
                            f"tensor b ({bm.shape[-3] if bm.ndim > 2 else 1}) at non-singleton dimension 0") from None
-    lu, piv, info = _lu_factor(a)
+    lu, piv, info = _lu_torch(a)
     flat = np.asarray(_backend.to_host(info)).reshape(-1)
     bad = np.flatnonzero(flat)
     if bad.size:
@@ -371,8 +417,8 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     if isinstance(ord, str):
         if ord not in ("fro", "nuc"):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-        if ord == "fro":
-            return linalg_vector_norm(A, 2, dim, keepdim, dtype=dtype)
+        if ord == "fro":  # (over the dims wrapped, as torch saves them)
+            return linalg_vector_norm(A, 2, tuple(dims), keepdim, dtype=dtype)
         raise NotImplementedError("linalg.matrix_norm: ord='nuc' (the singular values) is not implemented in "
                                   "torchlite")
     if ord not in (1, -1, 2, -2, math.inf, -math.inf):

@@ -189,6 +189,10 @@ def _sumproduct_pair(left, right, sum_dims, keepdim):
         else:
             ro.append(i)
             ro_size *= right._array.shape[i]
+    if lo and ro and ro[0] < lo[0]:
+        # torch (2.x) swaps the operands where the right one's output dims come first, so that
+        # the bmm's result needs less permuting
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
     out_size = ([left._array.shape[d] for d in lro] + [left._array.shape[d] for d in lo] + [1] * len(sum_dims)
                 + [right._array.shape[d] for d in ro])
     lperm = lro + lo + list(sum_dims) + ro
