@@ -306,17 +306,17 @@ __all__ += ["addbmm_expand", "cholesky_backward", "linalg_cross", "linalg_det_ba
             "linalg_vector_norm_backward", "mv", "outer", "slogdet_backward", "trace_backward_symint"]
 
 
-def addbmm_expand(grad, batch1, batch2):
+def addbmm_expand(grad, batch1):
     """addbmm's gradient expanded over the batch: grad.unsqueeze(0).expand({b, n, p})."""
-    b1, b2 = batch1._array.shape, batch2._array.shape
-    return expand(unsqueeze(grad, 0), (b1[0], b1[1], b2[2]))
+    return expand(unsqueeze(grad, 0), (batch1._array.shape[0],) + grad._array.shape)
 
 
 def trace_backward_symint(grad, sizes):
-    """torch's trace_backward: zeros of the input's sizes with grad on the main diagonal."""
+    """torch's trace_backward: zeros(n * m) with grad at the diagonal's flat indices (torch's
+    index_fill_, here an index_add of grad expanded), viewed as the input (ViewBackward0)."""
     n = builtins.min(sizes)
     flat = np.arange(n, dtype=np.int64) * (sizes[1] + 1)
-    return diagonal_backward(expand(grad, (n,)), sizes, flat, 0, 0, 1)
+    return reshape(_index_add(expand(grad, (n,)), sizes[0] * sizes[1], flat), sizes)
 
 
 def _mH(x):
@@ -392,7 +392,7 @@ def cholesky_backward(gL, upper, L):
     return linalg_solve(L, gA, left=False)
 
 
-def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):
+def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa: A002 - torch's name
     """torch's linalg_vector_norm_backward (norm_backward): the reduced dims restored, then per ord:
     0 zero, 1 sgn(x) g, 2 g x / norm (0 where the norm is 0), inf the sgn of the elements at the
     max shared evenly, else sgn(x) |x|^(p-1) g / norm^(p-1) (and p < 1's masked zeros)."""

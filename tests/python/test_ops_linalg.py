@@ -1,6 +1,10 @@
 """The linalg family's ops against torch: values (float32 and float64, batched and broadcast
 inputs), gradients, node names, saved fields and errors, on "cpu" and "sim:0"; gradcheck and
-gradgradcheck in float64 on well-conditioned inputs."""
+gradgradcheck in float64 on well-conditioned inputs.
+
+The fuzzer leaves the factorisations to this file (test_fuzz_coverage's TEST_LIST): det
+(_linalg_det), logdet and slogdet (_linalg_slogdet), inverse (linalg_inv_ex), solve
+(_linalg_solve_ex) and cholesky (linalg_cholesky_ex)."""
 import math
 import warnings
 
@@ -210,7 +214,8 @@ def einsum_batched_ellipsis(lib, dev):
 def einsum_diagonals(lib, dev):
     a, c = T(lib, dev, data(3, 3)), T(lib, dev, data(2, 3, 3))
     return with_grads(lib, (lib.einsum("ii", a), lib.einsum("ii->i", a), lib.einsum("bii->b", c),
-                            lib.einsum("bii->bi", c), lib.einsum("ij,ij->", a, a), lib.einsum("ii,i->i", a, a[0])), a, c)
+                            lib.einsum("bii->bi", c), lib.einsum("ij,ij->", a, a),
+                            lib.einsum("ii,i->i", a, a[0])), a, c)
 
 
 @case
@@ -256,11 +261,11 @@ def det_singular(lib, dev):
 def slogdet_logdet(lib, dev):
     a = T(lib, dev, wellcond(3) * np.array([1.0, -1.0, 1.0]))
     p = T(lib, dev, spd(3, (2,)))
-    s, l = lib.linalg.slogdet(a)
+    s, logabs = lib.linalg.slogdet(a)
     s2 = lib.slogdet(p)
     # (the sign: torch's node has both outputs, torchlite's only logabsdet; compared as values)
-    return (with_grads(lib, (l, s2.logabsdet, a.slogdet()[1], lib.logdet(p), p.logdet(), lib.logdet(a)), a, p),
-            s, s2[0].detach(), saved(l, "A", "LU"), type(s2).__name__, type(lib.linalg.slogdet(a)).__name__)
+    return (with_grads(lib, (logabs, s2.logabsdet, a.slogdet()[1], lib.logdet(p), p.logdet(), lib.logdet(a)), a, p),
+            s, s2[0].detach(), saved(logabs, "A", "LU"), type(s2).__name__, type(lib.linalg.slogdet(a)).__name__)
 
 
 @case
@@ -288,7 +293,8 @@ def cholesky(lib, dev):
     p = T(lib, dev, spd(3))
     q = T(lib, dev, spd(2, (2,), seed=4), "float64")
     r = lib.linalg.cholesky(p)
-    return with_grads(lib, (r, lib.linalg.cholesky(p, upper=True), lib.linalg.cholesky(q)), p, q), saved(r, "L", "upper")
+    fields = saved(r, "L", "upper")
+    return with_grads(lib, (r, lib.linalg.cholesky(p, upper=True), lib.linalg.cholesky(q)), p, q), fields
 
 
 # norms ---------------------------------------------------------------------------------------
@@ -298,9 +304,9 @@ def vector_norm(lib, dev):
     a = T(lib, dev, data(2, 3))
     r = lib.linalg.vector_norm(a)
     outs = [r]
-    for ord in (2, 1, 3, 0.5, 1.5, math.inf, -math.inf, 0, 2.5):
-        outs += [lib.linalg.vector_norm(a, ord), lib.linalg.vector_norm(a, ord, dim=1),
-                 lib.linalg.vector_norm(a, ord, dim=(0,), keepdim=True)]
+    for p in (2, 1, 3, 0.5, 1.5, math.inf, -math.inf, 0, 2.5):
+        outs += [lib.linalg.vector_norm(a, p), lib.linalg.vector_norm(a, p, dim=1),
+                 lib.linalg.vector_norm(a, p, dim=(0,), keepdim=True)]
     return with_grads(lib, tuple(outs), a), saved(r, "self", "ord", "dim", "keepdim", "result")
 
 
@@ -319,7 +325,8 @@ def matrix_norm_and_norm(lib, dev):
     # with amax's gradient): values and gradients compared, not node names
     maxmin = with_grads(lib, (lib.linalg.matrix_norm(a, 1), lib.linalg.matrix_norm(a, -1),
                               lib.linalg.matrix_norm(b, math.inf), lib.linalg.matrix_norm(a, -math.inf, keepdim=True),
-                              lib.linalg.norm(a, 1), lib.linalg.matrix_norm(T(lib, dev, [[1.0, -1.0], [-1.0, 1.0]]), 1)),
+                              lib.linalg.norm(a, 1),
+                              lib.linalg.matrix_norm(T(lib, dev, [[1.0, -1.0], [-1.0, 1.0]]), 1)),
                         a, b)
     return (with_grads(lib, (lib.linalg.matrix_norm(a), lib.linalg.matrix_norm(b, "fro"),
                              lib.linalg.norm(a), lib.linalg.norm(a, "fro"),
@@ -358,7 +365,8 @@ ERRORS = {
     "addmv_self_2d": lambda lib, d: lib.addmv(T(lib, d, data(2, 1)), T(lib, d, data(2, 3)), T(lib, d, data(3))),
     "baddbmm_sizes": lambda lib, d: lib.baddbmm(T(lib, d, data(2, 2, 3)), T(lib, d, data(2, 2, 3)),
                                                 T(lib, d, data(2, 2, 3))),
-    "addbmm_sizes": lambda lib, d: lib.addbmm(T(lib, d, data(2, 3)), T(lib, d, data(2, 2, 3)), T(lib, d, data(2, 2, 3))),
+    "addbmm_sizes": lambda lib, d: lib.addbmm(T(lib, d, data(2, 3)), T(lib, d, data(2, 2, 3)),
+                                              T(lib, d, data(2, 2, 3))),
     "trace_3d": lambda lib, d: lib.trace(T(lib, d, data(2, 2, 3))),
     "trace_bool": lambda lib, d: lib.trace(lib.ones(2, 2, dtype=lib.bool, device=d)),
     "cross_len": lambda lib, d: lib.linalg.cross(T(lib, d, data(2, 4)), T(lib, d, data(2, 4))),
@@ -386,11 +394,13 @@ ERRORS = {
     "inv_is_linalg_error": lambda lib, d: isinstance(_raised(lambda: lib.inverse(lib.zeros(2, 2, device=d))),
                                                      (lib.linalg.LinAlgError, RuntimeError)),
     "solve_singular": lambda lib, d: lib.linalg.solve(T(lib, d, [[1.0, 2.0], [2.0, 4.0]]), T(lib, d, data(2))),
-    "solve_singular_batch": lambda lib, d: lib.linalg.solve(T(lib, d, [np.eye(2), np.zeros((2, 2))]), T(lib, d, data(2))),
+    "solve_singular_batch": lambda lib, d: lib.linalg.solve(T(lib, d, [np.eye(2), np.zeros((2, 2))]),
+                                                            T(lib, d, data(2))),
     "solve_shapes": lambda lib, d: lib.linalg.solve(T(lib, d, np.eye(2)), T(lib, d, data(3))),
     "solve_shapes_right": lambda lib, d: lib.linalg.solve(T(lib, d, np.eye(2)), T(lib, d, data(2, 3)), left=False),
     "cholesky_not_pd": lambda lib, d: lib.linalg.cholesky(T(lib, d, [[1.0, 2.0], [2.0, 1.0]])),
-    "cholesky_not_pd_batch": lambda lib, d: lib.linalg.cholesky(T(lib, d, [np.eye(3), [[1, 0, 0], [0, 1, 0], [0, 0, -1.0]]])),
+    "cholesky_not_pd_batch": lambda lib, d: lib.linalg.cholesky(T(lib, d, [np.eye(3),
+                                                                          [[1, 0, 0], [0, 1, 0], [0, 0, -1.0]]])),
     "cholesky_square": lambda lib, d: lib.linalg.cholesky(T(lib, d, data(2, 3))),
     "matrix_power_square": lambda lib, d: lib.linalg.matrix_power(T(lib, d, data(2, 3)), 2),
     "matrix_power_singular": lambda lib, d: lib.linalg.matrix_power(T(lib, d, [[1.0, 2.0], [2.0, 4.0]]), -1),

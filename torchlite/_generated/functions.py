@@ -627,8 +627,8 @@ def AddmvBackward0(grad, needs, mat, vec, beta, alpha):
 
 def AddbmmBackward0(grad, needs, batch1, batch2, beta, alpha):
     """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
-    grad_batch1 = maybe_multiply(bmm(addbmm_expand(grad, batch1, batch2), transpose(batch2, 1, 2)), alpha) if needs[1] else None
-    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), addbmm_expand(grad, batch1, batch2)), alpha) if needs[2] else None
+    grad_batch1 = maybe_multiply(bmm(addbmm_expand(grad, batch1), transpose(batch2, 1, 2)), alpha) if needs[1] else None
+    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), addbmm_expand(grad, batch1)), alpha) if needs[2] else None
     grad_self = maybe_multiply(grad, beta) if needs[0] else None
     return (grad_self, grad_batch1, grad_batch2)
 

@@ -327,12 +327,12 @@ def linalg_cholesky(A, *, upper=False, out=None):
 
 # norms --------------------------------------------------------------------------------------
 
-def _ord_str(ord):
-    if ord == math.inf:
+def _ord_str(p):
+    if p == math.inf:
         return "inf"
-    if ord == -math.inf:
+    if p == -math.inf:
         return "-inf"
-    return str(ord)
+    return str(p)
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002 - torch's names
@@ -351,7 +351,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=Non
         a = a.astype(dtype._np)
     dims = None
     if dim is not None:
-        dims = _norm_dims(dim, a.ndim) if a.ndim else ()
+        dims = _norm_dims(dim, a.ndim)
         if isinstance(dim, (list, tuple)) and not dims:
             dims = None
     axis = None if dims is None or a.ndim == 0 else tuple(dims)

@@ -11,7 +11,7 @@ from .LinearAlgebra import _matmul_kernel, mm
 from .ReduceOps import sum  # noqa: A004 - torch's name
 from .ScalarType import _torch_type_name
 from .TensorFactories import clone
-from .TensorShape import _unsafe_view, diagonal, permute, reshape, unsqueeze, view
+from .TensorShape import _unsafe_view, _viewed, diagonal, permute, reshape, unsqueeze, view
 from .python_arg_parser import _wrap_dim
 from .._generated import specs as _S
 
@@ -45,7 +45,18 @@ def kron(self, other):
         a_shape += [sa, 1]
         b_shape += [1, sb]
         result.append(sa * sb)
-    return _unsafe_view(mul(_unsafe_view(self, tuple(a_shape)), _unsafe_view(other, tuple(b_shape))), tuple(result))
+    product = mul(_view_unsafe(self, tuple(a_shape)), _view_unsafe(other, tuple(b_shape)))
+    return _view_unsafe(product, tuple(result))
+
+
+def _view_unsafe(t, shape):
+    """at::_unsafe_view, which views (it raises where the strides allow no view, as view does)."""
+    if _viewed(t._array, shape) is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    if t.is_inference():  # (an inference tensor's alias is one: TensorShape._unsafe_view's result is not)
+        return view(t, shape)
+    return _unsafe_view(t, shape)
 
 
 def tensordot(a, b, dims=2, out=None):
@@ -80,11 +91,12 @@ def _tensordot(input1, input2, dims1, dims2):
     x, y = input1._array, input2._array
     if x.dtype != y.dtype:
         raise RuntimeError("both inputs should have same dtype")
+    given = list(zip(dims1, dims2, strict=True))
     dims1 = [_wrap_dim(d, x.ndim) for d in dims1]
     dims2 = [_wrap_dim(d, y.ndim) for d in dims2]
     csize = 1
     t1, t2 = input1, input2
-    for d1, d2 in zip(dims1, dims2, strict=True):
+    for (d1, d2), (g1, g2) in zip(zip(dims1, dims2, strict=True), given, strict=True):
         s1, s2 = x.shape[d1], y.shape[d2]
         if s2 == 1:  # a broadcast dimension sums right away
             t1 = sum(t1, d1, True)
@@ -92,8 +104,8 @@ def _tensordot(input1, input2, dims1, dims2):
             t2 = sum(t2, d2, True)
         else:
             if s1 != s2:
-                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
-                                   f"second has size {s2} in dim {d2}")
+                raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {g1} and "
+                                   f"second has size {s2} in dim {g2}")
             csize *= s1
     p1 = [i for i in range(x.ndim) if i not in dims1] + dims1
     p2 = dims2 + [i for i in range(y.ndim) if i not in dims2]
@@ -143,6 +155,10 @@ def linalg_vecdot(x, y, *, dim=-1):
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{_torch_type_name(a.dtype)} and y of type {_torch_type_name(b.dtype)} instead")
+    if a.ndim == 1 and b.ndim == 1:  # at::linalg_vecdot: two vectors are vdot's (VdotBackward0)
+        _wrap_dim(dim, 1)
+        from .LinearAlgebra import vdot
+        return vdot(x, y)
     return sum(mul(x, y), dim)
 
 

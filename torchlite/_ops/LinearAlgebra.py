@@ -170,7 +170,17 @@ def bmm(self, mat2):
     return _matmul_kernel(_S.BmmBackward0, self, mat2)
 
 
+def _dim_size(a, d):
+    """t.size(d), with its IndexErrors (torch's kernels read sizes before their checks)."""
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if d >= a.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-a.ndim}, {a.ndim - 1}], but got {d})")
+    return a.shape[d]
+
+
 def mv(self, vec):
+    _dim_size(self._array, 0)  # at::mv is addmv into empty({self.size(0)})
     if self._array.ndim != 2 or vec._array.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._array.ndim}, {vec._array.ndim}")
     return _matmul_kernel(_S.MvBackward0, self, vec)
@@ -269,8 +279,8 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
     a, v = mat._array, vec._array
     if a.ndim != 2 or v.ndim != 1 or self._array.ndim > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {self._array.ndim}, {a.ndim}, {v.ndim}")
-    if a.shape[1] != v.shape[0] or self._array.shape not in ((a.shape[0],), (1,), ()):
-        n = self._array.shape[0] if self._array.ndim else 1
+    if a.shape[1] != v.shape[0] or (self._array.size != a.shape[0] and self._array.size != 1):
+        n = _dim_size(self._array, 0)  # (the message reads self.size(0): a 0-d self raises IndexError)
         raise RuntimeError(f"size mismatch, got input ({n}), "
                            f"mat ({_shape_str(a.shape)}), vec ({v.shape[0]})")
     if a.dtype != v.dtype or self._array.dtype != a.dtype:
@@ -308,6 +318,8 @@ def _check_batches(name, b1, b2):
 
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     b1, b2 = batch1._array, batch2._array
+    # self expanded to the result's sizes first, as at::baddbmm reads them
+    expand(self, (_dim_size(b1, 0), _dim_size(b1, 1), _dim_size(b2, 2)))
     _check_batches("baddbmm", b1, b2)
     if self._array.dtype != b1.dtype:
         raise RuntimeError(f"expected scalar type {_torch_type_name(b1.dtype)} but found "
@@ -324,8 +336,9 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 
 def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     b1, b2 = batch1._array, batch2._array
+    expand(self, (_dim_size(b1, 1), _dim_size(b2, 2)))  # self expanded first, as at::addbmm does
     if b1.ndim != 3 or b2.ndim != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor" if b1.ndim != 3 else "batch2 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else "batch2 must be a 3D tensor")
     if b1.shape[0] != b2.shape[0]:
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b1.shape[0]} and "
                            f"{b2.shape[0]}")
@@ -349,10 +362,10 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def trace(self):
     """at::trace (ReduceOps.cpp): the sum of the main diagonal, integers to int64; node TraceBackward0."""
     a = self._array
-    if a.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
     if a.dtype == _b1:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if a.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
     dtype = np.int64 if a.dtype.kind in "iu" else a.dtype
     token = _quiet()
     try:
@@ -369,6 +382,8 @@ def linalg_cross(self, other, *, dim=-1):
     if a.ndim != b.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     d = _wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if a.shape[d] != 3 or b.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                            f"{b.shape[d]}")
@@ -385,12 +400,18 @@ def linalg_cross(self, other, *, dim=-1):
                    other=other if self.requires_grad else None, dim=dim)
 
 
+_cross_warned = False
+
+
 def cross(self, other, dim=None):
     """torch.cross: linalg_cross along `dim`, or (deprecated) along the first dimension of size 3."""
-    if dim is None:
+    global _cross_warned
+    if dim is None and not _cross_warned:
+        _cross_warned = True  # TORCH_WARN_ONCE: once per process
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
                       "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
                       "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+    if dim is None:
         a, b = self._array, other._array
         shape = _broadcast_shapes(a.shape, b.shape) if a.ndim == b.ndim else a.shape
         dim = next((i for i, n in enumerate(shape) if n == 3), -1)
