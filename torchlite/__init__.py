@@ -16,6 +16,7 @@ from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
 from . import autograd, cuda, utils
 from . import linalg as linalg  # torch.linalg
+from ._ops import einsum, norm, tensordot  # torch.functional's (Python functions, bound to no schema)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
@@ -30,6 +31,7 @@ __all__ = [
     "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
 ]
 __all__ += _torch_functions.__all__
+__all__ += ["einsum", "norm", "tensordot"]  # torch.functional's
 
 
 def is_tensor(obj: object) -> _builtins.bool:

@@ -523,3 +523,56 @@ def test_norm_saved_ord_forms():
         return [(lib.linalg.norm(a).grad_fn._saved_ord, lib.norm(a).grad_fn._saved_ord,
                  lib.linalg.vector_norm(a, 3).grad_fn._saved_ord, lib.linalg.matrix_norm(a).grad_fn._saved_dim)]
     assert norm(fields(torchlite)) == norm(fields(torch))
+
+
+# in-place variants (structured: the functional kernel writing into self) ---------------------
+
+@case
+def inplace_addmm_addmv(lib, dev):
+    c, a, b = T(lib, dev, data(2, 4)), T(lib, dev, data(2, 3)), T(lib, dev, data(3, 4))
+    v, w = T(lib, dev, data(2)), T(lib, dev, data(3))
+    x = c * 1.0
+    version = x._version
+    r = x.addmm_(a, b, beta=0.5, alpha=2)
+    y = v * 1.0
+    s = lib.addmv_(y, a, w, alpha=-1)
+    fields = saved(r, "mat1", "mat2", "beta", "alpha")
+    return with_grads(lib, (r, s), c, a, b, v, w), r is x, s is y, x._version - version, fields
+
+
+@case
+def inplace_baddbmm_addbmm(lib, dev):
+    c, a, b = T(lib, dev, data(2, 2, 4)), T(lib, dev, data(2, 2, 3)), T(lib, dev, data(2, 3, 4))
+    x, y = c * 1.0, c[0] * 1.0
+    r = x.baddbmm_(a, b, beta=2)
+    s = y.addbmm_(a, b, alpha=0.5)
+    return with_grads(lib, (r, s), c, a, b), r is x, s is y
+
+
+@case
+def inplace_on_view(lib, dev):
+    c, a, b = T(lib, dev, data(3, 4)), T(lib, dev, data(2, 3)), T(lib, dev, data(3, 4))
+    x = c * 1.0
+    x[1:].addmm_(a, b)
+    return with_grads(lib, x, c, a, b)
+
+
+ERRORS.update({
+    "inplace_leaf": lambda lib, d: T(lib, d, data(2, 4)).addmm_(T(lib, d, data(2, 3)), T(lib, d, data(3, 4))),
+    "inplace_dtype": lambda lib, d: lib.ones(2, 4, dtype=lib.float64, device=d).addmm_(
+        T(lib, d, data(2, 3), grad=False), T(lib, d, data(3, 4), grad=False)),
+})
+
+
+INPLACE = ["inplace_addmm_addmv", "inplace_baddbmm_addbmm", "inplace_on_view"]
+INPLACE_ERRORS = ["inplace_leaf", "inplace_dtype"]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", INPLACE + INPLACE_ERRORS)
+def test_inplace_vs_torch(name, dev):
+    """(registered after test_vs_torch / test_errors were parametrised)"""
+    if name in INPLACE:
+        check(CASES[name], dev)
+    else:
+        test_errors(name, dev)

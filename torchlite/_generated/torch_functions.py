@@ -5,40 +5,18 @@
 import functools
 
 from .. import _ops
-from .._ops import (
-    as_strided,
-    chunk,
-    clone,
-    det,
-    diagonal,
-    einsum,
-    logdet,
-    max,  # noqa: A004 - torch's name
-    min,  # noqa: A004 - torch's name
-    narrow,
-    norm,
-    permute,
-    positive,
-    relu,
-    reshape,
-    slogdet,
-    split,
-    squeeze,
-    t,
-    tensordot,
-    trace,
-    transpose,
-    unbind,
-    unsqueeze,
-)
+from .._ops.python_arg_parser import _rebind
 from .._ops.Resize import out_variant
+from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
     "abs",
+    "abs_",
     "add",
     "addbmm",
     "addmm",
     "addmv",
+    "addmv_",
     "as_strided",
     "atan2",
     "baddbmm",
@@ -47,17 +25,19 @@ __all__ = [
     "chunk",
     "clone",
     "cos",
+    "cos_",
     "cross",
     "det",
     "diagonal",
     "div",
     "dot",
-    "einsum",
     "exp",
+    "exp_",
     "ger",
     "inverse",
     "kron",
     "log",
+    "log_",
     "logdet",
     "matmul",
     "matrix_power",
@@ -69,26 +49,31 @@ __all__ = [
     "mv",
     "narrow",
     "neg",
-    "norm",
+    "neg_",
     "outer",
     "permute",
     "positive",
     "pow",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "reshape",
     "sigmoid",
+    "sigmoid_",
     "sin",
+    "sin_",
     "slogdet",
     "split",
     "sqrt",
+    "sqrt_",
     "squeeze",
     "stack",
     "sub",
     "sum",
     "t",
     "tanh",
-    "tensordot",
+    "tanh_",
     "trace",
     "transpose",
     "unbind",
@@ -97,16 +82,114 @@ __all__ = [
     "where",
 ]
 
+# The argument lists of each op's overloads (native_functions.yaml's schemas).
+_SCHEMAS = {
+    "abs": ('Tensor self',),
+    "abs_": ('Tensor(a!) self',),
+    "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "addbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
+    "addmm": ('Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1',),
+    "addmv": ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
+    "addmv_": ('Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
+    "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
+    "atan2": ('Tensor self, Tensor other',),
+    "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
+    "bmm": ('Tensor self, Tensor mat2',),
+    "cat": ('Tensor[] tensors, int dim=0',),
+    "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
+    "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
+    "cos": ('Tensor self',),
+    "cos_": ('Tensor(a!) self',),
+    "cross": ('Tensor self, Tensor other, int? dim=None',),
+    "det": ('Tensor self',),
+    "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
+    "div": ('Tensor self, Tensor other',),
+    "dot": ('Tensor self, Tensor tensor',),
+    "exp": ('Tensor self',),
+    "exp_": ('Tensor(a!) self',),
+    "ger": ('Tensor self, Tensor vec2',),
+    "inverse": ('Tensor self',),
+    "kron": ('Tensor self, Tensor other',),
+    "log": ('Tensor self',),
+    "log_": ('Tensor(a!) self',),
+    "logdet": ('Tensor self',),
+    "matmul": ('Tensor self, Tensor other',),
+    "matrix_power": ('Tensor self, int n',),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mean": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mm": ('Tensor self, Tensor mat2',),
+    "mul": ('Tensor self, Tensor other',),
+    "mv": ('Tensor self, Tensor vec',),
+    "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
+        'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "neg": ('Tensor self',),
+    "neg_": ('Tensor(a!) self',),
+    "outer": ('Tensor self, Tensor vec2',),
+    "permute": ('Tensor(a) self, int[] dims',),
+    "positive": ('Tensor(a) self',),
+    "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
+    "reciprocal": ('Tensor self',),
+    "reciprocal_": ('Tensor(a!) self',),
+    "relu": ('Tensor self',),
+    "relu_": ('Tensor(a!) self',),
+    "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "sigmoid": ('Tensor self',),
+    "sigmoid_": ('Tensor(a!) self',),
+    "sin": ('Tensor self',),
+    "sin_": ('Tensor(a!) self',),
+    "slogdet": ('Tensor self',),
+    "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',),
+    "sqrt": ('Tensor self',),
+    "sqrt_": ('Tensor(a!) self',),
+    "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
+    "stack": ('Tensor[] tensors, int dim=0',),
+    "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "sum": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "t": ('Tensor(a) self',),
+    "tanh": ('Tensor self',),
+    "tanh_": ('Tensor(a!) self',),
+    "trace": ('Tensor self',),
+    "transpose": ('Tensor(a) self, int dim0, int dim1',),
+    "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unsqueeze": ('Tensor(a) self, int dim',),
+    "vdot": ('Tensor self, Tensor other',),
+    "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
+}
+
 
 @functools.wraps(_ops.abs)
 def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.abs(*args, **kwargs)
+        return out_variant("abs", _ops.abs, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error)
     if out is None:
         return _ops.abs(*args, **kwargs)
     return out_variant("abs", _ops.abs, out, args, kwargs)
 
 
+@functools.wraps(_ops.abs)
+def abs_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
+    return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.add)
 def add(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.add(*args, **kwargs)
+        return out_variant("add", _ops.add, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error)
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
@@ -114,6 +197,12 @@ def add(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.addbmm)
 def addbmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addbmm(*args, **kwargs)
+        return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addbmm", _SCHEMAS["addbmm"], args, kwargs, error)
     if out is None:
         return _ops.addbmm(*args, **kwargs)
     return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
@@ -121,6 +210,12 @@ def addbmm(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.addmm)
 def addmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addmm(*args, **kwargs)
+        return out_variant("addmm", _ops.addmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addmm", _SCHEMAS["addmm"], args, kwargs, error)
     if out is None:
         return _ops.addmm(*args, **kwargs)
     return out_variant("addmm", _ops.addmm, out, args, kwargs)
@@ -128,13 +223,43 @@ def addmm(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.addmv)
 def addmv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addmv(*args, **kwargs)
+        return out_variant("addmv", _ops.addmv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addmv", _SCHEMAS["addmv"], args, kwargs, error)
     if out is None:
         return _ops.addmv(*args, **kwargs)
     return out_variant("addmv", _ops.addmv, out, args, kwargs)
 
 
+@functools.wraps(_ops.addmv)
+def addmv_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.addmv, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addmv_", _SCHEMAS["addmv_"], args, kwargs, error)
+    return inplace_variant(_ops.addmv, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.as_strided)
+def as_strided(*args, **kwargs):
+    try:
+        return _ops.as_strided(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
+    return _ops.as_strided(*args, **kwargs)
+
+
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan2(*args, **kwargs)
+        return out_variant("atan2", _ops.atan2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error)
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
@@ -142,6 +267,12 @@ def atan2(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.baddbmm)
 def baddbmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.baddbmm(*args, **kwargs)
+        return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("baddbmm", _SCHEMAS["baddbmm"], args, kwargs, error)
     if out is None:
         return _ops.baddbmm(*args, **kwargs)
     return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
@@ -149,6 +280,12 @@ def baddbmm(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.bmm)
 def bmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.bmm(*args, **kwargs)
+        return out_variant("bmm", _ops.bmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bmm", _SCHEMAS["bmm"], args, kwargs, error)
     if out is None:
         return _ops.bmm(*args, **kwargs)
     return out_variant("bmm", _ops.bmm, out, args, kwargs)
@@ -156,27 +293,96 @@ def bmm(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cat(*args, **kwargs)
+        return out_variant("cat", _ops.cat, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error)
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+@functools.wraps(_ops.chunk)
+def chunk(*args, **kwargs):
+    try:
+        return _ops.chunk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
+    return _ops.chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.clone)
+def clone(*args, **kwargs):
+    try:
+        return _ops.clone(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clone", _SCHEMAS["clone"], args, kwargs, error)
+    return _ops.clone(*args, **kwargs)
+
+
 @functools.wraps(_ops.cos)
 def cos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cos(*args, **kwargs)
+        return out_variant("cos", _ops.cos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error)
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cos)
+def cos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
+    return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.cross)
 def cross(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cross(*args, **kwargs)
+        return out_variant("cross", _ops.cross, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cross", _SCHEMAS["cross"], args, kwargs, error)
     if out is None:
         return _ops.cross(*args, **kwargs)
     return out_variant("cross", _ops.cross, out, args, kwargs)
 
 
+@functools.wraps(_ops.det)
+def det(*args, **kwargs):
+    try:
+        return _ops.det(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("det", _SCHEMAS["det"], args, kwargs, error)
+    return _ops.det(*args, **kwargs)
+
+
+@functools.wraps(_ops.diagonal)
+def diagonal(*args, **kwargs):
+    try:
+        return _ops.diagonal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
+    return _ops.diagonal(*args, **kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.div(*args, **kwargs)
+        return out_variant("div", _ops.div, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error)
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
@@ -184,6 +390,12 @@ def div(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.dot)
 def dot(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.dot(*args, **kwargs)
+        return out_variant("dot", _ops.dot, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("dot", _SCHEMAS["dot"], args, kwargs, error)
     if out is None:
         return _ops.dot(*args, **kwargs)
     return out_variant("dot", _ops.dot, out, args, kwargs)
@@ -191,13 +403,34 @@ def dot(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp(*args, **kwargs)
+        return out_variant("exp", _ops.exp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error)
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp)
+def exp_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
+    return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.ger)
 def ger(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ger(*args, **kwargs)
+        return out_variant("ger", _ops.ger, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ger", _SCHEMAS["ger"], args, kwargs, error)
     if out is None:
         return _ops.ger(*args, **kwargs)
     return out_variant("ger", _ops.ger, out, args, kwargs)
@@ -205,6 +438,12 @@ def ger(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.inverse)
 def inverse(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.inverse(*args, **kwargs)
+        return out_variant("inverse", _ops.inverse, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("inverse", _SCHEMAS["inverse"], args, kwargs, error)
     if out is None:
         return _ops.inverse(*args, **kwargs)
     return out_variant("inverse", _ops.inverse, out, args, kwargs)
@@ -212,6 +451,12 @@ def inverse(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.kron)
 def kron(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.kron(*args, **kwargs)
+        return out_variant("kron", _ops.kron, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("kron", _SCHEMAS["kron"], args, kwargs, error)
     if out is None:
         return _ops.kron(*args, **kwargs)
     return out_variant("kron", _ops.kron, out, args, kwargs)
@@ -219,13 +464,43 @@ def kron(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log(*args, **kwargs)
+        return out_variant("log", _ops.log, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error)
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+@functools.wraps(_ops.log)
+def log_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
+    return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.logdet)
+def logdet(*args, **kwargs):
+    try:
+        return _ops.logdet(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logdet", _SCHEMAS["logdet"], args, kwargs, error)
+    return _ops.logdet(*args, **kwargs)
+
+
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matmul(*args, **kwargs)
+        return out_variant("matmul", _ops.matmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error)
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
@@ -233,20 +508,56 @@ def matmul(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.matrix_power)
 def matrix_power(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matrix_power(*args, **kwargs)
+        return out_variant("matrix_power", _ops.matrix_power, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matrix_power", _SCHEMAS["matrix_power"], args, kwargs, error)
     if out is None:
         return _ops.matrix_power(*args, **kwargs)
     return out_variant("matrix_power", _ops.matrix_power, out, args, kwargs)
 
 
+@functools.wraps(_ops.max)
+def max(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.max(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
+    return _ops.max(*args, **kwargs)
+
+
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mean(*args, **kwargs)
+        return out_variant("mean", _ops.mean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error)
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.min)
+def min(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.min(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
+    return _ops.min(*args, **kwargs)
+
+
 @functools.wraps(_ops.mm)
 def mm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mm(*args, **kwargs)
+        return out_variant("mm", _ops.mm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mm", _SCHEMAS["mm"], args, kwargs, error)
     if out is None:
         return _ops.mm(*args, **kwargs)
     return out_variant("mm", _ops.mm, out, args, kwargs)
@@ -254,6 +565,12 @@ def mm(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mul(*args, **kwargs)
+        return out_variant("mul", _ops.mul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error)
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
@@ -261,27 +578,87 @@ def mul(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.mv)
 def mv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mv(*args, **kwargs)
+        return out_variant("mv", _ops.mv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mv", _SCHEMAS["mv"], args, kwargs, error)
     if out is None:
         return _ops.mv(*args, **kwargs)
     return out_variant("mv", _ops.mv, out, args, kwargs)
 
 
+@functools.wraps(_ops.narrow)
+def narrow(*args, **kwargs):
+    try:
+        return _ops.narrow(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
+    return _ops.narrow(*args, **kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.neg(*args, **kwargs)
+        return out_variant("neg", _ops.neg, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error)
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
 
 
+@functools.wraps(_ops.neg)
+def neg_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
+    return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.outer)
 def outer(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.outer(*args, **kwargs)
+        return out_variant("outer", _ops.outer, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("outer", _SCHEMAS["outer"], args, kwargs, error)
     if out is None:
         return _ops.outer(*args, **kwargs)
     return out_variant("outer", _ops.outer, out, args, kwargs)
 
 
+@functools.wraps(_ops.permute)
+def permute(*args, **kwargs):
+    try:
+        return _ops.permute(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
+    return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.positive)
+def positive(*args, **kwargs):
+    try:
+        return _ops.positive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("positive", _SCHEMAS["positive"], args, kwargs, error)
+    return _ops.positive(*args, **kwargs)
+
+
 @functools.wraps(_ops.pow)
 def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.pow(*args, **kwargs)
+        return out_variant("pow", _ops.pow, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error)
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
@@ -289,34 +666,154 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.reciprocal)
 def reciprocal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.reciprocal(*args, **kwargs)
+        return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error)
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
 
 
+@functools.wraps(_ops.reciprocal)
+def reciprocal_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal_", _SCHEMAS["reciprocal_"], args, kwargs, error)
+    return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu(*args, **kwargs):
+    try:
+        return _ops.relu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
+    return _ops.relu(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu_", _SCHEMAS["relu_"], args, kwargs, error)
+    return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.reshape)
+def reshape(*args, **kwargs):
+    try:
+        return _ops.reshape(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
+    return _ops.reshape(*args, **kwargs)
+
+
 @functools.wraps(_ops.sigmoid)
 def sigmoid(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sigmoid(*args, **kwargs)
+        return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error)
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
 
 
+@functools.wraps(_ops.sigmoid)
+def sigmoid_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid_", _SCHEMAS["sigmoid_"], args, kwargs, error)
+    return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sin)
 def sin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sin(*args, **kwargs)
+        return out_variant("sin", _ops.sin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error)
     if out is None:
         return _ops.sin(*args, **kwargs)
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+@functools.wraps(_ops.sin)
+def sin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
+    return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.slogdet)
+def slogdet(*args, **kwargs):
+    try:
+        return _ops.slogdet(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("slogdet", _SCHEMAS["slogdet"], args, kwargs, error)
+    return _ops.slogdet(*args, **kwargs)
+
+
+@functools.wraps(_ops.split)
+def split(*args, **kwargs):
+    try:
+        return _ops.split(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("split", _SCHEMAS["split"], args, kwargs, error)
+    return _ops.split(*args, **kwargs)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sqrt(*args, **kwargs)
+        return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error)
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
 
 
+@functools.wraps(_ops.sqrt)
+def sqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.squeeze)
+def squeeze(*args, **kwargs):
+    try:
+        return _ops.squeeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
+    return _ops.squeeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.stack)
 def stack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.stack(*args, **kwargs)
+        return out_variant("stack", _ops.stack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error)
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
@@ -324,6 +821,12 @@ def stack(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sub(*args, **kwargs)
+        return out_variant("sub", _ops.sub, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error)
     if out is None:
         return _ops.sub(*args, **kwargs)
     return out_variant("sub", _ops.sub, out, args, kwargs)
@@ -331,20 +834,92 @@ def sub(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.sum(*args, **kwargs)
+        return out_variant("sum", _ops.sum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error)
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.t)
+def t(*args, **kwargs):
+    try:
+        return _ops.t(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
+    return _ops.t(*args, **kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tanh(*args, **kwargs)
+        return out_variant("tanh", _ops.tanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error)
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.tanh)
+def tanh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
+    return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.trace)
+def trace(*args, **kwargs):
+    try:
+        return _ops.trace(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("trace", _SCHEMAS["trace"], args, kwargs, error)
+    return _ops.trace(*args, **kwargs)
+
+
+@functools.wraps(_ops.transpose)
+def transpose(*args, **kwargs):
+    try:
+        return _ops.transpose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
+    return _ops.transpose(*args, **kwargs)
+
+
+@functools.wraps(_ops.unbind)
+def unbind(*args, **kwargs):
+    try:
+        return _ops.unbind(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
+    return _ops.unbind(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsqueeze)
+def unsqueeze(*args, **kwargs):
+    try:
+        return _ops.unsqueeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
+    return _ops.unsqueeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.vdot)
 def vdot(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.vdot(*args, **kwargs)
+        return out_variant("vdot", _ops.vdot, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("vdot", _SCHEMAS["vdot"], args, kwargs, error)
     if out is None:
         return _ops.vdot(*args, **kwargs)
     return out_variant("vdot", _ops.vdot, out, args, kwargs)
@@ -352,6 +927,12 @@ def vdot(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.where)
 def where(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.where(*args, **kwargs)
+        return out_variant("where", _ops.where, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error)
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
