@@ -31,7 +31,7 @@ __all__ = [
     "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
 ]
 __all__ += _torch_functions.__all__
-__all__ += ["einsum", "norm", "tensordot"]  # torch.functional's
+__all__ += ["einsum", "linalg", "norm", "tensordot"]  # torch.linalg, torch.functional's
 
 
 def is_tensor(obj: object) -> _builtins.bool:

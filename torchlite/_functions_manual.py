@@ -311,6 +311,7 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
 from ._ops import _const as _const_linalg  # noqa: E402 - the linalg family's imports, in its section
 from ._ops import abs as abs_  # noqa: E402
 from ._ops import linalg_cross, linalg_solve, mv, outer  # noqa: E402
+from ._ops.BatchLinearAlgebra import _lu_solve  # noqa: E402
 from ._C import is_grad_enabled as _grad_mode  # noqa: E402
 import math  # noqa: E402
 
@@ -349,7 +350,6 @@ def _solve_for_cofactors(A, LU, pivots, d):
     n = A._array.shape[-1]
     if _grad_mode():
         return linalg_solve(_mH(A), _diag_embed(d, n))
-    from ._ops.BatchLinearAlgebra import _lu_solve
     lu = LU._array
     diag = np.diagonal(lu, axis1=-2, axis2=-1)
     if (diag == 0).any():

@@ -12,9 +12,12 @@ import numpy as np
 from .. import _backend
 from .._C import _record, _wrap
 from .._generated import specs as _S
+from .BinaryOps import div, mul
+from .ReduceOps import sum  # noqa: A004 - torch's name
+from .Resize import out_variant
 from .ScalarType import _torch_type_name
 from .TensorCompare import where
-from .TensorShape import transpose
+from .TensorFactories import _const
 from .python_arg_parser import _norm_dims
 
 __all__ = ["LinAlgError", "det", "inverse", "linalg_cholesky", "linalg_det", "linalg_inv", "linalg_matrix_norm",
@@ -199,7 +202,6 @@ def logdet(self):
     _square_check(a, "logdet")
     _float_check(a, "logdet")
     sign, logabsdet = _slogdet(self, "logdet", "slogdet")
-    from .TensorFactories import _const
     return where(_const(sign._array == -1, sign), math.nan, logabsdet)
 
 
@@ -238,7 +240,6 @@ def linalg_solve(A, B, *, left=True, out=None):
     B of A's shape less its last dimension is a batch of vectors. Node LinalgSolveExBackward0
     (saving A, LU, pivots, left and the result)."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_solve", lambda *_: linalg_solve(A, B, left=left), out, (A, B), {})
     a, b = A._array, B._array
     _square_check(a, "linalg.solve")
@@ -298,7 +299,6 @@ def linalg_cholesky(A, *, upper=False, out=None):
     """at::linalg_cholesky_ex with check_errors: L with A = L L^H (its lower triangle read), or
     U = L^H (its upper triangle read). Node LinalgCholeskyExBackward0 (saving L and upper)."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_cholesky", lambda *_: linalg_cholesky(A, upper=upper), out, (A,), {})
     a = A._array
     _square_check(a, "linalg.cholesky")
@@ -339,7 +339,6 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=Non
     """at::linalg_vector_norm: (sum |x|^ord)^(1/ord) over `dim` (all dims for None); ord inf /
     -inf the max / min of |x|, ord 0 the count of nonzeros. Node LinalgVectorNormBackward0."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_vector_norm", lambda *_: linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype),
                            out, (x,), {})
     a = x._array
@@ -387,14 +386,10 @@ def _amax_like(x, dim, keepdim, largest):
     """amax / amin over one dim, differentiated as torch's amax is (the gradient shared evenly
     among the tied elements): x * mask summed and divided by the count, with the mask and count
     constants."""
-    from .BinaryOps import _div_scalar, div, mul
-    from .ReduceOps import sum  # noqa: A004 - torch's name
-    from .TensorFactories import _const
     a = x._array
     m = (np.max if largest else np.min)(a, axis=dim, keepdims=True)
     mask = (a == m) | np.isnan(a)
     count = mask.sum(axis=dim, keepdims=keepdim)
-    del _div_scalar
     return div(sum(mul(x, _const(mask.astype(a.dtype), x)), dim, keepdim), _const(count.astype(a.dtype), x))
 
 
@@ -403,7 +398,6 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     the max / min of the column (row) sums of |A|. 'nuc', 2 and -2 (singular values) are not
     implemented."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_matrix_norm", lambda *_: linalg_matrix_norm(A, ord, dim, keepdim, dtype=dtype),
                            out, (A,), {})
     a = A._array
@@ -438,7 +432,6 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None): 
     """at::linalg_norm: a matrix norm for a string ord, a 2-tuple dim, or a 2-D input with an
     ord and no dim; else the vector norm (ord 2 where None)."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_norm", lambda *_: linalg_norm(A, ord, dim, keepdim, dtype=dtype), out, (A,), {})
     a = A._array
     if dim is not None:
@@ -459,7 +452,6 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
     """torch.norm (functional.py): the vector norm, or a matrix norm for a string p other than
     'fro' over at most two dims."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("norm", lambda *_: norm(input, p, dim, keepdim, dtype=dtype), out, (input,), {})
     _dim = None if dim is None else [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
@@ -470,5 +462,3 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
         return linalg_matrix_norm(input, p, _dim, keepdim, dtype=dtype)
     return linalg_vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)
 
-
-del transpose

@@ -6,11 +6,14 @@ import builtins
 
 import numpy as np
 
+from .BatchLinearAlgebra import _square_check, linalg_inv
 from .BinaryOps import mul
-from .LinearAlgebra import _matmul_kernel, mm
+from .Copy import copy_
+from .LinearAlgebra import _matmul_kernel, matmul, mm, vdot
+from .Resize import out_variant
 from .ReduceOps import sum  # noqa: A004 - torch's name
 from .ScalarType import _torch_type_name
-from .TensorFactories import clone
+from .TensorFactories import _const, clone
 from .TensorShape import _unsafe_view, _viewed, diagonal, permute, reshape, unsqueeze, view
 from .python_arg_parser import _wrap_dim
 from .._generated import specs as _S
@@ -80,7 +83,6 @@ def tensordot(a, b, dims=2, out=None):
             raise RuntimeError(f"tensordot expects dims to be a list of length 2 or an int, but got {dims}")
     result = _tensordot(a, b, dims_a, dims_b)
     if out is not None:
-        from .Resize import out_variant
         return out_variant("tensordot", lambda *_: result, out, (a, b), {})
     return result
 
@@ -121,9 +123,6 @@ def _tensordot(input1, input2, dims1, dims2):
 def matrix_power(self, n):
     """at::linalg_matrix_power: n == 0 the identity (a contiguous clone, copied over), n < 0 of
     the inverse, else matmuls by binary decomposition."""
-    from .BatchLinearAlgebra import _square_check, linalg_inv
-    from .Copy import copy_
-    from .TensorFactories import _const
     a = self._array
     _square_check(a, "linalg.matrix_power")
     if n == 0:
@@ -132,7 +131,6 @@ def matrix_power(self, n):
     if n < 0:
         self = linalg_inv(self)
         n = -n
-    from .LinearAlgebra import matmul
     if n == 1:
         return clone(self)
     if n == 2:
@@ -157,7 +155,6 @@ def linalg_vecdot(x, y, *, dim=-1):
                            f"{_torch_type_name(a.dtype)} and y of type {_torch_type_name(b.dtype)} instead")
     if a.ndim == 1 and b.ndim == 1:  # at::linalg_vecdot: two vectors are vdot's (VdotBackward0)
         _wrap_dim(dim, 1)
-        from .LinearAlgebra import vdot
         return vdot(x, y)
     return sum(mul(x, y), dim)
 
