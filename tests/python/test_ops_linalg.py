@@ -219,6 +219,21 @@ def einsum_diagonals(lib, dev):
 
 
 @case
+def einsum_three_operands(lib, dev):
+    a, b, c = T(lib, dev, data(2, 3)), T(lib, dev, data(3, 4)), T(lib, dev, data(4, 2))
+    return with_grads(lib, (lib.einsum("ij,jk,kl->li", a, b, c), lib.einsum("ij,jk,kl->il", a, b, c),
+                            lib.einsum("ij,jk,ki", a, b, c)), a, b, c)
+
+
+@case
+def tensordot_full_contraction(lib, dev):
+    a = T(lib, dev, data(2, 3))
+    b = T(lib, dev, data(3, 2))
+    return with_grads(lib, (lib.tensordot(a, a * 2, dims=([0, 1], [0, 1])), lib.tensordot(a, b, dims=([1, 0], [0, 1]))),
+                      a, b)
+
+
+@case
 def einsum_broadcast_size1(lib, dev):
     a, b = T(lib, dev, data(1, 3)), T(lib, dev, data(2, 3))
     return with_grads(lib, (lib.einsum("ij,ij->ij", a, b), lib.einsum("ij,kj->ik", a, b)), a, b)

@@ -9,12 +9,12 @@ import numpy as np
 from .BatchLinearAlgebra import _square_check, linalg_inv
 from .BinaryOps import mul
 from .Copy import copy_
-from .LinearAlgebra import _matmul_kernel, matmul, mm, vdot
+from .LinearAlgebra import _matmul_kernel, dot as vdot_or_dot, matmul, mm, vdot
 from .Resize import out_variant
 from .ReduceOps import sum  # noqa: A004 - torch's name
 from .ScalarType import _torch_type_name
 from .TensorFactories import _const, clone
-from .TensorShape import _unsafe_view, _viewed, diagonal, permute, reshape, unsqueeze, view
+from .TensorShape import _unsafe_view, _viewed, diagonal, permute, reshape, squeeze, unsqueeze, view
 from .python_arg_parser import _wrap_dim
 from .._generated import specs as _S
 
@@ -115,9 +115,16 @@ def _tensordot(input1, input2, dims1, dims2):
     rsizes += [t2._array.shape[i] for i in range(y.ndim) if i not in dims2]
     size1 = int(np.prod([t1._array.shape[i] for i in range(x.ndim) if i not in dims1]))
     size2 = int(np.prod([t2._array.shape[i] for i in range(y.ndim) if i not in dims2]))
-    m1 = reshape(permute(t1, p1), (size1, csize))
-    m2 = reshape(permute(t2, p2), (csize, size2))
-    return reshape(mm(m1, m2), tuple(rsizes))
+    if size1 != 1 or size2 != 1:
+        m1 = reshape(permute(t1, p1), (size1, csize))
+        m2 = reshape(permute(t2, p2), (csize, size2))
+        return reshape(mm(m1, m2), tuple(rsizes))
+    # a full contraction: dot of the flattened operands where both permuted are contiguous, else
+    # the sum of their product (squeezed)
+    t1, t2 = permute(t1, p1), permute(t2, p2)
+    if t1.is_contiguous() and t2.is_contiguous():
+        return reshape(vdot_or_dot(reshape(t1, (-1,)), reshape(t2, (-1,))), tuple(rsizes))
+    return reshape(sum(mul(squeeze(t1), squeeze(t2))), tuple(rsizes))
 
 
 def matrix_power(self, n):
@@ -202,9 +209,9 @@ def _sumproduct_pair(left, right, sum_dims, keepdim):
         else:
             ro.append(i)
             ro_size *= right._array.shape[i]
-    if lo and ro and ro[0] < lo[0]:
-        # torch (2.x) swaps the operands where the right one's output dims come first, so that
-        # the bmm's result needs less permuting
+    if lo and ro and ro[-1] < lo[0]:
+        # torch swaps the operands where all the right one's output dims come before the left
+        # one's, so that the bmm writes the result in the output's order
         left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
     out_size = ([left._array.shape[d] for d in lro] + [left._array.shape[d] for d in lo] + [1] * len(sum_dims)
                 + [right._array.shape[d] for d in ro])
