@@ -17,6 +17,8 @@ from ._generated import functions as _functions  # noqa: F401 - imported to atta
 from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
 from . import autograd, cuda, utils
+from . import linalg as linalg  # torch.linalg
+from ._ops import einsum, norm, tensordot  # torch.functional's (Python functions, bound to no schema)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from ._ops import can_cast, is_complex, is_floating_point, is_signed, promote_types, result_type
 from ._memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
@@ -51,6 +53,7 @@ __all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo"
             "short", "uint8"]
 __all__ += ["Generator", "accelerator", "eye", "functional", "get_default_device", "layout", "linspace", "logspace",
             "meshgrid", "randint", "randint_like", "randperm", "set_default_device", "strided", *_LEGACY_TYPES]
+__all__ += ["einsum", "linalg", "norm", "tensordot"]  # torch.linalg, torch.functional's
 
 
 def is_tensor(obj: object) -> _builtins.bool:

@@ -320,6 +320,135 @@ __all__ += ["zeros_symint"]
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
+from ._ops import _const as _const_linalg  # noqa: E402 - the linalg family's imports, in its section
+from ._ops import abs as abs_  # noqa: E402
+from ._ops import linalg_cross, linalg_solve, mv, outer  # noqa: E402
+from ._ops.BatchLinearAlgebra import _lu_solve  # noqa: E402
+from ._C import is_grad_enabled as _grad_mode  # noqa: E402
+import math  # noqa: E402
+
+__all__ += ["addbmm_expand", "cholesky_backward", "linalg_cross", "linalg_det_backward", "linalg_solve_backward",
+            "linalg_vector_norm_backward", "mv", "outer", "slogdet_backward", "trace_backward_symint"]
+
+
+def addbmm_expand(grad, batch1):
+    """addbmm's gradient expanded over the batch: grad.unsqueeze(0).expand({b, n, p})."""
+    return expand(unsqueeze(grad, 0), (batch1._array.shape[0],) + grad._array.shape)
+
+
+def trace_backward_symint(grad, sizes):
+    """torch's trace_backward: zeros(n * m) with grad at the diagonal's flat indices (torch's
+    index_fill_, here an index_add of grad expanded), viewed as the input (ViewBackward0)."""
+    n = builtins.min(sizes)
+    flat = np.arange(n, dtype=np.int64) * (sizes[1] + 1)
+    return reshape(_index_add(expand(grad, (n,)), sizes[0] * sizes[1], flat), sizes)
+
+
+def _mH(x):
+    return transpose(x, -2, -1)
+
+
+def _diag_embed(d, n):
+    """diag_embed(d.unsqueeze(-1).expand(..., n)): d times the identity, differentiably in d."""
+    eye = _const_linalg(np.eye(n, dtype=d._array.dtype), d)
+    return mul(unsqueeze(unsqueeze(d, -1), -1), eye)
+
+
+def _solve_for_cofactors(A, LU, pivots, d):
+    """linalg_det_backward's / slogdet_backward's solve: X with A^H X = d I (d per matrix).
+    Under grad mode A's solve is recorded (so that a second derivative sees A); without it,
+    with the saved LU (lu_solve), a zero pivot replaced by eps (torch's perturbation of a
+    singular A, whose det gradient is then the limit's)."""
+    n = A._array.shape[-1]
+    if _grad_mode():
+        return linalg_solve(_mH(A), _diag_embed(d, n))
+    lu = LU._array
+    diag = np.diagonal(lu, axis1=-2, axis2=-1)
+    if (diag == 0).any():
+        eps = np.finfo(lu.dtype).eps
+        lu = lu + np.eye(n, dtype=lu.dtype) * np.where(diag == 0, eps, 0)[..., None, :]
+    rhs = np.broadcast_to(np.eye(n, dtype=lu.dtype), lu.shape) * d._array[..., None, None]
+    # LU is of A^T where A is contiguous (then A^T X = rhs directly), else of A (its adjoint)
+    x = _lu_solve(lu, pivots._array, rhs, adjoint=not A._array.flags.c_contiguous)
+    return _const_linalg(np.ascontiguousarray(x.astype(lu.dtype, copy=False)), d)
+
+
+def linalg_det_backward(grad, result, A, LU, pivots):
+    """torch's linalg_det_backward: (grad * det) A^{-H}, through a solve with A^H."""
+    return _solve_for_cofactors(A, LU, pivots, mul(grad, result))
+
+
+def slogdet_backward(grad_logabsdet, A, sign, LU, pivots):
+    """torch's slogdet_backward (real A: the sign's gradient is zero): grad A^{-H}."""
+    return _solve_for_cofactors(A, LU, pivots, grad_logabsdet)
+
+
+def linalg_solve_backward(gX, X, A, LU, pivots, left, needs):
+    """torch's linalg_solve_backward: gB = A^{-H} gX (left; gX A^{-H} right), gA = -gB X^H
+    (left; -X^H gB right); vectors as one-column matrices."""
+    vector = X._array.ndim == 1 or (A._array.ndim - 1 == X._array.ndim and
+                                    X._array.shape == A._array.shape[:-1])
+    gXm = unsqueeze(gX, -1) if vector else gX
+    Xm = unsqueeze(X, -1) if vector else X
+    gB = linalg_solve(_mH(A), gXm, left=left)
+    gA = None
+    if needs[0]:
+        gA = neg(matmul(gB, _mH(Xm)) if left else matmul(_mH(Xm), gB))
+    if vector:
+        gB = squeeze(gB, -1)
+    return gA, gB if needs[1] else None
+
+
+def _tril(x, k=0):
+    """x.tril(k) as a product with a constant mask (differentiable in x)."""
+    n, m = x._array.shape[-2:]
+    return mul(x, _const_linalg(np.tri(n, m, k, dtype=x._array.dtype), x))
+
+
+def cholesky_backward(gL, upper, L):
+    """torch's cholesky_backward (Iain Murray, arXiv 1602.07527): gA = L^{-H} Phi(L^H gL) L^{-1},
+    Phi taking the lower triangle with the diagonal halved, symmetrised."""
+    if upper:
+        L, gL = _mH(L), _mH(gL)
+    gA = _tril(matmul(_mH(L), gL))
+    gA = mul_scalar(add(gA, _mH(_tril(gA, -1))), 0.5)
+    gA = linalg_solve(_mH(L), gA)
+    return linalg_solve(L, gA, left=False)
+
+
+def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa: A002 - torch's name
+    """torch's linalg_vector_norm_backward (norm_backward): the reduced dims restored, then per ord:
+    0 zero, 1 sgn(x) g, 2 g x / norm (0 where the norm is 0), inf the sgn of the elements at the
+    max shared evenly, else sgn(x) |x|^(p-1) g / norm^(p-1) (and p < 1's masked zeros)."""
+    a = self._array
+    nd = a.ndim
+    dims = tuple(range(nd)) if dim is None or len(dim) == 0 else tuple(d % nd if nd else 0 for d in dim)
+    norm = result
+    if not keepdim and nd:
+        grad = _unsqueeze_multiple(grad, dims)
+        norm = _unsqueeze_multiple(norm, dims)
+    p = float(ord)
+    if p == 0.0:
+        return zeros_like(self)
+    if p == 1.0:
+        return mul(sgn(self), grad)
+    n = norm._array
+    if p == 2.0:
+        return mul(grad, masked_fill(div(self, norm), _const_linalg(np.broadcast_to(n == 0, a.shape), self), 0))
+    if math.isinf(p):
+        mask = (np.abs(a) == n) | np.isnan(a)
+        count = mask.sum(axis=dims if nd else None, keepdims=True).astype(a.dtype)
+        scaled = mul(div(grad, _const_linalg(count, grad)), _const_linalg(mask.astype(a.dtype), grad))
+        return mul(sgn(self), scaled)
+    if p < 1.0:
+        scaled = mul(sgn(self), masked_fill(pow(abs_(self), p - 1), _const_linalg(a == 0, self), 0))
+        return mul(mul(scaled, grad), pow(norm, 1 - p))
+    if p < 2.0:
+        scaled = mul(sgn(self), pow(abs_(self), p - 1))
+    else:
+        scaled = mul(self, pow(abs_(self), p - 2))
+    scale_v = masked_fill(div(grad, pow(norm, p - 1)), _const_linalg(n == 0, norm), 0)
+    return mul(scaled, scale_v)
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)

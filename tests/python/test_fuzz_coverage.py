@@ -55,6 +55,7 @@ REACHED_VIA = {
 
     # ==== issue 13: linalg ====
     # (the linalg family's entries follow this line)
+    "vdot": "dot", "ger": "outer", "addbmm": "baddbmm", "cross": "linalg_cross", "norm": "linalg_vector_norm",
 
     # ==== issue 13: utilities ====
     # (the utilities family's entries follow this line)
@@ -92,6 +93,11 @@ TEST_LIST = {
 
     # ==== issue 13: linalg ====
     # (the linalg family's entries follow this line)
+    "det": "tests/python/test_ops_linalg.py", "_linalg_det": "tests/python/test_ops_linalg.py",
+    "logdet": "tests/python/test_ops_linalg.py", "slogdet": "tests/python/test_ops_linalg.py",
+    "_linalg_slogdet": "tests/python/test_ops_linalg.py", "inverse": "tests/python/test_ops_linalg.py",
+    "linalg_inv_ex": "tests/python/test_ops_linalg.py", "_linalg_solve_ex": "tests/python/test_ops_linalg.py",
+    "linalg_cholesky_ex": "tests/python/test_ops_linalg.py",
 
     # ==== issue 13: utilities ====
     # (the utilities family's entries follow this line)

@@ -252,6 +252,28 @@ OPS += [
 # the in-place comparisons: a zero gradient through self (and other), with a number and a tensor
 OPS += [(f"{name}_", lambda a, b, _n=name: getattr(a * 1, _n + "_")(b) * a + getattr(a * 1, _n + "_")(0.3) * b,
          lambda: (dbl(2, 3), dbl(3))) for name in ("eq", "ne", "lt", "le", "gt", "ge")]
+def _wellcond(n):
+    """A well-conditioned (diagonally dominant) matrix, for the factorisations."""
+    return torch.tensor(rng.uniform(-1.0, 1.0, size=(n, n)) + 3 * np.eye(n), dtype=torch.float64, requires_grad=True)
+
+
+# the linalg family's ops (issue 13); tests/python/test_ops_linalg.py compares them with torch
+OPS += [
+    ("vdot", lambda a, b: torch.vdot(a, b), lambda: (dbl(3), dbl(3))),
+    ("addmm", lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2), lambda: (dbl(2), dbl(2, 3), dbl(3, 2))),
+    ("addmv", lambda c, a, v: torch.addmv(c, a, v, beta=2, alpha=0.5), lambda: (dbl(2), dbl(2, 3), dbl(3))),
+    ("baddbmm", lambda c, a, b: torch.baddbmm(c, a, b, alpha=2), lambda: (dbl(2, 2), dbl(2, 2, 3), dbl(2, 3, 2))),
+    ("addbmm", lambda c, a, b: torch.addbmm(c, a, b, beta=0.5), lambda: (dbl(2, 2), dbl(2, 2, 3), dbl(2, 3, 2))),
+    ("trace", lambda a: torch.trace(a), lambda: (dbl(3, 2),)),
+    ("linalg_cross", lambda a, b: torch.linalg.cross(a, b), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("det", lambda a: torch.linalg.det(a), lambda: (_wellcond(3),)),
+    ("slogdet", lambda a: torch.linalg.slogdet(a).logabsdet, lambda: (_wellcond(3),)),
+    ("inv", lambda a: torch.linalg.inv(a), lambda: (_wellcond(3),)),
+    ("solve", lambda a, b: torch.linalg.solve(a, b), lambda: (_wellcond(3), dbl(3, 2))),
+    ("cholesky", lambda a: torch.linalg.cholesky(a @ a.mT + torch.tensor(3 * np.eye(3))),
+     lambda: (dbl(3, 3),)),
+    ("vector_norm", lambda a: torch.linalg.vector_norm(a, 3, dim=1), lambda: (dbl(2, 3),)),
+]
 
 
 def _iadd(a, b):

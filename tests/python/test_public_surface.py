@@ -27,8 +27,8 @@ torch = import_torch()
 
 DEVICES = ["cpu", "sim:0"]
 MODULES = ["torchlite", "torchlite.autograd", "torchlite.autograd.functional", "torchlite.autograd.graph",
-           "torchlite.autograd.legacy_engine",
-           "torchlite.utils.checkpoint", "torchlite.cuda", "torchlite.accelerator"]
+           "torchlite.autograd.legacy_engine", "torchlite.utils.checkpoint", "torchlite.cuda", "torchlite.accelerator",
+           "torchlite.linalg"]
 
 # torch's CPU build refuses these through internal stubs (an AttributeError on torch._C, "dummy base
 # class"); torchlite without CUDA raises torch's "Torch not compiled with CUDA enabled" for all of them
@@ -1219,6 +1219,166 @@ def _accelerator_device(lib, dev):
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
+_SQ = [[3.0, 1.0, -0.5], [0.5, 2.5, 1.0], [-1.0, 0.5, 4.0]]  # well-conditioned
+_SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, -0.5], [0.5, -0.5, 2.0]]
+_V3 = [1.5, -0.5, 2.0]
+
+
+@case("torchlite.mm", "Tensor.mm")
+def _mm(lib, dev):
+    x, y = leaf(lib, dev), leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x, y: (lib.mm(x, y), x.mm(y)), x, y)
+
+
+@case("torchlite.bmm", "Tensor.bmm")
+def _bmm(lib, dev):
+    x, y = leaf(lib, dev, [A, P]), leaf(lib, dev, [_SQ, _SPD])
+    return with_grads(lib, lambda x, y: (lib.bmm(x, y), x.bmm(y)), x, y)
+
+
+@case("torchlite.mv", "Tensor.mv")
+def _mv(lib, dev):
+    x, v = leaf(lib, dev), leaf(lib, dev, _V3)
+    return with_grads(lib, lambda x, v: (lib.mv(x, v), x.mv(v)), x, v)
+
+
+@case("torchlite.dot", "Tensor.dot", "torchlite.vdot", "Tensor.vdot")
+def _dot(lib, dev):
+    x, y = leaf(lib, dev, A[0]), leaf(lib, dev, _V3)
+    return with_grads(lib, lambda x, y: (lib.dot(x, y), x.dot(y), lib.vdot(x, y), x.vdot(y)), x, y)
+
+
+@case("torchlite.outer", "Tensor.outer", "torchlite.ger", "Tensor.ger")
+def _outer(lib, dev):
+    x, y = leaf(lib, dev, A[0]), leaf(lib, dev, [1.0, 2.0])
+    return with_grads(lib, lambda x, y: (lib.outer(x, y), x.outer(y), lib.ger(x, y), x.ger(y)), x, y)
+
+
+@case("torchlite.addmm", "Tensor.addmm")
+def _addmm(lib, dev):
+    c, x, y = leaf(lib, dev, [1.0, 2.0, 3.0]), leaf(lib, dev), leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda c, x, y: (lib.addmm(c, x, y, beta=2, alpha=0.5), c.addmm(x, y)), c, x, y)
+
+
+@case("torchlite.addmv", "Tensor.addmv")
+def _addmv(lib, dev):
+    c, x, v = leaf(lib, dev, [1.0, 2.0]), leaf(lib, dev), leaf(lib, dev, _V3)
+    return with_grads(lib, lambda c, x, v: (lib.addmv(c, x, v, beta=0.5, alpha=2), c.addmv(x, v)), c, x, v)
+
+
+@case("torchlite.baddbmm", "Tensor.baddbmm", "torchlite.addbmm", "Tensor.addbmm")
+def _baddbmm(lib, dev):
+    c, x, y = leaf(lib, dev, [[1.0, 2.0, 3.0]] * 2), leaf(lib, dev, [A, P]), leaf(lib, dev, [_SQ, _SPD])
+    return with_grads(lib, lambda c, x, y: (lib.baddbmm(c, x, y, beta=2), c.baddbmm(x, y, alpha=3),
+                                            lib.addbmm(c, x, y, beta=0.5), c.addbmm(x, y)), c, x, y)
+
+
+@case("Tensor.addmm_", "Tensor.addmv_", "torchlite.addmv_", "Tensor.baddbmm_", "Tensor.addbmm_")
+def _addmm_inplace(lib, dev):
+    c, x, y = leaf(lib, dev, [[1.0, 2.0, 3.0]] * 2), leaf(lib, dev, [A, P]), leaf(lib, dev, [_SQ, _SPD])
+
+    def op(c, x, y):
+        a, b, d, e = c * 1, c[0] * 1, c * 1, c * 1
+        return (a.addmm_(x[0], y[1], beta=2), b.addmv_(y[0], x[1, 0], alpha=0.5), lib.addmv_(b * 1, y[1], x[1, 0]),
+                d[None].baddbmm_(x[:1], y[:1]), e.addbmm_(x, y))
+    return with_grads(lib, op, c, x, y), run(lambda lib: leaf(lib, dev).addmm_(leaf(lib, dev), leaf(lib, dev, _SQ)),
+                                             lib)
+
+
+@case("torchlite.trace", "Tensor.trace")
+def _trace(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: (lib.trace(x), x.trace()), x)
+
+
+@case("torchlite.cross", "Tensor.cross", "torchlite.linalg.cross")
+def _cross(lib, dev):
+    x, y = leaf(lib, dev), leaf(lib, dev, [_V3])
+    return with_grads(lib, lambda x, y: (lib.cross(x, y, dim=1), x.cross(y, 1), lib.linalg.cross(x, y),
+                                         lib.cross(x, y)), x, y)
+
+
+@case("torchlite.kron", "Tensor.kron")
+def _kron(lib, dev):
+    x, y = leaf(lib, dev), leaf(lib, dev, [1.0, -2.0])
+    return with_grads(lib, lambda x, y: (lib.kron(x, y), x.kron(y)), x, y)
+
+
+@case("torchlite.einsum")
+def _einsum(lib, dev):
+    x, y = leaf(lib, dev), leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x, y: (lib.einsum("ij,jk->ik", x, y), lib.einsum("ij,ij", x, x),
+                                         lib.einsum("ii->i", y), lib.einsum("...j->...", x)), x, y)
+
+
+@case("torchlite.tensordot")
+def _tensordot(lib, dev):
+    x, y = leaf(lib, dev), leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x, y: (lib.tensordot(x, y, 1), lib.tensordot(x, y, ([1], [0])),
+                                         lib.tensordot(x, x, 2)), x, y)
+
+
+@case("torchlite.det", "Tensor.det", "torchlite.linalg.det")
+def _det(lib, dev):
+    x = leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x: (lib.det(x), x.det(), lib.linalg.det(x)), x)
+
+
+@case("torchlite.logdet", "Tensor.logdet", "torchlite.slogdet", "Tensor.slogdet", "torchlite.linalg.slogdet")
+def _slogdet(lib, dev):
+    x = leaf(lib, dev, _SPD)
+    return with_grads(lib, lambda x: (lib.logdet(x), x.logdet(), lib.slogdet(x)[1], x.slogdet().logabsdet,
+                                      lib.linalg.slogdet(-x)[1], lib.linalg.slogdet(x).sign.detach()), x)
+
+
+@case("torchlite.inverse", "Tensor.inverse", "torchlite.linalg.inv")
+def _inverse(lib, dev):
+    x = leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x: (lib.inverse(x), x.inverse(), lib.linalg.inv(x)), x)
+
+
+@case("torchlite.linalg.LinAlgError")
+def _linalg_error(lib, dev):
+    try:
+        lib.linalg.inv(lib.zeros(2, 2, device=dev))
+    except lib.linalg.LinAlgError as e:
+        return type(e).__name__, str(e), isinstance(e, RuntimeError)
+    return None
+
+
+@case("torchlite.matrix_power", "Tensor.matrix_power", "torchlite.linalg.matrix_power")
+def _matrix_power(lib, dev):
+    x = leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x: (lib.matrix_power(x, 3), x.matrix_power(0), lib.linalg.matrix_power(x, -1)), x)
+
+
+@case("torchlite.linalg.solve")
+def _solve(lib, dev):
+    x, b = leaf(lib, dev, _SQ), leaf(lib, dev, _V3)
+    return with_grads(lib, lambda x, b: (lib.linalg.solve(x, b), lib.linalg.solve(x, x.t(), left=False)), x, b)
+
+
+@case("torchlite.linalg.cholesky")
+def _cholesky(lib, dev):
+    x = leaf(lib, dev, _SPD)
+    return with_grads(lib, lambda x: (lib.linalg.cholesky(x), lib.linalg.cholesky(x, upper=True)), x)
+
+
+@case("torchlite.linalg.vecdot")
+def _vecdot(lib, dev):
+    x, y = leaf(lib, dev), leaf(lib, dev, _V3)
+    return with_grads(lib, lambda x, y: (lib.linalg.vecdot(x, y), lib.linalg.vecdot(x, x, dim=0)), x, y)
+
+
+@case("torchlite.norm", "Tensor.norm", "torchlite.linalg.norm", "torchlite.linalg.vector_norm",
+      "torchlite.linalg.matrix_norm")
+def _norms(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: (lib.norm(x), x.norm(1, 1), lib.linalg.norm(x), lib.linalg.norm(x, dim=0),
+                                      lib.linalg.vector_norm(x, 3, dim=1, keepdim=True),
+                                      lib.linalg.vector_norm(x, float("inf")), lib.linalg.matrix_norm(x),
+                                      lib.linalg.matrix_norm(x, "fro", keepdim=True)), x)
+
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)

@@ -5,12 +5,14 @@
 from .. import _C
 from .._functions_manual import (
     add_scalar,
+    addbmm_expand,
     as_dtype,
     as_strided_backward,
     atan2_backward_other,
     atan2_backward_self,
     bmm,
     cat_tensors_backward,
+    cholesky_backward,
     cos,
     diagonal,
     diagonal_backward,
@@ -27,6 +29,10 @@ from .._functions_manual import (
     index_backward,
     index_put_zeros,
     index_select_backward,
+    linalg_cross,
+    linalg_det_backward,
+    linalg_solve_backward,
+    linalg_vector_norm_backward,
     masked_fill,
     masked_fill_value_backward,
     matmul,
@@ -38,8 +44,10 @@ from .._functions_manual import (
     mul,
     mul_scalar,
     mul_tensor_backward,
+    mv,
     neg,
     not_implemented,
+    outer,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
@@ -55,6 +63,7 @@ from .._functions_manual import (
     sin,
     slice_backward_wrapper,
     slice_from_key,
+    slogdet_backward,
     split_backward,
     squeeze,
     stack_tensors_backward,
@@ -65,6 +74,7 @@ from .._functions_manual import (
     tanh_backward,
     threshold_backward,
     to_copy_backward,
+    trace_backward_symint,
     transpose,
     tril,
     triu,
@@ -641,6 +651,97 @@ def NormalBackward3(grad, needs, mean_sym_sizes, std_sym_sizes):
     return (grad_mean, grad_std)
 
 
+def VdotBackward0(grad, needs, self, other):
+    """vdot(Tensor self, Tensor other) -> Tensor"""
+    grad_other = mul(grad, self) if needs[1] else None
+    grad_self = mul(grad, other) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def AddmmBackward0(grad, needs, mat1, mat2, beta, alpha):
+    """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    grad_mat1 = maybe_multiply(mm_mat1_backward(grad, mat2, mat1), alpha) if needs[1] else None
+    grad_mat2 = maybe_multiply(mm_mat2_backward(grad, mat1, mat2), alpha) if needs[2] else None
+    grad_self = maybe_multiply(grad, beta) if needs[0] else None
+    return (grad_self, grad_mat1, grad_mat2)
+
+
+def AddmvBackward0(grad, needs, mat, vec, beta, alpha):
+    """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    grad_mat = maybe_multiply(outer(grad, vec), alpha) if needs[1] else None
+    grad_self = maybe_multiply(grad, beta) if needs[0] else None
+    grad_vec = maybe_multiply(mv(t(mat), grad), alpha) if needs[2] else None
+    return (grad_self, grad_mat, grad_vec)
+
+
+def AddbmmBackward0(grad, needs, batch1, batch2, beta, alpha):
+    """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    grad_batch1 = maybe_multiply(bmm(addbmm_expand(grad, batch1), transpose(batch2, 1, 2)), alpha) if needs[1] else None
+    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), addbmm_expand(grad, batch1)), alpha) if needs[2] else None
+    grad_self = maybe_multiply(grad, beta) if needs[0] else None
+    return (grad_self, grad_batch1, grad_batch2)
+
+
+def BaddbmmBackward0(grad, needs, batch1, batch2, beta, alpha):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    grad_batch1 = maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha) if needs[1] else None
+    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha) if needs[2] else None
+    grad_self = maybe_multiply(grad, beta) if needs[0] else None
+    return (grad_self, grad_batch1, grad_batch2)
+
+
+def TraceBackward0(grad, needs, self_sym_sizes):
+    """trace(Tensor self) -> Tensor"""
+    grad_self = trace_backward_symint(grad, self_sym_sizes) if needs[0] else None
+    return (grad_self,)
+
+
+def LinalgCrossBackward0(grad, needs, self, other, dim):
+    """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor"""
+    grad_other = linalg_cross(grad, self, dim=dim) if needs[1] else None
+    grad_self = linalg_cross(other, grad, dim=dim) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def LinalgDetBackward0(grad, needs, A, LU, pivots, result):
+    """_linalg_det(Tensor A) -> (Tensor output, Tensor LU, Tensor pivots)"""
+    grad_A = linalg_det_backward(grad, result, A, LU, pivots) if needs[0] else None
+    return (grad_A,)
+
+
+def LinalgSlogdetBackward0(grad, needs, A, sign, LU, pivots):
+    """_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)"""
+    grad_A = slogdet_backward(grad, A, sign, LU, pivots) if needs[0] else None
+    return (grad_A,)
+
+
+def LinalgInvExBackward0(grad, needs, inverse):
+    """linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)"""
+    grad_A = neg(matmul(transpose(inverse, -2, -1), matmul(grad, transpose(inverse, -2, -1)))) if needs[0] else None
+    return (grad_A,)
+
+
+def LinalgSolveExBackward0(grad, needs, A, left, LU, pivots, result):
+    """_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor output, Tensor LU,
+    Tensor pivots, Tensor info)"""
+    grad_A = linalg_solve_backward(grad, result, A, LU, pivots, left, needs)[0] if needs[0] else None
+    grad_B = linalg_solve_backward(grad, result, A, LU, pivots, left, needs)[1] if needs[1] else None
+    return (grad_A, grad_B)
+
+
+def LinalgCholeskyExBackward0(grad, needs, upper, L):
+    """linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)"""
+    grad_self = cholesky_backward(grad, upper, L) if needs[0] else None
+    return (grad_self,)
+
+
+def LinalgVectorNormBackward0(grad, needs, self, ord, dim, keepdim, result):
+    """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+    ScalarType? dtype=None) -> Tensor"""
+    grad_self = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
 def EqBackward0(grad, needs):
     """eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)"""
     grad_self = zeros_like(grad) if needs[0] else None
@@ -889,6 +990,19 @@ _C._set_formula(specs.DiagonalBackward0_copy, DiagonalBackward0_copy)
 _C._set_formula(specs.NormalBackward1, NormalBackward1)
 _C._set_formula(specs.NormalBackward2, NormalBackward2)
 _C._set_formula(specs.NormalBackward3, NormalBackward3)
+_C._set_formula(specs.VdotBackward0, VdotBackward0)
+_C._set_formula(specs.AddmmBackward0, AddmmBackward0)
+_C._set_formula(specs.AddmvBackward0, AddmvBackward0)
+_C._set_formula(specs.AddbmmBackward0, AddbmmBackward0)
+_C._set_formula(specs.BaddbmmBackward0, BaddbmmBackward0)
+_C._set_formula(specs.TraceBackward0, TraceBackward0)
+_C._set_formula(specs.LinalgCrossBackward0, LinalgCrossBackward0)
+_C._set_formula(specs.LinalgDetBackward0, LinalgDetBackward0)
+_C._set_formula(specs.LinalgSlogdetBackward0, LinalgSlogdetBackward0)
+_C._set_formula(specs.LinalgInvExBackward0, LinalgInvExBackward0)
+_C._set_formula(specs.LinalgSolveExBackward0, LinalgSolveExBackward0)
+_C._set_formula(specs.LinalgCholeskyExBackward0, LinalgCholeskyExBackward0)
+_C._set_formula(specs.LinalgVectorNormBackward0, LinalgVectorNormBackward0)
 _C._set_formula(specs.EqBackward0, EqBackward0)
 _C._set_formula(specs.EqBackward1, EqBackward1)
 _C._set_formula(specs.GeBackward0, GeBackward0)

@@ -13,30 +13,41 @@ __all__ = [
     "abs",
     "abs_",
     "add",
+    "addbmm",
+    "addmm",
+    "addmv",
+    "addmv_",
     "allclose",
     "as_strided",
     "atan2",
+    "baddbmm",
     "bernoulli",
     "bincount",
+    "bmm",
     "bucketize",
     "cat",
     "chunk",
     "clone",
     "cos",
     "cos_",
+    "cross",
+    "det",
     "diag",
     "diag_embed",
     "diagonal",
     "div",
+    "dot",
     "eq",
     "equal",
     "exp",
     "exp_",
     "ge",
+    "ger",
     "greater",
     "greater_equal",
     "gt",
     "histc",
+    "inverse",
     "isclose",
     "isfinite",
     "isin",
@@ -45,24 +56,30 @@ __all__ = [
     "isneginf",
     "isposinf",
     "isreal",
+    "kron",
     "le",
     "less",
     "less_equal",
     "log",
     "log_",
+    "logdet",
     "lt",
     "matmul",
+    "matrix_power",
     "max",
     "mean",
     "min",
+    "mm",
     "mul",
     "multinomial",
+    "mv",
     "narrow",
     "ne",
     "neg",
     "neg_",
     "normal",
     "not_equal",
+    "outer",
     "permute",
     "positive",
     "pow",
@@ -76,6 +93,7 @@ __all__ = [
     "sigmoid_",
     "sin",
     "sin_",
+    "slogdet",
     "split",
     "sqrt",
     "sqrt_",
@@ -86,6 +104,7 @@ __all__ = [
     "t",
     "tanh",
     "tanh_",
+    "trace",
     "transpose",
     "tril",
     "triu",
@@ -93,6 +112,7 @@ __all__ = [
     "unique",
     "unique_consecutive",
     "unsqueeze",
+    "vdot",
     "where",
 ]
 
@@ -101,11 +121,17 @@ _SCHEMAS = {
     "abs": ('Tensor self',),
     "abs_": ('Tensor(a!) self',),
     "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "addbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
+    "addmm": ('Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1',),
+    "addmv": ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
+    "addmv_": ('Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
     "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
     "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
     "atan2": ('Tensor self, Tensor other',),
+    "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
+    "bmm": ('Tensor self, Tensor mat2',),
     "bucketize": ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False',
         'Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False'),
     "cat": ('Tensor[] tensors, int dim=0',),
@@ -113,19 +139,24 @@ _SCHEMAS = {
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
     "cos": ('Tensor self',),
     "cos_": ('Tensor(a!) self',),
+    "cross": ('Tensor self, Tensor other, int? dim=None',),
+    "det": ('Tensor self',),
     "diag": ('Tensor self, int diagonal=0',),
     "diag_embed": ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',),
     "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
     "div": ('Tensor self, Tensor other',),
+    "dot": ('Tensor self, Tensor tensor',),
     "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "equal": ('Tensor self, Tensor other',),
     "exp": ('Tensor self',),
     "exp_": ('Tensor(a!) self',),
     "ge": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "ger": ('Tensor self, Tensor vec2',),
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
+    "inverse": ('Tensor self',),
     "isclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
     "isfinite": ('Tensor self',),
     "isin": ('Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False',
@@ -136,19 +167,24 @@ _SCHEMAS = {
     "isneginf": ('Tensor self',),
     "isposinf": ('Tensor self',),
     "isreal": ('Tensor self',),
+    "kron": ('Tensor self, Tensor other',),
     "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "less_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "log": ('Tensor self',),
     "log_": ('Tensor(a!) self',),
+    "logdet": ('Tensor self',),
     "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "matmul": ('Tensor self, Tensor other',),
+    "matrix_power": ('Tensor self, int n',),
     "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
     "mean": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
     "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mm": ('Tensor self, Tensor mat2',),
     "mul": ('Tensor self, Tensor other',),
     "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
+    "mv": ('Tensor self, Tensor vec',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
     "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
@@ -158,6 +194,7 @@ _SCHEMAS = {
         'float mean, Tensor std, *, Generator? generator=None',
         'Tensor mean, Tensor std, *, Generator? generator=None'),
     "not_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "outer": ('Tensor self, Tensor vec2',),
     "permute": ('Tensor(a) self, int[] dims',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
@@ -175,6 +212,7 @@ _SCHEMAS = {
     "sigmoid_": ('Tensor(a!) self',),
     "sin": ('Tensor self',),
     "sin_": ('Tensor(a!) self',),
+    "slogdet": ('Tensor self',),
     "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',
         'Tensor(a -> *) self, SymInt[] split_size, int dim=0', 'Tensor(a -> *) self, SymInt[] split_size, int dim=0'),
     "sqrt": ('Tensor self',),
@@ -187,6 +225,7 @@ _SCHEMAS = {
     "t": ('Tensor(a) self',),
     "tanh": ('Tensor self',),
     "tanh_": ('Tensor(a!) self',),
+    "trace": ('Tensor self',),
     "transpose": ('Tensor(a) self, int dim0, int dim1',),
     "tril": ('Tensor self, int diagonal=0',),
     "triu": ('Tensor self, int diagonal=0',),
@@ -194,6 +233,7 @@ _SCHEMAS = {
     "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unsqueeze": ('Tensor(a) self, int dim',),
+    "vdot": ('Tensor self, Tensor other',),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
 }
 
@@ -233,6 +273,54 @@ def add(*args, out=None, **kwargs):
     return out_variant("add", _ops.add, out, args, kwargs)
 
 
+@functools.wraps(_ops.addbmm)
+def addbmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addbmm(*args, **kwargs)
+        return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addbmm", _SCHEMAS["addbmm"], args, kwargs, error)
+    if out is None:
+        return _ops.addbmm(*args, **kwargs)
+    return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.addmm)
+def addmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addmm(*args, **kwargs)
+        return out_variant("addmm", _ops.addmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addmm", _SCHEMAS["addmm"], args, kwargs, error)
+    if out is None:
+        return _ops.addmm(*args, **kwargs)
+    return out_variant("addmm", _ops.addmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.addmv)
+def addmv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addmv(*args, **kwargs)
+        return out_variant("addmv", _ops.addmv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addmv", _SCHEMAS["addmv"], args, kwargs, error)
+    if out is None:
+        return _ops.addmv(*args, **kwargs)
+    return out_variant("addmv", _ops.addmv, out, args, kwargs)
+
+
+@functools.wraps(_ops.addmv)
+def addmv_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.addmv, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addmv_", _SCHEMAS["addmv_"], args, kwargs, error)
+    return inplace_variant(_ops.addmv, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.allclose)
 def allclose(*args, **kwargs):
     try:
@@ -264,6 +352,19 @@ def atan2(*args, out=None, **kwargs):
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
+@functools.wraps(_ops.baddbmm)
+def baddbmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.baddbmm(*args, **kwargs)
+        return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("baddbmm", _SCHEMAS["baddbmm"], args, kwargs, error)
+    if out is None:
+        return _ops.baddbmm(*args, **kwargs)
+    return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+
+
 @functools.wraps(_ops.bernoulli)
 def bernoulli(*args, **kwargs):
     try:
@@ -280,6 +381,19 @@ def bincount(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bincount", _SCHEMAS["bincount"], args, kwargs, error)
     return _ops.bincount(*args, **kwargs)
+
+
+@functools.wraps(_ops.bmm)
+def bmm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.bmm(*args, **kwargs)
+        return out_variant("bmm", _ops.bmm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bmm", _SCHEMAS["bmm"], args, kwargs, error)
+    if out is None:
+        return _ops.bmm(*args, **kwargs)
+    return out_variant("bmm", _ops.bmm, out, args, kwargs)
 
 
 @functools.wraps(_ops.bucketize)
@@ -348,6 +462,28 @@ def cos_(*args, **kwargs):
     return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.cross)
+def cross(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cross(*args, **kwargs)
+        return out_variant("cross", _ops.cross, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cross", _SCHEMAS["cross"], args, kwargs, error)
+    if out is None:
+        return _ops.cross(*args, **kwargs)
+    return out_variant("cross", _ops.cross, out, args, kwargs)
+
+
+@functools.wraps(_ops.det)
+def det(*args, **kwargs):
+    try:
+        return _ops.det(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("det", _SCHEMAS["det"], args, kwargs, error)
+    return _ops.det(*args, **kwargs)
+
+
 @functools.wraps(_ops.diag)
 def diag(*args, out=None, **kwargs):
     try:
@@ -390,6 +526,19 @@ def div(*args, out=None, **kwargs):
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
+
+
+@functools.wraps(_ops.dot)
+def dot(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.dot(*args, **kwargs)
+        return out_variant("dot", _ops.dot, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("dot", _SCHEMAS["dot"], args, kwargs, error)
+    if out is None:
+        return _ops.dot(*args, **kwargs)
+    return out_variant("dot", _ops.dot, out, args, kwargs)
 
 
 @functools.wraps(_ops.eq)
@@ -449,6 +598,19 @@ def ge(*args, out=None, **kwargs):
     return out_variant("ge", _ops.ge, out, args, kwargs)
 
 
+@functools.wraps(_ops.ger)
+def ger(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ger(*args, **kwargs)
+        return out_variant("ger", _ops.ger, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ger", _SCHEMAS["ger"], args, kwargs, error)
+    if out is None:
+        return _ops.ger(*args, **kwargs)
+    return out_variant("ger", _ops.ger, out, args, kwargs)
+
+
 @functools.wraps(_ops.greater)
 def greater(*args, out=None, **kwargs):
     try:
@@ -499,6 +661,19 @@ def histc(*args, out=None, **kwargs):
     if out is None:
         return _ops.histc(*args, **kwargs)
     return out_variant("histc", _ops.histc, out, args, kwargs)
+
+
+@functools.wraps(_ops.inverse)
+def inverse(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.inverse(*args, **kwargs)
+        return out_variant("inverse", _ops.inverse, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("inverse", _SCHEMAS["inverse"], args, kwargs, error)
+    if out is None:
+        return _ops.inverse(*args, **kwargs)
+    return out_variant("inverse", _ops.inverse, out, args, kwargs)
 
 
 @functools.wraps(_ops.isclose)
@@ -585,6 +760,19 @@ def isreal(*args, **kwargs):
     return _ops.isreal(*args, **kwargs)
 
 
+@functools.wraps(_ops.kron)
+def kron(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.kron(*args, **kwargs)
+        return out_variant("kron", _ops.kron, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("kron", _SCHEMAS["kron"], args, kwargs, error)
+    if out is None:
+        return _ops.kron(*args, **kwargs)
+    return out_variant("kron", _ops.kron, out, args, kwargs)
+
+
 @functools.wraps(_ops.le)
 def le(*args, out=None, **kwargs):
     try:
@@ -646,6 +834,15 @@ def log_(*args, **kwargs):
     return inplace_variant(_ops.log, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.logdet)
+def logdet(*args, **kwargs):
+    try:
+        return _ops.logdet(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logdet", _SCHEMAS["logdet"], args, kwargs, error)
+    return _ops.logdet(*args, **kwargs)
+
+
 @functools.wraps(_ops.lt)
 def lt(*args, out=None, **kwargs):
     try:
@@ -670,6 +867,19 @@ def matmul(*args, out=None, **kwargs):
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
+
+
+@functools.wraps(_ops.matrix_power)
+def matrix_power(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matrix_power(*args, **kwargs)
+        return out_variant("matrix_power", _ops.matrix_power, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matrix_power", _SCHEMAS["matrix_power"], args, kwargs, error)
+    if out is None:
+        return _ops.matrix_power(*args, **kwargs)
+    return out_variant("matrix_power", _ops.matrix_power, out, args, kwargs)
 
 
 @functools.wraps(_ops.max)
@@ -703,6 +913,19 @@ def min(*args, **kwargs):  # noqa: A001 - torch's name
     return _ops.min(*args, **kwargs)
 
 
+@functools.wraps(_ops.mm)
+def mm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mm(*args, **kwargs)
+        return out_variant("mm", _ops.mm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mm", _SCHEMAS["mm"], args, kwargs, error)
+    if out is None:
+        return _ops.mm(*args, **kwargs)
+    return out_variant("mm", _ops.mm, out, args, kwargs)
+
+
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
     try:
@@ -723,6 +946,19 @@ def multinomial(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("multinomial", _SCHEMAS["multinomial"], args, kwargs, error)
     return _ops.multinomial(*args, **kwargs)
+
+
+@functools.wraps(_ops.mv)
+def mv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mv(*args, **kwargs)
+        return out_variant("mv", _ops.mv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mv", _SCHEMAS["mv"], args, kwargs, error)
+    if out is None:
+        return _ops.mv(*args, **kwargs)
+    return out_variant("mv", _ops.mv, out, args, kwargs)
 
 
 @functools.wraps(_ops.narrow)
@@ -789,6 +1025,19 @@ def not_equal(*args, out=None, **kwargs):
     if out is None:
         return _ops.not_equal(*args, **kwargs)
     return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
+
+
+@functools.wraps(_ops.outer)
+def outer(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.outer(*args, **kwargs)
+        return out_variant("outer", _ops.outer, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("outer", _SCHEMAS["outer"], args, kwargs, error)
+    if out is None:
+        return _ops.outer(*args, **kwargs)
+    return out_variant("outer", _ops.outer, out, args, kwargs)
 
 
 @functools.wraps(_ops.permute)
@@ -928,6 +1177,15 @@ def sin_(*args, **kwargs):
     return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.slogdet)
+def slogdet(*args, **kwargs):
+    try:
+        return _ops.slogdet(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("slogdet", _SCHEMAS["slogdet"], args, kwargs, error)
+    return _ops.slogdet(*args, **kwargs)
+
+
 @functools.wraps(_ops.split)
 def split(*args, **kwargs):
     try:
@@ -1038,6 +1296,15 @@ def tanh_(*args, **kwargs):
     return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.trace)
+def trace(*args, **kwargs):
+    try:
+        return _ops.trace(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("trace", _SCHEMAS["trace"], args, kwargs, error)
+    return _ops.trace(*args, **kwargs)
+
+
 @functools.wraps(_ops.transpose)
 def transpose(*args, **kwargs):
     try:
@@ -1107,6 +1374,19 @@ def unsqueeze(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
     return _ops.unsqueeze(*args, **kwargs)
+
+
+@functools.wraps(_ops.vdot)
+def vdot(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.vdot(*args, **kwargs)
+        return out_variant("vdot", _ops.vdot, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("vdot", _SCHEMAS["vdot"], args, kwargs, error)
+    if out is None:
+        return _ops.vdot(*args, **kwargs)
+    return out_variant("vdot", _ops.vdot, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)

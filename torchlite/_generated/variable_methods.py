@@ -17,6 +17,21 @@ class _TensorMethods:
 
     add = _ops.add
     add_ = _ops.add_
+    addbmm = _ops.addbmm
+
+    def addbmm_(self, *args, **kwargs):
+        return inplace_variant(_ops.addbmm, self, args, kwargs)
+
+    addmm = _ops.addmm
+
+    def addmm_(self, *args, **kwargs):
+        return inplace_variant(_ops.addmm, self, args, kwargs)
+
+    addmv = _ops.addmv
+
+    def addmv_(self, *args, **kwargs):
+        return inplace_variant(_ops.addmv, self, args, kwargs)
+
     allclose = _ops.allclose
     as_strided = _ops.as_strided
     atan2 = _ops.atan2
@@ -24,9 +39,15 @@ class _TensorMethods:
     def atan2_(self, *args, **kwargs):
         return inplace_variant(_ops.atan2, self, args, kwargs)
 
+    baddbmm = _ops.baddbmm
+
+    def baddbmm_(self, *args, **kwargs):
+        return inplace_variant(_ops.baddbmm, self, args, kwargs)
+
     bernoulli = _ops.bernoulli
     bernoulli_ = _ops.bernoulli_
     bincount = _ops.bincount
+    bmm = _ops.bmm
     chunk = _ops.chunk
     clone = _ops.clone
     contiguous = _ops.contiguous
@@ -36,11 +57,14 @@ class _TensorMethods:
     def cos_(self, *args, **kwargs):
         return inplace_variant(_ops.cos, self, args, kwargs)
 
+    cross = _ops.cross
+    det = _ops.det
     diag = _ops.diag
     diag_embed = _ops.diag_embed
     diagonal = _ops.diagonal
     div = _ops.div
     div_ = _ops.div_
+    dot = _ops.dot
     eq = _ops.eq
     eq_ = _ops.eq_
     equal = _ops.equal
@@ -56,6 +80,7 @@ class _TensorMethods:
     ge = _ops.ge
     ge_ = _ops.ge_
     geometric_ = _ops.geometric_
+    ger = _ops.ger
     greater = _ops.greater
     greater_ = _ops.greater_
     greater_equal = _ops.greater_equal
@@ -63,6 +88,7 @@ class _TensorMethods:
     gt = _ops.gt
     gt_ = _ops.gt_
     histc = _ops.histc
+    inverse = _ops.inverse
     isclose = _ops.isclose
     isfinite = _ops.isfinite
     isinf = _ops.isinf
@@ -70,6 +96,7 @@ class _TensorMethods:
     isneginf = _ops.isneginf
     isposinf = _ops.isposinf
     isreal = _ops.isreal
+    kron = _ops.kron
     le = _ops.le
     le_ = _ops.le_
     less = _ops.less
@@ -81,15 +108,19 @@ class _TensorMethods:
     def log_(self, *args, **kwargs):
         return inplace_variant(_ops.log, self, args, kwargs)
 
+    logdet = _ops.logdet
     lt = _ops.lt
     lt_ = _ops.lt_
     matmul = _ops.matmul
+    matrix_power = _ops.matrix_power
     max = _ops.max
     mean = _ops.mean
     min = _ops.min
+    mm = _ops.mm
     mul = _ops.mul
     mul_ = _ops.mul_
     multinomial = _ops.multinomial
+    mv = _ops.mv
     narrow = _ops.narrow
     ne = _ops.ne
     ne_ = _ops.ne_
@@ -98,9 +129,11 @@ class _TensorMethods:
     def neg_(self, *args, **kwargs):
         return inplace_variant(_ops.neg, self, args, kwargs)
 
+    norm = _ops.norm
     normal_ = _ops.normal_
     not_equal = _ops.not_equal
     not_equal_ = _ops.not_equal_
+    outer = _ops.outer
     permute = _ops.permute
     positive = _ops.positive
     pow = _ops.pow
@@ -130,6 +163,7 @@ class _TensorMethods:
     def sin_(self, *args, **kwargs):
         return inplace_variant(_ops.sin, self, args, kwargs)
 
+    slogdet = _ops.slogdet
     split = _ops.split
     sqrt = _ops.sqrt
 
@@ -146,6 +180,7 @@ class _TensorMethods:
     def tanh_(self, *args, **kwargs):
         return inplace_variant(_ops.tanh, self, args, kwargs)
 
+    trace = _ops.trace
     transpose = _ops.transpose
     tril = _ops.tril
 
@@ -162,6 +197,7 @@ class _TensorMethods:
     unique = _ops.unique
     unique_consecutive = _ops.unique_consecutive
     unsqueeze = _ops.unsqueeze
+    vdot = _ops.vdot
     view = _ops.view
 
     def where(self, condition, other):

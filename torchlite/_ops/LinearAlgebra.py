@@ -1,5 +1,7 @@
 """matmul (ATen/native/LinearAlgebra.cpp: _matmul_impl) and the single
 kernels it decomposes into: mm, dot, mv, bmm."""
+import warnings
+
 import numpy as np
 
 from .. import _backend
@@ -10,6 +12,7 @@ from .ExpandUtils import _broadcast_shapes
 from .ScalarType import _b1, _torch_type_name
 from .TensorIterator import _loud, _quiet
 from .TensorProperties import contiguous
+from .python_arg_parser import _wrap_dim
 from .TensorShape import _unsafe_view, expand, reshape, squeeze, t, transpose, unsqueeze
 
 
@@ -145,3 +148,271 @@ def matmul(self, other):
     output_shape += ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
     r = _matmul_kernel(_S.BmmBackward0, t1e, t2e)
     return _unsafe_view(squeeze(r, -1) if db == 1 else r, output_shape)
+
+
+# The public single kernels (at::mm, at::bmm, at::mv, at::dot, at::vdot): each checks its
+# operands' dimensions first, as its meta function / dot_check does, then runs the kernel
+# matmul decomposes into.
+
+def mm(self, mat2):
+    if self._array.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2._array.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    return _matmul_kernel(_S.MmBackward0, self, mat2)
+
+
+def bmm(self, mat2):
+    if self._array.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2._array.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    return _matmul_kernel(_S.BmmBackward0, self, mat2)
+
+
+def _dim_size(a, d):
+    """t.size(d), with its IndexErrors (torch's kernels read sizes before their checks)."""
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if d >= a.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-a.ndim}, {a.ndim - 1}], but got {d})")
+    return a.shape[d]
+
+
+def mv(self, vec):
+    _dim_size(self._array, 0)  # at::mv is addmv into empty({self.size(0)})
+    if self._array.ndim != 2 or vec._array.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {self._array.ndim}, {vec._array.ndim}")
+    return _matmul_kernel(_S.MvBackward0, self, vec)
+
+
+def _dot_check(self, other):
+    a, b = self._array, other._array
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+
+
+def dot(self, tensor):
+    _dot_check(self, tensor)
+    return _matmul_kernel(_S.DotBackward0, self, tensor)
+
+
+def vdot(self, other):
+    """at::vdot: dot with the first operand conjugated (real tensors: dot), node VdotBackward0."""
+    _dot_check(self, other)
+    a, b = self._array, other._array
+    if a.dtype != b.dtype:
+        raise RuntimeError("vdot : expected both vectors to have same dtype, but found "
+                           f"{_torch_type_name(a.dtype)} and {_torch_type_name(b.dtype)}")
+    if a.shape != b.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                           f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
+                           "elements respectively")
+    if a.dtype == _b1:
+        raise NotImplementedError("\"vdot\" not implemented for 'Bool'")
+    if _backend.cupy is not None:
+        _backend.check_same_device(a, b, scalars=False)
+    token = _quiet()
+    try:
+        r = _backend.asarray(np.dot(np.conj(a), b))
+    finally:
+        _loud(token)
+    out = _wrap(r, self)
+    return _record(_S.VdotBackward0, (self, other), out, self=self if other.requires_grad else None,
+                   other=other if self.requires_grad else None)
+
+
+# addmm / addmv / baddbmm / addbmm: beta * self + alpha * (product), self broadcast to the
+# product's shape (expand_size's errors); with beta == 0 self is ignored (its nan too), as BLAS.
+
+def _check_same_dtype(name, *arrays):
+    first = arrays[0].dtype
+    for x in arrays[1:]:
+        if x.dtype != first:
+            raise RuntimeError(f"expected scalar type {_torch_type_name(first)} but found {_torch_type_name(x.dtype)}")
+
+
+def _add_scaled(self, product, beta, alpha):
+    """beta * self (expanded to product's shape) + alpha * product, in product's dtype."""
+    p = product
+    token = _quiet()
+    try:
+        if alpha != 1:
+            p = p * p.dtype.type(alpha)
+        if beta != 0:
+            s = expand(self, p.shape)._array  # torch's expand_size errors on a shape that does not broadcast
+            p = p + (s if beta == 1 else s * s.dtype.type(beta))
+        else:
+            expand(self, p.shape)
+        return _backend.ascontiguousarray(p.astype(product.dtype, copy=False))
+    finally:
+        _loud(token)
+
+
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    a, b = mat1._array, mat2._array
+    if a.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
+    if b.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {b.ndim}-D tensor")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({_shape_str(a.shape)} and "
+                           f"{_shape_str(b.shape)})")
+    if a.dtype != b.dtype or self._array.dtype != a.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_torch_type_name(self._array.dtype)} "
+                           f"and {_torch_type_name(b.dtype)}" if self._array.dtype != b.dtype else
+                           f"mat1 and mat2 must have the same dtype, but got {_torch_type_name(a.dtype)} and "
+                           f"{_torch_type_name(b.dtype)}")
+    if a.dtype == _b1:
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+    token = _quiet()
+    try:
+        r = np.matmul(a, b)
+    finally:
+        _loud(token)
+    out = _wrap(_add_scaled(self, r, beta, alpha), mat1)
+    return _record(_S.AddmmBackward0, (self, mat1, mat2), out, mat1=mat1 if mat2.requires_grad else None,
+                   mat2=mat2 if mat1.requires_grad else None, beta=beta, alpha=alpha)
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    a, v = mat._array, vec._array
+    if a.ndim != 2 or v.ndim != 1 or self._array.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self._array.ndim}, {a.ndim}, {v.ndim}")
+    if a.shape[1] != v.shape[0] or (self._array.size != a.shape[0] and self._array.size != 1):
+        n = _dim_size(self._array, 0)  # (the message reads self.size(0): a 0-d self raises IndexError)
+        raise RuntimeError(f"size mismatch, got input ({n}), "
+                           f"mat ({_shape_str(a.shape)}), vec ({v.shape[0]})")
+    if a.dtype != v.dtype or self._array.dtype != a.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{_torch_type_name(self._array.dtype)}, {_torch_type_name(a.dtype)}, and "
+                           f"{_torch_type_name(v.dtype)}")
+    if a.dtype == _b1:
+        raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
+    token = _quiet()
+    try:
+        r = np.matmul(a, v)
+    finally:
+        _loud(token)
+    out = _wrap(_add_scaled(self, r, beta, alpha), mat)
+    return _record(_S.AddmvBackward0, (self, mat, vec), out, mat=mat if vec.requires_grad else None,
+                   vec=vec if mat.requires_grad else None, beta=beta, alpha=alpha)
+
+
+def _check_batches(name, b1, b2):
+    if b1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if b2.shape[0] != b1.shape[0] or b2.shape[1] != b1.shape[2]:
+        if name == "addbmm" and b1.shape[0] == b2.shape[0]:
+            raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1.shape[1]}x{b1.shape[2]} and "
+                               f"{b2.shape[1]}x{b2.shape[2]})")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, {b2.shape[1]}].")
+    if b1.dtype != b2.dtype:
+        raise RuntimeError(f"expected scalar type {_torch_type_name(b1.dtype)} but found {_torch_type_name(b2.dtype)}")
+    if b1.dtype == _b1:
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    b1, b2 = batch1._array, batch2._array
+    # self expanded to the result's sizes first, as at::baddbmm reads them
+    expand(self, (_dim_size(b1, 0), _dim_size(b1, 1), _dim_size(b2, 2)))
+    _check_batches("baddbmm", b1, b2)
+    if self._array.dtype != b1.dtype:
+        raise RuntimeError(f"expected scalar type {_torch_type_name(b1.dtype)} but found "
+                           f"{_torch_type_name(self._array.dtype)}")
+    token = _quiet()
+    try:
+        r = np.matmul(b1, b2)
+    finally:
+        _loud(token)
+    out = _wrap(_add_scaled(self, r, beta, alpha), batch1)
+    return _record(_S.BaddbmmBackward0, (self, batch1, batch2), out, batch1=batch1 if batch2.requires_grad else None,
+                   batch2=batch2 if batch1.requires_grad else None, beta=beta, alpha=alpha)
+
+
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    b1, b2 = batch1._array, batch2._array
+    expand(self, (_dim_size(b1, 1), _dim_size(b2, 2)))  # self expanded first, as at::addbmm does
+    if b1.ndim != 3 or b2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else "batch2 must be a 3D tensor")
+    if b1.shape[0] != b2.shape[0]:
+        raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b1.shape[0]} and "
+                           f"{b2.shape[0]}")
+    if b1.shape[2] != b2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1.shape[1]}x{b1.shape[2]} and "
+                           f"{b2.shape[1]}x{b2.shape[2]})")
+    _check_batches("addbmm", b1, b2)
+    if self._array.dtype != b1.dtype:
+        raise RuntimeError(f"expected scalar type {_torch_type_name(b1.dtype)} but found "
+                           f"{_torch_type_name(self._array.dtype)}")
+    token = _quiet()
+    try:
+        r = np.matmul(b1, b2).sum(axis=0, dtype=b1.dtype)
+    finally:
+        _loud(token)
+    out = _wrap(_add_scaled(self, _backend.asarray(r), beta, alpha), batch1)
+    return _record(_S.AddbmmBackward0, (self, batch1, batch2), out, batch1=batch1, batch2=batch2, beta=beta,
+                   alpha=alpha)
+
+
+def trace(self):
+    """at::trace (ReduceOps.cpp): the sum of the main diagonal, integers to int64; node TraceBackward0."""
+    a = self._array
+    if a.dtype == _b1:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if a.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
+    dtype = np.int64 if a.dtype.kind in "iu" else a.dtype
+    token = _quiet()
+    try:
+        r = _backend.asarray(np.trace(a, dtype=dtype))
+    finally:
+        _loud(token)
+    return _record(_S.TraceBackward0, (self,), _wrap(r, self), self_sym_sizes=a.shape)
+
+
+def linalg_cross(self, other, *, dim=-1):
+    """at::linalg_cross (Cross.cpp): the inputs broadcast, the cross product along `dim`; node
+    LinalgCrossBackward0 (saving dim as given)."""
+    a, b = self._array, other._array
+    if a.ndim != b.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
+                           f"{b.shape[d]}")
+    shape = _broadcast_shapes(a.shape, b.shape)
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_torch_type_name(a.dtype)} but found {_torch_type_name(b.dtype)}")
+    token = _quiet()
+    try:
+        r = np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=d)
+    finally:
+        _loud(token)
+    out = _wrap(_backend.ascontiguousarray(r.astype(a.dtype, copy=False)), self)
+    return _record(_S.LinalgCrossBackward0, (self, other), out, self=self if other.requires_grad else None,
+                   other=other if self.requires_grad else None, dim=dim)
+
+
+_cross_warned = False
+
+
+def cross(self, other, dim=None):
+    """torch.cross: linalg_cross along `dim`, or (deprecated) along the first dimension of size 3."""
+    global _cross_warned
+    if dim is None and not _cross_warned:
+        _cross_warned = True  # TORCH_WARN_ONCE: once per process
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "
+                      "dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to "
+                      "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+    if dim is None:
+        a, b = self._array, other._array
+        shape = _broadcast_shapes(a.shape, b.shape) if a.ndim == b.ndim else a.shape
+        dim = next((i for i, n in enumerate(shape) if n == 3), -1)
+    return linalg_cross(self, other, dim=dim)

@@ -23,6 +23,7 @@ modules of the lines above its own):
   BinaryOps, ReduceOps, TensorAdvancedIndexing, TensorCompare
   python_variable_indexing, view_formulas
   TriangularOps, Distributions (issue 13, creation)
+  BatchLinearAlgebra, Linear (the linalg family's factorisation and composite ops)
 This package re-exports what the rest of torchlite calls.
 """
 from .ScalarType import _torch_type_name
@@ -96,6 +97,17 @@ __all__ += ["multinomial", "normal"]
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
+from .LinearAlgebra import (addbmm, addmm, addmv, baddbmm, bmm, cross, dot, linalg_cross, mm, mv, trace,
+                           vdot)
+from .BatchLinearAlgebra import (LinAlgError, det, inverse, linalg_cholesky, linalg_det, linalg_inv,
+                                 linalg_matrix_norm, linalg_norm, linalg_slogdet, linalg_solve, linalg_vector_norm,
+                                 logdet, norm, slogdet)
+from .Linear import einsum, ger, kron, linalg_vecdot, matrix_power, outer, tensordot
+
+__all__ += ["addbmm", "addmm", "addmv", "baddbmm", "bmm", "cross", "dot", "linalg_cross", "mm", "mv", "trace", "vdot",
+            "einsum", "ger", "kron", "linalg_vecdot", "matrix_power", "outer", "tensordot", "LinAlgError", "det",
+            "inverse", "linalg_cholesky", "linalg_det", "linalg_inv", "linalg_matrix_norm", "linalg_norm",
+            "linalg_slogdet", "linalg_solve", "linalg_vector_norm", "logdet", "norm", "slogdet"]
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
