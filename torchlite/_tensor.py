@@ -318,6 +318,19 @@ class Tensor(_C.TensorBase, _TensorMethods):
     __pow__ = _ops.pow
     __rpow__ = _ops.rpow
     __matmul__ = _ops.matmul
+    __rmatmul__ = _ops.rmatmul
+    __floordiv__ = _ops.operator(_ops.floor_divide)
+    __rfloordiv__ = _ops.operator(_ops.rfloordiv)
+    __mod__ = _ops.operator(_ops.remainder)
+    __rmod__ = _ops.operator(_ops.rremainder)
+    __and__ = __rand__ = _ops.operator(_ops.bitwise_and)
+    __or__ = __ror__ = _ops.operator(_ops.bitwise_or)
+    __xor__ = __rxor__ = _ops.operator(_ops.bitwise_xor)
+    __lshift__ = _ops.operator(_ops.bitwise_left_shift)
+    __rlshift__ = _ops.operator(_ops.rlshift)
+    __rshift__ = _ops.operator(_ops.bitwise_right_shift)
+    __rrshift__ = _ops.operator(_ops.rrshift)
+    __invert__ = _ops.invert
     __abs__ = _ops.abs
     __getitem__ = _ops.getitem
     __setitem__ = _ops.setitem

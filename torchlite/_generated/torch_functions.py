@@ -29,21 +29,48 @@ from .._ops.Resize import out_variant
 __all__ = [
     "abs",
     "add",
+    "addcdiv",
+    "addcmul",
     "as_strided",
     "atan2",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
     "cat",
     "chunk",
+    "clamp",
+    "clamp_max",
+    "clamp_min",
+    "clip",
     "clone",
     "cos",
     "diagonal",
     "div",
+    "divide",
     "exp",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "hypot",
+    "lerp",
     "log",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
     "matmul",
     "max",
+    "maximum",
     "mean",
     "min",
+    "minimum",
     "mul",
+    "multiply",
     "narrow",
     "neg",
     "permute",
@@ -51,6 +78,7 @@ __all__ = [
     "pow",
     "reciprocal",
     "relu",
+    "remainder",
     "reshape",
     "sigmoid",
     "sin",
@@ -59,13 +87,16 @@ __all__ = [
     "squeeze",
     "stack",
     "sub",
+    "subtract",
     "sum",
     "t",
     "tanh",
     "transpose",
+    "true_divide",
     "unbind",
     "unsqueeze",
     "where",
+    "xlogy",
 ]
 
 
@@ -83,6 +114,20 @@ def add(*args, out=None, **kwargs):
     return out_variant("add", _ops.add, out, args, kwargs)
 
 
+@functools.wraps(_ops.addcdiv)
+def addcdiv(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.addcdiv(*args, **kwargs)
+    return out_variant("addcdiv", _ops.addcdiv, out, args, kwargs)
+
+
+@functools.wraps(_ops.addcmul)
+def addcmul(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.addcmul(*args, **kwargs)
+    return out_variant("addcmul", _ops.addcmul, out, args, kwargs)
+
+
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
     if out is None:
@@ -90,11 +135,81 @@ def atan2(*args, out=None, **kwargs):
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
+@functools.wraps(_ops.bitwise_and)
+def bitwise_and(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bitwise_and(*args, **kwargs)
+    return out_variant("bitwise_and", _ops.bitwise_and, out, args, kwargs)
+
+
+@functools.wraps(_ops.bitwise_left_shift)
+def bitwise_left_shift(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bitwise_left_shift(*args, **kwargs)
+    return out_variant("bitwise_left_shift", _ops.bitwise_left_shift, out, args, kwargs)
+
+
+@functools.wraps(_ops.bitwise_not)
+def bitwise_not(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bitwise_not(*args, **kwargs)
+    return out_variant("bitwise_not", _ops.bitwise_not, out, args, kwargs)
+
+
+@functools.wraps(_ops.bitwise_or)
+def bitwise_or(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bitwise_or(*args, **kwargs)
+    return out_variant("bitwise_or", _ops.bitwise_or, out, args, kwargs)
+
+
+@functools.wraps(_ops.bitwise_right_shift)
+def bitwise_right_shift(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bitwise_right_shift(*args, **kwargs)
+    return out_variant("bitwise_right_shift", _ops.bitwise_right_shift, out, args, kwargs)
+
+
+@functools.wraps(_ops.bitwise_xor)
+def bitwise_xor(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.bitwise_xor(*args, **kwargs)
+    return out_variant("bitwise_xor", _ops.bitwise_xor, out, args, kwargs)
+
+
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
+
+
+@functools.wraps(_ops.clamp)
+def clamp(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.clamp(*args, **kwargs)
+    return out_variant("clamp", _ops.clamp, out, args, kwargs)
+
+
+@functools.wraps(_ops.clamp_max)
+def clamp_max(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.clamp_max(*args, **kwargs)
+    return out_variant("clamp_max", _ops.clamp_max, out, args, kwargs)
+
+
+@functools.wraps(_ops.clamp_min)
+def clamp_min(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.clamp_min(*args, **kwargs)
+    return out_variant("clamp_min", _ops.clamp_min, out, args, kwargs)
+
+
+@functools.wraps(_ops.clip)
+def clip(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.clip(*args, **kwargs)
+    return out_variant("clip", _ops.clip, out, args, kwargs)
 
 
 @functools.wraps(_ops.cos)
@@ -111,11 +226,60 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+@functools.wraps(_ops.divide)
+def divide(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.divide(*args, **kwargs)
+    return out_variant("divide", _ops.divide, out, args, kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
+
+
+@functools.wraps(_ops.floor_divide)
+def floor_divide(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.floor_divide(*args, **kwargs)
+    return out_variant("floor_divide", _ops.floor_divide, out, args, kwargs)
+
+
+@functools.wraps(_ops.fmax)
+def fmax(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.fmax(*args, **kwargs)
+    return out_variant("fmax", _ops.fmax, out, args, kwargs)
+
+
+@functools.wraps(_ops.fmin)
+def fmin(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.fmin(*args, **kwargs)
+    return out_variant("fmin", _ops.fmin, out, args, kwargs)
+
+
+@functools.wraps(_ops.fmod)
+def fmod(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.fmod(*args, **kwargs)
+    return out_variant("fmod", _ops.fmod, out, args, kwargs)
+
+
+@functools.wraps(_ops.hypot)
+def hypot(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.hypot(*args, **kwargs)
+    return out_variant("hypot", _ops.hypot, out, args, kwargs)
+
+
+@functools.wraps(_ops.lerp)
+def lerp(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.lerp(*args, **kwargs)
+    return out_variant("lerp", _ops.lerp, out, args, kwargs)
 
 
 @functools.wraps(_ops.log)
@@ -125,11 +289,53 @@ def log(*args, out=None, **kwargs):
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+@functools.wraps(_ops.logaddexp)
+def logaddexp(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.logaddexp(*args, **kwargs)
+    return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
+
+
+@functools.wraps(_ops.logical_and)
+def logical_and(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.logical_and(*args, **kwargs)
+    return out_variant("logical_and", _ops.logical_and, out, args, kwargs)
+
+
+@functools.wraps(_ops.logical_not)
+def logical_not(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.logical_not(*args, **kwargs)
+    return out_variant("logical_not", _ops.logical_not, out, args, kwargs)
+
+
+@functools.wraps(_ops.logical_or)
+def logical_or(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.logical_or(*args, **kwargs)
+    return out_variant("logical_or", _ops.logical_or, out, args, kwargs)
+
+
+@functools.wraps(_ops.logical_xor)
+def logical_xor(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.logical_xor(*args, **kwargs)
+    return out_variant("logical_xor", _ops.logical_xor, out, args, kwargs)
+
+
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
+
+
+@functools.wraps(_ops.maximum)
+def maximum(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.maximum(*args, **kwargs)
+    return out_variant("maximum", _ops.maximum, out, args, kwargs)
 
 
 @functools.wraps(_ops.mean)
@@ -139,11 +345,25 @@ def mean(*args, out=None, **kwargs):
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.minimum)
+def minimum(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.minimum(*args, **kwargs)
+    return out_variant("minimum", _ops.minimum, out, args, kwargs)
+
+
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
+
+
+@functools.wraps(_ops.multiply)
+def multiply(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.multiply(*args, **kwargs)
+    return out_variant("multiply", _ops.multiply, out, args, kwargs)
 
 
 @functools.wraps(_ops.neg)
@@ -165,6 +385,13 @@ def reciprocal(*args, out=None, **kwargs):
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+
+
+@functools.wraps(_ops.remainder)
+def remainder(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.remainder(*args, **kwargs)
+    return out_variant("remainder", _ops.remainder, out, args, kwargs)
 
 
 @functools.wraps(_ops.sigmoid)
@@ -202,6 +429,13 @@ def sub(*args, out=None, **kwargs):
     return out_variant("sub", _ops.sub, out, args, kwargs)
 
 
+@functools.wraps(_ops.subtract)
+def subtract(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.subtract(*args, **kwargs)
+    return out_variant("subtract", _ops.subtract, out, args, kwargs)
+
+
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
@@ -216,8 +450,22 @@ def tanh(*args, out=None, **kwargs):
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.true_divide)
+def true_divide(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.true_divide(*args, **kwargs)
+    return out_variant("true_divide", _ops.true_divide, out, args, kwargs)
+
+
 @functools.wraps(_ops.where)
 def where(*args, out=None, **kwargs):
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
+
+
+@functools.wraps(_ops.xlogy)
+def xlogy(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.xlogy(*args, **kwargs)
+    return out_variant("xlogy", _ops.xlogy, out, args, kwargs)

@@ -12,9 +12,21 @@ class _TensorMethods:
     abs = _ops.abs
     add = _ops.add
     add_ = _ops.add_
+    addcdiv = _ops.addcdiv
+    addcmul = _ops.addcmul
     as_strided = _ops.as_strided
     atan2 = _ops.atan2
+    bitwise_and = _ops.bitwise_and
+    bitwise_left_shift = _ops.bitwise_left_shift
+    bitwise_not = _ops.bitwise_not
+    bitwise_or = _ops.bitwise_or
+    bitwise_right_shift = _ops.bitwise_right_shift
+    bitwise_xor = _ops.bitwise_xor
     chunk = _ops.chunk
+    clamp = _ops.clamp
+    clamp_max = _ops.clamp_max
+    clamp_min = _ops.clamp_min
+    clip = _ops.clip
     clone = _ops.clone
     contiguous = _ops.contiguous
     copy_ = _ops.copy_
@@ -22,16 +34,31 @@ class _TensorMethods:
     diagonal = _ops.diagonal
     div = _ops.div
     div_ = _ops.div_
+    divide = _ops.divide
     exp = _ops.exp
     expand = _ops.expand
     fill_ = _ops.fill_
+    floor_divide = _ops.floor_divide
+    fmax = _ops.fmax
+    fmin = _ops.fmin
+    fmod = _ops.fmod
+    hypot = _ops.hypot
+    lerp = _ops.lerp
     log = _ops.log
+    logaddexp = _ops.logaddexp
+    logical_and = _ops.logical_and
+    logical_not = _ops.logical_not
+    logical_or = _ops.logical_or
+    logical_xor = _ops.logical_xor
     matmul = _ops.matmul
     max = _ops.max
+    maximum = _ops.maximum
     mean = _ops.mean
     min = _ops.min
+    minimum = _ops.minimum
     mul = _ops.mul
     mul_ = _ops.mul_
+    multiply = _ops.multiply
     narrow = _ops.narrow
     neg = _ops.neg
     permute = _ops.permute
@@ -39,6 +66,7 @@ class _TensorMethods:
     pow = _ops.pow
     reciprocal = _ops.reciprocal
     relu = _ops.relu
+    remainder = _ops.remainder
     reshape = _ops.reshape
     sigmoid = _ops.sigmoid
     sin = _ops.sin
@@ -47,10 +75,12 @@ class _TensorMethods:
     squeeze = _ops.squeeze
     sub = _ops.sub
     sub_ = _ops.sub_
+    subtract = _ops.subtract
     sum = _ops.sum
     t = _ops.t
     tanh = _ops.tanh
     transpose = _ops.transpose
+    true_divide = _ops.true_divide
     unbind = _ops.unbind
     unsqueeze = _ops.unsqueeze
     view = _ops.view
@@ -58,4 +88,5 @@ class _TensorMethods:
     def where(self, condition, other):
         return _ops.where(condition, self, other)
 
+    xlogy = _ops.xlogy
     zero_ = _ops.zero_

@@ -73,6 +73,52 @@ __all__ = [
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
+from .BinaryOps import (addcdiv, addcmul, bitwise_and, bitwise_left_shift, bitwise_not,  # noqa: E402
+                        bitwise_or, bitwise_right_shift, bitwise_xor, clamp, clamp_max, clamp_min, clip, div_mode,
+                        divide, floor_divide, fmax, fmin, fmod, hypot, invert, lerp, logaddexp, logical_and,
+                        logical_not, logical_or, logical_xor, maximum, minimum, multiply, operator, remainder,
+                        rfloordiv,
+                        rlshift, rmatmul, rremainder, rrshift, subtract, true_divide, xlogy)
+from . import ReduceOps as _ReduceOps  # noqa: E402
+from .TensorIterator import _TB  # noqa: E402
+
+# torch.div and Tensor.div take rounding_mode (div.Tensor_mode); the kernel without it stays BinaryOps.div
+div = div_mode  # noqa: F811
+
+
+def max(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
+    """torch.max: max(input, other) with a tensor `other` is at::maximum (BinaryOps.cpp's max.other),
+    else the reduction."""
+    if (args and isinstance(args[0], _TB)) or "other" in kwargs:
+        return _minmax_other("max", maximum, input, args, kwargs)
+    return _ReduceOps.max(input, *args, **kwargs)
+
+
+def min(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
+    if (args and isinstance(args[0], _TB)) or "other" in kwargs:
+        return _minmax_other("min", minimum, input, args, kwargs)
+    return _ReduceOps.min(input, *args, **kwargs)
+
+
+def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
+    other = args[0] if args else kwargs.get("other")
+    extra = [k for k in kwargs if k != "other"]
+    if len(args) + ("other" in kwargs) != 1 or extra:
+        got = ", ".join(["Tensor"] + [type(a).__name__ if not isinstance(a, _TB) else "Tensor" for a in args]
+                        + [f"{k}={'Tensor' if isinstance(v, _TB) else type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, *, Tensor out = None)\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n")
+    return fn(input, other)
+
+
+__all__ += ["addcdiv", "addcmul", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+            "bitwise_right_shift", "bitwise_xor", "clamp", "clamp_max", "clamp_min", "clip", "div_mode", "divide",
+            "floor_divide", "fmax", "fmin", "fmod", "hypot", "invert", "lerp", "logaddexp", "logical_and",
+            "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "operator", "remainder",
+            "rfloordiv",
+            "rlshift", "rmatmul", "rremainder", "rrshift", "subtract", "true_divide", "xlogy"]
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
