@@ -7,11 +7,28 @@ import functools
 from .. import _ops
 from .._ops import (
     as_strided,
+    bitwise_and,
+    bitwise_left_shift,
+    bitwise_not,
+    bitwise_or,
+    bitwise_right_shift,
+    bitwise_xor,
     chunk,
+    clamp,
+    clamp_max,
+    clamp_min,
+    clip,
     clone,
     diagonal,
+    divide,
+    floor_divide,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
     max,  # noqa: A004 - torch's name
     min,  # noqa: A004 - torch's name
+    multiply,
     narrow,
     permute,
     positive,
@@ -19,8 +36,10 @@ from .._ops import (
     reshape,
     split,
     squeeze,
+    subtract,
     t,
     transpose,
+    true_divide,
     unbind,
     unsqueeze,
 )
@@ -135,81 +154,11 @@ def atan2(*args, out=None, **kwargs):
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
-@functools.wraps(_ops.bitwise_and)
-def bitwise_and(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.bitwise_and(*args, **kwargs)
-    return out_variant("bitwise_and", _ops.bitwise_and, out, args, kwargs)
-
-
-@functools.wraps(_ops.bitwise_left_shift)
-def bitwise_left_shift(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.bitwise_left_shift(*args, **kwargs)
-    return out_variant("bitwise_left_shift", _ops.bitwise_left_shift, out, args, kwargs)
-
-
-@functools.wraps(_ops.bitwise_not)
-def bitwise_not(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.bitwise_not(*args, **kwargs)
-    return out_variant("bitwise_not", _ops.bitwise_not, out, args, kwargs)
-
-
-@functools.wraps(_ops.bitwise_or)
-def bitwise_or(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.bitwise_or(*args, **kwargs)
-    return out_variant("bitwise_or", _ops.bitwise_or, out, args, kwargs)
-
-
-@functools.wraps(_ops.bitwise_right_shift)
-def bitwise_right_shift(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.bitwise_right_shift(*args, **kwargs)
-    return out_variant("bitwise_right_shift", _ops.bitwise_right_shift, out, args, kwargs)
-
-
-@functools.wraps(_ops.bitwise_xor)
-def bitwise_xor(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.bitwise_xor(*args, **kwargs)
-    return out_variant("bitwise_xor", _ops.bitwise_xor, out, args, kwargs)
-
-
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
-
-
-@functools.wraps(_ops.clamp)
-def clamp(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.clamp(*args, **kwargs)
-    return out_variant("clamp", _ops.clamp, out, args, kwargs)
-
-
-@functools.wraps(_ops.clamp_max)
-def clamp_max(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.clamp_max(*args, **kwargs)
-    return out_variant("clamp_max", _ops.clamp_max, out, args, kwargs)
-
-
-@functools.wraps(_ops.clamp_min)
-def clamp_min(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.clamp_min(*args, **kwargs)
-    return out_variant("clamp_min", _ops.clamp_min, out, args, kwargs)
-
-
-@functools.wraps(_ops.clip)
-def clip(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.clip(*args, **kwargs)
-    return out_variant("clip", _ops.clip, out, args, kwargs)
 
 
 @functools.wraps(_ops.cos)
@@ -226,25 +175,11 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
-@functools.wraps(_ops.divide)
-def divide(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.divide(*args, **kwargs)
-    return out_variant("divide", _ops.divide, out, args, kwargs)
-
-
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
-
-
-@functools.wraps(_ops.floor_divide)
-def floor_divide(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.floor_divide(*args, **kwargs)
-    return out_variant("floor_divide", _ops.floor_divide, out, args, kwargs)
 
 
 @functools.wraps(_ops.fmax)
@@ -296,34 +231,6 @@ def logaddexp(*args, out=None, **kwargs):
     return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
 
 
-@functools.wraps(_ops.logical_and)
-def logical_and(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.logical_and(*args, **kwargs)
-    return out_variant("logical_and", _ops.logical_and, out, args, kwargs)
-
-
-@functools.wraps(_ops.logical_not)
-def logical_not(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.logical_not(*args, **kwargs)
-    return out_variant("logical_not", _ops.logical_not, out, args, kwargs)
-
-
-@functools.wraps(_ops.logical_or)
-def logical_or(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.logical_or(*args, **kwargs)
-    return out_variant("logical_or", _ops.logical_or, out, args, kwargs)
-
-
-@functools.wraps(_ops.logical_xor)
-def logical_xor(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.logical_xor(*args, **kwargs)
-    return out_variant("logical_xor", _ops.logical_xor, out, args, kwargs)
-
-
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
     if out is None:
@@ -357,13 +264,6 @@ def mul(*args, out=None, **kwargs):
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
-
-
-@functools.wraps(_ops.multiply)
-def multiply(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.multiply(*args, **kwargs)
-    return out_variant("multiply", _ops.multiply, out, args, kwargs)
 
 
 @functools.wraps(_ops.neg)
@@ -429,13 +329,6 @@ def sub(*args, out=None, **kwargs):
     return out_variant("sub", _ops.sub, out, args, kwargs)
 
 
-@functools.wraps(_ops.subtract)
-def subtract(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.subtract(*args, **kwargs)
-    return out_variant("subtract", _ops.subtract, out, args, kwargs)
-
-
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
@@ -448,13 +341,6 @@ def tanh(*args, out=None, **kwargs):
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
-
-
-@functools.wraps(_ops.true_divide)
-def true_divide(*args, out=None, **kwargs):
-    if out is None:
-        return _ops.true_divide(*args, **kwargs)
-    return out_variant("true_divide", _ops.true_divide, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)

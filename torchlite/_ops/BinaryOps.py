@@ -1,6 +1,8 @@
 """Elementwise arithmetic of two operands (ATen/native/BinaryOps.cpp): add,
 sub, mul, div, their Tensor-Scalar forms inside formulas, their in-place
 forms, and the fused gradients of tanh and sigmoid."""
+import functools
+
 import numpy as np
 
 from .. import _C, _backend
@@ -9,6 +11,7 @@ from .._generated import specs as _S
 from .Copy import _below_autograd
 from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
+from .Resize import _can_cast, out_variant
 from .LinearAlgebra import matmul
 from .ScalarType import _b1, _checked_number, _f64, _scalar_value, _torch_type_name
 from .TensorFactories import clone
@@ -409,8 +412,57 @@ def _result_type_n(*xs):
 
 
 def _not_implemented(kernel, dtype):
-    """AT_DISPATCH's error for a dtype the kernel has no loop for."""
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{_torch_type_name(dtype)}'")
+    """AT_DISPATCH's error for a dtype the kernel has no loop for (`dtype` kept for out='s cast check)."""
+    err = NotImplementedError(f"\"{kernel}\" not implemented for '{_torch_type_name(dtype)}'")
+    err.dtype = dtype
+    return err
+
+
+def _out_of(name, compute, out, operands, differentiable=True):
+    """`compute()` written into `out` (Resize.out_variant); a non-differentiable op (no derivatives entry
+    upstream) skips autograd's out= check, as upstream generates none for it."""
+    if not differentiable:
+        operands = ()
+
+    def checked():
+        try:
+            return compute()
+        except NotImplementedError as err:
+            # TensorIterator checks the result dtype's cast to out before the kernel's dispatch
+            dtype = getattr(err, "dtype", None)
+            if dtype is not None and isinstance(out, _TB) and not _can_cast(dtype, out._array.dtype):
+                raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output "
+                                   f"type {_torch_type_name(out._array.dtype)}") from None
+            raise
+    return out_variant(name, lambda *a: checked(), out, tuple(x for x in operands if isinstance(x, _TB)), {})
+
+
+def _clamp_one(fn, self, bound, spec_scalar, spec_tensor, ufunc):
+    if not isinstance(bound, (_TB, bool, int, float)):
+        _invalid_clamp(fn, self, (bound,), {})
+    a = self._array
+    b = _array_or_number(bound)
+    dtype = _result_type_n(a, b)
+    if dtype == _b1 and not isinstance(bound, _TB):
+        raise _not_implemented(f"{fn}_scalar_cpu", dtype)
+    out = _wrap(_compute(ufunc, self, dtype, a, b), self)
+    key = fn.split("_")[1]
+    if isinstance(bound, _TB):
+        return _record(spec_tensor, (self, bound), out, self=self, **{key: bound})
+    return _record(spec_scalar, (self,), out, self=self, **{key: bound})
+
+
+def _out_arg(name, differentiable=True):
+    """An op that takes out= itself (not through a `.out` schema line): an alias, whose out= errors name
+    the op it stands for, or an op without a derivative, which autograd's out= check skips."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def op(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            return _out_of(name, lambda: fn(*args, **kwargs), out, args + tuple(kwargs.values()), differentiable)
+        return op
+    return wrap
 
 
 def _compute(kernel, like, dtype, *xs):
@@ -526,10 +578,12 @@ def div_mode(self, other, *, rounding_mode=_NO_MODE):
                           self_scalar_type=a.dtype)
 
 
+@_out_arg("div")
 def true_divide(self, other):
     return div(self, other)
 
 
+@_out_arg("floor_divide", differentiable=False)
 def floor_divide(self, other):
     """at::floor_divide: div(..., rounding_mode='floor'); torch has no derivative for it (its node is
     NotImplemented, whose backward raises)."""
@@ -660,7 +714,8 @@ def hypot(self, other):
     if dtype.kind != "f":
         raise _not_implemented("hypot_cpu", dtype)
     out = _wrap(_compute(np.hypot, self, dtype, a, b), self)
-    return _record(_S.HypotBackward0, (self, other), out, self=self, other=other, result=out)
+    return _record(_S.HypotBackward0, (self, other), out, self=self if self.requires_grad else None,
+                   other=other if other.requires_grad else None, result=out)
 
 
 def _logaddexp(a, b):
@@ -770,6 +825,8 @@ def _addc(name, self, tensor1, tensor2, value, spec):
     else:
         r = _compute(lambda s, x, y: s + v * x / y, self, dtype, a, t1, t2)
     out = _wrap(r, self)
+    # upstream's generated code saves a tensor that one formula reads only where that input needs its
+    # gradient (should_compute_output), one that two read always: addcdiv's tensor2 is in both formulas
     return _record(spec, (self, tensor1, tensor2), out, tensor1=tensor1 if tensor2.requires_grad else None,
                    tensor2=tensor2 if tensor1.requires_grad or spec is _S.AddcdivBackward0 else None, value=value)
 
@@ -796,7 +853,7 @@ def _clamp_kernel(x, lo, hi):
 
 def _invalid_clamp(fn, self, args, kwargs):
     got = ", ".join([_type_name(self)] + [_type_name(a) for a in args] + [f"{k}={_type_name(v)}"
-                                                                          for k, v in kwargs.items()])
+                                                                          for k, v in sorted(kwargs.items())])
     if fn == "clamp" or fn == "clip":
         lines = (f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
                  f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
@@ -828,6 +885,8 @@ def _clamp(fn, self, args, kwargs):
         la = lo._array if lo is not None else None
         ha = hi._array if hi is not None else None
         dtype = _result_type_n(a, la, ha)
+        if dtype == _b1 and la is not None and ha is not None:
+            raise _not_implemented("clamp_cpu", dtype)  # one bound alone runs clamp_min's or clamp_max's kernel
         operands = [x for x in (a, la, ha) if x is not None]
         r = _compute(lambda x, *bs: _clamp_kernel(x, bs[0] if la is not None else None, bs[-1] if ha is not None
                                                   else None), self, dtype, *operands)
@@ -836,40 +895,51 @@ def _clamp(fn, self, args, kwargs):
         return _record(_S.ClampBackward0, (self, lo if lo is not None else placeholder,
                                            hi if hi is not None else placeholder), out, self=self, min=lo, max=hi)
     dtype = _result_type_n(a, lo, hi)
+    if dtype == _b1:
+        raise _not_implemented("clamp_scalar_cpu" if lo is not None and hi is not None else
+                               "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu", dtype)
     r = _compute(lambda x: _clamp_kernel(x, None if lo is None else np.asarray(lo).astype(dtype),
                                          None if hi is None else np.asarray(hi).astype(dtype)), self, dtype, a)
     return _record(_S.ClampBackward1, (self,), _wrap(r, self), self=self, min=lo, max=hi)
 
 
-def clamp(self, *args, **kwargs):
+def clamp(self, *args, out=None, **kwargs):
     """at::clamp: the elements limited to [min, max] (numbers, or tensors that broadcast); nan stays nan."""
+    if out is not None:
+        return _clamp_out("clamp", lambda: _clamp("clamp", self, args, kwargs), out, (self, *args, *kwargs.values()))
     return _clamp("clamp", self, args, kwargs)
 
 
-def clip(self, *args, **kwargs):
+def clip(self, *args, out=None, **kwargs):
     """at::clip, clamp's alias."""
-    return _clamp("clamp", self, args, kwargs)
+    return clamp(self, *args, out=out, **kwargs)
 
 
-def _clamp_one(fn, self, bound, spec_scalar, spec_tensor, ufunc):
-    if not isinstance(bound, (_TB, bool, int, float)):
-        _invalid_clamp(fn, self, (bound,), {})
-    a = self._array
-    b = _array_or_number(bound)
-    dtype = _result_type_n(a, b)
-    out = _wrap(_compute(ufunc, self, dtype, a, b), self)
-    key = fn.split("_")[1]
-    if isinstance(bound, _TB):
-        return _record(spec_tensor, (self, bound), out, self=self, **{key: bound})
-    return _record(spec_scalar, (self,), out, self=self, **{key: bound})
+def _clamp_out(name, compute, out, operands):
+    """clamp's out= (clamp.out, clamp_min.out, ...): with number bounds the structured kernel wants out
+    in the result dtype exactly ("Found dtype ... but expected ..."); with tensor bounds, a dtype it
+    casts to."""
+    tensor_bound = any(isinstance(x, _TB) for x in operands[1:])
+
+    def fn():
+        r = compute()
+        if not tensor_bound and isinstance(out, _TB) and out._array.dtype != r._array.dtype:
+            raise RuntimeError(f"Found dtype {_torch_type_name(out._array.dtype)} but expected "
+                               f"{_torch_type_name(r._array.dtype)}")
+        return r
+    return _out_of(name, fn, out, operands)
 
 
-def clamp_min(self, min):  # noqa: A002 - torch's name
-    return _clamp_one("clamp_min", self, min, _S.ClampMinBackward0, _S.ClampMinBackward1, np.maximum)
+def clamp_min(self, min, *, out=None):  # noqa: A002 - torch's name
+    def compute():
+        return _clamp_one("clamp_min", self, min, _S.ClampMinBackward0, _S.ClampMinBackward1, np.maximum)
+    return compute() if out is None else _clamp_out("clamp_min", compute, out, (self, min))
 
 
-def clamp_max(self, max):  # noqa: A002 - torch's name
-    return _clamp_one("clamp_max", self, max, _S.ClampMaxBackward0, _S.ClampMaxBackward1, np.minimum)
+def clamp_max(self, max, *, out=None):  # noqa: A002 - torch's name
+    def compute():
+        return _clamp_one("clamp_max", self, max, _S.ClampMaxBackward0, _S.ClampMaxBackward1, np.minimum)
+    return compute() if out is None else _clamp_out("clamp_max", compute, out, (self, max))
 
 
 # Bitwise and logical ops (never differentiable) ----------------------------------------
@@ -884,14 +954,17 @@ def _bitwise(kernel_name, ufunc, self, other):
     return _wrap(_compute(ufunc, self, dtype, a, b), self)
 
 
+@_out_arg("bitwise_and", differentiable=False)
 def bitwise_and(self, other):
     return _bitwise("bitwise_and_cpu", np.bitwise_and, self, other)
 
 
+@_out_arg("bitwise_or", differentiable=False)
 def bitwise_or(self, other):
     return _bitwise("bitwise_or_cpu", np.bitwise_or, self, other)
 
 
+@_out_arg("bitwise_xor", differentiable=False)
 def bitwise_xor(self, other):
     return _bitwise("bitwise_xor_cpu", np.bitwise_xor, self, other)
 
@@ -923,10 +996,12 @@ def _shift(kernel_name, fn, self, other):
     return _wrap(_compute(fn, like, dtype, x, y), like)
 
 
+@_out_arg("bitwise_left_shift", differentiable=False)
 def bitwise_left_shift(self, other):
     return _shift("lshift_cpu", _lshift, self, other)
 
 
+@_out_arg("bitwise_right_shift", differentiable=False)
 def bitwise_right_shift(self, other):
     return _shift("rshift_cpu", _rshift, self, other)
 
@@ -940,9 +1015,15 @@ def rrshift(self, other):
     return _shift("rshift_cpu", _rshift, other, self)
 
 
-def bitwise_not(self):
+def bitwise_not(self, *, out=None):
+    """at::bitwise_not; its out= (a structured unary op's) must have the input's dtype exactly."""
     _tensor_arg("bitwise_not", "input", 1, self)
     a = self._array
+    if out is not None:
+        if isinstance(out, _TB) and out._array.dtype != a.dtype:
+            raise RuntimeError(f"Found dtype {_torch_type_name(out._array.dtype)} but expected "
+                               f"{_torch_type_name(a.dtype)}")
+        return _out_of("bitwise_not", lambda: bitwise_not(self), out, (), False)
     if a.dtype.kind == "f":
         raise _not_implemented("bitwise_not_cpu", a.dtype)
     return _wrap(_compute(np.invert, self, a.dtype, a), self)
@@ -968,18 +1049,22 @@ def _logical(fn, ufunc, self, other):
     return _wrap(_backend.asarray(r), self)
 
 
+@_out_arg("logical_and", differentiable=False)
 def logical_and(self, other):
     return _logical("logical_and", np.logical_and, self, other)
 
 
+@_out_arg("logical_or", differentiable=False)
 def logical_or(self, other):
     return _logical("logical_or", np.logical_or, self, other)
 
 
+@_out_arg("logical_xor", differentiable=False)
 def logical_xor(self, other):
     return _logical("logical_xor", np.logical_xor, self, other)
 
 
+@_out_arg("logical_not", differentiable=False)
 def logical_not(self):
     _tensor_arg("logical_not", "input", 1, self)
     a = self._array
@@ -988,16 +1073,26 @@ def logical_not(self):
 
 # The reflected operators and aliases --------------------------------------------------
 
+@_out_arg("mul")
 def multiply(self, other):
     return mul(self, other)
 
 
+@_out_arg("sub")
 def subtract(self, other, *, alpha=1):
     return sub(self, other, alpha=alpha)
 
 
+@_out_arg("div")
 def divide(self, other, *, rounding_mode=_NO_MODE):
     return div_mode(self, other, rounding_mode=rounding_mode)
+
+
+def matmul_operator(self, other):
+    """self @ other (Tensor.__matmul__): NotImplemented for a non-tensor, as torch's wrapper returns."""
+    if not isinstance(other, _TB):
+        return NotImplemented
+    return matmul(self, other)
 
 
 def rmatmul(self, other):

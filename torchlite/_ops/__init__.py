@@ -76,7 +76,8 @@ __all__ = [
 from .BinaryOps import (addcdiv, addcmul, bitwise_and, bitwise_left_shift, bitwise_not,  # noqa: E402
                         bitwise_or, bitwise_right_shift, bitwise_xor, clamp, clamp_max, clamp_min, clip, div_mode,
                         divide, floor_divide, fmax, fmin, fmod, hypot, invert, lerp, logaddexp, logical_and,
-                        logical_not, logical_or, logical_xor, maximum, minimum, multiply, operator, remainder,
+                        logical_not, logical_or, logical_xor, matmul_operator, maximum, minimum, multiply,
+                        operator, remainder,
                         rfloordiv,
                         rlshift, rmatmul, rremainder, rrshift, subtract, true_divide, xlogy)
 from . import ReduceOps as _ReduceOps  # noqa: E402
@@ -89,13 +90,13 @@ div = div_mode  # noqa: F811
 def max(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
     """torch.max: max(input, other) with a tensor `other` is at::maximum (BinaryOps.cpp's max.other),
     else the reduction."""
-    if (args and isinstance(args[0], _TB)) or "other" in kwargs:
+    if (args and isinstance(args[0], (_TB, float, bool))) or "other" in kwargs:
         return _minmax_other("max", maximum, input, args, kwargs)
     return _ReduceOps.max(input, *args, **kwargs)
 
 
 def min(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
-    if (args and isinstance(args[0], _TB)) or "other" in kwargs:
+    if (args and isinstance(args[0], (_TB, float, bool))) or "other" in kwargs:
         return _minmax_other("min", minimum, input, args, kwargs)
     return _ReduceOps.min(input, *args, **kwargs)
 
@@ -103,7 +104,7 @@ def min(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
 def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
     other = args[0] if args else kwargs.get("other")
     extra = [k for k in kwargs if k != "other"]
-    if len(args) + ("other" in kwargs) != 1 or extra:
+    if len(args) + ("other" in kwargs) != 1 or extra or not isinstance(other, _TB):
         got = ", ".join(["Tensor"] + [type(a).__name__ if not isinstance(a, _TB) else "Tensor" for a in args]
                         + [f"{k}={'Tensor' if isinstance(v, _TB) else type(v).__name__}" for k, v in kwargs.items()])
         raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
@@ -116,7 +117,8 @@ def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
 __all__ += ["addcdiv", "addcmul", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
             "bitwise_right_shift", "bitwise_xor", "clamp", "clamp_max", "clamp_min", "clip", "div_mode", "divide",
             "floor_divide", "fmax", "fmin", "fmod", "hypot", "invert", "lerp", "logaddexp", "logical_and",
-            "logical_not", "logical_or", "logical_xor", "maximum", "minimum", "multiply", "operator", "remainder",
+            "logical_not", "logical_or", "logical_xor", "matmul_operator", "maximum", "minimum", "multiply", "operator",
+            "remainder",
             "rfloordiv",
             "rlshift", "rmatmul", "rremainder", "rrshift", "subtract", "true_divide", "xlogy"]
 
