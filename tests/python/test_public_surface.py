@@ -52,10 +52,6 @@ _OPS = "torchlite/_ops: "
 _AT_TO = ("the copy to sim:0 (_backend.place -> _C._to_device -> at::to) makes the result contiguous: "
           "torch keeps empty_like's layout (a transpose's strides)")
 XFAIL = {
-    ("torchlite.div", None): _OPS + "div(..., rounding_mode=None) is refused (TypeError: unexpected keyword)",
-    ("Tensor.div", None): _OPS + "Tensor.div(..., rounding_mode=None) is refused (TypeError: unexpected keyword)",
-    ("torchlite.max", None): _OPS + "max(input, other) (elementwise) takes `other` as dim: 'Boolean value of Tensor'",
-    ("torchlite.min", None): _OPS + "min(input, other) (elementwise) takes `other` as dim: 'Boolean value of Tensor'",
     ("Tensor.copy_", None): _OPS + "copy_(number) raises TypeError; torch fills with the number (after its leaf check)",
     ("Tensor.detach_", None): "detach_() of a view (THPVariable_detach_) succeeds; torch raises "
                               "\"Can't detach views in-place. Use detach() instead.\"",
@@ -69,8 +65,6 @@ XFAIL = {
     ("torchlite.rand_like", "sim:0"): _AT_TO,
 }
 # Names sharing a case share its entry.
-XFAIL[("Tensor.max", None)] = XFAIL[("torchlite.max", None)]
-XFAIL[("Tensor.min", None)] = XFAIL[("torchlite.min", None)]
 XFAIL[("torchlite.autograd.graph.GradientEdge", None)] = XFAIL[("torchlite.autograd.graph.get_gradient_edge", None)]
 
 
@@ -921,6 +915,59 @@ def test_public_name(name, device, monkeypatch):
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
+I64 = [[5, -7, 0], [3, 6, -2]]
+I64B = [[2, 3, -4], [1, -5, 7]]
+
+_BINARY13 = {
+    "maximum": lambda f, x, y: f(y), "minimum": lambda f, x, y: f(y), "fmax": lambda f, x, y: f(y),
+    "fmin": lambda f, x, y: f(y), "hypot": lambda f, x, y: f(y), "logaddexp": lambda f, x, y: f(y),
+    "xlogy": lambda f, x, y: f(y.abs() + 0.5), "fmod": lambda f, x, y: (f(y), f(1.5)),
+    "remainder": lambda f, x, y: (f(y), f(-1.5)), "floor_divide": lambda f, x, y: f(y.detach()),
+    "multiply": lambda f, x, y: f(y), "subtract": lambda f, x, y: f(y, alpha=2),
+    "divide": lambda f, x, y: (f(y), f(y, rounding_mode="trunc")), "true_divide": lambda f, x, y: f(y),
+    "clamp": lambda f, x, y: (f(-0.5, 2.0), f(min=y), f(y - 1, y + 1)),
+    "clip": lambda f, x, y: (f(max=1.0), f(y, None)), "clamp_min": lambda f, x, y: (f(1.0), f(y)),
+    "clamp_max": lambda f, x, y: (f(1.0), f(y)), "lerp": lambda f, x, y: (f(y, 0.25), f(y, y.sigmoid())),
+    "addcmul": lambda f, x, y: f(y, y, value=-2), "addcdiv": lambda f, x, y: f(y, y.abs() + 1, value=0.5),
+}
+
+
+def _binary13(name, method):
+    def run_case(lib, dev):
+        x, y = leaf(lib, dev, P), leaf(lib, dev, [1.5, -0.5, 2.0])
+
+        def op(x, y):
+            f = getattr(x, name) if method else (lambda *a, **k: getattr(lib, name)(x, *a, **k))
+            return _BINARY13[name](f, x, y)
+        return with_grads(lib, op, x, y)
+    return run_case
+
+
+for _name in _BINARY13:
+    case(f"torchlite.{_name}")(_binary13(_name, False))
+    case(f"Tensor.{_name}")(_binary13(_name, True))
+
+
+def _bitwise13(name, method):
+    def run_case(lib, dev):
+        a, b = T(lib, dev, I64, dtype=lib.int64), T(lib, dev, I64B, dtype=lib.int64)
+        m, n = a > 0, b > 0
+        f = (lambda t, *r: getattr(t, name)(*r)) if method else (lambda t, *r: getattr(lib, name)(t, *r))
+        if name in ("bitwise_not", "logical_not"):
+            return f(a), f(m), run(lambda lib: f(T(lib, dev)), lib)
+        if name.startswith("logical"):
+            return f(a, b), f(m, n), f(T(lib, dev), a)
+        if "shift" in name:
+            return f(a, b.abs()), f(a, 2), run(lambda lib: f(m, n), lib)
+        return f(a, b), f(m, n), f(a, 3), run(lambda lib: f(T(lib, dev), T(lib, dev)), lib)
+    return run_case
+
+
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+              "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not"):
+    case(f"torchlite.{_name}")(_bitwise13(_name, False))
+    case(f"Tensor.{_name}")(_bitwise13(_name, True))
+
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
