@@ -294,7 +294,7 @@ from ._ops import exp, rsub, sub, xlogy  # noqa: E402
 __all__ += ["clamp_backward", "clamp_backward_max", "clamp_backward_min", "div_rounding",
             "div_tensor_other_backward_mode", "div_tensor_self_backward_mode", "eq_mask", "exp", "fmax_mask",
             "fmin_mask", "ge_mask", "gt_mask", "le_mask", "lt_mask", "not_implemented", "rsub", "sub",
-            "xlogy", "xlogy_mask", "xlogy_scalar_other_backward"]
+            "where_tie_half", "xlogy", "xlogy_mask", "xlogy_scalar_other_backward"]
 
 
 def div_rounding(self, other, rounding_mode):
@@ -341,6 +341,11 @@ def lt_mask(self, other):
 
 def eq_mask(self, other):
     return _compare(np.equal, self, other)
+
+
+def where_tie_half(grad, self, other):
+    """where(self == other, grad / 2, grad): maximum's and minimum's gradient splits evenly at a tie."""
+    return where(eq_mask(self, other), div_scalar(grad, 2), grad)
 
 
 def _bool_const(mask, like):

@@ -6,8 +6,10 @@ ops, the aliases (true_divide, multiply, subtract, divide) and the Python operat
 tensors, 0-d tensors and numbers on either side; broadcasting; negative operands, zeros, inf, nan),
 errors, out=, gradients, node names and saved fields, gradcheck and gradgradcheck in float64.
 Each case runs on "cpu" and "sim:0" under torchlite, on "cpu" under torch."""
+import functools
 import itertools
 import math
+import operator
 
 import pytest
 
@@ -37,6 +39,11 @@ def dev_of(lib, dev):
 
 def T(lib, dev, data, dtype):
     return lib.tensor(data, dtype=getattr(lib, dtype), device=dev_of(lib, dev))
+
+
+def attempt(f, *args):
+    """What f(*args) shows (diff_utils.run): one call of a case, its error compared too."""
+    return run(lambda _: f(*args), None)
 
 
 def same(case, dev):
@@ -127,7 +134,7 @@ def test_broadcast_and_zero_dim(op, dtype, dev):
         b = T(lib, dev, [[3], [-2], [1]], "int64" if dtype != "bool" else "bool").to(getattr(lib, dtype))
         r = [BINARY[op](lib, a, b)]
         for other in ("float64", "int64", "bool"):
-            r.append(run(lambda lib: BINARY[op](lib, a, T(lib, dev, DATA[other][1][0][0], other)), lib))
+            r.append(attempt(BINARY[op], lib, a, T(lib, dev, DATA[other][1][0][0], other)))
         return r
     same(case, dev)
 
@@ -141,7 +148,7 @@ NUMBERS = [2, -3, 0, 2.5, -0.5, True, INF]
 def test_number_operand(op, dtype, dev):
     def case(lib, dev):
         a = T(lib, dev, DATA[dtype][0], dtype)
-        return [run(lambda lib: BINARY[op](lib, a, n), lib) for n in NUMBERS]
+        return [attempt(BINARY[op], lib, a, n) for n in NUMBERS]
     same(case, dev)
 
 
@@ -164,7 +171,7 @@ def torch_or_lite(t):
 def test_number_first(op, dtype, dev):
     def case(lib, dev):
         a = T(lib, dev, DATA[dtype][1], dtype)
-        return [run(lambda lib: REFLECTED[op](n, a), lib) for n in (7, -7, 2.5, True, 0)]
+        return [attempt(REFLECTED[op], n, a) for n in (7, -7, 2.5, True, 0)]
     same(case, dev)
 
 
@@ -175,7 +182,7 @@ def test_integer_division_by_zero(dev):
         ops = [lambda: a // z, lambda: a % z, lambda: lib.fmod(a, z), lambda: lib.div(a, z, rounding_mode="trunc"),
                lambda: lib.div(a, 0, rounding_mode="floor"), lambda: lib.remainder(a, 0), lambda: lib.fmod(a, 0),
                lambda: 5 // z, lambda: 5 % z, lambda: lib.div(a, z), lambda: a / 0]
-        return [run(lambda lib: f(), lib) for f in ops]
+        return [attempt(f) for f in ops]
     same(case, dev)
 
 
@@ -185,10 +192,10 @@ def test_unary_bitwise_and_logical(dev):
         out = []
         for dtype in ("float32", "int64", "bool"):
             a = T(lib, dev, DATA[dtype][0], dtype)
-            for f in (lambda: ~a, lambda: lib.bitwise_not(a), lambda: a.bitwise_not(), lambda: lib.logical_not(a),
-                      lambda: a.logical_not()):
-                out.append(run(lambda lib: f(), lib))
-        out.append(run(lambda lib: lib.bitwise_not(1), lib))
+            for f in (operator.invert, lib.bitwise_not, lambda t: t.bitwise_not(), lib.logical_not,
+                      lambda t: t.logical_not()):
+                out.append(attempt(f, a))
+        out.append(attempt(lib.bitwise_not, 1))
         return out
     same(case, dev)
 
@@ -219,7 +226,7 @@ def test_clamp_values(dev):
                  lambda: lib.clamp(x, min=lo, max=1.0), lambda: lib.clamp(x, 0.0, hi), lambda: lib.clamp(x, "a"),
                  lambda: lib.clamp_min(x, None), lambda: lib.clamp_max(x, None), lambda: lib.clamp_min(i, 0.5),
                  lambda: lib.clamp_max(i, lo)]
-        return [run(lambda lib: f(), lib) for f in cases]
+        return [attempt(f) for f in cases]
     same(case, dev)
 
 
@@ -240,7 +247,7 @@ def test_three_operand_values(dev):
                  lambda: lib.addcmul(x, 2.0, x), lambda: lib.addcmul(x[0], d, w[:, :1]),
                  lambda: lib.addcdiv(x, y, w), lambda: x.addcdiv(y, w, value=3), lambda: lib.addcdiv(i, i, j),
                  lambda: lib.addcdiv(x, i, j), lambda: lib.addcdiv(x, y, j), lambda: lib.addcdiv(i, x, j, value=2)]
-        return [run(lambda lib: f(), lib) for f in cases]
+        return [attempt(f) for f in cases]
     same(case, dev)
 
 
@@ -257,7 +264,7 @@ def test_argument_errors(dev):
                  lambda: tuple(lib.min(x, dim=1, keepdim=True)), lambda: lib.addcmul(x, 2.0, x),
                  lambda: x[0] % x, lambda: x % x[:, :2], lambda: x @ [1.0], lambda: [1.0, 2.0] @ x,
                  lambda: x // "a", lambda: x & None, lambda: x << 1.5, lambda: i << 1.5, lambda: lib.clamp(x, "a")]
-        return [run(lambda lib: f(), lib) for f in cases]
+        return [attempt(f) for f in cases]
     same(case, dev)
 
 
@@ -327,10 +334,9 @@ def test_out(op, dev):
             b = T(lib, dev, DATA[da][1], da)
             for do in OUT_DTYPES[da]:
                 out = lib.zeros(2, 4, dtype=getattr(lib, do), device=dev_of(lib, dev))
-                r = run(lambda lib: OUT_CASES[op](lib, a, b, out), lib)
-                res.append((r, run(lambda lib: out, lib)))
+                res.append((attempt(OUT_CASES[op], lib, a, b, out), attempt(lambda t: t, out)))
             empty = lib.empty(0, dtype=a.dtype, device=dev_of(lib, dev))
-            res.append(run(lambda lib: OUT_CASES[op](lib, a, b, empty).shape, lib))
+            res.append(attempt(lambda *xs: OUT_CASES[op](*xs).shape, lib, a, b, empty))
         g = lib.tensor(G, requires_grad=True, device=dev_of(lib, dev))
         res.append(run(lambda lib: OUT_CASES[op](lib, g, g, lib.zeros(2, 4, device=dev_of(lib, dev))), lib))
         return res
@@ -373,7 +379,8 @@ GRAD_CASES = {
     "fmin_nan_other": (lambda lib, x, y: lib.fmin(x, y), (TIES2, TIES)),
     "hypot": (lambda lib, x, y: lib.hypot(x, y), (X, Y)),
     "logaddexp": (lambda lib, x, y: lib.logaddexp(x, y), (X, Z)),
-    "xlogy": (lambda lib, x, y: lib.xlogy(x, y), ([[0.0, 2.0, -1.0], [0.0, 1.5, 3.0]], [[0.0, 2.5, 0.5], [-1.0, 1.0, 4.0]])),
+    "xlogy": (lambda lib, x, y: lib.xlogy(x, y),
+              ([[0.0, 2.0, -1.0], [0.0, 1.5, 3.0]], [[0.0, 2.5, 0.5], [-1.0, 1.0, 4.0]])),
     "xlogy_scalar_self": (lambda lib, y: lib.xlogy(2.5, y), (POS,)),
     "xlogy_scalar_other": (lambda lib, x: lib.xlogy(x, 2.5), (X,)),
     "xlogy_scalar_other_neg": (lambda lib, x: lib.xlogy(x, -2.0), ([[0.0, 1.0, 2.0]],)),
@@ -474,7 +481,7 @@ def test_not_implemented_nodes(dev):
         res = []
         for out in (lib.floor_divide(x, y), x // 2.0, 2.0 // x, 3 % x, lib.remainder(2.5, y)):
             res.append((out, out.grad_fn.name(), len(out.grad_fn.next_functions),
-                        run(lambda lib: lib.autograd.grad(out.sum(), (x, y), allow_unused=True), lib)))
+                        attempt(functools.partial(lib.autograd.grad, allow_unused=True), out.sum(), (x, y))))
         return res
     same(case, dev)
 
@@ -492,6 +499,10 @@ def test_integer_and_mixed_gradients(dev):
     same(case, dev)
 
 
+def _promoted(lib, a, b, c, number):
+    return str(lib.clamp(a, b, c).dtype), str(lib.clamp(a, number).dtype), str(lib.addcmul(a, b, c).dtype)
+
+
 def test_every_pair_of_dtypes_promotes_as_torch():
     """_result_type_n over tensors, 0-d tensors and numbers, through clamp (three operands)."""
     kinds = {"float32": 1.5, "float64": 1.5, "int64": 2, "bool": True}
@@ -502,8 +513,52 @@ def test_every_pair_of_dtypes_promotes_as_torch():
             a = lib.tensor([kinds[da]] * 2, dtype=getattr(lib, da))
             b = lib.tensor(kinds[db], dtype=getattr(lib, db))
             c = lib.tensor([kinds[dc]], dtype=getattr(lib, dc))
-            res.append((da, db, dc) + run(lambda lib: (str(lib.clamp(a, b, c).dtype), str(lib.clamp(a, kinds[db]).dtype),
-                                        str(lib.addcmul(a, b, c).dtype)), lib))
+            res.append((da, db, dc) + attempt(_promoted, lib, a, b, c, kinds[db]))
         return res
     mine, theirs = run(case, torchlite), run(case, torch)
     assert mine == theirs, _first_difference(mine, theirs)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_zero_dim_and_writable_results(dev):
+    """0-d operands give a 0-d result, which an in-place op can then write (the fuzzer found both)."""
+    def case(lib, dev):
+        res = []
+        for dtype in ("int64", "float32", "bool"):
+            a, b = T(lib, dev, DATA[dtype][0][1][1], dtype), T(lib, dev, DATA[dtype][1][1][3], dtype)
+            for f in (lib.maximum, lib.fmin, lib.fmod, lib.remainder, lib.clamp_min, lib.bitwise_and,
+                      lib.logical_and, lib.floor_divide, lib.bitwise_left_shift, lambda x, y: lib.clamp(x, y, y),
+                      lambda x, y: lib.logical_not(x), lambda x, y: ~x,
+                      lambda x, y: lib.div(x, y, rounding_mode="trunc")):
+                r = attempt(f, a, b)
+                if r[0] == "ok":
+                    t = f(a, b)
+                    r += (tuple(t.shape), attempt(lambda t: t.zero_(), t), attempt(lambda t: t.fill_(1), t))
+                res.append(r)
+        return res
+    same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_shape_errors_come_before_dtype_errors(dev):
+    def case(lib, dev):
+        f2, f4 = T(lib, dev, [1.5, 2.0], "float32"), T(lib, dev, [1.0, 2.0, 3.0, 4.0], "float32")
+        b2, b4 = f2 > 1, f4 > 1
+        return [attempt(f, x, y) for f in (lib.bitwise_and, operator.rshift, lib.hypot, lib.fmod, lib.remainder,
+                                           lib.floor_divide, lib.clamp_min, lib.logaddexp,
+                                           lambda x, y: lib.div(x, y, rounding_mode="floor"),
+                                           lambda x, y: lib.addcmul(x, y, y), lambda x, y: lib.clamp(x, y, y))
+                for x, y in ((f2, f4), (b2, b4))]
+    same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_lerp_zero_dim_weight_of_another_dtype(dev):
+    def case(lib, dev):
+        x, y = _leaves(lib, dev, (X, Y))
+        x, y = x.float(), y.float()
+        w = lib.tensor(0.25, dtype=lib.float64, device=dev_of(lib, dev), requires_grad=True)
+        out = lib.lerp(x, y, w)
+        return out, out.grad_fn.name(), lib.autograd.grad(out.sum(), (x, y, w)), \
+            attempt(lib.lerp, x, y, lib.tensor([0.5, 0.5, 0.5], dtype=lib.float64, device=dev_of(lib, dev)))
+    same(case, dev)

@@ -210,7 +210,9 @@ def gen_functions(entries, helpers):
         var = e.var
         first = "grads" if e.schema.multi_output else "grad"
         params = ", ".join([first, "needs"] + [py_name(n) for n, _, _ in e.fields])
-        lines += ["", "", f"def {var}({params}):", *py_docstring(e.schema.text, "    ")]
+        shadows = any(hasattr(builtins, n) for n, _, _ in e.fields)
+        noqa = "  # noqa: A002 - the schema's names" if shadows else ""
+        lines += ["", "", f"def {var}({params}):{noqa}", *py_docstring(e.schema.text, "    ")]
         if e.list_input:  # one formula for the whole list, a gradient per tensor
             lines.append(f"    return tuple({e.python_formula(e.inputs[0])})")
             continue

@@ -24,7 +24,6 @@ from .._functions_manual import (
     div_tensor_other_backward_mode,
     div_tensor_self_backward,
     div_tensor_self_backward_mode,
-    eq_mask,
     evenly_distribute_backward,
     exp,
     expand_symint,
@@ -85,6 +84,7 @@ from .._functions_manual import (
     unsqueeze_to,
     value_selecting_reduction_backward,
     where,
+    where_tie_half,
     xlogy,
     xlogy_mask,
     xlogy_scalar_other_backward,
@@ -620,14 +620,14 @@ def DivBackward2(grad, needs, self, other, rounding_mode, self_scalar_type):
     return (grad_self, grad_other)
 
 
-def NotImplemented(grad, needs, name):
+def NotImplemented0(grad, needs, name):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     grad_other = not_implemented(name) if needs[1] else None
     grad_self = not_implemented(name) if needs[0] else None
     return (grad_self, grad_other)
 
 
-def ClampBackward0(grad, needs, self, min, max):
+def ClampBackward0(grad, needs, self, min, max):  # noqa: A002 - the schema's names
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
     grad_max = clamp_backward_max(grad, self, min, max) if needs[2] else None
     grad_min = clamp_backward_min(grad, self, min, max) if needs[1] else None
@@ -635,32 +635,32 @@ def ClampBackward0(grad, needs, self, min, max):
     return (grad_self, grad_min, grad_max)
 
 
-def ClampBackward1(grad, needs, self, min, max):
+def ClampBackward1(grad, needs, self, min, max):  # noqa: A002 - the schema's names
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
     grad_self = clamp_backward(grad, self, min, max) if needs[0] else None
     return (grad_self,)
 
 
-def ClampMinBackward0(grad, needs, self, min):
+def ClampMinBackward0(grad, needs, self, min):  # noqa: A002 - the schema's names
     """clamp_min(Tensor self, Scalar min) -> Tensor"""
     grad_self = where(ge_mask(self, min), grad, 0.0) if needs[0] else None
     return (grad_self,)
 
 
-def ClampMinBackward1(grad, needs, self, min):
+def ClampMinBackward1(grad, needs, self, min):  # noqa: A002 - the schema's names
     """clamp_min.Tensor(Tensor self, Tensor min) -> Tensor"""
     grad_min = where(lt_mask(self, min), grad, 0.0) if needs[1] else None
     grad_self = where(ge_mask(self, min), grad, 0.0) if needs[0] else None
     return (grad_self, grad_min)
 
 
-def ClampMaxBackward0(grad, needs, self, max):
+def ClampMaxBackward0(grad, needs, self, max):  # noqa: A002 - the schema's names
     """clamp_max(Tensor self, Scalar max) -> Tensor"""
     grad_self = where(le_mask(self, max), grad, 0.0) if needs[0] else None
     return (grad_self,)
 
 
-def ClampMaxBackward1(grad, needs, self, max):
+def ClampMaxBackward1(grad, needs, self, max):  # noqa: A002 - the schema's names
     """clamp_max.Tensor(Tensor self, Tensor max) -> Tensor"""
     grad_max = where(gt_mask(self, max), grad, 0.0) if needs[1] else None
     grad_self = where(le_mask(self, max), grad, 0.0) if needs[0] else None
@@ -708,15 +708,15 @@ def HypotBackward0(grad, needs, self, other, result):
 
 def MaximumBackward0(grad, needs, self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
-    grad_other = masked_fill(where(eq_mask(self, other), div_scalar(grad, 2), grad), gt_mask(self, other), 0) if needs[1] else None
-    grad_self = masked_fill(where(eq_mask(self, other), div_scalar(grad, 2), grad), lt_mask(self, other), 0) if needs[0] else None
+    grad_other = masked_fill(where_tie_half(grad, self, other), gt_mask(self, other), 0) if needs[1] else None
+    grad_self = masked_fill(where_tie_half(grad, self, other), lt_mask(self, other), 0) if needs[0] else None
     return (grad_self, grad_other)
 
 
 def MinimumBackward0(grad, needs, self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
-    grad_other = masked_fill(where(eq_mask(self, other), div_scalar(grad, 2), grad), lt_mask(self, other), 0) if needs[1] else None
-    grad_self = masked_fill(where(eq_mask(self, other), div_scalar(grad, 2), grad), gt_mask(self, other), 0) if needs[0] else None
+    grad_other = masked_fill(where_tie_half(grad, self, other), lt_mask(self, other), 0) if needs[1] else None
+    grad_self = masked_fill(where_tie_half(grad, self, other), gt_mask(self, other), 0) if needs[0] else None
     return (grad_self, grad_other)
 
 
@@ -873,7 +873,7 @@ _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
 _C._set_formula(specs.Atan2Backward0, Atan2Backward0)
 _C._set_formula(specs.DivBackward2, DivBackward2)
-_C._set_formula(specs.NotImplemented, NotImplemented)
+_C._set_formula(specs.NotImplemented0, NotImplemented0)
 _C._set_formula(specs.ClampBackward0, ClampBackward0)
 _C._set_formula(specs.ClampBackward1, ClampBackward1)
 _C._set_formula(specs.ClampMinBackward0, ClampMinBackward0)

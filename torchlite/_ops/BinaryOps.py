@@ -442,6 +442,7 @@ def _clamp_one(fn, self, bound, spec_scalar, spec_tensor, ufunc):
         _invalid_clamp(fn, self, (bound,), {})
     a = self._array
     b = _array_or_number(bound)
+    _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype == _b1 and not isinstance(bound, _TB):
         raise _not_implemented(f"{fn}_scalar_cpu", dtype)
@@ -479,12 +480,21 @@ def _compute(kernel, like, dtype, *xs):
         cast = [(x if x.dtype == dtype else x.astype(dtype)) if isinstance(x, _backend.array_types)
                 else np.asarray(x).astype(dtype) for x in xs]
         r = kernel(*cast)
-        if out is None:
-            return _backend.ascontiguousarray(np.broadcast_to(_backend.asarray(r, dtype), shape))
+        if out is None:  # a new row-major array (a copy: broadcast_to's view is read-only, and 0-d stays 0-d)
+            return np.broadcast_to(_backend.asarray(r, dtype), shape).copy()
         np.copyto(out, r, casting="unsafe")
         return out
     finally:
         _loud(token)
+
+
+def _shapes(*xs):
+    """TensorIterator's shape check, which comes before a kernel's dtype error."""
+    shape = ()
+    for x in xs:
+        if isinstance(x, _backend.array_types) and x.shape != shape:
+            shape = _broadcast_shapes(shape, x.shape)
+    return shape
 
 
 def _array_or_number(x):
@@ -561,6 +571,7 @@ def div_mode(self, other, *, rounding_mode=_NO_MODE):
             " * (Tensor input, Number other, *, str rounding_mode)\n")
     _div_mode_check(rounding_mode)
     a, b = self._array, _array_or_number(other)
+    _shapes(a, b)
     if rounding_mode is None:
         dtype = _float_dtype(_result_type_n(a, b))
         r = _compute(np.true_divide, self, dtype, a, b)
@@ -588,6 +599,7 @@ def floor_divide(self, other):
     """at::floor_divide: div(..., rounding_mode='floor'); torch has no derivative for it (its node is
     NotImplemented, whose backward raises)."""
     a, b = self._array, _array_or_number(other)
+    _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype == _b1:
         raise _not_implemented("div_floor_cpu", dtype)
@@ -609,7 +621,7 @@ def _record_not_implemented(name, self, other, out):
     """torch::autograd::NotImplemented: the node of an op without a derivative formula, whose
     backward raises 'derivative for <name> is not implemented' (one edge per tensor operand)."""
     if isinstance(self, _TB) and isinstance(other, _TB):
-        return _record(_S.NotImplemented, (self, other), out, name=name)
+        return _record(_S.NotImplemented0, (self, other), out, name=name)
     return _record_ni((self if isinstance(self, _TB) else other,), out, name)
 
 
@@ -622,6 +634,7 @@ def remainder(self, other):
     if not isinstance(self, _TB):  # remainder(Scalar, Tensor)
         return rremainder(other, self)
     a, b = self._array, _array_or_number(other)
+    _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype == _b1:
         raise _not_implemented("remainder_cpu", dtype)
@@ -650,6 +663,7 @@ def fmod(self, other):
     a, b = self._array, _array_or_number(other)
     if not isinstance(other, (_TB, bool, int, float)):
         _invalid_fmod(self, other)
+    _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype == _b1:
         raise _not_implemented("fmod_cpu", dtype)
@@ -710,6 +724,7 @@ def fmin(self, other):
 def hypot(self, other):
     _tensor_arg("hypot", "other", 2, other)
     a, b = self._array, other._array
+    _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype.kind != "f":
         raise _not_implemented("hypot_cpu", dtype)
@@ -727,6 +742,7 @@ def _logaddexp(a, b):
 def logaddexp(self, other):
     _tensor_arg("logaddexp", "other", 2, other)
     a, b = self._array, other._array
+    _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype.kind != "f":
         raise _not_implemented("logaddexp_cpu", dtype)
@@ -784,7 +800,7 @@ def lerp(self, end, weight):
         raise RuntimeError(f"expected dtype {_c_name(dtype)} for `end` but got dtype {_c_name(e.dtype)}")
     tensor_weight = isinstance(weight, _TB)
     w = weight._array if tensor_weight else weight
-    if tensor_weight and w.dtype != dtype:
+    if tensor_weight and w.dtype != dtype and w.ndim:  # a 0-d weight of another dtype is cast
         raise RuntimeError(f"expected dtype {_c_name(dtype)} for `weight` but got dtype {_c_name(w.dtype)}")
     if dtype.kind != "f":
         raise _not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", dtype)
@@ -816,6 +832,7 @@ def _addc(name, self, tensor1, tensor2, value, spec):
     a, t1, t2 = self._array, tensor1._array, tensor2._array
     if name == "addcdiv" and t1.dtype.kind in "iub" and t2.dtype.kind in "iub":
         raise RuntimeError(_ADDCDIV_INT)
+    _shapes(a, t1, t2)
     dtype = _result_type_n(a, t1, t2)
     if dtype == _b1:
         raise _not_implemented(f"{name}_cpu_out", dtype)
@@ -855,8 +872,8 @@ def _invalid_clamp(fn, self, args, kwargs):
     got = ", ".join([_type_name(self)] + [_type_name(a) for a in args] + [f"{k}={_type_name(v)}"
                                                                           for k, v in sorted(kwargs.items())])
     if fn == "clamp" or fn == "clip":
-        lines = (f" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
-                 f" * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+        lines = (" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                 " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
     else:
         bound = fn.split("_")[1]
         lines = (f" * (Tensor input, Tensor {bound}, *, Tensor out = None)\n"
@@ -884,6 +901,7 @@ def _clamp(fn, self, args, kwargs):
     if tensors[0]:
         la = lo._array if lo is not None else None
         ha = hi._array if hi is not None else None
+        _shapes(a, la, ha)
         dtype = _result_type_n(a, la, ha)
         if dtype == _b1 and la is not None and ha is not None:
             raise _not_implemented("clamp_cpu", dtype)  # one bound alone runs clamp_min's or clamp_max's kernel
@@ -948,6 +966,7 @@ def _bitwise(kernel_name, ufunc, self, other):
     a, b = self._array, _array_or_number(other)
     if not isinstance(b, (*_backend.array_types, bool, int, float)):
         return NotImplemented
+    _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype.kind == "f":
         raise _not_implemented(kernel_name, dtype)
@@ -990,6 +1009,7 @@ def _shift(kernel_name, fn, self, other):
         return NotImplemented
     x, y = _array_or_number(self), _array_or_number(other)
     like = self if isinstance(self, _TB) else other
+    _shapes(x, y)
     dtype = _result_type_n(x, y)
     if dtype.kind not in "iu":
         raise _not_implemented(kernel_name, dtype)

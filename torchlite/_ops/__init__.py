@@ -87,7 +87,7 @@ from .TensorIterator import _TB  # noqa: E402
 div = div_mode  # noqa: F811
 
 
-def max(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
+def _max(input, *args, **kwargs):  # noqa: A002 - torch's name
     """torch.max: max(input, other) with a tensor `other` is at::maximum (BinaryOps.cpp's max.other),
     else the reduction."""
     if (args and isinstance(args[0], (_TB, float, bool))) or "other" in kwargs:
@@ -95,10 +95,15 @@ def max(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
     return _ReduceOps.max(input, *args, **kwargs)
 
 
-def min(input, *args, **kwargs):  # noqa: A001 A002 - torch's names
+def _min(input, *args, **kwargs):  # noqa: A002 - torch's name
     if (args and isinstance(args[0], (_TB, float, bool))) or "other" in kwargs:
         return _minmax_other("min", minimum, input, args, kwargs)
     return _ReduceOps.min(input, *args, **kwargs)
+
+
+# torch.max / torch.min: the reductions' functions, with max(input, other) dispatched first
+max = _max  # type: ignore[assignment]  # noqa: A001 F811 - torch's name
+min = _min  # type: ignore[assignment]  # noqa: A001 F811
 
 
 def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
