@@ -5,48 +5,13 @@
 import functools
 
 from .. import _ops
-from .._ops import (
-    as_strided,
-    bitwise_and,
-    bitwise_left_shift,
-    bitwise_not,
-    bitwise_or,
-    bitwise_right_shift,
-    bitwise_xor,
-    chunk,
-    clamp,
-    clamp_max,
-    clamp_min,
-    clip,
-    clone,
-    diagonal,
-    divide,
-    floor_divide,
-    logical_and,
-    logical_not,
-    logical_or,
-    logical_xor,
-    max,  # noqa: A004 - torch's name
-    min,  # noqa: A004 - torch's name
-    multiply,
-    narrow,
-    permute,
-    positive,
-    relu,
-    reshape,
-    split,
-    squeeze,
-    subtract,
-    t,
-    transpose,
-    true_divide,
-    unbind,
-    unsqueeze,
-)
+from .._ops.python_arg_parser import _rebind
 from .._ops.Resize import out_variant
+from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
     "abs",
+    "abs_",
     "add",
     "addcdiv",
     "addcmul",
@@ -66,10 +31,12 @@ __all__ = [
     "clip",
     "clone",
     "cos",
+    "cos_",
     "diagonal",
     "div",
     "divide",
     "exp",
+    "exp_",
     "floor_divide",
     "fmax",
     "fmin",
@@ -77,6 +44,7 @@ __all__ = [
     "hypot",
     "lerp",
     "log",
+    "log_",
     "logaddexp",
     "logical_and",
     "logical_not",
@@ -92,17 +60,23 @@ __all__ = [
     "multiply",
     "narrow",
     "neg",
+    "neg_",
     "permute",
     "positive",
     "pow",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "remainder",
     "reshape",
     "sigmoid",
+    "sigmoid_",
     "sin",
+    "sin_",
     "split",
     "sqrt",
+    "sqrt_",
     "squeeze",
     "stack",
     "sub",
@@ -110,6 +84,7 @@ __all__ = [
     "sum",
     "t",
     "tanh",
+    "tanh_",
     "transpose",
     "true_divide",
     "unbind",
@@ -118,16 +93,125 @@ __all__ = [
     "xlogy",
 ]
 
+# The argument lists of each op's overloads (native_functions.yaml's schemas).
+_SCHEMAS = {
+    "abs": ('Tensor self',),
+    "abs_": ('Tensor(a!) self',),
+    "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "addcdiv": ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1',),
+    "addcmul": ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1',),
+    "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
+    "atan2": ('Tensor self, Tensor other',),
+    "bitwise_and": ('Tensor self, Tensor other',),
+    "bitwise_left_shift": ('Tensor self, Tensor other',),
+    "bitwise_not": ('Tensor self',),
+    "bitwise_or": ('Tensor self, Tensor other',),
+    "bitwise_right_shift": ('Tensor self, Tensor other',),
+    "bitwise_xor": ('Tensor self, Tensor other',),
+    "cat": ('Tensor[] tensors, int dim=0',),
+    "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
+    "clamp": ('Tensor self, Scalar? min=None, Scalar? max=None',),
+    "clamp_max": ('Tensor self, Scalar max',),
+    "clamp_min": ('Tensor self, Scalar min',),
+    "clip": ('Tensor self, Scalar? min=None, Scalar? max=None',),
+    "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
+    "cos": ('Tensor self',),
+    "cos_": ('Tensor(a!) self',),
+    "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
+    "div": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
+    "divide": ('Tensor self, Tensor other',),
+    "exp": ('Tensor self',),
+    "exp_": ('Tensor(a!) self',),
+    "floor_divide": ('Tensor self, Tensor other',),
+    "fmax": ('Tensor self, Tensor other',),
+    "fmin": ('Tensor self, Tensor other',),
+    "fmod": ('Tensor self, Tensor other',),
+    "hypot": ('Tensor self, Tensor other',),
+    "lerp": ('Tensor self, Tensor end, Scalar weight',),
+    "log": ('Tensor self',),
+    "log_": ('Tensor(a!) self',),
+    "logaddexp": ('Tensor self, Tensor other',),
+    "logical_and": ('Tensor self, Tensor other',),
+    "logical_not": ('Tensor self',),
+    "logical_or": ('Tensor self, Tensor other',),
+    "logical_xor": ('Tensor self, Tensor other',),
+    "matmul": ('Tensor self, Tensor other',),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "maximum": ('Tensor self, Tensor other',),
+    "mean": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "minimum": ('Tensor self, Tensor other',),
+    "mul": ('Tensor self, Tensor other',),
+    "multiply": ('Tensor self, Tensor other',),
+    "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
+        'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "neg": ('Tensor self',),
+    "neg_": ('Tensor(a!) self',),
+    "permute": ('Tensor(a) self, int[] dims',),
+    "positive": ('Tensor(a) self',),
+    "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
+    "reciprocal": ('Tensor self',),
+    "reciprocal_": ('Tensor(a!) self',),
+    "relu": ('Tensor self',),
+    "relu_": ('Tensor(a!) self',),
+    "remainder": ('Tensor self, Tensor other',),
+    "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "sigmoid": ('Tensor self',),
+    "sigmoid_": ('Tensor(a!) self',),
+    "sin": ('Tensor self',),
+    "sin_": ('Tensor(a!) self',),
+    "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',),
+    "sqrt": ('Tensor self',),
+    "sqrt_": ('Tensor(a!) self',),
+    "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
+    "stack": ('Tensor[] tensors, int dim=0',),
+    "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "subtract": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "sum": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "t": ('Tensor(a) self',),
+    "tanh": ('Tensor self',),
+    "tanh_": ('Tensor(a!) self',),
+    "transpose": ('Tensor(a) self, int dim0, int dim1',),
+    "true_divide": ('Tensor self, Tensor other',),
+    "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unsqueeze": ('Tensor(a) self, int dim',),
+    "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
+    "xlogy": ('Tensor self, Tensor other',),
+}
+
 
 @functools.wraps(_ops.abs)
 def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.abs(*args, **kwargs)
+        return out_variant("abs", _ops.abs, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error)
     if out is None:
         return _ops.abs(*args, **kwargs)
     return out_variant("abs", _ops.abs, out, args, kwargs)
 
 
+@functools.wraps(_ops.abs)
+def abs_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
+    return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.add)
 def add(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.add(*args, **kwargs)
+        return out_variant("add", _ops.add, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error)
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
@@ -135,6 +219,12 @@ def add(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.addcdiv)
 def addcdiv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addcdiv(*args, **kwargs)
+        return out_variant("addcdiv", _ops.addcdiv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addcdiv", _SCHEMAS["addcdiv"], args, kwargs, error)
     if out is None:
         return _ops.addcdiv(*args, **kwargs)
     return out_variant("addcdiv", _ops.addcdiv, out, args, kwargs)
@@ -142,48 +232,252 @@ def addcdiv(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.addcmul)
 def addcmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addcmul(*args, **kwargs)
+        return out_variant("addcmul", _ops.addcmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addcmul", _SCHEMAS["addcmul"], args, kwargs, error)
     if out is None:
         return _ops.addcmul(*args, **kwargs)
     return out_variant("addcmul", _ops.addcmul, out, args, kwargs)
 
 
+@functools.wraps(_ops.as_strided)
+def as_strided(*args, **kwargs):
+    try:
+        return _ops.as_strided(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
+    return _ops.as_strided(*args, **kwargs)
+
+
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan2(*args, **kwargs)
+        return out_variant("atan2", _ops.atan2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error)
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
+@functools.wraps(_ops.bitwise_and)
+def bitwise_and(*args, **kwargs):
+    try:
+        return _ops.bitwise_and(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_and", _SCHEMAS["bitwise_and"], args, kwargs, error)
+    return _ops.bitwise_and(*args, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_left_shift)
+def bitwise_left_shift(*args, **kwargs):
+    try:
+        return _ops.bitwise_left_shift(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_left_shift", _SCHEMAS["bitwise_left_shift"], args, kwargs, error)
+    return _ops.bitwise_left_shift(*args, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_not)
+def bitwise_not(*args, **kwargs):
+    try:
+        return _ops.bitwise_not(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_not", _SCHEMAS["bitwise_not"], args, kwargs, error)
+    return _ops.bitwise_not(*args, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_or)
+def bitwise_or(*args, **kwargs):
+    try:
+        return _ops.bitwise_or(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_or", _SCHEMAS["bitwise_or"], args, kwargs, error)
+    return _ops.bitwise_or(*args, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_right_shift)
+def bitwise_right_shift(*args, **kwargs):
+    try:
+        return _ops.bitwise_right_shift(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_right_shift", _SCHEMAS["bitwise_right_shift"], args, kwargs, error)
+    return _ops.bitwise_right_shift(*args, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_xor)
+def bitwise_xor(*args, **kwargs):
+    try:
+        return _ops.bitwise_xor(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_xor", _SCHEMAS["bitwise_xor"], args, kwargs, error)
+    return _ops.bitwise_xor(*args, **kwargs)
+
+
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cat(*args, **kwargs)
+        return out_variant("cat", _ops.cat, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error)
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+@functools.wraps(_ops.chunk)
+def chunk(*args, **kwargs):
+    try:
+        return _ops.chunk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
+    return _ops.chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.clamp)
+def clamp(*args, **kwargs):
+    try:
+        return _ops.clamp(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp", _SCHEMAS["clamp"], args, kwargs, error)
+    return _ops.clamp(*args, **kwargs)
+
+
+@functools.wraps(_ops.clamp_max)
+def clamp_max(*args, **kwargs):
+    try:
+        return _ops.clamp_max(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_max", _SCHEMAS["clamp_max"], args, kwargs, error)
+    return _ops.clamp_max(*args, **kwargs)
+
+
+@functools.wraps(_ops.clamp_min)
+def clamp_min(*args, **kwargs):
+    try:
+        return _ops.clamp_min(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_min", _SCHEMAS["clamp_min"], args, kwargs, error)
+    return _ops.clamp_min(*args, **kwargs)
+
+
+@functools.wraps(_ops.clip)
+def clip(*args, **kwargs):
+    try:
+        return _ops.clip(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clip", _SCHEMAS["clip"], args, kwargs, error)
+    return _ops.clip(*args, **kwargs)
+
+
+@functools.wraps(_ops.clone)
+def clone(*args, **kwargs):
+    try:
+        return _ops.clone(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clone", _SCHEMAS["clone"], args, kwargs, error)
+    return _ops.clone(*args, **kwargs)
+
+
 @functools.wraps(_ops.cos)
 def cos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cos(*args, **kwargs)
+        return out_variant("cos", _ops.cos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error)
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cos)
+def cos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
+    return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.diagonal)
+def diagonal(*args, **kwargs):
+    try:
+        return _ops.diagonal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
+    return _ops.diagonal(*args, **kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.div(*args, **kwargs)
+        return out_variant("div", _ops.div, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error)
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+@functools.wraps(_ops.divide)
+def divide(*args, **kwargs):
+    try:
+        return _ops.divide(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("divide", _SCHEMAS["divide"], args, kwargs, error)
+    return _ops.divide(*args, **kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp(*args, **kwargs)
+        return out_variant("exp", _ops.exp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error)
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp)
+def exp_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
+    return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.floor_divide)
+def floor_divide(*args, **kwargs):
+    try:
+        return _ops.floor_divide(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("floor_divide", _SCHEMAS["floor_divide"], args, kwargs, error)
+    return _ops.floor_divide(*args, **kwargs)
+
+
 @functools.wraps(_ops.fmax)
 def fmax(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fmax(*args, **kwargs)
+        return out_variant("fmax", _ops.fmax, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fmax", _SCHEMAS["fmax"], args, kwargs, error)
     if out is None:
         return _ops.fmax(*args, **kwargs)
     return out_variant("fmax", _ops.fmax, out, args, kwargs)
@@ -191,6 +485,12 @@ def fmax(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.fmin)
 def fmin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fmin(*args, **kwargs)
+        return out_variant("fmin", _ops.fmin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fmin", _SCHEMAS["fmin"], args, kwargs, error)
     if out is None:
         return _ops.fmin(*args, **kwargs)
     return out_variant("fmin", _ops.fmin, out, args, kwargs)
@@ -198,6 +498,12 @@ def fmin(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.fmod)
 def fmod(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fmod(*args, **kwargs)
+        return out_variant("fmod", _ops.fmod, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fmod", _SCHEMAS["fmod"], args, kwargs, error)
     if out is None:
         return _ops.fmod(*args, **kwargs)
     return out_variant("fmod", _ops.fmod, out, args, kwargs)
@@ -205,6 +511,12 @@ def fmod(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.hypot)
 def hypot(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.hypot(*args, **kwargs)
+        return out_variant("hypot", _ops.hypot, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hypot", _SCHEMAS["hypot"], args, kwargs, error)
     if out is None:
         return _ops.hypot(*args, **kwargs)
     return out_variant("hypot", _ops.hypot, out, args, kwargs)
@@ -212,6 +524,12 @@ def hypot(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.lerp)
 def lerp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.lerp(*args, **kwargs)
+        return out_variant("lerp", _ops.lerp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("lerp", _SCHEMAS["lerp"], args, kwargs, error)
     if out is None:
         return _ops.lerp(*args, **kwargs)
     return out_variant("lerp", _ops.lerp, out, args, kwargs)
@@ -219,27 +537,105 @@ def lerp(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log(*args, **kwargs)
+        return out_variant("log", _ops.log, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error)
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+@functools.wraps(_ops.log)
+def log_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
+    return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.logaddexp)
 def logaddexp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.logaddexp(*args, **kwargs)
+        return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logaddexp", _SCHEMAS["logaddexp"], args, kwargs, error)
     if out is None:
         return _ops.logaddexp(*args, **kwargs)
     return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
 
 
+@functools.wraps(_ops.logical_and)
+def logical_and(*args, **kwargs):
+    try:
+        return _ops.logical_and(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_and", _SCHEMAS["logical_and"], args, kwargs, error)
+    return _ops.logical_and(*args, **kwargs)
+
+
+@functools.wraps(_ops.logical_not)
+def logical_not(*args, **kwargs):
+    try:
+        return _ops.logical_not(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_not", _SCHEMAS["logical_not"], args, kwargs, error)
+    return _ops.logical_not(*args, **kwargs)
+
+
+@functools.wraps(_ops.logical_or)
+def logical_or(*args, **kwargs):
+    try:
+        return _ops.logical_or(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_or", _SCHEMAS["logical_or"], args, kwargs, error)
+    return _ops.logical_or(*args, **kwargs)
+
+
+@functools.wraps(_ops.logical_xor)
+def logical_xor(*args, **kwargs):
+    try:
+        return _ops.logical_xor(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_xor", _SCHEMAS["logical_xor"], args, kwargs, error)
+    return _ops.logical_xor(*args, **kwargs)
+
+
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matmul(*args, **kwargs)
+        return out_variant("matmul", _ops.matmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error)
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+@functools.wraps(_ops.max)
+def max(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.max(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
+    return _ops.max(*args, **kwargs)
+
+
 @functools.wraps(_ops.maximum)
 def maximum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.maximum(*args, **kwargs)
+        return out_variant("maximum", _ops.maximum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("maximum", _SCHEMAS["maximum"], args, kwargs, error)
     if out is None:
         return _ops.maximum(*args, **kwargs)
     return out_variant("maximum", _ops.maximum, out, args, kwargs)
@@ -247,13 +643,34 @@ def maximum(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mean(*args, **kwargs)
+        return out_variant("mean", _ops.mean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error)
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.min)
+def min(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.min(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
+    return _ops.min(*args, **kwargs)
+
+
 @functools.wraps(_ops.minimum)
 def minimum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.minimum(*args, **kwargs)
+        return out_variant("minimum", _ops.minimum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("minimum", _SCHEMAS["minimum"], args, kwargs, error)
     if out is None:
         return _ops.minimum(*args, **kwargs)
     return out_variant("minimum", _ops.minimum, out, args, kwargs)
@@ -261,20 +678,83 @@ def minimum(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mul(*args, **kwargs)
+        return out_variant("mul", _ops.mul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error)
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.multiply)
+def multiply(*args, **kwargs):
+    try:
+        return _ops.multiply(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("multiply", _SCHEMAS["multiply"], args, kwargs, error)
+    return _ops.multiply(*args, **kwargs)
+
+
+@functools.wraps(_ops.narrow)
+def narrow(*args, **kwargs):
+    try:
+        return _ops.narrow(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
+    return _ops.narrow(*args, **kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.neg(*args, **kwargs)
+        return out_variant("neg", _ops.neg, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error)
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
 
 
+@functools.wraps(_ops.neg)
+def neg_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
+    return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.permute)
+def permute(*args, **kwargs):
+    try:
+        return _ops.permute(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
+    return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.positive)
+def positive(*args, **kwargs):
+    try:
+        return _ops.positive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("positive", _SCHEMAS["positive"], args, kwargs, error)
+    return _ops.positive(*args, **kwargs)
+
+
 @functools.wraps(_ops.pow)
 def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.pow(*args, **kwargs)
+        return out_variant("pow", _ops.pow, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error)
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
@@ -282,41 +762,158 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.reciprocal)
 def reciprocal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.reciprocal(*args, **kwargs)
+        return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error)
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
 
 
+@functools.wraps(_ops.reciprocal)
+def reciprocal_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal_", _SCHEMAS["reciprocal_"], args, kwargs, error)
+    return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu(*args, **kwargs):
+    try:
+        return _ops.relu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
+    return _ops.relu(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu_", _SCHEMAS["relu_"], args, kwargs, error)
+    return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.remainder)
 def remainder(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.remainder(*args, **kwargs)
+        return out_variant("remainder", _ops.remainder, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("remainder", _SCHEMAS["remainder"], args, kwargs, error)
     if out is None:
         return _ops.remainder(*args, **kwargs)
     return out_variant("remainder", _ops.remainder, out, args, kwargs)
 
 
+@functools.wraps(_ops.reshape)
+def reshape(*args, **kwargs):
+    try:
+        return _ops.reshape(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
+    return _ops.reshape(*args, **kwargs)
+
+
 @functools.wraps(_ops.sigmoid)
 def sigmoid(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sigmoid(*args, **kwargs)
+        return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error)
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
 
 
+@functools.wraps(_ops.sigmoid)
+def sigmoid_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid_", _SCHEMAS["sigmoid_"], args, kwargs, error)
+    return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sin)
 def sin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sin(*args, **kwargs)
+        return out_variant("sin", _ops.sin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error)
     if out is None:
         return _ops.sin(*args, **kwargs)
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+@functools.wraps(_ops.sin)
+def sin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
+    return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.split)
+def split(*args, **kwargs):
+    try:
+        return _ops.split(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("split", _SCHEMAS["split"], args, kwargs, error)
+    return _ops.split(*args, **kwargs)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sqrt(*args, **kwargs)
+        return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error)
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
 
 
+@functools.wraps(_ops.sqrt)
+def sqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.squeeze)
+def squeeze(*args, **kwargs):
+    try:
+        return _ops.squeeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
+    return _ops.squeeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.stack)
 def stack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.stack(*args, **kwargs)
+        return out_variant("stack", _ops.stack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error)
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
@@ -324,27 +921,114 @@ def stack(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sub(*args, **kwargs)
+        return out_variant("sub", _ops.sub, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error)
     if out is None:
         return _ops.sub(*args, **kwargs)
     return out_variant("sub", _ops.sub, out, args, kwargs)
 
 
+@functools.wraps(_ops.subtract)
+def subtract(*args, **kwargs):
+    try:
+        return _ops.subtract(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("subtract", _SCHEMAS["subtract"], args, kwargs, error)
+    return _ops.subtract(*args, **kwargs)
+
+
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.sum(*args, **kwargs)
+        return out_variant("sum", _ops.sum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error)
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.t)
+def t(*args, **kwargs):
+    try:
+        return _ops.t(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
+    return _ops.t(*args, **kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tanh(*args, **kwargs)
+        return out_variant("tanh", _ops.tanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error)
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.tanh)
+def tanh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
+    return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.transpose)
+def transpose(*args, **kwargs):
+    try:
+        return _ops.transpose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
+    return _ops.transpose(*args, **kwargs)
+
+
+@functools.wraps(_ops.true_divide)
+def true_divide(*args, **kwargs):
+    try:
+        return _ops.true_divide(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("true_divide", _SCHEMAS["true_divide"], args, kwargs, error)
+    return _ops.true_divide(*args, **kwargs)
+
+
+@functools.wraps(_ops.unbind)
+def unbind(*args, **kwargs):
+    try:
+        return _ops.unbind(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
+    return _ops.unbind(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsqueeze)
+def unsqueeze(*args, **kwargs):
+    try:
+        return _ops.unsqueeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
+    return _ops.unsqueeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.where)
 def where(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.where(*args, **kwargs)
+        return out_variant("where", _ops.where, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error)
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
@@ -352,6 +1036,12 @@ def where(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.xlogy)
 def xlogy(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.xlogy(*args, **kwargs)
+        return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("xlogy", _SCHEMAS["xlogy"], args, kwargs, error)
     if out is None:
         return _ops.xlogy(*args, **kwargs)
     return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
