@@ -331,6 +331,13 @@ class Tensor(_C.TensorBase, _TensorMethods):
     __rshift__ = _ops.operator(_ops.bitwise_right_shift)
     __rrshift__ = _ops.operator(_ops.rrshift)
     __invert__ = _ops.invert
+    __ifloordiv__ = _ops.inplace_operator("floor_divide_")
+    __imod__ = _ops.inplace_operator("remainder_")
+    __iand__ = _ops.inplace_operator("bitwise_and_")
+    __ior__ = _ops.inplace_operator("bitwise_or_")
+    __ixor__ = _ops.inplace_operator("bitwise_xor_")
+    __ilshift__ = _ops.inplace_operator("bitwise_left_shift_")
+    __irshift__ = _ops.inplace_operator("bitwise_right_shift_")
     __abs__ = _ops.abs
     __getitem__ = _ops.getitem
     __setitem__ = _ops.setitem

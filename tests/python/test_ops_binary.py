@@ -562,3 +562,79 @@ def test_lerp_zero_dim_weight_of_another_dtype(dev):
         return out, out.grad_fn.name(), lib.autograd.grad(out.sum(), (x, y, w)), \
             attempt(lib.lerp, x, y, lib.tensor([0.5, 0.5, 0.5], dtype=lib.float64, device=dev_of(lib, dev)))
     same(case, dev)
+
+
+# In-place variants ----------------------------------------------------------------------------
+
+INPLACE = {
+    "div_floor_": lambda t, o: t.div_(o, rounding_mode="floor"),
+    "div_trunc_": lambda t, o: t.div_(o, rounding_mode="trunc"),
+    "div_none_": lambda t, o: t.div_(o, rounding_mode=None),
+    "divide_": lambda t, o: t.divide_(o),
+    "true_divide_": lambda t, o: t.true_divide_(o),
+    "multiply_": lambda t, o: t.multiply_(o),
+    "subtract_": lambda t, o: t.subtract_(o, alpha=2),
+    "floor_divide_": lambda t, o: t.floor_divide_(o),
+    "//=": lambda t, o: operator.ifloordiv(t, o),
+    "fmod_": lambda t, o: t.fmod_(o),
+    "remainder_": lambda t, o: t.remainder_(o),
+    "%=": lambda t, o: operator.imod(t, o),
+    "hypot_": lambda t, o: t.hypot_(o),
+    "xlogy_": lambda t, o: t.xlogy_(o),
+    "clamp_": lambda t, o: t.clamp_(-1, 1),
+    "clamp_tensor_": lambda t, o: t.clamp_(o - 1, o + 1),
+    "clip_": lambda t, o: t.clip_(max=o),
+    "clamp_min_": lambda t, o: t.clamp_min_(o),
+    "clamp_max_": lambda t, o: t.clamp_max_(0.5),
+    "lerp_": lambda t, o: t.lerp_(o, 0.25),
+    "lerp_tensor_": lambda t, o: t.lerp_(o, o.sigmoid()),
+    "addcmul_": lambda t, o: t.addcmul_(o, o, value=2),
+    "addcdiv_": lambda t, o: t.addcdiv_(o, o.abs() + 1),
+    "bitwise_and_": lambda t, o: t.bitwise_and_(o),
+    "&=": lambda t, o: operator.iand(t, o),
+    "|=": lambda t, o: operator.ior(t, o),
+    "^=": lambda t, o: operator.ixor(t, o),
+    "<<=": lambda t, o: operator.ilshift(t, o),
+    ">>=": lambda t, o: operator.irshift(t, o),
+    "bitwise_or_": lambda t, o: t.bitwise_or_(o),
+    "bitwise_xor_": lambda t, o: t.bitwise_xor_(o),
+    "bitwise_left_shift_": lambda t, o: t.bitwise_left_shift_(o),
+    "bitwise_right_shift_": lambda t, o: t.bitwise_right_shift_(o),
+    "bitwise_not_": lambda t, o: t.bitwise_not_(),
+    "logical_and_": lambda t, o: t.logical_and_(o),
+    "logical_or_": lambda t, o: t.logical_or_(o),
+    "logical_xor_": lambda t, o: t.logical_xor_(o),
+    "logical_not_": lambda t, o: t.logical_not_(),
+}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("op", INPLACE)
+def test_inplace(op, dev):
+    """self written in place (the same tensor, its version bumped) in each dtype, with a broadcast
+    operand and a number; on a non-leaf that requires grad: the node and the gradient; torch's
+    errors (a leaf that requires grad, a result that cannot be cast to self, a shape self cannot take)."""
+    f = INPLACE[op]
+
+    def case(lib, dev):
+        res = []
+        for da, db in (("float32", "float32"), ("float64", "float32"), ("int64", "int64"), ("bool", "bool"),
+                       ("int64", "float32"), ("float32", "int64")):
+            t, o = T(lib, dev, DATA[da][0], da), T(lib, dev, DATA[db][1], db)
+            r = attempt(lambda t, o: (f(t, o) is t, t, t._version), t, o)
+            res.append(r)
+            # a number where the method wants a tensor: a TypeError (a method's message counts its
+            # arguments without self, torch's parser lists the overloads; not compared)
+            r = attempt(lambda t: (f(t, 2) is t, t), T(lib, dev, DATA[da][1], da))
+            res.append(r[:2] if r[:2] == ("raised", "TypeError") else r)
+        res.append(attempt(f, T(lib, dev, [1.0, 2.0], "float32"), T(lib, dev, G, "float32")))
+        x, y = _leaves(lib, dev, (XS, YS))
+        res.append(attempt(f, x, y))
+        z = x * 1
+        r = attempt(f, z, y)
+        res.append(r)
+        if r[0] == "ok":
+            res.append((z.grad_fn.name(), _saved(z.grad_fn),
+                        attempt(functools.partial(lib.autograd.grad, allow_unused=True), z.sum(), (x, y))))
+        return res
+    same(case, dev)

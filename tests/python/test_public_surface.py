@@ -993,6 +993,56 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", 
     case(f"Tensor.{_name}")(_bitwise13(_name, True))
 
 
+_INPLACE13 = {
+    "clamp_": lambda f, y: (f(-0.5, 2.0), f(min=y)), "clip_": lambda f, y: f(y - 1, y + 1),
+    "clamp_min_": lambda f, y: f(y), "clamp_max_": lambda f, y: f(1.0), "xlogy_": lambda f, y: f(y.abs() + 0.5),
+    "addcdiv_": lambda f, y: f(y, y.abs() + 1, value=2), "addcmul_": lambda f, y: f(y, y),
+    "divide_": lambda f, y: f(y, rounding_mode="floor"), "floor_divide_": lambda f, y: f(2.0),
+    "fmod_": lambda f, y: f(y), "remainder_": lambda f, y: f(-1.5), "hypot_": lambda f, y: f(y),
+    "lerp_": lambda f, y: f(y, 0.3), "multiply_": lambda f, y: f(y), "subtract_": lambda f, y: f(y, alpha=3),
+    "true_divide_": lambda f, y: f(y),
+}
+
+
+def _inplace13(name, method):
+    def run_case(lib, dev):
+        x, y = leaf(lib, dev, P), leaf(lib, dev, [1.5, -0.5, 2.0])
+
+        def op(x, y):
+            z = x * 1
+            f = getattr(z, name) if method else (lambda *a, **k: getattr(lib, name)(z, *a, **k))
+            r = _INPLACE13[name](f, y)
+            return z, (r[-1] if isinstance(r, tuple) else r) is z
+        leaf_error = run(lambda lib: _INPLACE13[name](getattr(leaf(lib, dev, P), name), T(lib, dev, [1.5, -0.5, 2.0])),
+                         lib)
+        return with_grads(lib, op, x, y), leaf_error
+    return run_case
+
+
+for _name in _INPLACE13:
+    case(f"Tensor.{_name}")(_inplace13(_name, True))
+    if _name in ("clamp_", "clip_", "clamp_min_", "clamp_max_", "xlogy_"):
+        case(f"torchlite.{_name}")(_inplace13(_name, False))
+
+
+def _bitwise13_(name):
+    def run_case(lib, dev):
+        a, b = T(lib, dev, I64, dtype=lib.int64), T(lib, dev, I64B, dtype=lib.int64)
+        m, n = a > 0, b > 0
+        unary = name in ("bitwise_not_", "logical_not_")
+        args = () if unary else (b.abs(),)
+        r = getattr(a, name)(*args)
+        s = getattr(m, name)(*(() if unary else (n,))) if "shift" not in name else None
+        return r is a, a, a._version, s, run(lambda lib: getattr(T(lib, dev), name)(*((T(lib, dev),) if not unary
+                                                                                      else ())), lib)
+    return run_case
+
+
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_", "bitwise_right_shift_",
+              "bitwise_not_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_"):
+    case(f"Tensor.{_name}")(_bitwise13_(_name))
+
+
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
 

@@ -236,6 +236,9 @@ def gen_functions(entries, helpers):
     return "\n".join(lines) + "\n"
 
 
+KERNEL_OUTS: set[str] = set()
+
+
 def variants(functions):
     """The op names exported as torchlite.<name> and bound as Tensor.<name> (by the variants
     native_functions.yaml gives them), each method's schema, the ops with an out= overload
@@ -245,8 +248,11 @@ def variants(functions):
     for f in functions:
         schema = Schema(f["func"])
         if schema.overload == "out" or schema.overload.endswith("_out") or schema.overload.startswith("Out"):
-            # (upstream also names some OutTensor, OutScalar_Self: xlogy's)
+            # (upstream also names some OutTensor, OutScalar_Self: xlogy's); `kernel_out: true`: the
+            # kernel takes out= itself (an alias whose errors name its op, an op without a derivative)
             outs.add(schema.base)
+            if f.get("kernel_out"):
+                KERNEL_OUTS.add(schema.base)
             continue
         if "structured_delegate" in f:
             delegate = Schema(f["structured_delegate"] + "() -> Tensor").base
@@ -285,6 +291,9 @@ def gen_torch_functions(fns, outs, structured):
         signature = "*args, **kwargs"
         if name in structured:
             call = [f"return inplace_variant(_ops.{structured[name]}, args[0], args[1:], kwargs)"]
+        elif name in KERNEL_OUTS:
+            signature = "*args, out=None, **kwargs"
+            call = [f"return _ops.{name}(*args, out=out, **kwargs)"]
         elif name in outs:
             signature = "*args, out=None, **kwargs"
             call = ["if out is None:", f"    return _ops.{name}(*args, **kwargs)",

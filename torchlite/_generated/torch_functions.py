@@ -26,9 +26,13 @@ __all__ = [
     "cat",
     "chunk",
     "clamp",
+    "clamp_",
     "clamp_max",
+    "clamp_max_",
     "clamp_min",
+    "clamp_min_",
     "clip",
+    "clip_",
     "clone",
     "cos",
     "cos_",
@@ -91,6 +95,7 @@ __all__ = [
     "unsqueeze",
     "where",
     "xlogy",
+    "xlogy_",
 ]
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
@@ -110,16 +115,22 @@ _SCHEMAS = {
     "bitwise_xor": ('Tensor self, Tensor other',),
     "cat": ('Tensor[] tensors, int dim=0',),
     "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
-    "clamp": ('Tensor self, Scalar? min=None, Scalar? max=None',),
-    "clamp_max": ('Tensor self, Scalar max',),
-    "clamp_min": ('Tensor self, Scalar min',),
-    "clip": ('Tensor self, Scalar? min=None, Scalar? max=None',),
+    "clamp": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
+    "clamp_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
+        'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
+    "clamp_max": ('Tensor self, Scalar max', 'Tensor self, Tensor max'),
+    "clamp_max_": ('Tensor(a!) self, Scalar max', 'Tensor(a!) self, Tensor max'),
+    "clamp_min": ('Tensor self, Scalar min', 'Tensor self, Tensor min'),
+    "clamp_min_": ('Tensor(a!) self, Scalar min', 'Tensor(a!) self, Tensor min'),
+    "clip": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
+    "clip_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
+        'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
     "cos": ('Tensor self',),
     "cos_": ('Tensor(a!) self',),
     "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
     "div": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
-    "divide": ('Tensor self, Tensor other',),
+    "divide": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "exp": ('Tensor self',),
     "exp_": ('Tensor(a!) self',),
     "floor_divide": ('Tensor self, Tensor other',),
@@ -127,7 +138,7 @@ _SCHEMAS = {
     "fmin": ('Tensor self, Tensor other',),
     "fmod": ('Tensor self, Tensor other',),
     "hypot": ('Tensor self, Tensor other',),
-    "lerp": ('Tensor self, Tensor end, Scalar weight',),
+    "lerp": ('Tensor self, Tensor end, Scalar weight', 'Tensor self, Tensor end, Tensor weight'),
     "log": ('Tensor self',),
     "log_": ('Tensor(a!) self',),
     "logaddexp": ('Tensor self, Tensor other',),
@@ -136,11 +147,11 @@ _SCHEMAS = {
     "logical_or": ('Tensor self, Tensor other',),
     "logical_xor": ('Tensor self, Tensor other',),
     "matmul": ('Tensor self, Tensor other',),
-    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
     "maximum": ('Tensor self, Tensor other',),
     "mean": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
-    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
     "minimum": ('Tensor self, Tensor other',),
     "mul": ('Tensor self, Tensor other',),
     "multiply": ('Tensor self, Tensor other',),
@@ -179,6 +190,7 @@ _SCHEMAS = {
     "unsqueeze": ('Tensor(a) self, int dim',),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
     "xlogy": ('Tensor self, Tensor other',),
+    "xlogy_": ('Tensor(a!) self, Tensor other',),
 }
 
 
@@ -266,57 +278,57 @@ def atan2(*args, out=None, **kwargs):
 
 
 @functools.wraps(_ops.bitwise_and)
-def bitwise_and(*args, **kwargs):
+def bitwise_and(*args, out=None, **kwargs):
     try:
-        return _ops.bitwise_and(*args, **kwargs)
+        return _ops.bitwise_and(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bitwise_and", _SCHEMAS["bitwise_and"], args, kwargs, error)
-    return _ops.bitwise_and(*args, **kwargs)
+    return _ops.bitwise_and(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.bitwise_left_shift)
-def bitwise_left_shift(*args, **kwargs):
+def bitwise_left_shift(*args, out=None, **kwargs):
     try:
-        return _ops.bitwise_left_shift(*args, **kwargs)
+        return _ops.bitwise_left_shift(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bitwise_left_shift", _SCHEMAS["bitwise_left_shift"], args, kwargs, error)
-    return _ops.bitwise_left_shift(*args, **kwargs)
+    return _ops.bitwise_left_shift(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.bitwise_not)
-def bitwise_not(*args, **kwargs):
+def bitwise_not(*args, out=None, **kwargs):
     try:
-        return _ops.bitwise_not(*args, **kwargs)
+        return _ops.bitwise_not(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bitwise_not", _SCHEMAS["bitwise_not"], args, kwargs, error)
-    return _ops.bitwise_not(*args, **kwargs)
+    return _ops.bitwise_not(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.bitwise_or)
-def bitwise_or(*args, **kwargs):
+def bitwise_or(*args, out=None, **kwargs):
     try:
-        return _ops.bitwise_or(*args, **kwargs)
+        return _ops.bitwise_or(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bitwise_or", _SCHEMAS["bitwise_or"], args, kwargs, error)
-    return _ops.bitwise_or(*args, **kwargs)
+    return _ops.bitwise_or(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.bitwise_right_shift)
-def bitwise_right_shift(*args, **kwargs):
+def bitwise_right_shift(*args, out=None, **kwargs):
     try:
-        return _ops.bitwise_right_shift(*args, **kwargs)
+        return _ops.bitwise_right_shift(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bitwise_right_shift", _SCHEMAS["bitwise_right_shift"], args, kwargs, error)
-    return _ops.bitwise_right_shift(*args, **kwargs)
+    return _ops.bitwise_right_shift(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.bitwise_xor)
-def bitwise_xor(*args, **kwargs):
+def bitwise_xor(*args, out=None, **kwargs):
     try:
-        return _ops.bitwise_xor(*args, **kwargs)
+        return _ops.bitwise_xor(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bitwise_xor", _SCHEMAS["bitwise_xor"], args, kwargs, error)
-    return _ops.bitwise_xor(*args, **kwargs)
+    return _ops.bitwise_xor(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.cat)
@@ -342,39 +354,75 @@ def chunk(*args, **kwargs):
 
 
 @functools.wraps(_ops.clamp)
-def clamp(*args, **kwargs):
+def clamp(*args, out=None, **kwargs):
     try:
-        return _ops.clamp(*args, **kwargs)
+        return _ops.clamp(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("clamp", _SCHEMAS["clamp"], args, kwargs, error)
-    return _ops.clamp(*args, **kwargs)
+    return _ops.clamp(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clamp_)
+def clamp_(*args, **kwargs):
+    try:
+        return _ops.clamp_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_", _SCHEMAS["clamp_"], args, kwargs, error)
+    return _ops.clamp_(*args, **kwargs)
 
 
 @functools.wraps(_ops.clamp_max)
-def clamp_max(*args, **kwargs):
+def clamp_max(*args, out=None, **kwargs):
     try:
-        return _ops.clamp_max(*args, **kwargs)
+        return _ops.clamp_max(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("clamp_max", _SCHEMAS["clamp_max"], args, kwargs, error)
-    return _ops.clamp_max(*args, **kwargs)
+    return _ops.clamp_max(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clamp_max_)
+def clamp_max_(*args, **kwargs):
+    try:
+        return _ops.clamp_max_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_max_", _SCHEMAS["clamp_max_"], args, kwargs, error)
+    return _ops.clamp_max_(*args, **kwargs)
 
 
 @functools.wraps(_ops.clamp_min)
-def clamp_min(*args, **kwargs):
+def clamp_min(*args, out=None, **kwargs):
     try:
-        return _ops.clamp_min(*args, **kwargs)
+        return _ops.clamp_min(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("clamp_min", _SCHEMAS["clamp_min"], args, kwargs, error)
-    return _ops.clamp_min(*args, **kwargs)
+    return _ops.clamp_min(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clamp_min_)
+def clamp_min_(*args, **kwargs):
+    try:
+        return _ops.clamp_min_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_min_", _SCHEMAS["clamp_min_"], args, kwargs, error)
+    return _ops.clamp_min_(*args, **kwargs)
 
 
 @functools.wraps(_ops.clip)
-def clip(*args, **kwargs):
+def clip(*args, out=None, **kwargs):
     try:
-        return _ops.clip(*args, **kwargs)
+        return _ops.clip(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("clip", _SCHEMAS["clip"], args, kwargs, error)
-    return _ops.clip(*args, **kwargs)
+    return _ops.clip(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clip_)
+def clip_(*args, **kwargs):
+    try:
+        return _ops.clip_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clip_", _SCHEMAS["clip_"], args, kwargs, error)
+    return _ops.clip_(*args, **kwargs)
 
 
 @functools.wraps(_ops.clone)
@@ -431,12 +479,12 @@ def div(*args, out=None, **kwargs):
 
 
 @functools.wraps(_ops.divide)
-def divide(*args, **kwargs):
+def divide(*args, out=None, **kwargs):
     try:
-        return _ops.divide(*args, **kwargs)
+        return _ops.divide(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("divide", _SCHEMAS["divide"], args, kwargs, error)
-    return _ops.divide(*args, **kwargs)
+    return _ops.divide(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.exp)
@@ -462,12 +510,12 @@ def exp_(*args, **kwargs):
 
 
 @functools.wraps(_ops.floor_divide)
-def floor_divide(*args, **kwargs):
+def floor_divide(*args, out=None, **kwargs):
     try:
-        return _ops.floor_divide(*args, **kwargs)
+        return _ops.floor_divide(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("floor_divide", _SCHEMAS["floor_divide"], args, kwargs, error)
-    return _ops.floor_divide(*args, **kwargs)
+    return _ops.floor_divide(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.fmax)
@@ -571,39 +619,39 @@ def logaddexp(*args, out=None, **kwargs):
 
 
 @functools.wraps(_ops.logical_and)
-def logical_and(*args, **kwargs):
+def logical_and(*args, out=None, **kwargs):
     try:
-        return _ops.logical_and(*args, **kwargs)
+        return _ops.logical_and(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("logical_and", _SCHEMAS["logical_and"], args, kwargs, error)
-    return _ops.logical_and(*args, **kwargs)
+    return _ops.logical_and(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.logical_not)
-def logical_not(*args, **kwargs):
+def logical_not(*args, out=None, **kwargs):
     try:
-        return _ops.logical_not(*args, **kwargs)
+        return _ops.logical_not(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("logical_not", _SCHEMAS["logical_not"], args, kwargs, error)
-    return _ops.logical_not(*args, **kwargs)
+    return _ops.logical_not(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.logical_or)
-def logical_or(*args, **kwargs):
+def logical_or(*args, out=None, **kwargs):
     try:
-        return _ops.logical_or(*args, **kwargs)
+        return _ops.logical_or(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("logical_or", _SCHEMAS["logical_or"], args, kwargs, error)
-    return _ops.logical_or(*args, **kwargs)
+    return _ops.logical_or(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.logical_xor)
-def logical_xor(*args, **kwargs):
+def logical_xor(*args, out=None, **kwargs):
     try:
-        return _ops.logical_xor(*args, **kwargs)
+        return _ops.logical_xor(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("logical_xor", _SCHEMAS["logical_xor"], args, kwargs, error)
-    return _ops.logical_xor(*args, **kwargs)
+    return _ops.logical_xor(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.matmul)
@@ -690,12 +738,12 @@ def mul(*args, out=None, **kwargs):
 
 
 @functools.wraps(_ops.multiply)
-def multiply(*args, **kwargs):
+def multiply(*args, out=None, **kwargs):
     try:
-        return _ops.multiply(*args, **kwargs)
+        return _ops.multiply(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("multiply", _SCHEMAS["multiply"], args, kwargs, error)
-    return _ops.multiply(*args, **kwargs)
+    return _ops.multiply(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.narrow)
@@ -933,12 +981,12 @@ def sub(*args, out=None, **kwargs):
 
 
 @functools.wraps(_ops.subtract)
-def subtract(*args, **kwargs):
+def subtract(*args, out=None, **kwargs):
     try:
-        return _ops.subtract(*args, **kwargs)
+        return _ops.subtract(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("subtract", _SCHEMAS["subtract"], args, kwargs, error)
-    return _ops.subtract(*args, **kwargs)
+    return _ops.subtract(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.sum)
@@ -995,12 +1043,12 @@ def transpose(*args, **kwargs):
 
 
 @functools.wraps(_ops.true_divide)
-def true_divide(*args, **kwargs):
+def true_divide(*args, out=None, **kwargs):
     try:
-        return _ops.true_divide(*args, **kwargs)
+        return _ops.true_divide(*args, out=out, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("true_divide", _SCHEMAS["true_divide"], args, kwargs, error)
-    return _ops.true_divide(*args, **kwargs)
+    return _ops.true_divide(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.unbind)
@@ -1045,3 +1093,12 @@ def xlogy(*args, out=None, **kwargs):
     if out is None:
         return _ops.xlogy(*args, **kwargs)
     return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
+
+
+@functools.wraps(_ops.xlogy)
+def xlogy_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.xlogy, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("xlogy_", _SCHEMAS["xlogy_"], args, kwargs, error)
+    return inplace_variant(_ops.xlogy, args[0], args[1:], kwargs)

@@ -18,7 +18,15 @@ class _TensorMethods:
     add = _ops.add
     add_ = _ops.add_
     addcdiv = _ops.addcdiv
+
+    def addcdiv_(self, *args, **kwargs):
+        return inplace_variant(_ops.addcdiv, self, args, kwargs)
+
     addcmul = _ops.addcmul
+
+    def addcmul_(self, *args, **kwargs):
+        return inplace_variant(_ops.addcmul, self, args, kwargs)
+
     as_strided = _ops.as_strided
     atan2 = _ops.atan2
 
@@ -26,16 +34,26 @@ class _TensorMethods:
         return inplace_variant(_ops.atan2, self, args, kwargs)
 
     bitwise_and = _ops.bitwise_and
+    bitwise_and_ = _ops.bitwise_and_
     bitwise_left_shift = _ops.bitwise_left_shift
+    bitwise_left_shift_ = _ops.bitwise_left_shift_
     bitwise_not = _ops.bitwise_not
+    bitwise_not_ = _ops.bitwise_not_
     bitwise_or = _ops.bitwise_or
+    bitwise_or_ = _ops.bitwise_or_
     bitwise_right_shift = _ops.bitwise_right_shift
+    bitwise_right_shift_ = _ops.bitwise_right_shift_
     bitwise_xor = _ops.bitwise_xor
+    bitwise_xor_ = _ops.bitwise_xor_
     chunk = _ops.chunk
     clamp = _ops.clamp
+    clamp_ = _ops.clamp_
     clamp_max = _ops.clamp_max
+    clamp_max_ = _ops.clamp_max_
     clamp_min = _ops.clamp_min
+    clamp_min_ = _ops.clamp_min_
     clip = _ops.clip
+    clip_ = _ops.clip_
     clone = _ops.clone
     contiguous = _ops.contiguous
     copy_ = _ops.copy_
@@ -48,6 +66,10 @@ class _TensorMethods:
     div = _ops.div
     div_ = _ops.div_
     divide = _ops.divide
+
+    def divide_(self, *args, **kwargs):
+        return inplace_variant(_ops.divide, self, args, kwargs)
+
     exp = _ops.exp
 
     def exp_(self, *args, **kwargs):
@@ -56,11 +78,24 @@ class _TensorMethods:
     expand = _ops.expand
     fill_ = _ops.fill_
     floor_divide = _ops.floor_divide
+    floor_divide_ = _ops.floor_divide_
     fmax = _ops.fmax
     fmin = _ops.fmin
     fmod = _ops.fmod
+
+    def fmod_(self, *args, **kwargs):
+        return inplace_variant(_ops.fmod, self, args, kwargs)
+
     hypot = _ops.hypot
+
+    def hypot_(self, *args, **kwargs):
+        return inplace_variant(_ops.hypot, self, args, kwargs)
+
     lerp = _ops.lerp
+
+    def lerp_(self, *args, **kwargs):
+        return inplace_variant(_ops.lerp, self, args, kwargs)
+
     log = _ops.log
 
     def log_(self, *args, **kwargs):
@@ -68,9 +103,13 @@ class _TensorMethods:
 
     logaddexp = _ops.logaddexp
     logical_and = _ops.logical_and
+    logical_and_ = _ops.logical_and_
     logical_not = _ops.logical_not
+    logical_not_ = _ops.logical_not_
     logical_or = _ops.logical_or
+    logical_or_ = _ops.logical_or_
     logical_xor = _ops.logical_xor
+    logical_xor_ = _ops.logical_xor_
     matmul = _ops.matmul
     max = _ops.max
     maximum = _ops.maximum
@@ -80,6 +119,10 @@ class _TensorMethods:
     mul = _ops.mul
     mul_ = _ops.mul_
     multiply = _ops.multiply
+
+    def multiply_(self, *args, **kwargs):
+        return inplace_variant(_ops.multiply, self, args, kwargs)
+
     narrow = _ops.narrow
     neg = _ops.neg
 
@@ -104,6 +147,10 @@ class _TensorMethods:
         return inplace_variant(_ops.relu, self, args, kwargs)
 
     remainder = _ops.remainder
+
+    def remainder_(self, *args, **kwargs):
+        return inplace_variant(_ops.remainder, self, args, kwargs)
+
     reshape = _ops.reshape
     sigmoid = _ops.sigmoid
 
@@ -125,6 +172,10 @@ class _TensorMethods:
     sub = _ops.sub
     sub_ = _ops.sub_
     subtract = _ops.subtract
+
+    def subtract_(self, *args, **kwargs):
+        return inplace_variant(_ops.subtract, self, args, kwargs)
+
     sum = _ops.sum
     t = _ops.t
     tanh = _ops.tanh
@@ -134,6 +185,10 @@ class _TensorMethods:
 
     transpose = _ops.transpose
     true_divide = _ops.true_divide
+
+    def true_divide_(self, *args, **kwargs):
+        return inplace_variant(_ops.true_divide, self, args, kwargs)
+
     unbind = _ops.unbind
     unsqueeze = _ops.unsqueeze
     view = _ops.view
@@ -142,4 +197,8 @@ class _TensorMethods:
         return _ops.where(condition, self, other)
 
     xlogy = _ops.xlogy
+
+    def xlogy_(self, *args, **kwargs):
+        return inplace_variant(_ops.xlogy, self, args, kwargs)
+
     zero_ = _ops.zero_

@@ -15,6 +15,7 @@ from .Resize import _can_cast, out_variant
 from .LinearAlgebra import matmul
 from .ScalarType import _b1, _checked_number, _f64, _scalar_value, _torch_type_name
 from .TensorFactories import clone
+from .structured_inplace import inplace_variant
 from .TensorIterator import (_TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype, _loud,
                              _number_dtype, _out, _promote_types, _quiet, _result_type,
                              _sequential)
@@ -1132,3 +1133,137 @@ def operator(fn):
     op.__name__ = op.__qualname__ = fn.__name__
     op.__doc__ = fn.__doc__
     return op
+
+
+# In-place forms of the ops without a derivative ------------------------------------------
+# (the differentiable ones are structured in-place variants: native_functions.yaml's
+# structured_delegate lines, Note [Structured in-place variants])
+
+def _inplace_no_derivative(fn, self, *args, check_inplace=True):
+    """self.<op>_(...) of an op without a derivative (bitwise_*, logical_*): the result written into
+    self after TensorIterator's shape and cast checks, the version bumped, the history left as is.
+    bitwise_*_ check first that self may be written (check_inplace: not a leaf that requires grad);
+    logical_*_ check nothing of autograd's, as torch's kernels."""
+    _tensor_arg(fn.__name__ + "_", "self", 1, self)
+    if check_inplace:
+        _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
+            isinstance(x, _TB) and x.requires_grad for x in args)))
+    a = self._array
+    _check_overlap(a)
+    try:
+        r = fn(self, *args)
+    except NotImplementedError as err:
+        # TensorIterator checks the cast of the result dtype into self before the kernel's dispatch
+        dtype = getattr(err, "dtype", None)
+        if dtype is not None and not _can_cast(dtype, a.dtype):
+            raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                               f"{_torch_type_name(a.dtype)}") from None
+        raise
+    if r is NotImplemented:
+        raise TypeError(f"{fn.__name__}_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(args[0]).__name__}")
+    _check_inplace_broadcast(a.shape, r._array.shape)
+    if not _can_cast(r._array.dtype, a.dtype):
+        raise RuntimeError(f"result type {_torch_type_name(r._array.dtype)} can't be cast to the desired output "
+                           f"type {_torch_type_name(a.dtype)}")
+    token = _quiet()
+    try:
+        np.copyto(a, r._array, casting="unsafe")
+    finally:
+        _loud(token)
+    self._bump_version()
+    return self
+
+
+def bitwise_and_(self, other):
+    return _inplace_no_derivative(bitwise_and, self, other)
+
+
+def bitwise_or_(self, other):
+    return _inplace_no_derivative(bitwise_or, self, other)
+
+
+def bitwise_xor_(self, other):
+    return _inplace_no_derivative(bitwise_xor, self, other)
+
+
+def bitwise_left_shift_(self, other):
+    return _inplace_no_derivative(bitwise_left_shift, self, other)
+
+
+def bitwise_right_shift_(self, other):
+    return _inplace_no_derivative(bitwise_right_shift, self, other)
+
+
+def bitwise_not_(self):
+    return _inplace_no_derivative(bitwise_not, self)
+
+
+def logical_and_(self, other):
+    return _inplace_no_derivative(logical_and, self, other, check_inplace=False)
+
+
+def logical_or_(self, other):
+    return _inplace_no_derivative(logical_or, self, other, check_inplace=False)
+
+
+def logical_xor_(self, other):
+    return _inplace_no_derivative(logical_xor, self, other, check_inplace=False)
+
+
+def logical_not_(self):
+    return _inplace_no_derivative(logical_not, self, check_inplace=False)
+
+
+def inplace_operator(name):
+    """A Python in-place operator (__iand__, __ifloordiv__, ...) calling the method `name`:
+    NotImplemented where the other operand is not a tensor or a number."""
+    def op(self, other):
+        if not isinstance(other, (_TB, bool, int, float)):
+            return NotImplemented
+        return getattr(self, name)(other)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+# In-place forms by hand where the structured one differs: floor_divide_'s NotImplemented node
+# names the in-place op; clamp's number bounds check the cast into self first, in C++ type names
+
+def floor_divide_(self, other):
+    """Tensor.floor_divide_ (//=): floor_divide's kernel written into self; its NotImplemented node
+    names aten::floor_divide_."""
+    def floor_divide_kernel(x, y):
+        a, b = x._array, _array_or_number(y)
+        _shapes(a, b)
+        dtype = _result_type_n(a, b)
+        if dtype == _b1:
+            raise _not_implemented("div_floor_cpu", dtype)
+        return _record_not_implemented("aten::floor_divide_", x, y, _wrap(_compute(_floor_divide, x, dtype, a, b), x))
+    return inplace_variant(floor_divide_kernel, self, (other,), {})
+
+
+def _clamp_inplace(functional, self, args, kwargs):
+    bounds = [b for b in (*args, *kwargs.values()) if b is not None]
+    if bounds and not any(isinstance(b, _TB) for b in bounds) and all(isinstance(b, (bool, int, float))
+                                                                        for b in bounds):
+        dtype = _result_type_n(self._array, *bounds)
+        if not _can_cast(dtype, self._array.dtype):
+            raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                               f"{_c_name(self._array.dtype)}")
+    return inplace_variant(functional, self, args, kwargs)
+
+
+def clamp_(self, *args, **kwargs):
+    return _clamp_inplace(clamp, self, args, kwargs)
+
+
+def clip_(self, *args, **kwargs):
+    return _clamp_inplace(clip, self, args, kwargs)
+
+
+def clamp_min_(self, min):  # noqa: A002 - torch's name
+    return _clamp_inplace(clamp_min, self, (min,), {})
+
+
+def clamp_max_(self, max):  # noqa: A002 - torch's name
+    return _clamp_inplace(clamp_max, self, (max,), {})
