@@ -111,6 +111,12 @@ op2("logical", ["{out} = lib.logical_and({0}, {1})", "{out} = {0}.logical_or({1}
                 "{out} = lib.logical_not({0})"], [T(), BC(0)], weight=0.5)
 op2("reflected", ["{out} = {s} // {0}", "{out} = {s} % {0}", "{out} = {s} & {0}", "{out} = {s} | {0}",
                   "{out} = {s} << {0}", "{out} = {s} >> {0}", "{out} = {s} ^ {0}"], [T()], scalar, weight=0.6)
+op2("binary-inplace", ["{0}.clamp_({s}, 2)", "{0}.clamp_min_({1})", "{0}.clip_(max={1})", "{0}.fmod_({1})",
+                       "{0}.remainder_({s})", "{0}.lerp_({1}, {s})", "{0}.addcmul_({1}, {1})", "{0}.addcdiv_({1}, {1})",
+                       "{0}.hypot_({1})", "{0}.xlogy_({1})", "{0}.div_({1}, rounding_mode='floor')",
+                       "{0}.floor_divide_({s})", "{0}.bitwise_and_({1})", "{0}.logical_or_({1})", "{0} %= {1}",
+                       "{0} //= {s}", "{0} &= {1}", "{0} <<= {s}", "{0}.multiply_({1})", "{0}.subtract_({s})"],
+    [T(), BC(0)], scalar, weight=0.8)
 op2("aliases", ["{out} = lib.multiply({0}, {1})", "{out} = {0}.subtract({1}, alpha={s})",
                 "{out} = lib.subtract({0}, {s})", "{out} = {0}.multiply({s})"], [T(), BC(0)], scalar, weight=0.5)
 

@@ -638,3 +638,34 @@ def test_inplace(op, dev):
                         attempt(functools.partial(lib.autograd.grad, allow_unused=True), z.sum(), (x, y))))
         return res
     same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("op", INPLACE)
+def test_inplace_shape_errors_first(op, dev):
+    """An operand that broadcasts self to a larger shape: torch's output-shape error comes before the
+    kernel's dtype error and an integer division by zero (the fuzzer found both)."""
+    f = INPLACE[op]
+
+    def case(lib, dev):
+        res = []
+        for dtype in ("float32", "int64", "bool"):
+            t = T(lib, dev, DATA[dtype][0][0][:3], dtype)
+            o = T(lib, dev, [[0, 0, 0], [1, 1, 1]], "int64").to(getattr(lib, dtype))
+            res.append(attempt(f, t, o))
+        return res
+    same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("op", INPLACE)
+def test_inplace_autograd_check_first(op, dev):
+    """check_inplace (a leaf that requires grad, a view of one, a multi-output view) comes before the
+    shape, dtype and value errors."""
+    f = INPLACE[op]
+
+    def case(lib, dev):
+        x = lib.tensor([1.5, -2.0], requires_grad=True, device=dev_of(lib, dev))
+        o = T(lib, dev, [[1, 0], [2, 3]], "int64")
+        return [attempt(f, x, o), attempt(f, x[0], o), attempt(f, x.unbind()[0], o)]
+    same(case, dev)

@@ -1095,10 +1095,10 @@ def xlogy(*args, out=None, **kwargs):
     return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
 
 
-@functools.wraps(_ops.xlogy)
+@functools.wraps(_ops.xlogy_)
 def xlogy_(*args, **kwargs):
     try:
-        return inplace_variant(_ops.xlogy, args[0], args[1:], kwargs)
+        return _ops.xlogy_(*args, **kwargs)
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("xlogy_", _SCHEMAS["xlogy_"], args, kwargs, error)
-    return inplace_variant(_ops.xlogy, args[0], args[1:], kwargs)
+    return _ops.xlogy_(*args, **kwargs)

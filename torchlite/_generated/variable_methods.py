@@ -18,15 +18,9 @@ class _TensorMethods:
     add = _ops.add
     add_ = _ops.add_
     addcdiv = _ops.addcdiv
-
-    def addcdiv_(self, *args, **kwargs):
-        return inplace_variant(_ops.addcdiv, self, args, kwargs)
-
+    addcdiv_ = _ops.addcdiv_
     addcmul = _ops.addcmul
-
-    def addcmul_(self, *args, **kwargs):
-        return inplace_variant(_ops.addcmul, self, args, kwargs)
-
+    addcmul_ = _ops.addcmul_
     as_strided = _ops.as_strided
     atan2 = _ops.atan2
 
@@ -66,10 +60,7 @@ class _TensorMethods:
     div = _ops.div
     div_ = _ops.div_
     divide = _ops.divide
-
-    def divide_(self, *args, **kwargs):
-        return inplace_variant(_ops.divide, self, args, kwargs)
-
+    divide_ = _ops.divide_
     exp = _ops.exp
 
     def exp_(self, *args, **kwargs):
@@ -82,20 +73,11 @@ class _TensorMethods:
     fmax = _ops.fmax
     fmin = _ops.fmin
     fmod = _ops.fmod
-
-    def fmod_(self, *args, **kwargs):
-        return inplace_variant(_ops.fmod, self, args, kwargs)
-
+    fmod_ = _ops.fmod_
     hypot = _ops.hypot
-
-    def hypot_(self, *args, **kwargs):
-        return inplace_variant(_ops.hypot, self, args, kwargs)
-
+    hypot_ = _ops.hypot_
     lerp = _ops.lerp
-
-    def lerp_(self, *args, **kwargs):
-        return inplace_variant(_ops.lerp, self, args, kwargs)
-
+    lerp_ = _ops.lerp_
     log = _ops.log
 
     def log_(self, *args, **kwargs):
@@ -119,10 +101,7 @@ class _TensorMethods:
     mul = _ops.mul
     mul_ = _ops.mul_
     multiply = _ops.multiply
-
-    def multiply_(self, *args, **kwargs):
-        return inplace_variant(_ops.multiply, self, args, kwargs)
-
+    multiply_ = _ops.multiply_
     narrow = _ops.narrow
     neg = _ops.neg
 
@@ -147,10 +126,7 @@ class _TensorMethods:
         return inplace_variant(_ops.relu, self, args, kwargs)
 
     remainder = _ops.remainder
-
-    def remainder_(self, *args, **kwargs):
-        return inplace_variant(_ops.remainder, self, args, kwargs)
-
+    remainder_ = _ops.remainder_
     reshape = _ops.reshape
     sigmoid = _ops.sigmoid
 
@@ -172,10 +148,7 @@ class _TensorMethods:
     sub = _ops.sub
     sub_ = _ops.sub_
     subtract = _ops.subtract
-
-    def subtract_(self, *args, **kwargs):
-        return inplace_variant(_ops.subtract, self, args, kwargs)
-
+    subtract_ = _ops.subtract_
     sum = _ops.sum
     t = _ops.t
     tanh = _ops.tanh
@@ -185,10 +158,7 @@ class _TensorMethods:
 
     transpose = _ops.transpose
     true_divide = _ops.true_divide
-
-    def true_divide_(self, *args, **kwargs):
-        return inplace_variant(_ops.true_divide, self, args, kwargs)
-
+    true_divide_ = _ops.true_divide_
     unbind = _ops.unbind
     unsqueeze = _ops.unsqueeze
     view = _ops.view
@@ -197,8 +167,5 @@ class _TensorMethods:
         return _ops.where(condition, self, other)
 
     xlogy = _ops.xlogy
-
-    def xlogy_(self, *args, **kwargs):
-        return inplace_variant(_ops.xlogy, self, args, kwargs)
-
+    xlogy_ = _ops.xlogy_
     zero_ = _ops.zero_

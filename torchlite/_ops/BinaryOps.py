@@ -1150,6 +1150,9 @@ def _inplace_no_derivative(fn, self, *args, check_inplace=True):
             isinstance(x, _TB) and x.requires_grad for x in args)))
     a = self._array
     _check_overlap(a)
+    full = _shapes(a, *(x._array for x in args if isinstance(x, _TB)))
+    if full != a.shape:
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(full)}")
     try:
         r = fn(self, *args)
     except NotImplementedError as err:
@@ -1239,10 +1242,12 @@ def floor_divide_(self, other):
         if dtype == _b1:
             raise _not_implemented("div_floor_cpu", dtype)
         return _record_not_implemented("aten::floor_divide_", x, y, _wrap(_compute(_floor_divide, x, dtype, a, b), x))
+    _inplace_shapes(self, (other,), {})
     return inplace_variant(floor_divide_kernel, self, (other,), {})
 
 
 def _clamp_inplace(functional, self, args, kwargs):
+    _inplace_shapes(self, args, kwargs)
     bounds = [b for b in (*args, *kwargs.values()) if b is not None]
     if bounds and not any(isinstance(b, _TB) for b in bounds) and all(isinstance(b, (bool, int, float))
                                                                         for b in bounds):
@@ -1267,3 +1272,63 @@ def clamp_min_(self, min):  # noqa: A002 - torch's name
 
 def clamp_max_(self, max):  # noqa: A002 - torch's name
     return _clamp_inplace(clamp_max, self, (max,), {})
+
+
+def _inplace_shapes(self, args, kwargs):
+    """autograd's check_inplace (VariableType's, first), then TensorIterator's shape checks of an in-place
+    op, which come before its kernel's dtype and value errors (a bool kernel, an integer division by
+    zero): the operands broadcast, to self's shape."""
+    _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
+        isinstance(x, _TB) and x.requires_grad for x in (*args, *kwargs.values()))))
+    a = self._array
+    full = _shapes(a, *(x._array for x in (*args, *kwargs.values()) if isinstance(x, _TB)))
+    if full != a.shape:
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(full)}")
+
+
+def structured_(functional, meta=None):
+    """The in-place variant of `functional` (upstream's structured_delegate): the checks of its meta
+    function that come before TensorIterator's (`meta`), TensorIterator's shape checks, then the
+    structured in-place variant (structured_inplace.inplace_variant)."""
+    def op(self, *args, **kwargs):
+        _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
+            isinstance(x, _TB) and x.requires_grad for x in (*args, *kwargs.values()))))
+        if meta is not None:
+            meta(self, *args, **kwargs)
+        _inplace_shapes(self, args, kwargs)
+        return inplace_variant(functional, self, args, kwargs)
+    op.__name__ = op.__qualname__ = functional.__name__ + "_"
+    op.__doc__ = f"Tensor.{functional.__name__}_: {functional.__name__}'s kernel written into self."
+    return op
+
+
+def _addcdiv_meta(self, tensor1=None, tensor2=None, **kwargs):
+    if isinstance(tensor1, _TB) and isinstance(tensor2, _TB) and tensor1._array.dtype.kind in "iub" and \
+            tensor2._array.dtype.kind in "iub":
+        raise RuntimeError(_ADDCDIV_INT)
+
+
+def _subtract_meta(self, other=None, **kwargs):
+    _sub_check(self._array.dtype, other._array.dtype if isinstance(other, _TB) else _number_dtype(other))
+
+
+def _lerp_meta(self, end=None, weight=None, **kwargs):
+    dtype = self._array.dtype
+    if isinstance(end, _TB) and end._array.dtype != dtype:
+        raise RuntimeError(f"expected dtype {_c_name(dtype)} for `end` but got dtype {_c_name(end._array.dtype)}")
+    if isinstance(weight, _TB) and weight._array.dtype != dtype and weight._array.ndim:
+        raise RuntimeError(f"expected dtype {_c_name(dtype)} for `weight` but got dtype "
+                           f"{_c_name(weight._array.dtype)}")
+
+
+addcdiv_ = structured_(addcdiv, _addcdiv_meta)
+addcmul_ = structured_(addcmul)
+divide_ = structured_(divide)
+fmod_ = structured_(fmod)
+hypot_ = structured_(hypot)
+lerp_ = structured_(lerp, _lerp_meta)
+multiply_ = structured_(multiply)
+remainder_ = structured_(remainder)
+subtract_ = structured_(subtract, _subtract_meta)
+true_divide_ = structured_(true_divide)
+xlogy_ = structured_(xlogy)

@@ -82,7 +82,9 @@ from .BinaryOps import (addcdiv, addcmul, bitwise_and, bitwise_left_shift, bitwi
                         rlshift, rmatmul, rremainder, rrshift, subtract, true_divide, xlogy)
 from .BinaryOps import (bitwise_and_, bitwise_left_shift_, bitwise_not_, bitwise_or_,  # noqa: E402
                         bitwise_right_shift_, bitwise_xor_, clamp_, clamp_max_, clamp_min_, clip_, floor_divide_,
-                        inplace_operator, logical_and_, logical_not_, logical_or_, logical_xor_)
+                        inplace_operator, logical_and_, logical_not_, logical_or_, logical_xor_, addcdiv_,
+                        addcmul_, divide_, fmod_, hypot_, lerp_, multiply_, remainder_, subtract_, true_divide_,
+                        xlogy_)
 from . import ReduceOps as _ReduceOps  # noqa: E402
 from . import BinaryOps as _BinaryOps  # noqa: E402
 from .structured_inplace import inplace_variant as _inplace_variant  # noqa: E402
@@ -96,6 +98,7 @@ def _div_(self, other, *, rounding_mode=_BinaryOps._NO_MODE):
     """Tensor.div_: with rounding_mode, div_.Tensor_mode, the structured in-place variant of div's kernel."""
     if rounding_mode is _BinaryOps._NO_MODE:
         return _BinaryOps.div_(self, other)
+    _BinaryOps._inplace_shapes(self, (other,), {})
     return _inplace_variant(div_mode, self, (other,), {"rounding_mode": rounding_mode})
 
 
@@ -136,7 +139,8 @@ def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
 
 __all__ += ["bitwise_and_", "bitwise_left_shift_", "bitwise_not_", "bitwise_or_", "bitwise_right_shift_",
             "bitwise_xor_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "floor_divide_", "inplace_operator",
-            "logical_and_", "logical_not_", "logical_or_", "logical_xor_"]
+            "logical_and_", "logical_not_", "logical_or_", "logical_xor_", "addcdiv_", "addcmul_", "divide_", "fmod_",
+            "hypot_", "lerp_", "multiply_", "remainder_", "subtract_", "true_divide_", "xlogy_"]
 __all__ += ["addcdiv", "addcmul", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
             "bitwise_right_shift", "bitwise_xor", "clamp", "clamp_max", "clamp_min", "clip", "div_mode", "divide",
             "floor_divide", "fmax", "fmin", "fmod", "hypot", "invert", "lerp", "logaddexp", "logical_and",
