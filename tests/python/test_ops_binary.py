@@ -300,6 +300,8 @@ OUT_CASES = {
     "addcmul": lambda lib, a, b, out: lib.addcmul(a, a, b, value=2, out=out),
     "addcdiv": lambda lib, a, b, out: lib.addcdiv(a, a, b, out=out),
     "true_divide": lambda lib, a, b, out: lib.true_divide(a, b, out=out),
+    "max": lambda lib, a, b, out: lib.max(a, b, out=out),
+    "min": lambda lib, a, b, out: lib.min(a, other=b, out=out),
     "multiply": lambda lib, a, b, out: lib.multiply(a, b, out=out),
     "subtract": lambda lib, a, b, out: lib.subtract(a, b, alpha=3, out=out),
     "divide": lambda lib, a, b, out: lib.divide(a, b, out=out),

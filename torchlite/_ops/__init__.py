@@ -126,7 +126,8 @@ min = _min  # type: ignore[assignment]  # noqa: A001 F811
 
 def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
     other = args[0] if args else kwargs.get("other")
-    extra = [k for k in kwargs if k != "other"]
+    out = kwargs.get("out")
+    extra = [k for k in kwargs if k not in ("other", "out")]
     if len(args) + ("other" in kwargs) != 1 or extra or not isinstance(other, _TB):
         got = ", ".join(["Tensor"] + [type(a).__name__ if not isinstance(a, _TB) else "Tensor" for a in args]
                         + [f"{k}={'Tensor' if isinstance(v, _TB) else type(v).__name__}" for k, v in kwargs.items()])
@@ -134,6 +135,8 @@ def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
                         " * (Tensor input, *, Tensor out = None)\n"
                         " * (Tensor input, Tensor other, *, Tensor out = None)\n"
                         " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n")
+    if out is not None:  # max.other's out= (maximum's kernel)
+        return _BinaryOps._out_of(fn.__name__, lambda: fn(input, other), out, (input, other))
     return fn(input, other)
 
 
