@@ -158,6 +158,10 @@ REFLECTED = {
     "-": lambda n, a: n - a, "/": lambda n, a: n / a,
     "remainder": lambda n, a: torch_or_lite(a).remainder(n, a),
     "xlogy": lambda n, a: torch_or_lite(a).xlogy(n, a),
+    "bitwise_and": lambda n, a: torch_or_lite(a).bitwise_and(n, a),
+    "bitwise_or": lambda n, a: torch_or_lite(a).bitwise_or(n, a),
+    "bitwise_xor": lambda n, a: torch_or_lite(a).bitwise_xor(n, a),
+    "bitwise_left_shift": lambda n, a: torch_or_lite(a).bitwise_left_shift(n, a),
 }
 
 

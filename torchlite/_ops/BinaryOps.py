@@ -964,6 +964,8 @@ def clamp_max(self, max, *, out=None):  # noqa: A002 - torch's name
 # Bitwise and logical ops (never differentiable) ----------------------------------------
 
 def _bitwise(kernel_name, ufunc, self, other):
+    if not isinstance(self, _TB) and isinstance(other, _TB) and isinstance(self, (bool, int, float)):
+        self, other = other, self  # bitwise_and.Scalar_Tensor: the ops commute
     a, b = self._array, _array_or_number(other)
     if not isinstance(b, (*_backend.array_types, bool, int, float)):
         return NotImplemented
