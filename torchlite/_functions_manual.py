@@ -311,6 +311,127 @@ __all__ += ["zeros_symint"]
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
+from ._ops import _compare  # noqa: E402 - the binary family's imports, in its section
+from ._ops import div_mode as _div_mode  # noqa: E402
+from ._ops import exp, rsub, sub, xlogy  # noqa: E402
+
+__all__ += ["clamp_backward", "clamp_backward_max", "clamp_backward_min", "div_rounding",
+            "div_tensor_other_backward_mode", "div_tensor_self_backward_mode", "eq_mask", "exp", "fmax_mask",
+            "fmin_mask", "ge_mask", "gt_mask", "le_mask", "lt_mask", "not_implemented_node", "rsub", "sub",
+            "where_tie_half", "xlogy", "xlogy_mask", "xlogy_scalar_other_backward"]
+
+
+def div_rounding(self, other, rounding_mode):
+    """self.div(other, rounding_mode=...) inside a formula (fmod's and remainder's gradients)."""
+    return _div_mode(self, other, rounding_mode=rounding_mode)
+
+
+def div_tensor_self_backward_mode(grad, other, self_st, rounding_mode):
+    """div_tensor_self_backward with a rounding mode: zeros where the quotient is rounded (its
+    derivative is 0 almost everywhere), else grad / other."""
+    if rounding_mode is not None:
+        return zeros_like(grad, dtype=_from_numpy_dtype(self_st))
+    return div(grad, other)
+
+
+def div_tensor_other_backward_mode(grad, self, other, rounding_mode):
+    """div_tensor_other_backward with a rounding mode: zeros where rounded, else -grad * ((self / other) / other)."""
+    if rounding_mode is not None:
+        return zeros_like(grad, dtype=_from_numpy_dtype(other._array.dtype))
+    return mul(neg(grad), div(div(self, other), other))
+
+
+def not_implemented_node(name):
+    """The backward of torch::autograd::NotImplemented (an op without a derivative formula)."""
+    raise RuntimeError(f"derivative for {name} is not implemented")
+
+
+def ge_mask(self, other):
+    """self >= other: a bool tensor, never differentiable (other a tensor or a number)."""
+    return _compare(np.greater_equal, self, other)
+
+
+def le_mask(self, other):
+    return _compare(np.less_equal, self, other)
+
+
+def gt_mask(self, other):
+    return _compare(np.greater, self, other)
+
+
+def lt_mask(self, other):
+    return _compare(np.less, self, other)
+
+
+def eq_mask(self, other):
+    return _compare(np.equal, self, other)
+
+
+def where_tie_half(grad, self, other):
+    """where(self == other, grad / 2, grad): maximum's and minimum's gradient splits evenly at a tie."""
+    return where(eq_mask(self, other), div_scalar(grad, 2), grad)
+
+
+def _bool_const(mask, like):
+    return _const(mask, like)
+
+
+def clamp_backward(grad, self, min, max):  # noqa: A002 - upstream's names
+    """torch's clamp_backward: grad where min <= self <= max (a bound None: no limit that side), else 0
+    (the subgradient 1 at a bound)."""
+    if min is not None and max is not None:
+        mask = _bool_const(ge_mask(self, min)._array & le_mask(self, max)._array, grad)
+    elif min is not None:
+        mask = ge_mask(self, min)
+    elif max is not None:
+        mask = le_mask(self, max)
+    else:
+        return grad
+    return where(mask, grad, 0.0)
+
+
+def clamp_backward_min(grad, self, min, max):  # noqa: A002
+    """clamp_backward_min_max's gradient for min: grad where self < min (and min < max: where the
+    bounds cross, max decides), else 0."""
+    if max is not None:
+        mask = _bool_const(lt_mask(self, min)._array & lt_mask(min, max)._array, grad)
+    else:
+        mask = lt_mask(self, min)
+    return where(mask, grad, 0.0)
+
+
+def clamp_backward_max(grad, self, min, max):  # noqa: A002
+    """clamp_backward_min_max's gradient for max: grad where self > max or max < min, else 0."""
+    if min is not None:
+        mask = _bool_const(gt_mask(self, max)._array | lt_mask(max, min)._array, grad)
+    else:
+        mask = gt_mask(self, max)
+    return where(mask, grad, 0.0)
+
+
+def fmax_mask(self, other, for_self):
+    """Where fmax's gradient is 0: for self, unless self >= other or other is nan; for other, there."""
+    picked_self = (self._array >= other._array) | np.isnan(other._array)
+    return _bool_const(~picked_self if for_self else picked_self, self)
+
+
+def fmin_mask(self, other, for_self):
+    picked_self = (self._array <= other._array) | np.isnan(other._array)
+    return _bool_const(~picked_self if for_self else picked_self, self)
+
+
+def xlogy_mask(self, other):
+    """(self == 0) & (other <= 0): where xlogy's gradient for self is 0 (the limit of x * log(y))."""
+    return _bool_const((eq_mask(self, 0.0)._array & le_mask(other, 0.0)._array), self)
+
+
+def xlogy_scalar_other_backward(grad, self, other):
+    """xlogy.Scalar_Other's gradient for self: xlogy(grad, other), 0 where self == 0 unless other > 0."""
+    g = xlogy(grad, other)
+    if float(other) > 0:
+        return g
+    return masked_fill(g, eq_mask(self, 0.0), 0.0)
+
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)

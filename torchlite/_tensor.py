@@ -381,7 +381,27 @@ class Tensor(_C.TensorBase, _TensorMethods):
     __pos__ = _ops.positive
     __pow__ = _ops.pow
     __rpow__ = _ops.rpow
-    __matmul__ = _ops.matmul
+    __matmul__ = _ops.matmul_operator
+    __rmatmul__ = _ops.rmatmul
+    __floordiv__ = _ops.operator(_ops.floor_divide)
+    __rfloordiv__ = _ops.operator(_ops.rfloordiv)
+    __mod__ = _ops.operator(_ops.remainder)
+    __rmod__ = _ops.operator(_ops.rremainder)
+    __and__ = __rand__ = _ops.operator(_ops.bitwise_and)
+    __or__ = __ror__ = _ops.operator(_ops.bitwise_or)
+    __xor__ = __rxor__ = _ops.operator(_ops.bitwise_xor)
+    __lshift__ = _ops.operator(_ops.bitwise_left_shift)
+    __rlshift__ = _ops.operator(_ops.rlshift)
+    __rshift__ = _ops.operator(_ops.bitwise_right_shift)
+    __rrshift__ = _ops.operator(_ops.rrshift)
+    __invert__ = _ops.invert
+    __ifloordiv__ = _ops.inplace_operator("floor_divide_")
+    __imod__ = _ops.inplace_operator("remainder_")
+    __iand__ = _ops.inplace_operator("bitwise_and_")
+    __ior__ = _ops.inplace_operator("bitwise_or_")
+    __ixor__ = _ops.inplace_operator("bitwise_xor_")
+    __ilshift__ = _ops.inplace_operator("bitwise_left_shift_")
+    __irshift__ = _ops.inplace_operator("bitwise_right_shift_")
     __abs__ = _ops.abs
     __getitem__ = _ops.getitem
     __setitem__ = _ops.setitem

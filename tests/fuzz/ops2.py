@@ -95,6 +95,44 @@ op2("diag_embed", ["{out} = {0}.diag_embed()", "{out} = lib.diag_embed({0}, {k})
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
+op2("div-rounding", ["{out} = lib.div({0}, {1}, rounding_mode='floor')", "{out} = {0}.div({1}, rounding_mode='trunc')",
+                     "{out} = lib.divide({0}, {s}, rounding_mode=None)", "{out} = {0}.true_divide({1})",
+                     "{out} = lib.div({0}, {s}, rounding_mode='floor')"], [T(), BC(0)], scalar, weight=0.6)
+op2("maximum", ["{out} = lib.maximum({0}, {1})", "{out} = {0}.minimum({1})", "{out} = lib.max({0}, {1})",
+                "{out} = {0}.min({1})", "{out} = lib.fmax({0}, {1})", "{out} = {0}.fmin({1})"], [T(), BC(0)])
+op2("clamp", ["{out} = {0}.clamp({s}, 2)", "{out} = lib.clamp({0}, min={s})", "{out} = lib.clamp({0}, {1}, {2})",
+              "{out} = {0}.clip(max={1})", "{out} = lib.clamp_min({0}, {1})", "{out} = {0}.clamp_max({s})",
+              "{out} = lib.clip({0}, -1, {s})", "{out} = lib.clamp_min({0}, {s})", "{out} = {0}.clamp_max({1})"],
+    [T(), BC(0), BC(0)], scalar)
+op2("fmod", ["{out} = lib.fmod({0}, {1})", "{out} = {0} % {1}", "{out} = {0}.remainder({s})",
+             "{out} = {0}.fmod({s})", "{out} = lib.remainder({0}, {1})", "{out} = {0} // {1}",
+             "{out} = lib.floor_divide({0}, {s})"], [T(), BC(0)], scalar, weight=0.8)
+op2("hypot", ["{out} = lib.hypot({0}, {1})", "{out} = {0}.logaddexp({1})", "{out} = lib.logaddexp({0}, {1})"],
+    [T(), BC(0)], weight=0.6)
+op2("xlogy", ["{out} = lib.xlogy({0}, {1})", "{out} = {0}.xlogy({s})", "{out} = lib.xlogy({s}, {0})"],
+    [T(), BC(0)], scalar, weight=0.6)
+op2("lerp", ["{out} = lib.lerp({0}, {1}, {s})", "{out} = {0}.lerp({1}, {2})"], [T(), BC(0), BC(0)], scalar,
+    weight=0.6)
+op2("addcmul", ["{out} = lib.addcmul({0}, {1}, {2}, value={s})", "{out} = {0}.addcdiv({1}, {2})",
+                "{out} = {0}.addcmul({1}, {2})", "{out} = lib.addcdiv({0}, {1}, {2}, value={s})"],
+    [T(), BC(0), BC(0)], scalar, weight=0.6)
+op2("bitwise", ["{out} = {0} & {1}", "{out} = {0} | {1}", "{out} = {0} ^ {s}", "{out} = ~{0}", "{out} = {0} << {1}",
+                "{out} = {0} >> {s}", "{out} = lib.bitwise_and({0}, {1})", "{out} = {0}.bitwise_or({1})",
+                "{out} = lib.bitwise_xor({0}, {1})", "{out} = lib.bitwise_not({0})",
+                "{out} = lib.bitwise_left_shift({0}, {s})", "{out} = {0}.bitwise_right_shift({1})"],
+    [T(), BC(0)], scalar, weight=0.6)
+op2("logical", ["{out} = lib.logical_and({0}, {1})", "{out} = {0}.logical_or({1})", "{out} = lib.logical_xor({0}, {1})",
+                "{out} = lib.logical_not({0})"], [T(), BC(0)], weight=0.5)
+op2("reflected", ["{out} = {s} // {0}", "{out} = {s} % {0}", "{out} = {s} & {0}", "{out} = {s} | {0}",
+                  "{out} = {s} << {0}", "{out} = {s} >> {0}", "{out} = {s} ^ {0}"], [T()], scalar, weight=0.6)
+op2("binary-inplace", ["{0}.clamp_({s}, 2)", "{0}.clamp_min_({1})", "{0}.clip_(max={1})", "{0}.fmod_({1})",
+                       "{0}.remainder_({s})", "{0}.lerp_({1}, {s})", "{0}.addcmul_({1}, {1})", "{0}.addcdiv_({1}, {1})",
+                       "{0}.hypot_({1})", "{0}.xlogy_({1})", "{0}.div_({1}, rounding_mode='floor')",
+                       "{0}.floor_divide_({s})", "{0}.bitwise_and_({1})", "{0}.logical_or_({1})", "{0} %= {1}",
+                       "{0} //= {s}", "{0} &= {1}", "{0} <<= {s}", "{0}.multiply_({1})", "{0}.subtract_({s})"],
+    [T(), BC(0)], scalar, weight=0.8)
+op2("aliases", ["{out} = lib.multiply({0}, {1})", "{out} = {0}.subtract({1}, alpha={s})",
+                "{out} = lib.subtract({0}, {s})", "{out} = {0}.multiply({s})"], [T(), BC(0)], scalar, weight=0.5)
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)

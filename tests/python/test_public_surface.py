@@ -52,16 +52,10 @@ NOT_COMPARED = {
 # then the entry must go.
 _OPS = "torchlite/_ops: "
 XFAIL = {
-    ("torchlite.div", None): _OPS + "div(..., rounding_mode=None) is refused (TypeError: unexpected keyword)",
-    ("Tensor.div", None): _OPS + "Tensor.div(..., rounding_mode=None) is refused (TypeError: unexpected keyword)",
-    ("torchlite.max", None): _OPS + "max(input, other) (elementwise) takes `other` as dim: 'Boolean value of Tensor'",
-    ("torchlite.min", None): _OPS + "min(input, other) (elementwise) takes `other` as dim: 'Boolean value of Tensor'",
     ("torchlite.autograd.graph.get_gradient_edge", None): "autograd.grad(outputs, inputs=GradientEdge) is refused: "
                                                           "'all inputs have to be Tensors, but got ExpBackward0'",
 }
 # Names sharing a case share its entry.
-XFAIL[("Tensor.max", None)] = XFAIL[("torchlite.max", None)]
-XFAIL[("Tensor.min", None)] = XFAIL[("torchlite.min", None)]
 XFAIL[("torchlite.autograd.graph.GradientEdge", None)] = XFAIL[("torchlite.autograd.graph.get_gradient_edge", None)]
 
 
@@ -1042,7 +1036,8 @@ for _name in ("half", "int", "short", "char", "byte"):
 @case("Tensor.itemsize", "Tensor.nbytes", "Tensor.is_floating_point", "Tensor.is_complex", "Tensor.is_signed")
 def _dtype_queries(lib, dev):
     xs = [T(lib, dev, [1, 2], dtype=getattr(lib, n)) for n in _NEW_DTYPES + ("float32", "float64", "int64", "bool")]
-    return [(x.itemsize, x.nbytes, x.is_floating_point(), x.is_complex(), x.is_signed(), x[:1].nbytes) for x in xs]
+    return [(x.itemsize, x.nbytes, x.is_floating_point(), x.is_complex(), x.is_signed(), x[:1].nbytes) for x in xs] + \
+        [_nbytes(lib, dev), _itemsize(lib, dev)]
 
 
 @case("torchlite.is_floating_point", "torchlite.is_complex", "torchlite.is_signed")
@@ -1051,15 +1046,6 @@ def _dtype_predicates(lib, dev):
     out = [(lib.is_floating_point(x), lib.is_complex(x), lib.is_signed(x)) for x in xs]
     return out + [run(lambda lib, f=f: f(1), lib) for f in (lib.is_floating_point, lib.is_complex, lib.is_signed)]
 
-
-@case("Tensor.type")
-def _tensor_type(lib, dev):
-    x = T(lib, dev, [1.5, -2.0])
-    out = [x.type(lib.float16), x.type(lib.int8), x.type("torch.HalfTensor"), x.type("torch.ByteTensor"),
-           x.type(lib.float32) is x, run(lambda lib: x.type("torch.Foo"), lib), run(lambda lib: x.type(float), lib)]
-    # torchlite names the sim device's types after it, as torch.cuda.FloatTensor
-    return out + [y.type().replace("torch.sim.", "torch.") for y in (x, x.int(), x.half())] + \
-        [x.type().startswith("torch.sim.") == (dev != "cpu")]
 
 # ==== issue 13: creation ====
 # (the creation family's entries follow this line)
@@ -1153,7 +1139,7 @@ def _generator_class(lib, dev):
     return g.manual_seed(5) is g, lib.randn(3, generator=g, device=dev).tolist() == a, g.initial_seed(), str(g.device)
 
 
-@case("torchlite.layout", "torchlite.memory_format")
+@case("torchlite.layout")
 def _layout_types(lib, dev):
     return (repr(lib.strided), isinstance(lib.strided, lib.layout), repr(lib.contiguous_format),
             isinstance(lib.preserve_format, lib.memory_format), run(lambda lib: lib.layout(), lib),
@@ -1210,6 +1196,109 @@ def _accelerator_device(lib, dev):
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
+I64 = [[5, -7, 0], [3, 6, -2]]
+I64B = [[2, 3, -4], [1, -5, 7]]
+
+_BINARY13 = {
+    "maximum": lambda f, x, y: f(y), "minimum": lambda f, x, y: f(y), "fmax": lambda f, x, y: f(y),
+    "fmin": lambda f, x, y: f(y), "hypot": lambda f, x, y: f(y), "logaddexp": lambda f, x, y: f(y),
+    "xlogy": lambda f, x, y: f(y.abs() + 0.5), "fmod": lambda f, x, y: (f(y), f(1.5)),
+    "remainder": lambda f, x, y: (f(y), f(-1.5)), "floor_divide": lambda f, x, y: f(y.detach()),
+    "multiply": lambda f, x, y: f(y), "subtract": lambda f, x, y: f(y, alpha=2),
+    "divide": lambda f, x, y: (f(y), f(y, rounding_mode="trunc")), "true_divide": lambda f, x, y: f(y),
+    "clamp": lambda f, x, y: (f(-0.5, 2.0), f(min=y), f(y - 1, y + 1)),
+    "clip": lambda f, x, y: (f(max=1.0), f(y, None)), "clamp_min": lambda f, x, y: (f(1.0), f(y)),
+    "clamp_max": lambda f, x, y: (f(1.0), f(y)), "lerp": lambda f, x, y: (f(y, 0.25), f(y, y.sigmoid())),
+    "addcmul": lambda f, x, y: f(y, y, value=-2), "addcdiv": lambda f, x, y: f(y, y.abs() + 1, value=0.5),
+}
+
+
+def _binary13(name, method):
+    def run_case(lib, dev):
+        x, y = leaf(lib, dev, P), leaf(lib, dev, [1.5, -0.5, 2.0])
+
+        def op(x, y):
+            f = getattr(x, name) if method else (lambda *a, **k: getattr(lib, name)(x, *a, **k))
+            return _BINARY13[name](f, x, y)
+        return with_grads(lib, op, x, y)
+    return run_case
+
+
+for _name in _BINARY13:
+    case(f"torchlite.{_name}")(_binary13(_name, False))
+    case(f"Tensor.{_name}")(_binary13(_name, True))
+
+
+def _bitwise13(name, method):
+    def run_case(lib, dev):
+        a, b = T(lib, dev, I64, dtype=lib.int64), T(lib, dev, I64B, dtype=lib.int64)
+        m, n = a > 0, b > 0
+        f = (lambda t, *r: getattr(t, name)(*r)) if method else (lambda t, *r: getattr(lib, name)(t, *r))
+        if name in ("bitwise_not", "logical_not"):
+            return f(a), f(m), run(lambda lib: f(T(lib, dev)), lib)
+        if name.startswith("logical"):
+            return f(a, b), f(m, n), f(T(lib, dev), a)
+        if "shift" in name:
+            return f(a, b.abs()), f(a, 2), run(lambda lib: f(m, n), lib)
+        return f(a, b), f(m, n), f(a, 3), run(lambda lib: f(T(lib, dev), T(lib, dev)), lib)
+    return run_case
+
+
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+              "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not"):
+    case(f"torchlite.{_name}")(_bitwise13(_name, False))
+    case(f"Tensor.{_name}")(_bitwise13(_name, True))
+
+
+_INPLACE13 = {
+    "clamp_": lambda f, y: (f(-0.5, 2.0), f(min=y)), "clip_": lambda f, y: f(y - 1, y + 1),
+    "clamp_min_": lambda f, y: f(y), "clamp_max_": lambda f, y: f(1.0), "xlogy_": lambda f, y: f(y.abs() + 0.5),
+    "addcdiv_": lambda f, y: f(y, y.abs() + 1, value=2), "addcmul_": lambda f, y: f(y, y),
+    "divide_": lambda f, y: f(y, rounding_mode="floor"), "floor_divide_": lambda f, y: f(2.0),
+    "fmod_": lambda f, y: f(y), "remainder_": lambda f, y: f(-1.5), "hypot_": lambda f, y: f(y),
+    "lerp_": lambda f, y: f(y, 0.3), "multiply_": lambda f, y: f(y), "subtract_": lambda f, y: f(y, alpha=3),
+    "true_divide_": lambda f, y: f(y),
+}
+
+
+def _inplace13(name, method):
+    def run_case(lib, dev):
+        x, y = leaf(lib, dev, P), leaf(lib, dev, [1.5, -0.5, 2.0])
+
+        def op(x, y):
+            z = x * 1
+            f = getattr(z, name) if method else (lambda *a, **k: getattr(lib, name)(z, *a, **k))
+            r = _INPLACE13[name](f, y)
+            return z, (r[-1] if isinstance(r, tuple) else r) is z
+        leaf_error = run(lambda lib: _INPLACE13[name](getattr(leaf(lib, dev, P), name), T(lib, dev, [1.5, -0.5, 2.0])),
+                         lib)
+        return with_grads(lib, op, x, y), leaf_error
+    return run_case
+
+
+for _name in _INPLACE13:
+    case(f"Tensor.{_name}")(_inplace13(_name, True))
+    if _name in ("clamp_", "clip_", "clamp_min_", "clamp_max_", "xlogy_"):
+        case(f"torchlite.{_name}")(_inplace13(_name, False))
+
+
+def _bitwise13_(name):
+    def run_case(lib, dev):
+        a, b = T(lib, dev, I64, dtype=lib.int64), T(lib, dev, I64B, dtype=lib.int64)
+        m, n = a > 0, b > 0
+        unary = name in ("bitwise_not_", "logical_not_")
+        args = () if unary else (b.abs(),)
+        r = getattr(a, name)(*args)
+        s = getattr(m, name)(*(() if unary else (n,))) if "shift" not in name else None
+        return r is a, a, a._version, s, run(lambda lib: getattr(T(lib, dev), name)(*((T(lib, dev),) if not unary
+                                                                                      else ())), lib)
+    return run_case
+
+
+for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift_", "bitwise_right_shift_",
+              "bitwise_not_", "logical_and_", "logical_or_", "logical_xor_", "logical_not_"):
+    case(f"Tensor.{_name}")(_bitwise13_(_name))
+
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
@@ -1657,7 +1746,9 @@ def _type(lib, dev):
     x = leaf(lib, dev)
     return (x.type(), T(lib, dev, [1]).type(), T(lib, dev, [True]).type(), x.double().type(), x.type(lib.float64),
             x.type(lib.float32) is x, x.type("torch.LongTensor".replace("torch", lib.__name__)),
-            str(x.type(lib.int64).dtype), run(lambda lib: x.type("foo"), lib))
+            str(x.type(lib.int64).dtype), run(lambda lib: x.type("foo"), lib),
+            [(y.type(), str(y.dtype)) for y in (x.type(lib.float16), x.type(lib.int8), x.type(lib.uint8), x.half(),
+                                                x.type("torch.HalfTensor".replace("torch", lib.__name__)))])
 
 
 @case("Tensor.new_tensor")
@@ -1698,14 +1789,12 @@ def _data_ptr(lib, dev):
             x.clone().data_ptr() != x.data_ptr(), isinstance(x.data_ptr(), int))
 
 
-@case("Tensor.nbytes")
-def _nbytes(lib, dev):
+def _nbytes(lib, dev):  # run by _dtype_queries
     return T(lib, dev).nbytes, T(lib, dev).double().nbytes, T(lib, dev, [1]).nbytes, T(lib, dev)[0].nbytes, \
         T(lib, dev, [True, False]).nbytes, T(lib, dev).t().nbytes
 
 
-@case("Tensor.itemsize")
-def _itemsize(lib, dev):
+def _itemsize(lib, dev):  # run by _dtype_queries
     return T(lib, dev).itemsize, T(lib, dev).double().itemsize, T(lib, dev, [1]).itemsize, T(lib, dev, [True]).itemsize
 
 

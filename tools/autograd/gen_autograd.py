@@ -90,6 +90,9 @@ class Entry:
         # where this table lacks one of those entries (or upstream writes the node by hand)
         self.node = raw.pop("node", None) or f"{stem}Backward{index_by_base.get(stem, 0)}"
         index_by_base[stem] = index_by_base.get(stem, 0) + 1
+        # the spec's Python name: the node's, or `var` where two entries share a node name
+        # (torch::autograd::NotImplemented, the node of each op without a formula)
+        self.var = raw.pop("var", None) or self.node.split("::")[-1]
         self.formulas, non_differentiable = {}, set()
         for key, formula in raw.items():
             if self.schema.arg(key) is None or not self.schema.arg(key).is_tensor:
@@ -209,7 +212,7 @@ def gen_specs(entries):
         names = "".join(f'"{n}", ' for n, _, _ in e.fields)
         kinds = "".join(k for _, k, _ in e.fields)
         native = e.native_id if e.native else 0
-        var = e.node.split("::")[-1]
+        var = e.var
         lines.append(py_call(f"{var} = _C._op_spec",
                              [f'"{e.node}"', f"({names})", f'"{kinds}", {native}, {e.schema.multi_output}']))
     return "\n".join(lines) + "\n"
@@ -221,10 +224,12 @@ def gen_functions(entries, helpers):
              *py_imports(".._functions_manual", sorted(helpers)),
              "from . import specs"]
     for e in entries:
-        var = e.node.split("::")[-1]
+        var = e.var
         first = "grads" if e.schema.multi_output else "grad"
         params = ", ".join([first, "needs"] + [py_name(n) for n, _, _ in e.fields])
-        lines += ["", "", f"def {var}({params}):", *py_docstring(e.schema.text, "    ")]
+        shadows = any(hasattr(builtins, n) for n, _, _ in e.fields)
+        noqa = "  # noqa: A002 - the schema's names" if shadows else ""
+        lines += ["", "", f"def {var}({params}):{noqa}", *py_docstring(e.schema.text, "    ")]
         if e.list_input:  # one formula for the whole list, a gradient per tensor
             lines.append(f"    return tuple({e.python_formula(e.inputs[0])})")
             continue
@@ -241,9 +246,12 @@ def gen_functions(entries, helpers):
         lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
     lines += [""]
     for e in entries:
-        var = e.node.split("::")[-1]
+        var = e.var
         lines.append(f"_C._set_formula(specs.{var}, {var})")
     return "\n".join(lines) + "\n"
+
+
+KERNEL_OUTS: set[str] = set()
 
 
 def variants(functions):
@@ -254,8 +262,12 @@ def variants(functions):
     fns, methods, outs, structured = {}, {}, set(), {}
     for f in functions:
         schema = Schema(f["func"])
-        if schema.overload == "out" or schema.overload.endswith("_out"):
+        if schema.overload == "out" or schema.overload.endswith("_out") or schema.overload.startswith("Out"):
+            # (upstream also names some OutTensor, OutScalar_Self: xlogy's); `kernel_out: true`: the
+            # kernel takes out= itself (an alias whose errors name its op, an op without a derivative)
             outs.add(schema.base)
+            if f.get("kernel_out"):
+                KERNEL_OUTS.add(schema.base)
             continue
         if "structured_delegate" in f:
             delegate = Schema(f["structured_delegate"] + "() -> Tensor").base
@@ -294,6 +306,9 @@ def gen_torch_functions(fns, outs, structured):
         signature = "*args, **kwargs"
         if name in structured:
             call = [f"return inplace_variant(_ops.{structured[name]}, args[0], args[1:], kwargs)"]
+        elif name in KERNEL_OUTS:
+            signature = "*args, out=None, **kwargs"
+            call = [f"return _ops.{name}(*args, out=out, **kwargs)"]
         elif name in outs:
             signature = "*args, out=None, **kwargs"
             call = ["if out is None:", f"    return _ops.{name}(*args, **kwargs)",

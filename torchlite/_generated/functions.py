@@ -13,26 +13,39 @@ from .._functions_manual import (
     bmm,
     cat_tensors_backward,
     cholesky_backward,
+    clamp_backward,
+    clamp_backward_max,
+    clamp_backward_min,
     cos,
     diagonal,
     diagonal_backward,
     div,
+    div_rounding,
     div_scalar,
     div_tensor_other_backward,
+    div_tensor_other_backward_mode,
     div_tensor_self_backward,
+    div_tensor_self_backward_mode,
     evenly_distribute_backward,
+    exp,
     expand_symint,
+    fmax_mask,
+    fmin_mask,
     gather_backward,
     gather_index,
+    ge_mask,
     getitem_raw,
+    gt_mask,
     index_add_source_backward,
     index_backward,
     index_put_zeros,
     index_select_backward,
+    le_mask,
     linalg_cross,
     linalg_det_backward,
     linalg_solve_backward,
     linalg_vector_norm_backward,
+    lt_mask,
     masked_fill,
     masked_fill_value_backward,
     matmul,
@@ -47,14 +60,17 @@ from .._functions_manual import (
     mv,
     neg,
     not_implemented,
+    not_implemented_node,
     outer,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
     pow_backward_exponent_scalar,
     pow_backward_self,
+    reciprocal,
     reshape,
     reshape_column,
+    rsub,
     saved_index_key,
     select_backward_symint,
     select_from_key,
@@ -67,6 +83,7 @@ from .._functions_manual import (
     split_backward,
     squeeze,
     stack_tensors_backward,
+    sub,
     sum,  # noqa: A004 - torch's name
     sum_backward,
     sum_to,
@@ -82,6 +99,10 @@ from .._functions_manual import (
     unsqueeze_to,
     value_selecting_reduction_backward,
     where,
+    where_tie_half,
+    xlogy,
+    xlogy_mask,
+    xlogy_scalar_other_backward,
     zeros_like,
     zeros_symint,
 )
@@ -651,6 +672,184 @@ def NormalBackward3(grad, needs, mean_sym_sizes, std_sym_sizes):
     return (grad_mean, grad_std)
 
 
+def DivBackward2(grad, needs, self, other, rounding_mode, self_scalar_type):
+    """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"""
+    grad_other = div_tensor_other_backward_mode(grad, self, other, rounding_mode) if needs[1] else None
+    grad_self = div_tensor_self_backward_mode(grad, other, self_scalar_type, rounding_mode) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def NotImplemented0(grad, needs, name):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    grad_other = not_implemented_node(name) if needs[1] else None
+    grad_self = not_implemented_node(name) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def ClampBackward0(grad, needs, self, min, max):  # noqa: A002 - the schema's names
+    """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor"""
+    grad_max = clamp_backward_max(grad, self, min, max) if needs[2] else None
+    grad_min = clamp_backward_min(grad, self, min, max) if needs[1] else None
+    grad_self = clamp_backward(grad, self, min, max) if needs[0] else None
+    return (grad_self, grad_min, grad_max)
+
+
+def ClampBackward1(grad, needs, self, min, max):  # noqa: A002 - the schema's names
+    """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"""
+    grad_self = clamp_backward(grad, self, min, max) if needs[0] else None
+    return (grad_self,)
+
+
+def ClampMinBackward0(grad, needs, self, min):  # noqa: A002 - the schema's names
+    """clamp_min(Tensor self, Scalar min) -> Tensor"""
+    grad_self = where(ge_mask(self, min), grad, 0.0) if needs[0] else None
+    return (grad_self,)
+
+
+def ClampMinBackward1(grad, needs, self, min):  # noqa: A002 - the schema's names
+    """clamp_min.Tensor(Tensor self, Tensor min) -> Tensor"""
+    grad_min = where(lt_mask(self, min), grad, 0.0) if needs[1] else None
+    grad_self = where(ge_mask(self, min), grad, 0.0) if needs[0] else None
+    return (grad_self, grad_min)
+
+
+def ClampMaxBackward0(grad, needs, self, max):  # noqa: A002 - the schema's names
+    """clamp_max(Tensor self, Scalar max) -> Tensor"""
+    grad_self = where(le_mask(self, max), grad, 0.0) if needs[0] else None
+    return (grad_self,)
+
+
+def ClampMaxBackward1(grad, needs, self, max):  # noqa: A002 - the schema's names
+    """clamp_max.Tensor(Tensor self, Tensor max) -> Tensor"""
+    grad_max = where(gt_mask(self, max), grad, 0.0) if needs[1] else None
+    grad_self = where(le_mask(self, max), grad, 0.0) if needs[0] else None
+    return (grad_self, grad_max)
+
+
+def FmodBackward0(grad, needs):
+    """fmod.Scalar(Tensor self, Scalar other) -> Tensor"""
+    grad_self = grad if needs[0] else None
+    return (grad_self,)
+
+
+def FmodBackward1(grad, needs, self, other):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    grad_other = mul(neg(grad), div_rounding(self, other, "trunc")) if needs[1] else None
+    grad_self = grad if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def RemainderBackward0(grad, needs):
+    """remainder.Scalar(Tensor self, Scalar other) -> Tensor"""
+    grad_self = grad if needs[0] else None
+    return (grad_self,)
+
+
+def RemainderBackward1(grad, needs, self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    grad_other = mul(neg(grad), div_rounding(self, other, "floor")) if needs[1] else None
+    grad_self = grad if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def NotImplemented1(grad, needs, name):
+    """remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor"""
+    grad_other = not_implemented_node(name) if needs[0] else None
+    return (grad_other,)
+
+
+def HypotBackward0(grad, needs, self, other, result):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    grad_other = div(mul(grad, other), result) if needs[1] else None
+    grad_self = div(mul(grad, self), result) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def MaximumBackward0(grad, needs, self, other):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    grad_other = masked_fill(where_tie_half(grad, self, other), gt_mask(self, other), 0) if needs[1] else None
+    grad_self = masked_fill(where_tie_half(grad, self, other), lt_mask(self, other), 0) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def MinimumBackward0(grad, needs, self, other):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    grad_other = masked_fill(where_tie_half(grad, self, other), lt_mask(self, other), 0) if needs[1] else None
+    grad_self = masked_fill(where_tie_half(grad, self, other), gt_mask(self, other), 0) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def FmaxBackward0(grad, needs, self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    grad_other = masked_fill(grad, fmax_mask(self, other, False), 0) if needs[1] else None
+    grad_self = masked_fill(grad, fmax_mask(self, other, True), 0) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def FminBackward0(grad, needs, self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    grad_other = masked_fill(grad, fmin_mask(self, other, False), 0) if needs[1] else None
+    grad_self = masked_fill(grad, fmin_mask(self, other, True), 0) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def LogaddexpBackward0(grad, needs, self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    grad_other = div(grad, add_scalar(exp(sub(self, other)), 1)) if needs[1] else None
+    grad_self = div(grad, add_scalar(exp(sub(other, self)), 1)) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def XlogyBackward0(grad, needs, self, other):
+    """xlogy.Tensor(Tensor self, Tensor other) -> Tensor"""
+    grad_other = div(mul(grad, self), other) if needs[1] else None
+    grad_self = masked_fill(xlogy(grad, other), xlogy_mask(self, other), 0.0) if needs[0] else None
+    return (grad_self, grad_other)
+
+
+def XlogyBackward1(grad, needs, self, other):
+    """xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor"""
+    grad_other = div(mul_scalar(grad, self), other) if needs[0] else None
+    return (grad_other,)
+
+
+def XlogyBackward2(grad, needs, self, other):
+    """xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor"""
+    grad_self = xlogy_scalar_other_backward(grad, self, other) if needs[0] else None
+    return (grad_self,)
+
+
+def LerpBackward0(grad, needs, weight):
+    """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor"""
+    grad_end = mul_scalar(grad, weight) if needs[1] else None
+    grad_self = mul_scalar(grad, 1 - weight) if needs[0] else None
+    return (grad_self, grad_end)
+
+
+def LerpBackward1(grad, needs, self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    grad_end = mul(grad, weight) if needs[1] else None
+    grad_self = mul(grad, rsub(weight, 1)) if needs[0] else None
+    grad_weight = mul(grad, sub(end, self)) if needs[2] else None
+    return (grad_self, grad_end, grad_weight)
+
+
+def AddcmulBackward0(grad, needs, tensor1, tensor2, value):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    grad_self = grad if needs[0] else None
+    grad_tensor1 = mul(grad, mul_scalar(tensor2, value)) if needs[1] else None
+    grad_tensor2 = mul(grad, mul_scalar(tensor1, value)) if needs[2] else None
+    return (grad_self, grad_tensor1, grad_tensor2)
+
+
+def AddcdivBackward0(grad, needs, tensor1, tensor2, value):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    grad_self = grad if needs[0] else None
+    grad_tensor1 = mul(grad, mul_scalar(reciprocal(tensor2), value)) if needs[1] else None
+    grad_tensor2 = mul(neg(grad), div(mul_scalar(tensor1, value), mul(tensor2, tensor2))) if needs[2] else None
+    return (grad_self, grad_tensor1, grad_tensor2)
+
+
 def VdotBackward0(grad, needs, self, other):
     """vdot(Tensor self, Tensor other) -> Tensor"""
     grad_other = mul(grad, self) if needs[1] else None
@@ -735,7 +934,7 @@ def LinalgCholeskyExBackward0(grad, needs, upper, L):
     return (grad_self,)
 
 
-def LinalgVectorNormBackward0(grad, needs, self, ord, dim, keepdim, result):
+def LinalgVectorNormBackward0(grad, needs, self, ord, dim, keepdim, result):  # noqa: A002 - the schema's names
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
     ScalarType? dtype=None) -> Tensor"""
     grad_self = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim) if needs[0] else None
@@ -990,6 +1189,32 @@ _C._set_formula(specs.DiagonalBackward0_copy, DiagonalBackward0_copy)
 _C._set_formula(specs.NormalBackward1, NormalBackward1)
 _C._set_formula(specs.NormalBackward2, NormalBackward2)
 _C._set_formula(specs.NormalBackward3, NormalBackward3)
+_C._set_formula(specs.DivBackward2, DivBackward2)
+_C._set_formula(specs.NotImplemented0, NotImplemented0)
+_C._set_formula(specs.ClampBackward0, ClampBackward0)
+_C._set_formula(specs.ClampBackward1, ClampBackward1)
+_C._set_formula(specs.ClampMinBackward0, ClampMinBackward0)
+_C._set_formula(specs.ClampMinBackward1, ClampMinBackward1)
+_C._set_formula(specs.ClampMaxBackward0, ClampMaxBackward0)
+_C._set_formula(specs.ClampMaxBackward1, ClampMaxBackward1)
+_C._set_formula(specs.FmodBackward0, FmodBackward0)
+_C._set_formula(specs.FmodBackward1, FmodBackward1)
+_C._set_formula(specs.RemainderBackward0, RemainderBackward0)
+_C._set_formula(specs.RemainderBackward1, RemainderBackward1)
+_C._set_formula(specs.NotImplemented1, NotImplemented1)
+_C._set_formula(specs.HypotBackward0, HypotBackward0)
+_C._set_formula(specs.MaximumBackward0, MaximumBackward0)
+_C._set_formula(specs.MinimumBackward0, MinimumBackward0)
+_C._set_formula(specs.FmaxBackward0, FmaxBackward0)
+_C._set_formula(specs.FminBackward0, FminBackward0)
+_C._set_formula(specs.LogaddexpBackward0, LogaddexpBackward0)
+_C._set_formula(specs.XlogyBackward0, XlogyBackward0)
+_C._set_formula(specs.XlogyBackward1, XlogyBackward1)
+_C._set_formula(specs.XlogyBackward2, XlogyBackward2)
+_C._set_formula(specs.LerpBackward0, LerpBackward0)
+_C._set_formula(specs.LerpBackward1, LerpBackward1)
+_C._set_formula(specs.AddcmulBackward0, AddcmulBackward0)
+_C._set_formula(specs.AddcdivBackward0, AddcdivBackward0)
 _C._set_formula(specs.VdotBackward0, VdotBackward0)
 _C._set_formula(specs.AddmmBackward0, AddmmBackward0)
 _C._set_formula(specs.AddmvBackward0, AddmvBackward0)

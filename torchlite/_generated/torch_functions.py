@@ -14,6 +14,8 @@ __all__ = [
     "abs_",
     "add",
     "addbmm",
+    "addcdiv",
+    "addcmul",
     "addmm",
     "addmv",
     "addmv_",
@@ -23,10 +25,24 @@ __all__ = [
     "baddbmm",
     "bernoulli",
     "bincount",
+    "bitwise_and",
+    "bitwise_left_shift",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_right_shift",
+    "bitwise_xor",
     "bmm",
     "bucketize",
     "cat",
     "chunk",
+    "clamp",
+    "clamp_",
+    "clamp_max",
+    "clamp_max_",
+    "clamp_min",
+    "clamp_min_",
+    "clip",
+    "clip_",
     "clone",
     "cos",
     "cos_",
@@ -36,17 +52,23 @@ __all__ = [
     "diag_embed",
     "diagonal",
     "div",
+    "divide",
     "dot",
     "eq",
     "equal",
     "exp",
     "exp_",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
     "ge",
     "ger",
     "greater",
     "greater_equal",
     "gt",
     "histc",
+    "hypot",
     "inverse",
     "isclose",
     "isfinite",
@@ -58,20 +80,29 @@ __all__ = [
     "isreal",
     "kron",
     "le",
+    "lerp",
     "less",
     "less_equal",
     "log",
     "log_",
+    "logaddexp",
     "logdet",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
     "lt",
     "matmul",
     "matrix_power",
     "max",
+    "maximum",
     "mean",
     "min",
+    "minimum",
     "mm",
     "mul",
     "multinomial",
+    "multiply",
     "mv",
     "narrow",
     "ne",
@@ -87,6 +118,7 @@ __all__ = [
     "reciprocal_",
     "relu",
     "relu_",
+    "remainder",
     "reshape",
     "searchsorted",
     "sigmoid",
@@ -100,6 +132,7 @@ __all__ = [
     "squeeze",
     "stack",
     "sub",
+    "subtract",
     "sum",
     "t",
     "tanh",
@@ -108,12 +141,15 @@ __all__ = [
     "transpose",
     "tril",
     "triu",
+    "true_divide",
     "unbind",
     "unique",
     "unique_consecutive",
     "unsqueeze",
     "vdot",
     "where",
+    "xlogy",
+    "xlogy_",
 ]
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
@@ -122,6 +158,8 @@ _SCHEMAS = {
     "abs_": ('Tensor(a!) self',),
     "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
     "addbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
+    "addcdiv": ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1',),
+    "addcmul": ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1',),
     "addmm": ('Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1',),
     "addmv": ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
     "addmv_": ('Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
@@ -131,11 +169,27 @@ _SCHEMAS = {
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
+    "bitwise_and": ('Tensor self, Tensor other',),
+    "bitwise_left_shift": ('Tensor self, Tensor other',),
+    "bitwise_not": ('Tensor self',),
+    "bitwise_or": ('Tensor self, Tensor other',),
+    "bitwise_right_shift": ('Tensor self, Tensor other',),
+    "bitwise_xor": ('Tensor self, Tensor other',),
     "bmm": ('Tensor self, Tensor mat2',),
     "bucketize": ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False',
         'Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False'),
     "cat": ('Tensor[] tensors, int dim=0',),
     "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
+    "clamp": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
+    "clamp_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
+        'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
+    "clamp_max": ('Tensor self, Scalar max', 'Tensor self, Tensor max'),
+    "clamp_max_": ('Tensor(a!) self, Scalar max', 'Tensor(a!) self, Tensor max'),
+    "clamp_min": ('Tensor self, Scalar min', 'Tensor self, Tensor min'),
+    "clamp_min_": ('Tensor(a!) self, Scalar min', 'Tensor(a!) self, Tensor min'),
+    "clip": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
+    "clip_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
+        'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
     "cos": ('Tensor self',),
     "cos_": ('Tensor(a!) self',),
@@ -144,18 +198,24 @@ _SCHEMAS = {
     "diag": ('Tensor self, int diagonal=0',),
     "diag_embed": ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',),
     "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
-    "div": ('Tensor self, Tensor other',),
+    "div": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
+    "divide": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "dot": ('Tensor self, Tensor tensor',),
     "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "equal": ('Tensor self, Tensor other',),
     "exp": ('Tensor self',),
     "exp_": ('Tensor(a!) self',),
+    "floor_divide": ('Tensor self, Tensor other',),
+    "fmax": ('Tensor self, Tensor other',),
+    "fmin": ('Tensor self, Tensor other',),
+    "fmod": ('Tensor self, Tensor other',),
     "ge": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "ger": ('Tensor self, Tensor vec2',),
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
+    "hypot": ('Tensor self, Tensor other',),
     "inverse": ('Tensor self',),
     "isclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
     "isfinite": ('Tensor self',),
@@ -169,21 +229,30 @@ _SCHEMAS = {
     "isreal": ('Tensor self',),
     "kron": ('Tensor self, Tensor other',),
     "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "lerp": ('Tensor self, Tensor end, Scalar weight', 'Tensor self, Tensor end, Tensor weight'),
     "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "less_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "log": ('Tensor self',),
     "log_": ('Tensor(a!) self',),
+    "logaddexp": ('Tensor self, Tensor other',),
     "logdet": ('Tensor self',),
+    "logical_and": ('Tensor self, Tensor other',),
+    "logical_not": ('Tensor self',),
+    "logical_or": ('Tensor self, Tensor other',),
+    "logical_xor": ('Tensor self, Tensor other',),
     "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "matmul": ('Tensor self, Tensor other',),
     "matrix_power": ('Tensor self, int n',),
-    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
+    "maximum": ('Tensor self, Tensor other',),
     "mean": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
-    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
+    "minimum": ('Tensor self, Tensor other',),
     "mm": ('Tensor self, Tensor mat2',),
     "mul": ('Tensor self, Tensor other',),
     "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
+    "multiply": ('Tensor self, Tensor other',),
     "mv": ('Tensor self, Tensor vec',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
@@ -202,6 +271,7 @@ _SCHEMAS = {
     "reciprocal_": ('Tensor(a!) self',),
     "relu": ('Tensor self',),
     "relu_": ('Tensor(a!) self',),
+    "remainder": ('Tensor self, Tensor other',),
     "reshape": ('Tensor(a) self, SymInt[] shape',),
     "searchsorted": (
         'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, '
@@ -220,6 +290,7 @@ _SCHEMAS = {
     "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
     "stack": ('Tensor[] tensors, int dim=0',),
     "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "subtract": ('Tensor self, Tensor other, *, Scalar alpha=1',),
     "sum": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
     "t": ('Tensor(a) self',),
@@ -229,12 +300,15 @@ _SCHEMAS = {
     "transpose": ('Tensor(a) self, int dim0, int dim1',),
     "tril": ('Tensor self, int diagonal=0',),
     "triu": ('Tensor self, int diagonal=0',),
+    "true_divide": ('Tensor self, Tensor other',),
     "unbind": ('Tensor(a -> *) self, int dim=0',),
     "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unsqueeze": ('Tensor(a) self, int dim',),
     "vdot": ('Tensor self, Tensor other',),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
+    "xlogy": ('Tensor self, Tensor other',),
+    "xlogy_": ('Tensor(a!) self, Tensor other',),
 }
 
 
@@ -284,6 +358,32 @@ def addbmm(*args, out=None, **kwargs):
     if out is None:
         return _ops.addbmm(*args, **kwargs)
     return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.addcdiv)
+def addcdiv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addcdiv(*args, **kwargs)
+        return out_variant("addcdiv", _ops.addcdiv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addcdiv", _SCHEMAS["addcdiv"], args, kwargs, error)
+    if out is None:
+        return _ops.addcdiv(*args, **kwargs)
+    return out_variant("addcdiv", _ops.addcdiv, out, args, kwargs)
+
+
+@functools.wraps(_ops.addcmul)
+def addcmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.addcmul(*args, **kwargs)
+        return out_variant("addcmul", _ops.addcmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("addcmul", _SCHEMAS["addcmul"], args, kwargs, error)
+    if out is None:
+        return _ops.addcmul(*args, **kwargs)
+    return out_variant("addcmul", _ops.addcmul, out, args, kwargs)
 
 
 @functools.wraps(_ops.addmm)
@@ -383,6 +483,60 @@ def bincount(*args, **kwargs):
     return _ops.bincount(*args, **kwargs)
 
 
+@functools.wraps(_ops.bitwise_and)
+def bitwise_and(*args, out=None, **kwargs):
+    try:
+        return _ops.bitwise_and(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_and", _SCHEMAS["bitwise_and"], args, kwargs, error)
+    return _ops.bitwise_and(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_left_shift)
+def bitwise_left_shift(*args, out=None, **kwargs):
+    try:
+        return _ops.bitwise_left_shift(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_left_shift", _SCHEMAS["bitwise_left_shift"], args, kwargs, error)
+    return _ops.bitwise_left_shift(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_not)
+def bitwise_not(*args, out=None, **kwargs):
+    try:
+        return _ops.bitwise_not(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_not", _SCHEMAS["bitwise_not"], args, kwargs, error)
+    return _ops.bitwise_not(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_or)
+def bitwise_or(*args, out=None, **kwargs):
+    try:
+        return _ops.bitwise_or(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_or", _SCHEMAS["bitwise_or"], args, kwargs, error)
+    return _ops.bitwise_or(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_right_shift)
+def bitwise_right_shift(*args, out=None, **kwargs):
+    try:
+        return _ops.bitwise_right_shift(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_right_shift", _SCHEMAS["bitwise_right_shift"], args, kwargs, error)
+    return _ops.bitwise_right_shift(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.bitwise_xor)
+def bitwise_xor(*args, out=None, **kwargs):
+    try:
+        return _ops.bitwise_xor(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bitwise_xor", _SCHEMAS["bitwise_xor"], args, kwargs, error)
+    return _ops.bitwise_xor(*args, out=out, **kwargs)
+
+
 @functools.wraps(_ops.bmm)
 def bmm(*args, out=None, **kwargs):
     try:
@@ -429,6 +583,78 @@ def chunk(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
     return _ops.chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.clamp)
+def clamp(*args, out=None, **kwargs):
+    try:
+        return _ops.clamp(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp", _SCHEMAS["clamp"], args, kwargs, error)
+    return _ops.clamp(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clamp_)
+def clamp_(*args, **kwargs):
+    try:
+        return _ops.clamp_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_", _SCHEMAS["clamp_"], args, kwargs, error)
+    return _ops.clamp_(*args, **kwargs)
+
+
+@functools.wraps(_ops.clamp_max)
+def clamp_max(*args, out=None, **kwargs):
+    try:
+        return _ops.clamp_max(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_max", _SCHEMAS["clamp_max"], args, kwargs, error)
+    return _ops.clamp_max(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clamp_max_)
+def clamp_max_(*args, **kwargs):
+    try:
+        return _ops.clamp_max_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_max_", _SCHEMAS["clamp_max_"], args, kwargs, error)
+    return _ops.clamp_max_(*args, **kwargs)
+
+
+@functools.wraps(_ops.clamp_min)
+def clamp_min(*args, out=None, **kwargs):
+    try:
+        return _ops.clamp_min(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_min", _SCHEMAS["clamp_min"], args, kwargs, error)
+    return _ops.clamp_min(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clamp_min_)
+def clamp_min_(*args, **kwargs):
+    try:
+        return _ops.clamp_min_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clamp_min_", _SCHEMAS["clamp_min_"], args, kwargs, error)
+    return _ops.clamp_min_(*args, **kwargs)
+
+
+@functools.wraps(_ops.clip)
+def clip(*args, out=None, **kwargs):
+    try:
+        return _ops.clip(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clip", _SCHEMAS["clip"], args, kwargs, error)
+    return _ops.clip(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.clip_)
+def clip_(*args, **kwargs):
+    try:
+        return _ops.clip_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clip_", _SCHEMAS["clip_"], args, kwargs, error)
+    return _ops.clip_(*args, **kwargs)
 
 
 @functools.wraps(_ops.clone)
@@ -528,6 +754,15 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+@functools.wraps(_ops.divide)
+def divide(*args, out=None, **kwargs):
+    try:
+        return _ops.divide(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("divide", _SCHEMAS["divide"], args, kwargs, error)
+    return _ops.divide(*args, out=out, **kwargs)
+
+
 @functools.wraps(_ops.dot)
 def dot(*args, out=None, **kwargs):
     try:
@@ -583,6 +818,54 @@ def exp_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
     return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.floor_divide)
+def floor_divide(*args, out=None, **kwargs):
+    try:
+        return _ops.floor_divide(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("floor_divide", _SCHEMAS["floor_divide"], args, kwargs, error)
+    return _ops.floor_divide(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.fmax)
+def fmax(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fmax(*args, **kwargs)
+        return out_variant("fmax", _ops.fmax, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fmax", _SCHEMAS["fmax"], args, kwargs, error)
+    if out is None:
+        return _ops.fmax(*args, **kwargs)
+    return out_variant("fmax", _ops.fmax, out, args, kwargs)
+
+
+@functools.wraps(_ops.fmin)
+def fmin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fmin(*args, **kwargs)
+        return out_variant("fmin", _ops.fmin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fmin", _SCHEMAS["fmin"], args, kwargs, error)
+    if out is None:
+        return _ops.fmin(*args, **kwargs)
+    return out_variant("fmin", _ops.fmin, out, args, kwargs)
+
+
+@functools.wraps(_ops.fmod)
+def fmod(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fmod(*args, **kwargs)
+        return out_variant("fmod", _ops.fmod, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fmod", _SCHEMAS["fmod"], args, kwargs, error)
+    if out is None:
+        return _ops.fmod(*args, **kwargs)
+    return out_variant("fmod", _ops.fmod, out, args, kwargs)
 
 
 @functools.wraps(_ops.ge)
@@ -661,6 +944,19 @@ def histc(*args, out=None, **kwargs):
     if out is None:
         return _ops.histc(*args, **kwargs)
     return out_variant("histc", _ops.histc, out, args, kwargs)
+
+
+@functools.wraps(_ops.hypot)
+def hypot(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.hypot(*args, **kwargs)
+        return out_variant("hypot", _ops.hypot, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hypot", _SCHEMAS["hypot"], args, kwargs, error)
+    if out is None:
+        return _ops.hypot(*args, **kwargs)
+    return out_variant("hypot", _ops.hypot, out, args, kwargs)
 
 
 @functools.wraps(_ops.inverse)
@@ -786,6 +1082,19 @@ def le(*args, out=None, **kwargs):
     return out_variant("le", _ops.le, out, args, kwargs)
 
 
+@functools.wraps(_ops.lerp)
+def lerp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.lerp(*args, **kwargs)
+        return out_variant("lerp", _ops.lerp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("lerp", _SCHEMAS["lerp"], args, kwargs, error)
+    if out is None:
+        return _ops.lerp(*args, **kwargs)
+    return out_variant("lerp", _ops.lerp, out, args, kwargs)
+
+
 @functools.wraps(_ops.less)
 def less(*args, out=None, **kwargs):
     try:
@@ -834,6 +1143,19 @@ def log_(*args, **kwargs):
     return inplace_variant(_ops.log, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.logaddexp)
+def logaddexp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.logaddexp(*args, **kwargs)
+        return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logaddexp", _SCHEMAS["logaddexp"], args, kwargs, error)
+    if out is None:
+        return _ops.logaddexp(*args, **kwargs)
+    return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
+
+
 @functools.wraps(_ops.logdet)
 def logdet(*args, **kwargs):
     try:
@@ -841,6 +1163,42 @@ def logdet(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("logdet", _SCHEMAS["logdet"], args, kwargs, error)
     return _ops.logdet(*args, **kwargs)
+
+
+@functools.wraps(_ops.logical_and)
+def logical_and(*args, out=None, **kwargs):
+    try:
+        return _ops.logical_and(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_and", _SCHEMAS["logical_and"], args, kwargs, error)
+    return _ops.logical_and(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.logical_not)
+def logical_not(*args, out=None, **kwargs):
+    try:
+        return _ops.logical_not(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_not", _SCHEMAS["logical_not"], args, kwargs, error)
+    return _ops.logical_not(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.logical_or)
+def logical_or(*args, out=None, **kwargs):
+    try:
+        return _ops.logical_or(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_or", _SCHEMAS["logical_or"], args, kwargs, error)
+    return _ops.logical_or(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.logical_xor)
+def logical_xor(*args, out=None, **kwargs):
+    try:
+        return _ops.logical_xor(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logical_xor", _SCHEMAS["logical_xor"], args, kwargs, error)
+    return _ops.logical_xor(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.lt)
@@ -891,6 +1249,19 @@ def max(*args, **kwargs):  # noqa: A001 - torch's name
     return _ops.max(*args, **kwargs)
 
 
+@functools.wraps(_ops.maximum)
+def maximum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.maximum(*args, **kwargs)
+        return out_variant("maximum", _ops.maximum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("maximum", _SCHEMAS["maximum"], args, kwargs, error)
+    if out is None:
+        return _ops.maximum(*args, **kwargs)
+    return out_variant("maximum", _ops.maximum, out, args, kwargs)
+
+
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
     try:
@@ -911,6 +1282,19 @@ def min(*args, **kwargs):  # noqa: A001 - torch's name
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
     return _ops.min(*args, **kwargs)
+
+
+@functools.wraps(_ops.minimum)
+def minimum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.minimum(*args, **kwargs)
+        return out_variant("minimum", _ops.minimum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("minimum", _SCHEMAS["minimum"], args, kwargs, error)
+    if out is None:
+        return _ops.minimum(*args, **kwargs)
+    return out_variant("minimum", _ops.minimum, out, args, kwargs)
 
 
 @functools.wraps(_ops.mm)
@@ -946,6 +1330,15 @@ def multinomial(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("multinomial", _SCHEMAS["multinomial"], args, kwargs, error)
     return _ops.multinomial(*args, **kwargs)
+
+
+@functools.wraps(_ops.multiply)
+def multiply(*args, out=None, **kwargs):
+    try:
+        return _ops.multiply(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("multiply", _SCHEMAS["multiply"], args, kwargs, error)
+    return _ops.multiply(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.mv)
@@ -1111,6 +1504,19 @@ def relu_(*args, **kwargs):
     return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.remainder)
+def remainder(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.remainder(*args, **kwargs)
+        return out_variant("remainder", _ops.remainder, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("remainder", _SCHEMAS["remainder"], args, kwargs, error)
+    if out is None:
+        return _ops.remainder(*args, **kwargs)
+    return out_variant("remainder", _ops.remainder, out, args, kwargs)
+
+
 @functools.wraps(_ops.reshape)
 def reshape(*args, **kwargs):
     try:
@@ -1252,6 +1658,15 @@ def sub(*args, out=None, **kwargs):
     return out_variant("sub", _ops.sub, out, args, kwargs)
 
 
+@functools.wraps(_ops.subtract)
+def subtract(*args, out=None, **kwargs):
+    try:
+        return _ops.subtract(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("subtract", _SCHEMAS["subtract"], args, kwargs, error)
+    return _ops.subtract(*args, out=out, **kwargs)
+
+
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     try:
@@ -1340,6 +1755,15 @@ def triu(*args, out=None, **kwargs):
     return out_variant("triu", _ops.triu, out, args, kwargs)
 
 
+@functools.wraps(_ops.true_divide)
+def true_divide(*args, out=None, **kwargs):
+    try:
+        return _ops.true_divide(*args, out=out, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("true_divide", _SCHEMAS["true_divide"], args, kwargs, error)
+    return _ops.true_divide(*args, out=out, **kwargs)
+
+
 @functools.wraps(_ops.unbind)
 def unbind(*args, **kwargs):
     try:
@@ -1400,3 +1824,25 @@ def where(*args, out=None, **kwargs):
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
+
+
+@functools.wraps(_ops.xlogy)
+def xlogy(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.xlogy(*args, **kwargs)
+        return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("xlogy", _SCHEMAS["xlogy"], args, kwargs, error)
+    if out is None:
+        return _ops.xlogy(*args, **kwargs)
+    return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
+
+
+@functools.wraps(_ops.xlogy_)
+def xlogy_(*args, **kwargs):
+    try:
+        return _ops.xlogy_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("xlogy_", _SCHEMAS["xlogy_"], args, kwargs, error)
+    return _ops.xlogy_(*args, **kwargs)

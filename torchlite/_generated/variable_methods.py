@@ -22,6 +22,10 @@ class _TensorMethods:
     def addbmm_(self, *args, **kwargs):
         return inplace_variant(_ops.addbmm, self, args, kwargs)
 
+    addcdiv = _ops.addcdiv
+    addcdiv_ = _ops.addcdiv_
+    addcmul = _ops.addcmul
+    addcmul_ = _ops.addcmul_
     addmm = _ops.addmm
 
     def addmm_(self, *args, **kwargs):
@@ -47,8 +51,28 @@ class _TensorMethods:
     bernoulli = _ops.bernoulli
     bernoulli_ = _ops.bernoulli_
     bincount = _ops.bincount
+    bitwise_and = _ops.bitwise_and
+    bitwise_and_ = _ops.bitwise_and_
+    bitwise_left_shift = _ops.bitwise_left_shift
+    bitwise_left_shift_ = _ops.bitwise_left_shift_
+    bitwise_not = _ops.bitwise_not
+    bitwise_not_ = _ops.bitwise_not_
+    bitwise_or = _ops.bitwise_or
+    bitwise_or_ = _ops.bitwise_or_
+    bitwise_right_shift = _ops.bitwise_right_shift
+    bitwise_right_shift_ = _ops.bitwise_right_shift_
+    bitwise_xor = _ops.bitwise_xor
+    bitwise_xor_ = _ops.bitwise_xor_
     bmm = _ops.bmm
     chunk = _ops.chunk
+    clamp = _ops.clamp
+    clamp_ = _ops.clamp_
+    clamp_max = _ops.clamp_max
+    clamp_max_ = _ops.clamp_max_
+    clamp_min = _ops.clamp_min
+    clamp_min_ = _ops.clamp_min_
+    clip = _ops.clip
+    clip_ = _ops.clip_
     clone = _ops.clone
     contiguous = _ops.contiguous
     copy_ = _ops.copy_
@@ -64,6 +88,8 @@ class _TensorMethods:
     diagonal = _ops.diagonal
     div = _ops.div
     div_ = _ops.div_
+    divide = _ops.divide
+    divide_ = _ops.divide_
     dot = _ops.dot
     eq = _ops.eq
     eq_ = _ops.eq_
@@ -77,6 +103,12 @@ class _TensorMethods:
     exponential_ = _ops.exponential_
     fill_ = _ops.fill_
     fill_diagonal_ = _ops.fill_diagonal_
+    floor_divide = _ops.floor_divide
+    floor_divide_ = _ops.floor_divide_
+    fmax = _ops.fmax
+    fmin = _ops.fmin
+    fmod = _ops.fmod
+    fmod_ = _ops.fmod_
     ge = _ops.ge
     ge_ = _ops.ge_
     geometric_ = _ops.geometric_
@@ -88,6 +120,8 @@ class _TensorMethods:
     gt = _ops.gt
     gt_ = _ops.gt_
     histc = _ops.histc
+    hypot = _ops.hypot
+    hypot_ = _ops.hypot_
     inverse = _ops.inverse
     isclose = _ops.isclose
     isfinite = _ops.isfinite
@@ -99,6 +133,8 @@ class _TensorMethods:
     kron = _ops.kron
     le = _ops.le
     le_ = _ops.le_
+    lerp = _ops.lerp
+    lerp_ = _ops.lerp_
     less = _ops.less
     less_ = _ops.less_
     less_equal = _ops.less_equal
@@ -108,18 +144,31 @@ class _TensorMethods:
     def log_(self, *args, **kwargs):
         return inplace_variant(_ops.log, self, args, kwargs)
 
+    logaddexp = _ops.logaddexp
     logdet = _ops.logdet
+    logical_and = _ops.logical_and
+    logical_and_ = _ops.logical_and_
+    logical_not = _ops.logical_not
+    logical_not_ = _ops.logical_not_
+    logical_or = _ops.logical_or
+    logical_or_ = _ops.logical_or_
+    logical_xor = _ops.logical_xor
+    logical_xor_ = _ops.logical_xor_
     lt = _ops.lt
     lt_ = _ops.lt_
     matmul = _ops.matmul
     matrix_power = _ops.matrix_power
     max = _ops.max
+    maximum = _ops.maximum
     mean = _ops.mean
     min = _ops.min
+    minimum = _ops.minimum
     mm = _ops.mm
     mul = _ops.mul
     mul_ = _ops.mul_
     multinomial = _ops.multinomial
+    multiply = _ops.multiply
+    multiply_ = _ops.multiply_
     mv = _ops.mv
     narrow = _ops.narrow
     ne = _ops.ne
@@ -152,6 +201,8 @@ class _TensorMethods:
     def relu_(self, *args, **kwargs):
         return inplace_variant(_ops.relu, self, args, kwargs)
 
+    remainder = _ops.remainder
+    remainder_ = _ops.remainder_
     reshape = _ops.reshape
     sigmoid = _ops.sigmoid
 
@@ -173,6 +224,8 @@ class _TensorMethods:
     squeeze = _ops.squeeze
     sub = _ops.sub
     sub_ = _ops.sub_
+    subtract = _ops.subtract
+    subtract_ = _ops.subtract_
     sum = _ops.sum
     t = _ops.t
     tanh = _ops.tanh
@@ -192,6 +245,8 @@ class _TensorMethods:
     def triu_(self, *args, **kwargs):
         return inplace_variant(_ops.triu, self, args, kwargs)
 
+    true_divide = _ops.true_divide
+    true_divide_ = _ops.true_divide_
     unbind = _ops.unbind
     uniform_ = _ops.uniform_
     unique = _ops.unique
@@ -203,4 +258,6 @@ class _TensorMethods:
     def where(self, condition, other):
         return _ops.where(condition, self, other)
 
+    xlogy = _ops.xlogy
+    xlogy_ = _ops.xlogy_
     zero_ = _ops.zero_

@@ -1,6 +1,8 @@
 """Elementwise arithmetic of two operands (ATen/native/BinaryOps.cpp): add,
 sub, mul, div, their Tensor-Scalar forms inside formulas, their in-place
 forms, and the fused gradients of tanh and sigmoid."""
+import functools
+
 import numpy as np
 
 from .. import _C, _backend
@@ -9,10 +11,14 @@ from .._generated import specs as _S
 from .Copy import _below_autograd
 from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
-from .ScalarType import _b1, _check_narrow, _checked_number, _f16, _f32, _f64, _torch_type_name
+from .Resize import _can_cast, out_variant
+from .LinearAlgebra import matmul
+from .ScalarType import _b1, _check_narrow, _checked_number, _f16, _f32, _f64, _scalar_value, _torch_type_name
 from .TensorFactories import clone
+from .structured_inplace import inplace_variant
 from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype,
-                             _half_compute, _loud, _number_dtype, _number_operand, _out, _quiet, _result_type,
+                             _half_compute, _loud, _number_dtype, _number_operand, _out, _promote_types, _quiet,
+                             _result_type,
                              _sequential)
 from .UnaryOps import reciprocal
 
@@ -388,3 +394,962 @@ def mul_(self, other):
 
 def div_(self, other):
     return _mul_div_(self, other, np.true_divide, _S.DivBackward0)
+
+
+# ==== issue 13: the binary family's ops ================================================
+# Elementwise ops of two or three operands (upstream: BinaryOps.cpp, PointwiseOps.cpp for
+# addcmul/addcdiv, Lerp.cpp, TensorCompare.cpp for clamp, UnaryOps.cpp for bitwise_not and
+# logical_not), their kernels as torch's CPU kernels (BinaryOpsKernel.cpp) compute them.
+
+def _combine_categories(higher, lower):
+    """c10's combine_categories (ResultTypeState): the higher priority class's dtype, unless the
+    lower class's category (bool < integer < floating) is higher."""
+    if higher is None:
+        return lower
+    if lower is None or higher.kind == "f":
+        return higher
+    if higher == _b1 or lower.kind == "f":
+        return _promote_types(higher, lower)
+    return higher
+
+
+def _result_type_n(*xs):
+    """at::result_type over any number of operands (arrays, Python numbers, None skipped):
+    Note [Type promotion]'s three priority classes."""
+    dim = zero = wrapped = None
+    for x in xs:
+        if x is None:
+            continue
+        if isinstance(x, _backend.array_types):
+            if x.ndim:
+                dim = x.dtype if dim is None else _promote_types(dim, x.dtype)
+            else:
+                zero = x.dtype if zero is None else _promote_types(zero, x.dtype)
+        else:
+            d = _number_dtype(x)
+            wrapped = d if wrapped is None else _promote_types(wrapped, d)
+    return _combine_categories(dim, _combine_categories(zero, wrapped))
+
+
+def _not_implemented(kernel, dtype):
+    """AT_DISPATCH's error for a dtype the kernel has no loop for (`dtype` kept for out='s cast check)."""
+    err = NotImplementedError(f"\"{kernel}\" not implemented for '{_torch_type_name(dtype)}'")
+    err.dtype = dtype
+    return err
+
+
+def _out_of(name, compute, out, operands, differentiable=True):
+    """`compute()` written into `out` (Resize.out_variant); a non-differentiable op (no derivatives entry
+    upstream) skips autograd's out= check, as upstream generates none for it."""
+    if not differentiable:
+        operands = ()
+
+    def checked():
+        try:
+            return compute()
+        except NotImplementedError as err:
+            # TensorIterator checks the result dtype's cast to out before the kernel's dispatch
+            dtype = getattr(err, "dtype", None)
+            if dtype is not None and isinstance(out, _TB) and not _can_cast(dtype, out._array.dtype):
+                raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output "
+                                   f"type {_torch_type_name(out._array.dtype)}") from None
+            raise
+    return out_variant(name, lambda *a: checked(), out, tuple(x for x in operands if isinstance(x, _TB)), {})
+
+
+def _clamp_one(fn, self, bound, spec_scalar, spec_tensor, ufunc):
+    if not isinstance(bound, (_TB, bool, int, float)):
+        _invalid_clamp(fn, self, (bound,), {})
+    a = self._array
+    b = _array_or_number(bound)
+    _shapes(a, b)
+    dtype = _result_type_n(a, b)
+    if dtype == _b1 and not isinstance(bound, _TB):
+        raise _not_implemented(f"{fn}_scalar_cpu", dtype)
+    out = _wrap(_compute(ufunc, self, dtype, a, b), self)
+    key = fn.split("_")[1]
+    if isinstance(bound, _TB):
+        return _record(spec_tensor, (self, bound), out, self=self, **{key: bound})
+    return _record(spec_scalar, (self,), out, self=self, **{key: bound})
+
+
+def _out_arg(name, differentiable=True):
+    """An op that takes out= itself (not through a `.out` schema line): an alias, whose out= errors name
+    the op it stands for, or an op without a derivative, which autograd's out= check skips."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def op(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            return _out_of(name, lambda: fn(*args, **kwargs), out, args + tuple(kwargs.values()), differentiable)
+        return op
+    return wrap
+
+
+def _compute(kernel, like, dtype, *xs):
+    """kernel(*operands) with each operand (an array or a Python number) cast to `dtype` (as
+    TensorIterator's compute_types casts them), into a new array laid out as TensorIterator
+    lays out its output (_out), without numpy's floating-point warnings."""
+    shape = ()
+    for x in xs:
+        if isinstance(x, _backend.array_types):
+            shape = x.shape if shape == x.shape else _broadcast_shapes(shape, x.shape)
+    out = _out(shape, dtype, like, *(x if isinstance(x, _backend.array_types) else _WRAPPED_NUMBER for x in xs))
+    token = _quiet()
+    try:
+        cast = [(x if x.dtype == dtype else x.astype(dtype)) if isinstance(x, _backend.array_types)
+                else np.asarray(x).astype(dtype) for x in xs]
+        r = kernel(*cast)
+        if out is None:  # a new row-major array (a copy: broadcast_to's view is read-only, and 0-d stays 0-d)
+            return np.broadcast_to(_backend.asarray(r, dtype), shape).copy()
+        np.copyto(out, r, casting="unsafe")
+        return out
+    finally:
+        _loud(token)
+
+
+def _shapes(*xs):
+    """TensorIterator's shape check, which comes before a kernel's dtype error."""
+    shape = ()
+    for x in xs:
+        if isinstance(x, _backend.array_types) and x.shape != shape:
+            shape = _broadcast_shapes(shape, x.shape)
+    return shape
+
+
+def _array_or_number(x):
+    return x._array if isinstance(x, _TB) else x
+
+
+def _check_int_zero(b):
+    """torch's integer division kernels raise on a zero divisor (TORCH_CHECK(b != 0, "ZeroDivisionError"))."""
+    if isinstance(b, _backend.array_types):
+        if (b == 0).any():
+            raise RuntimeError("ZeroDivisionError")
+    elif b == 0:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _trunc_divide(a, b):
+    """c10's div_trunc: a / b rounded toward zero (integers: C's division)."""
+    if a.dtype.kind == "f":
+        return np.trunc(np.true_divide(a, b))
+    _check_int_zero(b)
+    q = np.floor_divide(a, b)
+    return q + ((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
+
+
+def _floor_divide(a, b):
+    """c10's div_floor_floating / div_floor_integer: Python's floor division (a float divisor of 0
+    gives a / b), which numpy's floor_divide computes the same way (npy_divmod)."""
+    if a.dtype.kind != "f":
+        _check_int_zero(b)
+    return np.floor_divide(a, b)
+
+
+def _remainder(a, b):
+    """torch's remainder kernel: fmod, then plus b where its sign differs from b's (a zero stays
+    as fmod gives it; numpy's remainder would give b's sign to it)."""
+    if a.dtype.kind != "f":
+        _check_int_zero(b)
+        return np.remainder(a, b)
+    m = np.fmod(a, b)
+    return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
+
+
+def _fmod(a, b):
+    if a.dtype.kind != "f":
+        _check_int_zero(b)
+    return np.fmod(a, b)
+
+
+_ROUNDING_MODES = (None, "trunc", "floor")
+_NO_MODE = object()
+
+
+def _div_mode_check(rounding_mode):
+    if not isinstance(rounding_mode, (str, type(None))):
+        return
+    if rounding_mode not in _ROUNDING_MODES:
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+
+
+def div_mode(self, other, *, rounding_mode=_NO_MODE):
+    """at::div with rounding_mode (div.Tensor_mode; a number divisor is wrapped, as the Python binding
+    does, so its node is DivBackward2 too): None divides truly, 'trunc' and 'floor' round the quotient
+    and keep the operands' result dtype."""
+    if rounding_mode is _NO_MODE:
+        return div(self, other)
+    if rounding_mode is not None and not isinstance(rounding_mode, str):
+        got = "Tensor, Tensor" if isinstance(other, _TB) else f"Tensor, {type(other).__name__}"
+        raise TypeError(
+            f"div() received an invalid combination of arguments - got ({got}, rounding_mode="
+            f"{type(rounding_mode).__name__}), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, str rounding_mode)\n")
+    _div_mode_check(rounding_mode)
+    a, b = self._array, _array_or_number(other)
+    _shapes(a, b)
+    if rounding_mode is None:
+        dtype = _float_dtype(_result_type_n(a, b))
+        r = _compute(np.true_divide, self, dtype, a, b)
+    else:
+        dtype = _result_type_n(a, b)
+        if dtype == _b1:
+            raise _not_implemented(f"div_{rounding_mode}_cpu", dtype)
+        r = _compute(_trunc_divide if rounding_mode == "trunc" else _floor_divide, self, dtype, a, b)
+    out = _wrap(r, self)
+    if isinstance(other, _TB):
+        # self is saved only for other's gradient (should_compute_output)
+        return _record(_S.DivBackward2, (self, other), out, self=self if other.requires_grad else None,
+                       other=other, rounding_mode=rounding_mode, self_scalar_type=a.dtype)
+    return _record_number(_S.DivBackward2, self, out, self=None, other=other, rounding_mode=rounding_mode,
+                          self_scalar_type=a.dtype)
+
+
+@_out_arg("div")
+def true_divide(self, other):
+    return div(self, other)
+
+
+@_out_arg("floor_divide", differentiable=False)
+def floor_divide(self, other):
+    """at::floor_divide: div(..., rounding_mode='floor'); torch has no derivative for it (its node is
+    NotImplemented, whose backward raises)."""
+    a, b = self._array, _array_or_number(other)
+    _shapes(a, b)
+    dtype = _result_type_n(a, b)
+    if dtype == _b1:
+        raise _not_implemented("div_floor_cpu", dtype)
+    out = _wrap(_compute(_floor_divide, self, dtype, a, b), self)
+    return _record_not_implemented("aten::floor_divide", self, other, out)
+
+
+def rfloordiv(self, other):
+    """other // self for a Python number `other` (Tensor.__rfloordiv__)."""
+    a = self._array
+    dtype = _result_type_n(a, other)
+    if dtype == _b1:
+        raise _not_implemented("div_floor_cpu", dtype)
+    out = _wrap(_compute(_floor_divide, self, dtype, other, a), self)
+    return _record_not_implemented("aten::floor_divide", other, self, out)
+
+
+def _record_not_implemented(name, self, other, out):
+    """torch::autograd::NotImplemented: the node of an op without a derivative formula, whose
+    backward raises 'derivative for <name> is not implemented' (one edge per tensor operand)."""
+    if isinstance(self, _TB) and isinstance(other, _TB):
+        return _record(_S.NotImplemented0, (self, other), out, name=name)
+    return _record_ni((self if isinstance(self, _TB) else other,), out, name)
+
+
+def _record_ni(inputs, out, name):
+    return _record(_S.NotImplemented1, inputs, out, name=name)
+
+
+def remainder(self, other):
+    """at::remainder: Python's modulus (the result has the divisor's sign)."""
+    if not isinstance(self, _TB):  # remainder(Scalar, Tensor)
+        return rremainder(other, self)
+    a, b = self._array, _array_or_number(other)
+    _shapes(a, b)
+    dtype = _result_type_n(a, b)
+    if dtype == _b1:
+        raise _not_implemented("remainder_cpu", dtype)
+    out = _wrap(_compute(_remainder, self, dtype, a, b), self)
+    if isinstance(other, _TB):
+        saved = other.requires_grad
+        return _record(_S.RemainderBackward1, (self, other), out, self=self if saved else None,
+                       other=other if saved else None)
+    return _record(_S.RemainderBackward0, (self,), out)
+
+
+def rremainder(self, other):
+    """other % self for a Python number `other` (remainder.Scalar_Tensor, Tensor.__rmod__): no derivative."""
+    a = self._array
+    dtype = _result_type_n(a, other)
+    if dtype == _b1:
+        raise _not_implemented("remainder_cpu", dtype)
+    out = _wrap(_compute(_remainder, self, dtype, other, a), self)
+    return _record_ni((self,), out, "aten::remainder")
+
+
+def fmod(self, other):
+    """at::fmod: C's fmod (the result has the dividend's sign)."""
+    if not isinstance(self, _TB):
+        _invalid_fmod(self, other)
+    a, b = self._array, _array_or_number(other)
+    if not isinstance(other, (_TB, bool, int, float)):
+        _invalid_fmod(self, other)
+    _shapes(a, b)
+    dtype = _result_type_n(a, b)
+    if dtype == _b1:
+        raise _not_implemented("fmod_cpu", dtype)
+    out = _wrap(_compute(_fmod, self, dtype, a, b), self)
+    if isinstance(other, _TB):
+        saved = other.requires_grad
+        return _record(_S.FmodBackward1, (self, other), out, self=self if saved else None,
+                       other=other if saved else None)
+    return _record(_S.FmodBackward0, (self,), out)
+
+
+def _invalid_fmod(self, other):
+    raise TypeError(f"fmod() received an invalid combination of arguments - got ({_type_name(self)}, "
+                    f"{_type_name(other)}), but expected one of:\n"
+                    " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                    " * (Tensor input, Number other, *, Tensor out = None)\n")
+
+
+def _type_name(x):
+    return "Tensor" if isinstance(x, _TB) else type(x).__name__
+
+
+def _tensor_arg(fn, name, position, x):
+    """The Python binding's check of a Tensor argument."""
+    if not isinstance(x, _TB):
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {type(x).__name__}")
+
+
+def _tensor_tensor(fn, ufunc, spec, self, other, floating_only=None):
+    """An op of two tensors computed by a numpy ufunc in their result dtype, whose node saves both."""
+    _tensor_arg(fn, "other", 2, other)
+    a, b = self._array, other._array
+    dtype = _result_type_n(a, b)
+    if floating_only and dtype.kind != "f":
+        raise _not_implemented(floating_only, dtype)
+    out = _wrap(_compute(ufunc, self, dtype, a, b), self)
+    return _record(spec, (self, other), out, self=self, other=other)
+
+
+def maximum(self, other):
+    """at::maximum: the larger element, nan where either is nan."""
+    return _tensor_tensor("maximum", np.maximum, _S.MaximumBackward0, self, other)
+
+
+def minimum(self, other):
+    return _tensor_tensor("minimum", np.minimum, _S.MinimumBackward0, self, other)
+
+
+def fmax(self, other):
+    """at::fmax: the larger element, the other one where one is nan."""
+    return _tensor_tensor("fmax", np.fmax, _S.FmaxBackward0, self, other)
+
+
+def fmin(self, other):
+    return _tensor_tensor("fmin", np.fmin, _S.FminBackward0, self, other)
+
+
+def hypot(self, other):
+    _tensor_arg("hypot", "other", 2, other)
+    a, b = self._array, other._array
+    _shapes(a, b)
+    dtype = _result_type_n(a, b)
+    if dtype.kind != "f":
+        raise _not_implemented("hypot_cpu", dtype)
+    out = _wrap(_compute(np.hypot, self, dtype, a, b), self)
+    return _record(_S.HypotBackward0, (self, other), out, self=self if self.requires_grad else None,
+                   other=other if other.requires_grad else None, result=out)
+
+
+def _logaddexp(a, b):
+    """torch's logaddexp kernel: max(a, b) + log1p(exp(-|a - b|)), a itself where a == b is infinite."""
+    m = np.maximum(a, b)
+    return np.where((a == b) & (np.abs(a) == np.inf), a, m + np.log1p(np.exp(-np.abs(a - b))))
+
+
+def logaddexp(self, other):
+    _tensor_arg("logaddexp", "other", 2, other)
+    a, b = self._array, other._array
+    _shapes(a, b)
+    dtype = _result_type_n(a, b)
+    if dtype.kind != "f":
+        raise _not_implemented("logaddexp_cpu", dtype)
+    out = _wrap(_compute(_logaddexp, self, dtype, a, b), self)
+    return _record(_S.LogaddexpBackward0, (self, other), out, self=self, other=other)
+
+
+def _xlogy(x, y):
+    """torch's xlogy kernel: nan where y is nan, 0 where x is 0, else x * log(y)."""
+    return np.where(np.isnan(y), np.nan, np.where(x == 0, 0, x * np.log(y)))
+
+
+def xlogy(self, other):
+    """at::xlogy: x * log(y), 0 where x == 0 (integer and bool operands in float32)."""
+    if not isinstance(self, _TB):
+        _tensor_arg("xlogy", "other", 2, other)
+        b = other._array
+        dtype = _float_dtype(_result_type_n(self, b))
+        out = _wrap(_compute(_xlogy, other, dtype, self, b), other)
+        return _record(_S.XlogyBackward1, (other,), out, self=self, other=other)
+    a, b = self._array, _array_or_number(other)
+    dtype = _float_dtype(_result_type_n(a, b))
+    out = _wrap(_compute(_xlogy, self, dtype, a, b), self)
+    if isinstance(other, _TB):
+        return _record(_S.XlogyBackward0, (self, other), out, self=self, other=other)
+    return _record(_S.XlogyBackward2, (self,), out, self=self, other=other)
+
+
+# lerp (ATen/native/Lerp.h) -------------------------------------------------------------
+
+def _lerp(start, end, weight, dtype):
+    """lerp_vec: fmadd(coeff, end - start, base), with coeff, base = (weight, start) where |weight| < 0.5,
+    else (weight - 1, end): one rounding of the product and sum."""
+    token = _quiet()
+    try:
+        small = np.abs(weight) < 0.5
+        coeff = np.where(small, weight, np.asarray(weight - dtype.type(1), dtype))
+        base = np.where(small, start, end)
+        return _fma(coeff, np.asarray(end - start, dtype), base, dtype)
+    finally:
+        _loud(token)
+
+
+def lerp(self, end, weight):
+    """at::lerp: self + weight * (end - self), of float tensors of one dtype."""
+    _tensor_arg("lerp", "end", 2, end) if isinstance(weight, _TB) else None
+    if not isinstance(end, _TB) or not isinstance(weight, (_TB, bool, int, float)):
+        raise TypeError(f"lerp() received an invalid combination of arguments - got (Tensor, {_type_name(end)}, "
+                        f"{_type_name(weight)}), but expected one of:\n"
+                        " * (Tensor input, Tensor end, Tensor weight, *, Tensor out = None)\n"
+                        " * (Tensor input, Tensor end, Number weight, *, Tensor out = None)\n")
+    a, e = self._array, end._array
+    dtype = a.dtype
+    if e.dtype != dtype:
+        raise RuntimeError(f"expected dtype {_c_name(dtype)} for `end` but got dtype {_c_name(e.dtype)}")
+    tensor_weight = isinstance(weight, _TB)
+    w = weight._array if tensor_weight else weight
+    if tensor_weight and w.dtype != dtype and w.ndim:  # a 0-d weight of another dtype is cast
+        raise RuntimeError(f"expected dtype {_c_name(dtype)} for `weight` but got dtype {_c_name(w.dtype)}")
+    if dtype.kind != "f":
+        raise _not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", dtype)
+    r = _compute(lambda s, t, u: _lerp(s, t, u, dtype), self, dtype, a, e, w)
+    out = _wrap(r, self)
+    if tensor_weight:
+        return _record(_S.LerpBackward1, (self, end, weight), out, self=self if weight.requires_grad else None,
+                       end=end if weight.requires_grad else None, weight=weight)
+    return _record(_S.LerpBackward0, (self, end), out, weight=weight)
+
+
+def _c_name(dtype):
+    """c10's name of a dtype in TORCH_CHECK messages (toString of the C++ type)."""
+    return {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool"}[dtype.name]
+
+
+# addcmul / addcdiv (ATen/native/PointwiseOps.cpp) ------------------------------------
+
+_ADDCDIV_INT = ("Integer division with addcdiv is no longer supported, and in a future  release addcdiv will "
+                "perform a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented "
+                "as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the "
+                "latter implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def _addc(name, self, tensor1, tensor2, value, spec):
+    _tensor_arg(name, "tensor1", 2, tensor1)
+    _tensor_arg(name, "tensor2", 3, tensor2)
+    a, t1, t2 = self._array, tensor1._array, tensor2._array
+    if name == "addcdiv" and t1.dtype.kind in "iub" and t2.dtype.kind in "iub":
+        raise RuntimeError(_ADDCDIV_INT)
+    _shapes(a, t1, t2)
+    dtype = _result_type_n(a, t1, t2)
+    if dtype == _b1:
+        raise _not_implemented(f"{name}_cpu_out", dtype)
+    v = _scalar_value(value, dtype)
+    if name == "addcmul":
+        r = _compute(lambda s, x, y: s + v * x * y, self, dtype, a, t1, t2)
+    else:
+        r = _compute(lambda s, x, y: s + v * x / y, self, dtype, a, t1, t2)
+    out = _wrap(r, self)
+    # upstream's generated code saves a tensor that one formula reads only where that input needs its
+    # gradient (should_compute_output), one that two read always: addcdiv's tensor2 is in both formulas
+    return _record(spec, (self, tensor1, tensor2), out, tensor1=tensor1 if tensor2.requires_grad else None,
+                   tensor2=tensor2 if tensor1.requires_grad or spec is _S.AddcdivBackward0 else None, value=value)
+
+
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """at::addcmul: self + value * tensor1 * tensor2."""
+    return _addc("addcmul", self, tensor1, tensor2, value, _S.AddcmulBackward0)
+
+
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """at::addcdiv: self + value * tensor1 / tensor2 (not for two integer tensors)."""
+    return _addc("addcdiv", self, tensor1, tensor2, value, _S.AddcdivBackward0)
+
+
+# clamp (ATen/native/TensorCompare.cpp) -------------------------------------------------
+
+def _clamp_kernel(x, lo, hi):
+    if lo is not None:
+        x = np.maximum(x, lo)
+    if hi is not None:
+        x = np.minimum(x, hi)
+    return x
+
+
+def _invalid_clamp(fn, self, args, kwargs):
+    got = ", ".join([_type_name(self)] + [_type_name(a) for a in args] + [f"{k}={_type_name(v)}"
+                                                                          for k, v in sorted(kwargs.items())])
+    if fn == "clamp" or fn == "clip":
+        lines = (" * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+                 " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")
+    else:
+        bound = fn.split("_")[1]
+        lines = (f" * (Tensor input, Tensor {bound}, *, Tensor out = None)\n"
+                 f" * (Tensor input, Number {bound}, *, Tensor out = None)\n")
+    raise TypeError(f"{fn}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    + lines)
+
+
+def _clamp(fn, self, args, kwargs):
+    if len(args) > 2 or set(kwargs) - {"min", "max"}:
+        _invalid_clamp(fn, self, args, kwargs)
+    bounds = dict(zip(("min", "max"), args, strict=False))
+    for k, v in kwargs.items():
+        if k in bounds:
+            raise TypeError(f"{fn}() got multiple values for argument '{k}'")
+        bounds[k] = v
+    lo, hi = bounds.get("min"), bounds.get("max")
+    given = [v for v in (lo, hi) if v is not None]
+    tensors = [isinstance(v, _TB) for v in given]
+    if any(tensors) and not all(tensors) or not all(isinstance(v, (_TB, bool, int, float)) for v in given):
+        _invalid_clamp(fn, self, args, kwargs)
+    if not given:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    a = self._array
+    if tensors[0]:
+        la = lo._array if lo is not None else None
+        ha = hi._array if hi is not None else None
+        _shapes(a, la, ha)
+        dtype = _result_type_n(a, la, ha)
+        if dtype == _b1 and la is not None and ha is not None:
+            raise _not_implemented("clamp_cpu", dtype)  # one bound alone runs clamp_min's or clamp_max's kernel
+        operands = [x for x in (a, la, ha) if x is not None]
+        r = _compute(lambda x, *bs: _clamp_kernel(x, bs[0] if la is not None else None, bs[-1] if ha is not None
+                                                  else None), self, dtype, *operands)
+        out = _wrap(r, self)
+        placeholder = self.detach()
+        return _record(_S.ClampBackward0, (self, lo if lo is not None else placeholder,
+                                           hi if hi is not None else placeholder), out, self=self, min=lo, max=hi)
+    dtype = _result_type_n(a, lo, hi)
+    if dtype == _b1:
+        raise _not_implemented("clamp_scalar_cpu" if lo is not None and hi is not None else
+                               "clamp_min_scalar_cpu" if lo is not None else "clamp_max_scalar_cpu", dtype)
+    r = _compute(lambda x: _clamp_kernel(x, None if lo is None else np.asarray(lo).astype(dtype),
+                                         None if hi is None else np.asarray(hi).astype(dtype)), self, dtype, a)
+    return _record(_S.ClampBackward1, (self,), _wrap(r, self), self=self, min=lo, max=hi)
+
+
+def clamp(self, *args, out=None, **kwargs):
+    """at::clamp: the elements limited to [min, max] (numbers, or tensors that broadcast); nan stays nan."""
+    if out is not None:
+        return _clamp_out("clamp", lambda: _clamp("clamp", self, args, kwargs), out, (self, *args, *kwargs.values()))
+    return _clamp("clamp", self, args, kwargs)
+
+
+def clip(self, *args, out=None, **kwargs):
+    """at::clip, clamp's alias."""
+    return clamp(self, *args, out=out, **kwargs)
+
+
+def _clamp_out(name, compute, out, operands):
+    """clamp's out= (clamp.out, clamp_min.out, ...): with number bounds the structured kernel wants out
+    in the result dtype exactly ("Found dtype ... but expected ..."); with tensor bounds, a dtype it
+    casts to."""
+    tensor_bound = any(isinstance(x, _TB) for x in operands[1:])
+
+    def fn():
+        r = compute()
+        if not tensor_bound and isinstance(out, _TB) and out._array.dtype != r._array.dtype:
+            raise RuntimeError(f"Found dtype {_torch_type_name(out._array.dtype)} but expected "
+                               f"{_torch_type_name(r._array.dtype)}")
+        return r
+    return _out_of(name, fn, out, operands)
+
+
+def clamp_min(self, min, *, out=None):  # noqa: A002 - torch's name
+    def compute():
+        return _clamp_one("clamp_min", self, min, _S.ClampMinBackward0, _S.ClampMinBackward1, np.maximum)
+    return compute() if out is None else _clamp_out("clamp_min", compute, out, (self, min))
+
+
+def clamp_max(self, max, *, out=None):  # noqa: A002 - torch's name
+    def compute():
+        return _clamp_one("clamp_max", self, max, _S.ClampMaxBackward0, _S.ClampMaxBackward1, np.minimum)
+    return compute() if out is None else _clamp_out("clamp_max", compute, out, (self, max))
+
+
+# Bitwise and logical ops (never differentiable) ----------------------------------------
+
+def _bitwise(kernel_name, ufunc, self, other):
+    if not isinstance(self, _TB) and isinstance(other, _TB) and isinstance(self, (bool, int, float)):
+        self, other = other, self  # bitwise_and.Scalar_Tensor: the ops commute
+    a, b = self._array, _array_or_number(other)
+    if not isinstance(b, (*_backend.array_types, bool, int, float)):
+        return NotImplemented
+    _shapes(a, b)
+    dtype = _result_type_n(a, b)
+    if dtype.kind == "f":
+        raise _not_implemented(kernel_name, dtype)
+    return _wrap(_compute(ufunc, self, dtype, a, b), self)
+
+
+@_out_arg("bitwise_and", differentiable=False)
+def bitwise_and(self, other):
+    return _bitwise("bitwise_and_cpu", np.bitwise_and, self, other)
+
+
+@_out_arg("bitwise_or", differentiable=False)
+def bitwise_or(self, other):
+    return _bitwise("bitwise_or_cpu", np.bitwise_or, self, other)
+
+
+@_out_arg("bitwise_xor", differentiable=False)
+def bitwise_xor(self, other):
+    return _bitwise("bitwise_xor_cpu", np.bitwise_xor, self, other)
+
+
+def _lshift(a, b):
+    """torch's lshift kernel: `a` shifted as unsigned, 0 for a shift below 0 or of the width or more."""
+    bits = a.dtype.itemsize * 8
+    ok = (b >= 0) & (b < bits)
+    shifted = np.left_shift(a.astype(np.uint64), np.where(ok, b, 0).astype(np.uint64)).astype(a.dtype)
+    return np.where(ok, shifted, 0)
+
+
+def _rshift(a, b):
+    """torch's rshift kernel: an arithmetic shift, by width - 1 for a shift below 0 or of the width or more."""
+    bits = a.dtype.itemsize * 8
+    ok = (b >= 0) & (b < bits)
+    return np.right_shift(a, np.where(ok, b, bits - 1).astype(a.dtype))
+
+
+def _shift(kernel_name, fn, self, other):
+    """A shift of a tensor by a tensor or a number, or of a number by a tensor (the reflected operators)."""
+    if not isinstance(other if isinstance(self, _TB) else self, (_TB, bool, int, float)):
+        return NotImplemented
+    x, y = _array_or_number(self), _array_or_number(other)
+    like = self if isinstance(self, _TB) else other
+    _shapes(x, y)
+    dtype = _result_type_n(x, y)
+    if dtype.kind not in "iu":
+        raise _not_implemented(kernel_name, dtype)
+    return _wrap(_compute(fn, like, dtype, x, y), like)
+
+
+@_out_arg("bitwise_left_shift", differentiable=False)
+def bitwise_left_shift(self, other):
+    return _shift("lshift_cpu", _lshift, self, other)
+
+
+@_out_arg("bitwise_right_shift", differentiable=False)
+def bitwise_right_shift(self, other):
+    return _shift("rshift_cpu", _rshift, self, other)
+
+
+def rlshift(self, other):
+    """other << self for a Python number `other` (Tensor.__rlshift__)."""
+    return _shift("lshift_cpu", _lshift, other, self)
+
+
+def rrshift(self, other):
+    return _shift("rshift_cpu", _rshift, other, self)
+
+
+def bitwise_not(self, *, out=None):
+    """at::bitwise_not; its out= (a structured unary op's) must have the input's dtype exactly."""
+    _tensor_arg("bitwise_not", "input", 1, self)
+    a = self._array
+    if out is not None:
+        if isinstance(out, _TB) and out._array.dtype != a.dtype:
+            raise RuntimeError(f"Found dtype {_torch_type_name(out._array.dtype)} but expected "
+                               f"{_torch_type_name(a.dtype)}")
+        return _out_of("bitwise_not", lambda: bitwise_not(self), out, (), False)
+    if a.dtype.kind == "f":
+        raise _not_implemented("bitwise_not_cpu", a.dtype)
+    return _wrap(_compute(np.invert, self, a.dtype, a), self)
+
+
+def invert(self):
+    """Tensor.__invert__ (python_variable_methods.cpp's check first)."""
+    if self._array.dtype.kind == "f":
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
+
+
+def _logical(fn, ufunc, self, other):
+    _tensor_arg(fn, "other", 2, other)
+    a, b = self._array, other._array
+    shape = a.shape if a.shape == b.shape else _broadcast_shapes(a.shape, b.shape)
+    out = _out(shape, _b1, self, a, b, promote=False)
+    token = _quiet()
+    try:
+        r = ufunc(a, b) if out is None else ufunc(a, b, out=out)
+    finally:
+        _loud(token)
+    return _wrap(_backend.asarray(r), self)
+
+
+@_out_arg("logical_and", differentiable=False)
+def logical_and(self, other):
+    return _logical("logical_and", np.logical_and, self, other)
+
+
+@_out_arg("logical_or", differentiable=False)
+def logical_or(self, other):
+    return _logical("logical_or", np.logical_or, self, other)
+
+
+@_out_arg("logical_xor", differentiable=False)
+def logical_xor(self, other):
+    return _logical("logical_xor", np.logical_xor, self, other)
+
+
+@_out_arg("logical_not", differentiable=False)
+def logical_not(self):
+    _tensor_arg("logical_not", "input", 1, self)
+    a = self._array
+    return _wrap(_compute(np.logical_not, self, _b1, a), self)
+
+
+# The reflected operators and aliases --------------------------------------------------
+
+@_out_arg("mul")
+def multiply(self, other):
+    return mul(self, other)
+
+
+@_out_arg("sub")
+def subtract(self, other, *, alpha=1):
+    return sub(self, other, alpha=alpha)
+
+
+@_out_arg("div")
+def divide(self, other, *, rounding_mode=_NO_MODE):
+    return div_mode(self, other, rounding_mode=rounding_mode)
+
+
+def matmul_operator(self, other):
+    """self @ other (Tensor.__matmul__): NotImplemented for a non-tensor, as torch's wrapper returns."""
+    if not isinstance(other, _TB):
+        return NotImplemented
+    return matmul(self, other)
+
+
+def rmatmul(self, other):
+    """other @ self (Tensor.__rmatmul__): NotImplemented for a non-tensor, as torch's wrapper returns."""
+    if not isinstance(other, _TB):
+        return NotImplemented
+    return matmul(other, self)
+
+
+def operator(fn):
+    """A Python operator over fn: NotImplemented where the other operand is not a tensor or a number (torch's
+    _handle_torch_function_and_wrap_type_error_to_not_implemented), so Python tries the reflected one."""
+    def op(self, other):
+        if not isinstance(other, (_TB, bool, int, float)):
+            return NotImplemented
+        return fn(self, other)
+    op.__name__ = op.__qualname__ = fn.__name__
+    op.__doc__ = fn.__doc__
+    return op
+
+
+# In-place forms of the ops without a derivative ------------------------------------------
+# (the differentiable ones are structured in-place variants: native_functions.yaml's
+# structured_delegate lines, Note [Structured in-place variants])
+
+def _inplace_no_derivative(fn, self, *args, check_inplace=True):
+    """self.<op>_(...) of an op without a derivative (bitwise_*, logical_*): the result written into
+    self after TensorIterator's shape and cast checks, the version bumped, the history left as is.
+    bitwise_*_ check first that self may be written (check_inplace: not a leaf that requires grad);
+    logical_*_ check nothing of autograd's, as torch's kernels."""
+    _tensor_arg(fn.__name__ + "_", "self", 1, self)
+    if check_inplace:
+        _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
+            isinstance(x, _TB) and x.requires_grad for x in args)))
+    a = self._array
+    _check_overlap(a)
+    full = _shapes(a, *(x._array for x in args if isinstance(x, _TB)))
+    if full != a.shape:
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(full)}")
+    try:
+        r = fn(self, *args)
+    except NotImplementedError as err:
+        # TensorIterator checks the cast of the result dtype into self before the kernel's dispatch
+        dtype = getattr(err, "dtype", None)
+        if dtype is not None and not _can_cast(dtype, a.dtype):
+            raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                               f"{_torch_type_name(a.dtype)}") from None
+        raise
+    if r is NotImplemented:
+        raise TypeError(f"{fn.__name__}_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(args[0]).__name__}")
+    _check_inplace_broadcast(a.shape, r._array.shape)
+    if not _can_cast(r._array.dtype, a.dtype):
+        raise RuntimeError(f"result type {_torch_type_name(r._array.dtype)} can't be cast to the desired output "
+                           f"type {_torch_type_name(a.dtype)}")
+    token = _quiet()
+    try:
+        np.copyto(a, r._array, casting="unsafe")
+    finally:
+        _loud(token)
+    self._bump_version()
+    return self
+
+
+def bitwise_and_(self, other):
+    return _inplace_no_derivative(bitwise_and, self, other)
+
+
+def bitwise_or_(self, other):
+    return _inplace_no_derivative(bitwise_or, self, other)
+
+
+def bitwise_xor_(self, other):
+    return _inplace_no_derivative(bitwise_xor, self, other)
+
+
+def bitwise_left_shift_(self, other):
+    return _inplace_no_derivative(bitwise_left_shift, self, other)
+
+
+def bitwise_right_shift_(self, other):
+    return _inplace_no_derivative(bitwise_right_shift, self, other)
+
+
+def bitwise_not_(self):
+    return _inplace_no_derivative(bitwise_not, self)
+
+
+def logical_and_(self, other):
+    return _inplace_no_derivative(logical_and, self, other, check_inplace=False)
+
+
+def logical_or_(self, other):
+    return _inplace_no_derivative(logical_or, self, other, check_inplace=False)
+
+
+def logical_xor_(self, other):
+    return _inplace_no_derivative(logical_xor, self, other, check_inplace=False)
+
+
+def logical_not_(self):
+    return _inplace_no_derivative(logical_not, self, check_inplace=False)
+
+
+def inplace_operator(name):
+    """A Python in-place operator (__iand__, __ifloordiv__, ...) calling the method `name`:
+    NotImplemented where the other operand is not a tensor or a number."""
+    def op(self, other):
+        if not isinstance(other, (_TB, bool, int, float)):
+            return NotImplemented
+        return getattr(self, name)(other)
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+# In-place forms by hand where the structured one differs: floor_divide_'s NotImplemented node
+# names the in-place op; clamp's number bounds check the cast into self first, in C++ type names
+
+def floor_divide_(self, other):
+    """Tensor.floor_divide_ (//=): floor_divide's kernel written into self; its NotImplemented node
+    names aten::floor_divide_."""
+    def floor_divide_kernel(x, y):
+        a, b = x._array, _array_or_number(y)
+        _shapes(a, b)
+        dtype = _result_type_n(a, b)
+        if dtype == _b1:
+            raise _not_implemented("div_floor_cpu", dtype)
+        return _record_not_implemented("aten::floor_divide_", x, y, _wrap(_compute(_floor_divide, x, dtype, a, b), x))
+    _inplace_shapes(self, (other,), {})
+    return inplace_variant(floor_divide_kernel, self, (other,), {})
+
+
+def _clamp_inplace(functional, self, args, kwargs):
+    _inplace_shapes(self, args, kwargs)
+    bounds = [b for b in (*args, *kwargs.values()) if b is not None]
+    if bounds and not any(isinstance(b, _TB) for b in bounds) and all(isinstance(b, (bool, int, float))
+                                                                        for b in bounds):
+        dtype = _result_type_n(self._array, *bounds)
+        if not _can_cast(dtype, self._array.dtype):
+            raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                               f"{_c_name(self._array.dtype)}")
+    return inplace_variant(functional, self, args, kwargs)
+
+
+def clamp_(self, *args, **kwargs):
+    return _clamp_inplace(clamp, self, args, kwargs)
+
+
+def clip_(self, *args, **kwargs):
+    return _clamp_inplace(clip, self, args, kwargs)
+
+
+def clamp_min_(self, min):  # noqa: A002 - torch's name
+    return _clamp_inplace(clamp_min, self, (min,), {})
+
+
+def clamp_max_(self, max):  # noqa: A002 - torch's name
+    return _clamp_inplace(clamp_max, self, (max,), {})
+
+
+def _inplace_shapes(self, args, kwargs):
+    """autograd's check_inplace (VariableType's, first), then TensorIterator's shape checks of an in-place
+    op, which come before its kernel's dtype and value errors (a bool kernel, an integer division by
+    zero): the operands broadcast, to self's shape."""
+    _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
+        isinstance(x, _TB) and x.requires_grad for x in (*args, *kwargs.values()))))
+    a = self._array
+    full = _shapes(a, *(x._array for x in (*args, *kwargs.values()) if isinstance(x, _TB)))
+    if full != a.shape:
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(full)}")
+
+
+def structured_(functional, meta=None):
+    """The in-place variant of `functional` (upstream's structured_delegate): the checks of its meta
+    function that come before TensorIterator's (`meta`), TensorIterator's shape checks, then the
+    structured in-place variant (structured_inplace.inplace_variant)."""
+    def op(self, *args, **kwargs):
+        _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
+            isinstance(x, _TB) and x.requires_grad for x in (*args, *kwargs.values()))))
+        if meta is not None:
+            meta(self, *args, **kwargs)
+        _inplace_shapes(self, args, kwargs)
+        return inplace_variant(functional, self, args, kwargs)
+    op.__name__ = op.__qualname__ = functional.__name__ + "_"
+    op.__doc__ = f"Tensor.{functional.__name__}_: {functional.__name__}'s kernel written into self."
+    return op
+
+
+def _addcdiv_meta(self, tensor1=None, tensor2=None, **kwargs):
+    if isinstance(tensor1, _TB) and isinstance(tensor2, _TB) and tensor1._array.dtype.kind in "iub" and \
+            tensor2._array.dtype.kind in "iub":
+        raise RuntimeError(_ADDCDIV_INT)
+
+
+def _subtract_meta(self, other=None, **kwargs):
+    _sub_check(self._array.dtype, other._array.dtype if isinstance(other, _TB) else _number_dtype(other))
+
+
+def _lerp_meta(self, end=None, weight=None, **kwargs):
+    dtype = self._array.dtype
+    if isinstance(end, _TB) and end._array.dtype != dtype:
+        raise RuntimeError(f"expected dtype {_c_name(dtype)} for `end` but got dtype {_c_name(end._array.dtype)}")
+    if isinstance(weight, _TB) and weight._array.dtype != dtype and weight._array.ndim:
+        raise RuntimeError(f"expected dtype {_c_name(dtype)} for `weight` but got dtype "
+                           f"{_c_name(weight._array.dtype)}")
+
+
+addcdiv_ = structured_(addcdiv, _addcdiv_meta)
+addcmul_ = structured_(addcmul)
+divide_ = structured_(divide)
+fmod_ = structured_(fmod)
+hypot_ = structured_(hypot)
+lerp_ = structured_(lerp, _lerp_meta)
+multiply_ = structured_(multiply)
+remainder_ = structured_(remainder)
+subtract_ = structured_(subtract, _subtract_meta)
+true_divide_ = structured_(true_divide)
+xlogy_ = structured_(xlogy)

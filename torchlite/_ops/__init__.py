@@ -88,6 +88,84 @@ __all__ += ["multinomial", "normal"]
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
+from .BinaryOps import (addcdiv, addcmul, bitwise_and, bitwise_left_shift, bitwise_not,  # noqa: E402
+                        bitwise_or, bitwise_right_shift, bitwise_xor, clamp, clamp_max, clamp_min, clip, div_mode,
+                        divide, floor_divide, fmax, fmin, fmod, hypot, invert, lerp, logaddexp, logical_and,
+                        logical_not, logical_or, logical_xor, matmul_operator, maximum, minimum, multiply,
+                        operator, remainder,
+                        rfloordiv,
+                        rlshift, rmatmul, rremainder, rrshift, subtract, true_divide, xlogy)
+from .BinaryOps import (bitwise_and_, bitwise_left_shift_, bitwise_not_, bitwise_or_,  # noqa: E402
+                        bitwise_right_shift_, bitwise_xor_, clamp_, clamp_max_, clamp_min_, clip_, floor_divide_,
+                        inplace_operator, logical_and_, logical_not_, logical_or_, logical_xor_, addcdiv_,
+                        addcmul_, divide_, fmod_, hypot_, lerp_, multiply_, remainder_, subtract_, true_divide_,
+                        xlogy_)
+from . import ReduceOps as _ReduceOps  # noqa: E402
+from . import BinaryOps as _BinaryOps  # noqa: E402
+from .structured_inplace import inplace_variant as _inplace_variant  # noqa: E402
+from .TensorIterator import _TB  # noqa: E402
+
+# torch.div and Tensor.div take rounding_mode (div.Tensor_mode); the kernel without it stays BinaryOps.div
+div = div_mode  # noqa: F811
+
+
+def _div_(self, other, *, rounding_mode=_BinaryOps._NO_MODE):
+    """Tensor.div_: with rounding_mode, div_.Tensor_mode, the structured in-place variant of div's kernel."""
+    if rounding_mode is _BinaryOps._NO_MODE:
+        return _BinaryOps.div_(self, other)
+    _BinaryOps._inplace_shapes(self, (other,), {})
+    return _inplace_variant(div_mode, self, (other,), {"rounding_mode": rounding_mode})
+
+
+div_ = _div_  # noqa: F811
+
+
+def _max(input, *args, **kwargs):  # noqa: A002 - torch's name
+    """torch.max: max(input, other) with a tensor `other` is at::maximum (BinaryOps.cpp's max.other),
+    else the reduction."""
+    if (args and isinstance(args[0], (_TB, float, bool))) or "other" in kwargs:
+        return _minmax_other("max", maximum, input, args, kwargs)
+    return _ReduceOps.max(input, *args, **kwargs)
+
+
+def _min(input, *args, **kwargs):  # noqa: A002 - torch's name
+    if (args and isinstance(args[0], (_TB, float, bool))) or "other" in kwargs:
+        return _minmax_other("min", minimum, input, args, kwargs)
+    return _ReduceOps.min(input, *args, **kwargs)
+
+
+# torch.max / torch.min: the reductions' functions, with max(input, other) dispatched first
+max = _max  # type: ignore[assignment]  # noqa: A001 F811 - torch's name
+min = _min  # type: ignore[assignment]  # noqa: A001 F811
+
+
+def _minmax_other(name, fn, input, args, kwargs):  # noqa: A002
+    other = args[0] if args else kwargs.get("other")
+    out = kwargs.get("out")
+    extra = [k for k in kwargs if k not in ("other", "out")]
+    if len(args) + ("other" in kwargs) != 1 or extra or not isinstance(other, _TB):
+        got = ", ".join(["Tensor"] + [type(a).__name__ if not isinstance(a, _TB) else "Tensor" for a in args]
+                        + [f"{k}={'Tensor' if isinstance(v, _TB) else type(v).__name__}" for k, v in kwargs.items()])
+        raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                        " * (Tensor input, *, Tensor out = None)\n"
+                        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        " * (Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)\n")
+    if out is not None:  # max.other's out= (maximum's kernel)
+        return _BinaryOps._out_of(fn.__name__, lambda: fn(input, other), out, (input, other))
+    return fn(input, other)
+
+
+__all__ += ["bitwise_and_", "bitwise_left_shift_", "bitwise_not_", "bitwise_or_", "bitwise_right_shift_",
+            "bitwise_xor_", "clamp_", "clamp_max_", "clamp_min_", "clip_", "floor_divide_", "inplace_operator",
+            "logical_and_", "logical_not_", "logical_or_", "logical_xor_", "addcdiv_", "addcmul_", "divide_", "fmod_",
+            "hypot_", "lerp_", "multiply_", "remainder_", "subtract_", "true_divide_", "xlogy_"]
+__all__ += ["addcdiv", "addcmul", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+            "bitwise_right_shift", "bitwise_xor", "clamp", "clamp_max", "clamp_min", "clip", "div_mode", "divide",
+            "floor_divide", "fmax", "fmin", "fmod", "hypot", "invert", "lerp", "logaddexp", "logical_and",
+            "logical_not", "logical_or", "logical_xor", "matmul_operator", "maximum", "minimum", "multiply", "operator",
+            "remainder",
+            "rfloordiv",
+            "rlshift", "rmatmul", "rremainder", "rrshift", "subtract", "true_divide", "xlogy"]
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
