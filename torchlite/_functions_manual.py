@@ -284,6 +284,68 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
+from . import _C  # noqa: E402 - the unary family's section
+from ._ops import cosh, erfinv, exp, rsqrt, sinh  # noqa: E402
+from ._ops import _sub_scalar as sub_scalar  # noqa: E402, F401 - acosh's formula
+from ._ops import rsub as _rsub  # noqa: E402
+from ._ops import sub  # noqa: E402
+
+__all__ += ["cosh", "erfinv", "exp", "grad_mode_is_enabled", "infinitely_differentiable_logit_backward", "isfinite",
+            "log1p_backward", "logit_backward", "rsqrt", "rsub", "sgn_backward", "sinc_backward", "sinh",
+            "sub_scalar"]
+
+
+def rsub(self, other):
+    """other - self (`1 - x` in a formula: at::rsub, node RsubBackward1)."""
+    return _rsub(self, other)
+
+
+def grad_mode_is_enabled():
+    """GradMode::is_enabled(): true while a backward with create_graph=True runs its formulas."""
+    return _C.is_grad_enabled()
+
+
+def log1p_backward(grad, self):
+    """grad / (self + 1)."""
+    return div(grad, add_scalar(self, 1))
+
+
+def sgn_backward(self, grad, result):
+    """sgn's gradient: 0 for a real input (upstream's _efficientzerotensor of the result's shape)."""
+    return zeros_like(result)
+
+
+def isfinite(self):
+    """at::isfinite(self): a bool tensor (nan_to_num's gradient is grad * isfinite(self))."""
+    a = self._array
+    return _const(np.isfinite(a) if a.dtype.kind == "f" else np.ones(a.shape, bool), self)
+
+
+def _logit_mask(self, eps):
+    a = self._array
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    return _const((a >= lo) & (a <= hi), self)
+
+
+def infinitely_differentiable_logit_backward(grad, self, eps):
+    """logit's gradient in differentiable ops (under create_graph): grad / (self * (1 - self)) where
+    self lies in [eps, 1 - eps] ([0, 1] without eps), else 0 (nan without eps)."""
+    d = div(grad, mul(self, rsub(self, 1.0)))
+    return where(_logit_mask(self, eps), d, 0.0 if eps is not None else float("nan"))
+
+
+def logit_backward(grad, self, eps):
+    """at::logit_backward (the kernel a first-order backward runs): the same values as
+    infinitely_differentiable_logit_backward, recorded nowhere (grad mode is off)."""
+    return infinitely_differentiable_logit_backward(grad, self, eps)
+
+
+def sinc_backward(grad, self):
+    """grad * (pi x cos(pi x) - sin(pi x)) / (pi x ** 2), 0 where pi x ** 2 is 0."""
+    self_pi = mul_scalar(self, np.pi)
+    self_squared_pi = mul_scalar(mul(self, self), np.pi)
+    out = div(mul(grad, sub(mul(self_pi, cos(self_pi)), sin(self_pi))), self_squared_pi)
+    return where(_const(self_squared_pi._array == 0, grad), 0.0, out)
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)

@@ -7,6 +7,7 @@ Writes:
   torchlite/_generated/functions.py      the Python formula of each node, attached to its spec
   torchlite/_generated/torch_functions.py  the torchlite.* ops (native_functions.yaml's function variants)
   torchlite/_generated/variable_methods.py the Tensor methods (its method variants)
+  torchlite/_generated/<X>_functions.py    the torchlite.X.* ops (its entries marked `python_module: X`)
   csrc/autograd/generated/NativeFormulas.{h,cpp}   the C++ formulas of the `native` entries
   csrc/autograd/generated/python_functions.cpp     the nodes that run them (make_formula_node)
 
@@ -74,8 +75,9 @@ class Schema:
 
 
 def camel_case(base):
-    """upstream's node name stem: `_unsafe_view` -> UnsafeView, `add_` -> Add."""
-    return "".join(part.capitalize() for part in base.strip("_").split("_"))
+    """upstream's node name stem (str.title of each part): `_unsafe_view` -> UnsafeView, `add_` -> Add,
+    `log1p` -> Log1P."""
+    return "".join(part.title() for part in base.strip("_").split("_"))
 
 
 class Entry:
@@ -131,7 +133,8 @@ class Entry:
             self.fields.append(("result", "T", "Tensor"))
         for name in self.hidden:
             self.fields.append((name, "H", None))
-        known = {n for n, _, _ in self.fields} | {"grad", "grads", "needs", "True", "False", "None"}
+        # a formula may be a conditional expression (upstream's `cond ? a : b`): its keywords are no fields
+        known = {n for n, _, _ in self.fields} | {"grad", "grads", "needs", "True", "False", "None", "if", "else"}
         unknown = used - known
         if unknown:
             raise ValueError(f"{self.schema.text}: formula reads unknown names {sorted(unknown)}")
@@ -219,6 +222,11 @@ def gen_functions(entries, helpers):
         for name in sorted(e.formulas):
             i = e.inputs.index(name)
             formula = e.python_formula(name)
+            if re.search(r"\bif\b", formula):  # a conditional expression: parenthesised, wrapped inside
+                pieces = re.split(r" (?=if |else )", f"    grad_{name} = ({formula}) if needs[{i}] else None")
+                pieces = [pieces[0], *[" " + p for p in pieces[1:-3]], " " + " ".join(pieces[-3:])]
+                lines += py_wrap(pieces, "        ")
+                continue
             lines.append(f"    grad_{name} = {formula} if needs[{i}] else None")
         outs = ", ".join(f"grad_{n}" if n in e.formulas else "None" for n in e.inputs)
         lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
@@ -232,9 +240,11 @@ def gen_functions(entries, helpers):
 def variants(functions):
     """The op names exported as torchlite.<name> and bound as Tensor.<name> (by the variants
     native_functions.yaml gives them), each method's schema, and the ops with an out= overload
-    (`name.out`, `name.<overload>_out`)."""
+    (`name.out`, `name.<overload>_out`). Entries of a `python_module` are left to python_modules."""
     fns, methods, outs = [], {}, set()
     for f in functions:
+        if "python_module" in f:
+            continue
         schema = Schema(f["func"])
         if schema.overload == "out" or schema.overload.endswith("_out"):
             outs.add(schema.base)
@@ -260,6 +270,54 @@ def gen_torch_functions(fns, outs):
         noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, name) else ""
         lines += ["", "", f"@functools.wraps(_ops.{name})",
                   f"def {name}(*args, out=None, **kwargs):{noqa}",
+                  "    if out is None:",
+                  f"        return _ops.{name}(*args, **kwargs)",
+                  f'    return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+    return "\n".join(lines) + "\n"
+
+
+def python_modules(functions):
+    """{module: ([function names], {names with an out= overload})} of the entries marked
+    `python_module: X` (upstream's torch.special, torch.linalg, ...): named `X_<name>` in the table
+    and in torchlite._ops, exported as torchlite.X.<name> (upstream: gen_python_functions.py's
+    per-module bindings, torch/X/__init__.py)."""
+    modules = {}
+    for f in functions:
+        module = f.get("python_module")
+        if module is None:
+            continue
+        schema = Schema(f["func"])
+        prefix = module + "_"
+        if not schema.base.startswith(prefix):
+            raise ValueError(f"{schema.text}: an op of python_module {module} is named {prefix}<name>")
+        fns, outs = modules.setdefault(module, ([], set()))
+        if schema.overload == "out" or schema.overload.endswith("_out"):
+            outs.add(schema.base)
+        elif schema.base not in fns:
+            fns.append(schema.base)
+    return modules
+
+
+def gen_module_functions(module, fns, outs):
+    """torchlite/_generated/<module>_functions.py: the ops of a python_module under their names
+    without the `<module>_` prefix, each with an out= overload behind a function that takes `out`."""
+    header = HEADER.replace("derivatives", "native_functions")
+    prefix = module + "_"
+    short = {name: name[len(prefix):] for name in fns}
+    plain = sorted(n for n in fns if n not in outs)
+    lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
+             "from .. import _ops",
+             "from .._ops.Resize import out_variant", "",
+             "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]"]
+    if plain:
+        lines.append("")
+    for name in plain:
+        noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, short[name]) else ""
+        lines.append(f"{short[name]} = _ops.{name}{noqa}")
+    for name in sorted(n for n in fns if n in outs):
+        noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, short[name]) else ""
+        lines += ["", "", f"@functools.wraps(_ops.{name})",
+                  f"def {short[name]}(*args, out=None, **kwargs):{noqa}",
                   "    if out is None:",
                   f"        return _ops.{name}(*args, **kwargs)",
                   f'    return out_variant("{name}", _ops.{name}, out, args, kwargs)']
@@ -438,12 +496,16 @@ def generate():
     index_by_base = {}
     entries = [Entry(raw, index_by_base) for raw in derivatives]
     fns, methods, outs = variants(functions)
+    modules = python_modules(functions)
     native_id = 0
     for e in entries:
         if e.native:
             native_id += 1
             e.native_id = native_id
+    generated = {f"torchlite/_generated/{module}_functions.py": gen_module_functions(module, *modules[module])
+                 for module in sorted(modules)}
     return {
+        **generated,
         "torchlite/_generated/__init__.py": py_header("Generated from the op tables") + "\n",
         "torchlite/_generated/specs.py": gen_specs(entries),
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),

@@ -28,22 +28,49 @@ from .._ops.Resize import out_variant
 
 __all__ = [
     "abs",
+    "acos",
+    "acosh",
     "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctanh",
     "as_strided",
+    "asin",
+    "asinh",
+    "atan",
     "atan2",
+    "atanh",
     "cat",
+    "ceil",
     "chunk",
     "clone",
     "cos",
+    "cosh",
     "diagonal",
     "div",
+    "erf",
+    "erfc",
+    "erfinv",
     "exp",
+    "exp2",
+    "expm1",
+    "fix",
+    "floor",
+    "frac",
     "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logit",
     "matmul",
     "max",
     "mean",
     "min",
     "mul",
+    "nan_to_num",
     "narrow",
     "neg",
     "permute",
@@ -52,17 +79,26 @@ __all__ = [
     "reciprocal",
     "relu",
     "reshape",
+    "round",
+    "rsqrt",
+    "sgn",
     "sigmoid",
+    "sign",
     "sin",
+    "sinc",
+    "sinh",
     "split",
     "sqrt",
+    "square",
     "squeeze",
     "stack",
     "sub",
     "sum",
     "t",
+    "tan",
     "tanh",
     "transpose",
+    "trunc",
     "unbind",
     "unsqueeze",
     "where",
@@ -76,11 +112,88 @@ def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     return out_variant("abs", _ops.abs, out, args, kwargs)
 
 
+@functools.wraps(_ops.acos)
+def acos(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.acos(*args, **kwargs)
+    return out_variant("acos", _ops.acos, out, args, kwargs)
+
+
+@functools.wraps(_ops.acosh)
+def acosh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.acosh(*args, **kwargs)
+    return out_variant("acosh", _ops.acosh, out, args, kwargs)
+
+
 @functools.wraps(_ops.add)
 def add(*args, out=None, **kwargs):
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
+
+
+@functools.wraps(_ops.arccos)
+def arccos(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.arccos(*args, **kwargs)
+    return out_variant("arccos", _ops.arccos, out, args, kwargs)
+
+
+@functools.wraps(_ops.arccosh)
+def arccosh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.arccosh(*args, **kwargs)
+    return out_variant("arccosh", _ops.arccosh, out, args, kwargs)
+
+
+@functools.wraps(_ops.arcsin)
+def arcsin(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.arcsin(*args, **kwargs)
+    return out_variant("arcsin", _ops.arcsin, out, args, kwargs)
+
+
+@functools.wraps(_ops.arcsinh)
+def arcsinh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.arcsinh(*args, **kwargs)
+    return out_variant("arcsinh", _ops.arcsinh, out, args, kwargs)
+
+
+@functools.wraps(_ops.arctan)
+def arctan(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.arctan(*args, **kwargs)
+    return out_variant("arctan", _ops.arctan, out, args, kwargs)
+
+
+@functools.wraps(_ops.arctanh)
+def arctanh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.arctanh(*args, **kwargs)
+    return out_variant("arctanh", _ops.arctanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.asin)
+def asin(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.asin(*args, **kwargs)
+    return out_variant("asin", _ops.asin, out, args, kwargs)
+
+
+@functools.wraps(_ops.asinh)
+def asinh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.asinh(*args, **kwargs)
+    return out_variant("asinh", _ops.asinh, out, args, kwargs)
+
+
+@functools.wraps(_ops.atan)
+def atan(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.atan(*args, **kwargs)
+    return out_variant("atan", _ops.atan, out, args, kwargs)
 
 
 @functools.wraps(_ops.atan2)
@@ -90,11 +203,25 @@ def atan2(*args, out=None, **kwargs):
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
+@functools.wraps(_ops.atanh)
+def atanh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.atanh(*args, **kwargs)
+    return out_variant("atanh", _ops.atanh, out, args, kwargs)
+
+
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
+
+
+@functools.wraps(_ops.ceil)
+def ceil(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.ceil(*args, **kwargs)
+    return out_variant("ceil", _ops.ceil, out, args, kwargs)
 
 
 @functools.wraps(_ops.cos)
@@ -104,11 +231,39 @@ def cos(*args, out=None, **kwargs):
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cosh)
+def cosh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.cosh(*args, **kwargs)
+    return out_variant("cosh", _ops.cosh, out, args, kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
+
+
+@functools.wraps(_ops.erf)
+def erf(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.erf(*args, **kwargs)
+    return out_variant("erf", _ops.erf, out, args, kwargs)
+
+
+@functools.wraps(_ops.erfc)
+def erfc(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.erfc(*args, **kwargs)
+    return out_variant("erfc", _ops.erfc, out, args, kwargs)
+
+
+@functools.wraps(_ops.erfinv)
+def erfinv(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.erfinv(*args, **kwargs)
+    return out_variant("erfinv", _ops.erfinv, out, args, kwargs)
 
 
 @functools.wraps(_ops.exp)
@@ -118,11 +273,74 @@ def exp(*args, out=None, **kwargs):
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp2)
+def exp2(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.exp2(*args, **kwargs)
+    return out_variant("exp2", _ops.exp2, out, args, kwargs)
+
+
+@functools.wraps(_ops.expm1)
+def expm1(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.expm1(*args, **kwargs)
+    return out_variant("expm1", _ops.expm1, out, args, kwargs)
+
+
+@functools.wraps(_ops.fix)
+def fix(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.fix(*args, **kwargs)
+    return out_variant("fix", _ops.fix, out, args, kwargs)
+
+
+@functools.wraps(_ops.floor)
+def floor(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.floor(*args, **kwargs)
+    return out_variant("floor", _ops.floor, out, args, kwargs)
+
+
+@functools.wraps(_ops.frac)
+def frac(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.frac(*args, **kwargs)
+    return out_variant("frac", _ops.frac, out, args, kwargs)
+
+
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
+
+
+@functools.wraps(_ops.log10)
+def log10(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.log10(*args, **kwargs)
+    return out_variant("log10", _ops.log10, out, args, kwargs)
+
+
+@functools.wraps(_ops.log1p)
+def log1p(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.log1p(*args, **kwargs)
+    return out_variant("log1p", _ops.log1p, out, args, kwargs)
+
+
+@functools.wraps(_ops.log2)
+def log2(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.log2(*args, **kwargs)
+    return out_variant("log2", _ops.log2, out, args, kwargs)
+
+
+@functools.wraps(_ops.logit)
+def logit(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.logit(*args, **kwargs)
+    return out_variant("logit", _ops.logit, out, args, kwargs)
 
 
 @functools.wraps(_ops.matmul)
@@ -146,6 +364,13 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.nan_to_num)
+def nan_to_num(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.nan_to_num(*args, **kwargs)
+    return out_variant("nan_to_num", _ops.nan_to_num, out, args, kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
     if out is None:
@@ -167,11 +392,39 @@ def reciprocal(*args, out=None, **kwargs):
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
 
 
+@functools.wraps(_ops.round)
+def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    if out is None:
+        return _ops.round(*args, **kwargs)
+    return out_variant("round", _ops.round, out, args, kwargs)
+
+
+@functools.wraps(_ops.rsqrt)
+def rsqrt(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.rsqrt(*args, **kwargs)
+    return out_variant("rsqrt", _ops.rsqrt, out, args, kwargs)
+
+
+@functools.wraps(_ops.sgn)
+def sgn(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.sgn(*args, **kwargs)
+    return out_variant("sgn", _ops.sgn, out, args, kwargs)
+
+
 @functools.wraps(_ops.sigmoid)
 def sigmoid(*args, out=None, **kwargs):
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
+
+
+@functools.wraps(_ops.sign)
+def sign(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.sign(*args, **kwargs)
+    return out_variant("sign", _ops.sign, out, args, kwargs)
 
 
 @functools.wraps(_ops.sin)
@@ -181,11 +434,32 @@ def sin(*args, out=None, **kwargs):
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+@functools.wraps(_ops.sinc)
+def sinc(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.sinc(*args, **kwargs)
+    return out_variant("sinc", _ops.sinc, out, args, kwargs)
+
+
+@functools.wraps(_ops.sinh)
+def sinh(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.sinh(*args, **kwargs)
+    return out_variant("sinh", _ops.sinh, out, args, kwargs)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
+
+
+@functools.wraps(_ops.square)
+def square(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.square(*args, **kwargs)
+    return out_variant("square", _ops.square, out, args, kwargs)
 
 
 @functools.wraps(_ops.stack)
@@ -209,11 +483,25 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.tan)
+def tan(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.tan(*args, **kwargs)
+    return out_variant("tan", _ops.tan, out, args, kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.trunc)
+def trunc(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.trunc(*args, **kwargs)
+    return out_variant("trunc", _ops.trunc, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)

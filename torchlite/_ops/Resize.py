@@ -32,6 +32,7 @@ def _tensors(args, kwargs):
 
 def out_variant(name, fn, out, args, kwargs):
     """`fn(*args, **kwargs, out=out)`: the result written into `out`, which is returned."""
+    name = getattr(fn, "_runs", name)  # an alias (arcsin, special.erf, square) names the op it runs, as torch's
     if not isinstance(out, _TB):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _C.is_grad_enabled() and (out.requires_grad or any(t.requires_grad for t in _tensors(args, kwargs))):
@@ -39,6 +40,9 @@ def out_variant(name, fn, out, args, kwargs):
                            "but one of the arguments requires grad.")
     result = fn(*args, **kwargs)
     r, o = result._array, out._array
+    check = getattr(fn, "_out_check", None)  # an op that writes only its own dtype (floor, sign): its error
+    if check is not None:
+        check(r.dtype, o.dtype)
     if not _can_cast(r.dtype, o.dtype):
         raise RuntimeError(f"result type {_torch_type_name(r.dtype)} can't be cast to the desired output type "
                            f"{_torch_type_name(o.dtype)}")

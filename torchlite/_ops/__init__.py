@@ -19,6 +19,7 @@ modules of the lines above its own):
   ScalarType, python_arg_parser, ExpandUtils, TensorGeometry
   TensorIterator, MemoryOverlap, TensorProperties
   Copy, Fill, UnaryOps, Activation, Pow, TensorShape
+  UnaryAliases
   TensorFactories, TensorConversions, LinearAlgebra
   BinaryOps, ReduceOps, TensorAdvancedIndexing, TensorCompare
   python_variable_indexing, view_formulas
@@ -70,6 +71,18 @@ __all__ = [
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
+from .UnaryOps import (acos, acosh, asin, asinh, atan, atanh, ceil, cosh, erf, erfc, erfinv, exp2,  # noqa: E402
+                       expm1, floor, frac, log1p, log2, log10, logit, nan_to_num, round, rsqrt, sign, sinc,  # noqa: A004
+                       sinh, tan, trunc)
+from .UnaryAliases import (arccos, arccosh, arcsin, arcsinh, arctan, arctanh, fix, special_erf,  # noqa: E402
+                           special_erfc, special_erfinv, special_exp2, special_expit, special_expm1, special_log1p,
+                           special_logit, special_round, special_sinc, square)
+
+__all__ += ["acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cosh", "erf", "erfc", "erfinv", "exp2",
+            "expm1", "floor", "frac", "log1p", "log2", "log10", "logit", "nan_to_num", "round", "rsqrt", "sign",
+            "sinc", "sinh", "tan", "trunc", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix",
+            "special_erf", "special_erfc", "special_erfinv", "special_exp2", "special_expit", "special_expm1",
+            "special_log1p", "special_logit", "special_round", "special_sinc", "square"]
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
