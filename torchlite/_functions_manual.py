@@ -291,13 +291,18 @@ from ._ops import rsub as _rsub  # noqa: E402
 from ._ops import sub  # noqa: E402
 
 __all__ += ["cosh", "erfinv", "exp", "grad_mode_is_enabled", "infinitely_differentiable_logit_backward", "isfinite",
-            "log1p_backward", "logit_backward", "rsqrt", "rsub", "sgn_backward", "sinc_backward", "sinh",
+            "log1p_backward", "logit_backward", "not_implemented", "rsqrt", "rsub", "sgn_backward", "sinc_backward", "sinh",
             "sub_scalar"]
 
 
 def rsub(self, other):
     """other - self (`1 - x` in a formula: at::rsub, node RsubBackward1)."""
     return _rsub(self, other)
+
+
+def not_implemented(name):
+    """upstream's not_implemented: a formula that refuses (asinh_'s node, AsinhBackward1)."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
 
 
 def grad_mode_is_enabled():
@@ -335,9 +340,13 @@ def infinitely_differentiable_logit_backward(grad, self, eps):
 
 
 def logit_backward(grad, self, eps):
-    """at::logit_backward (the kernel a first-order backward runs): the same values as
-    infinitely_differentiable_logit_backward, recorded nowhere (grad mode is off)."""
-    return infinitely_differentiable_logit_backward(grad, self, eps)
+    """at::logit_backward's CPU kernel (what a first-order backward runs, grad mode off): outside
+    [eps, 1 - eps] 0 ([0, 1] without eps: nan), else grad / (self * (1 - self)); its comparisons
+    are false for nan, so a nan input gives nan where the differentiable form gives 0."""
+    a = self._array
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    d = div(grad, mul(self, rsub(self, 1.0)))
+    return where(_const((a < lo) | (a > hi), self), 0.0 if eps is not None else float("nan"), d)
 
 
 def sinc_backward(grad, self):

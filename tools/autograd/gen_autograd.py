@@ -239,9 +239,11 @@ def gen_functions(entries, helpers):
 
 def variants(functions):
     """The op names exported as torchlite.<name> and bound as Tensor.<name> (by the variants
-    native_functions.yaml gives them), each method's schema, and the ops with an out= overload
-    (`name.out`, `name.<overload>_out`). Entries of a `python_module` are left to python_modules."""
-    fns, methods, outs = [], {}, set()
+    native_functions.yaml gives them), each method's schema, the ops with an out= overload
+    (`name.out`, `name.<overload>_out`), and the in-place ops made from their functional kernel
+    (`structured_delegate: name.out`: in-place name -> functional name). Entries of a
+    `python_module` are left to python_modules."""
+    fns, methods, outs, structured = [], {}, set(), {}
     for f in functions:
         if "python_module" in f:
             continue
@@ -249,23 +251,34 @@ def variants(functions):
         if schema.overload == "out" or schema.overload.endswith("_out"):
             outs.add(schema.base)
             continue
+        if "structured_delegate" in f:
+            delegate = Schema(f["structured_delegate"] + "() -> Tensor").base
+            if not schema.base.endswith("_") or delegate != schema.base[:-1]:
+                raise ValueError(f"{schema.text}: structured_delegate {f['structured_delegate']} is not its functional")
+            structured[schema.base] = delegate
         kinds = [v.strip() for v in f.get("variants", "function").split(",")]
         if "function" in kinds and schema.base not in fns:
             fns.append(schema.base)
         if "method" in kinds and schema.base not in methods:
             methods[schema.base] = schema
-    return fns, methods, outs
+    return fns, methods, outs, structured
 
 
-def gen_torch_functions(fns, outs):
-    """The ops themselves; an op with an out= overload behind a function that takes `out`."""
+def gen_torch_functions(fns, outs, structured):
+    """The ops themselves; an op with an out= overload behind a function that takes `out`; an
+    in-place op made from its functional kernel (Note [Structured in-place variants])."""
     header = HEADER.replace("derivatives", "native_functions")
-    plain = sorted(n for n in fns if n not in outs)
+    plain = sorted(n for n in fns if n not in outs and n not in structured)
     lines = [py_header("The torchlite.* ops", header), "import functools", "",
              "from .. import _ops",
              *py_imports(".._ops", plain),
-             "from .._ops.Resize import out_variant", "",
+             "from .._ops.Resize import out_variant",
+             "from .._ops.structured_inplace import inplace_variant", "",
              "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]"]
+    for name in sorted(n for n in fns if n in structured):
+        lines += ["", "", f"def {name}(input, *args, **kwargs):",
+                  f'    """torchlite.{structured[name]}, writing into `input`."""',
+                  f"    return inplace_variant(_ops.{structured[name]}, input, args, kwargs)"]
     for name in sorted(n for n in fns if n in outs):
         noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, name) else ""
         lines += ["", "", f"@functools.wraps(_ops.{name})",
@@ -324,16 +337,22 @@ def gen_module_functions(module, fns, outs):
     return "\n".join(lines) + "\n"
 
 
-def gen_variable_methods(methods):
+def gen_variable_methods(methods, structured):
     """A method is the op itself where `self` comes first; otherwise (where(condition, self,
-    other)) a method that passes `self` in its place, as upstream's method bindings do."""
+    other)) a method that passes `self` in its place, as upstream's method bindings do. An
+    in-place method made from its functional kernel calls inplace_variant."""
     header = HEADER.replace("derivatives", "native_functions")
     lines = [py_header("The Tensor methods of the ops", header),
-             "from .. import _ops", "", "",
+             "from .. import _ops",
+             "from .._ops.structured_inplace import inplace_variant", "", "",
              "class _TensorMethods:",
              '    """Mixed into torchlite.Tensor (upstream: python_variable_methods.cpp)."""',
              "    __slots__ = ()", ""]
     for name in sorted(methods):
+        if name in structured:
+            lines += ["", f"    def {name}(self, *args, **kwargs):",
+                      f"        return inplace_variant(_ops.{structured[name]}, self, args, kwargs)", ""]
+            continue
         names = [a.name for a in methods[name].args]
         if names[0] == "self":
             lines.append(f"    {name} = _ops.{name}")
@@ -495,7 +514,7 @@ def generate():
     functions = load(os.path.join(ROOT, "tools/autograd/native_functions.yaml"))
     index_by_base = {}
     entries = [Entry(raw, index_by_base) for raw in derivatives]
-    fns, methods, outs = variants(functions)
+    fns, methods, outs, structured = variants(functions)
     modules = python_modules(functions)
     native_id = 0
     for e in entries:
@@ -509,8 +528,8 @@ def generate():
         "torchlite/_generated/__init__.py": py_header("Generated from the op tables") + "\n",
         "torchlite/_generated/specs.py": gen_specs(entries),
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),
-        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns, outs),
-        "torchlite/_generated/variable_methods.py": gen_variable_methods(methods),
+        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns, outs, structured),
+        "torchlite/_generated/variable_methods.py": gen_variable_methods(methods, structured),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),
         "csrc/autograd/generated/python_functions.cpp": gen_python_functions(entries),

@@ -47,6 +47,7 @@ from .._functions_manual import (
     mul_scalar,
     mul_tensor_backward,
     neg,
+    not_implemented,
     permute_backwards,
     pow,  # noqa: A004 - torch's name
     pow_backward,
@@ -691,6 +692,24 @@ def AtanhBackward0(grad, needs, self):
     return (grad_self,)
 
 
+def AcoshBackward1(grad, needs):
+    """acosh_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = not_implemented("inplace version of acosh") if needs[0] else None
+    return (grad_self,)
+
+
+def AsinhBackward1(grad, needs):
+    """asinh_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = not_implemented("inplace version of asinh") if needs[0] else None
+    return (grad_self,)
+
+
+def AtanhBackward1(grad, needs):
+    """atanh_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = not_implemented("inplace version of atanh") if needs[0] else None
+    return (grad_self,)
+
+
 def ErfBackward0(grad, needs, self):
     """erf(Tensor self) -> Tensor"""
     grad_self = mul(mul_scalar(exp(neg(pow(self, 2))), 1.1283791670955126), grad) if needs[0] else None
@@ -871,6 +890,9 @@ _C._set_formula(specs.CoshBackward0, CoshBackward0)
 _C._set_formula(specs.AsinhBackward0, AsinhBackward0)
 _C._set_formula(specs.AcoshBackward0, AcoshBackward0)
 _C._set_formula(specs.AtanhBackward0, AtanhBackward0)
+_C._set_formula(specs.AcoshBackward1, AcoshBackward1)
+_C._set_formula(specs.AsinhBackward1, AsinhBackward1)
+_C._set_formula(specs.AtanhBackward1, AtanhBackward1)
 _C._set_formula(specs.ErfBackward0, ErfBackward0)
 _C._set_formula(specs.ErfcBackward0, ErfcBackward0)
 _C._set_formula(specs.ErfinvBackward0, ErfinvBackward0)

@@ -6,7 +6,13 @@ import functools
 
 from .. import _ops
 from .._ops import (
+    acosh_,
+    arccosh_,
+    arcsinh_,
+    arctanh_,
     as_strided,
+    asinh_,
+    atanh_,
     chunk,
     clone,
     diagonal,
@@ -25,84 +31,319 @@ from .._ops import (
     unsqueeze,
 )
 from .._ops.Resize import out_variant
+from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
     "abs",
+    "abs_",
     "acos",
+    "acos_",
     "acosh",
+    "acosh_",
     "add",
     "arccos",
+    "arccos_",
     "arccosh",
+    "arccosh_",
     "arcsin",
+    "arcsin_",
     "arcsinh",
+    "arcsinh_",
     "arctan",
+    "arctan_",
     "arctanh",
+    "arctanh_",
     "as_strided",
     "asin",
+    "asin_",
     "asinh",
+    "asinh_",
     "atan",
     "atan2",
+    "atan_",
     "atanh",
+    "atanh_",
     "cat",
     "ceil",
+    "ceil_",
     "chunk",
     "clone",
     "cos",
+    "cos_",
     "cosh",
+    "cosh_",
     "diagonal",
     "div",
     "erf",
+    "erf_",
     "erfc",
+    "erfc_",
     "erfinv",
     "exp",
     "exp2",
+    "exp2_",
+    "exp_",
     "expm1",
+    "expm1_",
     "fix",
+    "fix_",
     "floor",
+    "floor_",
     "frac",
+    "frac_",
     "log",
     "log10",
+    "log10_",
     "log1p",
+    "log1p_",
     "log2",
+    "log2_",
+    "log_",
     "logit",
+    "logit_",
     "matmul",
     "max",
     "mean",
     "min",
     "mul",
     "nan_to_num",
+    "nan_to_num_",
     "narrow",
     "neg",
+    "neg_",
     "permute",
     "positive",
     "pow",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "reshape",
     "round",
+    "round_",
     "rsqrt",
+    "rsqrt_",
     "sgn",
     "sigmoid",
+    "sigmoid_",
     "sign",
     "sin",
+    "sin_",
     "sinc",
+    "sinc_",
     "sinh",
+    "sinh_",
     "split",
     "sqrt",
+    "sqrt_",
     "square",
+    "square_",
     "squeeze",
     "stack",
     "sub",
     "sum",
     "t",
     "tan",
+    "tan_",
     "tanh",
+    "tanh_",
     "transpose",
     "trunc",
+    "trunc_",
     "unbind",
     "unsqueeze",
     "where",
 ]
+
+
+def abs_(input, *args, **kwargs):
+    """torchlite.abs, writing into `input`."""
+    return inplace_variant(_ops.abs, input, args, kwargs)
+
+
+def acos_(input, *args, **kwargs):
+    """torchlite.acos, writing into `input`."""
+    return inplace_variant(_ops.acos, input, args, kwargs)
+
+
+def arccos_(input, *args, **kwargs):
+    """torchlite.arccos, writing into `input`."""
+    return inplace_variant(_ops.arccos, input, args, kwargs)
+
+
+def arcsin_(input, *args, **kwargs):
+    """torchlite.arcsin, writing into `input`."""
+    return inplace_variant(_ops.arcsin, input, args, kwargs)
+
+
+def arctan_(input, *args, **kwargs):
+    """torchlite.arctan, writing into `input`."""
+    return inplace_variant(_ops.arctan, input, args, kwargs)
+
+
+def asin_(input, *args, **kwargs):
+    """torchlite.asin, writing into `input`."""
+    return inplace_variant(_ops.asin, input, args, kwargs)
+
+
+def atan_(input, *args, **kwargs):
+    """torchlite.atan, writing into `input`."""
+    return inplace_variant(_ops.atan, input, args, kwargs)
+
+
+def ceil_(input, *args, **kwargs):
+    """torchlite.ceil, writing into `input`."""
+    return inplace_variant(_ops.ceil, input, args, kwargs)
+
+
+def cos_(input, *args, **kwargs):
+    """torchlite.cos, writing into `input`."""
+    return inplace_variant(_ops.cos, input, args, kwargs)
+
+
+def cosh_(input, *args, **kwargs):
+    """torchlite.cosh, writing into `input`."""
+    return inplace_variant(_ops.cosh, input, args, kwargs)
+
+
+def erf_(input, *args, **kwargs):
+    """torchlite.erf, writing into `input`."""
+    return inplace_variant(_ops.erf, input, args, kwargs)
+
+
+def erfc_(input, *args, **kwargs):
+    """torchlite.erfc, writing into `input`."""
+    return inplace_variant(_ops.erfc, input, args, kwargs)
+
+
+def exp2_(input, *args, **kwargs):
+    """torchlite.exp2, writing into `input`."""
+    return inplace_variant(_ops.exp2, input, args, kwargs)
+
+
+def exp_(input, *args, **kwargs):
+    """torchlite.exp, writing into `input`."""
+    return inplace_variant(_ops.exp, input, args, kwargs)
+
+
+def expm1_(input, *args, **kwargs):
+    """torchlite.expm1, writing into `input`."""
+    return inplace_variant(_ops.expm1, input, args, kwargs)
+
+
+def fix_(input, *args, **kwargs):
+    """torchlite.fix, writing into `input`."""
+    return inplace_variant(_ops.fix, input, args, kwargs)
+
+
+def floor_(input, *args, **kwargs):
+    """torchlite.floor, writing into `input`."""
+    return inplace_variant(_ops.floor, input, args, kwargs)
+
+
+def frac_(input, *args, **kwargs):
+    """torchlite.frac, writing into `input`."""
+    return inplace_variant(_ops.frac, input, args, kwargs)
+
+
+def log10_(input, *args, **kwargs):
+    """torchlite.log10, writing into `input`."""
+    return inplace_variant(_ops.log10, input, args, kwargs)
+
+
+def log1p_(input, *args, **kwargs):
+    """torchlite.log1p, writing into `input`."""
+    return inplace_variant(_ops.log1p, input, args, kwargs)
+
+
+def log2_(input, *args, **kwargs):
+    """torchlite.log2, writing into `input`."""
+    return inplace_variant(_ops.log2, input, args, kwargs)
+
+
+def log_(input, *args, **kwargs):
+    """torchlite.log, writing into `input`."""
+    return inplace_variant(_ops.log, input, args, kwargs)
+
+
+def logit_(input, *args, **kwargs):
+    """torchlite.logit, writing into `input`."""
+    return inplace_variant(_ops.logit, input, args, kwargs)
+
+
+def nan_to_num_(input, *args, **kwargs):
+    """torchlite.nan_to_num, writing into `input`."""
+    return inplace_variant(_ops.nan_to_num, input, args, kwargs)
+
+
+def neg_(input, *args, **kwargs):
+    """torchlite.neg, writing into `input`."""
+    return inplace_variant(_ops.neg, input, args, kwargs)
+
+
+def reciprocal_(input, *args, **kwargs):
+    """torchlite.reciprocal, writing into `input`."""
+    return inplace_variant(_ops.reciprocal, input, args, kwargs)
+
+
+def relu_(input, *args, **kwargs):
+    """torchlite.relu, writing into `input`."""
+    return inplace_variant(_ops.relu, input, args, kwargs)
+
+
+def round_(input, *args, **kwargs):
+    """torchlite.round, writing into `input`."""
+    return inplace_variant(_ops.round, input, args, kwargs)
+
+
+def rsqrt_(input, *args, **kwargs):
+    """torchlite.rsqrt, writing into `input`."""
+    return inplace_variant(_ops.rsqrt, input, args, kwargs)
+
+
+def sigmoid_(input, *args, **kwargs):
+    """torchlite.sigmoid, writing into `input`."""
+    return inplace_variant(_ops.sigmoid, input, args, kwargs)
+
+
+def sin_(input, *args, **kwargs):
+    """torchlite.sin, writing into `input`."""
+    return inplace_variant(_ops.sin, input, args, kwargs)
+
+
+def sinc_(input, *args, **kwargs):
+    """torchlite.sinc, writing into `input`."""
+    return inplace_variant(_ops.sinc, input, args, kwargs)
+
+
+def sinh_(input, *args, **kwargs):
+    """torchlite.sinh, writing into `input`."""
+    return inplace_variant(_ops.sinh, input, args, kwargs)
+
+
+def sqrt_(input, *args, **kwargs):
+    """torchlite.sqrt, writing into `input`."""
+    return inplace_variant(_ops.sqrt, input, args, kwargs)
+
+
+def square_(input, *args, **kwargs):
+    """torchlite.square, writing into `input`."""
+    return inplace_variant(_ops.square, input, args, kwargs)
+
+
+def tan_(input, *args, **kwargs):
+    """torchlite.tan, writing into `input`."""
+    return inplace_variant(_ops.tan, input, args, kwargs)
+
+
+def tanh_(input, *args, **kwargs):
+    """torchlite.tanh, writing into `input`."""
+    return inplace_variant(_ops.tanh, input, args, kwargs)
+
+
+def trunc_(input, *args, **kwargs):
+    """torchlite.trunc, writing into `input`."""
+    return inplace_variant(_ops.trunc, input, args, kwargs)
 
 
 @functools.wraps(_ops.abs)

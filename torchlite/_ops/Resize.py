@@ -38,11 +38,11 @@ def out_variant(name, fn, out, args, kwargs):
     if _C.is_grad_enabled() and (out.requires_grad or any(t.requires_grad for t in _tensors(args, kwargs))):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
+    check = getattr(fn, "_out_check", None)  # an op that writes only its input's dtype (floor, sign): its
+    if check is not None:                     # error comes first, as TensorIterator's build checks it
+        check(next(_tensors(args, kwargs))._array.dtype, out._array.dtype)
     result = fn(*args, **kwargs)
     r, o = result._array, out._array
-    check = getattr(fn, "_out_check", None)  # an op that writes only its own dtype (floor, sign): its error
-    if check is not None:
-        check(r.dtype, o.dtype)
     if not _can_cast(r.dtype, o.dtype):
         raise RuntimeError(f"result type {_torch_type_name(r.dtype)} can't be cast to the desired output type "
                            f"{_torch_type_name(o.dtype)}")

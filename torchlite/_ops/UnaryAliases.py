@@ -1,8 +1,12 @@
 """torch's unary ops defined by other ops (CompositeImplicitAutograd in upstream's
 native_functions.yaml: their node is the op they run): the aliases (arcsin for asin, fix for trunc,
 the torch.special names) and square (pow(x, 2), ATen/native/UnaryOps.cpp)."""
+import numpy as np
+
+from .._generated import specs as _S
 from .Pow import pow  # noqa: A004 - torch's name
-from .UnaryOps import (acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1, log1p, logit, round,  # noqa: A004
+from .structured_inplace import inplace_variant
+from .UnaryOps import (_float_unary, acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1, log1p, logit, round,  # noqa: A004
                        sigmoid, sinc, trunc)
 
 
@@ -57,3 +61,23 @@ def special_round(self, *, decimals=0):
 
 special_round._runs = "round"  # type: ignore[attr-defined]
 special_round._out_check = round._out_check  # type: ignore[attr-defined]
+
+
+# asinh_, acosh_, atanh_: upstream's table gives them a node of their own whose formula is
+# not_implemented (AsinhBackward1: "the derivative for 'inplace version of asinh' is not
+# implemented."), so in-place they run the functional kernel recording that node.
+def _inplace_not_implemented(np_fn, spec, name):
+    kernel = _float_unary(np_fn, spec, saves_result=None, name=name)
+
+    def inplace(self):
+        return inplace_variant(kernel, self, (), {})
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    return inplace
+
+
+asinh_ = _inplace_not_implemented(np.arcsinh, _S.AsinhBackward1, "asinh")
+acosh_ = _inplace_not_implemented(np.arccosh, _S.AcoshBackward1, "acosh")
+atanh_ = _inplace_not_implemented(np.arctanh, _S.AtanhBackward1, "atanh")
+arcsinh_ = _alias(asinh_, "arcsinh_", "asinh_")
+arccosh_ = _alias(acosh_, "arccosh_", "acosh_")
+arctanh_ = _alias(atanh_, "arctanh_", "atanh_")

@@ -63,6 +63,8 @@ def _float_unary(np_fn, spec, saves_result, name=None):
         out = _wrap(r, self)
         if saves_result:
             return _record(spec, (self,), out, result=out)
+        if saves_result is None:  # a node that saves nothing (asinh_'s)
+            return _record(spec, (self,), out)
         return _record(spec, (self,), out, self=self)
     op.__name__ = op.__qualname__ = name or np_fn.__name__
     return op
@@ -272,12 +274,16 @@ def round(self, *, decimals=None):  # noqa: A001 - torch's name
     if decimals is None:
         return _round(self)
     a = self._array
-    if a.dtype.kind != "f":
-        raise NotImplementedError(f"\"round_cpu\" not implemented for '{_torch_type_name(a.dtype)}'")
     decimals = int(decimals)
+    if a.dtype.kind != "f":  # decimals 0 runs the round kernel itself, without round's integer copy
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_torch_type_name(a.dtype)}'")
     r = _same_dtype_out(self)
     token = _quiet()
     try:
+        if decimals == 0:
+            np.rint(a, out=r)
+            return _record(_S.RoundBackward1, (self,), _wrap(r, self))
         n = -decimals if decimals < 0 else decimals
         ten_pow = a.dtype.type(10.0 ** n if n < 309 else np.inf)  # std::pow(10, n), cast to the dtype
         if decimals < 0:

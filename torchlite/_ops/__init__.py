@@ -19,10 +19,10 @@ modules of the lines above its own):
   ScalarType, python_arg_parser, ExpandUtils, TensorGeometry
   TensorIterator, MemoryOverlap, TensorProperties
   Copy, Fill, UnaryOps, Activation, Pow, TensorShape
-  UnaryAliases
   TensorFactories, TensorConversions, LinearAlgebra
   BinaryOps, ReduceOps, TensorAdvancedIndexing, TensorCompare
   python_variable_indexing, view_formulas
+  structured_inplace, UnaryAliases
 This package re-exports what the rest of torchlite calls.
 """
 from .ScalarType import _torch_type_name
@@ -74,13 +74,15 @@ __all__ = [
 from .UnaryOps import (acos, acosh, asin, asinh, atan, atanh, ceil, cosh, erf, erfc, erfinv, exp2,  # noqa: E402
                        expm1, floor, frac, log1p, log2, log10, logit, nan_to_num, round, rsqrt, sign, sinc,  # noqa: A004
                        sinh, tan, trunc)
-from .UnaryAliases import (arccos, arccosh, arcsin, arcsinh, arctan, arctanh, fix, special_erf,  # noqa: E402
+from .UnaryAliases import (acosh_, arccos, arccosh, arccosh_, arcsin, arcsinh, arcsinh_, arctan, arctanh,  # noqa: E402
+                           arctanh_, asinh_, atanh_, fix, special_erf,
                            special_erfc, special_erfinv, special_exp2, special_expit, special_expm1, special_log1p,
                            special_logit, special_round, special_sinc, square)
 
 __all__ += ["acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cosh", "erf", "erfc", "erfinv", "exp2",
             "expm1", "floor", "frac", "log1p", "log2", "log10", "logit", "nan_to_num", "round", "rsqrt", "sign",
             "sinc", "sinh", "tan", "trunc", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix",
+            "acosh_", "arccosh_", "arcsinh_", "arctanh_", "asinh_", "atanh_",
             "special_erf", "special_erfc", "special_erfinv", "special_exp2", "special_expit", "special_expm1",
             "special_log1p", "special_logit", "special_round", "special_sinc", "square"]
 
