@@ -150,11 +150,11 @@ def _erfinv64(y):
     refined by three Halley steps on erf(x) = |y| (cubic convergence: full precision), as torch's
     calc_erfinv refines its rational start by Newton steps (c10/util/math_compat, ATen's Math.h);
     inf at +-1, nan beyond."""
-    a = np.abs(y)
+    a = np.asarray(np.abs(y))  # (numpy makes a 0-d array's results scalars)
     k = 0.147
     w = np.log1p(-a * a)
     t = 2.0 / (math.pi * k) + w / 2.0
-    x = np.sqrt(np.sqrt(t * t - w / k) - t)
+    x = np.asarray(np.sqrt(np.sqrt(t * t - w / k) - t))
     inner = a < 1
     xs, av = x[inner], a[inner]
     for _ in range(3):
@@ -163,7 +163,7 @@ def _erfinv64(y):
     x[inner] = xs
     x[a == 1] = np.inf
     x[a > 1] = np.nan
-    return np.copysign(x, y)
+    return np.asarray(np.copysign(x, y))
 
 
 def _float64_unary(fn64, spec, saves_result, name):
@@ -328,7 +328,7 @@ def logit(self, eps=None):
             lo, hi = dtype.type(eps), dtype.type(1 - eps)
             z = np.where(x < lo, lo, np.where(x > hi, hi, x))
         q = np.divide(z, np.subtract(dtype.type(1), z))
-        v = np.log(q.astype(_f64)) if dtype == _f32 else np.log(q)
+        v = np.asarray(np.log(q.astype(_f64)) if dtype == _f32 else np.log(q))
         if r is None:
             r = v.astype(dtype)
         else:
@@ -372,7 +372,7 @@ def sinc(self):
     try:
         product = np.multiply(x, dtype.type(math.pi))
         s = np.sin(product.astype(_f64)).astype(dtype) if dtype == _f32 else np.sin(product)
-        v = np.divide(s, product)
+        v = np.asarray(np.divide(s, product))
         v[x == 0] = 1
         if r is None:
             r = v
