@@ -14,7 +14,8 @@ from . import _ops as _ops  # the ops' implementations (ATen's part)
 from ._generated import functions as _functions  # noqa: F401 - imported to attach the table's formulas to their nodes
 from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
-from . import autograd, cuda, special, utils
+from . import autograd, cuda, utils
+from . import special as special  # torch.special
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)

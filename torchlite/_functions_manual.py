@@ -291,8 +291,8 @@ from ._ops import rsub as _rsub  # noqa: E402
 from ._ops import sub  # noqa: E402
 
 __all__ += ["cosh", "erfinv", "exp", "grad_mode_is_enabled", "infinitely_differentiable_logit_backward", "isfinite",
-            "log1p_backward", "logit_backward", "not_implemented", "rsqrt", "rsub", "sgn_backward", "sinc_backward", "sinh",
-            "sub_scalar"]
+            "log1p_backward", "logit_backward", "not_implemented", "rsqrt", "rsub", "sgn_backward", "sinc_backward",
+            "sinh", "sub_scalar"]
 
 
 def rsub(self, other):

@@ -297,8 +297,7 @@ void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output, 
 // saved_ and values_ are allocated by the first field that needs them: a node
 // without tensors (AddBackward0's alpha) or without values (ExpBackward0's
 // result) allocates one vector fewer per op.
-void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output,
-                               bool inplace_on_view) {
+void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output, bool inplace_on_view) {
   const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < num_kw; ++k)
     set_field(PyTuple_GET_ITEM(kwnames, k), kwvalues[k], output, inplace_on_view);
@@ -559,15 +558,23 @@ bool any_normal_tensor(PyObject* tensors) {
 // (_inplace_node), with the fields the functional kernel named.
 thread_local PyObject* capture_list = nullptr;
 
-PyObject* capture(PyObject* spec, PyObject* inputs, bool with_number, PyObject* const* kwvalues, PyObject* kwnames,
-                  PyObject* output) {
+PyObject* capture(
+    PyObject* spec,
+    PyObject* inputs,
+    bool with_number,
+    PyObject* const* kwvalues,
+    PyObject* kwnames,
+    PyObject* output) {
   py::dict fields;
   const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < num_kw; ++k)
     fields[PyTuple_GET_ITEM(kwnames, k)] = py::reinterpret_borrow<py::object>(kwvalues[k]);
-  py::tuple record = py::make_tuple(py::reinterpret_borrow<py::object>(spec),
-                                    py::reinterpret_borrow<py::object>(inputs), with_number, fields,
-                                    py::reinterpret_borrow<py::object>(output));
+  py::tuple record = py::make_tuple(
+      py::reinterpret_borrow<py::object>(spec),
+      py::reinterpret_borrow<py::object>(inputs),
+      with_number,
+      fields,
+      py::reinterpret_borrow<py::object>(output));
   if (PyList_Append(capture_list, record.ptr()) < 0)
     throw py::error_already_set();
   return Py_NewRef(output);

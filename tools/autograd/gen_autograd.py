@@ -66,6 +66,7 @@ class Schema:
         self.text = text.strip()
         self.base, self.overload, args, self.returns = m.group(1), m.group(2) or "", m.group(3), m.group(4)
         self.args = [Arg(a) for a in args.split(",") if a.strip() and a.strip() != "*"]
+        self.arg_text = args
         # named returns, `(Tensor values, Tensor indices)`: a formula reads them as saved outputs
         self.return_names = re.findall(r"Tensor\S*\s+(\w+)", self.returns)
         self.multi_output = self.returns.rstrip().endswith("[]")
@@ -243,7 +244,7 @@ def variants(functions):
     (`name.out`, `name.<overload>_out`), and the in-place ops made from their functional kernel
     (`structured_delegate: name.out`: in-place name -> functional name). Entries of a
     `python_module` are left to python_modules."""
-    fns, methods, outs, structured = [], {}, set(), {}
+    fns, methods, outs, structured = {}, {}, set(), {}
     for f in functions:
         if "python_module" in f:
             continue
@@ -257,35 +258,49 @@ def variants(functions):
                 raise ValueError(f"{schema.text}: structured_delegate {f['structured_delegate']} is not its functional")
             structured[schema.base] = delegate
         kinds = [v.strip() for v in f.get("variants", "function").split(",")]
-        if "function" in kinds and schema.base not in fns:
-            fns.append(schema.base)
+        if "function" in kinds:
+            fns.setdefault(schema.base, []).append(schema)
         if "method" in kinds and schema.base not in methods:
             methods[schema.base] = schema
     return fns, methods, outs, structured
 
 
 def gen_torch_functions(fns, outs, structured):
-    """The ops themselves; an op with an out= overload behind a function that takes `out`; an
-    in-place op made from its functional kernel (Note [Structured in-place variants])."""
+    """The ops themselves, each calling its kernel, with its schemas' argument lists for the
+    errors of arguments that do not bind (python_arg_parser._rebind, on the failure path only);
+    an op with an out= overload takes `out`; an in-place op made from its functional kernel
+    calls inplace_variant (Note [Structured in-place variants])."""
     header = HEADER.replace("derivatives", "native_functions")
-    plain = sorted(n for n in fns if n not in outs and n not in structured)
     lines = [py_header("The torchlite.* ops", header), "import functools", "",
              "from .. import _ops",
-             *py_imports(".._ops", plain),
+             "from .._ops.python_arg_parser import _rebind",
              "from .._ops.Resize import out_variant",
              "from .._ops.structured_inplace import inplace_variant", "",
-             "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]"]
-    for name in sorted(n for n in fns if n in structured):
-        lines += ["", "", f"def {name}(input, *args, **kwargs):",
-                  f'    """torchlite.{structured[name]}, writing into `input`."""',
-                  f"    return inplace_variant(_ops.{structured[name]}, input, args, kwargs)"]
-    for name in sorted(n for n in fns if n in outs):
+             "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]", "",
+             "# The argument lists of each op's overloads (native_functions.yaml's schemas).",
+             "_SCHEMAS = {"]
+    for name in sorted(fns):
+        items = [repr(s.arg_text) for s in fns[name]]
+        lines += py_wrap([f'    "{name}": (', *[f"{item}, " for item in items[:-1]],
+                          f"{items[-1]}{',' if len(items) == 1 else ''}),"], " " * 8)
+    lines.append("}")
+    for name in sorted(fns):
         noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, name) else ""
-        lines += ["", "", f"@functools.wraps(_ops.{name})",
-                  f"def {name}(*args, out=None, **kwargs):{noqa}",
-                  "    if out is None:",
-                  f"        return _ops.{name}(*args, **kwargs)",
-                  f'    return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+        signature = "*args, **kwargs"
+        if name in structured:
+            call = [f"return inplace_variant(_ops.{structured[name]}, args[0], args[1:], kwargs)"]
+        elif name in outs:
+            signature = "*args, out=None, **kwargs"
+            call = ["if out is None:", f"    return _ops.{name}(*args, **kwargs)",
+                    f'return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+        else:
+            call = [f"return _ops.{name}(*args, **kwargs)"]
+        lines += ["", "", f"@functools.wraps(_ops.{structured.get(name, name)})",
+                  f"def {name}({signature}):{noqa}",
+                  "    try:", *["        " + c for c in call],
+                  "    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:",
+                  f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error)',
+                  *["    " + c for c in call]]
     return "\n".join(lines) + "\n"
 
 

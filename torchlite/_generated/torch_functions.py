@@ -5,31 +5,7 @@
 import functools
 
 from .. import _ops
-from .._ops import (
-    acosh_,
-    arccosh_,
-    arcsinh_,
-    arctanh_,
-    as_strided,
-    asinh_,
-    atanh_,
-    chunk,
-    clone,
-    diagonal,
-    max,  # noqa: A004 - torch's name
-    min,  # noqa: A004 - torch's name
-    narrow,
-    permute,
-    positive,
-    relu,
-    reshape,
-    split,
-    squeeze,
-    t,
-    transpose,
-    unbind,
-    unsqueeze,
-)
+from .._ops.python_arg_parser import _rebind
 from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
@@ -155,220 +131,207 @@ __all__ = [
     "where",
 ]
 
-
-def abs_(input, *args, **kwargs):
-    """torchlite.abs, writing into `input`."""
-    return inplace_variant(_ops.abs, input, args, kwargs)
-
-
-def acos_(input, *args, **kwargs):
-    """torchlite.acos, writing into `input`."""
-    return inplace_variant(_ops.acos, input, args, kwargs)
-
-
-def arccos_(input, *args, **kwargs):
-    """torchlite.arccos, writing into `input`."""
-    return inplace_variant(_ops.arccos, input, args, kwargs)
-
-
-def arcsin_(input, *args, **kwargs):
-    """torchlite.arcsin, writing into `input`."""
-    return inplace_variant(_ops.arcsin, input, args, kwargs)
-
-
-def arctan_(input, *args, **kwargs):
-    """torchlite.arctan, writing into `input`."""
-    return inplace_variant(_ops.arctan, input, args, kwargs)
-
-
-def asin_(input, *args, **kwargs):
-    """torchlite.asin, writing into `input`."""
-    return inplace_variant(_ops.asin, input, args, kwargs)
-
-
-def atan_(input, *args, **kwargs):
-    """torchlite.atan, writing into `input`."""
-    return inplace_variant(_ops.atan, input, args, kwargs)
-
-
-def ceil_(input, *args, **kwargs):
-    """torchlite.ceil, writing into `input`."""
-    return inplace_variant(_ops.ceil, input, args, kwargs)
-
-
-def cos_(input, *args, **kwargs):
-    """torchlite.cos, writing into `input`."""
-    return inplace_variant(_ops.cos, input, args, kwargs)
-
-
-def cosh_(input, *args, **kwargs):
-    """torchlite.cosh, writing into `input`."""
-    return inplace_variant(_ops.cosh, input, args, kwargs)
-
-
-def erf_(input, *args, **kwargs):
-    """torchlite.erf, writing into `input`."""
-    return inplace_variant(_ops.erf, input, args, kwargs)
-
-
-def erfc_(input, *args, **kwargs):
-    """torchlite.erfc, writing into `input`."""
-    return inplace_variant(_ops.erfc, input, args, kwargs)
-
-
-def exp2_(input, *args, **kwargs):
-    """torchlite.exp2, writing into `input`."""
-    return inplace_variant(_ops.exp2, input, args, kwargs)
-
-
-def exp_(input, *args, **kwargs):
-    """torchlite.exp, writing into `input`."""
-    return inplace_variant(_ops.exp, input, args, kwargs)
-
-
-def expm1_(input, *args, **kwargs):
-    """torchlite.expm1, writing into `input`."""
-    return inplace_variant(_ops.expm1, input, args, kwargs)
-
-
-def fix_(input, *args, **kwargs):
-    """torchlite.fix, writing into `input`."""
-    return inplace_variant(_ops.fix, input, args, kwargs)
-
-
-def floor_(input, *args, **kwargs):
-    """torchlite.floor, writing into `input`."""
-    return inplace_variant(_ops.floor, input, args, kwargs)
-
-
-def frac_(input, *args, **kwargs):
-    """torchlite.frac, writing into `input`."""
-    return inplace_variant(_ops.frac, input, args, kwargs)
-
-
-def log10_(input, *args, **kwargs):
-    """torchlite.log10, writing into `input`."""
-    return inplace_variant(_ops.log10, input, args, kwargs)
-
-
-def log1p_(input, *args, **kwargs):
-    """torchlite.log1p, writing into `input`."""
-    return inplace_variant(_ops.log1p, input, args, kwargs)
-
-
-def log2_(input, *args, **kwargs):
-    """torchlite.log2, writing into `input`."""
-    return inplace_variant(_ops.log2, input, args, kwargs)
-
-
-def log_(input, *args, **kwargs):
-    """torchlite.log, writing into `input`."""
-    return inplace_variant(_ops.log, input, args, kwargs)
-
-
-def logit_(input, *args, **kwargs):
-    """torchlite.logit, writing into `input`."""
-    return inplace_variant(_ops.logit, input, args, kwargs)
-
-
-def nan_to_num_(input, *args, **kwargs):
-    """torchlite.nan_to_num, writing into `input`."""
-    return inplace_variant(_ops.nan_to_num, input, args, kwargs)
-
-
-def neg_(input, *args, **kwargs):
-    """torchlite.neg, writing into `input`."""
-    return inplace_variant(_ops.neg, input, args, kwargs)
-
-
-def reciprocal_(input, *args, **kwargs):
-    """torchlite.reciprocal, writing into `input`."""
-    return inplace_variant(_ops.reciprocal, input, args, kwargs)
-
-
-def relu_(input, *args, **kwargs):
-    """torchlite.relu, writing into `input`."""
-    return inplace_variant(_ops.relu, input, args, kwargs)
-
-
-def round_(input, *args, **kwargs):
-    """torchlite.round, writing into `input`."""
-    return inplace_variant(_ops.round, input, args, kwargs)
-
-
-def rsqrt_(input, *args, **kwargs):
-    """torchlite.rsqrt, writing into `input`."""
-    return inplace_variant(_ops.rsqrt, input, args, kwargs)
-
-
-def sigmoid_(input, *args, **kwargs):
-    """torchlite.sigmoid, writing into `input`."""
-    return inplace_variant(_ops.sigmoid, input, args, kwargs)
-
-
-def sin_(input, *args, **kwargs):
-    """torchlite.sin, writing into `input`."""
-    return inplace_variant(_ops.sin, input, args, kwargs)
-
-
-def sinc_(input, *args, **kwargs):
-    """torchlite.sinc, writing into `input`."""
-    return inplace_variant(_ops.sinc, input, args, kwargs)
-
-
-def sinh_(input, *args, **kwargs):
-    """torchlite.sinh, writing into `input`."""
-    return inplace_variant(_ops.sinh, input, args, kwargs)
-
-
-def sqrt_(input, *args, **kwargs):
-    """torchlite.sqrt, writing into `input`."""
-    return inplace_variant(_ops.sqrt, input, args, kwargs)
-
-
-def square_(input, *args, **kwargs):
-    """torchlite.square, writing into `input`."""
-    return inplace_variant(_ops.square, input, args, kwargs)
-
-
-def tan_(input, *args, **kwargs):
-    """torchlite.tan, writing into `input`."""
-    return inplace_variant(_ops.tan, input, args, kwargs)
-
-
-def tanh_(input, *args, **kwargs):
-    """torchlite.tanh, writing into `input`."""
-    return inplace_variant(_ops.tanh, input, args, kwargs)
-
-
-def trunc_(input, *args, **kwargs):
-    """torchlite.trunc, writing into `input`."""
-    return inplace_variant(_ops.trunc, input, args, kwargs)
+# The argument lists of each op's overloads (native_functions.yaml's schemas).
+_SCHEMAS = {
+    "abs": ('Tensor self',),
+    "abs_": ('Tensor(a!) self',),
+    "acos": ('Tensor self',),
+    "acos_": ('Tensor(a!) self',),
+    "acosh": ('Tensor self',),
+    "acosh_": ('Tensor(a!) self',),
+    "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "arccos": ('Tensor self',),
+    "arccos_": ('Tensor(a!) self',),
+    "arccosh": ('Tensor self',),
+    "arccosh_": ('Tensor(a!) self',),
+    "arcsin": ('Tensor self',),
+    "arcsin_": ('Tensor(a!) self',),
+    "arcsinh": ('Tensor self',),
+    "arcsinh_": ('Tensor(a!) self',),
+    "arctan": ('Tensor self',),
+    "arctan_": ('Tensor(a!) self',),
+    "arctanh": ('Tensor self',),
+    "arctanh_": ('Tensor(a!) self',),
+    "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
+    "asin": ('Tensor self',),
+    "asin_": ('Tensor(a!) self',),
+    "asinh": ('Tensor self',),
+    "asinh_": ('Tensor(a!) self',),
+    "atan": ('Tensor self',),
+    "atan2": ('Tensor self, Tensor other',),
+    "atan_": ('Tensor(a!) self',),
+    "atanh": ('Tensor self',),
+    "atanh_": ('Tensor(a!) self',),
+    "cat": ('Tensor[] tensors, int dim=0',),
+    "ceil": ('Tensor self',),
+    "ceil_": ('Tensor(a!) self',),
+    "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
+    "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
+    "cos": ('Tensor self',),
+    "cos_": ('Tensor(a!) self',),
+    "cosh": ('Tensor self',),
+    "cosh_": ('Tensor(a!) self',),
+    "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
+    "div": ('Tensor self, Tensor other',),
+    "erf": ('Tensor self',),
+    "erf_": ('Tensor(a!) self',),
+    "erfc": ('Tensor self',),
+    "erfc_": ('Tensor(a!) self',),
+    "erfinv": ('Tensor self',),
+    "exp": ('Tensor self',),
+    "exp2": ('Tensor self',),
+    "exp2_": ('Tensor(a!) self',),
+    "exp_": ('Tensor(a!) self',),
+    "expm1": ('Tensor self',),
+    "expm1_": ('Tensor(a!) self',),
+    "fix": ('Tensor self',),
+    "fix_": ('Tensor(a!) self',),
+    "floor": ('Tensor self',),
+    "floor_": ('Tensor(a!) self',),
+    "frac": ('Tensor self',),
+    "frac_": ('Tensor(a!) self',),
+    "log": ('Tensor self',),
+    "log10": ('Tensor self',),
+    "log10_": ('Tensor(a!) self',),
+    "log1p": ('Tensor self',),
+    "log1p_": ('Tensor(a!) self',),
+    "log2": ('Tensor self',),
+    "log2_": ('Tensor(a!) self',),
+    "log_": ('Tensor(a!) self',),
+    "logit": ('Tensor self, float? eps=None',),
+    "logit_": ('Tensor(a!) self, float? eps=None',),
+    "matmul": ('Tensor self, Tensor other',),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mean": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mul": ('Tensor self, Tensor other',),
+    "nan_to_num": ('Tensor self, float? nan=None, float? posinf=None, float? neginf=None',),
+    "nan_to_num_": ('Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None',),
+    "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
+        'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "neg": ('Tensor self',),
+    "neg_": ('Tensor(a!) self',),
+    "permute": ('Tensor(a) self, int[] dims',),
+    "positive": ('Tensor(a) self',),
+    "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
+    "reciprocal": ('Tensor self',),
+    "reciprocal_": ('Tensor(a!) self',),
+    "relu": ('Tensor self',),
+    "relu_": ('Tensor(a!) self',),
+    "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "round": ('Tensor self', 'Tensor self, *, int decimals'),
+    "round_": ('Tensor(a!) self', 'Tensor(a!) self, *, int decimals'),
+    "rsqrt": ('Tensor self',),
+    "rsqrt_": ('Tensor(a!) self',),
+    "sgn": ('Tensor self',),
+    "sigmoid": ('Tensor self',),
+    "sigmoid_": ('Tensor(a!) self',),
+    "sign": ('Tensor self',),
+    "sin": ('Tensor self',),
+    "sin_": ('Tensor(a!) self',),
+    "sinc": ('Tensor self',),
+    "sinc_": ('Tensor(a!) self',),
+    "sinh": ('Tensor self',),
+    "sinh_": ('Tensor(a!) self',),
+    "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',),
+    "sqrt": ('Tensor self',),
+    "sqrt_": ('Tensor(a!) self',),
+    "square": ('Tensor self',),
+    "square_": ('Tensor(a!) self',),
+    "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
+    "stack": ('Tensor[] tensors, int dim=0',),
+    "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "sum": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "t": ('Tensor(a) self',),
+    "tan": ('Tensor self',),
+    "tan_": ('Tensor(a!) self',),
+    "tanh": ('Tensor self',),
+    "tanh_": ('Tensor(a!) self',),
+    "transpose": ('Tensor(a) self, int dim0, int dim1',),
+    "trunc": ('Tensor self',),
+    "trunc_": ('Tensor(a!) self',),
+    "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unsqueeze": ('Tensor(a) self, int dim',),
+    "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
+}
 
 
 @functools.wraps(_ops.abs)
 def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.abs(*args, **kwargs)
+        return out_variant("abs", _ops.abs, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error)
     if out is None:
         return _ops.abs(*args, **kwargs)
     return out_variant("abs", _ops.abs, out, args, kwargs)
 
 
+@functools.wraps(_ops.abs)
+def abs_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
+    return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.acos)
 def acos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.acos(*args, **kwargs)
+        return out_variant("acos", _ops.acos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acos", _SCHEMAS["acos"], args, kwargs, error)
     if out is None:
         return _ops.acos(*args, **kwargs)
     return out_variant("acos", _ops.acos, out, args, kwargs)
 
 
+@functools.wraps(_ops.acos)
+def acos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.acos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acos_", _SCHEMAS["acos_"], args, kwargs, error)
+    return inplace_variant(_ops.acos, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.acosh)
 def acosh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.acosh(*args, **kwargs)
+        return out_variant("acosh", _ops.acosh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acosh", _SCHEMAS["acosh"], args, kwargs, error)
     if out is None:
         return _ops.acosh(*args, **kwargs)
     return out_variant("acosh", _ops.acosh, out, args, kwargs)
 
 
+@functools.wraps(_ops.acosh_)
+def acosh_(*args, **kwargs):
+    try:
+        return _ops.acosh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acosh_", _SCHEMAS["acosh_"], args, kwargs, error)
+    return _ops.acosh_(*args, **kwargs)
+
+
 @functools.wraps(_ops.add)
 def add(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.add(*args, **kwargs)
+        return out_variant("add", _ops.add, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error)
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
@@ -376,62 +339,197 @@ def add(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.arccos)
 def arccos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arccos(*args, **kwargs)
+        return out_variant("arccos", _ops.arccos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccos", _SCHEMAS["arccos"], args, kwargs, error)
     if out is None:
         return _ops.arccos(*args, **kwargs)
     return out_variant("arccos", _ops.arccos, out, args, kwargs)
 
 
+@functools.wraps(_ops.arccos)
+def arccos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.arccos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccos_", _SCHEMAS["arccos_"], args, kwargs, error)
+    return inplace_variant(_ops.arccos, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.arccosh)
 def arccosh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arccosh(*args, **kwargs)
+        return out_variant("arccosh", _ops.arccosh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccosh", _SCHEMAS["arccosh"], args, kwargs, error)
     if out is None:
         return _ops.arccosh(*args, **kwargs)
     return out_variant("arccosh", _ops.arccosh, out, args, kwargs)
 
 
+@functools.wraps(_ops.arccosh_)
+def arccosh_(*args, **kwargs):
+    try:
+        return _ops.arccosh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccosh_", _SCHEMAS["arccosh_"], args, kwargs, error)
+    return _ops.arccosh_(*args, **kwargs)
+
+
 @functools.wraps(_ops.arcsin)
 def arcsin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arcsin(*args, **kwargs)
+        return out_variant("arcsin", _ops.arcsin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsin", _SCHEMAS["arcsin"], args, kwargs, error)
     if out is None:
         return _ops.arcsin(*args, **kwargs)
     return out_variant("arcsin", _ops.arcsin, out, args, kwargs)
 
 
+@functools.wraps(_ops.arcsin)
+def arcsin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.arcsin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsin_", _SCHEMAS["arcsin_"], args, kwargs, error)
+    return inplace_variant(_ops.arcsin, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.arcsinh)
 def arcsinh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arcsinh(*args, **kwargs)
+        return out_variant("arcsinh", _ops.arcsinh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsinh", _SCHEMAS["arcsinh"], args, kwargs, error)
     if out is None:
         return _ops.arcsinh(*args, **kwargs)
     return out_variant("arcsinh", _ops.arcsinh, out, args, kwargs)
 
 
+@functools.wraps(_ops.arcsinh_)
+def arcsinh_(*args, **kwargs):
+    try:
+        return _ops.arcsinh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsinh_", _SCHEMAS["arcsinh_"], args, kwargs, error)
+    return _ops.arcsinh_(*args, **kwargs)
+
+
 @functools.wraps(_ops.arctan)
 def arctan(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arctan(*args, **kwargs)
+        return out_variant("arctan", _ops.arctan, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctan", _SCHEMAS["arctan"], args, kwargs, error)
     if out is None:
         return _ops.arctan(*args, **kwargs)
     return out_variant("arctan", _ops.arctan, out, args, kwargs)
 
 
+@functools.wraps(_ops.arctan)
+def arctan_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.arctan, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctan_", _SCHEMAS["arctan_"], args, kwargs, error)
+    return inplace_variant(_ops.arctan, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.arctanh)
 def arctanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arctanh(*args, **kwargs)
+        return out_variant("arctanh", _ops.arctanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctanh", _SCHEMAS["arctanh"], args, kwargs, error)
     if out is None:
         return _ops.arctanh(*args, **kwargs)
     return out_variant("arctanh", _ops.arctanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.arctanh_)
+def arctanh_(*args, **kwargs):
+    try:
+        return _ops.arctanh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctanh_", _SCHEMAS["arctanh_"], args, kwargs, error)
+    return _ops.arctanh_(*args, **kwargs)
+
+
+@functools.wraps(_ops.as_strided)
+def as_strided(*args, **kwargs):
+    try:
+        return _ops.as_strided(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
+    return _ops.as_strided(*args, **kwargs)
+
+
 @functools.wraps(_ops.asin)
 def asin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.asin(*args, **kwargs)
+        return out_variant("asin", _ops.asin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asin", _SCHEMAS["asin"], args, kwargs, error)
     if out is None:
         return _ops.asin(*args, **kwargs)
     return out_variant("asin", _ops.asin, out, args, kwargs)
 
 
+@functools.wraps(_ops.asin)
+def asin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.asin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asin_", _SCHEMAS["asin_"], args, kwargs, error)
+    return inplace_variant(_ops.asin, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.asinh)
 def asinh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.asinh(*args, **kwargs)
+        return out_variant("asinh", _ops.asinh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asinh", _SCHEMAS["asinh"], args, kwargs, error)
     if out is None:
         return _ops.asinh(*args, **kwargs)
     return out_variant("asinh", _ops.asinh, out, args, kwargs)
 
 
+@functools.wraps(_ops.asinh_)
+def asinh_(*args, **kwargs):
+    try:
+        return _ops.asinh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asinh_", _SCHEMAS["asinh_"], args, kwargs, error)
+    return _ops.asinh_(*args, **kwargs)
+
+
 @functools.wraps(_ops.atan)
 def atan(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan(*args, **kwargs)
+        return out_variant("atan", _ops.atan, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan", _SCHEMAS["atan"], args, kwargs, error)
     if out is None:
         return _ops.atan(*args, **kwargs)
     return out_variant("atan", _ops.atan, out, args, kwargs)
@@ -439,20 +537,56 @@ def atan(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan2(*args, **kwargs)
+        return out_variant("atan2", _ops.atan2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error)
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
 
 
+@functools.wraps(_ops.atan)
+def atan_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.atan, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan_", _SCHEMAS["atan_"], args, kwargs, error)
+    return inplace_variant(_ops.atan, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.atanh)
 def atanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atanh(*args, **kwargs)
+        return out_variant("atanh", _ops.atanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atanh", _SCHEMAS["atanh"], args, kwargs, error)
     if out is None:
         return _ops.atanh(*args, **kwargs)
     return out_variant("atanh", _ops.atanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.atanh_)
+def atanh_(*args, **kwargs):
+    try:
+        return _ops.atanh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atanh_", _SCHEMAS["atanh_"], args, kwargs, error)
+    return _ops.atanh_(*args, **kwargs)
+
+
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cat(*args, **kwargs)
+        return out_variant("cat", _ops.cat, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error)
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
@@ -460,27 +594,105 @@ def cat(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.ceil)
 def ceil(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ceil(*args, **kwargs)
+        return out_variant("ceil", _ops.ceil, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ceil", _SCHEMAS["ceil"], args, kwargs, error)
     if out is None:
         return _ops.ceil(*args, **kwargs)
     return out_variant("ceil", _ops.ceil, out, args, kwargs)
 
 
+@functools.wraps(_ops.ceil)
+def ceil_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ceil_", _SCHEMAS["ceil_"], args, kwargs, error)
+    return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.chunk)
+def chunk(*args, **kwargs):
+    try:
+        return _ops.chunk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
+    return _ops.chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.clone)
+def clone(*args, **kwargs):
+    try:
+        return _ops.clone(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clone", _SCHEMAS["clone"], args, kwargs, error)
+    return _ops.clone(*args, **kwargs)
+
+
 @functools.wraps(_ops.cos)
 def cos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cos(*args, **kwargs)
+        return out_variant("cos", _ops.cos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error)
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cos)
+def cos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
+    return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.cosh)
 def cosh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cosh(*args, **kwargs)
+        return out_variant("cosh", _ops.cosh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosh", _SCHEMAS["cosh"], args, kwargs, error)
     if out is None:
         return _ops.cosh(*args, **kwargs)
     return out_variant("cosh", _ops.cosh, out, args, kwargs)
 
 
+@functools.wraps(_ops.cosh)
+def cosh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosh_", _SCHEMAS["cosh_"], args, kwargs, error)
+    return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.diagonal)
+def diagonal(*args, **kwargs):
+    try:
+        return _ops.diagonal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
+    return _ops.diagonal(*args, **kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.div(*args, **kwargs)
+        return out_variant("div", _ops.div, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error)
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
@@ -488,20 +700,56 @@ def div(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.erf)
 def erf(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.erf(*args, **kwargs)
+        return out_variant("erf", _ops.erf, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erf", _SCHEMAS["erf"], args, kwargs, error)
     if out is None:
         return _ops.erf(*args, **kwargs)
     return out_variant("erf", _ops.erf, out, args, kwargs)
 
 
+@functools.wraps(_ops.erf)
+def erf_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.erf, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erf_", _SCHEMAS["erf_"], args, kwargs, error)
+    return inplace_variant(_ops.erf, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.erfc)
 def erfc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.erfc(*args, **kwargs)
+        return out_variant("erfc", _ops.erfc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erfc", _SCHEMAS["erfc"], args, kwargs, error)
     if out is None:
         return _ops.erfc(*args, **kwargs)
     return out_variant("erfc", _ops.erfc, out, args, kwargs)
 
 
+@functools.wraps(_ops.erfc)
+def erfc_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.erfc, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erfc_", _SCHEMAS["erfc_"], args, kwargs, error)
+    return inplace_variant(_ops.erfc, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.erfinv)
 def erfinv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.erfinv(*args, **kwargs)
+        return out_variant("erfinv", _ops.erfinv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erfinv", _SCHEMAS["erfinv"], args, kwargs, error)
     if out is None:
         return _ops.erfinv(*args, **kwargs)
     return out_variant("erfinv", _ops.erfinv, out, args, kwargs)
@@ -509,6 +757,12 @@ def erfinv(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp(*args, **kwargs)
+        return out_variant("exp", _ops.exp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error)
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
@@ -516,41 +770,131 @@ def exp(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.exp2)
 def exp2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp2(*args, **kwargs)
+        return out_variant("exp2", _ops.exp2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp2", _SCHEMAS["exp2"], args, kwargs, error)
     if out is None:
         return _ops.exp2(*args, **kwargs)
     return out_variant("exp2", _ops.exp2, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp2)
+def exp2_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp2, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp2_", _SCHEMAS["exp2_"], args, kwargs, error)
+    return inplace_variant(_ops.exp2, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.exp)
+def exp_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
+    return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.expm1)
 def expm1(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.expm1(*args, **kwargs)
+        return out_variant("expm1", _ops.expm1, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("expm1", _SCHEMAS["expm1"], args, kwargs, error)
     if out is None:
         return _ops.expm1(*args, **kwargs)
     return out_variant("expm1", _ops.expm1, out, args, kwargs)
 
 
+@functools.wraps(_ops.expm1)
+def expm1_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("expm1_", _SCHEMAS["expm1_"], args, kwargs, error)
+    return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.fix)
 def fix(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fix(*args, **kwargs)
+        return out_variant("fix", _ops.fix, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fix", _SCHEMAS["fix"], args, kwargs, error)
     if out is None:
         return _ops.fix(*args, **kwargs)
     return out_variant("fix", _ops.fix, out, args, kwargs)
 
 
+@functools.wraps(_ops.fix)
+def fix_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.fix, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fix_", _SCHEMAS["fix_"], args, kwargs, error)
+    return inplace_variant(_ops.fix, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.floor)
 def floor(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.floor(*args, **kwargs)
+        return out_variant("floor", _ops.floor, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("floor", _SCHEMAS["floor"], args, kwargs, error)
     if out is None:
         return _ops.floor(*args, **kwargs)
     return out_variant("floor", _ops.floor, out, args, kwargs)
 
 
+@functools.wraps(_ops.floor)
+def floor_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.floor, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("floor_", _SCHEMAS["floor_"], args, kwargs, error)
+    return inplace_variant(_ops.floor, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.frac)
 def frac(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.frac(*args, **kwargs)
+        return out_variant("frac", _ops.frac, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("frac", _SCHEMAS["frac"], args, kwargs, error)
     if out is None:
         return _ops.frac(*args, **kwargs)
     return out_variant("frac", _ops.frac, out, args, kwargs)
 
 
+@functools.wraps(_ops.frac)
+def frac_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.frac, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("frac_", _SCHEMAS["frac_"], args, kwargs, error)
+    return inplace_variant(_ops.frac, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log(*args, **kwargs)
+        return out_variant("log", _ops.log, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error)
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
@@ -558,48 +902,153 @@ def log(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.log10)
 def log10(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log10(*args, **kwargs)
+        return out_variant("log10", _ops.log10, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log10", _SCHEMAS["log10"], args, kwargs, error)
     if out is None:
         return _ops.log10(*args, **kwargs)
     return out_variant("log10", _ops.log10, out, args, kwargs)
 
 
+@functools.wraps(_ops.log10)
+def log10_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log10, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log10_", _SCHEMAS["log10_"], args, kwargs, error)
+    return inplace_variant(_ops.log10, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.log1p)
 def log1p(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log1p(*args, **kwargs)
+        return out_variant("log1p", _ops.log1p, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log1p", _SCHEMAS["log1p"], args, kwargs, error)
     if out is None:
         return _ops.log1p(*args, **kwargs)
     return out_variant("log1p", _ops.log1p, out, args, kwargs)
 
 
+@functools.wraps(_ops.log1p)
+def log1p_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log1p, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log1p_", _SCHEMAS["log1p_"], args, kwargs, error)
+    return inplace_variant(_ops.log1p, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.log2)
 def log2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log2(*args, **kwargs)
+        return out_variant("log2", _ops.log2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log2", _SCHEMAS["log2"], args, kwargs, error)
     if out is None:
         return _ops.log2(*args, **kwargs)
     return out_variant("log2", _ops.log2, out, args, kwargs)
 
 
+@functools.wraps(_ops.log2)
+def log2_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log2, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log2_", _SCHEMAS["log2_"], args, kwargs, error)
+    return inplace_variant(_ops.log2, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.log)
+def log_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
+    return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.logit)
 def logit(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.logit(*args, **kwargs)
+        return out_variant("logit", _ops.logit, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logit", _SCHEMAS["logit"], args, kwargs, error)
     if out is None:
         return _ops.logit(*args, **kwargs)
     return out_variant("logit", _ops.logit, out, args, kwargs)
 
 
+@functools.wraps(_ops.logit)
+def logit_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.logit, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logit_", _SCHEMAS["logit_"], args, kwargs, error)
+    return inplace_variant(_ops.logit, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matmul(*args, **kwargs)
+        return out_variant("matmul", _ops.matmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error)
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+@functools.wraps(_ops.max)
+def max(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.max(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
+    return _ops.max(*args, **kwargs)
+
+
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mean(*args, **kwargs)
+        return out_variant("mean", _ops.mean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error)
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.min)
+def min(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.min(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
+    return _ops.min(*args, **kwargs)
+
+
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mul(*args, **kwargs)
+        return out_variant("mul", _ops.mul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error)
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
@@ -607,20 +1056,83 @@ def mul(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.nan_to_num)
 def nan_to_num(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.nan_to_num(*args, **kwargs)
+        return out_variant("nan_to_num", _ops.nan_to_num, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nan_to_num", _SCHEMAS["nan_to_num"], args, kwargs, error)
     if out is None:
         return _ops.nan_to_num(*args, **kwargs)
     return out_variant("nan_to_num", _ops.nan_to_num, out, args, kwargs)
 
 
+@functools.wraps(_ops.nan_to_num)
+def nan_to_num_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.nan_to_num, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nan_to_num_", _SCHEMAS["nan_to_num_"], args, kwargs, error)
+    return inplace_variant(_ops.nan_to_num, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.narrow)
+def narrow(*args, **kwargs):
+    try:
+        return _ops.narrow(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
+    return _ops.narrow(*args, **kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.neg(*args, **kwargs)
+        return out_variant("neg", _ops.neg, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error)
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
 
 
+@functools.wraps(_ops.neg)
+def neg_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
+    return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.permute)
+def permute(*args, **kwargs):
+    try:
+        return _ops.permute(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
+    return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.positive)
+def positive(*args, **kwargs):
+    try:
+        return _ops.positive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("positive", _SCHEMAS["positive"], args, kwargs, error)
+    return _ops.positive(*args, **kwargs)
+
+
 @functools.wraps(_ops.pow)
 def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.pow(*args, **kwargs)
+        return out_variant("pow", _ops.pow, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error)
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
@@ -628,27 +1140,105 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.reciprocal)
 def reciprocal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.reciprocal(*args, **kwargs)
+        return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error)
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
 
 
+@functools.wraps(_ops.reciprocal)
+def reciprocal_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal_", _SCHEMAS["reciprocal_"], args, kwargs, error)
+    return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu(*args, **kwargs):
+    try:
+        return _ops.relu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
+    return _ops.relu(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu_", _SCHEMAS["relu_"], args, kwargs, error)
+    return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.reshape)
+def reshape(*args, **kwargs):
+    try:
+        return _ops.reshape(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
+    return _ops.reshape(*args, **kwargs)
+
+
 @functools.wraps(_ops.round)
 def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.round(*args, **kwargs)
+        return out_variant("round", _ops.round, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("round", _SCHEMAS["round"], args, kwargs, error)
     if out is None:
         return _ops.round(*args, **kwargs)
     return out_variant("round", _ops.round, out, args, kwargs)
 
 
+@functools.wraps(_ops.round)
+def round_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.round, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("round_", _SCHEMAS["round_"], args, kwargs, error)
+    return inplace_variant(_ops.round, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.rsqrt)
 def rsqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.rsqrt(*args, **kwargs)
+        return out_variant("rsqrt", _ops.rsqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("rsqrt", _SCHEMAS["rsqrt"], args, kwargs, error)
     if out is None:
         return _ops.rsqrt(*args, **kwargs)
     return out_variant("rsqrt", _ops.rsqrt, out, args, kwargs)
 
 
+@functools.wraps(_ops.rsqrt)
+def rsqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.rsqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("rsqrt_", _SCHEMAS["rsqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.rsqrt, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sgn)
 def sgn(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sgn(*args, **kwargs)
+        return out_variant("sgn", _ops.sgn, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sgn", _SCHEMAS["sgn"], args, kwargs, error)
     if out is None:
         return _ops.sgn(*args, **kwargs)
     return out_variant("sgn", _ops.sgn, out, args, kwargs)
@@ -656,13 +1246,34 @@ def sgn(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sigmoid)
 def sigmoid(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sigmoid(*args, **kwargs)
+        return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error)
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
 
 
+@functools.wraps(_ops.sigmoid)
+def sigmoid_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid_", _SCHEMAS["sigmoid_"], args, kwargs, error)
+    return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sign)
 def sign(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sign(*args, **kwargs)
+        return out_variant("sign", _ops.sign, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sign", _SCHEMAS["sign"], args, kwargs, error)
     if out is None:
         return _ops.sign(*args, **kwargs)
     return out_variant("sign", _ops.sign, out, args, kwargs)
@@ -670,41 +1281,140 @@ def sign(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sin)
 def sin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sin(*args, **kwargs)
+        return out_variant("sin", _ops.sin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error)
     if out is None:
         return _ops.sin(*args, **kwargs)
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+@functools.wraps(_ops.sin)
+def sin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
+    return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sinc)
 def sinc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sinc(*args, **kwargs)
+        return out_variant("sinc", _ops.sinc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinc", _SCHEMAS["sinc"], args, kwargs, error)
     if out is None:
         return _ops.sinc(*args, **kwargs)
     return out_variant("sinc", _ops.sinc, out, args, kwargs)
 
 
+@functools.wraps(_ops.sinc)
+def sinc_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sinc, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinc_", _SCHEMAS["sinc_"], args, kwargs, error)
+    return inplace_variant(_ops.sinc, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sinh)
 def sinh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sinh(*args, **kwargs)
+        return out_variant("sinh", _ops.sinh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinh", _SCHEMAS["sinh"], args, kwargs, error)
     if out is None:
         return _ops.sinh(*args, **kwargs)
     return out_variant("sinh", _ops.sinh, out, args, kwargs)
 
 
+@functools.wraps(_ops.sinh)
+def sinh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sinh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinh_", _SCHEMAS["sinh_"], args, kwargs, error)
+    return inplace_variant(_ops.sinh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.split)
+def split(*args, **kwargs):
+    try:
+        return _ops.split(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("split", _SCHEMAS["split"], args, kwargs, error)
+    return _ops.split(*args, **kwargs)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sqrt(*args, **kwargs)
+        return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error)
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
 
 
+@functools.wraps(_ops.sqrt)
+def sqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.square)
 def square(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.square(*args, **kwargs)
+        return out_variant("square", _ops.square, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("square", _SCHEMAS["square"], args, kwargs, error)
     if out is None:
         return _ops.square(*args, **kwargs)
     return out_variant("square", _ops.square, out, args, kwargs)
 
 
+@functools.wraps(_ops.square)
+def square_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.square, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("square_", _SCHEMAS["square_"], args, kwargs, error)
+    return inplace_variant(_ops.square, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.squeeze)
+def squeeze(*args, **kwargs):
+    try:
+        return _ops.squeeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
+    return _ops.squeeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.stack)
 def stack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.stack(*args, **kwargs)
+        return out_variant("stack", _ops.stack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error)
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
@@ -712,6 +1422,12 @@ def stack(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sub(*args, **kwargs)
+        return out_variant("sub", _ops.sub, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error)
     if out is None:
         return _ops.sub(*args, **kwargs)
     return out_variant("sub", _ops.sub, out, args, kwargs)
@@ -719,34 +1435,127 @@ def sub(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.sum(*args, **kwargs)
+        return out_variant("sum", _ops.sum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error)
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.t)
+def t(*args, **kwargs):
+    try:
+        return _ops.t(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
+    return _ops.t(*args, **kwargs)
+
+
 @functools.wraps(_ops.tan)
 def tan(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tan(*args, **kwargs)
+        return out_variant("tan", _ops.tan, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tan", _SCHEMAS["tan"], args, kwargs, error)
     if out is None:
         return _ops.tan(*args, **kwargs)
     return out_variant("tan", _ops.tan, out, args, kwargs)
 
 
+@functools.wraps(_ops.tan)
+def tan_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tan, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tan_", _SCHEMAS["tan_"], args, kwargs, error)
+    return inplace_variant(_ops.tan, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tanh(*args, **kwargs)
+        return out_variant("tanh", _ops.tanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error)
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.tanh)
+def tanh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
+    return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.transpose)
+def transpose(*args, **kwargs):
+    try:
+        return _ops.transpose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
+    return _ops.transpose(*args, **kwargs)
+
+
 @functools.wraps(_ops.trunc)
 def trunc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.trunc(*args, **kwargs)
+        return out_variant("trunc", _ops.trunc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("trunc", _SCHEMAS["trunc"], args, kwargs, error)
     if out is None:
         return _ops.trunc(*args, **kwargs)
     return out_variant("trunc", _ops.trunc, out, args, kwargs)
 
 
+@functools.wraps(_ops.trunc)
+def trunc_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.trunc, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("trunc_", _SCHEMAS["trunc_"], args, kwargs, error)
+    return inplace_variant(_ops.trunc, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.unbind)
+def unbind(*args, **kwargs):
+    try:
+        return _ops.unbind(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
+    return _ops.unbind(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsqueeze)
+def unsqueeze(*args, **kwargs):
+    try:
+        return _ops.unsqueeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
+    return _ops.unsqueeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.where)
 def where(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.where(*args, **kwargs)
+        return out_variant("where", _ops.where, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error)
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)

@@ -6,8 +6,8 @@ import numpy as np
 from .._generated import specs as _S
 from .Pow import pow  # noqa: A004 - torch's name
 from .structured_inplace import inplace_variant
-from .UnaryOps import (_float_unary, acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1, log1p, logit, round,  # noqa: A004
-                       sigmoid, sinc, trunc)
+from .UnaryOps import (_float_unary, acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1,
+                       log1p, logit, round, sigmoid, sinc, trunc)  # noqa: A004
 
 
 def _alias(fn, name, runs):
@@ -18,9 +18,9 @@ def _alias(fn, name, runs):
         return fn(*args, **kwargs)
     alias.__name__ = alias.__qualname__ = name
     alias.__doc__ = f"torch.{name}: {fn.__name__}."
-    alias._runs = runs  # type: ignore[attr-defined]
+    alias._runs = runs
     if hasattr(fn, "_out_check"):
-        alias._out_check = fn._out_check  # type: ignore[attr-defined]
+        alias._out_check = fn._out_check
     return alias
 
 

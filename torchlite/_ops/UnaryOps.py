@@ -398,5 +398,5 @@ def _nan_to_num_check(result, out):
 
 
 for _op in (abs, neg, sign, sgn, floor, ceil, trunc, round, frac):
-    _op._out_check = _same_dtype_check  # type: ignore[attr-defined]
-nan_to_num._out_check = _nan_to_num_check  # type: ignore[attr-defined]
+    _op.__dict__["_out_check"] = _same_dtype_check  # read by Resize.out_variant
+nan_to_num.__dict__["_out_check"] = _nan_to_num_check
