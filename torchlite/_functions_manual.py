@@ -287,17 +287,17 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
 from . import _C  # noqa: E402 - the unary family's section
 from ._ops import cosh, erfinv, exp, rsqrt, sinh  # noqa: E402
 from ._ops import _sub_scalar as sub_scalar  # noqa: E402, F401 - acosh's formula
-from ._ops import rsub as _rsub  # noqa: E402
 from ._ops import sub  # noqa: E402
 
 __all__ += ["cosh", "erfinv", "exp", "grad_mode_is_enabled", "infinitely_differentiable_logit_backward", "isfinite",
-            "log1p_backward", "logit_backward", "not_implemented", "rsqrt", "rsub", "sgn_backward", "sinc_backward",
-            "sinh", "sub_scalar"]
+            "log1p_backward", "logit_backward", "not_implemented", "rsqrt", "scalar_sub", "sgn_backward",
+            "sinc_backward", "sinh", "sub_scalar"]
 
 
-def rsub(self, other):
-    """other - self (`1 - x` in a formula: at::rsub, node RsubBackward1)."""
-    return _rsub(self, other)
+def scalar_sub(c, t):
+    """upstream's `c - t` in C++ (TensorOperators.h: empty_like(t).fill_(c).sub_(t)): the number as a
+    constant tensor, node SubBackward0."""
+    return sub(_const(np.full(t._array.shape, c, t._array.dtype), t), t)
 
 
 def not_implemented(name):
@@ -335,7 +335,7 @@ def _logit_mask(self, eps):
 def infinitely_differentiable_logit_backward(grad, self, eps):
     """logit's gradient in differentiable ops (under create_graph): grad / (self * (1 - self)) where
     self lies in [eps, 1 - eps] ([0, 1] without eps), else 0 (nan without eps)."""
-    d = div(grad, mul(self, rsub(self, 1.0)))
+    d = div(grad, mul(self, scalar_sub(1.0, self)))
     return where(_logit_mask(self, eps), d, 0.0 if eps is not None else float("nan"))
 
 
@@ -345,7 +345,7 @@ def logit_backward(grad, self, eps):
     are false for nan, so a nan input gives nan where the differentiable form gives 0."""
     a = self._array
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
-    d = div(grad, mul(self, rsub(self, 1.0)))
+    d = div(grad, mul(self, scalar_sub(1.0, self)))
     return where(_const((a < lo) | (a > hi), self), 0.0 if eps is not None else float("nan"), d)
 
 

@@ -99,8 +99,8 @@ op2("logit", ["{out} = {0}.logit()", "{out} = lib.logit({0}, {e})", "{out} = {0}
     lambda g, ms: {"e": g.choice(["None", "0.1", "0.25", "0.0"])}, weight=0.4)
 # (x / 0 replaced by +-1e3, not float32's largest values, whose sums overflow in an order-dependent way)
 op2("nan_to_num", ["{out} = {0}.nan_to_num()", "{out} = lib.nan_to_num({0}.log(), nan={s})",
-                   "{out} = {0}.nan_to_num_(posinf={s}, neginf=-1.0)", "{out} = lib.nan_to_num({0} / 0.0, {s}, 1e3, -1e3)"],
-    [T()], scalar, weight=0.4)
+                   "{out} = {0}.nan_to_num_(posinf={s}, neginf=-1.0)",
+                   "{out} = lib.nan_to_num({0} / 0.0, {s}, 1e3, -1e3)"], [T()], scalar, weight=0.4)
 op2("special", ["{out} = lib.special.erf({0})", "{out} = lib.special.erfc({0})", "{out} = lib.special.erfinv({0})",
                 "{out} = lib.special.exp2({0})", "{out} = lib.special.expm1({0})", "{out} = lib.special.log1p({0})",
                 "{out} = lib.special.expit({0})", "{out} = lib.special.sinc({0})"], [T()], weight=0.4)

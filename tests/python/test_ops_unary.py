@@ -38,6 +38,25 @@ def same(case):
 
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("dtype", sorted(INPUTS))
+def test_zero_dim_and_empty_as_torch(dtype, dev):
+    """0-d tensors (numpy makes a 0-d array's results scalars) and empty ones."""
+    def case(lib):
+        d = on(lib, dev)
+        x = lib.tensor(INPUTS[dtype][2], dtype=getattr(lib, dtype), device=d)
+        e = lib.zeros(0, 2, dtype=getattr(lib, dtype), device=d)
+        got = []
+        for name in ALL_OPS:
+            for t in (x, e):
+                try:
+                    got.append(getattr(lib, name)(t))
+                except (RuntimeError, NotImplementedError) as err:
+                    got.append((type(err).__name__, str(err)))
+        return got
+    same(case)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("dtype", sorted(INPUTS))
 @pytest.mark.parametrize("name", ALL_OPS)
 def test_values_and_dtypes_as_torch(name, dtype, dev):
     def case(lib):
@@ -119,6 +138,32 @@ def test_gradient_node_and_saved_fields_as_torch(name, dtype, dev):
     same(case)
 
 
+def _graph_names(node):
+    """The names of the nodes reachable from `node`, sorted (the nodes kept alive while walking, so
+    that no id is reused)."""
+    seen, names, stack = {}, [], [node]
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen[id(n)] = n
+        names.append(n.name())
+        stack.extend(m for m, _ in n.next_functions)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", DIFFERENTIABLE)
+def test_double_backward_graph_as_torch(name, dev):
+    """The graph a formula records under create_graph: the nodes of upstream's formula (`1 - x` is
+    a SubBackward0, `x * 2.0` a MulBackward1, ...)."""
+    def case(lib):
+        x = lib.tensor(DOMAIN.get(name, DEFAULT), dtype=lib.float64, device=on(lib, dev), requires_grad=True)
+        (g,) = lib.autograd.grad(getattr(lib, name)(x).sum(), x, create_graph=True)
+        return _graph_names(g.grad_fn) if g.grad_fn is not None else None
+    same(case)
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 def test_gradients_at_edges_as_torch(dev):
     """Gradients where the formulas meet 0, +-1, inf and nan (rsqrt of 0, atanh at 1, nan_to_num's
@@ -187,6 +232,16 @@ ERRORS = {
     "special_round_int": lambda lib, d: lib.special.round(lib.tensor([15], device=d)),
     "square_bool": lambda lib, d: lib.square(lib.tensor([True, False], device=d)),
     "sign_bool": lambda lib, d: lib.sign(lib.tensor([True, False], device=d)),
+    # argument errors worded from the schemas (torchlite.* and torchlite.special.*)
+    "erf_two_positional": lambda lib, d: lib.erf(lib.ones(2, device=d), 3),
+    "logit_eps_str": lambda lib, d: lib.logit(lib.ones(2, device=d), "a"),
+    "nan_to_num_str": lambda lib, d: lib.nan_to_num(lib.ones(2, device=d), "a"),
+    "square_list": lambda lib, d: lib.square([1.0]),
+    "special_erf_two_positional": lambda lib, d: lib.special.erf(lib.ones(2, device=d), 3),
+    "special_round_positional": lambda lib, d: lib.special.round(lib.ones(2, device=d), 2),
+    "special_logit_eps_str": lambda lib, d: lib.special.logit(lib.ones(2, device=d), "a"),
+    "special_unknown_keyword": lambda lib, d: lib.special.erf(lib.ones(2, device=d), foo=1),
+    "special_input_keyword": lambda lib, d: lib.special.erf(input=lib.ones(2, device=d)),
 }
 
 

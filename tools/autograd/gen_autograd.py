@@ -305,9 +305,9 @@ def gen_torch_functions(fns, outs, structured):
 
 
 def python_modules(functions):
-    """{module: ([function names], {names with an out= overload})} of the entries marked
-    `python_module: X` (upstream's torch.special, torch.linalg, ...): named `X_<name>` in the table
-    and in torchlite._ops, exported as torchlite.X.<name> (upstream: gen_python_functions.py's
+    """{module: ({function name: [its schemas]}, {names with an out= overload})} of the entries
+    marked `python_module: X` (upstream's torch.special, torch.linalg, ...): named `X_<name>` in the
+    table and in torchlite._ops, exported as torchlite.X.<name> (upstream: gen_python_functions.py's
     per-module bindings, torch/X/__init__.py)."""
     modules = {}
     for f in functions:
@@ -318,37 +318,46 @@ def python_modules(functions):
         prefix = module + "_"
         if not schema.base.startswith(prefix):
             raise ValueError(f"{schema.text}: an op of python_module {module} is named {prefix}<name>")
-        fns, outs = modules.setdefault(module, ([], set()))
+        fns, outs = modules.setdefault(module, ({}, set()))
         if schema.overload == "out" or schema.overload.endswith("_out"):
             outs.add(schema.base)
-        elif schema.base not in fns:
-            fns.append(schema.base)
+        else:
+            fns.setdefault(schema.base, []).append(schema)
     return modules
 
 
 def gen_module_functions(module, fns, outs):
     """torchlite/_generated/<module>_functions.py: the ops of a python_module under their names
-    without the `<module>_` prefix, each with an out= overload behind a function that takes `out`."""
+    without the `<module>_` prefix, written as gen_torch_functions writes the torchlite.* ones (torch's
+    argument errors name the op as the table does: special_erf())."""
     header = HEADER.replace("derivatives", "native_functions")
-    prefix = module + "_"
-    short = {name: name[len(prefix):] for name in fns}
-    plain = sorted(n for n in fns if n not in outs)
+    short = {name: name[len(module) + 1:] for name in fns}
     lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
              "from .. import _ops",
+             "from .._ops.python_arg_parser import _rebind",
              "from .._ops.Resize import out_variant", "",
-             "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]"]
-    if plain:
-        lines.append("")
-    for name in plain:
+             "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]", "",
+             "# The argument lists of each op's overloads (native_functions.yaml's schemas).",
+             "_SCHEMAS = {"]
+    for name in sorted(fns):
+        items = [repr(s.arg_text) for s in fns[name]]
+        lines += py_wrap([f'    "{name}": (', *[f"{item}, " for item in items[:-1]],
+                          f"{items[-1]}{',' if len(items) == 1 else ''}),"], " " * 8)
+    lines.append("}")
+    for name in sorted(fns, key=short.get):
         noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, short[name]) else ""
-        lines.append(f"{short[name]} = _ops.{name}{noqa}")
-    for name in sorted(n for n in fns if n in outs):
-        noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, short[name]) else ""
+        signature = "*args, **kwargs"
+        call = [f"return _ops.{name}(*args, **kwargs)"]
+        if name in outs:
+            signature = "*args, out=None, **kwargs"
+            call = ["if out is None:", f"    return _ops.{name}(*args, **kwargs)",
+                    f'return out_variant("{name}", _ops.{name}, out, args, kwargs)']
         lines += ["", "", f"@functools.wraps(_ops.{name})",
-                  f"def {short[name]}(*args, out=None, **kwargs):{noqa}",
-                  "    if out is None:",
-                  f"        return _ops.{name}(*args, **kwargs)",
-                  f'    return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+                  f"def {short[name]}({signature}):{noqa}",
+                  "    try:", *["        " + c for c in call],
+                  "    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:",
+                  f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error)',
+                  *["    " + c for c in call]]
     return "\n".join(lines) + "\n"
 
 

@@ -57,8 +57,8 @@ from .._functions_manual import (
     reshape,
     reshape_column,
     rsqrt,
-    rsub,
     saved_index_key,
+    scalar_sub,
     select_from_key,
     sgn,
     sgn_backward,
@@ -688,7 +688,7 @@ def AcoshBackward0(grad, needs, self):
 
 def AtanhBackward0(grad, needs, self):
     """atanh(Tensor self) -> Tensor"""
-    grad_self = div(mul_scalar(grad, 1), rsub(pow(self, 2), 1)) if needs[0] else None
+    grad_self = div(mul_scalar(grad, 1), scalar_sub(1, pow(self, 2))) if needs[0] else None
     return (grad_self,)
 
 

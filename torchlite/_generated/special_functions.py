@@ -5,6 +5,7 @@
 import functools
 
 from .. import _ops
+from .._ops.python_arg_parser import _rebind
 from .._ops.Resize import out_variant
 
 __all__ = [
@@ -20,9 +21,29 @@ __all__ = [
     "sinc",
 ]
 
+# The argument lists of each op's overloads (native_functions.yaml's schemas).
+_SCHEMAS = {
+    "special_erf": ('Tensor self',),
+    "special_erfc": ('Tensor self',),
+    "special_erfinv": ('Tensor self',),
+    "special_exp2": ('Tensor self',),
+    "special_expit": ('Tensor self',),
+    "special_expm1": ('Tensor self',),
+    "special_log1p": ('Tensor self',),
+    "special_logit": ('Tensor self, float? eps=None',),
+    "special_round": ('Tensor self, *, int decimals=0',),
+    "special_sinc": ('Tensor self',),
+}
+
 
 @functools.wraps(_ops.special_erf)
 def erf(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_erf(*args, **kwargs)
+        return out_variant("special_erf", _ops.special_erf, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_erf", _SCHEMAS["special_erf"], args, kwargs, error)
     if out is None:
         return _ops.special_erf(*args, **kwargs)
     return out_variant("special_erf", _ops.special_erf, out, args, kwargs)
@@ -30,6 +51,12 @@ def erf(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_erfc)
 def erfc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_erfc(*args, **kwargs)
+        return out_variant("special_erfc", _ops.special_erfc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_erfc", _SCHEMAS["special_erfc"], args, kwargs, error)
     if out is None:
         return _ops.special_erfc(*args, **kwargs)
     return out_variant("special_erfc", _ops.special_erfc, out, args, kwargs)
@@ -37,6 +64,12 @@ def erfc(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_erfinv)
 def erfinv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_erfinv(*args, **kwargs)
+        return out_variant("special_erfinv", _ops.special_erfinv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_erfinv", _SCHEMAS["special_erfinv"], args, kwargs, error)
     if out is None:
         return _ops.special_erfinv(*args, **kwargs)
     return out_variant("special_erfinv", _ops.special_erfinv, out, args, kwargs)
@@ -44,6 +77,12 @@ def erfinv(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_exp2)
 def exp2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_exp2(*args, **kwargs)
+        return out_variant("special_exp2", _ops.special_exp2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_exp2", _SCHEMAS["special_exp2"], args, kwargs, error)
     if out is None:
         return _ops.special_exp2(*args, **kwargs)
     return out_variant("special_exp2", _ops.special_exp2, out, args, kwargs)
@@ -51,6 +90,12 @@ def exp2(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_expit)
 def expit(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_expit(*args, **kwargs)
+        return out_variant("special_expit", _ops.special_expit, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_expit", _SCHEMAS["special_expit"], args, kwargs, error)
     if out is None:
         return _ops.special_expit(*args, **kwargs)
     return out_variant("special_expit", _ops.special_expit, out, args, kwargs)
@@ -58,6 +103,12 @@ def expit(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_expm1)
 def expm1(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_expm1(*args, **kwargs)
+        return out_variant("special_expm1", _ops.special_expm1, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_expm1", _SCHEMAS["special_expm1"], args, kwargs, error)
     if out is None:
         return _ops.special_expm1(*args, **kwargs)
     return out_variant("special_expm1", _ops.special_expm1, out, args, kwargs)
@@ -65,6 +116,12 @@ def expm1(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_log1p)
 def log1p(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_log1p(*args, **kwargs)
+        return out_variant("special_log1p", _ops.special_log1p, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_log1p", _SCHEMAS["special_log1p"], args, kwargs, error)
     if out is None:
         return _ops.special_log1p(*args, **kwargs)
     return out_variant("special_log1p", _ops.special_log1p, out, args, kwargs)
@@ -72,6 +129,12 @@ def log1p(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_logit)
 def logit(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_logit(*args, **kwargs)
+        return out_variant("special_logit", _ops.special_logit, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_logit", _SCHEMAS["special_logit"], args, kwargs, error)
     if out is None:
         return _ops.special_logit(*args, **kwargs)
     return out_variant("special_logit", _ops.special_logit, out, args, kwargs)
@@ -79,6 +142,12 @@ def logit(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.special_round)
 def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.special_round(*args, **kwargs)
+        return out_variant("special_round", _ops.special_round, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_round", _SCHEMAS["special_round"], args, kwargs, error)
     if out is None:
         return _ops.special_round(*args, **kwargs)
     return out_variant("special_round", _ops.special_round, out, args, kwargs)
@@ -86,6 +155,12 @@ def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.special_sinc)
 def sinc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.special_sinc(*args, **kwargs)
+        return out_variant("special_sinc", _ops.special_sinc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("special_sinc", _SCHEMAS["special_sinc"], args, kwargs, error)
     if out is None:
         return _ops.special_sinc(*args, **kwargs)
     return out_variant("special_sinc", _ops.special_sinc, out, args, kwargs)

@@ -1,5 +1,6 @@
 """Elementwise functions of one tensor (ATen/native/UnaryOps.cpp)."""
 import math
+import operator
 
 import numpy as np
 
@@ -274,7 +275,7 @@ def round(self, *, decimals=None):  # noqa: A001 - torch's name
     if decimals is None:
         return _round(self)
     a = self._array
-    decimals = int(decimals)
+    decimals = operator.index(decimals)  # an int (torch's parser refuses a float with its own wording)
     if a.dtype.kind != "f":  # decimals 0 runs the round kernel itself, without round's integer copy
         kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_torch_type_name(a.dtype)}'")
