@@ -14,8 +14,7 @@ from . import _ops as _ops  # the ops' implementations (ATen's part)
 from ._generated import functions as _functions  # noqa: F401 - imported to attach the table's formulas to their nodes
 from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
-from . import autograd, cuda, utils
-from . import special as special  # torch.special
+from . import autograd, cuda, special, utils
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from ._factories import (arange, as_tensor, empty, empty_like, from_dlpack, from_numpy, full, full_like, ones,
                          ones_like, rand, rand_like, randn, randn_like, tensor, zeros, zeros_like)
@@ -27,7 +26,7 @@ __all__ = [
     "empty_like", "enable_grad", "float", "float32", "float64", "from_dlpack", "from_numpy", "full", "full_like",
     "get_num_threads", "inference_mode", "int64", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "long",
     "manual_seed", "no_grad", "ones", "ones_like", "rand", "rand_like", "randn", "randn_like", "set_grad_enabled",
-    "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
+    "set_num_threads", "special", "tensor", "utils", "zeros", "zeros_like",
 ]
 __all__ += _torch_functions.__all__
 
