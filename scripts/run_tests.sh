@@ -13,7 +13,8 @@
 #   TORCHLITE_PYTHON             the interpreter the package is built for and tested with (default
 #                                python), e.g. /root/.pyenv/versions/3.10.13/bin/python
 #   TORCHLITE_EXTRAS=test,viz    the package's extras to install (default test; CI adds viz)
-#   CI=true                      torch (the differential tests' oracle) is required
+#   TORCHLITE_NO_TORCH=1         do not install torch (the differential tests' oracle): they skip
+#   CI=true                      torch is required (the differential tests fail without it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,10 +55,16 @@ if [ "${TORCHLITE_SKIP_CPP:-0}" != 1 ]; then
 fi
 
 if [ -f pyproject.toml ] && [ -d tests/python ] && [ "${TORCHLITE_SKIP_PYTHON:-0}" != 1 ]; then
-  echo "== Python ($("$py" --version)): install the package and test dependencies"
+  echo "== Python ($("$py" --version)): build the package (the C++ extension, about a minute on 2 cores)" \
+    "and install it with its test dependencies"
   "$py" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
-  "$py" -m pip install -q -e ".[${TORCHLITE_EXTRAS:-test}]" --no-build-isolation
-  if ! "$py" -c "import torch" >/dev/null 2>&1; then
+  # -v shows the build's progress ([n/N] Building CXX ...) instead of a silent minute
+  "$py" -m pip install -v -e ".[${TORCHLITE_EXTRAS:-test}]" --no-build-isolation 2>&1 |
+    grep -E "\[[0-9]+/[0-9]+\]|Successfully installed|rror" || true
+  "$py" -c "import torchlite" || { echo "error: the package did not build (rerun: $py -m pip install -v -e .)" >&2; exit 1; }
+  if [ "${TORCHLITE_NO_TORCH:-0}" = 1 ] && [ "$in_ci" != 1 ]; then
+    echo "TORCHLITE_NO_TORCH=1: torch is not installed; the differential tests skip where it is missing"
+  elif ! "$py" -c "import torch" >/dev/null 2>&1; then
     # The CPU build on these machines' disk; differential tests need it.
     "$py" -m pip install -q torch==2.13.0 || echo "torch==2.13.0 could not be installed"
   fi

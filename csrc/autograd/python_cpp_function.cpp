@@ -19,6 +19,13 @@ namespace autograd {
 
 namespace {
 
+// grad_fn._raw_saved_<field> (upstream's torch._C._autograd.SavedTensor): the
+// tensor saved in one slot of a table node, whose hooks can be set.
+struct SavedTensor {
+  std::shared_ptr<Node> node;
+  size_t slot;
+};
+
 // The name of a node's Python class, as torch's: the node's name without a C++
 // namespace ("torch::autograd::AccumulateGrad" -> "AccumulateGrad").
 std::string class_name(const std::string& node_name) {
@@ -172,6 +179,10 @@ py::tuple node_do_backward(const std::shared_ptr<Node>& node, const py::sequence
 }
 
 void initCppFunctionBindings(py::module_& m) {
+  py::class_<SavedTensor>(m, "SavedTensor")
+      .def("register_hooks", [](const SavedTensor& self, py::function pack_hook, py::function unpack_hook) {
+        static_cast<PyFormulaNode&>(*self.node).register_saved_hooks(self.slot, pack_hook, unpack_hook);
+      });
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       .def("name", &Node::name)
       .def_property_readonly("next_functions", &node_next_functions)
@@ -197,13 +208,32 @@ void initCppFunctionBindings(py::module_& m) {
           "__getattr__",
           [](const std::shared_ptr<Node>& node, const std::string& attr) -> py::object {
             static const std::string prefix = "_saved_";
+            static const std::string raw_prefix = "_raw_saved_";
             if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
+              const auto& info = formula->info();
               if (attr.compare(0, prefix.size(), prefix) == 0) {
-                const auto& info = formula->info();
                 const auto field = attr.substr(prefix.size());
                 for (size_t i = 0; i < info.fields.size(); ++i) {
                   if (info.fields[i] == field && info.field_exposed[i])
                     return formula->saved_field(i);
+                }
+              }
+              // grad_fn._raw_saved_<field>: the saved tensor itself (upstream's SavedTensor)
+              if (attr.compare(0, raw_prefix.size(), raw_prefix) == 0) {
+                const auto field = attr.substr(raw_prefix.size());
+                for (size_t i = 0; i < info.fields.size(); ++i) {
+                  if (info.fields[i] != field || !info.field_exposed[i])
+                    continue;
+                  if (info.field_is_list[i]) {
+                    py::list items;
+                    if (i < formula->list_ranges_.size()) {
+                      for (size_t k = formula->list_ranges_[i].first; k < formula->list_ranges_[i].second; ++k)
+                        items.append(SavedTensor{node, k});
+                    }
+                    return std::move(items);
+                  }
+                  if (info.field_is_tensor[i])
+                    return py::cast(SavedTensor{node, i});
                 }
               }
             }
@@ -217,6 +247,8 @@ void initCppFunctionBindings(py::module_& m) {
             if (auto* formula = dynamic_cast<PyFormulaNode*>(node.get())) {
               const auto& info = formula->info();
               for (size_t i = 0; i < info.fields.size(); ++i) {
+                if (info.field_exposed[i] && (info.field_is_tensor[i] || info.field_is_list[i]))
+                  names.append("_raw_saved_" + info.fields[i]);
                 if (info.field_exposed[i])
                   names.append("_saved_" + info.fields[i]);
               }

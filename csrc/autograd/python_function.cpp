@@ -316,8 +316,14 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
   // The formula reads a number as the number; grad_fn shows it as the wrapped tensor.
   if (value(index) && (for_formula || !info_->field_is_tensor[index])) {
     // A wrapped number's tensor is freed with the graph: a second backward refuses as upstream's.
-    if (index < saved_.size() && saved_[index].has_been_released())
+    const bool packed = index < packed_.size() && packed_[index];
+    if (packed ? packed_released_ : index < saved_.size() && saved_[index].has_been_released())
       throw std::runtime_error(ERR_BACKWARD_TWICE);
+    if (!for_formula && info_->field_is_symint[index] && PyLong_Check(values_[index])) {
+      const long long v = PyLong_AsLongLong(values_[index]);
+      if (v < 0)
+        return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(v)));
+    }
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
   if (packed_released_)
@@ -332,6 +338,34 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
     return std::move(items);
   }
   return saved_slot(index);
+}
+
+void PyFormulaNode::register_saved_hooks(size_t slot, const py::object& pack_hook, const py::object& unpack_hook) {
+  if (packed_released_ ||
+      (slot < saved_.size() && saved_[slot].has_been_released() && !(slot < packed_.size() && packed_[slot]))) {
+    throw std::runtime_error(
+        "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph "
+        "are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+        "through the graph a second time or if you need to access saved variables after calling backward.");
+  }
+  if (slot < packed_.size() && packed_[slot]) {
+    throw std::runtime_error(
+        "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of hooks "
+        "is allowed at a time.");
+  }
+  const auto self = getptr();
+  Variable var = slot < saved_.size() ? saved_[slot].unpack(self) : Variable();
+  if (!var.defined())
+    throw std::runtime_error("Calling register_hooks on a saved tensor with value None is forbidden");
+  const bool is_output = var.grad_fn().get() == this;
+  py::object packed = pack_hook(py::reinterpret_steal<py::object>(THPVariable_Wrap(var.detach())));
+  PyObject* pair = PyTuple_Pack(2, unpack_hook.ptr(), packed.ptr());
+  if (!pair)
+    throw py::error_already_set();
+  packed_.resize(saved_.size(), nullptr);
+  packed_[slot] = pair;
+  saved_[slot] = SavedVariable::metadata_of(var, is_output);
+  native_ok_ = false; // the formula reads what unpack_hook returns
 }
 
 py::object PyFormulaNode::saved_slot(size_t index) {
@@ -519,6 +553,7 @@ PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     info.field_is_tensor.push_back(kinds[i] == 'T');
     info.field_is_list.push_back(kinds[i] == 'L');
     info.field_exposed.push_back(kinds[i] != 'H');
+    info.field_is_symint.push_back(kinds[i] == 'S');
   }
   info.native = static_cast<int>(PyLong_AsLong(args[3]));
   info.multi_output = PyObject_IsTrue(args[4]) == 1;

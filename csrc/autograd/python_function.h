@@ -73,6 +73,9 @@ struct OpInfo {
   std::vector<bool> field_is_tensor;
   std::vector<bool> field_is_list; // a list of tensors (Tensor?[] indices)
   std::vector<bool> field_exposed;
+  // A SymInt value (select's index, slice's start): grad_fn._saved_<name> shows a negative one as
+  // upstream's conversion of a SymInt shows it, modulo 2**64.
+  std::vector<bool> field_is_symint;
   // The formula takes a tuple of gradients, one per forward output (split, unbind...).
   bool multi_output = false;
   // The generated C++ node class with a GIL-free formula (Note [GIL-free formulas]), or 0.
@@ -113,6 +116,9 @@ struct PyFormulaNode : public Node {
   // grad_fn._saved_<name> (or, for_formula, the formula's argument): the
   // field's value, or the saved tensor unpacked.
   pybind11::object saved_field(size_t index, bool for_formula = false);
+  // grad_fn._raw_saved_<name>.register_hooks(pack_hook, unpack_hook) for the tensor in
+  // `slot` (upstream SavedVariable::register_hooks): packs it now; unpacking calls unpack_hook.
+  void register_saved_hooks(size_t slot, const pybind11::object& pack_hook, const pybind11::object& unpack_hook);
 
   // One slot per field, then one per tensor of a list field: the saved tensor
   // (undefined when the field holds no tensor), the tensor packed by saved_tensors_hooks as an owned

@@ -36,7 +36,7 @@ DERIVED = {
     "scalar_type": ("_scalar_type", "H", None, None),
 }
 # The C++ type of a value field, by its schema type.
-SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"),
+SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"), "SymInt": ("int64_t", "read_int"),
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
 
 
@@ -123,7 +123,8 @@ class Entry:
         self.fields = []  # (name, kind, schema type): T a tensor, L a list of tensors, V / H a value
         for a in self.schema.args:
             if a.name in used:
-                kind = ("L" if a.is_tensor_list else "T") if a.is_tensor else "H" if a.type == "ScalarType" else "V"
+                kind = (("L" if a.is_tensor_list else "T") if a.is_tensor else "H" if a.type == "ScalarType"
+                        else "S" if a.type in ("SymInt", "SymInt?") else "V")
                 self.fields.append((a.name, kind, a.type))
         for name, (_, method) in derived.items():
             self.fields.append((name, DERIVED[method][1], method))
@@ -404,7 +405,7 @@ def gen_native_header(entries):
         out.append(f"// {e.schema.text}")
         out.append(f"struct {e.node}Native {{")
         for n, kind, typ in e.fields:
-            if kind == "V":
+            if kind in ("V", "S"):
                 out.append(f"  {cpp_type(typ)} {n}{{}};")
         out.append("  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved")
         out.append("  // tensors come as arguments (the node's SavedVariables, unpacked).")
@@ -498,7 +499,7 @@ def gen_python_functions(entries):
         reads = [f"read_{''}" for _ in ()]
         conds = []
         for idx, (n, kind, typ) in enumerate(e.fields):
-            if kind == "V":
+            if kind in ("V", "S"):
                 conds.append(f"{cpp_reader(typ)}(value({idx}), fields.{n})")
         out.append(f"    return {' && '.join(conds) if conds else 'true'};")
         out.append("  }")

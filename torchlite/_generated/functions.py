@@ -59,6 +59,7 @@ from .._functions_manual import (
     rsqrt,
     saved_index_key,
     scalar_sub,
+    select_backward_symint,
     select_from_key,
     sgn,
     sgn_backward,
@@ -66,6 +67,7 @@ from .._functions_manual import (
     sin,
     sinc_backward,
     sinh,
+    slice_backward_wrapper,
     slice_from_key,
     split_backward,
     squeeze,
@@ -454,15 +456,15 @@ def AliasBackward0(grad, needs):
     return (grad_self,)
 
 
-def SelectBackward0(grad, needs, self_sym_sizes, key):
+def SelectBackward0(grad, needs, dim, index, self_sym_sizes):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
-    grad_self = index_backward(grad, self_sym_sizes, key, True, "SelectBackward") if needs[0] else None
+    grad_self = select_backward_symint(grad, self_sym_sizes, dim, index) if needs[0] else None
     return (grad_self,)
 
 
-def SliceBackward0(grad, needs, self_sym_sizes, key):
+def SliceBackward0(grad, needs, dim, start, end, step, self_sym_sizes):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
-    grad_self = index_backward(grad, self_sym_sizes, key, True, "SliceBackward") if needs[0] else None
+    grad_self = slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step) if needs[0] else None
     return (grad_self,)
 
 
