@@ -149,8 +149,8 @@ _ERF_MINUS = np.frompyfunc(_erf_minus, 2, 1)
 def _erfinv64(y):
     """erfinv in float64: a closed-form start (Winitzki's approximation, relative error below 2e-3)
     refined by three Halley steps on erf(x) = |y| (cubic convergence: full precision), as torch's
-    calc_erfinv refines its rational start by Newton steps (c10/util/math_compat, ATen's Math.h);
-    inf at +-1, nan beyond."""
+    calc_erfinv (aten/src/ATen/native/Math.h) refines its rational start by Newton steps; inf at
+    +-1, nan beyond."""
     a = np.asarray(np.abs(y))  # (numpy makes a 0-d array's results scalars)
     k = 0.147
     w = np.log1p(-a * a)
