@@ -88,7 +88,7 @@ for _name in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]:
         [T()], weight=0.1)
 # Ops that keep the dtype (integers copied, bool refused as torch does)
 # (sgn: test_ops_unary.py; its gradient is torch's ZeroTensor, whose .grad numpy refuses to convert)
-for _name in ["sign", "floor", "ceil", "trunc", "fix", "frac", "square"]:
+for _name in ["sign", "floor", "ceil", "trunc", "fix", "frac", "square", "absolute", "negative"]:
     op2(_name, [f"{{out}} = {{0}}.{_name}()", f"{{out}} = lib.{_name}({{0}})", f"{{out}} = {{0}}.{_name}_()"],
         [T()], weight=0.3)
 op2("round", ["{out} = {0}.round()", "{out} = lib.round({0}, decimals={n})", "{out} = {0}.round_(decimals={n})",

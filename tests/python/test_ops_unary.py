@@ -18,7 +18,8 @@ FLOAT_OPS = ["exp2", "expm1", "log2", "log10", "log1p", "sin", "cos", "tan", "as
              "tanh", "asinh", "acosh", "atanh", "erf", "erfc", "erfinv", "rsqrt", "sigmoid", "logit", "sinc",
              "arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "exp", "log", "sqrt"]
 # Ops whose result keeps the input's dtype (or refuse bool / integers as torch does)
-SAME_DTYPE_OPS = ["sign", "sgn", "floor", "ceil", "round", "trunc", "fix", "frac", "square", "nan_to_num"]
+SAME_DTYPE_OPS = ["sign", "sgn", "floor", "ceil", "round", "trunc", "fix", "frac", "square", "nan_to_num", "absolute",
+                  "negative"]
 ALL_OPS = FLOAT_OPS + SAME_DTYPE_OPS
 
 EDGES = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 0.25, -0.75, 2.0, -3.5, 2.5, -2.5, 10.0, -10.0, 88.0, 100.0, -100.0,
@@ -313,8 +314,8 @@ def test_out_of_the_argument_forms_as_torch(dev):
 INPLACE = ["exp2_", "expm1_", "log2_", "log10_", "log1p_", "tan_", "asin_", "arcsin_", "acos_", "arccos_", "atan_",
            "arctan_", "sinh_", "cosh_", "erf_", "erfc_", "erfinv_", "rsqrt_", "sign_", "sgn_", "floor_", "ceil_",
            "round_", "trunc_", "fix_", "frac_", "square_", "sinc_", "logit_", "nan_to_num_", "asinh_", "arcsinh_",
-           "acosh_", "arccosh_", "atanh_", "arctanh_"]
-METHOD_ONLY = {"erfinv_", "sign_", "sgn_"}
+           "acosh_", "arccosh_", "atanh_", "arctanh_", "absolute_", "negative_"]
+METHOD_ONLY = {"erfinv_", "sign_", "sgn_", "absolute_"}
 
 
 @pytest.mark.parametrize("dev", DEVICES)

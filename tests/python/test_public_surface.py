@@ -949,9 +949,9 @@ _UNARY13 = {"exp2": A, "expm1": A, "log2": P, "log10": P, "log1p": P, "tan": _U,
             "acos": _U, "arccos": _U, "atan": A, "arctan": A, "sinh": A, "cosh": A, "asinh": A, "arcsinh": A,
             "acosh": _OVER1, "arccosh": _OVER1, "atanh": _U, "arctanh": _U, "erf": A, "erfc": A, "erfinv": _U,
             "rsqrt": P, "sign": A, "sgn": A, "floor": A, "ceil": A, "round": A, "trunc": A, "fix": A, "frac": A,
-            "logit": _PROB, "square": A, "nan_to_num": A, "sinc": A}
+            "logit": _PROB, "square": A, "nan_to_num": A, "sinc": A, "absolute": A, "negative": A}
 # in-place forms torch has as methods only
-_UNARY13_METHOD_ONLY = {"erfinv_", "sign_", "sgn_"}
+_UNARY13_METHOD_ONLY = {"erfinv_", "sign_", "sgn_", "absolute_"}
 
 
 def _unary13(name, method, data):

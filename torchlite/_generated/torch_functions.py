@@ -12,6 +12,7 @@ from .._ops.structured_inplace import inplace_variant
 __all__ = [
     "abs",
     "abs_",
+    "absolute",
     "acos",
     "acos_",
     "acosh",
@@ -87,6 +88,8 @@ __all__ = [
     "narrow",
     "neg",
     "neg_",
+    "negative",
+    "negative_",
     "permute",
     "positive",
     "pow",
@@ -135,6 +138,7 @@ __all__ = [
 _SCHEMAS = {
     "abs": ('Tensor self',),
     "abs_": ('Tensor(a!) self',),
+    "absolute": ('Tensor self',),
     "acos": ('Tensor self',),
     "acos_": ('Tensor(a!) self',),
     "acosh": ('Tensor self',),
@@ -212,6 +216,8 @@ _SCHEMAS = {
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
     "neg": ('Tensor self',),
     "neg_": ('Tensor(a!) self',),
+    "negative": ('Tensor self',),
+    "negative_": ('Tensor(a!) self',),
     "permute": ('Tensor(a) self, int[] dims',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
@@ -278,6 +284,19 @@ def abs_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
     return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.absolute)
+def absolute(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.absolute(*args, **kwargs)
+        return out_variant("absolute", _ops.absolute, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("absolute", _SCHEMAS["absolute"], args, kwargs, error)
+    if out is None:
+        return _ops.absolute(*args, **kwargs)
+    return out_variant("absolute", _ops.absolute, out, args, kwargs)
 
 
 @functools.wraps(_ops.acos)
@@ -1105,6 +1124,28 @@ def neg_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
     return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.negative)
+def negative(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.negative(*args, **kwargs)
+        return out_variant("negative", _ops.negative, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("negative", _SCHEMAS["negative"], args, kwargs, error)
+    if out is None:
+        return _ops.negative(*args, **kwargs)
+    return out_variant("negative", _ops.negative, out, args, kwargs)
+
+
+@functools.wraps(_ops.negative)
+def negative_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.negative, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("negative_", _SCHEMAS["negative_"], args, kwargs, error)
+    return inplace_variant(_ops.negative, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.permute)

@@ -15,6 +15,11 @@ class _TensorMethods:
     def abs_(self, *args, **kwargs):
         return inplace_variant(_ops.abs, self, args, kwargs)
 
+    absolute = _ops.absolute
+
+    def absolute_(self, *args, **kwargs):
+        return inplace_variant(_ops.absolute, self, args, kwargs)
+
     acos = _ops.acos
 
     def acos_(self, *args, **kwargs):
@@ -172,6 +177,11 @@ class _TensorMethods:
 
     def neg_(self, *args, **kwargs):
         return inplace_variant(_ops.neg, self, args, kwargs)
+
+    negative = _ops.negative
+
+    def negative_(self, *args, **kwargs):
+        return inplace_variant(_ops.negative, self, args, kwargs)
 
     permute = _ops.permute
     positive = _ops.positive

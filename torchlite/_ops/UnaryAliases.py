@@ -6,8 +6,8 @@ import numpy as np
 from .._generated import specs as _S
 from .Pow import pow  # noqa: A004 - torch's name
 from .structured_inplace import inplace_variant
-from .UnaryOps import (_float_unary, acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1,
-                       log1p, logit, round, sigmoid, sinc, trunc)  # noqa: A004
+from .UnaryOps import (_float_unary, abs, acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1,
+                       log1p, logit, neg, round, sigmoid, sinc, trunc)  # noqa: A004
 
 
 def _alias(fn, name, runs):
@@ -31,6 +31,8 @@ arcsinh = _alias(asinh, "arcsinh", "asinh")
 arccosh = _alias(acosh, "arccosh", "acosh")
 arctanh = _alias(atanh, "arctanh", "atanh")
 fix = _alias(trunc, "fix", "trunc")
+absolute = _alias(abs, "absolute", "abs")
+negative = _alias(neg, "negative", "neg")
 
 
 def square(self):

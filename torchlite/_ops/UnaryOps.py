@@ -398,6 +398,14 @@ def _nan_to_num_check(result, out):
                            f"{_torch_type_name(result)}")
 
 
-for _op in (abs, neg, sign, sgn, floor, ceil, trunc, round, frac):
+def _neg_out_check(result, out):
+    """neg's meta function refuses bool before TensorIterator checks out's dtype."""
+    if result == _b1:
+        raise RuntimeError(_NEG_BOOL)
+    _same_dtype_check(result, out)
+
+
+for _op in (abs, sign, sgn, floor, ceil, trunc, round, frac):
     _op.__dict__["_out_check"] = _same_dtype_check  # read by Resize.out_variant
+neg.__dict__["_out_check"] = _neg_out_check
 nan_to_num.__dict__["_out_check"] = _nan_to_num_check

@@ -74,17 +74,17 @@ __all__ = [
 from .UnaryOps import (acos, acosh, asin, asinh, atan, atanh, ceil, cosh, erf, erfc, erfinv, exp2,  # noqa: E402
                        expm1, floor, frac, log1p, log2, log10, logit, nan_to_num, round, rsqrt, sign, sinc,  # noqa: A004
                        sinh, tan, trunc)
-from .UnaryAliases import (acosh_, arccos, arccosh, arccosh_, arcsin, arcsinh, arcsinh_, arctan, arctanh,  # noqa: E402
+from .UnaryAliases import (absolute, acosh_, arccos, arccosh, arccosh_, arcsin, arcsinh, arcsinh_, arctan, arctanh,  # noqa: E402
                            arctanh_, asinh_, atanh_, fix, special_erf,
                            special_erfc, special_erfinv, special_exp2, special_expit, special_expm1, special_log1p,
-                           special_logit, special_round, special_sinc, square)
+                           special_logit, special_round, special_sinc, square, negative)
 
 __all__ += ["acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cosh", "erf", "erfc", "erfinv", "exp2",
             "expm1", "floor", "frac", "log1p", "log2", "log10", "logit", "nan_to_num", "round", "rsqrt", "sign",
             "sinc", "sinh", "tan", "trunc", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix",
             "acosh_", "arccosh_", "arcsinh_", "arctanh_", "asinh_", "atanh_",
             "special_erf", "special_erfc", "special_erfinv", "special_exp2", "special_expit", "special_expm1",
-            "special_log1p", "special_logit", "special_round", "special_sinc", "square"]
+            "special_log1p", "special_logit", "special_round", "special_sinc", "square", "absolute", "negative"]
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
