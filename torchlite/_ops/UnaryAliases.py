@@ -6,8 +6,9 @@ import numpy as np
 from .._generated import specs as _S
 from .Pow import pow  # noqa: A004 - torch's name
 from .structured_inplace import inplace_variant
-from .UnaryOps import (_float_unary, abs, acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1,
-                       log1p, logit, neg, round, sigmoid, sinc, trunc)  # noqa: A004
+from .UnaryOps import abs, round  # noqa: A004 - torch's names
+from .UnaryOps import (_float_unary, acos, acosh, asin, asinh, atan, atanh, erf, erfc, erfinv, exp2, expm1, log1p,
+                       logit, neg, sigmoid, sinc, trunc)
 
 
 def _alias(fn, name, runs):
