@@ -351,6 +351,29 @@ def test_inplace_as_torch(name, dev):
     same(case)
 
 
+@pytest.mark.parametrize("name", ["erfc_", "floor_", "exp2_", "logit_", "exp_"])
+def test_inplace_on_an_inference_tensor_as_torch(name):
+    """Outside inference mode an inference tensor (no Autograd key) is written below autograd even
+    where it requires grad, and then the version bump refuses (torch's order). On "cpu" only: a
+    factory on "sim:0" under inference_mode does not make an inference tensor yet (the copy to
+    the device, _C._to_device, leaves the mode's flag off)."""
+    def case(lib):
+        d = "cpu"
+        got = []
+        for rg in (True, False):
+            with lib.inference_mode():
+                x = lib.full((3,), 0.25, device=d, requires_grad=rg)
+            try:
+                getattr(x, name)()
+            except RuntimeError as e:
+                got.append(str(e))
+            got.append(x)
+            with lib.inference_mode():
+                got.append(getattr(x, name)())
+        return got
+    same(case)
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 def test_inplace_argument_forms_as_torch(dev):
     def case(lib):
