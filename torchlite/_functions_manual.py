@@ -362,10 +362,14 @@ def logit_backward(grad, self, eps):
 
 
 def sinc_backward(grad, self):
-    """grad * (pi x cos(pi x) - sin(pi x)) / (pi x ** 2), 0 where pi x ** 2 is 0."""
+    """grad * ((pi x cos(pi x) - sin(pi x)) / (pi x ** 2)), 0 where pi x ** 2 is 0 (the quotient
+    first, as upstream's graph records it)."""
     self_pi = mul_scalar(self, np.pi)
     self_squared_pi = mul_scalar(mul(self, self), np.pi)
-    out = div(mul(grad, sub(mul(self_pi, cos(self_pi)), sin(self_pi))), self_squared_pi)
+    # the sine before `self_pi * cos(self_pi)`: upstream's compiled `a - b` evaluates b first, and the
+    # order the nodes are made in is the order a double backward sums their gradients in
+    sine = sin(self_pi)
+    out = mul(grad, div(sub(mul(self_pi, cos(self_pi)), sine), self_squared_pi))
     return where(_const(self_squared_pi._array == 0, grad), 0.0, out)
 
 # ==== issue 13: binary ====
