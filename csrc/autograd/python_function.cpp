@@ -730,9 +730,11 @@ void del_attr(const py::object& obj, const char* attr) {
   }
 }
 
-// Function.apply (THPFunction_apply): runs forward under no-grad with ctx,
-// then connects the outputs to a new PyNode.
-py::object function_apply(const py::object& cls, const py::tuple& args) {
+// Function.apply (THPFunction_apply): runs forward under no-grad with ctx
+// (or, where the Function defines setup_context, forward without ctx and then
+// setup_context(ctx, inputs, output)), then connects the outputs to a new
+// PyNode. `kwargs` go to forward; only the positional tensors are inputs.
+py::object function_apply(const py::object& cls, const py::tuple& args, const py::dict& kwargs, bool setup_context) {
   py::object backward_cls = cls.attr("_backward_cls");
   py::object ctx_obj = backward_cls();
   THPFunction& ctx = ctx_obj.cast<THPFunction&>();
@@ -769,14 +771,18 @@ py::object function_apply(const py::object& cls, const py::tuple& args) {
   py::object raw_output;
   {
     AutoGradMode no_grad(false);
-    py::tuple forward_args(num_args + 1);
-    forward_args[0] = ctx_obj;
+    const size_t skip = setup_context ? 0 : 1;
+    py::tuple forward_args(num_args + skip);
+    if (!setup_context)
+      forward_args[0] = ctx_obj;
     for (size_t i = 0; i < num_args; ++i)
-      forward_args[i + 1] = args[i];
-    PyObject* raw = PyObject_Call(cls.attr("forward").ptr(), forward_args.ptr(), nullptr);
+      forward_args[i + skip] = args[i];
+    PyObject* raw = PyObject_Call(cls.attr("forward").ptr(), forward_args.ptr(), kwargs.ptr());
     if (!raw)
       throw py::error_already_set();
     raw_output = py::reinterpret_steal<py::object>(raw);
+    if (setup_context)
+      cls.attr("setup_context")(ctx_obj, args, raw_output);
   }
   if (!is_executable) {
     del_attr(ctx_obj, "to_save");
@@ -930,7 +936,8 @@ std::shared_ptr<Node> ctx_node(THPFunction& f) {
 void initFunctionBindings(py::module_& m) {
   if (PyModule_AddFunctions(m.ptr(), methods) < 0)
     throw py::error_already_set();
-  m.def("_function_apply", &function_apply);
+  m.def(
+      "_function_apply", &function_apply, py::arg("cls"), py::arg("args"), py::arg("kwargs"), py::arg("setup_context"));
   m.def("_set_formula", &set_formula);
   m.def("_set_sum_to", [](py::object fn) {
     Py_XDECREF(THPSumToHook);

@@ -25,7 +25,8 @@ from diff_utils import import_torch, norm, run
 torch = import_torch()
 
 DEVICES = ["cpu", "sim:0"]
-MODULES = ["torchlite", "torchlite.autograd", "torchlite.autograd.graph", "torchlite.autograd.legacy_engine",
+MODULES = ["torchlite", "torchlite.autograd", "torchlite.autograd.functional", "torchlite.autograd.graph",
+           "torchlite.autograd.legacy_engine",
            "torchlite.utils.checkpoint", "torchlite.cuda", "torchlite.special"]
 
 # torch's CPU build refuses these through internal stubs (an AttributeError on torch._C, "dummy base
@@ -510,6 +511,20 @@ def _grad(lib, dev):
     ggx = lib.autograd.grad(gx.sum(), [x, y])
     return gx, ggx, run(lambda lib: lib.autograd.grad((x * 2).sum(), [x, y]), lib), \
         lib.autograd.grad((x * 2).sum(), [x, y], allow_unused=True, materialize_grads=True)
+
+
+@case("torchlite.autograd.functional.vjp", "torchlite.autograd.functional.jvp",
+      "torchlite.autograd.functional.jacobian", "torchlite.autograd.functional.hessian",
+      "torchlite.autograd.functional.vhp", "torchlite.autograd.functional.hvp")
+def _functional(lib, dev):
+    F = lib.autograd.functional
+    x, v = T(lib, dev, [0.5, -1.0, 2.0], dtype=lib.float64), T(lib, dev, [1.0, 0.5, -2.0], dtype=lib.float64)
+
+    def cubes(t):
+        return (t ** 3).sum()
+    return (F.vjp(lambda t: t.tanh(), x, v), F.jvp(lambda t: t.tanh(), x, v), F.jacobian(lambda t: t.sin(), x),
+            F.jacobian(lambda t: t.sin(), x, vectorize=True), F.hessian(cubes, x), F.vhp(cubes, x, v),
+            F.hvp(cubes, x, v), lib.autograd.grad(x.requires_grad_() ** 2, x, v.expand(2, 3), is_grads_batched=True))
 
 
 class _Cube:

@@ -3,6 +3,7 @@ defined in _backward.py, which gradcheck and legacy_engine import without
 importing this package."""
 # the submodules torch.autograd has as attributes (torch.autograd.graph...), re-exported
 from . import anomaly_mode as anomaly_mode, function as function, grad_mode as grad_mode, graph as graph
+from . import functional as functional
 from ._backward import backward, grad
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, once_differentiable

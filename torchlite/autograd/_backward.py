@@ -3,10 +3,12 @@ their argument checks, the root gradients they make, and the call into the C++
 engine, Variable._execution_engine. A module of its own, below the
 package's __init__, so that gradcheck and legacy_engine import them."""
 import warnings
+from collections.abc import Mapping
 
 from .. import _C
 from .._dtypes import Size
-from .._factories import ones_like, zeros_like
+from .._factories import ones_like, zeros, zeros_like
+from .._ops import stack as _stack
 from .variable import Variable
 
 
@@ -26,7 +28,19 @@ def _make_grads(outputs, grads, is_grads_batched=False):
     # does after _make_grads, so that a shape mismatch is reported first
     for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
         if isinstance(grad, _C.TensorBase):
-            if out._array.shape != grad._array.shape:
+            grad_shape = grad._array.shape[1:] if is_grads_batched else grad._array.shape
+            if out._array.shape != grad_shape:
+                if is_grads_batched:
+                    # torch's message shows the shape of grad[0] without its first dimension
+                    # (_calculate_shape strips the batch dimension a second time)
+                    grad_shape = grad._array.shape[2:]
+                    raise RuntimeError(
+                        "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+                        "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                        "corresponding output, but a mismatch was detected: grad_output[" + str(i)
+                        + "] has a shape of " + str(Size(grad_shape)) + " and output[" + str(i)
+                        + "] has a shape of " + str(Size(out._array.shape)) + ". If you only want some tensors in "
+                        "`grad_output` to be considered batched, consider using vmap.")
                 raise RuntimeError(
                     "Mismatch in shape: grad_output[" + str(i) + "] has a shape of "
                     + str(Size(grad._array.shape)) + " and output[" + str(i)
@@ -111,21 +125,34 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     t_outputs = (outputs,) if isinstance(outputs, _C.TensorBase) else tuple(outputs)
-    t_inputs = (inputs,) if isinstance(inputs, _C.TensorBase) else tuple(inputs)
+    if isinstance(inputs, _C.TensorBase):
+        t_inputs = (inputs,)
+    elif type(inputs) is dict:  # dict(model.named_parameters()): the result is a dict with its keys
+        t_inputs = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    else:
+        t_inputs = tuple(inputs)
     if not t_inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    if is_grads_batched:
-        raise NotImplementedError("torchlite.autograd.grad does not support is_grads_batched")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.",
+                      FutureWarning, stacklevel=2)
 
     grad_outputs_ = _tensor_or_tensors_to_tuple(grad_outputs, len(t_outputs))
-    grad_outputs_ = _make_grads(t_outputs, grad_outputs_)
+    grad_outputs_ = _make_grads(t_outputs, grad_outputs_, is_grads_batched)
     _check_counts(t_outputs, grad_outputs)
     if retain_graph is None:
         retain_graph = create_graph
 
-    result = Variable._execution_engine.run_backward(
-        t_outputs, grad_outputs_, retain_graph, create_graph, t_inputs,
-        True, accumulate_grad=False)
+    if is_grads_batched:
+        result = _batched_grad(t_outputs, grad_outputs_, retain_graph, create_graph, t_inputs)
+    else:
+        result = Variable._execution_engine.run_backward(
+            t_outputs, grad_outputs_, retain_graph, create_graph, t_inputs,
+            True, accumulate_grad=False)
     for i, g in enumerate(result):
         if g is None and not allow_unused:
             raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
@@ -133,4 +160,31 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if materialize_grads:
         result = tuple(g if g is not None else zeros_like(i, requires_grad=create_graph)
                        for g, i in zip(result, t_inputs, strict=True))
+    if type(inputs) is dict:
+        return dict(zip(inputs.keys(), result, strict=True))
     return result
+
+
+def _batched_grad(outputs, grad_outputs, retain_graph, create_graph, inputs):
+    """grad with is_grads_batched: torch maps the backward over the grad_outputs' first
+    dimension (vmap); torchlite runs it once per batch entry, keeping the graph for the next,
+    and stacks each input's gradients along a new first dimension (differentiable under
+    create_graph). An input no entry reaches stays None."""
+    sizes = {g._array.shape[0] for g in grad_outputs if g is not None}
+    if len(sizes) > 1:
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sorted(sizes)} for the mapped dimension")
+    batch = sizes.pop() if sizes else 1
+    per_entry = []
+    for b in range(batch):
+        entry = tuple(None if g is None else g[b] for g in grad_outputs)
+        per_entry.append(Variable._execution_engine.run_backward(
+            outputs, entry, retain_graph or b < batch - 1, create_graph, inputs, True, accumulate_grad=False))
+    result = []
+    for i, inp in enumerate(inputs):
+        grads = [r[i] for r in per_entry]
+        if not grads or grads[0] is None:
+            result.append(None if grads else zeros((0, *inp.shape), dtype=inp.dtype, device=inp.device))
+        else:
+            result.append(_stack(grads))
+    return tuple(result)

@@ -6,6 +6,7 @@ no-grad and connects the outputs to a PyNode that calls `backward` through
 `BackwardCFunction.apply`. The ctx object is also the node's `grad_fn`.
 """
 import functools
+import inspect
 
 from .. import _C
 from .grad_mode import no_grad
@@ -29,7 +30,11 @@ class FunctionCtx:
 
 class BackwardCFunction(_C._FunctionBase, FunctionCtx):
     def apply(self, *args):
-        result = self._forward_cls.backward(self, *args)
+        cls = self._forward_cls
+        if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+            raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+                               "should only implement one of them.")
+        result = (cls.vjp if cls.vjp is not Function.vjp else cls.backward)(self, *args)
         grads = result if isinstance(result, tuple) else (result,)
         if len(grads) == len(self.needs_input_grad):  # a wrong count is reported first, by the caller
             for g in grads:
@@ -52,15 +57,29 @@ class Function(metaclass=FunctionMeta):
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Where a Function defines it, forward runs without ctx and this saves what backward
+        needs from `inputs` (the positional arguments, defaults filled in) and `output`."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    # torch's other name of backward, and the flag of its vmap support (torchlite has no vmap)
+    vjp = backward
+    generate_vmap_rule = False
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        if kwargs:
-            raise TypeError("torchlite.autograd.Function.apply takes positional arguments only")
-        return _C._function_apply(cls, args)
+        setup_context = cls.setup_context is not Function.setup_context
+        if setup_context:
+            # torch binds the defaults, so setup_context sees every argument of forward
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        return _C._function_apply(cls, args, kwargs, setup_context)
 
 
 def once_differentiable(fn):
