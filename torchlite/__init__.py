@@ -16,7 +16,7 @@ from . import _ops as _ops  # the ops' implementations (ATen's part)
 from ._generated import functions as _functions  # noqa: F401 - imported to attach the table's formulas to their nodes
 from ._generated import torch_functions as _torch_functions
 from ._generated.torch_functions import *  # noqa: F403 - the ops' function variants (native_functions.yaml)
-from . import autograd, cuda, utils
+from . import autograd, cuda, special, utils
 from . import linalg as linalg  # torch.linalg
 from ._ops import einsum, norm, tensordot  # torch.functional's (Python functions, bound to no schema)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
@@ -43,7 +43,7 @@ __all__ = [
     "empty_like", "enable_grad", "float", "float32", "float64", "from_dlpack", "from_numpy", "full", "full_like",
     "get_num_threads", "inference_mode", "int64", "is_grad_enabled", "is_inference_mode_enabled", "is_tensor", "long",
     "manual_seed", "no_grad", "ones", "ones_like", "rand", "rand_like", "randn", "randn_like", "set_grad_enabled",
-    "set_num_threads", "tensor", "utils", "zeros", "zeros_like",
+    "set_num_threads", "special", "tensor", "utils", "zeros", "zeros_like",
 ]
 __all__ += ["channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
             "set_printoptions"]

@@ -308,12 +308,87 @@ __all__ += ["zeros_symint"]
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
+from . import _C  # noqa: E402 - the unary family's section
+from ._ops import cosh, erfinv, exp, rsqrt, sinh  # noqa: E402
+from ._ops import _sub_scalar as sub_scalar  # noqa: E402, F401 - acosh's formula
+from ._ops import sub  # noqa: E402
+
+__all__ += ["cosh", "erfinv", "exp", "grad_mode_is_enabled", "infinitely_differentiable_logit_backward", "isfinite",
+            "log1p_backward", "logit_backward", "not_implemented", "rsqrt", "scalar_sub", "sgn_backward",
+            "sinc_backward", "sinh", "sub_scalar"]
+
+
+def scalar_sub(c, t):
+    """upstream's `c - t` in C++ (TensorOperators.h: empty_like(t).fill_(c).sub_(t)): the number as a
+    constant tensor, node SubBackward0."""
+    return sub(_const(np.full(t._array.shape, c, t._array.dtype), t), t)
+
+
+def not_implemented(name):
+    """upstream's not_implemented: a formula that refuses (asinh_'s node, AsinhBackward1)."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
+def grad_mode_is_enabled():
+    """GradMode::is_enabled(): true while a backward with create_graph=True runs its formulas."""
+    return _C.is_grad_enabled()
+
+
+def log1p_backward(grad, self):
+    """grad / (self + 1)."""
+    return div(grad, add_scalar(self, 1))
+
+
+def sgn_backward(self, grad, result):
+    """sgn's gradient: 0 for a real input (upstream's _efficientzerotensor of the result's shape)."""
+    return zeros_like(result)
+
+
+def isfinite(self):
+    """at::isfinite(self): a bool tensor (nan_to_num's gradient is grad * isfinite(self))."""
+    a = self._array
+    return _const(np.isfinite(a) if a.dtype.kind == "f" else np.ones(a.shape, bool), self)
+
+
+def _logit_mask(self, eps):
+    a = self._array
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    return _const((a >= lo) & (a <= hi), self)
+
+
+def infinitely_differentiable_logit_backward(grad, self, eps):
+    """logit's gradient in differentiable ops (under create_graph): grad / (self * (1 - self)) where
+    self lies in [eps, 1 - eps] ([0, 1] without eps), else 0 (nan without eps)."""
+    d = div(grad, mul(self, scalar_sub(1.0, self)))
+    return where(_logit_mask(self, eps), d, 0.0 if eps is not None else float("nan"))
+
+
+def logit_backward(grad, self, eps):
+    """at::logit_backward's CPU kernel (what a first-order backward runs, grad mode off): outside
+    [eps, 1 - eps] 0 ([0, 1] without eps: nan), else grad / (self * (1 - self)); its comparisons
+    are false for nan, so a nan input gives nan where the differentiable form gives 0."""
+    a = self._array
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    d = div(grad, mul(self, scalar_sub(1.0, self)))
+    return where(_const((a < lo) | (a > hi), self), 0.0 if eps is not None else float("nan"), d)
+
+
+def sinc_backward(grad, self):
+    """grad * ((pi x cos(pi x) - sin(pi x)) / (pi x ** 2)), 0 where pi x ** 2 is 0 (the quotient
+    first, as upstream's graph records it)."""
+    self_pi = mul_scalar(self, np.pi)
+    self_squared_pi = mul_scalar(mul(self, self), np.pi)
+    # the sine before `self_pi * cos(self_pi)`: upstream's compiled `a - b` evaluates b first, and the
+    # order the nodes are made in is the order a double backward sums their gradients in
+    sine = sin(self_pi)
+    out = mul(grad, div(sub(mul(self_pi, cos(self_pi)), sine), self_squared_pi))
+    return where(_const(self_squared_pi._array == 0, grad), 0.0, out)
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)
 from ._ops import _compare  # noqa: E402 - the binary family's imports, in its section
 from ._ops import div_mode as _div_mode  # noqa: E402
-from ._ops import exp, rsub, sub, xlogy  # noqa: E402
+from ._ops import rsub, xlogy  # noqa: E402
 
 __all__ += ["clamp_backward", "clamp_backward_max", "clamp_backward_min", "div_rounding",
             "div_tensor_other_backward_mode", "div_tensor_self_backward_mode", "eq_mask", "exp", "fmax_mask",
@@ -574,9 +649,3 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
 
-
-def not_implemented(name):
-    """upstream's not_implemented(name): the error of a derivative torch does not have."""
-    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
-
-__all__ += ["not_implemented"]

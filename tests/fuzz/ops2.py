@@ -92,6 +92,32 @@ op2("diag_embed", ["{out} = {0}.diag_embed()", "{out} = lib.diag_embed({0}, {k})
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
+# Float functions (integers and bool compute in float32), their arc* aliases and in-place forms
+for _name in ["exp2", "expm1", "log2", "log10", "log1p", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+              "acosh", "atanh", "erf", "erfc", "erfinv", "rsqrt", "sinc"]:
+    op2(_name, [f"{{out}} = {{0}}.{_name}()", f"{{out}} = lib.{_name}({{0}})"], [T()], weight=0.3)
+    op2(_name + "-inplace", f"{{out}} = {{0}}.{_name}_()", [T()], weight=0.1)
+for _name in ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"]:
+    op2(_name, [f"{{out}} = {{0}}.{_name}()", f"{{out}} = lib.{_name}({{0}})", f"{{out}} = {{0}}.{_name}_()"],
+        [T()], weight=0.1)
+# Ops that keep the dtype (integers copied, bool refused as torch does)
+# (sgn: test_ops_unary.py; its gradient is torch's ZeroTensor, whose .grad numpy refuses to convert)
+for _name in ["sign", "floor", "ceil", "trunc", "fix", "frac", "square", "absolute", "negative"]:
+    op2(_name, [f"{{out}} = {{0}}.{_name}()", f"{{out}} = lib.{_name}({{0}})", f"{{out}} = {{0}}.{_name}_()"],
+        [T()], weight=0.3)
+op2("round", ["{out} = {0}.round()", "{out} = lib.round({0}, decimals={n})", "{out} = {0}.round_(decimals={n})",
+              "{out} = lib.special.round({0}, decimals={n})"], [T()],
+    lambda g, ms: {"n": g.choice(["0", "1", "2", "-1"])}, weight=0.4)
+op2("logit", ["{out} = {0}.logit()", "{out} = lib.logit({0}, {e})", "{out} = {0}.logit_(eps={e})",
+              "{out} = lib.special.logit({0}.sigmoid(), eps={e})"], [T()],
+    lambda g, ms: {"e": g.choice(["None", "0.1", "0.25", "0.0"])}, weight=0.4)
+# (x / 0 replaced by +-1e3, not float32's largest values, whose sums overflow in an order-dependent way)
+op2("nan_to_num", ["{out} = {0}.nan_to_num()", "{out} = lib.nan_to_num({0}.log(), nan={s})",
+                   "{out} = {0}.nan_to_num_(posinf={s}, neginf=-1.0)",
+                   "{out} = lib.nan_to_num({0} / 0.0, {s}, 1e3, -1e3)"], [T()], scalar, weight=0.4)
+op2("special", ["{out} = lib.special.erf({0})", "{out} = lib.special.erfc({0})", "{out} = lib.special.erfinv({0})",
+                "{out} = lib.special.exp2({0})", "{out} = lib.special.expm1({0})", "{out} = lib.special.log1p({0})",
+                "{out} = lib.special.expit({0})", "{out} = lib.special.sinc({0})"], [T()], weight=0.4)
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)

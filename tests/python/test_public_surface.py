@@ -28,7 +28,7 @@ torch = import_torch()
 DEVICES = ["cpu", "sim:0"]
 MODULES = ["torchlite", "torchlite.autograd", "torchlite.autograd.functional", "torchlite.autograd.graph",
            "torchlite.autograd.legacy_engine", "torchlite.utils.checkpoint", "torchlite.cuda", "torchlite.accelerator",
-           "torchlite.linalg"]
+           "torchlite.linalg", "torchlite.special"]
 
 # torch's CPU build refuses these through internal stubs (an AttributeError on torch._C, "dummy base
 # class"); torchlite without CUDA raises torch's "Torch not compiled with CUDA enabled" for all of them
@@ -1193,6 +1193,61 @@ def _accelerator_device(lib, dev):
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
+_U = [[0.1, -0.2, 0.3], [0.5, 0.4, -0.6]]  # inside (-1, 1)
+_PROB = [[0.1, 0.2, 0.3], [0.5, 0.45, 0.9]]  # inside (0, 1)
+_OVER1 = [[1.5, 2.0, 3.0], [1.25, 4.0, 1.1]]
+_UNARY13 = {"exp2": A, "expm1": A, "log2": P, "log10": P, "log1p": P, "tan": _U, "asin": _U, "arcsin": _U,
+            "acos": _U, "arccos": _U, "atan": A, "arctan": A, "sinh": A, "cosh": A, "asinh": A, "arcsinh": A,
+            "acosh": _OVER1, "arccosh": _OVER1, "atanh": _U, "arctanh": _U, "erf": A, "erfc": A, "erfinv": _U,
+            "rsqrt": P, "sign": A, "sgn": A, "floor": A, "ceil": A, "round": A, "trunc": A, "fix": A, "frac": A,
+            "logit": _PROB, "square": A, "nan_to_num": A, "sinc": A, "absolute": A, "negative": A}
+# in-place forms torch has as methods only
+_UNARY13_METHOD_ONLY = {"erfinv_", "sign_", "sgn_", "absolute_"}
+
+
+def _unary13(name, method, data):
+    def run_case(lib, dev):
+        x = leaf(lib, dev, data)
+        return with_grads(lib, lambda x: getattr(x, name)() if method else getattr(lib, name)(x), x)
+    return run_case
+
+
+def _unary13_forms(name, method):
+    """The argument forms: round's decimals, logit's eps, nan_to_num's replacements."""
+    def run_case(lib, dev):
+        x = leaf(lib, dev, _PROB if name == "logit" else A)
+        f = (lambda t, *a, **k: getattr(t, name)(*a, **k)) if method else getattr(lib, name)
+        forms = {"round": lambda t: (f(t), f(t, decimals=1), f(t * 3.3, decimals=-1)),
+                 "logit": lambda t: (f(t), f(t, 0.2), f(t, eps=0.35)),
+                 "nan_to_num": lambda t: (f(t.log()), f(t.log(), 1.0), f(t.log() / 0.0, nan=2.0, posinf=3.0,
+                                                                           neginf=-4.0))}
+        return with_grads(lib, forms[name], x)
+    return run_case
+
+
+for _name, _data in _UNARY13.items():
+    _forms = _name in ("round", "logit", "nan_to_num")
+    case(f"torchlite.{_name}")(_unary13_forms(_name, False) if _forms else _unary13(_name, False, _data))
+    case(f"Tensor.{_name}")(_unary13_forms(_name, True) if _forms else _unary13(_name, True, _data))
+    if f"{_name}_" not in _UNARY13_METHOD_ONLY:
+        case(f"torchlite.{_name}_")(inplace_case(f"{_name}_", False, _data))
+    case(f"Tensor.{_name}_")(inplace_case(f"{_name}_", True, _data))
+
+_SPECIAL = {"erf": A, "erfc": A, "erfinv": _U, "exp2": A, "expit": A, "expm1": A, "log1p": P, "logit": _PROB,
+            "round": A, "sinc": A}
+
+
+def _special(name):
+    def run_case(lib, dev):
+        f = getattr(lib.special, name)
+        extra = {"round": lambda t: f(t, decimals=1), "logit": lambda t: f(t, eps=0.2)}.get(name, f)
+        return with_grads(lib, lambda t: (f(t), extra(t), f(lib.tensor([1, 0, 2], device=dev)) if name != "round"
+                                          else f(t * 3.3)), leaf(lib, dev, _SPECIAL[name]))
+    return run_case
+
+
+for _name in _SPECIAL:
+    case(f"torchlite.special.{_name}")(_special(_name))
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)

@@ -7,6 +7,7 @@ Writes:
   torchlite/_generated/functions.py      the Python formula of each node, attached to its spec
   torchlite/_generated/torch_functions.py  the torchlite.* ops (native_functions.yaml's function variants)
   torchlite/_generated/variable_methods.py the Tensor methods (its method variants)
+  torchlite/_generated/<X>_functions.py    the torchlite.X.* ops (its entries marked `python_module: X`)
   csrc/autograd/generated/NativeFormulas.{h,cpp}   the C++ formulas of the `native` entries
   csrc/autograd/generated/python_functions.cpp     the nodes that run them (make_formula_node)
 
@@ -75,8 +76,9 @@ class Schema:
 
 
 def camel_case(base):
-    """upstream's node name stem: `_unsafe_view` -> UnsafeView, `add_` -> Add."""
-    return "".join(part.capitalize() for part in base.strip("_").split("_"))
+    """upstream's node name stem (str.title of each part): `_unsafe_view` -> UnsafeView, `add_` -> Add,
+    `log1p` -> Log1P."""
+    return "".join(part.title() for part in base.strip("_").split("_"))
 
 
 class Entry:
@@ -136,7 +138,8 @@ class Entry:
             self.fields.append(("result", "T", "Tensor"))
         for name in self.hidden:
             self.fields.append((name, "H", None))
-        known = {n for n, _, _ in self.fields} | {"grad", "grads", "needs", "True", "False", "None"}
+        # a formula may be a conditional expression (upstream's `cond ? a : b`): its keywords are no fields
+        known = {n for n, _, _ in self.fields} | {"grad", "grads", "needs", "True", "False", "None", "if", "else"}
         unknown = used - known
         if unknown:
             raise ValueError(f"{self.schema.text}: formula reads unknown names {sorted(unknown)}")
@@ -241,6 +244,11 @@ def gen_functions(entries, helpers):
         for name in sorted(e.formulas):
             i = e.inputs.index(name)
             formula = e.python_formula(name)
+            if re.search(r"\bif\b", formula):  # a conditional expression: parenthesised, wrapped inside
+                pieces = re.split(r" (?=if |else )", f"    grad_{name} = ({formula}) if needs[{i}] else None")
+                pieces = [pieces[0], *[" " + p for p in pieces[1:-3]], " " + " ".join(pieces[-3:])]
+                lines += py_wrap(pieces, "        ")
+                continue
             lines.append(f"    grad_{name} = {formula} if needs[{i}] else None")
         outs = ", ".join(f"grad_{n}" if n in e.formulas else "None" for n in e.inputs)
         lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
@@ -258,9 +266,12 @@ def variants(functions):
     """The op names exported as torchlite.<name> and bound as Tensor.<name> (by the variants
     native_functions.yaml gives them), each method's schema, the ops with an out= overload
     (`name.out`, `name.<overload>_out`), and the in-place ops made from their functional kernel
-    (`structured_delegate: name.out`: in-place name -> functional name)."""
+    (`structured_delegate: name.out`: in-place name -> functional name). Entries of a
+    `python_module` are left to python_modules."""
     fns, methods, outs, structured = {}, {}, set(), {}
     for f in functions:
+        if "python_module" in f:
+            continue
         schema = Schema(f["func"])
         if schema.overload == "out" or schema.overload.endswith("_out") or schema.overload.startswith("Out"):
             # (upstream also names some OutTensor, OutScalar_Self: xlogy's); `kernel_out: true`: the
@@ -317,6 +328,63 @@ def gen_torch_functions(fns, outs, structured):
             call = [f"return _ops.{name}(*args, **kwargs)"]
         lines += ["", "", f"@functools.wraps(_ops.{structured.get(name, name)})",
                   f"def {name}({signature}):{noqa}",
+                  "    try:", *["        " + c for c in call],
+                  "    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:",
+                  f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error)',
+                  *["    " + c for c in call]]
+    return "\n".join(lines) + "\n"
+
+
+def python_modules(functions):
+    """{module: ({function name: [its schemas]}, {names with an out= overload})} of the entries
+    marked `python_module: X` (upstream's torch.special, torch.linalg, ...): named `X_<name>` in the
+    table and in torchlite._ops, exported as torchlite.X.<name> (upstream: gen_python_functions.py's
+    per-module bindings, torch/X/__init__.py)."""
+    modules = {}
+    for f in functions:
+        module = f.get("python_module")
+        if module is None:
+            continue
+        schema = Schema(f["func"])
+        prefix = module + "_"
+        if not schema.base.startswith(prefix):
+            raise ValueError(f"{schema.text}: an op of python_module {module} is named {prefix}<name>")
+        fns, outs = modules.setdefault(module, ({}, set()))
+        if schema.overload == "out" or schema.overload.endswith("_out"):
+            outs.add(schema.base)
+        else:
+            fns.setdefault(schema.base, []).append(schema)
+    return modules
+
+
+def gen_module_functions(module, fns, outs):
+    """torchlite/_generated/<module>_functions.py: the ops of a python_module under their names
+    without the `<module>_` prefix, written as gen_torch_functions writes the torchlite.* ones (torch's
+    argument errors name the op as the table does: special_erf())."""
+    header = HEADER.replace("derivatives", "native_functions")
+    short = {name: name[len(module) + 1:] for name in fns}
+    lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
+             "from .. import _ops",
+             "from .._ops.python_arg_parser import _rebind",
+             "from .._ops.Resize import out_variant", "",
+             "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]", "",
+             "# The argument lists of each op's overloads (native_functions.yaml's schemas).",
+             "_SCHEMAS = {"]
+    for name in sorted(fns):
+        items = [repr(s.arg_text) for s in fns[name]]
+        lines += py_wrap([f'    "{name}": (', *[f"{item}, " for item in items[:-1]],
+                          f"{items[-1]}{',' if len(items) == 1 else ''}),"], " " * 8)
+    lines.append("}")
+    for name in sorted(fns, key=short.get):
+        noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, short[name]) else ""
+        signature = "*args, **kwargs"
+        call = [f"return _ops.{name}(*args, **kwargs)"]
+        if name in outs:
+            signature = "*args, out=None, **kwargs"
+            call = ["if out is None:", f"    return _ops.{name}(*args, **kwargs)",
+                    f'return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+        lines += ["", "", f"@functools.wraps(_ops.{name})",
+                  f"def {short[name]}({signature}):{noqa}",
                   "    try:", *["        " + c for c in call],
                   "    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:",
                   f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error)',
@@ -502,12 +570,16 @@ def generate():
     index_by_base = {}
     entries = [Entry(raw, index_by_base) for raw in derivatives]
     fns, methods, outs, structured = variants(functions)
+    modules = python_modules(functions)
     native_id = 0
     for e in entries:
         if e.native:
             native_id += 1
             e.native_id = native_id
+    generated = {f"torchlite/_generated/{module}_functions.py": gen_module_functions(module, *modules[module])
+                 for module in sorted(modules)}
     return {
+        **generated,
         "torchlite/_generated/__init__.py": py_header("Generated from the op tables") + "\n",
         "torchlite/_generated/specs.py": gen_specs(entries),
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),

@@ -17,6 +17,7 @@ from .._functions_manual import (
     clamp_backward_max,
     clamp_backward_min,
     cos,
+    cosh,
     diagonal,
     diagonal_backward,
     div,
@@ -26,6 +27,7 @@ from .._functions_manual import (
     div_tensor_other_backward_mode,
     div_tensor_self_backward,
     div_tensor_self_backward_mode,
+    erfinv,
     evenly_distribute_backward,
     exp,
     expand_symint,
@@ -35,16 +37,21 @@ from .._functions_manual import (
     gather_index,
     ge_mask,
     getitem_raw,
+    grad_mode_is_enabled,
     gt_mask,
     index_add_source_backward,
     index_backward,
     index_put_zeros,
     index_select_backward,
+    infinitely_differentiable_logit_backward,
+    isfinite,
     le_mask,
     linalg_cross,
     linalg_det_backward,
     linalg_solve_backward,
     linalg_vector_norm_backward,
+    log1p_backward,
+    logit_backward,
     lt_mask,
     masked_fill,
     masked_fill_value_backward,
@@ -63,6 +70,7 @@ from .._functions_manual import (
     not_implemented_node,
     outer,
     permute_backwards,
+    pow,  # noqa: A004 - torch's name
     pow_backward,
     pow_backward_exponent,
     pow_backward_exponent_scalar,
@@ -70,13 +78,18 @@ from .._functions_manual import (
     reciprocal,
     reshape,
     reshape_column,
+    rsqrt,
     rsub,
     saved_index_key,
+    scalar_sub,
     select_backward_symint,
     select_from_key,
     sgn,
+    sgn_backward,
     sigmoid_backward,
     sin,
+    sinc_backward,
+    sinh,
     slice_backward_wrapper,
     slice_from_key,
     slogdet_backward,
@@ -84,6 +97,7 @@ from .._functions_manual import (
     squeeze,
     stack_tensors_backward,
     sub,
+    sub_scalar,
     sum,  # noqa: A004 - torch's name
     sum_backward,
     sum_to,
@@ -266,9 +280,9 @@ def SigmoidBackwardBackward0(grad, needs, grad_output, output):
     return (grad_grad_output, grad_output)
 
 
-def SgnBackward0(grad, needs):
+def SgnBackward0(grad, needs, self, result):
     """sgn(Tensor self) -> Tensor"""
-    grad_self = zeros_like(grad) if needs[0] else None
+    grad_self = sgn_backward(self, grad, result) if needs[0] else None
     return (grad_self,)
 
 
@@ -670,6 +684,193 @@ def NormalBackward3(grad, needs, mean_sym_sizes, std_sym_sizes):
     grad_mean = zeros_symint(mean_sym_sizes, grad) if needs[0] else None
     grad_std = zeros_symint(std_sym_sizes, grad) if needs[1] else None
     return (grad_mean, grad_std)
+
+
+def Exp2Backward0(grad, needs, result):
+    """exp2(Tensor self) -> Tensor"""
+    grad_self = mul_scalar(mul(grad, result), 0.6931471805599453) if needs[0] else None
+    return (grad_self,)
+
+
+def Expm1Backward0(grad, needs, result):
+    """expm1(Tensor self) -> Tensor"""
+    grad_self = mul(grad, add_scalar(result, 1)) if needs[0] else None
+    return (grad_self,)
+
+
+def Log2Backward0(grad, needs, self):
+    """log2(Tensor self) -> Tensor"""
+    grad_self = div(grad, mul_scalar(self, 0.6931471805599453)) if needs[0] else None
+    return (grad_self,)
+
+
+def Log10Backward0(grad, needs, self):
+    """log10(Tensor self) -> Tensor"""
+    grad_self = div(grad, mul_scalar(self, 2.3025850929940456)) if needs[0] else None
+    return (grad_self,)
+
+
+def Log1PBackward0(grad, needs, self):
+    """log1p(Tensor self) -> Tensor"""
+    grad_self = log1p_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def TanBackward0(grad, needs, result):
+    """tan(Tensor self) -> Tensor"""
+    grad_self = mul(grad, add_scalar(pow(result, 2), 1)) if needs[0] else None
+    return (grad_self,)
+
+
+def AsinBackward0(grad, needs, self):
+    """asin(Tensor self) -> Tensor"""
+    grad_self = mul(grad, rsqrt(add_scalar(mul(neg(self), self), 1))) if needs[0] else None
+    return (grad_self,)
+
+
+def AcosBackward0(grad, needs, self):
+    """acos(Tensor self) -> Tensor"""
+    grad_self = mul(grad, neg(rsqrt(add_scalar(mul(neg(self), self), 1)))) if needs[0] else None
+    return (grad_self,)
+
+
+def AtanBackward0(grad, needs, self):
+    """atan(Tensor self) -> Tensor"""
+    grad_self = div(grad, add_scalar(mul(self, self), 1)) if needs[0] else None
+    return (grad_self,)
+
+
+def SinhBackward0(grad, needs, self):
+    """sinh(Tensor self) -> Tensor"""
+    grad_self = mul(grad, cosh(self)) if needs[0] else None
+    return (grad_self,)
+
+
+def CoshBackward0(grad, needs, self):
+    """cosh(Tensor self) -> Tensor"""
+    grad_self = mul(grad, sinh(self)) if needs[0] else None
+    return (grad_self,)
+
+
+def AsinhBackward0(grad, needs, self):
+    """asinh(Tensor self) -> Tensor"""
+    grad_self = mul(grad, rsqrt(add_scalar(pow(self, 2), 1))) if needs[0] else None
+    return (grad_self,)
+
+
+def AcoshBackward0(grad, needs, self):
+    """acosh(Tensor self) -> Tensor"""
+    grad_self = mul(grad, rsqrt(sub_scalar(mul(self, self), 1))) if needs[0] else None
+    return (grad_self,)
+
+
+def AtanhBackward0(grad, needs, self):
+    """atanh(Tensor self) -> Tensor"""
+    grad_self = div(mul_scalar(grad, 1), scalar_sub(1, pow(self, 2))) if needs[0] else None
+    return (grad_self,)
+
+
+def AcoshBackward1(grad, needs):
+    """acosh_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = not_implemented("inplace version of acosh") if needs[0] else None
+    return (grad_self,)
+
+
+def AsinhBackward1(grad, needs):
+    """asinh_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = not_implemented("inplace version of asinh") if needs[0] else None
+    return (grad_self,)
+
+
+def AtanhBackward1(grad, needs):
+    """atanh_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = not_implemented("inplace version of atanh") if needs[0] else None
+    return (grad_self,)
+
+
+def ErfBackward0(grad, needs, self):
+    """erf(Tensor self) -> Tensor"""
+    grad_self = mul(mul_scalar(exp(neg(pow(self, 2))), 1.1283791670955126), grad) if needs[0] else None
+    return (grad_self,)
+
+
+def ErfcBackward0(grad, needs, self):
+    """erfc(Tensor self) -> Tensor"""
+    grad_self = mul(mul_scalar(exp(neg(pow(self, 2))), -1.1283791670955126), grad) if needs[0] else None
+    return (grad_self,)
+
+
+def ErfinvBackward0(grad, needs, self):
+    """erfinv(Tensor self) -> Tensor"""
+    grad_self = mul(mul_scalar(exp(pow(erfinv(self), 2)), 0.8862269254527579), grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RsqrtBackward0(grad, needs, result):
+    """rsqrt(Tensor self) -> Tensor"""
+    grad_self = mul(mul_scalar(grad, -0.5), pow(result, 3)) if needs[0] else None
+    return (grad_self,)
+
+
+def SignBackward0(grad, needs):
+    """sign(Tensor self) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def FloorBackward0(grad, needs):
+    """floor(Tensor self) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def CeilBackward0(grad, needs):
+    """ceil(Tensor self) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RoundBackward0(grad, needs):
+    """round(Tensor self) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def RoundBackward1(grad, needs):
+    """round.decimals(Tensor self, *, int decimals) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def TruncBackward0(grad, needs):
+    """trunc(Tensor self) -> Tensor"""
+    grad_self = zeros_like(grad) if needs[0] else None
+    return (grad_self,)
+
+
+def FracBackward0(grad, needs):
+    """frac(Tensor self) -> Tensor"""
+    grad_self = grad if needs[0] else None
+    return (grad_self,)
+
+
+def LogitBackward0(grad, needs, self, eps):
+    """logit(Tensor self, float? eps=None) -> Tensor"""
+    grad_self = (infinitely_differentiable_logit_backward(grad, self, eps) if grad_mode_is_enabled()
+        else logit_backward(grad, self, eps)) if needs[0] else None
+    return (grad_self,)
+
+
+def NanToNumBackward0(grad, needs, self):
+    """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
+    grad_self = mul(grad, isfinite(self)) if needs[0] else None
+    return (grad_self,)
+
+
+def SincBackward0(grad, needs, self):
+    """sinc(Tensor self) -> Tensor"""
+    grad_self = sinc_backward(grad, self) if needs[0] else None
+    return (grad_self,)
 
 
 def DivBackward2(grad, needs, self, other, rounding_mode, self_scalar_type):
@@ -1189,6 +1390,37 @@ _C._set_formula(specs.DiagonalBackward0_copy, DiagonalBackward0_copy)
 _C._set_formula(specs.NormalBackward1, NormalBackward1)
 _C._set_formula(specs.NormalBackward2, NormalBackward2)
 _C._set_formula(specs.NormalBackward3, NormalBackward3)
+_C._set_formula(specs.Exp2Backward0, Exp2Backward0)
+_C._set_formula(specs.Expm1Backward0, Expm1Backward0)
+_C._set_formula(specs.Log2Backward0, Log2Backward0)
+_C._set_formula(specs.Log10Backward0, Log10Backward0)
+_C._set_formula(specs.Log1PBackward0, Log1PBackward0)
+_C._set_formula(specs.TanBackward0, TanBackward0)
+_C._set_formula(specs.AsinBackward0, AsinBackward0)
+_C._set_formula(specs.AcosBackward0, AcosBackward0)
+_C._set_formula(specs.AtanBackward0, AtanBackward0)
+_C._set_formula(specs.SinhBackward0, SinhBackward0)
+_C._set_formula(specs.CoshBackward0, CoshBackward0)
+_C._set_formula(specs.AsinhBackward0, AsinhBackward0)
+_C._set_formula(specs.AcoshBackward0, AcoshBackward0)
+_C._set_formula(specs.AtanhBackward0, AtanhBackward0)
+_C._set_formula(specs.AcoshBackward1, AcoshBackward1)
+_C._set_formula(specs.AsinhBackward1, AsinhBackward1)
+_C._set_formula(specs.AtanhBackward1, AtanhBackward1)
+_C._set_formula(specs.ErfBackward0, ErfBackward0)
+_C._set_formula(specs.ErfcBackward0, ErfcBackward0)
+_C._set_formula(specs.ErfinvBackward0, ErfinvBackward0)
+_C._set_formula(specs.RsqrtBackward0, RsqrtBackward0)
+_C._set_formula(specs.SignBackward0, SignBackward0)
+_C._set_formula(specs.FloorBackward0, FloorBackward0)
+_C._set_formula(specs.CeilBackward0, CeilBackward0)
+_C._set_formula(specs.RoundBackward0, RoundBackward0)
+_C._set_formula(specs.RoundBackward1, RoundBackward1)
+_C._set_formula(specs.TruncBackward0, TruncBackward0)
+_C._set_formula(specs.FracBackward0, FracBackward0)
+_C._set_formula(specs.LogitBackward0, LogitBackward0)
+_C._set_formula(specs.NanToNumBackward0, NanToNumBackward0)
+_C._set_formula(specs.SincBackward0, SincBackward0)
 _C._set_formula(specs.DivBackward2, DivBackward2)
 _C._set_formula(specs.NotImplemented0, NotImplemented0)
 _C._set_formula(specs.ClampBackward0, ClampBackward0)

@@ -12,6 +12,11 @@ from .._ops.structured_inplace import inplace_variant
 __all__ = [
     "abs",
     "abs_",
+    "absolute",
+    "acos",
+    "acos_",
+    "acosh",
+    "acosh_",
     "add",
     "addbmm",
     "addcdiv",
@@ -20,8 +25,28 @@ __all__ = [
     "addmv",
     "addmv_",
     "allclose",
+    "arccos",
+    "arccos_",
+    "arccosh",
+    "arccosh_",
+    "arcsin",
+    "arcsin_",
+    "arcsinh",
+    "arcsinh_",
+    "arctan",
+    "arctan_",
+    "arctanh",
+    "arctanh_",
     "as_strided",
+    "asin",
+    "asin_",
+    "asinh",
+    "asinh_",
+    "atan",
     "atan2",
+    "atan_",
+    "atanh",
+    "atanh_",
     "baddbmm",
     "bernoulli",
     "bincount",
@@ -34,6 +59,8 @@ __all__ = [
     "bmm",
     "bucketize",
     "cat",
+    "ceil",
+    "ceil_",
     "chunk",
     "clamp",
     "clamp_",
@@ -46,6 +73,8 @@ __all__ = [
     "clone",
     "cos",
     "cos_",
+    "cosh",
+    "cosh_",
     "cross",
     "det",
     "diag",
@@ -56,12 +85,27 @@ __all__ = [
     "dot",
     "eq",
     "equal",
+    "erf",
+    "erf_",
+    "erfc",
+    "erfc_",
+    "erfinv",
     "exp",
+    "exp2",
+    "exp2_",
     "exp_",
+    "expm1",
+    "expm1_",
+    "fix",
+    "fix_",
+    "floor",
+    "floor_",
     "floor_divide",
     "fmax",
     "fmin",
     "fmod",
+    "frac",
+    "frac_",
     "ge",
     "ger",
     "greater",
@@ -84,6 +128,12 @@ __all__ = [
     "less",
     "less_equal",
     "log",
+    "log10",
+    "log10_",
+    "log1p",
+    "log1p_",
+    "log2",
+    "log2_",
     "log_",
     "logaddexp",
     "logdet",
@@ -91,6 +141,8 @@ __all__ = [
     "logical_not",
     "logical_or",
     "logical_xor",
+    "logit",
+    "logit_",
     "lt",
     "matmul",
     "matrix_power",
@@ -104,10 +156,14 @@ __all__ = [
     "multinomial",
     "multiply",
     "mv",
+    "nan_to_num",
+    "nan_to_num_",
     "narrow",
     "ne",
     "neg",
     "neg_",
+    "negative",
+    "negative_",
     "normal",
     "not_equal",
     "outer",
@@ -120,21 +176,35 @@ __all__ = [
     "relu_",
     "remainder",
     "reshape",
+    "round",
+    "round_",
+    "rsqrt",
+    "rsqrt_",
     "searchsorted",
+    "sgn",
     "sigmoid",
     "sigmoid_",
+    "sign",
     "sin",
     "sin_",
+    "sinc",
+    "sinc_",
+    "sinh",
+    "sinh_",
     "slogdet",
     "split",
     "sqrt",
     "sqrt_",
+    "square",
+    "square_",
     "squeeze",
     "stack",
     "sub",
     "subtract",
     "sum",
     "t",
+    "tan",
+    "tan_",
     "tanh",
     "tanh_",
     "trace",
@@ -142,6 +212,8 @@ __all__ = [
     "tril",
     "triu",
     "true_divide",
+    "trunc",
+    "trunc_",
     "unbind",
     "unique",
     "unique_consecutive",
@@ -156,6 +228,11 @@ __all__ = [
 _SCHEMAS = {
     "abs": ('Tensor self',),
     "abs_": ('Tensor(a!) self',),
+    "absolute": ('Tensor self',),
+    "acos": ('Tensor self',),
+    "acos_": ('Tensor(a!) self',),
+    "acosh": ('Tensor self',),
+    "acosh_": ('Tensor(a!) self',),
     "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
     "addbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "addcdiv": ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1',),
@@ -164,8 +241,28 @@ _SCHEMAS = {
     "addmv": ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
     "addmv_": ('Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
     "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "arccos": ('Tensor self',),
+    "arccos_": ('Tensor(a!) self',),
+    "arccosh": ('Tensor self',),
+    "arccosh_": ('Tensor(a!) self',),
+    "arcsin": ('Tensor self',),
+    "arcsin_": ('Tensor(a!) self',),
+    "arcsinh": ('Tensor self',),
+    "arcsinh_": ('Tensor(a!) self',),
+    "arctan": ('Tensor self',),
+    "arctan_": ('Tensor(a!) self',),
+    "arctanh": ('Tensor self',),
+    "arctanh_": ('Tensor(a!) self',),
     "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
+    "asin": ('Tensor self',),
+    "asin_": ('Tensor(a!) self',),
+    "asinh": ('Tensor self',),
+    "asinh_": ('Tensor(a!) self',),
+    "atan": ('Tensor self',),
     "atan2": ('Tensor self, Tensor other',),
+    "atan_": ('Tensor(a!) self',),
+    "atanh": ('Tensor self',),
+    "atanh_": ('Tensor(a!) self',),
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
@@ -179,6 +276,8 @@ _SCHEMAS = {
     "bucketize": ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False',
         'Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False'),
     "cat": ('Tensor[] tensors, int dim=0',),
+    "ceil": ('Tensor self',),
+    "ceil_": ('Tensor(a!) self',),
     "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
     "clamp": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
     "clamp_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
@@ -193,6 +292,8 @@ _SCHEMAS = {
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
     "cos": ('Tensor self',),
     "cos_": ('Tensor(a!) self',),
+    "cosh": ('Tensor self',),
+    "cosh_": ('Tensor(a!) self',),
     "cross": ('Tensor self, Tensor other, int? dim=None',),
     "det": ('Tensor self',),
     "diag": ('Tensor self, int diagonal=0',),
@@ -203,12 +304,27 @@ _SCHEMAS = {
     "dot": ('Tensor self, Tensor tensor',),
     "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "equal": ('Tensor self, Tensor other',),
+    "erf": ('Tensor self',),
+    "erf_": ('Tensor(a!) self',),
+    "erfc": ('Tensor self',),
+    "erfc_": ('Tensor(a!) self',),
+    "erfinv": ('Tensor self',),
     "exp": ('Tensor self',),
+    "exp2": ('Tensor self',),
+    "exp2_": ('Tensor(a!) self',),
     "exp_": ('Tensor(a!) self',),
+    "expm1": ('Tensor self',),
+    "expm1_": ('Tensor(a!) self',),
+    "fix": ('Tensor self',),
+    "fix_": ('Tensor(a!) self',),
+    "floor": ('Tensor self',),
+    "floor_": ('Tensor(a!) self',),
     "floor_divide": ('Tensor self, Tensor other',),
     "fmax": ('Tensor self, Tensor other',),
     "fmin": ('Tensor self, Tensor other',),
     "fmod": ('Tensor self, Tensor other',),
+    "frac": ('Tensor self',),
+    "frac_": ('Tensor(a!) self',),
     "ge": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "ger": ('Tensor self, Tensor vec2',),
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
@@ -233,6 +349,12 @@ _SCHEMAS = {
     "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "less_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "log": ('Tensor self',),
+    "log10": ('Tensor self',),
+    "log10_": ('Tensor(a!) self',),
+    "log1p": ('Tensor self',),
+    "log1p_": ('Tensor(a!) self',),
+    "log2": ('Tensor self',),
+    "log2_": ('Tensor(a!) self',),
     "log_": ('Tensor(a!) self',),
     "logaddexp": ('Tensor self, Tensor other',),
     "logdet": ('Tensor self',),
@@ -240,6 +362,8 @@ _SCHEMAS = {
     "logical_not": ('Tensor self',),
     "logical_or": ('Tensor self, Tensor other',),
     "logical_xor": ('Tensor self, Tensor other',),
+    "logit": ('Tensor self, float? eps=None',),
+    "logit_": ('Tensor(a!) self, float? eps=None',),
     "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "matmul": ('Tensor self, Tensor other',),
     "matrix_power": ('Tensor self, int n',),
@@ -254,11 +378,15 @@ _SCHEMAS = {
     "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
     "multiply": ('Tensor self, Tensor other',),
     "mv": ('Tensor self, Tensor vec',),
+    "nan_to_num": ('Tensor self, float? nan=None, float? posinf=None, float? neginf=None',),
+    "nan_to_num_": ('Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
     "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "neg": ('Tensor self',),
     "neg_": ('Tensor(a!) self',),
+    "negative": ('Tensor self',),
+    "negative_": ('Tensor(a!) self',),
     "normal": ('Tensor mean, float std=1, *, Generator? generator=None',
         'float mean, Tensor std, *, Generator? generator=None',
         'Tensor mean, Tensor std, *, Generator? generator=None'),
@@ -273,20 +401,32 @@ _SCHEMAS = {
     "relu_": ('Tensor(a!) self',),
     "remainder": ('Tensor self, Tensor other',),
     "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "round": ('Tensor self', 'Tensor self, *, int decimals'),
+    "round_": ('Tensor(a!) self', 'Tensor(a!) self, *, int decimals'),
+    "rsqrt": ('Tensor self',),
+    "rsqrt_": ('Tensor(a!) self',),
     "searchsorted": (
         'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, '
         'Tensor? sorter=None',
         'Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, '
         'Tensor? sorter=None'),
+    "sgn": ('Tensor self',),
     "sigmoid": ('Tensor self',),
     "sigmoid_": ('Tensor(a!) self',),
+    "sign": ('Tensor self',),
     "sin": ('Tensor self',),
     "sin_": ('Tensor(a!) self',),
+    "sinc": ('Tensor self',),
+    "sinc_": ('Tensor(a!) self',),
+    "sinh": ('Tensor self',),
+    "sinh_": ('Tensor(a!) self',),
     "slogdet": ('Tensor self',),
     "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',
         'Tensor(a -> *) self, SymInt[] split_size, int dim=0', 'Tensor(a -> *) self, SymInt[] split_size, int dim=0'),
     "sqrt": ('Tensor self',),
     "sqrt_": ('Tensor(a!) self',),
+    "square": ('Tensor self',),
+    "square_": ('Tensor(a!) self',),
     "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
     "stack": ('Tensor[] tensors, int dim=0',),
     "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
@@ -294,6 +434,8 @@ _SCHEMAS = {
     "sum": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
     "t": ('Tensor(a) self',),
+    "tan": ('Tensor self',),
+    "tan_": ('Tensor(a!) self',),
     "tanh": ('Tensor self',),
     "tanh_": ('Tensor(a!) self',),
     "trace": ('Tensor self',),
@@ -301,6 +443,8 @@ _SCHEMAS = {
     "tril": ('Tensor self, int diagonal=0',),
     "triu": ('Tensor self, int diagonal=0',),
     "true_divide": ('Tensor self, Tensor other',),
+    "trunc": ('Tensor self',),
+    "trunc_": ('Tensor(a!) self',),
     "unbind": ('Tensor(a -> *) self, int dim=0',),
     "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
@@ -332,6 +476,63 @@ def abs_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
     return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.absolute)
+def absolute(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.absolute(*args, **kwargs)
+        return out_variant("absolute", _ops.absolute, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("absolute", _SCHEMAS["absolute"], args, kwargs, error)
+    if out is None:
+        return _ops.absolute(*args, **kwargs)
+    return out_variant("absolute", _ops.absolute, out, args, kwargs)
+
+
+@functools.wraps(_ops.acos)
+def acos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.acos(*args, **kwargs)
+        return out_variant("acos", _ops.acos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acos", _SCHEMAS["acos"], args, kwargs, error)
+    if out is None:
+        return _ops.acos(*args, **kwargs)
+    return out_variant("acos", _ops.acos, out, args, kwargs)
+
+
+@functools.wraps(_ops.acos)
+def acos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.acos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acos_", _SCHEMAS["acos_"], args, kwargs, error)
+    return inplace_variant(_ops.acos, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.acosh)
+def acosh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.acosh(*args, **kwargs)
+        return out_variant("acosh", _ops.acosh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acosh", _SCHEMAS["acosh"], args, kwargs, error)
+    if out is None:
+        return _ops.acosh(*args, **kwargs)
+    return out_variant("acosh", _ops.acosh, out, args, kwargs)
+
+
+@functools.wraps(_ops.acosh_)
+def acosh_(*args, **kwargs):
+    try:
+        return _ops.acosh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("acosh_", _SCHEMAS["acosh_"], args, kwargs, error)
+    return _ops.acosh_(*args, **kwargs)
 
 
 @functools.wraps(_ops.add)
@@ -430,6 +631,138 @@ def allclose(*args, **kwargs):
     return _ops.allclose(*args, **kwargs)
 
 
+@functools.wraps(_ops.arccos)
+def arccos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arccos(*args, **kwargs)
+        return out_variant("arccos", _ops.arccos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccos", _SCHEMAS["arccos"], args, kwargs, error)
+    if out is None:
+        return _ops.arccos(*args, **kwargs)
+    return out_variant("arccos", _ops.arccos, out, args, kwargs)
+
+
+@functools.wraps(_ops.arccos)
+def arccos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.arccos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccos_", _SCHEMAS["arccos_"], args, kwargs, error)
+    return inplace_variant(_ops.arccos, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.arccosh)
+def arccosh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arccosh(*args, **kwargs)
+        return out_variant("arccosh", _ops.arccosh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccosh", _SCHEMAS["arccosh"], args, kwargs, error)
+    if out is None:
+        return _ops.arccosh(*args, **kwargs)
+    return out_variant("arccosh", _ops.arccosh, out, args, kwargs)
+
+
+@functools.wraps(_ops.arccosh_)
+def arccosh_(*args, **kwargs):
+    try:
+        return _ops.arccosh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arccosh_", _SCHEMAS["arccosh_"], args, kwargs, error)
+    return _ops.arccosh_(*args, **kwargs)
+
+
+@functools.wraps(_ops.arcsin)
+def arcsin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arcsin(*args, **kwargs)
+        return out_variant("arcsin", _ops.arcsin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsin", _SCHEMAS["arcsin"], args, kwargs, error)
+    if out is None:
+        return _ops.arcsin(*args, **kwargs)
+    return out_variant("arcsin", _ops.arcsin, out, args, kwargs)
+
+
+@functools.wraps(_ops.arcsin)
+def arcsin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.arcsin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsin_", _SCHEMAS["arcsin_"], args, kwargs, error)
+    return inplace_variant(_ops.arcsin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.arcsinh)
+def arcsinh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arcsinh(*args, **kwargs)
+        return out_variant("arcsinh", _ops.arcsinh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsinh", _SCHEMAS["arcsinh"], args, kwargs, error)
+    if out is None:
+        return _ops.arcsinh(*args, **kwargs)
+    return out_variant("arcsinh", _ops.arcsinh, out, args, kwargs)
+
+
+@functools.wraps(_ops.arcsinh_)
+def arcsinh_(*args, **kwargs):
+    try:
+        return _ops.arcsinh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arcsinh_", _SCHEMAS["arcsinh_"], args, kwargs, error)
+    return _ops.arcsinh_(*args, **kwargs)
+
+
+@functools.wraps(_ops.arctan)
+def arctan(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arctan(*args, **kwargs)
+        return out_variant("arctan", _ops.arctan, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctan", _SCHEMAS["arctan"], args, kwargs, error)
+    if out is None:
+        return _ops.arctan(*args, **kwargs)
+    return out_variant("arctan", _ops.arctan, out, args, kwargs)
+
+
+@functools.wraps(_ops.arctan)
+def arctan_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.arctan, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctan_", _SCHEMAS["arctan_"], args, kwargs, error)
+    return inplace_variant(_ops.arctan, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.arctanh)
+def arctanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.arctanh(*args, **kwargs)
+        return out_variant("arctanh", _ops.arctanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctanh", _SCHEMAS["arctanh"], args, kwargs, error)
+    if out is None:
+        return _ops.arctanh(*args, **kwargs)
+    return out_variant("arctanh", _ops.arctanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.arctanh_)
+def arctanh_(*args, **kwargs):
+    try:
+        return _ops.arctanh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("arctanh_", _SCHEMAS["arctanh_"], args, kwargs, error)
+    return _ops.arctanh_(*args, **kwargs)
+
+
 @functools.wraps(_ops.as_strided)
 def as_strided(*args, **kwargs):
     try:
@@ -437,6 +770,63 @@ def as_strided(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
     return _ops.as_strided(*args, **kwargs)
+
+
+@functools.wraps(_ops.asin)
+def asin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.asin(*args, **kwargs)
+        return out_variant("asin", _ops.asin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asin", _SCHEMAS["asin"], args, kwargs, error)
+    if out is None:
+        return _ops.asin(*args, **kwargs)
+    return out_variant("asin", _ops.asin, out, args, kwargs)
+
+
+@functools.wraps(_ops.asin)
+def asin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.asin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asin_", _SCHEMAS["asin_"], args, kwargs, error)
+    return inplace_variant(_ops.asin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.asinh)
+def asinh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.asinh(*args, **kwargs)
+        return out_variant("asinh", _ops.asinh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asinh", _SCHEMAS["asinh"], args, kwargs, error)
+    if out is None:
+        return _ops.asinh(*args, **kwargs)
+    return out_variant("asinh", _ops.asinh, out, args, kwargs)
+
+
+@functools.wraps(_ops.asinh_)
+def asinh_(*args, **kwargs):
+    try:
+        return _ops.asinh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("asinh_", _SCHEMAS["asinh_"], args, kwargs, error)
+    return _ops.asinh_(*args, **kwargs)
+
+
+@functools.wraps(_ops.atan)
+def atan(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan(*args, **kwargs)
+        return out_variant("atan", _ops.atan, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan", _SCHEMAS["atan"], args, kwargs, error)
+    if out is None:
+        return _ops.atan(*args, **kwargs)
+    return out_variant("atan", _ops.atan, out, args, kwargs)
 
 
 @functools.wraps(_ops.atan2)
@@ -450,6 +840,37 @@ def atan2(*args, out=None, **kwargs):
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
+
+
+@functools.wraps(_ops.atan)
+def atan_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.atan, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan_", _SCHEMAS["atan_"], args, kwargs, error)
+    return inplace_variant(_ops.atan, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.atanh)
+def atanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atanh(*args, **kwargs)
+        return out_variant("atanh", _ops.atanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atanh", _SCHEMAS["atanh"], args, kwargs, error)
+    if out is None:
+        return _ops.atanh(*args, **kwargs)
+    return out_variant("atanh", _ops.atanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.atanh_)
+def atanh_(*args, **kwargs):
+    try:
+        return _ops.atanh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atanh_", _SCHEMAS["atanh_"], args, kwargs, error)
+    return _ops.atanh_(*args, **kwargs)
 
 
 @functools.wraps(_ops.baddbmm)
@@ -576,6 +997,28 @@ def cat(*args, out=None, **kwargs):
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+@functools.wraps(_ops.ceil)
+def ceil(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.ceil(*args, **kwargs)
+        return out_variant("ceil", _ops.ceil, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ceil", _SCHEMAS["ceil"], args, kwargs, error)
+    if out is None:
+        return _ops.ceil(*args, **kwargs)
+    return out_variant("ceil", _ops.ceil, out, args, kwargs)
+
+
+@functools.wraps(_ops.ceil)
+def ceil_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("ceil_", _SCHEMAS["ceil_"], args, kwargs, error)
+    return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.chunk)
 def chunk(*args, **kwargs):
     try:
@@ -688,6 +1131,28 @@ def cos_(*args, **kwargs):
     return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.cosh)
+def cosh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cosh(*args, **kwargs)
+        return out_variant("cosh", _ops.cosh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosh", _SCHEMAS["cosh"], args, kwargs, error)
+    if out is None:
+        return _ops.cosh(*args, **kwargs)
+    return out_variant("cosh", _ops.cosh, out, args, kwargs)
+
+
+@functools.wraps(_ops.cosh)
+def cosh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosh_", _SCHEMAS["cosh_"], args, kwargs, error)
+    return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.cross)
 def cross(*args, out=None, **kwargs):
     try:
@@ -798,6 +1263,63 @@ def equal(*args, **kwargs):
     return _ops.equal(*args, **kwargs)
 
 
+@functools.wraps(_ops.erf)
+def erf(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.erf(*args, **kwargs)
+        return out_variant("erf", _ops.erf, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erf", _SCHEMAS["erf"], args, kwargs, error)
+    if out is None:
+        return _ops.erf(*args, **kwargs)
+    return out_variant("erf", _ops.erf, out, args, kwargs)
+
+
+@functools.wraps(_ops.erf)
+def erf_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.erf, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erf_", _SCHEMAS["erf_"], args, kwargs, error)
+    return inplace_variant(_ops.erf, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.erfc)
+def erfc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.erfc(*args, **kwargs)
+        return out_variant("erfc", _ops.erfc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erfc", _SCHEMAS["erfc"], args, kwargs, error)
+    if out is None:
+        return _ops.erfc(*args, **kwargs)
+    return out_variant("erfc", _ops.erfc, out, args, kwargs)
+
+
+@functools.wraps(_ops.erfc)
+def erfc_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.erfc, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erfc_", _SCHEMAS["erfc_"], args, kwargs, error)
+    return inplace_variant(_ops.erfc, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.erfinv)
+def erfinv(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.erfinv(*args, **kwargs)
+        return out_variant("erfinv", _ops.erfinv, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("erfinv", _SCHEMAS["erfinv"], args, kwargs, error)
+    if out is None:
+        return _ops.erfinv(*args, **kwargs)
+    return out_variant("erfinv", _ops.erfinv, out, args, kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
     try:
@@ -811,6 +1333,28 @@ def exp(*args, out=None, **kwargs):
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp2)
+def exp2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp2(*args, **kwargs)
+        return out_variant("exp2", _ops.exp2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp2", _SCHEMAS["exp2"], args, kwargs, error)
+    if out is None:
+        return _ops.exp2(*args, **kwargs)
+    return out_variant("exp2", _ops.exp2, out, args, kwargs)
+
+
+@functools.wraps(_ops.exp2)
+def exp2_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp2, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp2_", _SCHEMAS["exp2_"], args, kwargs, error)
+    return inplace_variant(_ops.exp2, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp_(*args, **kwargs):
     try:
@@ -818,6 +1362,72 @@ def exp_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
     return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.expm1)
+def expm1(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.expm1(*args, **kwargs)
+        return out_variant("expm1", _ops.expm1, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("expm1", _SCHEMAS["expm1"], args, kwargs, error)
+    if out is None:
+        return _ops.expm1(*args, **kwargs)
+    return out_variant("expm1", _ops.expm1, out, args, kwargs)
+
+
+@functools.wraps(_ops.expm1)
+def expm1_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("expm1_", _SCHEMAS["expm1_"], args, kwargs, error)
+    return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.fix)
+def fix(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.fix(*args, **kwargs)
+        return out_variant("fix", _ops.fix, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fix", _SCHEMAS["fix"], args, kwargs, error)
+    if out is None:
+        return _ops.fix(*args, **kwargs)
+    return out_variant("fix", _ops.fix, out, args, kwargs)
+
+
+@functools.wraps(_ops.fix)
+def fix_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.fix, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fix_", _SCHEMAS["fix_"], args, kwargs, error)
+    return inplace_variant(_ops.fix, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.floor)
+def floor(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.floor(*args, **kwargs)
+        return out_variant("floor", _ops.floor, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("floor", _SCHEMAS["floor"], args, kwargs, error)
+    if out is None:
+        return _ops.floor(*args, **kwargs)
+    return out_variant("floor", _ops.floor, out, args, kwargs)
+
+
+@functools.wraps(_ops.floor)
+def floor_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.floor, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("floor_", _SCHEMAS["floor_"], args, kwargs, error)
+    return inplace_variant(_ops.floor, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.floor_divide)
@@ -866,6 +1476,28 @@ def fmod(*args, out=None, **kwargs):
     if out is None:
         return _ops.fmod(*args, **kwargs)
     return out_variant("fmod", _ops.fmod, out, args, kwargs)
+
+
+@functools.wraps(_ops.frac)
+def frac(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.frac(*args, **kwargs)
+        return out_variant("frac", _ops.frac, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("frac", _SCHEMAS["frac"], args, kwargs, error)
+    if out is None:
+        return _ops.frac(*args, **kwargs)
+    return out_variant("frac", _ops.frac, out, args, kwargs)
+
+
+@functools.wraps(_ops.frac)
+def frac_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.frac, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("frac_", _SCHEMAS["frac_"], args, kwargs, error)
+    return inplace_variant(_ops.frac, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.ge)
@@ -1134,6 +1766,72 @@ def log(*args, out=None, **kwargs):
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+@functools.wraps(_ops.log10)
+def log10(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log10(*args, **kwargs)
+        return out_variant("log10", _ops.log10, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log10", _SCHEMAS["log10"], args, kwargs, error)
+    if out is None:
+        return _ops.log10(*args, **kwargs)
+    return out_variant("log10", _ops.log10, out, args, kwargs)
+
+
+@functools.wraps(_ops.log10)
+def log10_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log10, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log10_", _SCHEMAS["log10_"], args, kwargs, error)
+    return inplace_variant(_ops.log10, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.log1p)
+def log1p(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log1p(*args, **kwargs)
+        return out_variant("log1p", _ops.log1p, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log1p", _SCHEMAS["log1p"], args, kwargs, error)
+    if out is None:
+        return _ops.log1p(*args, **kwargs)
+    return out_variant("log1p", _ops.log1p, out, args, kwargs)
+
+
+@functools.wraps(_ops.log1p)
+def log1p_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log1p, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log1p_", _SCHEMAS["log1p_"], args, kwargs, error)
+    return inplace_variant(_ops.log1p, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.log2)
+def log2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log2(*args, **kwargs)
+        return out_variant("log2", _ops.log2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log2", _SCHEMAS["log2"], args, kwargs, error)
+    if out is None:
+        return _ops.log2(*args, **kwargs)
+    return out_variant("log2", _ops.log2, out, args, kwargs)
+
+
+@functools.wraps(_ops.log2)
+def log2_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log2, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log2_", _SCHEMAS["log2_"], args, kwargs, error)
+    return inplace_variant(_ops.log2, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.log)
 def log_(*args, **kwargs):
     try:
@@ -1199,6 +1897,28 @@ def logical_xor(*args, out=None, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("logical_xor", _SCHEMAS["logical_xor"], args, kwargs, error)
     return _ops.logical_xor(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.logit)
+def logit(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.logit(*args, **kwargs)
+        return out_variant("logit", _ops.logit, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logit", _SCHEMAS["logit"], args, kwargs, error)
+    if out is None:
+        return _ops.logit(*args, **kwargs)
+    return out_variant("logit", _ops.logit, out, args, kwargs)
+
+
+@functools.wraps(_ops.logit)
+def logit_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.logit, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logit_", _SCHEMAS["logit_"], args, kwargs, error)
+    return inplace_variant(_ops.logit, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.lt)
@@ -1354,6 +2074,28 @@ def mv(*args, out=None, **kwargs):
     return out_variant("mv", _ops.mv, out, args, kwargs)
 
 
+@functools.wraps(_ops.nan_to_num)
+def nan_to_num(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.nan_to_num(*args, **kwargs)
+        return out_variant("nan_to_num", _ops.nan_to_num, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nan_to_num", _SCHEMAS["nan_to_num"], args, kwargs, error)
+    if out is None:
+        return _ops.nan_to_num(*args, **kwargs)
+    return out_variant("nan_to_num", _ops.nan_to_num, out, args, kwargs)
+
+
+@functools.wraps(_ops.nan_to_num)
+def nan_to_num_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.nan_to_num, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nan_to_num_", _SCHEMAS["nan_to_num_"], args, kwargs, error)
+    return inplace_variant(_ops.nan_to_num, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.narrow)
 def narrow(*args, **kwargs):
     try:
@@ -1396,6 +2138,28 @@ def neg_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
     return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.negative)
+def negative(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.negative(*args, **kwargs)
+        return out_variant("negative", _ops.negative, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("negative", _SCHEMAS["negative"], args, kwargs, error)
+    if out is None:
+        return _ops.negative(*args, **kwargs)
+    return out_variant("negative", _ops.negative, out, args, kwargs)
+
+
+@functools.wraps(_ops.negative)
+def negative_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.negative, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("negative_", _SCHEMAS["negative_"], args, kwargs, error)
+    return inplace_variant(_ops.negative, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.normal)
@@ -1526,6 +2290,50 @@ def reshape(*args, **kwargs):
     return _ops.reshape(*args, **kwargs)
 
 
+@functools.wraps(_ops.round)
+def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.round(*args, **kwargs)
+        return out_variant("round", _ops.round, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("round", _SCHEMAS["round"], args, kwargs, error)
+    if out is None:
+        return _ops.round(*args, **kwargs)
+    return out_variant("round", _ops.round, out, args, kwargs)
+
+
+@functools.wraps(_ops.round)
+def round_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.round, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("round_", _SCHEMAS["round_"], args, kwargs, error)
+    return inplace_variant(_ops.round, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.rsqrt)
+def rsqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.rsqrt(*args, **kwargs)
+        return out_variant("rsqrt", _ops.rsqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("rsqrt", _SCHEMAS["rsqrt"], args, kwargs, error)
+    if out is None:
+        return _ops.rsqrt(*args, **kwargs)
+    return out_variant("rsqrt", _ops.rsqrt, out, args, kwargs)
+
+
+@functools.wraps(_ops.rsqrt)
+def rsqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.rsqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("rsqrt_", _SCHEMAS["rsqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.rsqrt, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.searchsorted)
 def searchsorted(*args, out=None, **kwargs):
     try:
@@ -1537,6 +2345,19 @@ def searchsorted(*args, out=None, **kwargs):
     if out is None:
         return _ops.searchsorted(*args, **kwargs)
     return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
+
+
+@functools.wraps(_ops.sgn)
+def sgn(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sgn(*args, **kwargs)
+        return out_variant("sgn", _ops.sgn, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sgn", _SCHEMAS["sgn"], args, kwargs, error)
+    if out is None:
+        return _ops.sgn(*args, **kwargs)
+    return out_variant("sgn", _ops.sgn, out, args, kwargs)
 
 
 @functools.wraps(_ops.sigmoid)
@@ -1561,6 +2382,19 @@ def sigmoid_(*args, **kwargs):
     return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.sign)
+def sign(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sign(*args, **kwargs)
+        return out_variant("sign", _ops.sign, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sign", _SCHEMAS["sign"], args, kwargs, error)
+    if out is None:
+        return _ops.sign(*args, **kwargs)
+    return out_variant("sign", _ops.sign, out, args, kwargs)
+
+
 @functools.wraps(_ops.sin)
 def sin(*args, out=None, **kwargs):
     try:
@@ -1581,6 +2415,50 @@ def sin_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
     return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.sinc)
+def sinc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sinc(*args, **kwargs)
+        return out_variant("sinc", _ops.sinc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinc", _SCHEMAS["sinc"], args, kwargs, error)
+    if out is None:
+        return _ops.sinc(*args, **kwargs)
+    return out_variant("sinc", _ops.sinc, out, args, kwargs)
+
+
+@functools.wraps(_ops.sinc)
+def sinc_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sinc, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinc_", _SCHEMAS["sinc_"], args, kwargs, error)
+    return inplace_variant(_ops.sinc, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.sinh)
+def sinh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sinh(*args, **kwargs)
+        return out_variant("sinh", _ops.sinh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinh", _SCHEMAS["sinh"], args, kwargs, error)
+    if out is None:
+        return _ops.sinh(*args, **kwargs)
+    return out_variant("sinh", _ops.sinh, out, args, kwargs)
+
+
+@functools.wraps(_ops.sinh)
+def sinh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sinh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sinh_", _SCHEMAS["sinh_"], args, kwargs, error)
+    return inplace_variant(_ops.sinh, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.slogdet)
@@ -1621,6 +2499,28 @@ def sqrt_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
     return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.square)
+def square(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.square(*args, **kwargs)
+        return out_variant("square", _ops.square, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("square", _SCHEMAS["square"], args, kwargs, error)
+    if out is None:
+        return _ops.square(*args, **kwargs)
+    return out_variant("square", _ops.square, out, args, kwargs)
+
+
+@functools.wraps(_ops.square)
+def square_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.square, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("square_", _SCHEMAS["square_"], args, kwargs, error)
+    return inplace_variant(_ops.square, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.squeeze)
@@ -1687,6 +2587,28 @@ def t(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
     return _ops.t(*args, **kwargs)
+
+
+@functools.wraps(_ops.tan)
+def tan(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tan(*args, **kwargs)
+        return out_variant("tan", _ops.tan, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tan", _SCHEMAS["tan"], args, kwargs, error)
+    if out is None:
+        return _ops.tan(*args, **kwargs)
+    return out_variant("tan", _ops.tan, out, args, kwargs)
+
+
+@functools.wraps(_ops.tan)
+def tan_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tan, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tan_", _SCHEMAS["tan_"], args, kwargs, error)
+    return inplace_variant(_ops.tan, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.tanh)
@@ -1762,6 +2684,28 @@ def true_divide(*args, out=None, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("true_divide", _SCHEMAS["true_divide"], args, kwargs, error)
     return _ops.true_divide(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.trunc)
+def trunc(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.trunc(*args, **kwargs)
+        return out_variant("trunc", _ops.trunc, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("trunc", _SCHEMAS["trunc"], args, kwargs, error)
+    if out is None:
+        return _ops.trunc(*args, **kwargs)
+    return out_variant("trunc", _ops.trunc, out, args, kwargs)
+
+
+@functools.wraps(_ops.trunc)
+def trunc_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.trunc, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("trunc_", _SCHEMAS["trunc_"], args, kwargs, error)
+    return inplace_variant(_ops.trunc, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.unbind)

@@ -15,6 +15,18 @@ class _TensorMethods:
     def abs_(self, *args, **kwargs):
         return inplace_variant(_ops.abs, self, args, kwargs)
 
+    absolute = _ops.absolute
+
+    def absolute_(self, *args, **kwargs):
+        return inplace_variant(_ops.absolute, self, args, kwargs)
+
+    acos = _ops.acos
+
+    def acos_(self, *args, **kwargs):
+        return inplace_variant(_ops.acos, self, args, kwargs)
+
+    acosh = _ops.acosh
+    acosh_ = _ops.acosh_
     add = _ops.add
     add_ = _ops.add_
     addbmm = _ops.addbmm
@@ -37,12 +49,46 @@ class _TensorMethods:
         return inplace_variant(_ops.addmv, self, args, kwargs)
 
     allclose = _ops.allclose
+    arccos = _ops.arccos
+
+    def arccos_(self, *args, **kwargs):
+        return inplace_variant(_ops.arccos, self, args, kwargs)
+
+    arccosh = _ops.arccosh
+    arccosh_ = _ops.arccosh_
+    arcsin = _ops.arcsin
+
+    def arcsin_(self, *args, **kwargs):
+        return inplace_variant(_ops.arcsin, self, args, kwargs)
+
+    arcsinh = _ops.arcsinh
+    arcsinh_ = _ops.arcsinh_
+    arctan = _ops.arctan
+
+    def arctan_(self, *args, **kwargs):
+        return inplace_variant(_ops.arctan, self, args, kwargs)
+
+    arctanh = _ops.arctanh
+    arctanh_ = _ops.arctanh_
     as_strided = _ops.as_strided
+    asin = _ops.asin
+
+    def asin_(self, *args, **kwargs):
+        return inplace_variant(_ops.asin, self, args, kwargs)
+
+    asinh = _ops.asinh
+    asinh_ = _ops.asinh_
+    atan = _ops.atan
     atan2 = _ops.atan2
 
     def atan2_(self, *args, **kwargs):
         return inplace_variant(_ops.atan2, self, args, kwargs)
 
+    def atan_(self, *args, **kwargs):
+        return inplace_variant(_ops.atan, self, args, kwargs)
+
+    atanh = _ops.atanh
+    atanh_ = _ops.atanh_
     baddbmm = _ops.baddbmm
 
     def baddbmm_(self, *args, **kwargs):
@@ -64,6 +110,11 @@ class _TensorMethods:
     bitwise_xor = _ops.bitwise_xor
     bitwise_xor_ = _ops.bitwise_xor_
     bmm = _ops.bmm
+    ceil = _ops.ceil
+
+    def ceil_(self, *args, **kwargs):
+        return inplace_variant(_ops.ceil, self, args, kwargs)
+
     chunk = _ops.chunk
     clamp = _ops.clamp
     clamp_ = _ops.clamp_
@@ -81,6 +132,11 @@ class _TensorMethods:
     def cos_(self, *args, **kwargs):
         return inplace_variant(_ops.cos, self, args, kwargs)
 
+    cosh = _ops.cosh
+
+    def cosh_(self, *args, **kwargs):
+        return inplace_variant(_ops.cosh, self, args, kwargs)
+
     cross = _ops.cross
     det = _ops.det
     diag = _ops.diag
@@ -94,21 +150,60 @@ class _TensorMethods:
     eq = _ops.eq
     eq_ = _ops.eq_
     equal = _ops.equal
+    erf = _ops.erf
+
+    def erf_(self, *args, **kwargs):
+        return inplace_variant(_ops.erf, self, args, kwargs)
+
+    erfc = _ops.erfc
+
+    def erfc_(self, *args, **kwargs):
+        return inplace_variant(_ops.erfc, self, args, kwargs)
+
+    erfinv = _ops.erfinv
+
+    def erfinv_(self, *args, **kwargs):
+        return inplace_variant(_ops.erfinv, self, args, kwargs)
+
     exp = _ops.exp
+    exp2 = _ops.exp2
+
+    def exp2_(self, *args, **kwargs):
+        return inplace_variant(_ops.exp2, self, args, kwargs)
 
     def exp_(self, *args, **kwargs):
         return inplace_variant(_ops.exp, self, args, kwargs)
 
     expand = _ops.expand
+    expm1 = _ops.expm1
+
+    def expm1_(self, *args, **kwargs):
+        return inplace_variant(_ops.expm1, self, args, kwargs)
+
     exponential_ = _ops.exponential_
     fill_ = _ops.fill_
     fill_diagonal_ = _ops.fill_diagonal_
+    fix = _ops.fix
+
+    def fix_(self, *args, **kwargs):
+        return inplace_variant(_ops.fix, self, args, kwargs)
+
+    floor = _ops.floor
+
+    def floor_(self, *args, **kwargs):
+        return inplace_variant(_ops.floor, self, args, kwargs)
+
     floor_divide = _ops.floor_divide
     floor_divide_ = _ops.floor_divide_
     fmax = _ops.fmax
     fmin = _ops.fmin
     fmod = _ops.fmod
     fmod_ = _ops.fmod_
+    frac = _ops.frac
+
+    def frac_(self, *args, **kwargs):
+        return inplace_variant(_ops.frac, self, args, kwargs)
+
     ge = _ops.ge
     ge_ = _ops.ge_
     geometric_ = _ops.geometric_
@@ -140,6 +235,20 @@ class _TensorMethods:
     less_equal = _ops.less_equal
     less_equal_ = _ops.less_equal_
     log = _ops.log
+    log10 = _ops.log10
+
+    def log10_(self, *args, **kwargs):
+        return inplace_variant(_ops.log10, self, args, kwargs)
+
+    log1p = _ops.log1p
+
+    def log1p_(self, *args, **kwargs):
+        return inplace_variant(_ops.log1p, self, args, kwargs)
+
+    log2 = _ops.log2
+
+    def log2_(self, *args, **kwargs):
+        return inplace_variant(_ops.log2, self, args, kwargs)
 
     def log_(self, *args, **kwargs):
         return inplace_variant(_ops.log, self, args, kwargs)
@@ -154,6 +263,11 @@ class _TensorMethods:
     logical_or_ = _ops.logical_or_
     logical_xor = _ops.logical_xor
     logical_xor_ = _ops.logical_xor_
+    logit = _ops.logit
+
+    def logit_(self, *args, **kwargs):
+        return inplace_variant(_ops.logit, self, args, kwargs)
+
     lt = _ops.lt
     lt_ = _ops.lt_
     matmul = _ops.matmul
@@ -170,6 +284,11 @@ class _TensorMethods:
     multiply = _ops.multiply
     multiply_ = _ops.multiply_
     mv = _ops.mv
+    nan_to_num = _ops.nan_to_num
+
+    def nan_to_num_(self, *args, **kwargs):
+        return inplace_variant(_ops.nan_to_num, self, args, kwargs)
+
     narrow = _ops.narrow
     ne = _ops.ne
     ne_ = _ops.ne_
@@ -177,6 +296,11 @@ class _TensorMethods:
 
     def neg_(self, *args, **kwargs):
         return inplace_variant(_ops.neg, self, args, kwargs)
+
+    negative = _ops.negative
+
+    def negative_(self, *args, **kwargs):
+        return inplace_variant(_ops.negative, self, args, kwargs)
 
     norm = _ops.norm
     normal_ = _ops.normal_
@@ -204,15 +328,45 @@ class _TensorMethods:
     remainder = _ops.remainder
     remainder_ = _ops.remainder_
     reshape = _ops.reshape
+    round = _ops.round
+
+    def round_(self, *args, **kwargs):
+        return inplace_variant(_ops.round, self, args, kwargs)
+
+    rsqrt = _ops.rsqrt
+
+    def rsqrt_(self, *args, **kwargs):
+        return inplace_variant(_ops.rsqrt, self, args, kwargs)
+
+    sgn = _ops.sgn
+
+    def sgn_(self, *args, **kwargs):
+        return inplace_variant(_ops.sgn, self, args, kwargs)
+
     sigmoid = _ops.sigmoid
 
     def sigmoid_(self, *args, **kwargs):
         return inplace_variant(_ops.sigmoid, self, args, kwargs)
 
+    sign = _ops.sign
+
+    def sign_(self, *args, **kwargs):
+        return inplace_variant(_ops.sign, self, args, kwargs)
+
     sin = _ops.sin
 
     def sin_(self, *args, **kwargs):
         return inplace_variant(_ops.sin, self, args, kwargs)
+
+    sinc = _ops.sinc
+
+    def sinc_(self, *args, **kwargs):
+        return inplace_variant(_ops.sinc, self, args, kwargs)
+
+    sinh = _ops.sinh
+
+    def sinh_(self, *args, **kwargs):
+        return inplace_variant(_ops.sinh, self, args, kwargs)
 
     slogdet = _ops.slogdet
     split = _ops.split
@@ -221,6 +375,11 @@ class _TensorMethods:
     def sqrt_(self, *args, **kwargs):
         return inplace_variant(_ops.sqrt, self, args, kwargs)
 
+    square = _ops.square
+
+    def square_(self, *args, **kwargs):
+        return inplace_variant(_ops.square, self, args, kwargs)
+
     squeeze = _ops.squeeze
     sub = _ops.sub
     sub_ = _ops.sub_
@@ -228,6 +387,11 @@ class _TensorMethods:
     subtract_ = _ops.subtract_
     sum = _ops.sum
     t = _ops.t
+    tan = _ops.tan
+
+    def tan_(self, *args, **kwargs):
+        return inplace_variant(_ops.tan, self, args, kwargs)
+
     tanh = _ops.tanh
 
     def tanh_(self, *args, **kwargs):
@@ -247,6 +411,11 @@ class _TensorMethods:
 
     true_divide = _ops.true_divide
     true_divide_ = _ops.true_divide_
+    trunc = _ops.trunc
+
+    def trunc_(self, *args, **kwargs):
+        return inplace_variant(_ops.trunc, self, args, kwargs)
+
     unbind = _ops.unbind
     uniform_ = _ops.uniform_
     unique = _ops.unique

@@ -32,11 +32,15 @@ def _tensors(args, kwargs):
 
 def out_variant(name, fn, out, args, kwargs):
     """`fn(*args, **kwargs, out=out)`: the result written into `out`, which is returned."""
+    name = getattr(fn, "_runs", name)  # an alias (arcsin, special.erf, square) names the op it runs, as torch's
     if not isinstance(out, _TB):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
     if _C.is_grad_enabled() and (out.requires_grad or any(t.requires_grad for t in _tensors(args, kwargs))):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
+    check = getattr(fn, "_out_check", None)  # an op that writes only its input's dtype (floor, sign): its
+    if check is not None:                     # error comes first, as TensorIterator's build checks it
+        check(next(_tensors(args, kwargs))._array.dtype, out._array.dtype)
     result = fn(*args, **kwargs)
     r, o = result._array, out._array
     if not _can_cast(r.dtype, o.dtype):

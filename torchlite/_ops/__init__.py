@@ -24,6 +24,7 @@ modules of the lines above its own):
   python_variable_indexing, view_formulas
   TriangularOps, Distributions (issue 13, creation)
   BatchLinearAlgebra, Linear (the linalg family's factorisation and composite ops)
+  structured_inplace, UnaryAliases
 This package re-exports what the rest of torchlite calls.
 """
 from .ScalarType import _torch_type_name
@@ -85,6 +86,20 @@ __all__ += ["multinomial", "normal"]
 
 # ==== issue 13: unary ====
 # (the unary family's entries follow this line)
+from .UnaryOps import (acos, acosh, asin, asinh, atan, atanh, ceil, cosh, erf, erfc, erfinv, exp2,  # noqa: E402
+                       expm1, floor, frac, log1p, log2, log10, logit, nan_to_num, round, rsqrt, sign, sinc,  # noqa: A004
+                       sinh, tan, trunc)
+from .UnaryAliases import (absolute, acosh_, arccos, arccosh, arccosh_, arcsin, arcsinh, arcsinh_, arctan, arctanh,  # noqa: E402
+                           arctanh_, asinh_, atanh_, fix, special_erf,
+                           special_erfc, special_erfinv, special_exp2, special_expit, special_expm1, special_log1p,
+                           special_logit, special_round, special_sinc, square, negative)
+
+__all__ += ["acos", "acosh", "asin", "asinh", "atan", "atanh", "ceil", "cosh", "erf", "erfc", "erfinv", "exp2",
+            "expm1", "floor", "frac", "log1p", "log2", "log10", "logit", "nan_to_num", "round", "rsqrt", "sign",
+            "sinc", "sinh", "tan", "trunc", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix",
+            "acosh_", "arccosh_", "arcsinh_", "arctanh_", "asinh_", "atanh_",
+            "special_erf", "special_erfc", "special_erfinv", "special_exp2", "special_expit", "special_expm1",
+            "special_log1p", "special_logit", "special_round", "special_sinc", "square", "absolute", "negative"]
 
 # ==== issue 13: binary ====
 # (the binary family's entries follow this line)

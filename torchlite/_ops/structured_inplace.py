@@ -38,8 +38,14 @@ def _can_cast(src, dst):
 def inplace_variant(functional, self, args, kwargs):
     """self.<op>_(*args, **kwargs) from the functional kernel `functional`."""
     others = [a for a in (*args, *kwargs.values()) if isinstance(a, _TB)]
-    grad = _C.is_grad_enabled() and (self.requires_grad or any(t.requires_grad for t in others))
-    _C._check_inplace(self, grad)
+    if self.is_inference() and all(t.is_inference() for t in others) and not _C._is_inference_mode_enabled():
+        # inference tensors only: no operand has the Autograd key, so torch runs the kernel below
+        # autograd (no check_inplace, no node), writes, and the version bump refuses afterwards
+        # ("Inplace update to inference tensor outside InferenceMode", VariableVersion::bump)
+        grad = False
+    else:
+        grad = _C.is_grad_enabled() and (self.requires_grad or any(t.requires_grad for t in others))
+        _C._check_inplace(self, grad)
     a = self._array
     _check_overlap(a)
     sequential = [i for i, x in enumerate(args) if isinstance(x, _TB) and _check_overlap(a, x._array)]
