@@ -48,6 +48,10 @@ class Tensor(_C.TensorBase, _TensorMethods):
     # the tensor this one is a view of (set by view ops)
     _base = property(_C._view_base)
 
+    def _is_view(self):
+        """Whether this tensor is a view of another (torch's Tensor._is_view)."""
+        return _C._view_base(self) is not None
+
     # Attributes ------------------------------------------------------------------
     @property
     def shape(self):

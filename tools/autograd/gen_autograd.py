@@ -32,6 +32,7 @@ LINE_LENGTH = 120
 DERIVED = {
     "sym_sizes": ("_sym_sizes", "V", "std::vector<int64_t>", "read_int_list"),
     "sym_numel": ("_sym_numel", "V", "int64_t", "read_int"),
+    "dim": ("_dim", "V", "int64_t", "read_int"),
     "scalar_type": ("_scalar_type", "H", None, None),
 }
 # The C++ type of a value field, by its schema type.
@@ -64,7 +65,8 @@ class Schema:
             raise ValueError(f"not a schema: {text}")
         self.text = text.strip()
         self.base, self.overload, args, self.returns = m.group(1), m.group(2) or "", m.group(3), m.group(4)
-        self.args = [Arg(a) for a in args.split(",") if a.strip() and a.strip() != "*"]
+        # commas inside a default's brackets (`int[] dims=[0,1]`) do not separate arguments
+        self.args = [Arg(a) for a in re.split(r",(?![^\[]*\])", args) if a.strip() and a.strip() != "*"]
         # named returns, `(Tensor values, Tensor indices)`: a formula reads them as saved outputs
         self.return_names = re.findall(r"Tensor\S*\s+(\w+)", self.returns)
         self.multi_output = self.returns.rstrip().endswith("[]")

@@ -7,21 +7,51 @@ import functools
 from .. import _ops
 from .._ops import (
     as_strided,
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    broadcast_tensors,
+    broadcast_to,
     chunk,
     clone,
+    column_stack,
     diagonal,
+    flatten,
+    flip,
+    fliplr,
+    flipud,
+    index_add,
+    index_copy,
+    index_fill,
+    masked_fill,
+    masked_scatter,
     max,  # noqa: A004 - torch's name
     min,  # noqa: A004 - torch's name
+    moveaxis,
+    movedim,
     narrow,
+    nonzero,
     permute,
     positive,
     relu,
+    repeat_interleave,
     reshape,
+    roll,
+    rot90,
+    row_stack,
+    scatter,
+    scatter_add,
+    select,
     split,
     squeeze,
+    swapaxes,
+    swapdims,
     t,
+    take_along_dim,
+    tile,
     transpose,
     unbind,
+    unflatten,
     unsqueeze,
 )
 from .._ops.Resize import out_variant
@@ -31,27 +61,57 @@ __all__ = [
     "add",
     "as_strided",
     "atan2",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "broadcast_tensors",
+    "broadcast_to",
     "cat",
     "chunk",
     "clone",
+    "column_stack",
     "cos",
     "diagonal",
     "div",
+    "dstack",
     "exp",
+    "flatten",
+    "flip",
+    "fliplr",
+    "flipud",
+    "gather",
+    "hstack",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_select",
     "log",
+    "masked_fill",
+    "masked_scatter",
+    "masked_select",
     "matmul",
     "max",
     "mean",
     "min",
+    "moveaxis",
+    "movedim",
     "mul",
     "narrow",
     "neg",
+    "nonzero",
     "permute",
     "positive",
     "pow",
     "reciprocal",
     "relu",
+    "repeat_interleave",
     "reshape",
+    "roll",
+    "rot90",
+    "row_stack",
+    "scatter",
+    "scatter_add",
+    "select",
     "sigmoid",
     "sin",
     "split",
@@ -60,11 +120,18 @@ __all__ = [
     "stack",
     "sub",
     "sum",
+    "swapaxes",
+    "swapdims",
     "t",
+    "take",
+    "take_along_dim",
     "tanh",
+    "tile",
     "transpose",
     "unbind",
+    "unflatten",
     "unsqueeze",
+    "vstack",
     "where",
 ]
 
@@ -111,6 +178,13 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+@functools.wraps(_ops.dstack)
+def dstack(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.dstack(*args, **kwargs)
+    return out_variant("dstack", _ops.dstack, out, args, kwargs)
+
+
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
     if out is None:
@@ -118,11 +192,39 @@ def exp(*args, out=None, **kwargs):
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.gather)
+def gather(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.gather(*args, **kwargs)
+    return out_variant("gather", _ops.gather, out, args, kwargs)
+
+
+@functools.wraps(_ops.hstack)
+def hstack(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.hstack(*args, **kwargs)
+    return out_variant("hstack", _ops.hstack, out, args, kwargs)
+
+
+@functools.wraps(_ops.index_select)
+def index_select(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.index_select(*args, **kwargs)
+    return out_variant("index_select", _ops.index_select, out, args, kwargs)
+
+
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
+
+
+@functools.wraps(_ops.masked_select)
+def masked_select(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.masked_select(*args, **kwargs)
+    return out_variant("masked_select", _ops.masked_select, out, args, kwargs)
 
 
 @functools.wraps(_ops.matmul)
@@ -209,11 +311,25 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.take)
+def take(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.take(*args, **kwargs)
+    return out_variant("take", _ops.take, out, args, kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.vstack)
+def vstack(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.vstack(*args, **kwargs)
+    return out_variant("vstack", _ops.vstack, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)
