@@ -7,11 +7,13 @@ import numpy as np
 from .. import _C, _backend
 from .._C import _inplace_node, _rebase_history, _record, _wrap
 from .._generated import specs as _S
-from .ScalarType import _b1, _scalar_value
+from .ExpandUtils import _expand_error
+from .MemoryOverlap import _INTERNAL_OVERLAP, _OVERLAP, _OVERLAP_FULL, _OVERLAP_PARTIAL, _overlap_status
+from .ScalarType import _b1, _expand_type_name, _scalar_value
 from .TensorFactories import _const
 from .TensorIterator import _TB
 from .python_arg_parser import _wrap_dim
-from .TensorShape import reshape
+from .TensorShape import view
 
 
 def _type_name(dtype):
@@ -192,10 +194,15 @@ def index_select(self, dim, index):
     if a.ndim == 0 and i.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {i.size} value(s)")
     n = a.shape[d] if a.ndim else 1
+    if n == 0 and i.size:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     bad = _first_oob(i, n)
     if bad is not None:
-        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
-    r = np.take(a, i, axis=d) if a.ndim else a.reshape(1)[i].reshape(idx.shape)
+        # the CPU kernel: a fast path for dim 1 of several dimensions, else a loop checking each index
+        if a.ndim > 1 and d == 1:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
+        raise IndexError("index out of range in self")
+    r = np.take(a, i, axis=d) if a.ndim else a.copy()
     return _record(_S.IndexSelectBackward0, (self,), _wrap(r, self), (index,), dim=dim, index=index,
                    self_sym_sizes=a.shape)
 
@@ -231,14 +238,14 @@ def index_add(self, dim, index, source, *, alpha=1):
     a, idx, s = self._array, index._array, source._array
     d = _wrap_dim(dim, a.ndim)
     i = _vector_index("index_add_", idx)
-    if s.ndim and a.ndim and s.ndim != a.ndim:
-        raise IndexError(f"index_add_(): Source/destination tensor must have same slice shapes. Destination slice "
-                         f"shape: {list(a.shape[:d] + a.shape[d + 1:])} at dimension {d} and source slice shape: "
-                         f"{list(s.shape[:d] + s.shape[d + 1:])} at dimension 0.")
-    _index_source_check("index_add_", a, d, i, s)
     if a.dtype != s.dtype:
         raise RuntimeError(f"index_add_(): self ({_type_name(a.dtype)}) and source ({_type_name(s.dtype)}) must have "
                            "the same scalar type")
+    _index_source_check("index_add_", a, d, i, s)
+    if a.ndim and s.ndim and (a.ndim != s.ndim or any(x != y for k, (x, y) in enumerate(zip(a.shape, s.shape))
+                                                       if k != d)):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(a.shape)} source.shape = {list(s.shape)}")
     n = a.shape[d] if a.ndim else 1
     bad = _first_oob(i, n)
     if bad is not None:
@@ -256,6 +263,15 @@ def index_copy(self, dim, index, source):
     a, idx, s = self._array, index._array, source._array
     d = _wrap_dim(dim, a.ndim)
     i = _vector_index("index_copy_", idx)
+    if a.ndim and s.ndim:
+        if a.ndim != s.ndim:
+            raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                             f"match. Source dimensionality ({s.ndim}), destination dimensionality ({a.ndim})")
+        if any(x != y for k, (x, y) in enumerate(zip(a.shape, s.shape)) if k != d):
+            rest = lambda sh: " ".join(str(x) for k, x in enumerate(sh) if k != d)  # noqa: E731
+            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {rest(a.shape)} at dimension {d} and source slice shape: "
+                               f"{rest(s.shape)} at dimension 0.")
     _index_source_check("index_copy_", a, d, i, s)
     if a.dtype != s.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
@@ -374,6 +390,8 @@ def take(self, index):
     if idx.dtype.kind != "i":
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {_type_name(idx.dtype)}")
     i = idx.astype(np.int64, copy=False)
+    if i.size and a.size == 0:
+        raise IndexError("take(): tried to take from an empty tensor")
     if i.size:
         flat = i.reshape(-1)
         bad = (flat >= a.size) | (flat < -a.size)
@@ -392,7 +410,10 @@ def take_along_dim(self, indices, dim=None):
     if idx.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(idx.dtype)}")
     if dim is None:
-        return gather(reshape(self, (-1,)), 0, reshape(indices, (-1,)))
+        return gather(view(self, (-1,)), 0, view(indices, (-1,)))
+    d = _wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     if a.ndim != idx.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, but "
                            f"got {a.ndim} dimensions for input, and {idx.ndim} dimensions for indices")
@@ -430,6 +451,12 @@ def _inplace(self, fn, inputs, spec_fields, *args, **kwargs):
     node as the out-of-place op, with its fields), the result written into self, the version
     bumped and self's history rebased onto the node."""
     _C._check_inplace(self, any(t.requires_grad for t in inputs))
+    a = self._array
+    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+        raise RuntimeError(_INTERNAL_OVERLAP)
+    for t in list(inputs[1:]) + [x for x in args[2:] if isinstance(x, _TB)]:  # at::assert_no_overlap
+        if _overlap_status(a, t._array) in (_OVERLAP_PARTIAL, _OVERLAP_FULL):
+            raise RuntimeError(_OVERLAP)
     prev = _C.is_grad_enabled()
     _C._set_grad_enabled(False)
     try:
@@ -492,6 +519,9 @@ def index_fill_(self, dim, index, value):
 
 
 def masked_scatter_(self, mask, source):
+    err = _expand_error(mask._array.shape, self._array.shape, _expand_type_name(mask._array.dtype))
+    if err is not None and mask._array.dtype == _b1:
+        raise err
     fields = {"mask": mask, "source_sym_sizes": source._array.shape}
     return _inplace(self, masked_scatter, (self, source), (_S.MaskedScatterBackward0, fields), self, mask, source)
 

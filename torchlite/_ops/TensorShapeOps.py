@@ -30,9 +30,9 @@ def flatten(self, start_dim=0, end_dim=-1):
     """at::flatten (composite): a 0-d tensor reshaped to [1]; start == end gives self itself;
     else the dimensions start..end reshaped into one (a view where the strides allow)."""
     a = self._array
+    s, e = _dim(start_dim, a.ndim), _dim(end_dim, a.ndim)
     if a.ndim == 0:
         return reshape(self, (1,))
-    s, e = _dim(start_dim, a.ndim), _dim(end_dim, a.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -44,6 +44,10 @@ def flatten(self, start_dim=0, end_dim=-1):
 def unflatten(self, dim, sizes):
     """at::unflatten: dimension `dim` viewed as `sizes` (one -1 inferred)."""
     a = self._array
+    if a.ndim == 0:
+        # upstream wraps the dim inside a try, and rethrows with this prefix
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
+                           "dimensions")
     d = _dim(dim, a.ndim)
     sizes = tuple(sizes)
     if not sizes:
@@ -82,7 +86,8 @@ def movedim(self, source, destination):
     if len(set(dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({list(_dims_arg(destination))})")
     if n == 0:
-        return permute(self, ())  # a 0-d tensor's dims wrap as a 1-d one's, its permute is empty
+        # a 0-d tensor's dims wrap as a 1-d one's; upstream returns an alias of it
+        return _record_view(_S.AliasBackward0, self, self._array.view())
     order = [-1] * n
     for s, d in zip(src, dst, strict=True):
         order[d] = s
@@ -115,7 +120,12 @@ def select(self, dim, index):
 
 
 def broadcast_to(self, size):
-    return expand(self, tuple(size))
+    size = (size,) if isinstance(size, int) else tuple(size)
+    for i, n in enumerate(size):
+        if not isinstance(n, int):
+            raise TypeError(f"broadcast_to(): argument 'size' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(n).__name__} at pos {i}")
+    return expand(self, size)
 
 
 def broadcast_shapes(*shapes):
@@ -303,8 +313,8 @@ def roll(self, shifts, dims=()):
     else:
         if len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-        ds = [_dim(d, a.ndim) for d in dims]
-        r = np.roll(a, shifts, ds) if a.ndim else a.copy()
+        ds = [_wrap_dim(d, a.ndim, wrap_scalar=False) for d in dims]
+        r = np.roll(a, shifts, ds)
     out = _wrap(r.copy() if not r.flags.c_contiguous else r, self)
     return _record(_S.RollBackward0, (self,), out, shifts=shifts, dims=dims)
 
@@ -409,6 +419,8 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
     a = x._array
     d = _dim(dim, a.ndim)
     if isinstance(repeats, _TB):
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         r = repeats._array
         n = a.shape[d] if a.ndim else 1
         if r.ndim == 0 or (r.ndim == 1 and r.size == 1):
