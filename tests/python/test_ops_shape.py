@@ -246,6 +246,21 @@ def view_like(lib, dev):
 
 
 @case
+def layouts_of_copies(lib, dev):
+    """The copies keep torch's layout of a transposed input (flip, index_fill and rot90 preserve it)."""
+    x = leaf(lib, dev)
+    t = x.transpose(0, 2)
+    i = T(lib, dev, [[[0, 1]], [[1, 0]], [[2, 2]], [[0, 0]]])
+    return describe(lib, (t.flip(0), t.rot90(1, (0, 1)), t.rot90(2, (0, 2)), t.rot90(3, (1, 2)), t.rot90(0),
+                          t.roll(1, 0), t.repeat(1, 1, 1), t.index_fill(1, T(lib, dev, [1]), 0.5),
+                          t.index_copy(2, T(lib, dev, [1]), t[:, :, :1] * 2), t.index_add(2, T(lib, dev, [0]), t[:, :, :1]),
+                          t.scatter(2, i, 1.0), t.scatter_add(2, i, t), t.masked_fill(t > 0, 1.0),
+                          t.masked_scatter(t > 0, t * 2), t.gather(2, i), t.index_select(2, T(lib, dev, [1, 0])),
+                          t.take(i), t.masked_select(t > 0), t.unfold(1, 2, 1), t.flatten(1), t.repeat_interleave(2, 0)),
+                    [x])
+
+
+@case
 def inplace_on_new_views(lib, dev):
     """In-place ops through the new views reach their base (CopySlices), with torch's grads."""
     x = leaf(lib, dev)

@@ -11,7 +11,7 @@ from .ExpandUtils import _expand_error
 from .MemoryOverlap import _INTERNAL_OVERLAP, _OVERLAP, _OVERLAP_FULL, _OVERLAP_PARTIAL, _overlap_status
 from .ScalarType import _b1, _expand_type_name, _scalar_value
 from .TensorFactories import _const
-from .TensorIterator import _TB
+from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _wrap_dim
 from .TensorShape import view
 
@@ -88,24 +88,38 @@ def gather(self, dim, index, *, sparse_grad=False):
                    sparse_grad=sparse_grad)
 
 
+def _nonempty_size(x, d):
+    """at::native ensure_nonempty_size: a 0-d tensor has size 1; a missing dim is torch's wrap error."""
+    if x.ndim == 0:
+        return 1
+    if d >= x.ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.ndim}, {x.ndim - 1}], but got {d})")
+    return x.shape[d]
+
+
 def _scatter_check(fn, a, d, idx, src):
+    """scatter_gather_dtype_check and scatter_shape_check (ScatterGatherChecks.h), in their order."""
     if not _is_index_dtype(idx):
         raise RuntimeError(f"{fn}(): Expected dtype int32/int64 for index")
     if src is not None and src.dtype != a.dtype:
         raise RuntimeError(f"{fn}(): Expected self.dtype to be equal to src.dtype")
     if idx.size == 0:
         return
-    if idx.ndim != builtins_max1(a.ndim) and not (a.ndim == 0 and idx.ndim <= 1):
+    dims = builtins_max1(a.ndim)
+    if dims != builtins_max1(idx.ndim):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    if src is not None and idx.ndim != builtins_max1(src.ndim) and not (src.ndim == 0 and idx.ndim <= 1):
+    wrong = any(i != d and _nonempty_size(idx, i) > _nonempty_size(a, i) for i in range(dims))
+    if not wrong and src is not None:
+        wrong = any(_nonempty_size(idx, i) > _nonempty_size(src, i) for i in range(dims))
+    if not wrong and src is not None and dims != builtins_max1(src.ndim):
+        # the CPU kernel's own check (cpu_scatter_gather_base_kernel), after the shape check
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    for i in range(idx.ndim if a.ndim else 0):
-        if (i != d and idx.shape[i] > a.shape[i]) or (src is not None and src.ndim and idx.shape[i] > src.shape[i]):
-            if src is None:
-                raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} "
-                                   f"apart from dimension {d}")
-            raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart "
-                               f"from dimension {d} and to be no larger size than src {list(src.shape)}")
+    if wrong:
+        if src is None:
+            raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} "
+                               f"apart from dimension {d}")
+        raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self {list(a.shape)} apart "
+                           f"from dimension {d} and to be no larger size than src {list(src.shape)}")
 
 
 def _scatter_kernel(out, d, idx, src, op):
@@ -286,15 +300,32 @@ def index_copy(self, dim, index, source):
                    source=source, source_dim=s.ndim)
 
 
-def _index_fill_kernel(a, d, idx, v):
+def _index_fill_kernel(a, d, idx, v, like, storage=None):
+    """self.clone(Preserve).index_fill_(...); `storage`: (nbytes, offset) of the tensor written in place
+    (the fresh clone's otherwise)."""
     if idx.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     i = idx.reshape(-1).astype(np.int64, copy=False)
     n = a.shape[d] if a.ndim else 1
+    if n == 0 and i.size:
+        # upstream restrides self along dim to the index's length (stride 0) with as_strided, whose storage
+        # check fails on an empty tensor
+        out = _empty_like(a, a.dtype, like)
+        strides = [st // a.itemsize for st in (a.strides if storage is not None else out.strides)]
+        strides[d] = 0
+        sizes = list(a.shape)
+        sizes[d] = i.size
+        nbytes, offset = storage if storage is not None else (0, 0)
+        need = 0 if 0 in sizes else (1 + sum((k - 1) * st for k, st in zip(sizes, strides)) + offset) * a.itemsize
+        if need > nbytes:
+            raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset {offset}, and itemsize "
+                               f"{a.itemsize} requiring a storage size of {need} are out of bounds for storage of "
+                               f"size {nbytes}")
     bad = _first_oob(i, n, neg_ok=True)
     if bad is not None:
         raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
-    out = a.copy()
+    out = _empty_like(a, a.dtype, like)  # self.clone(at::MemoryFormat::Preserve)
+    np.copyto(out, a)
     if out.ndim == 0:
         if i.size:
             out[()] = v
@@ -303,7 +334,7 @@ def _index_fill_kernel(a, d, idx, v):
     return out
 
 
-def index_fill(self, dim, index, value):
+def index_fill(self, dim, index, value, _storage=None):
     a, idx = self._array, index._array
     d = _wrap_dim(dim, a.ndim)
     if isinstance(value, _TB):
@@ -311,9 +342,9 @@ def index_fill(self, dim, index, value):
         if v.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with {v.ndim} "
                                "dimension(s).")
-        out = _index_fill_kernel(a, d, idx, v.astype(a.dtype))
+        out = _index_fill_kernel(a, d, idx, v.astype(a.dtype), self, _storage)
         return _record(_S.IndexFillBackward1, (self, value), _wrap(out, self), (index,), dim=dim, index=index)
-    out = _index_fill_kernel(a, d, idx, _scalar_value(value, a.dtype))
+    out = _index_fill_kernel(a, d, idx, _scalar_value(value, a.dtype), self, _storage)
     return _record(_S.IndexFillBackward0, (self,), _wrap(out, self), (index,), dim=dim, index=index)
 
 
@@ -423,6 +454,9 @@ def take_along_dim(self, indices, dim=None):
     err = _broadcast_error(ss, si)
     if err is not None:
         raise err
+    if a.shape[d] == 0 and idx.size:
+        # torch's broadcasting helper divides by self.size(dim) (a SymInt division, checked)
+        raise RuntimeError("ZeroDivisionError")
     b = list(np.broadcast_shapes(tuple(ss), tuple(si)))
     bs, bi = list(b), list(b)
     bs[d], bi[d] = a.shape[d], idx.shape[d]
@@ -451,18 +485,18 @@ def _inplace(self, fn, inputs, spec_fields, *args, **kwargs):
     node as the out-of-place op, with its fields), the result written into self, the version
     bumped and self's history rebased onto the node."""
     _C._check_inplace(self, any(t.requires_grad for t in inputs))
+    prev = _C.is_grad_enabled()
+    _C._set_grad_enabled(False)
+    try:
+        r = fn(*args, **kwargs)  # its checks first (the meta function's), then the kernel's overlap checks
+    finally:
+        _C._set_grad_enabled(prev)
     a = self._array
     if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
         raise RuntimeError(_INTERNAL_OVERLAP)
     for t in list(inputs[1:]) + [x for x in args[2:] if isinstance(x, _TB)]:  # at::assert_no_overlap
         if _overlap_status(a, t._array) in (_OVERLAP_PARTIAL, _OVERLAP_FULL):
             raise RuntimeError(_OVERLAP)
-    prev = _C.is_grad_enabled()
-    _C._set_grad_enabled(False)
-    try:
-        r = fn(*args, **kwargs)
-    finally:
-        _C._set_grad_enabled(prev)
     if r._array.shape != self._array.shape:
         raise RuntimeError(f"output with shape {list(self._array.shape)} doesn't match the broadcast shape "
                            f"{list(r._array.shape)}")
@@ -511,14 +545,16 @@ def index_copy_(self, dim, index, source):
 
 def index_fill_(self, dim, index, value):
     d = dim
+    storage = (self._storage_nbytes(), self.storage_offset())
     if isinstance(value, _TB):
         return _inplace(self, index_fill, (self, value), (_S.IndexFillBackward1, {"dim": d, "index": index}), self,
-                        dim, index, value)
+                        dim, index, value, storage)
     return _inplace(self, index_fill, (self,), (_S.IndexFillBackward0, {"dim": d, "index": index}), self, dim,
-                    index, value)
+                    index, value, storage)
 
 
 def masked_scatter_(self, mask, source):
+    _C._check_inplace(self, self.requires_grad or source.requires_grad)  # before the mask's expand
     err = _expand_error(mask._array.shape, self._array.shape, _expand_type_name(mask._array.dtype))
     if err is not None and mask._array.dtype == _b1:
         raise err

@@ -14,10 +14,11 @@ from .._generated import specs as _S
 from .ExpandUtils import _expand_error
 from .ScalarType import _expand_type_name
 from .TensorGeometry import _placed
-from .TensorIterator import _TB
+from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _norm_dims, _shape_arg, _wrap_dim
 from .TensorShape import _select, cat, expand, permute, reshape, transpose, unsqueeze, view
 from .TensorFactories import clone
+from .TensorProperties import contiguous
 
 
 def _dim(dim, ndim):
@@ -285,9 +286,15 @@ def flip(self, *dims):
     a = self._array
     dims = _shape_arg(dims)
     ds = _norm_dims(dims, a.ndim) if dims else ()
-    r = np.flip(a, ds) if a.ndim and ds else a
-    out = _wrap(r.copy(), self)  # (ascontiguousarray would make a 0-d result 1-d)
+    out = _wrap(_flipped(a, ds, self), self)
     return _record(_S.FlipBackward0, (self,), out, dims=tuple(dims))
+
+
+def _flipped(a, ds, like):
+    """a flipped along ds into an empty_like(a) (preserve format: a dense input's strides)."""
+    out = _empty_like(a, a.dtype, like)
+    np.copyto(out, np.flip(a, ds) if a.ndim and ds else a)
+    return out
 
 
 def fliplr(self):
@@ -337,11 +344,11 @@ def rot90(self, k=1, dims=(0, 1)):
     # k = 3 flips dim0 then transposes, k = 0 clones
     m = k % 4
     if m == 1:
-        r = np.swapaxes(np.flip(a, d1).copy(), d0, d1)
+        r = np.swapaxes(_flipped(a, (d1,), self), d0, d1)
     elif m == 2:
-        r = np.flip(a, (d0, d1)).copy()
+        r = _flipped(a, (d0, d1), self)
     elif m == 3:
-        r = np.swapaxes(np.flip(a, d0).copy(), d0, d1)
+        r = np.swapaxes(_flipped(a, (d0,), self), d0, d1)
     else:
         r = a.copy()
     return _record(_S.Rot90Backward0, (self,), _wrap(r, self), k=k, dims=dims)
@@ -417,10 +424,10 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         x = flatten(x)
         dim = 0
     a = x._array
+    if isinstance(repeats, _TB) and a.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _dim(dim, a.ndim)
     if isinstance(repeats, _TB):
-        if a.ndim == 0:
-            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         r = repeats._array
         n = a.shape[d] if a.ndim else 1
         if r.ndim == 0 or (r.ndim == 1 and r.size == 1):
@@ -437,7 +444,7 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
     shape = list(a.shape) if a.ndim else [1]
     u = unsqueeze(x, d + 1)
     e = expand(u, tuple(shape[:d + 1]) + (repeats,) + tuple(shape[d + 1:]))
-    c = clone(e)
+    c = clone(e) if e._array.flags.c_contiguous else contiguous(e)  # clone(contiguous_format)
     return flatten(c, d, d + 1)
 
 
