@@ -270,12 +270,13 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
 # (the shape family's entries follow this line)
 from ._ops import (flip, gather, index_add, index_fill, index_select, masked_scatter,  # noqa: E402
                    masked_scatter_backward, repeat_backward, roll, rot90, scatter, scatter_add, take, unfold,
-                   unfold_backward, _put, masked_select)
+                   unfold_backward, _put, masked_select, scatter_reduce, _compare)
 
 __all__ += ["flip", "gather", "gather_backward", "index_add_source_backward", "index_copy_source_backward",
             "index_fill_value_backward", "index_fill_zero", "index_select_backward", "masked_fill_value_backward",
             "masked_scatter", "masked_scatter_backward", "masked_select_backward", "put_self_backward",
-            "repeat_backward", "roll_backward", "rot90_backward", "scatter_zero", "take_backward", "take_reshape",
+            "repeat_backward", "roll_backward", "rot90_backward", "scatter_reduce_backward_self",
+            "scatter_reduce_backward_src", "scatter_zero", "take_backward", "take_reshape",
             "unfold", "unfold_backward", "zeros_of"]
 
 
@@ -359,8 +360,72 @@ def roll_backward(grad, shifts, dims):
 def rot90_backward(grad, k, dims):
     return rot90(grad, -k, dims)
 
+def _eq(a, b):
+    return _compare(np.equal, a, b)
+
+
+def _as(t, like):
+    """A bool mask as like's dtype (no gradient)."""
+    return _const(t._array.astype(like._array.dtype), like)
+
+
+def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, which):
+    """upstream scatter_reduce_backward (FunctionsManual.cpp): the gradient of self (which 0) or src
+    (which 1), in torchlite's differentiable ops."""
+    if reduce == "sum":
+        grad_self, grad_src = (grad, None) if which == 0 else (None, gather(grad, dim, index))
+    elif reduce == "prod":
+        if which == 0:
+            masked_self = masked_fill(self, _eq(self, 0), 1)
+            masked_self_result = scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self)
+            grad_self = div(mul(grad, masked_self_result), masked_self)
+        else:
+            src_zero = _eq(src, 0)
+            src_num_zeros = gather(scatter_add(zeros_of(grad, self._array.shape), dim, index, _as(src_zero, self)),
+                                   dim, index)
+            single = _const(src_zero._array & (src_num_zeros._array == 1), src)
+            masked_src = masked_fill(src, single, 1)
+            masked_src_result = scatter_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
+            grad_src = where(single, gather(mul(grad, masked_src_result), dim, index),
+                             div(gather(mul(grad, result), dim, index), masked_fill(src, src_zero, 1)))
+    elif reduce == "mean":
+        n = _wrap_new(grad, grad._array.shape, grad._array.dtype)
+        if include_self:
+            n = _const(np.ones_like(grad._array), grad)
+        n = scatter_add(n, dim, index, _const(np.ones_like(src._array), src))
+        n = _const(np.where(n._array == 0, n._array.dtype.type(1), n._array), grad)
+        if which == 0:
+            grad_self = div(grad, n)
+        else:
+            grad_src = div(gather(grad, dim, index), gather(n, dim, index))
+    elif reduce not in ("amax", "amin"):
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
+    else:  # amax, amin: the gradient shared evenly among the elements equal to the result
+        value = gather(result, dim, index)
+        self_is_result = _as(_eq(self, result), self)
+        src_is_result = _as(_eq(src, value), self)
+        n_to_distribute = scatter_add(self_is_result, dim, index, src_is_result)
+        grad_distributed = div(grad, n_to_distribute)
+        if which == 0:
+            grad_self = mul(self_is_result, grad_distributed)
+        else:
+            grad_src = mul(src_is_result, gather(grad_distributed, dim, index))
+    if which == 0:
+        return grad_self if include_self else scatter(grad_self, dim, index, 0)
+    return grad_src
+
+
+def scatter_reduce_backward_self(grad, self, dim, index, src, reduce, include_self, result):
+    return _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)
+
+
+def scatter_reduce_backward_src(grad, self, dim, index, src, reduce, include_self, result):
+    return _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)
+
+
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
 
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
+

@@ -226,6 +226,10 @@ op2("scatter", ["{out} = {0}.scatter({d}, lib.tensor({idx}, dtype=lib.int64), {1
                 "{out} = lib.scatter_add({0}, {d}, lib.tensor({add}, dtype=lib.int64), {1})",
                 "{0}.scatter_({d}, lib.tensor({idx}, dtype=lib.int64), {1})",
                 "{0}.scatter_add_({d}, lib.tensor({add}, dtype=lib.int64), {1})"], [T(), SAME(0)], _scatter_args)
+op2("scatter_reduce", ["{out} = {0}.scatter_reduce({d}, lib.tensor({add}, dtype=lib.int64), {1}, {r})",
+                       "{out} = lib.scatter_reduce({0}, {d}, lib.tensor({add}, dtype=lib.int64), {1}, {r}, "
+                       "include_self=False)"], [T(), SAME(0)],
+    lambda g, ms: dict(_scatter_args(g, ms), r=g.choice(['"sum"', '"prod"', '"mean"', '"amax"', '"amin"'])))
 op2("index_select", ["{out} = {0}.index_select({d}, lib.tensor({vec}, dtype=lib.int64))",
                      "{out} = lib.index_select({0}, {d}, lib.tensor({vec}, dtype=lib.int64))",
                      "{out} = {0}.index_fill({d}, lib.tensor({vec}, dtype=lib.int64), {s})",

@@ -201,6 +201,8 @@ OPS = [
     ("masked_scatter", lambda a, s: a.masked_scatter(torch.tensor([True, False, True]), s),
      lambda: (dbl(2, 3), dbl(5))),
     ("take", lambda a: a.take(torch.tensor([[0, 5], [5, 3]])), lambda: (dbl(2, 3),)),
+    ("scatter_reduce", lambda a, s: a.scatter_reduce(1, torch.tensor([[0, 0], [1, 2]]), s, "mean"),
+     lambda: (dbl(2, 3), dbl(2, 2))),
     ("copy_", lambda a, b: a.clone().copy_(b), lambda: (dbl(2, 3), dbl(3))),
     ("fill_tensor_", lambda a, b: a.clone().fill_(b) * a, lambda: (dbl(2, 3), dbl())),
     ("setitem_advanced", _setitem_advanced, lambda: (dbl(3, 2), dbl(2))),

@@ -393,6 +393,35 @@ def scatter_add(lib, dev):
 
 
 @case
+def scatter_reduce(lib, dev):
+    x = leaf(lib, dev, [[1.0, 2.0, 0.0, 4.0], [3.0, 0.0, 5.0, 1.0]])
+    s = leaf(lib, dev, [[2.0, 0.0, 3.0], [1.0, 1.0, 5.0]])
+    i = T(lib, dev, [[0, 0, 3], [1, 2, 2]])
+    outs = [x.scatter_reduce(1, i, s, r, include_self=inc) for r in ("sum", "prod", "mean", "amax", "amin")
+            for inc in (True, False)]
+    return describe(lib, outs + [lib.scatter_reduce(x, -1, i[:, :0], s, "sum")], [x, s])
+
+
+@case
+def scatter_reduce_int(lib, dev):
+    x = T(lib, dev, [[1, 2, 0, 4], [3, 0, 5, 1]])
+    i = T(lib, dev, [[0, 0, 3], [1, 2, 2]])
+    return [x.scatter_reduce(1, i, x[:, :3] * 3, r, include_self=inc) for r in ("sum", "prod", "mean", "amax", "amin")
+            for inc in (True, False)]
+
+
+@case
+def scatter_reduce_errors(lib, dev):
+    x, s = leaf(lib, dev), leaf(lib, dev, A * 2)
+    i = T(lib, dev, IDX)
+    legacy = x.scatter_reduce(1, i, s, "max")
+    return [run(f, lib) for f in (lambda _: x.scatter_reduce(1, i, s, "foo"), lambda _: x.scatter_reduce(1, i, s.double(), "sum"),
+                                  lambda _: (legacy, legacy.grad_fn._saved_reduce, x.scatter_reduce(1, i, s, "min")),
+                                  lambda _: legacy.sum().backward(),
+                                  lambda _: x.scatter_reduce(1, i.float(), s, "sum"), lambda _: x.scatter_reduce(3, i, s, "sum"))]
+
+
+@case
 def scatter_reduce_arg(lib, dev):
     x = T(lib, dev, A)
     i = T(lib, dev, IDX)
@@ -728,6 +757,13 @@ GRAD_CASES = [
     ("scatter_value", lambda a: a.scatter(1, _i([[0, 2], [1, 0]]), 2.0), lambda: (dbl(2, 3),)),
     ("scatter_add", lambda a, s: a.scatter_add(1, _i([[0, 0], [1, 0]]), s), lambda: (dbl(2, 3), dbl(2, 2))),
     ("scatter_", lambda a, s: a.clone().scatter_(1, _i([[0, 2], [1, 0]]), s), lambda: (dbl(2, 3), dbl(2, 2))),
+    ("scatter_reduce_sum", lambda a, s: a.scatter_reduce(1, _i([[0, 0], [1, 0]]), s, "sum"), lambda: (dbl(2, 3), dbl(2, 2))),
+    ("scatter_reduce_prod", lambda a, s: a.scatter_reduce(1, _i([[0, 0], [1, 0]]), s, "prod", include_self=False),
+     lambda: (dbl(2, 3), dbl(2, 2))),
+    ("scatter_reduce_mean", lambda a, s: a.scatter_reduce(1, _i([[0, 0], [1, 2]]), s, "mean"), lambda: (dbl(2, 3), dbl(2, 2))),
+    ("scatter_reduce_amax", lambda a, s: a.scatter_reduce(1, _i([[0, 0], [1, 2]]), s, "amax", include_self=False),
+     lambda: (dbl(2, 3), dbl(2, 2))),
+    ("scatter_reduce_amin", lambda a, s: a.scatter_reduce(0, _i([[0, 1, 0]]), s, "amin"), lambda: (dbl(2, 3), dbl(1, 3))),
     ("index_select", lambda a: a.index_select(1, _i([2, 0, 2])), lambda: (dbl(2, 3),)),
     ("index_add", lambda a, s: a.index_add(1, _i([2, 2]), s, alpha=1.5), lambda: (dbl(2, 3), dbl(2, 2))),
     ("index_copy", lambda a, s: a.index_copy(0, _i([1]), s), lambda: (dbl(2, 3), dbl(1, 3))),

@@ -979,6 +979,9 @@ SHAPE13 = {
     ("torchlite.scatter_add", "Tensor.scatter_add", "Tensor.scatter_add_"):
         lambda lib, dev, x: (lib.scatter_add(x, 2, _idx(lib, dev, [[[3, 3]], [[1, 2]]]), x * 2),
                              (x * 1).scatter_add_(0, _idx(lib, dev, [[[1, 0, 1, 1]]]), x)),
+    ("torchlite.scatter_reduce", "Tensor.scatter_reduce"):
+        lambda lib, dev, x: (lib.scatter_reduce(x, 2, _idx(lib, dev, [[[3, 3]], [[1, 2]]]), x * 2, "amax"),
+                             x.scatter_reduce(0, _idx(lib, dev, [[[1, 0, 1, 1]]]), x, "mean", include_self=False)),
     ("torchlite.index_select", "Tensor.index_select"):
         lambda lib, dev, x: (lib.index_select(x, 2, _idx(lib, dev, [3, 3, 0])), x.index_select(0, _idx(lib, dev, [1]))),
     ("torchlite.index_add", "Tensor.index_add", "Tensor.index_add_"):

@@ -58,6 +58,8 @@ from .._functions_manual import (
     roll_backward,
     rot90_backward,
     saved_index_key,
+    scatter_reduce_backward_self,
+    scatter_reduce_backward_src,
     scatter_zero,
     select_from_key,
     sgn,
@@ -611,6 +613,14 @@ def ScatterBackward1(grad, needs, dim, index):
     return (grad_self,)
 
 
+def ScatterReduceBackward0(grad, needs, self, dim, index, src, reduce, include_self, result):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
+    bool include_self=True) -> Tensor"""
+    grad_self = scatter_reduce_backward_self(grad, self, dim, index, src, reduce, include_self, result) if needs[0] else None
+    grad_src = scatter_reduce_backward_src(grad, self, dim, index, src, reduce, include_self, result) if needs[1] else None
+    return (grad_self, grad_src)
+
+
 def IndexCopyBackward0(grad, needs, dim, index, source, source_dim):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     grad_self = index_fill_zero(grad, dim, index) if needs[0] else None
@@ -781,6 +791,7 @@ _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
 _C._set_formula(specs.Atan2Backward0, Atan2Backward0)
 _C._set_formula(specs.ScatterBackward1, ScatterBackward1)
+_C._set_formula(specs.ScatterReduceBackward0, ScatterReduceBackward0)
 _C._set_formula(specs.IndexCopyBackward0, IndexCopyBackward0)
 _C._set_formula(specs.IndexFillBackward0, IndexFillBackward0)
 _C._set_formula(specs.IndexFillBackward1, IndexFillBackward1)

@@ -95,6 +95,9 @@ CatBackward0 = _C._op_spec("CatBackward0", ("dim", "tensors_sizes", "tensors_dty
 WhereBackward0 = _C._op_spec("WhereBackward0", ("condition", ), "T", 0, False)
 Atan2Backward0 = _C._op_spec("Atan2Backward0", ("self", "other", ), "TT", 0, False)
 ScatterBackward1 = _C._op_spec("ScatterBackward1", ("dim", "index", ), "VT", 0, False)
+ScatterReduceBackward0 = _C._op_spec("ScatterReduceBackward0",
+                                     ("self", "dim", "index", "src", "reduce", "include_self", "result", ),
+                                     "TVTTVVT", 0, False)
 IndexCopyBackward0 = _C._op_spec("IndexCopyBackward0", ("dim", "index", "source", "source_dim", ), "VTTV", 0, False)
 IndexFillBackward0 = _C._op_spec("IndexFillBackward0", ("dim", "index", ), "VT", 0, False)
 IndexFillBackward1 = _C._op_spec("IndexFillBackward1", ("dim", "index", ), "VT", 0, False)

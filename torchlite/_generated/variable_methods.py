@@ -69,6 +69,7 @@ class _TensorMethods:
     scatter_ = _ops.scatter_
     scatter_add = _ops.scatter_add
     scatter_add_ = _ops.scatter_add_
+    scatter_reduce = _ops.scatter_reduce
     select = _ops.select
     sigmoid = _ops.sigmoid
     sin = _ops.sin

@@ -4,6 +4,8 @@ index_fill, masked_fill, masked_select, masked_scatter, take, take_along_dim, no
 and their in-place forms, with torch's checks, messages, nodes and saved fields."""
 import numpy as np
 
+import warnings
+
 from .. import _C, _backend
 from .._C import _inplace_node, _rebase_history, _record, _wrap
 from .._generated import specs as _S
@@ -191,6 +193,51 @@ def scatter_add(self, dim, index, src):
     return _record(_S.ScatterAddBackward0, (self, src), _wrap(out, self), (index,), dim=dim, index=index)
 
 
+# "max" and "min" reduce as amax and amin (the legacy names; the backward refuses them, as torch's)
+_SCATTER_REDUCE = {"sum": np.add, "prod": np.multiply, "mean": np.add, "amax": np.maximum, "amin": np.minimum,
+                   "max": np.maximum, "min": np.minimum}
+
+
+def _reduce_identity(reduce, dtype):
+    if reduce in ("sum", "mean"):
+        return dtype.type(0)
+    if reduce == "prod":
+        return dtype.type(1)
+    is_max = reduce in ("amax", "max")
+    if dtype.kind == "f":
+        return dtype.type(-np.inf if is_max else np.inf)
+    if dtype == _b1:
+        return not is_max
+    info = np.iinfo(dtype)
+    return dtype.type(info.min if is_max else info.max)
+
+
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce.two: src's elements reduced into self's at the index (sum, prod, mean, amax, amin);
+    without include_self, self's value at a position written to takes no part."""
+    a, idx, s = self._array, index._array, src._array
+    d = _wrap_dim(dim, a.ndim)
+    if reduce not in _SCATTER_REDUCE:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    _scatter_check("scatter", a, d, idx, s)  # (torch names scatter in its messages)
+    if reduce == "mean" and a.dtype == _b1:
+        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+    i = idx.astype(np.int64, copy=False)
+    out = a.copy()
+    if i.size:
+        if not include_self:
+            _scatter_kernel(out, d, i, _reduce_identity(reduce, a.dtype), None)
+        _scatter_kernel(out, d, i, s, _SCATTER_REDUCE[reduce])
+        if reduce == "mean":
+            count = np.full(a.shape, 1 if include_self else 0, dtype=np.int64)
+            _scatter_kernel(count, d, i, np.int64(1), np.add)
+            count[count == 0] = 1
+            out = (out / count).astype(a.dtype) if a.dtype.kind == "f" else (out // count).astype(a.dtype)
+    result = _wrap(out, self)
+    return _record(_S.ScatterReduceBackward0, (self, src), result, (index,), dim=dim, index=index, self=self, src=src,
+                   reduce=reduce, include_self=include_self, result=result)
+
+
 # index_* ------------------------------------------------------------------------------------------------
 
 def _vector_index(fn, idx):
@@ -209,7 +256,9 @@ def index_select(self, dim, index):
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {i.size} value(s)")
     n = a.shape[d] if a.ndim else 1
     if n == 0 and i.size:
-        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        if a.ndim > 1:  # the kernel for several dimensions checks the size first
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        raise IndexError("index out of range in self")
     bad = _first_oob(i, n)
     if bad is not None:
         # the CPU kernel: a fast path for dim 1 of several dimensions, else a loop checking each index
@@ -466,19 +515,29 @@ def take_along_dim(self, indices, dim=None):
 
 
 def nonzero(self, *, as_tuple=False):
+    """The indices of the nonzero elements, one row each, laid out column-major as torch's kernel
+    writes them; as_tuple: that result's columns (views of it, unbind(1)); a 0-d tensor as a 1-d one."""
+    from .TensorShape import unbind
     a = self._array
     if as_tuple:
-        if a.ndim == 0:
-            return (_wrap(_backend.asarray(np.nonzero(a.reshape(1))[0], like=self), self),)
-        return tuple(_wrap(i.astype(np.int64), self) for i in np.nonzero(a))
+        flat = nonzero(_wrap(a.reshape(1), self) if a.ndim == 0 else self)
+        return unbind(flat, 1)
     if a.ndim == 0:
         r = np.zeros((1 if a else 0, 0), np.int64)
     else:
-        r = np.stack(np.nonzero(a), axis=1).astype(np.int64) if a.ndim else None
-    return _wrap(_backend.asarray(np.ascontiguousarray(r), like=self), self)
+        r = np.stack(np.nonzero(a), axis=1).astype(np.int64)
+    n, k = r.shape
+    buf = _backend.new(a, "empty", n * k, np.int64)
+    out = _backend.as_strided(buf, (n, k), (8, 8 * n))  # strides (1, n), size-1 dimensions included
+    out[...] = r
+    return _wrap(out, self)
 
 
 # In-place forms ------------------------------------------------------------------------------------------
+
+_DEPRECATED_EXPANDED = ("Use of {}_ on expanded tensors is deprecated. Please clone() the tensor before performing "
+                        "this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar")
+
 
 def _inplace(self, fn, inputs, spec_fields, *args, **kwargs):
     """An in-place form over the functional kernel: torch's check_inplace and node (the same
@@ -493,7 +552,9 @@ def _inplace(self, fn, inputs, spec_fields, *args, **kwargs):
         _C._set_grad_enabled(prev)
     a = self._array
     if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
-        raise RuntimeError(_INTERNAL_OVERLAP)
+        if fn not in _WARN_EXPANDED:
+            raise RuntimeError(_INTERNAL_OVERLAP)
+        warnings.warn(_WARN_EXPANDED[fn], UserWarning, stacklevel=3)
     for t in list(inputs[1:]) + [x for x in args[2:] if isinstance(x, _TB)]:  # at::assert_no_overlap
         if _overlap_status(a, t._array) in (_OVERLAP_PARTIAL, _OVERLAP_FULL):
             raise RuntimeError(_OVERLAP)
@@ -591,3 +652,8 @@ def masked_scatter_backward(grad_output, mask, sizes):
     out = _wrap(r.reshape(tuple(sizes)), grad_output)
     return _record(_S.MaskedScatterBackwardBackward0, (grad_output,), out, (mask,), mask=mask,
                    grad_output_sizes=g.shape)
+
+
+# the in-place ops that write into an expanded tensor with a deprecation warning (the others refuse it)
+_WARN_EXPANDED = {index_fill: _DEPRECATED_EXPANDED.format("index_fill"),
+                  masked_fill: _DEPRECATED_EXPANDED.format("masked_fill")}

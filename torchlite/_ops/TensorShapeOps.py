@@ -415,7 +415,9 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         if c.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         if c.dtype.kind not in "iu":
-            raise RuntimeError("repeats has to be Long or Int tensor")
+            names = {"f4": "Float", "f8": "Double", "b1": "Bool"}
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                      f"'{names.get(c.dtype.str[1:], c.dtype.name)}'")
         if (c < 0).any():
             raise RuntimeError("repeats can not be negative")
         return _wrap(_backend.asarray(np.repeat(np.arange(c.size, dtype=np.int64), c), like=counts), counts)

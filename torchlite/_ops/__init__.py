@@ -88,7 +88,8 @@ from .TensorShapeOps import (atleast_1d, atleast_2d, atleast_3d, broadcast_tenso
 from .IndexingOps import (gather, index_add, index_add_, index_copy, index_copy_, index_fill, index_fill_,  # noqa: E402
                           index_select,
                           masked_fill, masked_fill_, masked_scatter, masked_scatter_, masked_scatter_backward,
-                          masked_select, nonzero, scatter, scatter_, scatter_add, scatter_add_, take, take_along_dim,
+                          masked_select, nonzero, scatter, scatter_, scatter_add, scatter_add_, scatter_reduce, take,
+                          take_along_dim,
                           _put)
 
 __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to", "column_stack", "dstack",
@@ -97,7 +98,7 @@ __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broa
             "unfold", "unfold_backward", "vstack", "gather", "index_add", "index_add_", "index_copy", "index_copy_",
             "index_fill", "index_fill_", "index_select", "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_",
             "masked_scatter_backward", "masked_select", "nonzero", "scatter", "scatter_", "scatter_add",
-            "scatter_add_", "take", "take_along_dim", "_put"]
+            "scatter_add_", "scatter_reduce", "take", "take_along_dim", "_put"]
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
