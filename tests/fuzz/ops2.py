@@ -136,7 +136,6 @@ def _window(g, metas):
 
 
 def _roll_args(g, metas):
-    n = len(metas[0].shape)
     return dict(two_dims(g, metas), s=g.int(-5, 5), t=g.int(-3, 3))
 
 
@@ -159,8 +158,8 @@ def _gather_args(g, metas):
     ishape = tuple(g.int(0, k) if i != (d % len(shape) if shape else 0) else g.int(0, 3) for i, k in
                    enumerate(shape))
     # take_along_dim's index stays in range: torch reads out of bounds there without a check
-    return {"d": d, "idx": _ints(g, ishape, n), "ok": repr(np.asarray(g.rng.integers(0, max(n, 1), size=ishape)).tolist()),
-            "s": g.choice(["2.0", "-1", "0.5"])}
+    ok = np.asarray(g.rng.integers(0, max(n, 1), size=ishape)).tolist()
+    return {"d": d, "idx": _ints(g, ishape, n), "ok": repr(ok), "s": g.choice(["2.0", "-1", "0.5"])}
 
 
 def _scatter_args(g, metas):

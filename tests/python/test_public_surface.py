@@ -1004,7 +1004,8 @@ SHAPE13 = {
     ("torchlite.take", "Tensor.take"): lambda lib, dev, x: (lib.take(x, _idx(lib, dev, [[7, 0], [-1, 2]])),
                                                            x.take(_idx(lib, dev, 3))),
     ("torchlite.take_along_dim", "Tensor.take_along_dim"):
-        lambda lib, dev, x: (lib.take_along_dim(x, _idx(lib, dev, [[[3, 0]]]), 2), x.take_along_dim(_idx(lib, dev, [5]))),
+        lambda lib, dev, x: (lib.take_along_dim(x, _idx(lib, dev, [[[3, 0]]]), 2),
+                             x.take_along_dim(_idx(lib, dev, [5]))),
     ("torchlite.nonzero", "Tensor.nonzero"): lambda lib, dev, x: (lib.nonzero(x > 0), x.nonzero(as_tuple=True),
                                                                  lib.where(x > 1)),
 }

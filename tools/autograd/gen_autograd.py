@@ -221,7 +221,9 @@ def gen_functions(entries, helpers):
         for name in sorted(e.formulas):
             i = e.inputs.index(name)
             formula = e.python_formula(name)
-            lines.append(f"    grad_{name} = {formula} if needs[{i}] else None")
+            line = f"    grad_{name} = {formula} if needs[{i}] else None"
+            # a long one wrapped after an argument's comma, aligned after the formula's first parenthesis
+            lines += py_wrap(re.split(r"(?<=, )", line), " " * (line.index("(") + 1)) if "(" in line else [line]
         outs = ", ".join(f"grad_{n}" if n in e.formulas else "None" for n in e.inputs)
         lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
     lines += [""]

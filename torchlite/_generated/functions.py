@@ -616,8 +616,10 @@ def ScatterBackward1(grad, needs, dim, index):
 def ScatterReduceBackward0(grad, needs, self, dim, index, src, reduce, include_self, result):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
     bool include_self=True) -> Tensor"""
-    grad_self = scatter_reduce_backward_self(grad, self, dim, index, src, reduce, include_self, result) if needs[0] else None
-    grad_src = scatter_reduce_backward_src(grad, self, dim, index, src, reduce, include_self, result) if needs[1] else None
+    grad_self = scatter_reduce_backward_self(grad, self, dim, index, src, reduce, include_self,
+                                             result) if needs[0] else None
+    grad_src = scatter_reduce_backward_src(grad, self, dim, index, src, reduce, include_self,
+                                           result) if needs[1] else None
     return (grad_self, grad_src)
 
 

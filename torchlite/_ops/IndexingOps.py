@@ -12,7 +12,6 @@ from .._generated import specs as _S
 from .ExpandUtils import _expand_error
 from .MemoryOverlap import _INTERNAL_OVERLAP, _OVERLAP, _OVERLAP_FULL, _OVERLAP_PARTIAL, _overlap_status
 from .ScalarType import _b1, _expand_type_name, _scalar_value
-from .TensorFactories import _const
 from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _wrap_dim
 from .TensorShape import view
@@ -305,8 +304,8 @@ def index_add(self, dim, index, source, *, alpha=1):
         raise RuntimeError(f"index_add_(): self ({_type_name(a.dtype)}) and source ({_type_name(s.dtype)}) must have "
                            "the same scalar type")
     _index_source_check("index_add_", a, d, i, s)
-    if a.ndim and s.ndim and (a.ndim != s.ndim or any(x != y for k, (x, y) in enumerate(zip(a.shape, s.shape))
-                                                       if k != d)):
+    if a.ndim and s.ndim and (a.ndim != s.ndim or any(
+            x != y for k, (x, y) in enumerate(zip(a.shape, s.shape, strict=True)) if k != d)):
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(a.shape)} source.shape = {list(s.shape)}")
     n = a.shape[d] if a.ndim else 1
@@ -330,7 +329,7 @@ def index_copy(self, dim, index, source):
         if a.ndim != s.ndim:
             raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
                              f"match. Source dimensionality ({s.ndim}), destination dimensionality ({a.ndim})")
-        if any(x != y for k, (x, y) in enumerate(zip(a.shape, s.shape)) if k != d):
+        if any(x != y for k, (x, y) in enumerate(zip(a.shape, s.shape, strict=True)) if k != d):
             rest = lambda sh: " ".join(str(x) for k, x in enumerate(sh) if k != d)  # noqa: E731
             raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
                                f"slice shape: {rest(a.shape)} at dimension {d} and source slice shape: "
@@ -365,7 +364,8 @@ def _index_fill_kernel(a, d, idx, v, like, storage=None):
         sizes = list(a.shape)
         sizes[d] = i.size
         nbytes, offset = storage if storage is not None else (0, 0)
-        need = 0 if 0 in sizes else (1 + sum((k - 1) * st for k, st in zip(sizes, strides)) + offset) * a.itemsize
+        reach = sum((k - 1) * st for k, st in zip(sizes, strides, strict=True))
+        need = 0 if 0 in sizes else (1 + reach + offset) * a.itemsize
         if need > nbytes:
             raise RuntimeError(f"setStorage: sizes {sizes}, strides {strides}, storage offset {offset}, and itemsize "
                                f"{a.itemsize} requiring a storage size of {need} are out of bounds for storage of "
@@ -551,7 +551,7 @@ def _inplace(self, fn, inputs, spec_fields, *args, **kwargs):
     finally:
         _C._set_grad_enabled(prev)
     a = self._array
-    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape)):
+    if a.size > 1 and any(st == 0 and n > 1 for st, n in zip(a.strides, a.shape, strict=True)):
         if fn not in _WARN_EXPANDED:
             raise RuntimeError(_INTERNAL_OVERLAP)
         warnings.warn(_WARN_EXPANDED[fn], UserWarning, stacklevel=3)

@@ -382,7 +382,7 @@ def repeat_backward(grad, repeats, input_shape):
         g = _sum(g, 0)
     shape = []
     dims = []
-    for i, (r, n) in enumerate(zip(repeats[lead:], input_shape, strict=True)):
+    for r, n in zip(repeats[lead:], input_shape, strict=True):
         if r == 0:
             return _wrap(_backend.new(grad._array, "zeros", tuple(input_shape), grad._array.dtype), grad)
         if r == 1:

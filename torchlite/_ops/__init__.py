@@ -96,7 +96,8 @@ __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broa
             "flatten", "flip", "fliplr", "flipud", "hstack", "moveaxis", "movedim", "repeat", "repeat_backward",
             "repeat_interleave", "roll", "rot90", "row_stack", "select", "swapaxes", "swapdims", "tile", "unflatten",
             "unfold", "unfold_backward", "vstack", "gather", "index_add", "index_add_", "index_copy", "index_copy_",
-            "index_fill", "index_fill_", "index_select", "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_",
+            "index_fill", "index_fill_", "index_select", "masked_fill", "masked_fill_", "masked_scatter",
+            "masked_scatter_",
             "masked_scatter_backward", "masked_select", "nonzero", "scatter", "scatter_", "scatter_add",
             "scatter_add_", "scatter_reduce", "take", "take_along_dim", "_put"]
 
