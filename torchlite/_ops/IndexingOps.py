@@ -14,7 +14,8 @@ from .MemoryOverlap import _INTERNAL_OVERLAP, _OVERLAP, _OVERLAP_FULL, _OVERLAP_
 from .ScalarType import _b1, _expand_type_name, _scalar_value
 from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _wrap_dim
-from .TensorShape import view
+from .TensorCompare import where as _where
+from .TensorShape import expand, unbind, view
 
 
 def _type_name(dtype):
@@ -485,7 +486,6 @@ def take(self, index):
 def take_along_dim(self, indices, dim=None):
     """at::take_along_dim (composite): with a dim, gather over the two broadcast apart from
     dim; without, gather of the flattened tensors."""
-    from .TensorShape import expand
     a, idx = self._array, indices._array
     if idx.dtype != np.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(idx.dtype)}")
@@ -517,7 +517,6 @@ def take_along_dim(self, indices, dim=None):
 def nonzero(self, *, as_tuple=False):
     """The indices of the nonzero elements, one row each, laid out column-major as torch's kernel
     writes them; as_tuple: that result's columns (views of it, unbind(1)); a 0-d tensor as a 1-d one."""
-    from .TensorShape import unbind
     a = self._array
     if as_tuple:
         flat = nonzero(_wrap(a.reshape(1), self) if a.ndim == 0 else self)
@@ -531,6 +530,16 @@ def nonzero(self, *, as_tuple=False):
     out = _backend.as_strided(buf, (n, k), (8, 8 * n))  # strides (1, n), size-1 dimensions included
     out[...] = r
     return _wrap(out, self)
+
+
+_NOT_GIVEN = object()
+
+
+def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):  # noqa: A002 - torch's names
+    """torch.where: where(condition) is nonzero(condition, as_tuple=True); else TensorCompare's where."""
+    if input is _NOT_GIVEN and other is _NOT_GIVEN:
+        return nonzero(condition, as_tuple=True)
+    return _where(condition, input, other)
 
 
 # In-place forms ------------------------------------------------------------------------------------------

@@ -12,14 +12,7 @@ from .TensorIterator import (_TB, _WRAPPED_NUMBER, _copy_like, _loud, _number_dt
                              _result_type)
 
 
-_NOT_GIVEN = object()
-
-
-def where(condition, input=_NOT_GIVEN, other=_NOT_GIVEN):  # noqa: A002 - torch's names
-    if input is _NOT_GIVEN and other is _NOT_GIVEN:
-        # where(condition): nonzero(condition, as_tuple=True) (the shape family's op)
-        from .IndexingOps import nonzero
-        return nonzero(condition, as_tuple=True)
+def where(condition, input, other):  # noqa: A002 - torch's names
     c = condition._array if isinstance(condition, _TB) else _backend.asarray(condition)
     if c.dtype != np.bool_:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "

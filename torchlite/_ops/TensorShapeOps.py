@@ -11,14 +11,14 @@ import numpy as np
 from .. import _backend
 from .._C import _record, _record_view, _wrap
 from .._generated import specs as _S
-from .ExpandUtils import _expand_error
-from .ScalarType import _expand_type_name
 from .TensorGeometry import _placed
 from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _norm_dims, _shape_arg, _wrap_dim
 from .TensorShape import _select, cat, expand, permute, reshape, transpose, unsqueeze, view
 from .TensorFactories import clone
 from .TensorProperties import contiguous
+from .ReduceOps import sum as _sum
+from .IndexingOps import index_select
 
 
 def _dim(dim, ndim):
@@ -375,7 +375,6 @@ def repeat(self, *repeats):
 def repeat_backward(grad, repeats, input_shape):
     """at::native repeat_backward: the gradient viewed as (repeat, size) pairs per dimension,
     summed over the repeats; the leading padded dimensions summed away."""
-    from .ReduceOps import sum as _sum
     lead = len(repeats) - len(input_shape)
     g = grad
     for _ in range(lead):
@@ -407,7 +406,6 @@ def tile(self, dims):
 def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
     """at::repeat_interleave (composite): an int repeats as unsqueeze / expand / clone /
     flatten; a tensor of repeats as index_select with the repeated positions."""
-    from .IndexingOps import index_select
     if not isinstance(self, _TB) or repeats is None:
         # torch.repeat_interleave(repeats): the indices each repeated by its count
         counts = self if repeats is None else repeats
@@ -449,8 +447,3 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
     c = clone(e) if e._array.flags.c_contiguous else contiguous(e)  # clone(contiguous_format)
     return flatten(c, d, d + 1)
 
-
-def _check_expand(a, shape):
-    err = _expand_error(a.shape, shape, _expand_type_name(a.dtype))
-    if err is not None:
-        raise err

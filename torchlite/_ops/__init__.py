@@ -79,8 +79,8 @@ __all__ = [
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
-# TensorShapeOps and IndexingOps come after TensorCompare in the import order above (IndexingOps after
-# TensorShapeOps, which it does not import at module level).
+# In the import order above, IndexingOps comes after TensorCompare (its `where` takes where(condition) too and
+# replaces TensorCompare's here), then TensorShapeOps (which imports IndexingOps and ReduceOps).
 from .TensorShapeOps import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, broadcast_to,  # noqa: E402
                              column_stack, dstack, flatten, flip, fliplr, flipud, hstack, moveaxis, movedim,
                              repeat, repeat_backward, repeat_interleave, roll, rot90, row_stack, select, swapaxes,
@@ -89,8 +89,7 @@ from .IndexingOps import (gather, index_add, index_add_, index_copy, index_copy_
                           index_select,
                           masked_fill, masked_fill_, masked_scatter, masked_scatter_, masked_scatter_backward,
                           masked_select, nonzero, scatter, scatter_, scatter_add, scatter_add_, scatter_reduce, take,
-                          take_along_dim,
-                          _put)
+                          take_along_dim, where, _put)  # noqa: F811 - where(condition) joins where
 
 __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to", "column_stack", "dstack",
             "flatten", "flip", "fliplr", "flipud", "hstack", "moveaxis", "movedim", "repeat", "repeat_backward",
