@@ -168,6 +168,7 @@ def unflatten_errors(lib, dev):
         for f in (
             lambda _: x.unflatten(1, (2, 2)),
             lambda _: x.unflatten(1, ()),
+            lambda _: x.unflatten(-1, (3, 3)),
             lambda _: x.unflatten(2, (-1, 3)),
             lambda _: x.unflatten(3, (1, 3)),
         )
@@ -535,6 +536,7 @@ def repeat_interleave_errors(lib, dev):
             lambda _: x.repeat_interleave(T(lib, dev, [1, 2]), dim=1),
             lambda _: lib.repeat_interleave(T(lib, dev, [[1, 2]])),
             lambda _: lib.repeat_interleave(T(lib, dev, [1, -2])),
+            lambda _: x.repeat_interleave(T(lib, dev, [1, 2]), dim=-1),
         )
     ]
 
@@ -769,10 +771,20 @@ def index_copy(lib, dev):
 @case
 def index_copy_errors(lib, dev):
     x, s = leaf(lib, dev), leaf(lib, dev, A[:, :2] * 3)
-    return [
-        run(f, lib)
-        for f in (lambda _: x.index_copy(1, T(lib, dev, [0]), s), lambda _: x.index_copy(1, T(lib, dev, [3, 0]), s))
-    ]
+    cases = (
+        lambda _: x.index_copy(1, T(lib, dev, [0]), s),
+        lambda _: x.index_copy(1, T(lib, dev, [3, 0]), s),
+        lambda _: x.index_copy(1, T(lib, dev, [0]), s.double()),  # the dtype before the count
+        lambda _: x.sum().index_copy(0, T(lib, dev, [0]), s[0]),  # a 0-d self's slice shape
+        lambda _: x.index_copy(1, T(lib, dev, [0.0, 1.0]), s),
+        lambda _: x.index_copy(1, T(lib, dev, [[0, 1]]), s),
+        lambda _: x.index_copy(1, T(lib, dev, [0, 1]), s.sum()),
+        lambda _: x.index_copy(1, T(lib, dev, [0, 1]), s[0]),
+        lambda _: x.index_copy(2, T(lib, dev, [0, 1]), s),
+        lambda _: x.sum().index_copy(0, T(lib, dev, [0]), s[0, 0]),
+        lambda _: x.sum().index_copy(0, T(lib, dev, [0]), T(lib, dev, [1.0])),
+    )
+    return [run(f, lib) for f in cases]
 
 
 @case

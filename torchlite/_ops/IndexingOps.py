@@ -270,11 +270,9 @@ def index_select(self, dim, index):
                    self_sym_sizes=a.shape)
 
 
-def _index_source_check(fn, a, d, i, source, err=RuntimeError, colon=":"):
+def _index_source_check(fn, a, d, i, source):
     sn = source.shape[d] if source.ndim else 1
     if i.size != sn:
-        if fn == "index_copy_":
-            raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to source.size(dim) ({sn})")
         raise RuntimeError(f"{fn}(): Number of indices ({i.size}) should be equal to source.size(dim): ({sn}), "
                            f"for dim: {d}")
 
@@ -323,22 +321,32 @@ def index_add(self, dim, index, source, *, alpha=1):
 
 
 def index_copy(self, dim, index, source):
+    """index_copy (its meta function's checks in their order: index, dims, dtypes, slice shapes, count)."""
     a, idx, s = self._array, index._array, source._array
     d = _wrap_dim(dim, a.ndim)
-    i = _vector_index("index_copy_", idx)
-    if a.ndim and s.ndim:
-        if a.ndim != s.ndim:
-            raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
-                             f"match. Source dimensionality ({s.ndim}), destination dimensionality ({a.ndim})")
-        if any(x != y for k, (x, y) in enumerate(zip(a.shape, s.shape, strict=True)) if k != d):
-            rest = lambda sh: " ".join(str(x) for k, x in enumerate(sh) if k != d)  # noqa: E731
-            raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
-                               f"slice shape: {rest(a.shape)} at dimension {d} and source slice shape: "
-                               f"{rest(s.shape)} at dimension 0.")
-    _index_source_check("index_copy_", a, d, i, s)
+    if idx.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    i = idx.reshape(-1)
+    if s.ndim == 0 and i.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {i.size})")
+    if a.ndim and s.ndim and a.ndim != s.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({s.ndim}), destination dimensionality ({a.ndim})")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {_type_name(idx.dtype)}")
     if a.dtype != s.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
                            f"{_type_name(a.dtype)} and (source) {_type_name(s.dtype)}")
+    self_sliced = [x for k, x in enumerate(a.shape) if k != d]
+    source_sliced = [x for k, x in enumerate(s.shape) if k != d]
+    if self_sliced != source_sliced:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                           f"slice shape: {' '.join(map(str, self_sliced))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, source_sliced))} at dimension 0.")
+    if s.ndim and i.size != s.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({i.size}) should be equal to source.size(dim) "
+                         f"({s.shape[d]})")
+    i = i.astype(np.int64, copy=False)
     n = a.shape[d] if a.ndim else 1
     bad = _first_oob(i, n)
     if bad is not None:

@@ -60,10 +60,10 @@ def unflatten(self, dim, sizes):
     if -1 in sizes:
         if known == 0 or n % known:
             raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
-                               f"{dim} ({n}) in the input tensor")
+                               f"{d} ({n}) in the input tensor")
         sizes = tuple(n // known if s == -1 else s for s in sizes)
     elif known != n:
-        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
                            f"({n}) in the input tensor")
     return view(self, a.shape[:d] + sizes + a.shape[d + 1:])
 
@@ -127,24 +127,6 @@ def broadcast_to(self, size):
             raise TypeError(f"broadcast_to(): argument 'size' (position 2) must be tuple of ints, but found element "
                             f"of type {type(n).__name__} at pos {i}")
     return expand(self, size)
-
-
-def broadcast_shapes(*shapes):
-    """torch.broadcast_shapes: the shape the given ones broadcast to."""
-    out = []
-    for s in shapes:
-        s = (s,) if isinstance(s, int) else tuple(s)
-        for i, n in enumerate(reversed(s)):
-            if n < 0:
-                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(s)}")
-            if i >= len(out):
-                out.append(n)
-            elif out[i] == 1:
-                out[i] = n
-            elif n != 1 and n != out[i]:
-                raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  "
-                                   f"Mismatch is between {out[i]} and {n} at dimension {i}")
-    return tuple(reversed(out))
 
 
 def broadcast_tensors(*tensors):
@@ -437,7 +419,7 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         elif r.size != n:
             raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
-                               f"{r.size} and input.size({d}) = {n}")
+                               f"{r.size} and input.size({dim}) = {n}")
         return index_select(x, d, repeat_interleave(repeats))
     if repeats < 0:
         raise RuntimeError("Repeats must be non-negative")
