@@ -353,6 +353,24 @@ def view_like(lib, dev):
 
 
 @case
+def existing_shape_ops_errors(lib, dev):
+    """The shape ops issue 12 brought, checked again: torch's words in the cases issue 13 found."""
+    x = leaf(lib, dev)
+    cases = (
+        lambda _: x.narrow(1, 0, -1),
+        lambda _: x.narrow(1, 5, -1),
+        lambda _: x.narrow(1, 2, 2),
+        lambda _: x.split(-1, 1),
+        lambda _: x.split(0, 1),
+        lambda _: x[:, :0].reshape(0, -1),
+        lambda _: x.view(-1, -1),
+        lambda _: x.view(5, -1),
+        lambda _: (lib.flip(x, dims=[0]), x.flip(dims=(1, 2))),
+    )
+    return [run(f, lib) for f in cases]
+
+
+@case
 def layouts_of_copies(lib, dev):
     """The copies keep torch's layout of a transposed input (flip, index_fill and rot90 preserve it)."""
     x = leaf(lib, dev)

@@ -264,8 +264,12 @@ def unfold_backward(grad, input_sizes, dim, size, step):
 
 # Copies with a node of their own --------------------------------------------------------------------
 
-def flip(self, *dims):
+def flip(self, *dims, **kwargs):
     a = self._array
+    if "dims" in kwargs:  # flip(x, dims=...)
+        dims = (kwargs.pop("dims"),)
+    if kwargs:
+        raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
     dims = _shape_arg(dims)
     ds = _norm_dims(dims, a.ndim) if dims else ()
     out = _wrap(_flipped(a, ds, self), self)
