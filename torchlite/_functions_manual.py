@@ -12,7 +12,7 @@ from ._dtypes import _from_numpy_dtype
 from ._ops import _add_scalar as add_scalar
 from ._C import _wrap
 from ._generated import specs as S
-from ._ops import _column_major, _const, _gather, _index_add, _index_put_zeros, _index_select, _loud
+from ._ops import _column_major, _const, _index_add, _index_put_zeros, _loud
 from ._ops import _masked_fill as masked_fill
 from ._ops import _masked_fill_zeros, _matmul_kernel, _quiet, _scatter_zeros, _select, _slice, _sub_scalar
 from ._ops import _sum_to, _unsqueeze_multiple
@@ -30,9 +30,9 @@ __all__ = [
     "add_scalar", "as_dtype", "as_strided_backward", "atan2_backward_other", "atan2_backward_self", "bmm",
     "cat_tensors_backward", "cos", "diagonal",
     "diagonal_backward", "div", "div_scalar", "div_tensor_other_backward", "div_tensor_self_backward",
-    "evenly_distribute_backward", "expand_symint", "gather_backward", "gather_index", "getitem_raw",
-    "index_add_source_backward", "index_backward", "index_put_zeros", "index_select_backward",
-    "masked_fill", "masked_fill_value_backward", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
+    "evenly_distribute_backward", "expand_symint", "getitem_raw",
+    "index_backward", "index_put_zeros",
+    "masked_fill", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
     "mm_mat1_backward", "mm_mat2_backward", "mul", "mul_scalar", "mul_tensor_backward", "neg", "permute_backwards",
     "pow_backward", "pow_backward_exponent", "pow_backward_exponent_scalar", "pow_backward_self", "reshape",
     "reshape_column", "saved_index_key", "select_backward_symint", "select_from_key", "sgn", "sigmoid_backward", "sin",
@@ -117,21 +117,6 @@ def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
         grad = unsqueeze(grad, dim)
         idx = np.expand_dims(idx, dim)
     return _scatter_zeros(S.ScatterBackward0, grad, sizes, dim, idx)
-
-
-def gather_index(grad, dim, index):
-    """grad.gather(dim, index): scatter's gradient for src."""
-    return _gather(grad, dim, index)
-
-
-def gather_backward(grad, sizes, dim, index):
-    """zeros(sizes).scatter_add(dim, index, grad)."""
-    return _scatter_zeros(S.ScatterAddBackward0, grad, sizes, dim, index)
-
-
-def masked_fill_value_backward(grad, mask):
-    """masked_fill's gradient for value: grad.masked_select(mask).sum()."""
-    return sum(getitem_raw(grad, _const(mask, grad)))
 
 
 def pow_backward(grad, self, exponent):
@@ -224,16 +209,6 @@ def slice_from_key(grad, key):
     """slice_backward's gradient: grad.slice(dim, start, end, step)."""
     key = key if isinstance(key, tuple) else (key,)
     return _slice(grad, len(key) - 1, key[-1])
-
-
-def index_add_source_backward(grad, index):
-    """index_add's gradient for source: grad.index_select(0, index).expand_as(source)."""
-    picked = _index_select(grad, index)
-    return expand(picked, picked._array.shape)
-
-
-def index_select_backward(grad, size, index):
-    return _index_add(grad, size, index)
 
 
 def index_put_zeros(grad, key, values_shape, values_dtype):
@@ -513,6 +488,160 @@ def xlogy_scalar_other_backward(grad, self, other):
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
+from ._ops import (flip, gather, index_add, index_fill, index_select, masked_scatter,  # noqa: E402
+                   masked_scatter_backward, repeat_backward, roll, rot90, scatter, scatter_add, take, unfold,
+                   unfold_backward, _put, masked_select, scatter_reduce)
+
+__all__ += ["flip", "gather", "gather_backward", "index_add_source_backward", "index_copy_source_backward",
+            "index_fill_value_backward", "index_fill_zero", "index_select_backward", "masked_fill_value_backward",
+            "masked_scatter", "masked_scatter_backward", "masked_select_backward", "put_self_backward",
+            "repeat_backward", "roll_backward", "rot90_backward", "scatter_reduce_backward_self",
+            "scatter_reduce_backward_src", "scatter_zero", "take_backward", "take_reshape",
+            "unfold", "unfold_backward", "zeros_of"]
+
+
+def zeros_of(like, sizes):
+    """A zero tensor (no gradient) of these sizes, like's dtype and device."""
+    return _wrap(_backend.new(like._array, "zeros", tuple(sizes), like._array.dtype), like)
+
+
+def scatter_zero(grad, dim, index):
+    """grad.scatter(dim, index, 0): scatter's gradient for self (ScatterBackward1)."""
+    return scatter(grad, dim, index, 0)
+
+
+def gather_backward(grad, self, dim, index, sparse_grad):
+    """upstream gather_backward: zeros of self's shape, scatter_add(dim, index, grad)."""
+    return scatter_add(zeros_of(grad, self._array.shape), dim, index, grad)
+
+
+def masked_fill_value_backward(grad, mask):
+    """masked_fill's gradient for value: grad.masked_select(mask).sum()."""
+    return sum(masked_select(grad, mask))
+
+
+def index_select_backward(grad, sizes, dim, index):
+    """upstream index_select_backward_symint: zeros(sizes).index_add(dim, index, grad)."""
+    return index_add(zeros_of(grad, sizes), dim, index, grad)
+
+
+def _picked(grad, dim, index, source, source_dim):
+    """grad.index_select(dim, index).expand_as(source), or for a 0-d source
+    grad.index_select(dim, index.squeeze(0)) (index_add's and index_copy's source formula)."""
+    if source_dim > 0:
+        return expand(index_select(grad, dim, index), source._array.shape)
+    return index_select(grad, dim, squeeze(index, 0) if index._array.ndim else index)
+
+
+def index_add_source_backward(grad, dim, index, source, source_dim, alpha):
+    return maybe_multiply(_picked(grad, dim, index, source, source_dim), alpha)
+
+
+def index_copy_source_backward(grad, dim, index, source, source_dim):
+    return _picked(grad, dim, index, source, source_dim)
+
+
+def index_fill_zero(grad, dim, index):
+    """grad.index_fill(dim, index, 0): the filled positions get no gradient."""
+    return index_fill(grad, dim, index, 0)
+
+
+def index_fill_value_backward(grad, dim, index):
+    """grad.index_select(dim, unique(index)).sum(): each filled position once."""
+    unique = _const(np.unique(index._array.reshape(-1)), index)
+    return sum(index_select(grad, dim, unique))
+
+
+def masked_select_backward(grad, self, mask):
+    """upstream masked_select_backward: zeros of the broadcast shape, masked_scatter'ed with grad
+    (reduced to self's shape afterwards, as validate_outputs does)."""
+    shape = np.broadcast_shapes(self._array.shape, mask._array.shape)
+    return masked_scatter(zeros_of(grad, shape), mask, grad)
+
+
+def take_backward(grad, self, index):
+    """upstream take_backward: zeros_like(self).put_(index, grad, accumulate=True)."""
+    return _put(zeros_of(grad, self._array.shape), index, grad, True)
+
+
+def put_self_backward(grad, index, source, accumulate):
+    return grad if accumulate else _put(grad, index, zeros_of(grad, source._array.shape), False)
+
+
+def take_reshape(grad, index, source):
+    """put's gradient for source: grad.take(index).reshape_as(source)."""
+    return reshape(take(grad, index), source._array.shape)
+
+
+def roll_backward(grad, shifts, dims):
+    return roll(grad, tuple(-s for s in shifts), dims)
+
+
+def rot90_backward(grad, k, dims):
+    return rot90(grad, -k, dims)
+
+def _eq(a, b):
+    return _compare(np.equal, a, b)
+
+
+def _as(t, like):
+    """A bool mask as like's dtype (no gradient)."""
+    return _const(t._array.astype(like._array.dtype), like)
+
+
+def _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, which):
+    """upstream scatter_reduce_backward (FunctionsManual.cpp): the gradient of self (which 0) or src
+    (which 1), in torchlite's differentiable ops."""
+    if reduce == "sum":
+        grad_self, grad_src = (grad, None) if which == 0 else (None, gather(grad, dim, index))
+    elif reduce == "prod":
+        if which == 0:
+            masked_self = masked_fill(self, _eq(self, 0), 1)
+            masked_self_result = scatter_reduce(masked_self, dim, index, src, reduce, include_self=include_self)
+            grad_self = div(mul(grad, masked_self_result), masked_self)
+        else:
+            src_zero = _eq(src, 0)
+            src_num_zeros = gather(scatter_add(zeros_of(grad, self._array.shape), dim, index, _as(src_zero, self)),
+                                   dim, index)
+            single = _const(src_zero._array & (src_num_zeros._array == 1), src)
+            masked_src = masked_fill(src, single, 1)
+            masked_src_result = scatter_reduce(self, dim, index, masked_src, reduce, include_self=include_self)
+            grad_src = where(single, gather(mul(grad, masked_src_result), dim, index),
+                             div(gather(mul(grad, result), dim, index), masked_fill(src, src_zero, 1)))
+    elif reduce == "mean":
+        n = _wrap_new(grad, grad._array.shape, grad._array.dtype)
+        if include_self:
+            n = _const(np.ones_like(grad._array), grad)
+        n = scatter_add(n, dim, index, _const(np.ones_like(src._array), src))
+        n = _const(np.where(n._array == 0, n._array.dtype.type(1), n._array), grad)
+        if which == 0:
+            grad_self = div(grad, n)
+        else:
+            grad_src = div(gather(grad, dim, index), gather(n, dim, index))
+    elif reduce not in ("amax", "amin"):
+        raise RuntimeError(f"Expected 'reduce' to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got {reduce}.")
+    else:  # amax, amin: the gradient shared evenly among the elements equal to the result
+        value = gather(result, dim, index)
+        self_is_result = _as(_eq(self, result), self)
+        src_is_result = _as(_eq(src, value), self)
+        n_to_distribute = scatter_add(self_is_result, dim, index, src_is_result)
+        grad_distributed = div(grad, n_to_distribute)
+        if which == 0:
+            grad_self = mul(self_is_result, grad_distributed)
+        else:
+            grad_src = mul(src_is_result, gather(grad_distributed, dim, index))
+    if which == 0:
+        return grad_self if include_self else scatter(grad_self, dim, index, 0)
+    return grad_src
+
+
+def scatter_reduce_backward_self(grad, self, dim, index, src, reduce, include_self, result):
+    return _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 0)
+
+
+def scatter_reduce_backward_src(grad, self, dim, index, src, reduce, include_self, result):
+    return _scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result, 1)
+
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)

@@ -53,6 +53,9 @@ class Tensor(_C.TensorBase, _TensorMethods):
         if cls is not Tensor:
             return super().__new__(cls, *args, **kwargs)  # refused: tensors are made by factories
         return _legacy.legacy_new(_dtypes.float32, False, args, kwargs)
+    def _is_view(self):
+        """Whether this tensor is a view of another (torch's Tensor._is_view)."""
+        return _C._view_base(self) is not None
 
     # Attributes ------------------------------------------------------------------
     @property

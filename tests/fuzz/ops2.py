@@ -7,7 +7,7 @@ own (fuzzlib.generate). Entry names must differ from ops.OPS's.
 """
 import numpy as np
 from fuzzlib import is_float
-from ops import BC, FLOAT, PENDING, Op, T, dim_kw, scalar, split_args, two_dims
+from ops import BC, FLOAT, PENDING, SAME, Op, T, dim_kw, expand_shape, scalar, split_args, two_dims
 
 OPS2 = []
 
@@ -165,6 +165,173 @@ op2("aliases", ["{out} = lib.multiply({0}, {1})", "{out} = {0}.subtract({1}, alp
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
+def _d(g, shape):
+    """A dim of shape (out of range now and then) and its size (1 for a 0-d tensor)."""
+    d = g.dim(len(shape))
+    n = shape[d] if -len(shape) <= d < len(shape) else 1
+    return d, n
+
+
+def _ints(g, shape, hi, lo=0):
+    """A nested list of ints in [lo, hi) of this shape; one out of range now and then."""
+    a = g.rng.integers(lo, max(hi, lo + 1), size=shape) if hi > lo else np.zeros(shape, np.int64)
+    if a.size and g.p(0.04):
+        a.reshape(-1)[0] = hi
+    return repr(a.tolist())
+
+
+def _perm_index(g, shape, d):
+    """An index of `shape` whose entries along d are distinct (a scatter without repeated targets)."""
+    nd = len(shape)
+    if nd == 0:
+        return "0"
+    a = np.zeros(shape, np.int64)
+    moved = np.moveaxis(a, d, -1)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        moved[pos] = g.rng.permutation(moved.shape[-1])
+    return repr(a.tolist())
+
+
+def _unflatten_args(g, metas):
+    shape = metas[0].shape
+    if not shape:
+        return None  # torch's error on a 0-d tensor carries its C++ stack trace
+    d, n = _d(g, shape)
+    divs = [k for k in range(1, n + 1) if n and n % k == 0] or [1]
+    k = g.choice(divs)
+    sizes = [k, n // k if n else 0]
+    if g.p(0.3):
+        sizes[g.int(0, 1)] = -1
+    if g.p(0.05):
+        sizes.append(2)
+    return {"d": d, "sizes": repr(tuple(sizes))}
+
+
+def _window(g, metas):
+    d, n = _d(g, metas[0].shape)
+    return {"d": d, "size": g.int(0, n + (1 if g.p(0.05) else 0)), "step": g.int(1, 3) if not g.p(0.03) else 0}
+
+
+def _roll_args(g, metas):
+    return dict(two_dims(g, metas), s=g.int(-5, 5), t=g.int(-3, 3))
+
+
+def _reps(g, metas):
+    n = len(metas[0].shape)
+    reps = [g.int(0 if g.p(0.1) else 1, 3) for _ in range(n + g.int(0, 1) - (1 if n and g.p(0.05) else 0))]
+    return {"reps": repr(tuple(reps)), "r": g.int(0, 3), "d": g.dim(n)}
+
+
+def _counts(g, metas):
+    shape = metas[0].shape
+    d, n = _d(g, shape)
+    # (an int repeats of 0 next to size-1 dims makes torch's own view fail: 1 to 3 here)
+    return {"d": d, "counts": repr([g.int(0, 2) for _ in range(n + (1 if g.p(0.05) else 0))]), "r": g.int(1, 3)}
+
+
+def _gather_args(g, metas):
+    shape = metas[0].shape
+    d, n = _d(g, shape)
+    ishape = tuple(g.int(0, k) if i != (d % len(shape) if shape else 0) else g.int(0, 3) for i, k in
+                   enumerate(shape))
+    # take_along_dim's index stays in range: torch reads out of bounds there without a check
+    ok = np.asarray(g.rng.integers(0, max(n, 1), size=ishape)).tolist()
+    return {"d": d, "idx": _ints(g, ishape, n), "ok": repr(ok), "s": g.choice(["2.0", "-1", "0.5"])}
+
+
+def _scatter_args(g, metas):
+    shape = metas[0].shape
+    d, _ = _d(g, shape)
+    wd = d % len(shape) if shape and -len(shape) <= d < len(shape) else 0
+    return {"d": d, "idx": _perm_index(g, shape, wd) if not g.p(0.04) else _ints(g, shape, 2),
+            "add": _ints(g, shape, shape[wd] if shape else 1), "s": g.choice(["2.0", "-1", "0.5"])}
+
+
+def _vector_args(g, metas):
+    shape = metas[0].shape
+    d, n = _d(g, shape)
+    k = g.int(0, 3)
+    vec = [int(x) for x in g.rng.integers(0, max(n, 1), size=k)]
+    if vec and g.p(0.04):
+        vec[0] = n
+    uniq = [int(x) for x in g.rng.permutation(max(n, 1))[:g.int(0, max(n, 1))]] if n else []
+    return {"d": d, "vec": repr(vec), "uniq": repr(uniq), "s": g.choice(["2.0", "-1", "0.5"])}
+
+
+def _take_args(g, metas):
+    numel = int(np.prod(metas[0].shape, dtype=np.int64))
+    return {"flat": _ints(g, (g.int(0, 3),), numel, -numel)}
+
+
+op2("flatten", ["{out} = {0}.flatten()", "{out} = lib.flatten({0}, {a}, {b})", "{out} = {0}.flatten({a})"], [T()],
+    two_dims)
+op2("unflatten", ["{out} = {0}.unflatten({d}, {sizes})", "{out} = lib.unflatten({0}, {d}, {sizes})"], [T()],
+    _unflatten_args, weight=0.6)
+op2("movedim", ["{out} = {0}.movedim({a}, {b})", "{out} = lib.moveaxis({0}, ({a},), ({b},))",
+                "{out} = {0}.swapaxes({a}, {b})", "{out} = lib.swapdims({0}, {a}, {b})",
+                "{out} = lib.movedim({0}, {a}, {b})", "{out} = {0}.moveaxis({a}, {b})",
+                "{out} = lib.swapaxes({0}, {a}, {b})", "{out} = {0}.swapdims({a}, {b})"], [T()], two_dims)
+op2("select", ["{out} = {0}.select({d}, {i})", "{out} = lib.select({0}, {d}, {i})"], [T()],
+    lambda g, ms: (lambda d, n: {"d": d, "i": g.int(-n, n - 1) if n and not g.p(0.04) else n})(*_d(g, ms[0].shape)))
+op2("broadcast_to", ["{out} = {0}.broadcast_to(({shape}))", "{out} = lib.broadcast_to({0}, [{shape}])"], [T()],
+    expand_shape, weight=0.6)
+op2("broadcast_tensors", ["{out} = lib.broadcast_tensors({0}, {1})[1]", "{out} = lib.broadcast_tensors({0}, {1})[0]"],
+    [T(), BC(0)], weight=0.5)
+op2("atleast", ["{out} = lib.atleast_1d({0})", "{out} = lib.atleast_2d({0})", "{out} = lib.atleast_3d({0})",
+                "{out} = lib.atleast_2d({0}, {1})[1]"], [T(), T()], weight=0.5)
+op2("hstack", ["{out} = lib.hstack([{0}, {1}])", "{out} = lib.vstack([{0}, {1}])", "{out} = lib.dstack([{0}, {1}])",
+               "{out} = lib.column_stack([{0}, {1}])", "{out} = lib.row_stack([{0}, {0}])"], [T(), T()], weight=0.7)
+op2("unfold", ["{out} = {0}.unfold({d}, {size}, {step})"], [T()], _window, weight=0.6)
+op2("flip", ["{out} = {0}.flip({a})", "{out} = lib.flip({0}, ({a}, {b}))", "{out} = {0}.fliplr()",
+             "{out} = lib.flipud({0})", "{out} = lib.fliplr({0})", "{out} = {0}.flipud()"], [T()], two_dims)
+op2("roll", ["{out} = {0}.roll({s})", "{out} = lib.roll({0}, ({s}, {t}), ({a}, {b}))", "{out} = {0}.roll({s}, {a})"],
+    [T()], _roll_args)
+op2("rot90", ["{out} = {0}.rot90()", "{out} = lib.rot90({0}, {s}, ({a}, {b}))"], [T()], _roll_args, weight=0.6)
+op2("repeat", ["{out} = {0}.repeat({reps})", "{out} = {0}.tile({reps})", "{out} = lib.tile({0}, ({r},))"], [T()],
+    _reps)
+op2("repeat_interleave", ["{out} = {0}.repeat_interleave({r})", "{out} = {0}.repeat_interleave({r}, {d})",
+                          "{out} = lib.repeat_interleave({0}, lib.tensor({counts}), {d})"], [T()], _counts,
+    weight=0.6)
+op2("gather", ["{out} = {0}.gather({d}, lib.tensor({idx}, dtype=lib.int64))",
+               "{out} = lib.gather({0}, {d}, lib.tensor({idx}, dtype=lib.int64))",
+               "{out} = lib.take_along_dim({0}, lib.tensor({ok}, dtype=lib.int64), {d})",
+               "{out} = {0}.take_along_dim(lib.tensor({ok}, dtype=lib.int64))"], [T()], _gather_args)
+op2("scatter", ["{out} = {0}.scatter({d}, lib.tensor({idx}, dtype=lib.int64), {1})",
+                "{out} = lib.scatter({0}, {d}, lib.tensor({idx}, dtype=lib.int64), {s})",
+                "{out} = {0}.scatter_add({d}, lib.tensor({add}, dtype=lib.int64), {1})",
+                "{out} = lib.scatter_add({0}, {d}, lib.tensor({add}, dtype=lib.int64), {1})",
+                "{0}.scatter_({d}, lib.tensor({idx}, dtype=lib.int64), {1})",
+                "{0}.scatter_add_({d}, lib.tensor({add}, dtype=lib.int64), {1})"], [T(), SAME(0)], _scatter_args)
+op2("scatter_reduce", ["{out} = {0}.scatter_reduce({d}, lib.tensor({add}, dtype=lib.int64), {1}, {r})",
+                       "{out} = lib.scatter_reduce({0}, {d}, lib.tensor({add}, dtype=lib.int64), {1}, {r}, "
+                       "include_self=False)"], [T(), SAME(0)],
+    lambda g, ms: dict(_scatter_args(g, ms), r=g.choice(['"sum"', '"prod"', '"mean"', '"amax"', '"amin"'])))
+op2("index_select", ["{out} = {0}.index_select({d}, lib.tensor({vec}, dtype=lib.int64))",
+                     "{out} = lib.index_select({0}, {d}, lib.tensor({vec}, dtype=lib.int64))",
+                     "{out} = {0}.index_fill({d}, lib.tensor({vec}, dtype=lib.int64), {s})",
+                     "{out} = lib.index_fill({0}, {d}, lib.tensor({vec}, dtype=lib.int64), {1}.sum())",
+                     "{0}.index_fill_({d}, lib.tensor({vec}, dtype=lib.int64), {s})"], [T(), T()], _vector_args)
+op2("index_add", ["{out} = {0}.index_add({d}, lib.tensor({vec}, dtype=lib.int64), "
+                  "{1}.index_select({d}, lib.tensor({vec}, dtype=lib.int64)))",
+                  "{out} = lib.index_add({0}, {d}, lib.tensor({vec}, dtype=lib.int64), "
+                  "{1}.index_select({d}, lib.tensor({vec}, dtype=lib.int64)), alpha={s})",
+                  "{out} = {0}.index_copy({d}, lib.tensor({uniq}, dtype=lib.int64), "
+                  "{1}.index_select({d}, lib.tensor({uniq}, dtype=lib.int64)))",
+                  "{out} = lib.index_copy({0}, {d}, lib.tensor({uniq}, dtype=lib.int64), "
+                  "{1}.index_select({d}, lib.tensor({uniq}, dtype=lib.int64)) * 2)",
+                  "{0}.index_add_({d}, lib.tensor({vec}, dtype=lib.int64), "
+                  "{1}.index_select({d}, lib.tensor({vec}, dtype=lib.int64)))",
+                  "{0}.index_copy_({d}, lib.tensor({uniq}, dtype=lib.int64), "
+                  "{1}.index_select({d}, lib.tensor({uniq}, dtype=lib.int64)))"], [T(), SAME(0)], _vector_args)
+op2("masked_fill", ["{out} = {0}.masked_fill({1} > 0, {s})", "{out} = lib.masked_fill({0}, {1} < 0, {0}.sum())",
+                    "{0}.masked_fill_({1} > 0, {s})", "{out} = {0}.masked_select({1} > 0)",
+                    "{out} = lib.masked_select({0}, {1} < 1)", "{out} = {0}.masked_scatter({1} > 0, {0} * 2)",
+                    "{out} = lib.masked_scatter({0}, {1} < 0, {0} + 1)", "{0}.masked_scatter_({1} > 0, {0} * 3)"],
+    [T(), BC(0)], scalar)
+op2("take", ["{out} = {0}.take(lib.tensor({flat}, dtype=lib.int64))",
+             "{out} = lib.take({0}, lib.tensor({flat}, dtype=lib.int64))"], [T()], _take_args, weight=0.6)
+op2("nonzero", ["{out} = {0}.nonzero()", "{out} = lib.nonzero({0}, as_tuple=True)[0]", "{out} = lib.where({0} > 0)[0]",
+                "{out} = lib.nonzero({0})"], [T()], weight=0.5)
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)

@@ -55,6 +55,9 @@ REACHED_VIA = {
 
     # ==== issue 13: shape ====
     # (the shape family's entries follow this line)
+    "masked_scatter_backward": "masked_fill",  # masked_scatter's double backward
+    "put": "take",  # take's gradient (take_backward)
+    "unfold_backward": "unfold",  # unfold's double backward
 
     # ==== issue 13: linalg ====
     # (the linalg family's entries follow this line)

@@ -1360,6 +1360,90 @@ for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
+def _x3(lib, dev):
+    return leaf(lib, dev, [[[1.0, -2.0, 3.0, 0.5]], [[4.0, -1.5, 2.5, -3.0]]])  # (2, 1, 4)
+
+
+def _shape13(fn):
+    def run_case(lib, dev):
+        x = _x3(lib, dev)
+        return with_grads(lib, lambda x: fn(lib, dev, x), x)
+    return run_case
+
+
+def _idx(lib, dev, v):
+    return lib.tensor(v, device=dev)
+
+
+SHAPE13 = {
+    ("torchlite.flatten", "Tensor.flatten"): lambda lib, dev, x: (lib.flatten(x, 1), x.flatten(), x.flatten(0, 1)),
+    ("torchlite.unflatten", "Tensor.unflatten"): lambda lib, dev, x: (lib.unflatten(x, 2, (2, 2)),
+                                                                     x.unflatten(-1, (-1, 1))),
+    ("torchlite.movedim", "Tensor.movedim", "torchlite.moveaxis", "Tensor.moveaxis"):
+        lambda lib, dev, x: (lib.movedim(x, 0, 2), x.movedim((0, 1), (1, 2)), lib.moveaxis(x, 2, 0), x.moveaxis(1, 0)),
+    ("torchlite.swapaxes", "Tensor.swapaxes", "torchlite.swapdims", "Tensor.swapdims"):
+        lambda lib, dev, x: (lib.swapaxes(x, 0, 2), x.swapaxes(1, 2), lib.swapdims(x, 0, 1), x.swapdims(2, 0)),
+    ("torchlite.select", "Tensor.select"): lambda lib, dev, x: (lib.select(x, 2, 1), x.select(0, -1)),
+    ("torchlite.broadcast_to", "Tensor.broadcast_to"): lambda lib, dev, x: (lib.broadcast_to(x, (2, 3, 4)),
+                                                                           x.broadcast_to((1, 2, 2, 4))),
+    ("torchlite.broadcast_tensors",): lambda lib, dev, x: lib.broadcast_tensors(x, x[0, :, :1], x.sum()),
+    ("torchlite.atleast_1d", "torchlite.atleast_2d", "torchlite.atleast_3d"):
+        lambda lib, dev, x: (lib.atleast_1d(x.sum()), lib.atleast_2d(x[0, 0]), lib.atleast_3d(x[0]),
+                             lib.atleast_1d(x, x.sum())),
+    ("torchlite.hstack", "torchlite.vstack", "torchlite.row_stack", "torchlite.dstack", "torchlite.column_stack"):
+        lambda lib, dev, x: (lib.hstack([x, x]), lib.vstack([x[0, 0], x[1, 0]]), lib.row_stack([x[0], x[1]]),
+                             lib.dstack([x[:, 0], x[:, 0]]), lib.column_stack([x[0, 0], x[1, 0]])),
+    ("Tensor.unfold",): lambda lib, dev, x: (x.unfold(2, 2, 1), x.unfold(0, 1, 2)),
+    ("torchlite.flip", "Tensor.flip", "torchlite.fliplr", "Tensor.fliplr", "torchlite.flipud", "Tensor.flipud"):
+        lambda lib, dev, x: (lib.flip(x, (0, 2)), x.flip(1), lib.fliplr(x), x.fliplr(), lib.flipud(x), x.flipud()),
+    ("torchlite.roll", "Tensor.roll"): lambda lib, dev, x: (lib.roll(x, 1), x.roll((1, -1), (0, 2))),
+    ("torchlite.rot90", "Tensor.rot90"): lambda lib, dev, x: (lib.rot90(x), x.rot90(2, (2, 0))),
+    ("Tensor.repeat", "torchlite.tile", "Tensor.tile"): lambda lib, dev, x: (x.repeat(2, 1, 1, 2), lib.tile(x, (2,)),
+                                                                            x.tile((2, 1, 1))),
+    ("torchlite.repeat_interleave", "Tensor.repeat_interleave"):
+        lambda lib, dev, x: (lib.repeat_interleave(x, 2), x.repeat_interleave(_idx(lib, dev, [1, 0, 2, 1]), dim=2),
+                             lib.repeat_interleave(_idx(lib, dev, [2, 1]))),
+    ("torchlite.gather", "Tensor.gather"): lambda lib, dev, x: (lib.gather(x, 2, _idx(lib, dev, [[[3, 0]], [[1, 1]]])),
+                                                               x.gather(0, _idx(lib, dev, [[[1, 0, 0, 1]]]))),
+    ("torchlite.scatter", "Tensor.scatter", "Tensor.scatter_"):
+        lambda lib, dev, x: (lib.scatter(x, 2, _idx(lib, dev, [[[3, 0]], [[1, 2]]]), x * 2),
+                             x.scatter(2, _idx(lib, dev, [[[3]], [[1]]]), -1.0),
+                             (x * 1).scatter_(2, _idx(lib, dev, [[[3, 0]], [[1, 2]]]), x * 3)),
+    ("torchlite.scatter_add", "Tensor.scatter_add", "Tensor.scatter_add_"):
+        lambda lib, dev, x: (lib.scatter_add(x, 2, _idx(lib, dev, [[[3, 3]], [[1, 2]]]), x * 2),
+                             (x * 1).scatter_add_(0, _idx(lib, dev, [[[1, 0, 1, 1]]]), x)),
+    ("torchlite.scatter_reduce", "Tensor.scatter_reduce"):
+        lambda lib, dev, x: (lib.scatter_reduce(x, 2, _idx(lib, dev, [[[3, 3]], [[1, 2]]]), x * 2, "amax"),
+                             x.scatter_reduce(0, _idx(lib, dev, [[[1, 0, 1, 1]]]), x, "mean", include_self=False)),
+    ("torchlite.index_select", "Tensor.index_select"):
+        lambda lib, dev, x: (lib.index_select(x, 2, _idx(lib, dev, [3, 3, 0])), x.index_select(0, _idx(lib, dev, [1]))),
+    ("torchlite.index_add", "Tensor.index_add", "Tensor.index_add_"):
+        lambda lib, dev, x: (lib.index_add(x, 2, _idx(lib, dev, [3, 3]), x[:, :, :2], alpha=2),
+                             (x * 1).index_add_(0, _idx(lib, dev, [1, 1]), x * 2)),
+    ("torchlite.index_copy", "Tensor.index_copy", "Tensor.index_copy_"):
+        lambda lib, dev, x: (lib.index_copy(x, 2, _idx(lib, dev, [3, 0]), x[:, :, :2] * 2),
+                             (x * 1).index_copy_(0, _idx(lib, dev, [1, 0]), x * 2)),
+    ("torchlite.index_fill", "Tensor.index_fill", "Tensor.index_fill_"):
+        lambda lib, dev, x: (lib.index_fill(x, 2, _idx(lib, dev, [3, 0]), -1.0), x.index_fill(0, _idx(lib, dev, [1]),
+                                                                                          x.sum()),
+                             (x * 1).index_fill_(1, _idx(lib, dev, [0]), 2.0)),
+    ("torchlite.masked_fill", "Tensor.masked_fill", "Tensor.masked_fill_"):
+        lambda lib, dev, x: (lib.masked_fill(x, x > 0, 0.0), x.masked_fill(x < 1, x.sum()),
+                             (x * 1).masked_fill_(x > 2, -1.0)),
+    ("torchlite.masked_select", "Tensor.masked_select"): lambda lib, dev, x: (lib.masked_select(x, x > 0),
+                                                                             x.masked_select(x[0] < 1)),
+    ("torchlite.masked_scatter", "Tensor.masked_scatter", "Tensor.masked_scatter_"):
+        lambda lib, dev, x: (lib.masked_scatter(x, x > 0, x * 2), (x * 1).masked_scatter_(x < 0, x * 3)),
+    ("torchlite.take", "Tensor.take"): lambda lib, dev, x: (lib.take(x, _idx(lib, dev, [[7, 0], [-1, 2]])),
+                                                           x.take(_idx(lib, dev, 3))),
+    ("torchlite.take_along_dim", "Tensor.take_along_dim"):
+        lambda lib, dev, x: (lib.take_along_dim(x, _idx(lib, dev, [[[3, 0]]]), 2),
+                             x.take_along_dim(_idx(lib, dev, [5]))),
+    ("torchlite.nonzero", "Tensor.nonzero"): lambda lib, dev, x: (lib.nonzero(x > 0), x.nonzero(as_tuple=True),
+                                                                 lib.where(x > 1)),
+}
+for _names, _fn in SHAPE13.items():
+    case(*_names)(_shape13(_fn))
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)

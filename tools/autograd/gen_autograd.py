@@ -33,6 +33,7 @@ LINE_LENGTH = 120
 DERIVED = {
     "sym_sizes": ("_sym_sizes", "V", "std::vector<int64_t>", "read_int_list"),
     "sym_numel": ("_sym_numel", "V", "int64_t", "read_int"),
+    "dim": ("_dim", "V", "int64_t", "read_int"),
     "scalar_type": ("_scalar_type", "H", None, None),
 }
 # The C++ type of a value field, by its schema type.
@@ -65,7 +66,8 @@ class Schema:
             raise ValueError(f"not a schema: {text}")
         self.text = text.strip()
         self.base, self.overload, args, self.returns = m.group(1), m.group(2) or "", m.group(3), m.group(4)
-        self.args = [Arg(a) for a in args.split(",") if a.strip() and a.strip() != "*"]
+        # commas inside a default's brackets (`int[] dims=[0,1]`) do not separate arguments
+        self.args = [Arg(a) for a in re.split(r",(?![^\[]*\])", args) if a.strip() and a.strip() != "*"]
         self.arg_text = args
         # named returns, `(Tensor values, Tensor indices)`: a formula reads them as saved outputs
         self.return_names = re.findall(r"Tensor\S*\s+(\w+)", self.returns)
@@ -249,7 +251,9 @@ def gen_functions(entries, helpers):
                 pieces = [pieces[0], *[" " + p for p in pieces[1:-3]], " " + " ".join(pieces[-3:])]
                 lines += py_wrap(pieces, "        ")
                 continue
-            lines.append(f"    grad_{name} = {formula} if needs[{i}] else None")
+            line = f"    grad_{name} = {formula} if needs[{i}] else None"
+            # a long one wrapped after an argument's comma, aligned after the formula's first parenthesis
+            lines += py_wrap(re.split(r"(?<=, )", line), " " * (line.index("(") + 1)) if "(" in line else [line]
         outs = ", ".join(f"grad_{n}" if n in e.formulas else "None" for n in e.inputs)
         lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
     lines += [""]

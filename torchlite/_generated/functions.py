@@ -31,16 +31,20 @@ from .._functions_manual import (
     evenly_distribute_backward,
     exp,
     expand_symint,
+    flip,
     fmax_mask,
     fmin_mask,
+    gather,
     gather_backward,
-    gather_index,
     ge_mask,
     getitem_raw,
     grad_mode_is_enabled,
     gt_mask,
     index_add_source_backward,
     index_backward,
+    index_copy_source_backward,
+    index_fill_value_backward,
+    index_fill_zero,
     index_put_zeros,
     index_select_backward,
     infinitely_differentiable_logit_backward,
@@ -55,6 +59,9 @@ from .._functions_manual import (
     lt_mask,
     masked_fill,
     masked_fill_value_backward,
+    masked_scatter,
+    masked_scatter_backward,
+    masked_select_backward,
     matmul,
     maybe_multiply,
     mean_backward,
@@ -75,13 +82,20 @@ from .._functions_manual import (
     pow_backward_exponent,
     pow_backward_exponent_scalar,
     pow_backward_self,
+    put_self_backward,
     reciprocal,
+    repeat_backward,
     reshape,
     reshape_column,
+    roll_backward,
+    rot90_backward,
     rsqrt,
     rsub,
     saved_index_key,
     scalar_sub,
+    scatter_reduce_backward_self,
+    scatter_reduce_backward_src,
+    scatter_zero,
     select_backward_symint,
     select_from_key,
     sgn,
@@ -102,6 +116,8 @@ from .._functions_manual import (
     sum_backward,
     sum_to,
     t,
+    take_backward,
+    take_reshape,
     tanh_backward,
     threshold_backward,
     to_copy_backward,
@@ -110,6 +126,8 @@ from .._functions_manual import (
     tril,
     triu,
     unbind_backward,
+    unfold,
+    unfold_backward,
     unsqueeze_to,
     value_selecting_reduction_backward,
     where,
@@ -118,6 +136,7 @@ from .._functions_manual import (
     xlogy_mask,
     xlogy_scalar_other_backward,
     zeros_like,
+    zeros_of,
     zeros_symint,
 )
 from . import specs
@@ -333,25 +352,23 @@ def BmmBackward0(grad, needs, self, mat2):
     return (grad_self, grad_mat2)
 
 
-def ScatterBackward0(grad, needs, dim, index_array):
+def ScatterBackward0(grad, needs, dim, index):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
-    if needs[0]:
-        raise RuntimeError("the derivative for 'self' is not implemented.")
-    grad_src = gather_index(grad, dim, index_array) if needs[1] else None
-    return (None, grad_src)
+    grad_self = scatter_zero(grad, dim, index) if needs[0] else None
+    grad_src = gather(grad, dim, index) if needs[1] else None
+    return (grad_self, grad_src)
 
 
-def ScatterAddBackward0(grad, needs, dim, index_array):
+def ScatterAddBackward0(grad, needs, dim, index):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
-    if needs[0]:
-        raise RuntimeError("the derivative for 'self' is not implemented.")
-    grad_src = gather_index(grad, dim, index_array) if needs[1] else None
-    return (None, grad_src)
+    grad_self = grad if needs[0] else None
+    grad_src = gather(grad, dim, index) if needs[1] else None
+    return (grad_self, grad_src)
 
 
-def GatherBackward0(grad, needs, dim, self_sym_sizes, index_array):
+def GatherBackward0(grad, needs, self, dim, index, sparse_grad):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
-    grad_self = gather_backward(grad, self_sym_sizes, dim, index_array) if needs[0] else None
+    grad_self = gather_backward(grad, self, dim, index, sparse_grad) if needs[0] else None
     return (grad_self,)
 
 
@@ -361,12 +378,11 @@ def MaskedFillBackward0(grad, needs, mask):
     return (grad_self,)
 
 
-def MaskedFillBackward1(grad, needs, mask_array):
+def MaskedFillBackward1(grad, needs, mask):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
-    if needs[0]:
-        raise RuntimeError("the derivative for 'self' is not implemented.")
-    grad_value = masked_fill_value_backward(grad, mask_array) if needs[1] else None
-    return (None, grad_value)
+    grad_self = masked_fill(grad, mask, 0) if needs[0] else None
+    grad_value = masked_fill_value_backward(grad, mask) if needs[1] else None
+    return (grad_self, grad_value)
 
 
 def SumBackward1(grad, needs, dim, keepdim, self_sym_sizes):
@@ -535,17 +551,16 @@ def AsStridedBackward0(grad, needs, size, stride, storage_offset, self_geometry)
     return (grad_self,)
 
 
-def IndexAddBackward0(grad, needs, index_array):
+def IndexAddBackward0(grad, needs, dim, index, source, alpha, source_dim):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
-    if needs[0]:
-        raise RuntimeError("the derivative for 'self' is not implemented.")
-    grad_source = index_add_source_backward(grad, index_array) if needs[1] else None
-    return (None, grad_source)
+    grad_self = grad if needs[0] else None
+    grad_source = index_add_source_backward(grad, dim, index, source, source_dim, alpha) if needs[1] else None
+    return (grad_self, grad_source)
 
 
-def IndexSelectBackward0(grad, needs, self_sym_size, index_array):
+def IndexSelectBackward0(grad, needs, dim, index, self_sym_sizes):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
-    grad_self = index_select_backward(grad, self_sym_size, index_array) if needs[0] else None
+    grad_self = index_select_backward(grad, self_sym_sizes, dim, index) if needs[0] else None
     return (grad_self,)
 
 
@@ -1051,6 +1066,110 @@ def AddcdivBackward0(grad, needs, tensor1, tensor2, value):
     return (grad_self, grad_tensor1, grad_tensor2)
 
 
+def ScatterBackward1(grad, needs, dim, index):
+    """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"""
+    grad_self = scatter_zero(grad, dim, index) if needs[0] else None
+    return (grad_self,)
+
+
+def ScatterReduceBackward0(grad, needs, self, dim, index, src, reduce, include_self, result):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *,
+    bool include_self=True) -> Tensor"""
+    grad_self = scatter_reduce_backward_self(grad, self, dim, index, src, reduce, include_self,
+                                             result) if needs[0] else None
+    grad_src = scatter_reduce_backward_src(grad, self, dim, index, src, reduce, include_self,
+                                           result) if needs[1] else None
+    return (grad_self, grad_src)
+
+
+def IndexCopyBackward0(grad, needs, dim, index, source, source_dim):
+    """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
+    grad_self = index_fill_zero(grad, dim, index) if needs[0] else None
+    grad_source = index_copy_source_backward(grad, dim, index, source, source_dim) if needs[1] else None
+    return (grad_self, grad_source)
+
+
+def IndexFillBackward0(grad, needs, dim, index):
+    """index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"""
+    grad_self = index_fill_zero(grad, dim, index) if needs[0] else None
+    return (grad_self,)
+
+
+def IndexFillBackward1(grad, needs, dim, index):
+    """index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor"""
+    grad_self = index_fill_zero(grad, dim, index) if needs[0] else None
+    grad_value = index_fill_value_backward(grad, dim, index) if needs[1] else None
+    return (grad_self, grad_value)
+
+
+def MaskedSelectBackward0(grad, needs, self, mask):
+    """masked_select(Tensor self, Tensor mask) -> Tensor"""
+    grad_self = masked_select_backward(grad, self, mask) if needs[0] else None
+    return (grad_self,)
+
+
+def MaskedScatterBackward0(grad, needs, mask, source_sym_sizes):
+    """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
+    grad_self = masked_fill(grad, mask, 0) if needs[0] else None
+    grad_source = masked_scatter_backward(grad, mask, source_sym_sizes) if needs[1] else None
+    return (grad_self, grad_source)
+
+
+def MaskedScatterBackwardBackward0(grad, needs, mask, grad_output_sizes):
+    """masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor"""
+    grad_grad_output = masked_scatter(zeros_of(grad, grad_output_sizes), mask, grad) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def TakeBackward0(grad, needs, self, index):
+    """take(Tensor self, Tensor index) -> Tensor"""
+    grad_self = take_backward(grad, self, index) if needs[0] else None
+    return (grad_self,)
+
+
+def PutBackward0(grad, needs, index, source, accumulate):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    grad_self = put_self_backward(grad, index, source, accumulate) if needs[0] else None
+    grad_source = take_reshape(grad, index, source) if needs[1] else None
+    return (grad_self, grad_source)
+
+
+def FlipBackward0(grad, needs, dims):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    grad_self = flip(grad, dims) if needs[0] else None
+    return (grad_self,)
+
+
+def RollBackward0(grad, needs, shifts, dims):
+    """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
+    grad_self = roll_backward(grad, shifts, dims) if needs[0] else None
+    return (grad_self,)
+
+
+def Rot90Backward0(grad, needs, k, dims):
+    """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
+    grad_self = rot90_backward(grad, k, dims) if needs[0] else None
+    return (grad_self,)
+
+
+def RepeatBackward0(grad, needs, repeats, self_sym_sizes):
+    """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
+    grad_self = repeat_backward(grad, repeats, self_sym_sizes) if needs[0] else None
+    return (grad_self,)
+
+
+def UnfoldBackward0(grad, needs, dimension, size, step, self_sym_sizes):
+    """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
+    grad_self = unfold_backward(grad, self_sym_sizes, dimension, size, step) if needs[0] else None
+    return (grad_self,)
+
+
+def UnfoldBackwardBackward0(grad, needs, dim, size, step):
+    """unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor"""
+    grad_grad_in = unfold(grad, dim, size, step) if needs[0] else None
+    return (grad_grad_in,)
+
+
 def VdotBackward0(grad, needs, self, other):
     """vdot(Tensor self, Tensor other) -> Tensor"""
     grad_other = mul(grad, self) if needs[1] else None
@@ -1447,6 +1566,22 @@ _C._set_formula(specs.LerpBackward0, LerpBackward0)
 _C._set_formula(specs.LerpBackward1, LerpBackward1)
 _C._set_formula(specs.AddcmulBackward0, AddcmulBackward0)
 _C._set_formula(specs.AddcdivBackward0, AddcdivBackward0)
+_C._set_formula(specs.ScatterBackward1, ScatterBackward1)
+_C._set_formula(specs.ScatterReduceBackward0, ScatterReduceBackward0)
+_C._set_formula(specs.IndexCopyBackward0, IndexCopyBackward0)
+_C._set_formula(specs.IndexFillBackward0, IndexFillBackward0)
+_C._set_formula(specs.IndexFillBackward1, IndexFillBackward1)
+_C._set_formula(specs.MaskedSelectBackward0, MaskedSelectBackward0)
+_C._set_formula(specs.MaskedScatterBackward0, MaskedScatterBackward0)
+_C._set_formula(specs.MaskedScatterBackwardBackward0, MaskedScatterBackwardBackward0)
+_C._set_formula(specs.TakeBackward0, TakeBackward0)
+_C._set_formula(specs.PutBackward0, PutBackward0)
+_C._set_formula(specs.FlipBackward0, FlipBackward0)
+_C._set_formula(specs.RollBackward0, RollBackward0)
+_C._set_formula(specs.Rot90Backward0, Rot90Backward0)
+_C._set_formula(specs.RepeatBackward0, RepeatBackward0)
+_C._set_formula(specs.UnfoldBackward0, UnfoldBackward0)
+_C._set_formula(specs.UnfoldBackwardBackward0, UnfoldBackwardBackward0)
 _C._set_formula(specs.VdotBackward0, VdotBackward0)
 _C._set_formula(specs.AddmmBackward0, AddmmBackward0)
 _C._set_formula(specs.AddmvBackward0, AddmvBackward0)

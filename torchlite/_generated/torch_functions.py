@@ -47,6 +47,9 @@ __all__ = [
     "atan_",
     "atanh",
     "atanh_",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
     "baddbmm",
     "bernoulli",
     "bincount",
@@ -57,6 +60,8 @@ __all__ = [
     "bitwise_right_shift",
     "bitwise_xor",
     "bmm",
+    "broadcast_tensors",
+    "broadcast_to",
     "bucketize",
     "cat",
     "ceil",
@@ -71,6 +76,7 @@ __all__ = [
     "clip",
     "clip_",
     "clone",
+    "column_stack",
     "cos",
     "cos_",
     "cosh",
@@ -83,6 +89,7 @@ __all__ = [
     "div",
     "divide",
     "dot",
+    "dstack",
     "eq",
     "equal",
     "erf",
@@ -98,6 +105,10 @@ __all__ = [
     "expm1_",
     "fix",
     "fix_",
+    "flatten",
+    "flip",
+    "fliplr",
+    "flipud",
     "floor",
     "floor_",
     "floor_divide",
@@ -106,13 +117,19 @@ __all__ = [
     "fmod",
     "frac",
     "frac_",
+    "gather",
     "ge",
     "ger",
     "greater",
     "greater_equal",
     "gt",
     "histc",
+    "hstack",
     "hypot",
+    "index_add",
+    "index_copy",
+    "index_fill",
+    "index_select",
     "inverse",
     "isclose",
     "isfinite",
@@ -144,6 +161,9 @@ __all__ = [
     "logit",
     "logit_",
     "lt",
+    "masked_fill",
+    "masked_scatter",
+    "masked_select",
     "matmul",
     "matrix_power",
     "max",
@@ -152,6 +172,8 @@ __all__ = [
     "min",
     "minimum",
     "mm",
+    "moveaxis",
+    "movedim",
     "mul",
     "multinomial",
     "multiply",
@@ -164,6 +186,7 @@ __all__ = [
     "neg_",
     "negative",
     "negative_",
+    "nonzero",
     "normal",
     "not_equal",
     "outer",
@@ -175,12 +198,20 @@ __all__ = [
     "relu",
     "relu_",
     "remainder",
+    "repeat_interleave",
     "reshape",
+    "roll",
+    "rot90",
     "round",
     "round_",
+    "row_stack",
     "rsqrt",
     "rsqrt_",
+    "scatter",
+    "scatter_add",
+    "scatter_reduce",
     "searchsorted",
+    "select",
     "sgn",
     "sigmoid",
     "sigmoid_",
@@ -202,11 +233,16 @@ __all__ = [
     "sub",
     "subtract",
     "sum",
+    "swapaxes",
+    "swapdims",
     "t",
+    "take",
+    "take_along_dim",
     "tan",
     "tan_",
     "tanh",
     "tanh_",
+    "tile",
     "trace",
     "transpose",
     "tril",
@@ -215,10 +251,12 @@ __all__ = [
     "trunc",
     "trunc_",
     "unbind",
+    "unflatten",
     "unique",
     "unique_consecutive",
     "unsqueeze",
     "vdot",
+    "vstack",
     "where",
     "xlogy",
     "xlogy_",
@@ -263,6 +301,9 @@ _SCHEMAS = {
     "atan_": ('Tensor(a!) self',),
     "atanh": ('Tensor self',),
     "atanh_": ('Tensor(a!) self',),
+    "atleast_1d": ('Tensor self',),
+    "atleast_2d": ('Tensor self',),
+    "atleast_3d": ('Tensor self',),
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
@@ -273,6 +314,8 @@ _SCHEMAS = {
     "bitwise_right_shift": ('Tensor self, Tensor other',),
     "bitwise_xor": ('Tensor self, Tensor other',),
     "bmm": ('Tensor self, Tensor mat2',),
+    "broadcast_tensors": ('Tensor[] tensors',),
+    "broadcast_to": ('Tensor(a) self, SymInt[] size',),
     "bucketize": ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False',
         'Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False'),
     "cat": ('Tensor[] tensors, int dim=0',),
@@ -290,6 +333,7 @@ _SCHEMAS = {
     "clip_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
         'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
+    "column_stack": ('Tensor[] tensors',),
     "cos": ('Tensor self',),
     "cos_": ('Tensor(a!) self',),
     "cosh": ('Tensor self',),
@@ -302,6 +346,7 @@ _SCHEMAS = {
     "div": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "divide": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "dot": ('Tensor self, Tensor tensor',),
+    "dstack": ('Tensor[] tensors',),
     "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "equal": ('Tensor self, Tensor other',),
     "erf": ('Tensor self',),
@@ -317,6 +362,10 @@ _SCHEMAS = {
     "expm1_": ('Tensor(a!) self',),
     "fix": ('Tensor self',),
     "fix_": ('Tensor(a!) self',),
+    "flatten": ('Tensor(a) self, int start_dim=0, int end_dim=-1',),
+    "flip": ('Tensor self, int[] dims',),
+    "fliplr": ('Tensor self',),
+    "flipud": ('Tensor self',),
     "floor": ('Tensor self',),
     "floor_": ('Tensor(a!) self',),
     "floor_divide": ('Tensor self, Tensor other',),
@@ -325,13 +374,19 @@ _SCHEMAS = {
     "fmod": ('Tensor self, Tensor other',),
     "frac": ('Tensor self',),
     "frac_": ('Tensor(a!) self',),
+    "gather": ('Tensor self, int dim, Tensor index, *, bool sparse_grad=False',),
     "ge": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "ger": ('Tensor self, Tensor vec2',),
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
+    "hstack": ('Tensor[] tensors',),
     "hypot": ('Tensor self, Tensor other',),
+    "index_add": ('Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1',),
+    "index_copy": ('Tensor self, int dim, Tensor index, Tensor source',),
+    "index_fill": ('Tensor self, int dim, Tensor index, Scalar value',),
+    "index_select": ('Tensor self, int dim, Tensor index',),
     "inverse": ('Tensor self',),
     "isclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
     "isfinite": ('Tensor self',),
@@ -365,6 +420,9 @@ _SCHEMAS = {
     "logit": ('Tensor self, float? eps=None',),
     "logit_": ('Tensor(a!) self, float? eps=None',),
     "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "masked_fill": ('Tensor self, Tensor mask, Scalar value',),
+    "masked_scatter": ('Tensor self, Tensor mask, Tensor source',),
+    "masked_select": ('Tensor self, Tensor mask',),
     "matmul": ('Tensor self, Tensor other',),
     "matrix_power": ('Tensor self, int n',),
     "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
@@ -374,6 +432,8 @@ _SCHEMAS = {
     "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
     "minimum": ('Tensor self, Tensor other',),
     "mm": ('Tensor self, Tensor mat2',),
+    "moveaxis": ('Tensor(a) self, int[] source, int[] destination',),
+    "movedim": ('Tensor(a) self, int[] source, int[] destination',),
     "mul": ('Tensor self, Tensor other',),
     "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
     "multiply": ('Tensor self, Tensor other',),
@@ -387,6 +447,7 @@ _SCHEMAS = {
     "neg_": ('Tensor(a!) self',),
     "negative": ('Tensor self',),
     "negative_": ('Tensor(a!) self',),
+    "nonzero": ('Tensor self',),
     "normal": ('Tensor mean, float std=1, *, Generator? generator=None',
         'float mean, Tensor std, *, Generator? generator=None',
         'Tensor mean, Tensor std, *, Generator? generator=None'),
@@ -400,16 +461,25 @@ _SCHEMAS = {
     "relu": ('Tensor self',),
     "relu_": ('Tensor(a!) self',),
     "remainder": ('Tensor self, Tensor other',),
+    "repeat_interleave": ('Tensor repeats, *, SymInt? output_size=None',
+        'Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None'),
     "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "roll": ('Tensor self, SymInt[1] shifts, int[1] dims=[]',),
+    "rot90": ('Tensor self, int k=1, int[] dims=[0,1]',),
     "round": ('Tensor self', 'Tensor self, *, int decimals'),
     "round_": ('Tensor(a!) self', 'Tensor(a!) self, *, int decimals'),
+    "row_stack": ('Tensor[] tensors',),
     "rsqrt": ('Tensor self',),
     "rsqrt_": ('Tensor(a!) self',),
+    "scatter": ('Tensor self, int dim, Tensor index, Tensor src',),
+    "scatter_add": ('Tensor self, int dim, Tensor index, Tensor src',),
+    "scatter_reduce": ('Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True',),
     "searchsorted": (
         'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, '
         'Tensor? sorter=None',
         'Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, '
         'Tensor? sorter=None'),
+    "select": ('Tensor(a) self, int dim, SymInt index',),
     "sgn": ('Tensor self',),
     "sigmoid": ('Tensor self',),
     "sigmoid_": ('Tensor(a!) self',),
@@ -433,11 +503,16 @@ _SCHEMAS = {
     "subtract": ('Tensor self, Tensor other, *, Scalar alpha=1',),
     "sum": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "swapaxes": ('Tensor(a) self, int axis0, int axis1',),
+    "swapdims": ('Tensor(a) self, int dim0, int dim1',),
     "t": ('Tensor(a) self',),
+    "take": ('Tensor self, Tensor index',),
+    "take_along_dim": ('Tensor self, Tensor indices, int? dim=None',),
     "tan": ('Tensor self',),
     "tan_": ('Tensor(a!) self',),
     "tanh": ('Tensor self',),
     "tanh_": ('Tensor(a!) self',),
+    "tile": ('Tensor self, SymInt[] dims',),
     "trace": ('Tensor self',),
     "transpose": ('Tensor(a) self, int dim0, int dim1',),
     "tril": ('Tensor self, int diagonal=0',),
@@ -446,10 +521,12 @@ _SCHEMAS = {
     "trunc": ('Tensor self',),
     "trunc_": ('Tensor(a!) self',),
     "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unflatten": ('Tensor(a) self, int dim, SymInt[] sizes',),
     "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unsqueeze": ('Tensor(a) self, int dim',),
     "vdot": ('Tensor self, Tensor other',),
+    "vstack": ('Tensor[] tensors',),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
     "xlogy": ('Tensor self, Tensor other',),
     "xlogy_": ('Tensor(a!) self, Tensor other',),
@@ -873,6 +950,33 @@ def atanh_(*args, **kwargs):
     return _ops.atanh_(*args, **kwargs)
 
 
+@functools.wraps(_ops.atleast_1d)
+def atleast_1d(*args, **kwargs):
+    try:
+        return _ops.atleast_1d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atleast_1d", _SCHEMAS["atleast_1d"], args, kwargs, error)
+    return _ops.atleast_1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.atleast_2d)
+def atleast_2d(*args, **kwargs):
+    try:
+        return _ops.atleast_2d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atleast_2d", _SCHEMAS["atleast_2d"], args, kwargs, error)
+    return _ops.atleast_2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.atleast_3d)
+def atleast_3d(*args, **kwargs):
+    try:
+        return _ops.atleast_3d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atleast_3d", _SCHEMAS["atleast_3d"], args, kwargs, error)
+    return _ops.atleast_3d(*args, **kwargs)
+
+
 @functools.wraps(_ops.baddbmm)
 def baddbmm(*args, out=None, **kwargs):
     try:
@@ -969,6 +1073,24 @@ def bmm(*args, out=None, **kwargs):
     if out is None:
         return _ops.bmm(*args, **kwargs)
     return out_variant("bmm", _ops.bmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.broadcast_tensors)
+def broadcast_tensors(*args, **kwargs):
+    try:
+        return _ops.broadcast_tensors(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("broadcast_tensors", _SCHEMAS["broadcast_tensors"], args, kwargs, error)
+    return _ops.broadcast_tensors(*args, **kwargs)
+
+
+@functools.wraps(_ops.broadcast_to)
+def broadcast_to(*args, **kwargs):
+    try:
+        return _ops.broadcast_to(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("broadcast_to", _SCHEMAS["broadcast_to"], args, kwargs, error)
+    return _ops.broadcast_to(*args, **kwargs)
 
 
 @functools.wraps(_ops.bucketize)
@@ -1109,6 +1231,15 @@ def clone(*args, **kwargs):
     return _ops.clone(*args, **kwargs)
 
 
+@functools.wraps(_ops.column_stack)
+def column_stack(*args, **kwargs):
+    try:
+        return _ops.column_stack(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("column_stack", _SCHEMAS["column_stack"], args, kwargs, error)
+    return _ops.column_stack(*args, **kwargs)
+
+
 @functools.wraps(_ops.cos)
 def cos(*args, out=None, **kwargs):
     try:
@@ -1239,6 +1370,19 @@ def dot(*args, out=None, **kwargs):
     if out is None:
         return _ops.dot(*args, **kwargs)
     return out_variant("dot", _ops.dot, out, args, kwargs)
+
+
+@functools.wraps(_ops.dstack)
+def dstack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.dstack(*args, **kwargs)
+        return out_variant("dstack", _ops.dstack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("dstack", _SCHEMAS["dstack"], args, kwargs, error)
+    if out is None:
+        return _ops.dstack(*args, **kwargs)
+    return out_variant("dstack", _ops.dstack, out, args, kwargs)
 
 
 @functools.wraps(_ops.eq)
@@ -1408,6 +1552,42 @@ def fix_(*args, **kwargs):
     return inplace_variant(_ops.fix, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.flatten)
+def flatten(*args, **kwargs):
+    try:
+        return _ops.flatten(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("flatten", _SCHEMAS["flatten"], args, kwargs, error)
+    return _ops.flatten(*args, **kwargs)
+
+
+@functools.wraps(_ops.flip)
+def flip(*args, **kwargs):
+    try:
+        return _ops.flip(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("flip", _SCHEMAS["flip"], args, kwargs, error)
+    return _ops.flip(*args, **kwargs)
+
+
+@functools.wraps(_ops.fliplr)
+def fliplr(*args, **kwargs):
+    try:
+        return _ops.fliplr(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("fliplr", _SCHEMAS["fliplr"], args, kwargs, error)
+    return _ops.fliplr(*args, **kwargs)
+
+
+@functools.wraps(_ops.flipud)
+def flipud(*args, **kwargs):
+    try:
+        return _ops.flipud(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("flipud", _SCHEMAS["flipud"], args, kwargs, error)
+    return _ops.flipud(*args, **kwargs)
+
+
 @functools.wraps(_ops.floor)
 def floor(*args, out=None, **kwargs):
     try:
@@ -1500,6 +1680,19 @@ def frac_(*args, **kwargs):
     return inplace_variant(_ops.frac, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.gather)
+def gather(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.gather(*args, **kwargs)
+        return out_variant("gather", _ops.gather, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("gather", _SCHEMAS["gather"], args, kwargs, error)
+    if out is None:
+        return _ops.gather(*args, **kwargs)
+    return out_variant("gather", _ops.gather, out, args, kwargs)
+
+
 @functools.wraps(_ops.ge)
 def ge(*args, out=None, **kwargs):
     try:
@@ -1578,6 +1771,19 @@ def histc(*args, out=None, **kwargs):
     return out_variant("histc", _ops.histc, out, args, kwargs)
 
 
+@functools.wraps(_ops.hstack)
+def hstack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.hstack(*args, **kwargs)
+        return out_variant("hstack", _ops.hstack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hstack", _SCHEMAS["hstack"], args, kwargs, error)
+    if out is None:
+        return _ops.hstack(*args, **kwargs)
+    return out_variant("hstack", _ops.hstack, out, args, kwargs)
+
+
 @functools.wraps(_ops.hypot)
 def hypot(*args, out=None, **kwargs):
     try:
@@ -1589,6 +1795,46 @@ def hypot(*args, out=None, **kwargs):
     if out is None:
         return _ops.hypot(*args, **kwargs)
     return out_variant("hypot", _ops.hypot, out, args, kwargs)
+
+
+@functools.wraps(_ops.index_add)
+def index_add(*args, **kwargs):
+    try:
+        return _ops.index_add(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("index_add", _SCHEMAS["index_add"], args, kwargs, error)
+    return _ops.index_add(*args, **kwargs)
+
+
+@functools.wraps(_ops.index_copy)
+def index_copy(*args, **kwargs):
+    try:
+        return _ops.index_copy(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("index_copy", _SCHEMAS["index_copy"], args, kwargs, error)
+    return _ops.index_copy(*args, **kwargs)
+
+
+@functools.wraps(_ops.index_fill)
+def index_fill(*args, **kwargs):
+    try:
+        return _ops.index_fill(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("index_fill", _SCHEMAS["index_fill"], args, kwargs, error)
+    return _ops.index_fill(*args, **kwargs)
+
+
+@functools.wraps(_ops.index_select)
+def index_select(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.index_select(*args, **kwargs)
+        return out_variant("index_select", _ops.index_select, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("index_select", _SCHEMAS["index_select"], args, kwargs, error)
+    if out is None:
+        return _ops.index_select(*args, **kwargs)
+    return out_variant("index_select", _ops.index_select, out, args, kwargs)
 
 
 @functools.wraps(_ops.inverse)
@@ -1934,6 +2180,37 @@ def lt(*args, out=None, **kwargs):
     return out_variant("lt", _ops.lt, out, args, kwargs)
 
 
+@functools.wraps(_ops.masked_fill)
+def masked_fill(*args, **kwargs):
+    try:
+        return _ops.masked_fill(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("masked_fill", _SCHEMAS["masked_fill"], args, kwargs, error)
+    return _ops.masked_fill(*args, **kwargs)
+
+
+@functools.wraps(_ops.masked_scatter)
+def masked_scatter(*args, **kwargs):
+    try:
+        return _ops.masked_scatter(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("masked_scatter", _SCHEMAS["masked_scatter"], args, kwargs, error)
+    return _ops.masked_scatter(*args, **kwargs)
+
+
+@functools.wraps(_ops.masked_select)
+def masked_select(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.masked_select(*args, **kwargs)
+        return out_variant("masked_select", _ops.masked_select, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("masked_select", _SCHEMAS["masked_select"], args, kwargs, error)
+    if out is None:
+        return _ops.masked_select(*args, **kwargs)
+    return out_variant("masked_select", _ops.masked_select, out, args, kwargs)
+
+
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
     try:
@@ -2028,6 +2305,24 @@ def mm(*args, out=None, **kwargs):
     if out is None:
         return _ops.mm(*args, **kwargs)
     return out_variant("mm", _ops.mm, out, args, kwargs)
+
+
+@functools.wraps(_ops.moveaxis)
+def moveaxis(*args, **kwargs):
+    try:
+        return _ops.moveaxis(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("moveaxis", _SCHEMAS["moveaxis"], args, kwargs, error)
+    return _ops.moveaxis(*args, **kwargs)
+
+
+@functools.wraps(_ops.movedim)
+def movedim(*args, **kwargs):
+    try:
+        return _ops.movedim(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("movedim", _SCHEMAS["movedim"], args, kwargs, error)
+    return _ops.movedim(*args, **kwargs)
 
 
 @functools.wraps(_ops.mul)
@@ -2162,6 +2457,15 @@ def negative_(*args, **kwargs):
     return inplace_variant(_ops.negative, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.nonzero)
+def nonzero(*args, **kwargs):
+    try:
+        return _ops.nonzero(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nonzero", _SCHEMAS["nonzero"], args, kwargs, error)
+    return _ops.nonzero(*args, **kwargs)
+
+
 @functools.wraps(_ops.normal)
 def normal(*args, **kwargs):
     try:
@@ -2281,6 +2585,15 @@ def remainder(*args, out=None, **kwargs):
     return out_variant("remainder", _ops.remainder, out, args, kwargs)
 
 
+@functools.wraps(_ops.repeat_interleave)
+def repeat_interleave(*args, **kwargs):
+    try:
+        return _ops.repeat_interleave(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("repeat_interleave", _SCHEMAS["repeat_interleave"], args, kwargs, error)
+    return _ops.repeat_interleave(*args, **kwargs)
+
+
 @functools.wraps(_ops.reshape)
 def reshape(*args, **kwargs):
     try:
@@ -2288,6 +2601,24 @@ def reshape(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
     return _ops.reshape(*args, **kwargs)
+
+
+@functools.wraps(_ops.roll)
+def roll(*args, **kwargs):
+    try:
+        return _ops.roll(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("roll", _SCHEMAS["roll"], args, kwargs, error)
+    return _ops.roll(*args, **kwargs)
+
+
+@functools.wraps(_ops.rot90)
+def rot90(*args, **kwargs):
+    try:
+        return _ops.rot90(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("rot90", _SCHEMAS["rot90"], args, kwargs, error)
+    return _ops.rot90(*args, **kwargs)
 
 
 @functools.wraps(_ops.round)
@@ -2312,6 +2643,15 @@ def round_(*args, **kwargs):
     return inplace_variant(_ops.round, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.row_stack)
+def row_stack(*args, **kwargs):
+    try:
+        return _ops.row_stack(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("row_stack", _SCHEMAS["row_stack"], args, kwargs, error)
+    return _ops.row_stack(*args, **kwargs)
+
+
 @functools.wraps(_ops.rsqrt)
 def rsqrt(*args, out=None, **kwargs):
     try:
@@ -2334,6 +2674,33 @@ def rsqrt_(*args, **kwargs):
     return inplace_variant(_ops.rsqrt, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.scatter)
+def scatter(*args, **kwargs):
+    try:
+        return _ops.scatter(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("scatter", _SCHEMAS["scatter"], args, kwargs, error)
+    return _ops.scatter(*args, **kwargs)
+
+
+@functools.wraps(_ops.scatter_add)
+def scatter_add(*args, **kwargs):
+    try:
+        return _ops.scatter_add(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("scatter_add", _SCHEMAS["scatter_add"], args, kwargs, error)
+    return _ops.scatter_add(*args, **kwargs)
+
+
+@functools.wraps(_ops.scatter_reduce)
+def scatter_reduce(*args, **kwargs):
+    try:
+        return _ops.scatter_reduce(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("scatter_reduce", _SCHEMAS["scatter_reduce"], args, kwargs, error)
+    return _ops.scatter_reduce(*args, **kwargs)
+
+
 @functools.wraps(_ops.searchsorted)
 def searchsorted(*args, out=None, **kwargs):
     try:
@@ -2345,6 +2712,15 @@ def searchsorted(*args, out=None, **kwargs):
     if out is None:
         return _ops.searchsorted(*args, **kwargs)
     return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
+
+
+@functools.wraps(_ops.select)
+def select(*args, **kwargs):
+    try:
+        return _ops.select(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("select", _SCHEMAS["select"], args, kwargs, error)
+    return _ops.select(*args, **kwargs)
 
 
 @functools.wraps(_ops.sgn)
@@ -2580,6 +2956,24 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.swapaxes)
+def swapaxes(*args, **kwargs):
+    try:
+        return _ops.swapaxes(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("swapaxes", _SCHEMAS["swapaxes"], args, kwargs, error)
+    return _ops.swapaxes(*args, **kwargs)
+
+
+@functools.wraps(_ops.swapdims)
+def swapdims(*args, **kwargs):
+    try:
+        return _ops.swapdims(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("swapdims", _SCHEMAS["swapdims"], args, kwargs, error)
+    return _ops.swapdims(*args, **kwargs)
+
+
 @functools.wraps(_ops.t)
 def t(*args, **kwargs):
     try:
@@ -2587,6 +2981,28 @@ def t(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
     return _ops.t(*args, **kwargs)
+
+
+@functools.wraps(_ops.take)
+def take(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.take(*args, **kwargs)
+        return out_variant("take", _ops.take, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("take", _SCHEMAS["take"], args, kwargs, error)
+    if out is None:
+        return _ops.take(*args, **kwargs)
+    return out_variant("take", _ops.take, out, args, kwargs)
+
+
+@functools.wraps(_ops.take_along_dim)
+def take_along_dim(*args, **kwargs):
+    try:
+        return _ops.take_along_dim(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("take_along_dim", _SCHEMAS["take_along_dim"], args, kwargs, error)
+    return _ops.take_along_dim(*args, **kwargs)
 
 
 @functools.wraps(_ops.tan)
@@ -2631,6 +3047,15 @@ def tanh_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
     return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.tile)
+def tile(*args, **kwargs):
+    try:
+        return _ops.tile(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tile", _SCHEMAS["tile"], args, kwargs, error)
+    return _ops.tile(*args, **kwargs)
 
 
 @functools.wraps(_ops.trace)
@@ -2717,6 +3142,15 @@ def unbind(*args, **kwargs):
     return _ops.unbind(*args, **kwargs)
 
 
+@functools.wraps(_ops.unflatten)
+def unflatten(*args, **kwargs):
+    try:
+        return _ops.unflatten(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unflatten", _SCHEMAS["unflatten"], args, kwargs, error)
+    return _ops.unflatten(*args, **kwargs)
+
+
 @functools.wraps(_ops.unique)
 def unique(*args, **kwargs):
     try:
@@ -2755,6 +3189,19 @@ def vdot(*args, out=None, **kwargs):
     if out is None:
         return _ops.vdot(*args, **kwargs)
     return out_variant("vdot", _ops.vdot, out, args, kwargs)
+
+
+@functools.wraps(_ops.vstack)
+def vstack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.vstack(*args, **kwargs)
+        return out_variant("vstack", _ops.vstack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("vstack", _SCHEMAS["vstack"], args, kwargs, error)
+    if out is None:
+        return _ops.vstack(*args, **kwargs)
+    return out_variant("vstack", _ops.vstack, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)

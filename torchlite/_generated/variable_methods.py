@@ -110,6 +110,7 @@ class _TensorMethods:
     bitwise_xor = _ops.bitwise_xor
     bitwise_xor_ = _ops.bitwise_xor_
     bmm = _ops.bmm
+    broadcast_to = _ops.broadcast_to
     ceil = _ops.ceil
 
     def ceil_(self, *args, **kwargs):
@@ -188,6 +189,10 @@ class _TensorMethods:
     def fix_(self, *args, **kwargs):
         return inplace_variant(_ops.fix, self, args, kwargs)
 
+    flatten = _ops.flatten
+    flip = _ops.flip
+    fliplr = _ops.fliplr
+    flipud = _ops.flipud
     floor = _ops.floor
 
     def floor_(self, *args, **kwargs):
@@ -204,6 +209,7 @@ class _TensorMethods:
     def frac_(self, *args, **kwargs):
         return inplace_variant(_ops.frac, self, args, kwargs)
 
+    gather = _ops.gather
     ge = _ops.ge
     ge_ = _ops.ge_
     geometric_ = _ops.geometric_
@@ -217,6 +223,13 @@ class _TensorMethods:
     histc = _ops.histc
     hypot = _ops.hypot
     hypot_ = _ops.hypot_
+    index_add = _ops.index_add
+    index_add_ = _ops.index_add_
+    index_copy = _ops.index_copy
+    index_copy_ = _ops.index_copy_
+    index_fill = _ops.index_fill
+    index_fill_ = _ops.index_fill_
+    index_select = _ops.index_select
     inverse = _ops.inverse
     isclose = _ops.isclose
     isfinite = _ops.isfinite
@@ -270,6 +283,11 @@ class _TensorMethods:
 
     lt = _ops.lt
     lt_ = _ops.lt_
+    masked_fill = _ops.masked_fill
+    masked_fill_ = _ops.masked_fill_
+    masked_scatter = _ops.masked_scatter
+    masked_scatter_ = _ops.masked_scatter_
+    masked_select = _ops.masked_select
     matmul = _ops.matmul
     matrix_power = _ops.matrix_power
     max = _ops.max
@@ -278,6 +296,8 @@ class _TensorMethods:
     min = _ops.min
     minimum = _ops.minimum
     mm = _ops.mm
+    moveaxis = _ops.moveaxis
+    movedim = _ops.movedim
     mul = _ops.mul
     mul_ = _ops.mul_
     multinomial = _ops.multinomial
@@ -302,6 +322,7 @@ class _TensorMethods:
     def negative_(self, *args, **kwargs):
         return inplace_variant(_ops.negative, self, args, kwargs)
 
+    nonzero = _ops.nonzero
     norm = _ops.norm
     normal_ = _ops.normal_
     not_equal = _ops.not_equal
@@ -327,7 +348,11 @@ class _TensorMethods:
 
     remainder = _ops.remainder
     remainder_ = _ops.remainder_
+    repeat = _ops.repeat
+    repeat_interleave = _ops.repeat_interleave
     reshape = _ops.reshape
+    roll = _ops.roll
+    rot90 = _ops.rot90
     round = _ops.round
 
     def round_(self, *args, **kwargs):
@@ -338,6 +363,12 @@ class _TensorMethods:
     def rsqrt_(self, *args, **kwargs):
         return inplace_variant(_ops.rsqrt, self, args, kwargs)
 
+    scatter = _ops.scatter
+    scatter_ = _ops.scatter_
+    scatter_add = _ops.scatter_add
+    scatter_add_ = _ops.scatter_add_
+    scatter_reduce = _ops.scatter_reduce
+    select = _ops.select
     sgn = _ops.sgn
 
     def sgn_(self, *args, **kwargs):
@@ -386,7 +417,11 @@ class _TensorMethods:
     subtract = _ops.subtract
     subtract_ = _ops.subtract_
     sum = _ops.sum
+    swapaxes = _ops.swapaxes
+    swapdims = _ops.swapdims
     t = _ops.t
+    take = _ops.take
+    take_along_dim = _ops.take_along_dim
     tan = _ops.tan
 
     def tan_(self, *args, **kwargs):
@@ -397,6 +432,7 @@ class _TensorMethods:
     def tanh_(self, *args, **kwargs):
         return inplace_variant(_ops.tanh, self, args, kwargs)
 
+    tile = _ops.tile
     trace = _ops.trace
     transpose = _ops.transpose
     tril = _ops.tril
@@ -417,6 +453,8 @@ class _TensorMethods:
         return inplace_variant(_ops.trunc, self, args, kwargs)
 
     unbind = _ops.unbind
+    unflatten = _ops.unflatten
+    unfold = _ops.unfold
     uniform_ = _ops.uniform_
     unique = _ops.unique
     unique_consecutive = _ops.unique_consecutive

@@ -27,14 +27,8 @@ def _scatter_zeros(spec, src, shape, dim, idx):
     else:
         z[()] = a
     zeros = _wrap(_backend.new(a, "zeros", shape, a.dtype), src)
-    return _record(spec, (zeros, src), _wrap(z, src), dim=dim, index_array=idx)
-
-
-def _gather(g, dim, idx):
-    """g.gather(dim, idx) inside a formula (node GatherBackward0)."""
-    a = g._array
-    r = np.take_along_axis(a, idx, dim) if a.ndim else a.copy()
-    return _record(_S.GatherBackward0, (g,), _wrap(r, g), dim=dim, self_sym_sizes=a.shape, index_array=idx)
+    index = _const(idx, src)
+    return _record(spec, (zeros, src), _wrap(z, src), (index,), dim=dim, index=index)
 
 
 def _masked_fill_zeros(shape, mask, value):
@@ -42,7 +36,7 @@ def _masked_fill_zeros(shape, mask, value):
     a = value._array
     z = np.where(mask, a, a.dtype.type(0)).astype(a.dtype, copy=False)
     zeros = _wrap(_backend.new(a, "zeros", shape, a.dtype), value)
-    return _record(_S.MaskedFillBackward1, (zeros, value), _wrap(z, value), mask_array=mask)
+    return _record(_S.MaskedFillBackward1, (zeros, value), _wrap(z, value), mask=_const(mask, value))
 
 
 def _masked_fill(self, mask, value):
@@ -127,19 +121,15 @@ def getitem_raw(self, key):
                    self_sym_sizes=a.shape, key=key, basic=False, name="IndexBackward")
 
 
-def _index_select(g, idx):
-    """g.index_select(0, idx) inside a formula (node IndexSelectBackward0)."""
-    return _record(_S.IndexSelectBackward0, (g,), _wrap(g._array[idx], g), self_sym_size=g._array.shape[0],
-                   index_array=idx)
-
-
 def _index_add(src, size, idx):
     """zeros(size).index_add_(0, idx, src) for a 1-D src and idx (repeats add up),
     as as_strided_backward and index_select's backward run it."""
     z = _backend.new(src, "zeros", size, src._array.dtype)
     np.add.at(z, idx, src._array)
     zeros = _wrap(_backend.new(src, "zeros", size, src._array.dtype), src)
-    return _record(_S.IndexAddBackward0, (zeros, src), _wrap(z, src), index_array=idx)
+    index = _const(idx, src)
+    return _record(_S.IndexAddBackward0, (zeros, src), _wrap(z, src), (index,), alpha=1, dim=0, index=index, source=src,
+                   source_dim=src._array.ndim)
 
 
 def _index_put_zeros(g, key, vshape, vdtype):

@@ -31,6 +31,9 @@ def _infer_size(shape, numel):
         if s != -1:
             known *= s
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                               "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         shape[shape.index(-1)] = numel // known
@@ -246,11 +249,13 @@ def narrow(self, dim, start, length):
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _norm_dims(dim, a.ndim)[0]
     size = a.shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size  # start == size stays: an empty narrow at the end keeps that offset
-    if length < 0 or start + length > size:
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(self, d, slice(start, start + length))
 
@@ -296,7 +301,9 @@ def split(self, split_size_or_sections, dim=0):
     size = a.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step < 0 or (step == 0 and size != 0):
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size != 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         # an empty dimension splits into one empty piece (at::split: at least one split)
         sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]

@@ -45,8 +45,8 @@ from .TensorProperties import contiguous, stride
 from .LinearAlgebra import matmul, _column_major, _matmul_kernel
 from .TensorConversions import to
 from .ReduceOps import max, mean, min, sum, _sum_to, _unsqueeze_multiple  # noqa: A004
-from .TensorAdvancedIndexing import (getitem_raw, _gather, _index_add, _index_backward, _index_put_zeros,
-                                     _index_select, _masked_fill, _masked_fill_zeros, _saved_index_key, _scatter_zeros)
+from .TensorAdvancedIndexing import (getitem_raw, _index_add, _index_backward, _index_put_zeros, _masked_fill,
+                                     _masked_fill_zeros, _saved_index_key, _scatter_zeros)
 from .python_variable_indexing import delitem, getitem, setitem
 from .view_formulas import _as_strided_backward, _copy_slices_backward
 from .TensorCompare import where, _compare
@@ -60,8 +60,8 @@ __all__ = [
     "as_strided", "cat", "chunk", "diagonal", "diagonal_backward", "expand", "narrow", "permute", "reshape",
     "split", "squeeze", "stack", "t", "transpose", "unbind", "unsqueeze", "view", "_select", "_slice", "contiguous",
     "stride", "matmul", "_column_major", "_matmul_kernel", "to", "max", "mean", "min", "sum", "_sum_to",
-    "_unsqueeze_multiple", "getitem_raw", "_gather", "_index_add", "_index_backward", "_index_put_zeros",
-    "_index_select", "_masked_fill", "_masked_fill_zeros", "_saved_index_key", "_scatter_zeros", "delitem", "getitem",
+    "_unsqueeze_multiple", "getitem_raw", "_index_add", "_index_backward", "_index_put_zeros",
+    "_masked_fill", "_masked_fill_zeros", "_saved_index_key", "_scatter_zeros", "delitem", "getitem",
     "setitem",
     "_as_strided_backward", "_copy_slices_backward", "where", "_compare"]
 
@@ -187,6 +187,26 @@ __all__ += ["addcdiv", "addcmul", "bitwise_and", "bitwise_left_shift", "bitwise_
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
+# In the import order above, IndexingOps comes after TensorCompare (its `where` takes where(condition) too and
+# replaces TensorCompare's here), then TensorShapeOps (which imports IndexingOps and ReduceOps).
+from .TensorShapeOps import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, broadcast_to,  # noqa: E402
+                             column_stack, dstack, flatten, flip, fliplr, flipud, hstack, moveaxis, movedim,
+                             repeat, repeat_backward, repeat_interleave, roll, rot90, row_stack, select, swapaxes,
+                             swapdims, tile, unflatten, unfold, unfold_backward, vstack)
+from .IndexingOps import (gather, index_add, index_add_, index_copy, index_copy_, index_fill, index_fill_,  # noqa: E402
+                          index_select,
+                          masked_fill, masked_fill_, masked_scatter, masked_scatter_, masked_scatter_backward,
+                          masked_select, nonzero, scatter, scatter_, scatter_add, scatter_add_, scatter_reduce, take,
+                          take_along_dim, where, _put)  # noqa: F811 - where(condition) joins where
+
+__all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broadcast_to", "column_stack", "dstack",
+            "flatten", "flip", "fliplr", "flipud", "hstack", "moveaxis", "movedim", "repeat", "repeat_backward",
+            "repeat_interleave", "roll", "rot90", "row_stack", "select", "swapaxes", "swapdims", "tile", "unflatten",
+            "unfold", "unfold_backward", "vstack", "gather", "index_add", "index_add_", "index_copy", "index_copy_",
+            "index_fill", "index_fill_", "index_select", "masked_fill", "masked_fill_", "masked_scatter",
+            "masked_scatter_",
+            "masked_scatter_backward", "masked_select", "nonzero", "scatter", "scatter_", "scatter_add",
+            "scatter_add_", "scatter_reduce", "take", "take_along_dim", "_put"]
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)

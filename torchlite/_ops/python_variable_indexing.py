@@ -129,6 +129,9 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
             if not -2 ** 63 <= int(k) < 2 ** 63:
                 raise ValueError("Overflow when unpacking long long")
             result = _select(result, dim, int(k), real_dim)
+        elif isinstance(k, str):
+            # a str is a sequence to torch, which makes it an index tensor (and fails)
+            raise TypeError("new(): invalid data type 'str'")
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              f"valid indices (got {_python_type_name(k)})")
