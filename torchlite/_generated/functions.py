@@ -12,6 +12,9 @@ from .._functions_manual import (
     bmm,
     cat_tensors_backward,
     cos,
+    cummaxmin_backward,
+    cumprod_backward,
+    cumsum_backward,
     diagonal,
     diagonal_backward,
     div,
@@ -27,10 +30,13 @@ from .._functions_manual import (
     index_backward,
     index_put_zeros,
     index_select_backward,
+    linalg_vector_norm_backward,
+    logsumexp_backward,
     masked_fill,
     masked_fill_value_backward,
     matmul,
     maybe_multiply,
+    maybe_wrap_dim,
     mean_backward,
     mean_dim_backward,
     mm_mat1_backward,
@@ -38,15 +44,19 @@ from .._functions_manual import (
     mul,
     mul_scalar,
     mul_tensor_backward,
+    nansum_backward,
     neg,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
     pow_backward_exponent_scalar,
     pow_backward_self,
+    prod_backward,
     reshape,
     reshape_column,
+    restore_reduced_dims,
     saved_index_key,
+    scale_grad_by_count,
     select_from_key,
     sgn,
     sigmoid_backward,
@@ -55,6 +65,7 @@ from .._functions_manual import (
     split_backward,
     squeeze,
     stack_tensors_backward,
+    std_backward,
     sum,  # noqa: A004 - torch's name
     sum_backward,
     sum_to,
@@ -66,6 +77,7 @@ from .._functions_manual import (
     unbind_backward,
     unsqueeze_to,
     value_selecting_reduction_backward,
+    var_backward,
     where,
     zeros_like,
 )
@@ -591,6 +603,141 @@ def Atan2Backward0(grad, needs, self, other):
     grad_self = atan2_backward_self(grad, self, other) if needs[0] else None
     return (grad_self, grad_other)
 
+
+def ProdBackward0(grad, needs, self, result):
+    """prod(Tensor self, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = prod_backward(grad, self, result) if needs[0] else None
+    return (grad_self,)
+
+
+def ProdBackward1(grad, needs, self, dim, keepdim, result):
+    """prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = prod_backward(grad, self, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def StdBackward0(grad, needs, self, dim, correction, keepdim, result):
+    """std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    grad_self = std_backward(result, grad, self, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def VarBackward0(grad, needs, self, dim, correction, keepdim):
+    """var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    grad_self = var_backward(grad, self, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def LogsumexpBackward0(grad, needs, self, dim, keepdim, result):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    grad_self = logsumexp_backward(grad, self, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def AmaxBackward0(grad, needs, self, dim, keepdim, result):
+    """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def AminBackward0(grad, needs, self, dim, keepdim, result):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def LinalgVectorNormBackward0(grad, needs, self, ord, dim, keepdim, result):
+    """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+    ScalarType? dtype=None) -> Tensor"""
+    grad_self = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def CumsumBackward0(grad, needs, dim, self_scalar_type):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = cumsum_backward(as_dtype(grad, self_scalar_type), dim) if needs[0] else None
+    return (grad_self,)
+
+
+def CumprodBackward0(grad, needs, self, dim, self_scalar_type, result):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = cumprod_backward(as_dtype(grad, self_scalar_type), self, dim, result) if needs[0] else None
+    return (grad_self,)
+
+
+def CummaxBackward0(grad, needs, self, dim, indices):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    grad_self = cummaxmin_backward(grad, self, indices, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def CumminBackward0(grad, needs, self, dim, indices):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    grad_self = cummaxmin_backward(grad, self, indices, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def NansumBackward0(grad, needs, self, dim, keepdim, self_scalar_type):
+    """nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = nansum_backward(as_dtype(grad, self_scalar_type), self, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def MedianBackward0(grad, needs, self, result):
+    """median(Tensor self) -> Tensor"""
+    grad_self = evenly_distribute_backward(grad, self, result) if needs[0] else None
+    return (grad_self,)
+
+
+def NanmedianBackward0(grad, needs, self, result):
+    """nanmedian(Tensor self) -> Tensor"""
+    grad_self = evenly_distribute_backward(grad, self, result) if needs[0] else None
+    return (grad_self,)
+
+
+def MedianBackward1(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def NanmedianBackward1(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def KthvalueBackward0(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def ModeBackward0(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def SortBackward0(grad, needs, dim, self_sym_sizes, indices):
+    """sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None
+    return (grad_self,)
+
+
+def SortBackward1(grad, needs, dim, self_sym_sizes, indices):
+    """sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values,
+    Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None
+    return (grad_self,)
+
+
+def TopkBackward0(grad, needs, dim, self_sym_sizes, indices):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+    Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None
+    return (grad_self,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -673,3 +820,25 @@ _C._set_formula(specs.StackBackward0, StackBackward0)
 _C._set_formula(specs.CatBackward0, CatBackward0)
 _C._set_formula(specs.WhereBackward0, WhereBackward0)
 _C._set_formula(specs.Atan2Backward0, Atan2Backward0)
+_C._set_formula(specs.ProdBackward0, ProdBackward0)
+_C._set_formula(specs.ProdBackward1, ProdBackward1)
+_C._set_formula(specs.StdBackward0, StdBackward0)
+_C._set_formula(specs.VarBackward0, VarBackward0)
+_C._set_formula(specs.LogsumexpBackward0, LogsumexpBackward0)
+_C._set_formula(specs.AmaxBackward0, AmaxBackward0)
+_C._set_formula(specs.AminBackward0, AminBackward0)
+_C._set_formula(specs.LinalgVectorNormBackward0, LinalgVectorNormBackward0)
+_C._set_formula(specs.CumsumBackward0, CumsumBackward0)
+_C._set_formula(specs.CumprodBackward0, CumprodBackward0)
+_C._set_formula(specs.CummaxBackward0, CummaxBackward0)
+_C._set_formula(specs.CumminBackward0, CumminBackward0)
+_C._set_formula(specs.NansumBackward0, NansumBackward0)
+_C._set_formula(specs.MedianBackward0, MedianBackward0)
+_C._set_formula(specs.NanmedianBackward0, NanmedianBackward0)
+_C._set_formula(specs.MedianBackward1, MedianBackward1)
+_C._set_formula(specs.NanmedianBackward1, NanmedianBackward1)
+_C._set_formula(specs.KthvalueBackward0, KthvalueBackward0)
+_C._set_formula(specs.ModeBackward0, ModeBackward0)
+_C._set_formula(specs.SortBackward0, SortBackward0)
+_C._set_formula(specs.SortBackward1, SortBackward1)
+_C._set_formula(specs.TopkBackward0, TopkBackward0)

@@ -9,17 +9,26 @@ from .._ops import (
     as_strided,
     chunk,
     clone,
+    count_nonzero,
+    cummax,
+    cummin,
     diagonal,
+    kthvalue,
     max,  # noqa: A004 - torch's name
+    median,
     min,  # noqa: A004 - torch's name
+    mode,
+    nanmedian,
     narrow,
     permute,
     positive,
     relu,
     reshape,
+    sort,
     split,
     squeeze,
     t,
+    topk,
     transpose,
     unbind,
     unsqueeze,
@@ -29,42 +38,67 @@ from .._ops.Resize import out_variant
 __all__ = [
     "abs",
     "add",
+    "all",
+    "amax",
+    "amin",
+    "any",
+    "argmax",
+    "argmin",
+    "argsort",
     "as_strided",
     "atan2",
     "cat",
     "chunk",
     "clone",
     "cos",
+    "count_nonzero",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
     "diagonal",
     "div",
     "exp",
+    "kthvalue",
     "log",
+    "logsumexp",
     "matmul",
     "max",
     "mean",
+    "median",
     "min",
+    "mode",
     "mul",
+    "nanmean",
+    "nanmedian",
+    "nansum",
     "narrow",
     "neg",
+    "norm",
     "permute",
     "positive",
     "pow",
+    "prod",
     "reciprocal",
     "relu",
     "reshape",
     "sigmoid",
     "sin",
+    "sort",
     "split",
     "sqrt",
     "squeeze",
     "stack",
+    "std",
     "sub",
     "sum",
     "t",
     "tanh",
+    "topk",
     "transpose",
     "unbind",
     "unsqueeze",
+    "var",
     "where",
 ]
 
@@ -81,6 +115,55 @@ def add(*args, out=None, **kwargs):
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
+
+
+@functools.wraps(_ops.all)
+def all(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    if out is None:
+        return _ops.all(*args, **kwargs)
+    return out_variant("all", _ops.all, out, args, kwargs)
+
+
+@functools.wraps(_ops.amax)
+def amax(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.amax(*args, **kwargs)
+    return out_variant("amax", _ops.amax, out, args, kwargs)
+
+
+@functools.wraps(_ops.amin)
+def amin(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.amin(*args, **kwargs)
+    return out_variant("amin", _ops.amin, out, args, kwargs)
+
+
+@functools.wraps(_ops.any)
+def any(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    if out is None:
+        return _ops.any(*args, **kwargs)
+    return out_variant("any", _ops.any, out, args, kwargs)
+
+
+@functools.wraps(_ops.argmax)
+def argmax(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.argmax(*args, **kwargs)
+    return out_variant("argmax", _ops.argmax, out, args, kwargs)
+
+
+@functools.wraps(_ops.argmin)
+def argmin(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.argmin(*args, **kwargs)
+    return out_variant("argmin", _ops.argmin, out, args, kwargs)
+
+
+@functools.wraps(_ops.argsort)
+def argsort(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.argsort(*args, **kwargs)
+    return out_variant("argsort", _ops.argsort, out, args, kwargs)
 
 
 @functools.wraps(_ops.atan2)
@@ -104,6 +187,20 @@ def cos(*args, out=None, **kwargs):
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cumprod)
+def cumprod(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.cumprod(*args, **kwargs)
+    return out_variant("cumprod", _ops.cumprod, out, args, kwargs)
+
+
+@functools.wraps(_ops.cumsum)
+def cumsum(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.cumsum(*args, **kwargs)
+    return out_variant("cumsum", _ops.cumsum, out, args, kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
     if out is None:
@@ -123,6 +220,13 @@ def log(*args, out=None, **kwargs):
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
+
+
+@functools.wraps(_ops.logsumexp)
+def logsumexp(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.logsumexp(*args, **kwargs)
+    return out_variant("logsumexp", _ops.logsumexp, out, args, kwargs)
 
 
 @functools.wraps(_ops.matmul)
@@ -146,6 +250,20 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+@functools.wraps(_ops.nanmean)
+def nanmean(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.nanmean(*args, **kwargs)
+    return out_variant("nanmean", _ops.nanmean, out, args, kwargs)
+
+
+@functools.wraps(_ops.nansum)
+def nansum(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.nansum(*args, **kwargs)
+    return out_variant("nansum", _ops.nansum, out, args, kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
     if out is None:
@@ -153,11 +271,25 @@ def neg(*args, out=None, **kwargs):
     return out_variant("neg", _ops.neg, out, args, kwargs)
 
 
+@functools.wraps(_ops.norm)
+def norm(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.norm(*args, **kwargs)
+    return out_variant("norm", _ops.norm, out, args, kwargs)
+
+
 @functools.wraps(_ops.pow)
 def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
+
+
+@functools.wraps(_ops.prod)
+def prod(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.prod(*args, **kwargs)
+    return out_variant("prod", _ops.prod, out, args, kwargs)
 
 
 @functools.wraps(_ops.reciprocal)
@@ -195,6 +327,13 @@ def stack(*args, out=None, **kwargs):
     return out_variant("stack", _ops.stack, out, args, kwargs)
 
 
+@functools.wraps(_ops.std)
+def std(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.std(*args, **kwargs)
+    return out_variant("std", _ops.std, out, args, kwargs)
+
+
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
     if out is None:
@@ -214,6 +353,13 @@ def tanh(*args, out=None, **kwargs):
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
+
+
+@functools.wraps(_ops.var)
+def var(*args, out=None, **kwargs):
+    if out is None:
+        return _ops.var(*args, **kwargs)
+    return out_variant("var", _ops.var, out, args, kwargs)
 
 
 @functools.wraps(_ops.where)

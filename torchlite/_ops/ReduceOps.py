@@ -1,5 +1,10 @@
-"""Reductions (ATen/native/ReduceOps.cpp): sum, mean, max, min; and at::sum_to,
-which reduces a gradient to its input's shape and dtype after each formula."""
+"""Reductions (ATen/native/ReduceOps.cpp): sum, mean, max, min, prod, std, var, logsumexp,
+amax, amin, argmax, argmin, all, any, count_nonzero, cumsum, cumprod, cummax, cummin, nansum,
+nanmean, norm (linalg_vector_norm); and at::sum_to, which reduces a gradient to its input's shape
+and dtype after each formula."""
+import builtins
+import warnings
+
 import numpy as np
 
 from .. import _C, _backend
@@ -10,7 +15,7 @@ from .ScalarType import _b1, _f32, _f64, _i64, _torch_type_name
 from .TensorConversions import to
 from .TensorIterator import _loud, _quiet
 from .TensorShape import reshape, unsqueeze, view
-from .python_arg_parser import _norm_dims, _wrap_dim
+from .python_arg_parser import _REQUIRED, _check_given, _norm_dims, _wrap_dim
 
 
 def _reduction_dims(dim, ndim):
@@ -52,6 +57,10 @@ def mean(self, dim=None, keepdim=False, dtype=None):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {_torch_type_name(a.dtype)}")
+    if dtype is not None and dtype._np.kind not in "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
+            f"complex dtype. Got: {_torch_type_name(dtype._np)}")
     np_dtype = dtype._np if dtype is not None else None
     if dim is None:
         out = _wrap(_mean_kernel(a, None, False, np_dtype, a.size), self)
@@ -108,7 +117,9 @@ class _ReturnTypes(tuple):
 
 
 # torch.return_types.max / min are types named after the op
-_RETURN_TYPES = {op: type(op, (_ReturnTypes,), {"__module__": "torchlite.return_types"}) for op in ("max", "min")}
+_RETURN_TYPES = {op: type(op, (_ReturnTypes,), {"__module__": "torchlite.return_types"})
+                 for op in ("max", "min", "cummax", "cummin", "sort", "topk", "kthvalue", "median", "nanmedian",
+                            "mode")}
 
 
 def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
@@ -140,6 +151,363 @@ def max(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
 
 def min(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
     return _extremum("min", np.min, np.argmin, _S.MinBackward1, _S.MinBackward0, self, dim, keepdim)
+
+
+# issue 13: the other reductions ----------------------------------------------------
+
+_U64 = 1 << 64
+
+
+def _saved_dim(d):
+    """A dim as torch's node shows it saved: the int64 read back unsigned (-1 shows as 2**64 - 1),
+    unwrapped, as the op was called."""
+    return int(d) + _U64 if d < 0 else int(d)
+
+
+def _saved_dims(dim):
+    if dim is None:
+        return None
+    return tuple(_saved_dim(d) for d in ((dim,) if isinstance(dim, int) else dim))
+
+
+def _axes(dim, ndim):
+    """numpy's axis for a reduction over `dim` (None, an int or a list; an empty list is all dims),
+    checked and wrapped as torch does."""
+    if dim is None:
+        return None
+    dims = _norm_dims(dim, ndim)
+    return dims if dims and ndim else None
+
+
+def _reduced_count(shape, axis):
+    n = 1
+    for d in (range(len(shape)) if axis is None else axis):
+        n *= shape[d]
+    return n
+
+
+def _reduce(fn, a, axis, keepdim, **kw):
+    token = _quiet()
+    try:
+        r = fn(a, axis=axis, keepdims=keepdim, **kw)
+    finally:
+        _loud(token)
+    if keepdim and axis is None and a.ndim:
+        r = np.reshape(r, (1,) * a.ndim)
+    return _row_major(r)
+
+
+def _int_result_dtype(a, dtype):
+    """sum / prod / cumsum's accumulation dtype: `dtype`, else int64 for integers and bool."""
+    if dtype is not None:
+        return dtype._np
+    return np.dtype(np.int64) if a.dtype.kind in "biu" else None
+
+
+def prod(self, dim=None, keepdim=False, dtype=None):
+    a = self._array
+    np_dtype = _int_result_dtype(a, dtype)
+    if dim is None:
+        r = _reduce(np.prod, a, None, False, dtype=np_dtype)
+        out = _wrap(r, self)
+        return _record(_S.ProdBackward0, (self,), out, self=self, result=out)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError("prod() received an invalid combination of arguments - got (" + type(dim).__name__
+                        + "), but expected one of:\n * (*, torch.dtype dtype = None)\n"
+                        " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")
+    d = _wrap_dim(dim, a.ndim)
+    out = _wrap(_reduce(np.prod, a, (d,) if a.ndim else None, keepdim, dtype=np_dtype), self)
+    return _record(_S.ProdBackward1, (self,), out, self=self, dim=_saved_dim(dim), keepdim=keepdim, result=out)
+
+
+def _std_var_args(name, dim, unbiased, keepdim, correction):
+    """std / var's overloads: (bool unbiased), (dims, bool unbiased, bool keepdim) and
+    (dims, *, correction, keepdim); a bool first argument is `unbiased`."""
+    if isinstance(dim, bool):
+        if unbiased is not None:
+            raise TypeError(f"{name}(): argument 'unbiased' given twice")
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments - got unbiased and correction")
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
+    return dim, keepdim, correction
+
+
+def _var_kernel(name, self, dim, correction, keepdim, root):
+    a = self._array
+    if a.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    axis = _axes(dim, a.ndim)
+    c = 1 if correction is None else correction
+    n = _reduced_count(a.shape, axis)
+    out_numel = 1
+    for d in range(a.ndim):
+        out_numel *= 1 if axis is None or d in axis else a.shape[d]
+    # torch's warn_invalid_degrees_of_freedom: the input's numel over the output's (0 without an output)
+    if (a.size // out_numel if out_numel else 0) - c <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=3)
+    token = _quiet()
+    try:
+        # torch divides by max(0, n - correction): 0 / 0 is nan, the rest inf
+        mean = np.mean(a, axis=axis, keepdims=True) if n else np.sum(a, axis=axis, keepdims=True)
+        dev = a - mean
+        r = np.sum(dev * dev, axis=axis, keepdims=keepdim) / a.dtype.type(builtins.max(n - c, 0))
+        if root:
+            r = np.sqrt(r)
+    finally:
+        _loud(token)
+    if keepdim and axis is None and a.ndim:
+        r = np.reshape(r, (1,) * a.ndim)
+    return _wrap(_row_major(_backend.asarray(r).astype(a.dtype, copy=False)), self)
+
+
+def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, keepdim, correction = _std_var_args("std", dim, unbiased, keepdim, correction)
+    out = _var_kernel("std", self, dim, correction, keepdim, True)
+    return _record(_S.StdBackward0, (self,), out, self=self, dim=_saved_dims(dim), correction=correction,
+                   keepdim=keepdim, result=out)
+
+
+def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, keepdim, correction = _std_var_args("var", dim, unbiased, keepdim, correction)
+    out = _var_kernel("var", self, dim, correction, keepdim, False)
+    return _record(_S.VarBackward0, (self,), out, self=self, dim=_saved_dims(dim), correction=correction,
+                   keepdim=keepdim)
+
+
+def logsumexp(self, dim=_REQUIRED, keepdim=False):
+    _check_given("logsumexp", dim=dim)
+    a = self._array
+    if isinstance(dim, (tuple, list)) and not dim and a.ndim:
+        # torch's logsumexp over no dims refuses the amax it computes over all of them
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * a.ndim}")
+    axis = _axes(dim, a.ndim)
+    x = a if a.dtype.kind == "f" else a.astype(_f32)
+    token = _quiet()
+    try:
+        m = np.max(x, axis=axis, keepdims=True, initial=-np.inf) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+        m = np.where(np.isinf(m), x.dtype.type(0), m).astype(x.dtype)
+        r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        if not keepdim:
+            r = np.squeeze(r, axis=axis) if x.ndim else r
+    finally:
+        _loud(token)
+    out = _wrap(_row_major(np.asarray(r).astype(x.dtype, copy=False)), self)
+    return _record(_S.LogsumexpBackward0, (self,), out, self=self, dim=_saved_dims(dim), keepdim=keepdim, result=out)
+
+
+def _check_nonempty(name, a, axis, error=RuntimeError):
+    if axis is None:
+        if a.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        return
+    for d in axis:
+        if a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _amaxmin(name, fn, spec, self, dim, keepdim):
+    a = self._array
+    axis = _axes(dim, a.ndim)
+    _check_nonempty(name, a, axis)
+    out = _wrap(_reduce(fn, a, axis, keepdim), self)
+    return _record(spec, (self,), out, self=self, dim=_saved_dims(dim), keepdim=keepdim, result=out)
+
+
+def amax(self, dim=(), keepdim=False):
+    return _amaxmin("amax", np.max, _S.AmaxBackward0, self, dim, keepdim)
+
+
+def amin(self, dim=(), keepdim=False):
+    return _amaxmin("amin", np.min, _S.AminBackward0, self, dim, keepdim)
+
+
+def _arg(name, fn, self, dim, keepdim):
+    a = self._array
+    if a.dtype.kind == "b":
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        if a.size == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        r = fn(np.reshape(a, -1))
+        r = np.reshape(np.asarray(r, dtype=np.int64), (1,) * a.ndim if keepdim else ())
+        return _wrap(_backend.asarray(r, like=self), self)
+    d = _wrap_dim(dim, a.ndim)
+    if not a.ndim:
+        return _wrap(_backend.new(a, "zeros", (), np.int64), self)
+    if a.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    r = fn(a, axis=d, keepdims=keepdim).astype(np.int64)
+    return _wrap(_row_major(r), self)
+
+
+def argmax(self, dim=None, keepdim=False):
+    return _arg("argmax", np.argmax, self, dim, keepdim)
+
+
+def argmin(self, dim=None, keepdim=False):
+    return _arg("argmin", np.argmin, self, dim, keepdim)
+
+
+def _all_any(fn, self, dim, keepdim):
+    a = self._array
+    axis = _axes(dim, a.ndim)
+    r = _reduce(fn, a, axis, keepdim)
+    return _wrap(_row_major(r.astype(np.uint8 if a.dtype == np.uint8 else np.bool_)), self)
+
+
+def all(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
+    return _all_any(np.all, self, dim, keepdim)
+
+
+def any(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
+    return _all_any(np.any, self, dim, keepdim)
+
+
+def count_nonzero(self, dim=None):
+    a = self._array
+    axis = _axes(dim, a.ndim)
+    r = np.sum(a != 0, axis=axis, dtype=np.int64)
+    return _wrap(_row_major(r), self)
+
+
+def _cum(fn, spec, self, dim, dtype, with_result):
+    a = self._array
+    d = _wrap_dim(dim, a.ndim)
+    np_dtype = _int_result_dtype(a, dtype)
+    token = _quiet()
+    try:
+        r = fn(a, axis=d, dtype=np_dtype) if a.ndim else a.astype(np_dtype or a.dtype)
+    finally:
+        _loud(token)
+    out = _wrap(_row_major(r), self)
+    if with_result:
+        return _record(spec, (self,), out, self=self, dim=_saved_dim(dim), result=out, self_scalar_type=a.dtype)
+    return _record(spec, (self,), out, dim=_saved_dim(dim), self_scalar_type=a.dtype)
+
+
+def cumsum(self, dim=_REQUIRED, *, dtype=None):
+    _check_given("cumsum", dim=dim)
+    return _cum(np.cumsum, _S.CumsumBackward0, self, dim, dtype, False)
+
+
+def cumprod(self, dim=_REQUIRED, *, dtype=None):
+    _check_given("cumprod", dim=dim)
+    return _cum(np.cumprod, _S.CumprodBackward0, self, dim, dtype, True)
+
+
+def _cummaxmin(name, better, spec, self, dim):
+    """cummax / cummin: the running extremum and the index it was last taken from (a tie or a
+    nan takes the later index; once nan, only a nan moves it), as torch's cummax_cummin_helper."""
+    a = self._array
+    d = _wrap_dim(dim, a.ndim)
+    if not a.ndim:
+        values, idx = a.copy(), _backend.new(a, "zeros", (), np.int64)
+    else:
+        x = np.moveaxis(a, d, 0)
+        values = np.empty_like(x)
+        idx = np.zeros(x.shape, np.int64)
+        if x.shape[0]:
+            cur, cur_i = x[0].copy(), np.zeros(x.shape[1:], np.int64)
+            for i in range(x.shape[0]):
+                xi = x[i]
+                take = better(xi, cur) | (xi == cur) | np.isnan(xi) if a.dtype.kind == "f" else better(xi, cur) | (
+                    xi == cur)
+                if a.dtype.kind == "f":
+                    take = take & ~(np.isnan(cur) & ~np.isnan(xi))
+                cur = np.where(take, xi, cur)
+                cur_i = np.where(take, i, cur_i)
+                values[i], idx[i] = cur, cur_i
+        values = _row_major(np.moveaxis(values, 0, d))
+        idx = _row_major(np.moveaxis(idx, 0, d))
+    indices = _wrap(idx, self)
+    out = _record(spec, (self,), _wrap(values, self), self=self, dim=_saved_dim(dim), indices=indices)
+    return _RETURN_TYPES[name](name, out, indices)
+
+
+def cummax(self, dim):
+    return _cummaxmin("cummax", np.greater, _S.CummaxBackward0, self, dim)
+
+
+def cummin(self, dim):
+    return _cummaxmin("cummin", np.less, _S.CumminBackward0, self, dim)
+
+
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    a = self._array
+    axis = _axes(dim, a.ndim)
+    r = _reduce(np.nansum if a.dtype.kind == "f" else np.sum, a, axis, keepdim, dtype=_int_result_dtype(a, dtype))
+    return _record(_S.NansumBackward0, (self,), _wrap(r, self), self=self, dim=_saved_dims(dim), keepdim=keepdim,
+                   self_scalar_type=a.dtype)
+
+
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """torch's nanmean (ReduceOps.cpp): nansum over the count of the non-nan elements (DivBackward0)."""
+    from .BinaryOps import div
+    a = self._array
+    if a.dtype.kind != "f":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{_torch_type_name(a.dtype)}")
+    count = _reduce(np.sum, ~np.isnan(a), _axes(dim, a.ndim), keepdim, dtype=np.int64)
+    return div(nansum(self, dim, keepdim, dtype=dtype), _wrap(count, self))
+
+
+def _vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - torch's name
+    """linalg_vector_norm: (sum |x| ** ord) ** (1 / ord) over `dim`; max / min |x| for +-inf,
+    the count of nonzeros for 0."""
+    a = self._array
+    if a.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_torch_type_name(a.dtype)}")
+    if dtype is not None:
+        a = a.astype(dtype._np)
+    axis = _axes(dim, a.ndim)
+    p = float(ord)
+    if np.isinf(p) and a.size == 0:
+        if axis is None:
+            raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
+                               "operation does not have an identity")
+        for d in axis:
+            if a.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d}because "
+                                   "this dimension is empty and the operation does not have an identity")
+    token = _quiet()
+    try:
+        x = np.abs(a)
+        if p == np.inf:
+            r = np.max(x, axis=axis, keepdims=True)
+        elif p == -np.inf:
+            r = np.min(x, axis=axis, keepdims=True)
+        elif p == 0:
+            r = np.sum(x != 0, axis=axis, keepdims=True).astype(a.dtype)
+        elif p == 1:
+            r = np.sum(x, axis=axis, keepdims=True)
+        elif p == 2:
+            r = np.sqrt(np.sum(x * x, axis=axis, keepdims=True))
+        else:
+            r = np.power(np.sum(np.power(x, a.dtype.type(p)), axis=axis, keepdims=True), a.dtype.type(1 / p))
+        if not keepdim:
+            r = np.squeeze(r, axis=axis) if a.ndim else np.reshape(r, ())
+    finally:
+        _loud(token)
+    out = _wrap(_row_major(np.asarray(r).astype(a.dtype, copy=False)), self)
+    return _record(_S.LinalgVectorNormBackward0, (self,), out, self=self, ord=ord, dim=_saved_dims(dim),
+                   keepdim=keepdim, result=out)
+
+
+def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """torch.norm / Tensor.norm (torch/functional.py): a vector norm, 'fro' the 2-norm over at most
+    two dims; 'nuc' and matrix norms (linalg.matrix_norm) are not here."""
+    if isinstance(dim, int):
+        dim = [dim]
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or len(dim) <= 2):
+            return _vector_norm(self, 2, dim, keepdim, dtype=dtype)
+        raise NotImplementedError(f"torchlite.norm: p={p!r} (a matrix norm, linalg.matrix_norm) is not supported")
+    return _vector_norm(self, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
 
 
 # at::sum_to -------------------------------------------------------------------------

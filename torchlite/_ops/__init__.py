@@ -76,6 +76,14 @@ __all__ = [
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
+# (Sorting imports ReduceOps: it comes after it, with TensorAdvancedIndexing and TensorCompare)
+from .ReduceOps import (all, amax, amin, any, argmax, argmin, count_nonzero, cummax, cummin, cumprod,  # noqa: A004
+                        cumsum, logsumexp, nanmean, nansum, norm, prod, std, var, _U64, _vector_norm)
+from .Sorting import argsort, kthvalue, median, mode, nanmedian, sort, topk
+
+__all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "cummax", "cummin", "cumprod",
+            "cumsum", "logsumexp", "nanmean", "nansum", "norm", "prod", "std", "var", "_U64", "_vector_norm",
+            "argsort", "kthvalue", "median", "mode", "nanmedian", "sort", "topk"]
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
