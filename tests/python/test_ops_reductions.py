@@ -130,15 +130,16 @@ WHOLE = [
 @pytest.mark.parametrize("key", ["m", "v", "s", "t", "n", "z", "p"])
 @pytest.mark.parametrize("expr", WHOLE)
 def test_whole_reductions_as_torch(expr, key):
-    if key in ("t", "z") and any(op in expr for op in ("topk", "kthvalue", "median")):
-        pytest.skip("see test_topk_kthvalue_median_ties: torch's CPU kernels pick among ties by nth_element")
     check(expr, key)
 
 
 TIES = ["y.max(1)", "y.min(0)", "y.argmax(1)", "y.argmin(0)", "y.argmax()", "y.amax(1)", "y.amin()", "y.max()",
         "y.sort(1)", "y.sort(1, descending=True)", "y.sort(stable=True, descending=True, dim=0)", "y.argsort(1)",
         "y.argsort(0, descending=True)", "y.cummax(1)", "y.cummin(1)", "y.cummax(0)", "y.mode(1)", "y.mode(0)",
-        "lib.mode(y, 1, keepdim=True)", "y.norm(inf, 1)"]
+        "lib.mode(y, 1, keepdim=True)", "y.norm(inf, 1)",
+        "y.topk(2)", "y.topk(3, 0)", "y.topk(4, largest=False)", "y.topk(3, sorted=False)", "y.topk(1, 0, False)",
+        "y.kthvalue(2)", "y.kthvalue(3, 1, True)", "y.kthvalue(2, 0)", "y.median(1)", "y.median(0)", "y.median()",
+        "y.nanmedian(1)", "lib.median(y, 0, True)"]
 
 
 @pytest.mark.parametrize("expr", TIES)
@@ -169,8 +170,6 @@ DTYPES = ["y.sum()", "y.sum(1, dtype=lib.float32)", "y.prod()", "y.prod(0)", "y.
 @pytest.mark.parametrize("dtype", ["int64", "bool", "float64"])
 @pytest.mark.parametrize("expr", DTYPES)
 def test_dtypes_as_torch(expr, dtype):
-    if dtype == "int64" and any(op in expr for op in ("topk", "kthvalue", "median")):
-        pytest.skip("integers of DATA['m'] * 3 can tie; torch's nth_element picks among ties its own way")
     check(expr, "m", dtype)
 
 
@@ -214,6 +213,22 @@ def test_named_tuples_index_and_print_as_torch(dev):
             text = repr(r).replace("torchlite", "torch") if dev == "cpu" else None
             outs.append((type(r).__name__, text, norm(r.values), norm(r.indices)))
         assert outs[0] == outs[1], expr
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_topk_and_kthvalue_pick_among_ties_as_torch(seed):
+    """torch's CPU topk (std::nth_element, std::sort, std::partial_sort) and kthvalue
+    (quick_select_template) pick among equal values their own way; rows long and short, nan too."""
+    rng = np.random.default_rng(seed)
+    for n in (5, 17, 40, 130, 300):
+        data = rng.integers(0, 4, (3, n)).astype(np.float32)
+        data[0, rng.integers(0, n, 3)] = np.nan
+        for k in (1, 2, 4, n):
+            for expr in (f"x.topk({k})", f"x.topk({k}, largest=False)", f"x.topk({k}, sorted=False)",
+                         f"x.kthvalue({k})", f"x.topk({k}, 1, False, False)"):
+                got = [norm(eval(expr, {"x": lib.tensor(data.tolist(), device=dev)}))
+                       for lib, dev in ((torch, "cpu"), (torchlite, "cpu"), (torchlite, "sim:0"))]
+                assert got[1] == got[0] and got[2] == got[0], (expr, n)
 
 
 # _saved_* fields: dims as torch keeps them (as the op was called; a negative int64 shown unsigned)

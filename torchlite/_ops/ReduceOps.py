@@ -102,18 +102,20 @@ def _row_major(r):
 
 
 class _ReturnTypes(tuple):
-    """torch.return_types.max / min: a (values, indices) named pair."""
+    """torch.return_types.max / min / sort / ...: a (values, indices) named pair; made, as a
+    structseq, from one sequence of the two."""
 
-    def __new__(cls, name, values, indices):
-        obj = super().__new__(cls, (values, indices))
-        obj._name = name
+    def __new__(cls, seq):
+        obj = super().__new__(cls, seq)
+        if len(obj) != 2:
+            raise TypeError(f"torchlite.return_types.{cls.__name__} takes a 2-sequence ({len(obj)}-sequence given)")
         return obj
 
     values = property(lambda self: self[0])
     indices = property(lambda self: self[1])
 
     def __repr__(self):
-        return f"torchlite.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+        return f"torchlite.return_types.{type(self).__name__}(\nvalues={self[0]!r},\nindices={self[1]!r})"
 
 
 # torch.return_types.max / min are types named after the op
@@ -142,7 +144,7 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
     # (np.ascontiguousarray would make a 0-d result 1-d)
     out = _wrap(values if values.flags.c_contiguous else _backend.ascontiguousarray(values), self)
     out = _record(dim_spec, (self,), out, indices=indices, self_sym_sizes=a.shape, dim=d, keepdim=keepdim)
-    return _RETURN_TYPES[name](name, out, indices)
+    return _RETURN_TYPES[name]((out, indices))
 
 
 def max(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
@@ -425,7 +427,7 @@ def _cummaxmin(name, better, spec, self, dim):
         idx = _row_major(np.moveaxis(idx, 0, d))
     indices = _wrap(idx, self)
     out = _record(spec, (self,), _wrap(values, self), self=self, dim=_saved_dim(dim), indices=indices)
-    return _RETURN_TYPES[name](name, out, indices)
+    return _RETURN_TYPES[name]((out, indices))
 
 
 def cummax(self, dim):

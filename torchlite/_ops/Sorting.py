@@ -2,10 +2,12 @@
 topk, kthvalue, median, nanmedian, mode. Their gradients put the gradient of each value back
 where its index says (value_selecting_reduction_backward).
 
-Order among equal values: sort is stable (torch's CPU sort is, ascending and descending), nan
-sorts above every number. mode picks the smallest of the most frequent values and the last
-index of it. topk, kthvalue and median.dim pick among equal values as a stable sort would
-(torch's CPU kernels run std::nth_element there, whose pick among equal values can differ)."""
+Order among equal values, as torch's CPU kernels pick: sort is stable (ascending and
+descending), nan sorts above every number; median.dim's nth_element breaks ties by index (a
+stable sort's pick); mode picks the smallest of the most frequent values and its last index.
+topk (std::nth_element then std::sort, or std::partial_sort) and kthvalue (ATen's
+quick_select_template) pick among equal values as those algorithms do: the rows with equal
+values (or topk's unsorted rows) run them step by step below, the others a stable sort."""
 import numpy as np
 
 from .. import _backend
@@ -34,10 +36,41 @@ def _sort_kernel(a, d, descending):
     return np.moveaxis(values, -1, d), np.moveaxis(idx.astype(np.int64), -1, d)
 
 
+def _rows(a, d):
+    """a's slices along d as the rows of a 2-d host array."""
+    x = np.moveaxis(_backend.to_host(a), d, -1)
+    return np.reshape(x, (-1, x.shape[-1]))
+
+
+def _moved_rows(r, d):
+    """A result (size k along d) as writable host rows."""
+    x = np.moveaxis(_backend.to_host(r), d, -1)
+    return np.array(np.reshape(x, (-1, x.shape[-1])))
+
+
+def _unmoved_rows(rows, a, d, k):
+    """Rows back to the result's shape: a's, with k along d."""
+    shape = list(np.moveaxis(np.empty(a.shape, np.bool_), d, -1).shape)
+    shape[-1] = k
+    out = np.moveaxis(np.reshape(rows, shape), -1, d)
+    return out if isinstance(a, np.ndarray) else _backend.xp(a).asarray(out)
+
+
+def _has_ties(rows):
+    """Per row: whether two of its values are equal (two nans count as equal)."""
+    if rows.shape[-1] < 2:
+        return np.zeros(len(rows), bool)
+    s = np.sort(rows, axis=-1)
+    equal = (s[:, 1:] == s[:, :-1]).any(-1)
+    if rows.dtype.kind == "f":
+        equal |= np.isnan(rows).sum(-1) > 1
+    return equal
+
+
 def _pair(name, self, values, idx, spec, **fields):
     indices = _wrap(_row_major(idx), self)
     out = _record(spec, (self,), _wrap(_row_major(values), self), indices=indices, **fields)
-    return _RETURN_TYPES[name](name, out, indices)
+    return _RETURN_TYPES[name]((out, indices))
 
 
 def sort(self, *args, dim=-1, descending=False, stable=None):
@@ -79,6 +112,15 @@ def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's na
     if a.ndim:
         values, idx = _sort_kernel(a, d, largest)
         values, idx = np.take(values, range(k), axis=d), np.take(idx, range(k), axis=d)
+        if k:
+            rows = _rows(a, d)
+            redo = _has_ties(rows) if sorted or k * 64 <= size else np.ones(len(rows), bool)
+            if redo.any():
+                values, idx = _moved_rows(values, d), _moved_rows(idx, d)
+                for r in np.flatnonzero(redo):
+                    picked = [j for _, j in _topk_row(rows[r], k, largest, sorted)]
+                    idx[r], values[r] = picked, rows[r][picked]
+                values, idx = _unmoved_rows(values, a, d, k), _unmoved_rows(idx, a, d, k)
     else:
         values, idx = a.copy(), _backend.new(a, "zeros", (), np.int64)
     return _pair("topk", self, values, idx, _S.TopkBackward0, self_sym_sizes=a.shape, dim=_saved_dim(dim))
@@ -110,7 +152,17 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if a.ndim:
-        values, idx = _select_kth(a, d, lambda s: np.full(s.shape[:-1], k - 1, np.int64), keepdim)
+        values, idx = _select_kth(a, d, lambda s: np.full(s.shape[:-1], k - 1, np.int64), True)
+        rows = _rows(a, d)
+        redo = _has_ties(rows)
+        if redo.any():
+            values, idx = _moved_rows(values, d), _moved_rows(idx, d)
+            for r in np.flatnonzero(redo):
+                _, j = _quick_select(rows[r], k - 1)
+                idx[r], values[r] = j, rows[r][j]
+            values, idx = _unmoved_rows(values, a, d, 1), _unmoved_rows(idx, a, d, 1)
+        if not keepdim:
+            values, idx = np.squeeze(values, d), np.squeeze(idx, d)
     else:
         values, idx = a.copy(), _backend.new(a, "zeros", (), np.int64)
     return _pair("kthvalue", self, values, idx, _S.KthvalueBackward0, self_sym_sizes=a.shape, dim=_saved_dim(dim),
@@ -187,3 +239,243 @@ def mode(self, dim=-1, keepdim=False):
         values, idx = _backend.asarray(values, like=self), _backend.asarray(idx, like=self)
     return _pair("mode", self, values, idx, _S.ModeBackward0, self_sym_sizes=a.shape, dim=_saved_dim(dim),
                  keepdim=keepdim)
+
+
+# The selection algorithms of torch's CPU kernels, step by step, for the rows where equal values
+# make their pick differ from a stable sort's: libstdc++'s std::nth_element, std::sort and
+# std::partial_sort (topk's TopKImpl.h), and ATen's quick_select_template (kthvalue). Each runs
+# on a list of (value, index) pairs with `less`, the kernel's comparator over the values.
+
+def _lg(n):
+    return n.bit_length() - 1
+
+
+def _move_median_to_first(q, result, a, b, c, less):
+    if less(q[a], q[b]):
+        if less(q[b], q[c]):
+            q[result], q[b] = q[b], q[result]
+        elif less(q[a], q[c]):
+            q[result], q[c] = q[c], q[result]
+        else:
+            q[result], q[a] = q[a], q[result]
+    elif less(q[a], q[c]):
+        q[result], q[a] = q[a], q[result]
+    elif less(q[b], q[c]):
+        q[result], q[c] = q[c], q[result]
+    else:
+        q[result], q[b] = q[b], q[result]
+
+
+def _unguarded_partition(q, first, last, pivot, less):
+    while True:
+        while less(q[first], q[pivot]):
+            first += 1
+        last -= 1
+        while less(q[pivot], q[last]):
+            last -= 1
+        if not first < last:
+            return first
+        q[first], q[last] = q[last], q[first]
+        first += 1
+
+
+def _unguarded_partition_pivot(q, first, last, less):
+    mid = first + (last - first) // 2
+    _move_median_to_first(q, first, first + 1, mid, last - 1, less)
+    return _unguarded_partition(q, first + 1, last, first, less)
+
+
+def _unguarded_linear_insert(q, last, less):
+    val = q[last]
+    nxt = last - 1
+    while less(val, q[nxt]):
+        q[last] = q[nxt]
+        last = nxt
+        nxt -= 1
+    q[last] = val
+
+
+def _insertion_sort(q, first, last, less):
+    if first == last:
+        return
+    for i in range(first + 1, last):
+        if less(q[i], q[first]):
+            val = q[i]
+            q[first + 1:i + 1] = q[first:i]
+            q[first] = val
+        else:
+            _unguarded_linear_insert(q, i, less)
+
+
+def _push_heap(q, first, hole, top, value, less):
+    parent = (hole - 1) // 2
+    while hole > top and less(q[first + parent], value):
+        q[first + hole] = q[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    q[first + hole] = value
+
+
+def _adjust_heap(q, first, hole, length, value, less):
+    top = hole
+    child = hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(q[first + child], q[first + child - 1]):
+            child -= 1
+        q[first + hole] = q[first + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        q[first + hole] = q[first + child - 1]
+        hole = child - 1
+    _push_heap(q, first, hole, top, value, less)
+
+
+def _make_heap(q, first, last, less):
+    length = last - first
+    if length < 2:
+        return
+    parent = (length - 2) // 2
+    while True:
+        _adjust_heap(q, first, parent, length, q[first + parent], less)
+        if parent == 0:
+            return
+        parent -= 1
+
+
+def _pop_heap(q, first, last, result, less):
+    value = q[result]
+    q[result] = q[first]
+    _adjust_heap(q, first, 0, last - first, value, less)
+
+
+def _heap_select(q, first, middle, last, less):
+    _make_heap(q, first, middle, less)
+    for i in range(middle, last):
+        if less(q[i], q[first]):
+            _pop_heap(q, first, middle, i, less)
+
+
+def _sort_heap(q, first, last, less):
+    while last - first > 1:
+        last -= 1
+        _pop_heap(q, first, last, last, less)
+
+
+def _partial_sort(q, first, middle, last, less):
+    _heap_select(q, first, middle, last, less)
+    _sort_heap(q, first, middle, less)
+
+
+def _nth_element(q, nth, less):
+    first, last = 0, len(q)
+    if first == last or nth == last:
+        return
+    depth = _lg(last - first) * 2
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(q, first, nth + 1, last, less)
+            q[first], q[nth] = q[nth], q[first]
+            return
+        depth -= 1
+        cut = _unguarded_partition_pivot(q, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(q, first, last, less)
+
+
+def _introsort_loop(q, first, last, depth, less):
+    while last - first > 16:
+        if depth == 0:
+            _partial_sort(q, first, last, last, less)
+            return
+        depth -= 1
+        cut = _unguarded_partition_pivot(q, first, last, less)
+        _introsort_loop(q, cut, last, depth, less)
+        last = cut
+
+
+def _std_sort(q, first, last, less):
+    if first == last:
+        return
+    _introsort_loop(q, first, last, _lg(last - first) * 2, less)
+    if last - first > 16:
+        _insertion_sort(q, first, first + 16, less)
+        for i in range(first + 16, last):
+            _unguarded_linear_insert(q, i, less)
+    else:
+        _insertion_sort(q, first, last, less)
+
+
+def _nan_first_greater(x, y):
+    """topk's comparator for largest: nan above every number."""
+    return (x[0] != x[0] and y[0] == y[0]) or x[0] > y[0]
+
+
+def _nan_last_less(x, y):
+    return (x[0] == x[0] and y[0] != y[0]) or x[0] < y[0]
+
+
+def _topk_row(row, k, largest, sorted_):  # noqa: A002
+    """The (values, indices) topk_impl_loop leaves in a row's first k places."""
+    q = [(v, j) for j, v in enumerate(row.tolist())]
+    less = _nan_first_greater if largest else _nan_last_less
+    if k * 64 <= len(q):
+        _partial_sort(q, 0, k, len(q), less)
+    else:
+        _nth_element(q, k - 1, less)
+        if sorted_:
+            _std_sort(q, 0, k - 1, less)
+    return q[:k]
+
+
+def _quick_select(row, k):
+    """ATen's quick_select_template (SortingUtils.h) over a row, as kthvalue runs it: the k-th
+    smallest (0-based) lands at k; returns its (value, index)."""
+    arr = row.tolist()
+    idx = list(range(len(arr)))
+
+    def gt(x, y):  # greater, or nan: nan above every number
+        return (x != x and y == y) or x > y
+
+    def swap(i, j):
+        arr[i], arr[j] = arr[j], arr[i]
+        idx[i], idx[j] = idx[j], idx[i]
+
+    lo, hi = 0, len(arr) - 1
+    while True:
+        if hi <= lo:
+            break
+        if hi == lo + 1:
+            if gt(arr[lo], arr[hi]):
+                swap(lo, hi)
+            break
+        p = lo + (hi - lo) // 2
+        swap(p, lo + 1)
+        if gt(arr[lo + 1], arr[hi]):
+            swap(lo + 1, hi)
+        if gt(arr[lo], arr[hi]):
+            swap(lo, hi)
+        if gt(arr[lo + 1], arr[lo]):
+            swap(lo + 1, lo)
+        i, j = lo + 1, hi
+        piv = arr[lo]
+        while True:
+            i += 1
+            while gt(piv, arr[i]):
+                i += 1
+            j -= 1
+            while gt(arr[j], piv):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return arr[k], idx[k]
