@@ -419,24 +419,24 @@ def _prod_safe_zeros_backward(grad, inp, dim):
 def prod_backward(grad, input, result, dim=None, keepdim=False):  # noqa: A002 - upstream's name
     """torch's prod_backward (the formula's self.to(grad.scalar_type()) here): result / input
     where no input is 0, else the products of the other elements."""
-    input = as_dtype(input, grad._array.dtype)
-    a = input._array
+    x = as_dtype(input, grad._array.dtype)
+    a = x._array
     if a.ndim == 0:
         return grad
     if dim is None:
         zeros = int((a == 0).sum())
         if zeros == 0:
-            return mul(grad, div(result, input))
+            return mul(grad, div(result, x))
         if not _is_grad_enabled() and zeros > 1:
-            return zeros_like(input)
-        return reshape(_prod_safe_zeros_backward(grad, reshape(input, (-1,)), 0), a.shape)
+            return zeros_like(x)
+        return reshape(_prod_safe_zeros_backward(grad, reshape(x, (-1,)), 0), a.shape)
     dim = maybe_wrap_dim(dim, a.shape)
     if not keepdim:
         grad = unsqueeze(grad, dim)
         result = unsqueeze(result, dim)
     if not (a == 0).any():
-        return mul(grad, div(result, input))
-    return _prod_safe_zeros_backward(grad, input, dim)
+        return mul(grad, div(result, x))
+    return _prod_safe_zeros_backward(grad, x, dim)
 
 
 def var_backward(grad, self, dim, correction, keepdim):

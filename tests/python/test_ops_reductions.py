@@ -103,7 +103,8 @@ PER_DIM = [
     "y.count_nonzero({d})", "lib.count_nonzero(y > 0, ({d}, 0))",
     "y.median({d})", "lib.median(y, {d}, keepdim=True)", "y.nanmedian({d})", "y.mode({d})",
     "y.kthvalue(2, {d})", "lib.kthvalue(y, 1, {d}, True)", "y.sort({d})", "y.sort({d}, descending=True)",
-    "lib.sort(y, dim={d}, stable=True)", "y.sort(stable=False, dim={d}, descending=True)", "y.argsort({d})", "lib.argsort(y, {d}, descending=True)",
+    "lib.sort(y, dim={d}, stable=True)", "y.sort(stable=False, dim={d}, descending=True)", "y.argsort({d})",
+    "lib.argsort(y, {d}, descending=True)",
     "y.topk(2, {d})", "y.topk(1, {d}, largest=False)", "lib.topk(y, 2, dim={d}, largest=True, sorted=True)",
     "y.nansum({d})", "lib.nanmean(y, ({d},), keepdim=True)",
 ]
@@ -173,7 +174,9 @@ def test_dtypes_as_torch(expr, dtype):
     check(expr, "m", dtype)
 
 
-EMPTY = ["y.sum()", "y.sum(1)", "y.mean(1)", "y.prod()", "y.prod(1)", "y.prod(0)", "y.std()", "y.std(1)",
+EMPTY = ["y.amax(-1)", "y.amin((-1, -1))", "y.amax((1, -1))", "y.norm(inf, -1)", "y.nanmedian(-1)", "y.mode(-1)",
+         "y.kthvalue(0, -1)", "y.topk(1, -1)", "y.sum()", "y.sum(1)", "y.mean(1)", "y.prod()", "y.prod(1)", "y.prod(0)",
+         "y.std()", "y.std(1)",
          "y.var(0)", "y.amax()", "y.amax(1)", "y.amax(0)", "y.amin(())", "y.argmax()", "y.argmax(1)",
          "y.argmax(0)", "y.max()", "y.norm()", "y.norm(inf)", "y.norm(inf, 0)", "y.norm(inf, 1)", "y.logsumexp(1)",
          "y.logsumexp(0)", "y.cumsum(1)", "y.cumprod(0)", "y.cummax(1)", "y.all()", "y.any(1)",
@@ -190,7 +193,10 @@ def test_empty_tensors_as_torch(expr):
 ERRORS = ["y.prod((0, 1))", "y.cumsum()", "y.logsumexp()",
           "y.logsumexp(())", "y.amax((0, 0))", "y.sum((1, -1))", "y.topk(6)", "y.topk(-1)", "y.kthvalue(0)",
           "y.kthvalue(6)", "y.std(2)", "y.sort(2)", "y.cummax(-3)", "y.median(2)",
-          "y.to(lib.int64).std()", "y.to(lib.int64).var(0)", "y.to(lib.int64).norm()", "y.to(lib.int64).nanmean()", "y.to(lib.int64).mean()",
+          "y.sum().cummax(1)", "y.sum().cummin(-2)", "y.sum().sort(1)", "(y > 0).topk(1, 5)",
+          "(y > 0).kthvalue(9)", "(y > 0).median(3)", "(y > 0).sum().bool().kthvalue(1)",
+          "(y > 0).sum().bool().topk(1)", "(y > 0).sum().bool().mode()", "y.to(lib.int64).std()",
+          "y.to(lib.int64).var(0)", "y.to(lib.int64).norm()", "y.to(lib.int64).nanmean()", "y.to(lib.int64).mean()",
           "(y > 0).argmax()", "y.count_nonzero(2)"]
 
 
@@ -224,8 +230,8 @@ def test_topk_and_kthvalue_pick_among_ties_as_torch(seed):
         data = rng.integers(0, 4, (3, n)).astype(np.float32)
         data[0, rng.integers(0, n, 3)] = np.nan
         for k in (1, 2, 4, n):
-            for expr in (f"x.topk({k})", f"x.topk({k}, largest=False)", f"x.topk({k}, sorted=False)",
-                         f"x.kthvalue({k})", f"x.topk({k}, 1, False, False)"):
+            for expr in ("x.mode()", "x.mode(0)", f"x.topk({k})", f"x.topk({k}, largest=False)",
+                         f"x.topk({k}, sorted=False)", f"x.kthvalue({k})", f"x.topk({k}, 1, False, False)"):
                 got = [norm(eval(expr, {"x": lib.tensor(data.tolist(), device=dev)}))
                        for lib, dev in ((torch, "cpu"), (torchlite, "cpu"), (torchlite, "sim:0"))]
                 assert got[1] == got[0] and got[2] == got[0], (expr, n)
@@ -276,7 +282,8 @@ GRAD_FNS = {
     "var_keep": lambda x: x.var(-1, keepdim=True, correction=2), "logsumexp": lambda x: x.logsumexp(1),
     "logsumexp_all": lambda x: x.logsumexp((0, 1), True), "amax": lambda x: x.amax(1), "amin": lambda x: x.amin(),
     "norm": lambda x: x.norm(), "norm1": lambda x: x.norm(1, 1), "norm3": lambda x: x.norm(3, 0, True),
-    "norm_half": lambda x: x.norm(0.5), "norm15": lambda x: x.norm(1.5, 1), "norm_inf": lambda x: x.norm(float("inf"), 1),
+    "norm_half": lambda x: x.norm(0.5), "norm15": lambda x: x.norm(1.5, 1),
+    "norm_inf": lambda x: x.norm(float("inf"), 1),
     "cumsum": lambda x: x.cumsum(1), "cumprod": lambda x: x.cumprod(1), "cumprod0": lambda x: x.cumprod(0),
     "cummax": lambda x: x.cummax(1)[0], "cummin": lambda x: x.cummin(0)[0], "median": lambda x: x.median(),
     "median_dim": lambda x: x.median(1)[0], "nanmedian": lambda x: x.nanmedian(0)[0], "mode": lambda x: x.mode(1)[0],

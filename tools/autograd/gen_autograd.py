@@ -207,7 +207,9 @@ def gen_functions(entries, helpers):
         var = e.node.split("::")[-1]
         first = "grads" if e.schema.multi_output else "grad"
         params = ", ".join([first, "needs"] + [py_name(n) for n, _, _ in e.fields])
-        lines += ["", "", f"def {var}({params}):", *py_docstring(e.schema.text, "    ")]
+        # a field named as a builtin (linalg_vector_norm's `ord`) is the schema's name
+        noqa = "  # noqa: A002 - the schema's names" if any(hasattr(builtins, n) for n, _, _ in e.fields) else ""
+        lines += ["", "", f"def {var}({params}):{noqa}", *py_docstring(e.schema.text, "    ")]
         if e.list_input:  # one formula for the whole list, a gradient per tensor
             lines.append(f"    return tuple({e.python_formula(e.inputs[0])})")
             continue
@@ -219,7 +221,9 @@ def gen_functions(entries, helpers):
         for name in sorted(e.formulas):
             i = e.inputs.index(name)
             formula = e.python_formula(name)
-            lines.append(f"    grad_{name} = {formula} if needs[{i}] else None")
+            line = f"    grad_{name} = {formula} if needs[{i}] else None"
+            # a formula is written as upstream writes it, however long
+            lines.append(line + "  # noqa: E501" if len(line) > LINE_LENGTH else line)
         outs = ", ".join(f"grad_{n}" if n in e.formulas else "None" for n in e.inputs)
         lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
     lines += [""]

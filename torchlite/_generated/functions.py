@@ -636,17 +636,17 @@ def LogsumexpBackward0(grad, needs, self, dim, keepdim, result):
 
 def AmaxBackward0(grad, needs, self, dim, keepdim, result):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
-    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim) if needs[0] else None
+    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
 def AminBackward0(grad, needs, self, dim, keepdim, result):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
-    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim) if needs[0] else None
+    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
-def LinalgVectorNormBackward0(grad, needs, self, ord, dim, keepdim, result):
+def LinalgVectorNormBackward0(grad, needs, self, ord, dim, keepdim, result):  # noqa: A002 - the schema's names
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
     ScalarType? dtype=None) -> Tensor"""
     grad_self = linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim) if needs[0] else None
@@ -697,45 +697,45 @@ def NanmedianBackward0(grad, needs, self, result):
 
 def MedianBackward1(grad, needs, dim, keepdim, self_sym_sizes, indices):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
-    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
 def NanmedianBackward1(grad, needs, dim, keepdim, self_sym_sizes, indices):
     """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
-    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
 def KthvalueBackward0(grad, needs, dim, keepdim, self_sym_sizes, indices):
     """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
-    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
 def ModeBackward0(grad, needs, dim, keepdim, self_sym_sizes, indices):
     """mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
-    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, keepdim) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
 def SortBackward0(grad, needs, dim, self_sym_sizes, indices):
     """sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"""
-    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
 def SortBackward1(grad, needs, dim, self_sym_sizes, indices):
     """sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values,
     Tensor indices)"""
-    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 
 def TopkBackward0(grad, needs, dim, self_sym_sizes, indices):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
     Tensor indices)"""
-    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes, True) if needs[0] else None  # noqa: E501
     return (grad_self,)
 
 _C._set_formula(specs.AddBackward0, AddBackward0)

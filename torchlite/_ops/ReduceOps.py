@@ -313,6 +313,12 @@ def _check_nonempty(name, a, axis, error=RuntimeError):
 
 def _amaxmin(name, fn, spec, self, dim, keepdim):
     a = self._array
+    if a.size == 0:
+        # zero_numel_check_dims: each dim as given (its size checked before the list's repeats)
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        for d in dims:
+            if a.ndim and a.shape[_wrap_dim(d, a.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     axis = _axes(dim, a.ndim)
     _check_nonempty(name, a, axis)
     out = _wrap(_reduce(fn, a, axis, keepdim), self)
@@ -405,6 +411,8 @@ def _cummaxmin(name, better, spec, self, dim):
     """cummax / cummin: the running extremum and the index it was last taken from (a tie or a
     nan takes the later index; once nan, only a nan moves it), as torch's cummax_cummin_helper."""
     a = self._array
+    if not a.ndim and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     d = _wrap_dim(dim, a.ndim)
     if not a.ndim:
         values, idx = a.copy(), _backend.new(a, "zeros", (), np.int64)
@@ -472,8 +480,8 @@ def _vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: 
         if axis is None:
             raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the "
                                "operation does not have an identity")
-        for d in axis:
-            if a.shape[d] == 0:
+        for d in ((dim,) if isinstance(dim, int) else dim):
+            if a.shape[_wrap_dim(d, a.ndim)] == 0:
                 raise RuntimeError(f"linalg.vector_norm cannot compute the inf norm on the dimension {d}because "
                                    "this dimension is empty and the operation does not have an identity")
     token = _quiet()

@@ -103,9 +103,9 @@ def argsort(self, dim=-1, descending=False, *, stable=False):
 
 def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
     a = self._array
+    d = _wrap_dim(dim, a.ndim)
     if a.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    d = _wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
@@ -147,10 +147,10 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     size = a.shape[d] if a.ndim else 1
     if size == 0:
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
-    if a.dtype.kind == "b":
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if a.dtype.kind == "b" and a.ndim:  # (a 0-d tensor is its own kthvalue, before the dtype dispatch)
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     if a.ndim:
         values, idx = _select_kth(a, d, lambda s: np.full(s.shape[:-1], k - 1, np.int64), True)
         rows = _rows(a, d)
@@ -183,6 +183,8 @@ def _median_pos(ignore_nan):
 
 def _median(name, spec_full, spec_dim, ignore_nan, self, dim, keepdim):
     a = self._array
+    if dim is not None:
+        _wrap_dim(dim, a.ndim)
     if a.dtype.kind == "b":
         raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
     if dim is None:
@@ -194,7 +196,7 @@ def _median(name, spec_full, spec_dim, ignore_nan, self, dim, keepdim):
         return _record(spec_full, (self,), out, self=self, result=out)
     d = _wrap_dim(dim, a.ndim)
     if a.ndim and a.shape[d] == 0:
-        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")  # nanmedian's too
     if a.ndim:
         values, idx = _select_kth(a, d, _median_pos(ignore_nan), keepdim)
     else:
@@ -223,15 +225,7 @@ def mode(self, dim=-1, keepdim=False):
         vals = np.empty(rows.shape[0], a.dtype)
         inds = np.empty(rows.shape[0], np.int64)
         for r, row in enumerate(rows):
-            # torch's mode (TensorCompare.cpp): the longest run of equal values in the sorted row, the first
-            # (smallest) among the longest, and the last index of it; nan equals nothing, a run of its own
-            order = np.argsort(row, kind="stable")
-            srt = row[order]
-            starts = np.flatnonzero(np.concatenate(([True], srt[1:] != srt[:-1])))
-            lengths = np.diff(np.concatenate((starts, [len(row)])))
-            best = int(np.argmax(lengths))
-            start = starts[best]
-            vals[r], inds[r] = srt[start], order[start:start + lengths[best]].max()
+            vals[r], inds[r] = _mode_row(row)
         shape = x.shape[:-1]
         values, idx = np.reshape(vals, shape), np.reshape(inds, shape)
         if keepdim:
@@ -479,3 +473,23 @@ def _quick_select(row, k):
         if j >= k:
             hi = j - 1
     return arr[k], idx[k]
+
+
+def _value_less(x, y):
+    return x[0] < y[0]
+
+
+def _mode_row(row):
+    """torch's mode kernel (TensorCompareKernel.cpp) over a row: std::sort of its (value, index)
+    pairs by value, then the first longest run of equal values (nan equals nothing), and the
+    value and index of the run's last pair."""
+    q = [(v, j) for j, v in enumerate(row.tolist())]
+    _std_sort(q, 0, len(q), _value_less)
+    best, best_at, run = 0, 0, 0
+    for i in range(len(q)):
+        run += 1
+        if i == len(q) - 1 or q[i][0] != q[i + 1][0]:
+            if run > best:
+                best, best_at = run, i
+            run = 0
+    return row[q[best_at][1]], q[best_at][1]
