@@ -97,7 +97,8 @@ def _red_dims(g, metas):
 op2("prod", ["{out} = {0}.prod()", "{out} = {0}.prod({d}, keepdim={k})", "{out} = lib.prod({0}, {d}, dtype={t})"],
     [T()], _red_dims, weight=0.5)
 op2("std", ["{out} = {0}.std()", "{out} = {0}.std({d}, keepdim={k})",
-            "{out} = lib.std({0}, ({a}, {b}), correction={c})", "{out} = {0}.std({d}, False, {k})"], [FLOAT], _red_dims, weight=0.5)
+            "{out} = lib.std({0}, ({a}, {b}), correction={c})", "{out} = {0}.std({d}, False, {k})"],
+    [FLOAT], _red_dims, weight=0.5)
 op2("var", ["{out} = {0}.var()", "{out} = {0}.var({d}, unbiased={k})", "{out} = lib.var({0}, [{a}], correction={c})"],
     [FLOAT], _red_dims, weight=0.5)
 op2("logsumexp", ["{out} = {0}.logsumexp({d})", "{out} = lib.logsumexp({0}, ({a}, {b}), keepdim={k})"], [T()],
