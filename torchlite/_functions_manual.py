@@ -35,7 +35,7 @@ __all__ = [
     "masked_fill", "masked_fill_value_backward", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
     "mm_mat1_backward", "mm_mat2_backward", "mul", "mul_scalar", "mul_tensor_backward", "neg", "permute_backwards",
     "pow_backward", "pow_backward_exponent", "pow_backward_exponent_scalar", "pow_backward_self", "reshape",
-    "reshape_column", "saved_index_key", "select_from_key", "sgn", "sigmoid_backward", "sin", "slice_from_key",
+    "reshape_column", "saved_index_key", "select_backward_symint", "select_from_key", "sgn", "sigmoid_backward", "sin", "slice_backward_wrapper", "slice_from_key",
     "split_backward", "squeeze", "stack_tensors_backward", "sum", "sum_backward", "sum_to", "t", "tanh_backward",
     "threshold_backward", "to_copy_backward", "transpose", "unbind_backward", "unsqueeze_to",
     "value_selecting_reduction_backward", "where", "zeros_like"]
@@ -200,6 +200,17 @@ def unsqueeze_to(grad, sizes, dim):
         if sizes[d] == 1 and d in dims:
             grad = unsqueeze(grad, d)
     return grad
+
+
+def select_backward_symint(grad, input_sizes, dim, index):
+    """select's gradient: zeros of the input's sizes, with grad at `index` along `dim`."""
+    return index_backward(grad, input_sizes, (slice(None),) * dim + (index,), True, "SelectBackward")
+
+
+def slice_backward_wrapper(grad, input_sizes, dim, start, end, step):
+    """slice's gradient: zeros of the input's sizes, with grad in the slice start:end:step along `dim`."""
+    return index_backward(grad, input_sizes, (slice(None),) * dim + (slice(start, end, step),), True,
+                          "SliceBackward")
 
 
 def select_from_key(grad, key):

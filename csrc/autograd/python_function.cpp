@@ -231,7 +231,7 @@ void PyFormulaNode::release_packed() {
   packed_released_ = true;
 }
 
-void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) {
+void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output, bool inplace_on_view) {
   const size_t n = info_->fields.size();
   const size_t i = info_->field_index(key);
   if (i == n)
@@ -273,7 +273,7 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output) 
     return;
   }
   ensure_tensor_slots();
-  save_tensor(i, value, output);
+  save_tensor(i, value, output, inplace_on_view);
 }
 
 void PyFormulaNode::ensure_tensor_slots() {
@@ -281,7 +281,7 @@ void PyFormulaNode::ensure_tensor_slots() {
     saved_.resize(info_->fields.size());
 }
 
-void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output) {
+void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output, bool inplace_on_view) {
   if (!THPVariable_Check(value))
     throw py::type_error(info_->name + ": expected a tensor to save");
   const bool is_output = value == output;
@@ -290,17 +290,17 @@ void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output) 
     packed_[slot] = packed;
     saved_[slot] = SavedVariable::metadata_of(THPVariable_Unpack(value), is_output);
   } else {
-    saved_[slot] = SavedVariable(THPVariable_Unpack(value), is_output);
+    saved_[slot] = SavedVariable(THPVariable_Unpack(value), is_output, is_output && inplace_on_view);
   }
 }
 
 // saved_ and values_ are allocated by the first field that needs them: a node
 // without tensors (AddBackward0's alpha) or without values (ExpBackward0's
 // result) allocates one vector fewer per op.
-void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output) {
+void PyFormulaNode::set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output, bool inplace_on_view) {
   const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < num_kw; ++k)
-    set_field(PyTuple_GET_ITEM(kwnames, k), kwvalues[k], output);
+    set_field(PyTuple_GET_ITEM(kwnames, k), kwvalues[k], output, inplace_on_view);
   native_ok_ = info_->native != 0 && packed_.empty() && read_native_fields();
 }
 
@@ -318,6 +318,11 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
     // A wrapped number's tensor is freed with the graph: a second backward refuses as upstream's.
     if (index < saved_.size() && saved_[index].has_been_released())
       throw std::runtime_error(ERR_BACKWARD_TWICE);
+    if (!for_formula && info_->field_is_symint[index] && PyLong_Check(values_[index])) {
+      const long long v = PyLong_AsLongLong(values_[index]);
+      if (v < 0)
+        return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(v)));
+    }
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
   if (packed_released_)
@@ -519,6 +524,7 @@ PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     info.field_is_tensor.push_back(kinds[i] == 'T');
     info.field_is_list.push_back(kinds[i] == 'L');
     info.field_exposed.push_back(kinds[i] != 'H');
+    info.field_is_symint.push_back(kinds[i] == 'S');
   }
   info.native = static_cast<int>(PyLong_AsLong(args[3]));
   info.multi_output = PyObject_IsTrue(args[4]) == 1;
@@ -550,6 +556,48 @@ bool any_normal_tensor(PyObject* tensors) {
   return false;
 }
 
+// Note [Structured in-place variants]: an in-place op generated from its
+// functional entry (torchlite/_ops/structured_inplace.py) runs the functional
+// kernel with the recording captured instead of made: _record and
+// _record_number then append (spec, inputs, with_number, fields, output) to
+// this thread's capture list, and the in-place op makes the node itself
+// (_inplace_node), with the fields the functional kernel named.
+thread_local PyObject* capture_list = nullptr;
+
+PyObject* capture(
+    PyObject* spec,
+    PyObject* inputs,
+    bool with_number,
+    PyObject* const* kwvalues,
+    PyObject* kwnames,
+    PyObject* output) {
+  py::dict fields;
+  const Py_ssize_t num_kw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < num_kw; ++k)
+    fields[PyTuple_GET_ITEM(kwnames, k)] = py::reinterpret_borrow<py::object>(kwvalues[k]);
+  py::tuple record = py::make_tuple(
+      py::reinterpret_borrow<py::object>(spec),
+      py::reinterpret_borrow<py::object>(inputs),
+      with_number,
+      fields,
+      py::reinterpret_borrow<py::object>(output));
+  if (PyList_Append(capture_list, record.ptr()) < 0)
+    throw py::error_already_set();
+  return Py_NewRef(output);
+}
+
+// _capture_records(list or None) -> the previous one: where this thread's
+// _record and _record_number calls go (None: they record).
+PyObject* capture_records(PyObject*, PyObject* arg) {
+  HANDLE_TH_ERRORS
+  if (arg != Py_None && !PyList_Check(arg))
+    throw py::type_error("_capture_records(list or None)");
+  PyObject* previous = capture_list ? capture_list : Py_None;
+  capture_list = arg == Py_None ? nullptr : Py_NewRef(arg);
+  return previous == Py_None ? Py_NewRef(Py_None) : previous; // the reference this slot held
+  END_HANDLE_TH_ERRORS
+}
+
 // _record(spec, inputs, output[, others], **fields) -> output
 // Records the backward node of an op whose forward already ran: when grad
 // mode is on, some input requires grad and some input or other tensor
@@ -565,6 +613,8 @@ PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwna
   if (nargs != 3 && nargs != 4)
     throw py::type_error("_record(spec, inputs, output[, others], **fields)");
   PyObject* output = args[2];
+  if (capture_list)
+    return capture(args[0], args[1], false, args + nargs, kwnames, output);
   if (!GradMode::is_enabled())
     return Py_NewRef(output);
   PyObject* inputs = args[1];
@@ -609,6 +659,10 @@ PyObject* record_number(PyObject*, PyObject* const* args, size_t nargsf, PyObjec
   if (nargs != 3)
     throw py::type_error("_record_number(spec, self, output, **fields)");
   PyObject* output = args[2];
+  if (capture_list) {
+    py::tuple inputs = py::make_tuple(py::reinterpret_borrow<py::object>(args[1]));
+    return capture(args[0], inputs.ptr(), true, args + nargs, kwnames, output);
+  }
   if (!GradMode::is_enabled() || !THPVariable_Unpack(args[1]).requires_grad())
     return Py_NewRef(output);
   auto node = make_formula_node(info, edge_list{impl::gradient_edge(THPVariable_Unpack(args[1])), Edge()});
@@ -629,6 +683,7 @@ PyMethodDef methods[] = {
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(record_number)),
      METH_FASTCALL | METH_KEYWORDS,
      nullptr},
+    {"_capture_records", capture_records, METH_O, nullptr},
     {nullptr, nullptr, 0, nullptr}};
 
 std::unordered_set<PyObject*> object_set(const py::object& ctx, const char* attr) {

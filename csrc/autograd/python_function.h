@@ -73,6 +73,9 @@ struct OpInfo {
   std::vector<bool> field_is_tensor;
   std::vector<bool> field_is_list; // a list of tensors (Tensor?[] indices)
   std::vector<bool> field_exposed;
+  // A SymInt value (select's index, slice's start): grad_fn._saved_<name> shows a negative one as
+  // upstream's conversion of a SymInt shows it, modulo 2**64.
+  std::vector<bool> field_is_symint;
   // The formula takes a tuple of gradients, one per forward output (split, unbind...).
   bool multi_output = false;
   // The generated C++ node class with a GIL-free formula (Note [GIL-free formulas]), or 0.
@@ -105,7 +108,9 @@ struct PyFormulaNode : public Node {
   // given for a field the formula reads as a tensor (x * 2's `other`) is also
   // saved as torch's wrapped-number tensor of `output`'s dtype. Then reads
   // the native formula's fields, if the node has one.
-  void set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output);
+  // `inplace_on_view`: the output is a view an in-place op wrote (upstream's
+  // SavedVariable(self, true, self.is_view())).
+  void set_fields(PyObject* const* kwvalues, PyObject* kwnames, PyObject* output, bool inplace_on_view = false);
   // The same from a dict {field: value} (a view's regenerated AsStridedBackward0).
   void set_fields(PyObject* dict, PyObject* output);
   // grad_fn._saved_<name> (or, for_formula, the formula's argument): the
@@ -143,8 +148,8 @@ struct PyFormulaNode : public Node {
 
  private:
   variable_list formula_outputs(const pybind11::object& r);
-  void set_field(PyObject* key, PyObject* value, PyObject* output);
-  void save_tensor(size_t slot, PyObject* value, PyObject* output);
+  void set_field(PyObject* key, PyObject* value, PyObject* output, bool inplace_on_view = false);
+  void save_tensor(size_t slot, PyObject* value, PyObject* output, bool inplace_on_view = false);
   void ensure_tensor_slots();
   pybind11::object saved_slot(size_t index);
   void release_packed();

@@ -194,14 +194,21 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject
   END_HANDLE_TH_ERRORS
 }
 
-// _rebase_history(self, node) -> self: the second half, after the kernel
-// wrote and the version was bumped.
-PyObject* rebase_history(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+// _rebase_history(self, node, **fields) -> self: the second half, after the
+// kernel wrote and the version was bumped. `fields` are the ones saved after
+// the write, such as `result` (self itself, saved as the node's output).
+PyObject* rebase_history(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   HANDLE_TH_ERRORS
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
   if (nargs != 2)
-    throw py::type_error("_rebase_history(self, node)");
-  if (args[1] != Py_None)
-    impl::rebase_history(THPVariable_Unpack(args[0]), Edge(capsule_node(args[1]), 0));
+    throw py::type_error("_rebase_history(self, node, **fields)");
+  if (args[1] != Py_None) {
+    auto& node = capsule_node(args[1]);
+    const auto& self = THPVariable_Unpack(args[0]);
+    impl::rebase_history(self, Edge(node, 0));
+    if (kwnames)
+      static_cast<PyFormulaNode&>(*node).set_fields(args + nargs, kwnames, args[0], impl::is_view(self));
+  }
   return Py_NewRef(args[0]);
   END_HANDLE_TH_ERRORS
 }
@@ -244,7 +251,7 @@ PyMethodDef methods[] = {
      nullptr},
     {"_rebase_history",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(rebase_history)),
-     METH_FASTCALL,
+     METH_FASTCALL | METH_KEYWORDS,
      nullptr},
     {nullptr, nullptr, 0, nullptr}};
 

@@ -34,6 +34,15 @@ def _fields(lib):
         "relu": x.relu().grad_fn,
         "sum": x.sum().grad_fn,
         "mean": x.mean().grad_fn,
+        # select and slice keep torch's dim, index, start, end and step (a negative SymInt shows
+        # modulo 2**64, as torch shows it); python indexing's omitted start / end are 0 / INT64_MAX
+        "select": x[1].grad_fn,
+        "select_negative": x[-1].grad_fn,
+        "slice": x[1:3].grad_fn,
+        "slice_open": x[::2].grad_fn,
+        "slice_negative": x[-2:-1].grad_fn,
+        "narrow": x.narrow(1, 1, 2).grad_fn,
+        "select_inner": x[:, -2].grad_fn,
     }
 
 

@@ -149,6 +149,30 @@ for _name in UNARY:
     case(f"Tensor.{_name}")(_unary(_name, True))
 
 
+def inplace_case(name, method, data=A, *args):
+    """A structured in-place variant (Note [Structured in-place variants]) on a non-leaf: the
+    op's value, its node and the leaf's gradient through it."""
+    def run_case(lib, dev):
+        def op(x):
+            y = x * 1
+            out = getattr(y, name)(*args) if method else getattr(lib, name)(y, *args)
+            return out, out is y, y.grad_fn.name(), y._version
+        return with_grads(lib, op, leaf(lib, dev, data))
+    return run_case
+
+
+for _name in ["abs", "cos", "exp", "log", "neg", "reciprocal", "relu", "sigmoid", "sin", "sqrt", "tanh"]:
+    _data = P if _name in ("log", "sqrt") else A
+    case(f"torchlite.{_name}_")(inplace_case(f"{_name}_", False, _data))
+    case(f"Tensor.{_name}_")(inplace_case(f"{_name}_", True, _data))
+case("Tensor.pow_")(inplace_case("pow_", True, P, 1.5))
+
+
+@case("Tensor.atan2_")
+def _atan2_(lib, dev):
+    return with_grads(lib, lambda x, y: (x * 1).atan2_(y), leaf(lib, dev), leaf(lib, dev, P))
+
+
 BINARY = {"add": lambda f, x, y: f(x, y, alpha=2), "sub": lambda f, x, y: f(x, y, alpha=0.5),
           "mul": lambda f, x, y: f(x, y), "div": lambda f, x, y: f(x, y, rounding_mode=None),
           "pow": lambda f, x, y: f(x, y)}

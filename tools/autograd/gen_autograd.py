@@ -35,7 +35,7 @@ DERIVED = {
     "scalar_type": ("_scalar_type", "H", None, None),
 }
 # The C++ type of a value field, by its schema type.
-SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"),
+SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"), "SymInt": ("int64_t", "read_int"),
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
 
 
@@ -65,6 +65,7 @@ class Schema:
         self.text = text.strip()
         self.base, self.overload, args, self.returns = m.group(1), m.group(2) or "", m.group(3), m.group(4)
         self.args = [Arg(a) for a in args.split(",") if a.strip() and a.strip() != "*"]
+        self.arg_text = args
         # named returns, `(Tensor values, Tensor indices)`: a formula reads them as saved outputs
         self.return_names = re.findall(r"Tensor\S*\s+(\w+)", self.returns)
         self.multi_output = self.returns.rstrip().endswith("[]")
@@ -120,7 +121,8 @@ class Entry:
         self.fields = []  # (name, kind, schema type): T a tensor, L a list of tensors, V / H a value
         for a in self.schema.args:
             if a.name in used:
-                kind = ("L" if a.is_tensor_list else "T") if a.is_tensor else "H" if a.type == "ScalarType" else "V"
+                kind = (("L" if a.is_tensor_list else "T") if a.is_tensor else "H" if a.type == "ScalarType"
+                        else "S" if a.type in ("SymInt", "SymInt?") else "V")
                 self.fields.append((a.name, kind, a.type))
         for name, (_, method) in derived.items():
             self.fields.append((name, DERIVED[method][1], method))
@@ -235,51 +237,83 @@ def gen_functions(entries, helpers):
 
 def variants(functions):
     """The op names exported as torchlite.<name> and bound as Tensor.<name> (by the variants
-    native_functions.yaml gives them), each method's schema, and the ops with an out= overload
-    (`name.out`, `name.<overload>_out`)."""
-    fns, methods, outs = [], {}, set()
+    native_functions.yaml gives them), each method's schema, the ops with an out= overload
+    (`name.out`, `name.<overload>_out`), and the in-place ops made from their functional kernel
+    (`structured_delegate: name.out`: in-place name -> functional name)."""
+    fns, methods, outs, structured = {}, {}, set(), {}
     for f in functions:
         schema = Schema(f["func"])
         if schema.overload == "out" or schema.overload.endswith("_out"):
             outs.add(schema.base)
             continue
+        if "structured_delegate" in f:
+            delegate = Schema(f["structured_delegate"] + "() -> Tensor").base
+            if not schema.base.endswith("_") or delegate != schema.base[:-1]:
+                raise ValueError(f"{schema.text}: structured_delegate {f['structured_delegate']} is not its functional")
+            structured[schema.base] = delegate
         kinds = [v.strip() for v in f.get("variants", "function").split(",")]
-        if "function" in kinds and schema.base not in fns:
-            fns.append(schema.base)
+        if "function" in kinds:
+            fns.setdefault(schema.base, []).append(schema)
         if "method" in kinds and schema.base not in methods:
             methods[schema.base] = schema
-    return fns, methods, outs
+    return fns, methods, outs, structured
 
 
-def gen_torch_functions(fns, outs):
-    """The ops themselves; an op with an out= overload behind a function that takes `out`."""
+def gen_torch_functions(fns, outs, structured):
+    """The ops themselves, each calling its kernel, with its schemas' argument lists for the
+    errors of arguments that do not bind (python_arg_parser._rebind, on the failure path only);
+    an op with an out= overload takes `out`; an in-place op made from its functional kernel
+    calls inplace_variant (Note [Structured in-place variants])."""
     header = HEADER.replace("derivatives", "native_functions")
-    plain = sorted(n for n in fns if n not in outs)
     lines = [py_header("The torchlite.* ops", header), "import functools", "",
              "from .. import _ops",
-             *py_imports(".._ops", plain),
-             "from .._ops.Resize import out_variant", "",
-             "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]"]
-    for name in sorted(n for n in fns if n in outs):
+             "from .._ops.python_arg_parser import _rebind",
+             "from .._ops.Resize import out_variant",
+             "from .._ops.structured_inplace import inplace_variant", "",
+             "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]", "",
+             "# The argument lists of each op's overloads (native_functions.yaml's schemas).",
+             "_SCHEMAS = {"]
+    for name in sorted(fns):
+        items = [repr(s.arg_text) for s in fns[name]]
+        lines += py_wrap([f'    "{name}": (', *[f"{item}, " for item in items[:-1]],
+                          f"{items[-1]}{',' if len(items) == 1 else ''}),"], " " * 8)
+    lines.append("}")
+    for name in sorted(fns):
         noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, name) else ""
-        lines += ["", "", f"@functools.wraps(_ops.{name})",
-                  f"def {name}(*args, out=None, **kwargs):{noqa}",
-                  "    if out is None:",
-                  f"        return _ops.{name}(*args, **kwargs)",
-                  f'    return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+        signature = "*args, **kwargs"
+        if name in structured:
+            call = [f"return inplace_variant(_ops.{structured[name]}, args[0], args[1:], kwargs)"]
+        elif name in outs:
+            signature = "*args, out=None, **kwargs"
+            call = ["if out is None:", f"    return _ops.{name}(*args, **kwargs)",
+                    f'return out_variant("{name}", _ops.{name}, out, args, kwargs)']
+        else:
+            call = [f"return _ops.{name}(*args, **kwargs)"]
+        lines += ["", "", f"@functools.wraps(_ops.{structured.get(name, name)})",
+                  f"def {name}({signature}):{noqa}",
+                  "    try:", *["        " + c for c in call],
+                  "    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:",
+                  f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error)',
+                  *["    " + c for c in call]]
     return "\n".join(lines) + "\n"
 
 
-def gen_variable_methods(methods):
+def gen_variable_methods(methods, structured):
     """A method is the op itself where `self` comes first; otherwise (where(condition, self,
-    other)) a method that passes `self` in its place, as upstream's method bindings do."""
+    other)) a method that passes `self` in its place, as upstream's method bindings do. An
+    in-place method made from its functional kernel calls inplace_variant."""
     header = HEADER.replace("derivatives", "native_functions")
     lines = [py_header("The Tensor methods of the ops", header),
-             "from .. import _ops", "", "",
+             "from .. import _ops",
+             "from .._ops.structured_inplace import inplace_variant", "", "",
              "class _TensorMethods:",
              '    """Mixed into torchlite.Tensor (upstream: python_variable_methods.cpp)."""',
              "    __slots__ = ()", ""]
     for name in sorted(methods):
+        if name in structured:
+            lines += ["", f"    def {name}(self, *args, **kwargs):",
+                      f"        return inplace_variant(_ops.{structured[name]}, self, args, kwargs)", ""]
+            continue
         names = [a.name for a in methods[name].args]
         if names[0] == "self":
             lines.append(f"    {name} = _ops.{name}")
@@ -307,7 +341,7 @@ def gen_native_header(entries):
         out.append(f"// {e.schema.text}")
         out.append(f"struct {e.node}Native {{")
         for n, kind, typ in e.fields:
-            if kind == "V":
+            if kind in ("V", "S"):
                 out.append(f"  {cpp_type(typ)} {n}{{}};")
         out.append("  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved")
         out.append("  // tensors come as arguments (the node's SavedVariables, unpacked).")
@@ -401,7 +435,7 @@ def gen_python_functions(entries):
         reads = [f"read_{''}" for _ in ()]
         conds = []
         for idx, (n, kind, typ) in enumerate(e.fields):
-            if kind == "V":
+            if kind in ("V", "S"):
                 conds.append(f"{cpp_reader(typ)}(value({idx}), fields.{n})")
         out.append(f"    return {' && '.join(conds) if conds else 'true'};")
         out.append("  }")
@@ -441,7 +475,7 @@ def generate():
     functions = load(os.path.join(ROOT, "tools/autograd/native_functions.yaml"))
     index_by_base = {}
     entries = [Entry(raw, index_by_base) for raw in derivatives]
-    fns, methods, outs = variants(functions)
+    fns, methods, outs, structured = variants(functions)
     native_id = 0
     for e in entries:
         if e.native:
@@ -451,8 +485,8 @@ def generate():
         "torchlite/_generated/__init__.py": py_header("Generated from the op tables") + "\n",
         "torchlite/_generated/specs.py": gen_specs(entries),
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),
-        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns, outs),
-        "torchlite/_generated/variable_methods.py": gen_variable_methods(methods),
+        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns, outs, structured),
+        "torchlite/_generated/variable_methods.py": gen_variable_methods(methods, structured),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),
         "csrc/autograd/generated/python_functions.cpp": gen_python_functions(entries),

@@ -57,10 +57,12 @@ from .._functions_manual import (
     restore_reduced_dims,
     saved_index_key,
     scale_grad_by_count,
+    select_backward_symint,
     select_from_key,
     sgn,
     sigmoid_backward,
     sin,
+    slice_backward_wrapper,
     slice_from_key,
     split_backward,
     squeeze,
@@ -450,15 +452,15 @@ def AliasBackward0(grad, needs):
     return (grad_self,)
 
 
-def SelectBackward0(grad, needs, self_sym_sizes, key):
+def SelectBackward0(grad, needs, dim, index, self_sym_sizes):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
-    grad_self = index_backward(grad, self_sym_sizes, key, True, "SelectBackward") if needs[0] else None
+    grad_self = select_backward_symint(grad, self_sym_sizes, dim, index) if needs[0] else None
     return (grad_self,)
 
 
-def SliceBackward0(grad, needs, self_sym_sizes, key):
+def SliceBackward0(grad, needs, dim, start, end, step, self_sym_sizes):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
-    grad_self = index_backward(grad, self_sym_sizes, key, True, "SliceBackward") if needs[0] else None
+    grad_self = slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step) if needs[0] else None
     return (grad_self,)
 
 

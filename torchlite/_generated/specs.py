@@ -63,15 +63,15 @@ UnsqueezeBackward0 = _C._op_spec("UnsqueezeBackward0", ("dim", ), "V", 0, False)
 ExpandBackward0 = _C._op_spec("ExpandBackward0", ("self_sym_sizes", ), "V", 0, False)
 CloneBackward0 = _C._op_spec("CloneBackward0", (), "", 12, False)
 AliasBackward0 = _C._op_spec("AliasBackward0", (), "", 0, False)
-SelectBackward0 = _C._op_spec("SelectBackward0", ("self_sym_sizes", "key", ), "VH", 0, False)
-SliceBackward0 = _C._op_spec("SliceBackward0", ("self_sym_sizes", "key", ), "VH", 0, False)
+SelectBackward0 = _C._op_spec("SelectBackward0", ("dim", "index", "self_sym_sizes", ), "VSV", 0, False)
+SliceBackward0 = _C._op_spec("SliceBackward0", ("dim", "start", "end", "step", "self_sym_sizes", ), "VSSSV", 0, False)
 IndexBackward0 = _C._op_spec("IndexBackward0", ("indices", "self_sym_sizes", "key", "basic", "name", ),
                              "LVHHH", 0, False)
 IndexPutImplBackward0 = _C._op_spec("IndexPutImplBackward0", ("indices", "key", ), "LH", 0, False)
 SelectBackwardBackward0 = _C._op_spec("SelectBackwardBackward0", ("key", ), "H", 0, False)
 SliceBackwardBackward0 = _C._op_spec("SliceBackwardBackward0", ("key", ), "H", 0, False)
 AsStridedBackward0 = _C._op_spec("AsStridedBackward0", ("size", "stride", "storage_offset", "self_geometry", ),
-                                 "VVVH", 0, False)
+                                 "VVSH", 0, False)
 IndexAddBackward0 = _C._op_spec("IndexAddBackward0", ("index_array", ), "H", 0, False)
 IndexSelectBackward0 = _C._op_spec("IndexSelectBackward0", ("self_sym_size", "index_array", ), "HH", 0, False)
 DiagonalBackward0 = _C._op_spec("DiagonalBackward0", ("offset", "dim1", "dim2", "self_sym_sizes", "flat_index", ),

@@ -5,38 +5,13 @@
 import functools
 
 from .. import _ops
-from .._ops import (
-    as_strided,
-    chunk,
-    clone,
-    count_nonzero,
-    cummax,
-    cummin,
-    diagonal,
-    kthvalue,
-    max,  # noqa: A004 - torch's name
-    median,
-    min,  # noqa: A004 - torch's name
-    mode,
-    nanmedian,
-    narrow,
-    permute,
-    positive,
-    relu,
-    reshape,
-    sort,
-    split,
-    squeeze,
-    t,
-    topk,
-    transpose,
-    unbind,
-    unsqueeze,
-)
+from .._ops.python_arg_parser import _rebind
 from .._ops.Resize import out_variant
+from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
     "abs",
+    "abs_",
     "add",
     "all",
     "amax",
@@ -51,6 +26,7 @@ __all__ = [
     "chunk",
     "clone",
     "cos",
+    "cos_",
     "count_nonzero",
     "cummax",
     "cummin",
@@ -59,8 +35,10 @@ __all__ = [
     "diagonal",
     "div",
     "exp",
+    "exp_",
     "kthvalue",
     "log",
+    "log_",
     "logsumexp",
     "matmul",
     "max",
@@ -74,19 +52,25 @@ __all__ = [
     "nansum",
     "narrow",
     "neg",
+    "neg_",
     "norm",
     "permute",
     "positive",
     "pow",
     "prod",
     "reciprocal",
+    "reciprocal_",
     "relu",
+    "relu_",
     "reshape",
     "sigmoid",
+    "sigmoid_",
     "sin",
+    "sin_",
     "sort",
     "split",
     "sqrt",
+    "sqrt_",
     "squeeze",
     "stack",
     "std",
@@ -94,6 +78,7 @@ __all__ = [
     "sum",
     "t",
     "tanh",
+    "tanh_",
     "topk",
     "transpose",
     "unbind",
@@ -102,16 +87,119 @@ __all__ = [
     "where",
 ]
 
+# The argument lists of each op's overloads (native_functions.yaml's schemas).
+_SCHEMAS = {
+    "abs": ('Tensor self',),
+    "abs_": ('Tensor(a!) self',),
+    "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "all": ('Tensor self',),
+    "amax": ('Tensor self, int[1] dim=[], bool keepdim=False',),
+    "amin": ('Tensor self, int[1] dim=[], bool keepdim=False',),
+    "any": ('Tensor self',),
+    "argmax": ('Tensor self, int? dim=None, bool keepdim=False',),
+    "argmin": ('Tensor self, int? dim=None, bool keepdim=False',),
+    "argsort": ('Tensor self, int dim=-1, bool descending=False',),
+    "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
+    "atan2": ('Tensor self, Tensor other',),
+    "cat": ('Tensor[] tensors, int dim=0',),
+    "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
+    "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
+    "cos": ('Tensor self',),
+    "cos_": ('Tensor(a!) self',),
+    "count_nonzero": ('Tensor self, int? dim=None',),
+    "cummax": ('Tensor self, int dim',),
+    "cummin": ('Tensor self, int dim',),
+    "cumprod": ('Tensor self, int dim, *, ScalarType? dtype=None',),
+    "cumsum": ('Tensor self, int dim, *, ScalarType? dtype=None',),
+    "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
+    "div": ('Tensor self, Tensor other',),
+    "exp": ('Tensor self',),
+    "exp_": ('Tensor(a!) self',),
+    "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',),
+    "log": ('Tensor self',),
+    "log_": ('Tensor(a!) self',),
+    "logsumexp": ('Tensor self, int[1] dim, bool keepdim=False',),
+    "matmul": ('Tensor self, Tensor other',),
+    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mean": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "median": ('Tensor self',),
+    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "mode": ('Tensor self, int dim=-1, bool keepdim=False',),
+    "mul": ('Tensor self, Tensor other',),
+    "nanmean": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
+    "nanmedian": ('Tensor self',),
+    "nansum": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
+    "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
+        'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "neg": ('Tensor self',),
+    "neg_": ('Tensor(a!) self',),
+    "norm": ('Tensor self, Scalar? p, int[1] dim, bool keepdim=False',),
+    "permute": ('Tensor(a) self, int[] dims',),
+    "positive": ('Tensor(a) self',),
+    "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
+    "prod": ('Tensor self, *, ScalarType? dtype=None',),
+    "reciprocal": ('Tensor self',),
+    "reciprocal_": ('Tensor(a!) self',),
+    "relu": ('Tensor self',),
+    "relu_": ('Tensor(a!) self',),
+    "reshape": ('Tensor(a) self, SymInt[] shape',),
+    "sigmoid": ('Tensor self',),
+    "sigmoid_": ('Tensor(a!) self',),
+    "sin": ('Tensor self',),
+    "sin_": ('Tensor(a!) self',),
+    "sort": ('Tensor self, int dim=-1, bool descending=False',),
+    "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',),
+    "sqrt": ('Tensor self',),
+    "sqrt_": ('Tensor(a!) self',),
+    "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
+    "stack": ('Tensor[] tensors, int dim=0',),
+    "std": ('Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False',),
+    "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
+    "sum": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "t": ('Tensor(a) self',),
+    "tanh": ('Tensor self',),
+    "tanh_": ('Tensor(a!) self',),
+    "topk": ('Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True',),
+    "transpose": ('Tensor(a) self, int dim0, int dim1',),
+    "unbind": ('Tensor(a -> *) self, int dim=0',),
+    "unsqueeze": ('Tensor(a) self, int dim',),
+    "var": ('Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False',),
+    "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
+}
+
 
 @functools.wraps(_ops.abs)
 def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.abs(*args, **kwargs)
+        return out_variant("abs", _ops.abs, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error)
     if out is None:
         return _ops.abs(*args, **kwargs)
     return out_variant("abs", _ops.abs, out, args, kwargs)
 
 
+@functools.wraps(_ops.abs)
+def abs_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
+    return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.add)
 def add(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.add(*args, **kwargs)
+        return out_variant("add", _ops.add, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error)
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
@@ -119,6 +207,12 @@ def add(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.all)
 def all(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.all(*args, **kwargs)
+        return out_variant("all", _ops.all, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("all", _SCHEMAS["all"], args, kwargs, error)
     if out is None:
         return _ops.all(*args, **kwargs)
     return out_variant("all", _ops.all, out, args, kwargs)
@@ -126,6 +220,12 @@ def all(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.amax)
 def amax(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.amax(*args, **kwargs)
+        return out_variant("amax", _ops.amax, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("amax", _SCHEMAS["amax"], args, kwargs, error)
     if out is None:
         return _ops.amax(*args, **kwargs)
     return out_variant("amax", _ops.amax, out, args, kwargs)
@@ -133,6 +233,12 @@ def amax(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.amin)
 def amin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.amin(*args, **kwargs)
+        return out_variant("amin", _ops.amin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("amin", _SCHEMAS["amin"], args, kwargs, error)
     if out is None:
         return _ops.amin(*args, **kwargs)
     return out_variant("amin", _ops.amin, out, args, kwargs)
@@ -140,6 +246,12 @@ def amin(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.any)
 def any(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.any(*args, **kwargs)
+        return out_variant("any", _ops.any, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("any", _SCHEMAS["any"], args, kwargs, error)
     if out is None:
         return _ops.any(*args, **kwargs)
     return out_variant("any", _ops.any, out, args, kwargs)
@@ -147,6 +259,12 @@ def any(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.argmax)
 def argmax(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.argmax(*args, **kwargs)
+        return out_variant("argmax", _ops.argmax, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("argmax", _SCHEMAS["argmax"], args, kwargs, error)
     if out is None:
         return _ops.argmax(*args, **kwargs)
     return out_variant("argmax", _ops.argmax, out, args, kwargs)
@@ -154,6 +272,12 @@ def argmax(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.argmin)
 def argmin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.argmin(*args, **kwargs)
+        return out_variant("argmin", _ops.argmin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("argmin", _SCHEMAS["argmin"], args, kwargs, error)
     if out is None:
         return _ops.argmin(*args, **kwargs)
     return out_variant("argmin", _ops.argmin, out, args, kwargs)
@@ -161,13 +285,34 @@ def argmin(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.argsort)
 def argsort(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.argsort(*args, **kwargs)
+        return out_variant("argsort", _ops.argsort, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("argsort", _SCHEMAS["argsort"], args, kwargs, error)
     if out is None:
         return _ops.argsort(*args, **kwargs)
     return out_variant("argsort", _ops.argsort, out, args, kwargs)
 
 
+@functools.wraps(_ops.as_strided)
+def as_strided(*args, **kwargs):
+    try:
+        return _ops.as_strided(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
+    return _ops.as_strided(*args, **kwargs)
+
+
 @functools.wraps(_ops.atan2)
 def atan2(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.atan2(*args, **kwargs)
+        return out_variant("atan2", _ops.atan2, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error)
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
@@ -175,20 +320,92 @@ def atan2(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.cat)
 def cat(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cat(*args, **kwargs)
+        return out_variant("cat", _ops.cat, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error)
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+@functools.wraps(_ops.chunk)
+def chunk(*args, **kwargs):
+    try:
+        return _ops.chunk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
+    return _ops.chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.clone)
+def clone(*args, **kwargs):
+    try:
+        return _ops.clone(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("clone", _SCHEMAS["clone"], args, kwargs, error)
+    return _ops.clone(*args, **kwargs)
+
+
 @functools.wraps(_ops.cos)
 def cos(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cos(*args, **kwargs)
+        return out_variant("cos", _ops.cos, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error)
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+@functools.wraps(_ops.cos)
+def cos_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
+    return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.count_nonzero)
+def count_nonzero(*args, **kwargs):
+    try:
+        return _ops.count_nonzero(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("count_nonzero", _SCHEMAS["count_nonzero"], args, kwargs, error)
+    return _ops.count_nonzero(*args, **kwargs)
+
+
+@functools.wraps(_ops.cummax)
+def cummax(*args, **kwargs):
+    try:
+        return _ops.cummax(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cummax", _SCHEMAS["cummax"], args, kwargs, error)
+    return _ops.cummax(*args, **kwargs)
+
+
+@functools.wraps(_ops.cummin)
+def cummin(*args, **kwargs):
+    try:
+        return _ops.cummin(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cummin", _SCHEMAS["cummin"], args, kwargs, error)
+    return _ops.cummin(*args, **kwargs)
+
+
 @functools.wraps(_ops.cumprod)
 def cumprod(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cumprod(*args, **kwargs)
+        return out_variant("cumprod", _ops.cumprod, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cumprod", _SCHEMAS["cumprod"], args, kwargs, error)
     if out is None:
         return _ops.cumprod(*args, **kwargs)
     return out_variant("cumprod", _ops.cumprod, out, args, kwargs)
@@ -196,13 +413,34 @@ def cumprod(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.cumsum)
 def cumsum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cumsum(*args, **kwargs)
+        return out_variant("cumsum", _ops.cumsum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cumsum", _SCHEMAS["cumsum"], args, kwargs, error)
     if out is None:
         return _ops.cumsum(*args, **kwargs)
     return out_variant("cumsum", _ops.cumsum, out, args, kwargs)
 
 
+@functools.wraps(_ops.diagonal)
+def diagonal(*args, **kwargs):
+    try:
+        return _ops.diagonal(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
+    return _ops.diagonal(*args, **kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.div(*args, **kwargs)
+        return out_variant("div", _ops.div, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error)
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
@@ -210,20 +448,65 @@ def div(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.exp)
 def exp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.exp(*args, **kwargs)
+        return out_variant("exp", _ops.exp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error)
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
 
 
+@functools.wraps(_ops.exp)
+def exp_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
+    return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.kthvalue)
+def kthvalue(*args, **kwargs):
+    try:
+        return _ops.kthvalue(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error)
+    return _ops.kthvalue(*args, **kwargs)
+
+
 @functools.wraps(_ops.log)
 def log(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.log(*args, **kwargs)
+        return out_variant("log", _ops.log, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error)
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+@functools.wraps(_ops.log)
+def log_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
+    return inplace_variant(_ops.log, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.logsumexp)
 def logsumexp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.logsumexp(*args, **kwargs)
+        return out_variant("logsumexp", _ops.logsumexp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logsumexp", _SCHEMAS["logsumexp"], args, kwargs, error)
     if out is None:
         return _ops.logsumexp(*args, **kwargs)
     return out_variant("logsumexp", _ops.logsumexp, out, args, kwargs)
@@ -231,20 +514,74 @@ def logsumexp(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.matmul)
 def matmul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.matmul(*args, **kwargs)
+        return out_variant("matmul", _ops.matmul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error)
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+@functools.wraps(_ops.max)
+def max(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.max(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
+    return _ops.max(*args, **kwargs)
+
+
 @functools.wraps(_ops.mean)
 def mean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mean(*args, **kwargs)
+        return out_variant("mean", _ops.mean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error)
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.median)
+def median(*args, **kwargs):
+    try:
+        return _ops.median(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("median", _SCHEMAS["median"], args, kwargs, error)
+    return _ops.median(*args, **kwargs)
+
+
+@functools.wraps(_ops.min)
+def min(*args, **kwargs):  # noqa: A001 - torch's name
+    try:
+        return _ops.min(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
+    return _ops.min(*args, **kwargs)
+
+
+@functools.wraps(_ops.mode)
+def mode(*args, **kwargs):
+    try:
+        return _ops.mode(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mode", _SCHEMAS["mode"], args, kwargs, error)
+    return _ops.mode(*args, **kwargs)
+
+
 @functools.wraps(_ops.mul)
 def mul(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.mul(*args, **kwargs)
+        return out_variant("mul", _ops.mul, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error)
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
@@ -252,34 +589,109 @@ def mul(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.nanmean)
 def nanmean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.nanmean(*args, **kwargs)
+        return out_variant("nanmean", _ops.nanmean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nanmean", _SCHEMAS["nanmean"], args, kwargs, error)
     if out is None:
         return _ops.nanmean(*args, **kwargs)
     return out_variant("nanmean", _ops.nanmean, out, args, kwargs)
 
 
+@functools.wraps(_ops.nanmedian)
+def nanmedian(*args, **kwargs):
+    try:
+        return _ops.nanmedian(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nanmedian", _SCHEMAS["nanmedian"], args, kwargs, error)
+    return _ops.nanmedian(*args, **kwargs)
+
+
 @functools.wraps(_ops.nansum)
 def nansum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.nansum(*args, **kwargs)
+        return out_variant("nansum", _ops.nansum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nansum", _SCHEMAS["nansum"], args, kwargs, error)
     if out is None:
         return _ops.nansum(*args, **kwargs)
     return out_variant("nansum", _ops.nansum, out, args, kwargs)
 
 
+@functools.wraps(_ops.narrow)
+def narrow(*args, **kwargs):
+    try:
+        return _ops.narrow(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
+    return _ops.narrow(*args, **kwargs)
+
+
 @functools.wraps(_ops.neg)
 def neg(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.neg(*args, **kwargs)
+        return out_variant("neg", _ops.neg, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error)
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
 
 
+@functools.wraps(_ops.neg)
+def neg_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
+    return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.norm)
 def norm(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.norm(*args, **kwargs)
+        return out_variant("norm", _ops.norm, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("norm", _SCHEMAS["norm"], args, kwargs, error)
     if out is None:
         return _ops.norm(*args, **kwargs)
     return out_variant("norm", _ops.norm, out, args, kwargs)
 
 
+@functools.wraps(_ops.permute)
+def permute(*args, **kwargs):
+    try:
+        return _ops.permute(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
+    return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.positive)
+def positive(*args, **kwargs):
+    try:
+        return _ops.positive(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("positive", _SCHEMAS["positive"], args, kwargs, error)
+    return _ops.positive(*args, **kwargs)
+
+
 @functools.wraps(_ops.pow)
 def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.pow(*args, **kwargs)
+        return out_variant("pow", _ops.pow, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error)
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
@@ -287,6 +699,12 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 
 @functools.wraps(_ops.prod)
 def prod(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.prod(*args, **kwargs)
+        return out_variant("prod", _ops.prod, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("prod", _SCHEMAS["prod"], args, kwargs, error)
     if out is None:
         return _ops.prod(*args, **kwargs)
     return out_variant("prod", _ops.prod, out, args, kwargs)
@@ -294,34 +712,154 @@ def prod(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.reciprocal)
 def reciprocal(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.reciprocal(*args, **kwargs)
+        return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error)
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
 
 
+@functools.wraps(_ops.reciprocal)
+def reciprocal_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reciprocal_", _SCHEMAS["reciprocal_"], args, kwargs, error)
+    return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu(*args, **kwargs):
+    try:
+        return _ops.relu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
+    return _ops.relu(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu)
+def relu_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu_", _SCHEMAS["relu_"], args, kwargs, error)
+    return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.reshape)
+def reshape(*args, **kwargs):
+    try:
+        return _ops.reshape(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
+    return _ops.reshape(*args, **kwargs)
+
+
 @functools.wraps(_ops.sigmoid)
 def sigmoid(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sigmoid(*args, **kwargs)
+        return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error)
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
 
 
+@functools.wraps(_ops.sigmoid)
+def sigmoid_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sigmoid_", _SCHEMAS["sigmoid_"], args, kwargs, error)
+    return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
+
+
 @functools.wraps(_ops.sin)
 def sin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sin(*args, **kwargs)
+        return out_variant("sin", _ops.sin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error)
     if out is None:
         return _ops.sin(*args, **kwargs)
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+@functools.wraps(_ops.sin)
+def sin_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
+    return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.sort)
+def sort(*args, **kwargs):
+    try:
+        return _ops.sort(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sort", _SCHEMAS["sort"], args, kwargs, error)
+    return _ops.sort(*args, **kwargs)
+
+
+@functools.wraps(_ops.split)
+def split(*args, **kwargs):
+    try:
+        return _ops.split(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("split", _SCHEMAS["split"], args, kwargs, error)
+    return _ops.split(*args, **kwargs)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sqrt(*args, **kwargs)
+        return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error)
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
 
 
+@functools.wraps(_ops.sqrt)
+def sqrt_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
+    return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.squeeze)
+def squeeze(*args, **kwargs):
+    try:
+        return _ops.squeeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
+    return _ops.squeeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.stack)
 def stack(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.stack(*args, **kwargs)
+        return out_variant("stack", _ops.stack, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error)
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
@@ -329,6 +867,12 @@ def stack(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.std)
 def std(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.std(*args, **kwargs)
+        return out_variant("std", _ops.std, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("std", _SCHEMAS["std"], args, kwargs, error)
     if out is None:
         return _ops.std(*args, **kwargs)
     return out_variant("std", _ops.std, out, args, kwargs)
@@ -336,6 +880,12 @@ def std(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.sub(*args, **kwargs)
+        return out_variant("sub", _ops.sub, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error)
     if out is None:
         return _ops.sub(*args, **kwargs)
     return out_variant("sub", _ops.sub, out, args, kwargs)
@@ -343,20 +893,92 @@ def sub(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.sum)
 def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.sum(*args, **kwargs)
+        return out_variant("sum", _ops.sum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error)
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
+@functools.wraps(_ops.t)
+def t(*args, **kwargs):
+    try:
+        return _ops.t(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
+    return _ops.t(*args, **kwargs)
+
+
 @functools.wraps(_ops.tanh)
 def tanh(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.tanh(*args, **kwargs)
+        return out_variant("tanh", _ops.tanh, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error)
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
 
 
+@functools.wraps(_ops.tanh)
+def tanh_(*args, **kwargs):
+    try:
+        return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
+    return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.topk)
+def topk(*args, **kwargs):
+    try:
+        return _ops.topk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("topk", _SCHEMAS["topk"], args, kwargs, error)
+    return _ops.topk(*args, **kwargs)
+
+
+@functools.wraps(_ops.transpose)
+def transpose(*args, **kwargs):
+    try:
+        return _ops.transpose(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
+    return _ops.transpose(*args, **kwargs)
+
+
+@functools.wraps(_ops.unbind)
+def unbind(*args, **kwargs):
+    try:
+        return _ops.unbind(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
+    return _ops.unbind(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsqueeze)
+def unsqueeze(*args, **kwargs):
+    try:
+        return _ops.unsqueeze(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
+    return _ops.unsqueeze(*args, **kwargs)
+
+
 @functools.wraps(_ops.var)
 def var(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.var(*args, **kwargs)
+        return out_variant("var", _ops.var, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("var", _SCHEMAS["var"], args, kwargs, error)
     if out is None:
         return _ops.var(*args, **kwargs)
     return out_variant("var", _ops.var, out, args, kwargs)
@@ -364,6 +986,12 @@ def var(*args, out=None, **kwargs):
 
 @functools.wraps(_ops.where)
 def where(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.where(*args, **kwargs)
+        return out_variant("where", _ops.where, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error)
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)

@@ -14,7 +14,7 @@ from .MemoryOverlap import _OVERLAP, _OVERLAP_FULL, _OVERLAP_PARTIAL, _has_inter
 from .ScalarType import _b1, _i64, _scalar_value, _torch_type_name
 from .TensorFactories import _const
 from .TensorIterator import _TB, _iteration_order
-from .TensorShape import _compute_stride
+from .TensorShape import _compute_stride, _slice_fields
 
 
 def _scatter_zeros(spec, src, shape, dim, idx):
@@ -121,9 +121,9 @@ def getitem_raw(self, key):
         r = _index(a, tuple(np.asarray(k) if isinstance(k, list) else k
                             for k in _index_key(key if isinstance(key, tuple) else (key,))))
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-        return _record_view(_S.SelectBackward0, self, r, self_sym_sizes=a.shape, key=key)
+        return _record_view(_S.SelectBackward0, self, r, self_sym_sizes=a.shape, dim=0, index=int(key))
     if isinstance(key, slice):
-        return _record_view(_S.SliceBackward0, self, r, self_sym_sizes=a.shape, key=key)
+        return _record_view(_S.SliceBackward0, self, r, self_sym_sizes=a.shape, **_slice_fields(0, key))
     if basic:
         return _record_view(_S.IndexBackward0, self, r, self_sym_sizes=a.shape, key=key, basic=True,
                             name="IndexBackward")

@@ -194,14 +194,23 @@ def _select(self, dim, index, real_dim):
     size = a.shape[dim]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
-    key = (slice(None),) * dim + (index,)
-    return _record_view(_S.SelectBackward0, self, _selected(a, dim, index), self_sym_sizes=a.shape, key=key)
+    return _record_view(_S.SelectBackward0, self, _selected(a, dim, index), self_sym_sizes=a.shape, dim=dim,
+                        index=index)
+
+
+_INT64_MAX = 2 ** 63 - 1
+
+
+def _slice_fields(dim, k):
+    """SliceBackward0's fields for the Python slice `k` along `dim`, as python indexing passes
+    them to at::slice: an omitted start is 0, an omitted end INT64_MAX, an omitted step 1."""
+    return {"dim": dim, "start": 0 if k.start is None else k.start, "end": _INT64_MAX if k.stop is None else k.stop,
+            "step": 1 if k.step is None else k.step}
 
 
 def _slice(self, dim, k):
     a = self._array
-    key = (slice(None),) * dim + (k,)
-    return _record_view(_S.SliceBackward0, self, _sliced(a, dim, k), self_sym_sizes=a.shape, key=key)
+    return _record_view(_S.SliceBackward0, self, _sliced(a, dim, k), self_sym_sizes=a.shape, **_slice_fields(dim, k))
 
 
 def as_strided(self, size, stride, storage_offset=None):

@@ -1,0 +1,94 @@
+"""In-place variants made from their functional kernels (Note [Structured in-place
+variants]).
+
+Upstream declares `exp_` in native_functions.yaml with `structured_delegate: exp.out`:
+one structured kernel computes into the functional result, into `out`, or into
+self, and VariableType's in-place kernel wraps it with autograd's in-place rules.
+Here a schema with `structured_delegate` gets `inplace_variant(functional, self,
+args, kwargs)` (tools/autograd/gen_autograd.py), which runs, in upstream's order:
+check_inplace (a leaf that requires grad, a view of a no_grad / multi-output
+op); TensorIterator's overlap checks on self; the functional kernel with its
+node's recording captured (_C._capture_records); the shape and
+cast checks of writing the result into self ("output with shape ... doesn't
+match the broadcast shape", "result type Float can't be cast to the desired
+output type Long"); the node with the fields the functional kernel named, where
+`self` is the original self (a differentiable clone, upstream's original_self)
+and `result` self after the write; the write, the version bump and
+rebase_history (Note [View + Inplace update for base tensor]).
+"""
+import numpy as np
+
+from .. import _C
+from .._C import _inplace_node, _rebase_history, _wrap
+from .MemoryOverlap import _check_overlap
+from .ScalarType import _torch_type_name
+from .TensorFactories import clone
+from .TensorIterator import _TB, _loud, _quiet, _sequential
+
+
+def _can_cast(src, dst):
+    """c10::canCast: no float to integral or bool, no integral to bool."""
+    if src.kind == "f":
+        return dst.kind == "f"
+    if src.kind in "iu":
+        return dst.kind != "b"
+    return True
+
+
+def inplace_variant(functional, self, args, kwargs):
+    """self.<op>_(*args, **kwargs) from the functional kernel `functional`."""
+    others = [a for a in (*args, *kwargs.values()) if isinstance(a, _TB)]
+    grad = _C.is_grad_enabled() and (self.requires_grad or any(t.requires_grad for t in others))
+    _C._check_inplace(self, grad)
+    a = self._array
+    _check_overlap(a)
+    sequential = [i for i, x in enumerate(args) if isinstance(x, _TB) and _check_overlap(a, x._array)]
+    captured = []
+    previous = _C._capture_records(captured)
+    try:
+        result = functional(self, *args, **kwargs)
+    finally:
+        _C._capture_records(previous)
+    r = result._array
+    if r.shape != a.shape:
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(r.shape)}")
+    if not _can_cast(r.dtype, a.dtype):
+        raise RuntimeError(f"result type {_torch_type_name(r.dtype)} can't be cast to the desired output type "
+                           f"{_torch_type_name(a.dtype)}")
+    if len(captured) != 1 or captured[0][4] is not result:
+        raise AssertionError(f"{functional.__name__}: a structured in-place variant needs a kernel that records "
+                             f"one node, its result's ({len(captured)} recorded)")
+    spec, inputs, with_number, fields, _ = captured[0]
+    after = {}
+    for name, value in list(fields.items()):
+        if value is result:
+            after[name] = self
+            del fields[name]
+        elif value is self:
+            # upstream's original_self: the value before the write, differentiable
+            fields[name] = clone(self) if grad else None
+    node = _inplace_node(spec, inputs, with_number, **fields) if grad else None
+    if sequential:
+        # memory shared with an operand in a way torch does not check: element by element, in
+        # TensorIterator's order, each reading what the earlier ones wrote (one operand at a time)
+        position = sequential[0]
+
+        def element(x, y):
+            operands = list(args)
+            operands[position] = _wrap(np.asarray(y))
+            return functional(_wrap(np.asarray(x)), *operands, **kwargs)._array
+
+        captured = []
+        previous = _C._capture_records(captured)
+        try:
+            _sequential(element, a, args[position]._array)
+        finally:
+            _C._capture_records(previous)
+    else:
+        token = _quiet()
+        try:
+            np.copyto(a, r, casting="unsafe")
+        finally:
+            _loud(token)
+    self._bump_version()
+    return _rebase_history(self, node, **after)
