@@ -35,7 +35,8 @@ __all__ = [
     "masked_fill", "masked_fill_value_backward", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
     "mm_mat1_backward", "mm_mat2_backward", "mul", "mul_scalar", "mul_tensor_backward", "neg", "permute_backwards",
     "pow_backward", "pow_backward_exponent", "pow_backward_exponent_scalar", "pow_backward_self", "reshape",
-    "reshape_column", "saved_index_key", "select_backward_symint", "select_from_key", "sgn", "sigmoid_backward", "sin", "slice_backward_wrapper", "slice_from_key",
+    "reshape_column", "saved_index_key", "select_backward_symint", "select_from_key", "sgn", "sigmoid_backward",
+    "sin", "slice_backward_wrapper", "slice_from_key",
     "split_backward", "squeeze", "stack_tensors_backward", "sum", "sum_backward", "sum_to", "t", "tanh_backward",
     "threshold_backward", "to_copy_backward", "transpose", "unbind_backward", "unsqueeze_to",
     "value_selecting_reduction_backward", "where", "zeros_like"]

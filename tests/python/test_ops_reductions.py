@@ -367,3 +367,29 @@ def test_out_with_requires_grad_refused_as_torch():
         except RuntimeError as e:
             return norm(str(e))
     assert run(torchlite) == run(torch)
+
+
+# In-place variants (structured_delegate: the functional kernel written into self) --------------
+INPLACE = ["y.cumsum_(1)", "y.cumprod_(0)", "y.cumsum_(-1, dtype=lib.float32)", "y.cumprod_(1, dtype=lib.float64)",
+           "y[0].cumsum_(0)", "y.t().cumprod_(1)", "x.cumsum_(0)", "y.cumsum_(2)", "y.to(lib.int64).cumsum_(1)",
+           "y.to(lib.int64).cumprod_(0, dtype=lib.float32)", "(y > 0).cumsum_(0)"]
+
+
+@pytest.mark.parametrize("expr", INPLACE)
+def test_inplace_as_torch(expr):
+    def run(lib, dev):
+        x = lib.tensor(DATA["z"].tolist(), device=dev, requires_grad=True)
+        y = x * 1
+        try:
+            out = eval(expr, {"lib": lib, "x": x, "y": y})
+        except Exception as err:  # noqa: BLE001 - compared between libraries
+            return ("raise", type(err).__name__, norm(str(err)))
+        fn = y.grad_fn.name() if y.grad_fn is not None else None
+        grad = None
+        if y.requires_grad:
+            w = lib.arange(1, y.numel() + 1, dtype=y.dtype, device=y.device).reshape(y.shape)
+            (grad,) = lib.autograd.grad((y * w).sum(), x)
+        return ("ok", norm(out), norm(y), fn, out._version, norm(grad))
+    ref = run(torch, "cpu")
+    for dev in DEVICES:
+        assert run(torchlite, dev) == ref, (expr, dev)

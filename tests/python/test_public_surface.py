@@ -987,6 +987,12 @@ def _reduction_case(name):
 for _name in _REDUCTION_CASES:
     case(f"torchlite.{_name}", f"Tensor.{_name}")(_reduction_case(_name))
 
+
+@case("Tensor.cumsum_", "Tensor.cumprod_")
+def _cumulative_inplace(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: ((x * 1).cumsum_(1), (x * 1).cumprod_(0, dtype=lib.float32)), x)
+
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
 

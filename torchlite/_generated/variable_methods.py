@@ -43,7 +43,15 @@ class _TensorMethods:
     cummax = _ops.cummax
     cummin = _ops.cummin
     cumprod = _ops.cumprod
+
+    def cumprod_(self, *args, **kwargs):
+        return inplace_variant(_ops.cumprod, self, args, kwargs)
+
     cumsum = _ops.cumsum
+
+    def cumsum_(self, *args, **kwargs):
+        return inplace_variant(_ops.cumsum, self, args, kwargs)
+
     diagonal = _ops.diagonal
     div = _ops.div
     div_ = _ops.div_

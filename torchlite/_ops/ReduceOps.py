@@ -407,6 +407,28 @@ def cumprod(self, dim=_REQUIRED, *, dtype=None):
     return _cum(np.cumprod, _S.CumprodBackward0, self, dim, dtype, True)
 
 
+def _cum_inplace_meta(name):
+    """meta_func_cum_ops where the output is self: its dtype (dtype= must equal it), which the
+    CPU kernel has no bool version of."""
+    def meta(self, dim=_REQUIRED, *, dtype=None):
+        _check_given(name + "_", dim=dim)
+        a = self._array
+        _wrap_dim(dim, a.ndim)
+        if dtype is not None and dtype._np != a.dtype:
+            raise RuntimeError(f"Bad in-place call: input tensor dtype {_C_TYPE_NAMES[a.dtype.name]} and output "
+                               f"tensor dtype {_C_TYPE_NAMES[dtype._np.name]} should match")
+        if a.dtype.kind == "b":
+            raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+    return meta
+
+
+# c10's C++ type names, as "Bad in-place call" names the dtypes
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool", "int32": "int",
+                 "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
+cumsum.inplace_meta = _cum_inplace_meta("cumsum")  # type: ignore[attr-defined]
+cumprod.inplace_meta = _cum_inplace_meta("cumprod")  # type: ignore[attr-defined]
+
+
 def _cummaxmin(name, better, spec, self, dim):
     """cummax / cummin: the running extremum and the index it was last taken from (a tie or a
     nan takes the later index; once nan, only a nan moves it), as torch's cummax_cummin_helper."""
