@@ -310,7 +310,8 @@ from ._ops import _U64  # noqa: E402
 __all__ += [
     "cummaxmin_backward", "cumprod_backward", "cumsum_backward", "linalg_vector_norm_backward",
     "logsumexp_backward", "maybe_wrap_dim", "nansum_backward", "norm_backward", "prod_backward",
-    "restore_reduced_dims", "reversed_cumsum", "scale_grad_by_count", "std_backward", "var_backward"]
+    "restore_reduced_dims", "reversed_cumsum", "scale_grad_by_count", "std_backward", "std_mean_backward",
+    "var_backward", "var_mean_backward"]
 
 
 def maybe_wrap_dim(dim, sizes):
@@ -480,6 +481,41 @@ def std_backward(result, grad, self, dim, correction, keepdim):
     grad_var = div(grad, mul_scalar(result, 2))
     grad_var = masked_fill(grad_var, _const(result._array == 0, grad_var), 0)
     return var_backward(grad_var, self, dim, correction, keepdim)
+
+
+def _mean_backward_dims(grad, self, dim, keepdim):
+    """mean_backward(grad, self.sym_sizes(), dim.value_or([]), self.sym_numel(), keepdim): the
+    gradient spread evenly over the reduced elements (every element for no dims)."""
+    a = self._array
+    dims = _wrap_dims(dim, a.ndim) if dim else ()
+    n = a.size
+    if dims:
+        n = 1
+        for d in dims:
+            n *= a.shape[d]
+    return div_scalar(sum_backward(grad, a.shape, dims, keepdim), n)
+
+
+def var_mean_backward(gvar, gmean, self, dim, correction, keepdim):
+    """var_backward of the variance's gradient plus mean_backward of the mean's (either may be None)."""
+    gself = None
+    if gvar is not None:
+        gself = var_backward(gvar, self, dim, correction, keepdim)
+    if gmean is not None:
+        aux = _mean_backward_dims(gmean, self, dim, keepdim)
+        gself = aux if gself is None else add(gself, aux)
+    return gself
+
+
+def std_mean_backward(gstd, gmean, self, std, dim, correction, keepdim):
+    """std_backward of the deviation's gradient plus mean_backward of the mean's (either may be None)."""
+    gself = None
+    if gstd is not None:
+        gself = std_backward(std, gstd, self, dim, correction, keepdim)
+    if gmean is not None:
+        aux = _mean_backward_dims(gmean, self, dim, keepdim)
+        gself = aux if gself is None else add(gself, aux)
+    return gself
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):

@@ -101,6 +101,10 @@ op2("std", ["{out} = {0}.std()", "{out} = {0}.std({d}, keepdim={k})",
     [FLOAT], _red_dims, weight=0.5)
 op2("var", ["{out} = {0}.var()", "{out} = {0}.var({d}, unbiased={k})", "{out} = lib.var({0}, [{a}], correction={c})"],
     [FLOAT], _red_dims, weight=0.5)
+op2("std_mean", ["{out} = lib.std_mean({0})[0]", "{out} = lib.std_mean({0}, {d}, keepdim={k})[1]",
+                 "{out} = lib.std_mean({0}, ({a}, {b}), correction={c})[0]"], [FLOAT], _red_dims, weight=0.3)
+op2("var_mean", ["{out} = lib.var_mean({0}, {d})[0]", "{out} = lib.var_mean({0}, [{a}], correction={c})[1]",
+                 "{out} = lib.var_mean({0}, unbiased={k})[0]"], [FLOAT], _red_dims, weight=0.3)
 op2("logsumexp", ["{out} = {0}.logsumexp({d})", "{out} = lib.logsumexp({0}, ({a}, {b}), keepdim={k})"], [T()],
     _red_dims, weight=0.5)
 op2("amax", ["{out} = {0}.amax()", "{out} = {0}.amax({d}, {k})", "{out} = lib.amax({0}, ({a}, {b}))"], [T()],

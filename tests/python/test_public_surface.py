@@ -988,6 +988,13 @@ for _name in _REDUCTION_CASES:
     case(f"torchlite.{_name}", f"Tensor.{_name}")(_reduction_case(_name))
 
 
+@case("torchlite.std_mean", "torchlite.var_mean")
+def _moments(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: (*lib.std_mean(x), *lib.std_mean(x, 1, keepdim=True), *lib.var_mean(x, 0),
+                                      *lib.var_mean(x, correction=0), lib.std_mean(x, True)[0]), x)
+
+
 @case("Tensor.cumsum_", "Tensor.cumprod_")
 def _cumulative_inplace(lib, dev):
     x = leaf(lib, dev)

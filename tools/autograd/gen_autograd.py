@@ -69,6 +69,9 @@ class Schema:
         # named returns, `(Tensor values, Tensor indices)`: a formula reads them as saved outputs
         self.return_names = re.findall(r"Tensor\S*\s+(\w+)", self.returns)
         self.multi_output = self.returns.rstrip().endswith("[]")
+        # unnamed returns, `(Tensor, Tensor)`: a formula reads them as result0, result1 (upstream's names)
+        unnamed = re.findall(r"Tensor\S*\s*(?=[,)])", self.returns) if self.returns.startswith("(") else []
+        self.result_names = [f"result{i}" for i in range(len(unnamed))]
 
     def arg(self, name):
         return next((a for a in self.args if a.name == name), None)
@@ -98,6 +101,9 @@ class Entry:
                 non_differentiable.add(key)
             else:
                 self.formulas[key] = str(formula)
+        if any(re.search(r"\bgrads\b", f) for f in self.formulas.values()):
+            # several differentiable outputs (std_mean's): the formula takes a gradient per output
+            self.schema.multi_output = True
         for name in self.native:
             if name not in self.formulas:
                 raise ValueError(f"{self.schema.text}: native '{name}' has no formula")
@@ -126,7 +132,7 @@ class Entry:
                 self.fields.append((a.name, kind, a.type))
         for name, (_, method) in derived.items():
             self.fields.append((name, DERIVED[method][1], method))
-        for name in self.schema.return_names:
+        for name in self.schema.return_names + self.schema.result_names:
             if name in used:
                 self.fields.append((name, "T", "Tensor"))
         if "result" in used:

@@ -68,6 +68,7 @@ from .._functions_manual import (
     squeeze,
     stack_tensors_backward,
     std_backward,
+    std_mean_backward,
     sum,  # noqa: A004 - torch's name
     sum_backward,
     sum_to,
@@ -80,6 +81,7 @@ from .._functions_manual import (
     unsqueeze_to,
     value_selecting_reduction_backward,
     var_backward,
+    var_mean_backward,
     where,
     zeros_like,
 )
@@ -630,6 +632,20 @@ def VarBackward0(grad, needs, self, dim, correction, keepdim):
     return (grad_self,)
 
 
+def StdMeanBackward0(grads, needs, self, dim, correction, keepdim, result0):
+    """std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor,
+    Tensor)"""
+    grad_self = std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def VarMeanBackward0(grads, needs, self, dim, correction, keepdim):
+    """var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor,
+    Tensor)"""
+    grad_self = var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
 def LogsumexpBackward0(grad, needs, self, dim, keepdim, result):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     grad_self = logsumexp_backward(grad, self, result, dim, keepdim) if needs[0] else None
@@ -826,6 +842,8 @@ _C._set_formula(specs.ProdBackward0, ProdBackward0)
 _C._set_formula(specs.ProdBackward1, ProdBackward1)
 _C._set_formula(specs.StdBackward0, StdBackward0)
 _C._set_formula(specs.VarBackward0, VarBackward0)
+_C._set_formula(specs.StdMeanBackward0, StdMeanBackward0)
+_C._set_formula(specs.VarMeanBackward0, VarMeanBackward0)
 _C._set_formula(specs.LogsumexpBackward0, LogsumexpBackward0)
 _C._set_formula(specs.AmaxBackward0, AmaxBackward0)
 _C._set_formula(specs.AminBackward0, AminBackward0)

@@ -97,6 +97,9 @@ ProdBackward0 = _C._op_spec("ProdBackward0", ("self", "result", ), "TT", 0, Fals
 ProdBackward1 = _C._op_spec("ProdBackward1", ("self", "dim", "keepdim", "result", ), "TVVT", 0, False)
 StdBackward0 = _C._op_spec("StdBackward0", ("self", "dim", "correction", "keepdim", "result", ), "TVVVT", 0, False)
 VarBackward0 = _C._op_spec("VarBackward0", ("self", "dim", "correction", "keepdim", ), "TVVV", 0, False)
+StdMeanBackward0 = _C._op_spec("StdMeanBackward0", ("self", "dim", "correction", "keepdim", "result0", ),
+                               "TVVVT", 0, True)
+VarMeanBackward0 = _C._op_spec("VarMeanBackward0", ("self", "dim", "correction", "keepdim", ), "TVVV", 0, True)
 LogsumexpBackward0 = _C._op_spec("LogsumexpBackward0", ("self", "dim", "keepdim", "result", ), "TVVT", 0, False)
 AmaxBackward0 = _C._op_spec("AmaxBackward0", ("self", "dim", "keepdim", "result", ), "TVVT", 0, False)
 AminBackward0 = _C._op_spec("AminBackward0", ("self", "dim", "keepdim", "result", ), "TVVT", 0, False)

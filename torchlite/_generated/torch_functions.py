@@ -74,6 +74,7 @@ __all__ = [
     "squeeze",
     "stack",
     "std",
+    "std_mean",
     "sub",
     "sum",
     "t",
@@ -84,6 +85,7 @@ __all__ = [
     "unbind",
     "unsqueeze",
     "var",
+    "var_mean",
     "where",
 ]
 
@@ -163,6 +165,8 @@ _SCHEMAS = {
     "stack": ('Tensor[] tensors, int dim=0',),
     "std": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
         'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
+    "std_mean": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
     "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
     "sum": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
@@ -174,6 +178,8 @@ _SCHEMAS = {
     "unbind": ('Tensor(a -> *) self, int dim=0',),
     "unsqueeze": ('Tensor(a) self, int dim',),
     "var": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
+    "var_mean": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
         'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
 }
@@ -887,6 +893,15 @@ def std(*args, out=None, **kwargs):
     return out_variant("std", _ops.std, out, args, kwargs)
 
 
+@functools.wraps(_ops.std_mean)
+def std_mean(*args, **kwargs):
+    try:
+        return _ops.std_mean(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("std_mean", _SCHEMAS["std_mean"], args, kwargs, error)
+    return _ops.std_mean(*args, **kwargs)
+
+
 @functools.wraps(_ops.sub)
 def sub(*args, out=None, **kwargs):
     try:
@@ -991,6 +1006,15 @@ def var(*args, out=None, **kwargs):
     if out is None:
         return _ops.var(*args, **kwargs)
     return out_variant("var", _ops.var, out, args, kwargs)
+
+
+@functools.wraps(_ops.var_mean)
+def var_mean(*args, **kwargs):
+    try:
+        return _ops.var_mean(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("var_mean", _SCHEMAS["var_mean"], args, kwargs, error)
+    return _ops.var_mean(*args, **kwargs)
 
 
 @functools.wraps(_ops.where)

@@ -222,9 +222,14 @@ def prod(self, dim=None, keepdim=False, dtype=None):
     return _record(_S.ProdBackward1, (self,), out, self=self, dim=_saved_dim(dim), keepdim=keepdim, result=out)
 
 
+_NO_DIM = object()  # std / var called without dim
+
+
 def _std_var_args(name, dim, unbiased, keepdim, correction):
     """std / var's overloads: (bool unbiased), (dims, bool unbiased, bool keepdim) and
-    (dims, *, correction, keepdim); a bool first argument is `unbiased`."""
+    (dims, *, correction, keepdim); a bool first argument is `unbiased`. The node saves the
+    correction the chosen overload passes: None only where neither dim, unbiased nor correction
+    is given (the others pass unbiased=True's 1)."""
     if isinstance(dim, bool):
         if unbiased is not None:
             raise TypeError(f"{name}(): argument 'unbiased' given twice")
@@ -233,13 +238,16 @@ def _std_var_args(name, dim, unbiased, keepdim, correction):
         raise TypeError(f"{name}() received an invalid combination of arguments - got unbiased and correction")
     if unbiased is not None:
         correction = 1 if unbiased else 0
-    return dim, keepdim, correction
+    elif dim is not _NO_DIM and correction is None:
+        correction = 1
+    return (None if dim is _NO_DIM else dim), keepdim, correction
 
 
 def _var_kernel(name, self, dim, correction, keepdim, root):
     a = self._array
     if a.dtype.kind != "f":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        what = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
     axis = _axes(dim, a.ndim)
     c = 1 if correction is None else correction
     n = _reduced_count(a.shape, axis)
@@ -265,18 +273,42 @@ def _var_kernel(name, self, dim, correction, keepdim, root):
     return _wrap(_row_major(_backend.asarray(r).astype(a.dtype, copy=False)), self)
 
 
-def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(self, dim=_NO_DIM, unbiased=None, keepdim=False, *, correction=None):
     dim, keepdim, correction = _std_var_args("std", dim, unbiased, keepdim, correction)
     out = _var_kernel("std", self, dim, correction, keepdim, True)
     return _record(_S.StdBackward0, (self,), out, self=self, dim=_saved_dims(dim), correction=correction,
                    keepdim=keepdim, result=out)
 
 
-def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(self, dim=_NO_DIM, unbiased=None, keepdim=False, *, correction=None):
     dim, keepdim, correction = _std_var_args("var", dim, unbiased, keepdim, correction)
     out = _var_kernel("var", self, dim, correction, keepdim, False)
     return _record(_S.VarBackward0, (self,), out, self=self, dim=_saved_dims(dim), correction=correction,
                    keepdim=keepdim)
+
+
+def _with_mean(self, dim, keepdim):
+    a = self._array
+    count = _reduced_count(a.shape, _axes(dim, a.ndim))
+    return _wrap(_mean_kernel(a, _axes(dim, a.ndim), keepdim, None, count), self) if a.ndim else _wrap(a.copy(), self)
+
+
+def std_mean(self, dim=_NO_DIM, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) over dim, one node for both (StdMeanBackward0)."""
+    dim, keepdim, correction = _std_var_args("std_mean", dim, unbiased, keepdim, correction)
+    std_out = _var_kernel("std_mean", self, dim, correction, keepdim, True)
+    mean_out = _with_mean(self, dim, keepdim)
+    return _record(_S.StdMeanBackward0, (self,), (std_out, mean_out), self=self, dim=_saved_dims(dim),
+                   correction=correction, keepdim=keepdim, result0=std_out)
+
+
+def var_mean(self, dim=_NO_DIM, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) over dim, one node for both (VarMeanBackward0)."""
+    dim, keepdim, correction = _std_var_args("var_mean", dim, unbiased, keepdim, correction)
+    var_out = _var_kernel("var_mean", self, dim, correction, keepdim, False)
+    mean_out = _with_mean(self, dim, keepdim)
+    return _record(_S.VarMeanBackward0, (self,), (var_out, mean_out), self=self, dim=_saved_dims(dim),
+                   correction=correction, keepdim=keepdim)
 
 
 def logsumexp(self, dim=_REQUIRED, keepdim=False):
@@ -477,14 +509,22 @@ def nansum(self, dim=None, keepdim=False, *, dtype=None):
 
 
 def nanmean(self, dim=None, keepdim=False, *, dtype=None):
-    """torch's nanmean (ReduceOps.cpp): nansum over the count of the non-nan elements (DivBackward0)."""
-    from .BinaryOps import div
+    """torch's nanmean (ReduceOps.cpp): nansum(...).div(the count of the non-nan elements), a
+    DivBackward0 whose other, the int64 count, needs no gradient (self is not saved)."""
     a = self._array
     if a.dtype.kind != "f":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{_torch_type_name(a.dtype)}")
     count = _reduce(np.sum, ~np.isnan(a), _axes(dim, a.ndim), keepdim, dtype=np.int64)
-    return div(nansum(self, dim, keepdim, dtype=dtype), _wrap(count, self))
+    total = nansum(self, dim, keepdim, dtype=dtype)
+    t = total._array
+    token = _quiet()
+    try:
+        r = np.true_divide(t, count).astype(t.dtype, copy=False)
+    finally:
+        _loud(token)
+    count_t = _wrap(count, self)
+    return _record(_S.DivBackward0, (total, count_t), _wrap(_row_major(r), self), self=None, other=count_t)
 
 
 def _vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002 - torch's name

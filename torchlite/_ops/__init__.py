@@ -78,11 +78,13 @@ __all__ = [
 # (the reductions family's entries follow this line)
 # (Sorting imports ReduceOps: it comes after it, with TensorAdvancedIndexing and TensorCompare)
 from .ReduceOps import (all, amax, amin, any, argmax, argmin, count_nonzero, cummax, cummin, cumprod,  # noqa: A004
-                        cumsum, logsumexp, nanmean, nansum, norm, prod, std, var, _U64, _vector_norm)
+                        cumsum, logsumexp, nanmean, nansum, norm, prod, std, std_mean, var, var_mean, _U64,
+                        _vector_norm)
 from .Sorting import argsort, kthvalue, median, mode, nanmedian, sort, topk
 
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "cummax", "cummin", "cumprod",
-            "cumsum", "logsumexp", "nanmean", "nansum", "norm", "prod", "std", "var", "_U64", "_vector_norm",
+            "cumsum", "logsumexp", "nanmean", "nansum", "norm", "prod", "std", "std_mean", "var", "var_mean", "_U64",
+            "_vector_norm",
             "argsort", "kthvalue", "median", "mode", "nanmedian", "sort", "topk"]
 
 # ==== issue 13: shape ====
