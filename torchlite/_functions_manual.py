@@ -92,8 +92,9 @@ def sum_to(grad, sizes):
 
 
 def sum_backward(grad, sizes, dims, keepdim):
-    if not keepdim and sizes:
-        grad = _unsqueeze_multiple(grad, dims)
+    """grad unsqueezed at the reduced dims (as saved: negative ones shown unsigned), expanded."""
+    if not keepdim and sizes and dims:
+        grad = _unsqueeze_multiple(grad, _wrap_dims(dims, len(sizes)))
     return expand(grad, sizes)
 
 
@@ -113,6 +114,7 @@ def evenly_distribute_backward(grad, self, result):
 def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
     """zeros(sizes).scatter(dim, indices, grad)."""
     idx = indices._array
+    dim = maybe_wrap_dim(dim, sizes)  # as saved (a negative dim shows unsigned)
     if not keepdim and sizes:
         grad = unsqueeze(grad, dim)
         idx = np.expand_dims(idx, dim)

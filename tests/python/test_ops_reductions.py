@@ -267,6 +267,11 @@ SAVED = {
     "y.std(True)": ["correction"], "y.std(False)": ["correction"], "y.std(keepdim=True)": ["correction"],
     "y.var(dim=None)": ["correction"], "lib.var(y)": ["correction"], "lib.var(y, 0)": ["correction"],
     "y.std(unbiased=True)": ["correction"], "lib.std_mean(y)[0]": ["correction"],
+    "y.sum(-1)": ["dim", "keepdim", "self_sym_sizes"], "y.sum((-1, 0))": ["dim"], "y.sum(())": ["dim"],
+    "y.sum(dim=None)": ["dim"], "lib.sum(y, [1], keepdim=True)": ["dim", "keepdim"], "y.mean(-1)": ["dim"],
+    "y.mean((-1, 0), True)": ["dim", "keepdim", "self_sym_numel"], "y.mean(())": ["dim"], "y.mean(None)": ["dim"],
+    "y.max(-1)[0]": ["dim", "indices", "keepdim"], "y.min(-2, True)[0]": ["dim", "keepdim"],
+    "y.max(1)[0]": ["dim"],
 }
 
 
@@ -304,6 +309,8 @@ GRAD_FNS = {
     "kthvalue": lambda x: x.kthvalue(2, 1)[0], "sort": lambda x: x.sort(1)[0], "topk": lambda x: x.topk(2)[0],
     "nansum": lambda x: x.nansum(1), "nanmean": lambda x: x.nanmean(0), "max_dim": lambda x: x.max(1)[0],
     "mean_dims": lambda x: x.mean((0, 1)), "sum_dims": lambda x: x.sum((1, 0), True),
+    "sum_neg": lambda x: x.sum((-1, 0)), "mean_neg": lambda x: x.mean(-1), "max_neg": lambda x: x.max(-1)[0],
+    "sum_none": lambda x: x.sum(dim=None, keepdim=True), "mean_none": lambda x: x.mean(None),
     "std_mean": lambda x: torchlite.std_mean(x, 1), "var_mean": lambda x: torchlite.var_mean(x, correction=0),
     "std_mean_std": lambda x: torchlite.std_mean(x)[0], "var_mean_mean": lambda x: torchlite.var_mean(x, 0)[1],
 }

@@ -18,6 +18,24 @@ from .TensorShape import reshape, unsqueeze, view
 from .python_arg_parser import _REQUIRED, _check_given, _norm_dims, _wrap_dim
 
 
+_NO_DIM = object()  # a reduction called without dim (sum, mean, std, var: another overload)
+
+
+_U64 = 1 << 64
+
+
+def _saved_dim(d):
+    """A dim as torch's node shows it saved: the int64 read back unsigned (-1 shows as 2**64 - 1),
+    unwrapped, as the op was called."""
+    return int(d) + _U64 if d < 0 else int(d)
+
+
+def _saved_dims(dim):
+    if dim is None:
+        return None
+    return tuple(_saved_dim(d) for d in ((dim,) if isinstance(dim, int) else dim))
+
+
 def _reduction_dims(dim, ndim):
     """A reduction's dims: an empty list reduces over all of them, as no dim does."""
     dims = _norm_dims(dim, ndim)
@@ -31,7 +49,10 @@ def _unsqueeze_multiple(g, dims):
     return g
 
 
-def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
+def sum(self, dim=_NO_DIM, keepdim=False, dtype=None):  # noqa: A001 - torch's name
+    # with dim given, even None, it is the sum.dim_IntList overload (SumBackward1)
+    overload = dim is not _NO_DIM
+    dim = None if dim is _NO_DIM else dim
     a = self._array
     np_dtype = None
     if dtype is not None:
@@ -46,12 +67,16 @@ def sum(self, dim=None, keepdim=False, dtype=None):  # noqa: A001 - torch's name
         r = _row_major(np.sum(a, axis=dims if a.ndim else None, keepdims=keepdim, dtype=np_dtype))
     finally:
         _loud(token)
-    if dim is None:
+    if not overload:
         return _record(_S.SumBackward0, (self,), _wrap(r, self), self_sym_sizes=a.shape)
-    return _record(_S.SumBackward1, (self,), _wrap(r, self), self_sym_sizes=a.shape, dim=dims, keepdim=keepdim)
+    # the node keeps dim as given (torch shows a negative one unsigned; its formula wraps it)
+    return _record(_S.SumBackward1, (self,), _wrap(r, self), self_sym_sizes=a.shape, dim=_saved_dims(dim),
+                   keepdim=keepdim)
 
 
-def mean(self, dim=None, keepdim=False, dtype=None):
+def mean(self, dim=_NO_DIM, keepdim=False, dtype=None):
+    overload = dim is not _NO_DIM  # mean.dim (MeanBackward1), dim None too
+    dim = None if dim is _NO_DIM else dim
     a = self._array
     if dtype is None and a.dtype.kind not in "f":
         raise RuntimeError(
@@ -62,15 +87,15 @@ def mean(self, dim=None, keepdim=False, dtype=None):
             "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
             f"complex dtype. Got: {_torch_type_name(dtype._np)}")
     np_dtype = dtype._np if dtype is not None else None
-    if dim is None:
+    if not overload:
         out = _wrap(_mean_kernel(a, None, False, np_dtype, a.size), self)
         return _record(_S.MeanBackward0, (self,), out, self_sym_sizes=a.shape, self_sym_numel=a.size)
-    dims = _reduction_dims(dim, a.ndim)
+    dims = _reduction_dims(() if dim is None else dim, a.ndim)
     count = 1
     for d in dims:
         count *= a.shape[d] if a.ndim else 1
     out = _wrap(_mean_kernel(a, dims if a.ndim else None, keepdim, np_dtype, count), self)
-    return _record(_S.MeanBackward1, (self,), out, self_sym_sizes=a.shape, dim=dims, keepdim=keepdim,
+    return _record(_S.MeanBackward1, (self,), out, self_sym_sizes=a.shape, dim=_saved_dims(dim), keepdim=keepdim,
                    self_sym_numel=a.size, count=count)
 
 
@@ -143,7 +168,8 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
     indices = _wrap(idx.astype(np.int64), self)
     # (np.ascontiguousarray would make a 0-d result 1-d)
     out = _wrap(values if values.flags.c_contiguous else _backend.ascontiguousarray(values), self)
-    out = _record(dim_spec, (self,), out, indices=indices, self_sym_sizes=a.shape, dim=d, keepdim=keepdim)
+    out = _record(dim_spec, (self,), out, indices=indices, self_sym_sizes=a.shape, dim=_saved_dim(dim),
+                  keepdim=keepdim)
     return _RETURN_TYPES[name]((out, indices))
 
 
@@ -156,21 +182,6 @@ def min(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
 
 
 # issue 13: the other reductions ----------------------------------------------------
-
-_U64 = 1 << 64
-
-
-def _saved_dim(d):
-    """A dim as torch's node shows it saved: the int64 read back unsigned (-1 shows as 2**64 - 1),
-    unwrapped, as the op was called."""
-    return int(d) + _U64 if d < 0 else int(d)
-
-
-def _saved_dims(dim):
-    if dim is None:
-        return None
-    return tuple(_saved_dim(d) for d in ((dim,) if isinstance(dim, int) else dim))
-
 
 def _axes(dim, ndim):
     """numpy's axis for a reduction over `dim` (None, an int or a list; an empty list is all dims),
@@ -220,9 +231,6 @@ def prod(self, dim=None, keepdim=False, dtype=None):
     d = _wrap_dim(dim, a.ndim)
     out = _wrap(_reduce(np.prod, a, (d,) if a.ndim else None, keepdim, dtype=np_dtype), self)
     return _record(_S.ProdBackward1, (self,), out, self=self, dim=_saved_dim(dim), keepdim=keepdim, result=out)
-
-
-_NO_DIM = object()  # std / var called without dim
 
 
 def _std_var_args(name, dim, unbiased, keepdim, correction):
