@@ -241,6 +241,21 @@ def test_topk_and_kthvalue_pick_among_ties_as_torch(seed):
                 assert got[1] == got[0] and got[2] == got[0], (expr, n)
 
 
+@pytest.mark.parametrize("n", [1, 2, 4, 9, 33])
+def test_median_and_nanmedian_pick_as_torch(n):
+    """median.dim and nanmedian.dim: ties by index, nan first (median) or last (nanmedian), and a
+    row of nans only, where nanmedian's nth_element picks one its own way."""
+    rng = np.random.default_rng(n)
+    data = rng.integers(0, 3, (4, n)).astype(np.float32)
+    data[0, :] = np.nan
+    data[1][rng.random(n) < 0.4] = np.nan
+    for expr in ("x.median(1)", "x.nanmedian(1)", "x.nanmedian(1, True)", "x.median()", "x.nanmedian()",
+                 "x.nanmedian(0)"):
+        got = [norm(eval(expr, {"x": lib.tensor(data.tolist(), device=dev)}))
+               for lib, dev in ((torch, "cpu"), (torchlite, "cpu"), (torchlite, "sim:0"))]
+        assert got[1] == got[0] and got[2] == got[0], expr
+
+
 # _saved_* fields: dims as torch keeps them (as the op was called; a negative int64 shown unsigned)
 SAVED = {
     "y.prod()": ["self", "result"], "y.prod(-1, True)": ["self", "dim", "keepdim", "result"],

@@ -198,7 +198,21 @@ def _median(name, spec_full, spec_dim, ignore_nan, self, dim, keepdim):
     if a.ndim and a.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")  # nanmedian's too
     if a.ndim:
-        values, idx = _select_kth(a, d, _median_pos(ignore_nan), keepdim)
+        values, idx = _select_kth(a, d, _median_pos(ignore_nan), True)
+        if ignore_nan and a.dtype.kind == "f":
+            # a row of nans only: nanmedian's nth_element, whose comparator ranks no nan above
+            # another, leaves one of them at position 0 its own way
+            rows = _rows(a, d)
+            redo = np.isnan(rows).all(-1) & (rows.shape[-1] > 1)
+            if redo.any():
+                values, idx = _moved_rows(values, d), _moved_rows(idx, d)
+                for r in np.flatnonzero(redo):
+                    q = [(v, j) for j, v in enumerate(rows[r].tolist())]
+                    _nth_element(q, 0, _nanmedian_less)
+                    idx[r], values[r] = q[0][1], rows[r][q[0][1]]
+                values, idx = _unmoved_rows(values, a, d, 1), _unmoved_rows(idx, a, d, 1)
+        if not keepdim:
+            values, idx = np.squeeze(values, d), np.squeeze(idx, d)
     else:
         values, idx = a.copy(), _backend.new(a, "zeros", (), np.int64)
     return _pair(name, self, values, idx, spec_dim, self_sym_sizes=a.shape, dim=_saved_dim(dim), keepdim=keepdim)
@@ -493,3 +507,8 @@ def _mode_row(row):
                 best, best_at = run, i
             run = 0
     return row[q[best_at][1]], q[best_at][1]
+
+
+def _nanmedian_less(x, y):
+    """nanmedian's comparator over (value, index): by value, equal values by index, nan last."""
+    return x[0] < y[0] or (x[0] == y[0] and x[1] < y[1]) or (y[0] != y[0] and x[0] == x[0])
