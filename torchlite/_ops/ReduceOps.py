@@ -329,7 +329,7 @@ def logsumexp(self, dim=_REQUIRED, keepdim=False):
     x = a if a.dtype.kind == "f" else a.astype(_f32)
     token = _quiet()
     try:
-        m = np.max(x, axis=axis, keepdims=True, initial=-np.inf) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+        m = np.max(x, axis=axis, keepdims=True, initial=-np.inf) if x.size else np.zeros_like(x, shape=(1,) * x.ndim)
         m = np.where(np.isinf(m), x.dtype.type(0), m).astype(x.dtype)
         r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
         if not keepdim:
@@ -380,9 +380,8 @@ def _arg(name, fn, self, dim, keepdim):
     if dim is None:
         if a.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        r = fn(np.reshape(a, -1))
-        r = np.reshape(np.asarray(r, dtype=np.int64), (1,) * a.ndim if keepdim else ())
-        return _wrap(_backend.asarray(r, like=self), self)
+        r = fn(np.reshape(a, -1), axis=0, keepdims=True).astype(np.int64)
+        return _wrap(np.reshape(r, (1,) * a.ndim if keepdim else ()), self)
     d = _wrap_dim(dim, a.ndim)
     if not a.ndim:
         return _wrap(_backend.new(a, "zeros", (), np.int64), self)
@@ -481,9 +480,9 @@ def _cummaxmin(name, better, spec, self, dim):
     else:
         x = np.moveaxis(a, d, 0)
         values = np.empty_like(x)
-        idx = np.zeros(x.shape, np.int64)
+        idx = np.zeros_like(x, dtype=np.int64)
         if x.shape[0]:
-            cur, cur_i = x[0].copy(), np.zeros(x.shape[1:], np.int64)
+            cur, cur_i = x[0].copy(), np.zeros_like(x[0], dtype=np.int64)
             for i in range(x.shape[0]):
                 xi = x[i]
                 take = better(xi, cur) | (xi == cur) | np.isnan(xi) if a.dtype.kind == "f" else better(xi, cur) | (

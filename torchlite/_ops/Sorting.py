@@ -152,7 +152,7 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     if a.dtype.kind == "b" and a.ndim:  # (a 0-d tensor is its own kthvalue, before the dtype dispatch)
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     if a.ndim:
-        values, idx = _select_kth(a, d, lambda s: np.full(s.shape[:-1], k - 1, np.int64), True)
+        values, idx = _select_kth(a, d, lambda s: np.full_like(s[..., 0], k - 1, dtype=np.int64), True)
         rows = _rows(a, d)
         redo = _has_ties(rows)
         if redo.any():
@@ -174,7 +174,7 @@ def _median_pos(ignore_nan):
     (median) or the lower median of the numbers (nanmedian; C++'s (m - 1) / 2 truncates to 0)."""
     def pick(s):
         n = s.shape[-1]
-        nans = np.isnan(s).sum(-1) if s.dtype.kind == "f" else np.zeros(s.shape[:-1], np.int64)
+        nans = np.isnan(s).sum(-1) if s.dtype.kind == "f" else np.zeros_like(s[..., 0], dtype=np.int64)
         if ignore_nan:
             return np.trunc((n - nans - 1) / 2).astype(np.int64)
         return np.where(nans > 0, n - nans, (n - 1) // 2).astype(np.int64)

@@ -24,9 +24,10 @@ def _scatter_zeros(spec, src, shape, dim, idx):
     z = _backend.new(a, "zeros", shape, a.dtype)
     if shape and spec is _S.ScatterAddBackward0:
         # scatter_add adds up the values of repeated indices (put_along_axis keeps one of them)
-        where = list(np.indices(idx.shape, sparse=True))
+        xp = _backend.xp(z)
+        where = list(xp.indices(idx.shape, sparse=True))
         where[dim] = idx
-        np.add.at(z, tuple(where), a)
+        xp.add.at(z, tuple(where), a)
     elif shape:
         np.put_along_axis(z, idx, a, dim)
     else:
