@@ -122,6 +122,8 @@ op2("count_nonzero", ["{out} = {0}.count_nonzero()", "{out} = lib.count_nonzero(
 op2("cumsum", ["{out} = {0}.cumsum({d})", "{out} = lib.cumsum({0}, {d}, dtype={t})"], [T()], _red_dims, weight=0.5)
 op2("cumprod", ["{out} = {0}.cumprod({d})", "{out} = lib.cumprod({0}, dim={d}, dtype={t})"], [T()], _red_dims,
     weight=0.5)
+op2("cumsum_", ["{0}.cumsum_({d})", "{out} = {0}.cumprod_({d})", "{out} = {0}.cumsum_({d}, dtype={t})"], [T()],
+    _red_dims, weight=0.3)
 op2("cummax", ["{out} = {0}.cummax({d}).values", "{out} = lib.cummax({0}, {d})[1]"], [T()], _red_dims, weight=0.4)
 op2("cummin", ["{out} = {0}.cummin({d})[0]", "{out} = lib.cummin({0}, dim={d}).indices"], [T()], _red_dims,
     weight=0.4)

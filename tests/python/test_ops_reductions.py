@@ -1,6 +1,7 @@
-"""Differential tests of the reductions of issue 13 (sum, mean, prod, std, var, norm, logsumexp,
-amax, amin, max, min, argmax, argmin, cumsum, cumprod, cummax, cummin, all, any, count_nonzero,
-median, nanmedian, mode, topk, sort, argsort, kthvalue, nansum, nanmean) against torch, on "cpu"
+"""Differential tests of the reductions of issue 13 (sum, mean, prod, std, var, std_mean, var_mean,
+norm, logsumexp, amax, amin, max, min, argmax, argmin, cumsum, cumprod (and cumsum_, cumprod_),
+cummax, cummin, all, any, count_nonzero, median, nanmedian, mode, topk, sort, argsort, kthvalue,
+nansum, nanmean) against torch, on "cpu"
 and "sim:0" (torch on "cpu"): values, dtypes, shapes, node names, gradients, named-tuple results,
 `_saved_*` fields, warnings, errors, out=; and gradcheck / gradgradcheck in float64."""
 import warnings
@@ -239,6 +240,25 @@ def test_topk_and_kthvalue_pick_among_ties_as_torch(seed):
                 got = [norm(eval(expr, {"x": lib.tensor(data.tolist(), device=dev)}))
                        for lib, dev in ((torch, "cpu"), (torchlite, "cpu"), (torchlite, "sim:0"))]
                 assert got[1] == got[0] and got[2] == got[0], (expr, n)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_moments_with_infinities_as_torch(seed):
+    """std_mean / var_mean's mean by Welford's updates (an infinity gives nan where a sum gives inf),
+    std and var with infinities and nan."""
+    rng = np.random.default_rng(seed)
+    for shape in ((2, 1), (3, 4), (5, 2, 3), (30, 7)):
+        a = rng.standard_normal(shape).astype(np.float32)
+        bad = rng.random(shape) < 0.25
+        a[bad] = rng.choice([np.inf, -np.inf, np.nan], int(bad.sum()))
+        for expr in ("lib.var_mean(x, 0)", "lib.std_mean(x)", "lib.var_mean(x, -1, keepdim=True)", "x.std(0)",
+                     "x.var()", "lib.std_mean(x, (0, -1), correction=0)"):
+            got = []
+            for lib, dev in ((torch, "cpu"), (torchlite, "cpu"), (torchlite, "sim:0")):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # degrees of freedom <= 0 on the 1-element slices
+                    got.append(norm(eval(expr, {"lib": lib, "x": lib.tensor(a.tolist(), device=dev)})))
+            assert got[1] == got[0] and got[2] == got[0], (expr, shape)
 
 
 @pytest.mark.parametrize("n", [1, 2, 4, 9, 33])

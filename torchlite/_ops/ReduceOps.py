@@ -296,9 +296,29 @@ def var(self, dim=_NO_DIM, unbiased=None, keepdim=False, *, correction=None):
 
 
 def _with_mean(self, dim, keepdim):
+    """std_mean / var_mean's mean. torch computes it with Welford's updates (mean += (x - mean) / n),
+    which an infinity turns into nan where a sum would not ([inf, inf] -> nan, [inf, 1] -> nan): the
+    slices with an infinity or nan take those updates in order, the others numpy's mean."""
     a = self._array
-    count = _reduced_count(a.shape, _axes(dim, a.ndim))
-    return _wrap(_mean_kernel(a, _axes(dim, a.ndim), keepdim, None, count), self) if a.ndim else _wrap(a.copy(), self)
+    axis = _axes(dim, a.ndim)
+    count = _reduced_count(a.shape, axis)
+    r = _mean_kernel(a, axis, True, None, count)
+    if count and a.size and not np.isfinite(a).all():
+        axes = tuple(range(a.ndim)) if axis is None else axis
+        rest = tuple(d for d in range(a.ndim) if d not in axes)
+        x = np.reshape(np.transpose(a, rest + axes), tuple(a.shape[d] for d in rest) + (-1,))
+        token = _quiet()
+        try:
+            m = np.zeros_like(x[..., 0])
+            for i in range(x.shape[-1]):
+                m = m + (x[..., i] - m) / a.dtype.type(i + 1)
+        finally:
+            _loud(token)
+        bad = ~np.isfinite(x).all(-1)
+        r = np.where(np.reshape(bad, r.shape), np.reshape(m, r.shape), r).astype(a.dtype, copy=False)
+    if not keepdim:
+        r = np.reshape(r, tuple(n for d, n in enumerate(a.shape) if d not in (range(a.ndim) if axis is None else axis)))
+    return _wrap(_row_major(r), self)
 
 
 def std_mean(self, dim=_NO_DIM, unbiased=None, keepdim=False, *, correction=None):
