@@ -451,3 +451,36 @@ def test_inplace_as_torch(expr):
     ref = run(torch, "cpu")
     for dev in DEVICES:
         assert run(torchlite, dev) == ref, (expr, dev)
+
+
+PAIR_OUTS = ["lib.topk(yg, 2, out=(v, i))", "lib.kthvalue(yg, 1, out=(v, i))", "lib.mode(yg, out=(v, i))",
+             "lib.cummin(yg, 1, out=(v, i))", "lib.max(yg, 0, out=(v, i))", "lib.sort(y, 1, out=(v, i))",
+             "lib.sort(y, stable=True, dim=0, out=(v, i))", "lib.topk(y, 2, out=(v, i))",
+             "lib.kthvalue(y, 2, 0, True, out=(v, i))", "lib.median(y, 1, out=(v, i))",
+             "lib.nanmedian(y, 0, out=(v, i))",
+             "lib.mode(y, 1, out=(v, i))", "lib.cummax(y, 1, out=(v, i))", "lib.cummin(y, 0, out=(v, i))",
+             "lib.max(y, 1, out=(v, i))", "lib.min(y, 0, True, out=(v, i))", "lib.max(y, out=v)",
+             "lib.sort(y, 1, out=(v5, i))", "lib.sort(y, 1, out=(i, i))", "lib.sort(y, 1, out=(v, v))",
+             "lib.max(y, 1, out=(v, i2))", "lib.sort(yg, 1, out=(v, i))", "lib.cummax(yg, 0, out=(v, i))"]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("expr", PAIR_OUTS)
+def test_values_indices_out_as_torch(expr, dev):
+    """The (values, indices) out= overloads: written in place, resized (with torch's warning where out
+    had elements), dtypes checked, refused where an argument requires grad; torch.return_types.<op>_out."""
+    def run(lib, d):
+        env = {"lib": lib, "y": lib.tensor(DATA["m"].tolist(), device=d),
+               "yg": lib.tensor(DATA["m"].tolist(), device=d, requires_grad=True),
+               "v": lib.empty(0, device=d), "v5": lib.zeros(5, device=d), "i": lib.empty(0, dtype=lib.int64, device=d),
+               "i2": lib.zeros(2, dtype=lib.int64, device=d)}
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = eval(expr, env)
+        except Exception as err:  # noqa: BLE001 - compared between libraries
+            return ("raise", type(err).__name__, norm(str(err)))
+        kind = type(r).__name__
+        same = [r is env["v"]] if kind == "Tensor" else [r[0] is env["v"] or r[0] is env["v5"], r[1] is env["i"]]
+        return ("ok", kind, norm(tuple(r) if kind != "Tensor" else r), same, [norm(str(w.message)) for w in caught])
+    assert run(torchlite, dev) == run(torch, "cpu")

@@ -12,8 +12,10 @@ from .._C import _record, _wrap
 from .._dtypes import _from_numpy_dtype
 from .._generated import specs as _S
 from .ScalarType import _b1, _f32, _f64, _i64, _torch_type_name
+from .Resize import _RESIZED, out_variant
+from .Copy import copy_
 from .TensorConversions import to
-from .TensorIterator import _loud, _quiet
+from .TensorIterator import _TB, _loud, _quiet
 from .TensorShape import reshape, unsqueeze, view
 from .python_arg_parser import _REQUIRED, _check_given, _norm_dims, _wrap_dim
 
@@ -145,8 +147,33 @@ class _ReturnTypes(tuple):
 
 # torch.return_types.max / min are types named after the op
 _RETURN_TYPES = {op: type(op, (_ReturnTypes,), {"__module__": "torchlite.return_types"})
-                 for op in ("max", "min", "cummax", "cummin", "sort", "topk", "kthvalue", "median", "nanmedian",
-                            "mode")}
+                 for base in ("max", "min", "cummax", "cummin", "sort", "topk", "kthvalue", "median", "nanmedian",
+                              "mode") for op in (base, base + "_out")}
+
+
+def _out_pair(name, self, compute, out):
+    """The (values, indices) out= overloads (sort.values, max.dim_max, cummax.out, ...): checked
+    as torch's autograd kernel and structured outputs check them, the results written into out's
+    two tensors (resized as resize_output does), returned as torch.return_types.<name>_out."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2 and builtins.all(isinstance(o, _TB) for o in out)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    if _C.is_grad_enabled() and (self.requires_grad or builtins.any(o.requires_grad for o in out)):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+                           "but one of the arguments requires grad.")
+    result = compute()
+    for r, o in zip(result, out, strict=True):
+        if o._array.dtype != r._array.dtype:
+            raise RuntimeError(f"Expected out tensor to have dtype {_C_TYPE_NAMES[r._array.dtype.name]}, but got "
+                               f"{_C_TYPE_NAMES[o._array.dtype.name]} instead")
+    for r, o in zip(result, out, strict=True):
+        if o._array.shape != r._array.shape:
+            if o._array.size:
+                warnings.warn(_RESIZED.format(list(o._array.shape), list(r._array.shape)), UserWarning, stacklevel=3)
+            o.data = r
+            o._bump_version()
+        else:
+            copy_(o, r)
+    return _RETURN_TYPES[name + "_out"]((out[0], out[1]))
 
 
 def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
@@ -173,11 +200,19 @@ def _extremum(name, np_fn, np_arg, full_spec, dim_spec, self, dim, keepdim):
     return _RETURN_TYPES[name]((out, indices))
 
 
-def max(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
+def max(self, dim=None, keepdim=False, *, out=None):  # noqa: A001 - torch's name
+    if out is not None:
+        if dim is None:  # max.unary_out
+            return out_variant("max", max, out, (self,), {})
+        return _out_pair("max", self, lambda: max(self, dim, keepdim), out)
     return _extremum("max", np.max, np.argmax, _S.MaxBackward1, _S.MaxBackward0, self, dim, keepdim)
 
 
-def min(self, dim=None, keepdim=False):  # noqa: A001 - torch's name
+def min(self, dim=None, keepdim=False, *, out=None):  # noqa: A001 - torch's name
+    if out is not None:
+        if dim is None:  # min.unary_out
+            return out_variant("min", min, out, (self,), {})
+        return _out_pair("min", self, lambda: min(self, dim, keepdim), out)
     return _extremum("min", np.min, np.argmin, _S.MinBackward1, _S.MinBackward0, self, dim, keepdim)
 
 
@@ -519,11 +554,15 @@ def _cummaxmin(name, better, spec, self, dim):
     return _RETURN_TYPES[name]((out, indices))
 
 
-def cummax(self, dim):
+def cummax(self, dim, *, out=None):
+    if out is not None:
+        return _out_pair("cummax", self, lambda: cummax(self, dim), out)
     return _cummaxmin("cummax", np.greater, _S.CummaxBackward0, self, dim)
 
 
-def cummin(self, dim):
+def cummin(self, dim, *, out=None):
+    if out is not None:
+        return _out_pair("cummin", self, lambda: cummin(self, dim), out)
     return _cummaxmin("cummin", np.less, _S.CumminBackward0, self, dim)
 
 

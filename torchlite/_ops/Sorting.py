@@ -14,7 +14,7 @@ from .. import _backend
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .python_arg_parser import _wrap_dim
-from .ReduceOps import _RETURN_TYPES, _row_major, _saved_dim
+from .ReduceOps import _RETURN_TYPES, _out_pair, _row_major, _saved_dim
 
 
 def _stable_argsort(x, descending):
@@ -73,7 +73,9 @@ def _pair(name, self, values, idx, spec, **fields):
     return _RETURN_TYPES[name]((out, indices))
 
 
-def sort(self, *args, dim=-1, descending=False, stable=None):
+def sort(self, *args, dim=-1, descending=False, stable=None, out=None):
+    if out is not None:  # sort.values / sort.values_stable
+        return _out_pair("sort", self, lambda: sort(self, *args, dim=dim, descending=descending, stable=stable), out)
     if args and stable is not None:
         # sort.stable takes dim and descending by keyword only
         raise TypeError("sort() received an invalid combination of arguments: with stable=, dim and descending go "
@@ -101,7 +103,9 @@ def argsort(self, dim=-1, descending=False, *, stable=False):
     return _wrap(_row_major(_sort_kernel(a, d, descending)[1]), self)
 
 
-def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002 - torch's name
+def topk(self, k, dim=-1, largest=True, sorted=True, *, out=None):  # noqa: A002 - torch's name
+    if out is not None:  # topk.values
+        return _out_pair("topk", self, lambda: topk(self, k, dim, largest, sorted), out)
     a = self._array
     d = _wrap_dim(dim, a.ndim)
     if a.dtype.kind == "b":
@@ -141,7 +145,9 @@ def _select_kth(a, d, pick, keepdim):
     return values[..., 0], idx[..., 0]
 
 
-def kthvalue(self, k, dim=-1, keepdim=False):
+def kthvalue(self, k, dim=-1, keepdim=False, *, out=None):
+    if out is not None:  # kthvalue.values
+        return _out_pair("kthvalue", self, lambda: kthvalue(self, k, dim, keepdim), out)
     a = self._array
     d = _wrap_dim(dim, a.ndim)
     size = a.shape[d] if a.ndim else 1
@@ -218,15 +224,21 @@ def _median(name, spec_full, spec_dim, ignore_nan, self, dim, keepdim):
     return _pair(name, self, values, idx, spec_dim, self_sym_sizes=a.shape, dim=_saved_dim(dim), keepdim=keepdim)
 
 
-def median(self, dim=None, keepdim=False):
+def median(self, dim=None, keepdim=False, *, out=None):
+    if out is not None:  # median.dim_values
+        return _out_pair("median", self, lambda: median(self, dim, keepdim), out)
     return _median("median", _S.MedianBackward0, _S.MedianBackward1, False, self, dim, keepdim)
 
 
-def nanmedian(self, dim=None, keepdim=False):
+def nanmedian(self, dim=None, keepdim=False, *, out=None):
+    if out is not None:  # nanmedian.dim_values
+        return _out_pair("nanmedian", self, lambda: nanmedian(self, dim, keepdim), out)
     return _median("nanmedian", _S.NanmedianBackward0, _S.NanmedianBackward1, True, self, dim, keepdim)
 
 
-def mode(self, dim=-1, keepdim=False):
+def mode(self, dim=-1, keepdim=False, *, out=None):
+    if out is not None:  # mode.values
+        return _out_pair("mode", self, lambda: mode(self, dim, keepdim), out)
     a = self._array
     d = _wrap_dim(dim, a.ndim)
     if a.ndim and a.shape[d] == 0:
