@@ -92,8 +92,9 @@ def sum_to(grad, sizes):
 
 
 def sum_backward(grad, sizes, dims, keepdim):
-    if not keepdim and sizes:
-        grad = _unsqueeze_multiple(grad, dims)
+    """grad unsqueezed at the reduced dims (as saved: negative ones shown unsigned), expanded."""
+    if not keepdim and sizes and dims:
+        grad = _unsqueeze_multiple(grad, _wrap_dims(dims, len(sizes)))
     return expand(grad, sizes)
 
 
@@ -113,6 +114,7 @@ def evenly_distribute_backward(grad, self, result):
 def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
     """zeros(sizes).scatter(dim, indices, grad)."""
     idx = indices._array
+    dim = maybe_wrap_dim(dim, sizes)  # as saved (a negative dim shows unsigned)
     if not keepdim and sizes:
         grad = unsqueeze(grad, dim)
         idx = np.expand_dims(idx, dim)
@@ -485,6 +487,265 @@ def xlogy_scalar_other_backward(grad, self, other):
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
+from ._C import is_grad_enabled as _is_grad_enabled  # noqa: E402
+from ._ops import (cumprod as _cumprod, cumsum as _cumsum, exp as _exp,  # noqa: E402
+                   mean as _mean, narrow as _narrow, prod as _prod, sub as _sub)
+from ._ops import _U64  # noqa: E402
+
+__all__ += [
+    "cummaxmin_backward", "cumprod_backward", "cumsum_backward",
+    "logsumexp_backward", "maybe_wrap_dim", "nansum_backward", "prod_backward",
+    "restore_reduced_dims", "reversed_cumsum", "scale_grad_by_count", "std_backward", "std_mean_backward",
+    "var_backward", "var_mean_backward"]
+
+
+def maybe_wrap_dim(dim, sizes):
+    """A saved dim (as the op was called; torch shows a negative one as 2**64 + dim) wrapped to
+    `sizes`' dims (a 0-d tensor has dim 0)."""
+    dim = dim - _U64 if dim >= 1 << 63 else dim
+    return dim % builtins.max(len(sizes), 1)
+
+
+def _wrap_dims(dims, ndim):
+    """A saved dim list wrapped and sorted; None (no dims given) is every dim."""
+    if dims is None:
+        return tuple(range(ndim))
+    return tuple(sorted(maybe_wrap_dim(d, (0,) * ndim) for d in dims))
+
+
+def _ones(shape, like):
+    return _const(np.ones(shape, like._array.dtype), like)
+
+
+def _flip(t, dim):
+    """t.flip(dim), differentiably (an index along dim, reversed)."""
+    n = t._array.shape[dim]
+    return getitem_raw(t, (slice(None),) * dim + (_const(np.arange(n - 1, -1, -1), t),))
+
+
+def reversed_cumsum(w, dim):
+    """w.flip(dim).cumsum(dim).flip(dim)."""
+    return _flip(_cumsum(_flip(w, dim), dim), dim)
+
+
+def cumsum_backward(grad, dim):
+    dim = maybe_wrap_dim(dim, grad._array.shape)
+    if grad._array.size <= 1 or grad._array.shape[dim] == 1:
+        return grad
+    return reversed_cumsum(grad, dim)
+
+
+def cumprod_backward(grad, input, dim, output):  # noqa: A002 - upstream's name
+    """torch's cumprod_backward: without zeros, reversed_cumsum(output * grad) / input; with zeros,
+    the product of the other inputs, one slice at a time (upstream's O(n^2) path, which it runs
+    under grad mode; its O(n) path without gives the same values)."""
+    a = input._array
+    if a.size <= 1:
+        return grad
+    dim = maybe_wrap_dim(dim, a.shape)
+    n = a.shape[dim]
+    if n == 1:
+        return grad
+    if not (a == 0).any():
+        return div(reversed_cumsum(mul(output, grad), dim), input)
+    if not _is_grad_enabled():
+        return _cumprod_backward_zeros(grad, input, dim, output)
+    ones_size = list(a.shape)
+    ones_size[dim] = 1
+    ones = _ones(tuple(ones_size), grad)
+    parts = []
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, _cumprod(_slice(input, dim, slice(1, None)), dim)], dim)
+        elif k == n - 1:
+            omitted = _prod(_slice(input, dim, slice(0, k)), dim, True)
+        else:
+            until_k = _prod(_slice(input, dim, slice(0, k)), dim, True)
+            from_k = _cumprod(_slice(input, dim, slice(k + 1, None)), dim)
+            omitted = cat([until_k, mul(expand(until_k, from_k._array.shape), from_k)], dim)
+        parts.append(sum(mul(_slice(grad, dim, slice(k, None)), omitted), dim))
+    return stack(parts, dim)
+
+
+def _cumprod_backward_zeros(grad, input, dim, output):  # noqa: A002 - upstream's name
+    """cumprod_backward's O(n) path (no grad mode, some input 0): before a slice's first zero,
+    reversed_cumsum(output * grad) / input; at the first zero, the product of the inputs before it
+    times the sum of grad_k * prod(inputs after it, up to k) up to the second zero; 0 after it."""
+    x, g = input._array, grad._array
+    token = _quiet()
+    try:
+        w = output._array * g
+        zeros_so_far = np.cumsum(x == 0, axis=dim)
+        before = zeros_so_far == 0
+        rc = np.flip(np.cumsum(np.flip(np.where(before, w, 0), dim), dim), dim)
+        res = np.where(before, rc / np.where(before, x, 1), 0).astype(g.dtype)
+        segment = zeros_so_far == 1
+        first_zero = segment & (x == 0)
+        inner = np.sum(np.where(segment, g * np.cumprod(np.where(segment & ~first_zero, x, 1), dim), 0), dim,
+                       keepdims=True)
+        prefix = np.prod(np.where(before, x, 1), dim, keepdims=True)
+        res = np.where(first_zero, prefix * inner, res).astype(g.dtype)
+    finally:
+        _loud(token)
+    return _const(res, grad)
+
+
+def cummaxmin_backward(grad, input, indices, dim):  # noqa: A002 - upstream's name
+    """zeros(input.sizes()).scatter_add_(dim, indices, grad)."""
+    if input._array.size == 0:
+        return grad
+    return scatter_add(zeros_of(grad, input._array.shape), maybe_wrap_dim(dim, input._array.shape), indices, grad)
+
+
+def _prod_safe_zeros_backward(grad, inp, dim):
+    """The product of the other elements of each slice: exclusive cumulative products from both ends."""
+    a = inp._array
+    if a.size == 0:
+        return expand(grad, a.shape)
+    n = a.shape[dim]
+    if n == 1:
+        return grad
+    ones_size = list(a.shape)
+    ones_size[dim] = 1
+    ones = _ones(tuple(ones_size), grad)
+    exclusive_normal = _cumprod(cat([ones, _narrow(inp, dim, 0, n - 1)], dim), dim)
+    narrow_reverse = _flip(_narrow(inp, dim, 1, n - 1), dim)
+    exclusive_reverse = _flip(_cumprod(cat([ones, narrow_reverse], dim), dim), dim)
+    return mul(grad, mul(exclusive_normal, exclusive_reverse))
+
+
+def prod_backward(grad, input, result, dim=None, keepdim=False):  # noqa: A002 - upstream's name
+    """torch's prod_backward (the formula's self.to(grad.scalar_type()) here): result / input
+    where no input is 0, else the products of the other elements."""
+    x = as_dtype(input, grad._array.dtype)
+    a = x._array
+    if a.ndim == 0:
+        return grad
+    if dim is None:
+        zeros = int((a == 0).sum())
+        if zeros == 0:
+            return mul(grad, div(result, x))
+        if not _is_grad_enabled() and zeros > 1:
+            return zeros_like(x)
+        return reshape(_prod_safe_zeros_backward(grad, reshape(x, (-1,)), 0), a.shape)
+    dim = maybe_wrap_dim(dim, a.shape)
+    if not keepdim:
+        grad = unsqueeze(grad, dim)
+        result = unsqueeze(result, dim)
+    if not (a == 0).any():
+        return mul(grad, div(result, x))
+    return _prod_safe_zeros_backward(grad, x, dim)
+
+
+def var_backward(grad, self, dim, correction, keepdim):
+    """(2 / (n - correction)) * grad * (self - self.mean(dim, keepdim=True))."""
+    a = self._array
+    c = 1 if correction is None else correction
+    if a.ndim == 0 or dim is None:
+        dof = a.size - c
+        if dof <= 0:
+            mask = (a == _mean(self)._array)
+            return mul(grad, _const(np.where(mask, np.nan, np.inf).astype(a.dtype), self))
+        return mul(mul_scalar(grad, 2.0 / dof), _sub(self, _mean(self)))
+    dims = _wrap_dims(dim, a.ndim)
+    if not keepdim and a.ndim > 1:
+        grad = _unsqueeze_multiple(grad, dims)
+    rnumel = 1
+    for d in dims:
+        rnumel *= a.shape[d]
+    token = _quiet()
+    try:
+        scale = float(np.float64(2.0) / np.float64(rnumel - c))
+    finally:
+        _loud(token)
+    return mul(mul_scalar(grad, scale), _sub(self, _mean(self, dims, True)))
+
+
+def std_backward(result, grad, self, dim, correction, keepdim):
+    """var_backward of grad / (2 * result), 0 where result is 0."""
+    grad_var = div(grad, mul_scalar(result, 2))
+    grad_var = masked_fill(grad_var, _const(result._array == 0, grad_var), 0)
+    return var_backward(grad_var, self, dim, correction, keepdim)
+
+
+def _mean_backward_dims(grad, self, dim, keepdim):
+    """mean_backward(grad, self.sym_sizes(), dim.value_or([]), self.sym_numel(), keepdim): the
+    gradient spread evenly over the reduced elements (every element for no dims)."""
+    a = self._array
+    dims = _wrap_dims(dim, a.ndim) if dim else ()
+    n = a.size
+    if dims:
+        n = 1
+        for d in dims:
+            n *= a.shape[d]
+    return div_scalar(sum_backward(grad, a.shape, dims, keepdim), n)
+
+
+def var_mean_backward(gvar, gmean, self, dim, correction, keepdim):
+    """var_backward of the variance's gradient plus mean_backward of the mean's (either may be None)."""
+    gself = None
+    if gvar is not None:
+        gself = var_backward(gvar, self, dim, correction, keepdim)
+    if gmean is not None:
+        aux = _mean_backward_dims(gmean, self, dim, keepdim)
+        gself = aux if gself is None else add(gself, aux)
+    return gself
+
+
+def std_mean_backward(gstd, gmean, self, std, dim, correction, keepdim):
+    """std_backward of the deviation's gradient plus mean_backward of the mean's (either may be None)."""
+    gself = None
+    if gstd is not None:
+        gself = std_backward(std, gstd, self, dim, correction, keepdim)
+    if gmean is not None:
+        aux = _mean_backward_dims(gmean, self, dim, keepdim)
+        gself = aux if gself is None else add(gself, aux)
+    return gself
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    """grad * (self - result).exp(), the reduced dims restored."""
+    if not keepdim and self._array.ndim:
+        dims = _wrap_dims(dim, self._array.ndim)
+        grad = _unsqueeze_multiple(grad, dims)
+        result = _unsqueeze_multiple(result, dims)
+    return mul(grad, _exp(_sub(self, result)))
+
+
+def restore_reduced_dims(output, dims, keepdim):
+    """output reshaped with a 1 at each reduced dim."""
+    if keepdim:
+        return output
+    shape = output._array.shape
+    total = len(shape) + len(dims)
+    target = [0] * total
+    for d in dims:
+        target[maybe_wrap_dim(d, (0,) * total)] = 1
+    j = 0
+    for s in shape:
+        while target[j] > 0:
+            j += 1
+        target[j] = s
+        j += 1
+    return reshape(output, tuple(target))
+
+
+def scale_grad_by_count(grad, mask, dims):
+    """(grad / mask.sum(dims, keepdim=True)) * mask: amax / amin's gradient split evenly among the
+    elements equal to the result."""
+    ndim = mask._array.ndim
+    return mul(div(grad, sum(mask, tuple(maybe_wrap_dim(d, (0,) * ndim) for d in dims), True)), mask)
+
+
+def _broadcast_mask(mask_array, shape):
+    return np.broadcast_to(mask_array, shape)
+
+
+def nansum_backward(grad, self, dim, keepdim):
+    """sum_backward(grad, ...) * self.isnan().logical_not()."""
+    a = self._array
+    g = sum_backward(grad, a.shape, _wrap_dims(dim, a.ndim) if dim else tuple(range(a.ndim)), keepdim)
+    return mul(g, _const(~np.isnan(a), self))
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)
@@ -754,7 +1015,7 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
         norm = _unsqueeze_multiple(norm, dims)
     p = float(ord)
     if p == 0.0:
-        return zeros_like(self)
+        return None  # upstream returns an undefined gradient: self gets none
     if p == 1.0:
         return mul(sgn(self), grad)
     n = norm._array

@@ -231,6 +231,33 @@ void PyFormulaNode::release_packed() {
   packed_released_ = true;
 }
 
+namespace {
+
+// An int field as upstream's saved-variable getters show it: a negative int64 read back as
+// uint64 (dim=-1 shows as 2**64 - 1), element by element in a tuple or list.
+py::object shown_unsigned(const py::object& value) {
+  if (PyLong_Check(value.ptr())) {
+    const long long v = PyLong_AsLongLong(value.ptr());
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear(); // beyond int64: shown as it is
+      return value;
+    }
+    if (v < 0)
+      return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(v)));
+    return value;
+  }
+  if (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr())) {
+    py::sequence items = py::reinterpret_borrow<py::sequence>(value);
+    py::tuple shown(items.size());
+    for (size_t i = 0; i < items.size(); ++i)
+      shown[i] = shown_unsigned(items[i]);
+    return std::move(shown);
+  }
+  return value;
+}
+
+} // namespace
+
 void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output, bool inplace_on_view) {
   const size_t n = info_->fields.size();
   const size_t i = info_->field_index(key);
@@ -265,7 +292,8 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output, 
       if (PyErr_Occurred())
         throw py::error_already_set();
       const auto dtype = PyBool_Check(value) ? at::kBool : PyLong_Check(value) ? at::kLong : at::kDouble;
-      at::Tensor wrapped = at::full({}, number, dtype, THPVariable_Unpack(output).device());
+      PyObject* like = PyTuple_Check(output) ? PyTuple_GET_ITEM(output, 0) : output;
+      at::Tensor wrapped = at::full({}, number, dtype, THPVariable_Unpack(like).device());
       wrapped.unsafeGetTensorImpl()->set_wrapped_number(true);
       ensure_tensor_slots();
       saved_[i] = SavedVariable(wrapped, /*is_output=*/false);
@@ -284,7 +312,11 @@ void PyFormulaNode::ensure_tensor_slots() {
 void PyFormulaNode::save_tensor(size_t slot, PyObject* value, PyObject* output, bool inplace_on_view) {
   if (!THPVariable_Check(value))
     throw py::type_error(info_->name + ": expected a tensor to save");
-  const bool is_output = value == output;
+  bool is_output = value == output;
+  if (output && PyTuple_Check(output)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(output); ++i)
+      is_output = is_output || value == PyTuple_GET_ITEM(output, i);
+  }
   if (PyObject* packed = pack_saved_tensor(value)) {
     packed_.resize(saved_.size(), nullptr);
     packed_[slot] = packed;
@@ -319,11 +351,8 @@ py::object PyFormulaNode::saved_field(size_t index, bool for_formula) {
     const bool packed = index < packed_.size() && packed_[index];
     if (packed ? packed_released_ : index < saved_.size() && saved_[index].has_been_released())
       throw std::runtime_error(ERR_BACKWARD_TWICE);
-    if (!for_formula && info_->field_is_symint[index] && PyLong_Check(values_[index])) {
-      const long long v = PyLong_AsLongLong(values_[index]);
-      if (v < 0)
-        return py::reinterpret_steal<py::object>(PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(v)));
-    }
+    if (!for_formula && info_->field_is_symint[index])
+      return shown_unsigned(py::reinterpret_borrow<py::object>(values_[index]));
     return py::reinterpret_borrow<py::object>(values_[index]);
   }
   if (packed_released_)
@@ -628,6 +657,7 @@ PyObject* capture_records(PyObject*, PyObject* arg) {
 }
 
 // _record(spec, inputs, output[, others], **fields) -> output
+// (output: a tensor, or the tuple of an op's differentiable outputs)
 // Records the backward node of an op whose forward already ran: when grad
 // mode is on, some input requires grad and some input or other tensor
 // argument of the op (`others`: index tensors, a condition) is not an
@@ -668,9 +698,17 @@ PyObject* record(PyObject*, PyObject* const* args, size_t nargsf, PyObject* kwna
   }
   auto node = make_formula_node(info, std::move(edges));
   // The output's edge first: saving an output must see it as non-leaf, or
-  // the saved variable would hold the node that holds it.
-  Variable out = THPVariable_Unpack(output);
-  create_gradient_edge(out, node);
+  // the saved variable would hold the node that holds it. A tuple of outputs
+  // (std_mean's (std, mean)) gets one edge each, output_nr in order.
+  if (PyTuple_Check(output)) {
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(output); ++i) {
+      Variable out = THPVariable_Unpack(PyTuple_GET_ITEM(output, i));
+      create_gradient_edge(out, node);
+    }
+  } else {
+    Variable out = THPVariable_Unpack(output);
+    create_gradient_edge(out, node);
+  }
   node->set_fields(args + nargs, kwnames, output);
   return Py_NewRef(output);
   END_HANDLE_TH_ERRORS

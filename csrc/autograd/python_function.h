@@ -73,8 +73,8 @@ struct OpInfo {
   std::vector<bool> field_is_tensor;
   std::vector<bool> field_is_list; // a list of tensors (Tensor?[] indices)
   std::vector<bool> field_exposed;
-  // A SymInt value (select's index, slice's start): grad_fn._saved_<name> shows a negative one as
-  // upstream's conversion of a SymInt shows it, modulo 2**64.
+  // An int or list-of-ints value (select's index, a dim): grad_fn._saved_<name> shows a negative
+  // one as upstream's getters show it, modulo 2**64.
   std::vector<bool> field_is_symint;
   // The formula takes a tuple of gradients, one per forward output (split, unbind...).
   bool multi_output = false;

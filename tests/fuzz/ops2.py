@@ -162,6 +162,67 @@ op2("aliases", ["{out} = lib.multiply({0}, {1})", "{out} = {0}.subtract({1}, alp
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
+def _red_dims(g, metas):
+    """A dim, a second dim and the reduction's keywords for the reductions of issue 13."""
+    n = len(metas[0].shape)
+    d = g.dim(n)
+    size = metas[0].shape[d] if -n <= d < n else 1
+    return dict(two_dims(g, metas), d=g.dim(n), k=g.choice(["False", "True"]), n=g.int(0, max(1, size)),
+                p=g.choice(["1", "2", "3", "0.5", "1.5", "inf", "-inf", "0", "'fro'"]),
+                c=g.choice(["0", "1", "2", "0.5"]), t=g.choice(["lib.float64", "lib.float32"]))
+
+
+op2("prod", ["{out} = {0}.prod()", "{out} = {0}.prod({d}, keepdim={k})", "{out} = lib.prod({0}, {d}, dtype={t})"],
+    [T()], _red_dims, weight=0.5)
+op2("std", ["{out} = {0}.std()", "{out} = {0}.std({d}, keepdim={k})",
+            "{out} = lib.std({0}, ({a}, {b}), correction={c})", "{out} = {0}.std({d}, False, {k})"],
+    [FLOAT], _red_dims, weight=0.5)
+op2("var", ["{out} = {0}.var()", "{out} = {0}.var({d}, unbiased={k})", "{out} = lib.var({0}, [{a}], correction={c})"],
+    [FLOAT], _red_dims, weight=0.5)
+op2("std_mean", ["{out} = lib.std_mean({0})[0]", "{out} = lib.std_mean({0}, {d}, keepdim={k})[1]",
+                 "{out} = lib.std_mean({0}, ({a}, {b}), correction={c})[0]"], [FLOAT], _red_dims, weight=0.3)
+op2("var_mean", ["{out} = lib.var_mean({0}, {d})[0]", "{out} = lib.var_mean({0}, [{a}], correction={c})[1]",
+                 "{out} = lib.var_mean({0}, unbiased={k})[0]"], [FLOAT], _red_dims, weight=0.3)
+op2("logsumexp", ["{out} = {0}.logsumexp({d})", "{out} = lib.logsumexp({0}, ({a}, {b}), keepdim={k})"], [T()],
+    _red_dims, weight=0.5)
+op2("amax", ["{out} = {0}.amax()", "{out} = {0}.amax({d}, {k})", "{out} = lib.amax({0}, ({a}, {b}))"], [T()],
+    _red_dims, weight=0.5)
+op2("amin", ["{out} = {0}.amin(keepdim={k})", "{out} = lib.amin({0}, {d})", "{out} = {0}.amin(({a}, {b}), {k})"],
+    [T()], _red_dims, weight=0.5)
+op2("argmax", ["{out} = {0}.argmax()", "{out} = lib.argmax({0}, {d}, {k})"], [T()], _red_dims, weight=0.4)
+op2("argmin", ["{out} = {0}.argmin(keepdim={k})", "{out} = lib.argmin({0}, dim={d})"], [T()], _red_dims, weight=0.4)
+op2("all", ["{out} = {0}.all()", "{out} = lib.all({0}, {d}, {k})", "{out} = ({0} > 0).all(({a}, {b}))"], [T()],
+    _red_dims, weight=0.3)
+op2("any", ["{out} = {0}.any({d})", "{out} = lib.any({0})", "{out} = ({0} > 0).any(({a},), {k})"], [T()], _red_dims,
+    weight=0.3)
+op2("count_nonzero", ["{out} = {0}.count_nonzero()", "{out} = lib.count_nonzero({0}, ({a}, {b}))",
+                      "{out} = {0}.count_nonzero({d})"], [T()], _red_dims, weight=0.3)
+op2("cumsum", ["{out} = {0}.cumsum({d})", "{out} = lib.cumsum({0}, {d}, dtype={t})"], [T()], _red_dims, weight=0.5)
+op2("cumprod", ["{out} = {0}.cumprod({d})", "{out} = lib.cumprod({0}, dim={d}, dtype={t})"], [T()], _red_dims,
+    weight=0.5)
+op2("cumsum_", ["{0}.cumsum_({d})", "{out} = {0}.cumprod_({d})", "{out} = {0}.cumsum_({d}, dtype={t})"], [T()],
+    _red_dims, weight=0.3)
+op2("cummax", ["{out} = {0}.cummax({d}).values", "{out} = lib.cummax({0}, {d})[1]"], [T()], _red_dims, weight=0.4)
+op2("cummin", ["{out} = {0}.cummin({d})[0]", "{out} = lib.cummin({0}, dim={d}).indices"], [T()], _red_dims,
+    weight=0.4)
+op2("nansum", ["{out} = {0}.nansum()", "{out} = lib.nansum({0}, ({a}, {b}), keepdim={k})"], [T()], _red_dims,
+    weight=0.3)
+op2("nanmean", ["{out} = {0}.nanmean({d})", "{out} = lib.nanmean({0}, keepdim={k})"], [FLOAT], _red_dims, weight=0.3)
+op2("norm", ["{out} = {0}.norm()", "{out} = {0}.norm({p}, {d}, {k})", "{out} = lib.norm({0}, p={p})",
+             "{out} = {0}.norm(dim=({a}, {b}))"], [FLOAT], _red_dims, weight=0.6)
+op2("median", ["{out} = {0}.median()", "{out} = {0}.median({d}, {k}).values", "{out} = lib.median({0}, {d})[1]"],
+    [T()], _red_dims, weight=0.4)
+op2("nanmedian", ["{out} = {0}.nanmedian()", "{out} = lib.nanmedian({0}, {d}, keepdim={k}).values"], [T()],
+    _red_dims, weight=0.3)
+op2("mode", ["{out} = {0}.mode({d}, {k}).values", "{out} = lib.mode({0})[1]"], [T()], _red_dims, weight=0.3)
+op2("kthvalue", ["{out} = {0}.kthvalue({n}, {d}, {k}).values", "{out} = lib.kthvalue({0}, {n})[1]"], [T()],
+    _red_dims, weight=0.4)
+op2("topk", ["{out} = {0}.topk({n}, {d}).values", "{out} = lib.topk({0}, {n}, {d}, largest={k})[0]",
+             "{out} = {0}.topk({n}, sorted={k})"], [T()], _red_dims, weight=0.5)
+op2("sort", ["{out} = {0}.sort({d}).values", "{out} = lib.sort({0}, {d}, descending={k})[0]",
+             "{out} = {0}.sort(stable=True, dim={d}).indices"], [T()], _red_dims, weight=0.5)
+op2("argsort", ["{out} = {0}.argsort({d})", "{out} = lib.argsort({0}, {d}, descending={k})"], [T()], _red_dims,
+    weight=0.3)
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)

@@ -52,6 +52,7 @@ REACHED_VIA = {
 
     # ==== issue 13: reductions ====
     # (the reductions family's entries follow this line)
+    "linalg_vector_norm": "norm",  # torch.norm / Tensor.norm call it
 
     # ==== issue 13: shape ====
     # (the shape family's entries follow this line)

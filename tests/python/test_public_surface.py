@@ -1357,6 +1357,57 @@ for _name in ("bitwise_and_", "bitwise_or_", "bitwise_xor_", "bitwise_left_shift
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
+_REDUCTION_CASES = {
+    "all": lambda lib, x: (lib.all(x > 0), x.all(1), (x > 0).all((0, 1), keepdim=True)),
+    "any": lambda lib, x: (lib.any(x > 3), x.any(0), (x > 0).any(dim=1, keepdim=True)),
+    "amax": lambda lib, x: (lib.amax(x), x.amax(1), x.amax((0, 1), keepdim=True)),
+    "amin": lambda lib, x: (lib.amin(x, 0), x.amin(), x.amin(-1, True)),
+    "argmax": lambda lib, x: (lib.argmax(x), x.argmax(1), x.argmax(dim=0, keepdim=True)),
+    "argmin": lambda lib, x: (lib.argmin(x, 1), x.argmin(), x.argmin(0, True)),
+    "argsort": lambda lib, x: (lib.argsort(x), x.argsort(0, descending=True), x.argsort(stable=True, dim=1)),
+    "count_nonzero": lambda lib, x: (lib.count_nonzero(x), x.count_nonzero(1), (x > 0).count_nonzero((0, 1))),
+    "cummax": lambda lib, x: (lib.cummax(x, 1), tuple(x.cummax(0)), x.cummax(dim=-1).indices),
+    "cummin": lambda lib, x: (lib.cummin(x, 0), tuple(x.cummin(1)), x.cummin(dim=0).values),
+    "cumprod": lambda lib, x: (lib.cumprod(x, 1), x.cumprod(0), x.cumprod(-1, dtype=lib.float64)),
+    "cumsum": lambda lib, x: (lib.cumsum(x, 0), x.cumsum(1), x.cumsum(dim=-1, dtype=lib.float64)),
+    "kthvalue": lambda lib, x: (lib.kthvalue(x, 2), tuple(x.kthvalue(1, 0)), x.kthvalue(2, 1, True).values),
+    "logsumexp": lambda lib, x: (lib.logsumexp(x, 1), x.logsumexp((0, 1)), x.logsumexp(0, keepdim=True)),
+    "median": lambda lib, x: (lib.median(x), tuple(x.median(1)), x.median(0, keepdim=True).values),
+    "mode": lambda lib, x: (lib.mode(x), tuple(x.mode(0)), x.mode(1, True).indices),
+    "nanmean": lambda lib, x: (lib.nanmean(x), x.nanmean(1), x.nanmean((0, 1), keepdim=True)),
+    "nanmedian": lambda lib, x: (lib.nanmedian(x), tuple(x.nanmedian(1)), x.nanmedian(0, True).values),
+    "nansum": lambda lib, x: (lib.nansum(x), x.nansum(1), x.nansum((0, 1), keepdim=True, dtype=lib.float64)),
+    "norm": lambda lib, x: (lib.norm(x), x.norm(1, 1), x.norm(p=3, dim=0, keepdim=True), x.norm(float("inf"))),
+    "prod": lambda lib, x: (lib.prod(x), x.prod(1), x.prod(0, keepdim=True, dtype=lib.float64)),
+    "sort": lambda lib, x: (lib.sort(x), tuple(x.sort(0, True)), x.sort(stable=True, dim=1).values),
+    "std": lambda lib, x: (lib.std(x), x.std(1), x.std(0, unbiased=False, keepdim=True), x.std(correction=0)),
+    "topk": lambda lib, x: (lib.topk(x, 2), tuple(x.topk(1, 0)), x.topk(2, largest=False).values),
+    "var": lambda lib, x: (lib.var(x), x.var(1), x.var(0, False, True), x.var((0, 1), correction=2)),
+}
+
+
+def _reduction_case(name):
+    def run_case(lib, dev):
+        x = leaf(lib, dev, [[1.0, -2.0, 3.5], [0.5, 4.0, -1.5]])
+        return with_grads(lib, lambda x: _REDUCTION_CASES[name](lib, x), x)
+    return run_case
+
+
+for _name in _REDUCTION_CASES:
+    case(f"torchlite.{_name}", f"Tensor.{_name}")(_reduction_case(_name))
+
+
+@case("torchlite.std_mean", "torchlite.var_mean")
+def _moments(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: (*lib.std_mean(x), *lib.std_mean(x, 1, keepdim=True), *lib.var_mean(x, 0),
+                                      *lib.var_mean(x, correction=0), lib.std_mean(x, True)[0]), x)
+
+
+@case("Tensor.cumsum_", "Tensor.cumprod_")
+def _cumulative_inplace(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: ((x * 1).cumsum_(1), (x * 1).cumprod_(0, dtype=lib.float32)), x)
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)

@@ -72,6 +72,9 @@ class Schema:
         # named returns, `(Tensor values, Tensor indices)`: a formula reads them as saved outputs
         self.return_names = re.findall(r"Tensor\S*\s+(\w+)", self.returns)
         self.multi_output = self.returns.rstrip().endswith("[]")
+        # unnamed returns, `(Tensor, Tensor)`: a formula reads them as result0, result1 (upstream's names)
+        unnamed = re.findall(r"Tensor\S*\s*(?=[,)])", self.returns) if self.returns.startswith("(") else []
+        self.result_names = [f"result{i}" for i in range(len(unnamed))]
 
     def arg(self, name):
         return next((a for a in self.args if a.name == name), None)
@@ -105,6 +108,9 @@ class Entry:
                 non_differentiable.add(key)
             else:
                 self.formulas[key] = str(formula)
+        if any(re.search(r"\bgrads\b", f) for f in self.formulas.values()):
+            # several differentiable outputs (std_mean's): the formula takes a gradient per output
+            self.schema.multi_output = True
         for name in self.native:
             if name not in self.formulas:
                 raise ValueError(f"{self.schema.text}: native '{name}' has no formula")
@@ -128,12 +134,14 @@ class Entry:
         self.fields = []  # (name, kind, schema type): T a tensor, L a list of tensors, V / H a value
         for a in self.schema.args:
             if a.name in used:
+                # S: an int or a list of ints, which grad_fn._saved_<name> shows as upstream's getter
+                # does (a negative int64 read back unsigned)
                 kind = (("L" if a.is_tensor_list else "T") if a.is_tensor else "H" if a.type == "ScalarType"
-                        else "S" if a.type in ("SymInt", "SymInt?") else "V")
+                        else "S" if re.fullmatch(r"(Sym)?[Ii]nt(\[\d*\])?\??", a.type) else "V")
                 self.fields.append((a.name, kind, a.type))
         for name, (_, method) in derived.items():
             self.fields.append((name, DERIVED[method][1], method))
-        for name in self.schema.return_names:
+        for name in self.schema.return_names + self.schema.result_names:
             if name in used:
                 self.fields.append((name, "T", "Tensor"))
         if "result" in used:

@@ -18,6 +18,9 @@ from .._functions_manual import (
     clamp_backward_min,
     cos,
     cosh,
+    cummaxmin_backward,
+    cumprod_backward,
+    cumsum_backward,
     diagonal,
     diagonal_backward,
     div,
@@ -56,6 +59,7 @@ from .._functions_manual import (
     linalg_vector_norm_backward,
     log1p_backward,
     logit_backward,
+    logsumexp_backward,
     lt_mask,
     masked_fill,
     masked_fill_value_backward,
@@ -64,6 +68,7 @@ from .._functions_manual import (
     masked_select_backward,
     matmul,
     maybe_multiply,
+    maybe_wrap_dim,
     mean_backward,
     mean_dim_backward,
     mm_mat1_backward,
@@ -72,6 +77,7 @@ from .._functions_manual import (
     mul_scalar,
     mul_tensor_backward,
     mv,
+    nansum_backward,
     neg,
     not_implemented,
     not_implemented_node,
@@ -82,17 +88,20 @@ from .._functions_manual import (
     pow_backward_exponent,
     pow_backward_exponent_scalar,
     pow_backward_self,
+    prod_backward,
     put_self_backward,
     reciprocal,
     repeat_backward,
     reshape,
     reshape_column,
+    restore_reduced_dims,
     roll_backward,
     rot90_backward,
     rsqrt,
     rsub,
     saved_index_key,
     scalar_sub,
+    scale_grad_by_count,
     scatter_reduce_backward_self,
     scatter_reduce_backward_src,
     scatter_zero,
@@ -110,6 +119,8 @@ from .._functions_manual import (
     split_backward,
     squeeze,
     stack_tensors_backward,
+    std_backward,
+    std_mean_backward,
     sub,
     sub_scalar,
     sum,  # noqa: A004 - torch's name
@@ -130,6 +141,8 @@ from .._functions_manual import (
     unfold_backward,
     unsqueeze_to,
     value_selecting_reduction_backward,
+    var_backward,
+    var_mean_backward,
     where,
     where_tie_half,
     xlogy,
@@ -1066,6 +1079,157 @@ def AddcdivBackward0(grad, needs, tensor1, tensor2, value):
     return (grad_self, grad_tensor1, grad_tensor2)
 
 
+def ProdBackward0(grad, needs, self, result):
+    """prod(Tensor self, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = prod_backward(grad, self, result) if needs[0] else None
+    return (grad_self,)
+
+
+def ProdBackward1(grad, needs, self, dim, keepdim, result):
+    """prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = prod_backward(grad, self, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def StdBackward0(grad, needs, self, dim, correction, keepdim, result):
+    """std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    grad_self = std_backward(result, grad, self, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def VarBackward0(grad, needs, self, dim, correction, keepdim):
+    """var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor"""
+    grad_self = var_backward(grad, self, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def StdMeanBackward0(grads, needs, self, dim, correction, keepdim, result0):
+    """std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor,
+    Tensor)"""
+    grad_self = std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def VarMeanBackward0(grads, needs, self, dim, correction, keepdim):
+    """var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor,
+    Tensor)"""
+    grad_self = var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def LogsumexpBackward0(grad, needs, self, dim, keepdim, result):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    grad_self = logsumexp_backward(grad, self, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def AmaxBackward0(grad, needs, self, dim, keepdim, result):
+    """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim,
+                                    keepdim) == self, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def AminBackward0(grad, needs, self, dim, keepdim, result):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    grad_self = scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim,
+                                    keepdim) == self, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def CumsumBackward0(grad, needs, dim, self_scalar_type):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = cumsum_backward(as_dtype(grad, self_scalar_type), dim) if needs[0] else None
+    return (grad_self,)
+
+
+def CumprodBackward0(grad, needs, self, dim, self_scalar_type, result):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = cumprod_backward(as_dtype(grad, self_scalar_type), self, dim, result) if needs[0] else None
+    return (grad_self,)
+
+
+def CummaxBackward0(grad, needs, self, dim, indices):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    grad_self = cummaxmin_backward(grad, self, indices, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def CumminBackward0(grad, needs, self, dim, indices):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    grad_self = cummaxmin_backward(grad, self, indices, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def NansumBackward0(grad, needs, self, dim, keepdim, self_scalar_type):
+    """nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    grad_self = nansum_backward(as_dtype(grad, self_scalar_type), self, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def MedianBackward0(grad, needs, self, result):
+    """median(Tensor self) -> Tensor"""
+    grad_self = evenly_distribute_backward(grad, self, result) if needs[0] else None
+    return (grad_self,)
+
+
+def NanmedianBackward0(grad, needs, self, result):
+    """nanmedian(Tensor self) -> Tensor"""
+    grad_self = evenly_distribute_backward(grad, self, result) if needs[0] else None
+    return (grad_self,)
+
+
+def MedianBackward1(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes,
+                                                   keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def NanmedianBackward1(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes,
+                                                   keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def KthvalueBackward0(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes,
+                                                   keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def ModeBackward0(grad, needs, dim, keepdim, self_sym_sizes, indices):
+    """mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes,
+                                                   keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def SortBackward0(grad, needs, dim, self_sym_sizes, indices):
+    """sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes,
+                                                   True) if needs[0] else None
+    return (grad_self,)
+
+
+def SortBackward1(grad, needs, dim, self_sym_sizes, indices):
+    """sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values,
+    Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes,
+                                                   True) if needs[0] else None
+    return (grad_self,)
+
+
+def TopkBackward0(grad, needs, dim, self_sym_sizes, indices):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values,
+    Tensor indices)"""
+    grad_self = value_selecting_reduction_backward(grad, maybe_wrap_dim(dim, self_sym_sizes), indices, self_sym_sizes,
+                                                   True) if needs[0] else None
+    return (grad_self,)
+
+
 def ScatterBackward1(grad, needs, dim, index):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor"""
     grad_self = scatter_zero(grad, dim, index) if needs[0] else None
@@ -1566,6 +1730,29 @@ _C._set_formula(specs.LerpBackward0, LerpBackward0)
 _C._set_formula(specs.LerpBackward1, LerpBackward1)
 _C._set_formula(specs.AddcmulBackward0, AddcmulBackward0)
 _C._set_formula(specs.AddcdivBackward0, AddcdivBackward0)
+_C._set_formula(specs.ProdBackward0, ProdBackward0)
+_C._set_formula(specs.ProdBackward1, ProdBackward1)
+_C._set_formula(specs.StdBackward0, StdBackward0)
+_C._set_formula(specs.VarBackward0, VarBackward0)
+_C._set_formula(specs.StdMeanBackward0, StdMeanBackward0)
+_C._set_formula(specs.VarMeanBackward0, VarMeanBackward0)
+_C._set_formula(specs.LogsumexpBackward0, LogsumexpBackward0)
+_C._set_formula(specs.AmaxBackward0, AmaxBackward0)
+_C._set_formula(specs.AminBackward0, AminBackward0)
+_C._set_formula(specs.CumsumBackward0, CumsumBackward0)
+_C._set_formula(specs.CumprodBackward0, CumprodBackward0)
+_C._set_formula(specs.CummaxBackward0, CummaxBackward0)
+_C._set_formula(specs.CumminBackward0, CumminBackward0)
+_C._set_formula(specs.NansumBackward0, NansumBackward0)
+_C._set_formula(specs.MedianBackward0, MedianBackward0)
+_C._set_formula(specs.NanmedianBackward0, NanmedianBackward0)
+_C._set_formula(specs.MedianBackward1, MedianBackward1)
+_C._set_formula(specs.NanmedianBackward1, NanmedianBackward1)
+_C._set_formula(specs.KthvalueBackward0, KthvalueBackward0)
+_C._set_formula(specs.ModeBackward0, ModeBackward0)
+_C._set_formula(specs.SortBackward0, SortBackward0)
+_C._set_formula(specs.SortBackward1, SortBackward1)
+_C._set_formula(specs.TopkBackward0, TopkBackward0)
 _C._set_formula(specs.ScatterBackward1, ScatterBackward1)
 _C._set_formula(specs.ScatterReduceBackward0, ScatterReduceBackward0)
 _C._set_formula(specs.IndexCopyBackward0, IndexCopyBackward0)

@@ -24,7 +24,11 @@ __all__ = [
     "addmm",
     "addmv",
     "addmv_",
+    "all",
     "allclose",
+    "amax",
+    "amin",
+    "any",
     "arccos",
     "arccos_",
     "arccosh",
@@ -37,6 +41,9 @@ __all__ = [
     "arctan_",
     "arctanh",
     "arctanh_",
+    "argmax",
+    "argmin",
+    "argsort",
     "as_strided",
     "asin",
     "asin_",
@@ -81,7 +88,12 @@ __all__ = [
     "cos_",
     "cosh",
     "cosh_",
+    "count_nonzero",
     "cross",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
     "det",
     "diag",
     "diag_embed",
@@ -140,6 +152,7 @@ __all__ = [
     "isposinf",
     "isreal",
     "kron",
+    "kthvalue",
     "le",
     "lerp",
     "less",
@@ -160,6 +173,7 @@ __all__ = [
     "logical_xor",
     "logit",
     "logit_",
+    "logsumexp",
     "lt",
     "masked_fill",
     "masked_scatter",
@@ -169,9 +183,11 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "median",
     "min",
     "minimum",
     "mm",
+    "mode",
     "moveaxis",
     "movedim",
     "mul",
@@ -180,6 +196,9 @@ __all__ = [
     "mv",
     "nan_to_num",
     "nan_to_num_",
+    "nanmean",
+    "nanmedian",
+    "nansum",
     "narrow",
     "ne",
     "neg",
@@ -193,6 +212,7 @@ __all__ = [
     "permute",
     "positive",
     "pow",
+    "prod",
     "reciprocal",
     "reciprocal_",
     "relu",
@@ -223,6 +243,7 @@ __all__ = [
     "sinh",
     "sinh_",
     "slogdet",
+    "sort",
     "split",
     "sqrt",
     "sqrt_",
@@ -230,6 +251,8 @@ __all__ = [
     "square_",
     "squeeze",
     "stack",
+    "std",
+    "std_mean",
     "sub",
     "subtract",
     "sum",
@@ -243,6 +266,7 @@ __all__ = [
     "tanh",
     "tanh_",
     "tile",
+    "topk",
     "trace",
     "transpose",
     "tril",
@@ -255,6 +279,8 @@ __all__ = [
     "unique",
     "unique_consecutive",
     "unsqueeze",
+    "var",
+    "var_mean",
     "vdot",
     "vstack",
     "where",
@@ -278,7 +304,13 @@ _SCHEMAS = {
     "addmm": ('Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1',),
     "addmv": ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
     "addmv_": ('Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
+    "all": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
+        'Tensor self, int[]? dim=None, bool keepdim=False'),
     "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "amax": ('Tensor self, int[1] dim=[], bool keepdim=False',),
+    "amin": ('Tensor self, int[1] dim=[], bool keepdim=False',),
+    "any": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
+        'Tensor self, int[]? dim=None, bool keepdim=False'),
     "arccos": ('Tensor self',),
     "arccos_": ('Tensor(a!) self',),
     "arccosh": ('Tensor self',),
@@ -291,6 +323,10 @@ _SCHEMAS = {
     "arctan_": ('Tensor(a!) self',),
     "arctanh": ('Tensor self',),
     "arctanh_": ('Tensor(a!) self',),
+    "argmax": ('Tensor self, int? dim=None, bool keepdim=False',),
+    "argmin": ('Tensor self, int? dim=None, bool keepdim=False',),
+    "argsort": ('Tensor self, int dim=-1, bool descending=False',
+        'Tensor self, *, bool stable, int dim=-1, bool descending=False'),
     "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
     "asin": ('Tensor self',),
     "asin_": ('Tensor(a!) self',),
@@ -338,7 +374,12 @@ _SCHEMAS = {
     "cos_": ('Tensor(a!) self',),
     "cosh": ('Tensor self',),
     "cosh_": ('Tensor(a!) self',),
+    "count_nonzero": ('Tensor self, int? dim=None', 'Tensor self, int[] dim'),
     "cross": ('Tensor self, Tensor other, int? dim=None',),
+    "cummax": ('Tensor self, int dim', 'Tensor self, Dimname dim'),
+    "cummin": ('Tensor self, int dim', 'Tensor self, Dimname dim'),
+    "cumprod": ('Tensor self, int dim, *, ScalarType? dtype=None',),
+    "cumsum": ('Tensor self, int dim, *, ScalarType? dtype=None',),
     "det": ('Tensor self',),
     "diag": ('Tensor self, int diagonal=0',),
     "diag_embed": ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',),
@@ -399,6 +440,8 @@ _SCHEMAS = {
     "isposinf": ('Tensor self',),
     "isreal": ('Tensor self',),
     "kron": ('Tensor self, Tensor other',),
+    "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
+        'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
     "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "lerp": ('Tensor self, Tensor end, Scalar weight', 'Tensor self, Tensor end, Tensor weight'),
     "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
@@ -419,6 +462,7 @@ _SCHEMAS = {
     "logical_xor": ('Tensor self, Tensor other',),
     "logit": ('Tensor self, float? eps=None',),
     "logit_": ('Tensor(a!) self, float? eps=None',),
+    "logsumexp": ('Tensor self, int[1] dim, bool keepdim=False',),
     "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "masked_fill": ('Tensor self, Tensor mask, Scalar value',),
     "masked_scatter": ('Tensor self, Tensor mask, Tensor source',),
@@ -429,9 +473,11 @@ _SCHEMAS = {
     "maximum": ('Tensor self, Tensor other',),
     "mean": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
+    "median": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
     "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
     "minimum": ('Tensor self, Tensor other',),
     "mm": ('Tensor self, Tensor mat2',),
+    "mode": ('Tensor self, int dim=-1, bool keepdim=False', 'Tensor self, Dimname dim, bool keepdim=False'),
     "moveaxis": ('Tensor(a) self, int[] source, int[] destination',),
     "movedim": ('Tensor(a) self, int[] source, int[] destination',),
     "mul": ('Tensor self, Tensor other',),
@@ -440,6 +486,9 @@ _SCHEMAS = {
     "mv": ('Tensor self, Tensor vec',),
     "nan_to_num": ('Tensor self, float? nan=None, float? posinf=None, float? neginf=None',),
     "nan_to_num_": ('Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None',),
+    "nanmean": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
+    "nanmedian": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
+    "nansum": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
     "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
@@ -456,6 +505,8 @@ _SCHEMAS = {
     "permute": ('Tensor(a) self, int[] dims',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
+    "prod": ('Tensor self, *, ScalarType? dtype=None',
+        'Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None'),
     "reciprocal": ('Tensor self',),
     "reciprocal_": ('Tensor(a!) self',),
     "relu": ('Tensor self',),
@@ -491,6 +542,8 @@ _SCHEMAS = {
     "sinh": ('Tensor self',),
     "sinh_": ('Tensor(a!) self',),
     "slogdet": ('Tensor self',),
+    "sort": ('Tensor self, int dim=-1, bool descending=False',
+        'Tensor self, *, bool? stable, int dim=-1, bool descending=False'),
     "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',
         'Tensor(a -> *) self, SymInt[] split_size, int dim=0', 'Tensor(a -> *) self, SymInt[] split_size, int dim=0'),
     "sqrt": ('Tensor self',),
@@ -499,6 +552,10 @@ _SCHEMAS = {
     "square_": ('Tensor(a!) self',),
     "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
     "stack": ('Tensor[] tensors, int dim=0',),
+    "std": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
+    "std_mean": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
     "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
     "subtract": ('Tensor self, Tensor other, *, Scalar alpha=1',),
     "sum": ('Tensor self, *, ScalarType? dtype=None',
@@ -513,6 +570,9 @@ _SCHEMAS = {
     "tanh": ('Tensor self',),
     "tanh_": ('Tensor(a!) self',),
     "tile": ('Tensor self, SymInt[] dims',),
+    "topk": ('Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True',
+        'Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, '
+        'Tensor(b!) indices'),
     "trace": ('Tensor self',),
     "transpose": ('Tensor(a) self, int dim0, int dim1',),
     "tril": ('Tensor self, int diagonal=0',),
@@ -525,6 +585,10 @@ _SCHEMAS = {
     "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
     "unsqueeze": ('Tensor(a) self, int dim',),
+    "var": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
+    "var_mean": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
     "vdot": ('Tensor self, Tensor other',),
     "vstack": ('Tensor[] tensors',),
     "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
@@ -699,6 +763,19 @@ def addmv_(*args, **kwargs):
     return inplace_variant(_ops.addmv, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.all)
+def all(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.all(*args, **kwargs)
+        return out_variant("all", _ops.all, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("all", _SCHEMAS["all"], args, kwargs, error)
+    if out is None:
+        return _ops.all(*args, **kwargs)
+    return out_variant("all", _ops.all, out, args, kwargs)
+
+
 @functools.wraps(_ops.allclose)
 def allclose(*args, **kwargs):
     try:
@@ -706,6 +783,45 @@ def allclose(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
     return _ops.allclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.amax)
+def amax(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.amax(*args, **kwargs)
+        return out_variant("amax", _ops.amax, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("amax", _SCHEMAS["amax"], args, kwargs, error)
+    if out is None:
+        return _ops.amax(*args, **kwargs)
+    return out_variant("amax", _ops.amax, out, args, kwargs)
+
+
+@functools.wraps(_ops.amin)
+def amin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.amin(*args, **kwargs)
+        return out_variant("amin", _ops.amin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("amin", _SCHEMAS["amin"], args, kwargs, error)
+    if out is None:
+        return _ops.amin(*args, **kwargs)
+    return out_variant("amin", _ops.amin, out, args, kwargs)
+
+
+@functools.wraps(_ops.any)
+def any(*args, out=None, **kwargs):  # noqa: A001 - torch's name
+    try:
+        if out is None:
+            return _ops.any(*args, **kwargs)
+        return out_variant("any", _ops.any, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("any", _SCHEMAS["any"], args, kwargs, error)
+    if out is None:
+        return _ops.any(*args, **kwargs)
+    return out_variant("any", _ops.any, out, args, kwargs)
 
 
 @functools.wraps(_ops.arccos)
@@ -838,6 +954,45 @@ def arctanh_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("arctanh_", _SCHEMAS["arctanh_"], args, kwargs, error)
     return _ops.arctanh_(*args, **kwargs)
+
+
+@functools.wraps(_ops.argmax)
+def argmax(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.argmax(*args, **kwargs)
+        return out_variant("argmax", _ops.argmax, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("argmax", _SCHEMAS["argmax"], args, kwargs, error)
+    if out is None:
+        return _ops.argmax(*args, **kwargs)
+    return out_variant("argmax", _ops.argmax, out, args, kwargs)
+
+
+@functools.wraps(_ops.argmin)
+def argmin(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.argmin(*args, **kwargs)
+        return out_variant("argmin", _ops.argmin, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("argmin", _SCHEMAS["argmin"], args, kwargs, error)
+    if out is None:
+        return _ops.argmin(*args, **kwargs)
+    return out_variant("argmin", _ops.argmin, out, args, kwargs)
+
+
+@functools.wraps(_ops.argsort)
+def argsort(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.argsort(*args, **kwargs)
+        return out_variant("argsort", _ops.argsort, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("argsort", _SCHEMAS["argsort"], args, kwargs, error)
+    if out is None:
+        return _ops.argsort(*args, **kwargs)
+    return out_variant("argsort", _ops.argsort, out, args, kwargs)
 
 
 @functools.wraps(_ops.as_strided)
@@ -1284,6 +1439,15 @@ def cosh_(*args, **kwargs):
     return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.count_nonzero)
+def count_nonzero(*args, **kwargs):
+    try:
+        return _ops.count_nonzero(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("count_nonzero", _SCHEMAS["count_nonzero"], args, kwargs, error)
+    return _ops.count_nonzero(*args, **kwargs)
+
+
 @functools.wraps(_ops.cross)
 def cross(*args, out=None, **kwargs):
     try:
@@ -1295,6 +1459,50 @@ def cross(*args, out=None, **kwargs):
     if out is None:
         return _ops.cross(*args, **kwargs)
     return out_variant("cross", _ops.cross, out, args, kwargs)
+
+
+@functools.wraps(_ops.cummax)
+def cummax(*args, **kwargs):
+    try:
+        return _ops.cummax(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cummax", _SCHEMAS["cummax"], args, kwargs, error)
+    return _ops.cummax(*args, **kwargs)
+
+
+@functools.wraps(_ops.cummin)
+def cummin(*args, **kwargs):
+    try:
+        return _ops.cummin(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cummin", _SCHEMAS["cummin"], args, kwargs, error)
+    return _ops.cummin(*args, **kwargs)
+
+
+@functools.wraps(_ops.cumprod)
+def cumprod(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cumprod(*args, **kwargs)
+        return out_variant("cumprod", _ops.cumprod, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cumprod", _SCHEMAS["cumprod"], args, kwargs, error)
+    if out is None:
+        return _ops.cumprod(*args, **kwargs)
+    return out_variant("cumprod", _ops.cumprod, out, args, kwargs)
+
+
+@functools.wraps(_ops.cumsum)
+def cumsum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.cumsum(*args, **kwargs)
+        return out_variant("cumsum", _ops.cumsum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cumsum", _SCHEMAS["cumsum"], args, kwargs, error)
+    if out is None:
+        return _ops.cumsum(*args, **kwargs)
+    return out_variant("cumsum", _ops.cumsum, out, args, kwargs)
 
 
 @functools.wraps(_ops.det)
@@ -1947,6 +2155,15 @@ def kron(*args, out=None, **kwargs):
     return out_variant("kron", _ops.kron, out, args, kwargs)
 
 
+@functools.wraps(_ops.kthvalue)
+def kthvalue(*args, **kwargs):
+    try:
+        return _ops.kthvalue(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error)
+    return _ops.kthvalue(*args, **kwargs)
+
+
 @functools.wraps(_ops.le)
 def le(*args, out=None, **kwargs):
     try:
@@ -2167,6 +2384,19 @@ def logit_(*args, **kwargs):
     return inplace_variant(_ops.logit, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.logsumexp)
+def logsumexp(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.logsumexp(*args, **kwargs)
+        return out_variant("logsumexp", _ops.logsumexp, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("logsumexp", _SCHEMAS["logsumexp"], args, kwargs, error)
+    if out is None:
+        return _ops.logsumexp(*args, **kwargs)
+    return out_variant("logsumexp", _ops.logsumexp, out, args, kwargs)
+
+
 @functools.wraps(_ops.lt)
 def lt(*args, out=None, **kwargs):
     try:
@@ -2272,6 +2502,15 @@ def mean(*args, out=None, **kwargs):
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
+@functools.wraps(_ops.median)
+def median(*args, **kwargs):
+    try:
+        return _ops.median(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("median", _SCHEMAS["median"], args, kwargs, error)
+    return _ops.median(*args, **kwargs)
+
+
 @functools.wraps(_ops.min)
 def min(*args, **kwargs):  # noqa: A001 - torch's name
     try:
@@ -2305,6 +2544,15 @@ def mm(*args, out=None, **kwargs):
     if out is None:
         return _ops.mm(*args, **kwargs)
     return out_variant("mm", _ops.mm, out, args, kwargs)
+
+
+@functools.wraps(_ops.mode)
+def mode(*args, **kwargs):
+    try:
+        return _ops.mode(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mode", _SCHEMAS["mode"], args, kwargs, error)
+    return _ops.mode(*args, **kwargs)
 
 
 @functools.wraps(_ops.moveaxis)
@@ -2389,6 +2637,41 @@ def nan_to_num_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("nan_to_num_", _SCHEMAS["nan_to_num_"], args, kwargs, error)
     return inplace_variant(_ops.nan_to_num, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.nanmean)
+def nanmean(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.nanmean(*args, **kwargs)
+        return out_variant("nanmean", _ops.nanmean, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nanmean", _SCHEMAS["nanmean"], args, kwargs, error)
+    if out is None:
+        return _ops.nanmean(*args, **kwargs)
+    return out_variant("nanmean", _ops.nanmean, out, args, kwargs)
+
+
+@functools.wraps(_ops.nanmedian)
+def nanmedian(*args, **kwargs):
+    try:
+        return _ops.nanmedian(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nanmedian", _SCHEMAS["nanmedian"], args, kwargs, error)
+    return _ops.nanmedian(*args, **kwargs)
+
+
+@functools.wraps(_ops.nansum)
+def nansum(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.nansum(*args, **kwargs)
+        return out_variant("nansum", _ops.nansum, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nansum", _SCHEMAS["nansum"], args, kwargs, error)
+    if out is None:
+        return _ops.nansum(*args, **kwargs)
+    return out_variant("nansum", _ops.nansum, out, args, kwargs)
 
 
 @functools.wraps(_ops.narrow)
@@ -2530,6 +2813,19 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
+
+
+@functools.wraps(_ops.prod)
+def prod(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.prod(*args, **kwargs)
+        return out_variant("prod", _ops.prod, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("prod", _SCHEMAS["prod"], args, kwargs, error)
+    if out is None:
+        return _ops.prod(*args, **kwargs)
+    return out_variant("prod", _ops.prod, out, args, kwargs)
 
 
 @functools.wraps(_ops.reciprocal)
@@ -2846,6 +3142,15 @@ def slogdet(*args, **kwargs):
     return _ops.slogdet(*args, **kwargs)
 
 
+@functools.wraps(_ops.sort)
+def sort(*args, **kwargs):
+    try:
+        return _ops.sort(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("sort", _SCHEMAS["sort"], args, kwargs, error)
+    return _ops.sort(*args, **kwargs)
+
+
 @functools.wraps(_ops.split)
 def split(*args, **kwargs):
     try:
@@ -2919,6 +3224,28 @@ def stack(*args, out=None, **kwargs):
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
+
+
+@functools.wraps(_ops.std)
+def std(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.std(*args, **kwargs)
+        return out_variant("std", _ops.std, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("std", _SCHEMAS["std"], args, kwargs, error)
+    if out is None:
+        return _ops.std(*args, **kwargs)
+    return out_variant("std", _ops.std, out, args, kwargs)
+
+
+@functools.wraps(_ops.std_mean)
+def std_mean(*args, **kwargs):
+    try:
+        return _ops.std_mean(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("std_mean", _SCHEMAS["std_mean"], args, kwargs, error)
+    return _ops.std_mean(*args, **kwargs)
 
 
 @functools.wraps(_ops.sub)
@@ -3058,6 +3385,15 @@ def tile(*args, **kwargs):
     return _ops.tile(*args, **kwargs)
 
 
+@functools.wraps(_ops.topk)
+def topk(*args, **kwargs):
+    try:
+        return _ops.topk(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("topk", _SCHEMAS["topk"], args, kwargs, error)
+    return _ops.topk(*args, **kwargs)
+
+
 @functools.wraps(_ops.trace)
 def trace(*args, **kwargs):
     try:
@@ -3176,6 +3512,28 @@ def unsqueeze(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
     return _ops.unsqueeze(*args, **kwargs)
+
+
+@functools.wraps(_ops.var)
+def var(*args, out=None, **kwargs):
+    try:
+        if out is None:
+            return _ops.var(*args, **kwargs)
+        return out_variant("var", _ops.var, out, args, kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("var", _SCHEMAS["var"], args, kwargs, error)
+    if out is None:
+        return _ops.var(*args, **kwargs)
+    return out_variant("var", _ops.var, out, args, kwargs)
+
+
+@functools.wraps(_ops.var_mean)
+def var_mean(*args, **kwargs):
+    try:
+        return _ops.var_mean(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("var_mean", _SCHEMAS["var_mean"], args, kwargs, error)
+    return _ops.var_mean(*args, **kwargs)
 
 
 @functools.wraps(_ops.vdot)

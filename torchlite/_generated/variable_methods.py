@@ -48,7 +48,11 @@ class _TensorMethods:
     def addmv_(self, *args, **kwargs):
         return inplace_variant(_ops.addmv, self, args, kwargs)
 
+    all = _ops.all
     allclose = _ops.allclose
+    amax = _ops.amax
+    amin = _ops.amin
+    any = _ops.any
     arccos = _ops.arccos
 
     def arccos_(self, *args, **kwargs):
@@ -70,6 +74,9 @@ class _TensorMethods:
 
     arctanh = _ops.arctanh
     arctanh_ = _ops.arctanh_
+    argmax = _ops.argmax
+    argmin = _ops.argmin
+    argsort = _ops.argsort
     as_strided = _ops.as_strided
     asin = _ops.asin
 
@@ -138,7 +145,20 @@ class _TensorMethods:
     def cosh_(self, *args, **kwargs):
         return inplace_variant(_ops.cosh, self, args, kwargs)
 
+    count_nonzero = _ops.count_nonzero
     cross = _ops.cross
+    cummax = _ops.cummax
+    cummin = _ops.cummin
+    cumprod = _ops.cumprod
+
+    def cumprod_(self, *args, **kwargs):
+        return inplace_variant(_ops.cumprod, self, args, kwargs)
+
+    cumsum = _ops.cumsum
+
+    def cumsum_(self, *args, **kwargs):
+        return inplace_variant(_ops.cumsum, self, args, kwargs)
+
     det = _ops.det
     diag = _ops.diag
     diag_embed = _ops.diag_embed
@@ -239,6 +259,7 @@ class _TensorMethods:
     isposinf = _ops.isposinf
     isreal = _ops.isreal
     kron = _ops.kron
+    kthvalue = _ops.kthvalue
     le = _ops.le
     le_ = _ops.le_
     lerp = _ops.lerp
@@ -281,6 +302,7 @@ class _TensorMethods:
     def logit_(self, *args, **kwargs):
         return inplace_variant(_ops.logit, self, args, kwargs)
 
+    logsumexp = _ops.logsumexp
     lt = _ops.lt
     lt_ = _ops.lt_
     masked_fill = _ops.masked_fill
@@ -293,9 +315,11 @@ class _TensorMethods:
     max = _ops.max
     maximum = _ops.maximum
     mean = _ops.mean
+    median = _ops.median
     min = _ops.min
     minimum = _ops.minimum
     mm = _ops.mm
+    mode = _ops.mode
     moveaxis = _ops.moveaxis
     movedim = _ops.movedim
     mul = _ops.mul
@@ -309,6 +333,9 @@ class _TensorMethods:
     def nan_to_num_(self, *args, **kwargs):
         return inplace_variant(_ops.nan_to_num, self, args, kwargs)
 
+    nanmean = _ops.nanmean
+    nanmedian = _ops.nanmedian
+    nansum = _ops.nansum
     narrow = _ops.narrow
     ne = _ops.ne
     ne_ = _ops.ne_
@@ -335,6 +362,7 @@ class _TensorMethods:
     def pow_(self, *args, **kwargs):
         return inplace_variant(_ops.pow, self, args, kwargs)
 
+    prod = _ops.prod
     random_ = _ops.random_
     reciprocal = _ops.reciprocal
 
@@ -400,6 +428,7 @@ class _TensorMethods:
         return inplace_variant(_ops.sinh, self, args, kwargs)
 
     slogdet = _ops.slogdet
+    sort = _ops.sort
     split = _ops.split
     sqrt = _ops.sqrt
 
@@ -412,6 +441,7 @@ class _TensorMethods:
         return inplace_variant(_ops.square, self, args, kwargs)
 
     squeeze = _ops.squeeze
+    std = _ops.std
     sub = _ops.sub
     sub_ = _ops.sub_
     subtract = _ops.subtract
@@ -433,6 +463,7 @@ class _TensorMethods:
         return inplace_variant(_ops.tanh, self, args, kwargs)
 
     tile = _ops.tile
+    topk = _ops.topk
     trace = _ops.trace
     transpose = _ops.transpose
     tril = _ops.tril
@@ -459,6 +490,7 @@ class _TensorMethods:
     unique = _ops.unique
     unique_consecutive = _ops.unique_consecutive
     unsqueeze = _ops.unsqueeze
+    var = _ops.var
     vdot = _ops.vdot
     view = _ops.view
 

@@ -4,7 +4,6 @@ LinearAlgebra.cpp): det, slogdet, logdet, inv, solve, cholesky, and the norms.
 torch computes these with LAPACK (getrf, getri, potrf); here numpy's linalg computes the
 values, and an LU factorisation with partial pivoting (getrf's algorithm, _lu_factor) gives
 what torch saves for the backward (LU, pivots) and its errors (the first zero pivot)."""
-import builtins
 import math
 
 import numpy as np
@@ -354,11 +353,14 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=Non
         if isinstance(dim, (list, tuple)) and not dims:
             dims = None
     axis = None if dims is None or a.ndim == 0 else tuple(dims)
-    if a.size == 0 and ord < 0 or (a.size == 0 and math.isinf(ord)):
-        reduced = a.shape if axis is None else [a.shape[d] for d in axis]
-        if builtins.any(n == 0 for n in reduced):
+    if a.size == 0 and (ord < 0 or math.isinf(ord)):
+        if axis is None:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_str(ord)} norm on an empty tensor "
                                "because the operation does not have an identity")
+        for d in (dim,) if isinstance(dim, int) else dim:  # as given, in torch's message (its missing space too)
+            if a.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_str(ord)} norm on the dimension "
+                                   f"{d}because this dimension is empty and the operation does not have an identity")
     xp = _backend.xp(a)
     with np.errstate(all="ignore"):
         absa = xp.abs(a)

@@ -22,7 +22,13 @@ def _scatter_zeros(spec, src, shape, dim, idx):
     torch's formulas call it. The zeros need no gradient: the node's first edge is empty."""
     a = src._array
     z = _backend.new(a, "zeros", shape, a.dtype)
-    if shape:
+    if shape and spec is _S.ScatterAddBackward0:
+        # scatter_add adds up the values of repeated indices (put_along_axis keeps one of them)
+        xp = _backend.xp(z)
+        where = list(xp.indices(idx.shape, sparse=True))
+        where[dim] = idx
+        xp.add.at(z, tuple(where), a)
+    elif shape:
         np.put_along_axis(z, idx, a, dim)
     else:
         z[()] = a

@@ -184,6 +184,14 @@ __all__ += ["addcdiv", "addcmul", "bitwise_and", "bitwise_left_shift", "bitwise_
 
 # ==== issue 13: reductions ====
 # (the reductions family's entries follow this line)
+# (Sorting imports ReduceOps: it comes after it, with TensorAdvancedIndexing and TensorCompare)
+from .ReduceOps import (all, amax, amin, any, argmax, argmin, count_nonzero, cummax, cummin, cumprod,  # noqa: A004
+                        cumsum, logsumexp, nanmean, nansum, prod, std, std_mean, var, var_mean, _U64)
+from .Sorting import argsort, kthvalue, median, mode, nanmedian, sort, topk
+
+__all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "cummax", "cummin", "cumprod",
+            "cumsum", "logsumexp", "nanmean", "nansum", "prod", "std", "std_mean", "var", "var_mean", "_U64",
+            "argsort", "kthvalue", "median", "mode", "nanmedian", "sort", "topk"]
 
 # ==== issue 13: shape ====
 # (the shape family's entries follow this line)

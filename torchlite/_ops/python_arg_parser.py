@@ -154,6 +154,8 @@ def _signature(schema_args, function):
 def _schema_error(name, params, args, kwargs):
     """torch's message for a call of `name` that does not bind to its one signature, or None."""
     positional = [p for p in params if not p.keyword_only]
+    if len(positional) == 1 and positional[0].type in ("Tensor[]", "int[]", "SymInt[]") and len(args) > 1:
+        args = (tuple(args),)  # a lone list parameter takes varargs (broadcast_tensors(a, b))
     if len(args) > len(positional):
         n = len(positional)
         return (f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {len(args)} "

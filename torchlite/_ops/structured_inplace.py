@@ -49,6 +49,9 @@ def inplace_variant(functional, self, args, kwargs):
     a = self._array
     _check_overlap(a)
     sequential = [i for i, x in enumerate(args) if isinstance(x, _TB) and _check_overlap(a, x._array)]
+    meta = getattr(functional, "inplace_meta", None)
+    if meta is not None:  # the checks of the op's meta function where its output is self (cumsum_'s dtype)
+        meta(self, *args, **kwargs)
     captured = []
     previous = _C._capture_records(captured)
     try:
