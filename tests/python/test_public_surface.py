@@ -1377,7 +1377,6 @@ _REDUCTION_CASES = {
     "nanmean": lambda lib, x: (lib.nanmean(x), x.nanmean(1), x.nanmean((0, 1), keepdim=True)),
     "nanmedian": lambda lib, x: (lib.nanmedian(x), tuple(x.nanmedian(1)), x.nanmedian(0, True).values),
     "nansum": lambda lib, x: (lib.nansum(x), x.nansum(1), x.nansum((0, 1), keepdim=True, dtype=lib.float64)),
-    "norm": lambda lib, x: (lib.norm(x), x.norm(1, 1), x.norm(p=3, dim=0, keepdim=True), x.norm(float("inf"))),
     "prod": lambda lib, x: (lib.prod(x), x.prod(1), x.prod(0, keepdim=True, dtype=lib.float64)),
     "sort": lambda lib, x: (lib.sort(x), tuple(x.sort(0, True)), x.sort(stable=True, dim=1).values),
     "std": lambda lib, x: (lib.std(x), x.std(1), x.std(0, unbiased=False, keepdim=True), x.std(correction=0)),
