@@ -1,5 +1,7 @@
 """The argument checks torch's argument parser and its dimension wrapping
 (torch/csrc/utils/python_arg_parser.cpp, c10's WrapDimUtils.h) apply, with their messages."""
+import re
+
 import numpy as np
 
 from .. import _C
@@ -142,7 +144,7 @@ def _python_type_name(value):
 
 def _signature(schema_args, function):
     params, keyword_only = [], False
-    for text in schema_args.split(","):
+    for text in re.split(r",(?![^\[]*\])", schema_args):  # not the commas of a default's list, dims=[0,1]
         text = text.strip()
         if text == "*":
             keyword_only = True
@@ -191,8 +193,11 @@ def _rebind(name, schemas, args, kwargs, error):
     kernel with again where only the first one's name differs (torch's `input` for the kernel's
     `self`), else raises `error` itself."""
     if len(schemas) == 1:
-        params = _signature(schemas[0], function=True)
-        message = _schema_error(name, params, args, kwargs)
+        try:
+            params = _signature(schemas[0], function=True)
+            message = _schema_error(name, params, args, kwargs)
+        except Exception:  # noqa: BLE001 - a schema this parser does not read keeps the kernel's error
+            raise error from None
         if message is not None:
             raise TypeError(message) from None
         if params and params[0].name == "input" and "input" in kwargs and not args:
