@@ -234,6 +234,17 @@ def tensordot_full_contraction(lib, dev):
 
 
 @case
+def tensordot_broadcast_keeps_dtype(lib, dev):
+    # a size-1 contracted dimension sums in the operand's dtype (int32 stays int32, as Linear.cpp's
+    # t1.sum(dim, true, t1.scalar_type())), then the matrix product; float: the gradient through it
+    i32 = lib.tensor([[1, -2], [3, 4]], dtype=lib.int32, device=dev)
+    col = lib.tensor([[2], [5]], dtype=lib.int32, device=dev)
+    a, b = T(lib, dev, data(2, 1)), T(lib, dev, data(3, 2))
+    return (lib.tensordot(col, i32, dims=([1], [0])), lib.tensordot(i32, col, dims=([0], [0])),
+            with_grads(lib, (lib.tensordot(a, b, dims=([1], [0])), lib.tensordot(b, a, dims=([1], [1]))), a, b))
+
+
+@case
 def einsum_broadcast_size1(lib, dev):
     a, b = T(lib, dev, data(1, 3)), T(lib, dev, data(2, 3))
     return with_grads(lib, (lib.einsum("ij,ij->ij", a, b), lib.einsum("ij,kj->ik", a, b)), a, b)
@@ -388,6 +399,27 @@ ERRORS = {
     "cross_dim": lambda lib, d: lib.cross(T(lib, d, data(2, 3)), T(lib, d, data(2, 3)), dim=0),
     "cross_ndim": lambda lib, d: lib.linalg.cross(T(lib, d, data(3)), T(lib, d, data(2, 3))),
     "tensordot_sizes": lambda lib, d: lib.tensordot(T(lib, d, data(2, 3)), T(lib, d, data(2, 3)), dims=([1], [0])),
+    # fuzzer table 2, seed 1841: the size-1 dim sums to Bool (not Long), so dot refuses Bool
+    "tensordot_bool_dot": lambda lib, d: lib.tensordot(lib.ones(1, dtype=lib.bool, device=d),
+                                                       lib.ones(2, dtype=lib.bool, device=d), dims=([-1], [0])),
+    "tensordot_bool_mm": lambda lib, d: lib.tensordot(lib.ones(2, 1, dtype=lib.bool, device=d),
+                                                      lib.ones(2, 3, dtype=lib.bool, device=d), dims=([1], [0])),
+    # seed 2957: cross dispatches on self's dtype (no Bool) before it reads other
+    "cross_bool": lambda lib, d: lib.linalg.cross(lib.ones(3, dtype=lib.bool, device=d),
+                                                  lib.ones(3, dtype=lib.bool, device=d)),
+    "cross_bool_long": lambda lib, d: lib.cross(lib.ones(2, 3, dtype=lib.bool, device=d),
+                                                lib.ones(1, 3, dtype=lib.int64, device=d), dim=1),
+    "cross_long_bool": lambda lib, d: lib.linalg.cross(lib.ones(3, dtype=lib.int64, device=d),
+                                                       lib.ones(3, dtype=lib.bool, device=d)),
+    "cross_bool_broadcast": lambda lib, d: lib.linalg.cross(lib.ones(2, 3, dtype=lib.bool, device=d),
+                                                            lib.ones(4, 3, dtype=lib.bool, device=d)),
+    # seeds 373, 2695, 2169: vecdot checks x is floating or complex first, then the dtypes agree
+    "vecdot_bool": lambda lib, d: lib.linalg.vecdot(lib.ones(2, dtype=lib.bool, device=d),
+                                                    lib.ones(2, dtype=lib.bool, device=d)),
+    "vecdot_long_batched": lambda lib, d: lib.linalg.vecdot(lib.ones(2, 3, dtype=lib.int64, device=d),
+                                                            lib.ones(2, 3, dtype=lib.int64, device=d)),
+    "vecdot_long_float": lambda lib, d: lib.linalg.vecdot(lib.ones(3, dtype=lib.int64, device=d), T(lib, d, data(3))),
+    "vecdot_float_long": lambda lib, d: lib.linalg.vecdot(T(lib, d, data(3)), lib.ones(3, dtype=lib.int64, device=d)),
     "einsum_sizes": lambda lib, d: lib.einsum("ij,jk", T(lib, d, data(2, 3)), T(lib, d, data(2, 3))),
     "einsum_few": lambda lib, d: lib.einsum("ij,jk->ik", T(lib, d, data(2, 3))),
     "einsum_more": lambda lib, d: lib.einsum("ij", T(lib, d, data(2, 3)), T(lib, d, data(2, 3))),

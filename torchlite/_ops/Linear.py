@@ -6,7 +6,7 @@ import builtins
 
 import numpy as np
 
-from .BatchLinearAlgebra import _square_check, linalg_inv
+from .BatchLinearAlgebra import _float_check, _square_check, linalg_inv
 from .BinaryOps import mul
 from .Copy import copy_
 from .LinearAlgebra import _matmul_kernel, dot as vdot_or_dot, matmul, mm, vdot
@@ -100,10 +100,12 @@ def _tensordot(input1, input2, dims1, dims2):
     t1, t2 = input1, input2
     for (d1, d2), (g1, g2) in zip(zip(dims1, dims2, strict=True), given, strict=True):
         s1, s2 = x.shape[d1], y.shape[d2]
-        if s2 == 1:  # a broadcast dimension sums right away
-            t1 = sum(t1, d1, True)
+        # a broadcast dimension sums right away, in the operand's own dtype (Linear.cpp passes
+        # t1.scalar_type(): bool/int32 stay so, and reach dot/mm's dtype errors as torch's do)
+        if s2 == 1:
+            t1 = sum(t1, d1, True, dtype=t1.dtype)
         elif s1 == 1:
-            t2 = sum(t2, d2, True)
+            t2 = sum(t2, d2, True, dtype=t2.dtype)
         else:
             if s1 != s2:
                 raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {g1} and "
@@ -157,6 +159,7 @@ def matrix_power(self, n):
 def linalg_vecdot(x, y, *, dim=-1):
     """torch.linalg.vecdot: (x.conj() * y).sum(dim) (MulBackward0, SumBackward1)."""
     a, b = x._array, y._array
+    _float_check(a, "linalg.vecdot")  # at::linalg_vecdot checks x alone, before the dtypes agree
     if a.dtype != b.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{_torch_type_name(a.dtype)} and y of type {_torch_type_name(b.dtype)} instead")

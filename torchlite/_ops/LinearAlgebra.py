@@ -388,6 +388,10 @@ def linalg_cross(self, other, *, dim=-1):
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
                            f"{b.shape[d]}")
     shape = _broadcast_shapes(a.shape, b.shape)
+    # cpu/CrossKernel.cpp's cross_kernel_impl dispatches on the result's dtype (self's), which has
+    # no Bool case, and only then reads other as that dtype: Bool self refuses whatever other is
+    if a.dtype == _b1:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_torch_type_name(a.dtype)} but found {_torch_type_name(b.dtype)}")
     token = _quiet()
