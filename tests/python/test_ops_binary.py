@@ -675,3 +675,56 @@ def test_inplace_autograd_check_first(op, dev):
         o = T(lib, dev, [[1, 0], [2, 3]], "int64")
         return [attempt(f, x, o), attempt(f, x[0], o), attempt(f, x.unbind()[0], o)]
     same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("op", INPLACE)
+def test_inplace_overlap_errors_first(op, dev):
+    """An operand sharing self's memory in part (a row of self, self broadcast from a row): torch's
+    overlap error (TensorIterator's compute_mem_overlaps) comes before its output-shape error and the
+    kernel's dtype error (the fuzzer found both orders)."""
+    f = INPLACE[op]
+
+    def case(lib, dev):
+        res = []
+        for dtype in ("float32", "int64", "bool"):
+            t = T(lib, dev, DATA[dtype][0], dtype)
+            res.append(attempt(f, t, t[1]))
+            res.append(attempt(f, t[0], t))
+        return res
+    same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_lerp_bool_or_integer_operands_with_zero_dim_float_weight(dev):
+    """lerp.Tensor computes in its operands' common dtype: bool (or int64) self and end with a 0-d
+    float weight give a float result (the kernel has no bool version of its own), whose gradient
+    torch refuses (a bool subtraction); a 0-d int weight leaves them integral (the kernel's error)."""
+    def case(lib, dev):
+        d = dev_of(lib, dev)
+        b, c = T(lib, dev, B[0], "bool"), T(lib, dev, C[0], "bool")
+        i, j = T(lib, dev, I[0], "int64"), T(lib, dev, J[0], "int64")
+        w = lib.tensor(0.25, device=d, requires_grad=True)
+        out = b.lerp(c, w)
+        fn = out.grad_fn
+        res = [out, fn.name(), fn._saved_weight, fn._saved_self, fn._saved_end, attempt(lambda: out.sum().backward())]
+        res += [attempt(lib.lerp, b[0], c[0], w), attempt(lib.lerp, i, j, lib.tensor(0.5, dtype=lib.float64, device=d)),
+                attempt(lib.lerp, b, c, lib.tensor(1, device=d)), attempt(lib.lerp, b, c, 0.5),
+                attempt(lib.lerp, b, c, lib.tensor([0.5] * 4, device=d)),
+                attempt(lambda: b.clone().lerp_(c, lib.tensor(0.5, device=d)))]
+        return res
+    same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_integer_division_of_empty_by_zero(dev):
+    """An empty dividend divides by nothing: no ZeroDivisionError from a zero divisor that broadcasts
+    to an empty result."""
+    def case(lib, dev):
+        e = T(lib, dev, [[]], "int64")
+        z = T(lib, dev, [0], "int64")
+        ops = [lambda: e % z, lambda: lib.fmod(e, z), lambda: e // z, lambda: lib.div(e, z, rounding_mode="trunc"),
+               lambda: lib.remainder(e, 0), lambda: lib.fmod(e, 0), lambda: e.clone().fmod_(z), lambda: 5 % e,
+               lambda: z % z]
+        return [attempt(f) for f in ops]
+    same(case, dev)

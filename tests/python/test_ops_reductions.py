@@ -430,7 +430,13 @@ def test_out_with_requires_grad_refused_as_torch():
 # In-place variants (structured_delegate: the functional kernel written into self) --------------
 INPLACE = ["y.cumsum_(1)", "y.cumprod_(0)", "y.cumsum_(-1, dtype=lib.float32)", "y.cumprod_(1, dtype=lib.float64)",
            "y[0].cumsum_(0)", "y.t().cumprod_(1)", "x.cumsum_(0)", "y.cumsum_(2)", "y.to(lib.int64).cumsum_(1)",
-           "y.to(lib.int64).cumprod_(0, dtype=lib.float32)", "(y > 0).cumsum_(0)"]
+           "y.to(lib.int64).cumprod_(0, dtype=lib.float32)", "(y > 0).cumsum_(0)",
+           # a 0-d or empty bool self is filled or left without the kernel (no bool error); the
+           # kernel's bool error comes before its TensorIterator's internal-overlap check
+           "(y > 0)[0, 0].cumprod_(0)", "(y > 0)[0, 0].cumsum_(0)", "(y > 0)[:, :0].cumsum_(1)",
+           "(y > 0)[:0].cumprod_(0)", "(y > 0)[0, 0].expand(3).cumsum_(-1)", "(y > 0)[0, 0].expand(3).cumprod_(0)",
+           "y[0, 0].expand(3).cumsum_(0)", "y.to(lib.int64)[0, 0].expand(2, 3).cumprod_(1)",
+           "(y * 100).to(lib.int8).cumsum_(1)"]
 
 
 @pytest.mark.parametrize("expr", INPLACE)

@@ -521,8 +521,11 @@ def _array_or_number(x):
     return x._array if isinstance(x, _TB) else x
 
 
-def _check_int_zero(b):
-    """torch's integer division kernels raise on a zero divisor (TORCH_CHECK(b != 0, "ZeroDivisionError"))."""
+def _check_int_zero(b, a):
+    """torch's integer division kernels raise on a zero divisor (TORCH_CHECK(b != 0, "ZeroDivisionError")),
+    checked per element computed: an empty dividend (an empty broadcast result) divides by nothing."""
+    if isinstance(a, _backend.array_types) and a.size == 0:
+        return
     if isinstance(b, _backend.array_types):
         if (b == 0).any():
             raise RuntimeError("ZeroDivisionError")
@@ -534,7 +537,7 @@ def _trunc_divide(a, b):
     """c10's div_trunc: a / b rounded toward zero (integers: C's division)."""
     if a.dtype.kind == "f":
         return np.trunc(np.true_divide(a, b))
-    _check_int_zero(b)
+    _check_int_zero(b, a)
     q = np.floor_divide(a, b)
     return q + ((np.remainder(a, b) != 0) & ((a < 0) != (b < 0)))
 
@@ -543,7 +546,7 @@ def _floor_divide(a, b):
     """c10's div_floor_floating / div_floor_integer: Python's floor division (a float divisor of 0
     gives a / b), which numpy's floor_divide computes the same way (npy_divmod)."""
     if a.dtype.kind != "f":
-        _check_int_zero(b)
+        _check_int_zero(b, a)
     return np.floor_divide(a, b)
 
 
@@ -551,7 +554,7 @@ def _remainder(a, b):
     """torch's remainder kernel: fmod, then plus b where its sign differs from b's (a zero stays
     as fmod gives it; numpy's remainder would give b's sign to it)."""
     if a.dtype.kind != "f":
-        _check_int_zero(b)
+        _check_int_zero(b, a)
         return np.remainder(a, b)
     m = np.fmod(a, b)
     return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
@@ -559,7 +562,7 @@ def _remainder(a, b):
 
 def _fmod(a, b):
     if a.dtype.kind != "f":
-        _check_int_zero(b)
+        _check_int_zero(b, a)
     return np.fmod(a, b)
 
 
@@ -822,6 +825,10 @@ def lerp(self, end, weight):
     w = weight._array if tensor_weight else weight
     if tensor_weight and w.dtype != dtype and w.ndim:  # a 0-d weight of another dtype is cast
         raise RuntimeError(f"expected dtype {_c_name(dtype)} for `weight` but got dtype {_c_name(w.dtype)}")
+    if tensor_weight:
+        # lerp.Tensor's TensorIterator computes in the operands' common dtype, where a 0-d weight of
+        # a higher category promotes (bool self and end with a 0-d float weight: float)
+        dtype = _result_type_n(a, e, w)
     if dtype.kind != "f":
         raise _not_implemented("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", dtype)
     r = _compute(lambda s, t, u: _lerp(s, t, u, dtype), self, dtype, a, e, w)
@@ -1160,6 +1167,16 @@ def operator(fn):
 # (the differentiable ones are structured in-place variants: native_functions.yaml's
 # structured_delegate lines, Note [Structured in-place variants])
 
+def _check_overlaps(a, operands):
+    """TensorIterator's compute_mem_overlaps, which comes before compute_shape and the kernel's
+    dtype dispatch (TensorIterator.cpp, TensorIteratorBase::build): the written-to self's internal
+    overlap, then its partial overlap with each tensor operand."""
+    _check_overlap(a)
+    for x in operands:
+        if isinstance(x, _TB):
+            _check_overlap(a, x._array)
+
+
 def _inplace_no_derivative(fn, self, *args, check_inplace=True):
     """self.<op>_(...) of an op without a derivative (bitwise_*, logical_*): the result written into
     self after TensorIterator's shape and cast checks, the version bumped, the history left as is.
@@ -1170,7 +1187,7 @@ def _inplace_no_derivative(fn, self, *args, check_inplace=True):
         _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
             isinstance(x, _TB) and x.requires_grad for x in args)))
     a = self._array
-    _check_overlap(a)
+    _check_overlaps(a, args)
     full = _shapes(a, *(x._array for x in args if isinstance(x, _TB)))
     if full != a.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(full)}")
@@ -1296,12 +1313,14 @@ def clamp_max_(self, max):  # noqa: A002 - torch's name
 
 
 def _inplace_shapes(self, args, kwargs):
-    """autograd's check_inplace (VariableType's, first), then TensorIterator's shape checks of an in-place
-    op, which come before its kernel's dtype and value errors (a bool kernel, an integer division by
-    zero): the operands broadcast, to self's shape."""
+    """autograd's check_inplace (VariableType's, first), then TensorIterator's overlap and shape checks
+    of an in-place op, in that order, which come before its kernel's dtype and value errors (a bool
+    kernel, an integer division by zero): self's memory not shared with an operand's, the operands
+    broadcast to self's shape."""
     _C._check_inplace(self, _C.is_grad_enabled() and (self.requires_grad or any(
         isinstance(x, _TB) and x.requires_grad for x in (*args, *kwargs.values()))))
     a = self._array
+    _check_overlaps(a, (*args, *kwargs.values()))
     full = _shapes(a, *(x._array for x in (*args, *kwargs.values()) if isinstance(x, _TB)))
     if full != a.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(full)}")

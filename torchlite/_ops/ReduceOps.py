@@ -507,7 +507,9 @@ def cumprod(self, dim=_REQUIRED, *, dtype=None):
 
 def _cum_inplace_meta(name):
     """meta_func_cum_ops where the output is self: its dtype (dtype= must equal it), which the
-    CPU kernel has no bool version of."""
+    CPU kernel has no bool version of. impl_func_cum_ops fills a 0-d self and zeroes an empty one
+    without the kernel; the kernel's dtype dispatch comes before the TensorIterator it builds, so
+    before that iterator's overlap check (ReduceOps.cpp, cumsum_cpu_kernel)."""
     def meta(self, dim=_REQUIRED, *, dtype=None):
         _check_given(name + "_", dim=dim)
         a = self._array
@@ -515,8 +517,10 @@ def _cum_inplace_meta(name):
         if dtype is not None and dtype._np != a.dtype:
             raise RuntimeError(f"Bad in-place call: input tensor dtype {_C_TYPE_NAMES[a.dtype.name]} and output "
                                f"tensor dtype {_C_TYPE_NAMES[dtype._np.name]} should match")
-        if a.dtype.kind == "b":
+        if a.dtype.kind == "b" and a.ndim and a.size:
             raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+        # the result's dtype is self's (an integral self is not promoted to int64 as the functional's)
+        return {"dtype": self.dtype}
     return meta
 
 

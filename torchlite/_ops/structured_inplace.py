@@ -47,11 +47,13 @@ def inplace_variant(functional, self, args, kwargs):
         grad = _C.is_grad_enabled() and (self.requires_grad or any(t.requires_grad for t in others))
         _C._check_inplace(self, grad)
     a = self._array
+    meta = getattr(functional, "inplace_meta", None)
+    if meta is not None:
+        # the checks of the op's meta function where its output is self (cumsum_'s dtype), and of its
+        # kernel before a TensorIterator is built (cumsum_'s dispatch on a bool self)
+        kwargs = meta(self, *args, **kwargs) or kwargs
     _check_overlap(a)
     sequential = [i for i, x in enumerate(args) if isinstance(x, _TB) and _check_overlap(a, x._array)]
-    meta = getattr(functional, "inplace_meta", None)
-    if meta is not None:  # the checks of the op's meta function where its output is self (cumsum_'s dtype)
-        meta(self, *args, **kwargs)
     captured = []
     previous = _C._capture_records(captured)
     try:
