@@ -20,6 +20,8 @@ CASES = {}
 
 
 def case(fn):
+    # a second case of the same name would silently replace the first
+    assert fn.__name__ not in CASES, f"duplicate case name {fn.__name__}"
     CASES[fn.__name__] = fn
     return fn
 
@@ -474,6 +476,16 @@ def roll_errors(lib, dev):
 
 
 @case
+def roll_empty(lib, dev):
+    """roll_cpu clones an empty tensor before it wraps a dim: any dim passes (fuzzer seeds 719, 1066)."""
+    x = leaf(lib, dev, np.zeros((0, 2)))
+    return describe(lib, (x.roll(1, 2), lib.roll(x, (-2, -1), (0, 1)), x.roll((1, 1), (7, -9)), x.roll(3)), [x]) + [
+        run(lambda _: x.roll((1, 2), (5,)), lib),
+        run(lambda _: x.roll((), ()), lib),
+    ]
+
+
+@case
 def rot90(lib, dev):
     x = leaf(lib, dev)
     return describe(
@@ -595,6 +607,24 @@ def gather_errors(lib, dev):
             lambda _: x.gather(1, i + 1),
             lambda _: x.gather(1, i - 1),
             lambda _: x.gather(3, i),
+        )
+    ]
+
+
+@case
+def take_along_dim_check_order(lib, dev):
+    """_take_along_dim_helper's checks in order: ranks, then the dtype, then the dim (seed 1396)."""
+    x = leaf(lib, dev)
+    return [
+        run(f, lib)
+        for f in (
+            lambda _: lib.take_along_dim(x, T(lib, dev, [], lib.int64), -4),
+            lambda _: lib.take_along_dim(x, T(lib, dev, [0], lib.int32), 7),
+            lambda _: lib.take_along_dim(x, T(lib, dev, [[[0]]], lib.int32), 7),
+            lambda _: lib.take_along_dim(x, T(lib, dev, [[[0]]], lib.int64), 3),
+            lambda _: lib.take_along_dim(x[0, 0, 0], T(lib, dev, [0], lib.int64), 0),
+            lambda _: lib.take_along_dim(x[0, 0, 0], T(lib, dev, 0, lib.int64), 0),
+            lambda _: lib.take_along_dim(x, T(lib, dev, [[[1]]], lib.int32)),
         )
     ]
 
@@ -774,8 +804,29 @@ def index_add_errors(lib, dev):
             lambda _: x.index_add(1, T(lib, dev, [3, 0]), s),
             lambda _: x.index_add(1, T(lib, dev, [-1, 0]), s),
             lambda _: x.index_add(1, T(lib, dev, [0, 1]), s.double()),
+            # index_func_meta_impl's order: index rank, index dtype, dtypes, dim of source, count, shapes
+            lambda _: x.index_add(-1, T(lib, dev, [], lib.int64), s[0, 0]),
+            lambda _: x.index_add(2, T(lib, dev, [], lib.int64), s[0]),
+            lambda _: x.index_add(2, T(lib, dev, [0], lib.int16), s[0]),
+            lambda _: x.index_add(2, T(lib, dev, [[0]]), s[0]),
+            lambda _: x[0, 0].index_add(0, T(lib, dev, [0, 1]), s[0, 0, 0]),
+            lambda _: x[0, 0].index_add(0, T(lib, dev, [0]), s[0, 0, 0]),
+            lambda _: x[0].index_add(1, T(lib, dev, [0]), s[0, 0, 0]),
+            lambda _: x[0, 0, 0].index_add(0, T(lib, dev, [0]), s[0, 0, :1]),
+            lambda _: x.clone().index_add_(-1, T(lib, dev, [], lib.int64), s[0, 0]),
         )
     ]
+
+
+@case
+def index_add_scalars(lib, dev):
+    x, s = leaf(lib, dev), leaf(lib, dev, A[:, :2] * 3)
+    return describe(
+        lib,
+        (x[0, 0, 0].index_add(0, T(lib, dev, [0, 0]), s[0, 0, :2]), x[0, 0, 0].index_add(0, T(lib, dev, 0), s[0, 0, 1]),
+         x.index_add(1, T(lib, dev, [2, 0], lib.int32), s)),
+        [x, s],
+    )
 
 
 @case
@@ -1340,5 +1391,11 @@ def test_keys_cover_every_kind():
 
 
 def test_all_case_names_unique():
-    assert len(CASES) == len(set(CASES))
+    # the case decorator refuses a repeated name; here: every decorated function is in CASES
+    import ast
+
+    tree = ast.parse(open(__file__).read())
+    decorated = [f.name for f in tree.body if isinstance(f, ast.FunctionDef)
+                 and any(isinstance(d, ast.Name) and d.id == "case" for d in f.decorator_list)]
+    assert len(decorated) == len(set(decorated)) == len(CASES)
     assert list(itertools.islice(CASES, 1))

@@ -194,6 +194,22 @@ def test_unique_random(dtype, seed, dev):
     check(case, dev)
 
 
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("n", [4, 12, 40, 150])
+def test_unique_dim_nan_rows(n, dev):
+    """unique(dim=) sorts the rows with std::sort under a comparator a nan neither precedes nor
+    follows: the order of rows with nans is that of the algorithm (fuzzer seed 1289)."""
+    data = np.random.default_rng(n).integers(0, 3, size=(n, 3)).astype(float)
+    data[np.random.default_rng(n + 1).random((n, 3)) < 0.4] = NAN
+
+    def case(lib, d):
+        x = lib.tensor(data, device=d)
+        return [lib.unique(x, sorted=False, return_inverse=True, return_counts=True, dim=0),
+                lib.unique(x.t(), return_inverse=True, dim=1),
+                lib.tensor(data[:4, :1], device=d).logit().unique(dim=0, return_inverse=True)]
+    check(case, dev)
+
+
 # bincount, histc, searchsorted ---------------------------------------------------------------------
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("seed", range(3))

@@ -270,11 +270,33 @@ def index_select(self, dim, index):
                    self_sym_sizes=a.shape)
 
 
-def _index_source_check(fn, a, d, i, source):
-    sn = source.shape[d] if source.ndim else 1
-    if i.size != sn:
-        raise RuntimeError(f"{fn}(): Number of indices ({i.size}) should be equal to source.size(dim): ({sn}), "
-                           f"for dim: {d}")
+def _index_func_meta(fn, a, d, idx, source):
+    """index_func_meta_impl (TensorAdvancedIndexing.cpp, index_add's meta function): its checks in
+    their order on the wrapped dim d; returns the index as a flat int64 vector."""
+    if idx.ndim > 1:
+        raise IndexError(f"{fn}(): Index is supposed to be a vector, but got dim: {idx.ndim} with type: "
+                         f"{_type_name(idx.dtype)} and size: {list(idx.shape)}")
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(f"{fn}(): Expected dtype int32/int64 for index but got: {_type_name(idx.dtype)}")
+    if a.dtype != source.dtype:
+        raise RuntimeError(f"{fn}(): self ({_type_name(a.dtype)}) and source ({_type_name(source.dtype)}) must have "
+                           "the same scalar type")
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"{fn}(): Indexing dim {d} is out of bounds of the source tensor with dim {source.ndim}")
+    if idx.size != (source.shape[d] if source.ndim else 1):
+        if source.ndim == 0:
+            # the message itself asks source.size(dim) of a 0-d source
+            raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+        raise RuntimeError(f"{fn}(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+                           f"({source.shape[d]}), for dim: {d}")
+    # the sizes apart from dim must match; where either is 0-d the whole shapes are compared
+    ss, rs = list(a.shape), list(source.shape)
+    if a.ndim and source.ndim:
+        del ss[d], rs[d]
+    if ss != rs:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(a.shape)} source.shape = {list(source.shape)}")
+    return idx.reshape(-1).astype(np.int64, copy=False)
 
 
 def _index_put_along(out, d, i, source, accumulate, alpha=1):
@@ -298,15 +320,7 @@ def _index_put_along(out, d, i, source, accumulate, alpha=1):
 def index_add(self, dim, index, source, *, alpha=1):
     a, idx, s = self._array, index._array, source._array
     d = _wrap_dim(dim, a.ndim)
-    i = _vector_index("index_add_", idx)
-    if a.dtype != s.dtype:
-        raise RuntimeError(f"index_add_(): self ({_type_name(a.dtype)}) and source ({_type_name(s.dtype)}) must have "
-                           "the same scalar type")
-    _index_source_check("index_add_", a, d, i, s)
-    if a.ndim and s.ndim and (a.ndim != s.ndim or any(
-            x != y for k, (x, y) in enumerate(zip(a.shape, s.shape, strict=True)) if k != d)):
-        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
-                           f"Got self.shape = {list(a.shape)} source.shape = {list(s.shape)}")
+    i = _index_func_meta("index_add_", a, d, idx, s)
     n = a.shape[d] if a.ndim else 1
     bad = _first_oob(i, n)
     if bad is not None:
@@ -495,17 +509,19 @@ def take_along_dim(self, indices, dim=None):
     """at::take_along_dim (composite): with a dim, gather over the two broadcast apart from
     dim; without, gather of the flattened tensors."""
     a, idx = self._array, indices._array
-    if idx.dtype != np.int64:
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(idx.dtype)}")
     if dim is None:
+        # no dim: gather's own index checks only (int32 indices pass)
         return gather(view(self, (-1,)), 0, view(indices, (-1,)))
-    d = _wrap_dim(dim, a.ndim)
-    if a.ndim == 0:
-        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    # _take_along_dim_helper (TensorAdvancedIndexing.cpp) checks the ranks, then the dtype, then
+    # wraps the dim; a 0-d input then fails on self.size(dim)
     if a.ndim != idx.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, but "
                            f"got {a.ndim} dimensions for input, and {idx.ndim} dimensions for indices")
+    if idx.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {_type_name(idx.dtype)}")
     d = _wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     ss, si = list(a.shape), list(idx.shape)
     ss[d] = si[d] = 1
     err = _broadcast_error(ss, si)

@@ -306,8 +306,13 @@ def roll(self, shifts, dims=()):
     else:
         if len(shifts) != len(dims):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-        ds = [_wrap_dim(d, a.ndim, wrap_scalar=False) for d in dims]
-        r = np.roll(a, shifts, ds)
+        if a.size == 0:
+            # roll_cpu (TensorTransformations.cpp) clones an empty tensor before it wraps the dim,
+            # and roll_common recurses one dim at a time through it: no dim is checked
+            r = a.copy()
+        else:
+            ds = [_wrap_dim(d, a.ndim, wrap_scalar=False) for d in dims]
+            r = np.roll(a, shifts, ds)
     out = _wrap(r.copy() if not r.flags.c_contiguous else r, self)
     return _record(_S.RollBackward0, (self,), out, shifts=shifts, dims=dims)
 

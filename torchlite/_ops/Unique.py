@@ -6,6 +6,8 @@ inverse indices (int64, the input's shape, or the dim's length with dim=) and th
 the latter two returned only where asked, in that order. Each nan is a value of its own. The
 unique values get torch's node (Unique2Backward0, UniqueDimBackward0, UniqueConsecutiveBackward0),
 whose derivative torch has not implemented."""
+import functools
+
 import numpy as np
 
 from .. import _backend
@@ -49,13 +51,101 @@ def _rows_equal(rows):
     return np.all(rows[1:] == rows[:-1], axis=tuple(range(1, rows.ndim)))
 
 
+def _std_sort_order(flat):
+    """The row order _unique_dim_cpu_template's std::sort gives (libstdc++'s introsort: median-of-three
+    quicksort down to 16 elements, then one insertion sort) under its comparator: row a before row b
+    where, at the first element where neither is less nor greater, a's is less. With a nan that
+    comparator is no strict weak ordering, so the order is the algorithm's: emulate it step by step."""
+    rows = [list(r) for r in flat.tolist()]
+
+    def less(x, y):
+        for u, v in zip(rows[x], rows[y], strict=True):
+            if u < v:
+                return True
+            if u > v:
+                return False
+        return False
+
+    idx = list(range(len(rows)))
+
+    def median_to_first(result, a, b, c):
+        if less(idx[a], idx[b]):
+            if less(idx[b], idx[c]):
+                m = b
+            elif less(idx[a], idx[c]):
+                m = c
+            else:
+                m = a
+        elif less(idx[a], idx[c]):
+            m = a
+        elif less(idx[b], idx[c]):
+            m = c
+        else:
+            m = b
+        idx[result], idx[m] = idx[m], idx[result]
+
+    def partition(first, last):
+        median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
+        pivot, lo, hi = idx[first], first + 1, last
+        while True:
+            while lo < last - 1 and less(idx[lo], pivot):
+                lo += 1
+            hi -= 1
+            while hi > first and less(pivot, idx[hi]):
+                hi -= 1
+            if lo >= hi:
+                return lo
+            idx[lo], idx[hi] = idx[hi], idx[lo]
+            lo += 1
+
+    def introsort(first, last, depth):
+        while last - first > 16:
+            if depth == 0:
+                # std::partial_sort's heap sort; rows that deep are ordered stably instead
+                idx[first:last] = sorted(idx[first:last], key=functools.cmp_to_key(
+                    lambda x, y: -1 if less(x, y) else (1 if less(y, x) else 0)))
+                return
+            depth -= 1
+            cut = partition(first, last)
+            introsort(cut, last, depth)
+            last = cut
+
+    def linear_insert(i, lower):
+        val = idx[i]
+        while i > lower and less(val, idx[i - 1]):
+            idx[i] = idx[i - 1]
+            i -= 1
+        idx[i] = val
+
+    def insertion_sort(first, last):
+        for i in range(first + 1, last):
+            if less(idx[i], idx[first]):
+                val = idx[i]
+                idx[first + 1:i + 1] = idx[first:i]
+                idx[first] = val
+            else:
+                linear_insert(i, first)
+
+    n = len(idx)
+    if n > 1:
+        introsort(0, n, 2 * (n.bit_length() - 1))
+        insertion_sort(0, min(n, 16))
+        for i in range(16, n):  # the unguarded insertion sort of the rest
+            linear_insert(i, 0)
+    return np.array(idx, np.intp)
+
+
 def _unique_rows(rows):
     """The unique rows of rows (n, ...), sorted (unique_dim sorts whatever `sorted` says): their
     positions in rows, the inverse and the counts."""
     n = rows.shape[0]
     flat = rows.reshape(n, -1)
-    # lexicographic order, the first element first (np.lexsort's last key is its primary one)
-    order = np.lexsort(flat.T[::-1]) if flat.shape[1] else np.arange(n)
+    if flat.dtype.kind == "f" and np.isnan(flat).any():
+        # a nan compares neither less nor greater, so the order is the one std::sort leaves
+        order = _std_sort_order(flat)
+    else:
+        # lexicographic order, the first element first (np.lexsort's last key is its primary one)
+        order = np.lexsort(flat.T[::-1]) if flat.shape[1] else np.arange(n)
     ordered = rows[order]
     starts, group = _groups(ordered, _rows_equal(ordered))
     inverse = np.empty(n, _i64)
