@@ -276,8 +276,12 @@ def _check_options(fn, layout=None, pin_memory=False, dtype=None):
             raise RuntimeError(f"{fn}(): torchlite has the strided layout only, got {layout}")
         raise TypeError(f"{fn}(): argument 'layout' must be torch.layout, not {type(layout).__name__}")
     if pin_memory:
-        raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
-                           "allocator is available on this system.")
+        if not _backend._cuda_is_compiled():
+            raise RuntimeError("pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+                               "allocator is available on this system.")
+        # torch's pinned allocator initialises CUDA (its errors without a GPU); the memory is host
+        # memory either way, so torchlite then makes the tensor as it would unpinned
+        _backend._cuda_lazy_init()
 
 
 def _check_memory_format(fn, memory_format, preserve_ok):

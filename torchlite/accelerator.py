@@ -1,6 +1,8 @@
 """torch.accelerator: the device-generic view of the machine's accelerator. torchlite's
-accelerator is CUDA (through cupy) when a GPU is usable, and there is none otherwise, as for
-torch on a CPU-only machine; the simulated "sim" devices are host memory and are not reported."""
+accelerator is CUDA (through cupy) in a build with CUDA, as torch's CUDA build reports it (with no
+GPU usable it is not available, and the calls that need one raise torch.cuda's errors); a build
+without CUDA has none, as torch's CPU build. The simulated "sim" devices are host memory and are
+not reported."""
 from . import cuda as _cuda
 from ._dtypes import device as _device
 
@@ -10,28 +12,27 @@ __all__ = ["current_accelerator", "current_device_index", "device_count", "is_av
 _NONE = "Cannot access accelerator device when none is available."
 
 
-def _cuda_usable():
+def is_available() -> bool:
+    """Whether an accelerator (a usable CUDA device) is present."""
     return _cuda.is_available()
 
 
-def is_available() -> bool:
-    """Whether an accelerator (a usable CUDA device) is present."""
-    return _cuda_usable()
-
-
 def current_accelerator(check_available=False):
-    """device("cuda") when CUDA is usable, else None (`check_available` changes nothing more:
-    a present accelerator is also an available one here)."""
-    return _device("cuda") if _cuda_usable() else None
+    """The accelerator torchlite was built for, device("cuda"), as torch reports its build's
+    (None for a build without CUDA; with `check_available`, None too when no GPU is usable)."""
+    if not _cuda._is_compiled() or (check_available and not _cuda.is_available()):
+        return None
+    return _device("cuda")
 
 
 def device_count() -> int:
     """The number of accelerator devices (0 without one)."""
-    return _cuda.device_count() if _cuda_usable() else 0
+    return _cuda.device_count()
 
 
 def _require():
-    if not _cuda_usable():
+    """torch.cuda, for a build with CUDA (whose calls raise torch's errors without a GPU)."""
+    if not _cuda._is_compiled():
         raise RuntimeError(_NONE)
     return _cuda
 
@@ -47,4 +48,3 @@ def set_device_index(device) -> None:
 
 def synchronize(device=None) -> None:
     _require().synchronize(device)
-

@@ -66,3 +66,19 @@ def run(case, lib):
         return ("ok", norm(case(lib)))
     except Exception as e:  # noqa: BLE001 - the error is what is compared
         return ("raised", type(e).__name__, norm(str(e)))
+
+
+def same_cuda_build(monkeypatch, torch):
+    """Puts torchlite in torch's CUDA build state for a comparison: where torchlite was built with
+    CUDA and torch is a CPU build, torchlite is made to look built without CUDA (as
+    test_cuda_backend's no_cuda_build); where torch is a CUDA build and torchlite is not, the two
+    answer by their builds (pin_memory, torch.accelerator) and the comparison skips (CI builds
+    torchlite with CUDA wherever the toolkit is)."""
+    torch_cuda = torch.backends.cuda.is_built()
+    lite_cuda = torchlite._backend._cuda_is_compiled()
+    if lite_cuda and not torch_cuda:
+        for attr in [a for a in dir(torchlite._C) if a.startswith("_cuda_")]:
+            monkeypatch.delattr(torchlite._C, attr)
+        monkeypatch.setattr(torchlite.cuda, "_initialized", False)
+    elif torch_cuda and not lite_cuda:
+        pytest.skip("torch is a CUDA build and torchlite was built without CUDA: their answers differ by build")

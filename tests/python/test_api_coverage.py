@@ -2,6 +2,7 @@
 torch 2.13 (the oracle)."""
 import importlib.util
 import os
+import re
 
 import pytest
 
@@ -12,8 +13,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def test_api_coverage_is_up_to_date():
-    if not torch.__version__.startswith("2.13."):
-        pytest.skip(f"docs/api_coverage.md lists torch 2.13's names; this is torch {torch.__version__}")
+    with open(os.path.join(ROOT, "docs", "api_coverage.md")) as f:
+        built_for = re.search(r"^torch (\S+)'s public names", f.read(), re.M).group(1)
+    if torch.__version__ != built_for:
+        # a CUDA build of torch (the other CI Pythons' PyPI wheel) has more torch.cuda names
+        pytest.skip(f"docs/api_coverage.md lists torch {built_for}'s names; this is torch {torch.__version__}")
     spec = importlib.util.spec_from_file_location("api_coverage", os.path.join(ROOT, "tools", "api_coverage.py"))
     api_coverage = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(api_coverage)

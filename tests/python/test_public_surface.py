@@ -21,7 +21,7 @@ import pytest
 
 import torchlite
 
-from diff_utils import import_torch, norm, run
+from diff_utils import import_torch, norm, run, same_cuda_build
 
 torch = import_torch()
 
@@ -940,7 +940,9 @@ def _params():
 @pytest.mark.parametrize("name, device", _params())
 def test_public_name(name, device, monkeypatch):
     fn = CASES[name]
-    if name.startswith("torchlite.cuda.") or name == "Tensor.cuda":
+    if name.startswith("torchlite.accelerator."):
+        same_cuda_build(monkeypatch, torch)  # torch.accelerator answers by build
+    elif name.startswith("torchlite.cuda.") or name == "Tensor.cuda":
         # Both built without CUDA, whatever this machine built: torchlite as test_cuda_backend's
         # no_cuda_build (the other states are tested there), and torch, the main CI interpreter's
         # CPU build or PyPI's CUDA build (the other Pythons') made to look like one where
