@@ -1,5 +1,6 @@
 """torch.autograd.Variable: kept for its `_execution_engine`, the handle on
 the C++ engine that backward() and grad() call (seed 002)."""
+import sys
 import warnings
 
 from .. import _C, _factories
@@ -21,6 +22,9 @@ class Variable(_C.TensorBase, metaclass=VariableMeta):
         a tensor (not a Variable: every tensor is one) detached from data's history, leaf,
         requiring grad as asked; without data an empty float32 tensor."""
         for name in kwargs:
+            # torch's constructor parses with PyArg_ParseTupleAndKeywords, whose message is CPython's
+            if sys.version_info >= (3, 13):
+                raise TypeError(f"this function got an unexpected keyword argument '{name}'")
             raise TypeError(f"'{name}' is an invalid keyword argument for this function")
         if volatile:
             warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
