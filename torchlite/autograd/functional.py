@@ -142,6 +142,19 @@ _V_NONE_INPUT = ("The vector v can only be None if the input to the user-provide
                  "single element.")
 
 
+def _inputs_and_v(inputs, v, create_graph, fn):
+    """The inputs prepared, and v (a vector over the inputs: jvp, vhp, hvp) checked against them;
+    v may be None only for a single one-element input."""
+    inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn)
+    inputs = _prepare(inputs, create_graph, need_graph=True)
+    if v is not None:
+        v = _prepare(_as_tuple(v, "v", fn)[1], create_graph, need_graph=False)
+        _check_v(v, inputs, inputs_tuple)
+    else:
+        _single_element_v(inputs, _V_NONE_INPUT)
+    return inputs_tuple, inputs, v
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """func(*inputs) and the vector-Jacobian product v^T J at inputs."""
     with enable_grad():
@@ -164,13 +177,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """func(*inputs) and the Jacobian-vector product J v at inputs (the double-vjp trick)."""
     with enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        if v is not None:
-            v = _prepare(_as_tuple(v, "v", "jvp")[1], create_graph, need_graph=False)
-            _check_v(v, inputs, inputs_tuple)
-        else:
-            _single_element_v(inputs, _V_NONE_INPUT)
+        inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "jvp")
         outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided function", "jvp")
         _check_requires_grad(outputs, "outputs", strict)
         # u: a dummy cotangent per output; J^T u is linear in u, its derivative along v is J v
@@ -297,13 +304,7 @@ def _scalar_output(func, inputs, name, strict):
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """func(*inputs) and the vector-Hessian product v^T H at inputs."""
     with enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        if v is not None:
-            v = _prepare(_as_tuple(v, "v", "vhp")[1], create_graph, need_graph=False)
-            _check_v(v, inputs, inputs_tuple)
-        else:
-            _single_element_v(inputs, _V_NONE_INPUT)
+        inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "vhp")
         outputs_tuple, outputs = _scalar_output(func, inputs, "vhp", strict)
         jac = _vjp_of(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
@@ -316,13 +317,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """func(*inputs) and the Hessian-vector product H v at inputs (the double-vjp trick on the gradient)."""
     with enable_grad():
-        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        if v is not None:
-            v = _prepare(_as_tuple(v, "v", "hvp")[1], create_graph, need_graph=False)
-            _check_v(v, inputs, inputs_tuple)
-        else:
-            _single_element_v(inputs, _V_NONE_INPUT)
+        inputs_tuple, inputs, v = _inputs_and_v(inputs, v, create_graph, "hvp")
         outputs_tuple, outputs = _scalar_output(func, inputs, "hvp", strict)
         jac = _vjp_of(outputs, inputs, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
