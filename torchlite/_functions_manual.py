@@ -1039,3 +1039,26 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
 # ==== issue 13: utilities ====
 # (the utilities family's entries follow this line)
 
+# ==== issue 14: rng ====
+# (the rng family's entries follow this line)
+
+# ==== issue 14: serialization ====
+# (the serialization family's entries follow this line)
+
+# ==== issue 14: autograd ====
+# (the autograd family's entries follow this line)
+
+# ==== issue 12: args ====
+# (the args family's entries follow this line)
+
+# ==== issue 15: functional ====
+# (the functional family's entries follow this line)
+
+# ==== issue 15: modules ====
+# (the modules family's entries follow this line)
+
+# ==== issue 15: optim ====
+# (the optim family's entries follow this line)
+
+# ==== issue 15: seq ====
+# (the seq family's entries follow this line)

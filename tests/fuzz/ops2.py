@@ -513,3 +513,27 @@ op2("unique", ["{out} = lib.unique({0})", "{out} = {0}.unique(return_inverse=Tru
 op2("histc", ["{out} = lib.histc({0}, {n}, {lo}, {hi})", "{out} = {0}.histc({n})"], [FLOAT], _bins, weight=0.3)
 op2("fill_diagonal_", ["{0}.fill_diagonal_({s})", "{out} = {0}.fill_diagonal_({s}, wrap=True)"], [T()], scalar,
     weight=0.5)
+
+# ==== issue 14: rng ====
+# (the rng family's entries follow this line)
+
+# ==== issue 14: serialization ====
+# (the serialization family's entries follow this line)
+
+# ==== issue 14: autograd ====
+# (the autograd family's entries follow this line)
+
+# ==== issue 12: args ====
+# (the args family's entries follow this line)
+
+# ==== issue 15: functional ====
+# (the functional family's entries follow this line)
+
+# ==== issue 15: modules ====
+# (the modules family's entries follow this line)
+
+# ==== issue 15: optim ====
+# (the optim family's entries follow this line)
+
+# ==== issue 15: seq ====
+# (the seq family's entries follow this line)

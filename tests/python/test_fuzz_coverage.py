@@ -70,6 +70,30 @@ REACHED_VIA = {
     "ge": "compare-fn",
     "_unique2": "unique", "unique_dim": "unique",  # torch.unique's kernels (the derivatives table's nodes)
 
+    # ==== issue 14: rng ====
+    # (the rng family's entries follow this line)
+
+    # ==== issue 14: serialization ====
+    # (the serialization family's entries follow this line)
+
+    # ==== issue 14: autograd ====
+    # (the autograd family's entries follow this line)
+
+    # ==== issue 12: args ====
+    # (the args family's entries follow this line)
+
+    # ==== issue 15: functional ====
+    # (the functional family's entries follow this line)
+
+    # ==== issue 15: modules ====
+    # (the modules family's entries follow this line)
+
+    # ==== issue 15: optim ====
+    # (the optim family's entries follow this line)
+
+    # ==== issue 15: seq ====
+    # (the seq family's entries follow this line)
+
 }
 
 # Ops covered by a test file of their own rather than by the fuzzer: name -> the file.
@@ -118,6 +142,30 @@ TEST_LIST = {
     "exponential": "tests/python/test_ops_utilities.py",
     "geometric": "tests/python/test_ops_utilities.py",
     "random": "tests/python/test_ops_utilities.py",
+
+    # ==== issue 14: rng ====
+    # (the rng family's entries follow this line)
+
+    # ==== issue 14: serialization ====
+    # (the serialization family's entries follow this line)
+
+    # ==== issue 14: autograd ====
+    # (the autograd family's entries follow this line)
+
+    # ==== issue 12: args ====
+    # (the args family's entries follow this line)
+
+    # ==== issue 15: functional ====
+    # (the functional family's entries follow this line)
+
+    # ==== issue 15: modules ====
+    # (the modules family's entries follow this line)
+
+    # ==== issue 15: optim ====
+    # (the optim family's entries follow this line)
+
+    # ==== issue 15: seq ====
+    # (the seq family's entries follow this line)
 
 }
 
