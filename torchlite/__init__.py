@@ -33,6 +33,7 @@ from ._generator import Generator
 from ._layout import layout, strided
 from .functional import meshgrid
 from . import accelerator, functional
+from . import nn, optim  # torch.nn, torch.optim
 from ._legacy import TYPES as _LEGACY_TYPES
 globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTensor, ... (one per dtype)
 
@@ -78,3 +79,5 @@ def set_num_threads(n: _builtins.int) -> None:
 def get_num_threads() -> _builtins.int:
     return _num_threads
 
+
+__all__ += ["nn", "optim"]

@@ -28,7 +28,8 @@ torch = import_torch()
 DEVICES = ["cpu", "sim:0"]
 MODULES = ["torchlite", "torchlite.autograd", "torchlite.autograd.functional", "torchlite.autograd.graph",
            "torchlite.autograd.legacy_engine", "torchlite.utils.checkpoint", "torchlite.cuda", "torchlite.accelerator",
-           "torchlite.linalg", "torchlite.special"]
+           "torchlite.linalg", "torchlite.special", "torchlite.nn", "torchlite.nn.functional", "torchlite.nn.init",
+           "torchlite.nn.utils", "torchlite.optim", "torchlite.utils.data"]
 
 # torch's CPU build refuses these through internal stubs (an AttributeError on torch._C, "dummy base
 # class"); torchlite without CUDA raises torch's "Torch not compiled with CUDA enabled" for all of them

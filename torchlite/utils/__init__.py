@@ -1,4 +1,4 @@
-"""torch.utils: activation checkpointing."""
-from . import checkpoint
+"""torch.utils: activation checkpointing and data loading."""
+from . import checkpoint, data
 
-__all__ = ["checkpoint"]
+__all__ = ["checkpoint", "data"]

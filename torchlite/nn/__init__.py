@@ -1,0 +1,8 @@
+"""torch.nn: modules, parameters, functional forms and initialisers, on torchlite's autograd."""
+from . import functional, init, modules, utils  # noqa: F401 - torch.nn's submodules
+from .modules import *  # noqa: F403 - the modules (torch.nn.Linear, ...)
+
+__all__ = ["functional", "init", "modules", "utils"]
+
+# ==== issue 15: modules ====
+# (the modules family's entries follow this line)

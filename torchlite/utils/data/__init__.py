@@ -1,0 +1,3 @@
+"""torch.utils.data: datasets, samplers, the DataLoader and default_collate."""
+
+__all__: list = []
