@@ -1054,6 +1054,9 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
 
+# ==== issue 15: conv ====
+# (the conv family's entries follow this line)
+
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
 

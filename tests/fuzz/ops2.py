@@ -529,6 +529,9 @@ op2("fill_diagonal_", ["{0}.fill_diagonal_({s})", "{out} = {0}.fill_diagonal_({s
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
 
+# ==== issue 15: conv ====
+# (the conv family's entries follow this line)
+
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
 

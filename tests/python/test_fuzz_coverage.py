@@ -85,6 +85,9 @@ REACHED_VIA = {
     # ==== issue 15: functional ====
     # (the functional family's entries follow this line)
 
+    # ==== issue 15: conv ====
+    # (the conv family's entries follow this line)
+
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)
 
@@ -157,6 +160,9 @@ TEST_LIST = {
 
     # ==== issue 15: functional ====
     # (the functional family's entries follow this line)
+
+    # ==== issue 15: conv ====
+    # (the conv family's entries follow this line)
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

@@ -2042,6 +2042,9 @@ def _set_printoptions(lib, dev):
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
 
+# ==== issue 15: conv ====
+# (the conv family's entries follow this line)
+
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
 

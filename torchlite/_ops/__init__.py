@@ -264,6 +264,9 @@ __all__ += [
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
 
+# ==== issue 15: conv ====
+# (the conv family's entries follow this line)
+
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
 

@@ -5,6 +5,9 @@ __all__: list = []
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
 
+# ==== issue 15: conv ====
+# (the conv family's entries follow this line)
+
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
 
