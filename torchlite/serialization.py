@@ -276,7 +276,10 @@ class _ZipReader:
 
     def get_record(self, name):
         if name not in self._records:
-            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found")
+            raise RuntimeError(f"PytorchStreamReader failed locating file {name}: file not found. This is an internal "
+                               "miniz error. If you are seeing this error, there is a high likelihood that your "
+                               "checkpoint file is corrupted. This can happen if the checkpoint was not saved "
+                               "properly, was transferred incorrectly, or the file was modified after saving.")
         try:
             return self._zip.read(self._records[name])
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, struct.error, zlib.error,
@@ -522,9 +525,10 @@ def _legacy_save(obj, f, pickle_module, pickle_protocol):
 # Loading -----------------------------------------------------------------------------------------
 def _new_storage(data, dt, dev):
     """A storage of dtype `dt` on `dev` holding `data` (bytes or a numpy array of its bytes)."""
-    numel = len(data) // dt.itemsize if isinstance(data, (bytes, bytearray, memoryview)) else data.size
-    src = np.frombuffer(data, dtype=dt._np, count=numel) if isinstance(data, (bytes, bytearray, memoryview)) \
-        else np.asarray(data).view(dt._np)
+    if isinstance(data, np.ndarray):
+        data = np.ascontiguousarray(data).view(np.uint8)
+    numel = len(data) // dt.itemsize
+    src = np.frombuffer(data, dtype=dt._np, count=numel)
     if dev.type == "cuda":
         from . import _backend  # noqa: PLC0415
         _backend.check_device(dev)
