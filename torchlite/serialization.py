@@ -94,7 +94,8 @@ class safe_globals(_weights_only_unpickler._safe_globals):
 def get_unsafe_globals_in_checkpoint(f) -> list:
     """The "module.name" of every global in the checkpoint's pickle that weights_only would refuse
     (read without running anything)."""
-    safe = set(_weights_only_unpickler._get_allowed_globals()) | set(_weights_only_unpickler._get_user_allowed_globals())
+    wo = _weights_only_unpickler
+    safe = set(wo._get_allowed_globals()) | set(wo._get_user_allowed_globals())
     safe.add("torch.nn.parameter.Parameter")
     with _open_file_like(f, "rb") as opened_file:
         if not _is_zipfile(opened_file):
@@ -439,7 +440,7 @@ def _make_pickler(pickle_module, saver):
     if not hasattr(base, "dispatch") or not hasattr(base, "save_reduce"):
         base = pickle._Pickler
 
-    class TorchlitePickler(base):  # type: ignore[misc, valid-type]
+    class TorchlitePickler(base):
         dispatch = dict(base.dispatch)
 
         def save_torch_global(self, obj):
@@ -565,7 +566,7 @@ def _device_of_location(location):
     return device("cpu")
 
 
-def default_restore_location(storage, location):
+def _default_restore_location(storage, location):
     """`storage` moved to the device its location tag names."""
     return storage.to(_device_of_location(location))
 
@@ -587,7 +588,7 @@ def _get_restore_location(map_location):
     def restore_location(storage, location):
         result = map_location(storage, location)
         if result is None:
-            result = default_restore_location(storage, location)
+            result = _default_restore_location(storage, location)
         return result
     return restore_location, None
 
@@ -665,7 +666,7 @@ def _torch_names():
 def _unpickler_class(pickle_module):
     torch_names = _torch_names()
 
-    class UnpicklerWrapper(pickle_module.Unpickler):  # type: ignore[misc, valid-type]
+    class UnpicklerWrapper(pickle_module.Unpickler):
         def find_class(self, mod_name, name):
             if type(name) is str and "Storage" in name and mod_name == "torch":
                 try:

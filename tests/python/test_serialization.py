@@ -533,7 +533,7 @@ def test_unknown_reduce_and_persistent_ids_refused():
     for name, pkl in cases.items():
         data = rewrite(good, replace={"data.pkl": pkl})
 
-        def case(lib):
+        def case(lib, data=data):
             return lib.load(io.BytesIO(data))
         lite = run(case, torchlite)
         assert lite[0] == "raised", name
