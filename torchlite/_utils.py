@@ -7,8 +7,8 @@ import warnings
 
 import numpy as np
 
-from . import _C
-from ._dtypes import _ALL
+from . import _C, _backend
+from ._dtypes import _ALL, device as _device
 
 
 def _element_size(dtype):
@@ -62,8 +62,6 @@ class _Storage:
 
     def to(self, device):
         """This storage's values in a new storage on `device` (itself when already there)."""
-        from .serialization import _new_storage  # noqa: PLC0415 - serialization imports this module
-        from ._dtypes import device as _device  # noqa: PLC0415
         dev = _device(device) if not isinstance(device, _device) else device
         if dev.type == "cpu" and dev.index is not None:
             dev = _device("cpu")
@@ -116,7 +114,6 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
     arr = storage._array
     if storage.device.type == "cuda":
         view = arr[storage_offset:storage_offset + builtins.max(numel_needed, 0)]
-        from . import _backend  # noqa: PLC0415
         view = _backend.as_strided(view, size, tuple(s * itemsize for s in stride))
         return _C._wrap(view, _like(storage.device))
     # an ndarray over the storage array's buffer: its base is that array, whose base holds the C++
@@ -135,9 +132,22 @@ def _like(device):
         return None
     key = str(device)
     if key not in _likes:
-        from ._factories import empty  # noqa: PLC0415 - _factories imports the ops, which import much
-        _likes[key] = empty(0, device=device)
+        _likes[key] = _backend.place(_C._wrap(np.zeros(0, np.float32)), device)
     return _likes[key]
+
+
+def _new_storage(data, dt, dev):
+    """A storage of dtype `dt` on `dev` holding `data` (bytes or a numpy array of its bytes)."""
+    if isinstance(data, np.ndarray):
+        data = np.ascontiguousarray(data).view(np.uint8)
+    numel = len(data) // dt.itemsize
+    src = np.frombuffer(data, dtype=dt._np, count=numel)
+    if dev.type == "cuda":
+        _backend.check_device(dev)
+        return _Storage(_backend.to_device_array(src.copy(), dev), dt, dev)
+    arr = _C._empty_array((numel,), dt._np, _like(dev))
+    arr[...] = src
+    return _Storage(arr, dt, dev)
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):

@@ -19,6 +19,8 @@ from struct import unpack
 from sys import maxsize
 from typing import Any
 
+from . import _dtypes, _tensor, _utils
+
 # Python 2 names a pickle may carry, as the standard unpickler maps them (torch._utils'
 # IMPORT_MAPPING / NAME_MAPPING are _compat_pickle's)
 from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
@@ -82,7 +84,6 @@ def _get_user_allowed_globals():
 @_functools.lru_cache(maxsize=1)
 def _get_allowed_globals():
     """torch's allowlist, each name mapped to what torchlite rebuilds it with."""
-    from . import _dtypes, _tensor, _utils  # noqa: PLC0415 - torchlite's package imports this module first
     rc: dict[str, Any] = {
         "collections.OrderedDict": OrderedDict,
         "collections.Counter": Counter,
@@ -105,9 +106,7 @@ def _get_allowed_globals():
     return rc
 
 
-def _parameter_class():
-    from ._utils import _parameter_class as parameter_class  # noqa: PLC0415
-    return parameter_class()
+_parameter_class = _utils._parameter_class
 
 
 def _allowed(full_path):
@@ -202,7 +201,7 @@ class Unpickler:
         self.stack: list[Any] = []
         self.append = self.stack.append
         read = self._read_exact
-        from ._tensor import Tensor  # noqa: PLC0415
+        Tensor = _tensor.Tensor
         while True:
             key = self.read(1)
             if not key:

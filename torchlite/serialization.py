@@ -37,6 +37,7 @@ import io
 import os
 import pickle
 import random
+import re
 import struct
 import sys
 import warnings
@@ -47,10 +48,10 @@ from typing import Any
 
 import numpy as np
 
-from . import _C, _utils
+from . import _backend, _dtypes, _tensor, _utils, cuda
 from . import _weights_only_unpickler
 from ._dtypes import Size, device, dtype
-from ._utils import _Storage, _StorageType, _STORAGE_NAMES
+from ._utils import _new_storage, _Storage, _StorageType, _STORAGE_NAMES
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
            "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
@@ -363,7 +364,6 @@ def _storage_bytes(t, nbytes):
     itemsize = t.dtype.itemsize
     base_ptr = t.data_ptr() - t.storage_offset() * itemsize
     if t.device.type == "cuda":
-        from . import _backend  # noqa: PLC0415
         cp = _backend.cupy
         mem = cp.cuda.UnownedMemory(base_ptr, nbytes, t, device_id=t.device.index or 0)
         return cp.ndarray((nbytes,), cp.uint8, cp.cuda.MemoryPointer(mem, 0)).get()
@@ -410,8 +410,7 @@ class _Saver:
 
     def reduce(self, obj):
         """The reduction of a torchlite object into torch's names, or NotImplemented."""
-        from ._tensor import Tensor  # noqa: PLC0415
-        if isinstance(obj, Tensor):
+        if isinstance(obj, _tensor.Tensor):
             if _is_parameter(obj):
                 return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, OrderedDict()))
             return (_REBUILD_TENSOR_V2, (_StorageRef(obj), obj.storage_offset(), tuple(obj.shape),
@@ -524,21 +523,6 @@ def _legacy_save(obj, f, pickle_module, pickle_protocol):
 
 
 # Loading -----------------------------------------------------------------------------------------
-def _new_storage(data, dt, dev):
-    """A storage of dtype `dt` on `dev` holding `data` (bytes or a numpy array of its bytes)."""
-    if isinstance(data, np.ndarray):
-        data = np.ascontiguousarray(data).view(np.uint8)
-    numel = len(data) // dt.itemsize
-    src = np.frombuffer(data, dtype=dt._np, count=numel)
-    if dev.type == "cuda":
-        from . import _backend  # noqa: PLC0415
-        _backend.check_device(dev)
-        return _Storage(_backend.to_device_array(src.copy(), dev), dt, dev)
-    arr = _C._empty_array((numel,), dt._np, _utils._like(dev))
-    arr[...] = src
-    return _Storage(arr, dt, dev)
-
-
 def _device_of_location(location):
     """The device a location tag names, with torch's errors for what cannot be restored."""
     if not isinstance(location, str):
@@ -550,7 +534,6 @@ def _device_of_location(location):
         raise RuntimeError(f"don't know how to restore data location of torch.storage.UntypedStorage "
                            f"(tagged with {location})") from None
     if dev.type == "cuda":
-        from . import cuda  # noqa: PLC0415
         if not cuda.is_available():
             raise RuntimeError("Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is "
                                "False. If you are running on a CPU-only machine, please use torch.load with "
@@ -651,7 +634,6 @@ def _load(zip_file, map_location, pickle_module, pickle_file="data.pkl", **pickl
 
 # what torch's names resolve to when unpickling without weights_only (the rest import as usual)
 def _torch_names():
-    from . import _tensor  # noqa: PLC0415
     names = {("torch._utils", fn): getattr(_utils, fn) for fn in (
         "_rebuild_tensor", "_rebuild_tensor_v2", "_rebuild_parameter", "_rebuild_parameter_with_state")}
     names[("torch._tensor", "_rebuild_from_type_v2")] = _utils._rebuild_from_type_v2
@@ -680,7 +662,6 @@ def _unpickler_class(pickle_module):
                 if cls is not None:
                     return cls
             if mod_name == "torch":
-                from . import _dtypes  # noqa: PLC0415
                 for d in _dtypes._ALL:
                     if d._name == name:
                         return d
@@ -697,7 +678,6 @@ def _unpickler_class(pickle_module):
 
 def _get_wo_message(message: str) -> str:
     """torch's message for a weights-only load that failed."""
-    import re  # noqa: PLC0415
     docs = ("\n\nCheck the documentation of torch.load to learn more about types accepted by default with "
             "weights_only https://pytorch.org/docs/stable/generated/torch.load.html.")
     has_unsafe_global = re.search(r"GLOBAL (\S+) was not an allowed global by default.", message) is not None
@@ -807,6 +787,9 @@ def _legacy_load(f, map_location, pickle_module, **pickle_load_args):
     plain_load(f)  # sys info
 
     deserialized: dict = {}  # key -> storage, allocated now and filled once the pickle is read
+    here = f.tell()
+    file_size = f.seek(0, os.SEEK_END)
+    f.seek(here)
 
     def persistent_load(saved_id):
         if not isinstance(saved_id, tuple) or len(saved_id) != 6:
@@ -822,6 +805,9 @@ def _legacy_load(f, map_location, pickle_module, **pickle_load_args):
         if root_key not in deserialized:
             # the storage's bytes follow the pickle: tensors are rebuilt over it now, it is filled later
             dt = storage_type.dtype
+            if numel * dt.itemsize > file_size:
+                raise RuntimeError(f"torchlite.load: storage {root_key} claims {numel * dt.itemsize} bytes, more than "
+                                   f"the file holds ({file_size})")
             empty = bytes(numel * dt.itemsize)
             location = _decode_ascii(location)
             if restore_location is None:

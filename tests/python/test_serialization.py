@@ -420,6 +420,15 @@ def test_legacy_format_both_ways(weights_only):
         assert storage_start(out_lite["b"]) == storage_start(out_lite["t"])
 
 
+def test_legacy_storage_larger_than_the_file():
+    """A legacy pickle claiming more storage than the file holds is refused before allocating it."""
+    data = saved(torch, torch.ones(4), _use_new_zipfile_serialization=False)
+    crafted = data.replace(b"K\x04Nt", b"J\x00\x00\x00\x7fNt", 1)
+    assert crafted != data
+    with pytest.raises(RuntimeError, match="more than the file holds"):
+        torchlite.load(io.BytesIO(crafted))
+
+
 def test_legacy_truncated():
     data = saved(torch, torch.ones(4), _use_new_zipfile_serialization=False)
     for cut in (len(data) - 3, len(data) - 17, 40, 5):
