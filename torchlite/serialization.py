@@ -592,10 +592,9 @@ def _load(zip_file, map_location, pickle_module, pickle_file="data.pkl", **pickl
     def load_tensor(dt, nbytes, key, location):
         name = f"data/{key}"
         data = zip_file.get_record(name)
-        if len(data) < nbytes:
-            raise RuntimeError(f"PytorchStreamReader: record {name} holds {len(data)} bytes, fewer than the "
-                               f"{nbytes} its storage needs")
-        data = data[:nbytes]
+        if len(data) != nbytes:  # torch's check (get_storage_from_record), in its words
+            raise RuntimeError(f"record size ({len(data)} bytes) does not match expected size ({nbytes} bytes = "
+                               f"{nbytes} elements * 1 bytes/element) for dtype Byte")
         swap = byteorderdata.decode() != sys.byteorder and dt.itemsize > 1
         if swap:
             data = np.frombuffer(data, dtype=dt._np).byteswap().view(np.uint8)
