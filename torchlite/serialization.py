@@ -301,7 +301,7 @@ def _archive_name(f):
         except UnicodeEncodeError:
             return "archive"
         base = os.path.basename(name)
-        dot = base.find(".")
+        dot = base.rfind(".")
         return base[:dot] if dot >= 0 else base
     return "archive"
 
@@ -470,6 +470,12 @@ def save(obj: object, f, pickle_module: Any = pickle, pickle_protocol: int = DEF
     if isinstance(f, (str, os.PathLike)):
         f = os.fspath(f)
     if _use_new_zipfile_serialization:
+        if _is_path(f):
+            parent = os.path.dirname(f)
+            if parent and not os.path.isdir(parent):  # PyTorchStreamWriter's check, in its words
+                raise RuntimeError(f"Parent directory {parent} does not exist.")
+            if not _archive_name(f):  # ".pt": no archive name (PyTorchStreamWriter refuses it)
+                raise RuntimeError(f"invalid file name: {f}")
         with _open_file_like(f, "wb") as opened_file:
             writer = _ZipWriter(opened_file, _archive_name(f))
             _save(obj, writer, pickle_module, pickle_protocol, _disable_byteorder_record)

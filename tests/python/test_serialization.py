@@ -292,10 +292,30 @@ def test_paths_and_file_objects(tmp_path):
     assert zipfile.ZipFile(tmp_path / "b.pt").namelist()[0] == "b/data.pkl"
 
 
+@pytest.mark.parametrize("name", ["x.y.pt", ".hidden", "noext", "\u00fc.pt"])
+def test_archive_name_from_the_file_name(tmp_path, name):
+    names = []
+    for lib in (torch, torchlite):
+        (tmp_path / lib.__name__).mkdir()
+        try:
+            lib.save(lib.ones(1), tmp_path / lib.__name__ / name)
+        except RuntimeError as e:
+            names.append(("raised", "invalid file name" in str(e)))
+            continue
+        names.append(zipfile.ZipFile(tmp_path / lib.__name__ / name).namelist())
+    assert names[0] == names[1]
+    assert (names[0] == ("raised", True)) == (name == ".hidden")
+
+
 def test_bad_file_arguments():
     def case(lib):
         return lib.save(lib.ones(1), 3)
     assert run(case, torchlite) == run(case, torch)
+
+    def no_parent(lib):
+        return lib.save(lib.ones(1), "/nonexistent_torchlite_dir/x.pt")
+    assert run(no_parent, torchlite) == run(no_parent, torch)
+    assert run(no_parent, torchlite)[:2] == ("raised", "RuntimeError")
 
     class NoSeek(io.RawIOBase):
         def __init__(self, data):
