@@ -290,7 +290,9 @@ class Unpickler:
             elif op == SETITEMS[0]:
                 items = self.pop_mark()
                 self._check_set_item_target("SETITEMS")
-                for i in range(0, len(items) - 1, 2):
+                if len(items) % 2:
+                    raise UnpicklingError("SETITEMS with an odd number of items")
+                for i in range(0, len(items), 2):
                     self.stack[-1][items[i]] = items[i + 1]
             elif op == MARK[0]:
                 self.metastack.append(self.stack)

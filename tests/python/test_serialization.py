@@ -626,3 +626,13 @@ def test_record_missing():
     def case(lib):
         return lib.load(io.BytesIO(data))
     assert run(case, torchlite)[:2] == run(case, torch)[:2] == ("raised", "RuntimeError")
+
+
+def test_tensor_with_python_attributes():
+    """torch pickles a tensor with attributes through _rebuild_from_type_v2: they are restored."""
+    t = torch.ones(2)
+    t.foo = 3
+    data = saved(torch, {"t": t})
+    for lib in (torch, torchlite):
+        out = lib.load(io.BytesIO(data))
+        assert out["t"].foo == 3 and out["t"].tolist() == [1.0, 1.0]
