@@ -34,6 +34,8 @@ from ._layout import layout, strided
 from .functional import meshgrid
 from . import accelerator, functional
 from . import nn, optim  # torch.nn, torch.optim
+from . import serialization  # torch.serialization (issue 14)
+from .serialization import load, save
 from ._legacy import TYPES as _LEGACY_TYPES
 globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTensor, ... (one per dtype)
 
@@ -81,3 +83,4 @@ def get_num_threads() -> _builtins.int:
 
 
 __all__ += ["nn", "optim"]
+__all__ += ["load", "save", "serialization"]

@@ -2032,6 +2032,85 @@ def _set_printoptions(lib, dev):
 
 # ==== issue 14: serialization ====
 # (the serialization family's entries follow this line)
+MODULES += ["torchlite.serialization"]
+
+
+def _saved_by_torch(obj):
+    import io
+    buf = io.BytesIO()
+    torch.save(obj, buf)
+    return buf.getvalue()
+
+
+class _SurfacePoint:
+    """A class a checkpoint names, allowed through the safe-globals API."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __eq__(self, other):
+        return isinstance(other, _SurfacePoint) and other.x == self.x
+
+
+def _with_safe_globals_restored(lib, fn):
+    """fn(), then the library's safe globals back as they were (torch has its own in the list)."""
+    before = lib.serialization.get_safe_globals()
+    try:
+        return fn()
+    finally:
+        lib.serialization.clear_safe_globals()
+        lib.serialization.add_safe_globals(before)
+
+
+@case("torchlite.save", "torchlite.load")
+def _save_load_case(lib, dev):
+    import io
+    base = lib.arange(6.0, device=dev).reshape(2, 3)
+    buf = io.BytesIO()
+    lib.save({"b": base, "t": base.t(), "g": lib.ones(2, device=dev, requires_grad=True), "n": [1, None],
+              "i": lib.tensor([1, 2], dtype=lib.int8, device=dev)}, buf)
+    out = lib.load(io.BytesIO(buf.getvalue()))
+    shared = out["t"].data_ptr() == out["b"].data_ptr()
+    return (out["b"], out["t"], out["t"].stride(), out["g"], out["g"].requires_grad, out["g"].is_leaf, out["n"],
+            out["i"], shared)
+
+
+@case("torchlite.serialization.add_safe_globals", "torchlite.serialization.get_safe_globals")
+def _add_safe_globals_case(lib, dev):
+    import io
+    data = _saved_by_torch({"p": _SurfacePoint(2)})
+
+    def fn():
+        lib.serialization.add_safe_globals([_SurfacePoint])
+        return _SurfacePoint in lib.serialization.get_safe_globals(), lib.load(io.BytesIO(data))["p"].x
+    return _with_safe_globals_restored(lib, fn)
+
+
+@case("torchlite.serialization.clear_safe_globals")
+def _clear_safe_globals_case(lib, dev):
+    def fn():
+        lib.serialization.add_safe_globals([_SurfacePoint])
+        lib.serialization.clear_safe_globals()
+        return lib.serialization.get_safe_globals()
+    return _with_safe_globals_restored(lib, fn)
+
+
+@case("torchlite.serialization.safe_globals")
+def _safe_globals_case(lib, dev):
+    import io
+    data = _saved_by_torch([_SurfacePoint(3), torch.ones(2)])
+    with lib.serialization.safe_globals([_SurfacePoint]):
+        point, t = lib.load(io.BytesIO(data))
+        inside = _SurfacePoint in lib.serialization.get_safe_globals()
+    return point.x, t.tolist(), inside, _SurfacePoint in lib.serialization.get_safe_globals()
+
+
+@case("torchlite.serialization.get_unsafe_globals_in_checkpoint")
+def _unsafe_globals_case(lib, dev):
+    import io
+    data = _saved_by_torch({"p": _SurfacePoint(1), "t": torch.ones(1)})
+    return lib.serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(data))
+
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
