@@ -55,14 +55,15 @@ __all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo"
 __all__ += ["Generator", "accelerator", "eye", "functional", "get_default_device", "layout", "linspace", "logspace",
             "meshgrid", "randint", "randint_like", "randperm", "set_default_device", "strided", *_LEGACY_TYPES]
 __all__ += ["einsum", "linalg", "norm", "tensordot"]  # torch.linalg, torch.functional's
+__all__ += ["default_generator", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]
 
 
 def is_tensor(obj: object) -> _builtins.bool:
     return isinstance(obj, Tensor)
 
 
-def manual_seed(seed: _builtins.int) -> None:
-    _backend.manual_seed(seed)
+from . import random as random  # torch.random: the default generator's seeding and state, fork_rng
+from .random import default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state  # noqa: E402
 
 
 _num_threads = _os.cpu_count() or 1
