@@ -12,7 +12,7 @@ import numpy as _np
 from . import _C, _backend, _dtypes, _generator, _layout, _ops, accelerator
 from . import _random as _random_mod
 from ._ops.Resize import out_variant as _out_variant
-from ._dtypes import Size, bool, float64, int64  # noqa: A004
+from ._dtypes import Size, bool, int64  # noqa: A004
 from ._ops.ScalarType import _scalar_value
 
 

@@ -1095,7 +1095,8 @@ def _randint(lib, dev):
     x = lib.randint(2, 5, (200,), device=dev)
     return (_random_shape(x), int(x.min()) >= 2 and int(x.max()) < 5, _random_shape(lib.randint(3, (2, 2), device=dev)),
             _random_shape(lib.randint(0, 9, (2,), dtype=lib.float64, device=dev)),
-            run(lambda lib: lib.randint(5, 5, (2,)), lib), x, lib.randint(0, 9, (5,), dtype=lib.float64, device=dev))
+            run(lambda lib: lib.randint(5, 5, (2,)), lib), x,
+            lib.randint(0, 9, (5,), dtype=lib.float64, device=dev))
 
 
 @case("torchlite.randint_like")
@@ -1149,8 +1150,8 @@ def _generator_class(lib, dev):
     g.manual_seed(5)
     a = lib.randn(3, generator=g, device=dev).tolist()
     return (g.manual_seed(5) is g, lib.randn(3, generator=g, device=dev).tolist() == a, g.initial_seed(), str(g.device),
-            fresh, a, lib.rand(20, generator=g, device=dev), g.get_state().numpy().tobytes(), run(lambda lib: g.set_state(5), lib),
-            run(lambda lib: g.get_offset(), lib))
+            fresh, a, lib.rand(20, generator=g, device=dev), g.get_state().numpy().tobytes(),
+            run(lambda lib: g.set_state(5), lib), run(lambda lib: g.get_offset(), lib))
 
 
 @case("torchlite.layout")
@@ -1923,8 +1924,8 @@ def _bernoulli(lib, dev):
     x = leaf(lib, dev, [[0.0, 1.0] * 50] * 20)
     r = lib.bernoulli(x)
     q = x.detach().bernoulli(0.5)
-    return (r, q, lib.bernoulli(lib.rand(30, device=dev)), r.grad_fn.name(), lib.autograd.grad(r.sum(), x), str(q.dtype),
-            bool(abs(q.mean() - 0.5) < 0.1),
+    return (r, q, lib.bernoulli(lib.rand(30, device=dev)), r.grad_fn.name(), lib.autograd.grad(r.sum(), x),
+            str(q.dtype), bool(abs(q.mean() - 0.5) < 0.1),
             T(lib, dev, [0.0, 1.0]).double().bernoulli(), run(lambda lib: lib.bernoulli(T(lib, dev, [0, 1])), lib),
             run(lambda lib: lib.bernoulli(T(lib, dev, [0.5, 2.0])), lib),
             run(lambda lib: lib.bernoulli(T(lib, dev), p=2.0), lib))
@@ -2053,7 +2054,8 @@ def _rng_state(lib, dev):
     state = lib.get_rng_state()
     a = lib.randn(5, device=dev)
     lib.set_rng_state(state)
-    return (state.numpy().tobytes(), str(state.dtype), a, lib.randn(5, device=dev), run(lambda lib: lib.set_rng_state(lib.zeros(5056, dtype=lib.uint8)), lib),
+    return (state.numpy().tobytes(), str(state.dtype), a, lib.randn(5, device=dev),
+            run(lambda lib: lib.set_rng_state(lib.zeros(5056, dtype=lib.uint8)), lib),
             run(lambda lib: lib.set_rng_state(lib.zeros(3, dtype=lib.uint8)), lib),
             run(lambda lib: lib.set_rng_state(lib.zeros(5056)), lib))
 

@@ -44,7 +44,7 @@ def same(fn, seed=0):
 def _assert_equal(got, want):
     if isinstance(want, list):
         assert isinstance(got, list) and len(got) == len(want)
-        for g, w in zip(got, want):
+        for g, w in zip(got, want, strict=True):
             _assert_equal(g, w)
         return
     if not isinstance(want, np.ndarray):
@@ -64,7 +64,7 @@ INTS = ["int64", "int32", "int16", "int8", "uint8"]
 @pytest.mark.parametrize("size", SIZES)
 def test_randn_rand(seed, size):
     for dt in FLOATS:
-        same(lambda lib: [lib.randn(size, dtype=getattr(lib, dt)), lib.rand(size, dtype=getattr(lib, dt))], seed)
+        same(lambda lib, dt=dt: [lib.randn(size, dtype=getattr(lib, dt)), lib.rand(size, dtype=getattr(lib, dt))], seed)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -142,9 +142,10 @@ def test_random_(seed):
             if dt != "bool":
                 out += [lib.empty(25, dtype=d).random_(3, 100), lib.empty(25, dtype=d).random_(10)]
         # a range of 2**28 or more draws 64 bits
-        out += [lib.empty(25, dtype=lib.int64).random_(-2 ** 40, 2 ** 40), lib.empty(25, dtype=lib.int64).random_(2 ** 28),
-                lib.empty(25, dtype=lib.int64).random_(-2 ** 63, None), lib.empty(25, dtype=lib.float64).random_(-2 ** 63, None),
-                lib.empty(25, dtype=lib.int64).random_(5), lib.empty(25, dtype=lib.int64).random_(-7, None),
+        i64, f64 = lib.int64, lib.float64
+        out += [lib.empty(25, dtype=i64).random_(-2 ** 40, 2 ** 40), lib.empty(25, dtype=i64).random_(2 ** 28),
+                lib.empty(25, dtype=i64).random_(-2 ** 63, None), lib.empty(25, dtype=f64).random_(-2 ** 63, None),
+                lib.empty(25, dtype=i64).random_(5), lib.empty(25, dtype=i64).random_(-7, None),
                 lib.empty(25, dtype=lib.float32).random_(-2 ** 30, 2 ** 30)]
         # DataLoader's base seed
         out.append(lib.empty((), dtype=lib.int64).random_())
@@ -161,7 +162,8 @@ def test_randint_randperm(seed):
                lib.randint_like(lib.empty(5, 4).t(), 100)]
         for n in (0, 1, 2, 10, 100, 1000):
             out.append(lib.randperm(n))
-        out += [lib.randperm(50, dtype=lib.float32), lib.randperm(20, dtype=lib.int32), lib.randperm(20, dtype=lib.float16)]
+        out += [lib.randperm(50, dtype=lib.float32), lib.randperm(20, dtype=lib.int32),
+                lib.randperm(20, dtype=lib.float16)]
         return out
     same(fn, seed)
 
@@ -175,8 +177,9 @@ def test_bernoulli(seed):
             out += [lib.empty(40, dtype=d).bernoulli_(0.3), lib.empty(7, dtype=d).bernoulli_()]
         p32 = lib.rand(40)
         p64 = lib.rand(40, dtype=lib.float64)
-        out += [lib.empty(40).bernoulli_(p32), lib.empty(40).bernoulli_(p64), lib.empty(40, dtype=lib.float64).bernoulli_(p32),
-                lib.empty(3, 40).bernoulli_(p32), lib.bernoulli(p32), lib.bernoulli(p64), lib.bernoulli(p32, 0.7),
+        out += [lib.empty(40).bernoulli_(p32), lib.empty(40).bernoulli_(p64),
+                lib.empty(40, dtype=lib.float64).bernoulli_(p32), lib.empty(3, 40).bernoulli_(p32),
+                lib.bernoulli(p32), lib.bernoulli(p64), lib.bernoulli(p32, 0.7),
                 lib.bernoulli(lib.rand(5, 6, dtype=lib.float16))]
         return out
     same(fn, seed)
@@ -219,7 +222,8 @@ def test_generator_argument(seed):
 
 def test_fresh_generator_default_seed():
     assert torchlite.Generator().initial_seed() == torch.Generator().initial_seed() == 67280421310721
-    _assert_equal(arr(torchlite.randn(20, generator=torchlite.Generator())), arr(torch.randn(20, generator=torch.Generator())))
+    _assert_equal(arr(torchlite.randn(20, generator=torchlite.Generator())),
+                  arr(torch.randn(20, generator=torch.Generator())))
 
 
 def _state(lib):
@@ -328,7 +332,8 @@ def run(lib):
     m = lib.arange(20, dtype=lib.float32) / 3
     out = [lib.randn(40), lib.randn(3), lib.randn(40, dtype=lib.float64), lib.randn(40, dtype=lib.float16),
            lib.rand(20), lib.empty(30).uniform_(-2.5, 3.25), lib.empty(30, dtype=lib.float64).uniform_(-2.5, 3.25),
-           lib.empty(30).normal_(1.5, 3.0), lib.empty(5).normal_(1.5, 3.0), lib.empty(5, dtype=lib.float64).normal_(1.5, 3.0),
+           lib.empty(30).normal_(1.5, 3.0), lib.empty(5).normal_(1.5, 3.0),
+           lib.empty(5, dtype=lib.float64).normal_(1.5, 3.0),
            lib.normal(m, 0.5), lib.empty(20).exponential_(2.0), lib.randint(0, 10, (10,)), lib.randperm(20),
            lib.empty(20).bernoulli_(0.4), lib.multinomial(lib.ones(10), 4, True), lib.randn(10 ** 5)]
     return [t.numpy().tobytes() for t in out]

@@ -48,7 +48,8 @@ inline T uniform_int(V val) {
 template <typename T, typename V>
 inline T uniform_real(V val, T from, T to, bool fused) {
   constexpr auto MASK = static_cast<V>((static_cast<uint64_t>(1) << std::numeric_limits<T>::digits) - 1);
-  constexpr auto DIVISOR = static_cast<T>(1) / static_cast<T>(static_cast<uint64_t>(1) << std::numeric_limits<T>::digits);
+  constexpr auto DIVISOR =
+      static_cast<T>(1) / static_cast<T>(static_cast<uint64_t>(1) << std::numeric_limits<T>::digits);
   const T x = static_cast<T>(val & MASK) * DIVISOR;
   return fused ? std::fma(x, to - from, from) : x * (to - from) + from;
 }

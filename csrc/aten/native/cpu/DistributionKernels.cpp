@@ -5,12 +5,12 @@
 #include "aten/native/cpu/DistributionKernels.h"
 
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
-#include <limits>
 #include <vector>
 
 #include "aten/core/DistributionsHelper.h"
@@ -151,7 +151,13 @@ void normal_fill(CPUGeneratorImpl* gen, T* data, int64_t size, double mean, doub
 
 } // namespace
 
-void random_from_to_kernel(CPUGeneratorImpl* gen, ScalarType dtype, void* out, int64_t n, uint64_t range, int64_t base) {
+void random_from_to_kernel(
+    CPUGeneratorImpl* gen,
+    ScalarType dtype,
+    void* out,
+    int64_t n,
+    uint64_t range,
+    int64_t base) {
   dispatch("random_from_to_kernel_cpu", dtype, true, true, [&](auto tag) {
     using T = typename decltype(tag)::type;
     std::lock_guard<std::mutex> lock(gen->mutex_);
@@ -174,7 +180,8 @@ void random_full_64_bits_range_kernel(CPUGeneratorImpl* gen, ScalarType dtype, v
         data[i] = random(gen);
       }
     } else {
-      throw std::invalid_argument("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
+      throw std::invalid_argument(
+          "random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16");
     }
   });
 }
@@ -191,7 +198,14 @@ void random_kernel(CPUGeneratorImpl* gen, ScalarType dtype, void* out, int64_t n
   });
 }
 
-void uniform_kernel(CPUGeneratorImpl* gen, ScalarType dtype, void* out, int64_t n, double from_, double to_, CPUCapability cap) {
+void uniform_kernel(
+    CPUGeneratorImpl* gen,
+    ScalarType dtype,
+    void* out,
+    int64_t n,
+    double from_,
+    double to_,
+    CPUCapability cap) {
   if (dtype != ScalarType::Float && dtype != ScalarType::Double && dtype != ScalarType::Half) {
     unsupported("uniform_kernel_cpu", dtype);
   }
@@ -288,7 +302,13 @@ void bernoulli_scalar_kernel(CPUGeneratorImpl* gen, ScalarType dtype, void* out,
   });
 }
 
-void bernoulli_tensor_kernel(CPUGeneratorImpl* gen, ScalarType dtype, void* out, int64_t n, ScalarType p_dtype, const void* p) {
+void bernoulli_tensor_kernel(
+    CPUGeneratorImpl* gen,
+    ScalarType dtype,
+    void* out,
+    int64_t n,
+    ScalarType p_dtype,
+    const void* p) {
   dispatch("bernoulli_tensor_cpu_self_", dtype, true, true, [&](auto tag) {
     using self_t = typename decltype(tag)::type;
     std::lock_guard<std::mutex> lock(gen->mutex_);
@@ -303,7 +323,7 @@ void bernoulli_tensor_kernel(CPUGeneratorImpl* gen, ScalarType dtype, void* out,
       // A float or half p draws a float uniform (24 bits of one random()).
       for (int64_t i = 0; i < n; i++) {
         const float p_val = p_dtype == ScalarType::Float ? static_cast<const float*>(p)[i]
-                                                          : static_cast<float>(static_cast<const c10::Half*>(p)[i]);
+                                                         : static_cast<float>(static_cast<const c10::Half*>(p)[i]);
         bernoulli_distribution<float> bernoulli(p_val);
         data[i] = static_cast<self_t>(bernoulli(gen));
       }
@@ -360,7 +380,8 @@ void multinomial_with_replacement_kernel(
           throw std::runtime_error("invalid multinomial distribution (encountering probability entry < 0)");
         }
         if (!std::isfinite(val)) {
-          throw std::runtime_error("invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+          throw std::runtime_error(
+              "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
         }
         sum += val;
         cum_dist[j] = sum;
