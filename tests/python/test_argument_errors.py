@@ -87,7 +87,6 @@ SWEEP_DIFFERENCES = {
     "baddbmm": "torch's out_dtype overload (baddbmm.dtype) is not in the table",
     "bmm": "torch's out_dtype overload (bmm.dtype) is not in the table",
     "mm": "torch's out_dtype overload (mm.dtype) is not in the table",
-    "scatter": "scatter's reduce= and value overloads are not in the table",
     "multinomial": "torchlite.multinomial is hand-written (torch/_ops Distributions), not a generated op",
     "normal": "torchlite.normal is hand-written (its overloads dispatch in Python)",
     "split": "torch.split is torch/functional.py's Python function (split_with_sizes for a list)",

@@ -1135,8 +1135,14 @@ _SCHEMAS = {
         ('Tensor self',
          '(Tensor input)'),),
     "scatter": (
-        ('Tensor self, int dim, Tensor index, Tensor src',
-         '(Tensor input, int dim, Tensor index, Tensor src)'),),
+        ('Tensor self, int dim, Tensor index, Tensor src, *, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)'),
+        ('Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)'),
+        ('Tensor self, int dim, Tensor index, Scalar value, *, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)'),
+        ('Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')),
     "scatter_add": (
         ('Tensor self, int dim, Tensor index, Tensor src',
          '(Tensor input, int dim, Tensor index, Tensor src)'),),
@@ -3749,12 +3755,16 @@ def rsqrt_(*args, **kwargs):
 
 
 @functools.wraps(_ops.scatter)
-def scatter(*args, **kwargs):
+def scatter(*args, out=None, **kwargs):
     try:
-        return _ops.scatter(*args, **kwargs)
+        if out is None:
+            return _ops.scatter(*args, **kwargs)
+        return out_variant("scatter", _ops.scatter, out, args, kwargs)
     except _ARG_ERRORS as error:
-        args, kwargs = _rebind("scatter", _SCHEMAS["scatter"], args, kwargs, error)
-    return _ops.scatter(*args, **kwargs)
+        args, kwargs = _rebind("scatter", _SCHEMAS["scatter"], args, kwargs, error, out)
+    if out is None:
+        return _ops.scatter(*args, **kwargs)
+    return out_variant("scatter", _ops.scatter, out, args, kwargs)
 
 
 @functools.wraps(_ops.scatter_add)

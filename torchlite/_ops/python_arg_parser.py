@@ -196,8 +196,14 @@ def _schema_error(name, params, args, kwargs):
             continue
         if p.accepts(value, numbers_as_tensors):
             continue
+        if p.type == "SymInt[]" and isinstance(value, (list, tuple)):  # its check finds the element
+            if is_kwd:
+                return f"{name}(): argument '{p.name}' must be tuple of ints, not {_python_type_name(value)}"
+            bad = next(k for k, v in enumerate(value) if not _is_int(v))
+            return (f"{name}(): argument '{p.name}' (position {i + 1}) must be tuple of ints, but found element of "
+                    f"type {_python_type_name(value[bad])} at pos {bad}")
         message = p.unpack_error(name, value, i)
-        if p.type in ("int[]", "SymInt[]") and message is not None:
+        if p.type == "int[]" and message is not None:
             deferred = deferred or _Bound(message)  # its check takes any sequence: the unpacking fails later
             continue
         if p.type in ("Tensor[]", "Tensor?[]") and message is not None:
