@@ -490,7 +490,6 @@ def xlogy_scalar_other_backward(grad, self, other):
 from ._C import is_grad_enabled as _is_grad_enabled  # noqa: E402
 from ._ops import (cumprod as _cumprod, cumsum as _cumsum, exp as _exp,  # noqa: E402
                    mean as _mean, narrow as _narrow, prod as _prod, sub as _sub)
-from ._ops import _U64  # noqa: E402
 
 __all__ += [
     "cummaxmin_backward", "cumprod_backward", "cumsum_backward",
@@ -500,9 +499,7 @@ __all__ += [
 
 
 def maybe_wrap_dim(dim, sizes):
-    """A saved dim (as the op was called; torch shows a negative one as 2**64 + dim) wrapped to
-    `sizes`' dims (a 0-d tensor has dim 0)."""
-    dim = dim - _U64 if dim >= 1 << 63 else dim
+    """A saved dim (as the op was called) wrapped to `sizes`' dims (a 0-d tensor has dim 0)."""
     return dim % builtins.max(len(sizes), 1)
 
 

@@ -44,3 +44,131 @@ def test_a_kernel_error_with_arguments_that_bind_is_the_kernels():
     # the arguments bind to the schema: the kernel's own error, unchanged
     with pytest.raises(RuntimeError, match="shape '\\[5\\]' is invalid for input of size 4"):
         torchlite.reshape(torchlite.ones(4), (5,))
+
+
+# Several overloads (torch's PythonArgParser::print_error and format_invalid_args): one plausible
+# signature by argument count gives its own error, else the listing of the signatures in the order
+# torch's parser tries them, with "didn't match because ..." for those of the call's argument count.
+OVERLOADED = {
+    "listing": lambda L: L.sum(L.ones(2), "a"),
+    "one plausible": lambda L: L.sum(L.ones(2), 1, 2, 3, 4),
+    "int list element after binding": lambda L: L.sum(L.ones(2, 2), dim=(1, "a")),
+    "deprecated method's own error": lambda L: L.ones(2).add("a"),
+    "didn't match: types": lambda L: L.std(L.ones(2), "a"),
+    "didn't match: keywords": lambda L: L.max(L.ones(2, 2), 1, foo=2),
+    "keywords in the parser's order": lambda L: L.var(L.ones(2), dim="a", keepdim=1.5),
+    "scalar and tensor overloads": lambda L: L.clamp(L.ones(2), min="a", max=2),
+    "number self": lambda L: L.pow("a", "b"),
+    "dtype where an int goes": lambda L: L.max(L.ones(2), L.float32),
+    "out of the plausible one": lambda L: L.min(L.ones(2, 2), dim=1, keepdim=True, out=5),
+    "where's number overloads": lambda L: L.where(L.ones(2) > 0, L.ones(2), "a"),
+    "hidden deprecated signature": lambda L: L.add(L.ones(2)),
+    "too many for any": lambda L: L.add(L.ones(2), L.ones(2), L.ones(2), L.ones(2), L.ones(2)),
+    "positional alpha": lambda L: L.add(L.ones(2), L.ones(2), 1),
+    "a scalar takes no dimensioned tensor": lambda L: L.pow(L.ones(2, 2), L.ones(2, 2), L.ones(2)),
+    "varargs of torch.functional": lambda L: L.broadcast_tensors(L.ones(2), 1),
+    "single tensor list": lambda L: L.atleast_1d("a"),
+    "out tuple for one tensor": lambda L: L.max(L.ones(2, 2), 1, out=L.empty(2)),
+}
+
+
+@pytest.mark.parametrize("name", OVERLOADED)
+def test_overloaded_argument_errors_as_torch(name):
+    assert run(OVERLOADED[name], torchlite) == run(OVERLOADED[name], torch)
+
+
+class _Other:
+    """An argument no signature takes (its type name shows in torch's listings)."""
+
+
+# What the sweep below finds different, each for a reason (strict: a fixed entry fails the test)
+SWEEP_DIFFERENCES = {
+    "addmm": "torch's out_dtype overload (addmm.dtype) is not in the table",
+    "baddbmm": "torch's out_dtype overload (baddbmm.dtype) is not in the table",
+    "bmm": "torch's out_dtype overload (bmm.dtype) is not in the table",
+    "mm": "torch's out_dtype overload (mm.dtype) is not in the table",
+    "multinomial": "torchlite.multinomial is hand-written (torch/_ops Distributions), not a generated op",
+    "normal": "torchlite.normal is hand-written (its overloads dispatch in Python)",
+    "split": "torch.split is torch/functional.py's Python function (split_with_sizes for a list)",
+    "unique": "torch.unique is torch/functional.py's Python function (_unique2 inside)",
+    "unique_consecutive": "torch.unique_consecutive is torch/functional.py's Python function",
+}
+
+
+def _sweep_calls():
+    from torchlite._generated import torch_functions
+    for name in sorted(torch_functions._SCHEMAS):
+        if hasattr(torch, name):
+            yield name
+
+
+@pytest.mark.parametrize("name", list(_sweep_calls()))
+def test_every_generated_function_refuses_bad_arguments_as_torch(name):
+    """Each torchlite.<op> called with arguments no signature takes (nine, one, none) raises what
+    torch raises: which error of which signature, or the listing of its signatures."""
+    def calls(L):
+        fn = getattr(L, name)
+        out = []
+        for args in ((_Other(),) * 9, (_Other(),), ()):
+            try:
+                fn(*args)
+                out.append("ok")
+            except Exception as e:  # noqa: BLE001 - the error is the result compared
+                out.append(f"{type(e).__name__}: {e}".replace("torchlite", "torch"))
+        return out
+    same = calls(torchlite) == calls(torch)
+    assert same != (name in SWEEP_DIFFERENCES), SWEEP_DIFFERENCES.get(name, calls(torchlite))
+
+
+def test_deprecated_signatures_run_the_op_and_warn_once_a_process():
+    """torch's deprecated overloads (tools/autograd/deprecated.yaml): add(x, 2, y) is add(x, y,
+    alpha=2), as old optimizer code writes p.data.add_(-lr, p.grad); the first such call of a
+    process warns (TORCH_WARN_ONCE), naming the call's signature and the ones to use."""
+    code = r"""
+import sys, warnings
+L = __import__(sys.argv[1])
+warnings.simplefilter("always")
+x, y = L.arange(3.), L.ones(3)
+with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    a = x.add(2, y)
+    b = L.addcmul(x, 0.5, y, y)
+    p = x.clone(); p.add_(-0.1, y)
+    c = L.addmm(2, L.ones(2, 2), L.eye(2), L.eye(2))
+    d = L.add(x, 2, y, out=L.empty(3))
+    e = L.sub(x, 3, y)
+print([t.tolist() for t in (a, b, p, c, d, e)])
+print([str(m.message).split(" (Triggered")[0] for m in w])
+"""
+    import subprocess
+    import sys
+    outs = [subprocess.run([sys.executable, "-c", code, lib], capture_output=True, text=True, check=True).stdout
+            for lib in ("torchlite", "torch")]
+    assert outs[0] == outs[1]
+    assert "This overload of add is deprecated" in outs[0]
+
+
+def test_out_takes_a_tuple_where_the_op_returns_two():
+    def case(L):
+        x = L.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+        v, i = L.empty(2), L.empty(2, dtype=L.long)
+        r = L.max(x, 1, out=(v, i))
+        sv, si = L.empty(0), L.empty(0, dtype=L.long)
+        L.sort(x, 1, out=(sv, si))
+        tv, ti = L.empty(2), L.empty(2, dtype=L.long)
+        L.topk(x.flatten(), 2, out=(tv, ti))
+        m = L.empty(0)
+        L.min(x, out=m)
+        return [r[0] is v, r[1] is i, v, i, sv, si, tv, ti, m]
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_numbers_bind_to_tensors_where_torch_lets_them():
+    def case(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        ys = [L.mul(2, x), L.add(2, x), L.sub(2, x), L.div(2, x), L.true_divide(2, x), L.multiply(3, x),
+              L.subtract(1, x)]
+        ints = L.ones(2, dtype=L.int32)
+        dtypes = [str(L.mul(2, ints).dtype).split(".")[-1], str(L.mul(2.5, ints).dtype).split(".")[-1]]
+        return [*ys, [y.grad_fn.name() for y in ys], dtypes, L.add(2, 3), L.add(2.5, 1)]
+    assert run(case, torchlite) == run(case, torch)

@@ -5,7 +5,7 @@
 import functools
 
 from .. import _ops
-from .._ops.python_arg_parser import _rebind
+from .._ops.python_arg_parser import _ARG_ERRORS, _rebind
 from .._ops.Resize import out_variant
 
 __all__ = [
@@ -21,18 +21,39 @@ __all__ = [
     "sinc",
 ]
 
-# The argument lists of each op's overloads (native_functions.yaml's schemas).
+# Each op's Python signatures (tools/autograd/python_signature.py), in the order torch's parser
+# tries them: (argument list, as torch prints it[, a deprecated one's call of the op]).
 _SCHEMAS = {
-    "special_erf": ('Tensor self',),
-    "special_erfc": ('Tensor self',),
-    "special_erfinv": ('Tensor self',),
-    "special_exp2": ('Tensor self',),
-    "special_expit": ('Tensor self',),
-    "special_expm1": ('Tensor self',),
-    "special_log1p": ('Tensor self',),
-    "special_logit": ('Tensor self, float? eps=None',),
-    "special_round": ('Tensor self, *, int decimals=0',),
-    "special_sinc": ('Tensor self',),
+    "special_erf": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "special_erfc": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "special_erfinv": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "special_exp2": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "special_expit": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "special_expm1": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "special_log1p": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "special_logit": (
+        ('Tensor self, float? eps=None, *, Tensor? out=None',
+         '(Tensor input, float eps = None, *, Tensor out = None)'),),
+    "special_round": (
+        ('Tensor self, *, int decimals=0, Tensor? out=None',
+         '(Tensor input, *, int decimals = 0, Tensor out = None)'),),
+    "special_sinc": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
 }
 
 
@@ -42,8 +63,8 @@ def erf(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_erf(*args, **kwargs)
         return out_variant("special_erf", _ops.special_erf, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_erf", _SCHEMAS["special_erf"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_erf", _SCHEMAS["special_erf"], args, kwargs, error, out)
     if out is None:
         return _ops.special_erf(*args, **kwargs)
     return out_variant("special_erf", _ops.special_erf, out, args, kwargs)
@@ -55,8 +76,8 @@ def erfc(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_erfc(*args, **kwargs)
         return out_variant("special_erfc", _ops.special_erfc, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_erfc", _SCHEMAS["special_erfc"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_erfc", _SCHEMAS["special_erfc"], args, kwargs, error, out)
     if out is None:
         return _ops.special_erfc(*args, **kwargs)
     return out_variant("special_erfc", _ops.special_erfc, out, args, kwargs)
@@ -68,8 +89,8 @@ def erfinv(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_erfinv(*args, **kwargs)
         return out_variant("special_erfinv", _ops.special_erfinv, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_erfinv", _SCHEMAS["special_erfinv"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_erfinv", _SCHEMAS["special_erfinv"], args, kwargs, error, out)
     if out is None:
         return _ops.special_erfinv(*args, **kwargs)
     return out_variant("special_erfinv", _ops.special_erfinv, out, args, kwargs)
@@ -81,8 +102,8 @@ def exp2(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_exp2(*args, **kwargs)
         return out_variant("special_exp2", _ops.special_exp2, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_exp2", _SCHEMAS["special_exp2"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_exp2", _SCHEMAS["special_exp2"], args, kwargs, error, out)
     if out is None:
         return _ops.special_exp2(*args, **kwargs)
     return out_variant("special_exp2", _ops.special_exp2, out, args, kwargs)
@@ -94,8 +115,8 @@ def expit(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_expit(*args, **kwargs)
         return out_variant("special_expit", _ops.special_expit, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_expit", _SCHEMAS["special_expit"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_expit", _SCHEMAS["special_expit"], args, kwargs, error, out)
     if out is None:
         return _ops.special_expit(*args, **kwargs)
     return out_variant("special_expit", _ops.special_expit, out, args, kwargs)
@@ -107,8 +128,8 @@ def expm1(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_expm1(*args, **kwargs)
         return out_variant("special_expm1", _ops.special_expm1, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_expm1", _SCHEMAS["special_expm1"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_expm1", _SCHEMAS["special_expm1"], args, kwargs, error, out)
     if out is None:
         return _ops.special_expm1(*args, **kwargs)
     return out_variant("special_expm1", _ops.special_expm1, out, args, kwargs)
@@ -120,8 +141,8 @@ def log1p(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_log1p(*args, **kwargs)
         return out_variant("special_log1p", _ops.special_log1p, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_log1p", _SCHEMAS["special_log1p"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_log1p", _SCHEMAS["special_log1p"], args, kwargs, error, out)
     if out is None:
         return _ops.special_log1p(*args, **kwargs)
     return out_variant("special_log1p", _ops.special_log1p, out, args, kwargs)
@@ -133,8 +154,8 @@ def logit(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_logit(*args, **kwargs)
         return out_variant("special_logit", _ops.special_logit, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_logit", _SCHEMAS["special_logit"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_logit", _SCHEMAS["special_logit"], args, kwargs, error, out)
     if out is None:
         return _ops.special_logit(*args, **kwargs)
     return out_variant("special_logit", _ops.special_logit, out, args, kwargs)
@@ -146,8 +167,8 @@ def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
         if out is None:
             return _ops.special_round(*args, **kwargs)
         return out_variant("special_round", _ops.special_round, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_round", _SCHEMAS["special_round"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_round", _SCHEMAS["special_round"], args, kwargs, error, out)
     if out is None:
         return _ops.special_round(*args, **kwargs)
     return out_variant("special_round", _ops.special_round, out, args, kwargs)
@@ -159,8 +180,8 @@ def sinc(*args, out=None, **kwargs):
         if out is None:
             return _ops.special_sinc(*args, **kwargs)
         return out_variant("special_sinc", _ops.special_sinc, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("special_sinc", _SCHEMAS["special_sinc"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("special_sinc", _SCHEMAS["special_sinc"], args, kwargs, error, out)
     if out is None:
         return _ops.special_sinc(*args, **kwargs)
     return out_variant("special_sinc", _ops.special_sinc, out, args, kwargs)

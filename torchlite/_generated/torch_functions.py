@@ -5,7 +5,7 @@
 import functools
 
 from .. import _ops
-from .._ops.python_arg_parser import _rebind
+from .._ops.python_arg_parser import _ARG_ERRORS, _rebind
 from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
@@ -288,312 +288,1092 @@ __all__ = [
     "xlogy_",
 ]
 
-# The argument lists of each op's overloads (native_functions.yaml's schemas).
+# Each op's Python signatures (tools/autograd/python_signature.py), in the order torch's parser
+# tries them: (argument list, as torch prints it[, a deprecated one's call of the op]).
 _SCHEMAS = {
-    "abs": ('Tensor self',),
-    "abs_": ('Tensor(a!) self',),
-    "absolute": ('Tensor self',),
-    "acos": ('Tensor self',),
-    "acos_": ('Tensor(a!) self',),
-    "acosh": ('Tensor self',),
-    "acosh_": ('Tensor(a!) self',),
-    "add": ('Tensor self, Tensor other, *, Scalar alpha=1',),
-    "addbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
-    "addcdiv": ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1',),
-    "addcmul": ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1',),
-    "addmm": ('Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1',),
-    "addmv": ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
-    "addmv_": ('Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',),
-    "all": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
-        'Tensor self, int[]? dim=None, bool keepdim=False'),
-    "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
-    "amax": ('Tensor self, int[1] dim=[], bool keepdim=False',),
-    "amin": ('Tensor self, int[1] dim=[], bool keepdim=False',),
-    "any": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
-        'Tensor self, int[]? dim=None, bool keepdim=False'),
-    "arccos": ('Tensor self',),
-    "arccos_": ('Tensor(a!) self',),
-    "arccosh": ('Tensor self',),
-    "arccosh_": ('Tensor(a!) self',),
-    "arcsin": ('Tensor self',),
-    "arcsin_": ('Tensor(a!) self',),
-    "arcsinh": ('Tensor self',),
-    "arcsinh_": ('Tensor(a!) self',),
-    "arctan": ('Tensor self',),
-    "arctan_": ('Tensor(a!) self',),
-    "arctanh": ('Tensor self',),
-    "arctanh_": ('Tensor(a!) self',),
-    "argmax": ('Tensor self, int? dim=None, bool keepdim=False',),
-    "argmin": ('Tensor self, int? dim=None, bool keepdim=False',),
-    "argsort": ('Tensor self, int dim=-1, bool descending=False',
-        'Tensor self, *, bool stable, int dim=-1, bool descending=False'),
-    "as_strided": ('Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',),
-    "asin": ('Tensor self',),
-    "asin_": ('Tensor(a!) self',),
-    "asinh": ('Tensor self',),
-    "asinh_": ('Tensor(a!) self',),
-    "atan": ('Tensor self',),
-    "atan2": ('Tensor self, Tensor other',),
-    "atan_": ('Tensor(a!) self',),
-    "atanh": ('Tensor self',),
-    "atanh_": ('Tensor(a!) self',),
-    "atleast_1d": ('Tensor self',),
-    "atleast_2d": ('Tensor self',),
-    "atleast_3d": ('Tensor self',),
-    "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
-    "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
-    "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
-    "bitwise_and": ('Tensor self, Tensor other',),
-    "bitwise_left_shift": ('Tensor self, Tensor other',),
-    "bitwise_not": ('Tensor self',),
-    "bitwise_or": ('Tensor self, Tensor other',),
-    "bitwise_right_shift": ('Tensor self, Tensor other',),
-    "bitwise_xor": ('Tensor self, Tensor other',),
-    "bmm": ('Tensor self, Tensor mat2',),
-    "broadcast_tensors": ('Tensor[] tensors',),
-    "broadcast_to": ('Tensor(a) self, SymInt[] size',),
-    "bucketize": ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False',
-        'Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False'),
-    "cat": ('Tensor[] tensors, int dim=0',),
-    "ceil": ('Tensor self',),
-    "ceil_": ('Tensor(a!) self',),
-    "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
-    "clamp": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
-    "clamp_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
-        'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
-    "clamp_max": ('Tensor self, Scalar max', 'Tensor self, Tensor max'),
-    "clamp_max_": ('Tensor(a!) self, Scalar max', 'Tensor(a!) self, Tensor max'),
-    "clamp_min": ('Tensor self, Scalar min', 'Tensor self, Tensor min'),
-    "clamp_min_": ('Tensor(a!) self, Scalar min', 'Tensor(a!) self, Tensor min'),
-    "clip": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
-    "clip_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
-        'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
-    "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
-    "column_stack": ('Tensor[] tensors',),
-    "cos": ('Tensor self',),
-    "cos_": ('Tensor(a!) self',),
-    "cosh": ('Tensor self',),
-    "cosh_": ('Tensor(a!) self',),
-    "count_nonzero": ('Tensor self, int? dim=None', 'Tensor self, int[] dim'),
-    "cross": ('Tensor self, Tensor other, int? dim=None',),
-    "cummax": ('Tensor self, int dim', 'Tensor self, Dimname dim'),
-    "cummin": ('Tensor self, int dim', 'Tensor self, Dimname dim'),
-    "cumprod": ('Tensor self, int dim, *, ScalarType? dtype=None',),
-    "cumsum": ('Tensor self, int dim, *, ScalarType? dtype=None',),
-    "det": ('Tensor self',),
-    "diag": ('Tensor self, int diagonal=0',),
-    "diag_embed": ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',),
-    "diagonal": ('Tensor(a) self, int offset=0, int dim1=0, int dim2=1',),
-    "div": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
-    "divide": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
-    "dot": ('Tensor self, Tensor tensor',),
-    "dstack": ('Tensor[] tensors',),
-    "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "equal": ('Tensor self, Tensor other',),
-    "erf": ('Tensor self',),
-    "erf_": ('Tensor(a!) self',),
-    "erfc": ('Tensor self',),
-    "erfc_": ('Tensor(a!) self',),
-    "erfinv": ('Tensor self',),
-    "exp": ('Tensor self',),
-    "exp2": ('Tensor self',),
-    "exp2_": ('Tensor(a!) self',),
-    "exp_": ('Tensor(a!) self',),
-    "expm1": ('Tensor self',),
-    "expm1_": ('Tensor(a!) self',),
-    "fix": ('Tensor self',),
-    "fix_": ('Tensor(a!) self',),
-    "flatten": ('Tensor(a) self, int start_dim=0, int end_dim=-1',),
-    "flip": ('Tensor self, int[] dims',),
-    "fliplr": ('Tensor self',),
-    "flipud": ('Tensor self',),
-    "floor": ('Tensor self',),
-    "floor_": ('Tensor(a!) self',),
-    "floor_divide": ('Tensor self, Tensor other',),
-    "fmax": ('Tensor self, Tensor other',),
-    "fmin": ('Tensor self, Tensor other',),
-    "fmod": ('Tensor self, Tensor other',),
-    "frac": ('Tensor self',),
-    "frac_": ('Tensor(a!) self',),
-    "gather": ('Tensor self, int dim, Tensor index, *, bool sparse_grad=False',),
-    "ge": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "ger": ('Tensor self, Tensor vec2',),
-    "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
-    "hstack": ('Tensor[] tensors',),
-    "hypot": ('Tensor self, Tensor other',),
-    "index_add": ('Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1',),
-    "index_copy": ('Tensor self, int dim, Tensor index, Tensor source',),
-    "index_fill": ('Tensor self, int dim, Tensor index, Scalar value',),
-    "index_select": ('Tensor self, int dim, Tensor index',),
-    "inverse": ('Tensor self',),
-    "isclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
-    "isfinite": ('Tensor self',),
-    "isin": ('Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False',
-        'Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False',
-        'Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False'),
-    "isinf": ('Tensor self',),
-    "isnan": ('Tensor self',),
-    "isneginf": ('Tensor self',),
-    "isposinf": ('Tensor self',),
-    "isreal": ('Tensor self',),
-    "kron": ('Tensor self, Tensor other',),
-    "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
-        'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
-    "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "lerp": ('Tensor self, Tensor end, Scalar weight', 'Tensor self, Tensor end, Tensor weight'),
-    "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "less_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "log": ('Tensor self',),
-    "log10": ('Tensor self',),
-    "log10_": ('Tensor(a!) self',),
-    "log1p": ('Tensor self',),
-    "log1p_": ('Tensor(a!) self',),
-    "log2": ('Tensor self',),
-    "log2_": ('Tensor(a!) self',),
-    "log_": ('Tensor(a!) self',),
-    "logaddexp": ('Tensor self, Tensor other',),
-    "logdet": ('Tensor self',),
-    "logical_and": ('Tensor self, Tensor other',),
-    "logical_not": ('Tensor self',),
-    "logical_or": ('Tensor self, Tensor other',),
-    "logical_xor": ('Tensor self, Tensor other',),
-    "logit": ('Tensor self, float? eps=None',),
-    "logit_": ('Tensor(a!) self, float? eps=None',),
-    "logsumexp": ('Tensor self, int[1] dim, bool keepdim=False',),
-    "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "masked_fill": ('Tensor self, Tensor mask, Scalar value',),
-    "masked_scatter": ('Tensor self, Tensor mask, Tensor source',),
-    "masked_select": ('Tensor self, Tensor mask',),
-    "matmul": ('Tensor self, Tensor other',),
-    "matrix_power": ('Tensor self, int n',),
-    "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
-    "maximum": ('Tensor self, Tensor other',),
-    "mean": ('Tensor self, *, ScalarType? dtype=None',
-        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
-    "median": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
-    "min": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
-    "minimum": ('Tensor self, Tensor other',),
-    "mm": ('Tensor self, Tensor mat2',),
-    "mode": ('Tensor self, int dim=-1, bool keepdim=False', 'Tensor self, Dimname dim, bool keepdim=False'),
-    "moveaxis": ('Tensor(a) self, int[] source, int[] destination',),
-    "movedim": ('Tensor(a) self, int[] source, int[] destination',),
-    "mul": ('Tensor self, Tensor other',),
-    "multinomial": ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',),
-    "multiply": ('Tensor self, Tensor other',),
-    "mv": ('Tensor self, Tensor vec',),
-    "nan_to_num": ('Tensor self, float? nan=None, float? posinf=None, float? neginf=None',),
-    "nan_to_num_": ('Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None',),
-    "nanmean": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
-    "nanmedian": ('Tensor self', 'Tensor self, int dim, bool keepdim=False'),
-    "nansum": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
-    "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
-        'Tensor(a) self, int dim, Tensor start, SymInt length'),
-    "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "neg": ('Tensor self',),
-    "neg_": ('Tensor(a!) self',),
-    "negative": ('Tensor self',),
-    "negative_": ('Tensor(a!) self',),
-    "nonzero": ('Tensor self',),
-    "normal": ('Tensor mean, float std=1, *, Generator? generator=None',
-        'float mean, Tensor std, *, Generator? generator=None',
-        'Tensor mean, Tensor std, *, Generator? generator=None'),
-    "not_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
-    "outer": ('Tensor self, Tensor vec2',),
-    "permute": ('Tensor(a) self, int[] dims',),
-    "positive": ('Tensor(a) self',),
-    "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
-    "prod": ('Tensor self, *, ScalarType? dtype=None',
-        'Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None'),
-    "reciprocal": ('Tensor self',),
-    "reciprocal_": ('Tensor(a!) self',),
-    "relu": ('Tensor self',),
-    "relu_": ('Tensor(a!) self',),
-    "remainder": ('Tensor self, Tensor other',),
-    "repeat_interleave": ('Tensor repeats, *, SymInt? output_size=None',
-        'Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None'),
-    "reshape": ('Tensor(a) self, SymInt[] shape',),
-    "roll": ('Tensor self, SymInt[1] shifts, int[1] dims=[]',),
-    "rot90": ('Tensor self, int k=1, int[] dims=[0,1]',),
-    "round": ('Tensor self', 'Tensor self, *, int decimals'),
-    "round_": ('Tensor(a!) self', 'Tensor(a!) self, *, int decimals'),
-    "row_stack": ('Tensor[] tensors',),
-    "rsqrt": ('Tensor self',),
-    "rsqrt_": ('Tensor(a!) self',),
-    "scatter": ('Tensor self, int dim, Tensor index, Tensor src',),
-    "scatter_add": ('Tensor self, int dim, Tensor index, Tensor src',),
-    "scatter_reduce": ('Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True',),
+    "abs": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "abs_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "absolute": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "acos": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "acos_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "acosh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "acosh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "add": (
+        ('Tensor self, Tensor other, *, Scalar alpha=1, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)'),
+        ('Tensor self, Scalar alpha, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Number alpha, Tensor other, *, Tensor out = None)',
+         (('self', 'other'), ('alpha',)))),
+    "addbmm": (
+        ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None',
+         '(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
+        ('Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor? out=None',
+         '(Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, Tensor out = None)',
+         (('self', 'batch1', 'batch2'), ('beta', 'alpha'))),
+        ('Scalar beta, Tensor self, Tensor batch1, Tensor batch2, *, Tensor? out=None',
+         '(Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out = None)',
+         (('self', 'batch1', 'batch2'), ('beta',)))),
+    "addcdiv": (
+        ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None',
+         '(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)'),
+        ('Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, *, Tensor? out=None',
+         '(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = None)',
+         (('self', 'tensor1', 'tensor2'), ('value',)))),
+    "addcmul": (
+        ('Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor? out=None',
+         '(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)'),
+        ('Tensor self, Scalar value, Tensor tensor1, Tensor tensor2, *, Tensor? out=None',
+         '(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = None)',
+         (('self', 'tensor1', 'tensor2'), ('value',)))),
+    "addmm": (
+        ('Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None',
+         '(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
+        ('Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2, *, Tensor? out=None',
+         '(Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2, *, Tensor out = None)',
+         (('self', 'mat1', 'mat2'), ('beta', 'alpha'))),
+        ('Scalar beta, Tensor self, Tensor mat1, Tensor mat2, *, Tensor? out=None',
+         '(Number beta, Tensor input, Tensor mat1, Tensor mat2, *, Tensor out = None)',
+         (('self', 'mat1', 'mat2'), ('beta',)))),
+    "addmv": (
+        ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None',
+         '(Tensor input, Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
+        ('Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec, *, Tensor? out=None',
+         '(Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec, *, Tensor out = None)',
+         (('self', 'mat', 'vec'), ('beta', 'alpha'))),
+        ('Scalar beta, Tensor self, Tensor mat, Tensor vec, *, Tensor? out=None',
+         '(Number beta, Tensor input, Tensor mat, Tensor vec, *, Tensor out = None)',
+         (('self', 'mat', 'vec'), ('beta',)))),
+    "addmv_": (
+        ('Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1',
+         '(Tensor input, Tensor mat, Tensor vec, *, Number beta = 1, Number alpha = 1)'),
+        ('Scalar beta, Tensor self, Scalar alpha, Tensor mat, Tensor vec',
+         '(Number beta, Tensor input, Number alpha, Tensor mat, Tensor vec)',
+         (('self', 'mat', 'vec'), ('beta', 'alpha'))),
+        ('Scalar beta, Tensor self, Tensor mat, Tensor vec',
+         '(Number beta, Tensor input, Tensor mat, Tensor vec)',
+         (('self', 'mat', 'vec'), ('beta',)))),
+    "all": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),
+        ('Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)'),
+        ('Tensor self, int dim, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')),
+    "allclose": (
+        ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',
+         '(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)'),),
+    "amax": (
+        ('Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)'),),
+    "amin": (
+        ('Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)'),),
+    "any": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),
+        ('Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)'),
+        ('Tensor self, int dim, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, int dim, bool keepdim = False, *, Tensor out = None)')),
+    "arccos": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "arccos_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "arccosh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "arccosh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "arcsin": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "arcsin_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "arcsinh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "arcsinh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "arctan": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "arctan_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "arctanh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "arctanh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "argmax": (
+        ('Tensor self, int? dim=None, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)'),),
+    "argmin": (
+        ('Tensor self, int? dim=None, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, int dim = None, bool keepdim = False, *, Tensor out = None)'),),
+    "argsort": (
+        ('Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor? out=None',
+         '(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)'),
+        ('Tensor self, int dim=-1, bool descending=False',
+         '(Tensor input, int dim = -1, bool descending = False)')),
+    "as_strided": (
+        ('Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None',
+         '(Tensor input, tuple of ints size, tuple of ints stride, int storage_offset = None)'),),
+    "asin": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "asin_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "asinh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "asinh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "atan": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "atan2": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "atan_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "atanh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "atanh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "atleast_1d": (
+        ('Tensor self',
+         '(Tensor input)'),
+        ('Tensor[] tensors',
+         '(tuple of Tensors tensors)')),
+    "atleast_2d": (
+        ('Tensor self',
+         '(Tensor input)'),
+        ('Tensor[] tensors',
+         '(tuple of Tensors tensors)')),
+    "atleast_3d": (
+        ('Tensor self',
+         '(Tensor input)'),
+        ('Tensor[] tensors',
+         '(tuple of Tensors tensors)')),
+    "baddbmm": (
+        ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None',
+         '(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
+        ('Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor? out=None',
+         '(Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, Tensor out = None)',
+         (('self', 'batch1', 'batch2'), ('beta', 'alpha'))),
+        ('Scalar beta, Tensor self, Tensor batch1, Tensor batch2, *, Tensor? out=None',
+         '(Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out = None)',
+         (('self', 'batch1', 'batch2'), ('beta',)))),
+    "bernoulli": (
+        ('Tensor self, *, Generator? generator=None, Tensor? out=None',
+         '(Tensor input, *, torch.Generator generator = None, Tensor out = None)'),
+        ('Tensor self, float p, *, Generator? generator=None',
+         '(Tensor input, float p, *, torch.Generator generator = None)')),
+    "bincount": (
+        ('Tensor self, Tensor? weights=None, SymInt minlength=0',
+         '(Tensor input, Tensor weights = None, int minlength = 0)'),),
+    "bitwise_and": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Scalar self, Tensor other',
+         '(Number self, Tensor other)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "bitwise_left_shift": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Scalar self, Tensor other',
+         '(Number self, Tensor other)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "bitwise_not": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "bitwise_or": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Scalar self, Tensor other',
+         '(Number self, Tensor other)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "bitwise_right_shift": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Scalar self, Tensor other',
+         '(Number self, Tensor other)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "bitwise_xor": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Scalar self, Tensor other',
+         '(Number self, Tensor other)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "bmm": (
+        ('Tensor self, Tensor mat2, *, Tensor? out=None',
+         '(Tensor input, Tensor mat2, *, Tensor out = None)'),),
+    "broadcast_tensors": (
+        ('Tensor[] tensors',
+         '(tuple of Tensors tensors)'),),
+    "broadcast_to": (
+        ('Tensor self, SymInt[] size',
+         '(Tensor input, tuple of ints size)'),),
+    "bucketize": (
+        ('Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor? out=None',
+         '(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)'),
+        ('Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False',
+         '(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)')),
+    "cat": (
+        ('Tensor[] tensors, int dim=0, *, Tensor? out=None',
+         '(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)'),),
+    "ceil": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "ceil_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "chunk": (
+        ('Tensor self, int chunks, int dim=0',
+         '(Tensor input, int chunks, int dim = 0)'),),
+    "clamp": (
+        ('Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor? out=None',
+         '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)'),
+        ('Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor? out=None',
+         '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')),
+    "clamp_": (
+        ('Tensor self, Tensor? min=None, Tensor? max=None',
+         '(Tensor input, Tensor min = None, Tensor max = None)'),
+        ('Tensor self, Scalar? min=None, Scalar? max=None',
+         '(Tensor input, Number min = None, Number max = None)')),
+    "clamp_max": (
+        ('Tensor self, Tensor max, *, Tensor? out=None',
+         '(Tensor input, Tensor max, *, Tensor out = None)'),
+        ('Tensor self, Scalar max, *, Tensor? out=None',
+         '(Tensor input, Number max, *, Tensor out = None)')),
+    "clamp_max_": (
+        ('Tensor self, Tensor max',
+         '(Tensor input, Tensor max)'),
+        ('Tensor self, Scalar max',
+         '(Tensor input, Number max)')),
+    "clamp_min": (
+        ('Tensor self, Tensor min, *, Tensor? out=None',
+         '(Tensor input, Tensor min, *, Tensor out = None)'),
+        ('Tensor self, Scalar min, *, Tensor? out=None',
+         '(Tensor input, Number min, *, Tensor out = None)')),
+    "clamp_min_": (
+        ('Tensor self, Tensor min',
+         '(Tensor input, Tensor min)'),
+        ('Tensor self, Scalar min',
+         '(Tensor input, Number min)')),
+    "clip": (
+        ('Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor? out=None',
+         '(Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)'),
+        ('Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor? out=None',
+         '(Tensor input, Number min = None, Number max = None, *, Tensor out = None)')),
+    "clip_": (
+        ('Tensor self, Tensor? min=None, Tensor? max=None',
+         '(Tensor input, Tensor min = None, Tensor max = None)'),
+        ('Tensor self, Scalar? min=None, Scalar? max=None',
+         '(Tensor input, Number min = None, Number max = None)')),
+    "clone": (
+        ('Tensor self, *, MemoryFormat? memory_format=None',
+         '(Tensor input, *, torch.memory_format memory_format = None)'),),
+    "column_stack": (
+        ('Tensor[] tensors',
+         '(tuple of Tensors tensors)'),),
+    "cos": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "cos_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "cosh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "cosh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "count_nonzero": (
+        ('Tensor self, int? dim=None',
+         '(Tensor input, int dim = None)'),
+        ('Tensor self, int[] dim',
+         '(Tensor input, tuple of ints dim)')),
+    "cross": (
+        ('Tensor self, Tensor other, int? dim=None, *, Tensor? out=None',
+         '(Tensor input, Tensor other, int dim = None, *, Tensor out = None)'),),
+    "cummax": (
+        ('Tensor self, int dim, *, Tensor[]? out=None',
+         '(Tensor input, int dim, *, tuple of Tensors out = None)'),),
+    "cummin": (
+        ('Tensor self, int dim, *, Tensor[]? out=None',
+         '(Tensor input, int dim, *, tuple of Tensors out = None)'),),
+    "cumprod": (
+        ('Tensor self, int dim, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)'),),
+    "cumsum": (
+        ('Tensor self, int dim, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, int dim, *, torch.dtype dtype = None, Tensor out = None)'),),
+    "det": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "diag": (
+        ('Tensor self, int diagonal=0, *, Tensor? out=None',
+         '(Tensor input, int diagonal = 0, *, Tensor out = None)'),),
+    "diag_embed": (
+        ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',
+         '(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)'),),
+    "diagonal": (
+        ('Tensor self, int offset=0, int dim1=0, int dim2=1',
+         '(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)'),),
+    "div": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Tensor other, *, str? rounding_mode, Tensor? out=None',
+         '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, str? rounding_mode',
+         '(Tensor input, Number other, *, str rounding_mode)')),
+    "divide": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Tensor other, *, str? rounding_mode, Tensor? out=None',
+         '(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)'),
+        ('Tensor self, Scalar other',
+         '(Tensor input, Number other)'),
+        ('Tensor self, Scalar other, *, str? rounding_mode',
+         '(Tensor input, Number other, *, str rounding_mode)')),
+    "dot": (
+        ('Tensor self, Tensor tensor, *, Tensor? out=None',
+         '(Tensor input, Tensor tensor, *, Tensor out = None)'),),
+    "dstack": (
+        ('Tensor[] tensors, *, Tensor? out=None',
+         '(tuple of Tensors tensors, *, Tensor out = None)'),),
+    "eq": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "equal": (
+        ('Tensor self, Tensor other',
+         '(Tensor input, Tensor other)'),),
+    "erf": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "erf_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "erfc": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "erfc_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "erfinv": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "exp": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "exp2": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "exp2_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "exp_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "expm1": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "expm1_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "fix": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "fix_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "flatten": (
+        ('Tensor self, int start_dim=0, int end_dim=-1',
+         '(Tensor input, int start_dim = 0, int end_dim = -1)'),),
+    "flip": (
+        ('Tensor self, int[] dims',
+         '(Tensor input, tuple of ints dims)'),),
+    "fliplr": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "flipud": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "floor": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "floor_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "floor_divide": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other',
+         '(Tensor input, Number other)')),
+    "fmax": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "fmin": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "fmod": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "frac": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "frac_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "gather": (
+        ('Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, *, bool sparse_grad = False, Tensor out = None)'),),
+    "ge": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "ger": (
+        ('Tensor self, Tensor vec2, *, Tensor? out=None',
+         '(Tensor input, Tensor vec2, *, Tensor out = None)'),),
+    "greater": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "greater_equal": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "gt": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "histc": (
+        ('Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None',
+         '(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)'),),
+    "hstack": (
+        ('Tensor[] tensors, *, Tensor? out=None',
+         '(tuple of Tensors tensors, *, Tensor out = None)'),),
+    "hypot": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "index_add": (
+        ('Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1',
+         '(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1)'),),
+    "index_copy": (
+        ('Tensor self, int dim, Tensor index, Tensor source',
+         '(Tensor input, int dim, Tensor index, Tensor source)'),),
+    "index_fill": (
+        ('Tensor self, int dim, Tensor index, Tensor value',
+         '(Tensor input, int dim, Tensor index, Tensor value)'),
+        ('Tensor self, int dim, Tensor index, Scalar value',
+         '(Tensor input, int dim, Tensor index, Number value)')),
+    "index_select": (
+        ('Tensor self, int dim, Tensor index, *, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, *, Tensor out = None)'),),
+    "inverse": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "isclose": (
+        ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',
+         '(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)'),),
+    "isfinite": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "isin": (
+        ('Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None',
+         '(Tensor elements, Tensor test_elements, *, bool assume_unique = False, bool invert = False, '
+         'Tensor out = None)'),
+        ('Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor? out=None',
+         '(Number element, Tensor test_elements, *, bool assume_unique = False, bool invert = False, '
+         'Tensor out = None)'),
+        ('Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor? out=None',
+         '(Tensor elements, Number test_element, *, bool assume_unique = False, bool invert = False, '
+         'Tensor out = None)')),
+    "isinf": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "isnan": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "isneginf": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "isposinf": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "isreal": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "kron": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "kthvalue": (
+        ('Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None',
+         '(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)'),),
+    "le": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "lerp": (
+        ('Tensor self, Tensor end, Tensor weight, *, Tensor? out=None',
+         '(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)'),
+        ('Tensor self, Tensor end, Scalar weight, *, Tensor? out=None',
+         '(Tensor input, Tensor end, Number weight, *, Tensor out = None)')),
+    "less": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "less_equal": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "log": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "log10": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "log10_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "log1p": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "log1p_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "log2": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "log2_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "log_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "logaddexp": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "logdet": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "logical_and": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "logical_not": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "logical_or": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "logical_xor": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "logit": (
+        ('Tensor self, float? eps=None, *, Tensor? out=None',
+         '(Tensor input, float eps = None, *, Tensor out = None)'),),
+    "logit_": (
+        ('Tensor self, float? eps=None',
+         '(Tensor input, float eps = None)'),),
+    "logsumexp": (
+        ('Tensor self, int[1] dim, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None)'),),
+    "lt": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "masked_fill": (
+        ('Tensor self, Tensor mask, Tensor value',
+         '(Tensor input, Tensor mask, Tensor value)'),
+        ('Tensor self, Tensor mask, Scalar value',
+         '(Tensor input, Tensor mask, Number value)')),
+    "masked_scatter": (
+        ('Tensor self, Tensor mask, Tensor source',
+         '(Tensor input, Tensor mask, Tensor source)'),),
+    "masked_select": (
+        ('Tensor self, Tensor mask, *, Tensor? out=None',
+         '(Tensor input, Tensor mask, *, Tensor out = None)'),),
+    "matmul": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "matrix_power": (
+        ('Tensor self, int n, *, Tensor? out=None',
+         '(Tensor input, int n, *, Tensor out = None)'),),
+    "max": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None',
+         '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')),
+    "maximum": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "mean": (
+        ('Tensor self, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, *, torch.dtype dtype = None, Tensor out = None)'),
+        ('Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)')),
+    "median": (
+        ('Tensor self',
+         '(Tensor input)'),
+        ('Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None',
+         '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')),
+    "min": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None',
+         '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')),
+    "minimum": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "mm": (
+        ('Tensor self, Tensor mat2, *, Tensor? out=None',
+         '(Tensor input, Tensor mat2, *, Tensor out = None)'),),
+    "mode": (
+        ('Tensor self, int dim=-1, bool keepdim=False, *, Tensor[]? out=None',
+         '(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)'),),
+    "moveaxis": (
+        ('Tensor self, int source, int destination',
+         '(Tensor input, int source, int destination)'),
+        ('Tensor self, int[] source, int[] destination',
+         '(Tensor input, tuple of ints source, tuple of ints destination)')),
+    "movedim": (
+        ('Tensor self, int source, int destination',
+         '(Tensor input, int source, int destination)'),
+        ('Tensor self, int[] source, int[] destination',
+         '(Tensor input, tuple of ints source, tuple of ints destination)')),
+    "mul": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "multinomial": (
+        ('Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None',
+         '(Tensor input, int num_samples, bool replacement = False, *, torch.Generator generator = None)'),),
+    "multiply": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other',
+         '(Tensor input, Number other)')),
+    "mv": (
+        ('Tensor self, Tensor vec, *, Tensor? out=None',
+         '(Tensor input, Tensor vec, *, Tensor out = None)'),),
+    "nan_to_num": (
+        ('Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor? out=None',
+         '(Tensor input, float nan = None, float posinf = None, float neginf = None, *, Tensor out = None)'),),
+    "nan_to_num_": (
+        ('Tensor self, float? nan=None, float? posinf=None, float? neginf=None',
+         '(Tensor input, float nan = None, float posinf = None, float neginf = None)'),),
+    "nanmean": (
+        ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, '
+         'Tensor out = None)'),),
+    "nanmedian": (
+        ('Tensor self',
+         '(Tensor input)'),
+        ('Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None',
+         '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')),
+    "nansum": (
+        ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None, '
+         'Tensor out = None)'),),
+    "narrow": (
+        ('Tensor self, int dim, Tensor start, SymInt length',
+         '(Tensor input, int dim, Tensor start, int length)'),
+        ('Tensor self, int dim, SymInt start, SymInt length',
+         '(Tensor input, int dim, int start, int length)')),
+    "ne": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "neg": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "neg_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "negative": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "negative_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "nonzero": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "normal": (
+        ('Tensor mean, Tensor std, *, Generator? generator=None',
+         '(Tensor mean, Tensor std, *, torch.Generator generator = None)'),
+        ('Tensor mean, float std=1, *, Generator? generator=None',
+         '(Tensor mean, float std = 1, *, torch.Generator generator = None)'),
+        ('float mean, Tensor std, *, Generator? generator=None',
+         '(float mean, Tensor std, *, torch.Generator generator = None)')),
+    "not_equal": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "outer": (
+        ('Tensor self, Tensor vec2, *, Tensor? out=None',
+         '(Tensor input, Tensor vec2, *, Tensor out = None)'),),
+    "permute": (
+        ('Tensor self, int[] dims',
+         '(Tensor input, tuple of ints dims)'),),
+    "positive": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "pow": (
+        ('Tensor self, Tensor exponent, *, Tensor? out=None',
+         '(Tensor input, Tensor exponent, *, Tensor out = None)'),
+        ('Scalar self, Tensor exponent, *, Tensor? out=None',
+         '(Number self, Tensor exponent, *, Tensor out = None)'),
+        ('Tensor self, Scalar exponent, *, Tensor? out=None',
+         '(Tensor input, Number exponent, *, Tensor out = None)')),
+    "prod": (
+        ('Tensor self, *, ScalarType? dtype=None',
+         '(Tensor input, *, torch.dtype dtype = None)'),
+        ('Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)')),
+    "reciprocal": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "reciprocal_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "relu": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "relu_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "remainder": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Scalar self, Tensor other',
+         '(Number self, Tensor other)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "repeat_interleave": (
+        ('Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None',
+         '(Tensor input, Tensor repeats, int dim = None, *, int output_size = None)'),
+        ('Tensor repeats, *, SymInt? output_size=None',
+         '(Tensor repeats, *, int output_size = None)'),
+        ('Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None',
+         '(Tensor input, int repeats, int dim = None, *, int output_size = None)')),
+    "reshape": (
+        ('Tensor self, SymInt[] shape',
+         '(Tensor input, tuple of ints shape)'),),
+    "roll": (
+        ('Tensor self, SymInt[1] shifts, int[1] dims=[]',
+         '(Tensor input, tuple of ints shifts, tuple of ints dims = None)'),),
+    "rot90": (
+        ('Tensor self, int k=1, int[] dims=[0,1]',
+         '(Tensor input, int k = 1, tuple of ints dims = {0,1})'),),
+    "round": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),
+        ('Tensor self, *, int decimals, Tensor? out=None',
+         '(Tensor input, *, int decimals, Tensor out = None)')),
+    "round_": (
+        ('Tensor self',
+         '(Tensor input)'),
+        ('Tensor self, *, int decimals',
+         '(Tensor input, *, int decimals)')),
+    "row_stack": (
+        ('Tensor[] tensors',
+         '(tuple of Tensors tensors)'),),
+    "rsqrt": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "rsqrt_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "scatter": (
+        ('Tensor self, int dim, Tensor index, Tensor src, *, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None)'),
+        ('Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)'),
+        ('Tensor self, int dim, Tensor index, Scalar value, *, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Number value, *, Tensor out = None)'),
+        ('Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor? out=None',
+         '(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)')),
+    "scatter_add": (
+        ('Tensor self, int dim, Tensor index, Tensor src',
+         '(Tensor input, int dim, Tensor index, Tensor src)'),),
+    "scatter_reduce": (
+        ('Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True',
+         '(Tensor input, int dim, Tensor index, Tensor src, str reduce, *, bool include_self = True)'),),
     "searchsorted": (
-        'Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, '
-        'Tensor? sorter=None',
-        'Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, '
-        'Tensor? sorter=None'),
-    "select": ('Tensor(a) self, int dim, SymInt index',),
-    "sgn": ('Tensor self',),
-    "sigmoid": ('Tensor self',),
-    "sigmoid_": ('Tensor(a!) self',),
-    "sign": ('Tensor self',),
-    "sin": ('Tensor self',),
-    "sin_": ('Tensor(a!) self',),
-    "sinc": ('Tensor self',),
-    "sinc_": ('Tensor(a!) self',),
-    "sinh": ('Tensor self',),
-    "sinh_": ('Tensor(a!) self',),
-    "slogdet": ('Tensor self',),
-    "sort": ('Tensor self, int dim=-1, bool descending=False',
-        'Tensor self, *, bool? stable, int dim=-1, bool descending=False'),
-    "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',
-        'Tensor(a -> *) self, SymInt[] split_size, int dim=0', 'Tensor(a -> *) self, SymInt[] split_size, int dim=0'),
-    "sqrt": ('Tensor self',),
-    "sqrt_": ('Tensor(a!) self',),
-    "square": ('Tensor self',),
-    "square_": ('Tensor(a!) self',),
-    "squeeze": ('Tensor(a) self', 'Tensor(a) self, int dim', 'Tensor(a) self, int[] dim'),
-    "stack": ('Tensor[] tensors, int dim=0',),
-    "std": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
-        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
-    "std_mean": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
-        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
-    "sub": ('Tensor self, Tensor other, *, Scalar alpha=1',),
-    "subtract": ('Tensor self, Tensor other, *, Scalar alpha=1',),
-    "sum": ('Tensor self, *, ScalarType? dtype=None',
-        'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
-    "swapaxes": ('Tensor(a) self, int axis0, int axis1',),
-    "swapdims": ('Tensor(a) self, int dim0, int dim1',),
-    "t": ('Tensor(a) self',),
-    "take": ('Tensor self, Tensor index',),
-    "take_along_dim": ('Tensor self, Tensor indices, int? dim=None',),
-    "tan": ('Tensor self',),
-    "tan_": ('Tensor(a!) self',),
-    "tanh": ('Tensor self',),
-    "tanh_": ('Tensor(a!) self',),
-    "tile": ('Tensor self, SymInt[] dims',),
-    "topk": ('Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True',
-        'Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, '
-        'Tensor(b!) indices'),
-    "trace": ('Tensor self',),
-    "transpose": ('Tensor(a) self, int dim0, int dim1',),
-    "tril": ('Tensor self, int diagonal=0',),
-    "triu": ('Tensor self, int diagonal=0',),
-    "true_divide": ('Tensor self, Tensor other',),
-    "trunc": ('Tensor self',),
-    "trunc_": ('Tensor(a!) self',),
-    "unbind": ('Tensor(a -> *) self, int dim=0',),
-    "unflatten": ('Tensor(a) self, int dim, SymInt[] sizes',),
-    "unique": ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',),
-    "unique_consecutive": ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',),
-    "unsqueeze": ('Tensor(a) self, int dim',),
-    "var": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
-        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
-    "var_mean": ('Tensor self, bool unbiased=True', 'Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
-        'Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False'),
-    "vdot": ('Tensor self, Tensor other',),
-    "vstack": ('Tensor[] tensors',),
-    "where": ('Tensor condition, Tensor self, Tensor other', 'Tensor condition'),
-    "xlogy": ('Tensor self, Tensor other',),
-    "xlogy_": ('Tensor(a!) self, Tensor other',),
+        ('Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, '
+         'Tensor? sorter=None, Tensor? out=None',
+         '(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, str side = None, '
+         'Tensor sorter = None, Tensor out = None)'),
+        ('Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, '
+         'Tensor? sorter=None, Tensor? out=None',
+         '(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, str side = None, '
+         'Tensor sorter = None, Tensor out = None)')),
+    "select": (
+        ('Tensor self, int dim, SymInt index',
+         '(Tensor input, int dim, int index)'),),
+    "sgn": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "sigmoid": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "sigmoid_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "sign": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "sin": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "sin_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "sinc": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "sinc_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "sinh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "sinh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "slogdet": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "sort": (
+        ('Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None',
+         '(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)'),
+        ('Tensor self, int dim=-1, bool descending=False, *, Tensor[]? out=None',
+         '(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)')),
+    "split": (
+        ('Tensor self, SymInt split_size, int dim=0',
+         '(Tensor input, int split_size, int dim = 0)'),
+        ('Tensor self, SymInt[] split_size, int dim=0',
+         '(Tensor input, tuple of ints split_size, int dim = 0)')),
+    "sqrt": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "sqrt_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "square": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "square_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "squeeze": (
+        ('Tensor self',
+         '(Tensor input)'),
+        ('Tensor self, int dim',
+         '(Tensor input, int dim)'),
+        ('Tensor self, int[] dim',
+         '(Tensor input, tuple of ints dim)')),
+    "stack": (
+        ('Tensor[] tensors, int dim=0, *, Tensor? out=None',
+         '(tuple of Tensors tensors, int dim = 0, *, Tensor out = None)'),),
+    "std": (
+        ('Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)'),
+        ('Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, '
+         'Tensor out = None)'),
+        ('Tensor self, bool unbiased=True',
+         '(Tensor input, bool unbiased = True)')),
+    "std_mean": (
+        ('Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+         '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)'),
+        ('Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False',
+         '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)'),
+        ('Tensor self, bool unbiased=True',
+         '(Tensor input, bool unbiased = True)')),
+    "sub": (
+        ('Tensor self, Tensor other, *, Scalar alpha=1, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)'),
+        ('Tensor self, Scalar alpha, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Number alpha, Tensor other, *, Tensor out = None)',
+         (('self', 'other'), ('alpha',)))),
+    "subtract": (
+        ('Tensor self, Tensor other, *, Scalar alpha=1, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)'),
+        ('Tensor self, Scalar other, Scalar alpha=1',
+         '(Tensor input, Number other, Number alpha = 1)')),
+    "sum": (
+        ('Tensor self, *, ScalarType? dtype=None',
+         '(Tensor input, *, torch.dtype dtype = None)'),
+        ('Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
+         '(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)')),
+    "swapaxes": (
+        ('Tensor self, int axis0, int axis1',
+         '(Tensor input, int axis0, int axis1)'),),
+    "swapdims": (
+        ('Tensor self, int dim0, int dim1',
+         '(Tensor input, int dim0, int dim1)'),),
+    "t": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "take": (
+        ('Tensor self, Tensor index, *, Tensor? out=None',
+         '(Tensor input, Tensor index, *, Tensor out = None)'),),
+    "take_along_dim": (
+        ('Tensor self, Tensor indices, int? dim=None',
+         '(Tensor input, Tensor indices, int dim = None)'),),
+    "tan": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "tan_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "tanh": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "tanh_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "tile": (
+        ('Tensor self, SymInt[] dims',
+         '(Tensor input, tuple of ints dims)'),),
+    "topk": (
+        ('Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor[]? out=None',
+         '(Tensor input, int k, int dim = -1, bool largest = True, bool sorted = True, *, '
+         'tuple of Tensors out = None)'),),
+    "trace": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "transpose": (
+        ('Tensor self, int dim0, int dim1',
+         '(Tensor input, int dim0, int dim1)'),),
+    "tril": (
+        ('Tensor self, int diagonal=0, *, Tensor? out=None',
+         '(Tensor input, int diagonal = 0, *, Tensor out = None)'),),
+    "triu": (
+        ('Tensor self, int diagonal=0, *, Tensor? out=None',
+         '(Tensor input, int diagonal = 0, *, Tensor out = None)'),),
+    "true_divide": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other',
+         '(Tensor input, Number other)')),
+    "trunc": (
+        ('Tensor self, *, Tensor? out=None',
+         '(Tensor input, *, Tensor out = None)'),),
+    "trunc_": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "unbind": (
+        ('Tensor self, int dim=0',
+         '(Tensor input, int dim = 0)'),),
+    "unflatten": (
+        ('Tensor self, int dim, SymInt[] sizes',
+         '(Tensor input, int dim, tuple of ints sizes)'),),
+    "unique": (
+        ('Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, int? dim=None',
+         '(Tensor input, bool sorted = True, bool return_inverse = False, bool return_counts = False, '
+         'int dim = None)'),),
+    "unique_consecutive": (
+        ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',
+         '(Tensor input, bool return_inverse = False, bool return_counts = False, int dim = None)'),),
+    "unsqueeze": (
+        ('Tensor self, int dim',
+         '(Tensor input, int dim)'),),
+    "var": (
+        ('Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor? out=None',
+         '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None)'),
+        ('Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor? out=None',
+         '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, '
+         'Tensor out = None)'),
+        ('Tensor self, bool unbiased=True',
+         '(Tensor input, bool unbiased = True)')),
+    "var_mean": (
+        ('Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False',
+         '(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False)'),
+        ('Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False',
+         '(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False)'),
+        ('Tensor self, bool unbiased=True',
+         '(Tensor input, bool unbiased = True)')),
+    "vdot": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "vstack": (
+        ('Tensor[] tensors, *, Tensor? out=None',
+         '(tuple of Tensors tensors, *, Tensor out = None)'),),
+    "where": (
+        ('Tensor condition',
+         '(Tensor condition)'),
+        ('Tensor condition, Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor condition, Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Tensor condition, Scalar self, Tensor other',
+         '(Tensor condition, Number self, Tensor other)'),
+        ('Tensor condition, Tensor self, Scalar other',
+         '(Tensor condition, Tensor input, Number other)'),
+        ('Tensor condition, Scalar self, Scalar other',
+         '(Tensor condition, Number self, Number other)')),
+    "xlogy": (
+        ('Tensor self, Tensor other, *, Tensor? out=None',
+         '(Tensor input, Tensor other, *, Tensor out = None)'),
+        ('Scalar self, Tensor other, *, Tensor? out=None',
+         '(Number self, Tensor other, *, Tensor out = None)'),
+        ('Tensor self, Scalar other, *, Tensor? out=None',
+         '(Tensor input, Number other, *, Tensor out = None)')),
+    "xlogy_": (
+        ('Tensor self, Tensor other',
+         '(Tensor input, Tensor other)'),
+        ('Tensor self, Scalar other',
+         '(Tensor input, Number other)')),
 }
 
 
@@ -603,8 +1383,8 @@ def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
         if out is None:
             return _ops.abs(*args, **kwargs)
         return out_variant("abs", _ops.abs, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("abs", _SCHEMAS["abs"], args, kwargs, error, out)
     if out is None:
         return _ops.abs(*args, **kwargs)
     return out_variant("abs", _ops.abs, out, args, kwargs)
@@ -614,7 +1394,7 @@ def abs(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 def abs_(*args, **kwargs):
     try:
         return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("abs_", _SCHEMAS["abs_"], args, kwargs, error)
     return inplace_variant(_ops.abs, args[0], args[1:], kwargs)
 
@@ -625,8 +1405,8 @@ def absolute(*args, out=None, **kwargs):
         if out is None:
             return _ops.absolute(*args, **kwargs)
         return out_variant("absolute", _ops.absolute, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("absolute", _SCHEMAS["absolute"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("absolute", _SCHEMAS["absolute"], args, kwargs, error, out)
     if out is None:
         return _ops.absolute(*args, **kwargs)
     return out_variant("absolute", _ops.absolute, out, args, kwargs)
@@ -638,8 +1418,8 @@ def acos(*args, out=None, **kwargs):
         if out is None:
             return _ops.acos(*args, **kwargs)
         return out_variant("acos", _ops.acos, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("acos", _SCHEMAS["acos"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("acos", _SCHEMAS["acos"], args, kwargs, error, out)
     if out is None:
         return _ops.acos(*args, **kwargs)
     return out_variant("acos", _ops.acos, out, args, kwargs)
@@ -649,7 +1429,7 @@ def acos(*args, out=None, **kwargs):
 def acos_(*args, **kwargs):
     try:
         return inplace_variant(_ops.acos, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("acos_", _SCHEMAS["acos_"], args, kwargs, error)
     return inplace_variant(_ops.acos, args[0], args[1:], kwargs)
 
@@ -660,8 +1440,8 @@ def acosh(*args, out=None, **kwargs):
         if out is None:
             return _ops.acosh(*args, **kwargs)
         return out_variant("acosh", _ops.acosh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("acosh", _SCHEMAS["acosh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("acosh", _SCHEMAS["acosh"], args, kwargs, error, out)
     if out is None:
         return _ops.acosh(*args, **kwargs)
     return out_variant("acosh", _ops.acosh, out, args, kwargs)
@@ -671,7 +1451,7 @@ def acosh(*args, out=None, **kwargs):
 def acosh_(*args, **kwargs):
     try:
         return _ops.acosh_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("acosh_", _SCHEMAS["acosh_"], args, kwargs, error)
     return _ops.acosh_(*args, **kwargs)
 
@@ -682,8 +1462,8 @@ def add(*args, out=None, **kwargs):
         if out is None:
             return _ops.add(*args, **kwargs)
         return out_variant("add", _ops.add, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("add", _SCHEMAS["add"], args, kwargs, error, out)
     if out is None:
         return _ops.add(*args, **kwargs)
     return out_variant("add", _ops.add, out, args, kwargs)
@@ -695,8 +1475,8 @@ def addbmm(*args, out=None, **kwargs):
         if out is None:
             return _ops.addbmm(*args, **kwargs)
         return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("addbmm", _SCHEMAS["addbmm"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("addbmm", _SCHEMAS["addbmm"], args, kwargs, error, out)
     if out is None:
         return _ops.addbmm(*args, **kwargs)
     return out_variant("addbmm", _ops.addbmm, out, args, kwargs)
@@ -708,8 +1488,8 @@ def addcdiv(*args, out=None, **kwargs):
         if out is None:
             return _ops.addcdiv(*args, **kwargs)
         return out_variant("addcdiv", _ops.addcdiv, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("addcdiv", _SCHEMAS["addcdiv"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("addcdiv", _SCHEMAS["addcdiv"], args, kwargs, error, out)
     if out is None:
         return _ops.addcdiv(*args, **kwargs)
     return out_variant("addcdiv", _ops.addcdiv, out, args, kwargs)
@@ -721,8 +1501,8 @@ def addcmul(*args, out=None, **kwargs):
         if out is None:
             return _ops.addcmul(*args, **kwargs)
         return out_variant("addcmul", _ops.addcmul, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("addcmul", _SCHEMAS["addcmul"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("addcmul", _SCHEMAS["addcmul"], args, kwargs, error, out)
     if out is None:
         return _ops.addcmul(*args, **kwargs)
     return out_variant("addcmul", _ops.addcmul, out, args, kwargs)
@@ -734,8 +1514,8 @@ def addmm(*args, out=None, **kwargs):
         if out is None:
             return _ops.addmm(*args, **kwargs)
         return out_variant("addmm", _ops.addmm, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("addmm", _SCHEMAS["addmm"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("addmm", _SCHEMAS["addmm"], args, kwargs, error, out)
     if out is None:
         return _ops.addmm(*args, **kwargs)
     return out_variant("addmm", _ops.addmm, out, args, kwargs)
@@ -747,8 +1527,8 @@ def addmv(*args, out=None, **kwargs):
         if out is None:
             return _ops.addmv(*args, **kwargs)
         return out_variant("addmv", _ops.addmv, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("addmv", _SCHEMAS["addmv"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("addmv", _SCHEMAS["addmv"], args, kwargs, error, out)
     if out is None:
         return _ops.addmv(*args, **kwargs)
     return out_variant("addmv", _ops.addmv, out, args, kwargs)
@@ -758,7 +1538,7 @@ def addmv(*args, out=None, **kwargs):
 def addmv_(*args, **kwargs):
     try:
         return inplace_variant(_ops.addmv, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("addmv_", _SCHEMAS["addmv_"], args, kwargs, error)
     return inplace_variant(_ops.addmv, args[0], args[1:], kwargs)
 
@@ -769,8 +1549,8 @@ def all(*args, out=None, **kwargs):  # noqa: A001 - torch's name
         if out is None:
             return _ops.all(*args, **kwargs)
         return out_variant("all", _ops.all, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("all", _SCHEMAS["all"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("all", _SCHEMAS["all"], args, kwargs, error, out)
     if out is None:
         return _ops.all(*args, **kwargs)
     return out_variant("all", _ops.all, out, args, kwargs)
@@ -780,7 +1560,7 @@ def all(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 def allclose(*args, **kwargs):
     try:
         return _ops.allclose(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
     return _ops.allclose(*args, **kwargs)
 
@@ -791,8 +1571,8 @@ def amax(*args, out=None, **kwargs):
         if out is None:
             return _ops.amax(*args, **kwargs)
         return out_variant("amax", _ops.amax, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("amax", _SCHEMAS["amax"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("amax", _SCHEMAS["amax"], args, kwargs, error, out)
     if out is None:
         return _ops.amax(*args, **kwargs)
     return out_variant("amax", _ops.amax, out, args, kwargs)
@@ -804,8 +1584,8 @@ def amin(*args, out=None, **kwargs):
         if out is None:
             return _ops.amin(*args, **kwargs)
         return out_variant("amin", _ops.amin, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("amin", _SCHEMAS["amin"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("amin", _SCHEMAS["amin"], args, kwargs, error, out)
     if out is None:
         return _ops.amin(*args, **kwargs)
     return out_variant("amin", _ops.amin, out, args, kwargs)
@@ -817,8 +1597,8 @@ def any(*args, out=None, **kwargs):  # noqa: A001 - torch's name
         if out is None:
             return _ops.any(*args, **kwargs)
         return out_variant("any", _ops.any, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("any", _SCHEMAS["any"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("any", _SCHEMAS["any"], args, kwargs, error, out)
     if out is None:
         return _ops.any(*args, **kwargs)
     return out_variant("any", _ops.any, out, args, kwargs)
@@ -830,8 +1610,8 @@ def arccos(*args, out=None, **kwargs):
         if out is None:
             return _ops.arccos(*args, **kwargs)
         return out_variant("arccos", _ops.arccos, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("arccos", _SCHEMAS["arccos"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("arccos", _SCHEMAS["arccos"], args, kwargs, error, out)
     if out is None:
         return _ops.arccos(*args, **kwargs)
     return out_variant("arccos", _ops.arccos, out, args, kwargs)
@@ -841,7 +1621,7 @@ def arccos(*args, out=None, **kwargs):
 def arccos_(*args, **kwargs):
     try:
         return inplace_variant(_ops.arccos, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("arccos_", _SCHEMAS["arccos_"], args, kwargs, error)
     return inplace_variant(_ops.arccos, args[0], args[1:], kwargs)
 
@@ -852,8 +1632,8 @@ def arccosh(*args, out=None, **kwargs):
         if out is None:
             return _ops.arccosh(*args, **kwargs)
         return out_variant("arccosh", _ops.arccosh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("arccosh", _SCHEMAS["arccosh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("arccosh", _SCHEMAS["arccosh"], args, kwargs, error, out)
     if out is None:
         return _ops.arccosh(*args, **kwargs)
     return out_variant("arccosh", _ops.arccosh, out, args, kwargs)
@@ -863,7 +1643,7 @@ def arccosh(*args, out=None, **kwargs):
 def arccosh_(*args, **kwargs):
     try:
         return _ops.arccosh_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("arccosh_", _SCHEMAS["arccosh_"], args, kwargs, error)
     return _ops.arccosh_(*args, **kwargs)
 
@@ -874,8 +1654,8 @@ def arcsin(*args, out=None, **kwargs):
         if out is None:
             return _ops.arcsin(*args, **kwargs)
         return out_variant("arcsin", _ops.arcsin, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("arcsin", _SCHEMAS["arcsin"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("arcsin", _SCHEMAS["arcsin"], args, kwargs, error, out)
     if out is None:
         return _ops.arcsin(*args, **kwargs)
     return out_variant("arcsin", _ops.arcsin, out, args, kwargs)
@@ -885,7 +1665,7 @@ def arcsin(*args, out=None, **kwargs):
 def arcsin_(*args, **kwargs):
     try:
         return inplace_variant(_ops.arcsin, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("arcsin_", _SCHEMAS["arcsin_"], args, kwargs, error)
     return inplace_variant(_ops.arcsin, args[0], args[1:], kwargs)
 
@@ -896,8 +1676,8 @@ def arcsinh(*args, out=None, **kwargs):
         if out is None:
             return _ops.arcsinh(*args, **kwargs)
         return out_variant("arcsinh", _ops.arcsinh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("arcsinh", _SCHEMAS["arcsinh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("arcsinh", _SCHEMAS["arcsinh"], args, kwargs, error, out)
     if out is None:
         return _ops.arcsinh(*args, **kwargs)
     return out_variant("arcsinh", _ops.arcsinh, out, args, kwargs)
@@ -907,7 +1687,7 @@ def arcsinh(*args, out=None, **kwargs):
 def arcsinh_(*args, **kwargs):
     try:
         return _ops.arcsinh_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("arcsinh_", _SCHEMAS["arcsinh_"], args, kwargs, error)
     return _ops.arcsinh_(*args, **kwargs)
 
@@ -918,8 +1698,8 @@ def arctan(*args, out=None, **kwargs):
         if out is None:
             return _ops.arctan(*args, **kwargs)
         return out_variant("arctan", _ops.arctan, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("arctan", _SCHEMAS["arctan"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("arctan", _SCHEMAS["arctan"], args, kwargs, error, out)
     if out is None:
         return _ops.arctan(*args, **kwargs)
     return out_variant("arctan", _ops.arctan, out, args, kwargs)
@@ -929,7 +1709,7 @@ def arctan(*args, out=None, **kwargs):
 def arctan_(*args, **kwargs):
     try:
         return inplace_variant(_ops.arctan, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("arctan_", _SCHEMAS["arctan_"], args, kwargs, error)
     return inplace_variant(_ops.arctan, args[0], args[1:], kwargs)
 
@@ -940,8 +1720,8 @@ def arctanh(*args, out=None, **kwargs):
         if out is None:
             return _ops.arctanh(*args, **kwargs)
         return out_variant("arctanh", _ops.arctanh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("arctanh", _SCHEMAS["arctanh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("arctanh", _SCHEMAS["arctanh"], args, kwargs, error, out)
     if out is None:
         return _ops.arctanh(*args, **kwargs)
     return out_variant("arctanh", _ops.arctanh, out, args, kwargs)
@@ -951,7 +1731,7 @@ def arctanh(*args, out=None, **kwargs):
 def arctanh_(*args, **kwargs):
     try:
         return _ops.arctanh_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("arctanh_", _SCHEMAS["arctanh_"], args, kwargs, error)
     return _ops.arctanh_(*args, **kwargs)
 
@@ -962,8 +1742,8 @@ def argmax(*args, out=None, **kwargs):
         if out is None:
             return _ops.argmax(*args, **kwargs)
         return out_variant("argmax", _ops.argmax, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("argmax", _SCHEMAS["argmax"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("argmax", _SCHEMAS["argmax"], args, kwargs, error, out)
     if out is None:
         return _ops.argmax(*args, **kwargs)
     return out_variant("argmax", _ops.argmax, out, args, kwargs)
@@ -975,8 +1755,8 @@ def argmin(*args, out=None, **kwargs):
         if out is None:
             return _ops.argmin(*args, **kwargs)
         return out_variant("argmin", _ops.argmin, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("argmin", _SCHEMAS["argmin"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("argmin", _SCHEMAS["argmin"], args, kwargs, error, out)
     if out is None:
         return _ops.argmin(*args, **kwargs)
     return out_variant("argmin", _ops.argmin, out, args, kwargs)
@@ -988,8 +1768,8 @@ def argsort(*args, out=None, **kwargs):
         if out is None:
             return _ops.argsort(*args, **kwargs)
         return out_variant("argsort", _ops.argsort, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("argsort", _SCHEMAS["argsort"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("argsort", _SCHEMAS["argsort"], args, kwargs, error, out)
     if out is None:
         return _ops.argsort(*args, **kwargs)
     return out_variant("argsort", _ops.argsort, out, args, kwargs)
@@ -999,7 +1779,7 @@ def argsort(*args, out=None, **kwargs):
 def as_strided(*args, **kwargs):
     try:
         return _ops.as_strided(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("as_strided", _SCHEMAS["as_strided"], args, kwargs, error)
     return _ops.as_strided(*args, **kwargs)
 
@@ -1010,8 +1790,8 @@ def asin(*args, out=None, **kwargs):
         if out is None:
             return _ops.asin(*args, **kwargs)
         return out_variant("asin", _ops.asin, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("asin", _SCHEMAS["asin"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("asin", _SCHEMAS["asin"], args, kwargs, error, out)
     if out is None:
         return _ops.asin(*args, **kwargs)
     return out_variant("asin", _ops.asin, out, args, kwargs)
@@ -1021,7 +1801,7 @@ def asin(*args, out=None, **kwargs):
 def asin_(*args, **kwargs):
     try:
         return inplace_variant(_ops.asin, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("asin_", _SCHEMAS["asin_"], args, kwargs, error)
     return inplace_variant(_ops.asin, args[0], args[1:], kwargs)
 
@@ -1032,8 +1812,8 @@ def asinh(*args, out=None, **kwargs):
         if out is None:
             return _ops.asinh(*args, **kwargs)
         return out_variant("asinh", _ops.asinh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("asinh", _SCHEMAS["asinh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("asinh", _SCHEMAS["asinh"], args, kwargs, error, out)
     if out is None:
         return _ops.asinh(*args, **kwargs)
     return out_variant("asinh", _ops.asinh, out, args, kwargs)
@@ -1043,7 +1823,7 @@ def asinh(*args, out=None, **kwargs):
 def asinh_(*args, **kwargs):
     try:
         return _ops.asinh_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("asinh_", _SCHEMAS["asinh_"], args, kwargs, error)
     return _ops.asinh_(*args, **kwargs)
 
@@ -1054,8 +1834,8 @@ def atan(*args, out=None, **kwargs):
         if out is None:
             return _ops.atan(*args, **kwargs)
         return out_variant("atan", _ops.atan, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("atan", _SCHEMAS["atan"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("atan", _SCHEMAS["atan"], args, kwargs, error, out)
     if out is None:
         return _ops.atan(*args, **kwargs)
     return out_variant("atan", _ops.atan, out, args, kwargs)
@@ -1067,8 +1847,8 @@ def atan2(*args, out=None, **kwargs):
         if out is None:
             return _ops.atan2(*args, **kwargs)
         return out_variant("atan2", _ops.atan2, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("atan2", _SCHEMAS["atan2"], args, kwargs, error, out)
     if out is None:
         return _ops.atan2(*args, **kwargs)
     return out_variant("atan2", _ops.atan2, out, args, kwargs)
@@ -1078,7 +1858,7 @@ def atan2(*args, out=None, **kwargs):
 def atan_(*args, **kwargs):
     try:
         return inplace_variant(_ops.atan, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("atan_", _SCHEMAS["atan_"], args, kwargs, error)
     return inplace_variant(_ops.atan, args[0], args[1:], kwargs)
 
@@ -1089,8 +1869,8 @@ def atanh(*args, out=None, **kwargs):
         if out is None:
             return _ops.atanh(*args, **kwargs)
         return out_variant("atanh", _ops.atanh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("atanh", _SCHEMAS["atanh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("atanh", _SCHEMAS["atanh"], args, kwargs, error, out)
     if out is None:
         return _ops.atanh(*args, **kwargs)
     return out_variant("atanh", _ops.atanh, out, args, kwargs)
@@ -1100,7 +1880,7 @@ def atanh(*args, out=None, **kwargs):
 def atanh_(*args, **kwargs):
     try:
         return _ops.atanh_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("atanh_", _SCHEMAS["atanh_"], args, kwargs, error)
     return _ops.atanh_(*args, **kwargs)
 
@@ -1109,7 +1889,7 @@ def atanh_(*args, **kwargs):
 def atleast_1d(*args, **kwargs):
     try:
         return _ops.atleast_1d(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("atleast_1d", _SCHEMAS["atleast_1d"], args, kwargs, error)
     return _ops.atleast_1d(*args, **kwargs)
 
@@ -1118,7 +1898,7 @@ def atleast_1d(*args, **kwargs):
 def atleast_2d(*args, **kwargs):
     try:
         return _ops.atleast_2d(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("atleast_2d", _SCHEMAS["atleast_2d"], args, kwargs, error)
     return _ops.atleast_2d(*args, **kwargs)
 
@@ -1127,7 +1907,7 @@ def atleast_2d(*args, **kwargs):
 def atleast_3d(*args, **kwargs):
     try:
         return _ops.atleast_3d(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("atleast_3d", _SCHEMAS["atleast_3d"], args, kwargs, error)
     return _ops.atleast_3d(*args, **kwargs)
 
@@ -1138,27 +1918,31 @@ def baddbmm(*args, out=None, **kwargs):
         if out is None:
             return _ops.baddbmm(*args, **kwargs)
         return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("baddbmm", _SCHEMAS["baddbmm"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("baddbmm", _SCHEMAS["baddbmm"], args, kwargs, error, out)
     if out is None:
         return _ops.baddbmm(*args, **kwargs)
     return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
 
 
 @functools.wraps(_ops.bernoulli)
-def bernoulli(*args, **kwargs):
+def bernoulli(*args, out=None, **kwargs):
     try:
+        if out is None:
+            return _ops.bernoulli(*args, **kwargs)
+        return out_variant("bernoulli", _ops.bernoulli, out, args, kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bernoulli", _SCHEMAS["bernoulli"], args, kwargs, error, out)
+    if out is None:
         return _ops.bernoulli(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bernoulli", _SCHEMAS["bernoulli"], args, kwargs, error)
-    return _ops.bernoulli(*args, **kwargs)
+    return out_variant("bernoulli", _ops.bernoulli, out, args, kwargs)
 
 
 @functools.wraps(_ops.bincount)
 def bincount(*args, **kwargs):
     try:
         return _ops.bincount(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("bincount", _SCHEMAS["bincount"], args, kwargs, error)
     return _ops.bincount(*args, **kwargs)
 
@@ -1167,8 +1951,8 @@ def bincount(*args, **kwargs):
 def bitwise_and(*args, out=None, **kwargs):
     try:
         return _ops.bitwise_and(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bitwise_and", _SCHEMAS["bitwise_and"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bitwise_and", _SCHEMAS["bitwise_and"], args, kwargs, error, out)
     return _ops.bitwise_and(*args, out=out, **kwargs)
 
 
@@ -1176,8 +1960,8 @@ def bitwise_and(*args, out=None, **kwargs):
 def bitwise_left_shift(*args, out=None, **kwargs):
     try:
         return _ops.bitwise_left_shift(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bitwise_left_shift", _SCHEMAS["bitwise_left_shift"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bitwise_left_shift", _SCHEMAS["bitwise_left_shift"], args, kwargs, error, out)
     return _ops.bitwise_left_shift(*args, out=out, **kwargs)
 
 
@@ -1185,8 +1969,8 @@ def bitwise_left_shift(*args, out=None, **kwargs):
 def bitwise_not(*args, out=None, **kwargs):
     try:
         return _ops.bitwise_not(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bitwise_not", _SCHEMAS["bitwise_not"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bitwise_not", _SCHEMAS["bitwise_not"], args, kwargs, error, out)
     return _ops.bitwise_not(*args, out=out, **kwargs)
 
 
@@ -1194,8 +1978,8 @@ def bitwise_not(*args, out=None, **kwargs):
 def bitwise_or(*args, out=None, **kwargs):
     try:
         return _ops.bitwise_or(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bitwise_or", _SCHEMAS["bitwise_or"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bitwise_or", _SCHEMAS["bitwise_or"], args, kwargs, error, out)
     return _ops.bitwise_or(*args, out=out, **kwargs)
 
 
@@ -1203,8 +1987,8 @@ def bitwise_or(*args, out=None, **kwargs):
 def bitwise_right_shift(*args, out=None, **kwargs):
     try:
         return _ops.bitwise_right_shift(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bitwise_right_shift", _SCHEMAS["bitwise_right_shift"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bitwise_right_shift", _SCHEMAS["bitwise_right_shift"], args, kwargs, error, out)
     return _ops.bitwise_right_shift(*args, out=out, **kwargs)
 
 
@@ -1212,8 +1996,8 @@ def bitwise_right_shift(*args, out=None, **kwargs):
 def bitwise_xor(*args, out=None, **kwargs):
     try:
         return _ops.bitwise_xor(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bitwise_xor", _SCHEMAS["bitwise_xor"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bitwise_xor", _SCHEMAS["bitwise_xor"], args, kwargs, error, out)
     return _ops.bitwise_xor(*args, out=out, **kwargs)
 
 
@@ -1223,8 +2007,8 @@ def bmm(*args, out=None, **kwargs):
         if out is None:
             return _ops.bmm(*args, **kwargs)
         return out_variant("bmm", _ops.bmm, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bmm", _SCHEMAS["bmm"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bmm", _SCHEMAS["bmm"], args, kwargs, error, out)
     if out is None:
         return _ops.bmm(*args, **kwargs)
     return out_variant("bmm", _ops.bmm, out, args, kwargs)
@@ -1234,7 +2018,7 @@ def bmm(*args, out=None, **kwargs):
 def broadcast_tensors(*args, **kwargs):
     try:
         return _ops.broadcast_tensors(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("broadcast_tensors", _SCHEMAS["broadcast_tensors"], args, kwargs, error)
     return _ops.broadcast_tensors(*args, **kwargs)
 
@@ -1243,7 +2027,7 @@ def broadcast_tensors(*args, **kwargs):
 def broadcast_to(*args, **kwargs):
     try:
         return _ops.broadcast_to(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("broadcast_to", _SCHEMAS["broadcast_to"], args, kwargs, error)
     return _ops.broadcast_to(*args, **kwargs)
 
@@ -1254,8 +2038,8 @@ def bucketize(*args, out=None, **kwargs):
         if out is None:
             return _ops.bucketize(*args, **kwargs)
         return out_variant("bucketize", _ops.bucketize, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("bucketize", _SCHEMAS["bucketize"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bucketize", _SCHEMAS["bucketize"], args, kwargs, error, out)
     if out is None:
         return _ops.bucketize(*args, **kwargs)
     return out_variant("bucketize", _ops.bucketize, out, args, kwargs)
@@ -1267,8 +2051,8 @@ def cat(*args, out=None, **kwargs):
         if out is None:
             return _ops.cat(*args, **kwargs)
         return out_variant("cat", _ops.cat, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cat", _SCHEMAS["cat"], args, kwargs, error, out)
     if out is None:
         return _ops.cat(*args, **kwargs)
     return out_variant("cat", _ops.cat, out, args, kwargs)
@@ -1280,8 +2064,8 @@ def ceil(*args, out=None, **kwargs):
         if out is None:
             return _ops.ceil(*args, **kwargs)
         return out_variant("ceil", _ops.ceil, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("ceil", _SCHEMAS["ceil"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("ceil", _SCHEMAS["ceil"], args, kwargs, error, out)
     if out is None:
         return _ops.ceil(*args, **kwargs)
     return out_variant("ceil", _ops.ceil, out, args, kwargs)
@@ -1291,7 +2075,7 @@ def ceil(*args, out=None, **kwargs):
 def ceil_(*args, **kwargs):
     try:
         return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("ceil_", _SCHEMAS["ceil_"], args, kwargs, error)
     return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
 
@@ -1300,7 +2084,7 @@ def ceil_(*args, **kwargs):
 def chunk(*args, **kwargs):
     try:
         return _ops.chunk(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("chunk", _SCHEMAS["chunk"], args, kwargs, error)
     return _ops.chunk(*args, **kwargs)
 
@@ -1309,8 +2093,8 @@ def chunk(*args, **kwargs):
 def clamp(*args, out=None, **kwargs):
     try:
         return _ops.clamp(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("clamp", _SCHEMAS["clamp"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("clamp", _SCHEMAS["clamp"], args, kwargs, error, out)
     return _ops.clamp(*args, out=out, **kwargs)
 
 
@@ -1318,7 +2102,7 @@ def clamp(*args, out=None, **kwargs):
 def clamp_(*args, **kwargs):
     try:
         return _ops.clamp_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("clamp_", _SCHEMAS["clamp_"], args, kwargs, error)
     return _ops.clamp_(*args, **kwargs)
 
@@ -1327,8 +2111,8 @@ def clamp_(*args, **kwargs):
 def clamp_max(*args, out=None, **kwargs):
     try:
         return _ops.clamp_max(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("clamp_max", _SCHEMAS["clamp_max"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("clamp_max", _SCHEMAS["clamp_max"], args, kwargs, error, out)
     return _ops.clamp_max(*args, out=out, **kwargs)
 
 
@@ -1336,7 +2120,7 @@ def clamp_max(*args, out=None, **kwargs):
 def clamp_max_(*args, **kwargs):
     try:
         return _ops.clamp_max_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("clamp_max_", _SCHEMAS["clamp_max_"], args, kwargs, error)
     return _ops.clamp_max_(*args, **kwargs)
 
@@ -1345,8 +2129,8 @@ def clamp_max_(*args, **kwargs):
 def clamp_min(*args, out=None, **kwargs):
     try:
         return _ops.clamp_min(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("clamp_min", _SCHEMAS["clamp_min"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("clamp_min", _SCHEMAS["clamp_min"], args, kwargs, error, out)
     return _ops.clamp_min(*args, out=out, **kwargs)
 
 
@@ -1354,7 +2138,7 @@ def clamp_min(*args, out=None, **kwargs):
 def clamp_min_(*args, **kwargs):
     try:
         return _ops.clamp_min_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("clamp_min_", _SCHEMAS["clamp_min_"], args, kwargs, error)
     return _ops.clamp_min_(*args, **kwargs)
 
@@ -1363,8 +2147,8 @@ def clamp_min_(*args, **kwargs):
 def clip(*args, out=None, **kwargs):
     try:
         return _ops.clip(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("clip", _SCHEMAS["clip"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("clip", _SCHEMAS["clip"], args, kwargs, error, out)
     return _ops.clip(*args, out=out, **kwargs)
 
 
@@ -1372,7 +2156,7 @@ def clip(*args, out=None, **kwargs):
 def clip_(*args, **kwargs):
     try:
         return _ops.clip_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("clip_", _SCHEMAS["clip_"], args, kwargs, error)
     return _ops.clip_(*args, **kwargs)
 
@@ -1381,7 +2165,7 @@ def clip_(*args, **kwargs):
 def clone(*args, **kwargs):
     try:
         return _ops.clone(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("clone", _SCHEMAS["clone"], args, kwargs, error)
     return _ops.clone(*args, **kwargs)
 
@@ -1390,7 +2174,7 @@ def clone(*args, **kwargs):
 def column_stack(*args, **kwargs):
     try:
         return _ops.column_stack(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("column_stack", _SCHEMAS["column_stack"], args, kwargs, error)
     return _ops.column_stack(*args, **kwargs)
 
@@ -1401,8 +2185,8 @@ def cos(*args, out=None, **kwargs):
         if out is None:
             return _ops.cos(*args, **kwargs)
         return out_variant("cos", _ops.cos, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cos", _SCHEMAS["cos"], args, kwargs, error, out)
     if out is None:
         return _ops.cos(*args, **kwargs)
     return out_variant("cos", _ops.cos, out, args, kwargs)
@@ -1412,7 +2196,7 @@ def cos(*args, out=None, **kwargs):
 def cos_(*args, **kwargs):
     try:
         return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("cos_", _SCHEMAS["cos_"], args, kwargs, error)
     return inplace_variant(_ops.cos, args[0], args[1:], kwargs)
 
@@ -1423,8 +2207,8 @@ def cosh(*args, out=None, **kwargs):
         if out is None:
             return _ops.cosh(*args, **kwargs)
         return out_variant("cosh", _ops.cosh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cosh", _SCHEMAS["cosh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cosh", _SCHEMAS["cosh"], args, kwargs, error, out)
     if out is None:
         return _ops.cosh(*args, **kwargs)
     return out_variant("cosh", _ops.cosh, out, args, kwargs)
@@ -1434,7 +2218,7 @@ def cosh(*args, out=None, **kwargs):
 def cosh_(*args, **kwargs):
     try:
         return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("cosh_", _SCHEMAS["cosh_"], args, kwargs, error)
     return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
 
@@ -1443,7 +2227,7 @@ def cosh_(*args, **kwargs):
 def count_nonzero(*args, **kwargs):
     try:
         return _ops.count_nonzero(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("count_nonzero", _SCHEMAS["count_nonzero"], args, kwargs, error)
     return _ops.count_nonzero(*args, **kwargs)
 
@@ -1454,29 +2238,29 @@ def cross(*args, out=None, **kwargs):
         if out is None:
             return _ops.cross(*args, **kwargs)
         return out_variant("cross", _ops.cross, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cross", _SCHEMAS["cross"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cross", _SCHEMAS["cross"], args, kwargs, error, out)
     if out is None:
         return _ops.cross(*args, **kwargs)
     return out_variant("cross", _ops.cross, out, args, kwargs)
 
 
 @functools.wraps(_ops.cummax)
-def cummax(*args, **kwargs):
+def cummax(*args, out=None, **kwargs):
     try:
-        return _ops.cummax(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cummax", _SCHEMAS["cummax"], args, kwargs, error)
-    return _ops.cummax(*args, **kwargs)
+        return _ops.cummax(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cummax", _SCHEMAS["cummax"], args, kwargs, error, out)
+    return _ops.cummax(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.cummin)
-def cummin(*args, **kwargs):
+def cummin(*args, out=None, **kwargs):
     try:
-        return _ops.cummin(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cummin", _SCHEMAS["cummin"], args, kwargs, error)
-    return _ops.cummin(*args, **kwargs)
+        return _ops.cummin(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cummin", _SCHEMAS["cummin"], args, kwargs, error, out)
+    return _ops.cummin(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.cumprod)
@@ -1485,8 +2269,8 @@ def cumprod(*args, out=None, **kwargs):
         if out is None:
             return _ops.cumprod(*args, **kwargs)
         return out_variant("cumprod", _ops.cumprod, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cumprod", _SCHEMAS["cumprod"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cumprod", _SCHEMAS["cumprod"], args, kwargs, error, out)
     if out is None:
         return _ops.cumprod(*args, **kwargs)
     return out_variant("cumprod", _ops.cumprod, out, args, kwargs)
@@ -1498,8 +2282,8 @@ def cumsum(*args, out=None, **kwargs):
         if out is None:
             return _ops.cumsum(*args, **kwargs)
         return out_variant("cumsum", _ops.cumsum, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("cumsum", _SCHEMAS["cumsum"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cumsum", _SCHEMAS["cumsum"], args, kwargs, error, out)
     if out is None:
         return _ops.cumsum(*args, **kwargs)
     return out_variant("cumsum", _ops.cumsum, out, args, kwargs)
@@ -1509,7 +2293,7 @@ def cumsum(*args, out=None, **kwargs):
 def det(*args, **kwargs):
     try:
         return _ops.det(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("det", _SCHEMAS["det"], args, kwargs, error)
     return _ops.det(*args, **kwargs)
 
@@ -1520,8 +2304,8 @@ def diag(*args, out=None, **kwargs):
         if out is None:
             return _ops.diag(*args, **kwargs)
         return out_variant("diag", _ops.diag, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("diag", _SCHEMAS["diag"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("diag", _SCHEMAS["diag"], args, kwargs, error, out)
     if out is None:
         return _ops.diag(*args, **kwargs)
     return out_variant("diag", _ops.diag, out, args, kwargs)
@@ -1531,7 +2315,7 @@ def diag(*args, out=None, **kwargs):
 def diag_embed(*args, **kwargs):
     try:
         return _ops.diag_embed(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("diag_embed", _SCHEMAS["diag_embed"], args, kwargs, error)
     return _ops.diag_embed(*args, **kwargs)
 
@@ -1540,7 +2324,7 @@ def diag_embed(*args, **kwargs):
 def diagonal(*args, **kwargs):
     try:
         return _ops.diagonal(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
     return _ops.diagonal(*args, **kwargs)
 
@@ -1551,8 +2335,8 @@ def div(*args, out=None, **kwargs):
         if out is None:
             return _ops.div(*args, **kwargs)
         return out_variant("div", _ops.div, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("div", _SCHEMAS["div"], args, kwargs, error, out)
     if out is None:
         return _ops.div(*args, **kwargs)
     return out_variant("div", _ops.div, out, args, kwargs)
@@ -1562,8 +2346,8 @@ def div(*args, out=None, **kwargs):
 def divide(*args, out=None, **kwargs):
     try:
         return _ops.divide(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("divide", _SCHEMAS["divide"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("divide", _SCHEMAS["divide"], args, kwargs, error, out)
     return _ops.divide(*args, out=out, **kwargs)
 
 
@@ -1573,8 +2357,8 @@ def dot(*args, out=None, **kwargs):
         if out is None:
             return _ops.dot(*args, **kwargs)
         return out_variant("dot", _ops.dot, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("dot", _SCHEMAS["dot"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("dot", _SCHEMAS["dot"], args, kwargs, error, out)
     if out is None:
         return _ops.dot(*args, **kwargs)
     return out_variant("dot", _ops.dot, out, args, kwargs)
@@ -1586,8 +2370,8 @@ def dstack(*args, out=None, **kwargs):
         if out is None:
             return _ops.dstack(*args, **kwargs)
         return out_variant("dstack", _ops.dstack, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("dstack", _SCHEMAS["dstack"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("dstack", _SCHEMAS["dstack"], args, kwargs, error, out)
     if out is None:
         return _ops.dstack(*args, **kwargs)
     return out_variant("dstack", _ops.dstack, out, args, kwargs)
@@ -1599,8 +2383,8 @@ def eq(*args, out=None, **kwargs):
         if out is None:
             return _ops.eq(*args, **kwargs)
         return out_variant("eq", _ops.eq, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("eq", _SCHEMAS["eq"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("eq", _SCHEMAS["eq"], args, kwargs, error, out)
     if out is None:
         return _ops.eq(*args, **kwargs)
     return out_variant("eq", _ops.eq, out, args, kwargs)
@@ -1610,7 +2394,7 @@ def eq(*args, out=None, **kwargs):
 def equal(*args, **kwargs):
     try:
         return _ops.equal(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("equal", _SCHEMAS["equal"], args, kwargs, error)
     return _ops.equal(*args, **kwargs)
 
@@ -1621,8 +2405,8 @@ def erf(*args, out=None, **kwargs):
         if out is None:
             return _ops.erf(*args, **kwargs)
         return out_variant("erf", _ops.erf, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("erf", _SCHEMAS["erf"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("erf", _SCHEMAS["erf"], args, kwargs, error, out)
     if out is None:
         return _ops.erf(*args, **kwargs)
     return out_variant("erf", _ops.erf, out, args, kwargs)
@@ -1632,7 +2416,7 @@ def erf(*args, out=None, **kwargs):
 def erf_(*args, **kwargs):
     try:
         return inplace_variant(_ops.erf, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("erf_", _SCHEMAS["erf_"], args, kwargs, error)
     return inplace_variant(_ops.erf, args[0], args[1:], kwargs)
 
@@ -1643,8 +2427,8 @@ def erfc(*args, out=None, **kwargs):
         if out is None:
             return _ops.erfc(*args, **kwargs)
         return out_variant("erfc", _ops.erfc, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("erfc", _SCHEMAS["erfc"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("erfc", _SCHEMAS["erfc"], args, kwargs, error, out)
     if out is None:
         return _ops.erfc(*args, **kwargs)
     return out_variant("erfc", _ops.erfc, out, args, kwargs)
@@ -1654,7 +2438,7 @@ def erfc(*args, out=None, **kwargs):
 def erfc_(*args, **kwargs):
     try:
         return inplace_variant(_ops.erfc, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("erfc_", _SCHEMAS["erfc_"], args, kwargs, error)
     return inplace_variant(_ops.erfc, args[0], args[1:], kwargs)
 
@@ -1665,8 +2449,8 @@ def erfinv(*args, out=None, **kwargs):
         if out is None:
             return _ops.erfinv(*args, **kwargs)
         return out_variant("erfinv", _ops.erfinv, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("erfinv", _SCHEMAS["erfinv"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("erfinv", _SCHEMAS["erfinv"], args, kwargs, error, out)
     if out is None:
         return _ops.erfinv(*args, **kwargs)
     return out_variant("erfinv", _ops.erfinv, out, args, kwargs)
@@ -1678,8 +2462,8 @@ def exp(*args, out=None, **kwargs):
         if out is None:
             return _ops.exp(*args, **kwargs)
         return out_variant("exp", _ops.exp, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("exp", _SCHEMAS["exp"], args, kwargs, error, out)
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
@@ -1691,8 +2475,8 @@ def exp2(*args, out=None, **kwargs):
         if out is None:
             return _ops.exp2(*args, **kwargs)
         return out_variant("exp2", _ops.exp2, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("exp2", _SCHEMAS["exp2"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("exp2", _SCHEMAS["exp2"], args, kwargs, error, out)
     if out is None:
         return _ops.exp2(*args, **kwargs)
     return out_variant("exp2", _ops.exp2, out, args, kwargs)
@@ -1702,7 +2486,7 @@ def exp2(*args, out=None, **kwargs):
 def exp2_(*args, **kwargs):
     try:
         return inplace_variant(_ops.exp2, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("exp2_", _SCHEMAS["exp2_"], args, kwargs, error)
     return inplace_variant(_ops.exp2, args[0], args[1:], kwargs)
 
@@ -1711,7 +2495,7 @@ def exp2_(*args, **kwargs):
 def exp_(*args, **kwargs):
     try:
         return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("exp_", _SCHEMAS["exp_"], args, kwargs, error)
     return inplace_variant(_ops.exp, args[0], args[1:], kwargs)
 
@@ -1722,8 +2506,8 @@ def expm1(*args, out=None, **kwargs):
         if out is None:
             return _ops.expm1(*args, **kwargs)
         return out_variant("expm1", _ops.expm1, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("expm1", _SCHEMAS["expm1"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("expm1", _SCHEMAS["expm1"], args, kwargs, error, out)
     if out is None:
         return _ops.expm1(*args, **kwargs)
     return out_variant("expm1", _ops.expm1, out, args, kwargs)
@@ -1733,7 +2517,7 @@ def expm1(*args, out=None, **kwargs):
 def expm1_(*args, **kwargs):
     try:
         return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("expm1_", _SCHEMAS["expm1_"], args, kwargs, error)
     return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
 
@@ -1744,8 +2528,8 @@ def fix(*args, out=None, **kwargs):
         if out is None:
             return _ops.fix(*args, **kwargs)
         return out_variant("fix", _ops.fix, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("fix", _SCHEMAS["fix"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("fix", _SCHEMAS["fix"], args, kwargs, error, out)
     if out is None:
         return _ops.fix(*args, **kwargs)
     return out_variant("fix", _ops.fix, out, args, kwargs)
@@ -1755,7 +2539,7 @@ def fix(*args, out=None, **kwargs):
 def fix_(*args, **kwargs):
     try:
         return inplace_variant(_ops.fix, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("fix_", _SCHEMAS["fix_"], args, kwargs, error)
     return inplace_variant(_ops.fix, args[0], args[1:], kwargs)
 
@@ -1764,7 +2548,7 @@ def fix_(*args, **kwargs):
 def flatten(*args, **kwargs):
     try:
         return _ops.flatten(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("flatten", _SCHEMAS["flatten"], args, kwargs, error)
     return _ops.flatten(*args, **kwargs)
 
@@ -1773,7 +2557,7 @@ def flatten(*args, **kwargs):
 def flip(*args, **kwargs):
     try:
         return _ops.flip(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("flip", _SCHEMAS["flip"], args, kwargs, error)
     return _ops.flip(*args, **kwargs)
 
@@ -1782,7 +2566,7 @@ def flip(*args, **kwargs):
 def fliplr(*args, **kwargs):
     try:
         return _ops.fliplr(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("fliplr", _SCHEMAS["fliplr"], args, kwargs, error)
     return _ops.fliplr(*args, **kwargs)
 
@@ -1791,7 +2575,7 @@ def fliplr(*args, **kwargs):
 def flipud(*args, **kwargs):
     try:
         return _ops.flipud(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("flipud", _SCHEMAS["flipud"], args, kwargs, error)
     return _ops.flipud(*args, **kwargs)
 
@@ -1802,8 +2586,8 @@ def floor(*args, out=None, **kwargs):
         if out is None:
             return _ops.floor(*args, **kwargs)
         return out_variant("floor", _ops.floor, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("floor", _SCHEMAS["floor"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("floor", _SCHEMAS["floor"], args, kwargs, error, out)
     if out is None:
         return _ops.floor(*args, **kwargs)
     return out_variant("floor", _ops.floor, out, args, kwargs)
@@ -1813,7 +2597,7 @@ def floor(*args, out=None, **kwargs):
 def floor_(*args, **kwargs):
     try:
         return inplace_variant(_ops.floor, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("floor_", _SCHEMAS["floor_"], args, kwargs, error)
     return inplace_variant(_ops.floor, args[0], args[1:], kwargs)
 
@@ -1822,8 +2606,8 @@ def floor_(*args, **kwargs):
 def floor_divide(*args, out=None, **kwargs):
     try:
         return _ops.floor_divide(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("floor_divide", _SCHEMAS["floor_divide"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("floor_divide", _SCHEMAS["floor_divide"], args, kwargs, error, out)
     return _ops.floor_divide(*args, out=out, **kwargs)
 
 
@@ -1833,8 +2617,8 @@ def fmax(*args, out=None, **kwargs):
         if out is None:
             return _ops.fmax(*args, **kwargs)
         return out_variant("fmax", _ops.fmax, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("fmax", _SCHEMAS["fmax"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("fmax", _SCHEMAS["fmax"], args, kwargs, error, out)
     if out is None:
         return _ops.fmax(*args, **kwargs)
     return out_variant("fmax", _ops.fmax, out, args, kwargs)
@@ -1846,8 +2630,8 @@ def fmin(*args, out=None, **kwargs):
         if out is None:
             return _ops.fmin(*args, **kwargs)
         return out_variant("fmin", _ops.fmin, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("fmin", _SCHEMAS["fmin"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("fmin", _SCHEMAS["fmin"], args, kwargs, error, out)
     if out is None:
         return _ops.fmin(*args, **kwargs)
     return out_variant("fmin", _ops.fmin, out, args, kwargs)
@@ -1859,8 +2643,8 @@ def fmod(*args, out=None, **kwargs):
         if out is None:
             return _ops.fmod(*args, **kwargs)
         return out_variant("fmod", _ops.fmod, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("fmod", _SCHEMAS["fmod"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("fmod", _SCHEMAS["fmod"], args, kwargs, error, out)
     if out is None:
         return _ops.fmod(*args, **kwargs)
     return out_variant("fmod", _ops.fmod, out, args, kwargs)
@@ -1872,8 +2656,8 @@ def frac(*args, out=None, **kwargs):
         if out is None:
             return _ops.frac(*args, **kwargs)
         return out_variant("frac", _ops.frac, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("frac", _SCHEMAS["frac"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("frac", _SCHEMAS["frac"], args, kwargs, error, out)
     if out is None:
         return _ops.frac(*args, **kwargs)
     return out_variant("frac", _ops.frac, out, args, kwargs)
@@ -1883,7 +2667,7 @@ def frac(*args, out=None, **kwargs):
 def frac_(*args, **kwargs):
     try:
         return inplace_variant(_ops.frac, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("frac_", _SCHEMAS["frac_"], args, kwargs, error)
     return inplace_variant(_ops.frac, args[0], args[1:], kwargs)
 
@@ -1894,8 +2678,8 @@ def gather(*args, out=None, **kwargs):
         if out is None:
             return _ops.gather(*args, **kwargs)
         return out_variant("gather", _ops.gather, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("gather", _SCHEMAS["gather"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("gather", _SCHEMAS["gather"], args, kwargs, error, out)
     if out is None:
         return _ops.gather(*args, **kwargs)
     return out_variant("gather", _ops.gather, out, args, kwargs)
@@ -1907,8 +2691,8 @@ def ge(*args, out=None, **kwargs):
         if out is None:
             return _ops.ge(*args, **kwargs)
         return out_variant("ge", _ops.ge, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("ge", _SCHEMAS["ge"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("ge", _SCHEMAS["ge"], args, kwargs, error, out)
     if out is None:
         return _ops.ge(*args, **kwargs)
     return out_variant("ge", _ops.ge, out, args, kwargs)
@@ -1920,8 +2704,8 @@ def ger(*args, out=None, **kwargs):
         if out is None:
             return _ops.ger(*args, **kwargs)
         return out_variant("ger", _ops.ger, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("ger", _SCHEMAS["ger"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("ger", _SCHEMAS["ger"], args, kwargs, error, out)
     if out is None:
         return _ops.ger(*args, **kwargs)
     return out_variant("ger", _ops.ger, out, args, kwargs)
@@ -1933,8 +2717,8 @@ def greater(*args, out=None, **kwargs):
         if out is None:
             return _ops.greater(*args, **kwargs)
         return out_variant("greater", _ops.greater, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("greater", _SCHEMAS["greater"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("greater", _SCHEMAS["greater"], args, kwargs, error, out)
     if out is None:
         return _ops.greater(*args, **kwargs)
     return out_variant("greater", _ops.greater, out, args, kwargs)
@@ -1946,8 +2730,8 @@ def greater_equal(*args, out=None, **kwargs):
         if out is None:
             return _ops.greater_equal(*args, **kwargs)
         return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("greater_equal", _SCHEMAS["greater_equal"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("greater_equal", _SCHEMAS["greater_equal"], args, kwargs, error, out)
     if out is None:
         return _ops.greater_equal(*args, **kwargs)
     return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
@@ -1959,8 +2743,8 @@ def gt(*args, out=None, **kwargs):
         if out is None:
             return _ops.gt(*args, **kwargs)
         return out_variant("gt", _ops.gt, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("gt", _SCHEMAS["gt"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("gt", _SCHEMAS["gt"], args, kwargs, error, out)
     if out is None:
         return _ops.gt(*args, **kwargs)
     return out_variant("gt", _ops.gt, out, args, kwargs)
@@ -1972,8 +2756,8 @@ def histc(*args, out=None, **kwargs):
         if out is None:
             return _ops.histc(*args, **kwargs)
         return out_variant("histc", _ops.histc, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("histc", _SCHEMAS["histc"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("histc", _SCHEMAS["histc"], args, kwargs, error, out)
     if out is None:
         return _ops.histc(*args, **kwargs)
     return out_variant("histc", _ops.histc, out, args, kwargs)
@@ -1985,8 +2769,8 @@ def hstack(*args, out=None, **kwargs):
         if out is None:
             return _ops.hstack(*args, **kwargs)
         return out_variant("hstack", _ops.hstack, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("hstack", _SCHEMAS["hstack"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("hstack", _SCHEMAS["hstack"], args, kwargs, error, out)
     if out is None:
         return _ops.hstack(*args, **kwargs)
     return out_variant("hstack", _ops.hstack, out, args, kwargs)
@@ -1998,8 +2782,8 @@ def hypot(*args, out=None, **kwargs):
         if out is None:
             return _ops.hypot(*args, **kwargs)
         return out_variant("hypot", _ops.hypot, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("hypot", _SCHEMAS["hypot"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("hypot", _SCHEMAS["hypot"], args, kwargs, error, out)
     if out is None:
         return _ops.hypot(*args, **kwargs)
     return out_variant("hypot", _ops.hypot, out, args, kwargs)
@@ -2009,7 +2793,7 @@ def hypot(*args, out=None, **kwargs):
 def index_add(*args, **kwargs):
     try:
         return _ops.index_add(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("index_add", _SCHEMAS["index_add"], args, kwargs, error)
     return _ops.index_add(*args, **kwargs)
 
@@ -2018,7 +2802,7 @@ def index_add(*args, **kwargs):
 def index_copy(*args, **kwargs):
     try:
         return _ops.index_copy(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("index_copy", _SCHEMAS["index_copy"], args, kwargs, error)
     return _ops.index_copy(*args, **kwargs)
 
@@ -2027,7 +2811,7 @@ def index_copy(*args, **kwargs):
 def index_fill(*args, **kwargs):
     try:
         return _ops.index_fill(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("index_fill", _SCHEMAS["index_fill"], args, kwargs, error)
     return _ops.index_fill(*args, **kwargs)
 
@@ -2038,8 +2822,8 @@ def index_select(*args, out=None, **kwargs):
         if out is None:
             return _ops.index_select(*args, **kwargs)
         return out_variant("index_select", _ops.index_select, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("index_select", _SCHEMAS["index_select"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("index_select", _SCHEMAS["index_select"], args, kwargs, error, out)
     if out is None:
         return _ops.index_select(*args, **kwargs)
     return out_variant("index_select", _ops.index_select, out, args, kwargs)
@@ -2051,8 +2835,8 @@ def inverse(*args, out=None, **kwargs):
         if out is None:
             return _ops.inverse(*args, **kwargs)
         return out_variant("inverse", _ops.inverse, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("inverse", _SCHEMAS["inverse"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("inverse", _SCHEMAS["inverse"], args, kwargs, error, out)
     if out is None:
         return _ops.inverse(*args, **kwargs)
     return out_variant("inverse", _ops.inverse, out, args, kwargs)
@@ -2062,7 +2846,7 @@ def inverse(*args, out=None, **kwargs):
 def isclose(*args, **kwargs):
     try:
         return _ops.isclose(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("isclose", _SCHEMAS["isclose"], args, kwargs, error)
     return _ops.isclose(*args, **kwargs)
 
@@ -2071,7 +2855,7 @@ def isclose(*args, **kwargs):
 def isfinite(*args, **kwargs):
     try:
         return _ops.isfinite(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("isfinite", _SCHEMAS["isfinite"], args, kwargs, error)
     return _ops.isfinite(*args, **kwargs)
 
@@ -2082,8 +2866,8 @@ def isin(*args, out=None, **kwargs):
         if out is None:
             return _ops.isin(*args, **kwargs)
         return out_variant("isin", _ops.isin, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("isin", _SCHEMAS["isin"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("isin", _SCHEMAS["isin"], args, kwargs, error, out)
     if out is None:
         return _ops.isin(*args, **kwargs)
     return out_variant("isin", _ops.isin, out, args, kwargs)
@@ -2093,7 +2877,7 @@ def isin(*args, out=None, **kwargs):
 def isinf(*args, **kwargs):
     try:
         return _ops.isinf(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("isinf", _SCHEMAS["isinf"], args, kwargs, error)
     return _ops.isinf(*args, **kwargs)
 
@@ -2102,7 +2886,7 @@ def isinf(*args, **kwargs):
 def isnan(*args, **kwargs):
     try:
         return _ops.isnan(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("isnan", _SCHEMAS["isnan"], args, kwargs, error)
     return _ops.isnan(*args, **kwargs)
 
@@ -2113,8 +2897,8 @@ def isneginf(*args, out=None, **kwargs):
         if out is None:
             return _ops.isneginf(*args, **kwargs)
         return out_variant("isneginf", _ops.isneginf, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("isneginf", _SCHEMAS["isneginf"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("isneginf", _SCHEMAS["isneginf"], args, kwargs, error, out)
     if out is None:
         return _ops.isneginf(*args, **kwargs)
     return out_variant("isneginf", _ops.isneginf, out, args, kwargs)
@@ -2126,8 +2910,8 @@ def isposinf(*args, out=None, **kwargs):
         if out is None:
             return _ops.isposinf(*args, **kwargs)
         return out_variant("isposinf", _ops.isposinf, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("isposinf", _SCHEMAS["isposinf"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("isposinf", _SCHEMAS["isposinf"], args, kwargs, error, out)
     if out is None:
         return _ops.isposinf(*args, **kwargs)
     return out_variant("isposinf", _ops.isposinf, out, args, kwargs)
@@ -2137,7 +2921,7 @@ def isposinf(*args, out=None, **kwargs):
 def isreal(*args, **kwargs):
     try:
         return _ops.isreal(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("isreal", _SCHEMAS["isreal"], args, kwargs, error)
     return _ops.isreal(*args, **kwargs)
 
@@ -2148,20 +2932,20 @@ def kron(*args, out=None, **kwargs):
         if out is None:
             return _ops.kron(*args, **kwargs)
         return out_variant("kron", _ops.kron, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("kron", _SCHEMAS["kron"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("kron", _SCHEMAS["kron"], args, kwargs, error, out)
     if out is None:
         return _ops.kron(*args, **kwargs)
     return out_variant("kron", _ops.kron, out, args, kwargs)
 
 
 @functools.wraps(_ops.kthvalue)
-def kthvalue(*args, **kwargs):
+def kthvalue(*args, out=None, **kwargs):
     try:
-        return _ops.kthvalue(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error)
-    return _ops.kthvalue(*args, **kwargs)
+        return _ops.kthvalue(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error, out)
+    return _ops.kthvalue(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.le)
@@ -2170,8 +2954,8 @@ def le(*args, out=None, **kwargs):
         if out is None:
             return _ops.le(*args, **kwargs)
         return out_variant("le", _ops.le, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("le", _SCHEMAS["le"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("le", _SCHEMAS["le"], args, kwargs, error, out)
     if out is None:
         return _ops.le(*args, **kwargs)
     return out_variant("le", _ops.le, out, args, kwargs)
@@ -2183,8 +2967,8 @@ def lerp(*args, out=None, **kwargs):
         if out is None:
             return _ops.lerp(*args, **kwargs)
         return out_variant("lerp", _ops.lerp, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("lerp", _SCHEMAS["lerp"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("lerp", _SCHEMAS["lerp"], args, kwargs, error, out)
     if out is None:
         return _ops.lerp(*args, **kwargs)
     return out_variant("lerp", _ops.lerp, out, args, kwargs)
@@ -2196,8 +2980,8 @@ def less(*args, out=None, **kwargs):
         if out is None:
             return _ops.less(*args, **kwargs)
         return out_variant("less", _ops.less, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("less", _SCHEMAS["less"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("less", _SCHEMAS["less"], args, kwargs, error, out)
     if out is None:
         return _ops.less(*args, **kwargs)
     return out_variant("less", _ops.less, out, args, kwargs)
@@ -2209,8 +2993,8 @@ def less_equal(*args, out=None, **kwargs):
         if out is None:
             return _ops.less_equal(*args, **kwargs)
         return out_variant("less_equal", _ops.less_equal, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("less_equal", _SCHEMAS["less_equal"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("less_equal", _SCHEMAS["less_equal"], args, kwargs, error, out)
     if out is None:
         return _ops.less_equal(*args, **kwargs)
     return out_variant("less_equal", _ops.less_equal, out, args, kwargs)
@@ -2222,8 +3006,8 @@ def log(*args, out=None, **kwargs):
         if out is None:
             return _ops.log(*args, **kwargs)
         return out_variant("log", _ops.log, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("log", _SCHEMAS["log"], args, kwargs, error, out)
     if out is None:
         return _ops.log(*args, **kwargs)
     return out_variant("log", _ops.log, out, args, kwargs)
@@ -2235,8 +3019,8 @@ def log10(*args, out=None, **kwargs):
         if out is None:
             return _ops.log10(*args, **kwargs)
         return out_variant("log10", _ops.log10, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("log10", _SCHEMAS["log10"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("log10", _SCHEMAS["log10"], args, kwargs, error, out)
     if out is None:
         return _ops.log10(*args, **kwargs)
     return out_variant("log10", _ops.log10, out, args, kwargs)
@@ -2246,7 +3030,7 @@ def log10(*args, out=None, **kwargs):
 def log10_(*args, **kwargs):
     try:
         return inplace_variant(_ops.log10, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("log10_", _SCHEMAS["log10_"], args, kwargs, error)
     return inplace_variant(_ops.log10, args[0], args[1:], kwargs)
 
@@ -2257,8 +3041,8 @@ def log1p(*args, out=None, **kwargs):
         if out is None:
             return _ops.log1p(*args, **kwargs)
         return out_variant("log1p", _ops.log1p, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("log1p", _SCHEMAS["log1p"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("log1p", _SCHEMAS["log1p"], args, kwargs, error, out)
     if out is None:
         return _ops.log1p(*args, **kwargs)
     return out_variant("log1p", _ops.log1p, out, args, kwargs)
@@ -2268,7 +3052,7 @@ def log1p(*args, out=None, **kwargs):
 def log1p_(*args, **kwargs):
     try:
         return inplace_variant(_ops.log1p, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("log1p_", _SCHEMAS["log1p_"], args, kwargs, error)
     return inplace_variant(_ops.log1p, args[0], args[1:], kwargs)
 
@@ -2279,8 +3063,8 @@ def log2(*args, out=None, **kwargs):
         if out is None:
             return _ops.log2(*args, **kwargs)
         return out_variant("log2", _ops.log2, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("log2", _SCHEMAS["log2"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("log2", _SCHEMAS["log2"], args, kwargs, error, out)
     if out is None:
         return _ops.log2(*args, **kwargs)
     return out_variant("log2", _ops.log2, out, args, kwargs)
@@ -2290,7 +3074,7 @@ def log2(*args, out=None, **kwargs):
 def log2_(*args, **kwargs):
     try:
         return inplace_variant(_ops.log2, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("log2_", _SCHEMAS["log2_"], args, kwargs, error)
     return inplace_variant(_ops.log2, args[0], args[1:], kwargs)
 
@@ -2299,7 +3083,7 @@ def log2_(*args, **kwargs):
 def log_(*args, **kwargs):
     try:
         return inplace_variant(_ops.log, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("log_", _SCHEMAS["log_"], args, kwargs, error)
     return inplace_variant(_ops.log, args[0], args[1:], kwargs)
 
@@ -2310,8 +3094,8 @@ def logaddexp(*args, out=None, **kwargs):
         if out is None:
             return _ops.logaddexp(*args, **kwargs)
         return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("logaddexp", _SCHEMAS["logaddexp"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("logaddexp", _SCHEMAS["logaddexp"], args, kwargs, error, out)
     if out is None:
         return _ops.logaddexp(*args, **kwargs)
     return out_variant("logaddexp", _ops.logaddexp, out, args, kwargs)
@@ -2321,7 +3105,7 @@ def logaddexp(*args, out=None, **kwargs):
 def logdet(*args, **kwargs):
     try:
         return _ops.logdet(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("logdet", _SCHEMAS["logdet"], args, kwargs, error)
     return _ops.logdet(*args, **kwargs)
 
@@ -2330,8 +3114,8 @@ def logdet(*args, **kwargs):
 def logical_and(*args, out=None, **kwargs):
     try:
         return _ops.logical_and(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("logical_and", _SCHEMAS["logical_and"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("logical_and", _SCHEMAS["logical_and"], args, kwargs, error, out)
     return _ops.logical_and(*args, out=out, **kwargs)
 
 
@@ -2339,8 +3123,8 @@ def logical_and(*args, out=None, **kwargs):
 def logical_not(*args, out=None, **kwargs):
     try:
         return _ops.logical_not(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("logical_not", _SCHEMAS["logical_not"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("logical_not", _SCHEMAS["logical_not"], args, kwargs, error, out)
     return _ops.logical_not(*args, out=out, **kwargs)
 
 
@@ -2348,8 +3132,8 @@ def logical_not(*args, out=None, **kwargs):
 def logical_or(*args, out=None, **kwargs):
     try:
         return _ops.logical_or(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("logical_or", _SCHEMAS["logical_or"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("logical_or", _SCHEMAS["logical_or"], args, kwargs, error, out)
     return _ops.logical_or(*args, out=out, **kwargs)
 
 
@@ -2357,8 +3141,8 @@ def logical_or(*args, out=None, **kwargs):
 def logical_xor(*args, out=None, **kwargs):
     try:
         return _ops.logical_xor(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("logical_xor", _SCHEMAS["logical_xor"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("logical_xor", _SCHEMAS["logical_xor"], args, kwargs, error, out)
     return _ops.logical_xor(*args, out=out, **kwargs)
 
 
@@ -2368,8 +3152,8 @@ def logit(*args, out=None, **kwargs):
         if out is None:
             return _ops.logit(*args, **kwargs)
         return out_variant("logit", _ops.logit, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("logit", _SCHEMAS["logit"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("logit", _SCHEMAS["logit"], args, kwargs, error, out)
     if out is None:
         return _ops.logit(*args, **kwargs)
     return out_variant("logit", _ops.logit, out, args, kwargs)
@@ -2379,7 +3163,7 @@ def logit(*args, out=None, **kwargs):
 def logit_(*args, **kwargs):
     try:
         return inplace_variant(_ops.logit, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("logit_", _SCHEMAS["logit_"], args, kwargs, error)
     return inplace_variant(_ops.logit, args[0], args[1:], kwargs)
 
@@ -2390,8 +3174,8 @@ def logsumexp(*args, out=None, **kwargs):
         if out is None:
             return _ops.logsumexp(*args, **kwargs)
         return out_variant("logsumexp", _ops.logsumexp, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("logsumexp", _SCHEMAS["logsumexp"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("logsumexp", _SCHEMAS["logsumexp"], args, kwargs, error, out)
     if out is None:
         return _ops.logsumexp(*args, **kwargs)
     return out_variant("logsumexp", _ops.logsumexp, out, args, kwargs)
@@ -2403,8 +3187,8 @@ def lt(*args, out=None, **kwargs):
         if out is None:
             return _ops.lt(*args, **kwargs)
         return out_variant("lt", _ops.lt, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("lt", _SCHEMAS["lt"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("lt", _SCHEMAS["lt"], args, kwargs, error, out)
     if out is None:
         return _ops.lt(*args, **kwargs)
     return out_variant("lt", _ops.lt, out, args, kwargs)
@@ -2414,7 +3198,7 @@ def lt(*args, out=None, **kwargs):
 def masked_fill(*args, **kwargs):
     try:
         return _ops.masked_fill(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("masked_fill", _SCHEMAS["masked_fill"], args, kwargs, error)
     return _ops.masked_fill(*args, **kwargs)
 
@@ -2423,7 +3207,7 @@ def masked_fill(*args, **kwargs):
 def masked_scatter(*args, **kwargs):
     try:
         return _ops.masked_scatter(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("masked_scatter", _SCHEMAS["masked_scatter"], args, kwargs, error)
     return _ops.masked_scatter(*args, **kwargs)
 
@@ -2434,8 +3218,8 @@ def masked_select(*args, out=None, **kwargs):
         if out is None:
             return _ops.masked_select(*args, **kwargs)
         return out_variant("masked_select", _ops.masked_select, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("masked_select", _SCHEMAS["masked_select"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("masked_select", _SCHEMAS["masked_select"], args, kwargs, error, out)
     if out is None:
         return _ops.masked_select(*args, **kwargs)
     return out_variant("masked_select", _ops.masked_select, out, args, kwargs)
@@ -2447,8 +3231,8 @@ def matmul(*args, out=None, **kwargs):
         if out is None:
             return _ops.matmul(*args, **kwargs)
         return out_variant("matmul", _ops.matmul, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("matmul", _SCHEMAS["matmul"], args, kwargs, error, out)
     if out is None:
         return _ops.matmul(*args, **kwargs)
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
@@ -2460,20 +3244,20 @@ def matrix_power(*args, out=None, **kwargs):
         if out is None:
             return _ops.matrix_power(*args, **kwargs)
         return out_variant("matrix_power", _ops.matrix_power, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("matrix_power", _SCHEMAS["matrix_power"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("matrix_power", _SCHEMAS["matrix_power"], args, kwargs, error, out)
     if out is None:
         return _ops.matrix_power(*args, **kwargs)
     return out_variant("matrix_power", _ops.matrix_power, out, args, kwargs)
 
 
 @functools.wraps(_ops.max)
-def max(*args, **kwargs):  # noqa: A001 - torch's name
+def max(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     try:
-        return _ops.max(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
-    return _ops.max(*args, **kwargs)
+        return _ops.max(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error, out)
+    return _ops.max(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.maximum)
@@ -2482,8 +3266,8 @@ def maximum(*args, out=None, **kwargs):
         if out is None:
             return _ops.maximum(*args, **kwargs)
         return out_variant("maximum", _ops.maximum, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("maximum", _SCHEMAS["maximum"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("maximum", _SCHEMAS["maximum"], args, kwargs, error, out)
     if out is None:
         return _ops.maximum(*args, **kwargs)
     return out_variant("maximum", _ops.maximum, out, args, kwargs)
@@ -2495,29 +3279,29 @@ def mean(*args, out=None, **kwargs):
         if out is None:
             return _ops.mean(*args, **kwargs)
         return out_variant("mean", _ops.mean, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("mean", _SCHEMAS["mean"], args, kwargs, error, out)
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
 
 
 @functools.wraps(_ops.median)
-def median(*args, **kwargs):
+def median(*args, out=None, **kwargs):
     try:
-        return _ops.median(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("median", _SCHEMAS["median"], args, kwargs, error)
-    return _ops.median(*args, **kwargs)
+        return _ops.median(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("median", _SCHEMAS["median"], args, kwargs, error, out)
+    return _ops.median(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.min)
-def min(*args, **kwargs):  # noqa: A001 - torch's name
+def min(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     try:
-        return _ops.min(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error)
-    return _ops.min(*args, **kwargs)
+        return _ops.min(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("min", _SCHEMAS["min"], args, kwargs, error, out)
+    return _ops.min(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.minimum)
@@ -2526,8 +3310,8 @@ def minimum(*args, out=None, **kwargs):
         if out is None:
             return _ops.minimum(*args, **kwargs)
         return out_variant("minimum", _ops.minimum, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("minimum", _SCHEMAS["minimum"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("minimum", _SCHEMAS["minimum"], args, kwargs, error, out)
     if out is None:
         return _ops.minimum(*args, **kwargs)
     return out_variant("minimum", _ops.minimum, out, args, kwargs)
@@ -2539,27 +3323,27 @@ def mm(*args, out=None, **kwargs):
         if out is None:
             return _ops.mm(*args, **kwargs)
         return out_variant("mm", _ops.mm, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("mm", _SCHEMAS["mm"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("mm", _SCHEMAS["mm"], args, kwargs, error, out)
     if out is None:
         return _ops.mm(*args, **kwargs)
     return out_variant("mm", _ops.mm, out, args, kwargs)
 
 
 @functools.wraps(_ops.mode)
-def mode(*args, **kwargs):
+def mode(*args, out=None, **kwargs):
     try:
-        return _ops.mode(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("mode", _SCHEMAS["mode"], args, kwargs, error)
-    return _ops.mode(*args, **kwargs)
+        return _ops.mode(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("mode", _SCHEMAS["mode"], args, kwargs, error, out)
+    return _ops.mode(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.moveaxis)
 def moveaxis(*args, **kwargs):
     try:
         return _ops.moveaxis(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("moveaxis", _SCHEMAS["moveaxis"], args, kwargs, error)
     return _ops.moveaxis(*args, **kwargs)
 
@@ -2568,7 +3352,7 @@ def moveaxis(*args, **kwargs):
 def movedim(*args, **kwargs):
     try:
         return _ops.movedim(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("movedim", _SCHEMAS["movedim"], args, kwargs, error)
     return _ops.movedim(*args, **kwargs)
 
@@ -2579,8 +3363,8 @@ def mul(*args, out=None, **kwargs):
         if out is None:
             return _ops.mul(*args, **kwargs)
         return out_variant("mul", _ops.mul, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("mul", _SCHEMAS["mul"], args, kwargs, error, out)
     if out is None:
         return _ops.mul(*args, **kwargs)
     return out_variant("mul", _ops.mul, out, args, kwargs)
@@ -2590,7 +3374,7 @@ def mul(*args, out=None, **kwargs):
 def multinomial(*args, **kwargs):
     try:
         return _ops.multinomial(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("multinomial", _SCHEMAS["multinomial"], args, kwargs, error)
     return _ops.multinomial(*args, **kwargs)
 
@@ -2599,8 +3383,8 @@ def multinomial(*args, **kwargs):
 def multiply(*args, out=None, **kwargs):
     try:
         return _ops.multiply(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("multiply", _SCHEMAS["multiply"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("multiply", _SCHEMAS["multiply"], args, kwargs, error, out)
     return _ops.multiply(*args, out=out, **kwargs)
 
 
@@ -2610,8 +3394,8 @@ def mv(*args, out=None, **kwargs):
         if out is None:
             return _ops.mv(*args, **kwargs)
         return out_variant("mv", _ops.mv, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("mv", _SCHEMAS["mv"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("mv", _SCHEMAS["mv"], args, kwargs, error, out)
     if out is None:
         return _ops.mv(*args, **kwargs)
     return out_variant("mv", _ops.mv, out, args, kwargs)
@@ -2623,8 +3407,8 @@ def nan_to_num(*args, out=None, **kwargs):
         if out is None:
             return _ops.nan_to_num(*args, **kwargs)
         return out_variant("nan_to_num", _ops.nan_to_num, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("nan_to_num", _SCHEMAS["nan_to_num"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("nan_to_num", _SCHEMAS["nan_to_num"], args, kwargs, error, out)
     if out is None:
         return _ops.nan_to_num(*args, **kwargs)
     return out_variant("nan_to_num", _ops.nan_to_num, out, args, kwargs)
@@ -2634,7 +3418,7 @@ def nan_to_num(*args, out=None, **kwargs):
 def nan_to_num_(*args, **kwargs):
     try:
         return inplace_variant(_ops.nan_to_num, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("nan_to_num_", _SCHEMAS["nan_to_num_"], args, kwargs, error)
     return inplace_variant(_ops.nan_to_num, args[0], args[1:], kwargs)
 
@@ -2645,20 +3429,20 @@ def nanmean(*args, out=None, **kwargs):
         if out is None:
             return _ops.nanmean(*args, **kwargs)
         return out_variant("nanmean", _ops.nanmean, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("nanmean", _SCHEMAS["nanmean"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("nanmean", _SCHEMAS["nanmean"], args, kwargs, error, out)
     if out is None:
         return _ops.nanmean(*args, **kwargs)
     return out_variant("nanmean", _ops.nanmean, out, args, kwargs)
 
 
 @functools.wraps(_ops.nanmedian)
-def nanmedian(*args, **kwargs):
+def nanmedian(*args, out=None, **kwargs):
     try:
-        return _ops.nanmedian(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("nanmedian", _SCHEMAS["nanmedian"], args, kwargs, error)
-    return _ops.nanmedian(*args, **kwargs)
+        return _ops.nanmedian(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("nanmedian", _SCHEMAS["nanmedian"], args, kwargs, error, out)
+    return _ops.nanmedian(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.nansum)
@@ -2667,8 +3451,8 @@ def nansum(*args, out=None, **kwargs):
         if out is None:
             return _ops.nansum(*args, **kwargs)
         return out_variant("nansum", _ops.nansum, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("nansum", _SCHEMAS["nansum"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("nansum", _SCHEMAS["nansum"], args, kwargs, error, out)
     if out is None:
         return _ops.nansum(*args, **kwargs)
     return out_variant("nansum", _ops.nansum, out, args, kwargs)
@@ -2678,7 +3462,7 @@ def nansum(*args, out=None, **kwargs):
 def narrow(*args, **kwargs):
     try:
         return _ops.narrow(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
     return _ops.narrow(*args, **kwargs)
 
@@ -2689,8 +3473,8 @@ def ne(*args, out=None, **kwargs):
         if out is None:
             return _ops.ne(*args, **kwargs)
         return out_variant("ne", _ops.ne, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("ne", _SCHEMAS["ne"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("ne", _SCHEMAS["ne"], args, kwargs, error, out)
     if out is None:
         return _ops.ne(*args, **kwargs)
     return out_variant("ne", _ops.ne, out, args, kwargs)
@@ -2702,8 +3486,8 @@ def neg(*args, out=None, **kwargs):
         if out is None:
             return _ops.neg(*args, **kwargs)
         return out_variant("neg", _ops.neg, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("neg", _SCHEMAS["neg"], args, kwargs, error, out)
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
@@ -2713,7 +3497,7 @@ def neg(*args, out=None, **kwargs):
 def neg_(*args, **kwargs):
     try:
         return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("neg_", _SCHEMAS["neg_"], args, kwargs, error)
     return inplace_variant(_ops.neg, args[0], args[1:], kwargs)
 
@@ -2724,8 +3508,8 @@ def negative(*args, out=None, **kwargs):
         if out is None:
             return _ops.negative(*args, **kwargs)
         return out_variant("negative", _ops.negative, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("negative", _SCHEMAS["negative"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("negative", _SCHEMAS["negative"], args, kwargs, error, out)
     if out is None:
         return _ops.negative(*args, **kwargs)
     return out_variant("negative", _ops.negative, out, args, kwargs)
@@ -2735,7 +3519,7 @@ def negative(*args, out=None, **kwargs):
 def negative_(*args, **kwargs):
     try:
         return inplace_variant(_ops.negative, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("negative_", _SCHEMAS["negative_"], args, kwargs, error)
     return inplace_variant(_ops.negative, args[0], args[1:], kwargs)
 
@@ -2744,7 +3528,7 @@ def negative_(*args, **kwargs):
 def nonzero(*args, **kwargs):
     try:
         return _ops.nonzero(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("nonzero", _SCHEMAS["nonzero"], args, kwargs, error)
     return _ops.nonzero(*args, **kwargs)
 
@@ -2753,7 +3537,7 @@ def nonzero(*args, **kwargs):
 def normal(*args, **kwargs):
     try:
         return _ops.normal(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("normal", _SCHEMAS["normal"], args, kwargs, error)
     return _ops.normal(*args, **kwargs)
 
@@ -2764,8 +3548,8 @@ def not_equal(*args, out=None, **kwargs):
         if out is None:
             return _ops.not_equal(*args, **kwargs)
         return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("not_equal", _SCHEMAS["not_equal"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("not_equal", _SCHEMAS["not_equal"], args, kwargs, error, out)
     if out is None:
         return _ops.not_equal(*args, **kwargs)
     return out_variant("not_equal", _ops.not_equal, out, args, kwargs)
@@ -2777,8 +3561,8 @@ def outer(*args, out=None, **kwargs):
         if out is None:
             return _ops.outer(*args, **kwargs)
         return out_variant("outer", _ops.outer, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("outer", _SCHEMAS["outer"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("outer", _SCHEMAS["outer"], args, kwargs, error, out)
     if out is None:
         return _ops.outer(*args, **kwargs)
     return out_variant("outer", _ops.outer, out, args, kwargs)
@@ -2788,7 +3572,7 @@ def outer(*args, out=None, **kwargs):
 def permute(*args, **kwargs):
     try:
         return _ops.permute(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
     return _ops.permute(*args, **kwargs)
 
@@ -2797,7 +3581,7 @@ def permute(*args, **kwargs):
 def positive(*args, **kwargs):
     try:
         return _ops.positive(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("positive", _SCHEMAS["positive"], args, kwargs, error)
     return _ops.positive(*args, **kwargs)
 
@@ -2808,8 +3592,8 @@ def pow(*args, out=None, **kwargs):  # noqa: A001 - torch's name
         if out is None:
             return _ops.pow(*args, **kwargs)
         return out_variant("pow", _ops.pow, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("pow", _SCHEMAS["pow"], args, kwargs, error, out)
     if out is None:
         return _ops.pow(*args, **kwargs)
     return out_variant("pow", _ops.pow, out, args, kwargs)
@@ -2821,8 +3605,8 @@ def prod(*args, out=None, **kwargs):
         if out is None:
             return _ops.prod(*args, **kwargs)
         return out_variant("prod", _ops.prod, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("prod", _SCHEMAS["prod"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("prod", _SCHEMAS["prod"], args, kwargs, error, out)
     if out is None:
         return _ops.prod(*args, **kwargs)
     return out_variant("prod", _ops.prod, out, args, kwargs)
@@ -2834,8 +3618,8 @@ def reciprocal(*args, out=None, **kwargs):
         if out is None:
             return _ops.reciprocal(*args, **kwargs)
         return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("reciprocal", _SCHEMAS["reciprocal"], args, kwargs, error, out)
     if out is None:
         return _ops.reciprocal(*args, **kwargs)
     return out_variant("reciprocal", _ops.reciprocal, out, args, kwargs)
@@ -2845,7 +3629,7 @@ def reciprocal(*args, out=None, **kwargs):
 def reciprocal_(*args, **kwargs):
     try:
         return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("reciprocal_", _SCHEMAS["reciprocal_"], args, kwargs, error)
     return inplace_variant(_ops.reciprocal, args[0], args[1:], kwargs)
 
@@ -2854,7 +3638,7 @@ def reciprocal_(*args, **kwargs):
 def relu(*args, **kwargs):
     try:
         return _ops.relu(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
     return _ops.relu(*args, **kwargs)
 
@@ -2863,7 +3647,7 @@ def relu(*args, **kwargs):
 def relu_(*args, **kwargs):
     try:
         return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("relu_", _SCHEMAS["relu_"], args, kwargs, error)
     return inplace_variant(_ops.relu, args[0], args[1:], kwargs)
 
@@ -2874,8 +3658,8 @@ def remainder(*args, out=None, **kwargs):
         if out is None:
             return _ops.remainder(*args, **kwargs)
         return out_variant("remainder", _ops.remainder, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("remainder", _SCHEMAS["remainder"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("remainder", _SCHEMAS["remainder"], args, kwargs, error, out)
     if out is None:
         return _ops.remainder(*args, **kwargs)
     return out_variant("remainder", _ops.remainder, out, args, kwargs)
@@ -2885,7 +3669,7 @@ def remainder(*args, out=None, **kwargs):
 def repeat_interleave(*args, **kwargs):
     try:
         return _ops.repeat_interleave(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("repeat_interleave", _SCHEMAS["repeat_interleave"], args, kwargs, error)
     return _ops.repeat_interleave(*args, **kwargs)
 
@@ -2894,7 +3678,7 @@ def repeat_interleave(*args, **kwargs):
 def reshape(*args, **kwargs):
     try:
         return _ops.reshape(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("reshape", _SCHEMAS["reshape"], args, kwargs, error)
     return _ops.reshape(*args, **kwargs)
 
@@ -2903,7 +3687,7 @@ def reshape(*args, **kwargs):
 def roll(*args, **kwargs):
     try:
         return _ops.roll(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("roll", _SCHEMAS["roll"], args, kwargs, error)
     return _ops.roll(*args, **kwargs)
 
@@ -2912,7 +3696,7 @@ def roll(*args, **kwargs):
 def rot90(*args, **kwargs):
     try:
         return _ops.rot90(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("rot90", _SCHEMAS["rot90"], args, kwargs, error)
     return _ops.rot90(*args, **kwargs)
 
@@ -2923,8 +3707,8 @@ def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
         if out is None:
             return _ops.round(*args, **kwargs)
         return out_variant("round", _ops.round, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("round", _SCHEMAS["round"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("round", _SCHEMAS["round"], args, kwargs, error, out)
     if out is None:
         return _ops.round(*args, **kwargs)
     return out_variant("round", _ops.round, out, args, kwargs)
@@ -2934,7 +3718,7 @@ def round(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 def round_(*args, **kwargs):
     try:
         return inplace_variant(_ops.round, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("round_", _SCHEMAS["round_"], args, kwargs, error)
     return inplace_variant(_ops.round, args[0], args[1:], kwargs)
 
@@ -2943,7 +3727,7 @@ def round_(*args, **kwargs):
 def row_stack(*args, **kwargs):
     try:
         return _ops.row_stack(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("row_stack", _SCHEMAS["row_stack"], args, kwargs, error)
     return _ops.row_stack(*args, **kwargs)
 
@@ -2954,8 +3738,8 @@ def rsqrt(*args, out=None, **kwargs):
         if out is None:
             return _ops.rsqrt(*args, **kwargs)
         return out_variant("rsqrt", _ops.rsqrt, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("rsqrt", _SCHEMAS["rsqrt"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("rsqrt", _SCHEMAS["rsqrt"], args, kwargs, error, out)
     if out is None:
         return _ops.rsqrt(*args, **kwargs)
     return out_variant("rsqrt", _ops.rsqrt, out, args, kwargs)
@@ -2965,25 +3749,29 @@ def rsqrt(*args, out=None, **kwargs):
 def rsqrt_(*args, **kwargs):
     try:
         return inplace_variant(_ops.rsqrt, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("rsqrt_", _SCHEMAS["rsqrt_"], args, kwargs, error)
     return inplace_variant(_ops.rsqrt, args[0], args[1:], kwargs)
 
 
 @functools.wraps(_ops.scatter)
-def scatter(*args, **kwargs):
+def scatter(*args, out=None, **kwargs):
     try:
+        if out is None:
+            return _ops.scatter(*args, **kwargs)
+        return out_variant("scatter", _ops.scatter, out, args, kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("scatter", _SCHEMAS["scatter"], args, kwargs, error, out)
+    if out is None:
         return _ops.scatter(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("scatter", _SCHEMAS["scatter"], args, kwargs, error)
-    return _ops.scatter(*args, **kwargs)
+    return out_variant("scatter", _ops.scatter, out, args, kwargs)
 
 
 @functools.wraps(_ops.scatter_add)
 def scatter_add(*args, **kwargs):
     try:
         return _ops.scatter_add(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("scatter_add", _SCHEMAS["scatter_add"], args, kwargs, error)
     return _ops.scatter_add(*args, **kwargs)
 
@@ -2992,7 +3780,7 @@ def scatter_add(*args, **kwargs):
 def scatter_reduce(*args, **kwargs):
     try:
         return _ops.scatter_reduce(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("scatter_reduce", _SCHEMAS["scatter_reduce"], args, kwargs, error)
     return _ops.scatter_reduce(*args, **kwargs)
 
@@ -3003,8 +3791,8 @@ def searchsorted(*args, out=None, **kwargs):
         if out is None:
             return _ops.searchsorted(*args, **kwargs)
         return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("searchsorted", _SCHEMAS["searchsorted"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("searchsorted", _SCHEMAS["searchsorted"], args, kwargs, error, out)
     if out is None:
         return _ops.searchsorted(*args, **kwargs)
     return out_variant("searchsorted", _ops.searchsorted, out, args, kwargs)
@@ -3014,7 +3802,7 @@ def searchsorted(*args, out=None, **kwargs):
 def select(*args, **kwargs):
     try:
         return _ops.select(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("select", _SCHEMAS["select"], args, kwargs, error)
     return _ops.select(*args, **kwargs)
 
@@ -3025,8 +3813,8 @@ def sgn(*args, out=None, **kwargs):
         if out is None:
             return _ops.sgn(*args, **kwargs)
         return out_variant("sgn", _ops.sgn, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sgn", _SCHEMAS["sgn"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sgn", _SCHEMAS["sgn"], args, kwargs, error, out)
     if out is None:
         return _ops.sgn(*args, **kwargs)
     return out_variant("sgn", _ops.sgn, out, args, kwargs)
@@ -3038,8 +3826,8 @@ def sigmoid(*args, out=None, **kwargs):
         if out is None:
             return _ops.sigmoid(*args, **kwargs)
         return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sigmoid", _SCHEMAS["sigmoid"], args, kwargs, error, out)
     if out is None:
         return _ops.sigmoid(*args, **kwargs)
     return out_variant("sigmoid", _ops.sigmoid, out, args, kwargs)
@@ -3049,7 +3837,7 @@ def sigmoid(*args, out=None, **kwargs):
 def sigmoid_(*args, **kwargs):
     try:
         return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("sigmoid_", _SCHEMAS["sigmoid_"], args, kwargs, error)
     return inplace_variant(_ops.sigmoid, args[0], args[1:], kwargs)
 
@@ -3060,8 +3848,8 @@ def sign(*args, out=None, **kwargs):
         if out is None:
             return _ops.sign(*args, **kwargs)
         return out_variant("sign", _ops.sign, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sign", _SCHEMAS["sign"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sign", _SCHEMAS["sign"], args, kwargs, error, out)
     if out is None:
         return _ops.sign(*args, **kwargs)
     return out_variant("sign", _ops.sign, out, args, kwargs)
@@ -3073,8 +3861,8 @@ def sin(*args, out=None, **kwargs):
         if out is None:
             return _ops.sin(*args, **kwargs)
         return out_variant("sin", _ops.sin, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sin", _SCHEMAS["sin"], args, kwargs, error, out)
     if out is None:
         return _ops.sin(*args, **kwargs)
     return out_variant("sin", _ops.sin, out, args, kwargs)
@@ -3084,7 +3872,7 @@ def sin(*args, out=None, **kwargs):
 def sin_(*args, **kwargs):
     try:
         return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("sin_", _SCHEMAS["sin_"], args, kwargs, error)
     return inplace_variant(_ops.sin, args[0], args[1:], kwargs)
 
@@ -3095,8 +3883,8 @@ def sinc(*args, out=None, **kwargs):
         if out is None:
             return _ops.sinc(*args, **kwargs)
         return out_variant("sinc", _ops.sinc, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sinc", _SCHEMAS["sinc"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sinc", _SCHEMAS["sinc"], args, kwargs, error, out)
     if out is None:
         return _ops.sinc(*args, **kwargs)
     return out_variant("sinc", _ops.sinc, out, args, kwargs)
@@ -3106,7 +3894,7 @@ def sinc(*args, out=None, **kwargs):
 def sinc_(*args, **kwargs):
     try:
         return inplace_variant(_ops.sinc, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("sinc_", _SCHEMAS["sinc_"], args, kwargs, error)
     return inplace_variant(_ops.sinc, args[0], args[1:], kwargs)
 
@@ -3117,8 +3905,8 @@ def sinh(*args, out=None, **kwargs):
         if out is None:
             return _ops.sinh(*args, **kwargs)
         return out_variant("sinh", _ops.sinh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sinh", _SCHEMAS["sinh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sinh", _SCHEMAS["sinh"], args, kwargs, error, out)
     if out is None:
         return _ops.sinh(*args, **kwargs)
     return out_variant("sinh", _ops.sinh, out, args, kwargs)
@@ -3128,7 +3916,7 @@ def sinh(*args, out=None, **kwargs):
 def sinh_(*args, **kwargs):
     try:
         return inplace_variant(_ops.sinh, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("sinh_", _SCHEMAS["sinh_"], args, kwargs, error)
     return inplace_variant(_ops.sinh, args[0], args[1:], kwargs)
 
@@ -3137,25 +3925,25 @@ def sinh_(*args, **kwargs):
 def slogdet(*args, **kwargs):
     try:
         return _ops.slogdet(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("slogdet", _SCHEMAS["slogdet"], args, kwargs, error)
     return _ops.slogdet(*args, **kwargs)
 
 
 @functools.wraps(_ops.sort)
-def sort(*args, **kwargs):
+def sort(*args, out=None, **kwargs):
     try:
-        return _ops.sort(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sort", _SCHEMAS["sort"], args, kwargs, error)
-    return _ops.sort(*args, **kwargs)
+        return _ops.sort(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sort", _SCHEMAS["sort"], args, kwargs, error, out)
+    return _ops.sort(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.split)
 def split(*args, **kwargs):
     try:
         return _ops.split(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("split", _SCHEMAS["split"], args, kwargs, error)
     return _ops.split(*args, **kwargs)
 
@@ -3166,8 +3954,8 @@ def sqrt(*args, out=None, **kwargs):
         if out is None:
             return _ops.sqrt(*args, **kwargs)
         return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sqrt", _SCHEMAS["sqrt"], args, kwargs, error, out)
     if out is None:
         return _ops.sqrt(*args, **kwargs)
     return out_variant("sqrt", _ops.sqrt, out, args, kwargs)
@@ -3177,7 +3965,7 @@ def sqrt(*args, out=None, **kwargs):
 def sqrt_(*args, **kwargs):
     try:
         return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("sqrt_", _SCHEMAS["sqrt_"], args, kwargs, error)
     return inplace_variant(_ops.sqrt, args[0], args[1:], kwargs)
 
@@ -3188,8 +3976,8 @@ def square(*args, out=None, **kwargs):
         if out is None:
             return _ops.square(*args, **kwargs)
         return out_variant("square", _ops.square, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("square", _SCHEMAS["square"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("square", _SCHEMAS["square"], args, kwargs, error, out)
     if out is None:
         return _ops.square(*args, **kwargs)
     return out_variant("square", _ops.square, out, args, kwargs)
@@ -3199,7 +3987,7 @@ def square(*args, out=None, **kwargs):
 def square_(*args, **kwargs):
     try:
         return inplace_variant(_ops.square, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("square_", _SCHEMAS["square_"], args, kwargs, error)
     return inplace_variant(_ops.square, args[0], args[1:], kwargs)
 
@@ -3208,7 +3996,7 @@ def square_(*args, **kwargs):
 def squeeze(*args, **kwargs):
     try:
         return _ops.squeeze(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
     return _ops.squeeze(*args, **kwargs)
 
@@ -3219,8 +4007,8 @@ def stack(*args, out=None, **kwargs):
         if out is None:
             return _ops.stack(*args, **kwargs)
         return out_variant("stack", _ops.stack, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("stack", _SCHEMAS["stack"], args, kwargs, error, out)
     if out is None:
         return _ops.stack(*args, **kwargs)
     return out_variant("stack", _ops.stack, out, args, kwargs)
@@ -3232,8 +4020,8 @@ def std(*args, out=None, **kwargs):
         if out is None:
             return _ops.std(*args, **kwargs)
         return out_variant("std", _ops.std, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("std", _SCHEMAS["std"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("std", _SCHEMAS["std"], args, kwargs, error, out)
     if out is None:
         return _ops.std(*args, **kwargs)
     return out_variant("std", _ops.std, out, args, kwargs)
@@ -3243,7 +4031,7 @@ def std(*args, out=None, **kwargs):
 def std_mean(*args, **kwargs):
     try:
         return _ops.std_mean(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("std_mean", _SCHEMAS["std_mean"], args, kwargs, error)
     return _ops.std_mean(*args, **kwargs)
 
@@ -3254,8 +4042,8 @@ def sub(*args, out=None, **kwargs):
         if out is None:
             return _ops.sub(*args, **kwargs)
         return out_variant("sub", _ops.sub, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sub", _SCHEMAS["sub"], args, kwargs, error, out)
     if out is None:
         return _ops.sub(*args, **kwargs)
     return out_variant("sub", _ops.sub, out, args, kwargs)
@@ -3265,8 +4053,8 @@ def sub(*args, out=None, **kwargs):
 def subtract(*args, out=None, **kwargs):
     try:
         return _ops.subtract(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("subtract", _SCHEMAS["subtract"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("subtract", _SCHEMAS["subtract"], args, kwargs, error, out)
     return _ops.subtract(*args, out=out, **kwargs)
 
 
@@ -3276,8 +4064,8 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
         if out is None:
             return _ops.sum(*args, **kwargs)
         return out_variant("sum", _ops.sum, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("sum", _SCHEMAS["sum"], args, kwargs, error, out)
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
@@ -3287,7 +4075,7 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
 def swapaxes(*args, **kwargs):
     try:
         return _ops.swapaxes(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("swapaxes", _SCHEMAS["swapaxes"], args, kwargs, error)
     return _ops.swapaxes(*args, **kwargs)
 
@@ -3296,7 +4084,7 @@ def swapaxes(*args, **kwargs):
 def swapdims(*args, **kwargs):
     try:
         return _ops.swapdims(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("swapdims", _SCHEMAS["swapdims"], args, kwargs, error)
     return _ops.swapdims(*args, **kwargs)
 
@@ -3305,7 +4093,7 @@ def swapdims(*args, **kwargs):
 def t(*args, **kwargs):
     try:
         return _ops.t(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("t", _SCHEMAS["t"], args, kwargs, error)
     return _ops.t(*args, **kwargs)
 
@@ -3316,8 +4104,8 @@ def take(*args, out=None, **kwargs):
         if out is None:
             return _ops.take(*args, **kwargs)
         return out_variant("take", _ops.take, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("take", _SCHEMAS["take"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("take", _SCHEMAS["take"], args, kwargs, error, out)
     if out is None:
         return _ops.take(*args, **kwargs)
     return out_variant("take", _ops.take, out, args, kwargs)
@@ -3327,7 +4115,7 @@ def take(*args, out=None, **kwargs):
 def take_along_dim(*args, **kwargs):
     try:
         return _ops.take_along_dim(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("take_along_dim", _SCHEMAS["take_along_dim"], args, kwargs, error)
     return _ops.take_along_dim(*args, **kwargs)
 
@@ -3338,8 +4126,8 @@ def tan(*args, out=None, **kwargs):
         if out is None:
             return _ops.tan(*args, **kwargs)
         return out_variant("tan", _ops.tan, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("tan", _SCHEMAS["tan"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("tan", _SCHEMAS["tan"], args, kwargs, error, out)
     if out is None:
         return _ops.tan(*args, **kwargs)
     return out_variant("tan", _ops.tan, out, args, kwargs)
@@ -3349,7 +4137,7 @@ def tan(*args, out=None, **kwargs):
 def tan_(*args, **kwargs):
     try:
         return inplace_variant(_ops.tan, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("tan_", _SCHEMAS["tan_"], args, kwargs, error)
     return inplace_variant(_ops.tan, args[0], args[1:], kwargs)
 
@@ -3360,8 +4148,8 @@ def tanh(*args, out=None, **kwargs):
         if out is None:
             return _ops.tanh(*args, **kwargs)
         return out_variant("tanh", _ops.tanh, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("tanh", _SCHEMAS["tanh"], args, kwargs, error, out)
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
@@ -3371,7 +4159,7 @@ def tanh(*args, out=None, **kwargs):
 def tanh_(*args, **kwargs):
     try:
         return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
     return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
 
@@ -3380,25 +4168,25 @@ def tanh_(*args, **kwargs):
 def tile(*args, **kwargs):
     try:
         return _ops.tile(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("tile", _SCHEMAS["tile"], args, kwargs, error)
     return _ops.tile(*args, **kwargs)
 
 
 @functools.wraps(_ops.topk)
-def topk(*args, **kwargs):
+def topk(*args, out=None, **kwargs):
     try:
-        return _ops.topk(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("topk", _SCHEMAS["topk"], args, kwargs, error)
-    return _ops.topk(*args, **kwargs)
+        return _ops.topk(*args, out=out, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("topk", _SCHEMAS["topk"], args, kwargs, error, out)
+    return _ops.topk(*args, out=out, **kwargs)
 
 
 @functools.wraps(_ops.trace)
 def trace(*args, **kwargs):
     try:
         return _ops.trace(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("trace", _SCHEMAS["trace"], args, kwargs, error)
     return _ops.trace(*args, **kwargs)
 
@@ -3407,7 +4195,7 @@ def trace(*args, **kwargs):
 def transpose(*args, **kwargs):
     try:
         return _ops.transpose(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("transpose", _SCHEMAS["transpose"], args, kwargs, error)
     return _ops.transpose(*args, **kwargs)
 
@@ -3418,8 +4206,8 @@ def tril(*args, out=None, **kwargs):
         if out is None:
             return _ops.tril(*args, **kwargs)
         return out_variant("tril", _ops.tril, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("tril", _SCHEMAS["tril"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("tril", _SCHEMAS["tril"], args, kwargs, error, out)
     if out is None:
         return _ops.tril(*args, **kwargs)
     return out_variant("tril", _ops.tril, out, args, kwargs)
@@ -3431,8 +4219,8 @@ def triu(*args, out=None, **kwargs):
         if out is None:
             return _ops.triu(*args, **kwargs)
         return out_variant("triu", _ops.triu, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("triu", _SCHEMAS["triu"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("triu", _SCHEMAS["triu"], args, kwargs, error, out)
     if out is None:
         return _ops.triu(*args, **kwargs)
     return out_variant("triu", _ops.triu, out, args, kwargs)
@@ -3442,8 +4230,8 @@ def triu(*args, out=None, **kwargs):
 def true_divide(*args, out=None, **kwargs):
     try:
         return _ops.true_divide(*args, out=out, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("true_divide", _SCHEMAS["true_divide"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("true_divide", _SCHEMAS["true_divide"], args, kwargs, error, out)
     return _ops.true_divide(*args, out=out, **kwargs)
 
 
@@ -3453,8 +4241,8 @@ def trunc(*args, out=None, **kwargs):
         if out is None:
             return _ops.trunc(*args, **kwargs)
         return out_variant("trunc", _ops.trunc, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("trunc", _SCHEMAS["trunc"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("trunc", _SCHEMAS["trunc"], args, kwargs, error, out)
     if out is None:
         return _ops.trunc(*args, **kwargs)
     return out_variant("trunc", _ops.trunc, out, args, kwargs)
@@ -3464,7 +4252,7 @@ def trunc(*args, out=None, **kwargs):
 def trunc_(*args, **kwargs):
     try:
         return inplace_variant(_ops.trunc, args[0], args[1:], kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("trunc_", _SCHEMAS["trunc_"], args, kwargs, error)
     return inplace_variant(_ops.trunc, args[0], args[1:], kwargs)
 
@@ -3473,7 +4261,7 @@ def trunc_(*args, **kwargs):
 def unbind(*args, **kwargs):
     try:
         return _ops.unbind(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
     return _ops.unbind(*args, **kwargs)
 
@@ -3482,7 +4270,7 @@ def unbind(*args, **kwargs):
 def unflatten(*args, **kwargs):
     try:
         return _ops.unflatten(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("unflatten", _SCHEMAS["unflatten"], args, kwargs, error)
     return _ops.unflatten(*args, **kwargs)
 
@@ -3491,7 +4279,7 @@ def unflatten(*args, **kwargs):
 def unique(*args, **kwargs):
     try:
         return _ops.unique(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("unique", _SCHEMAS["unique"], args, kwargs, error)
     return _ops.unique(*args, **kwargs)
 
@@ -3500,7 +4288,7 @@ def unique(*args, **kwargs):
 def unique_consecutive(*args, **kwargs):
     try:
         return _ops.unique_consecutive(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("unique_consecutive", _SCHEMAS["unique_consecutive"], args, kwargs, error)
     return _ops.unique_consecutive(*args, **kwargs)
 
@@ -3509,7 +4297,7 @@ def unique_consecutive(*args, **kwargs):
 def unsqueeze(*args, **kwargs):
     try:
         return _ops.unsqueeze(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("unsqueeze", _SCHEMAS["unsqueeze"], args, kwargs, error)
     return _ops.unsqueeze(*args, **kwargs)
 
@@ -3520,8 +4308,8 @@ def var(*args, out=None, **kwargs):
         if out is None:
             return _ops.var(*args, **kwargs)
         return out_variant("var", _ops.var, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("var", _SCHEMAS["var"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("var", _SCHEMAS["var"], args, kwargs, error, out)
     if out is None:
         return _ops.var(*args, **kwargs)
     return out_variant("var", _ops.var, out, args, kwargs)
@@ -3531,7 +4319,7 @@ def var(*args, out=None, **kwargs):
 def var_mean(*args, **kwargs):
     try:
         return _ops.var_mean(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("var_mean", _SCHEMAS["var_mean"], args, kwargs, error)
     return _ops.var_mean(*args, **kwargs)
 
@@ -3542,8 +4330,8 @@ def vdot(*args, out=None, **kwargs):
         if out is None:
             return _ops.vdot(*args, **kwargs)
         return out_variant("vdot", _ops.vdot, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("vdot", _SCHEMAS["vdot"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("vdot", _SCHEMAS["vdot"], args, kwargs, error, out)
     if out is None:
         return _ops.vdot(*args, **kwargs)
     return out_variant("vdot", _ops.vdot, out, args, kwargs)
@@ -3555,8 +4343,8 @@ def vstack(*args, out=None, **kwargs):
         if out is None:
             return _ops.vstack(*args, **kwargs)
         return out_variant("vstack", _ops.vstack, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("vstack", _SCHEMAS["vstack"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("vstack", _SCHEMAS["vstack"], args, kwargs, error, out)
     if out is None:
         return _ops.vstack(*args, **kwargs)
     return out_variant("vstack", _ops.vstack, out, args, kwargs)
@@ -3568,8 +4356,8 @@ def where(*args, out=None, **kwargs):
         if out is None:
             return _ops.where(*args, **kwargs)
         return out_variant("where", _ops.where, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("where", _SCHEMAS["where"], args, kwargs, error, out)
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
@@ -3581,8 +4369,8 @@ def xlogy(*args, out=None, **kwargs):
         if out is None:
             return _ops.xlogy(*args, **kwargs)
         return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("xlogy", _SCHEMAS["xlogy"], args, kwargs, error)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("xlogy", _SCHEMAS["xlogy"], args, kwargs, error, out)
     if out is None:
         return _ops.xlogy(*args, **kwargs)
     return out_variant("xlogy", _ops.xlogy, out, args, kwargs)
@@ -3592,6 +4380,6 @@ def xlogy(*args, out=None, **kwargs):
 def xlogy_(*args, **kwargs):
     try:
         return _ops.xlogy_(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+    except _ARG_ERRORS as error:
         args, kwargs = _rebind("xlogy_", _SCHEMAS["xlogy_"], args, kwargs, error)
     return _ops.xlogy_(*args, **kwargs)

@@ -12,6 +12,7 @@ from .Copy import _below_autograd
 from .ExpandUtils import _broadcast_shapes
 from .MemoryOverlap import _check_overlap
 from .Resize import _can_cast, out_variant
+from .python_arg_parser import _NUMBER_AS_TENSOR
 from .LinearAlgebra import matmul
 from .ScalarType import _b1, _check_narrow, _checked_number, _f16, _f32, _f64, _scalar_value, _torch_type_name
 from .TensorFactories import clone
@@ -203,12 +204,24 @@ def _add_sub(self, other, alpha, ufunc, spec):
     return _record_number(spec, self, out, alpha=alpha)
 
 
-def add(self, other, alpha=1):
+def add(self, other, *, alpha=1):
     return _add_sub(self, other, alpha, np.add, _S.AddBackward0)
 
 
-def sub(self, other, alpha=1):
+def sub(self, other, *, alpha=1):
     return _add_sub(self, other, alpha, np.subtract, _S.SubBackward0)
+
+
+def _wrapped_number(value, like):
+    """A Python number given for a Tensor (torch.mul(2, x)) as the 0-d tensor it promotes as: in its
+    result dtype with `like`, the call's tensor (upstream wraps it in its own dtype and marks it a
+    wrapped number, c10's is_wrapped_number)."""
+    if like is None:
+        return _wrap(_backend.asarray(value, _number_dtype(value)))
+    return _wrap(_backend.asarray(value, _result_type(like._array, value), like=like))
+
+
+_NUMBER_AS_TENSOR.append(_wrapped_number)
 
 
 def rsub(self, other):
@@ -361,11 +374,11 @@ def _add_sub_(self, other, alpha, ufunc, spec):
     return _rebase_history(self, node)
 
 
-def add_(self, other, alpha=1):
+def add_(self, other, *, alpha=1):
     return _add_sub_(self, other, alpha, np.add, _S.AddBackward0)
 
 
-def sub_(self, other, alpha=1):
+def sub_(self, other, *, alpha=1):
     return _add_sub_(self, other, alpha, np.subtract, _S.SubBackward0)
 
 

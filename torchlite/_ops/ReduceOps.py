@@ -23,19 +23,16 @@ from .python_arg_parser import _REQUIRED, _check_given, _norm_dims, _wrap_dim
 _NO_DIM = object()  # a reduction called without dim (sum, mean, std, var: another overload)
 
 
-_U64 = 1 << 64
-
-
 def _saved_dim(d):
-    """A dim as torch's node shows it saved: the int64 read back unsigned (-1 shows as 2**64 - 1),
-    unwrapped, as the op was called."""
-    return int(d) + _U64 if d < 0 else int(d)
+    """A dim as a node saves it: as the op was called, unwrapped (its `_saved_dim` shows a negative
+    one as torch does, read back unsigned: the generated fields of kind S)."""
+    return int(d)
 
 
 def _saved_dims(dim):
     if dim is None:
         return None
-    return tuple(_saved_dim(d) for d in ((dim,) if isinstance(dim, int) else dim))
+    return tuple(int(d) for d in ((dim,) if isinstance(dim, int) else dim))
 
 
 def _reduction_dims(dim, ndim):

@@ -31,24 +31,38 @@ def _tensors(args, kwargs):
 
 
 def out_variant(name, fn, out, args, kwargs):
-    """`fn(*args, **kwargs, out=out)`: the result written into `out`, which is returned."""
+    """`fn(*args, **kwargs, out=out)`: the result written into `out`, which is returned; an op with
+    several results ((values, indices)) writes each into its tensor of the tuple `out`."""
     name = getattr(fn, "_runs", name)  # an alias (arcsin, special.erf, square) names the op it runs, as torch's
-    if not isinstance(out, _TB):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if _C.is_grad_enabled() and (out.requires_grad or any(t.requires_grad for t in _tensors(args, kwargs))):
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if not all(isinstance(o, _TB) for o in outs):
+        kind = "tuple of Tensors" if isinstance(out, (tuple, list)) else "Tensor"
+        raise TypeError(f"{name}(): argument 'out' must be {kind}, not {type(out).__name__}")
+    if _C.is_grad_enabled() and (any(o.requires_grad for o in outs)
+                                 or any(t.requires_grad for t in _tensors(args, kwargs))):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
     check = getattr(fn, "_out_check", None)  # an op that writes only its input's dtype (floor, sign): its
     if check is not None:                     # error comes first, as TensorIterator's build checks it
-        check(next(_tensors(args, kwargs))._array.dtype, out._array.dtype)
+        check(next(_tensors(args, kwargs))._array.dtype, outs[0]._array.dtype)
     result = fn(*args, **kwargs)
+    if isinstance(result, tuple):
+        if len(outs) != len(result) or out is outs[0]:
+            raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        return type(result)([_write(o, r) for o, r in zip(outs, result, strict=True)])
+    if out is not outs[0]:
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    return _write(out, result)
+
+
+def _write(out, result):
     r, o = result._array, out._array
     if not _can_cast(r.dtype, o.dtype):
         raise RuntimeError(f"result type {_torch_type_name(r.dtype)} can't be cast to the desired output type "
                            f"{_torch_type_name(o.dtype)}")
     if o.shape != r.shape:
         if o.size:
-            warnings.warn(_RESIZED.format(list(o.shape), list(r.shape)), UserWarning, stacklevel=3)
+            warnings.warn(_RESIZED.format(list(o.shape), list(r.shape)), UserWarning, stacklevel=4)
         out.data = result.to(out.dtype) if r.dtype != o.dtype else result
         out._bump_version()
         return out

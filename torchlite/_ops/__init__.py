@@ -186,11 +186,11 @@ __all__ += ["addcdiv", "addcmul", "bitwise_and", "bitwise_left_shift", "bitwise_
 # (the reductions family's entries follow this line)
 # (Sorting imports ReduceOps: it comes after it, with TensorAdvancedIndexing and TensorCompare)
 from .ReduceOps import (all, amax, amin, any, argmax, argmin, count_nonzero, cummax, cummin, cumprod,  # noqa: A004
-                        cumsum, logsumexp, nanmean, nansum, prod, std, std_mean, var, var_mean, _U64)
+                        cumsum, logsumexp, nanmean, nansum, prod, std, std_mean, var, var_mean)
 from .Sorting import argsort, kthvalue, median, mode, nanmedian, sort, topk
 
 __all__ += ["all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "cummax", "cummin", "cumprod",
-            "cumsum", "logsumexp", "nanmean", "nansum", "prod", "std", "std_mean", "var", "var_mean", "_U64",
+            "cumsum", "logsumexp", "nanmean", "nansum", "prod", "std", "std_mean", "var", "var_mean",
             "argsort", "kthvalue", "median", "mode", "nanmedian", "sort", "topk"]
 
 # ==== issue 13: shape ====

@@ -1,6 +1,7 @@
 """The argument checks torch's argument parser and its dimension wrapping
 (torch/csrc/utils/python_arg_parser.cpp, c10's WrapDimUtils.h) apply, with their messages."""
 import re
+import warnings
 
 import numpy as np
 
@@ -61,11 +62,16 @@ def _shape_arg(shape):
     return tuple(shape)
 
 
-# Argument errors worded from the schemas (upstream: FunctionSignature in python_arg_parser.cpp).
-# A generated torchlite.<op> calls its kernel directly; only when that fails with a TypeError
-# or AttributeError are the call's arguments bound against the op's schema, as torch's parser
-# binds them before the kernel runs, and a mismatch is reported in torch's words. Arguments that
-# bind are the kernel's own error, raised as it was.
+# Argument errors worded from the schemas (upstream: FunctionSignature and PythonArgParser in
+# python_arg_parser.cpp, format_invalid_args in invalid_arguments.cpp). A generated torchlite.<op>
+# or Tensor.<method> calls its kernel directly; only when that fails are the call's arguments bound
+# against the op's Python signatures (tools/autograd/python_signature.py: its overloads in the
+# order torch's parser tries them, out= merged in, the deprecated ones hidden at the end), as torch's
+# parser binds them before the kernel runs. A call that binds to none gets torch's error; one that
+# binds to a deprecated signature runs as the op it stands for, with torch's warning; otherwise the
+# kernel's own error stands.
+
+_ARG_ERRORS = (TypeError, AttributeError, IndexError, ValueError, RuntimeError)
 
 # The name each schema type has in torch's messages (FunctionParameter::type_name).
 _TYPE_NAMES = {"Tensor": "Tensor", "Tensor[]": "tuple of Tensors", "Tensor?[]": "tuple of Tensors",
@@ -76,38 +82,42 @@ _TYPE_NAMES = {"Tensor": "Tensor", "Tensor[]": "tuple of Tensors", "Tensor?[]": 
 
 
 class _Param:
-    __slots__ = ("name", "type", "optional", "required", "keyword_only")
+    __slots__ = ("name", "schema_name", "type", "optional", "required", "keyword_only")
 
     def __init__(self, text, keyword_only, function):
-        decl, eq, _ = text.partition("=")
+        decl, eq, default = text.partition("=")
         typ, self.name = decl.strip().rsplit(" ", 1)
         typ = typ.strip()
-        if self.name == "self" and function:
+        self.schema_name = self.name
+        typ = typ.split("(")[0] + ("[]" if typ.endswith("[]") and "(" in typ else "") + (
+            "?" if typ.endswith("?") and "(" in typ else "")
+        if self.name == "self" and function and typ.startswith("Tensor"):
             self.name = "input"  # the function variant's first argument (python_arg_parser: "input")
-        typ = typ.split("(")[0] + ("[]" if typ.endswith("[]") and "(" in typ else "")
-        self.optional = typ.endswith("?")
+        self.optional = typ.endswith("?") or default.strip() == "None"  # FunctionParameter::allow_none
         typ = typ.rstrip("?")
         typ = typ.split("[")[0] + "[]" if "[" in typ else typ  # int[1] -> int[]
         self.type = typ
         self.required = not eq
         self.keyword_only = keyword_only
 
-    def accepts(self, value):
-        """Whether torch's parser takes `value` for this parameter (FunctionParameter::check);
-        a Python number for a Tensor is left to the kernel, whose own message names it."""
+    def accepts(self, value, numbers_as_tensors=False):
+        """Whether torch's parser takes `value` for this parameter (FunctionParameter::check); a
+        Tensor takes a Python number only in the ops torch lets it (should_allow_numbers_as_tensors)."""
         if value is None:
             return self.optional
         typ = self.type
         if typ == "Tensor":
-            return isinstance(value, (_C.TensorBase, bool, int, float))
+            return isinstance(value, _C.TensorBase) or numbers_as_tensors and isinstance(value, (int, float, complex))
         if typ in ("Tensor[]", "Tensor?[]"):
             return isinstance(value, (list, tuple)) and all(isinstance(v, _C.TensorBase) or v is None for v in value)
         if typ in ("int", "SymInt"):
             return _is_int(value) or isinstance(value, _C.TensorBase)
         if typ in ("int[]", "SymInt[]"):
             return _is_int(value) or isinstance(value, (list, tuple, Size)) and all(_is_int(v) for v in value)
-        if typ == "Scalar":
-            return isinstance(value, (bool, int, float, complex, np.number, np.bool_, _C.TensorBase))
+        if typ == "Scalar":  # a tensor only of no dims and not requiring grad
+            if isinstance(value, _C.TensorBase):
+                return value.dim() == 0 and not value.requires_grad
+            return isinstance(value, (bool, int, float, complex, np.number, np.bool_))
         if typ == "float":
             return isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
         if typ == "bool":
@@ -153,54 +163,304 @@ def _signature(schema_args, function):
     return params
 
 
+_MISSING = object()
+# The ops whose Tensor parameters take Python numbers (python_arg_parser.cpp's should_allow_numbers_as_tensors)
+_NUMBERS_AS_TENSORS = frozenset(f"{op}{suffix}" for op in ("add", "div", "divide", "mul", "multiply", "sub", "subtract",
+                                                          "true_divide", "floor_divide")
+                                for suffix in ("", "_", "_out")) | {"to", "_to_copy", "copy_", "_conj"}
+
+
 def _schema_error(name, params, args, kwargs):
-    """torch's message for a call of `name` that does not bind to its one signature, or None."""
+    """torch's message for a call of `name` that does not bind to the signature `params`, or None
+    (FunctionSignature::parse with raise_exception: the parameters in order, then the keywords left)."""
     positional = [p for p in params if not p.keyword_only]
-    if len(positional) == 1 and positional[0].type in ("Tensor[]", "int[]", "SymInt[]") and len(args) > 1:
-        args = (tuple(args),)  # a lone list parameter takes varargs (broadcast_tensors(a, b))
+    if len(positional) == 1 and positional[0].type == "Tensor[]" and name in _PYTHON_VARARGS and (
+            len(args) > 1 or name in _PACKS_ONE):
+        args = (tuple(args),)  # torch.functional's function packs its tensors into one tuple
+    elif len(args) > 1 and len(positional) == 1 and positional[0].type in ("int[]", "SymInt[]"):
+        args = (tuple(args),)  # a lone int list takes varargs (view(2, 3))
     if len(args) > len(positional):
-        n = len(positional)
-        return (f"{name}() takes {n} positional argument{'' if n == 1 else 's'} but {len(args)} "
-                f"{'was' if len(args) == 1 else 'were'} given")
-    by_name = {p.name: p for p in params}
-    for key in kwargs:
+        return _extra_args(name, params, len(args))
+    remaining = dict(kwargs)
+    numbers_as_tensors = name in _NUMBERS_AS_TENSORS
+    deferred = None
+    for i, p in enumerate(params):
+        is_kwd = i >= len(args)
+        value = remaining.pop(p.name, _MISSING) if is_kwd else args[i]
+        if value is _MISSING:
+            if p.required:
+                missing = [q.name for q in params[i:] if q.required]  # torch lists those given by keyword too
+                suffix = "s" if len(missing) == 1 else ""  # torch's grammar (see _check_given)
+                return f"{name}() missing {len(missing)} required positional argument{suffix}: " + ", ".join(
+                    f'"{m}"' for m in missing)
+            continue
+        if p.accepts(value, numbers_as_tensors):
+            continue
+        if p.type == "SymInt[]" and isinstance(value, (list, tuple)):  # its check finds the element
+            if is_kwd:
+                return f"{name}(): argument '{p.name}' must be tuple of ints, not {_python_type_name(value)}"
+            bad = next(k for k, v in enumerate(value) if not _is_int(v))
+            return (f"{name}(): argument '{p.name}' (position {i + 1}) must be tuple of ints, but found element of "
+                    f"type {_python_type_name(value[bad])} at pos {bad}")
+        message = p.unpack_error(name, value, i)
+        if p.type == "int[]" and message is not None:
+            deferred = deferred or _Bound(message)  # its check takes any sequence: the unpacking fails later
+            continue
+        if p.type in ("Tensor[]", "Tensor?[]") and message is not None:
+            return _Bound(message)  # its check raises at once (is_tensor_list_and_append_overloaded)
+        if message is None:
+            where = f"'{p.name}'" if is_kwd else f"'{p.name}' (position {i + 1})"
+            message = (f"{name}(): argument {where} must be {_TYPE_NAMES.get(p.type, p.type)}, "
+                       f"not {_python_type_name(value)}")
+        return message
+    by_name = {p.name: i for i, p in enumerate(params)}
+    for key in remaining:
         if key not in by_name:
             return f"{name}() got an unexpected keyword argument '{key}'"
-        if any(p.name == key for p in positional[:len(args)]):
-            return f"{name}() got multiple values for argument '{key}'"
-    missing = [p.name for p in params[len(args):] if p.required and p.name not in kwargs]
-    if missing:
-        suffix = "s" if len(missing) == 1 else ""  # torch's grammar (see _check_given)
-        return f"{name}() missing {len(missing)} required positional argument{suffix}: " + ", ".join(
-            f'"{m}"' for m in missing)
-    for i, (p, value) in enumerate(zip(positional, args, strict=False)):
-        if not p.accepts(value):
-            return p.unpack_error(name, value, i) or (
-                f"{name}(): argument '{p.name}' (position {i + 1}) must be {_TYPE_NAMES.get(p.type, p.type)}, "
-                f"not {_python_type_name(value)}")
-    for key, value in kwargs.items():
-        p = by_name[key]
-        if not p.accepts(value):
-            return p.unpack_error(name, value, params.index(p)) or (
-                f"{name}(): argument '{key}' must be {_TYPE_NAMES.get(p.type, p.type)}, not {_python_type_name(value)}")
-    return None
+        return f"{name}() got multiple values for argument '{key}'"
+    return deferred
 
 
-def _rebind(name, schemas, args, kwargs, error):
-    """Called where a generated function's kernel raised `error`: raises torch's TypeError for
-    arguments that do not bind to the op's schema (`schemas`: the argument lists of its
-    overloads; with several, the kernel's error stands), returns the arguments to call the
-    kernel with again where only the first one's name differs (torch's `input` for the kernel's
-    `self`), else raises `error` itself."""
-    if len(schemas) == 1:
-        try:
-            params = _signature(schemas[0], function=True)
-            message = _schema_error(name, params, args, kwargs)
-        except Exception:  # noqa: BLE001 - a schema this parser does not read keeps the kernel's error
-            raise error from None
-        if message is not None:
+# torch.functional's functions that take tensors as varargs and hand the op one tuple
+_PYTHON_VARARGS = frozenset({"broadcast_tensors", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+                             "cartesian_prod", "meshgrid"})
+_PACKS_ONE = frozenset({"broadcast_tensors", "block_diag", "cartesian_prod"})  # the others unpack a lone one
+
+# How a Python number binds to a Tensor parameter of those ops: as c10's wrapped number, a 0-d tensor
+# that promotes as the number does. Registered by BinaryOps, which owns type promotion.
+_NUMBER_AS_TENSOR: list = []
+
+
+def _numbers_as_tensors(params, args, kwargs):
+    """The call with each Python number given for a Tensor parameter as a wrapped number."""
+    like = next((v for v in (*args, *kwargs.values()) if isinstance(v, _C.TensorBase)), None)
+    wrap = _NUMBER_AS_TENSOR[0]
+    args = [wrap(v, like) if p.type == "Tensor" and not isinstance(v, _C.TensorBase) else v
+            for p, v in zip(params, args, strict=False)]
+    kwargs = {k: wrap(v, like) if v is not None and not isinstance(v, _C.TensorBase) and k in {
+        p.name for p in params if p.type == "Tensor"} else v for k, v in kwargs.items()}
+    return args, kwargs
+
+
+class _Bound(str):
+    """The error of a call that binds to a signature and fails as its arguments are unpacked
+    (PythonArgs::intlist)."""
+
+
+def _extra_args(name, params, given):
+    """extra_args: too many positional arguments."""
+    most = sum(not p.keyword_only for p in params)
+    least = sum(p.required for p in params)
+    if least != most:
+        return f"{name}() takes from {least} to {most} positional arguments but {given} were given"
+    return (f"{name}() takes {most} positional argument{'' if most == 1 else 's'} but {given} "
+            f"{'was' if given == 1 else 'were'} given")
+
+
+class _Signature:
+    """One Python signature of an op (FunctionSignature): its parameters, how torch prints it,
+    and for a deprecated (hidden) one, the op's call it stands for: (positional names, keyword names)."""
+    __slots__ = ("params", "display", "call")
+
+    def __init__(self, entry, function):
+        self.params = _signature(entry[0], function)
+        self.display = entry[1]
+        self.call = entry[2] if len(entry) > 2 else None
+
+    def remap(self, args, kwargs):
+        """The deprecated call's arguments, rearranged for the op it stands for."""
+        values = dict(zip((p.schema_name for p in self.params), args, strict=False))
+        values.update((p.schema_name, kwargs[p.name]) for p in self.params if p.name in kwargs)
+        positional, keywords = self.call  # a method's call leaves out self, its first argument
+        return [values[n] for n in positional if n in values], {n: values[n] for n in keywords if n in values}
+
+
+_PARSED: dict = {}
+_warned_deprecated: list = []
+
+
+def _signatures(schemas, function):
+    key = (id(schemas), function)
+    if key not in _PARSED:
+        _PARSED[key] = (schemas, [_Signature(entry, function) for entry in schemas])  # holds schemas: ids stay
+    return _PARSED[key][1]
+
+
+def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
+    """Called where a generated function's (or, with `method`, a Tensor method's, `args` without
+    self) kernel raised `error`: binds the call to the op's Python signatures (`schemas`) as torch's
+    parser would have. Raises torch's TypeError where none binds; returns the arguments to call the
+    op with where a deprecated signature binds (with torch's warning, once a process as
+    TORCH_WARN_ONCE) or where only the first argument's name differs (torch's `input` for the
+    kernel's `self`); else raises `error` itself."""
+    try:
+        signatures = _signatures(schemas, function=not method)
+    except Exception:  # noqa: BLE001 - a schema this parser does not read keeps the kernel's error
+        raise error from None
+    given = kwargs if out is None else {**kwargs, "out": out}
+    messages = []
+    for sig in signatures:
+        message = _schema_error(name, sig.params, args, given)
+        if isinstance(message, _Bound):
             raise TypeError(message) from None
-        if params and params[0].name == "input" and "input" in kwargs and not args:
-            kwargs = dict(kwargs)
-            return (kwargs.pop("input"),), kwargs
-    raise error
+        if message is None:
+            if sig.call is not None:
+                _warn_deprecated(name, sig, signatures)
+                return sig.remap(args, kwargs)
+            first = args[0] if args else kwargs.get(sig.params[0].name)
+            if not method and name in _NUMBERS_AS_TENSORS and isinstance(first, (int, float, complex)):
+                # (the kernels take a number for `other` themselves; not for `self`)
+                return _numbers_as_tensors(sig.params, args, kwargs)
+            if not method and sig.params[0].name == "input" and "input" in kwargs and not args:
+                kwargs = dict(kwargs)
+                return (kwargs.pop("input"),), kwargs
+            raise error
+        messages.append(message)
+    if len(signatures) == 1:
+        raise TypeError(messages[0]) from None
+    n = len(args) + len(given)
+    plausible = [i for i, sig in enumerate(signatures) if sig.call is None
+                 and sum(p.required for p in sig.params) <= n <= len(sig.params)]
+    if len(plausible) == 1:
+        raise TypeError(messages[plausible[0]]) from None
+    raise TypeError(_format_invalid_args(f"{name}()", args, given,
+                                         [sig.display for sig in signatures if sig.call is None])) from None
+
+
+def _rebind_method(name, schemas, args, kwargs, error):
+    """_rebind for a Tensor method: `args` without self."""
+    return _rebind(name, schemas, args, kwargs, error, method=True)
+
+
+def _warn_deprecated(name, sig, signatures):
+    """PythonArgParser::check_deprecated (TORCH_WARN_ONCE: the first deprecated call of a process)."""
+    if _warned_deprecated:
+        return
+    _warned_deprecated.append(name)
+    message = f"This overload of {name} is deprecated:\n\t{name}{sig.display}"
+    others = [s.display for s in signatures if s.call is None]
+    if others:
+        message += "\nConsider using one of the following signatures instead:" + "".join(
+            f"\n\t{name}{d}" for d in others)
+    warnings.warn(message, UserWarning, stacklevel=4)
+
+
+# format_invalid_args (invalid_arguments.cpp): it re-reads the printed signatures, splitting them at
+# ", " and each piece at its last space, so a parameter with a default reads as a type that no
+# value matches and `*` as a parameter of its own; its listing keeps those quirks.
+def _tp_name(value):
+    """Py_TYPE(value)->tp_name as torch's types spell it."""
+    typ = type(value)
+    if isinstance(value, _C.TensorBase):
+        return typ.__name__
+    if typ.__module__ in ("builtins",):
+        return typ.__name__
+    if typ.__module__.startswith("numpy"):
+        return f"numpy.{typ.__name__}"
+    return _C_TYPE_NAMES.get(typ.__name__, typ.__name__)
+
+
+# torchlite's Python classes for torch's C types, whose tp_name carries their module
+_C_TYPE_NAMES = {"dtype": "torch.dtype", "device": "torch.device", "layout": "torch.layout",
+                 "memory_format": "torch.memory_format", "Size": "torch.Size", "finfo": "torch.finfo",
+                 "iinfo": "torch.iinfo"}
+
+
+def _option_args(option):
+    """_parseOption: [(type, name)] of a printed signature."""
+    inner = option[1:-1]
+    out = []
+    for arg in inner.split(", "):
+        start = 0
+        if arg.startswith("#"):
+            start = 1
+        nullable = arg[start:start + 1] == "["
+        if nullable:
+            start += 1
+            arg = arg[:-len(" or None]")]
+        cut = arg.rfind(" ")
+        name = arg[cut + 1:]
+        end = cut if cut >= 0 else len(arg)
+        if "..." in arg:
+            end -= 4
+        out.append((arg[start:end], name, nullable))
+    return out
+
+
+def _type_matches(typ, value, nullable):
+    if nullable and value is None:
+        return True
+    name = _tp_name(value)
+    if typ == "float":
+        return name in ("float", "int", "long")
+    if typ == "int":
+        return name in ("int", "long")
+    return name == typ
+
+
+def _arg_desc(args, kwargs):
+    pieces = [_tp_name(a) for a in args] + [f"{k}={_tp_name(v)}" for k, v in _kwarg_order(kwargs)]
+    text = ", ".join(pieces) + (", " if kwargs and not args else "")
+    return f"({text})"
+
+
+def _kwarg_order(kwargs):
+    """The keywords in the order torch's std::unordered_map hands them out: most recent first."""
+    return list(reversed(list(kwargs.items())))
+
+
+def _sequence_desc(value):
+    names = ", ".join(_tp_name(v) for v in value)
+    if isinstance(value, tuple):
+        return f"tuple of ({names}{',' if len(value) == 1 else ''})"
+    return f"list of [{names}]"
+
+
+def _formatted_arg_desc(option, args, kwargs):
+    pieces = []
+    for i in range(len(args) + len(kwargs)):
+        is_kwarg = i >= len(args)
+        name = option[i][1] if i < len(option) else option[-1][1]
+        value = kwargs[name] if is_kwarg else args[i]  # every keyword names one of the option's
+        typ, _, nullable = option[i] if i < len(option) else option[-1]
+        matching = i < len(option) and _type_matches(typ, value, nullable)
+        text = _sequence_desc(value) if isinstance(value, (tuple, list)) else _tp_name(value)
+        text = (f"{name}=" if is_kwarg else "") + text
+        pieces.append(text if matching else f"!{text}!")
+    text = ", ".join(pieces) + (", " if kwargs and not args else "")
+    return f"({text})"
+
+
+def _argcount_match(option, args, kwargs):
+    return len(args) + len(kwargs) == len(option)
+
+
+def _unmatched_kwargs(option, kwargs):
+    start = max(len(option) - len(kwargs), 0)
+    names = {name for _, name, _ in option[start:]}
+    return [k for k, _ in _kwarg_order(kwargs) if k not in names]
+
+
+def _format_invalid_args(function_name, args, kwargs, options):
+    message = f"{function_name} received an invalid combination of arguments - "
+    if len(options) == 1:
+        option = _option_args(options[0])
+        unmatched = _unmatched_kwargs(option, kwargs) if kwargs else []
+        if unmatched:
+            return message + "got unrecognized keyword arguments: " + ", ".join(unmatched)
+        got = _formatted_arg_desc(option, args, kwargs) if _argcount_match(option, args, kwargs) else _arg_desc(
+            args, kwargs)
+        return message + f"got {got}, but expected {options[0]}"
+    message += f"got {_arg_desc(args, kwargs)}, but expected one of:\n"
+    for text in options:
+        option = _option_args(text)
+        message += f" * {text}\n"
+        if _argcount_match(option, args, kwargs):
+            unmatched = _unmatched_kwargs(option, kwargs) if kwargs else []
+            if unmatched:
+                message += "      didn't match because some of the keywords were incorrect: " + ", ".join(unmatched)
+                message += "\n"
+            else:
+                message += ("      didn't match because some of the arguments have invalid types: "
+                            + _formatted_arg_desc(option, args, kwargs) + "\n")
+    return message
