@@ -64,6 +64,7 @@ __all__ = [
     "baddbmm",
     "bernoulli",
     "bilinear",
+    "binary_cross_entropy_with_logits",
     "bincount",
     "bitwise_and",
     "bitwise_left_shift",
@@ -162,6 +163,7 @@ __all__ = [
     "isneginf",
     "isposinf",
     "isreal",
+    "kl_div",
     "kron",
     "kthvalue",
     "le",
@@ -364,6 +366,8 @@ _SCHEMAS = {
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bilinear": ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',),
+    "binary_cross_entropy_with_logits": (
+        'Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean',),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
     "bitwise_and": ('Tensor self, Tensor other',),
     "bitwise_left_shift": ('Tensor self, Tensor other',),
@@ -468,6 +472,7 @@ _SCHEMAS = {
     "isneginf": ('Tensor self',),
     "isposinf": ('Tensor self',),
     "isreal": ('Tensor self',),
+    "kl_div": ('Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False',),
     "kron": ('Tensor self, Tensor other',),
     "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
         'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
@@ -1233,6 +1238,16 @@ def bilinear(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bilinear", _SCHEMAS["bilinear"], args, kwargs, error)
     return _ops.bilinear(*args, **kwargs)
+
+
+@functools.wraps(_ops.binary_cross_entropy_with_logits)
+def binary_cross_entropy_with_logits(*args, **kwargs):
+    try:
+        return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("binary_cross_entropy_with_logits", _SCHEMAS["binary_cross_entropy_with_logits"], args,
+                               kwargs, error)
+    return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
 
 
 @functools.wraps(_ops.bincount)
@@ -2275,6 +2290,15 @@ def isreal(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("isreal", _SCHEMAS["isreal"], args, kwargs, error)
     return _ops.isreal(*args, **kwargs)
+
+
+@functools.wraps(_ops.kl_div)
+def kl_div(*args, **kwargs):
+    try:
+        return _ops.kl_div(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("kl_div", _SCHEMAS["kl_div"], args, kwargs, error)
+    return _ops.kl_div(*args, **kwargs)
 
 
 @functools.wraps(_ops.kron)
