@@ -699,3 +699,62 @@ def test_loss_saved_fields():
             out.append(g.grad_fn.name())
         return out
     same_error(case)
+
+
+# ==== distances, one_hot, normalize, margin losses =================================================
+
+def test_normalize():
+    for kw in [{}, {"p": 1.0}, {"dim": 0}, {"p": 3.0, "dim": -1}, {"eps": 10.0}]:
+        check(lambda lib, F, x, kw=kw: F.normalize(x, **kw), [X43], gradgrad="eps" not in kw)
+    check(lambda lib, F, x: F.normalize(x, out=lib.empty(4, 3, dtype=x.dtype)), [Fixed(X43)], gradgrad=False)
+
+
+def test_cosine_similarity_and_pairwise_distance():
+    y43 = rand(4, 3)
+    for kw in [{}, {"dim": 0}, {"eps": 1.0}]:
+        check(lambda lib, F, x, y, kw=kw: F.cosine_similarity(x, y, **kw), [X43, y43], gradgrad="eps" not in kw)
+    check(lambda lib, F, x, y: F.cosine_similarity(x, y[0]), [X43, y43])
+    check(lambda lib, F, x, y: lib.cosine_similarity(x, y.int()), [Fixed(X43), (y43 * 3).astype(np.int64)],
+          gradgrad=False)
+    for kw in [{}, {"p": 1.0}, {"p": 3.0}, {"keepdim": True}, {"eps": 0.5}, {"p": float("inf")}]:
+        check(lambda lib, F, x, y, kw=kw: F.pairwise_distance(x, y, **kw), [X43, y43],
+              gradgrad="inf" not in str(kw))
+    check(lambda lib, F, x, y: F.pairwise_distance(x, y[1]), [X43, y43])
+    check(lambda lib, F, x, y: (lambda d: (d.grad_fn._saved_p, d.grad_fn._saved_dim, d.grad_fn._saved_keepdim))(
+        F.pairwise_distance(x, y, 3.0, keepdim=True)), [X43, y43], gradgrad=False)
+    same_error(lambda lib, F: F.cosine_similarity(lib.arange(3), lib.arange(3), 0))
+    same_error(lambda lib, F: F.cosine_similarity(lib.ones(3, 2), lib.ones(2, 3)))
+
+
+def test_one_hot():
+    check(lambda lib, F, t: (F.one_hot(t), F.one_hot(t, 5), F.one_hot(t.reshape(2, 2)), F.one_hot(t[:0], 2)),
+          [T4])
+    for call in ["F.one_hot(lib.tensor([0, 2.0]))", "F.one_hot(lib.tensor([0, 3]), 3)", "F.one_hot(lib.tensor([-1]))",
+                 "F.one_hot(lib.tensor([], dtype=lib.int64))", "F.one_hot(lib.tensor([0, 1], dtype=lib.int32))"]:
+        same_error(lambda lib, F, call=call: eval(call))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_margin_losses(reduction):
+    y43, s4 = rand(4, 3), np.array([1.0, -1.0, -1.0, 1.0])
+    check(lambda lib, F, x, y, t: F.cosine_embedding_loss(x, y, t, reduction=reduction), [X43, y43, Fixed(s4)])
+    check(lambda lib, F, x, y, t: F.cosine_embedding_loss(x, y, t, margin=-0.5, reduction=reduction),
+          [X43, y43, Fixed(s4)])
+    check(lambda lib, F, x, y, t: F.cosine_embedding_loss(x[0], y[0], t[1], reduction=reduction),
+          [X43, y43, Fixed(s4)])
+    check(lambda lib, F, x, y, t: F.margin_ranking_loss(x[:, 0], y[:, 0], t, margin=0.3, reduction=reduction),
+          [X43, y43, Fixed(s4)])
+    check(lambda lib, F, a, p, n: F.triplet_margin_loss(a, p, n, reduction=reduction), [X43, y43, rand(4, 3)])
+    check(lambda lib, F, a, p, n: F.triplet_margin_loss(a, p, n, margin=2.0, p=1, swap=True, reduction=reduction),
+          [X43, y43, rand(4, 3)])
+
+
+def test_margin_loss_errors():
+    for call in ["F.cosine_embedding_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(2, 1))",
+                 "F.cosine_embedding_loss(lib.ones(3), lib.ones(3), lib.ones(2))",
+                 "F.cosine_embedding_loss(lib.ones(2, 3), lib.ones(2, 3), lib.tensor(1.0))",
+                 "F.margin_ranking_loss(lib.ones(3), lib.ones(3, 1), lib.ones(3))",
+                 "F.triplet_margin_loss(lib.ones(3), lib.ones(3), lib.ones(3), margin=0)",
+                 "F.triplet_margin_loss(lib.ones(2, 3), lib.ones(3), lib.ones(3))",
+                 "F.cosine_embedding_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(2), reduction='x')"]:
+        same_error(lambda lib, F, call=call: eval(call))

@@ -2191,6 +2191,43 @@ for _name, _call in _LOSS_CASES.items():
     case(f"torchlite.{_name}")(_loss_case(_call))
 
 
+_Y = [[0.5, 1.0, -2.0], [1.5, -0.5, 0.25]]
+_DISTANCE_CASES = {
+    "nn.functional.normalize": lambda lib, F, x, y, s: (F.normalize(x), F.normalize(x, p=1.0, dim=0)),
+    "nn.functional.pairwise_distance": lambda lib, F, x, y, s: (F.pairwise_distance(x, y),
+                                                                F.pairwise_distance(x, y, 1.0)),
+    "pairwise_distance": lambda lib, F, x, y, s: (lib.pairwise_distance(x, y, 3.0, 0.0, True),),
+    "nn.functional.cosine_similarity": lambda lib, F, x, y, s: (F.cosine_similarity(x, y),
+                                                                F.cosine_similarity(x, y, 0)),
+    "cosine_similarity": lambda lib, F, x, y, s: (lib.cosine_similarity(x, y, dim=-1),),
+    "nn.functional.cosine_embedding_loss": lambda lib, F, x, y, s: (F.cosine_embedding_loss(x, y, s),),
+    "cosine_embedding_loss": lambda lib, F, x, y, s: (lib.cosine_embedding_loss(x, y, s, 0.2, 2),),
+    "nn.functional.margin_ranking_loss": lambda lib, F, x, y, s: (F.margin_ranking_loss(x[:, 0], y[:, 0], s, 0.5),),
+    "margin_ranking_loss": lambda lib, F, x, y, s: (lib.margin_ranking_loss(x[:, 1], y[:, 1], s),),
+    "nn.functional.triplet_margin_loss": lambda lib, F, x, y, s: (F.triplet_margin_loss(x, y, -y, swap=True),),
+    "triplet_margin_loss": lambda lib, F, x, y, s: (lib.triplet_margin_loss(x, y, -y, 1.0, 2, 1e-6, False, 2),),
+}
+
+
+def _distance_case(call):
+    def run_case(lib, dev):
+        x, y, s = leaf(lib, dev, _LOGITS), leaf(lib, dev, _Y), T(lib, dev, [1.0, -1.0])
+        return with_grads(lib, lambda x, y: [(o, o.grad_fn.name()) for o in call(lib, lib.nn.functional, x, y, s)],
+                          x, y)
+    return run_case
+
+
+for _name, _call in _DISTANCE_CASES.items():
+    case(f"torchlite.{_name}")(_distance_case(_call))
+
+
+@case("torchlite.nn.functional.one_hot")
+def _one_hot(lib, dev):
+    t = lib.tensor([[0, 2], [3, 1]], device=dev)
+    F = lib.nn.functional
+    return F.one_hot(t), F.one_hot(t, 6), run(lambda lib: F.one_hot(t, 2), lib)
+
+
 @case("torchlite.nn.functional.embedding", "torchlite.embedding")
 def _embedding(lib, dev):
     w, i = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]]), lib.tensor([[0, 2], [2, 1]], device=dev)

@@ -1779,6 +1779,12 @@ def BinaryCrossEntropyWithLogitsBackward0(grad, needs, self, target, weight, pos
     return (grad_self, grad_target)
 
 
+def NormBackward1(grad, needs, self, p, dim, keepdim, result):
+    """norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor"""
+    grad_self = linalg_vector_norm_backward(grad, self, p, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
 def HardtanhBackward0(grad, needs, self, min_val, max_val):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     grad_self = hardtanh_backward(grad, self, min_val, max_val) if needs[0] else None
@@ -2213,6 +2219,7 @@ _C._set_formula(specs.HuberLossBackwardBackward0, HuberLossBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackward0, BinaryCrossEntropyBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackwardBackward0, BinaryCrossEntropyBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyWithLogitsBackward0, BinaryCrossEntropyWithLogitsBackward0)
+_C._set_formula(specs.NormBackward1, NormBackward1)
 _C._set_formula(specs.HardtanhBackward0, HardtanhBackward0)
 _C._set_formula(specs.HardtanhBackwardBackward0, HardtanhBackwardBackward0)
 _C._set_formula(specs.LeakyReluBackward0, LeakyReluBackward0)

@@ -42,6 +42,7 @@ __all__ = [
     "nll_loss",
     "nll_loss2d",
     "nll_loss_nd",
+    "one_hot",
     "relu6",
     "relu6_",
     "silu",
@@ -92,6 +93,7 @@ _SCHEMAS = {
     "nll_loss": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
     "nll_loss2d": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
     "nll_loss_nd": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
+    "one_hot": ('Tensor self, int num_classes=-1',),
     "relu6": ('Tensor self',),
     "relu6_": ('Tensor(a!) self',),
     "silu": ('Tensor self',),
@@ -408,6 +410,15 @@ def nll_loss_nd(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("nll_loss_nd", _SCHEMAS["nll_loss_nd"], args, kwargs, error)
     return _ops.nll_loss_nd(*args, **kwargs)
+
+
+@functools.wraps(_ops.one_hot)
+def one_hot(*args, **kwargs):
+    try:
+        return _ops.one_hot(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("one_hot", _SCHEMAS["one_hot"], args, kwargs, error)
+    return _ops.one_hot(*args, **kwargs)
 
 
 @functools.wraps(_ops.relu6)

@@ -283,6 +283,7 @@ BinaryCrossEntropyBackwardBackward0 = _C._op_spec("BinaryCrossEntropyBackwardBac
 BinaryCrossEntropyWithLogitsBackward0 = _C._op_spec("BinaryCrossEntropyWithLogitsBackward0",
                                                     ("self", "target", "weight", "pos_weight", "reduction", ),
                                                     "TTTTS", 0, False)
+NormBackward1 = _C._op_spec("NormBackward1", ("self", "p", "dim", "keepdim", "result", ), "TVSVT", 0, False)
 HardtanhBackward0 = _C._op_spec("HardtanhBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 HardtanhBackwardBackward0 = _C._op_spec("HardtanhBackwardBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 LeakyReluBackward0 = _C._op_spec("LeakyReluBackward0", ("self", "negative_slope", ), "TV", 0, False)
