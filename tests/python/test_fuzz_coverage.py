@@ -169,6 +169,8 @@ TEST_LIST = {
     "_log_softmax_backward_data": "tests/python/test_nn_functional.py",
     "linear": "tests/python/test_nn_functional.py", "bilinear": "tests/python/test_nn_functional.py",
     "dropout": "tests/python/test_nn_functional.py",  # random: compared by its statistics and graph
+    "feature_dropout": "tests/python/test_nn_functional.py", "alpha_dropout": "tests/python/test_nn_functional.py",
+    "feature_alpha_dropout": "tests/python/test_nn_functional.py",
     "embedding": "tests/python/test_nn_functional.py", "embedding_dense_backward": "tests/python/test_nn_functional.py",
     "nll_loss": "tests/python/test_nn_functional.py", "nll_loss_forward": "tests/python/test_nn_functional.py",
     "nll_loss_backward": "tests/python/test_nn_functional.py", "nll_loss2d": "tests/python/test_nn_functional.py",

@@ -2228,6 +2228,26 @@ def _one_hot(lib, dev):
     return F.one_hot(t), F.one_hot(t, 6), run(lambda lib: F.one_hot(t, 2), lib)
 
 
+@case("torchlite.nn.functional.dropout1d", "torchlite.nn.functional.dropout2d", "torchlite.nn.functional.dropout3d",
+      "torchlite.nn.functional.alpha_dropout", "torchlite.nn.functional.feature_alpha_dropout",
+      "torchlite.feature_dropout", "torchlite.feature_dropout_", "torchlite.alpha_dropout", "torchlite.alpha_dropout_",
+      "torchlite.feature_alpha_dropout", "torchlite.feature_alpha_dropout_")
+def _feature_dropout(lib, dev):
+    # random masks are not torch's: p = 0 / 1, eval mode, node names, errors
+    F = lib.nn.functional
+
+    def op(x):
+        x4 = x.unsqueeze(0)
+        z = x * 1
+        return (F.dropout1d(x, 0.0) is x, F.dropout2d(x4, 1.0), F.dropout3d(x4.unsqueeze(0), 0.5, False),
+                F.alpha_dropout(x, 1.0, True), F.feature_alpha_dropout(x, 0.5, False) is x,
+                lib.feature_dropout(x, 1.0, True), lib.feature_dropout_(z, 0.0, True) is z,
+                lib.alpha_dropout(x, 1.0, True), lib.alpha_dropout_(x * 1, 1.0, True),
+                lib.feature_alpha_dropout(x, 0.5, True).grad_fn.name(), lib.feature_alpha_dropout_(x * 1, 1.0, True),
+                run(lambda lib: F.dropout1d(x[0, 0], 0.5), lib))
+    return with_grads(lib, op, leaf(lib, dev, X3))
+
+
 @case("torchlite.nn.functional.embedding", "torchlite.embedding")
 def _embedding(lib, dev):
     w, i = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]]), lib.tensor([[0, 2], [2, 1]], device=dev)

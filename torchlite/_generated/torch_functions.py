@@ -30,6 +30,8 @@ __all__ = [
     "addmv_",
     "all",
     "allclose",
+    "alpha_dropout",
+    "alpha_dropout_",
     "amax",
     "amin",
     "any",
@@ -128,6 +130,10 @@ __all__ = [
     "exp_",
     "expm1",
     "expm1_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
     "fix",
     "fix_",
     "flatten",
@@ -335,6 +341,8 @@ _SCHEMAS = {
     "all": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
         'Tensor self, int[]? dim=None, bool keepdim=False'),
     "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "alpha_dropout": ('Tensor input, float p, bool train',),
+    "alpha_dropout_": ('Tensor(a!) self, float p, bool train',),
     "amax": ('Tensor self, int[1] dim=[], bool keepdim=False',),
     "amin": ('Tensor self, int[1] dim=[], bool keepdim=False',),
     "any": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
@@ -440,6 +448,10 @@ _SCHEMAS = {
     "exp_": ('Tensor(a!) self',),
     "expm1": ('Tensor self',),
     "expm1_": ('Tensor(a!) self',),
+    "feature_alpha_dropout": ('Tensor input, float p, bool train',),
+    "feature_alpha_dropout_": ('Tensor(a!) self, float p, bool train',),
+    "feature_dropout": ('Tensor input, float p, bool train',),
+    "feature_dropout_": ('Tensor(a!) self, float p, bool train',),
     "fix": ('Tensor self',),
     "fix_": ('Tensor(a!) self',),
     "flatten": ('Tensor(a) self, int start_dim=0, int end_dim=-1',),
@@ -872,6 +884,24 @@ def allclose(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
     return _ops.allclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout)
+def alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("alpha_dropout", _SCHEMAS["alpha_dropout"], args, kwargs, error)
+    return _ops.alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout_)
+def alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("alpha_dropout_", _SCHEMAS["alpha_dropout_"], args, kwargs, error)
+    return _ops.alpha_dropout_(*args, **kwargs)
 
 
 @functools.wraps(_ops.amax)
@@ -1907,6 +1937,42 @@ def expm1_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("expm1_", _SCHEMAS["expm1_"], args, kwargs, error)
     return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.feature_alpha_dropout)
+def feature_alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_alpha_dropout", _SCHEMAS["feature_alpha_dropout"], args, kwargs, error)
+    return _ops.feature_alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_alpha_dropout_)
+def feature_alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_alpha_dropout_", _SCHEMAS["feature_alpha_dropout_"], args, kwargs, error)
+    return _ops.feature_alpha_dropout_(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout)
+def feature_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_dropout", _SCHEMAS["feature_dropout"], args, kwargs, error)
+    return _ops.feature_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout_)
+def feature_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_dropout_", _SCHEMAS["feature_dropout_"], args, kwargs, error)
+    return _ops.feature_dropout_(*args, **kwargs)
 
 
 @functools.wraps(_ops.fix)

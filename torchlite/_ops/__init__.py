@@ -269,8 +269,10 @@ __all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_dat
             "_softmax_backward_data"]
 from .LinearNN import bilinear, linear  # noqa: E402
 __all__ += ["bilinear", "linear"]
-from .Dropout import dropout, dropout_  # noqa: E402
-__all__ += ["dropout", "dropout_"]
+from .Dropout import (alpha_dropout, alpha_dropout_, dropout, dropout_, feature_alpha_dropout,  # noqa: E402
+                      feature_alpha_dropout_, feature_dropout, feature_dropout_)
+__all__ += ["alpha_dropout", "alpha_dropout_", "dropout", "dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+            "feature_dropout", "feature_dropout_"]
 from .Embedding import embedding, embedding_dense_backward  # noqa: E402
 __all__ += ["embedding", "embedding_dense_backward"]
 from .Loss import (binary_cross_entropy, binary_cross_entropy_backward,  # noqa: E402
