@@ -796,3 +796,25 @@ def test_feature_and_alpha_dropout():
     for call in ["F.dropout1d(lib.ones(3), 0.5)", "F.dropout2d(lib.ones(3), 1.5)", "F.alpha_dropout(lib.ones(3), -1.0)",
                  "lib.feature_dropout(lib.ones(3), 0.5, True)", "lib.alpha_dropout(lib.ones(3), 2.0, True)"]:
         same_error(lambda lib, F, call=call: eval(call))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_more_losses(reduction):
+    """soft_margin_loss (soft_margin_loss_backward), hinge_embedding_loss, poisson_nll_loss."""
+    s43 = np.sign(rand(4, 3))
+    check(lambda lib, F, x, t: F.soft_margin_loss(x, t, reduction=reduction), [X43, Fixed(s43)])
+    check(lambda lib, F, x, t: F.hinge_embedding_loss(x, t, reduction=reduction), [X43, Fixed(s43)])
+    check(lambda lib, F, x, t: F.hinge_embedding_loss(x, t, margin=0.5, reduction=reduction), [X43, Fixed(s43)])
+    check(lambda lib, F, x, t: F.poisson_nll_loss(x, t, reduction=reduction), [X43, U43 * 3])
+    check(lambda lib, F, x, t: F.poisson_nll_loss(x.exp(), t, log_input=False, full=True, reduction=reduction),
+          [X43, U43 * 3])
+    check(lambda lib, F, x, t: F.poisson_nll_loss(x, t, full=True, eps=0.1, reduction=reduction), [X43, U43 * 3])
+
+
+def test_more_loss_errors():
+    for call in ["F.poisson_nll_loss(lib.ones(3), lib.ones(3), reduction='x')",
+                 "F.soft_margin_loss(lib.ones(3), lib.ones(3), reduction='x')",
+                 "F.soft_margin_loss(lib.ones(3), lib.ones(2))",
+                 "F.hinge_embedding_loss(lib.ones(3), lib.ones(2))",
+                 "F.soft_margin_loss(lib.ones(3, requires_grad=True), lib.ones(3, requires_grad=True)).backward()"]:
+        same_error(lambda lib, F, call=call: eval(call))

@@ -2206,6 +2206,11 @@ _DISTANCE_CASES = {
     "margin_ranking_loss": lambda lib, F, x, y, s: (lib.margin_ranking_loss(x[:, 1], y[:, 1], s),),
     "nn.functional.triplet_margin_loss": lambda lib, F, x, y, s: (F.triplet_margin_loss(x, y, -y, swap=True),),
     "triplet_margin_loss": lambda lib, F, x, y, s: (lib.triplet_margin_loss(x, y, -y, 1.0, 2, 1e-6, False, 2),),
+    "nn.functional.hinge_embedding_loss": lambda lib, F, x, y, s: (F.hinge_embedding_loss(x, s[0] * y.sign()),),
+    "hinge_embedding_loss": lambda lib, F, x, y, s: (lib.hinge_embedding_loss(x, y.sign(), 0.5, 2),),
+    "nn.functional.soft_margin_loss": lambda lib, F, x, y, s: (F.soft_margin_loss(x, y.detach().sign()),),
+    "nn.functional.poisson_nll_loss": lambda lib, F, x, y, s: (F.poisson_nll_loss(x, y.abs(), full=True),),
+    "poisson_nll_loss": lambda lib, F, x, y, s: (lib.poisson_nll_loss(x.exp(), y.abs(), False, False, 1e-8, 0),),
 }
 
 

@@ -156,6 +156,8 @@ from .._functions_manual import (
     slogdet_backward,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
+    soft_margin_loss_backward,
+    soft_margin_loss_double_backward,
     softmax_double_backward,
     softplus_backward,
     softplus_double_backward,
@@ -1750,6 +1752,23 @@ def HuberLossBackwardBackward0(grad, needs, grad_output, self, target, reduction
     return (grad_grad_output, grad_self, grad_target)
 
 
+def SoftMarginLossBackward0(grad, needs, self, target, reduction):
+    """soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if needs[1]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_self = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    return (grad_self, None)
+
+
+def SoftMarginLossBackwardBackward0(grad, needs, grad_output, self, target, reduction):
+    """soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor"""
+    if needs[2]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_grad_output = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_self = soft_margin_loss_double_backward(mul(grad, grad_output), self, target, reduction) if needs[1] else None
+    return (grad_grad_output, grad_self, None)
+
+
 def BinaryCrossEntropyBackward0(grad, needs, self, target, weight, reduction):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     grad_self = binary_cross_entropy_backward(grad, self, target, weight, reduction) if needs[0] else None
@@ -2216,6 +2235,8 @@ _C._set_formula(specs.SmoothL1LossBackward0, SmoothL1LossBackward0)
 _C._set_formula(specs.SmoothL1LossBackwardBackward0, SmoothL1LossBackwardBackward0)
 _C._set_formula(specs.HuberLossBackward0, HuberLossBackward0)
 _C._set_formula(specs.HuberLossBackwardBackward0, HuberLossBackwardBackward0)
+_C._set_formula(specs.SoftMarginLossBackward0, SoftMarginLossBackward0)
+_C._set_formula(specs.SoftMarginLossBackwardBackward0, SoftMarginLossBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackward0, BinaryCrossEntropyBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackwardBackward0, BinaryCrossEntropyBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyWithLogitsBackward0, BinaryCrossEntropyWithLogitsBackward0)

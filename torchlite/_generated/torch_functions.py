@@ -155,6 +155,7 @@ __all__ = [
     "greater_equal",
     "gt",
     "hardshrink",
+    "hinge_embedding_loss",
     "histc",
     "hstack",
     "hypot",
@@ -234,6 +235,7 @@ __all__ = [
     "outer",
     "pairwise_distance",
     "permute",
+    "poisson_nll_loss",
     "positive",
     "pow",
     "prod",
@@ -473,6 +475,7 @@ _SCHEMAS = {
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "hardshrink": ('Tensor self, Scalar lambd=0.5',),
+    "hinge_embedding_loss": ('Tensor self, Tensor target, float margin=1.0, int reduction=Mean',),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
     "hstack": ('Tensor[] tensors',),
     "hypot": ('Tensor self, Tensor other',),
@@ -559,6 +562,7 @@ _SCHEMAS = {
     "outer": ('Tensor self, Tensor vec2',),
     "pairwise_distance": ('Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False',),
     "permute": ('Tensor(a) self, int[] dims',),
+    "poisson_nll_loss": ('Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
     "prod": ('Tensor self, *, ScalarType? dtype=None',
@@ -2212,6 +2216,15 @@ def hardshrink(*args, **kwargs):
     return _ops.hardshrink(*args, **kwargs)
 
 
+@functools.wraps(_ops.hinge_embedding_loss)
+def hinge_embedding_loss(*args, **kwargs):
+    try:
+        return _ops.hinge_embedding_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hinge_embedding_loss", _SCHEMAS["hinge_embedding_loss"], args, kwargs, error)
+    return _ops.hinge_embedding_loss(*args, **kwargs)
+
+
 @functools.wraps(_ops.histc)
 def histc(*args, out=None, **kwargs):
     try:
@@ -3073,6 +3086,15 @@ def permute(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
     return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.poisson_nll_loss)
+def poisson_nll_loss(*args, **kwargs):
+    try:
+        return _ops.poisson_nll_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("poisson_nll_loss", _SCHEMAS["poisson_nll_loss"], args, kwargs, error)
+    return _ops.poisson_nll_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.positive)

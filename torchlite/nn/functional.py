@@ -458,6 +458,36 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _torch.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
 
 
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,  # noqa: A002 - torch's names
+                         reduction="mean"):
+    """hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean")."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _torch.hinge_embedding_loss(input, target, margin, reduction_enum)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _nn.soft_margin_loss(input, target, reduction_enum)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,  # noqa: A002
+                     reduce=None, reduction="mean"):
+    """poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _torch.poisson_nll_loss(input, target, log_input, full, eps, _get_enum(reduction))
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002 - torch's names
     """normalize(input, p=2.0, dim=1, eps=1e-12, out=None) -> Tensor: input / max(norm(input, p, dim), eps)."""
     if out is None:
@@ -487,7 +517,7 @@ __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hard
             "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
             "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "normalize", "pairwise_distance",
             "cosine_similarity", "one_hot", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-            "feature_alpha_dropout"]
+            "feature_alpha_dropout", "hinge_embedding_loss", "soft_margin_loss", "poisson_nll_loss"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
