@@ -1050,6 +1050,247 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+from ._ops import _log_softmax_backward_data, _softmax_backward_data  # noqa: E402, F401 - softmax's formulas
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    """FunctionsManual.cpp's softmax_double_backward: output's gradient through _softmax_backward_data."""
+    return sub(sub(mul(grad_output, grad), mul(sum(mul(output, grad_output), dim, True), grad)),
+               mul(grad_output, sum(mul(output, grad), dim, True)))
+
+
+def log_softmax_double_backward_grad_output(grad, output, dim):
+    """derivatives.yaml's _log_softmax_backward_data grad_output formula: grad - (grad * output.exp()).sum(dim)."""
+    return sub(grad, sum(mul(grad, exp(output)), dim, True))
+
+
+def log_softmax_double_backward_output(grad, grad_output, dim, output):
+    """derivatives.yaml's _log_softmax_backward_data output formula: -grad_output.sum(dim) * output.exp() * grad."""
+    return mul(mul(neg(sum(grad_output, dim, True)), exp(output)), grad)
+
+
+from ._ops import (elu_backward, gelu_backward, glu_backward, hardshrink_backward,  # noqa: E402, F401 - formulas
+                   hardsigmoid_backward, hardswish_backward, hardtanh_backward, leaky_relu_backward,
+                   log_sigmoid_backward, narrow, sigmoid, softplus, softplus_backward, softshrink_backward, tanh)
+
+
+from ._ops import embedding_dense_backward  # noqa: E402
+
+
+def embedding_backward_symint(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
+    """at::embedding_backward: the dense gradient (torchlite has no sparse tensors)."""
+    if sparse:
+        raise RuntimeError("embedding(sparse=True): torchlite has no sparse tensors, so it cannot make the sparse "
+                           "gradient torch makes; use sparse=False")
+    return embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def embedding_dense_double_backward_symint(grad, indices, padding_idx):
+    """FunctionsManual.cpp's: grad's rows picked by indices (zero at padding_idx), viewed as indices' shape + [-1]."""
+    flat = reshape(indices, (-1,))
+    gg = index_select(grad, 0, flat)
+    if padding_idx >= 0:
+        mask = _const((flat._array == padding_idx).reshape(-1, 1) & np.ones(gg._array.shape, dtype=bool), gg)
+        gg = masked_fill(gg, mask, 0)
+    return reshape(gg, (*indices._array.shape, -1))
+
+
+from ._ops import (binary_cross_entropy_backward, huber_loss_backward, log_sigmoid, logit,  # noqa: E402, F401
+                   mse_loss_backward, nll_loss, nll_loss2d, nll_loss2d_backward, nll_loss_backward,
+                   smooth_l1_loss_backward)
+
+_MEAN = 1  # at::Reduction::Mean
+
+
+def mse_loss_double_backward(grad, input, reduction):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: 2 * grad, divided by input's numel for a mean."""
+    r = mul_scalar(grad, 2.0)
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * (|input - target| < beta) / beta (0 for beta 0), / numel for a mean."""
+    if beta == 0:
+        return zeros_like(grad)
+    d = abs_(sub(input, target))
+    r = div_scalar(mul(grad, _mask(d._array < beta, grad)), beta)
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def huber_loss_double_backward(grad, input, target, reduction, delta):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * (|input - target| < delta), / numel for a mean."""
+    d = abs_(sub(input, target))
+    r = mul(grad, _mask(d._array < delta, grad))
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+from ._ops import soft_margin_loss_backward  # noqa: E402, F401 - its formulas
+
+
+def soft_margin_loss_double_backward(grad, input, target, reduction):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * target^2 * z / (1 + z)^2, z = exp(-target * input), / numel for a mean."""
+    z = exp(mul(neg(target), input))
+    r = div(mul(mul(grad, mul(target, target)), z), pow(add_scalar(z, 1.0), 2))
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def _times_weight(t, weight):
+    return t if weight is None else mul(t, weight)
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    """FunctionsManual.cpp's: -logit(self) * grad (* weight), / numel for a mean."""
+    r = _times_weight(mul(neg(logit(self)), grad), weight)
+    return div_scalar(r, target._array.size) if reduction == _MEAN else r
+
+
+def binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction):  # noqa: A002
+    """FunctionsManual.cpp's binary_cross_entropy_double_backward (the input's second derivative)."""
+    eps = 1e-12
+    inp_pl_eps = add_scalar(input, eps)
+    one_m_inp_pl_eps = add_scalar(scalar_sub(1.0, input), eps)
+    num = add(sub(mul(input, input), mul_scalar(mul(input, target), 2.0)), target)
+    gi = div(num, mul(pow(inp_pl_eps, 2), pow(one_m_inp_pl_eps, 2)))
+    gi = _times_weight(mul(gi, mul(grad, grad_output)), weight)
+    return div_scalar(gi, input._array.size) if reduction == _MEAN else gi
+
+
+def binary_cross_entropy_double_backward_grad_output(grad, input, target, weight, reduction):  # noqa: A002
+    """FunctionsManual.cpp's: (input - target) / ((input + eps) * (1 - input + eps)) (* weight), contracted
+    with grad (summed, / numel for a mean, unless reduction is none)."""
+    eps = 1e-12
+    ggo = div(sub(input, target), mul(add_scalar(input, eps), add_scalar(scalar_sub(1.0, input), eps)))
+    ggo = _times_weight(ggo, weight)
+    if reduction == 0:
+        return mul(ggo, grad)
+    r = sum(mul(ggo, grad))
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
+    """FunctionsManual.cpp's: -grad * grad_output (* weight) / clamp_min((1 - self) * self, 1e-12)."""
+    res = _times_weight(mul(neg(grad), grad_output), weight)
+    denom = mul(scalar_sub(1.0, self), self)
+    denom_array = np.maximum(denom._array, 1e-12)  # (clamped under no_grad upstream)
+    res = div(res, _const(denom_array.astype(denom._array.dtype), denom))
+    return div_scalar(res, self._array.size) if reduction == _MEAN else res
+
+
+def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction):  # noqa: A002
+    """FunctionsManual.cpp's: (sigmoid(x) - target), or ((pos_weight * target + 1 - target) * sigmoid(x) -
+    pos_weight * target) with pos_weight, times grad (* weight), / numel for a mean."""
+    if pos_weight is not None:
+        t = mul(pos_weight, target)
+        gi = sub(mul(sub(add_scalar(t, 1.0), target), sigmoid(input)), t)
+    else:
+        gi = sub(sigmoid(input), target)
+    gi = _times_weight(mul(gi, grad), weight)
+    return div_scalar(gi, input._array.size) if reduction == _MEAN else gi
+
+
+def binary_cross_entropy_with_logits_target_backward(grad_output, self, target, weight, pos_weight, reduction):
+    """FunctionsManual.cpp's: (log_sigmoid(-x) - log_sigmoid(x) * pos_weight) * grad, or -x * grad (* weight),
+    / numel for a mean."""
+    if pos_weight is not None:
+        gt = mul(sub(log_sigmoid(neg(self)), mul(log_sigmoid(self), pos_weight)), grad_output)
+    else:
+        gt = mul(neg(self), grad_output)
+    gt = _times_weight(gt, weight)
+    return div_scalar(gt, target._array.size) if reduction == _MEAN else gt
+
+
+def _mask(cond, like):
+    """A 0/1 constant of like's dtype (a comparison's `.type_as(grad)` in upstream's formulas)."""
+    return _const(cond.astype(like._array.dtype), like)
+
+
+def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """FunctionsManual.cpp's elu_double_backward."""
+    neg_mask = _mask(self_or_result._array < 0, grad)
+    if is_result:
+        return mul(mul_scalar(mul(grad, grad_output), input_scale), neg_mask)
+    return mul(elu_backward(mul_scalar(mul(grad, grad_output), input_scale), alpha, scale, input_scale, is_result,
+                            self_or_result), neg_mask)
+
+
+_GELU_SQRT_HALF_OVER_SQRT_PI = 0.5 * 2.0 / np.sqrt(np.pi) * np.sqrt(0.5)  # M_2_SQRTPI * M_SQRT1_2 * 0.5
+_GELU_BETA = np.sqrt(2.0) * 2.0 / np.sqrt(np.pi) * 0.5
+_GELU_KAPPA = 0.044715
+
+
+def gelu_double_backward(ggI, gO, input, approximate):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's gelu_double_backward: ggI * gO * gelu''(input)."""
+    if approximate == "tanh":
+        x2 = mul(input, input)
+        inner = mul_scalar(add(input, mul_scalar(mul(x2, input), _GELU_KAPPA)), _GELU_BETA)
+        t = tanh(inner)
+        g = scalar_sub(1.0, mul(t, t))
+        h = mul_scalar(add_scalar(mul_scalar(x2, 3 * _GELU_KAPPA), 1.0), _GELU_BETA)
+        f = mul_scalar(input, 0.5)
+        f_prime_gh = mul(mul_scalar(g, 0.5), h)
+        g_prime_fh = mul(mul(f, h), mul_scalar(mul(mul(g, t), h), -2.0))  # d/dx (1 - tanh^2(inner))
+        h_prime_fg = mul(mul(f, g), mul_scalar(input, 6 * _GELU_KAPPA * _GELU_BETA))
+        return mul(mul(ggI, gO), add(add(add(f_prime_gh, f_prime_gh), g_prime_fh), h_prime_fg))
+    x2 = mul(input, input)
+    pdf = mul_scalar(exp(mul_scalar(x2, -0.5)), _GELU_SQRT_HALF_OVER_SQRT_PI)
+    return mul(mul(ggI, gO), sub(mul_scalar(pdf, 2.0), mul(x2, pdf)))
+
+
+def infinitely_differentiable_silu_backward(grad_output, input):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad_output * sigmoid * (1 + input * (1 - sigmoid))."""
+    sig = sigmoid(input)
+    return mul(mul(grad_output, sig), add_scalar(mul(input, scalar_sub(1.0, sig)), 1.0))
+
+
+def infinitely_differentiable_mish_backward(grad_output, input):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad_output * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2))."""
+    sig = sigmoid(input)
+    ts = tanh(softplus(input))
+    return mul(grad_output, add(ts, mul(mul(input, sig), scalar_sub(1.0, mul(ts, ts)))))
+
+
+def softplus_double_backward(grad, input, beta, threshold):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: sigmoid_backward(grad, (input * beta).sigmoid()) * (x < threshold) * beta."""
+    x = mul_scalar(input, beta)
+    return mul_scalar(mul(sigmoid_backward(grad, sigmoid(x)), _mask(x._array < threshold, grad)), beta)
+
+
+def hardswish_double_backward(grad, grad_output, self):
+    """derivatives.yaml's hardswish_backward self formula: where(-3 < self < 3, grad * grad_output / 3, 0)."""
+    a = self._array
+    return mul(div_scalar(mul(grad, grad_output), 3.0), _mask((a > -3.0) & (a < 3.0), grad))
+
+
+def log_sigmoid_double_backward(grad, input):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * (z - 1) * z, z = sigmoid(input)."""
+    z = sigmoid(input)
+    return mul(mul(grad, add_scalar(z, -1.0)), z)
+
+
+def glu_double_backward(grad, grad_output, input, dim):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's glu_double_backward."""
+    gO = grad_output
+    n = input._array.shape[dim] // 2
+    first, second = narrow(input, dim, 0, n), narrow(input, dim, n, n)
+    sig = sigmoid(second)
+    one_sub_sig = scalar_sub(1.0, sig)
+    sig_one_sub_sig = mul(sig, one_sub_sig)
+    gg_first, gg_second = narrow(grad, dim, 0, n), narrow(grad, dim, n, n)
+    gi_first = mul(mul(gg_second, gO), sig_one_sub_sig)
+    second_order = sub(mul(sig_one_sub_sig, one_sub_sig), mul(sig, sig_one_sub_sig))
+    gi_second = add(mul(mul(mul(gg_second, first), gO), second_order), mul(mul(gg_first, gO), sig_one_sub_sig))
+    return cat([gi_first, gi_second], dim)
+
+
+def glu_double_backward_grad_output(grad, input, dim):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * glu_backward(ones, input, dim), its two halves added."""
+    dim = dim % input._array.ndim
+    sizes = list(input._array.shape)
+    sizes[dim] //= 2
+    ones = _const(np.ones(sizes, dtype=input._array.dtype), input)
+    tmp = mul(grad, glu_backward(ones, input, dim))
+    return add(narrow(tmp, dim, 0, sizes[dim]), narrow(tmp, dim, sizes[dim], sizes[dim]))
+
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -2167,6 +2167,226 @@ def _unsafe_globals_case(lib, dev):
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+X3 = [[[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], [[-1.0, 0.25, 2.0], [3.0, -0.5, 1.0]]]
+
+
+@case("torchlite.softmax", "Tensor.softmax", "torchlite.nn.functional.softmax")
+def _softmax(lib, dev):
+    return with_grads(lib, lambda x: (lib.softmax(x, 1), x.softmax(-1), x.softmax(0, dtype=lib.float64),
+                                      lib.nn.functional.softmax(x, dim=2), x.softmax(1).grad_fn.name()),
+                      leaf(lib, dev, X3))
+
+
+@case("torchlite.log_softmax", "Tensor.log_softmax", "torchlite.nn.functional.log_softmax")
+def _log_softmax(lib, dev):
+    return with_grads(lib, lambda x: (lib.log_softmax(x, 1), x.log_softmax(-1), x.log_softmax(0, lib.float64),
+                                      lib.nn.functional.log_softmax(x, dim=2), x.log_softmax(1).grad_fn.name()),
+                      leaf(lib, dev, X3))
+
+
+@case("torchlite.nn.functional.softmin")
+def _softmin(lib, dev):
+    return with_grads(lib, lambda x: (lib.nn.functional.softmin(x, 1), lib.nn.functional.softmin(x, -1)),
+                      leaf(lib, dev, X3))
+
+
+@case("torchlite.nn.functional.linear")
+def _linear(lib, dev):
+    F = lib.nn.functional
+    x, w, b = leaf(lib, dev, X3), leaf(lib, dev, [[1.0, 0.5, -1.0], [2.0, -0.25, 0.0]]), leaf(lib, dev, [0.5, -1.5])
+    return with_grads(lib, lambda x, w, b: [(y, y.grad_fn.name()) for y in (F.linear(x, w, b), F.linear(x[0], w, b),
+                                                                             F.linear(x, w), F.linear(x[0], w))],
+                      x, w, b)
+
+
+@case("torchlite.bilinear", "torchlite.nn.functional.bilinear")
+def _bilinear(lib, dev):
+    x1, x2 = leaf(lib, dev, A), leaf(lib, dev, [[1.0, 2.0], [-0.5, 0.25]])
+    w, b = leaf(lib, dev, [[[1.0, 0.5], [-1.0, 2.0], [0.0, 1.5]]]), leaf(lib, dev, [0.5])
+    return with_grads(lib, lambda x1, x2, w, b: (lib.bilinear(x1, x2, w, b), lib.nn.functional.bilinear(x1, x2, w)),
+                      x1, x2, w, b)
+
+
+def _activation_case(call, inplace=False):
+    """An activation's value, node and gradient; an in-place one on a non-leaf (its node, version)."""
+    def run_case(lib, dev):
+        F = lib.nn.functional
+        if not inplace:
+            return with_grads(lib, lambda x: (lambda y: (y, y.grad_fn.name()))(call(lib, F, x)), leaf(lib, dev, X3))
+
+        def op(x):
+            y = x * 1
+            out = call(lib, F, y)
+            return out, out is y, y.grad_fn.name(), y._version
+        return with_grads(lib, op, leaf(lib, dev, X3))
+    return run_case
+
+
+_ACTIVATION_CASES = {
+    "nn.functional.threshold": lambda lib, F, x: F.threshold(x, 0.3, -2.0),
+    "nn.functional.relu": lambda lib, F, x: F.relu(x),
+    "nn.functional.glu": lambda lib, F, x: F.glu(x, 0),
+    "nn.functional.hardtanh": lambda lib, F, x: F.hardtanh(x, -0.5, 2.0),
+    "nn.functional.relu6": lambda lib, F, x: F.relu6(x * 2),
+    "nn.functional.elu": lambda lib, F, x: F.elu(x, 0.5),
+    "nn.functional.selu": lambda lib, F, x: F.selu(x),
+    "nn.functional.celu": lambda lib, F, x: F.celu(x, 2.0),
+    "nn.functional.leaky_relu": lambda lib, F, x: F.leaky_relu(x, 0.2),
+    "nn.functional.gelu": lambda lib, F, x: F.gelu(x, approximate="tanh"),
+    "nn.functional.logsigmoid": lambda lib, F, x: F.logsigmoid(x),
+    "nn.functional.hardshrink": lambda lib, F, x: F.hardshrink(x, 0.6),
+    "nn.functional.softplus": lambda lib, F, x: F.softplus(x, 2, 3),
+    "nn.functional.softshrink": lambda lib, F, x: F.softshrink(x, 0.6),
+    "nn.functional.tanhshrink": lambda lib, F, x: F.tanhshrink(x),
+    "nn.functional.softsign": lambda lib, F, x: F.softsign(x),
+    "nn.functional.tanh": lambda lib, F, x: F.tanh(x),
+    "nn.functional.sigmoid": lambda lib, F, x: F.sigmoid(x),
+    "nn.functional.hardsigmoid": lambda lib, F, x: F.hardsigmoid(x),
+    "nn.functional.silu": lambda lib, F, x: F.silu(x),
+    "nn.functional.mish": lambda lib, F, x: F.mish(x),
+    "nn.functional.hardswish": lambda lib, F, x: F.hardswish(x),
+    "selu": lambda lib, F, x: lib.selu(x),
+    "celu": lambda lib, F, x: lib.celu(x, 0.5),
+    "threshold": lambda lib, F, x: lib.threshold(x, 1.0, 0.5),
+    "hardshrink": lambda lib, F, x: lib.hardshrink(x, 1.0),
+}
+_INPLACE_ACTIVATION_CASES = {
+    "nn.functional.threshold_": lambda lib, F, x: F.threshold_(x, 0.3, -2.0),
+    "nn.functional.relu_": lambda lib, F, x: F.relu_(x),
+    "nn.functional.hardtanh_": lambda lib, F, x: F.hardtanh_(x, -0.5, 2.0),
+    "nn.functional.elu_": lambda lib, F, x: F.elu_(x, 0.5),
+    "nn.functional.selu_": lambda lib, F, x: F.selu_(x),
+    "nn.functional.celu_": lambda lib, F, x: F.celu_(x, 2.0),
+    "nn.functional.leaky_relu_": lambda lib, F, x: F.leaky_relu_(x, 0.2),
+    "selu_": lambda lib, F, x: lib.selu_(x),
+    "celu_": lambda lib, F, x: lib.celu_(x, 0.5),
+    "threshold_": lambda lib, F, x: lib.threshold_(x, 1.0, 0.5),
+}
+for _name, _call in _ACTIVATION_CASES.items():
+    case(f"torchlite.{_name}")(_activation_case(_call))
+for _name, _call in _INPLACE_ACTIVATION_CASES.items():
+    case(f"torchlite.{_name}")(_activation_case(_call, inplace=True))
+case("Tensor.hardshrink")(_activation_case(lambda lib, F, x: x.hardshrink(0.25)))
+
+
+@case("torchlite.nn.functional.dropout", "torchlite.dropout", "torchlite.dropout_")
+def _dropout(lib, dev):
+    # the random masks are not torch's (its generator is not reproduced): p = 0, 1, eval mode and the errors
+    F = lib.nn.functional
+
+    def op(x):
+        z = x * 1
+        return (F.dropout(x, 0.0) is x, F.dropout(x, 0.5, training=False) is x, F.dropout(x, 1.0),
+                lib.dropout(x, 1.0, True), lib.dropout_(z, 1.0, True) is z, z, F.dropout(x, 0.7).grad_fn.name(),
+                run(lambda lib: F.dropout(x, 1.5), lib), run(lambda lib: lib.dropout(x, -1.0, True), lib))
+    return with_grads(lib, op, leaf(lib, dev, X3))
+
+
+_LOGITS = [[1.0, -2.0, 0.5], [0.25, 1.5, -1.0]]
+_PROBS = [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]
+
+
+def _loss_case(call):
+    def run_case(lib, dev):
+        x, p = leaf(lib, dev, _LOGITS), T(lib, dev, _PROBS)
+        t = lib.tensor([2, 0], device=dev)
+        return with_grads(lib, lambda x: [(y, y.grad_fn.name()) for y in call(lib, lib.nn.functional, x, t, p)], x)
+    return run_case
+
+
+_LOSS_CASES = {
+    "nn.functional.nll_loss": lambda lib, F, x, t, p: (F.nll_loss(x, t), F.nll_loss(x, t, reduction="none"),
+                                                       F.nll_loss(x, t, weight=p[0], ignore_index=0)),
+    "nn.functional.cross_entropy": lambda lib, F, x, t, p: (F.cross_entropy(x, t), F.cross_entropy(x, p),
+                                                            F.cross_entropy(x, t, label_smoothing=0.1)),
+    "nn.functional.mse_loss": lambda lib, F, x, t, p: (F.mse_loss(x, p), F.mse_loss(x, p, reduction="sum")),
+    "nn.functional.l1_loss": lambda lib, F, x, t, p: (F.l1_loss(x, p), F.l1_loss(x, p, reduction="none")),
+    "nn.functional.smooth_l1_loss": lambda lib, F, x, t, p: (F.smooth_l1_loss(x, p), F.smooth_l1_loss(x, p, beta=0.5)),
+    "nn.functional.huber_loss": lambda lib, F, x, t, p: (F.huber_loss(x, p), F.huber_loss(x, p, delta=0.5)),
+    "nn.functional.binary_cross_entropy": lambda lib, F, x, t, p: (F.binary_cross_entropy(x.sigmoid(), p),
+                                                                   F.binary_cross_entropy(p, x.sigmoid(), p[0])),
+    "nn.functional.binary_cross_entropy_with_logits":
+        lambda lib, F, x, t, p: (F.binary_cross_entropy_with_logits(x, p),
+                                 F.binary_cross_entropy_with_logits(x, p, pos_weight=p[1])),
+    "binary_cross_entropy_with_logits": lambda lib, F, x, t, p: (lib.binary_cross_entropy_with_logits(x, p, p, p, 2),),
+    "nn.functional.kl_div": lambda lib, F, x, t, p: (F.kl_div(x, p, reduction="batchmean"),
+                                                     F.kl_div(x, p, reduction="none", log_target=True)),
+    "kl_div": lambda lib, F, x, t, p: (lib.kl_div(x, p), lib.kl_div(x, p, 2, log_target=True)),
+}
+for _name, _call in _LOSS_CASES.items():
+    case(f"torchlite.{_name}")(_loss_case(_call))
+
+
+_Y = [[0.5, 1.0, -2.0], [1.5, -0.5, 0.25]]
+_DISTANCE_CASES = {
+    "nn.functional.normalize": lambda lib, F, x, y, s: (F.normalize(x), F.normalize(x, p=1.0, dim=0)),
+    "nn.functional.pairwise_distance": lambda lib, F, x, y, s: (F.pairwise_distance(x, y),
+                                                                F.pairwise_distance(x, y, 1.0)),
+    "pairwise_distance": lambda lib, F, x, y, s: (lib.pairwise_distance(x, y, 3.0, 0.0, True),),
+    "nn.functional.cosine_similarity": lambda lib, F, x, y, s: (F.cosine_similarity(x, y),
+                                                                F.cosine_similarity(x, y, 0)),
+    "cosine_similarity": lambda lib, F, x, y, s: (lib.cosine_similarity(x, y, dim=-1),),
+    "nn.functional.cosine_embedding_loss": lambda lib, F, x, y, s: (F.cosine_embedding_loss(x, y, s),),
+    "cosine_embedding_loss": lambda lib, F, x, y, s: (lib.cosine_embedding_loss(x, y, s, 0.2, 2),),
+    "nn.functional.margin_ranking_loss": lambda lib, F, x, y, s: (F.margin_ranking_loss(x[:, 0], y[:, 0], s, 0.5),),
+    "margin_ranking_loss": lambda lib, F, x, y, s: (lib.margin_ranking_loss(x[:, 1], y[:, 1], s),),
+    "nn.functional.triplet_margin_loss": lambda lib, F, x, y, s: (F.triplet_margin_loss(x, y, -y, swap=True),),
+    "triplet_margin_loss": lambda lib, F, x, y, s: (lib.triplet_margin_loss(x, y, -y, 1.0, 2, 1e-6, False, 2),),
+    "nn.functional.hinge_embedding_loss": lambda lib, F, x, y, s: (F.hinge_embedding_loss(x, s[0] * y.sign()),),
+    "hinge_embedding_loss": lambda lib, F, x, y, s: (lib.hinge_embedding_loss(x, y.sign(), 0.5, 2),),
+    "nn.functional.soft_margin_loss": lambda lib, F, x, y, s: (F.soft_margin_loss(x, y.detach().sign()),),
+    "nn.functional.poisson_nll_loss": lambda lib, F, x, y, s: (F.poisson_nll_loss(x, y.abs(), full=True),),
+    "poisson_nll_loss": lambda lib, F, x, y, s: (lib.poisson_nll_loss(x.exp(), y.abs(), False, False, 1e-8, 0),),
+}
+
+
+def _distance_case(call):
+    def run_case(lib, dev):
+        x, y, s = leaf(lib, dev, _LOGITS), leaf(lib, dev, _Y), T(lib, dev, [1.0, -1.0])
+        return with_grads(lib, lambda x, y: [(o, o.grad_fn.name()) for o in call(lib, lib.nn.functional, x, y, s)],
+                          x, y)
+    return run_case
+
+
+for _name, _call in _DISTANCE_CASES.items():
+    case(f"torchlite.{_name}")(_distance_case(_call))
+
+
+@case("torchlite.nn.functional.one_hot")
+def _one_hot(lib, dev):
+    t = lib.tensor([[0, 2], [3, 1]], device=dev)
+    F = lib.nn.functional
+    return F.one_hot(t), F.one_hot(t, 6), run(lambda lib: F.one_hot(t, 2), lib)
+
+
+@case("torchlite.nn.functional.dropout1d", "torchlite.nn.functional.dropout2d", "torchlite.nn.functional.dropout3d",
+      "torchlite.nn.functional.alpha_dropout", "torchlite.nn.functional.feature_alpha_dropout",
+      "torchlite.feature_dropout", "torchlite.feature_dropout_", "torchlite.alpha_dropout", "torchlite.alpha_dropout_",
+      "torchlite.feature_alpha_dropout", "torchlite.feature_alpha_dropout_")
+def _feature_dropout(lib, dev):
+    # random masks are not torch's: p = 0 / 1, eval mode, node names, errors
+    F = lib.nn.functional
+
+    def op(x):
+        x4 = x.unsqueeze(0)
+        z = x * 1
+        return (F.dropout1d(x, 0.0) is x, F.dropout2d(x4, 1.0), F.dropout3d(x4.unsqueeze(0), 0.5, False),
+                F.alpha_dropout(x, 1.0, True), F.feature_alpha_dropout(x, 0.5, False) is x,
+                lib.feature_dropout(x, 1.0, True), lib.feature_dropout_(z, 0.0, True) is z,
+                lib.alpha_dropout(x, 1.0, True), lib.alpha_dropout_(x * 1, 1.0, True),
+                lib.feature_alpha_dropout(x, 0.5, True).grad_fn.name(), lib.feature_alpha_dropout_(x * 1, 1.0, True),
+                run(lambda lib: F.dropout1d(x[0, 0], 0.5), lib))
+    return with_grads(lib, op, leaf(lib, dev, X3))
+
+
+@case("torchlite.nn.functional.embedding", "torchlite.embedding")
+def _embedding(lib, dev):
+    w, i = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]]), lib.tensor([[0, 2], [2, 1]], device=dev)
+    F = lib.nn.functional
+    return with_grads(lib, lambda w: (F.embedding(i, w), F.embedding(i, w, padding_idx=2), lib.embedding(w, i, 0, True),
+                                      lib.embedding(w, i).grad_fn.name(),
+                                      run(lambda lib: F.embedding(i + 3, w), lib)), w)
+
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -38,6 +38,8 @@ DERIVED = {
     "dim": ("_dim", "V", "int64_t", "read_int"),
     "scalar_type": ("_scalar_type", "H", None, None),
 }
+DERIVED["sym_size"] = ("_sym_argsize", "V", "int64_t", "read_int")
+SYM_SIZE = r"\b(\w+)\.sym_size\((\d+)\)"
 # The C++ type of a value field, by its schema type.
 SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"), "SymInt": ("int64_t", "read_int"),
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
@@ -131,7 +133,10 @@ class Entry:
                 if method not in DERIVED:
                     raise ValueError(f"{self.schema.text}: unknown '{obj}.{method}()'")
                 derived[obj + DERIVED[method][0]] = (obj, method)
-            stripped = re.sub(r"\b\w+\.\w+\(\)|\"[^\"]*\"", "", formula)
+            for obj, index in re.findall(SYM_SIZE, formula):
+                # upstream's `weight.sym_size(0)`: an int field named <obj>_sym_argsize_<index>
+                derived[f"{obj}_sym_argsize_{index}"] = (obj, "sym_size")
+            stripped = re.sub(r"\b\w+\.\w+\(\)|\"[^\"]*\"|" + SYM_SIZE, "", formula)
             used.update(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", stripped))
         self.fields = []  # (name, kind, schema type): T a tensor, L a list of tensors, V / H a value
         for a in self.schema.args:
@@ -157,7 +162,8 @@ class Entry:
             raise ValueError(f"{self.schema.text}: formula reads unknown names {sorted(unknown)}")
 
     def python_formula(self, name):
-        return re.sub(r"\b(\w+)\.(\w+)\(\)", lambda m: m.group(1) + DERIVED[m.group(2)][0], self.formulas[name])
+        formula = re.sub(SYM_SIZE, lambda m: f"{m.group(1)}_sym_argsize_{m.group(2)}", self.formulas[name])
+        return re.sub(r"\b(\w+)\.(\w+)\(\)", lambda m: m.group(1) + DERIVED[m.group(2)][0], formula)
 
 
 def load(path):
@@ -380,7 +386,7 @@ def gen_torch_functions(fns, outs, structured, deprecated):
     for name in sorted(fns):
         noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, name) else ""
         signature = "*args, **kwargs"
-        rebind_out = ", out" if name in outs else ""
+        rebind_out = ["out"] if name in outs else []
         if name in structured:
             call = [f"return inplace_variant(_ops.{structured[name]}, args[0], args[1:], kwargs)"]
         elif name in KERNEL_OUTS:
@@ -396,9 +402,15 @@ def gen_torch_functions(fns, outs, structured, deprecated):
                   f"def {name}({signature}):{noqa}",
                   "    try:", *["        " + c for c in call],
                   "    except _ARG_ERRORS as error:",
-                  f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error{rebind_out})',
+                  py_call("        args, kwargs = _rebind",
+                          [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error", *rebind_out]),
                   *["    " + c for c in call]]
     return "\n".join(lines) + "\n"
+
+
+# The python_modules whose ops upstream names without the module's prefix: torch._C._nn's (linear,
+# mse_loss, elu), exported by torch.nn.functional rather than as torchlite.nn.<name>.
+UNPREFIXED = {"nn"}
 
 
 def python_modules(functions):
@@ -413,7 +425,7 @@ def python_modules(functions):
             continue
         schema = Schema(f["func"])
         prefix = module + "_"
-        if not schema.base.startswith(prefix):
+        if module not in UNPREFIXED and not schema.base.startswith(prefix):
             raise ValueError(f"{schema.text}: an op of python_module {module} is named {prefix}<name>")
         fns, outs = modules.setdefault(module, ({}, {}))
         if is_out_fn(schema):
@@ -428,17 +440,17 @@ def gen_module_functions(module, fns, outs):
     without the `<module>_` prefix, written as gen_torch_functions writes the torchlite.* ones (torch's
     argument errors name the op as the table does: special_erf())."""
     header = HEADER.replace("derivatives", "native_functions")
-    short = {name: name[len(module) + 1:] for name in fns}
+    short = {name: name if module in UNPREFIXED else name[len(module) + 1:] for name in fns}
     lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
              "from .. import _ops",
              "from .._ops.python_arg_parser import _ARG_ERRORS, _rebind",
-             "from .._ops.Resize import out_variant", "",
+             *(["from .._ops.Resize import out_variant"] if outs else []), "",
              "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]", "",
              *schema_table(sorted(fns), fns, outs, {}, method=False)]
     for name in sorted(fns, key=short.get):
         noqa = "  # noqa: A001 - torch's name" if hasattr(builtins, short[name]) else ""
         signature = "*args, **kwargs"
-        rebind_out = ", out" if name in outs else ""
+        rebind_out = ["out"] if name in outs else []
         call = [f"return _ops.{name}(*args, **kwargs)"]
         if name in outs:
             signature = "*args, out=None, **kwargs"
@@ -448,7 +460,8 @@ def gen_module_functions(module, fns, outs):
                   f"def {short[name]}({signature}):{noqa}",
                   "    try:", *["        " + c for c in call],
                   "    except _ARG_ERRORS as error:",
-                  f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error{rebind_out})',
+                  py_call("        args, kwargs = _rebind",
+                          [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error", *rebind_out]),
                   *["    " + c for c in call]]
     return "\n".join(lines) + "\n"
 

@@ -4,12 +4,21 @@
 """
 from .. import _C
 from .._functions_manual import (
+    _log_softmax_backward_data,
+    _softmax_backward_data,
     add_scalar,
     addbmm_expand,
     as_dtype,
     as_strided_backward,
     atan2_backward_other,
     atan2_backward_self,
+    binary_cross_entropy_backward,
+    binary_cross_entropy_double_backward,
+    binary_cross_entropy_double_backward_grad_output,
+    binary_cross_entropy_double_backward_target,
+    binary_cross_entropy_target_backward,
+    binary_cross_entropy_with_logits_backward,
+    binary_cross_entropy_with_logits_target_backward,
     bmm,
     cat_tensors_backward,
     cholesky_backward,
@@ -30,6 +39,10 @@ from .._functions_manual import (
     div_tensor_other_backward_mode,
     div_tensor_self_backward,
     div_tensor_self_backward_mode,
+    elu_backward,
+    elu_double_backward,
+    embedding_backward_symint,
+    embedding_dense_double_backward_symint,
     erfinv,
     evenly_distribute_backward,
     exp,
@@ -40,9 +53,21 @@ from .._functions_manual import (
     gather,
     gather_backward,
     ge_mask,
+    gelu_backward,
+    gelu_double_backward,
     getitem_raw,
+    glu_backward,
+    glu_double_backward,
+    glu_double_backward_grad_output,
     grad_mode_is_enabled,
     gt_mask,
+    hardshrink_backward,
+    hardsigmoid_backward,
+    hardswish_backward,
+    hardswish_double_backward,
+    hardtanh_backward,
+    huber_loss_backward,
+    huber_loss_double_backward,
     index_add_source_backward,
     index_backward,
     index_copy_source_backward,
@@ -51,13 +76,20 @@ from .._functions_manual import (
     index_put_zeros,
     index_select_backward,
     infinitely_differentiable_logit_backward,
+    infinitely_differentiable_mish_backward,
+    infinitely_differentiable_silu_backward,
     isfinite,
     le_mask,
+    leaky_relu_backward,
     linalg_cross,
     linalg_det_backward,
     linalg_solve_backward,
     linalg_vector_norm_backward,
     log1p_backward,
+    log_sigmoid_backward,
+    log_sigmoid_double_backward,
+    log_softmax_double_backward_grad_output,
+    log_softmax_double_backward_output,
     logit_backward,
     logsumexp_backward,
     lt_mask,
@@ -73,12 +105,18 @@ from .._functions_manual import (
     mean_dim_backward,
     mm_mat1_backward,
     mm_mat2_backward,
+    mse_loss_backward,
+    mse_loss_double_backward,
     mul,
     mul_scalar,
     mul_tensor_backward,
     mv,
     nansum_backward,
     neg,
+    nll_loss,
+    nll_loss2d,
+    nll_loss2d_backward,
+    nll_loss_backward,
     not_implemented,
     not_implemented_node,
     outer,
@@ -116,6 +154,14 @@ from .._functions_manual import (
     slice_backward_wrapper,
     slice_from_key,
     slogdet_backward,
+    smooth_l1_loss_backward,
+    smooth_l1_loss_double_backward,
+    soft_margin_loss_backward,
+    soft_margin_loss_double_backward,
+    softmax_double_backward,
+    softplus_backward,
+    softplus_double_backward,
+    softshrink_backward,
     split_backward,
     squeeze,
     stack_tensors_backward,
@@ -1584,6 +1630,372 @@ def UniqueConsecutiveBackward0(grad, needs):
     grad_self = not_implemented("unique_consecutive") if needs[0] else None
     return (grad_self,)
 
+
+def SoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
+    """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    grad_self = _softmax_backward_data(grad, result, dim, self_scalar_type) if needs[0] else None
+    return (grad_self,)
+
+
+def LogSoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
+    """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    grad_self = _log_softmax_backward_data(grad, result, dim, self_scalar_type) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftmaxBackwardDataBackward0(grad, needs, grad_output, output, dim, input_dtype):
+    """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    grad_grad_output = _softmax_backward_data(grad, output, dim, input_dtype) if needs[0] else None
+    grad_output = softmax_double_backward(grad, grad_output, dim, output) if needs[1] else None
+    return (grad_grad_output, grad_output)
+
+
+def LogSoftmaxBackwardDataBackward0(grad, needs, grad_output, output, dim):
+    """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    grad_grad_output = log_softmax_double_backward_grad_output(grad, output, dim) if needs[0] else None
+    grad_output = log_softmax_double_backward_output(grad, grad_output, dim, output) if needs[1] else None
+    return (grad_grad_output, grad_output)
+
+
+def EmbeddingBackward0(grad, needs, indices, padding_idx, scale_grad_by_freq, sparse, weight_sym_argsize_0):
+    """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False,
+    bool sparse=False) -> Tensor"""
+    grad_weight = embedding_backward_symint(grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq,
+                                            sparse) if needs[0] else None
+    return (grad_weight,)
+
+
+def EmbeddingDenseBackwardBackward0(grad, needs, indices, padding_idx):
+    """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx,
+    bool scale_grad_by_freq) -> Tensor"""
+    grad_grad_output = embedding_dense_double_backward_symint(grad, indices, padding_idx) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def NllLossBackward0(grad, needs, self, target, weight, reduction, ignore_index, total_weight):
+    """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    grad_self = nll_loss_backward(grad, self, target, weight, reduction, ignore_index,
+                                  total_weight) if needs[0] else None
+    return (grad_self,)
+
+
+def NllLoss2DBackward0(grad, needs, self, target, weight, reduction, ignore_index, total_weight):
+    """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    grad_self = nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index,
+                                    total_weight) if needs[0] else None
+    return (grad_self,)
+
+
+def NllLossBackwardBackward0(grad, needs, target, weight, reduction, ignore_index):
+    """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    grad_grad_output = nll_loss(grad, target, weight, reduction, ignore_index) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def NllLoss2DBackwardBackward0(grad, needs, target, weight, reduction, ignore_index):
+    """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    grad_grad_output = nll_loss2d(grad, target, weight, reduction, ignore_index) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def MseLossBackward0(grad, needs, self, target, reduction):
+    """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    grad_self = mse_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_target = mse_loss_backward(grad, target, self, reduction) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def MseLossBackwardBackward0(grad, needs, grad_output, self, target, reduction):
+    """mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor"""
+    grad_grad_output = mse_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_self = mse_loss_double_backward(mul(grad, grad_output), self, reduction) if needs[1] else None
+    grad_target = neg(mse_loss_double_backward(mul(grad, grad_output), target, reduction)) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def SmoothL1LossBackward0(grad, needs, self, target, reduction, beta):
+    """smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor"""
+    grad_self = smooth_l1_loss_backward(grad, self, target, reduction, beta) if needs[0] else None
+    grad_target = smooth_l1_loss_backward(grad, target, self, reduction, beta) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def SmoothL1LossBackwardBackward0(grad, needs, grad_output, self, target, reduction, beta):
+    """smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor"""
+    grad_grad_output = smooth_l1_loss_backward(grad, self, target, reduction, beta) if needs[0] else None
+    grad_self = smooth_l1_loss_double_backward(mul(grad, grad_output), self, target, reduction,
+                                               beta) if needs[1] else None
+    grad_target = neg(smooth_l1_loss_double_backward(mul(grad, grad_output), self, target, reduction,
+                      beta)) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def HuberLossBackward0(grad, needs, self, target, reduction, delta):
+    """huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor"""
+    grad_self = huber_loss_backward(grad, self, target, reduction, delta) if needs[0] else None
+    grad_target = huber_loss_backward(grad, target, self, reduction, delta) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def HuberLossBackwardBackward0(grad, needs, grad_output, self, target, reduction, delta):
+    """huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor"""
+    grad_grad_output = huber_loss_backward(grad, self, target, reduction, delta) if needs[0] else None
+    grad_self = huber_loss_double_backward(mul(grad, grad_output), self, target, reduction, delta) if needs[1] else None
+    grad_target = neg(huber_loss_double_backward(mul(grad, grad_output), self, target, reduction,
+                      delta)) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def SoftMarginLossBackward0(grad, needs, self, target, reduction):
+    """soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if needs[1]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_self = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    return (grad_self, None)
+
+
+def SoftMarginLossBackwardBackward0(grad, needs, grad_output, self, target, reduction):
+    """soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor"""
+    if needs[2]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_grad_output = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_self = soft_margin_loss_double_backward(mul(grad, grad_output), self, target, reduction) if needs[1] else None
+    return (grad_grad_output, grad_self, None)
+
+
+def BinaryCrossEntropyBackward0(grad, needs, self, target, weight, reduction):
+    """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    grad_self = binary_cross_entropy_backward(grad, self, target, weight, reduction) if needs[0] else None
+    grad_target = binary_cross_entropy_target_backward(grad, self, target, weight, reduction) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def BinaryCrossEntropyBackwardBackward0(grad, needs, grad_output, self, target, weight, reduction):
+    """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None,
+    int reduction=Mean) -> Tensor"""
+    grad_grad_output = binary_cross_entropy_double_backward_grad_output(grad, self, target, weight,
+                                                                        reduction) if needs[0] else None
+    grad_self = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight,
+                                                     reduction) if needs[1] else None
+    grad_target = binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight,
+                                                              reduction) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def BinaryCrossEntropyWithLogitsBackward0(grad, needs, self, target, weight, pos_weight, reduction):
+    """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None,
+    int reduction=Mean) -> Tensor"""
+    grad_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight,
+                                                          reduction) if needs[0] else None
+    grad_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight,
+                                                                   reduction) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def NormBackward1(grad, needs, self, p, dim, keepdim, result):
+    """norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor"""
+    grad_self = linalg_vector_norm_backward(grad, self, p, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
+def HardtanhBackward0(grad, needs, self, min_val, max_val):
+    """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
+    grad_self = hardtanh_backward(grad, self, min_val, max_val) if needs[0] else None
+    return (grad_self,)
+
+
+def HardtanhBackwardBackward0(grad, needs, self, min_val, max_val):
+    """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
+    grad_grad_output = hardtanh_backward(grad, self, min_val, max_val) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def LeakyReluBackward0(grad, needs, self, negative_slope):
+    """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
+    grad_self = leaky_relu_backward(grad, self, negative_slope, False) if needs[0] else None
+    return (grad_self,)
+
+
+def LeakyReluBackward1(grad, needs, negative_slope, result):
+    """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
+    grad_self = leaky_relu_backward(grad, result, negative_slope, True) if needs[0] else None
+    return (grad_self,)
+
+
+def LeakyReluBackwardBackward0(grad, needs, self, negative_slope):
+    """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
+    grad_grad_output = leaky_relu_backward(grad, self, negative_slope, False) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def EluBackward0(grad, needs, self, alpha, scale, input_scale):
+    """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
+    grad_self = elu_backward(grad, alpha, scale, input_scale, False, self) if needs[0] else None
+    return (grad_self,)
+
+
+def EluBackward1(grad, needs, alpha, scale, input_scale, result):
+    """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
+    grad_self = elu_backward(grad, alpha, scale, input_scale, True, result) if needs[0] else None
+    return (grad_self,)
+
+
+def EluBackwardBackward0(grad, needs, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result,
+    Tensor self_or_result) -> Tensor"""
+    grad_grad_output = elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result) if needs[0] else None
+    grad_self_or_result = elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result,
+                                              self_or_result) if needs[1] else None
+    return (grad_grad_output, grad_self_or_result)
+
+
+def CeluBackward0(grad, needs, self, alpha):
+    """celu(Tensor self, Scalar alpha=1.0) -> Tensor"""
+    grad_self = elu_backward(grad, alpha, 1, 1.0 / alpha, False, self) if needs[0] else None
+    return (grad_self,)
+
+
+def CeluBackward1(grad, needs, alpha, result):
+    """celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)"""
+    grad_self = elu_backward(grad, alpha, 1, 1.0 / alpha, True, result) if needs[0] else None
+    return (grad_self,)
+
+
+def GeluBackward0(grad, needs, self, approximate):
+    """gelu(Tensor self, *, str approximate='none') -> Tensor"""
+    grad_self = gelu_backward(grad, self, approximate=approximate) if needs[0] else None
+    return (grad_self,)
+
+
+def GeluBackwardBackward0(grad, needs, grad_output, self, approximate):
+    """gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor"""
+    grad_grad_output = gelu_backward(grad, self, approximate=approximate) if needs[0] else None
+    grad_self = gelu_double_backward(grad, grad_output, self, approximate) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def SiluBackward0(grad, needs, self):
+    """silu(Tensor self) -> Tensor"""
+    grad_self = infinitely_differentiable_silu_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def MishBackward0(grad, needs, self):
+    """mish(Tensor self) -> Tensor"""
+    grad_self = infinitely_differentiable_mish_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftplusBackward0(grad, needs, self, beta, threshold):
+    """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
+    grad_self = softplus_backward(grad, self, beta, threshold) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftplusBackwardBackward0(grad, needs, grad_output, self, beta, threshold):
+    """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
+    grad_grad_output = softplus_backward(grad, self, beta, threshold) if needs[0] else None
+    grad_self = softplus_double_backward(mul(grad, grad_output), self, beta, threshold) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def HardswishBackward0(grad, needs, self):
+    """hardswish(Tensor self) -> Tensor"""
+    grad_self = hardswish_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def HardswishBackwardBackward0(grad, needs, grad_output, self):
+    """hardswish_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    grad_grad_output = hardswish_backward(grad, self) if needs[0] else None
+    grad_self = hardswish_double_backward(grad, grad_output, self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def HardsigmoidBackward0(grad, needs, self):
+    """hardsigmoid(Tensor self) -> Tensor"""
+    grad_self = hardsigmoid_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def NotImplementedHardsigmoidBackward(grad, needs, name):
+    """hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    grad_grad_output = not_implemented_node(name) if needs[0] else None
+    grad_self = not_implemented_node(name) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def LogSigmoidBackward0(grad, needs, self, buffer):
+    """log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)"""
+    grad_self = log_sigmoid_backward(grad, self, buffer) if needs[0] else None
+    return (grad_self,)
+
+
+def LogSigmoidBackwardBackward0(grad, needs, grad_output, self, buffer):
+    """log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor"""
+    grad_grad_output = log_sigmoid_backward(grad, self, buffer) if needs[0] else None
+    grad_self = log_sigmoid_double_backward(mul(grad, grad_output), self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def GluBackward0(grad, needs, self, dim):
+    """glu(Tensor self, int dim=-1) -> Tensor"""
+    grad_self = glu_backward(grad, self, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def GluBackwardBackward0(grad, needs, grad_output, self, dim):
+    """glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor"""
+    grad_grad_output = glu_double_backward_grad_output(grad, self, dim) if needs[0] else None
+    grad_self = glu_double_backward(grad, grad_output, self, dim) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ThresholdBackward0(grad, needs, self, threshold):
+    """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
+    grad_self = threshold_backward(grad, self, threshold) if needs[0] else None
+    return (grad_self,)
+
+
+def ThresholdBackward1(grad, needs, self, threshold):
+    """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
+    grad_self = threshold_backward(grad, self, threshold) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftshrinkBackward0(grad, needs, self, lambd):
+    """softshrink(Tensor self, Scalar lambd=0.5) -> Tensor"""
+    grad_self = softshrink_backward(grad, self, lambd) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftshrinkBackwardBackward0(grad, needs, self, lambd):
+    """softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor"""
+    grad_grad_output = softshrink_backward(grad, self, lambd) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def HardshrinkBackward0(grad, needs, self, lambd):
+    """hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor"""
+    grad_self = hardshrink_backward(grad, self, lambd) if needs[0] else None
+    return (grad_self,)
+
+
+def HardshrinkBackwardBackward0(grad, needs, self, lambd):
+    """hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor"""
+    grad_grad_out = hardshrink_backward(grad, self, lambd) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_out, grad_self)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -1807,3 +2219,55 @@ _C._set_formula(specs.UniformBackward0, UniformBackward0)
 _C._set_formula(specs.Unique2Backward0, Unique2Backward0)
 _C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
 _C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)
+_C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
+_C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
+_C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)
+_C._set_formula(specs.LogSoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0)
+_C._set_formula(specs.EmbeddingBackward0, EmbeddingBackward0)
+_C._set_formula(specs.EmbeddingDenseBackwardBackward0, EmbeddingDenseBackwardBackward0)
+_C._set_formula(specs.NllLossBackward0, NllLossBackward0)
+_C._set_formula(specs.NllLoss2DBackward0, NllLoss2DBackward0)
+_C._set_formula(specs.NllLossBackwardBackward0, NllLossBackwardBackward0)
+_C._set_formula(specs.NllLoss2DBackwardBackward0, NllLoss2DBackwardBackward0)
+_C._set_formula(specs.MseLossBackward0, MseLossBackward0)
+_C._set_formula(specs.MseLossBackwardBackward0, MseLossBackwardBackward0)
+_C._set_formula(specs.SmoothL1LossBackward0, SmoothL1LossBackward0)
+_C._set_formula(specs.SmoothL1LossBackwardBackward0, SmoothL1LossBackwardBackward0)
+_C._set_formula(specs.HuberLossBackward0, HuberLossBackward0)
+_C._set_formula(specs.HuberLossBackwardBackward0, HuberLossBackwardBackward0)
+_C._set_formula(specs.SoftMarginLossBackward0, SoftMarginLossBackward0)
+_C._set_formula(specs.SoftMarginLossBackwardBackward0, SoftMarginLossBackwardBackward0)
+_C._set_formula(specs.BinaryCrossEntropyBackward0, BinaryCrossEntropyBackward0)
+_C._set_formula(specs.BinaryCrossEntropyBackwardBackward0, BinaryCrossEntropyBackwardBackward0)
+_C._set_formula(specs.BinaryCrossEntropyWithLogitsBackward0, BinaryCrossEntropyWithLogitsBackward0)
+_C._set_formula(specs.NormBackward1, NormBackward1)
+_C._set_formula(specs.HardtanhBackward0, HardtanhBackward0)
+_C._set_formula(specs.HardtanhBackwardBackward0, HardtanhBackwardBackward0)
+_C._set_formula(specs.LeakyReluBackward0, LeakyReluBackward0)
+_C._set_formula(specs.LeakyReluBackward1, LeakyReluBackward1)
+_C._set_formula(specs.LeakyReluBackwardBackward0, LeakyReluBackwardBackward0)
+_C._set_formula(specs.EluBackward0, EluBackward0)
+_C._set_formula(specs.EluBackward1, EluBackward1)
+_C._set_formula(specs.EluBackwardBackward0, EluBackwardBackward0)
+_C._set_formula(specs.CeluBackward0, CeluBackward0)
+_C._set_formula(specs.CeluBackward1, CeluBackward1)
+_C._set_formula(specs.GeluBackward0, GeluBackward0)
+_C._set_formula(specs.GeluBackwardBackward0, GeluBackwardBackward0)
+_C._set_formula(specs.SiluBackward0, SiluBackward0)
+_C._set_formula(specs.MishBackward0, MishBackward0)
+_C._set_formula(specs.SoftplusBackward0, SoftplusBackward0)
+_C._set_formula(specs.SoftplusBackwardBackward0, SoftplusBackwardBackward0)
+_C._set_formula(specs.HardswishBackward0, HardswishBackward0)
+_C._set_formula(specs.HardswishBackwardBackward0, HardswishBackwardBackward0)
+_C._set_formula(specs.HardsigmoidBackward0, HardsigmoidBackward0)
+_C._set_formula(specs.NotImplementedHardsigmoidBackward, NotImplementedHardsigmoidBackward)
+_C._set_formula(specs.LogSigmoidBackward0, LogSigmoidBackward0)
+_C._set_formula(specs.LogSigmoidBackwardBackward0, LogSigmoidBackwardBackward0)
+_C._set_formula(specs.GluBackward0, GluBackward0)
+_C._set_formula(specs.GluBackwardBackward0, GluBackwardBackward0)
+_C._set_formula(specs.ThresholdBackward0, ThresholdBackward0)
+_C._set_formula(specs.ThresholdBackward1, ThresholdBackward1)
+_C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
+_C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
+_C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
+_C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)

@@ -244,3 +244,80 @@ UniformBackward0 = _C._op_spec("UniformBackward0", (), "", 0, False)
 Unique2Backward0 = _C._op_spec("Unique2Backward0", (), "", 0, False)
 UniqueDimBackward0 = _C._op_spec("UniqueDimBackward0", (), "", 0, False)
 UniqueConsecutiveBackward0 = _C._op_spec("UniqueConsecutiveBackward0", (), "", 0, False)
+SoftmaxBackward0 = _C._op_spec("SoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
+LogSoftmaxBackward0 = _C._op_spec("LogSoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
+SoftmaxBackwardDataBackward0 = _C._op_spec("SoftmaxBackwardDataBackward0",
+                                           ("grad_output", "output", "dim", "input_dtype", ), "TTSH", 0, False)
+LogSoftmaxBackwardDataBackward0 = _C._op_spec("LogSoftmaxBackwardDataBackward0", ("grad_output", "output", "dim", ),
+                                              "TTS", 0, False)
+EmbeddingBackward0 = _C._op_spec("EmbeddingBackward0",
+                                 ("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0", ),
+                                 "TSVVV", 0, False)
+EmbeddingDenseBackwardBackward0 = _C._op_spec("EmbeddingDenseBackwardBackward0", ("indices", "padding_idx", ),
+                                              "TS", 0, False)
+NllLossBackward0 = _C._op_spec("NllLossBackward0",
+                               ("self", "target", "weight", "reduction", "ignore_index", "total_weight", ),
+                               "TTTSST", 0, False)
+NllLoss2DBackward0 = _C._op_spec("NllLoss2DBackward0",
+                                 ("self", "target", "weight", "reduction", "ignore_index", "total_weight", ),
+                                 "TTTSST", 0, False)
+NllLossBackwardBackward0 = _C._op_spec("NllLossBackwardBackward0", ("target", "weight", "reduction", "ignore_index", ),
+                                       "TTSS", 0, False)
+NllLoss2DBackwardBackward0 = _C._op_spec("NllLoss2DBackwardBackward0",
+                                         ("target", "weight", "reduction", "ignore_index", ), "TTSS", 0, False)
+MseLossBackward0 = _C._op_spec("MseLossBackward0", ("self", "target", "reduction", ), "TTS", 0, False)
+MseLossBackwardBackward0 = _C._op_spec("MseLossBackwardBackward0", ("grad_output", "self", "target", "reduction", ),
+                                       "TTTS", 0, False)
+SmoothL1LossBackward0 = _C._op_spec("SmoothL1LossBackward0", ("self", "target", "reduction", "beta", ),
+                                    "TTSV", 0, False)
+SmoothL1LossBackwardBackward0 = _C._op_spec("SmoothL1LossBackwardBackward0",
+                                            ("grad_output", "self", "target", "reduction", "beta", ), "TTTSV", 0, False)
+HuberLossBackward0 = _C._op_spec("HuberLossBackward0", ("self", "target", "reduction", "delta", ), "TTSV", 0, False)
+HuberLossBackwardBackward0 = _C._op_spec("HuberLossBackwardBackward0",
+                                         ("grad_output", "self", "target", "reduction", "delta", ), "TTTSV", 0, False)
+SoftMarginLossBackward0 = _C._op_spec("SoftMarginLossBackward0", ("self", "target", "reduction", ), "TTS", 0, False)
+SoftMarginLossBackwardBackward0 = _C._op_spec("SoftMarginLossBackwardBackward0",
+                                              ("grad_output", "self", "target", "reduction", ), "TTTS", 0, False)
+BinaryCrossEntropyBackward0 = _C._op_spec("BinaryCrossEntropyBackward0", ("self", "target", "weight", "reduction", ),
+                                          "TTTS", 0, False)
+BinaryCrossEntropyBackwardBackward0 = _C._op_spec("BinaryCrossEntropyBackwardBackward0",
+                                                  ("grad_output", "self", "target", "weight", "reduction", ),
+                                                  "TTTTS", 0, False)
+BinaryCrossEntropyWithLogitsBackward0 = _C._op_spec("BinaryCrossEntropyWithLogitsBackward0",
+                                                    ("self", "target", "weight", "pos_weight", "reduction", ),
+                                                    "TTTTS", 0, False)
+NormBackward1 = _C._op_spec("NormBackward1", ("self", "p", "dim", "keepdim", "result", ), "TVSVT", 0, False)
+HardtanhBackward0 = _C._op_spec("HardtanhBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
+HardtanhBackwardBackward0 = _C._op_spec("HardtanhBackwardBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
+LeakyReluBackward0 = _C._op_spec("LeakyReluBackward0", ("self", "negative_slope", ), "TV", 0, False)
+LeakyReluBackward1 = _C._op_spec("LeakyReluBackward1", ("negative_slope", "result", ), "VT", 0, False)
+LeakyReluBackwardBackward0 = _C._op_spec("LeakyReluBackwardBackward0", ("self", "negative_slope", ), "TV", 0, False)
+EluBackward0 = _C._op_spec("EluBackward0", ("self", "alpha", "scale", "input_scale", ), "TVVV", 0, False)
+EluBackward1 = _C._op_spec("EluBackward1", ("alpha", "scale", "input_scale", "result", ), "VVVT", 0, False)
+EluBackwardBackward0 = _C._op_spec("EluBackwardBackward0",
+                                   ("grad_output", "alpha", "scale", "input_scale", "is_result", "self_or_result", ),
+                                   "TVVVVT", 0, False)
+CeluBackward0 = _C._op_spec("CeluBackward0", ("self", "alpha", ), "TV", 0, False)
+CeluBackward1 = _C._op_spec("CeluBackward1", ("alpha", "result", ), "VT", 0, False)
+GeluBackward0 = _C._op_spec("GeluBackward0", ("self", "approximate", ), "TV", 0, False)
+GeluBackwardBackward0 = _C._op_spec("GeluBackwardBackward0", ("grad_output", "self", "approximate", ), "TTV", 0, False)
+SiluBackward0 = _C._op_spec("SiluBackward0", ("self", ), "T", 0, False)
+MishBackward0 = _C._op_spec("MishBackward0", ("self", ), "T", 0, False)
+SoftplusBackward0 = _C._op_spec("SoftplusBackward0", ("self", "beta", "threshold", ), "TVV", 0, False)
+SoftplusBackwardBackward0 = _C._op_spec("SoftplusBackwardBackward0", ("grad_output", "self", "beta", "threshold", ),
+                                        "TTVV", 0, False)
+HardswishBackward0 = _C._op_spec("HardswishBackward0", ("self", ), "T", 0, False)
+HardswishBackwardBackward0 = _C._op_spec("HardswishBackwardBackward0", ("grad_output", "self", ), "TT", 0, False)
+HardsigmoidBackward0 = _C._op_spec("HardsigmoidBackward0", ("self", ), "T", 0, False)
+NotImplementedHardsigmoidBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, False)
+LogSigmoidBackward0 = _C._op_spec("LogSigmoidBackward0", ("self", "buffer", ), "TT", 0, False)
+LogSigmoidBackwardBackward0 = _C._op_spec("LogSigmoidBackwardBackward0", ("grad_output", "self", "buffer", ),
+                                          "TTT", 0, False)
+GluBackward0 = _C._op_spec("GluBackward0", ("self", "dim", ), "TS", 0, False)
+GluBackwardBackward0 = _C._op_spec("GluBackwardBackward0", ("grad_output", "self", "dim", ), "TTS", 0, False)
+ThresholdBackward0 = _C._op_spec("ThresholdBackward0", ("self", "threshold", ), "TV", 0, False)
+ThresholdBackward1 = _C._op_spec("ThresholdBackward1", ("self", "threshold", ), "TV", 0, False)
+SoftshrinkBackward0 = _C._op_spec("SoftshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
+SoftshrinkBackwardBackward0 = _C._op_spec("SoftshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
+HardshrinkBackward0 = _C._op_spec("HardshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
+HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)

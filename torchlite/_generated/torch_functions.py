@@ -10,6 +10,10 @@ from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
+    "_log_softmax",
+    "_log_softmax_backward_data",
+    "_softmax",
+    "_softmax_backward_data",
     "abs",
     "abs_",
     "absolute",
@@ -26,6 +30,8 @@ __all__ = [
     "addmv_",
     "all",
     "allclose",
+    "alpha_dropout",
+    "alpha_dropout_",
     "amax",
     "amin",
     "any",
@@ -59,6 +65,8 @@ __all__ = [
     "atleast_3d",
     "baddbmm",
     "bernoulli",
+    "bilinear",
+    "binary_cross_entropy_with_logits",
     "bincount",
     "bitwise_and",
     "bitwise_left_shift",
@@ -73,6 +81,8 @@ __all__ = [
     "cat",
     "ceil",
     "ceil_",
+    "celu",
+    "celu_",
     "chunk",
     "clamp",
     "clamp_",
@@ -88,6 +98,8 @@ __all__ = [
     "cos_",
     "cosh",
     "cosh_",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "count_nonzero",
     "cross",
     "cummax",
@@ -101,7 +113,10 @@ __all__ = [
     "div",
     "divide",
     "dot",
+    "dropout",
+    "dropout_",
     "dstack",
+    "embedding",
     "eq",
     "equal",
     "erf",
@@ -115,6 +130,10 @@ __all__ = [
     "exp_",
     "expm1",
     "expm1_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
     "fix",
     "fix_",
     "flatten",
@@ -135,6 +154,8 @@ __all__ = [
     "greater",
     "greater_equal",
     "gt",
+    "hardshrink",
+    "hinge_embedding_loss",
     "histc",
     "hstack",
     "hypot",
@@ -151,6 +172,7 @@ __all__ = [
     "isneginf",
     "isposinf",
     "isreal",
+    "kl_div",
     "kron",
     "kthvalue",
     "le",
@@ -165,6 +187,7 @@ __all__ = [
     "log2",
     "log2_",
     "log_",
+    "log_softmax",
     "logaddexp",
     "logdet",
     "logical_and",
@@ -175,6 +198,7 @@ __all__ = [
     "logit_",
     "logsumexp",
     "lt",
+    "margin_ranking_loss",
     "masked_fill",
     "masked_scatter",
     "masked_select",
@@ -209,7 +233,9 @@ __all__ = [
     "normal",
     "not_equal",
     "outer",
+    "pairwise_distance",
     "permute",
+    "poisson_nll_loss",
     "positive",
     "pow",
     "prod",
@@ -232,6 +258,8 @@ __all__ = [
     "scatter_reduce",
     "searchsorted",
     "select",
+    "selu",
+    "selu_",
     "sgn",
     "sigmoid",
     "sigmoid_",
@@ -243,6 +271,7 @@ __all__ = [
     "sinh",
     "sinh_",
     "slogdet",
+    "softmax",
     "sort",
     "split",
     "sqrt",
@@ -265,11 +294,14 @@ __all__ = [
     "tan_",
     "tanh",
     "tanh_",
+    "threshold",
+    "threshold_",
     "tile",
     "topk",
     "trace",
     "transpose",
     "tril",
+    "triplet_margin_loss",
     "triu",
     "true_divide",
     "trunc",
@@ -291,6 +323,18 @@ __all__ = [
 # Each op's Python signatures (tools/autograd/python_signature.py), in the order torch's parser
 # tries them: (argument list, as torch prints it[, a deprecated one's call of the op]).
 _SCHEMAS = {
+    "_log_softmax": (
+        ('Tensor self, int dim, bool half_to_float',
+         '(Tensor input, int dim, bool half_to_float)'),),
+    "_log_softmax_backward_data": (
+        ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',
+         '(Tensor grad_output, Tensor output, int dim, torch.dtype input_dtype)'),),
+    "_softmax": (
+        ('Tensor self, int dim, bool half_to_float',
+         '(Tensor input, int dim, bool half_to_float)'),),
+    "_softmax_backward_data": (
+        ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',
+         '(Tensor grad_output, Tensor output, int dim, torch.dtype input_dtype)'),),
     "abs": (
         ('Tensor self, *, Tensor? out=None',
          '(Tensor input, *, Tensor out = None)'),),
@@ -376,6 +420,12 @@ _SCHEMAS = {
     "allclose": (
         ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',
          '(Tensor input, Tensor other, float rtol = 1e-05, float atol = 1e-08, bool equal_nan = False)'),),
+    "alpha_dropout": (
+        ('Tensor input, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
+    "alpha_dropout_": (
+        ('Tensor self, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
     "amax": (
         ('Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor? out=None',
          '(Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)'),),
@@ -495,6 +545,13 @@ _SCHEMAS = {
          '(Tensor input, *, torch.Generator generator = None, Tensor out = None)'),
         ('Tensor self, float p, *, Generator? generator=None',
          '(Tensor input, float p, *, torch.Generator generator = None)')),
+    "bilinear": (
+        ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',
+         '(Tensor input1, Tensor input2, Tensor weight, Tensor bias = None)'),),
+    "binary_cross_entropy_with_logits": (
+        ('Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean',
+         '(Tensor input, Tensor target, Tensor weight = None, Tensor pos_weight = None, '
+         'int reduction = at::Reduction::Mean)'),),
     "bincount": (
         ('Tensor self, Tensor? weights=None, SymInt minlength=0',
          '(Tensor input, Tensor weights = None, int minlength = 0)'),),
@@ -559,6 +616,12 @@ _SCHEMAS = {
     "ceil_": (
         ('Tensor self',
          '(Tensor input)'),),
+    "celu": (
+        ('Tensor self, Scalar alpha=1.0',
+         '(Tensor input, Number alpha = 1.0)'),),
+    "celu_": (
+        ('Tensor self, Scalar alpha=1.0',
+         '(Tensor input, Number alpha = 1.0)'),),
     "chunk": (
         ('Tensor self, int chunks, int dim=0',
          '(Tensor input, int chunks, int dim = 0)'),),
@@ -620,6 +683,12 @@ _SCHEMAS = {
     "cosh_": (
         ('Tensor self',
          '(Tensor input)'),),
+    "cosine_embedding_loss": (
+        ('Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean',
+         '(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, int reduction = at::Reduction::Mean)'),),
+    "cosine_similarity": (
+        ('Tensor x1, Tensor x2, int dim=1, float eps=1e-08',
+         '(Tensor x1, Tensor x2, int dim = 1, float eps = 1e-08)'),),
     "count_nonzero": (
         ('Tensor self, int? dim=None',
          '(Tensor input, int dim = None)'),
@@ -671,9 +740,19 @@ _SCHEMAS = {
     "dot": (
         ('Tensor self, Tensor tensor, *, Tensor? out=None',
          '(Tensor input, Tensor tensor, *, Tensor out = None)'),),
+    "dropout": (
+        ('Tensor input, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
+    "dropout_": (
+        ('Tensor self, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
     "dstack": (
         ('Tensor[] tensors, *, Tensor? out=None',
          '(tuple of Tensors tensors, *, Tensor out = None)'),),
+    "embedding": (
+        ('Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False',
+         '(Tensor weight, Tensor indices, int padding_idx = -1, bool scale_grad_by_freq = False, '
+         'bool sparse = False)'),),
     "eq": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -715,6 +794,18 @@ _SCHEMAS = {
     "expm1_": (
         ('Tensor self',
          '(Tensor input)'),),
+    "feature_alpha_dropout": (
+        ('Tensor input, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
+    "feature_alpha_dropout_": (
+        ('Tensor self, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
+    "feature_dropout": (
+        ('Tensor input, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
+    "feature_dropout_": (
+        ('Tensor self, float p, bool train',
+         '(Tensor input, float p, bool train)'),),
     "fix": (
         ('Tensor self, *, Tensor? out=None',
          '(Tensor input, *, Tensor out = None)'),),
@@ -787,6 +878,12 @@ _SCHEMAS = {
          '(Tensor input, Tensor other, *, Tensor out = None)'),
         ('Tensor self, Scalar other, *, Tensor? out=None',
          '(Tensor input, Number other, *, Tensor out = None)')),
+    "hardshrink": (
+        ('Tensor self, Scalar lambd=0.5',
+         '(Tensor input, Number lambd = 0.5)'),),
+    "hinge_embedding_loss": (
+        ('Tensor self, Tensor target, float margin=1.0, int reduction=Mean',
+         '(Tensor input, Tensor target, float margin = 1.0, int reduction = at::Reduction::Mean)'),),
     "histc": (
         ('Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor? out=None',
          '(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)'),),
@@ -844,6 +941,9 @@ _SCHEMAS = {
     "isreal": (
         ('Tensor self',
          '(Tensor input)'),),
+    "kl_div": (
+        ('Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False',
+         '(Tensor input, Tensor target, int reduction = at::Reduction::Mean, *, bool log_target = False)'),),
     "kron": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),),
@@ -894,6 +994,9 @@ _SCHEMAS = {
     "log_": (
         ('Tensor self',
          '(Tensor input)'),),
+    "log_softmax": (
+        ('Tensor self, int dim, ScalarType? dtype=None',
+         '(Tensor input, int dim, torch.dtype dtype = None)'),),
     "logaddexp": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),),
@@ -926,6 +1029,9 @@ _SCHEMAS = {
          '(Tensor input, Tensor other, *, Tensor out = None)'),
         ('Tensor self, Scalar other, *, Tensor? out=None',
          '(Tensor input, Number other, *, Tensor out = None)')),
+    "margin_ranking_loss": (
+        ('Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean',
+         '(Tensor input1, Tensor input2, Tensor target, float margin = 0.0, int reduction = at::Reduction::Mean)'),),
     "masked_fill": (
         ('Tensor self, Tensor mask, Tensor value',
          '(Tensor input, Tensor mask, Tensor value)'),
@@ -1062,9 +1168,15 @@ _SCHEMAS = {
     "outer": (
         ('Tensor self, Tensor vec2, *, Tensor? out=None',
          '(Tensor input, Tensor vec2, *, Tensor out = None)'),),
+    "pairwise_distance": (
+        ('Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False',
+         '(Tensor x1, Tensor x2, float p = 2, float eps = 1e-06, bool keepdim = False)'),),
     "permute": (
         ('Tensor self, int[] dims',
          '(Tensor input, tuple of ints dims)'),),
+    "poisson_nll_loss": (
+        ('Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction',
+         '(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)'),),
     "positive": (
         ('Tensor self',
          '(Tensor input)'),),
@@ -1161,6 +1273,12 @@ _SCHEMAS = {
     "select": (
         ('Tensor self, int dim, SymInt index',
          '(Tensor input, int dim, int index)'),),
+    "selu": (
+        ('Tensor self',
+         '(Tensor input)'),),
+    "selu_": (
+        ('Tensor self',
+         '(Tensor input)'),),
     "sgn": (
         ('Tensor self, *, Tensor? out=None',
          '(Tensor input, *, Tensor out = None)'),),
@@ -1194,6 +1312,9 @@ _SCHEMAS = {
     "slogdet": (
         ('Tensor self',
          '(Tensor input)'),),
+    "softmax": (
+        ('Tensor self, int dim, ScalarType? dtype=None',
+         '(Tensor input, int dim, torch.dtype dtype = None)'),),
     "sort": (
         ('Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor[]? out=None',
          '(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)'),
@@ -1284,6 +1405,12 @@ _SCHEMAS = {
     "tanh_": (
         ('Tensor self',
          '(Tensor input)'),),
+    "threshold": (
+        ('Tensor self, Scalar threshold, Scalar value',
+         '(Tensor input, Number threshold, Number value)'),),
+    "threshold_": (
+        ('Tensor self, Scalar threshold, Scalar value',
+         '(Tensor input, Number threshold, Number value)'),),
     "tile": (
         ('Tensor self, SymInt[] dims',
          '(Tensor input, tuple of ints dims)'),),
@@ -1300,6 +1427,11 @@ _SCHEMAS = {
     "tril": (
         ('Tensor self, int diagonal=0, *, Tensor? out=None',
          '(Tensor input, int diagonal = 0, *, Tensor out = None)'),),
+    "triplet_margin_loss": (
+        ('Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, '
+         'bool swap=False, int reduction=Mean',
+         '(Tensor anchor, Tensor positive, Tensor negative, float margin = 1.0, float p = 2, float eps = 1e-06, '
+         'bool swap = False, int reduction = at::Reduction::Mean)'),),
     "triu": (
         ('Tensor self, int diagonal=0, *, Tensor? out=None',
          '(Tensor input, int diagonal = 0, *, Tensor out = None)'),),
@@ -1375,6 +1507,43 @@ _SCHEMAS = {
         ('Tensor self, Scalar other',
          '(Tensor input, Number other)')),
 }
+
+
+@functools.wraps(_ops._log_softmax)
+def _log_softmax(*args, **kwargs):
+    try:
+        return _ops._log_softmax(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("_log_softmax", _SCHEMAS["_log_softmax"], args, kwargs, error)
+    return _ops._log_softmax(*args, **kwargs)
+
+
+@functools.wraps(_ops._log_softmax_backward_data)
+def _log_softmax_backward_data(*args, **kwargs):
+    try:
+        return _ops._log_softmax_backward_data(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("_log_softmax_backward_data", _SCHEMAS["_log_softmax_backward_data"], args, kwargs,
+                               error)
+    return _ops._log_softmax_backward_data(*args, **kwargs)
+
+
+@functools.wraps(_ops._softmax)
+def _softmax(*args, **kwargs):
+    try:
+        return _ops._softmax(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("_softmax", _SCHEMAS["_softmax"], args, kwargs, error)
+    return _ops._softmax(*args, **kwargs)
+
+
+@functools.wraps(_ops._softmax_backward_data)
+def _softmax_backward_data(*args, **kwargs):
+    try:
+        return _ops._softmax_backward_data(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("_softmax_backward_data", _SCHEMAS["_softmax_backward_data"], args, kwargs, error)
+    return _ops._softmax_backward_data(*args, **kwargs)
 
 
 @functools.wraps(_ops.abs)
@@ -1563,6 +1732,24 @@ def allclose(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
     return _ops.allclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout)
+def alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("alpha_dropout", _SCHEMAS["alpha_dropout"], args, kwargs, error)
+    return _ops.alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout_)
+def alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("alpha_dropout_", _SCHEMAS["alpha_dropout_"], args, kwargs, error)
+    return _ops.alpha_dropout_(*args, **kwargs)
 
 
 @functools.wraps(_ops.amax)
@@ -1938,6 +2125,25 @@ def bernoulli(*args, out=None, **kwargs):
     return out_variant("bernoulli", _ops.bernoulli, out, args, kwargs)
 
 
+@functools.wraps(_ops.bilinear)
+def bilinear(*args, **kwargs):
+    try:
+        return _ops.bilinear(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("bilinear", _SCHEMAS["bilinear"], args, kwargs, error)
+    return _ops.bilinear(*args, **kwargs)
+
+
+@functools.wraps(_ops.binary_cross_entropy_with_logits)
+def binary_cross_entropy_with_logits(*args, **kwargs):
+    try:
+        return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("binary_cross_entropy_with_logits", _SCHEMAS["binary_cross_entropy_with_logits"], args,
+                               kwargs, error)
+    return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
+
+
 @functools.wraps(_ops.bincount)
 def bincount(*args, **kwargs):
     try:
@@ -2078,6 +2284,24 @@ def ceil_(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("ceil_", _SCHEMAS["ceil_"], args, kwargs, error)
     return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.celu)
+def celu(*args, **kwargs):
+    try:
+        return _ops.celu(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("celu", _SCHEMAS["celu"], args, kwargs, error)
+    return _ops.celu(*args, **kwargs)
+
+
+@functools.wraps(_ops.celu_)
+def celu_(*args, **kwargs):
+    try:
+        return _ops.celu_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("celu_", _SCHEMAS["celu_"], args, kwargs, error)
+    return _ops.celu_(*args, **kwargs)
 
 
 @functools.wraps(_ops.chunk)
@@ -2223,6 +2447,24 @@ def cosh_(*args, **kwargs):
     return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.cosine_embedding_loss)
+def cosine_embedding_loss(*args, **kwargs):
+    try:
+        return _ops.cosine_embedding_loss(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cosine_embedding_loss", _SCHEMAS["cosine_embedding_loss"], args, kwargs, error)
+    return _ops.cosine_embedding_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.cosine_similarity)
+def cosine_similarity(*args, **kwargs):
+    try:
+        return _ops.cosine_similarity(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("cosine_similarity", _SCHEMAS["cosine_similarity"], args, kwargs, error)
+    return _ops.cosine_similarity(*args, **kwargs)
+
+
 @functools.wraps(_ops.count_nonzero)
 def count_nonzero(*args, **kwargs):
     try:
@@ -2364,6 +2606,24 @@ def dot(*args, out=None, **kwargs):
     return out_variant("dot", _ops.dot, out, args, kwargs)
 
 
+@functools.wraps(_ops.dropout)
+def dropout(*args, **kwargs):
+    try:
+        return _ops.dropout(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("dropout", _SCHEMAS["dropout"], args, kwargs, error)
+    return _ops.dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.dropout_)
+def dropout_(*args, **kwargs):
+    try:
+        return _ops.dropout_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("dropout_", _SCHEMAS["dropout_"], args, kwargs, error)
+    return _ops.dropout_(*args, **kwargs)
+
+
 @functools.wraps(_ops.dstack)
 def dstack(*args, out=None, **kwargs):
     try:
@@ -2375,6 +2635,15 @@ def dstack(*args, out=None, **kwargs):
     if out is None:
         return _ops.dstack(*args, **kwargs)
     return out_variant("dstack", _ops.dstack, out, args, kwargs)
+
+
+@functools.wraps(_ops.embedding)
+def embedding(*args, **kwargs):
+    try:
+        return _ops.embedding(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("embedding", _SCHEMAS["embedding"], args, kwargs, error)
+    return _ops.embedding(*args, **kwargs)
 
 
 @functools.wraps(_ops.eq)
@@ -2520,6 +2789,42 @@ def expm1_(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("expm1_", _SCHEMAS["expm1_"], args, kwargs, error)
     return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.feature_alpha_dropout)
+def feature_alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("feature_alpha_dropout", _SCHEMAS["feature_alpha_dropout"], args, kwargs, error)
+    return _ops.feature_alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_alpha_dropout_)
+def feature_alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("feature_alpha_dropout_", _SCHEMAS["feature_alpha_dropout_"], args, kwargs, error)
+    return _ops.feature_alpha_dropout_(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout)
+def feature_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_dropout(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("feature_dropout", _SCHEMAS["feature_dropout"], args, kwargs, error)
+    return _ops.feature_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout_)
+def feature_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_dropout_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("feature_dropout_", _SCHEMAS["feature_dropout_"], args, kwargs, error)
+    return _ops.feature_dropout_(*args, **kwargs)
 
 
 @functools.wraps(_ops.fix)
@@ -2750,6 +3055,24 @@ def gt(*args, out=None, **kwargs):
     return out_variant("gt", _ops.gt, out, args, kwargs)
 
 
+@functools.wraps(_ops.hardshrink)
+def hardshrink(*args, **kwargs):
+    try:
+        return _ops.hardshrink(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("hardshrink", _SCHEMAS["hardshrink"], args, kwargs, error)
+    return _ops.hardshrink(*args, **kwargs)
+
+
+@functools.wraps(_ops.hinge_embedding_loss)
+def hinge_embedding_loss(*args, **kwargs):
+    try:
+        return _ops.hinge_embedding_loss(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("hinge_embedding_loss", _SCHEMAS["hinge_embedding_loss"], args, kwargs, error)
+    return _ops.hinge_embedding_loss(*args, **kwargs)
+
+
 @functools.wraps(_ops.histc)
 def histc(*args, out=None, **kwargs):
     try:
@@ -2926,6 +3249,15 @@ def isreal(*args, **kwargs):
     return _ops.isreal(*args, **kwargs)
 
 
+@functools.wraps(_ops.kl_div)
+def kl_div(*args, **kwargs):
+    try:
+        return _ops.kl_div(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("kl_div", _SCHEMAS["kl_div"], args, kwargs, error)
+    return _ops.kl_div(*args, **kwargs)
+
+
 @functools.wraps(_ops.kron)
 def kron(*args, out=None, **kwargs):
     try:
@@ -3088,6 +3420,15 @@ def log_(*args, **kwargs):
     return inplace_variant(_ops.log, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.log_softmax)
+def log_softmax(*args, **kwargs):
+    try:
+        return _ops.log_softmax(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("log_softmax", _SCHEMAS["log_softmax"], args, kwargs, error)
+    return _ops.log_softmax(*args, **kwargs)
+
+
 @functools.wraps(_ops.logaddexp)
 def logaddexp(*args, out=None, **kwargs):
     try:
@@ -3192,6 +3533,15 @@ def lt(*args, out=None, **kwargs):
     if out is None:
         return _ops.lt(*args, **kwargs)
     return out_variant("lt", _ops.lt, out, args, kwargs)
+
+
+@functools.wraps(_ops.margin_ranking_loss)
+def margin_ranking_loss(*args, **kwargs):
+    try:
+        return _ops.margin_ranking_loss(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("margin_ranking_loss", _SCHEMAS["margin_ranking_loss"], args, kwargs, error)
+    return _ops.margin_ranking_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.masked_fill)
@@ -3568,6 +3918,15 @@ def outer(*args, out=None, **kwargs):
     return out_variant("outer", _ops.outer, out, args, kwargs)
 
 
+@functools.wraps(_ops.pairwise_distance)
+def pairwise_distance(*args, **kwargs):
+    try:
+        return _ops.pairwise_distance(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("pairwise_distance", _SCHEMAS["pairwise_distance"], args, kwargs, error)
+    return _ops.pairwise_distance(*args, **kwargs)
+
+
 @functools.wraps(_ops.permute)
 def permute(*args, **kwargs):
     try:
@@ -3575,6 +3934,15 @@ def permute(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
     return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.poisson_nll_loss)
+def poisson_nll_loss(*args, **kwargs):
+    try:
+        return _ops.poisson_nll_loss(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("poisson_nll_loss", _SCHEMAS["poisson_nll_loss"], args, kwargs, error)
+    return _ops.poisson_nll_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.positive)
@@ -3807,6 +4175,24 @@ def select(*args, **kwargs):
     return _ops.select(*args, **kwargs)
 
 
+@functools.wraps(_ops.selu)
+def selu(*args, **kwargs):
+    try:
+        return _ops.selu(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("selu", _SCHEMAS["selu"], args, kwargs, error)
+    return _ops.selu(*args, **kwargs)
+
+
+@functools.wraps(_ops.selu_)
+def selu_(*args, **kwargs):
+    try:
+        return _ops.selu_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("selu_", _SCHEMAS["selu_"], args, kwargs, error)
+    return _ops.selu_(*args, **kwargs)
+
+
 @functools.wraps(_ops.sgn)
 def sgn(*args, out=None, **kwargs):
     try:
@@ -3928,6 +4314,15 @@ def slogdet(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("slogdet", _SCHEMAS["slogdet"], args, kwargs, error)
     return _ops.slogdet(*args, **kwargs)
+
+
+@functools.wraps(_ops.softmax)
+def softmax(*args, **kwargs):
+    try:
+        return _ops.softmax(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("softmax", _SCHEMAS["softmax"], args, kwargs, error)
+    return _ops.softmax(*args, **kwargs)
 
 
 @functools.wraps(_ops.sort)
@@ -4164,6 +4559,24 @@ def tanh_(*args, **kwargs):
     return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.threshold)
+def threshold(*args, **kwargs):
+    try:
+        return _ops.threshold(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("threshold", _SCHEMAS["threshold"], args, kwargs, error)
+    return _ops.threshold(*args, **kwargs)
+
+
+@functools.wraps(_ops.threshold_)
+def threshold_(*args, **kwargs):
+    try:
+        return _ops.threshold_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("threshold_", _SCHEMAS["threshold_"], args, kwargs, error)
+    return _ops.threshold_(*args, **kwargs)
+
+
 @functools.wraps(_ops.tile)
 def tile(*args, **kwargs):
     try:
@@ -4211,6 +4624,15 @@ def tril(*args, out=None, **kwargs):
     if out is None:
         return _ops.tril(*args, **kwargs)
     return out_variant("tril", _ops.tril, out, args, kwargs)
+
+
+@functools.wraps(_ops.triplet_margin_loss)
+def triplet_margin_loss(*args, **kwargs):
+    try:
+        return _ops.triplet_margin_loss(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("triplet_margin_loss", _SCHEMAS["triplet_margin_loss"], args, kwargs, error)
+    return _ops.triplet_margin_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.triu)

@@ -440,6 +440,7 @@ class _TensorMethods:
     greater_equal_ = _ops.greater_equal_
     gt = _ops.gt
     gt_ = _ops.gt_
+    hardshrink = _ops.hardshrink
     histc = _ops.histc
     hypot = _ops.hypot
     hypot_ = _ops.hypot_
@@ -487,6 +488,7 @@ class _TensorMethods:
     def log_(self, *args, **kwargs):
         return inplace_variant(_ops.log, self, args, kwargs)
 
+    log_softmax = _ops.log_softmax
     logaddexp = _ops.logaddexp
     logdet = _ops.logdet
     logical_and = _ops.logical_and
@@ -628,6 +630,7 @@ class _TensorMethods:
         return inplace_variant(_ops.sinh, self, args, kwargs)
 
     slogdet = _ops.slogdet
+    softmax = _ops.softmax
     sort = _ops.sort
     split = _ops.split
     sqrt = _ops.sqrt

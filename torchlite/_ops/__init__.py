@@ -263,6 +263,48 @@ __all__ += [
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+from .SoftMax import (log_softmax, softmax, _log_softmax, _log_softmax_backward_data, _softmax,  # noqa: E402
+                      _softmax_backward_data)
+__all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_data", "_softmax",
+            "_softmax_backward_data"]
+from .LinearNN import bilinear, linear  # noqa: E402
+__all__ += ["bilinear", "linear"]
+from .Dropout import (alpha_dropout, alpha_dropout_, dropout, dropout_, feature_alpha_dropout,  # noqa: E402
+                      feature_alpha_dropout_, feature_dropout, feature_dropout_)
+__all__ += ["alpha_dropout", "alpha_dropout_", "dropout", "dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+            "feature_dropout", "feature_dropout_"]
+from .Embedding import embedding, embedding_dense_backward  # noqa: E402
+__all__ += ["embedding", "embedding_dense_backward"]
+from .Loss import (binary_cross_entropy, binary_cross_entropy_backward,  # noqa: E402
+                   binary_cross_entropy_with_logits, huber_loss, huber_loss_backward, kl_div, l1_loss, mse_loss,
+                   mse_loss_backward, smooth_l1_loss, smooth_l1_loss_backward, soft_margin_loss,
+                   soft_margin_loss_backward)
+__all__ += ["soft_margin_loss", "soft_margin_loss_backward"]
+from .Distance import (cosine_embedding_loss, cosine_similarity, margin_ranking_loss, one_hot,  # noqa: E402
+                       pairwise_distance, triplet_margin_loss, _norm_scalaropt_dim, hinge_embedding_loss,
+                       poisson_nll_loss)
+__all__ += ["hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss", "cosine_similarity",
+            "margin_ranking_loss", "one_hot", "pairwise_distance", "triplet_margin_loss", "_norm_scalaropt_dim"]
+from .LossNLL import (cross_entropy_loss, nll_loss, nll_loss2d, nll_loss2d_backward,  # noqa: E402
+                      nll_loss2d_forward, nll_loss_backward, nll_loss_forward, nll_loss_nd)
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits",
+            "huber_loss", "huber_loss_backward", "kl_div", "l1_loss", "mse_loss", "mse_loss_backward",
+            "smooth_l1_loss", "smooth_l1_loss_backward", "cross_entropy_loss", "nll_loss", "nll_loss2d",
+            "nll_loss2d_backward", "nll_loss2d_forward", "nll_loss_backward", "nll_loss_forward", "nll_loss_nd"]
+from .ActivationNN import (  # noqa: E402
+    celu, celu_, elu, elu_, elu_backward, gelu, gelu_backward, glu, glu_backward, hardshrink,
+    hardshrink_backward, hardsigmoid, hardsigmoid_, hardsigmoid_backward, hardswish, hardswish_,
+    hardswish_backward, hardtanh, hardtanh_, hardtanh_backward, leaky_relu, leaky_relu_,
+    leaky_relu_backward, log_sigmoid, log_sigmoid_backward, log_sigmoid_forward, mish, mish_, relu6,
+    relu6_, selu, selu_, silu, silu_, softplus, softplus_backward, softshrink, softshrink_backward,
+    threshold, threshold_)
+__all__ += [
+    "celu", "celu_", "elu", "elu_", "elu_backward", "gelu", "gelu_backward", "glu", "glu_backward",
+    "hardshrink", "hardshrink_backward", "hardsigmoid", "hardsigmoid_", "hardsigmoid_backward",
+    "hardswish", "hardswish_", "hardswish_backward", "hardtanh", "hardtanh_", "hardtanh_backward",
+    "leaky_relu", "leaky_relu_", "leaky_relu_backward", "log_sigmoid", "log_sigmoid_backward",
+    "log_sigmoid_forward", "mish", "mish_", "relu6", "relu6_", "selu", "selu_", "silu", "silu_",
+    "softplus", "softplus_backward", "softshrink", "softshrink_backward", "threshold", "threshold_"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -4,6 +4,520 @@ __all__: list = []
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+# torch/nn/functional.py's functions, each calling the op torch's calls (torch._C._nn's are
+# torchlite/_generated/nn_functions.py), so values, node names and errors are torch's.
+import warnings  # noqa: E402
+
+from .._generated import nn_functions as _nn  # noqa: E402
+from .._generated import torch_functions as _torch  # noqa: E402
+from .._ops import norm as _norm  # noqa: E402
+from ..autograd.grad_mode import no_grad as _no_grad  # noqa: E402
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - torch's names
+    """softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor (torch.nn.functional.softmax)."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - torch's names
+    """softmin(input, dim=None, _stacklevel=3, dtype=None) -> Tensor: softmax of -input."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002 - torch's names
+    """log_softmax(input, dim=None, _stacklevel=3, dtype=None) -> Tensor (torch.nn.functional.log_softmax)."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+
+
+linear = _nn.linear
+bilinear = _torch.bilinear
+
+__all__ += ["softmax", "softmin", "log_softmax", "linear", "bilinear"]
+
+
+def _feature_dropout(name, spatial, input, p, training, inplace):  # noqa: A002 - torch's names
+    """dropout1d/2d/3d: channel-wise dropout through feature_dropout, a batch dim added where missing."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (spatial + 1, spatial + 2):
+        if spatial == 1:
+            raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+                               "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                               "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+        warnings.warn(f"{name}: Received a {inp_dim}-D input to {name}, which is deprecated and will result in an "
+                      f"error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)  # (dropout3d's)
+    is_batched = inp_dim == spatial + 2
+    if not is_batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)  # noqa: A001 - torch's name
+    result = _torch.feature_dropout_(input, p, training) if inplace else _torch.feature_dropout(input, p, training)
+    if not is_batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout1d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels."""
+    return _feature_dropout("dropout1d", 1, input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels (a 3-d input
+    as (N, C, L), as torch still does)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    return _torch.feature_dropout_(input, p, training) if inplace else _torch.feature_dropout(input, p, training)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout3d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels."""
+    return _feature_dropout("dropout3d", 3, input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002 - torch's names
+    """alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor (keeps SELU's mean and variance)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _torch.alpha_dropout_(input, p, training) if inplace else _torch.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002 - torch's names
+    """feature_alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return (_torch.feature_alpha_dropout_(input, p, training) if inplace
+            else _torch.feature_alpha_dropout(input, p, training))
+
+
+# Activations (torch/nn/functional.py): torch._C._nn's ops, torch's (selu, celu, threshold,
+# hardshrink), and the compositions torch writes in Python (softsign, tanhshrink).
+def threshold(input, threshold, value, inplace=False):  # noqa: A002 - torch's names
+    """threshold(input, threshold, value, inplace=False) -> Tensor: value where input <= threshold."""
+    return _torch.threshold_(input, threshold, value) if inplace else _torch.threshold(input, threshold, value)
+
+
+threshold_ = _torch.threshold_
+
+
+def relu(input, inplace=False):  # noqa: A002 - torch's names
+    """relu(input, inplace=False) -> Tensor."""
+    return _torch.relu_(input) if inplace else _torch.relu(input)
+
+
+relu_ = _torch.relu_
+
+
+def glu(input, dim=-1):  # noqa: A002 - torch's names
+    """glu(input, dim=-1) -> Tensor: the first half of input times the sigmoid of its second half."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _nn.glu(input, dim)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002 - torch's names
+    """hardtanh(input, min_val=-1., max_val=1., inplace=False) -> Tensor."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _nn.hardtanh_(input, min_val, max_val) if inplace else _nn.hardtanh(input, min_val, max_val)
+
+
+hardtanh_ = _nn.hardtanh_
+
+
+def relu6(input, inplace=False):  # noqa: A002 - torch's names
+    """relu6(input, inplace=False) -> Tensor: hardtanh(input, 0, 6)."""
+    return _nn.relu6_(input) if inplace else _nn.relu6(input)
+
+
+def elu(input, alpha=1.0, inplace=False):  # noqa: A002 - torch's names
+    """elu(input, alpha=1.0, inplace=False) -> Tensor."""
+    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+
+
+elu_ = _nn.elu_
+
+
+def selu(input, inplace=False):  # noqa: A002 - torch's names
+    """selu(input, inplace=False) -> Tensor."""
+    return _torch.selu_(input) if inplace else _torch.selu(input)
+
+
+selu_ = _torch.selu_
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002 - torch's names
+    """celu(input, alpha=1., inplace=False) -> Tensor."""
+    return _torch.celu_(input, alpha) if inplace else _torch.celu(input, alpha)
+
+
+celu_ = _torch.celu_
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - torch's names
+    """leaky_relu(input, negative_slope=0.01, inplace=False) -> Tensor."""
+    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+
+
+leaky_relu_ = _nn.leaky_relu_
+gelu = _nn.gelu
+logsigmoid = _nn.log_sigmoid
+hardshrink = _torch.hardshrink
+softplus = _nn.softplus
+softshrink = _nn.softshrink
+
+
+def tanhshrink(input):  # noqa: A002 - torch's names
+    """tanhshrink(input) -> Tensor: input - input.tanh()."""
+    return input - input.tanh()
+
+
+def softsign(input):  # noqa: A002 - torch's names
+    """softsign(input) -> Tensor: input / (input.abs() + 1)."""
+    return input / (input.abs() + 1)
+
+
+def tanh(input):  # noqa: A002 - torch's names
+    """tanh(input) -> Tensor."""
+    return input.tanh()
+
+
+def sigmoid(input):  # noqa: A002 - torch's names
+    """sigmoid(input) -> Tensor."""
+    return input.sigmoid()
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002 - torch's names
+    """hardsigmoid(input, inplace=False) -> Tensor."""
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def silu(input, inplace=False):  # noqa: A002 - torch's names
+    """silu(input, inplace=False) -> Tensor: input * sigmoid(input)."""
+    return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+def mish(input, inplace=False):  # noqa: A002 - torch's names
+    """mish(input, inplace=False) -> Tensor: input * tanh(softplus(input))."""
+    return _nn.mish_(input) if inplace else _nn.mish(input)
+
+
+def hardswish(input, inplace=False):  # noqa: A002 - torch's names
+    """hardswish(input, inplace=False) -> Tensor."""
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002 - torch's names
+    """at::embedding_renorm_ under no_grad: each row input names whose norm exceeds max_norm scaled
+    by max_norm / (norm + 1e-7), in place (weight's version moves, as torch's does)."""
+    with _no_grad():
+        rows = _torch.unique(input.reshape(-1))
+        picked = weight.index_select(0, rows)
+        norms = _norm(picked, norm_type, 1)
+        scale = _torch.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight.index_copy_(0, rows, picked * scale.unsqueeze(1))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,  # noqa: A002
+              sparse=False):
+    """embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+    sparse=False) -> Tensor: the rows of weight that input names (torch.nn.functional.embedding)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        input = input.contiguous()  # noqa: A001 - torch's name
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
+    return _torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+# Losses (torch/nn/functional.py, torch/nn/_reduction.py) -------------------------------------------
+
+def _get_enum(reduction):
+    """torch.nn._reduction.get_enum: none 0, mean 1, sum 2."""
+    if reduction == "none":
+        return 0
+    if reduction == "mean":
+        return 1
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=2)
+        return 1
+    if reduction == "sum":
+        return 2
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    """torch.nn._reduction.legacy_get_string: the reduction the deprecated size_average / reduce mean."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=2)
+    return ret
+
+
+def _size_warning(input, target):  # noqa: A002 - torch's names
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+             reduction="mean"):
+    """nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+    reduction="mean") -> Tensor: the negative log likelihood loss."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    return _nn.nll_loss_nd(input, target, weight, _get_enum(reduction), ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+                  reduction="mean", label_smoothing=0.0):
+    """cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+    reduction="mean", label_smoothing=0.0) -> Tensor: log_softmax and nll_loss (class indices) or the
+    cross entropy with class probabilities."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    return _nn.cross_entropy_loss(input, target, weight, _get_enum(reduction), ignore_index, label_smoothing)
+
+
+def _weighted_reduction(errors, weight, reduction, mean_by_weight):
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return _torch.sum(weighted)
+    if reduction == "mean":
+        return _torch.sum(weighted) / _torch.sum(weight) if mean_by_weight else weighted.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted_reduction(_torch.pow(expanded_input - expanded_target, 2), weight, reduction, True)
+    return _nn.mse_loss(expanded_input, expanded_target, _get_enum(reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted_reduction(_torch.abs(expanded_input - expanded_target), weight, reduction, True)
+    return _nn.l1_loss(expanded_input, expanded_target, _get_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002
+    """smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0) -> Tensor."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if beta == 0.0:
+        return _nn.l1_loss(expanded_input, expanded_target, _get_enum(reduction))
+    return _nn.smooth_l1_loss(expanded_input, expanded_target, _get_enum(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002 - torch's names
+    """huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor."""
+    _size_warning(input, target)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if weight is None:
+        return _nn.huber_loss(expanded_input, expanded_target, _get_enum(reduction), delta)
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    unweighted = _nn.huber_loss(expanded_input, expanded_target, _get_enum("none"), delta)
+    return _weighted_reduction(unweighted, weight, reduction, False)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                         reduction="mean"):
+    """binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean")."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(_torch.broadcast_tensors(target, weight)[0].size())
+    return _nn.binary_cross_entropy(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                                     reduction="mean", pos_weight=None):
+    """binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+    reduction="mean", pos_weight=None) -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if not (target.size() == input.size()):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _torch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
+    """kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False) -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        reduction_enum = _get_enum("sum") if reduction == "batchmean" else _get_enum(reduction)
+    reduced = _torch.kl_div(input, target, reduction_enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _torch.cosine_embedding_loss(input1, input2, target, margin, reduction_enum)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _torch.margin_ranking_loss(input1, input2, target, margin, reduction_enum)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+    size_average=None, reduce=None, reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _torch.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,  # noqa: A002 - torch's names
+                         reduction="mean"):
+    """hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean")."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _torch.hinge_embedding_loss(input, target, margin, reduction_enum)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _nn.soft_margin_loss(input, target, reduction_enum)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,  # noqa: A002
+                     reduce=None, reduction="mean"):
+    """poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _torch.poisson_nll_loss(input, target, log_input, full, eps, _get_enum(reduction))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002 - torch's names
+    """normalize(input, p=2.0, dim=1, eps=1e-12, out=None) -> Tensor: input / max(norm(input, p, dim), eps)."""
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return _torch.div(input, denom, out=out)
+
+
+pairwise_distance = _torch.pairwise_distance
+cosine_similarity = _torch.cosine_similarity
+one_hot = _nn.one_hot
+
+
+def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes elements with probability p
+    and scales the others by 1 / (1 - p) while training."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _torch.dropout_(input, p, training) if inplace else _torch.dropout(input, p, training)
+
+
+__all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hardtanh_", "relu6", "elu", "elu_",
+            "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "gelu", "logsigmoid", "hardshrink",
+            "softplus", "softshrink", "tanhshrink", "softsign", "tanh", "sigmoid", "hardsigmoid", "silu", "mish",
+            "hardswish", "dropout", "embedding", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
+            "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+            "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "normalize", "pairwise_distance",
+            "cosine_similarity", "one_hot", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+            "feature_alpha_dropout", "hinge_embedding_loss", "soft_margin_loss", "poisson_nll_loss"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
