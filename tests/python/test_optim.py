@@ -424,3 +424,54 @@ def test_differentiable_adam_and_sgd():
                 _close(a, b, rtol=1e-9)
         else:  # the amsgrad case: torch's own in-place modification error, in torch's words
             assert lite == ref
+
+
+def _lbfgs_fit(lib, outer=6, **kw):
+    """A strongly convex objective over two parameters (least squares plus a quartic), LBFGS with a
+    closure. (An ill-conditioned one such as Rosenbrock's magnifies the last-bit differences of
+    torchlite's dot/sum/matmul, which round unlike torch's BLAS and vectorised reductions, so the
+    comparison is made where those differences stay at rounding level.)"""
+    rs = np.random.RandomState(0)
+    a = lib.tensor(rs.randn(5, 3))
+    b = lib.tensor(rs.randn(5))
+    x = lib.tensor([-1.2, 1.0, -0.5, 0.8], dtype=lib.float64, requires_grad=True)
+    w = lib.zeros(3, dtype=lib.float64, requires_grad=True)
+    opt = lib.optim.LBFGS([x, w], **kw)
+    losses = []
+    for _ in range(outer):
+        def closure():
+            opt.zero_grad()
+            loss = ((x - 0.3) ** 4).sum() + (x ** 2).sum() + ((a @ w - b) ** 2).sum() + (x[0] * w[0]) ** 2
+            loss.backward()
+            return loss
+        losses.append(opt.step(closure).item())
+    st = opt.state[x]
+    return (np.array(losses), x.detach().numpy().copy(), w.detach().numpy().copy(), st["func_evals"],
+            st["n_iter"], float(st["t"]), len(st["old_dirs"]), float(st["prev_loss"]))
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(line_search_fn="strong_wolfe"), dict(lr=0.1, history_size=3),
+                                dict(line_search_fn="strong_wolfe", max_iter=7, history_size=4, tolerance_grad=1e-5),
+                                dict(lr=0.5, max_iter=3, max_eval=2),
+                                # a step too long and one too short: the bracketing and zoom phases
+                                dict(line_search_fn="strong_wolfe", lr=10.0), dict(line_search_fn="strong_wolfe", lr=0.01),
+                                dict(line_search_fn="strong_wolfe", lr=3.0, history_size=2)], ids=str)
+def test_lbfgs_matches_torch(kw):
+    lite, ref = _lbfgs_fit(torchlite, **kw), _lbfgs_fit(torch, **kw)
+    assert lite[3:5] == ref[3:5] and lite[6] == ref[6]  # function evaluations, iterations, history length
+    for a, b in zip(lite[:3] + lite[5:6] + lite[7:], ref[:3] + ref[5:6] + ref[7:]):
+        _close(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_lbfgs_errors():
+    def case(lib, make):
+        p = lib.tensor([1.0, 2.0], requires_grad=True)
+        return make(lib, p)
+    for make in [lambda lib, p: lib.optim.LBFGS([{"params": [p]}, {"params": [p * 1]}]),
+                 lambda lib, p: lib.optim.LBFGS([{"params": [p]}, {"params": [lib.zeros(1, requires_grad=True)]}]),
+                 lambda lib, p: lib.optim.LBFGS([p], lr=-1),
+                 lambda lib, p: lib.optim.LBFGS([p], line_search_fn="armijo").step(
+                     lambda: (p.grad.zero_() if p.grad is not None else None, (p ** 2).sum().backward(),
+                              (p ** 2).sum())[2])]:
+        lite, ref = run(lambda lib: case(lib, make), torchlite), run(lambda lib: case(lib, make), torch)
+        assert lite[0] == "raised" and lite == ref
