@@ -101,7 +101,8 @@ CASES = {
     "err_weighted_num": lambda lib: lib.utils.data.WeightedRandomSampler([1.0, 2.0], 0),
     "err_weighted_repl": lambda lib: lib.utils.data.WeightedRandomSampler([1.0, 2.0], 2, replacement=0),
     "err_weighted_shape": lambda lib: lib.utils.data.WeightedRandomSampler([[1.0, 2.0]], 2),
-    "batch_sampler": lambda lib: [list(lib.utils.data.BatchSampler(range(10), b, d)) for b in (3, 5) for d in (0 > 1, True)],
+    "batch_sampler": lambda lib: [list(lib.utils.data.BatchSampler(range(10), b, d)) for b in (3, 5)
+                                  for d in (False, True)],
     "batch_sampler_len": lambda lib: [len(lib.utils.data.BatchSampler(range(10), b, d)) for b in (3, 5, 11)
                                       for d in (False, True)],
     "sequential_sampler": lambda lib: (list(lib.utils.data.SequentialSampler(range(4))),

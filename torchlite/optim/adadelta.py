@@ -67,10 +67,13 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=Fal
     """Functional Adadelta: upstream's _single_tensor_adadelta."""
     if capturable:
         supported = _get_capturable_supported_devices(supports_xla=False)
-        if not all(p.device.type == s.device.type and p.device.type in supported for p, s in zip(params, state_steps)):
-            raise AssertionError(f"If capturable=True, params and state_steps must be on supported devices: {supported}.")
+        if not all(p.device.type == s.device.type and p.device.type in supported
+                   for p, s in zip(params, state_steps, strict=True)):
+            raise AssertionError(
+                f"If capturable=True, params and state_steps must be on supported devices: {supported}.")
     lr = _to_scalar(lr)
-    for param, grad, square_avg, acc_delta, step in zip(params, grads, square_avgs, acc_deltas, state_steps):
+    for param, grad, square_avg, acc_delta, step in zip(params, grads, square_avgs, acc_deltas, state_steps,
+                                                         strict=True):
         step += 1
         grad = grad if not maximize else -grad
         if weight_decay != 0:

@@ -92,7 +92,7 @@ def adagrad(params, grads, state_sums, state_steps, differentiable=False, *, lr,
             maximize):
     """Functional Adagrad: upstream's _single_tensor_adagrad (dense)."""
     lr = _to_scalar(lr)
-    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
+    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps, strict=True):
         step_t += 1
         step = _get_value(step_t)
         grad = grad if not maximize else -grad

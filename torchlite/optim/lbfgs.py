@@ -162,7 +162,7 @@ class LBFGS(Optimizer):
         return [p.clone(memory_format=torchlite.contiguous_format) for p in self._params]
 
     def _set_param(self, params_data):
-        for p, pdata in zip(self._params, params_data):
+        for p, pdata in zip(self._params, params_data, strict=True):
             p.copy_(pdata)
 
     def _directional_evaluate(self, closure, x, t, d):
@@ -172,7 +172,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure):  # type: ignore[override]
+    def step(self, closure):
         with torchlite.no_grad():
             return self._step(closure)
 

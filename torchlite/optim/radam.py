@@ -90,10 +90,10 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_de
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
 
-        def _compute_rect():
+        def _compute_rect(rho_t=rho_t, rho_inf=rho_inf):
             return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
 
-        def _compute_adaptive_lr():
+        def _compute_adaptive_lr(exp_avg_sq=exp_avg_sq, bias_correction2=bias_correction2):
             exp_avg_sq_sqrt = exp_avg_sq.sqrt()
             exp_avg_sq_sqrt = exp_avg_sq_sqrt.add(eps) if differentiable else exp_avg_sq_sqrt.add_(eps)
             return (bias_correction2 ** 0.5) / exp_avg_sq_sqrt

@@ -67,7 +67,7 @@ class SGD(Optimizer):
             sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"], momentum=group["momentum"],
                 lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
             if group["momentum"] != 0:
-                for p, buf in zip(params, momentum_buffer_list):
+                for p, buf in zip(params, momentum_buffer_list, strict=True):
                     self.state[p]["momentum_buffer"] = buf
         return loss
 

@@ -43,5 +43,5 @@ class RemovableHandle:
     def __enter__(self) -> "RemovableHandle":
         return self
 
-    def __exit__(self, type: Any, value: Any, tb: Any) -> None:
+    def __exit__(self, exc_type: Any, exc_value: Any, tb: Any) -> None:
         self.remove()

@@ -49,6 +49,8 @@ class TensorDataset(Dataset):
 class StackDataset(Dataset):
     """Datasets of equal length zipped: samples are tuples (positional) or dicts (keywords)."""
 
+    datasets: "tuple | dict"
+
     def __init__(self, *args, **kwargs) -> None:
         if args:
             if kwargs:
@@ -84,12 +86,12 @@ class StackDataset(Dataset):
         if isinstance(self.datasets, dict):
             batch: list = [{} for _ in indices]
             for k, d in self.datasets.items():
-                for data, sample in zip(self._items(d, indices), batch):
+                for data, sample in zip(self._items(d, indices), batch, strict=True):
                     sample[k] = data
             return batch
         samples: list = [[] for _ in indices]
         for d in self.datasets:
-            for data, sample in zip(self._items(d, indices), samples):
+            for data, sample in zip(self._items(d, indices), samples, strict=True):
                 sample.append(data)
         return [tuple(s) for s in samples]
 
@@ -149,7 +151,7 @@ class ChainDataset(IterableDataset):
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
                 raise AssertionError("ChainDataset only supports IterableDataset")
-            total += len(d)
+            total += len(d)  # type: ignore[arg-type]
         return total
 
 
@@ -204,4 +206,4 @@ def random_split(dataset, lengths, generator=None):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = torchlite.randperm(sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[offset - length: offset])
-            for offset, length in zip(itertools.accumulate(lengths), lengths)]
+            for offset, length in zip(itertools.accumulate(lengths), lengths, strict=True)]

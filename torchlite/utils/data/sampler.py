@@ -118,7 +118,7 @@ class BatchSampler(Sampler):
     def __iter__(self):
         sampler_iter = iter(self.sampler)
         if self.drop_last:
-            yield from ([*batch] for batch in zip(*([sampler_iter] * self.batch_size)))
+            yield from ([*batch] for batch in zip(*([sampler_iter] * self.batch_size), strict=False))
         else:
             batch = [*itertools.islice(sampler_iter, self.batch_size)]
             while batch:

@@ -76,13 +76,13 @@ def collate(batch, *, collate_fn_map=None):
         except TypeError:
             return {key: collate([d[key] for d in batch], collate_fn_map=collate_fn_map) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch)))
+        return elem_type(*(collate(samples, collate_fn_map=collate_fn_map) for samples in zip(*batch, strict=False)))
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
         elem_size = len(next(it))
         if not all(len(e) == elem_size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
-        transposed = list(zip(*batch))
+        transposed = list(zip(*batch, strict=False))
         if isinstance(elem, tuple):
             return [collate(samples, collate_fn_map=collate_fn_map) for samples in transposed]
         try:
