@@ -41,7 +41,6 @@ NOT_COMPARED = {
     "torchlite.autograd.legacy_engine.ExecutionEngine": "torchlite-only: the 2018 Python engine",
     "torchlite.autograd.legacy_engine.backward": "torchlite-only: the 2018 Python engine",
     "torchlite.autograd.legacy_engine.use": "torchlite-only: the 2018 Python engine",
-    "torchlite.manual_seed": "torch's generator (Philox/MT) is not reproduced: compared by repeatability",
     "torchlite.cuda.set_device": _CUDA_STUBS,
     "torchlite.cuda.device": _CUDA_STUBS,
     "torchlite.cuda.Stream": _CUDA_STUBS,
@@ -359,28 +358,29 @@ case("torchlite.full_like")(_like_case("full_like", 2.5))
 
 
 def _random_case(name):
-    """Random factories: torch's numbers are not reproduced, so the shape, dtype, layout, range,
-    requires_grad and the errors for a dtype that is not floating are compared."""
+    """Random factories: the values (torch's numbers for the seed: torchlite/_random.py), shape,
+    dtype, layout, range, requires_grad and the errors for a dtype that is not floating."""
     def describe(y):
         a = y.detach().numpy()
         in_range = bool(((a >= 0) & (a < 1)).all()) if name.startswith("rand_") or name == "rand" else True
         return tuple(y.shape), str(y.dtype), y.stride(), y.requires_grad, in_range, y
 
     def run_case(lib, dev):
+        lib.manual_seed(0)
         f = getattr(lib, name)
         out = []
         if name.endswith("_like"):
             for x in _like_inputs(lib, dev)[:3]:
                 for kw in ({}, {"dtype": lib.float64}, {"requires_grad": True}):
-                    out.append(run(lambda lib, x=x, kw=kw: describe(f(x, **kw))[:5], lib))
+                    out.append(run(lambda lib, x=x, kw=kw: describe(f(x, **kw)), lib))
             out.append(str(f(T(lib, dev), device=dev).device) == dev)
             out.append(run(lambda lib: f(T(lib, dev, [1, 2])), lib))  # int64 input
             out.append(run(lambda lib: f(T(lib, dev, [True])), lib))
             out.append(run(lambda lib: f(T(lib, dev, [1, 2]), dtype=lib.int64), lib))
-            out.append(describe(f(T(lib, dev, [1, 2]), dtype=lib.float32))[:5])
+            out.append(describe(f(T(lib, dev, [1, 2]), dtype=lib.float32)))
         else:
-            out += [describe(f(2, 3, device=dev))[:5], describe(f((4,), dtype=lib.float64, device=dev))[:5],
-                    describe(f(2, device=dev, requires_grad=True))[:5],
+            out += [describe(f(2, 3, device=dev)), describe(f((4,), dtype=lib.float64, device=dev)),
+                    describe(f(2, device=dev, requires_grad=True)), describe(f(5, 7, device=dev)),
                     run(lambda lib: f(2, dtype=lib.int64, device=dev), lib),
                     run(lambda lib: f(2, dtype=lib.bool, device=dev), lib)]
         return out
@@ -393,12 +393,11 @@ for _name in ("randn", "rand", "randn_like", "rand_like"):
 
 @case("torchlite.manual_seed")
 def _manual_seed(lib, dev):
+    g = lib.manual_seed(3)
+    a = lib.randn(4, device=dev)
     lib.manual_seed(3)
-    a = lib.randn(4, device=dev).tolist()
-    lib.manual_seed(3)
-    assert lib.randn(4, device=dev).tolist() == a
-    lib.manual_seed(4)
-    assert lib.randn(4, device=dev).tolist() != a
+    return (a, lib.randn(4, device=dev), g is lib.default_generator, lib.manual_seed(-1).initial_seed(),
+            lib.randn(20, device=dev), run(lambda lib: lib.manual_seed(2 ** 64), lib))
 
 
 @case("torchlite.get_num_threads", "torchlite.set_num_threads")
@@ -1092,40 +1091,50 @@ def _random_shape(t):
 
 @case("torchlite.randint")
 def _randint(lib, dev):
+    lib.manual_seed(0)
     x = lib.randint(2, 5, (200,), device=dev)
     return (_random_shape(x), int(x.min()) >= 2 and int(x.max()) < 5, _random_shape(lib.randint(3, (2, 2), device=dev)),
             _random_shape(lib.randint(0, 9, (2,), dtype=lib.float64, device=dev)),
-            run(lambda lib: lib.randint(5, 5, (2,)), lib))
+            run(lambda lib: lib.randint(5, 5, (2,)), lib), x,
+            lib.randint(0, 9, (5,), dtype=lib.float64, device=dev))
 
 
 @case("torchlite.randint_like")
 def _randint_like(lib, dev):
+    lib.manual_seed(0)
     x = lib.randint_like(T(lib, dev), 3, 7)
     v = x.cpu().numpy()
-    return _random_shape(x), bool(((v >= 3) & (v < 7)).all()), _random_shape(lib.randint_like(T(lib, dev), 4))
+    return (_random_shape(x), bool(((v >= 3) & (v < 7)).all()), _random_shape(lib.randint_like(T(lib, dev), 4)), x,
+            lib.randint_like(T(lib, dev), 100))
 
 
 @case("torchlite.randperm")
 def _randperm(lib, dev):
+    lib.manual_seed(0)
     p = lib.randperm(10, device=dev)
     return (_random_shape(p), sorted(p.tolist()) == list(range(10)),
-            _random_shape(lib.randperm(3, dtype=lib.float64, device=dev)), run(lambda lib: lib.randperm(-1), lib))
+            _random_shape(lib.randperm(3, dtype=lib.float64, device=dev)), run(lambda lib: lib.randperm(-1), lib), p,
+            lib.randperm(100, device=dev))
 
 
 @case("torchlite.normal")
 def _normal(lib, dev):
+    lib.manual_seed(0)
     m, s = leaf(lib, dev), leaf(lib, dev, P)
     y = lib.normal(m, s)
     return (_random_shape(y), y.grad_fn.name(), lib.autograd.grad(y.sum(), (m, s)),
             _random_shape(lib.normal(0.0, 1.0, (2, 3), device=dev)), _random_shape(lib.normal(m, 2.0)),
-            run(lambda lib: lib.normal(0.0, -1.0, (2,)), lib))
+            run(lambda lib: lib.normal(0.0, -1.0, (2,)), lib), y, lib.normal(m, 2.0), lib.normal(1.5, s),
+            lib.normal(0.5, 2.0, (20,), device=dev))
 
 
 @case("torchlite.multinomial", "Tensor.multinomial")
 def _multinomial(lib, dev):
+    lib.manual_seed(0)
     w = T(lib, dev, [0.0, 1.0, 0.0, 2.0])
     return (lib.multinomial(w, 1).tolist()[0] in (1, 3), _random_shape(w.multinomial(4, replacement=True)),
-            sorted(w.multinomial(2).tolist()), run(lambda lib: lib.multinomial(T(lib, dev, [1, 2]), 1), lib))
+            sorted(w.multinomial(2).tolist()), run(lambda lib: lib.multinomial(T(lib, dev, [1, 2]), 1), lib),
+            w.multinomial(2), w.multinomial(9, True), lib.multinomial(w, 1))
 
 
 @case("torchlite.meshgrid")
@@ -1137,9 +1146,12 @@ def _meshgrid(lib, dev):
 @case("torchlite.Generator")
 def _generator_class(lib, dev):
     g = lib.Generator()
+    fresh = g.initial_seed()
     g.manual_seed(5)
     a = lib.randn(3, generator=g, device=dev).tolist()
-    return g.manual_seed(5) is g, lib.randn(3, generator=g, device=dev).tolist() == a, g.initial_seed(), str(g.device)
+    return (g.manual_seed(5) is g, lib.randn(3, generator=g, device=dev).tolist() == a, g.initial_seed(), str(g.device),
+            fresh, a, lib.rand(20, generator=g, device=dev), g.get_state().numpy().tobytes(),
+            run(lambda lib: g.set_state(5), lib), run(lambda lib: g.get_offset(), lib))
 
 
 @case("torchlite.layout")
@@ -1825,9 +1837,9 @@ def _bucketize(lib, dev):
 
 
 def _random_fill(name, *args):
-    """A random fill: what it draws from (checked, not compared: torchlite's generator is not
-    torch's), its dtype, shape, node and errors."""
+    """A random fill after manual_seed(0): its values (torch's), dtype, shape, node and errors."""
     def run_case(lib, dev):
+        lib.manual_seed(0)
         x = leaf(lib, dev, [[0.0] * 50] * 40)
         y = x * 1
         r = getattr(y, name)(*args)
@@ -1842,7 +1854,7 @@ def _random_fill(name, *args):
 def _uniform_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("uniform_", -2.0, 3.0)(lib, dev)
     ok = -2.0 <= a.min() and a.max() < 3.0 and abs(a.mean() - 0.5) < 0.15 and abs(a.std() - 5 / 12 ** 0.5) < 0.1
-    return (same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().uniform_().dtype),
+    return (a.tobytes(), same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().uniform_().dtype),
             run(lambda lib: T(lib, dev, [1, 2]).uniform_(), lib), run(lambda lib: T(lib, dev).uniform_(2, 1), lib),
             run(lambda lib: T(lib, dev).uniform_(to=1.0, **{"from": 0.5}).ge(0.5).long().sum(), lib))
 
@@ -1851,7 +1863,7 @@ def _uniform_(lib, dev):
 def _normal_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("normal_", 3.0, 2.0)(lib, dev)
     ok = abs(a.mean() - 3.0) < 0.2 and abs(a.std() - 2.0) < 0.2
-    return (same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().normal_().dtype),
+    return (a.tobytes(), same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().normal_().dtype),
             run(lambda lib: T(lib, dev, [1, 2]).normal_(), lib), run(lambda lib: T(lib, dev).normal_(0, -1), lib),
             T(lib, dev).normal_(std=0.0, mean=2.5))
 
@@ -1860,7 +1872,8 @@ def _normal_(lib, dev):
 def _exponential_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("exponential_", 2.0)(lib, dev)
     ok = a.min() >= 0 and abs(a.mean() - 0.5) < 0.05
-    return (same, dtype, shape, node, g, leaf_error, ok, run(lambda lib: T(lib, dev, [1, 2]).exponential_(), lib),
+    return (a.tobytes(), same, dtype, shape, node, g, leaf_error, ok,
+            run(lambda lib: T(lib, dev, [1, 2]).exponential_(), lib),
             run(lambda lib: T(lib, dev).exponential_(0), lib), run(lambda lib: T(lib, dev).exponential_(-1.5), lib))
 
 
@@ -1869,7 +1882,7 @@ def _geometric_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("geometric_", 0.25)(lib, dev)
     ok = a.min() >= 1 and (a == a.round()).all() and abs(a.mean() - 4.0) < 0.4
     i = T(lib, dev, [0] * 100).geometric_(0.5)
-    return (same, dtype, shape, node, g, leaf_error, ok, str(i.dtype), bool(i.min() >= 1),
+    return (a.tobytes(), i, same, dtype, shape, node, g, leaf_error, ok, str(i.dtype), bool(i.min() >= 1),
             run(lambda lib: T(lib, dev).geometric_(0), lib), run(lambda lib: T(lib, dev).geometric_(1), lib),
             run(lambda lib: T(lib, dev, [True]).geometric_(0.5), lib))
 
@@ -1881,11 +1894,11 @@ def _random_(lib, dev):
         same, dtype, shape, node, g, leaf_error, a = _random_fill("random_", *args)(lib, dev)
         low = args[0] if len(args) == 2 else 0
         high = args[-1] if args and args[-1] is not None else 2 ** 24 + 1
-        out.append((same, dtype, shape, node, g, leaf_error, bool(low <= a.min() and a.max() < high),
+        out.append((a.tobytes(), same, dtype, shape, node, g, leaf_error, bool(low <= a.min() and a.max() < high),
                     bool((a == a.round()).all()), len(set(a.ravel().tolist())) > min(high - low, 100) // 2))
     ints = T(lib, dev, [0] * 200).random_(-5, 5)
     bools = T(lib, dev, [False] * 200).random_()
-    return (out, str(ints.dtype), bool(ints.min() >= -5), bool(ints.max() < 5),
+    return (out, ints, bools, str(ints.dtype), bool(ints.min() >= -5), bool(ints.max() < 5),
             str(bools.dtype), bool(bools.long().sum() > 0),
             run(lambda lib: T(lib, dev).random_(5, 3), lib), run(lambda lib: T(lib, dev).random_(0), lib),
             run(lambda lib: T(lib, dev, [True]).random_(3), lib))
@@ -1899,7 +1912,7 @@ def _bernoulli_(lib, dev):
     y = x * 1
     p = T(lib, dev, [0.0] * 25 + [1.0] * 25)
     r = y.bernoulli_(p)
-    return (same, dtype, shape, node, g, leaf_error, ok, r.grad_fn.name(), r.sum(0), r.sum(),
+    return (a.tobytes(), r, same, dtype, shape, node, g, leaf_error, ok, r.grad_fn.name(), r.sum(0), r.sum(),
             T(lib, dev, [0, 0]).bernoulli_(1.0),
             T(lib, dev, [False]).bernoulli_(1.0), run(lambda lib: T(lib, dev).bernoulli_(2), lib),
             run(lambda lib: T(lib, dev).bernoulli_(T(lib, dev, [0.5, 0.5])), lib))
@@ -1907,10 +1920,12 @@ def _bernoulli_(lib, dev):
 
 @case(*_names("bernoulli"))
 def _bernoulli(lib, dev):
+    lib.manual_seed(0)
     x = leaf(lib, dev, [[0.0, 1.0] * 50] * 20)
     r = lib.bernoulli(x)
     q = x.detach().bernoulli(0.5)
-    return (r, r.grad_fn.name(), lib.autograd.grad(r.sum(), x), str(q.dtype), bool(abs(q.mean() - 0.5) < 0.1),
+    return (r, q, lib.bernoulli(lib.rand(30, device=dev)), r.grad_fn.name(), lib.autograd.grad(r.sum(), x),
+            str(q.dtype), bool(abs(q.mean() - 0.5) < 0.1),
             T(lib, dev, [0.0, 1.0]).double().bernoulli(), run(lambda lib: lib.bernoulli(T(lib, dev, [0, 1])), lib),
             run(lambda lib: lib.bernoulli(T(lib, dev, [0.5, 2.0])), lib),
             run(lambda lib: lib.bernoulli(T(lib, dev), p=2.0), lib))
@@ -2029,6 +2044,38 @@ def _set_printoptions(lib, dev):
 
 # ==== issue 14: rng ====
 # (the rng family's entries follow this line)
+MODULES += ["torchlite.random"]
+
+
+@case("torchlite.get_rng_state", "torchlite.set_rng_state")
+def _rng_state(lib, dev):
+    lib.manual_seed(7)
+    lib.randn(3, device=dev)  # leaves a cached normal sample in the state
+    state = lib.get_rng_state()
+    a = lib.randn(5, device=dev)
+    lib.set_rng_state(state)
+    return (state.numpy().tobytes(), str(state.dtype), a, lib.randn(5, device=dev),
+            run(lambda lib: lib.set_rng_state(lib.zeros(5056, dtype=lib.uint8)), lib),
+            run(lambda lib: lib.set_rng_state(lib.zeros(3, dtype=lib.uint8)), lib),
+            run(lambda lib: lib.set_rng_state(lib.zeros(5056)), lib))
+
+
+@case("torchlite.seed", "torchlite.initial_seed")
+def _seed(lib, dev):
+    s = lib.seed()
+    ok = lib.initial_seed() == s and 0 <= s < 2 ** 64
+    lib.manual_seed(11)
+    return ok, lib.initial_seed(), lib.rand(4, device=dev)
+
+
+@case("torchlite.random.fork_rng")
+def _fork_rng(lib, dev):
+    lib.manual_seed(1)
+    with lib.random.fork_rng():
+        inside = lib.randn(4, device=dev)
+    with lib.random.fork_rng(devices=[], enabled=True):
+        lib.rand(3, device=dev)
+    return inside, lib.randn(4, device=dev)
 
 # ==== issue 14: serialization ====
 # (the serialization family's entries follow this line)
