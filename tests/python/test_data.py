@@ -339,3 +339,41 @@ def test_mnist_style_training_loop():
                 opt.step()
         return w.detach().numpy().copy()
     np.testing.assert_allclose(fit(torchlite), fit(torch), rtol=1e-12)
+
+
+# Orders equal to torch's for the same seed ------------------------------------------------------------
+def _seeded(lib, fn, seed=1234):
+    lib.manual_seed(seed)
+    return fn(lib)
+
+
+ORDER_CASES = {
+    "shuffle_generator_epochs": lambda lib: (lambda g: [_order(lib.utils.data.DataLoader(
+        _ds(lib, 37), batch_size=5, shuffle=True, generator=g)) for _ in range(3)])(lib.Generator().manual_seed(7)),
+    "shuffle_default_epochs": lambda lib: [_order(lib.utils.data.DataLoader(_ds(lib, 29), batch_size=4, shuffle=True,
+                                                                             drop_last=True)) for _ in range(3)],
+    "shuffle_then_default_draw": lambda lib: (_order(lib.utils.data.DataLoader(_ds(lib, 8), shuffle=True)),
+                                              lib.randint(0, 1000, (3,)).tolist()),
+    "random_sampler": lambda lib: [list(lib.utils.data.RandomSampler(range(n), **kw)) for n, kw in [
+        (10, {}), (7, dict(num_samples=20)), (5, dict(num_samples=3)), (6, dict(replacement=True)),
+        (4, dict(replacement=True, num_samples=70)),
+        (9, dict(generator=lib.Generator().manual_seed(3), num_samples=13))]],
+    "subset_random_sampler": lambda lib: [list(lib.utils.data.SubsetRandomSampler([3, 1, 4, 1, 5, 9, 2, 6])),
+                                          list(lib.utils.data.SubsetRandomSampler(
+                                              range(10, 20), generator=lib.Generator().manual_seed(5)))],
+    "weighted_random_sampler": lambda lib: [list(lib.utils.data.WeightedRandomSampler([0.1, 0.9, 0.4, 2.0], 25)),
+                                            list(lib.utils.data.WeightedRandomSampler([1, 2, 3, 4, 5], 4,
+                                                                                      replacement=False))],
+    "random_split": lambda lib: [[p.indices for p in lib.utils.data.random_split(range(n), lengths, **kw)]
+                                 for n, lengths, kw in [(10, [3, 7], {}), (23, [0.5, 0.3, 0.2], {}),
+                                                        (11, [0.4, 0.6],
+                                                         dict(generator=lib.Generator().manual_seed(42)))]],
+    "sampler_in_loader": lambda lib: _order(lib.utils.data.DataLoader(
+        _ds(lib, 12), batch_size=5, sampler=lib.utils.data.RandomSampler(_ds(lib, 12), replacement=True))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDER_CASES))
+def test_orders_equal_torchs(name):
+    assert run(lambda lib: _seeded(lib, ORDER_CASES[name]), torchlite) == \
+        run(lambda lib: _seeded(lib, ORDER_CASES[name]), torch)

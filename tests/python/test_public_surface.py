@@ -2297,7 +2297,7 @@ def _subset(lib, dev):
 @case(_D + "random_split")
 def _random_split(lib, dev):
     parts = lib.utils.data.random_split(range(10), [0.5, 0.3, 0.2], generator=lib.Generator().manual_seed(0))
-    idx = sorted(i for p in parts for i in p.indices)
+    idx = [p.indices for p in parts]
     return [len(p) for p in parts], idx, run(lambda lib_: lib_.utils.data.random_split(range(3), [1, 1]), lib)
 
 
@@ -2319,21 +2319,22 @@ def _random_sampler(lib, dev):
     s = lib.utils.data.RandomSampler(range(6), generator=lib.Generator().manual_seed(1))
     r = lib.utils.data.RandomSampler(range(6), replacement=True, num_samples=40)
     drawn = list(r)
-    return (sorted(s), len(s), len(r), len(drawn), set(drawn) <= set(range(6)),
+    lib.manual_seed(0)
+    return (list(s), len(s), len(r), list(r), set(drawn) <= set(range(6)),
             run(lambda lib_: lib_.utils.data.RandomSampler(range(3), num_samples=0), lib))
 
 
 @case(_D + "SubsetRandomSampler")
 def _subset_random_sampler(lib, dev):
-    s = lib.utils.data.SubsetRandomSampler([7, 8, 9], generator=lib.Generator().manual_seed(2))
-    return sorted(s), len(s)
+    s = lib.utils.data.SubsetRandomSampler([7, 8, 9, 10, 11], generator=lib.Generator().manual_seed(2))
+    return list(s), len(s)
 
 
 @case(_D + "WeightedRandomSampler")
 def _weighted_random_sampler(lib, dev):
-    s = lib.utils.data.WeightedRandomSampler([0.0, 2.0, 0.0, 1.0], 20)
+    s = lib.utils.data.WeightedRandomSampler([0.0, 2.0, 0.0, 1.0], 20, generator=lib.Generator().manual_seed(3))
     drawn = list(s)
-    return len(s), len(drawn), set(drawn) <= {1, 3}, \
+    return len(s), drawn, set(drawn) <= {1, 3}, \
         run(lambda lib_: lib_.utils.data.WeightedRandomSampler([1.0], 0), lib)
 
 
