@@ -1,6 +1,6 @@
 """torch.optim.Adadelta (upstream torch/optim/adadelta.py): _single_tensor_adadelta's operations in
 its order. foreach=True is accepted and runs this loop."""
-import torchlite
+from . import _api as _torch
 
 from ._common import check_lr, new_step, upgrade_steps
 from .optimizer import Optimizer, _get_capturable_supported_devices, _to_scalar, _use_grad_for_differentiable
@@ -35,8 +35,8 @@ class Adadelta(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = new_step(p, group["capturable"])
-                state["square_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
-                state["acc_delta"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                state["square_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
+                state["acc_delta"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
             square_avgs.append(state["square_avg"])
             acc_deltas.append(state["acc_delta"])
             state_steps.append(state["step"])
@@ -46,7 +46,7 @@ class Adadelta(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []

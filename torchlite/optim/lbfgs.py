@@ -3,7 +3,7 @@ parameters, with upstream's two-loop recursion, step-size choice and stopping te
 order, and the optional strong-Wolfe line search (cubic interpolation, zoom phase). Quantities
 upstream keeps as 0-d tensors (ys, ro, H_diag, gtd, the first step size) stay tensors here, so
 every update rounds as torch's."""
-import torchlite
+from . import _api as _torch
 from torchlite._tensor import Tensor
 
 from .optimizer import Optimizer, _to_scalar
@@ -33,7 +33,7 @@ def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
 def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
     """Upstream's strong-Wolfe line search: bracket, then zoom."""
     d_norm = d.abs().max()
-    g = g.clone(memory_format=torchlite.contiguous_format)
+    g = g.clone(memory_format=_torch.contiguous_format)
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
     gtd_new = g_new.dot(d)
@@ -45,7 +45,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         if f_new > (f + c1 * t * gtd) or (ls_iter > 1 and f_new >= f_prev):
             bracket = [t_prev, t]
             bracket_f = [f_prev, f_new]
-            bracket_g = [g_prev, g_new.clone(memory_format=torchlite.contiguous_format)]
+            bracket_g = [g_prev, g_new.clone(memory_format=_torch.contiguous_format)]
             bracket_gtd = [gtd_prev, gtd_new]
             break
         if abs(gtd_new) <= -c2 * gtd:
@@ -57,7 +57,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         if gtd_new >= 0:
             bracket = [t_prev, t]
             bracket_f = [f_prev, f_new]
-            bracket_g = [g_prev, g_new.clone(memory_format=torchlite.contiguous_format)]
+            bracket_g = [g_prev, g_new.clone(memory_format=_torch.contiguous_format)]
             bracket_gtd = [gtd_prev, gtd_new]
             break
         min_step = t + 0.01 * (t - t_prev)
@@ -66,7 +66,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         t = _cubic_interpolate(t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(min_step, max_step))
         t_prev = tmp
         f_prev = f_new
-        g_prev = g_new.clone(memory_format=torchlite.contiguous_format)
+        g_prev = g_new.clone(memory_format=_torch.contiguous_format)
         gtd_prev = gtd_new
         f_new, g_new = obj_func(x, t, d)
         ls_func_evals += 1
@@ -101,7 +101,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
         if f_new > (f + c1 * t * gtd) or f_new >= bracket_f[low_pos]:
             bracket[high_pos] = t
             bracket_f[high_pos] = f_new
-            bracket_g[high_pos] = g_new.clone(memory_format=torchlite.contiguous_format)
+            bracket_g[high_pos] = g_new.clone(memory_format=_torch.contiguous_format)
             bracket_gtd[high_pos] = gtd_new
             low_pos, high_pos = (0, 1) if bracket_f[0] <= bracket_f[1] else (1, 0)
         else:
@@ -114,7 +114,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
                 bracket_gtd[high_pos] = bracket_gtd[low_pos]
             bracket[low_pos] = t
             bracket_f[low_pos] = f_new
-            bracket_g[low_pos] = g_new.clone(memory_format=torchlite.contiguous_format)
+            bracket_g[low_pos] = g_new.clone(memory_format=_torch.contiguous_format)
             bracket_gtd[low_pos] = gtd_new
     t = bracket[low_pos]
     f_new = bracket_f[low_pos]
@@ -147,7 +147,7 @@ class LBFGS(Optimizer):
 
     def _gather_flat_grad(self):
         views = [p.new_zeros(p.numel()) if p.grad is None else p.grad.view(-1) for p in self._params]
-        return torchlite.cat(views, 0)
+        return _torch.cat(views, 0)
 
     def _add_grad(self, step_size, update):
         offset = 0
@@ -159,7 +159,7 @@ class LBFGS(Optimizer):
             raise AssertionError(f"Expected offset {offset} to equal {self._numel()}")
 
     def _clone_param(self):
-        return [p.clone(memory_format=torchlite.contiguous_format) for p in self._params]
+        return [p.clone(memory_format=_torch.contiguous_format) for p in self._params]
 
     def _set_param(self, params_data):
         for p, pdata in zip(self._params, params_data, strict=True):
@@ -173,7 +173,7 @@ class LBFGS(Optimizer):
         return loss, flat_grad
 
     def step(self, closure):
-        with torchlite.no_grad():
+        with _torch.no_grad():
             return self._step(closure)
 
     def _step(self, closure):
@@ -182,7 +182,7 @@ class LBFGS(Optimizer):
         user_closure = closure
 
         def closure():
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 return user_closure()
 
         group = self.param_groups[0]
@@ -245,12 +245,12 @@ class LBFGS(Optimizer):
                 for i in range(num_old - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
                     q.add_(old_dirs[i], alpha=-al[i])
-                d = r = torchlite.mul(q, H_diag)
+                d = r = _torch.mul(q, H_diag)
                 for i in range(num_old):
                     be_i = old_dirs[i].dot(r) * ro[i]
                     r.add_(old_stps[i], alpha=al[i] - be_i)
             if prev_flat_grad is None:
-                prev_flat_grad = flat_grad.clone(memory_format=torchlite.contiguous_format)
+                prev_flat_grad = flat_grad.clone(memory_format=_torch.contiguous_format)
             else:
                 prev_flat_grad.copy_(flat_grad)
             prev_loss = loss

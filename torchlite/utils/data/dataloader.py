@@ -9,7 +9,7 @@ random_() of `generator`, or of the default generator), then the sampler draws w
 import math
 import warnings
 
-import torchlite
+from . import _api as _torch
 
 from . import _utils
 from .dataset import IterableDataset
@@ -179,14 +179,14 @@ class _BaseDataLoaderIter:
         if loader.pin_memory and loader.pin_memory_device:
             warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as the device,"
                           f"ignore pin_memory_device='{loader.pin_memory_device}'.", stacklevel=2)
-        if loader.pin_memory and not torchlite.accelerator.is_available():
+        if loader.pin_memory and not _torch.accelerator.is_available():
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=2)
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
         # drawn before the sampler's first draw, as torch's iterator does
-        self._base_seed = torchlite.empty((), dtype=torchlite.int64).random_(generator=loader.generator).item()
+        self._base_seed = _torch.empty((), dtype=_torch.int64).random_(generator=loader.generator).item()
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
 

@@ -6,7 +6,7 @@ import math
 import warnings
 from typing import Generic, Iterable, TypeVar
 
-import torchlite
+from . import _api as _torch
 
 __all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "StackDataset", "Subset", "TensorDataset",
            "random_split"]
@@ -204,6 +204,6 @@ def random_split(dataset, lengths, generator=None):
                               stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = torchlite.randperm(sum(lengths), generator=generator).tolist()
+    indices = _torch.randperm(sum(lengths), generator=generator).tolist()
     return [Subset(dataset, indices[offset - length: offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths, strict=True)]

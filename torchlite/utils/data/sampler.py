@@ -4,7 +4,7 @@ default generator, then yields randperm(n) (or randint in chunks of 32 with repl
 import itertools
 from typing import Generic, TypeVar
 
-import torchlite
+from . import _api as _torch
 
 __all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler",
            "WeightedRandomSampler"]
@@ -50,20 +50,20 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         if self.generator is None:
-            seed = int(torchlite.empty((), dtype=torchlite.int64).random_().item())
-            generator = torchlite.Generator()
+            seed = int(_torch.empty((), dtype=_torch.int64).random_().item())
+            generator = _torch.Generator()
             generator.manual_seed(seed)
         else:
             generator = self.generator
         if self.replacement:
             for _ in range(self.num_samples // 32):
-                yield from torchlite.randint(high=n, size=(32,), dtype=torchlite.int64, generator=generator).tolist()
-            yield from torchlite.randint(high=n, size=(self.num_samples % 32,), dtype=torchlite.int64,
+                yield from _torch.randint(high=n, size=(32,), dtype=_torch.int64, generator=generator).tolist()
+            yield from _torch.randint(high=n, size=(self.num_samples % 32,), dtype=_torch.int64,
                                          generator=generator).tolist()
         else:
             for _ in range(self.num_samples // n):
-                yield from torchlite.randperm(n, generator=generator).tolist()
-            yield from torchlite.randperm(n, generator=generator).tolist()[: self.num_samples % n]
+                yield from _torch.randperm(n, generator=generator).tolist()
+            yield from _torch.randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -75,7 +75,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        for i in torchlite.randperm(len(self.indices), generator=self.generator).tolist():
+        for i in _torch.randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
@@ -88,7 +88,7 @@ class WeightedRandomSampler(Sampler):
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        weights_tensor = torchlite.as_tensor(weights, dtype=torchlite.double)
+        weights_tensor = _torch.as_tensor(weights, dtype=_torch.double)
         if len(weights_tensor.shape) != 1:
             raise ValueError("weights should be a 1d sequence but given "
                              f"weights have shape {tuple(weights_tensor.shape)}")
@@ -98,7 +98,7 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        rand_tensor = torchlite.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        rand_tensor = _torch.multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
         yield from iter(rand_tensor.tolist())
 
     def __len__(self) -> int:

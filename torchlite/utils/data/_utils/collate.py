@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 
-import torchlite
+from .. import _api as _torch
 from torchlite._tensor import Tensor
 
 __all__ = ["collate", "collate_tensor_fn", "default_collate", "default_collate_fn_map", "default_convert"]
@@ -28,7 +28,7 @@ def default_convert(data):
     if elem_type.__module__ == "numpy" and elem_type.__name__ not in ("str_", "string_"):
         if elem_type.__name__ == "ndarray" and np_str_obj_array_pattern.search(data.dtype.str) is not None:
             return data
-        return torchlite.as_tensor(data)
+        return _torch.as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
         try:
             if isinstance(data, collections.abc.MutableMapping):
@@ -100,26 +100,26 @@ def collate(batch, *, collate_fn_map=None):
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     """Tensors stacked along a new first dim (torchlite has no sparse or nested layouts to refuse,
     and no worker processes whose shared-memory output upstream preallocates)."""
-    return torchlite.stack(batch, 0)
+    return _torch.stack(batch, 0)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
     elem = batch[0]
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
         raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-    return collate([torchlite.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+    return collate([_torch.as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
-    return torchlite.as_tensor(batch)
+    return _torch.as_tensor(batch)
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
-    return torchlite.tensor(batch, dtype=torchlite.float64)
+    return _torch.tensor(batch, dtype=_torch.float64)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
-    return torchlite.tensor(batch)
+    return _torch.tensor(batch)
 
 
 def collate_str_fn(batch, *, collate_fn_map=None):
