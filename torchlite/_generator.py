@@ -4,7 +4,9 @@ csrc/aten/CPUGeneratorImpl.h). A seed gives the numbers torch gives, and get_sta
 torch's 5,056-byte state (docs/design.md, "Random numbers"). The simulated "sim" devices, whose
 memory is host memory, draw from it too; cuda tensors draw from cupy's generators
 (torchlite/_backend.py)."""
-from . import _C
+import numpy as np
+
+from . import _C, _dtypes, _factories, _tensor
 from ._dtypes import device as _device
 
 _OVERFLOW = "Overflow when unpacking long long"
@@ -55,16 +57,13 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor of torch's CPUGeneratorImplState layout (5,056 bytes)."""
-        from ._factories import from_numpy
-        return from_numpy(self._impl.get_state())
+        return _factories.from_numpy(self._impl.get_state())
 
     def set_state(self, new_state):
         """Sets the state from get_state()'s tensor (this library's or torch's); returns self."""
-        from ._tensor import Tensor
-        from ._dtypes import uint8
-        if not isinstance(new_state, Tensor):
+        if not isinstance(new_state, _tensor.Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
-        if new_state.dtype is not uint8 or new_state.device.type != "cpu":
+        if new_state.dtype is not _dtypes.uint8 or new_state.device.type != "cpu":
             raise TypeError("RNG state must be a torch.ByteTensor")
         try:
             self._impl.set_state(new_state._array.reshape(-1))
@@ -89,7 +88,6 @@ class Generator:
 
 
 def _restore(device, state):
-    import numpy as np
     gen = Generator(device)
     gen._impl.set_state(np.frombuffer(state, dtype=np.uint8))
     return gen

@@ -12,10 +12,12 @@ ATEN_CPU_CAPABILITY when set, else the best this CPU has. On x86-64 with AVX2 an
 torch's AVX2 float normal kernel (its AVX512 build registers none) and fused multiply-adds in the
 scalar transforms; "default" (or a CPU without them) gives the DEFAULT build's numbers."""
 import os
+import platform
 
 import numpy as np
 
 from . import _C, _backend
+from ._generator import Generator
 
 DEFAULT, AVX2, AVX512 = 0, 1, 2
 
@@ -34,7 +36,6 @@ def _cpu_flags():
 def _capability():
     """ATen's CPU capability (aten/src/ATen/native/DispatchStub.cpp): the environment's choice,
     capped at what the CPU supports."""
-    import platform
     if platform.machine().lower() not in ("x86_64", "amd64"):
         return DEFAULT
     flags = _cpu_flags()
@@ -59,7 +60,6 @@ def default_impl():
 def impl_of(fn, generator, dev):
     """The C++ generator to draw from for device `dev`: `generator`'s, else the default one; None
     for a cuda device without a generator (cupy's)."""
-    from ._generator import Generator
     if generator is not None and not isinstance(generator, Generator):
         raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
     if dev is not None and dev.type == "cuda":

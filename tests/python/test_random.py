@@ -327,6 +327,8 @@ def test_sim_device_draws_from_cpu_generator():
 _SUBPROCESS = r'''
 import sys, numpy as np
 import torch, torchlite
+if len(sys.argv) > 1:
+    torch.set_num_threads(int(sys.argv[1]))
 def run(lib):
     lib.manual_seed(5)
     m = lib.arange(20, dtype=lib.float32) / 3
@@ -344,20 +346,23 @@ sys.exit(1 if bad else 0)
 '''
 
 
-@pytest.mark.parametrize("capability", ["default", "avx2"])
-def test_other_cpu_capabilities(capability):
+@pytest.mark.parametrize("capability, threads", [("default", None), ("avx2", None), ("avx512", "1"),
+                                                 ("default", "1")])
+def test_other_cpu_capabilities(capability, threads):
+    # torch's random kernels are serial: the numbers do not depend on its thread count either
     env = dict(os.environ, ATEN_CPU_CAPABILITY=capability)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    r = subprocess.run([sys.executable, "-c", _SUBPROCESS], env=env, capture_output=True, text=True, timeout=300)
+    argv = [sys.executable, "-c", _SUBPROCESS] + ([threads] if threads else [])
+    r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"capability {capability.upper()}" in r.stdout
 
 
-def test_default_capability_differs_for_float_normal():
-    # the DEFAULT build's float normal (libm logf/cosf/sinf) is not the AVX2 one: both reproduced
-    assert torchlite._random.CAPABILITY in (torchlite._random.AVX2, torchlite._random.AVX512) or \
-        torch.backends.cpu.get_cpu_capability() == "DEFAULT"
+def test_capability_is_torchs():
+    # the kernel build torchlite reproduces is the one torch picked in this process
+    names = {"DEFAULT": torchlite._random.DEFAULT, "AVX2": torchlite._random.AVX2, "AVX512": torchlite._random.AVX512}
+    assert torchlite._random.CAPABILITY == names[torch.backends.cpu.get_cpu_capability()]
 
 
 def test_compare_randn_script(tmp_path):

@@ -72,4 +72,10 @@ void multinomial_with_replacement_kernel(
     int64_t n_sample,
     int64_t* out);
 
+// torch's AVX2 NormalFill16 on 16 floats in place (uniforms in, normals out), as the kernels run
+// it on this CPU (`vectorised`: the AVX2 intrinsics where the CPU has AVX2 and FMA) or as the
+// portable lane-by-lane code (avx_mathfun.h) that other CPUs run. Exposed for the C++ tests,
+// which check that the two agree bit for bit.
+void normal_fill_16_avx2(float* data, float mean, float std, bool vectorised);
+
 } // namespace at::native
