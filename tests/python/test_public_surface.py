@@ -2396,6 +2396,272 @@ def _embedding(lib, dev):
 
 # ==== issue 15: optim ====
 # (the optim family's entries follow this line)
+MODULES += ["torchlite.optim.lr_scheduler"]
+
+
+def _optim_params(lib, dev):
+    return [lib.tensor([[1.0, -2.0], [0.5, 3.0]], device=dev, dtype=lib.float64, requires_grad=True),
+            lib.tensor([0.25, -1.5], device=dev, dtype=lib.float64, requires_grad=True)]
+
+
+def _optim_run(lib, dev, opt, params, steps=3):
+    """`steps` steps with fixed gradients; the parameters, the state tensors (dev's) and numbers
+    (the `step` counters are CPU tensors: compared as numbers), the repr and state_dict layout."""
+    for k in range(steps):
+        for i, p in enumerate(params):
+            p.grad = lib.full(p.shape, 0.3 * (k + 1) - 0.2 * i, device=dev, dtype=lib.float64) + p.detach() * 0.1
+        opt.step()
+    state = [[(key, v if isinstance(v, lib.Tensor) and v.dim() else float(v)) for key, v in opt.state[p].items()]
+             for p in params]
+    sd = opt.state_dict()
+    return [p.detach() for p in params], state, repr(opt), sd["param_groups"], sorted(sd["state"])
+
+
+_OPTIM_CASES = {
+    "SGD": dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+    "Adam": dict(lr=0.1, amsgrad=True, weight_decay=0.1),
+    "AdamW": dict(lr=0.1, betas=(0.8, 0.9)),
+    "RMSprop": dict(lr=0.01, momentum=0.5, centered=True),
+    "Adagrad": dict(lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1),
+    "Adadelta": dict(lr=0.5, weight_decay=0.1),
+    "Adamax": dict(lr=0.1, maximize=True),
+    "NAdam": dict(lr=0.1, decoupled_weight_decay=True, weight_decay=0.1),
+    "RAdam": dict(lr=0.1, weight_decay=0.1),
+}
+
+
+def _optimizer_case(name, kw):
+    def run_case(lib, dev):
+        params = _optim_params(lib, dev)
+        out = _optim_run(lib, dev, getattr(lib.optim, name)(params, **kw), params)
+        err = run(lambda lib_: getattr(lib_.optim, name)([], **kw), lib)
+        return out, err
+    return run_case
+
+
+for _name, _kw in _OPTIM_CASES.items():
+    case(f"torchlite.optim.{_name}")(_optimizer_case(_name, _kw))
+
+
+@case("torchlite.optim.LBFGS")
+def _lbfgs(lib, dev):
+    x = lib.tensor([1.5, -0.5], device=dev, dtype=lib.float64, requires_grad=True)
+    opt = lib.optim.LBFGS([x], line_search_fn="strong_wolfe", lr=0.5)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((x - 0.3) ** 4).sum() + (x ** 2).sum()
+        loss.backward()
+        return loss
+    losses = [opt.step(closure).item() for _ in range(3)]
+    return losses, x.detach(), opt.state[x]["n_iter"], run(lambda lib_: lib_.optim.LBFGS([x], lr=-1.0), lib)
+
+
+@case("torchlite.optim.Optimizer")
+def _optimizer_base(lib, dev):
+    p = lib.tensor([1.0, 2.0], device=dev, requires_grad=True)
+    opt = lib.optim.Optimizer([p], {"lr": 0.1})
+    seen = []
+    opt.register_step_pre_hook(lambda o, a, k: seen.append("pre"))
+    p.grad = lib.ones(2, device=dev)
+    opt.zero_grad(set_to_none=False)
+    return (repr(opt), opt.state_dict(), p.grad, run(lambda lib_: opt.step(), lib), seen,
+            run(lambda lib_: lib_.optim.Optimizer([p * 2], {}), lib))
+
+
+def _sched_run(lib, dev, make, steps=12, opt_name="SGD", metric=None):
+    p = lib.tensor([1.0], device=dev, requires_grad=True)
+    q = lib.tensor([2.0], device=dev, requires_grad=True)
+    opt = getattr(lib.optim, opt_name)([{"params": [p]}, {"params": [q], "lr": 0.2}], lr=0.1,
+                                       **({"momentum": 0.9} if opt_name == "SGD" else {}))
+    sched = make(opt)
+    lrs = [sched.get_last_lr()]
+    for i in range(steps):
+        opt.step()
+        if metric is None:
+            sched.step()
+        else:
+            sched.step(metric(i))
+        lrs.append(sched.get_last_lr())
+    return lrs, [g.get("momentum", g.get("betas")) for g in opt.param_groups], sorted(sched.state_dict())
+
+
+_S = "lib.optim.lr_scheduler."
+_SCHED_CASES = {
+    "LambdaLR": "LambdaLR(o, lambda e: 0.9 ** e)",
+    "MultiplicativeLR": "MultiplicativeLR(o, lambda e: 0.8)",
+    "StepLR": "StepLR(o, step_size=3, gamma=0.5)",
+    "MultiStepLR": "MultiStepLR(o, milestones=[2, 5, 5], gamma=0.5)",
+    "ConstantLR": "ConstantLR(o, factor=0.5, total_iters=4)",
+    "LinearLR": "LinearLR(o, start_factor=0.25, total_iters=6)",
+    "ExponentialLR": "ExponentialLR(o, gamma=0.9)",
+    "PolynomialLR": "PolynomialLR(o, total_iters=8, power=2.0)",
+    "CosineAnnealingLR": "CosineAnnealingLR(o, T_max=5, eta_min=0.01)",
+    "CosineAnnealingWarmRestarts": "CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2)",
+    "CyclicLR": "CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=3)",
+    "OneCycleLR": "OneCycleLR(o, max_lr=1.0, total_steps=13)",
+    "SequentialLR": "SequentialLR(o, [lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=2), "
+                    "lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)], milestones=[3])",
+    "ChainedScheduler": "ChainedScheduler([lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=2), "
+                        "lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)])",
+}
+
+
+def _scheduler_case(expr):
+    def run_case(lib, dev):
+        return _sched_run(lib, dev, lambda o: eval(_S + expr, {"lib": lib, "o": o}))
+    return run_case
+
+
+for _name, _expr in _SCHED_CASES.items():
+    case(f"torchlite.optim.lr_scheduler.{_name}")(_scheduler_case(_expr))
+
+
+@case("torchlite.optim.lr_scheduler.ReduceLROnPlateau")
+def _reduce_on_plateau(lib, dev):
+    return _sched_run(lib, dev, lambda o: lib.optim.lr_scheduler.ReduceLROnPlateau(o, patience=1, factor=0.5),
+                      metric=lambda i: 1.0 if i > 2 else 2.0 - i)
+
+
+@case("torchlite.optim.lr_scheduler.LRScheduler")
+def _lr_scheduler_base(lib, dev):
+    class Halving(lib.optim.lr_scheduler.LRScheduler):
+        def get_lr(self):
+            return [g["lr"] * 0.5 for g in self.optimizer.param_groups]
+    out = _sched_run(lib, dev, Halving, steps=3)
+    p = lib.tensor([1.0], device=dev, requires_grad=True)
+    return out, run(lambda lib_: lib_.optim.lr_scheduler.LRScheduler(lib_.optim.SGD([p])), lib)
+
+
+def _data_ds(lib, dev, n=5):
+    return lib.utils.data.TensorDataset(lib.arange(2 * n, device=dev).reshape(n, 2),
+                                        lib.arange(n, device=dev, dtype=lib.float32))
+
+
+_D = "torchlite.utils.data."
+
+
+@case(_D + "DataLoader")
+def _dataloader(lib, dev):
+    dl = lib.utils.data.DataLoader(_data_ds(lib, dev), batch_size=2)
+    return [list(b) for b in dl], len(dl), run(lambda lib_: lib_.utils.data.DataLoader([1], num_workers=-1), lib)
+
+
+@case(_D + "TensorDataset")
+def _tensor_dataset(lib, dev):
+    ds = _data_ds(lib, dev)
+    return len(ds), list(ds[1]), list(ds[-1])
+
+
+@case(_D + "Dataset")
+def _dataset(lib, dev):
+    class Sq(lib.utils.data.Dataset):
+        def __getitem__(self, i):
+            return lib.tensor([i * i], device=dev)
+
+        def __len__(self):
+            return 3
+    both = Sq() + Sq()
+    return type(both).__name__, len(both), both[4], run(lambda lib_: lib_.utils.data.Dataset()[0], lib)
+
+
+@case(_D + "IterableDataset", _D + "ChainDataset")
+def _iterable_dataset(lib, dev):
+    class It(lib.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter([lib.tensor([1.0], device=dev), lib.tensor([2.0], device=dev)])
+    chained = It() + It()
+    dl = lib.utils.data.DataLoader(lib.utils.data.ChainDataset([It(), It()]), batch_size=3)
+    return type(chained).__name__, list(chained), list(dl)
+
+
+@case(_D + "StackDataset")
+def _stack_dataset(lib, dev):
+    ds = lib.utils.data.StackDataset(a=_data_ds(lib, dev), b=[5, 6, 7, 8, 9])
+    return len(ds), ds[1]["b"], list(ds[1]["a"]), len(ds.__getitems__([0, 2]))
+
+
+@case(_D + "ConcatDataset")
+def _concat_dataset(lib, dev):
+    ds = lib.utils.data.ConcatDataset([_data_ds(lib, dev, 2), _data_ds(lib, dev, 3)])
+    return len(ds), list(ds[3]), ds.cumulative_sizes, run(lambda lib_: lib_.utils.data.ConcatDataset([]), lib)
+
+
+@case(_D + "Subset")
+def _subset(lib, dev):
+    ds = lib.utils.data.Subset(_data_ds(lib, dev), [3, 1])
+    return len(ds), list(ds[0]), [list(s) for s in ds.__getitems__([1, 0])]
+
+
+@case(_D + "random_split")
+def _random_split(lib, dev):
+    parts = lib.utils.data.random_split(range(10), [0.5, 0.3, 0.2], generator=lib.Generator().manual_seed(0))
+    idx = [p.indices for p in parts]
+    return [len(p) for p in parts], idx, run(lambda lib_: lib_.utils.data.random_split(range(3), [1, 1]), lib)
+
+
+@case(_D + "Sampler")
+def _sampler(lib, dev):
+    class Evens(lib.utils.data.Sampler):
+        def __iter__(self):
+            return iter([0, 2, 4])
+    return list(lib.utils.data.DataLoader(_data_ds(lib, dev), sampler=Evens(), batch_size=2))[1]
+
+
+@case(_D + "SequentialSampler")
+def _sequential_sampler(lib, dev):
+    return list(lib.utils.data.SequentialSampler(range(4))), len(lib.utils.data.SequentialSampler([1, 2]))
+
+
+@case(_D + "RandomSampler")
+def _random_sampler(lib, dev):
+    s = lib.utils.data.RandomSampler(range(6), generator=lib.Generator().manual_seed(1))
+    r = lib.utils.data.RandomSampler(range(6), replacement=True, num_samples=40)
+    drawn = list(r)
+    lib.manual_seed(0)
+    return (list(s), len(s), len(r), list(r), set(drawn) <= set(range(6)),
+            run(lambda lib_: lib_.utils.data.RandomSampler(range(3), num_samples=0), lib))
+
+
+@case(_D + "SubsetRandomSampler")
+def _subset_random_sampler(lib, dev):
+    s = lib.utils.data.SubsetRandomSampler([7, 8, 9, 10, 11], generator=lib.Generator().manual_seed(2))
+    return list(s), len(s)
+
+
+@case(_D + "WeightedRandomSampler")
+def _weighted_random_sampler(lib, dev):
+    s = lib.utils.data.WeightedRandomSampler([0.0, 2.0, 0.0, 1.0], 20, generator=lib.Generator().manual_seed(3))
+    drawn = list(s)
+    return len(s), drawn, set(drawn) <= {1, 3}, \
+        run(lambda lib_: lib_.utils.data.WeightedRandomSampler([1.0], 0), lib)
+
+
+@case(_D + "BatchSampler")
+def _batch_sampler(lib, dev):
+    return (list(lib.utils.data.BatchSampler(range(7), 3, False)), list(lib.utils.data.BatchSampler(range(7), 3, True)),
+            len(lib.utils.data.BatchSampler(range(7), 3, False)),
+            run(lambda lib_: lib_.utils.data.BatchSampler(range(3), 0, False), lib))
+
+
+@case(_D + "default_collate")
+def _default_collate(lib, dev):
+    a, b = lib.tensor([1.0, 2.0], device=dev), lib.tensor([3.0, 4.0], device=dev)
+    out = lib.utils.data.default_collate([{"t": a, "n": 1, "f": 0.5, "s": "x"}, {"t": b, "n": 2, "f": 1.5, "s": "y"}])
+    return out["t"], out["n"].tolist(), str(out["n"].dtype), str(out["f"].dtype), out["s"], \
+        run(lambda lib_: lib_.utils.data.default_collate([object()]), lib)
+
+
+@case(_D + "default_convert")
+def _default_convert(lib, dev):
+    out = lib.utils.data.default_convert({"a": np.array([1.5, 2.5]), "b": (np.int8(3), "s")})
+    return out["a"].tolist(), str(out["a"].dtype), str(out["b"][0].dtype), out["b"][1]
+
+
+@case(_D + "get_worker_info")
+def _get_worker_info(lib, dev):
+    return lib.utils.data.get_worker_info()
+
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
