@@ -1019,6 +1019,7 @@ void initFunctionBindings(py::module_& m) {
           [](THPFunction& f, py::object fn) { return node_register_prehook(ctx_node(f), std::move(fn)); })
       .def("_sequence_nr", [](THPFunction& f) { return ctx_node(f)->sequence_nr(); })
       .def("_num_inputs", [](THPFunction& f) { return ctx_node(f)->num_inputs(); })
+      .def_property_readonly("_input_metadata", [](THPFunction& f) { return node_input_metadata(ctx_node(f)); })
       .def(
           "_do_backward",
           [](THPFunction& f, const py::sequence& grad_output, bool retain_variables) {

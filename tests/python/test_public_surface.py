@@ -52,12 +52,7 @@ NOT_COMPARED = {
 # Known bugs: (name, device or None for both) -> reason. Strict: a fix makes the case pass, and
 # then the entry must go.
 _OPS = "torchlite/_ops: "
-XFAIL = {
-    ("torchlite.autograd.graph.get_gradient_edge", None): "autograd.grad(outputs, inputs=GradientEdge) is refused: "
-                                                          "'all inputs have to be Tensors, but got ExpBackward0'",
-}
-# Names sharing a case share its entry.
-XFAIL[("torchlite.autograd.graph.GradientEdge", None)] = XFAIL[("torchlite.autograd.graph.get_gradient_edge", None)]
+XFAIL: dict = {}
 
 
 def public_names():

@@ -1,0 +1,152 @@
+"""The rest of issue 14's autograd API against torch: GradientEdges as grad()'s and
+backward()'s outputs and inputs, allow_mutation_on_saved_tensors, gradcheck's fast mode,
+inference tensors saved for backward, and the custom Function API's corners."""
+import numpy as np
+import pytest
+
+import torchlite
+from diff_utils import import_torch, run
+
+torch = import_torch()
+
+DEVICES = ["cpu", "sim:0"]
+
+
+def dev_of(lib, dev):
+    return "cpu" if lib is torch else dev
+
+
+def same(case, dev="cpu"):
+    """case(lib, dev) under both libraries, compared."""
+    got = run(lambda lib: case(lib, dev_of(lib, dev)), torchlite)
+    want = run(lambda lib: case(lib, dev_of(lib, dev)), torch)
+    assert got == want
+
+
+# GradientEdge as grad()'s and backward()'s inputs and outputs -------------------------------------
+
+def _graph(lib, dev):
+    x = lib.tensor([0.5, -1.0, 2.0], device=dev, requires_grad=True)
+    y = x.exp()
+    z = (y * y).sum()
+    return x, y, z
+
+
+def edge(lib, t):
+    return lib.autograd.graph.get_gradient_edge(t)
+
+
+GE_CASES = {
+    "input_edge_of_an_intermediate": lambda lib, x, y, z: lib.autograd.grad(z, edge(lib, y)),
+    "input_edge_list": lambda lib, x, y, z: lib.autograd.grad(z, [edge(lib, y), x]),
+    "input_edge_of_a_leaf": lambda lib, x, y, z: lib.autograd.grad(z, [edge(lib, x)]),
+    "input_edge_and_tensor_of_a_leaf": lambda lib, x, y, z: lib.autograd.grad(z, [edge(lib, x), x]),
+    "output_edge_with_grad": lambda lib, x, y, z: lib.autograd.grad(edge(lib, y), x, lib.ones_like(y)),
+    "output_edge_scalar_implicit": lambda lib, x, y, z: lib.autograd.grad(edge(lib, z), [edge(lib, y)]),
+    "output_edge_not_scalar": lambda lib, x, y, z: lib.autograd.grad(edge(lib, y), [x]),
+    "output_edge_shape_mismatch": lambda lib, x, y, z: lib.autograd.grad(edge(lib, z), [x], lib.ones_like(x)),
+    "output_edge_int_grad": lambda lib, x, y, z: lib.autograd.grad(
+        edge(lib, y), [x], lib.ones_like(x, dtype=lib.int64)),
+    "output_edges_and_tensors": lambda lib, x, y, z: lib.autograd.grad(
+        [edge(lib, y), z], [x], [lib.full_like(x, 2.0), None]),
+    "create_graph_through_edge": lambda lib, x, y, z: lib.autograd.grad(
+        lib.autograd.grad(z, edge(lib, y), create_graph=True)[0].sum(), x),
+    "unused_edge": lambda lib, x, y, z: lib.autograd.grad(
+        z, [edge(lib, x.detach().requires_grad_())]),
+    "unused_edge_allowed": lambda lib, x, y, z: lib.autograd.grad(
+        z, [edge(lib, x.detach().requires_grad_())], allow_unused=True),
+    "unused_edge_materialized": lambda lib, x, y, z: lib.autograd.grad(
+        z, [edge(lib, x.detach().requires_grad_())], materialize_grads=True),
+    "edge_of_a_tensor": lambda lib, x, y, z: lib.autograd.grad(
+        z, [lib.autograd.graph.GradientEdge(x, 0)]),
+    "edge_of_a_number": lambda lib, x, y, z: lib.autograd.grad(
+        lib.autograd.graph.GradientEdge(3, 0), [x], lib.ones_like(x)),
+    "plain_tuple_input": lambda lib, x, y, z: lib.autograd.grad(z, [(y.grad_fn, 0)]),
+    "int_input": lambda lib, x, y, z: lib.autograd.grad(z, [3]),
+    "str_output_nr": lambda lib, x, y, z: lib.autograd.grad(z, [lib.autograd.graph.GradientEdge(y.grad_fn, "a")]),
+    "backward_inputs_edge_of_a_leaf": lambda lib, x, y, z: (
+        lib.autograd.backward(z, inputs=edge(lib, x)), x.grad)[1],
+    "backward_inputs_edge_of_an_intermediate": lambda lib, x, y, z: (
+        lib.autograd.backward(z, inputs=[edge(lib, y)]), x.grad, y.requires_grad),
+    "backward_output_edge": lambda lib, x, y, z: (
+        lib.autograd.backward(edge(lib, y), lib.ones_like(x)), x.grad)[1],
+    "backward_output_edge_implicit": lambda lib, x, y, z: (
+        lib.autograd.backward([edge(lib, z)]), x.grad)[1],
+    "tensor_backward_inputs_edge": lambda lib, x, y, z: (z.backward(inputs=[edge(lib, x)]), x.grad)[1],
+}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", sorted(GE_CASES))
+def test_gradient_edge_in_grad_and_backward(name, dev):
+    def case(lib, d):
+        x, y, z = _graph(lib, d)
+        return GE_CASES[name](lib, x, y, z)
+    same(case, dev)
+
+
+def test_gradient_edge_gradient_equals_the_tensors():
+    """get_gradient_edge(t) in grad() gives what t gives (torch's documented equivalence)."""
+    x, y, z = _graph(torchlite, "cpu")
+    (g_edge,) = torchlite.autograd.grad(z, edge(torchlite, y), retain_graph=True)
+    (g_tensor,) = torchlite.autograd.grad(z, y)
+    np.testing.assert_allclose(g_edge.numpy(), g_tensor.numpy(), rtol=0, atol=0)
+    np.testing.assert_allclose(g_edge.numpy(), 2 * np.exp([0.5, -1.0, 2.0]), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_gradient_edge_of_a_multi_output_node_and_a_custom_function(dev):
+    def case(lib, d):
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                ctx.save_for_backward(a)
+                return a * a
+
+            @staticmethod
+            def backward(ctx, g):
+                (a,) = ctx.saved_tensors
+                return 2 * a * g
+
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], device=d, requires_grad=True)
+        a, b = x.unbind(0)
+        s = Square.apply(b)
+        out = (a * 3 + s).sum()
+        e_b, e_s = edge(lib, b), edge(lib, s)
+        return (e_b.output_nr, e_b.node.name(), e_s.node.name(),
+                lib.autograd.grad(out, [e_b, e_s, edge(lib, a)], retain_graph=True),
+                lib.autograd.grad(e_s, [x], lib.ones(2, device=d)),
+                [(m.shape, str(m.dtype), m.is_nested_tensor) for m in e_b.node._input_metadata])
+    same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_unused_piece_of_unbind_and_split_gets_zeros_on_the_device(dev):
+    def case(lib, d):
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], device=d, requires_grad=True)
+        return (lib.autograd.grad((x.unbind(0)[1] * 3).sum(), [x]),
+                lib.autograd.grad((x.split(1)[0] * 3).sum(), [x]))
+    same(case, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_input_metadata_of_nodes(dev):
+    def case(lib, d):
+        x = lib.ones(2, 3, device=d, dtype=lib.float64, requires_grad=True)
+        y = x.sum(0)
+        leaf_edge = edge(lib, x)
+        return [[(m.shape, str(m.dtype), m.device == x.device, m.is_nested_tensor, m.is_cpp_nested_tensor)
+                 for m in n._input_metadata] for n in (y.grad_fn, leaf_edge.node, (y * 2).grad_fn)]
+    same(case, dev)
+
+
+def test_gradient_edge_output_nr_out_of_range_raises():
+    """torch crashes on an output_nr the node has no input for; torchlite raises."""
+    x, y, z = _graph(torchlite, "cpu")
+    for nr in (1, -1, 7):
+        with pytest.raises(RuntimeError, match=f"GradientEdge's output_nr {nr} is out of range for ExpBackward0, "
+                                               "which has 1 inputs"):
+            torchlite.autograd.grad(z, [torchlite.autograd.graph.GradientEdge(y.grad_fn, nr)], retain_graph=True)
+        with pytest.raises(RuntimeError, match="out of range"):
+            torchlite.autograd.grad(torchlite.autograd.graph.GradientEdge(y.grad_fn, nr), [x], torchlite.ones(3),
+                                    retain_graph=True)
