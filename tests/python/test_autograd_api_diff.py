@@ -150,3 +150,50 @@ def test_gradient_edge_output_nr_out_of_range_raises():
         with pytest.raises(RuntimeError, match="out of range"):
             torchlite.autograd.grad(torchlite.autograd.graph.GradientEdge(y.grad_fn, nr), [x], torchlite.ones(3),
                                     retain_graph=True)
+
+
+# Inference tensors saved for backward (SavedVariable's check, saved_variable.cpp) ---------------
+
+def _setitem(t, key, value):
+    t[key] = value
+    return t
+
+
+INFERENCE_CASES = {
+    "index": lambda lib, x, inf: x[inf["idx"]],
+    "index_tuple": lambda lib, x, inf: x[inf["idx"], 0],
+    "index_second_dim": lambda lib, x, inf: x[:, inf["pair"]],
+    "index_mask": lambda lib, x, inf: x[inf["mask"]],
+    "index_0d_selects": lambda lib, x, inf: x[inf["i0"]],
+    "index_0d_in_tuple": lambda lib, x, inf: x[inf["i0"], 1],
+    "index_of_a_tensor_without_grad": lambda lib, x, inf: x.detach()[inf["idx"]],
+    "index_under_no_grad": lambda lib, x, inf: lib.no_grad()(lambda: x[inf["idx"]])(),
+    "setitem_self_requires_grad": lambda lib, x, inf: _setitem(x.clone(), inf["idx"], 1.0),
+    "setitem_value_requires_grad": lambda lib, x, inf: _setitem(lib.zeros_like(x.detach()), inf["idx"],
+                                                                lib.ones(2, 2, requires_grad=True)),
+    "setitem_nothing_requires_grad": lambda lib, x, inf: _setitem(lib.zeros_like(x.detach()), inf["idx"], 1.0),
+    "setitem_mask": lambda lib, x, inf: _setitem(x.clone(), inf["mask"], 0.0),
+    "setitem_0d": lambda lib, x, inf: _setitem(x.clone(), inf["i0"], 0.0),
+    "setitem_inference_value": lambda lib, x, inf: _setitem(x.clone(), lib.tensor([0, 2]), inf["values"]),
+    "mul": lambda lib, x, inf: x * inf["ones"],
+    "add": lambda lib, x, inf: x + inf["ones"],
+    "index_select": lambda lib, x, inf: x.index_select(0, inf["idx"]),
+    "gather": lambda lib, x, inf: x.gather(0, inf["idx"].view(2, 1).expand(2, 2)),
+    "index_add_of_self_only": lambda lib, x, inf: x.index_add(0, inf["idx"], lib.ones(2, 2)),
+    "index_add_of_source": lambda lib, x, inf: x.detach().index_add(0, inf["idx"], lib.ones(2, 2, requires_grad=True)),
+    "where": lambda lib, x, inf: lib.where(inf["mask"].view(4, 1), x, inf["ones"]),
+    "cat": lambda lib, x, inf: lib.cat([x, inf["ones"]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INFERENCE_CASES))
+def test_inference_tensor_saved_for_backward(name):
+    def case(lib, d):
+        x = lib.ones(4, 2, requires_grad=True)
+        with lib.inference_mode():
+            inf = {"idx": lib.tensor([0, 2]), "i0": lib.tensor(1), "pair": lib.tensor([1, 0]),
+                   "mask": lib.tensor([True, False, True, False]), "ones": lib.ones(4, 2),
+                   "values": lib.ones(2, 2)}
+        out = INFERENCE_CASES[name](lib, x, inf)
+        return out, type(out.grad_fn).__name__ if out.grad_fn is not None else None
+    same(case)
