@@ -197,3 +197,140 @@ def test_inference_tensor_saved_for_backward(name):
         out = INFERENCE_CASES[name](lib, x, inf)
         return out, type(out.grad_fn).__name__ if out.grad_fn is not None else None
     same(case)
+
+
+# gradcheck's fast mode -------------------------------------------------------------------------
+
+def _wrong_square(lib):
+    class WrongSquare(lib.autograd.Function):
+        """x * x with a backward 1.5 times too large."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * x * g
+    return WrongSquare
+
+
+def _detached_backward_square(lib):
+    class DetachedSquare(lib.autograd.Function):
+        """x * x with a right backward whose own graph misses x (wrong double backward)."""
+
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x.detach() * g
+    return DetachedSquare
+
+
+_FLOAT = r"-?\d+\.\d+(?:e-?\d+)?"
+
+
+def _mask_projections(message):
+    """Fast mode's projected v^T J u from torch's random vectors and torchlite's differ (the two
+    generators differ): the two numbers are compared as their ratio, the rest as text."""
+    import re
+    m = re.match(rf"(Jacobian mismatch for output 0 with respect to input 0,\nnumerical:)({_FLOAT})\n"
+                 rf"analytical:({_FLOAT})\n", message)
+    if m is None:
+        return message, None
+    n, a = float(m.group(2)), float(m.group(3))
+    return m.group(1) + "<n>\nanalytical:<a>\n" + message[m.end():], round(n / a, 6) if a else (n != 0, a)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_catches_a_wrong_backward_as_torch(fast_mode):
+    def case(lib, d):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        try:
+            lib.autograd.gradcheck(_wrong_square(lib).apply, (x,), fast_mode=fast_mode)
+        except RuntimeError as e:
+            return type(e).__name__, _mask_projections(str(e).replace("torchlite", "torch"))
+        return "passed"
+    got, want = run(lambda lib: case(lib, "cpu"), torchlite), run(lambda lib: case(lib, "cpu"), torch)
+    assert got == want
+    assert got[1][0] == "GradcheckError"
+    if fast_mode:  # numerical / analytical = 2x / 3x along any projection
+        assert got[1][1][1] == round(2 / 3, 6)
+        assert "The max per-element difference (slow mode) is: 1.99999" in got[1][1][0]
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradcheck_raise_exception_false_returns_false(fast_mode):
+    def case(lib, d):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        return (lib.autograd.gradcheck(_wrong_square(lib).apply, (x,), fast_mode=fast_mode, raise_exception=False),
+                lib.autograd.gradgradcheck(_detached_backward_square(lib).apply, (x,), fast_mode=fast_mode,
+                                           raise_exception=False))
+    same(case)
+
+
+@pytest.mark.parametrize("fast_mode", [False, True])
+def test_gradgradcheck_catches_a_wrong_double_backward_as_torch(fast_mode):
+    def case(lib, d):
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        g = lib.tensor([1.0, 0.5, -2.0], dtype=lib.float64, requires_grad=True)
+        try:
+            lib.autograd.gradgradcheck(_detached_backward_square(lib).apply, (x,), (g,), fast_mode=fast_mode)
+        except RuntimeError as e:
+            return type(e).__name__, _mask_projections(str(e).replace("torchlite", "torch"))
+        return "passed"
+    got, want = run(lambda lib: case(lib, "cpu"), torchlite), run(lambda lib: case(lib, "cpu"), torch)
+    assert got == want and got[1][0] == "GradcheckError"
+
+
+FAST_PASS_CASES = {
+    "unary": (lambda lib, a, b: a.sin() * a.exp(), 1),
+    "binary_broadcast": (lambda lib, a, b: a.view(3, 1) * b.view(1, 2) + a.view(3, 1), 2),
+    "two_outputs": (lambda lib, a, b: (a.tanh(), (b * b).sum()), 2),
+    "matmul": (lambda lib, a, b: a.view(3, 1) @ b.view(1, 2), 2),
+    "non_float_output": (lambda lib, a, b: (a * 2, a.argmax()), 1),
+    "reduction": (lambda lib, a, b: a.logsumexp(0), 1),
+    "no_differentiable_output": (lambda lib, a, b: a.detach() * 2, 1),
+}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", sorted(FAST_PASS_CASES))
+def test_fast_gradcheck_and_gradgradcheck_pass_right_gradients(name, dev):
+    fn, n = FAST_PASS_CASES[name]
+
+    def case(lib, d):
+        a = lib.tensor([0.3, -0.7, 1.1], dtype=lib.float64, device=d, requires_grad=True)
+        b = lib.tensor([0.9, -0.2], dtype=lib.float64, device=d, requires_grad=True)
+        inputs = (a, b)[:n]
+        f = lambda *args: fn(lib, *(args + (b,))[:2])  # noqa: E731
+        checks = [lib.autograd.gradcheck(f, inputs, fast_mode=True)]
+        if name != "no_differentiable_output":
+            checks.append(lib.autograd.gradgradcheck(f, inputs, fast_mode=True))
+        return checks
+    same(case, dev)
+
+
+def test_gradcheck_refuses_forward_ad_and_batched_checks():
+    x = torchlite.tensor([0.5], dtype=torchlite.float64, requires_grad=True)
+    for kw in ("check_forward_ad", "check_batched_grad"):
+        with pytest.raises(NotImplementedError, match=f"gradcheck: {kw}=True needs forward-mode AD or vmap"):
+            torchlite.autograd.gradcheck(lambda a: a * 2, (x,), **{kw: True})
+    with pytest.raises(NotImplementedError, match="check_fwd_over_rev=True"):
+        torchlite.autograd.gradgradcheck(lambda a: a * a, (x,), check_fwd_over_rev=True)
+    # the argument checks torch makes first
+    same(lambda lib, d: lib.autograd.gradcheck(lambda a: a * 2, (lib.tensor([0.5], dtype=lib.float64,
+                                                                              requires_grad=True),),
+                                               check_backward_ad=False, check_batched_grad=True))
+    same(lambda lib, d: lib.autograd.gradgradcheck(lambda a: a * 2, (lib.tensor([0.5], dtype=lib.float64,
+                                                                                  requires_grad=True),),
+                                                   check_rev_over_rev=False))
+    same(lambda lib, d: lib.autograd.gradcheck(lambda a: a * 2, (lib.tensor([0.5], dtype=lib.float64,
+                                                                              requires_grad=True),),
+                                               check_backward_ad=False, check_undefined_grad=False))
