@@ -334,3 +334,148 @@ def test_gradcheck_refuses_forward_ad_and_batched_checks():
     same(lambda lib, d: lib.autograd.gradcheck(lambda a: a * 2, (lib.tensor([0.5], dtype=lib.float64,
                                                                               requires_grad=True),),
                                                check_backward_ad=False, check_undefined_grad=False))
+
+
+# allow_mutation_on_saved_tensors -----------------------------------------------------------------
+
+def _amst(lib):
+    return lib.autograd.graph.allow_mutation_on_saved_tensors
+
+
+def _mutate_doc_example(lib, d):
+    with _amst(lib)():
+        a = lib.ones(2, 3, device=d, requires_grad=True)
+        b = a.clone()
+        out = (b ** 2).sum()
+        b.sin_()
+        out.sum().backward()
+        return a.grad, b, b.grad_fn.name()
+
+
+def _mutate_outside_the_context(lib, d):
+    a = lib.ones(2, 3, device=d, requires_grad=True)
+    b = a.clone()
+    out = (b ** 2).sum()
+    b.sin_()
+    try:
+        out.backward()
+    except RuntimeError as e:  # the sim device's type name as the CPU's
+        return str(e).replace("torchlite.", "torch.").replace("torch.sim.", "torch.")
+
+
+def _backward_outside(lib, d):
+    with _amst(lib)():
+        a = lib.ones(2, 3, device=d, requires_grad=True)
+        out = (a.clone() ** 2).sum()
+    out.backward()
+
+
+def _backward_in_another_context(lib, d):
+    with _amst(lib)():
+        a = lib.ones(2, 3, device=d, requires_grad=True)
+        out = (a.clone() ** 2).sum()
+    with _amst(lib)():
+        out.backward()
+
+
+def _nested(lib, d):
+    with _amst(lib)():
+        with _amst(lib)():
+            pass
+
+
+def _backward_after_refused_nesting(lib, d):
+    with _amst(lib)():
+        a = lib.ones(2, device=d, requires_grad=True)
+        out = (a.clone() ** 2).sum()
+        try:
+            with _amst(lib)():
+                pass
+        except RuntimeError:
+            pass
+        out.backward()
+
+
+def _mutations_through_views(lib, d):
+    with _amst(lib)() as ctx:
+        a = lib.tensor([1.0, 2.0, 3.0, 4.0], device=d, requires_grad=True)
+        b = a * 1
+        c = b.exp()          # saves its result c
+        s = (b * b).sum()    # saves b (twice)
+        b.view(2, 2).mul_(3)  # b written through a view
+        c.add_(1)
+        f = (c * b).sum()    # saves the written c and b
+        b.zero_()
+        b[0] = 5.0
+        (s + f).backward()
+        return a.grad, b, c, len(ctx.cloned), len(ctx.original)
+
+
+def _mutations_under_no_grad(lib, d):
+    with _amst(lib)():
+        w = lib.tensor([0.5, -1.0], device=d, requires_grad=True)
+        x = lib.tensor([2.0, 3.0], device=d, requires_grad=True)
+        loss = ((w * x).tanh() * w).sum()
+        with lib.no_grad():
+            w.sub_(0.1 * lib.ones(2, device=d))
+            x.copy_(lib.zeros(2, device=d))
+            x.mul_(2)
+        loss.backward()
+        return w.grad, x.grad
+
+
+def _setitem_fill_and_out(lib, d):
+    with _amst(lib)():
+        a = lib.tensor([1.0, 2.0, 3.0], device=d, requires_grad=True)
+        b = a.clone()
+        m = a.clone()
+        out = (b.sin() * b).sum() + (m * m).sum()
+        b[1] = 10.0
+        b.fill_(2.0)
+        with lib.no_grad():
+            lib.add(m, 1, out=m)
+            m.clamp_(0, 1)
+        out.backward()
+        return a.grad
+
+
+def _context_state_cleared(lib, d):
+    G = lib.autograd.graph
+    with _amst(lib)() as ctx:
+        a = lib.ones(2, device=d, requires_grad=True)
+        (a.clone() ** 2).sum()
+        during = (len(ctx.original), len(ctx.sid_to_tid), G._allow_mutation_on_saved_tensors_enabled)
+    return during, len(ctx.original), len(ctx.sid_to_tid), G._allow_mutation_on_saved_tensors_enabled
+
+
+def _unmutated_saved_tensor_is_the_original(lib, d):
+    with _amst(lib)():
+        a = lib.ones(2, device=d, requires_grad=True)
+        b = a.clone()
+        y = b * b
+        return y.grad_fn._saved_self is b, y.grad_fn._saved_other.equal(b)
+
+
+AMST_CASES = [_mutate_doc_example, _mutate_outside_the_context, _backward_outside, _backward_in_another_context,
+              _nested, _backward_after_refused_nesting, _mutations_through_views, _mutations_under_no_grad,
+              _setitem_fill_and_out, _context_state_cleared, _unmutated_saved_tensor_is_the_original]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("fn", AMST_CASES, ids=lambda f: f.__name__)
+def test_allow_mutation_on_saved_tensors(fn, dev):
+    same(fn, dev)
+
+
+def test_allow_mutation_gradients_equal_those_without_the_mutation():
+    def grads(mutate):
+        with torchlite.autograd.graph.allow_mutation_on_saved_tensors():
+            a = torchlite.tensor([0.3, -1.2, 2.0], dtype=torchlite.float64, requires_grad=True)
+            b = a.clone()
+            out = (b.exp() * b.sin() + b ** 3).sum()
+            if mutate:
+                b.mul_(7)
+                b.exp_()
+            out.backward()
+            return a.grad.numpy()
+    np.testing.assert_allclose(grads(True), grads(False), rtol=1e-12, atol=1e-12)

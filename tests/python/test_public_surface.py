@@ -2031,6 +2031,23 @@ def _set_printoptions(lib, dev):
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
 
+@case("torchlite.autograd.graph.allow_mutation_on_saved_tensors")
+def _allow_mutation_on_saved_tensors(lib, dev):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        x = leaf(lib, dev)
+        y = x.clone()
+        out = (y * y.exp()).sum()
+        y.mul_(3)
+        out.backward()
+    return x.grad, run(lambda lib: _nested_allow_mutation(lib), lib)
+
+
+def _nested_allow_mutation(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        with lib.autograd.graph.allow_mutation_on_saved_tensors():
+            pass
+
+
 # ==== issue 12: args ====
 # (the args family's entries follow this line)
 

@@ -26,6 +26,7 @@ from .ExpandUtils import _broadcast_shapes
 from .ScalarType import _b1, _torch_type_name
 from .TensorIterator import _TB
 from .TensorShape import expand
+from . import mutation as _mutation
 
 
 def _rng(fn, generator, a):
@@ -165,6 +166,8 @@ def _fmt_g(x):
 def _fill(self, node, values):
     """Writes values into self (cast to its dtype) and rebases self's history on `node`."""
     a = self._array
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     a[...] = _backend.asarray(values, like=self).astype(a.dtype, copy=False)
     self._bump_version()
     return _rebase_history(self, node)

@@ -16,6 +16,7 @@ from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _wrap_dim
 from .TensorCompare import where as _where
 from .TensorShape import expand, unbind, view
+from . import mutation as _mutation
 
 
 def _type_name(dtype):
@@ -599,6 +600,8 @@ def _inplace(self, fn, inputs, spec_fields, *args, **kwargs):
                            f"{list(r._array.shape)}")
     spec, fields = spec_fields
     node = _inplace_node(spec, inputs, **fields)
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     self._array[...] = r._array
     self._bump_version()
     return _rebase_history(self, node)
