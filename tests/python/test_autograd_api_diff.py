@@ -479,3 +479,165 @@ def test_allow_mutation_gradients_equal_those_without_the_mutation():
             out.backward()
             return a.grad.numpy()
     np.testing.assert_allclose(grads(True), grads(False), rtol=1e-12, atol=1e-12)
+
+
+# The custom Function API (torch/autograd/function.py) -----------------------------------------
+
+def _fn(lib, forward, backward, setup_context=None, **attrs):
+    body = {"forward": staticmethod(forward), "backward": staticmethod(backward), **attrs}
+    if setup_context is not None:
+        body["setup_context"] = staticmethod(setup_context)
+    return type("F", (lib.autograd.Function,), body)
+
+
+def _x(lib, d):
+    return lib.tensor([1.0, -2.0, 3.0], device=d, requires_grad=True)
+
+
+def _dirty_case(lib, d, mark, returned=True, under_no_grad=False, leaf=False):
+    def forward(ctx, a, b):
+        a.mul_(2)
+        ctx.mark_dirty(*mark(a, b))
+        return a if returned else a * 1
+
+    F = _fn(lib, forward, lambda ctx, g: (g * 2, None))
+    a = _x(lib, d) if leaf else _x(lib, d).clone()
+    b = lib.ones(3, device=d)
+    if under_no_grad:
+        with lib.no_grad():
+            out = F.apply(a, b)
+    else:
+        out = F.apply(a, b)
+    res = (out is a, a._version, out.grad_fn.name() if out.grad_fn is not None else None)
+    if out.requires_grad:
+        out.sum().backward()
+    return res
+
+
+def _non_input_dirty(lib, d):
+    def forward(ctx, a):
+        o = a * 2
+        ctx.mark_dirty(o)
+        return o
+    import warnings
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out = _fn(lib, forward, lambda ctx, g: g * 2).apply(_x(lib, d))
+    return out.grad_fn.name(), [str(m.message) for m in w]
+
+
+def _needs_input_grad(lib, d):
+    seen = []
+
+    def forward(ctx, a, b, c):
+        seen.append(ctx.needs_input_grad)
+        return a * b
+
+    def backward(ctx, g):
+        seen.append(ctx.needs_input_grad)
+        return g, g, None
+    _fn(lib, forward, backward).apply(_x(lib, d), lib.ones(3, device=d), 3).sum().backward()
+    return seen
+
+
+def _materialize(lib, d, value):
+    seen = []
+
+    def forward(ctx, a):
+        if value is not None:
+            ctx.set_materialize_grads(value)
+        return a.clone(), a.clone()
+
+    def backward(ctx, g1, g2):
+        seen.append((g1, g2))
+        return g1 if g1 is not None else lib.zeros(3, device=d)
+    x = _x(lib, d)
+    _fn(lib, forward, backward).apply(x)[0].sum().backward()
+    return seen, x.grad
+
+
+def _non_differentiable(lib, d):
+    seen = []
+
+    def forward(ctx, a):
+        idx, out, plain = a.argmax(), a * 2, a * 3
+        ctx.mark_non_differentiable(idx, plain)
+        return out, idx, plain
+
+    def backward(ctx, g, gi, gp):
+        seen.append((gi, gp))
+        return g * 2
+    x = _x(lib, d)
+    out, idx, plain = _fn(lib, forward, backward).apply(x)
+    out.sum().backward()
+    return seen, idx.requires_grad, plain.requires_grad, plain.grad_fn, x.grad
+
+
+def _once_differentiable(lib, d):
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @lib.autograd.function.once_differentiable
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return 2 * a * g
+    x = _x(lib, d)
+    (g,) = lib.autograd.grad(_fn(lib, forward, backward).apply(x).sum(), x, create_graph=True)
+    return g, g.requires_grad, g.grad_fn
+
+
+def _save_for_forward(lib, d, bad):
+    def forward(ctx, a):
+        ctx.save_for_forward(a, 3) if bad else ctx.save_for_forward(a, None)
+        return a * 2
+    x = _x(lib, d)
+    out = _fn(lib, forward, lambda ctx, g: g * 2).apply(x)
+    return out.grad_fn.name(), len(out.grad_fn.saved_for_forward), out.grad_fn.saved_for_forward[0] is x
+
+
+def _setup_context_and_vmap_flag(lib, d, flag):
+    def forward(a, k=2.0):
+        return a * k
+
+    def setup_context(ctx, inputs, output):
+        ctx.k = inputs[1]
+
+    x = _x(lib, d)
+    out = _fn(lib, forward, lambda ctx, g: (g * ctx.k, None), setup_context, generate_vmap_rule=flag).apply(x)
+    out.sum().backward()
+    return out, x.grad
+
+
+def _default_jvp_and_vmap(lib, d):
+    F = _fn(lib, lambda ctx, a: a * 2, lambda ctx, g: g * 2)
+    return run(lambda lib: F.jvp(None, None), lib), run(lambda lib: F.vmap(None, None), lib)
+
+
+FUNCTION_CASES = {
+    "mark_dirty": lambda lib, d: _dirty_case(lib, d, lambda a, b: (a,)),
+    "mark_dirty_twice": lambda lib, d: _dirty_case(lib, d, lambda a, b: (a, a)),
+    "mark_dirty_under_no_grad": lambda lib, d: _dirty_case(lib, d, lambda a, b: (a,), under_no_grad=True),
+    "mark_dirty_a_leaf": lambda lib, d: _dirty_case(lib, d, lambda a, b: (a,), leaf=True),
+    "mark_dirty_not_a_tensor": lambda lib, d: _dirty_case(lib, d, lambda a, b: (a, 3)),
+    "mark_dirty_not_returned": lambda lib, d: _dirty_case(lib, d, lambda a, b: (a, b)),
+    "mark_dirty_not_returned_no_grad": lambda lib, d: _dirty_case(lib, d, lambda a, b: (a,), returned=False,
+                                                                  under_no_grad=True),
+    "mark_dirty_not_an_input": _non_input_dirty,
+    "needs_input_grad": _needs_input_grad,
+    "materialize_grads_default": lambda lib, d: _materialize(lib, d, None),
+    "materialize_grads_false": lambda lib, d: _materialize(lib, d, False),
+    "mark_non_differentiable": _non_differentiable,
+    "once_differentiable": _once_differentiable,
+    "save_for_forward": lambda lib, d: _save_for_forward(lib, d, False),
+    "save_for_forward_not_a_tensor": lambda lib, d: _save_for_forward(lib, d, True),
+    "setup_context_generate_vmap_rule_false": lambda lib, d: _setup_context_and_vmap_flag(lib, d, False),
+    "setup_context_generate_vmap_rule_true": lambda lib, d: _setup_context_and_vmap_flag(lib, d, True),
+    "default_jvp_and_vmap": _default_jvp_and_vmap,
+}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", sorted(FUNCTION_CASES))
+def test_custom_function_api(name, dev):
+    same(FUNCTION_CASES[name], dev)
