@@ -641,3 +641,87 @@ FUNCTION_CASES = {
 @pytest.mark.parametrize("name", sorted(FUNCTION_CASES))
 def test_custom_function_api(name, dev):
     same(FUNCTION_CASES[name], dev)
+
+
+# register_multi_grad_hook, disable_saved_tensors_hooks, save_on_cpu, is_grads_batched -------------
+
+def _multi_grad_hook(lib, d, mode, how):
+    a = lib.tensor([1.0, 2.0], device=d, requires_grad=True)
+    b = lib.tensor([3.0], device=d, requires_grad=True)
+    c = lib.tensor([4.0], device=d, requires_grad=True)
+    seen = []
+    handle = lib.autograd.graph.register_multi_grad_hook((a, b, c), seen.append, mode=mode)
+    out = (a * 2).sum() + (b * 3).sum()
+    if how == "grad":
+        lib.autograd.grad(out, (a,))
+    elif how == "backward_inputs":
+        out.backward(inputs=[b])
+    else:
+        out.backward()
+    handle.remove()
+    (a * 2).sum().backward()  # removed: not called again
+    return seen
+
+
+def _disable_hooks_then_enter(lib, d):
+    with lib.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+        with lib.autograd.graph.save_on_cpu():
+            pass
+
+
+def _disable_hooks_while_active(lib, d):
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+        with lib.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+            pass
+
+
+def _disable_hooks_nested_and_restored(lib, d):
+    G = lib.autograd.graph
+    with G.disable_saved_tensors_hooks("m1"):
+        with G.disable_saved_tensors_hooks("m2"):
+            pass
+        first = run(lambda lib: G.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__(), lib)
+    with G.saved_tensors_hooks(lambda t: t, lambda t: t):  # allowed again
+        x = lib.ones(2, device=d, requires_grad=True)
+        (x * x).sum().backward()
+    return first, x.grad
+
+
+def _save_on_cpu(lib, d):
+    x = lib.tensor([1.0, 2.0], device=d, requires_grad=True)
+    with lib.autograd.graph.save_on_cpu(pin_memory=False):
+        y = (x * x).exp().sum()
+    y.backward()
+    return x.grad, x.grad.device == x.device
+
+
+def _grads_batched(lib, d, create_graph):
+    x = lib.tensor([1.0, 2.0, 3.0], device=d, requires_grad=True)
+    w = lib.tensor([1.0, 2.0], device=d, requires_grad=True)
+    u = lib.tensor([1.0], device=d, requires_grad=True)
+    y = x.sum() * w * x[:2]
+    g = lib.autograd.grad(y, (x, w, u), lib.eye(2, device=d), is_grads_batched=True, allow_unused=True,
+                          create_graph=create_graph)
+    if create_graph:
+        return g, lib.autograd.grad(g[0].sum() + g[1].sum(), (x, w))
+    return g
+
+
+MISC_CASES = {
+    **{f"multi_grad_hook_{m}_{h}": (lambda m, h: lambda lib, d: _multi_grad_hook(lib, d, m, h))(m, h)
+       for m in ("all", "any") for h in ("backward", "grad", "backward_inputs")},
+    "multi_grad_hook_bad_mode": lambda lib, d: lib.autograd.graph.register_multi_grad_hook(
+        (lib.ones(1, requires_grad=True),), print, mode="some"),
+    "disable_hooks_then_enter": _disable_hooks_then_enter,
+    "disable_hooks_while_active": _disable_hooks_while_active,
+    "disable_hooks_nested_and_restored": _disable_hooks_nested_and_restored,
+    "save_on_cpu": _save_on_cpu,
+    "is_grads_batched": lambda lib, d: _grads_batched(lib, d, False),
+    "is_grads_batched_create_graph": lambda lib, d: _grads_batched(lib, d, True),
+}
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", sorted(MISC_CASES))
+def test_graph_utilities(name, dev):
+    same(MISC_CASES[name], dev)

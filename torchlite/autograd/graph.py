@@ -71,9 +71,11 @@ class saved_tensors_hooks:
         if message is not None:
             raise RuntimeError(message)
         _C._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
+        _hooks_state.depth = getattr(_hooks_state, "depth", 0) + 1
 
     def __exit__(self, *args):
         _C._pop_saved_tensors_default_hooks()
+        _hooks_state.depth -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -97,8 +99,11 @@ def disable_saved_tensors_hooks(error_message):
     """While active, entering saved_tensors_hooks (save_on_cpu, checkpoint's) raises
     RuntimeError(error_message)."""
     previous = getattr(_hooks_state, "disabled_message", None)
-    _hooks_state.disabled_message = error_message
     try:
+        _hooks_state.disabled_message = error_message
+        # upstream SavedTensorDefaultHooks::disable: refused while hooks are active
+        if getattr(_hooks_state, "depth", 0):
+            raise RuntimeError(error_message)
         yield
     finally:
         _hooks_state.disabled_message = previous
