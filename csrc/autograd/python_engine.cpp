@@ -163,8 +163,7 @@ py::object run_backward(
     if (!THPVariable_Check(inputs[i].ptr())) {
       // A GradientEdge: its gradient is captured where it enters the edge's node.
       if (!is_gradient_edge(inputs[i])) {
-        throw std::runtime_error(
-            "all inputs have to be Tensors or GradientEdges, but got " + type_name(inputs[i]));
+        throw std::runtime_error("all inputs have to be Tensors or GradientEdges, but got " + type_name(inputs[i]));
       }
       auto edge = parse_gradient_edge(inputs[i]);
       if (!edge.function)

@@ -893,7 +893,8 @@ py::object function_apply(const py::object& cls, const py::tuple& args, const py
     del_attr(ctx_obj, "saved_for_forward"); // no forward-mode AD reads them: freed as upstream frees them
     if (!PyTuple_Check(raw_output.ptr())) {
       return THPVariable_Check(raw_output.ptr())
-          ? non_differentiable_output(raw_output, input_objs.count(raw_output.ptr()) > 0, dirty.count(raw_output.ptr()) > 0)
+          ? non_differentiable_output(
+                raw_output, input_objs.count(raw_output.ptr()) > 0, dirty.count(raw_output.ptr()) > 0)
           : raw_output;
     }
     py::tuple outputs(raw_output);

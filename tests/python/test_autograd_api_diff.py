@@ -1,6 +1,8 @@
 """The rest of issue 14's autograd API against torch: GradientEdges as grad()'s and
 backward()'s outputs and inputs, allow_mutation_on_saved_tensors, gradcheck's fast mode,
 inference tensors saved for backward, and the custom Function API's corners."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -708,7 +710,7 @@ def _grads_batched(lib, d, create_graph):
 
 
 MISC_CASES = {
-    **{f"multi_grad_hook_{m}_{h}": (lambda m, h: lambda lib, d: _multi_grad_hook(lib, d, m, h))(m, h)
+    **{f"multi_grad_hook_{m}_{h}": functools.partial(_multi_grad_hook, mode=m, how=h)
        for m in ("all", "any") for h in ("backward", "grad", "backward_inputs")},
     "multi_grad_hook_bad_mode": lambda lib, d: lib.autograd.graph.register_multi_grad_hook(
         (lib.ones(1, requires_grad=True),), print, mode="some"),

@@ -226,7 +226,8 @@ def _node(out):
 def _value(v):
     if isinstance(v, (torch.Tensor, torchlite.Tensor)):
         a = v.detach().numpy()
-        return ("tensor", str(v.dtype).split(".")[-1], tuple(v.shape), (np.round(a, 8) if a.dtype.kind == "f" else a).tolist())
+        values = np.round(a, 8) if a.dtype.kind == "f" else a
+        return ("tensor", str(v.dtype).split(".")[-1], tuple(v.shape), values.tolist())
     if isinstance(v, (tuple, list)):
         return tuple(_value(x) for x in v)
     if isinstance(v, float):
