@@ -196,7 +196,6 @@ KNOWN_DIFFERENCES = {
           "reads the tensors instead)",
     "addmm": "AddmmBackward0 does not save mat1/mat2 sym_sizes and sym_strides",
     "addbmm": "AddbmmBackward0 does not save batch1_sym_argsize_0/1, batch2_sym_argsize_2",
-    "as_strided": "AsStridedBackward0's storage_offset shows 0 where torch shows None (not given)",
     "split.Tensor": "SplitBackward0 does not save split_size",
     "_linalg_solve_ex": "LinalgSolveExBackward0's LU is the factorisation of A^T (LAPACK's column-major "
                         "layout), torch's of A",
