@@ -14,6 +14,7 @@ from . import _random as _random_mod
 from ._ops.Resize import out_variant as _out_variant
 from ._dtypes import Size, bool, int64  # noqa: A004
 from ._ops.ScalarType import _scalar_value
+from ._ops import mutation as _mutation
 
 
 def _make(array, dtype_, device_, requires_grad):
@@ -317,6 +318,8 @@ def _with_out(fn, out, dtype, device, make):
                            "differentiation, but one of the arguments requires grad.")
     result = make(out.dtype)
     if tuple(out.shape) != tuple(result.shape):
+        if _mutation.hook is not None:
+            _mutation.hook(out)
         out.data = result if out.device == result.device else result.to(out.device)
         out._bump_version()
         return out

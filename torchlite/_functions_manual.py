@@ -238,7 +238,7 @@ def unbind_backward(grads, dim, sizes, dtype):
 
 
 def _wrap_new(like, shape, dtype):
-    return _wrap(_backend.new(like, "zeros", shape, dtype), None)
+    return _wrap(_backend.new(like, "zeros", shape, dtype), like)  # on like's device
 
 
 def as_dtype(grad, dtype):

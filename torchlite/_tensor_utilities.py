@@ -9,6 +9,7 @@ import numpy as np
 from . import _C, _backend, _dtypes, _factories, _ops
 from ._ops.TensorGeometry import _data_ptr
 from ._memory_format import _CHANNELS_LAST, contiguous_format, memory_format
+from ._ops import mutation as _mutation
 
 # The legacy tensor type names (torch.FloatTensor, ...), by numpy dtype name: a table, so that
 # every dtype torchlite has gets its name (c10's toString of the legacy Backend + ScalarType).
@@ -105,6 +106,8 @@ def apply_(self, callable):  # noqa: A002 - torch's name
         raise TypeError("apply_ is only implemented on CPU tensors")
     a = self._array
     flat = [callable(v) for v in a.reshape(-1).tolist()] if a.size else []
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     a[...] = np.asarray(flat, dtype=object).reshape(a.shape).astype(a.dtype) if a.size else a
     self._bump_version()
     return self

@@ -1,4 +1,5 @@
 #include "autograd/python_cpp_function.h"
+#include "aten/Functions.h"
 #include "autograd/engine.h"
 #include "autograd/functions/accumulate_grad.h"
 #include "autograd/python_anomaly_mode.h"
@@ -118,6 +119,31 @@ py::object node_register_prehook(const std::shared_ptr<Node>& node, py::object f
   return py::cast(RemovableHandle{[slot] { slot->removed = true; }});
 }
 
+// The Python view of one InputMetadata: shape as a list, dtype and device as
+// torchlite's objects (read off a 0-d tensor of the same dtype and device).
+struct PyInputMetadata {
+  InputMetadata meta;
+  py::object attr_of_scalar(const char* name) const {
+    auto t = py::reinterpret_steal<py::object>(THPVariable_Wrap(at::full({}, 0, meta.dtype(), meta.device())));
+    return t.attr(name);
+  }
+};
+
+py::list node_input_metadata(const std::shared_ptr<Node>& node) {
+  py::list result;
+  for (uint32_t i = 0; i < node->num_inputs(); ++i)
+    result.append(py::cast(PyInputMetadata{node->input_metadata(i)}));
+  return result;
+}
+
+std::shared_ptr<Node> node_of(const py::handle& obj) {
+  if (py::isinstance<Node>(obj))
+    return obj.cast<std::shared_ptr<Node>>();
+  if (py::isinstance<THPFunction>(obj))
+    return obj.cast<THPFunction&>().cdata.lock();
+  throw py::type_error(std::string("expected an autograd Node, but got ") + Py_TYPE(obj.ptr())->tp_name);
+}
+
 py::tuple node_do_backward(const std::shared_ptr<Node>& node, const py::sequence& grad_output, bool retain_variables) {
   variable_list inputs;
   inputs.reserve(grad_output.size());
@@ -183,8 +209,23 @@ void initCppFunctionBindings(py::module_& m) {
       .def("register_hooks", [](const SavedTensor& self, py::function pack_hook, py::function unpack_hook) {
         static_cast<PyFormulaNode&>(*self.node).register_saved_hooks(self.slot, pack_hook, unpack_hook);
       });
+  // upstream's torch._C._autograd._InputMetadata (python_cpp_function.cpp)
+  py::class_<PyInputMetadata>(m, "_InputMetadata")
+      .def_property_readonly(
+          "shape",
+          [](const PyInputMetadata& m) {
+            py::list shape;
+            for (auto d : m.meta.shape())
+              shape.append(d);
+            return shape;
+          })
+      .def_property_readonly("dtype", [](const PyInputMetadata& m) { return m.attr_of_scalar("dtype"); })
+      .def_property_readonly("device", [](const PyInputMetadata& m) { return m.attr_of_scalar("device"); })
+      .def_property_readonly("is_nested_tensor", [](const PyInputMetadata&) { return false; })
+      .def_property_readonly("is_cpp_nested_tensor", [](const PyInputMetadata&) { return false; });
   py::class_<Node, std::shared_ptr<Node>>(m, "Node")
       .def("name", &Node::name)
+      .def_property_readonly("_input_metadata", &node_input_metadata)
       .def_property_readonly("next_functions", &node_next_functions)
       .def_property_readonly("metadata", &node_metadata)
       .def("register_hook", &node_register_hook)

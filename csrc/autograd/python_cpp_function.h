@@ -18,6 +18,13 @@ pybind11::tuple node_next_functions(const std::shared_ptr<Node>& node);
 pybind11::object node_metadata(const std::shared_ptr<Node>& node);
 pybind11::object node_register_hook(const std::shared_ptr<Node>& node, pybind11::object fn);
 pybind11::object node_register_prehook(const std::shared_ptr<Node>& node, pybind11::object fn);
+// grad_fn._input_metadata (upstream THPCppFunction_input_metadata / THPFunction_input_metadata):
+// one torchlite._C._InputMetadata (shape, dtype, device) per input of the node.
+pybind11::list node_input_metadata(const std::shared_ptr<Node>& node);
+
+// The C++ node behind a grad_fn object: a built-in node, or a custom Function's
+// ctx (null when its node is gone); TypeError for anything else.
+std::shared_ptr<Node> node_of(const pybind11::handle& obj);
 
 // Node._do_backward(grad_output, retain_variables): one node's step as the 2018
 // engine took it (Function._do_backward, torch/autograd/function.py of 2018), for

@@ -1,6 +1,8 @@
 #include "autograd/python_engine.h"
 #include "autograd/functions/basic_ops.h"
 #include "autograd/python_anomaly_mode.h"
+#include "autograd/python_cpp_function.h"
+#include "autograd/python_function.h"
 
 #include <string>
 #include <utility>
@@ -55,11 +57,48 @@ std::unique_ptr<AnomalyMetadata> PythonEngine::make_anomaly_metadata() {
 
 namespace {
 
-Variable unpack_tensor(const py::handle& obj, const char* what, size_t i) {
-  if (!THPVariable_Check(obj.ptr())) {
-    throw py::type_error("element " + std::to_string(i) + " of " + what + " tuple is not a Tensor");
+// THPUtils_typename: a Python object's type name, without its module.
+std::string type_name(const py::handle& obj) {
+  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
+}
+
+// torchlite.autograd.graph.GradientEdge (upstream's THPGradientEdgeClass, which
+// THPAutograd_initExtension reads from torch.autograd.graph): looked up at its
+// first use, as that module imports torchlite._C.
+bool is_gradient_edge(const py::handle& obj) {
+  static PyObject* cls = nullptr;
+  if (!cls)
+    cls = py::object(py::module_::import("torchlite.autograd.graph").attr("GradientEdge")).release().ptr();
+  const int r = PyObject_IsInstance(obj.ptr(), cls);
+  if (r < 0)
+    throw py::error_already_set();
+  return r == 1;
+}
+
+// upstream parseGradientEdge (python_engine.cpp): the Edge of a GradientEdge
+// (node, output_nr). Upstream reads any output_nr; torchlite refuses one the
+// node has no input for (upstream's engine crashes on it).
+Edge parse_gradient_edge(const py::handle& obj) {
+  py::tuple edge = py::reinterpret_borrow<py::tuple>(obj);
+  py::handle grad_fn = edge[0];
+  if (!py::isinstance<Node>(grad_fn) && !py::isinstance<THPFunction>(grad_fn)) {
+    throw std::runtime_error(
+        "GradientEdge's first object must be an autograd.graph.Node but got " + type_name(grad_fn));
   }
-  return THPVariable_Unpack(obj.ptr());
+  PyObject* index = PyNumber_Index(edge[1].ptr());
+  if (!index)
+    throw py::error_already_set();
+  const long long nr = PyLong_AsLongLong(index);
+  Py_DECREF(index);
+  if (nr == -1 && PyErr_Occurred())
+    throw py::error_already_set();
+  auto node = node_of(grad_fn);
+  if (node && (nr < 0 || static_cast<unsigned long long>(nr) >= node->num_inputs())) {
+    throw std::runtime_error(
+        "GradientEdge's output_nr " + std::to_string(nr) + " is out of range for " + node->name() + ", which has " +
+        std::to_string(node->num_inputs()) + " inputs");
+  }
+  return Edge(std::move(node), static_cast<uint32_t>(nr));
 }
 
 // The roots' gradient edges and gradients, checked with the messages of
@@ -77,8 +116,15 @@ std::pair<edge_list, variable_list> collect_roots(const py::tuple& tensors, cons
   variable_list grads;
   grads.reserve(num_tensors);
   for (size_t i = 0; i < num_tensors; ++i) {
-    const Variable variable = unpack_tensor(tensors[i], "tensors", i);
-    auto gradient_edge = impl::gradient_edge(variable);
+    Edge gradient_edge;
+    if (THPVariable_Check(tensors[i].ptr())) {
+      gradient_edge = impl::gradient_edge(THPVariable_Unpack(tensors[i].ptr()));
+    } else if (is_gradient_edge(tensors[i])) {
+      gradient_edge = parse_gradient_edge(tensors[i]);
+    } else {
+      throw std::runtime_error(
+          "element " + std::to_string(i) + " of tensors tuple is neither a Tensor nor a GradientEdge");
+    }
     if (!gradient_edge.function) {
       throw std::runtime_error(
           "element " + std::to_string(i) + " of tensors does not require grad and does not have a grad_fn");
@@ -115,7 +161,15 @@ py::object run_backward(
   output_edges.reserve(num_inputs);
   for (size_t i = 0; i < num_inputs; ++i) {
     if (!THPVariable_Check(inputs[i].ptr())) {
-      throw py::type_error(std::string("all inputs have to be Tensors, but got ") + Py_TYPE(inputs[i].ptr())->tp_name);
+      // A GradientEdge: its gradient is captured where it enters the edge's node.
+      if (!is_gradient_edge(inputs[i])) {
+        throw std::runtime_error("all inputs have to be Tensors or GradientEdges, but got " + type_name(inputs[i]));
+      }
+      auto edge = parse_gradient_edge(inputs[i]);
+      if (!edge.function)
+        throw std::runtime_error("all inputs have to be Tensors or GradientEdges of a live graph");
+      output_edges.push_back(std::move(edge));
+      continue;
     }
     const Variable& tensor = THPVariable_Unpack(inputs[i].ptr());
     if (!tensor.requires_grad()) {

@@ -25,17 +25,12 @@ py::object node_object(const std::shared_ptr<Node>& node) {
   return py::reinterpret_steal<py::object>(functionToPyObject(node));
 }
 
-// The C++ node behind a grad_fn: a built-in node, or a custom Function's ctx.
-std::shared_ptr<Node> node_of(const py::handle& obj) {
-  if (py::isinstance<Node>(obj))
-    return obj.cast<std::shared_ptr<Node>>();
-  if (py::isinstance<THPFunction>(obj)) {
-    auto node = obj.cast<THPFunction&>().cdata.lock();
-    if (node)
-      return node;
+// The C++ node behind a grad_fn (python_cpp_function.h's node_of), which must be alive.
+std::shared_ptr<Node> live_node_of(const py::handle& obj) {
+  auto node = node_of(obj);
+  if (!node)
     throw std::runtime_error("this Function's backward node is not part of a graph");
-  }
-  throw py::type_error(std::string("expected an autograd Node, but got ") + Py_TYPE(obj.ptr())->tp_name);
+  return node;
 }
 
 py::object shape_of(const Variable& var) {
@@ -69,7 +64,7 @@ py::list saved_shapes(
 }
 
 py::dict node_info(const py::handle& obj) {
-  auto node = node_of(obj);
+  auto node = live_node_of(obj);
   py::dict info;
   info["id"] = reinterpret_cast<std::uintptr_t>(node.get());
   info["name"] = node->name();
@@ -202,7 +197,7 @@ void initEngineTraceBindings(py::module_& m) {
     std::shared_ptr<GraphTask> task = get_current_graph_task();
     if (!task)
       throw std::runtime_error("_will_engine_execute_node should only be called during the backward pass");
-    Node* node = node_of(obj).get();
+    Node* node = live_node_of(obj).get();
     const auto& roots = task->graph_roots_;
     bool will_execute =
         task->nodes_in_graph_.count(node) != 0 || std::find(roots.begin(), roots.end(), node) != roots.end();

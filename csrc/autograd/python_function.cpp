@@ -768,6 +768,66 @@ void del_attr(const py::object& obj, const char* attr) {
   }
 }
 
+// set_history's branch for an output that is not differentiable (upstream
+// _process_backward_mode_ad, custom_function.cpp): one that does not require grad is
+// returned as is, except an unmodified input, which becomes a view of itself made
+// without grad; one that requires grad is detached: an input as a detached alias (its own
+// requires_grad untouched), any other tensor in place unless it is a view.
+py::object non_differentiable_output(const py::object& obj, bool is_input, bool is_modified) {
+  const Variable& var = THPVariable_Unpack(obj.ptr());
+  if (!var.requires_grad()) {
+    if (is_input && !is_modified) {
+      AutoGradMode no_grad(false);
+      return obj.attr("view_as")(obj);
+    }
+    return obj;
+  }
+  if (is_input)
+    return obj.attr("detach")();
+  if (!impl::is_view(var))
+    obj.attr("detach_")();
+  return obj;
+}
+
+// upstream _mark_dirty and the dirty-tensor checks of _wrap_outputs (python_function.cpp,
+// custom_function.cpp), with or without a graph: each tensor ctx.mark_dirty named has its
+// version bumped (once per mention); one that is not an input warns; one that forward does
+// not return is refused.
+void mark_dirty(const py::object& ctx_obj, const py::object& raw_output, const std::unordered_set<PyObject*>& inputs) {
+  if (!py::hasattr(ctx_obj, "dirty_tensors"))
+    return;
+  py::tuple dirty = py::tuple(ctx_obj.attr("dirty_tensors"));
+  for (auto item : dirty) {
+    if (!THPVariable_Check(item.ptr()))
+      throw std::runtime_error("mark_dirty can only accept variables, but argument ");
+    impl::bump_version(THPVariable_Unpack(item.ptr()));
+  }
+  std::unordered_set<PyObject*> returned;
+  if (PyTuple_Check(raw_output.ptr())) {
+    for (auto item : py::reinterpret_borrow<py::tuple>(raw_output))
+      returned.insert(item.ptr());
+  } else {
+    returned.insert(raw_output.ptr());
+  }
+  for (auto item : dirty) {
+    if (!inputs.count(item.ptr()) &&
+        PyErr_WarnEx(
+            PyExc_UserWarning,
+            "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been mutated "
+            "should be passed to ctx.mark_dirty().",
+            1) < 0) {
+      throw py::error_already_set();
+    }
+  }
+  for (auto item : dirty) {
+    if (!returned.count(item.ptr())) {
+      throw std::runtime_error(
+          "Some elements marked as dirty during the forward method were not returned as output. The inputs that are "
+          "modified inplace must all be outputs of the Function.");
+    }
+  }
+}
+
 // Function.apply (THPFunction_apply): runs forward under no-grad with ctx
 // (or, where the Function defines setup_context, forward without ctx and then
 // setup_context(ctx, inputs, output)), then connects the outputs to a new
@@ -822,21 +882,36 @@ py::object function_apply(const py::object& cls, const py::tuple& args, const py
     if (setup_context)
       cls.attr("setup_context")(ctx_obj, args, raw_output);
   }
+  mark_dirty(ctx_obj, raw_output, input_objs);
   if (!is_executable) {
+    // No node: every output goes through set_history's non-differentiable branch
+    // (upstream _process_backward_mode_ad with cdata null).
+    const auto dirty = object_set(ctx_obj, "dirty_tensors");
     del_attr(ctx_obj, "to_save");
     del_attr(ctx_obj, "non_differentiable");
     del_attr(ctx_obj, "dirty_tensors");
-    return raw_output;
+    del_attr(ctx_obj, "saved_for_forward"); // no forward-mode AD reads them: freed as upstream frees them
+    if (!PyTuple_Check(raw_output.ptr())) {
+      return THPVariable_Check(raw_output.ptr())
+          ? non_differentiable_output(
+                raw_output, input_objs.count(raw_output.ptr()) > 0, dirty.count(raw_output.ptr()) > 0)
+          : raw_output;
+    }
+    py::tuple outputs(raw_output);
+    py::tuple results(outputs.size());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      py::object obj = outputs[i];
+      results[i] = THPVariable_Check(obj.ptr())
+          ? non_differentiable_output(obj, input_objs.count(obj.ptr()) > 0, dirty.count(obj.ptr()) > 0)
+          : obj;
+    }
+    return std::move(results);
   }
 
   const bool unpack_output = !PyTuple_Check(raw_output.ptr());
   py::tuple outputs = unpack_output ? py::make_tuple(raw_output) : py::tuple(raw_output);
   const auto non_differentiable = object_set(ctx_obj, "non_differentiable");
   const auto dirty = object_set(ctx_obj, "dirty_tensors");
-  for (PyObject* d : dirty) {
-    if (!input_objs.count(d))
-      throw std::runtime_error("mark_dirty only accepts input tensors");
-  }
 
   const size_t num_outputs = outputs.size();
   py::tuple results(num_outputs);
@@ -858,7 +933,7 @@ py::object function_apply(const py::object& cls, const py::tuple& args, const py
     }
     if (!is_differentiable) {
       node->add_input_metadata(var);
-      results[i] = is_input && !is_modified ? wrap(var.detach()) : py::reinterpret_borrow<py::object>(obj);
+      results[i] = non_differentiable_output(py::reinterpret_borrow<py::object>(obj), is_input, is_modified);
     } else if (is_modified) {
       // Modified in place (mark_dirty): rebased like a built-in in-place op.
       impl::check_inplace(var, true);
@@ -913,6 +988,7 @@ py::object function_apply(const py::object& cls, const py::tuple& args, const py
   del_attr(ctx_obj, "to_save");
   del_attr(ctx_obj, "non_differentiable");
   del_attr(ctx_obj, "dirty_tensors");
+  del_attr(ctx_obj, "saved_for_forward");
   return unpack_output ? py::object(results[0]) : py::object(results);
 }
 
@@ -1019,6 +1095,7 @@ void initFunctionBindings(py::module_& m) {
           [](THPFunction& f, py::object fn) { return node_register_prehook(ctx_node(f), std::move(fn)); })
       .def("_sequence_nr", [](THPFunction& f) { return ctx_node(f)->sequence_nr(); })
       .def("_num_inputs", [](THPFunction& f) { return ctx_node(f)->num_inputs(); })
+      .def_property_readonly("_input_metadata", [](THPFunction& f) { return node_input_metadata(ctx_node(f)); })
       .def(
           "_do_backward",
           [](THPFunction& f, const py::sequence& grad_output, bool retain_variables) {

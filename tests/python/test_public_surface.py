@@ -51,12 +51,7 @@ NOT_COMPARED = {
 # Known bugs: (name, device or None for both) -> reason. Strict: a fix makes the case pass, and
 # then the entry must go.
 _OPS = "torchlite/_ops: "
-XFAIL = {
-    ("torchlite.autograd.graph.get_gradient_edge", None): "autograd.grad(outputs, inputs=GradientEdge) is refused: "
-                                                          "'all inputs have to be Tensors, but got ExpBackward0'",
-}
-# Names sharing a case share its entry.
-XFAIL[("torchlite.autograd.graph.GradientEdge", None)] = XFAIL[("torchlite.autograd.graph.get_gradient_edge", None)]
+XFAIL: dict = {}
 
 
 def public_names():
@@ -2161,6 +2156,23 @@ def _unsafe_globals_case(lib, dev):
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
+
+@case("torchlite.autograd.graph.allow_mutation_on_saved_tensors")
+def _allow_mutation_on_saved_tensors(lib, dev):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        x = leaf(lib, dev)
+        y = x.clone()
+        out = (y * y.exp()).sum()
+        y.mul_(3)
+        out.backward()
+    return x.grad, run(lambda lib: _nested_allow_mutation(lib), lib)
+
+
+def _nested_allow_mutation(lib):
+    with lib.autograd.graph.allow_mutation_on_saved_tensors():
+        with lib.autograd.graph.allow_mutation_on_saved_tensors():
+            pass
+
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)

@@ -22,6 +22,7 @@ from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadca
                              _result_type,
                              _sequential)
 from .UnaryOps import reciprocal
+from . import mutation as _mutation
 
 
 def _binary(ufunc, self, a, b, dtype):
@@ -366,10 +367,11 @@ def _add_sub_(self, other, alpha, ufunc, spec):
     a = self._array
     if isinstance(other, _TB):
         node = _inplace_node(spec, (self, other), alpha=alpha)
-        _write(ufunc, a, other._array, alpha)
     else:
         node = _inplace_node(spec, (self,), True, alpha=alpha)
-        _write(ufunc, a, other, alpha)
+    if _mutation.hook is not None:
+        _mutation.hook(self)
+    _write(ufunc, a, other._array if isinstance(other, _TB) else other, alpha)
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -393,10 +395,12 @@ def _mul_div_(self, other, ufunc, spec):
         orig = clone(self) if other.requires_grad and _C.is_grad_enabled() else None
         node = _inplace_node(spec, (self, other), self=orig,
                              other=other if self.requires_grad or spec is _S.DivBackward0 else None)
-        _write(ufunc, a, b)
     else:
+        b = other
         node = _inplace_node(spec, (self,), True, other=other)
-        _write(ufunc, a, other)
+    if _mutation.hook is not None:
+        _mutation.hook(self)
+    _write(ufunc, a, b)
     self._bump_version()
     return _rebase_history(self, node)
 
@@ -1220,6 +1224,8 @@ def _inplace_no_derivative(fn, self, *args, check_inplace=True):
     if not _can_cast(r._array.dtype, a.dtype):
         raise RuntimeError(f"result type {_torch_type_name(r._array.dtype)} can't be cast to the desired output "
                            f"type {_torch_type_name(a.dtype)}")
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     token = _quiet()
     try:
         np.copyto(a, r._array, casting="unsafe")

@@ -8,6 +8,7 @@ from .._generated import specs as _S
 from .MemoryOverlap import _check_overlap
 from .TensorGeometry import _data_ptr
 from .TensorIterator import _TB, _check_inplace_broadcast, _loud, _quiet, _sequential
+from . import mutation as _mutation
 
 
 def _below_autograd(self):
@@ -38,6 +39,8 @@ def copy_(self, src, non_blocking=False):
     node = _inplace_node(_S.CopyBackwards, (self, src), src_dtype=b.dtype) if a.dtype.kind == "f" else None
     # copy_impl returns before its TensorIterator (and its overlap checks) when src is
     # self's very view: the same memory, sizes, strides and dtype
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     if not (a.dtype == b.dtype and a.shape == b.shape and a.strides == b.strides and _data_ptr(a) == _data_ptr(b)):
         sequential = _check_overlap(a, b)
         _check_inplace_broadcast(a.shape, b.shape)

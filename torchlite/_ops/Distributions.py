@@ -25,6 +25,7 @@ from .ExpandUtils import _broadcast_shapes
 from .ScalarType import _b1, _torch_type_name
 from .TensorIterator import _TB
 from .TensorShape import expand
+from . import mutation as _mutation
 
 
 def _impl(fn, generator):
@@ -172,6 +173,8 @@ def _fmt_g(x):
 def _fill(self, node, fn, generator, draw):
     """Fills self by draw(impl, array) from `generator` (else the default CPU generator) and
     rebases self's history on `node`."""
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     _draw(_impl(fn, generator), self._array, draw)
     self._bump_version()
     return _rebase_history(self, node)

@@ -4,11 +4,14 @@ from .._generated import specs as _S
 from .MemoryOverlap import _check_overlap
 from .ScalarType import _scalar_value
 from .TensorIterator import _TB, _loud, _quiet
+from . import mutation as _mutation
 
 
 def zero_(self):
     # fill_ and zero_ write without TensorIterator's overlap checks: an expanded tensor may be filled
     node = _inplace_node(_S.ZeroBackward0, (self,))
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     self._array[...] = 0
     self._bump_version()
     return _rebase_history(self, node)
@@ -22,6 +25,8 @@ def fill_(self, value):
         node = _inplace_node(_S.FillBackward3, (self, value))
         # fill_ with a tensor copies it (at::fill_), so copy_'s internal-overlap
         # check applies; a value aliasing self is read first
+        if _mutation.hook is not None:
+            _mutation.hook(self)
         _check_overlap(self._array)
         token = _quiet()  # the value cast as it is: nan and inf to an integer silently, as in torch
         try:
@@ -30,6 +35,8 @@ def fill_(self, value):
             _loud(token)
     else:
         node = _inplace_node(_S.FillBackward2, (self,))
+        if _mutation.hook is not None:
+            _mutation.hook(self)
         self._array[...] = _scalar_value(value, self._array.dtype)  # a number's conversion is checked
     self._bump_version()
     return _rebase_history(self, node)

@@ -16,6 +16,7 @@ from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _wrap_dim
 from .TensorCompare import where as _where
 from .TensorShape import expand, unbind, view
+from . import mutation as _mutation
 
 
 def _type_name(dtype):
@@ -330,8 +331,11 @@ def index_add(self, dim, index, source, *, alpha=1):
         raise IndexError("index out of range in self")
     out = a.copy()
     _index_put_along(out, d, i, s, True, alpha)
+    # index and source serve source's gradient only: saved where source requires grad, as upstream's
+    # generated code saves them under should_compute_output (an inference index is then allowed)
+    saves = source.requires_grad
     return _record(_S.IndexAddBackward0, (self, source), _wrap(out, self), (index,), alpha=alpha, dim=dim,
-                   index=index, source=source, source_dim=s.ndim)
+                   index=index if saves else None, source=source if saves else None, source_dim=s.ndim)
 
 
 def index_copy(self, dim, index, source):
@@ -596,6 +600,8 @@ def _inplace(self, fn, inputs, spec_fields, *args, **kwargs):
                            f"{list(r._array.shape)}")
     spec, fields = spec_fields
     node = _inplace_node(spec, inputs, **fields)
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     self._array[...] = r._array
     self._bump_version()
     return _rebase_history(self, node)
@@ -626,7 +632,9 @@ def scatter_add_(self, dim, index, src):
 
 def index_add_(self, dim, index, source, *, alpha=1):
     d = dim
-    fields = {"alpha": alpha, "dim": d, "index": index, "source": source, "source_dim": source._array.ndim}
+    saves = source.requires_grad  # as index_add
+    fields = {"alpha": alpha, "dim": d, "index": index if saves else None, "source": source if saves else None,
+              "source_dim": source._array.ndim}
     return _inplace(self, index_add, (self, source), (_S.IndexAddBackward0, fields), self, dim, index, source,
                     alpha=alpha)
 

@@ -81,6 +81,8 @@ _POW_SPECIAL = {2: np.square, 3: _cube, -2: _inverse_square, -1: np.reciprocal, 
 
 
 def pow(self, exponent):  # noqa: A001 - torch's name
+    if not isinstance(self, _TB) and isinstance(exponent, _TB):
+        return rpow(exponent, self)  # pow.Scalar(Scalar self, Tensor exponent)
     a = self._array
     if isinstance(exponent, _TB):
         b = exponent._array

@@ -18,6 +18,7 @@ from .TensorConversions import to
 from .TensorIterator import _TB, _loud, _quiet
 from .TensorShape import reshape, unsqueeze, view
 from .python_arg_parser import _REQUIRED, _check_given, _norm_dims, _wrap_dim
+from . import mutation as _mutation
 
 
 _NO_DIM = object()  # a reduction called without dim (sum, mean, std, var: another overload)
@@ -170,6 +171,8 @@ def _out_pair(name, self, compute, out):
         if o._array.shape != r._array.shape:
             if o._array.size:
                 warnings.warn(_RESIZED.format(list(o._array.shape), list(r._array.shape)), UserWarning, stacklevel=3)
+            if _mutation.hook is not None:
+                _mutation.hook(o)
             o.data = r
             o._bump_version()
         else:

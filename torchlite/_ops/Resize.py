@@ -8,6 +8,7 @@ from .. import _C
 from .Copy import copy_
 from .ScalarType import _torch_type_name
 from .TensorIterator import _TB
+from . import mutation as _mutation
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {}, which does not match the "
             "required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will "
@@ -63,6 +64,8 @@ def _write(out, result):
     if o.shape != r.shape:
         if o.size:
             warnings.warn(_RESIZED.format(list(o.shape), list(r.shape)), UserWarning, stacklevel=4)
+        if _mutation.hook is not None:
+            _mutation.hook(out)
         out.data = result.to(out.dtype) if r.dtype != o.dtype else result
         out._bump_version()
         return out

@@ -15,6 +15,7 @@ from .ScalarType import _b1, _i32, _i64, _scalar_value, _torch_type_name
 from .TensorFactories import _const
 from .TensorIterator import _TB, _iteration_order
 from .TensorShape import _compute_stride, _slice_fields
+from . import mutation as _mutation
 
 
 def _scatter_zeros(spec, src, shape, dim, idx):
@@ -334,6 +335,8 @@ def _index_put_(self, key, value):
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
     arrays = [k for k in key if isinstance(k, np.ndarray)]
+    if _mutation.hook is not None:
+        _mutation.hook(self)
     if _masked_fill_dispatch(a, key, v):
         # self.masked_fill_(mask, value.item())
         if expanded:

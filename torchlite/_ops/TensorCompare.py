@@ -12,6 +12,7 @@ from .TensorFactories import _const
 from .TensorShape import view
 from .TensorIterator import (_TB, _WRAPPED_NUMBER, _copy_like, _loud, _number_dtype, _number_operand, _out,
                              _promote_types, _quiet, _result_type)
+from . import mutation as _mutation
 
 
 def where(condition, input, other):  # noqa: A002 - torch's names
@@ -166,6 +167,8 @@ def _inplace_comparison(name, np_fn, node):
         # the node whatever self's dtype: an integer self compared with a tensor that requires grad
         # requires grad after, as in torch
         inplace = _inplace_node(spec, (self, other) if tensor else (self,))
+        if _mutation.hook is not None:
+            _mutation.hook(self)
         a[...] = r
         self._bump_version()
         return _rebase_history(self, inplace)

@@ -239,8 +239,9 @@ def as_strided(self, size, stride, storage_offset=None):
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     arr = _placed(a, (offset - own) * itemsize, size, tuple(st * itemsize for st in stride))
+    # the node keeps storage_offset as given (None: the input's own), as torch's shows it
     return _record_view(_S.AsStridedBackward0, self, arr, self_geometry=_geometry(self), size=size,
-                        stride=stride, storage_offset=offset)
+                        stride=stride, storage_offset=storage_offset)
 
 
 def narrow(self, dim, start, length):

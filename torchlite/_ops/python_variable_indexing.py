@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 
-from .. import _backend
+from .. import _C, _backend
 from .._C import _record_view, _wrap
 from .._generated import specs as _S
 from .Copy import copy_
@@ -36,15 +36,35 @@ def _key_of(key):
     return _index_key(key)
 
 
+_INFERENCE_SAVED = ("Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+                    "inference mode in computation tracked by autograd. To work around this, you can make a clone "
+                    "to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                    "`torch.inference_mode()`.")
+
+
+def _check_saved_indices(key, *operands):
+    """IndexBackward0 and IndexPutBackward0 save the index tensors (upstream's `indices`), and
+    SavedVariable refuses an inference tensor (saved_variable.cpp): where the op records its node
+    (grad mode on, an operand requiring grad), an index tensor of the key made under
+    inference_mode raises before the op runs. A 0-d integer tensor selects: nothing is saved."""
+    if not _C.is_grad_enabled() or not any(t.requires_grad for t in operands):
+        return
+    for k in key if isinstance(key, (tuple, list)) else (key,):
+        if isinstance(k, _TB) and k.is_inference() and (k.ndim or k._array.dtype.kind not in "iub"):
+            raise RuntimeError(_INFERENCE_SAVED)
+
+
 def getitem(self, key):
     """x[key]: basic indexing as torch applies it (python_variable_indexing.cpp), one
     select / slice / unsqueeze node per item, an alias when nothing applies; the index
     tensors of advanced indexing then as one IndexBackward0 node on that result."""
+    original_key = key
     key = _key_of(key)
     if not _is_basic(key):
         # integers select and Nones unsqueeze first; the index tensors then index the result
         sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,))
         if index is not None:
+            _check_saved_indices(original_key, sliced)
             return getitem_raw(sliced, index)
         return sliced if sliced is not self else _record_view(_S.AliasBackward0, self, self._array.view())
     single = not isinstance(key, tuple)
@@ -189,6 +209,7 @@ def setitem(self, key, value):
     tensor first; the key's basic part applied as views, then copy_to on the result (so
     CopySlices over CopyBackwards or FillBackward3 where the result is a view), or
     index_put_ with the index tensors."""
+    original_key = key
     key = _key_of(key)
     value = _value_to_tensor(value, self)
     if key is False:
@@ -201,6 +222,7 @@ def setitem(self, key, value):
     if index is None:
         _copy_to(sliced, value)
     else:
+        _check_saved_indices(original_key, sliced, value)
         _index_put_(sliced, index, _strip_leading_ones(value, False))
 
 

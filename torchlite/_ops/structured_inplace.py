@@ -24,6 +24,7 @@ from .MemoryOverlap import _check_overlap
 from .ScalarType import _torch_type_name
 from .TensorFactories import clone
 from .TensorIterator import _TB, _loud, _quiet, _sequential
+from . import mutation as _mutation
 
 
 def _can_cast(src, dst):
@@ -91,11 +92,15 @@ def inplace_variant(functional, self, args, kwargs):
 
         captured = []
         previous = _C._capture_records(captured)
+        if _mutation.hook is not None:
+            _mutation.hook(self)
         try:
             _sequential(element, a, args[position]._array)
         finally:
             _C._capture_records(previous)
     else:
+        if _mutation.hook is not None:
+            _mutation.hook(self)
         token = _quiet()
         try:
             np.copyto(a, r, casting="unsafe")

@@ -27,6 +27,8 @@ def _as_strided_backward(g, input_geometry, sizes, strides, offset):
     each storage element is divided by its count (0/0 gives nan, as torch's
     div_, in storage the input does not see)."""
     inp_sizes, inp_strides, inp_offset = input_geometry.sizes, input_geometry.strides, input_geometry.storage_offset
+    if offset is None:  # as_strided(storage_offset=None): the input's own offset, as upstream reads it
+        offset = inp_offset
     out_sizes, out_strides = [], []
     for i in range(len(sizes) - 1, -1, -1):
         if sizes[i] == 0:

@@ -7,8 +7,9 @@ from collections.abc import Mapping
 
 from .. import _C
 from .._dtypes import Size
-from .._factories import ones_like, zeros, zeros_like
+from .._factories import ones, ones_like, zeros, zeros_like
 from .._ops import stack as _stack
+from .graph import GradientEdge
 from .variable import Variable
 
 
@@ -20,16 +21,45 @@ def _tensor_or_tensors_to_tuple(tensors, length):
     return tuple(tensors)
 
 
+class _EdgeOutput:
+    """What _make_grads reads of an output given as a GradientEdge: the shape, dtype and device
+    of the node's input it names (torch reads node._input_metadata[output_nr])."""
+
+    requires_grad = True
+
+    def __init__(self, edge):
+        metadata = edge.node._input_metadata
+        if not 0 <= edge.output_nr < len(metadata):  # the engine's message (python_engine.cpp)
+            raise RuntimeError(f"GradientEdge's output_nr {edge.output_nr} is out of range for {edge.node.name()}, "
+                               f"which has {len(metadata)} inputs")
+        meta = metadata[edge.output_nr]
+        self.shape, self.dtype, self.device = Size(meta.shape), meta.dtype, meta.device
+
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def _shape_of(out):
+    return out.shape if isinstance(out, _EdgeOutput) else out._array.shape
+
+
 def _make_grads(outputs, grads, is_grads_batched=False):
     """The root gradients: given ones checked against their outputs, implicit
-    ones (1 for a scalar output) created."""
+    ones (1 for a scalar output) created. An output may be a GradientEdge."""
     new_grads = []
     # the counts may differ: the caller checks them afterwards (_check_counts), as torch's engine
     # does after _make_grads, so that a shape mismatch is reported first
     for i, (out, grad) in enumerate(zip(outputs, grads, strict=False)):
+        if isinstance(out, GradientEdge):
+            out = _EdgeOutput(out)
+        elif not isinstance(out, _C.TensorBase):
+            raise AssertionError("Expected output to be a torch.Tensor")
         if isinstance(grad, _C.TensorBase):
             grad_shape = grad._array.shape[1:] if is_grads_batched else grad._array.shape
-            if out._array.shape != grad_shape:
+            if tuple(_shape_of(out)) != grad_shape:
                 if is_grads_batched:
                     # torch's message shows the shape of grad[0] without its first dimension
                     # (_calculate_shape strips the batch dimension a second time)
@@ -39,12 +69,12 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                         "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
                         "corresponding output, but a mismatch was detected: grad_output[" + str(i)
                         + "] has a shape of " + str(Size(grad_shape)) + " and output[" + str(i)
-                        + "] has a shape of " + str(Size(out._array.shape)) + ". If you only want some tensors in "
+                        + "] has a shape of " + str(Size(_shape_of(out))) + ". If you only want some tensors in "
                         "`grad_output` to be considered batched, consider using vmap.")
                 raise RuntimeError(
                     "Mismatch in shape: grad_output[" + str(i) + "] has a shape of "
                     + str(Size(grad._array.shape)) + " and output[" + str(i)
-                    + "] has a shape of " + str(Size(out._array.shape)) + ".")
+                    + "] has a shape of " + str(Size(_shape_of(out))) + ".")
             if out.dtype.is_floating_point and not grad.dtype.is_floating_point:
                 grad = grad.to(out.dtype)  # torch's engine casts it (validate_outputs); torchlite has no complex
             new_grads.append(grad)
@@ -55,7 +85,8 @@ def _make_grads(outputs, grads, is_grads_batched=False):
                 if not out.dtype.is_floating_point:
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
                                        + repr(out.dtype))
-                new_grads.append(ones_like(out))
+                new_grads.append(ones(out.shape, dtype=out.dtype, device=out.device)
+                                 if isinstance(out, _EdgeOutput) else ones_like(out))
             else:
                 new_grads.append(None)
         else:
@@ -94,17 +125,28 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both passed to "
                                "backward(). Please only use 'grad_tensors'.")
         grad_tensors = grad_variables
-    if inputs is not None and len(inputs) == 0:
+    # a GradientEdge (a tuple) counts as one tensor or input, not as a sequence of them
+    if inputs is None:
+        inputs_tuple = ()
+    elif isinstance(inputs, (_C.TensorBase, GradientEdge)):
+        inputs_tuple = (inputs,)
+    elif type(inputs) is dict:  # dict(model.named_parameters()): its values
+        inputs_tuple = tuple(inputs.values())
+    elif isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `backward()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    else:
+        inputs_tuple = tuple(inputs)
+    if inputs is not None and len(inputs_tuple) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-
-    tensors = (tensors,) if isinstance(tensors, _C.TensorBase) else tuple(tensors)
-    inputs = (inputs,) if isinstance(inputs, _C.TensorBase) else tuple(inputs) if inputs is not None else tuple()
+    inputs = inputs_tuple
+    tensors = (tensors,) if isinstance(tensors, (_C.TensorBase, GradientEdge)) else tuple(tensors)
 
     grad_tensors_ = _tensor_or_tensors_to_tuple(grad_tensors, len(tensors))
     grad_tensors_ = _make_grads(tensors, grad_tensors_)
     _check_counts(tensors, grad_tensors)
     for t in inputs:
-        if not t.requires_grad:  # torch retains the inputs' grads first
+        if isinstance(t, _C.TensorBase) and not t.requires_grad:  # torch retains the inputs' grads first
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if retain_graph is None:
         retain_graph = create_graph
@@ -124,8 +166,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                          "but got: allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
-    t_outputs = (outputs,) if isinstance(outputs, _C.TensorBase) else tuple(outputs)
-    if isinstance(inputs, _C.TensorBase):
+    t_outputs = (outputs,) if isinstance(outputs, (_C.TensorBase, GradientEdge)) else tuple(outputs)
+    if isinstance(inputs, (_C.TensorBase, GradientEdge)):
         t_inputs = (inputs,)
     elif type(inputs) is dict:  # dict(model.named_parameters()): the result is a dict with its keys
         t_inputs = tuple(inputs.values())
@@ -158,6 +200,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                                "Set allow_unused=True if this is the desired behavior.")
     if materialize_grads:
+        if any(g is None and not isinstance(i, _C.TensorBase) for g, i in zip(result, t_inputs, strict=True)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
         result = tuple(g if g is not None else zeros_like(i, requires_grad=create_graph)
                        for g, i in zip(result, t_inputs, strict=True))
     if type(inputs) is dict:

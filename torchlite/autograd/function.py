@@ -15,8 +15,22 @@ __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"
 
 
 class FunctionCtx:
+    # what save_for_forward kept, None once apply has returned (torch frees them there)
+    saved_for_forward = None
+
     def save_for_backward(self, *tensors):
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Kept for a jvp as torch keeps them; torchlite has no forward-mode AD, so no jvp reads them."""
+        for tensor in tensors:
+            if not (isinstance(tensor, _C.TensorBase) or tensor is None):
+                raise AssertionError("save_for_forward expects all arguments to be tensors; you should "
+                                     "save non-tensors as attributes on ctx.")
+        self.saved_for_forward = tensors
+
+    def mark_shared_storage(self, *pairs):
+        """Deprecated in torch, where it does nothing: shared storages are tracked."""
 
     def mark_dirty(self, *args):
         self.dirty_tensors = args
@@ -70,6 +84,18 @@ class Function(metaclass=FunctionMeta):
     # torch's other name of backward, and the flag of its vmap support (torchlite has no vmap)
     vjp = backward
     generate_vmap_rule = False
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """The forward-mode formula (torchlite has no forward-mode AD, so it is never called)."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                  "with forward mode AD.")
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The rule under vmap (torchlite has no vmap, so it is never called)."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
 
     @classmethod
     def apply(cls, *args, **kwargs):

@@ -1,8 +1,13 @@
-"""gradcheck and gradgradcheck (torch/autograd/gradcheck.py, slow mode):
+"""gradcheck and gradgradcheck (torch/autograd/gradcheck.py). Slow mode:
 Jacobians by central finite differences compared with Jacobians built row by
-row from backward, in float64. Failures raise GradcheckError with torch's
-messages. torch's fast mode, forward-mode AD and batched-grad checks are not
-ported (torchlite has no forward AD or vmap)."""
+row from backward, in float64. Fast mode (fast_mode=True, upstream's
+_fast_gradcheck, pytorch/pytorch#53876): for random unit vectors u (per input)
+and v (per output), drawn from a generator of torchlite's own, the numerical
+v^T (J u) from one central difference along u against the analytical (v^T J) u
+from one backward, with atol scaled by sum(u) * sum(v); on a mismatch the slow
+Jacobians are computed for the message. Failures raise GradcheckError with
+torch's messages. Forward-mode AD and the batched-grad checks are refused
+(torchlite has no forward AD or vmap)."""
 import warnings
 from itertools import product
 from collections.abc import Callable
@@ -12,7 +17,8 @@ import numpy as np
 
 from .. import _C, _backend
 from .._dtypes import float64
-from .._factories import from_numpy, tensor, zeros, zeros_like
+from .._factories import from_numpy, rand, tensor, zeros, zeros_like
+from .._generator import Generator
 from ._backward import grad
 from .function import Function
 
@@ -201,6 +207,11 @@ def _check_analytical_jacobian_attributes(inputs, output, nondet_tol, check_grad
     jacobians1, types_ok, sizes_ok = _stack_and_check_tensors(vjps1, inputs, numel)
     jacobians2, _, _ = _stack_and_check_tensors(vjps2, inputs, numel)
     reentrant = _check_jacobians_equal(jacobians1, jacobians2, nondet_tol)
+    _raise_on_jacobian_attributes(types_ok, sizes_ok, reentrant, check_grad_dtypes, nondet_tol)
+    return jacobians1
+
+
+def _raise_on_jacobian_attributes(types_ok, sizes_ok, reentrant, check_grad_dtypes, nondet_tol):
     if not types_ok and check_grad_dtypes:
         raise GradcheckError("Gradient has dtype mismatch")
     if not sizes_ok:
@@ -211,7 +222,6 @@ def _check_analytical_jacobian_attributes(inputs, output, nondet_tol, check_grad
             "same input and grad_output multiple times gives different values, "
             "although analytical gradient matches numerical gradient."
             f"The tolerance for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG)
-    return jacobians1
 
 
 def _get_notallclose_msg(analytical, numerical, output_idx, input_idx):
@@ -242,6 +252,150 @@ def _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol, che
         for j, (a, n) in enumerate(zip(analytical, numerical[i], strict=False)):
             if not np.allclose(a, n, rtol, atol):
                 raise GradcheckError(_get_notallclose_msg(a, n, i, j))
+    return True
+
+# Fast mode (upstream _fast_gradcheck) ---------------------------------------------------------
+
+# The seed of a new torch.Generator (c10's default_rng_seed_val): fast mode's vectors come from
+# a generator of their own, seeded so, so the user's random state is left alone and the vectors
+# are the same on every call.
+_DEFAULT_RNG_SEED = 67280421310721
+
+
+def _vec_from_tensor(x, generator):
+    """A random unit vector with x's number of elements, in x's dtype (on the CPU, as upstream
+    makes it)."""
+    vec = rand(x.numel(), generator=generator, dtype=x.dtype)._array.copy()
+    return vec / np.linalg.norm(vec) if vec.size else vec
+
+
+def _make_vectors(inp_tensors, outputs):
+    g = Generator()
+    g.manual_seed(_DEFAULT_RNG_SEED)
+    all_u = [_vec_from_tensor(inp, g) for inp in inp_tensors]
+    all_v = [_vec_from_tensor(out, g) for out in outputs]
+    return all_v, all_u
+
+
+def _numerical_jvps(func, inputs, inp, u, eps):
+    """Per output of func: (f(x + eps u) - f(x - eps u)) / (2 eps), flattened (upstream
+    _get_numerical_jvp_wrt_specific_input), perturbing the input's memory in place as upstream
+    perturbs `input.data`."""
+    x = inp._array
+    delta = (u * eps).reshape(x.shape).astype(x.dtype)
+    orig = x.copy()
+    x[...] = orig - delta
+    outa = [np.array(o._array, copy=True) if isinstance(o, _C.TensorBase) else o for o in _as_tuple(func(*inputs))]
+    x[...] = orig + delta
+    outb = [np.array(o._array, copy=True) if isinstance(o, _C.TensorBase) else o for o in _as_tuple(func(*inputs))]
+    x[...] = orig
+    jvps = []
+    for a, b in zip(outa, outb, strict=True):
+        if isinstance(a, np.ndarray):
+            _check_outputs_same_dtype_and_shape(a, b, eps)
+            jvps.append(((b - a) / (2 * eps)).reshape(-1))
+        else:
+            jvps.append(None)
+    return jvps
+
+
+def _get_numerical_vJu(func, inputs, inp_tensors, func_out, all_u, all_v, eps):
+    """reduced[i][j]: v_j . (J_ji u_i), the numerical Jacobian of float output j with respect to
+    differentiable input i, projected."""
+    reduced = []
+    for inp, u in zip(inp_tensors, all_u, strict=True):
+        jvps = _numerical_jvps(func, inputs, inp, u, eps)
+        float_jvps = [jvp for jvp, o in zip(jvps, _as_tuple(func_out), strict=True) if _is_float_tensor(o)]
+        reduced.append([float(np.dot(v, jvp)) for v, jvp in zip(all_v, float_jvps, strict=False)])
+    return reduced
+
+
+def _get_analytical_vJu_backward_mode(inputs, outputs, nondet_tol, check_grad_dtypes, all_v, all_u):
+    """reduced[j][i]: (v_j^T J_ji) . u_i from one backward per output (checked for sizes, dtypes and
+    reentrancy as slow mode checks its rows)."""
+    diff_input_list = list(_iter_tensors(inputs, True))
+    reduced = []
+    for output, v in zip(outputs, all_v, strict=True):
+        def vjp_fn(grad_output, output=output):
+            return grad(output, diff_input_list, grad_output, retain_graph=True, allow_unused=True)
+
+        def vjps(output=output, v=v):
+            grad_out = from_numpy(v.reshape(output.shape).copy())
+            grad_out = _backend.place(grad_out, output.device)
+            return [[g.clone() if isinstance(g, _C.TensorBase) else None] for g in vjp_fn(grad_out)]
+
+        jac1, types_ok, sizes_ok = _stack_and_check_tensors(vjps(), inputs, 1)
+        jac2, _, _ = _stack_and_check_tensors(vjps(), inputs, 1)
+        _raise_on_jacobian_attributes(types_ok, sizes_ok, _check_jacobians_equal(jac1, jac2, nondet_tol),
+                                      check_grad_dtypes, nondet_tol)
+        reduced.append([float(np.dot(vj[:, 0], u)) for vj, u in zip(jac1, all_u, strict=True)])
+    return reduced
+
+
+def _adjusted_atol(atol, u, v):
+    """Slow mode allows |a - b| <= atol + rtol |b| per element; for v^T A u against v^T B u the atol
+    term becomes v^T (atol) u = atol sum(u) sum(v) (upstream's _adjusted_atol)."""
+    return atol * float(u.sum()) * float(v.sum())
+
+
+FAST_FAIL_SLOW_OK_MSG = """
+Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`
+""".strip()
+
+
+def _run_slow_mode_and_get_error(func, tupled_inputs, outputs, input_idx, output_idx, rtol, atol, eps):
+    """The slow-mode Jacobians of one input and output, for fast mode's message."""
+    func_out = _as_tuple(func(*tupled_inputs))
+    float_outputs = [o for o in func_out if _is_float_tensor(o)]
+    numerical = _get_numerical_jacobian(func, tupled_inputs, func_out, eps)[input_idx]
+    numerical = [n for o, n in zip(float_outputs, numerical, strict=True) if o.requires_grad][output_idx]
+    analytical = _check_analytical_jacobian_attributes(tupled_inputs, outputs[output_idx], float("inf"),
+                                                       False)[input_idx]
+    max_diff = np.abs(numerical - analytical).max()
+    msg = ("\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+           "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
+           "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
+           f"Numerical:\n {_jacobian_tensor(numerical)}\n"
+           f"Analytical:\n{_jacobian_tensor(analytical)}\n\n"
+           f"The max per-element difference (slow mode) is: {float(max_diff)}.\n")
+    if np.allclose(analytical, numerical, rtol, atol):
+        msg += FAST_FAIL_SLOW_OK_MSG
+    return msg
+
+
+def _fast_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol):
+    inp_tensors = list(_iter_tensors(tupled_inputs, True))
+    all_v, all_u = _make_vectors(inp_tensors, outputs)
+    numerical = _get_numerical_vJu(func, tupled_inputs, inp_tensors, func_out, all_u, all_v, eps)
+    if not outputs:
+        # no differentiable output: each numerical J u must be zero (upstream
+        # _check_no_differentiable_outputs_fast)
+        for inp, u in zip(inp_tensors, all_u, strict=True):
+            for jvp in _numerical_jvps(func, tupled_inputs, inp, u, eps):
+                if jvp is not None and jvp.size and np.abs(jvp).max() > nondet_tol:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+    analytical = _get_analytical_vJu_backward_mode(tupled_inputs, outputs, nondet_tol, check_grad_dtypes, all_v,
+                                                   all_u)
+    for i, numerical_i in enumerate(numerical):
+        for j, n in enumerate(numerical_i):
+            a = analytical[j][i]
+            if not np.isclose(a, n, rtol, _adjusted_atol(atol, all_u[i], all_v[j])):
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {j:d} with respect to input {i:d},\n"
+                    f"numerical:{n}\nanalytical:{a}\n"
+                    + _run_slow_mode_and_get_error(func, tupled_inputs, outputs, i, j, rtol, atol, eps))
     return True
 
 
@@ -307,28 +461,54 @@ def _test_undefined_backward_mode(func, outputs, inputs):
     return all(check_undefined_grad_support(output) for output in outputs_to_check)
 
 
+def _refuse_unsupported(check_batched_grad=False, check_batched_forward_grad=False, check_forward_ad=False,
+                        check_fwd_over_rev=False):
+    """The checks that need forward-mode AD or vmap, which torchlite does not have."""
+    for name, value in (("check_forward_ad", check_forward_ad), ("check_fwd_over_rev", check_fwd_over_rev),
+                        ("check_batched_forward_grad", check_batched_forward_grad),
+                        ("check_batched_grad", check_batched_grad)):
+        if value:
+            raise NotImplementedError(f"gradcheck: {name}=True needs forward-mode AD or vmap, which torchlite "
+                                      "does not have")
+
+
 def gradcheck(func: Callable[..., Any], inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
-              check_grad_dtypes: bool = False) -> bool:
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
     r"""Check gradients computed via small finite differences against analytical
     gradients wrt tensors in :attr:`inputs` that are of floating point type
     and with ``requires_grad=True``. Returns True, or raises GradcheckError
-    (returns False when ``raise_exception=False``)."""
+    (returns False when ``raise_exception=False``). ``fast_mode=True`` compares
+    random projections of the Jacobians instead of the Jacobians (torch's fast
+    mode); ``masked`` is accepted (torchlite has no sparse tensors)."""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
+    _refuse_unsupported(check_batched_grad, check_batched_forward_grad, check_forward_ad)
     try:
         return _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                                 check_grad_dtypes)
+                                 check_grad_dtypes, check_backward_ad, fast_mode)
     except GradcheckError:
         if raise_exception:
             raise
         return False
 
 
-def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes):
+def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
+                      check_backward_ad=True, fast_mode=False):
     tupled_inputs = _as_tuple(inputs)
     _check_inputs(tupled_inputs)
     func_out = func(*tupled_inputs)
     outputs = _differentiable_outputs(func_out)
-    _slow_gradcheck(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if not check_backward_ad:
+        return True
+    gradcheck_fn = _fast_gradcheck if fast_mode else _slow_gradcheck
+    gradcheck_fn(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
     _test_backward_mul_by_grad_output(outputs, tupled_inputs)
     if check_undefined_grad:
         _test_undefined_backward_mode(func, outputs, tupled_inputs)
@@ -353,12 +533,21 @@ def _make_grad_output(x, noncontiguous):
 def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6,
                   atol: float = 1e-5, rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False,
                   raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
-                  check_grad_dtypes: bool = False) -> bool:
+                  check_grad_dtypes: bool = False, check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
+                  check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     r"""Check gradients of gradients computed via small finite differences
     against analytical gradients wrt tensors in :attr:`inputs` and
     :attr:`grad_outputs` that are of floating point type and with
     ``requires_grad=True``: gradcheck of the function that maps
-    (inputs, grad_outputs) to the gradients of ``func`` with create_graph=True."""
+    (inputs, grad_outputs) to the gradients of ``func`` with create_graph=True
+    (in fast mode with ``fast_mode=True``)."""
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
+    _refuse_unsupported(check_batched_grad=check_batched_grad, check_fwd_over_rev=check_fwd_over_rev)
     tupled_inputs = _as_tuple(inputs)
     if grad_outputs is None:
         # random grad_outputs shaped like the outputs
@@ -385,4 +574,5 @@ def gradgradcheck(func: Callable[..., Any], inputs: Any, grad_outputs: Any = Non
 
     return gradcheck(new_func, tupled_inputs + tupled_grad_outputs, eps=eps, atol=atol, rtol=rtol,
                      raise_exception=raise_exception, nondet_tol=nondet_tol,
-                     check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes)
+                     check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+                     check_backward_ad=check_rev_over_rev, fast_mode=fast_mode, masked=masked)

@@ -12,13 +12,16 @@ import shutil
 import subprocess
 import threading
 import warnings
+import weakref
 from typing import NamedTuple
 
 from .. import _C
-from .grad_mode import enable_grad
+from .._ops import mutation as _mutation
+from .grad_mode import enable_grad, no_grad
 
 __all__ = ["Node", "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "GradientEdge",
-           "get_gradient_edge", "increment_version", "register_multi_grad_hook", "to_dot", "Digraph"]
+           "get_gradient_edge", "increment_version", "register_multi_grad_hook", "allow_mutation_on_saved_tensors",
+           "to_dot", "Digraph"]
 
 
 class Node(abc.ABC):
@@ -68,9 +71,11 @@ class saved_tensors_hooks:
         if message is not None:
             raise RuntimeError(message)
         _C._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
+        _hooks_state.depth = getattr(_hooks_state, "depth", 0) + 1
 
     def __exit__(self, *args):
         _C._pop_saved_tensors_default_hooks()
+        _hooks_state.depth -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):
@@ -94,8 +99,11 @@ def disable_saved_tensors_hooks(error_message):
     """While active, entering saved_tensors_hooks (save_on_cpu, checkpoint's) raises
     RuntimeError(error_message)."""
     previous = getattr(_hooks_state, "disabled_message", None)
-    _hooks_state.disabled_message = error_message
     try:
+        _hooks_state.disabled_message = error_message
+        # upstream SavedTensorDefaultHooks::disable: refused while hooks are active
+        if getattr(_hooks_state, "depth", 0):
+            raise RuntimeError(error_message)
         yield
     finally:
         _hooks_state.disabled_message = previous
@@ -209,6 +217,121 @@ def get_gradient_edge(tensor):
         with enable_grad():
             token = tensor.view_as(tensor).grad_fn
     return GradientEdge(grad_fn, tensor.output_nr, ownership_token=token)
+
+
+# allow_mutation_on_saved_tensors (torch/autograd/graph.py) ----------------------------------------
+#
+# While the context is active: (1) a saved_tensors_hooks pair packs each tensor saved for backward
+# as a handle, remembering the tensor by (id, data_ptr, version) and its memory by (data_ptr,
+# version); (2) just before an in-place kernel writes a tensor (Note [Before an in-place write],
+# torchlite/_ops/mutation.py; upstream a TorchDispatchMode), every saved tensor with the same
+# memory and version is cloned and the clone kept in place of the original; (3) backward unpacks
+# a handle to its clone where there is one, else to the original. Backward must run inside the
+# same context: outside it, or in another one, unpacking raises.
+
+_allow_mutation_on_saved_tensors_enabled = False
+
+
+def _get_tid(tensor):
+    return (id(tensor), tensor.data_ptr(), tensor._version)
+
+
+def _get_sid(tensor):
+    return (tensor.data_ptr(), tensor._version)
+
+
+class _Handle:
+    pass
+
+
+class _swap_with_cloned(saved_tensors_hooks):
+    def __init__(self, ctx):
+        def pack_hook(tensor):
+            tid = _get_tid(tensor)
+            ctx.sid_to_tid[_get_sid(tensor)].add(tid)
+            # the same tensor at the same version may be saved several times: one handle
+            handle = ctx.tid_to_weakhandle.get(tid)
+            if handle is None:
+                handle = _Handle()
+                ctx.tid_to_weakhandle[tid] = handle
+                ctx.original[handle] = tensor
+            return handle
+
+        def unpack_hook(handle):
+            # torch's message, without the space its two literals lack
+            error_msg = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                         "in which the graph was originally recorded.")
+            if not _allow_mutation_on_saved_tensors_enabled:
+                raise AssertionError(error_msg)
+            if handle in ctx.cloned:
+                return ctx.cloned[handle]
+            if handle not in ctx.original:
+                raise AssertionError(error_msg)
+            return ctx.original[handle]
+
+        super().__init__(pack_hook, unpack_hook)
+
+
+@contextlib.contextmanager
+def _clone_arg_before_mutate(ctx):
+    """upstream _CloneArgBeforeMutateMode: before a tensor is written in place, the saved
+    tensors sharing its memory at its version are cloned (an enclosing context's too)."""
+    previous = _mutation.hook
+
+    def maybe_clone(t):
+        if not t.is_inference():  # an inference tensor is never saved
+            for tid in ctx.sid_to_tid.get(_get_sid(t), ()):
+                handle = ctx.tid_to_weakhandle.get(tid)
+                # gone: saved, then freed by a backward before this write
+                if handle is None or handle in ctx.cloned:
+                    continue
+                with no_grad():
+                    ctx.cloned[handle] = ctx.original[handle].clone()
+                del ctx.original[handle]
+        if previous is not None:
+            previous(t)
+
+    _mutation.hook = maybe_clone
+    try:
+        yield
+    finally:
+        _mutation.hook = previous
+
+
+class _AllowMutationOnSavedContext:
+    """The state of one allow_mutation_on_saved_tensors context (cleared when it exits)."""
+
+    def __init__(self):
+        self.cloned = weakref.WeakKeyDictionary()
+        self.original = weakref.WeakKeyDictionary()
+        self.tid_to_weakhandle = weakref.WeakValueDictionary()
+        self.sid_to_tid = collections.defaultdict(set)
+
+    def clear(self):
+        self.cloned.clear()
+        self.original.clear()
+        self.tid_to_weakhandle.clear()
+        self.sid_to_tid.clear()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Context manager under which a tensor saved for backward may be modified in place: it is
+    cloned before the write, and backward reads the clone. Run forward and backward inside the
+    same context. Yields the context's state (an _AllowMutationOnSavedContext), cleared on exit.
+    Contexts cannot be nested."""
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+    with _swap_with_cloned(ctx), _clone_arg_before_mutate(ctx):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            # as upstream, also when nesting was refused: the enclosing context is then off too
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False
 
 
 # Graph pictures -------------------------------------------------------------------
