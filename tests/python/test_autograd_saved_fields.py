@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 import torchlite
+from torchlite._generated import nn_functions
 from diff_utils import import_torch
 
 torch = import_torch()
@@ -118,6 +119,8 @@ def _generic_call(lib, schema):
         return getattr(args[0].clone(), name)(*args[1:], **kwargs)
     if name.startswith("linalg_"):
         return getattr(lib.linalg, name[len("linalg_"):])(*args, **kwargs)
+    if not hasattr(lib, name):  # a python_module: nn op (torch._C._nn's)
+        return getattr(lib._C._nn if lib is torch else nn_functions, name)(*args, **kwargs)
     return getattr(lib, name)(*args, **kwargs)
 
 
