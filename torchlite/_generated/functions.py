@@ -4,6 +4,7 @@
 """
 from .. import _C
 from .._functions_manual import (
+    _convolution_double_backward,
     add_scalar,
     addbmm_expand,
     as_dtype,
@@ -16,6 +17,8 @@ from .._functions_manual import (
     clamp_backward,
     clamp_backward_max,
     clamp_backward_min,
+    constant_pad_nd_backward,
+    convolution_backward_masked,
     cos,
     cosh,
     cummaxmin_backward,
@@ -1584,6 +1587,42 @@ def UniqueConsecutiveBackward0(grad, needs):
     grad_self = not_implemented("unique_consecutive") if needs[0] else None
     return (grad_self,)
 
+
+def ConvolutionBackward0(grad, needs, input, weight, stride, padding, dilation, transposed, output_padding, groups,  # noqa: A002 - the schema's names
+                         bias_sym_sizes_opt):
+    """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation,
+    bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
+    grad_bias = convolution_backward_masked(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                                            transposed, output_padding, groups, needs, 2) if needs[2] else None
+    grad_input = convolution_backward_masked(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                                             transposed, output_padding, groups, needs, 0) if needs[0] else None
+    grad_weight = convolution_backward_masked(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                                              transposed, output_padding, groups, needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def ConvolutionBackwardBackward0(grads, needs, grad_output, input, weight, stride, padding, dilation, transposed,  # noqa: A002 - the schema's names
+                                 output_padding, groups):
+    """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride,
+    SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups,
+    bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_output = _convolution_double_backward(grads[0], grads[1], grads[2], grad_output, weight, input, stride,
+                                                    padding, dilation, transposed, output_padding, groups, [True,
+                                                    False, False])[0] if needs[0] else None
+    grad_input = _convolution_double_backward(grads[0], grads[1], grads[2], grad_output, weight, input, stride,
+                                              padding, dilation, transposed, output_padding, groups, [False, True,
+                                              False])[1] if needs[1] else None
+    grad_weight = _convolution_double_backward(grads[0], grads[1], grads[2], grad_output, weight, input, stride,
+                                               padding, dilation, transposed, output_padding, groups, [False, False,
+                                               True])[2] if needs[2] else None
+    return (grad_grad_output, grad_input, grad_weight)
+
+
+def ConstantPadNdBackward0(grad, needs, pad):
+    """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
+    grad_self = constant_pad_nd_backward(grad, pad) if needs[0] else None
+    return (grad_self,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -1807,3 +1846,6 @@ _C._set_formula(specs.UniformBackward0, UniformBackward0)
 _C._set_formula(specs.Unique2Backward0, Unique2Backward0)
 _C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
 _C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)
+_C._set_formula(specs.ConvolutionBackward0, ConvolutionBackward0)
+_C._set_formula(specs.ConvolutionBackwardBackward0, ConvolutionBackwardBackward0)
+_C._set_formula(specs.ConstantPadNdBackward0, ConstantPadNdBackward0)

@@ -244,3 +244,12 @@ UniformBackward0 = _C._op_spec("UniformBackward0", (), "", 0, False)
 Unique2Backward0 = _C._op_spec("Unique2Backward0", (), "", 0, False)
 UniqueDimBackward0 = _C._op_spec("UniqueDimBackward0", (), "", 0, False)
 UniqueConsecutiveBackward0 = _C._op_spec("UniqueConsecutiveBackward0", (), "", 0, False)
+ConvolutionBackward0 = _C._op_spec("ConvolutionBackward0",
+                                   ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
+                                    "groups", "bias_sym_sizes_opt",),
+                                   "TTSSSVSSH", 0, False)
+ConvolutionBackwardBackward0 = _C._op_spec("ConvolutionBackwardBackward0",
+                                           ("grad_output", "input", "weight", "stride", "padding", "dilation",
+                                            "transposed", "output_padding", "groups",),
+                                           "TTTSSSVSS", 0, True)
+ConstantPadNdBackward0 = _C._op_spec("ConstantPadNdBackward0", ("pad", ), "S", 0, False)
