@@ -59,6 +59,7 @@ __all__ = [
     "atleast_3d",
     "avg_pool1d",
     "baddbmm",
+    "batch_norm",
     "bernoulli",
     "bincount",
     "bitwise_and",
@@ -141,6 +142,7 @@ __all__ = [
     "ger",
     "greater",
     "greater_equal",
+    "group_norm",
     "gt",
     "histc",
     "hstack",
@@ -160,6 +162,7 @@ __all__ = [
     "isreal",
     "kron",
     "kthvalue",
+    "layer_norm",
     "le",
     "lerp",
     "less",
@@ -210,6 +213,9 @@ __all__ = [
     "nanmedian",
     "nansum",
     "narrow",
+    "native_batch_norm",
+    "native_group_norm",
+    "native_layer_norm",
     "ne",
     "neg",
     "neg_",
@@ -354,6 +360,9 @@ _SCHEMAS = {
         'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, '
         'bool count_include_pad=True',),
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
+    "batch_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+        'float momentum, float eps, bool cudnn_enabled',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
     "bitwise_and": ('Tensor self, Tensor other',),
@@ -453,6 +462,9 @@ _SCHEMAS = {
     "ger": ('Tensor self, Tensor vec2',),
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "group_norm": (
+        'Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+        'bool cudnn_enabled=True',),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
     "hstack": ('Tensor[] tensors',),
@@ -475,6 +487,9 @@ _SCHEMAS = {
     "kron": ('Tensor self, Tensor other',),
     "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
         'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
+    "layer_norm": (
+        'Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+        'bool cudnn_enable=True',),
     "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "lerp": ('Tensor self, Tensor end, Scalar weight', 'Tensor self, Tensor end, Tensor weight'),
     "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
@@ -533,6 +548,12 @@ _SCHEMAS = {
     "nansum": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "native_batch_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+        'float momentum, float eps',),
+    "native_group_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps',),
+    "native_layer_norm": ('Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps',),
     "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "neg": ('Tensor self',),
     "neg_": ('Tensor(a!) self',),
@@ -1194,6 +1215,15 @@ def baddbmm(*args, out=None, **kwargs):
     if out is None:
         return _ops.baddbmm(*args, **kwargs)
     return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.batch_norm)
+def batch_norm(*args, **kwargs):
+    try:
+        return _ops.batch_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("batch_norm", _SCHEMAS["batch_norm"], args, kwargs, error)
+    return _ops.batch_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.bernoulli)
@@ -2058,6 +2088,15 @@ def greater_equal(*args, out=None, **kwargs):
     return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
 
 
+@functools.wraps(_ops.group_norm)
+def group_norm(*args, **kwargs):
+    try:
+        return _ops.group_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("group_norm", _SCHEMAS["group_norm"], args, kwargs, error)
+    return _ops.group_norm(*args, **kwargs)
+
+
 @functools.wraps(_ops.gt)
 def gt(*args, out=None, **kwargs):
     try:
@@ -2267,6 +2306,15 @@ def kthvalue(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error)
     return _ops.kthvalue(*args, **kwargs)
+
+
+@functools.wraps(_ops.layer_norm)
+def layer_norm(*args, **kwargs):
+    try:
+        return _ops.layer_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("layer_norm", _SCHEMAS["layer_norm"], args, kwargs, error)
+    return _ops.layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.le)
@@ -2813,6 +2861,33 @@ def narrow(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
     return _ops.narrow(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_batch_norm)
+def native_batch_norm(*args, **kwargs):
+    try:
+        return _ops.native_batch_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_batch_norm", _SCHEMAS["native_batch_norm"], args, kwargs, error)
+    return _ops.native_batch_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_group_norm)
+def native_group_norm(*args, **kwargs):
+    try:
+        return _ops.native_group_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_group_norm", _SCHEMAS["native_group_norm"], args, kwargs, error)
+    return _ops.native_group_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_layer_norm)
+def native_layer_norm(*args, **kwargs):
+    try:
+        return _ops.native_layer_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_layer_norm", _SCHEMAS["native_layer_norm"], args, kwargs, error)
+    return _ops.native_layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.ne)
