@@ -1111,6 +1111,7 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
 
 
 from ._ops import avg_pool2d, avg_pool2d_backward, max_pool2d_with_indices_backward  # noqa: E402
+from ._ops import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward  # noqa: E402, F401 - formulas
 
 
 def max_pool_double_backward(grad, indices, dim):
@@ -1205,6 +1206,7 @@ def norm_double_backward(kind, grads, grad_out, input, weight, args, needs, k): 
     return _once((grads, input), needs, k, compute)
 
 
+__all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward"]
 __all__ += ["native_batch_norm_backward_masked", "native_group_norm_backward_masked",
             "native_layer_norm_backward_masked", "norm_double_backward"]
 __all__ += ["_convolution_double_backward", "avg_pool2d", "avg_pool2d_backward", "constant_pad_nd_backward",

@@ -175,6 +175,8 @@ TEST_LIST = {
     "native_batch_norm_backward": "tests/python/test_nn_conv.py",
     "native_layer_norm_backward": "tests/python/test_nn_conv.py",
     "native_group_norm_backward": "tests/python/test_nn_conv.py",
+    "adaptive_avg_pool2d": "tests/python/test_nn_conv.py", "_adaptive_avg_pool2d": "tests/python/test_nn_conv.py",
+    "_adaptive_avg_pool2d_backward": "tests/python/test_nn_conv.py",
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

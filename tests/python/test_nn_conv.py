@@ -647,3 +647,48 @@ def test_norm_backward_kernels():
         return (lib.batch_norm(t, None, None, None, None, True, 0.1, 1e-5, False), lib.layer_norm(t, [4, 5]),
                 lib.group_norm(t, 2), lib.native_group_norm(t, None, None, 3, 4, 5, 4, 1e-5))
     assert run(case, torchlite) == run(case, torch)
+
+
+# adaptive pooling ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("size", [(4, 3), 1, (1, 1), (6, 7), (5, None), 2, (7, 9)])
+def test_adaptive_avg_pool2d(dev, size):
+    compare(lambda lib, x: functional(lib).adaptive_avg_pool2d(x, size), [rand(2, 3, 6, 7)], dev)
+    compare(lambda lib, x: functional(lib).adaptive_avg_pool2d(x, size), [rand(3, 5, 4)], dev)
+
+
+def test_adaptive_avg_pool2d_float32_and_backward_kernel():
+    compare(lambda lib, x: functional(lib).adaptive_avg_pool2d(x, (3, 5)), [rand(2, 3, 8, 9, dtype=np.float32)],
+            "cpu", double=False)
+    x, g = rand(2, 3, 7, 5), rand(2, 3, 3, 2, seed=1)
+    a = torchlite._ops._adaptive_avg_pool2d_backward(torchlite.tensor(g), torchlite.tensor(x))
+    b = torch.ops.aten._adaptive_avg_pool2d_backward(torch.tensor(g), torch.tensor(x))
+    _close(a.numpy(), b.numpy(), np.float64)
+
+    def case(lib):
+        t = lib.randn(1, 2, 4, 4, requires_grad=True)
+        fn = lib.nn.functional.adaptive_avg_pool2d(t, 1).grad_fn
+        return fn.name(), fn._saved_dim, fn._saved_keepdim, lib._adaptive_avg_pool2d(t, [2, 3]).grad_fn.name()
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_adaptive_avg_pool2d_gradgradcheck():
+    x = torchlite.tensor(rand(1, 2, 7, 5), requires_grad=True)
+    assert torchlite.autograd.gradgradcheck(lambda t: TF.adaptive_avg_pool2d(t, (3, 4)), (x,))
+
+
+ADAPTIVE_ERRORS = [
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6), (1, 2, 3)),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(6), 2),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6), (-1, 2)),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6).long(), 2),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 0, 4, 4), 2).shape,
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6), 0).shape,
+]
+
+
+@pytest.mark.parametrize("i", range(len(ADAPTIVE_ERRORS)))
+def test_adaptive_errors(i):
+    assert run(lambda lib: ADAPTIVE_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: ADAPTIVE_ERRORS[i](lib, functional(lib)), torch)

@@ -2163,6 +2163,14 @@ def _rms_norm(lib, dev):
                                          lib.nn.functional.rms_norm(x, (3,), eps=0.1)), x, w)
 
 
+@case("torchlite.nn.functional.adaptive_avg_pool2d")
+def _adaptive_avg_pool2d(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.adaptive_avg_pool2d(x, (2, 3)), F.adaptive_avg_pool2d(x, 1),
+                                      F.adaptive_avg_pool2d(x, (None, 2))), x)
+
+
 @case("torchlite.constant_pad_nd", "torchlite.nn.functional.pad")
 def _constant_pad_nd(lib, dev):
     x = leaf(lib, dev)

@@ -4,6 +4,8 @@
 """
 from .. import _C
 from .._functions_manual import (
+    _adaptive_avg_pool2d,
+    _adaptive_avg_pool2d_backward,
     _convolution_double_backward,
     add_scalar,
     addbmm_expand,
@@ -1739,6 +1741,20 @@ def NativeGroupNormBackwardBackward0(grads, needs, grad_out, input, mean, rstd, 
                                        norm_eps), needs, 2) if needs[2] else None
     return (grad_grad_out, grad_input, grad_weight)
 
+
+def AdaptiveAvgPool2DBackward0(grad, needs, self):
+    """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    grad_self = _adaptive_avg_pool2d_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def AdaptiveAvgPool2DBackwardBackward0(grad, needs, self, grad_output_sym_sizes):
+    """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    grad_grad_output = _adaptive_avg_pool2d(grad, [grad_output_sym_sizes[-2],
+                                            grad_output_sym_sizes[-1]]) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -1975,3 +1991,5 @@ _C._set_formula(specs.NativeGroupNormBackward0, NativeGroupNormBackward0)
 _C._set_formula(specs.NativeLayerNormBackwardBackward0, NativeLayerNormBackwardBackward0)
 _C._set_formula(specs.NativeBatchNormBackwardBackward0, NativeBatchNormBackwardBackward0)
 _C._set_formula(specs.NativeGroupNormBackwardBackward0, NativeGroupNormBackwardBackward0)
+_C._set_formula(specs.AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackward0)
+_C._set_formula(specs.AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0)

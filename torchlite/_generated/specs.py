@@ -289,3 +289,6 @@ NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0
                                                ("grad_out", "input", "mean", "rstd", "weight", "N", "C", "HxW",
                                                 "group", "norm_eps",),
                                                "TTTTTSSSSH", 0, True)
+AdaptiveAvgPool2DBackward0 = _C._op_spec("AdaptiveAvgPool2DBackward0", ("self", ), "T", 0, False)
+AdaptiveAvgPool2DBackwardBackward0 = _C._op_spec("AdaptiveAvgPool2DBackwardBackward0",
+                                                 ("self", "grad_output_sym_sizes", ), "TV", 0, False)

@@ -277,6 +277,9 @@ from .Pooling import (avg_pool1d, avg_pool2d, avg_pool2d_backward, max_pool1d, m
 
 __all__ += ["avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
             "max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
+from .Pooling import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward, adaptive_avg_pool2d  # noqa: E402
+
+__all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d"]
 from .Normalization import (batch_norm, group_norm, layer_norm, native_batch_norm, native_batch_norm_backward,  # noqa: E402
                             native_group_norm, native_group_norm_backward, native_layer_norm,
                             native_layer_norm_backward)

@@ -109,6 +109,17 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     return out * weight if weight is not None else out
 
 
+__all__ += ["adaptive_avg_pool2d"]
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - torch's names
+    """torch.nn.functional.adaptive_avg_pool2d: a None in output_size keeps that input size."""
+    if not isinstance(output_size, int):
+        output_size = [input.size(-2 + i) if v is None else v for i, v in enumerate(output_size)] \
+            if len(output_size) == 2 else list(output_size)
+    return _conv_ops.adaptive_avg_pool2d(input, output_size)
+
+
 def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
     """torch.nn.functional.pad (torch._C._nn.pad, ATen/native/PadNd.cpp): constant mode is
     at::constant_pad_nd (ConstantPadNdBackward0)."""
