@@ -1112,6 +1112,9 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
 
 from ._ops import avg_pool2d, avg_pool2d_backward, max_pool2d_with_indices_backward  # noqa: E402
 from ._ops import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward  # noqa: E402, F401 - formulas
+from ._ops import (reflection_pad1d, reflection_pad1d_backward, reflection_pad2d,  # noqa: E402, F401 - formulas
+                   reflection_pad2d_backward, replication_pad1d, replication_pad1d_backward, replication_pad2d,
+                   replication_pad2d_backward)
 
 
 def max_pool_double_backward(grad, indices, dim):
@@ -1206,7 +1209,9 @@ def norm_double_backward(kind, grads, grad_out, input, weight, args, needs, k): 
     return _once((grads, input), needs, k, compute)
 
 
-__all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward"]
+__all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "reflection_pad1d", "reflection_pad1d_backward",
+            "reflection_pad2d", "reflection_pad2d_backward", "replication_pad1d", "replication_pad1d_backward",
+            "replication_pad2d", "replication_pad2d_backward"]
 __all__ += ["native_batch_norm_backward_masked", "native_group_norm_backward_masked",
             "native_layer_norm_backward_masked", "norm_double_backward"]
 __all__ += ["_convolution_double_backward", "avg_pool2d", "avg_pool2d_backward", "constant_pad_nd_backward",

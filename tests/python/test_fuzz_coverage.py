@@ -177,6 +177,10 @@ TEST_LIST = {
     "native_group_norm_backward": "tests/python/test_nn_conv.py",
     "adaptive_avg_pool2d": "tests/python/test_nn_conv.py", "_adaptive_avg_pool2d": "tests/python/test_nn_conv.py",
     "_adaptive_avg_pool2d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad1d": "tests/python/test_nn_conv.py", "reflection_pad1d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad2d": "tests/python/test_nn_conv.py", "reflection_pad2d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad1d": "tests/python/test_nn_conv.py", "replication_pad1d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad2d": "tests/python/test_nn_conv.py", "replication_pad2d_backward": "tests/python/test_nn_conv.py",
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

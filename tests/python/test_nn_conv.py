@@ -692,3 +692,61 @@ ADAPTIVE_ERRORS = [
 def test_adaptive_errors(i):
     assert run(lambda lib: ADAPTIVE_ERRORS[i](lib, functional(lib)), torchlite) == \
         run(lambda lib: ADAPTIVE_ERRORS[i](lib, functional(lib)), torch)
+
+
+# reflection and replication padding -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("pad", [(1, 2), (-1, 2), (3, 0), (1, 2, 2, 1), (0, -1, 2, 3)])
+def test_pad_modes(dev, mode, pad):
+    if mode == "reflect" and max(pad) >= 4:
+        pad = tuple(min(p, 3) for p in pad)
+    compare(lambda lib, x: functional(lib).pad(x, pad, mode=mode), [rand(2, 4, 5)], dev)
+    if len(pad) == 2:
+        compare(lambda lib, x: functional(lib).pad(x, pad, mode=mode), [rand(4, 5)], dev)
+    else:
+        compare(lambda lib, x: functional(lib).pad(x, pad, mode=mode), [rand(2, 2, 4, 5)], dev)
+
+
+def test_pad_backward_kernels():
+    """reflection_pad1d_backward, reflection_pad2d_backward, replication_pad1d_backward and
+    replication_pad2d_backward against torch.ops.aten's."""
+    x, g = rand(2, 4, 5), rand(2, 7, 8, seed=1)
+    for name in ("reflection_pad2d", "replication_pad2d"):
+        a = getattr(torchlite._ops, name + "_backward")(torchlite.tensor(g), torchlite.tensor(x), [1, 2, 2, 1])
+        b = getattr(torch.ops.aten, name + "_backward")(torch.tensor(g), torch.tensor(x), [1, 2, 2, 1])
+        _close(a.numpy(), b.numpy(), np.float64)
+    g = rand(2, 4, 8, seed=2)
+    for name in ("reflection_pad1d", "replication_pad1d"):
+        a = getattr(torchlite._ops, name + "_backward")(torchlite.tensor(g), torchlite.tensor(x), [1, 2])
+        b = getattr(torch.ops.aten, name + "_backward")(torch.tensor(g), torch.tensor(x), [1, 2])
+        _close(a.numpy(), b.numpy(), np.float64)
+
+
+PAD_MODE_ERRORS = [
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (4, 2), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 1, 3, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2), mode="reflect", value=1),
+    lambda lib, F: F.pad(lib.randn(4), (1, 2), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2, 3), mode="replicate"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2, 1, 1, 1, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2, 1, 1, 0, 0, 1, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 0, 4), (1, 1), mode="replicate"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 0), (1, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (-3, -2), mode="replicate"),
+    lambda lib, F: F.pad(lib.arange(8).reshape(2, 4), (1, 2), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2), mode="bogus"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(PAD_MODE_ERRORS)))
+def test_pad_mode_errors(i):
+    assert run(lambda lib: PAD_MODE_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: PAD_MODE_ERRORS[i](lib, functional(lib)), torch)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_modes_gradgradcheck(mode):
+    x = torchlite.tensor(rand(1, 3, 4), requires_grad=True)
+    assert torchlite.autograd.gradgradcheck(lambda t: TF.pad(t, (2, -1, 1, 2), mode=mode), (x,))

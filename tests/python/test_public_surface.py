@@ -2175,7 +2175,9 @@ def _adaptive_avg_pool2d(lib, dev):
 def _constant_pad_nd(lib, dev):
     x = leaf(lib, dev)
     return with_grads(lib, lambda x: (lib.constant_pad_nd(x, [1, 2], 0.5), lib.nn.functional.pad(x, (1, -1, 0, 1)),
-                                      lib.nn.functional.pad(x, (1, 1), value=2.0)), x)
+                                      lib.nn.functional.pad(x, (1, 1), value=2.0),
+                                      lib.nn.functional.pad(x, (2, 1), mode="reflect"),
+                                      lib.nn.functional.pad(x[None], (1, 1, 1, 0), mode="replicate")), x)
 
 
 # ==== issue 15: modules ====

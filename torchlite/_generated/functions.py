@@ -104,7 +104,15 @@ from .._functions_manual import (
     prod_backward,
     put_self_backward,
     reciprocal,
+    reflection_pad1d,
+    reflection_pad1d_backward,
+    reflection_pad2d,
+    reflection_pad2d_backward,
     repeat_backward,
+    replication_pad1d,
+    replication_pad1d_backward,
+    replication_pad2d,
+    replication_pad2d_backward,
     reshape,
     reshape_column,
     restore_reduced_dims,
@@ -1755,6 +1763,58 @@ def AdaptiveAvgPool2DBackwardBackward0(grad, needs, self, grad_output_sym_sizes)
     grad_self = zeros_like(self) if needs[1] else None
     return (grad_grad_output, grad_self)
 
+
+def ReflectionPad1DBackward0(grad, needs, self, padding):
+    """reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_self = reflection_pad1d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReflectionPad1DBackwardBackward0(grad, needs, self, padding):
+    """reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_grad_output = reflection_pad1d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReflectionPad2DBackward0(grad, needs, self, padding):
+    """reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_self = reflection_pad2d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReflectionPad2DBackwardBackward0(grad, needs, self, padding):
+    """reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_grad_output = reflection_pad2d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReplicationPad1DBackward0(grad, needs, self, padding):
+    """replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_self = replication_pad1d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReplicationPad1DBackwardBackward0(grad, needs, self, padding):
+    """replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_grad_output = replication_pad1d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReplicationPad2DBackward0(grad, needs, self, padding):
+    """replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_self = replication_pad2d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReplicationPad2DBackwardBackward0(grad, needs, self, padding):
+    """replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_grad_output = replication_pad2d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -1993,3 +2053,11 @@ _C._set_formula(specs.NativeBatchNormBackwardBackward0, NativeBatchNormBackwardB
 _C._set_formula(specs.NativeGroupNormBackwardBackward0, NativeGroupNormBackwardBackward0)
 _C._set_formula(specs.AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackward0)
 _C._set_formula(specs.AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0)
+_C._set_formula(specs.ReflectionPad1DBackward0, ReflectionPad1DBackward0)
+_C._set_formula(specs.ReflectionPad1DBackwardBackward0, ReflectionPad1DBackwardBackward0)
+_C._set_formula(specs.ReflectionPad2DBackward0, ReflectionPad2DBackward0)
+_C._set_formula(specs.ReflectionPad2DBackwardBackward0, ReflectionPad2DBackwardBackward0)
+_C._set_formula(specs.ReplicationPad1DBackward0, ReplicationPad1DBackward0)
+_C._set_formula(specs.ReplicationPad1DBackwardBackward0, ReplicationPad1DBackwardBackward0)
+_C._set_formula(specs.ReplicationPad2DBackward0, ReplicationPad2DBackward0)
+_C._set_formula(specs.ReplicationPad2DBackwardBackward0, ReplicationPad2DBackwardBackward0)

@@ -292,3 +292,15 @@ NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0
 AdaptiveAvgPool2DBackward0 = _C._op_spec("AdaptiveAvgPool2DBackward0", ("self", ), "T", 0, False)
 AdaptiveAvgPool2DBackwardBackward0 = _C._op_spec("AdaptiveAvgPool2DBackwardBackward0",
                                                  ("self", "grad_output_sym_sizes", ), "TV", 0, False)
+ReflectionPad1DBackward0 = _C._op_spec("ReflectionPad1DBackward0", ("self", "padding", ), "TS", 0, False)
+ReflectionPad1DBackwardBackward0 = _C._op_spec("ReflectionPad1DBackwardBackward0", ("self", "padding", ),
+                                               "TS", 0, False)
+ReflectionPad2DBackward0 = _C._op_spec("ReflectionPad2DBackward0", ("self", "padding", ), "TS", 0, False)
+ReflectionPad2DBackwardBackward0 = _C._op_spec("ReflectionPad2DBackwardBackward0", ("self", "padding", ),
+                                               "TS", 0, False)
+ReplicationPad1DBackward0 = _C._op_spec("ReplicationPad1DBackward0", ("self", "padding", ), "TS", 0, False)
+ReplicationPad1DBackwardBackward0 = _C._op_spec("ReplicationPad1DBackwardBackward0", ("self", "padding", ),
+                                                "TS", 0, False)
+ReplicationPad2DBackward0 = _C._op_spec("ReplicationPad2DBackward0", ("self", "padding", ), "TS", 0, False)
+ReplicationPad2DBackwardBackward0 = _C._op_spec("ReplicationPad2DBackwardBackward0", ("self", "padding", ),
+                                                "TS", 0, False)

@@ -267,6 +267,12 @@ __all__ += [
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 from .Padding import constant_pad_nd, constant_pad_nd_backward  # noqa: E402
+from .Padding import (reflection_pad1d, reflection_pad1d_backward, reflection_pad2d,  # noqa: E402
+                      reflection_pad2d_backward, replication_pad1d, replication_pad1d_backward, replication_pad2d,
+                      replication_pad2d_backward)
+
+__all__ += ["reflection_pad1d", "reflection_pad1d_backward", "reflection_pad2d", "reflection_pad2d_backward",
+            "replication_pad1d", "replication_pad1d_backward", "replication_pad2d", "replication_pad2d_backward"]
 from .Convolution import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, convolution,  # noqa: E402
                           convolution_backward)
 

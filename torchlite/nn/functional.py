@@ -123,13 +123,36 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - torch's names
 def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
     """torch.nn.functional.pad (torch._C._nn.pad, ATen/native/PadNd.cpp): constant mode is
     at::constant_pad_nd (ConstantPadNdBackward0)."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    pad = [int(p) for p in pad]
+    dim = input.dim()
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > dim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {dim}")
     if mode == "constant":
         return _conv_torch_functions.constant_pad_nd(input, pad, 0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    raise NotImplementedError(f"torchlite: F.pad mode '{mode}' is not implemented yet")
+    if len(pad) == 2 and dim in (2, 3):
+        kernel = {"reflect": _conv_ops.reflection_pad1d, "replicate": _conv_ops.replication_pad1d}.get(mode)
+    elif len(pad) == 4 and dim in (3, 4):
+        kernel = {"reflect": _conv_ops.reflection_pad2d, "replicate": _conv_ops.replication_pad2d}.get(mode)
+    elif len(pad) == 6 and dim in (4, 5):
+        kernel = None
+    else:
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {dim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if kernel is None:  # circular (torch: copies into slices, CopySlices) and the 3-d modes
+        raise NotImplementedError(f"torchlite: F.pad with mode='{mode}' and padding of size {len(pad)} is not "
+                                  "implemented yet")
+    return kernel(input, pad)
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
