@@ -1112,6 +1112,9 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
 
 from ._ops import avg_pool2d, avg_pool2d_backward, max_pool2d_with_indices_backward  # noqa: E402
 from ._ops import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward  # noqa: E402, F401 - formulas
+from ._ops import (upsample_bilinear2d, upsample_bilinear2d_backward, upsample_linear1d,  # noqa: E402, F401
+                   upsample_linear1d_backward, upsample_nearest1d, upsample_nearest1d_backward, upsample_nearest2d,
+                   upsample_nearest2d_backward)
 from ._ops import (reflection_pad1d, reflection_pad1d_backward, reflection_pad2d,  # noqa: E402, F401 - formulas
                    reflection_pad2d_backward, replication_pad1d, replication_pad1d_backward, replication_pad2d,
                    replication_pad2d_backward)
@@ -1209,6 +1212,8 @@ def norm_double_backward(kind, grads, grad_out, input, weight, args, needs, k): 
     return _once((grads, input), needs, k, compute)
 
 
+__all__ += ["upsample_bilinear2d", "upsample_bilinear2d_backward", "upsample_linear1d", "upsample_linear1d_backward",
+            "upsample_nearest1d", "upsample_nearest1d_backward", "upsample_nearest2d", "upsample_nearest2d_backward"]
 __all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "reflection_pad1d", "reflection_pad1d_backward",
             "reflection_pad2d", "reflection_pad2d_backward", "replication_pad1d", "replication_pad1d_backward",
             "replication_pad2d", "replication_pad2d_backward"]

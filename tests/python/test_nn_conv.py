@@ -750,3 +750,92 @@ def test_pad_mode_errors(i):
 def test_pad_modes_gradgradcheck(mode):
     x = torchlite.tensor(rand(1, 3, 4), requires_grad=True)
     assert torchlite.autograd.gradgradcheck(lambda t: TF.pad(t, (2, -1, 1, 2), mode=mode), (x,))
+
+
+# interpolation ------------------------------------------------------------------------------------------
+
+INTERP_2D = [
+    dict(scale_factor=2), dict(size=(7, 3)), dict(scale_factor=1.5), dict(scale_factor=(0.5, 1.7)),
+    dict(scale_factor=1.5, recompute_scale_factor=True), dict(size=(4, 5)), dict(size=9),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", INTERP_2D)
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bilinear-ac"])
+def test_interpolate_2d(dev, kw, mode):
+    extra = dict(mode="bilinear", align_corners=True) if mode == "bilinear-ac" else dict(mode=mode)
+    compare(lambda lib, x: functional(lib).interpolate(x, **kw, **extra), [rand(2, 3, 4, 5)], dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(scale_factor=2), dict(size=7), dict(scale_factor=0.6), dict(size=1)])
+@pytest.mark.parametrize("mode", ["nearest", "linear", "linear-ac"])
+def test_interpolate_1d(dev, kw, mode):
+    extra = dict(mode="linear", align_corners=True) if mode == "linear-ac" else dict(mode=mode)
+    compare(lambda lib, x: functional(lib).interpolate(x, **kw, **extra), [rand(3, 4, 5)], dev)
+
+
+def test_interpolate_fields_float32_and_kernels():
+    """interpolate's kernels (upsample_nearest1d, upsample_nearest2d, upsample_linear1d, upsample_bilinear2d):
+    saved fields, float32 values, and their backward ops against torch.ops.aten's."""
+    compare(lambda lib, x: functional(lib).interpolate(x, scale_factor=1.7, mode="bilinear"),
+            [rand(2, 3, 6, 5, dtype=np.float32)], "cpu", double=False)
+
+    def case(lib):
+        x = lib.randn(2, 3, 4, 5, requires_grad=True)
+        out = []
+        for kw in (dict(scale_factor=2), dict(size=(7, 3), mode="bilinear", align_corners=True)):
+            fn = lib.nn.functional.interpolate(x, **kw).grad_fn
+            out.append((fn.name(), fn._saved_output_size, fn._saved_scales_h, fn._saved_scales_w,
+                        fn._saved_self_sym_sizes))
+        fn = lib.nn.functional.interpolate(x[0], scale_factor=2.5, mode="linear").grad_fn
+        out.append((fn.name(), fn._saved_output_size, fn._saved_scales, fn._saved_align_corners))
+        return out
+    assert run(case, torchlite) == run(case, torch)
+    g = rand(2, 3, 7, 9)
+    for name, args in (("upsample_nearest2d_backward", ([7, 9], [2, 3, 4, 5], None, None)),
+                       ("upsample_bilinear2d_backward", ([7, 9], [2, 3, 4, 5], False, 1.75, 1.8))):
+        a = getattr(torchlite._ops, name)(torchlite.tensor(g), *args)
+        b = getattr(torch.ops.aten, name)(torch.tensor(g), *args)
+        _close(a.numpy(), b.numpy(), np.float64)
+    g = rand(2, 3, 9)
+    for name, args in (("upsample_nearest1d_backward", ([9], [2, 3, 4], 2.25)),
+                       ("upsample_linear1d_backward", ([9], [2, 3, 4], True, None))):
+        a = getattr(torchlite._ops, name)(torchlite.tensor(g), *args)
+        b = getattr(torch.ops.aten, name)(torch.tensor(g), *args)
+        _close(a.numpy(), b.numpy(), np.float64)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_interpolate_gradgradcheck(mode):
+    x = torchlite.tensor(rand(1, 2, 3, 4), requires_grad=True)
+    assert torchlite.autograd.gradgradcheck(lambda t: TF.interpolate(t, scale_factor=1.5, mode=mode), (x,))
+
+
+INTERP_ERRORS = [
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), size=(7, 3), scale_factor=2),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5)),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), scale_factor=2, align_corners=True),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), scale_factor=2, mode="linear"),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4), scale_factor=2, mode="bilinear"),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), size=(7, 3, 2)),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), scale_factor=(2, 3, 4)),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), size=(7, 3), recompute_scale_factor=True),
+    lambda lib, F: F.interpolate(lib.arange(40).reshape(2, 1, 4, 5), scale_factor=2),
+    lambda lib, F: F.interpolate(lib.arange(40).reshape(2, 1, 4, 5), scale_factor=2, mode="bilinear"),
+    lambda lib, F: F.interpolate(lib.arange(12).reshape(1, 3, 4), scale_factor=2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(INTERP_ERRORS)))
+def test_interpolate_errors(i):
+    assert run(lambda lib: INTERP_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: INTERP_ERRORS[i](lib, functional(lib)), torch)
+
+
+def test_upsample_warns():
+    for lib in (torchlite, torch):
+        with pytest.warns(UserWarning, match="nn.functional.upsample` is deprecated"):
+            y = functional(lib).upsample(lib.ones(1, 1, 2, 2), scale_factor=2)
+        assert tuple(y.shape) == (1, 1, 4, 4)

@@ -2171,6 +2171,23 @@ def _adaptive_avg_pool2d(lib, dev):
                                       F.adaptive_avg_pool2d(x, (None, 2))), x)
 
 
+@case("torchlite.nn.functional.interpolate")
+def _interpolate(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.interpolate(x, scale_factor=2), F.interpolate(x, size=7, mode="linear"),
+                                      F.interpolate(x[None], size=(4, 3), mode="bilinear", align_corners=True),
+                                      F.interpolate(x[None], scale_factor=1.5, mode="bilinear")), x)
+
+
+@case("torchlite.nn.functional.upsample")
+def _upsample(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return with_grads(lib, lambda x: lib.nn.functional.upsample(x[None], size=(4, 7), mode="bilinear"), x)
+
+
 @case("torchlite.constant_pad_nd", "torchlite.nn.functional.pad")
 def _constant_pad_nd(lib, dev):
     x = leaf(lib, dev)

@@ -161,6 +161,14 @@ from .._functions_manual import (
     unfold,
     unfold_backward,
     unsqueeze_to,
+    upsample_bilinear2d,
+    upsample_bilinear2d_backward,
+    upsample_linear1d,
+    upsample_linear1d_backward,
+    upsample_nearest1d,
+    upsample_nearest1d_backward,
+    upsample_nearest2d,
+    upsample_nearest2d_backward,
     value_selecting_reduction_backward,
     var_backward,
     var_mean_backward,
@@ -1815,6 +1823,61 @@ def ReplicationPad2DBackwardBackward0(grad, needs, self, padding):
     grad_self = zeros_like(self) if needs[1] else None
     return (grad_grad_output, grad_self)
 
+
+def UpsampleNearest1DBackward0(grad, needs, output_size, scales, self_sym_sizes):
+    """upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor"""
+    grad_self = upsample_nearest1d_backward(grad, output_size, self_sym_sizes, scales) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleNearest2DBackward0(grad, needs, output_size, scales_h, scales_w, self_sym_sizes):
+    """upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_self = upsample_nearest2d_backward(grad, output_size, self_sym_sizes, scales_h, scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleLinear1DBackward0(grad, needs, output_size, align_corners, scales, self_sym_sizes):
+    """upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor"""
+    grad_self = upsample_linear1d_backward(grad, output_size, self_sym_sizes, align_corners,
+                                           scales) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleBilinear2DBackward0(grad, needs, output_size, align_corners, scales_h, scales_w, self_sym_sizes):
+    """upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
+    float? scales_w=None) -> Tensor"""
+    grad_self = upsample_bilinear2d_backward(grad, output_size, self_sym_sizes, align_corners, scales_h,
+                                             scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleNearest1DBackwardBackward0(grad, needs, output_size, scales):
+    """upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size,
+    float? scales=None) -> Tensor"""
+    grad_grad_output = upsample_nearest1d(grad, output_size, scales) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleNearest2DBackwardBackward0(grad, needs, output_size, scales_h, scales_w):
+    """upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+    float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_nearest2d(grad, output_size, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleLinear1DBackwardBackward0(grad, needs, output_size, align_corners, scales):
+    """upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners,
+    float? scales=None) -> Tensor"""
+    grad_grad_output = upsample_linear1d(grad, output_size, align_corners, scales) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleBilinear2DBackwardBackward0(grad, needs, output_size, align_corners, scales_h, scales_w):
+    """upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+    bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_bilinear2d(grad, output_size, align_corners, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -2061,3 +2124,11 @@ _C._set_formula(specs.ReplicationPad1DBackward0, ReplicationPad1DBackward0)
 _C._set_formula(specs.ReplicationPad1DBackwardBackward0, ReplicationPad1DBackwardBackward0)
 _C._set_formula(specs.ReplicationPad2DBackward0, ReplicationPad2DBackward0)
 _C._set_formula(specs.ReplicationPad2DBackwardBackward0, ReplicationPad2DBackwardBackward0)
+_C._set_formula(specs.UpsampleNearest1DBackward0, UpsampleNearest1DBackward0)
+_C._set_formula(specs.UpsampleNearest2DBackward0, UpsampleNearest2DBackward0)
+_C._set_formula(specs.UpsampleLinear1DBackward0, UpsampleLinear1DBackward0)
+_C._set_formula(specs.UpsampleBilinear2DBackward0, UpsampleBilinear2DBackward0)
+_C._set_formula(specs.UpsampleNearest1DBackwardBackward0, UpsampleNearest1DBackwardBackward0)
+_C._set_formula(specs.UpsampleNearest2DBackwardBackward0, UpsampleNearest2DBackwardBackward0)
+_C._set_formula(specs.UpsampleLinear1DBackwardBackward0, UpsampleLinear1DBackwardBackward0)
+_C._set_formula(specs.UpsampleBilinear2DBackwardBackward0, UpsampleBilinear2DBackwardBackward0)

@@ -304,3 +304,22 @@ ReplicationPad1DBackwardBackward0 = _C._op_spec("ReplicationPad1DBackwardBackwar
 ReplicationPad2DBackward0 = _C._op_spec("ReplicationPad2DBackward0", ("self", "padding", ), "TS", 0, False)
 ReplicationPad2DBackwardBackward0 = _C._op_spec("ReplicationPad2DBackwardBackward0", ("self", "padding", ),
                                                 "TS", 0, False)
+UpsampleNearest1DBackward0 = _C._op_spec("UpsampleNearest1DBackward0", ("output_size", "scales", "self_sym_sizes", ),
+                                         "SVV", 0, False)
+UpsampleNearest2DBackward0 = _C._op_spec("UpsampleNearest2DBackward0",
+                                         ("output_size", "scales_h", "scales_w", "self_sym_sizes", ), "SVVV", 0, False)
+UpsampleLinear1DBackward0 = _C._op_spec("UpsampleLinear1DBackward0",
+                                        ("output_size", "align_corners", "scales", "self_sym_sizes", ),
+                                        "SVVV", 0, False)
+UpsampleBilinear2DBackward0 = _C._op_spec("UpsampleBilinear2DBackward0",
+                                          ("output_size", "align_corners", "scales_h", "scales_w", "self_sym_sizes", ),
+                                          "SVVVV", 0, False)
+UpsampleNearest1DBackwardBackward0 = _C._op_spec("UpsampleNearest1DBackwardBackward0", ("output_size", "scales", ),
+                                                 "SV", 0, False)
+UpsampleNearest2DBackwardBackward0 = _C._op_spec("UpsampleNearest2DBackwardBackward0",
+                                                 ("output_size", "scales_h", "scales_w", ), "SVV", 0, False)
+UpsampleLinear1DBackwardBackward0 = _C._op_spec("UpsampleLinear1DBackwardBackward0",
+                                                ("output_size", "align_corners", "scales", ), "SVV", 0, False)
+UpsampleBilinear2DBackwardBackward0 = _C._op_spec("UpsampleBilinear2DBackwardBackward0",
+                                                  ("output_size", "align_corners", "scales_h", "scales_w", ),
+                                                  "SVVV", 0, False)

@@ -286,6 +286,12 @@ __all__ += ["avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "ma
 from .Pooling import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward, adaptive_avg_pool2d  # noqa: E402
 
 __all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d"]
+from .UpSample import (upsample_bilinear2d, upsample_bilinear2d_backward, upsample_linear1d,  # noqa: E402
+                       upsample_linear1d_backward, upsample_nearest1d, upsample_nearest1d_backward,
+                       upsample_nearest2d, upsample_nearest2d_backward)
+
+__all__ += ["upsample_bilinear2d", "upsample_bilinear2d_backward", "upsample_linear1d", "upsample_linear1d_backward",
+            "upsample_nearest1d", "upsample_nearest1d_backward", "upsample_nearest2d", "upsample_nearest2d_backward"]
 from .Normalization import (batch_norm, group_norm, layer_norm, native_batch_norm, native_batch_norm_backward,  # noqa: E402
                             native_group_norm, native_group_norm_backward, native_layer_norm,
                             native_layer_norm_backward)

@@ -13,6 +13,8 @@ from .._generated import torch_functions as _conv_torch_functions  # noqa: E402
 from .. import _ops as _conv_ops  # noqa: E402
 from .._ops import Normalization as _Normalization  # noqa: E402, F401 - rms_norm's checks
 import numpy as _np  # noqa: E402
+import math as _math  # noqa: E402
+import warnings as _warnings  # noqa: E402
 
 __all__ += ["avg_pool1d", "avg_pool2d", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
             "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "pad"]
@@ -118,6 +120,81 @@ def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - torch's names
         output_size = [input.size(-2 + i) if v is None else v for i, v in enumerate(output_size)] \
             if len(output_size) == 2 else list(output_size)
     return _conv_ops.adaptive_avg_pool2d(input, output_size)
+
+
+__all__ += ["interpolate", "upsample"]
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    """torch.nn.functional.interpolate, its nearest, linear and bilinear modes (upsample_nearest1d/2d,
+    upsample_linear1d, upsample_bilinear2d), with its argument checks."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                             "bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
+                                 f"spatial dimensions of {list(input.shape[2:])} and output size of {size}. Please "
+                                 "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
+                                 "...,oK) format.")
+            output_size = list(size)
+        else:
+            output_size = [size] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = list(scale_factor)
+        else:
+            scale_factors = [scale_factor] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor:
+        output_size = [int(_math.floor(float(input.size(i + 2)) * float(scale_factors[i]))) for i in range(dim)]
+        scale_factors = None
+    if output_size is None:
+        output_size = [int(_math.floor(input.size(i + 2) * float(scale_factors[i]))) for i in range(dim)]
+    scales = [None] * dim if scale_factors is None else [float(s) for s in scale_factors]
+    if antialias:
+        raise NotImplementedError("torchlite: interpolate(antialias=True) is not implemented yet")
+    if input.dim() == 3 and mode == "nearest":
+        return _conv_ops.upsample_nearest1d(input, output_size, scales[0])
+    if input.dim() == 4 and mode == "nearest":
+        return _conv_ops.upsample_nearest2d(input, output_size, *scales)
+    if input.dim() == 3 and mode == "linear":
+        return _conv_ops.upsample_linear1d(input, output_size, align_corners, scales[0])
+    if input.dim() == 4 and mode == "bilinear":
+        return _conv_ops.upsample_bilinear2d(input, output_size, align_corners, *scales)
+    if input.dim() == 3 and mode == "bilinear":
+        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
+    if input.dim() == 4 and mode == "linear":
+        raise NotImplementedError("Got 4D input, but linear mode needs 3D input")
+    if mode not in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact"):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    raise NotImplementedError(f"torchlite: interpolate(mode='{mode}') of a {input.dim()}D input is not implemented yet")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
+    """torch.nn.functional.upsample (deprecated): interpolate, with torch's warning."""
+    _warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
