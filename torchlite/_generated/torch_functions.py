@@ -10,7 +10,6 @@ from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
-    "_adaptive_avg_pool2d",
     "abs",
     "abs_",
     "absolute",
@@ -307,7 +306,6 @@ __all__ = [
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
 _SCHEMAS = {
-    "_adaptive_avg_pool2d": ('Tensor self, SymInt[2] output_size',),
     "abs": ('Tensor self',),
     "abs_": ('Tensor(a!) self',),
     "absolute": ('Tensor self',),
@@ -660,15 +658,6 @@ _SCHEMAS = {
     "xlogy": ('Tensor self, Tensor other',),
     "xlogy_": ('Tensor(a!) self, Tensor other',),
 }
-
-
-@functools.wraps(_ops._adaptive_avg_pool2d)
-def _adaptive_avg_pool2d(*args, **kwargs):
-    try:
-        return _ops._adaptive_avg_pool2d(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("_adaptive_avg_pool2d", _SCHEMAS["_adaptive_avg_pool2d"], args, kwargs, error)
-    return _ops._adaptive_avg_pool2d(*args, **kwargs)
 
 
 @functools.wraps(_ops.abs)
