@@ -92,6 +92,7 @@ REACHED_VIA = {
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)
+    "convolution_backward": "convolution",  # conv's backward and (create_graph) its node's formula
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)
@@ -196,6 +197,28 @@ TEST_LIST = {
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)
+    "conv_transpose1d": "tests/python/test_nn_conv.py", "conv_transpose2d": "tests/python/test_nn_conv.py",
+    "max_pool1d": "tests/python/test_nn_conv.py", "max_pool1d_with_indices": "tests/python/test_nn_conv.py",
+    "max_pool2d": "tests/python/test_nn_conv.py", "max_pool2d_with_indices": "tests/python/test_nn_conv.py",
+    "max_pool2d_with_indices_backward": "tests/python/test_nn_conv.py", "avg_pool1d": "tests/python/test_nn_conv.py",
+    "avg_pool2d": "tests/python/test_nn_conv.py", "avg_pool2d_backward": "tests/python/test_nn_conv.py",
+    "batch_norm": "tests/python/test_nn_conv.py", "native_batch_norm": "tests/python/test_nn_conv.py",
+    "layer_norm": "tests/python/test_nn_conv.py", "native_layer_norm": "tests/python/test_nn_conv.py",
+    "group_norm": "tests/python/test_nn_conv.py", "native_group_norm": "tests/python/test_nn_conv.py",
+    "native_batch_norm_backward": "tests/python/test_nn_conv.py",
+    "native_layer_norm_backward": "tests/python/test_nn_conv.py",
+    "native_group_norm_backward": "tests/python/test_nn_conv.py",
+    "adaptive_avg_pool2d": "tests/python/test_nn_conv.py", "_adaptive_avg_pool2d": "tests/python/test_nn_conv.py",
+    "_adaptive_avg_pool2d_backward": "tests/python/test_nn_conv.py",
+    "upsample_nearest1d": "tests/python/test_nn_conv.py", "upsample_nearest1d_backward": "tests/python/test_nn_conv.py",
+    "upsample_nearest2d": "tests/python/test_nn_conv.py", "upsample_nearest2d_backward": "tests/python/test_nn_conv.py",
+    "upsample_linear1d": "tests/python/test_nn_conv.py", "upsample_linear1d_backward": "tests/python/test_nn_conv.py",
+    "upsample_bilinear2d": "tests/python/test_nn_conv.py",
+    "upsample_bilinear2d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad1d": "tests/python/test_nn_conv.py", "reflection_pad1d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad2d": "tests/python/test_nn_conv.py", "reflection_pad2d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad1d": "tests/python/test_nn_conv.py", "replication_pad1d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad2d": "tests/python/test_nn_conv.py", "replication_pad2d_backward": "tests/python/test_nn_conv.py",
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

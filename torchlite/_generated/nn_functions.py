@@ -8,6 +8,9 @@ from .. import _ops
 from .._ops.python_arg_parser import _ARG_ERRORS, _rebind
 
 __all__ = [
+    "_adaptive_avg_pool2d",
+    "adaptive_avg_pool2d",
+    "avg_pool2d",
     "binary_cross_entropy",
     "cross_entropy_loss",
     "elu",
@@ -36,6 +39,7 @@ __all__ = [
     "log_sigmoid",
     "log_sigmoid_backward",
     "log_sigmoid_forward",
+    "max_pool2d_with_indices",
     "mish",
     "mish_",
     "mse_loss",
@@ -43,8 +47,12 @@ __all__ = [
     "nll_loss2d",
     "nll_loss_nd",
     "one_hot",
+    "reflection_pad1d",
+    "reflection_pad2d",
     "relu6",
     "relu6_",
+    "replication_pad1d",
+    "replication_pad2d",
     "silu",
     "silu_",
     "smooth_l1_loss",
@@ -53,11 +61,26 @@ __all__ = [
     "softplus_backward",
     "softshrink",
     "softshrink_backward",
+    "upsample_bilinear2d",
+    "upsample_linear1d",
+    "upsample_nearest1d",
+    "upsample_nearest2d",
 ]
 
 # Each op's Python signatures (tools/autograd/python_signature.py), in the order torch's parser
 # tries them: (argument list, as torch prints it[, a deprecated one's call of the op]).
 _SCHEMAS = {
+    "_adaptive_avg_pool2d": (
+        ('Tensor self, SymInt[2] output_size',
+         '(Tensor input, tuple of ints output_size)'),),
+    "adaptive_avg_pool2d": (
+        ('Tensor self, SymInt[2] output_size',
+         '(Tensor input, tuple of ints output_size)'),),
+    "avg_pool2d": (
+        ('Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, '
+         'bool count_include_pad=True, int? divisor_override=None',
+         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, '
+         'bool ceil_mode = False, bool count_include_pad = True, int divisor_override = None)'),),
     "binary_cross_entropy": (
         ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean',
          '(Tensor input, Tensor target, Tensor weight = None, int reduction = at::Reduction::Mean)'),),
@@ -146,6 +169,11 @@ _SCHEMAS = {
     "log_sigmoid_forward": (
         ('Tensor self',
          '(Tensor input)'),),
+    "max_pool2d_with_indices": (
+        ('Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, '
+         'bool ceil_mode=False',
+         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, bool ceil_mode = False)'),),
     "mish": (
         ('Tensor self',
          '(Tensor input)'),),
@@ -170,12 +198,24 @@ _SCHEMAS = {
     "one_hot": (
         ('Tensor self, int num_classes=-1',
          '(Tensor input, int num_classes = -1)'),),
+    "reflection_pad1d": (
+        ('Tensor self, SymInt[2] padding',
+         '(Tensor input, tuple of ints padding)'),),
+    "reflection_pad2d": (
+        ('Tensor self, SymInt[4] padding',
+         '(Tensor input, tuple of ints padding)'),),
     "relu6": (
         ('Tensor self',
          '(Tensor input)'),),
     "relu6_": (
         ('Tensor self',
          '(Tensor input)'),),
+    "replication_pad1d": (
+        ('Tensor self, SymInt[2] padding',
+         '(Tensor input, tuple of ints padding)'),),
+    "replication_pad2d": (
+        ('Tensor self, SymInt[4] padding',
+         '(Tensor input, tuple of ints padding)'),),
     "silu": (
         ('Tensor self',
          '(Tensor input)'),),
@@ -200,7 +240,47 @@ _SCHEMAS = {
     "softshrink_backward": (
         ('Tensor grad_output, Tensor self, Scalar lambd',
          '(Tensor grad_output, Tensor input, Number lambd)'),),
+    "upsample_bilinear2d": (
+        ('Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None',
+         '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, '
+         'float scales_w = None)'),),
+    "upsample_linear1d": (
+        ('Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None',
+         '(Tensor input, tuple of ints output_size, bool align_corners, float scales = None)'),),
+    "upsample_nearest1d": (
+        ('Tensor self, SymInt[1] output_size, float? scales=None',
+         '(Tensor input, tuple of ints output_size, float scales = None)'),),
+    "upsample_nearest2d": (
+        ('Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None',
+         '(Tensor input, tuple of ints output_size, float scales_h = None, float scales_w = None)'),),
 }
+
+
+@functools.wraps(_ops._adaptive_avg_pool2d)
+def _adaptive_avg_pool2d(*args, **kwargs):
+    try:
+        return _ops._adaptive_avg_pool2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("_adaptive_avg_pool2d", _SCHEMAS["_adaptive_avg_pool2d"], args, kwargs, error)
+    return _ops._adaptive_avg_pool2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.adaptive_avg_pool2d)
+def adaptive_avg_pool2d(*args, **kwargs):
+    try:
+        return _ops.adaptive_avg_pool2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("adaptive_avg_pool2d", _SCHEMAS["adaptive_avg_pool2d"], args, kwargs, error)
+    return _ops.adaptive_avg_pool2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.avg_pool2d)
+def avg_pool2d(*args, **kwargs):
+    try:
+        return _ops.avg_pool2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("avg_pool2d", _SCHEMAS["avg_pool2d"], args, kwargs, error)
+    return _ops.avg_pool2d(*args, **kwargs)
 
 
 @functools.wraps(_ops.binary_cross_entropy)
@@ -455,6 +535,15 @@ def log_sigmoid_forward(*args, **kwargs):
     return _ops.log_sigmoid_forward(*args, **kwargs)
 
 
+@functools.wraps(_ops.max_pool2d_with_indices)
+def max_pool2d_with_indices(*args, **kwargs):
+    try:
+        return _ops.max_pool2d_with_indices(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("max_pool2d_with_indices", _SCHEMAS["max_pool2d_with_indices"], args, kwargs, error)
+    return _ops.max_pool2d_with_indices(*args, **kwargs)
+
+
 @functools.wraps(_ops.mish)
 def mish(*args, **kwargs):
     try:
@@ -518,6 +607,24 @@ def one_hot(*args, **kwargs):
     return _ops.one_hot(*args, **kwargs)
 
 
+@functools.wraps(_ops.reflection_pad1d)
+def reflection_pad1d(*args, **kwargs):
+    try:
+        return _ops.reflection_pad1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("reflection_pad1d", _SCHEMAS["reflection_pad1d"], args, kwargs, error)
+    return _ops.reflection_pad1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.reflection_pad2d)
+def reflection_pad2d(*args, **kwargs):
+    try:
+        return _ops.reflection_pad2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("reflection_pad2d", _SCHEMAS["reflection_pad2d"], args, kwargs, error)
+    return _ops.reflection_pad2d(*args, **kwargs)
+
+
 @functools.wraps(_ops.relu6)
 def relu6(*args, **kwargs):
     try:
@@ -534,6 +641,24 @@ def relu6_(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("relu6_", _SCHEMAS["relu6_"], args, kwargs, error)
     return _ops.relu6_(*args, **kwargs)
+
+
+@functools.wraps(_ops.replication_pad1d)
+def replication_pad1d(*args, **kwargs):
+    try:
+        return _ops.replication_pad1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("replication_pad1d", _SCHEMAS["replication_pad1d"], args, kwargs, error)
+    return _ops.replication_pad1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.replication_pad2d)
+def replication_pad2d(*args, **kwargs):
+    try:
+        return _ops.replication_pad2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("replication_pad2d", _SCHEMAS["replication_pad2d"], args, kwargs, error)
+    return _ops.replication_pad2d(*args, **kwargs)
 
 
 @functools.wraps(_ops.silu)
@@ -606,3 +731,39 @@ def softshrink_backward(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("softshrink_backward", _SCHEMAS["softshrink_backward"], args, kwargs, error)
     return _ops.softshrink_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.upsample_bilinear2d)
+def upsample_bilinear2d(*args, **kwargs):
+    try:
+        return _ops.upsample_bilinear2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("upsample_bilinear2d", _SCHEMAS["upsample_bilinear2d"], args, kwargs, error)
+    return _ops.upsample_bilinear2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.upsample_linear1d)
+def upsample_linear1d(*args, **kwargs):
+    try:
+        return _ops.upsample_linear1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("upsample_linear1d", _SCHEMAS["upsample_linear1d"], args, kwargs, error)
+    return _ops.upsample_linear1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.upsample_nearest1d)
+def upsample_nearest1d(*args, **kwargs):
+    try:
+        return _ops.upsample_nearest1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("upsample_nearest1d", _SCHEMAS["upsample_nearest1d"], args, kwargs, error)
+    return _ops.upsample_nearest1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.upsample_nearest2d)
+def upsample_nearest2d(*args, **kwargs):
+    try:
+        return _ops.upsample_nearest2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("upsample_nearest2d", _SCHEMAS["upsample_nearest2d"], args, kwargs, error)
+    return _ops.upsample_nearest2d(*args, **kwargs)

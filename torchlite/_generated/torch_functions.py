@@ -63,7 +63,9 @@ __all__ = [
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
+    "avg_pool1d",
     "baddbmm",
+    "batch_norm",
     "bernoulli",
     "bilinear",
     "binary_cross_entropy_with_logits",
@@ -94,6 +96,12 @@ __all__ = [
     "clip_",
     "clone",
     "column_stack",
+    "constant_pad_nd",
+    "conv1d",
+    "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "convolution",
     "cos",
     "cos_",
     "cosh",
@@ -153,6 +161,7 @@ __all__ = [
     "ger",
     "greater",
     "greater_equal",
+    "group_norm",
     "gt",
     "hardshrink",
     "hinge_embedding_loss",
@@ -175,6 +184,7 @@ __all__ = [
     "kl_div",
     "kron",
     "kthvalue",
+    "layer_norm",
     "le",
     "lerp",
     "less",
@@ -205,6 +215,9 @@ __all__ = [
     "matmul",
     "matrix_power",
     "max",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
     "maximum",
     "mean",
     "median",
@@ -224,6 +237,9 @@ __all__ = [
     "nanmedian",
     "nansum",
     "narrow",
+    "native_batch_norm",
+    "native_group_norm",
+    "native_layer_norm",
     "ne",
     "neg",
     "neg_",
@@ -531,6 +547,11 @@ _SCHEMAS = {
          '(Tensor input)'),
         ('Tensor[] tensors',
          '(tuple of Tensors tensors)')),
+    "avg_pool1d": (
+        ('Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, '
+         'bool count_include_pad=True',
+         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, '
+         'bool ceil_mode = False, bool count_include_pad = True)'),),
     "baddbmm": (
         ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None',
          '(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
@@ -540,6 +561,11 @@ _SCHEMAS = {
         ('Scalar beta, Tensor self, Tensor batch1, Tensor batch2, *, Tensor? out=None',
          '(Number beta, Tensor input, Tensor batch1, Tensor batch2, *, Tensor out = None)',
          (('self', 'batch1', 'batch2'), ('beta',)))),
+    "batch_norm": (
+        ('Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+         'float momentum, float eps, bool cudnn_enabled',
+         '(Tensor input, Tensor weight, Tensor bias, Tensor running_mean, Tensor running_var, bool training, '
+         'float momentum, float eps, bool cudnn_enabled)'),),
     "bernoulli": (
         ('Tensor self, *, Generator? generator=None, Tensor? out=None',
          '(Tensor input, *, torch.Generator generator = None, Tensor out = None)'),
@@ -671,6 +697,42 @@ _SCHEMAS = {
     "column_stack": (
         ('Tensor[] tensors',
          '(tuple of Tensors tensors)'),),
+    "constant_pad_nd": (
+        ('Tensor self, SymInt[] pad, Scalar value=0',
+         '(Tensor input, tuple of ints pad, Number value = 0)'),),
+    "conv1d": (
+        ('Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, '
+         'SymInt[1] dilation=1, SymInt groups=1',
+         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, int groups = 1)'),
+        ('Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", '
+         'SymInt[1] dilation=1, SymInt groups=1',
+         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
+         'tuple of ints dilation = 1, int groups = 1)')),
+    "conv2d": (
+        ('Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, '
+         'SymInt[2] dilation=1, SymInt groups=1',
+         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, int groups = 1)'),
+        ('Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", '
+         'SymInt[2] dilation=1, SymInt groups=1',
+         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
+         'tuple of ints dilation = 1, int groups = 1)')),
+    "conv_transpose1d": (
+        ('Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, '
+         'SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1',
+         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+         'tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)'),),
+    "conv_transpose2d": (
+        ('Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, '
+         'SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1',
+         '(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+         'tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)'),),
+    "convolution": (
+        ('Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, '
+         'bool transposed, SymInt[] output_padding, SymInt groups',
+         '(Tensor input, Tensor weight, Tensor bias, tuple of ints stride, tuple of ints padding, '
+         'tuple of ints dilation, bool transposed, tuple of ints output_padding, int groups)'),),
     "cos": (
         ('Tensor self, *, Tensor? out=None',
          '(Tensor input, *, Tensor out = None)'),),
@@ -873,6 +935,11 @@ _SCHEMAS = {
          '(Tensor input, Tensor other, *, Tensor out = None)'),
         ('Tensor self, Scalar other, *, Tensor? out=None',
          '(Tensor input, Number other, *, Tensor out = None)')),
+    "group_norm": (
+        ('Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+         'bool cudnn_enabled=True',
+         '(Tensor input, int num_groups, Tensor weight = None, Tensor bias = None, float eps = 1e-05, '
+         'bool cudnn_enabled = True)'),),
     "gt": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -950,6 +1017,11 @@ _SCHEMAS = {
     "kthvalue": (
         ('Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor[]? out=None',
          '(Tensor input, int k, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)'),),
+    "layer_norm": (
+        ('Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+         'bool cudnn_enable=True',
+         '(Tensor input, tuple of ints normalized_shape, Tensor weight = None, Tensor bias = None, '
+         'float eps = 1e-05, bool cudnn_enable = True)'),),
     "le": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -1056,6 +1128,21 @@ _SCHEMAS = {
          '(Tensor input, Tensor other, *, Tensor out = None)'),
         ('Tensor self, int dim, bool keepdim=False, *, Tensor[]? out=None',
          '(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)')),
+    "max_pool1d": (
+        ('Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, '
+         'bool ceil_mode=False',
+         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, bool ceil_mode = False)'),),
+    "max_pool1d_with_indices": (
+        ('Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, '
+         'bool ceil_mode=False',
+         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, bool ceil_mode = False)'),),
+    "max_pool2d": (
+        ('Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, '
+         'bool ceil_mode=False',
+         '(Tensor input, tuple of ints kernel_size, tuple of ints stride = None, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, bool ceil_mode = False)'),),
     "maximum": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),),
@@ -1133,6 +1220,17 @@ _SCHEMAS = {
          '(Tensor input, int dim, Tensor start, int length)'),
         ('Tensor self, int dim, SymInt start, SymInt length',
          '(Tensor input, int dim, int start, int length)')),
+    "native_batch_norm": (
+        ('Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+         'float momentum, float eps',
+         '(Tensor input, Tensor weight, Tensor bias, Tensor running_mean, Tensor running_var, bool training, '
+         'float momentum, float eps)'),),
+    "native_group_norm": (
+        ('Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps',
+         '(Tensor input, Tensor weight, Tensor bias, int N, int C, int HxW, int group, float eps)'),),
+    "native_layer_norm": (
+        ('Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps',
+         '(Tensor input, tuple of ints normalized_shape, Tensor weight, Tensor bias, float eps)'),),
     "ne": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -2099,6 +2197,15 @@ def atleast_3d(*args, **kwargs):
     return _ops.atleast_3d(*args, **kwargs)
 
 
+@functools.wraps(_ops.avg_pool1d)
+def avg_pool1d(*args, **kwargs):
+    try:
+        return _ops.avg_pool1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("avg_pool1d", _SCHEMAS["avg_pool1d"], args, kwargs, error)
+    return _ops.avg_pool1d(*args, **kwargs)
+
+
 @functools.wraps(_ops.baddbmm)
 def baddbmm(*args, out=None, **kwargs):
     try:
@@ -2110,6 +2217,15 @@ def baddbmm(*args, out=None, **kwargs):
     if out is None:
         return _ops.baddbmm(*args, **kwargs)
     return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.batch_norm)
+def batch_norm(*args, **kwargs):
+    try:
+        return _ops.batch_norm(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("batch_norm", _SCHEMAS["batch_norm"], args, kwargs, error)
+    return _ops.batch_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.bernoulli)
@@ -2401,6 +2517,60 @@ def column_stack(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("column_stack", _SCHEMAS["column_stack"], args, kwargs, error)
     return _ops.column_stack(*args, **kwargs)
+
+
+@functools.wraps(_ops.constant_pad_nd)
+def constant_pad_nd(*args, **kwargs):
+    try:
+        return _ops.constant_pad_nd(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("constant_pad_nd", _SCHEMAS["constant_pad_nd"], args, kwargs, error)
+    return _ops.constant_pad_nd(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv1d)
+def conv1d(*args, **kwargs):
+    try:
+        return _ops.conv1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("conv1d", _SCHEMAS["conv1d"], args, kwargs, error)
+    return _ops.conv1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv2d)
+def conv2d(*args, **kwargs):
+    try:
+        return _ops.conv2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("conv2d", _SCHEMAS["conv2d"], args, kwargs, error)
+    return _ops.conv2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv_transpose1d)
+def conv_transpose1d(*args, **kwargs):
+    try:
+        return _ops.conv_transpose1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("conv_transpose1d", _SCHEMAS["conv_transpose1d"], args, kwargs, error)
+    return _ops.conv_transpose1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv_transpose2d)
+def conv_transpose2d(*args, **kwargs):
+    try:
+        return _ops.conv_transpose2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("conv_transpose2d", _SCHEMAS["conv_transpose2d"], args, kwargs, error)
+    return _ops.conv_transpose2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.convolution)
+def convolution(*args, **kwargs):
+    try:
+        return _ops.convolution(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("convolution", _SCHEMAS["convolution"], args, kwargs, error)
+    return _ops.convolution(*args, **kwargs)
 
 
 @functools.wraps(_ops.cos)
@@ -3042,6 +3212,15 @@ def greater_equal(*args, out=None, **kwargs):
     return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
 
 
+@functools.wraps(_ops.group_norm)
+def group_norm(*args, **kwargs):
+    try:
+        return _ops.group_norm(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("group_norm", _SCHEMAS["group_norm"], args, kwargs, error)
+    return _ops.group_norm(*args, **kwargs)
+
+
 @functools.wraps(_ops.gt)
 def gt(*args, out=None, **kwargs):
     try:
@@ -3278,6 +3457,15 @@ def kthvalue(*args, out=None, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error, out)
     return _ops.kthvalue(*args, out=out, **kwargs)
+
+
+@functools.wraps(_ops.layer_norm)
+def layer_norm(*args, **kwargs):
+    try:
+        return _ops.layer_norm(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("layer_norm", _SCHEMAS["layer_norm"], args, kwargs, error)
+    return _ops.layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.le)
@@ -3610,6 +3798,33 @@ def max(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     return _ops.max(*args, out=out, **kwargs)
 
 
+@functools.wraps(_ops.max_pool1d)
+def max_pool1d(*args, **kwargs):
+    try:
+        return _ops.max_pool1d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("max_pool1d", _SCHEMAS["max_pool1d"], args, kwargs, error)
+    return _ops.max_pool1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.max_pool1d_with_indices)
+def max_pool1d_with_indices(*args, **kwargs):
+    try:
+        return _ops.max_pool1d_with_indices(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("max_pool1d_with_indices", _SCHEMAS["max_pool1d_with_indices"], args, kwargs, error)
+    return _ops.max_pool1d_with_indices(*args, **kwargs)
+
+
+@functools.wraps(_ops.max_pool2d)
+def max_pool2d(*args, **kwargs):
+    try:
+        return _ops.max_pool2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("max_pool2d", _SCHEMAS["max_pool2d"], args, kwargs, error)
+    return _ops.max_pool2d(*args, **kwargs)
+
+
 @functools.wraps(_ops.maximum)
 def maximum(*args, out=None, **kwargs):
     try:
@@ -3815,6 +4030,33 @@ def narrow(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
     return _ops.narrow(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_batch_norm)
+def native_batch_norm(*args, **kwargs):
+    try:
+        return _ops.native_batch_norm(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("native_batch_norm", _SCHEMAS["native_batch_norm"], args, kwargs, error)
+    return _ops.native_batch_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_group_norm)
+def native_group_norm(*args, **kwargs):
+    try:
+        return _ops.native_group_norm(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("native_group_norm", _SCHEMAS["native_group_norm"], args, kwargs, error)
+    return _ops.native_group_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_layer_norm)
+def native_layer_norm(*args, **kwargs):
+    try:
+        return _ops.native_layer_norm(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("native_layer_norm", _SCHEMAS["native_layer_norm"], args, kwargs, error)
+    return _ops.native_layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.ne)
