@@ -2145,6 +2145,53 @@ case("Tensor.hardshrink")(_activation_case(lambda lib, F, x: x.hardshrink(0.25))
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+CONV_X = [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]]  # (1, 2, 4)
+CONV_W = [[[1.0, -1.0], [0.5, 2.0]], [[-0.5, 1.5], [1.0, 0.0]]]  # (2, 2, 2)
+
+
+@case("torchlite.conv1d")
+def _conv1d(lib, dev):
+    x, w, b = leaf(lib, dev, CONV_X), leaf(lib, dev, CONV_W), leaf(lib, dev, [0.5, -1.0])
+    return with_grads(lib, lambda x, w, b: (lib.conv1d(x, w, b, padding=1), lib.nn.functional.conv1d(x, w, stride=2),
+                                            lib.conv1d(x[0], w, padding="same")), x, w, b)
+
+
+@case("torchlite.conv2d")
+def _conv2d(lib, dev):
+    x, b = T(lib, dev, CONV_X), leaf(lib, dev, [0.5, -1.0])  # x (1, 2, 4)
+    w2 = leaf(lib, dev, [[[[1.0, -1.0]], [[0.5, 2.0]]], [[[-0.5, 1.5]], [[1.0, 0.0]]]])  # (2, 2, 1, 2)
+    return with_grads(lib, lambda w2, b: (lib.conv2d(x.reshape(1, 2, 1, 4), w2, b, padding=(0, 1)),
+                                          lib.nn.functional.conv2d(x.reshape(2, 1, 4), w2, padding="same")), w2, b)
+
+
+@case("torchlite.conv_transpose1d")
+def _conv_transpose1d(lib, dev):
+    x, w = leaf(lib, dev, CONV_X), leaf(lib, dev, CONV_W)
+    return with_grads(lib, lambda x, w: (lib.conv_transpose1d(x, w, stride=2, output_padding=1),
+                                         lib.nn.functional.conv_transpose1d(x[0], w)), x, w)
+
+
+@case("torchlite.conv_transpose2d")
+def _conv_transpose2d(lib, dev):
+    x = leaf(lib, dev, [[[[1.0, -2.0], [3.0, 0.5]]]])  # (1, 1, 2, 2)
+    w = leaf(lib, dev, [[[[1.0, -1.0], [0.5, 2.0]], [[-0.5, 1.5], [1.0, 0.0]]]])  # (1, 2, 2, 2)
+    return with_grads(lib, lambda x, w: (lib.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+                                         lib.nn.functional.conv_transpose2d(x, w)), x, w)
+
+
+@case("torchlite.convolution")
+def _convolution(lib, dev):
+    x, w = leaf(lib, dev, CONV_X), leaf(lib, dev, CONV_W)
+    return with_grads(lib, lambda x, w: (lib.convolution(x, w, None, [1], [1], [1], False, [0], 1),
+                                         lib.convolution(x, w, None, [1], [0], [1], True, [0], 1)), x, w)
+
+
+@case("torchlite.constant_pad_nd", "torchlite.nn.functional.pad")
+def _constant_pad_nd(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: (lib.constant_pad_nd(x, [1, 2], 0.5), lib.nn.functional.pad(x, (1, -1, 0, 1)),
+                                      lib.nn.functional.pad(x, (1, 1), value=2.0)), x)
+
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
