@@ -66,15 +66,14 @@ def evaluate(lib, fn, specs, dtype, dev, double=True):
     loss = sum(((o * (lib.arange(o.numel(), dtype=o.dtype, device=o.device).reshape(o.shape) % 7 + 1)).sum())
                for o in diff)
     grads = lib.autograd.grad(loss, leaves, create_graph=double, allow_unused=True)
-    seen["grads"] = [None if g is None else np.array(g.detach().cpu() if lib is torch else g.detach()) for g in grads]
+    seen["grads"] = [None if g is None else g.detach().numpy(force=True).copy() for g in grads]
     seen["grad_nodes"] = [None if g is None or g.grad_fn is None else g.grad_fn.name() for g in grads]
     if double:
         used = [g for g in grads if g is not None and g.requires_grad]
         if used:
             loss2 = sum((g * g.detach().cos()).sum() for g in used)
             grads2 = lib.autograd.grad(loss2, leaves, allow_unused=True)
-            seen["grads2"] = [None if g is None else np.array(g.detach().cpu() if lib is torch else g.detach())
-                              for g in grads2]
+            seen["grads2"] = [None if g is None else g.detach().numpy(force=True).copy() for g in grads2]
     return seen
 
 
@@ -427,3 +426,276 @@ def test_activation_zero_dim():
         if not name.startswith("glu"):
             check(lambda lib, F, x, name=name: ACTIVATIONS[name](F, x), [np.array(0.7)], gradgrad=False,
                   double=name not in NO_DOUBLE)
+
+
+# ==== dropout ==================================================================================
+
+def test_dropout_statistics_and_graph():
+    """torch's generator is not reproduced: each element is 0 or x / (1 - p), about a fraction p of
+    them 0, the gradient the same mask / (1 - p), node MulBackward0 (input * noise) as torch's."""
+    torchlite.manual_seed(0)
+    x = torchlite.rand(200, 50, dtype=torchlite.float64) + 0.5
+    x.requires_grad_(True)
+    for p in (0.2, 0.5, 0.9):
+        for dev in DEVICES:
+            xd = x.detach().to(dev).requires_grad_(True)
+            y = TF.dropout(xd, p)
+            assert y.grad_fn.name() == "MulBackward0" and y.device == xd.device
+            ya, xa = np.asarray(y.detach().cpu()), np.asarray(x.detach())
+            kept = ya != 0
+            np.testing.assert_allclose(ya[kept], xa[kept] / (1 - p), rtol=1e-12)
+            assert abs((~kept).mean() - p) < 0.03
+            g, = torchlite.autograd.grad(y.sum(), xd)
+            np.testing.assert_allclose(np.asarray(g.cpu()), kept / (1 - p), rtol=1e-12)
+    y = TF.dropout(x, 0.5)
+    noise = y.grad_fn._saved_other[:2, :3]
+    assert torchlite.autograd.gradgradcheck(lambda t: t * noise, (x[:2, :3].detach().requires_grad_(),))
+
+
+def test_dropout_same_as_torch():
+    """Where no randomness is involved: p = 0, p = 1, eval mode, empty inputs, in place, errors."""
+    def case(lib, F, x):
+        y0, y1 = F.dropout(x, 0.0), F.dropout(x, 0.3, training=False)
+        z = x * 1
+        w = F.dropout(z, 1.0, inplace=True)
+        return y0 is x, y1 is x, F.dropout(x, 1.0), w is z, z, z._version, F.dropout(x[:0], 0.5).shape
+    check(case, [XA], gradgrad=False)
+    check(lambda lib, F, x: lib.dropout(x, 1.0, True), [XA])
+    for p in (-0.1, 1.5, -1.0, 2):
+        same_error(lambda lib, F, p=p: F.dropout(lib.ones(3), p))
+        same_error(lambda lib, F, p=p: lib.dropout(lib.ones(3), p, True))
+        same_error(lambda lib, F, p=p: lib.dropout_(lib.ones(3), p, True))
+    same_error(lambda lib, F: F.dropout(lib.arange(3), 0.5))
+    same_error(lambda lib, F: F.dropout(lib.ones(3, requires_grad=True), 0.5, inplace=True))
+    same_error(lambda lib, F: lib.dropout(lib.ones(3), "a", True))
+    same_error(lambda lib, F: lib.dropout(lib.ones(3), 0.5))
+    same_error(lambda lib, F: F.dropout(lib.ones(3), 0.5, training=False, inplace=True).shape)
+
+
+# ==== embedding ================================================================================
+
+IDX = np.array([[0, 2, 2], [4, 1, 0]])
+W53 = rand(5, 3)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 2}, {"padding_idx": -1}, {"padding_idx": 0},
+                                    {"scale_grad_by_freq": True}, {"padding_idx": 1, "scale_grad_by_freq": True}],
+                         ids=str)
+def test_embedding(kwargs):
+    """EmbeddingBackward0, and embedding_dense_backward (its node under a double backward)."""
+    # (a padding row's gradient is zero by design, which gradcheck's finite differences do not see)
+    check(lambda lib, F, i, w: F.embedding(i, w, **kwargs), [IDX, W53], gradgrad=not kwargs)
+    check(lambda lib, F, i, w: F.embedding(i[0, 1], w, **kwargs), [IDX, W53], gradgrad=False)
+    check(lambda lib, F, i, w: F.embedding(i.int().t(), w.t().t(), **kwargs), [IDX, W53], gradgrad=False)
+
+
+def test_embedding_saved_fields_and_torch_embedding():
+    def case(lib, F):
+        w = lib.tensor(W53, requires_grad=True)
+        y = lib.embedding(w, lib.tensor(IDX), 3)
+        g, = lib.autograd.grad((y * y).sum(), w, create_graph=True)
+        return [(n.name(), {k: getattr(n, k) for k in dir(n) if k.startswith("_saved_")})
+                for n in (y.grad_fn, g.grad_fn)]
+    same_error(case)
+
+
+def test_embedding_max_norm():
+    def case(lib, F, norm_type):
+        w = lib.tensor(W53 * 3)
+        v = w._version
+        y = F.embedding(lib.tensor(IDX), w, max_norm=1.0, norm_type=norm_type)
+        return y, w, w._version - v
+    for norm_type in (2.0, 1.0):
+        assert run(lambda lib, n=norm_type: case(lib, functional(lib), n), torchlite) == \
+            run(lambda lib, n=norm_type: case(lib, functional(lib), n), torch)
+
+
+def test_embedding_errors():
+    same_error(lambda lib, F: F.embedding(lib.tensor([5]), lib.ones(5, 3)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([-1]), lib.ones(5, 3)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1.0]), lib.ones(5, 3)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5, 3), padding_idx=7))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5, 3), padding_idx=-7))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5, 3, 2)))
+    same_error(lambda lib, F: lib.embedding(lib.ones(5, 3), lib.tensor([5])))
+    same_error(lambda lib, F: lib.embedding(lib.ones(5, 3)))
+
+
+def test_embedding_sparse_refused():
+    w = torchlite.tensor(W53, requires_grad=True)
+    y = TF.embedding(torchlite.tensor(IDX), w, sparse=True)
+    assert y.grad_fn.name() == "EmbeddingBackward0" and y.grad_fn._saved_sparse is True
+    with pytest.raises(RuntimeError, match="torchlite has no sparse tensors"):
+        y.sum().backward()
+
+
+# ==== losses =====================================================================================
+
+X43 = rand(4, 3)
+T4 = np.array([0, 2, 1, 2])
+P43 = np.abs(rand(4, 3)) + 0.1
+P43 = P43 / P43.sum(1, keepdims=True)
+U43 = RNG.uniform(0.1, 0.9, (4, 3))
+REDUCTIONS = ["mean", "sum", "none"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_loss(reduction):
+    """nll_loss_nd: nll_loss (nll_loss_forward, nll_loss_backward) for 1-2 dims, nll_loss2d (nll_loss2d_forward,
+    nll_loss2d_backward) for 4, the others viewed as 4-d; cross_entropy_loss below."""
+    check(lambda lib, F, x, t: F.nll_loss(F.log_softmax(x, 1), t, reduction=reduction), [X43, T4])
+    check(lambda lib, F, x, t: F.nll_loss(x, t, reduction=reduction, ignore_index=2), [X43, T4])
+    check(lambda lib, F, x, t, w: F.nll_loss(x, t, weight=w, reduction=reduction), [X43, T4, Fixed(U43[0])])
+    check(lambda lib, F, x, t, w: F.nll_loss(x, t, w, ignore_index=0, reduction=reduction),
+          [X43, T4, Fixed(U43[0])])
+    check(lambda lib, F, x, t: F.nll_loss(x[0], t[1], reduction=reduction), [X43, T4])
+    x4, t4 = rand(2, 3, 2, 2), RNG.integers(0, 3, (2, 2, 2))
+    check(lambda lib, F, x, t: F.nll_loss(x, t, reduction=reduction), [x4, t4])
+    check(lambda lib, F, x, t: F.nll_loss(x[:, :, 0], t[:, 0], reduction=reduction), [x4, t4])
+    check(lambda lib, F, x, t: F.nll_loss(x.reshape(2, 3, 2, 1, 2), t.reshape(2, 2, 1, 2), reduction=reduction),
+          [x4, t4])
+
+
+def test_nll_loss_saved_fields():
+    def case(lib, F):
+        x = lib.tensor(X43, requires_grad=True)
+        w = lib.tensor(U43[0])
+        out = []
+        for y in (F.nll_loss(x, lib.tensor(T4)), F.nll_loss(x, lib.tensor(T4), w, reduction="sum", ignore_index=1),
+                  F.nll_loss(x.reshape(2, 3, 1, 2), lib.tensor(T4).reshape(2, 1, 2) % 3, reduction="none")):
+            n = y.grad_fn
+            out.append((n.name(), n._saved_ignore_index, n._saved_reduction, n._saved_self, n._saved_target,
+                        n._saved_weight, n._saved_total_weight if y.dim() == 0 else None))
+            g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+            out.append(g.grad_fn.name())
+        return out
+    same_error(case)
+
+
+def test_nll_loss_errors():
+    x, t = "lib.ones(4, 3)", "lib.tensor([0, 2, 1, 2])"
+    for call in [
+            f"F.nll_loss({x}, {t}.int())",
+            f"F.nll_loss({x}, {t}.float())",
+            f"F.nll_loss({x}, lib.tensor([0, 3, 1, 2]))",
+            f"F.nll_loss({x}, lib.tensor([0, -1, 1, 2]))",
+            f"F.nll_loss({x}, {t}[:3])",
+            f"F.nll_loss({x}, {t}, weight=lib.ones(2))",
+            f"F.nll_loss({x}[0, 0], {t}[0])",
+            f"F.nll_loss({x}, {t}.reshape(2, 2))",
+            "F.nll_loss(lib.ones(2, 3, 4), lib.zeros(2, 5).long())",
+            "F.nll_loss(lib.ones(2, 3, 4, 4), lib.zeros(2, 4, 5).long())",
+            f"F.nll_loss({x}, {t}, reduction='foo')",
+            f"F.nll_loss({x}, {t}, weight=lib.ones(3, dtype=lib.float64))",
+            f"F.nll_loss({x}[:0], {t}[:0])",
+            f"F.nll_loss({x}[:0], {t}[:0], reduction='sum')",
+            f"F.nll_loss({x}, lib.tensor([2, 2, 2, 2]), ignore_index=2)",
+            f"F.nll_loss({x}[0], {t}[:2])",
+            f"F.nll_loss({x}[0], {t}[:0])",
+            f"F.cross_entropy({x}, {t}.float())",
+            f"F.cross_entropy({x}, lib.rand(4, 2))",
+            f"F.cross_entropy({x}, {t}, label_smoothing=1.5)",
+            f"F.cross_entropy({x}, lib.ones(4, 3), label_smoothing=1.5)",
+            f"F.cross_entropy({x}, lib.ones(4, 3), ignore_index=1)",
+            f"F.cross_entropy({x}, lib.ones(4, 3, dtype=lib.int64))",
+            f"F.cross_entropy({x}, lib.ones(4, 3), weight=lib.ones(2))",
+            f"F.mse_loss({x}, lib.ones(5, 3))",
+            f"F.binary_cross_entropy({x} * 2, {x})",
+            f"F.binary_cross_entropy({x}, {x}[0])",
+            f"F.binary_cross_entropy_with_logits({x}, {x}[0])",
+            f"F.kl_div({x}, {t})",
+            f"F.huber_loss({x}, {x}, delta=0.0)",
+            f"F.smooth_l1_loss({x}, {x}, beta=-1.0)",
+    ]:
+        same_error(lambda lib, F, call=call: eval(call))
+
+
+def test_nll_loss_legacy_reduction():
+    for kw in [dict(size_average=False), dict(reduce=False), dict(size_average=True, reduce=True)]:
+        check(lambda lib, F, x, t, kw=kw: F.nll_loss(x, t, **kw), [X43, T4], gradgrad=False)
+        check(lambda lib, F, x, t, kw=kw: F.cross_entropy(x, t, **kw), [X43, T4], gradgrad=False)
+        check(lambda lib, F, x, t, kw=kw: F.mse_loss(x, t, **kw), [X43, U43], gradgrad=False)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy(reduction):
+    check(lambda lib, F, x, t: F.cross_entropy(x, t, reduction=reduction), [X43, T4])
+    check(lambda lib, F, x, t, w: F.cross_entropy(x, t, w, reduction=reduction, ignore_index=1),
+          [X43, T4, Fixed(U43[0])])
+    check(lambda lib, F, x, t: F.cross_entropy(x, t, reduction=reduction, label_smoothing=0.2), [X43, T4])
+    check(lambda lib, F, x, t, w: F.cross_entropy(x, t, w, reduction=reduction, label_smoothing=0.3, ignore_index=2),
+          [X43, T4, Fixed(U43[0])])
+    check(lambda lib, F, x, t: F.cross_entropy(x, t, reduction=reduction), [X43, P43])
+    check(lambda lib, F, x, t, w: F.cross_entropy(x, t, w, reduction=reduction, label_smoothing=0.1),
+          [X43, P43, Fixed(U43[0])])
+    check(lambda lib, F, x, t: F.cross_entropy(x[0], t[2], reduction=reduction), [X43, T4])
+    x4, t4 = rand(2, 3, 2, 2), RNG.integers(0, 3, (2, 2, 2))
+    check(lambda lib, F, x, t: F.cross_entropy(x, t, reduction=reduction, label_smoothing=0.1), [x4, t4])
+    check(lambda lib, F, x: F.cross_entropy(x, x.detach().softmax(1), reduction=reduction), [x4], gradgrad=False)
+    # a 1-d input with a target of size 1: torch's forward takes it, its backward refuses it
+    check(lambda lib, F, x, t: F.nll_loss(x[0], t[:1], reduction=reduction).detach(), [X43, T4], gradgrad=False)
+    same_error(lambda lib, F: F.nll_loss(lib.tensor(X43[0], requires_grad=True), lib.tensor(T4[:1])).backward())
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_pointwise_losses(reduction):
+    """mse_loss (mse_loss_backward), l1_loss, smooth_l1_loss (smooth_l1_loss_backward), huber_loss
+    (huber_loss_backward), binary_cross_entropy (binary_cross_entropy_backward),
+    binary_cross_entropy_with_logits, kl_div."""
+    check(lambda lib, F, x, t: F.mse_loss(x, t, reduction=reduction), [X43, U43])
+    check(lambda lib, F, x, t: F.mse_loss(x, t[0], reduction=reduction), [X43, U43])
+    check(lambda lib, F, x, t: F.l1_loss(x, t, reduction=reduction), [X43, U43])
+    check(lambda lib, F, x, t: F.smooth_l1_loss(x, t, reduction=reduction), [X43 * 2, U43])
+    check(lambda lib, F, x, t: F.smooth_l1_loss(x, t, reduction=reduction, beta=0.5), [X43, U43])
+    check(lambda lib, F, x, t: F.smooth_l1_loss(x, t, reduction=reduction, beta=0.0), [X43, U43])
+    check(lambda lib, F, x, t: F.huber_loss(x, t, reduction=reduction), [X43 * 2, U43])
+    check(lambda lib, F, x, t: F.huber_loss(x, t, reduction=reduction, delta=0.5), [X43, U43])
+    check(lambda lib, F, x, t: F.binary_cross_entropy(x, t, reduction=reduction), [U43, U43[::-1].copy()])
+    check(lambda lib, F, x, t, w: F.binary_cross_entropy(x, t, w, reduction=reduction),
+          [U43, U43[::-1].copy(), Fixed(U43[0] * 2)])
+    check(lambda lib, F, x, t: F.binary_cross_entropy_with_logits(x, t, reduction=reduction), [X43, U43])
+    check(lambda lib, F, x, t, w, p: F.binary_cross_entropy_with_logits(x, t, w, reduction=reduction, pos_weight=p),
+          [X43, U43, Fixed(U43[1] * 2), Fixed(U43[2] * 3)])
+    check(lambda lib, F, x, t: F.kl_div(x, t, reduction=reduction), [X43, P43])
+    check(lambda lib, F, x, t: F.kl_div(x, t, reduction=reduction, log_target=True), [X43, X43[::-1].copy()])
+    check(lambda lib, F, x, t, w: F.mse_loss(x, t, reduction=reduction, weight=w), [X43, U43, Fixed(U43 + 1)])
+    check(lambda lib, F, x, t, w: F.l1_loss(x, t, reduction=reduction, weight=w), [X43, U43, Fixed(U43 + 1)])
+    check(lambda lib, F, x, t, w: F.huber_loss(x, t, reduction=reduction, weight=w), [X43, U43, Fixed(U43 + 1)])
+
+
+def test_kl_div_batchmean_and_warnings():
+    check(lambda lib, F, x, t: F.kl_div(x, t, reduction="batchmean"), [X43, P43])
+    for lib in (torch, torchlite):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            functional(lib).kl_div(lib.tensor(X43), lib.tensor(P43))
+            functional(lib).mse_loss(lib.tensor(X43), lib.tensor(P43[0]))
+            functional(lib).nll_loss(lib.tensor(X43), lib.tensor(T4), size_average=False)
+        assert [str(m.message).replace("torchlite", "torch") for m in w] == [
+            "reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
+            "divides only by the batch size, and aligns with the KL div math definition.'mean' will be changed to "
+            "behave the same as 'batchmean' in the next major release.",
+            "Using a target size (torch.Size([3])) that is different to the input size (torch.Size([4, 3])). This "
+            "will likely lead to incorrect results due to broadcasting. Please ensure they have the same size.",
+            "size_average and reduce args will be deprecated, please use reduction='sum' instead."]
+        where = [m.filename == __file__ for m in w]
+        assert where == ([True, True, False] if lib is torch else where)
+        if lib is torchlite:
+            assert where == [True, True, False]
+
+
+def test_loss_saved_fields():
+    def case(lib, F):
+        x, t = lib.tensor(U43, requires_grad=True), lib.tensor(U43[::-1].copy(), requires_grad=True)
+        out = []
+        for y in (F.mse_loss(x, t), F.smooth_l1_loss(x, t, beta=0.5), F.huber_loss(x, t, delta=0.5),
+                  F.binary_cross_entropy(x, t.detach(), reduction="sum"),
+                  F.binary_cross_entropy_with_logits(x, t, pos_weight=lib.ones(3)), F.l1_loss(x, t),
+                  F.kl_div(x, t, reduction="sum")):
+            n = y.grad_fn
+            out.append((n.name(), {k: getattr(n, k) for k in dir(n) if k.startswith("_saved_")}))
+            g = lib.autograd.grad(y, x, create_graph=True)[0]
+            out.append(g.grad_fn.name())
+        return out
+    same_error(case)

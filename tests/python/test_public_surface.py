@@ -2143,6 +2143,63 @@ for _name, _call in _INPLACE_ACTIVATION_CASES.items():
 case("Tensor.hardshrink")(_activation_case(lambda lib, F, x: x.hardshrink(0.25)))
 
 
+@case("torchlite.nn.functional.dropout", "torchlite.dropout", "torchlite.dropout_")
+def _dropout(lib, dev):
+    # the random masks are not torch's (its generator is not reproduced): p = 0, 1, eval mode and the errors
+    F = lib.nn.functional
+
+    def op(x):
+        z = x * 1
+        return (F.dropout(x, 0.0) is x, F.dropout(x, 0.5, training=False) is x, F.dropout(x, 1.0),
+                lib.dropout(x, 1.0, True), lib.dropout_(z, 1.0, True) is z, z, F.dropout(x, 0.7).grad_fn.name(),
+                run(lambda lib: F.dropout(x, 1.5), lib), run(lambda lib: lib.dropout(x, -1.0, True), lib))
+    return with_grads(lib, op, leaf(lib, dev, X3))
+
+
+_LOGITS = [[1.0, -2.0, 0.5], [0.25, 1.5, -1.0]]
+_PROBS = [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]
+
+
+def _loss_case(call):
+    def run_case(lib, dev):
+        x, p = leaf(lib, dev, _LOGITS), T(lib, dev, _PROBS)
+        t = lib.tensor([2, 0], device=dev)
+        return with_grads(lib, lambda x: [(y, y.grad_fn.name()) for y in call(lib, lib.nn.functional, x, t, p)], x)
+    return run_case
+
+
+_LOSS_CASES = {
+    "nn.functional.nll_loss": lambda lib, F, x, t, p: (F.nll_loss(x, t), F.nll_loss(x, t, reduction="none"),
+                                                       F.nll_loss(x, t, weight=p[0], ignore_index=0)),
+    "nn.functional.cross_entropy": lambda lib, F, x, t, p: (F.cross_entropy(x, t), F.cross_entropy(x, p),
+                                                            F.cross_entropy(x, t, label_smoothing=0.1)),
+    "nn.functional.mse_loss": lambda lib, F, x, t, p: (F.mse_loss(x, p), F.mse_loss(x, p, reduction="sum")),
+    "nn.functional.l1_loss": lambda lib, F, x, t, p: (F.l1_loss(x, p), F.l1_loss(x, p, reduction="none")),
+    "nn.functional.smooth_l1_loss": lambda lib, F, x, t, p: (F.smooth_l1_loss(x, p), F.smooth_l1_loss(x, p, beta=0.5)),
+    "nn.functional.huber_loss": lambda lib, F, x, t, p: (F.huber_loss(x, p), F.huber_loss(x, p, delta=0.5)),
+    "nn.functional.binary_cross_entropy": lambda lib, F, x, t, p: (F.binary_cross_entropy(x.sigmoid(), p),
+                                                                   F.binary_cross_entropy(p, x.sigmoid(), p[0])),
+    "nn.functional.binary_cross_entropy_with_logits":
+        lambda lib, F, x, t, p: (F.binary_cross_entropy_with_logits(x, p),
+                                 F.binary_cross_entropy_with_logits(x, p, pos_weight=p[1])),
+    "binary_cross_entropy_with_logits": lambda lib, F, x, t, p: (lib.binary_cross_entropy_with_logits(x, p, p, p, 2),),
+    "nn.functional.kl_div": lambda lib, F, x, t, p: (F.kl_div(x, p, reduction="batchmean"),
+                                                     F.kl_div(x, p, reduction="none", log_target=True)),
+    "kl_div": lambda lib, F, x, t, p: (lib.kl_div(x, p), lib.kl_div(x, p, 2, log_target=True)),
+}
+for _name, _call in _LOSS_CASES.items():
+    case(f"torchlite.{_name}")(_loss_case(_call))
+
+
+@case("torchlite.nn.functional.embedding", "torchlite.embedding")
+def _embedding(lib, dev):
+    w, i = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]]), lib.tensor([[0, 2], [2, 1]], device=dev)
+    F = lib.nn.functional
+    return with_grads(lib, lambda w: (F.embedding(i, w), F.embedding(i, w, padding_idx=2), lib.embedding(w, i, 0, True),
+                                      lib.embedding(w, i).grad_fn.name(),
+                                      run(lambda lib: F.embedding(i + 3, w), lib)), w)
+
+
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 CONV_X = [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]]  # (1, 2, 4)

@@ -64,6 +64,7 @@ __all__ = [
     "baddbmm",
     "bernoulli",
     "bilinear",
+    "binary_cross_entropy_with_logits",
     "bincount",
     "bitwise_and",
     "bitwise_left_shift",
@@ -114,7 +115,10 @@ __all__ = [
     "div",
     "divide",
     "dot",
+    "dropout",
+    "dropout_",
     "dstack",
+    "embedding",
     "eq",
     "equal",
     "erf",
@@ -165,6 +169,7 @@ __all__ = [
     "isneginf",
     "isposinf",
     "isreal",
+    "kl_div",
     "kron",
     "kthvalue",
     "le",
@@ -367,6 +372,8 @@ _SCHEMAS = {
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bilinear": ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',),
+    "binary_cross_entropy_with_logits": (
+        'Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean',),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
     "bitwise_and": ('Tensor self, Tensor other',),
     "bitwise_left_shift": ('Tensor self, Tensor other',),
@@ -434,7 +441,11 @@ _SCHEMAS = {
     "div": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "divide": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "dot": ('Tensor self, Tensor tensor',),
+    "dropout": ('Tensor input, float p, bool train',),
+    "dropout_": ('Tensor(a!) self, float p, bool train',),
     "dstack": ('Tensor[] tensors',),
+    "embedding": (
+        'Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False',),
     "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "equal": ('Tensor self, Tensor other',),
     "erf": ('Tensor self',),
@@ -487,6 +498,7 @@ _SCHEMAS = {
     "isneginf": ('Tensor self',),
     "isposinf": ('Tensor self',),
     "isreal": ('Tensor self',),
+    "kl_div": ('Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False',),
     "kron": ('Tensor self, Tensor other',),
     "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
         'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
@@ -1254,6 +1266,16 @@ def bilinear(*args, **kwargs):
     return _ops.bilinear(*args, **kwargs)
 
 
+@functools.wraps(_ops.binary_cross_entropy_with_logits)
+def binary_cross_entropy_with_logits(*args, **kwargs):
+    try:
+        return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("binary_cross_entropy_with_logits", _SCHEMAS["binary_cross_entropy_with_logits"], args,
+                               kwargs, error)
+    return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
+
+
 @functools.wraps(_ops.bincount)
 def bincount(*args, **kwargs):
     try:
@@ -1752,6 +1774,24 @@ def dot(*args, out=None, **kwargs):
     return out_variant("dot", _ops.dot, out, args, kwargs)
 
 
+@functools.wraps(_ops.dropout)
+def dropout(*args, **kwargs):
+    try:
+        return _ops.dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("dropout", _SCHEMAS["dropout"], args, kwargs, error)
+    return _ops.dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.dropout_)
+def dropout_(*args, **kwargs):
+    try:
+        return _ops.dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("dropout_", _SCHEMAS["dropout_"], args, kwargs, error)
+    return _ops.dropout_(*args, **kwargs)
+
+
 @functools.wraps(_ops.dstack)
 def dstack(*args, out=None, **kwargs):
     try:
@@ -1763,6 +1803,15 @@ def dstack(*args, out=None, **kwargs):
     if out is None:
         return _ops.dstack(*args, **kwargs)
     return out_variant("dstack", _ops.dstack, out, args, kwargs)
+
+
+@functools.wraps(_ops.embedding)
+def embedding(*args, **kwargs):
+    try:
+        return _ops.embedding(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("embedding", _SCHEMAS["embedding"], args, kwargs, error)
+    return _ops.embedding(*args, **kwargs)
 
 
 @functools.wraps(_ops.eq)
@@ -2321,6 +2370,15 @@ def isreal(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("isreal", _SCHEMAS["isreal"], args, kwargs, error)
     return _ops.isreal(*args, **kwargs)
+
+
+@functools.wraps(_ops.kl_div)
+def kl_div(*args, **kwargs):
+    try:
+        return _ops.kl_div(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("kl_div", _SCHEMAS["kl_div"], args, kwargs, error)
+    return _ops.kl_div(*args, **kwargs)
 
 
 @functools.wraps(_ops.kron)
