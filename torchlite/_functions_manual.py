@@ -1341,8 +1341,21 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
     return ggO, gI, gW
 
 
-__all__ += ["_convolution_double_backward", "constant_pad_nd_backward", "convolution", "convolution_backward",
-            "convolution_backward_masked"]
+from ._ops import avg_pool2d, avg_pool2d_backward, max_pool2d_with_indices_backward  # noqa: E402
+
+
+def max_pool_double_backward(grad, indices, dim):
+    """FunctionsManual's max_pool_double_backward: the gradient's gradient read at each output's
+    maximum, a gather over each flattened plane of `dim` dimensions."""
+    nd = len(indices.shape)
+    flat_grad = _reshape(grad, list(grad.shape[:nd - dim]) + [-1])
+    flat_indices = _reshape(indices, list(indices.shape[:nd - dim]) + [-1])
+    return _reshape(gather(flat_grad, -1, flat_indices), list(indices.shape))
+
+
+__all__ += ["_convolution_double_backward", "avg_pool2d", "avg_pool2d_backward", "constant_pad_nd_backward",
+            "convolution", "convolution_backward", "convolution_backward_masked",
+            "max_pool2d_with_indices_backward", "max_pool_double_backward"]
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)

@@ -326,3 +326,153 @@ def test_convolution_backward_kernel():
         for x, y, m in zip(a, b, mask, strict=True):
             if m:
                 _close(x.numpy(), y.numpy(), np.float64)
+
+
+# pooling ------------------------------------------------------------------------------------------------
+
+MAX_POOL2D = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=(3, 2), stride=(1, 2), padding=(1, 0), dilation=(1, 2)),
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+    dict(kernel_size=2, stride=2, padding=1, ceil_mode=True, dilation=2),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", MAX_POOL2D)
+def test_max_pool2d(dev, kw):
+    # distinct values, so the maximum of each window is unique (torch and torchlite pick the same)
+    x = np.random.default_rng(7).permutation(2 * 3 * 7 * 8).reshape(2, 3, 7, 8).astype(np.float64) / 10
+    compare(lambda lib, x: functional(lib).max_pool2d(x, **kw), [x], dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_max_pool2d_indices_and_unbatched(dev):
+    x = np.random.default_rng(8).permutation(3 * 5 * 6).reshape(3, 5, 6).astype(np.float64)
+
+    def case(lib):
+        t = lib.tensor(x, device=dev if lib is torchlite else "cpu", requires_grad=True)
+        v, i = functional(lib).max_pool2d(t, 2, 1, return_indices=True)
+        fn = v.grad_fn
+        return (v, i, fn.name(), fn._saved_kernel_size, fn._saved_stride, fn._saved_padding, fn._saved_dilation,
+                fn._saved_ceil_mode, fn._saved_result1, i.requires_grad)
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                dict(kernel_size=2, dilation=2)])
+def test_max_pool1d(dev, kw):
+    x = np.random.default_rng(9).permutation(2 * 3 * 9).reshape(2, 3, 9).astype(np.float64)
+    compare(lambda lib, x: functional(lib).max_pool1d(x, **kw), [x], dev)
+
+    def case(lib):
+        t = lib.tensor(x, requires_grad=True)
+        v, i = functional(lib).max_pool1d(t, return_indices=True, **kw)
+        v2, i2 = lib.max_pool1d_with_indices(t, **kw)
+        return v, i, v.grad_fn.name(), v.grad_fn.next_functions[0][0].name(), v2, i2
+    assert run(case, torchlite) == run(case, torch)
+
+
+AVG_POOL2D = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1), ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=2, stride=1, divisor_override=3),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", AVG_POOL2D)
+def test_avg_pool2d(dev, kw):
+    compare(lambda lib, x: functional(lib).avg_pool2d(x, **kw), [rand(2, 3, 7, 8)], dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                                                          count_include_pad=False)])
+def test_avg_pool1d(dev, kw):
+    res = compare(lambda lib, x: functional(lib).avg_pool1d(x, **kw), [rand(2, 3, 9)], dev)
+    assert res[torchlite]["name"] == "SqueezeBackward1"
+
+
+def test_avg_pool2d_saved_fields():
+    def case(lib):
+        x = lib.randn(1, 2, 5, 5, requires_grad=True)
+        fn = lib.nn.functional.avg_pool2d(x, 3, (2,), 1, True, False, 4).grad_fn
+        return (fn.name(), fn._saved_kernel_size, fn._saved_stride, fn._saved_padding, fn._saved_ceil_mode,
+                fn._saved_count_include_pad, fn._saved_divisor_override)
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_pool_float32_and_integer():
+    x = rand(2, 3, 8, 8, dtype=np.float32)
+    compare(lambda lib, x: functional(lib).avg_pool2d(x, 3, 2, 1), [x], "cpu", double=False)
+    compare(lambda lib, x: functional(lib).max_pool2d(x, 3, 2, 1), [x], "cpu", double=False)
+
+    def case(lib):
+        t = lib.arange(2 * 6 * 6).reshape(2, 6, 6) * 7 % 11
+        return str(lib.nn.functional.max_pool2d(t, 2).dtype), lib.nn.functional.max_pool2d(t, 3, 2, 1).tolist()
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("pool", ["max", "avg"])
+def test_pool_gradgradcheck(pool):
+    x = torchlite.tensor(np.random.default_rng(2).permutation(2 * 6 * 5).reshape(1, 2, 6, 5) / 7.0,
+                         requires_grad=True)
+    if pool == "max":
+        def fn(t):
+            return TF.max_pool2d(t, 3, 2, 1, ceil_mode=True)
+    else:
+        def fn(t):
+            return TF.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False)
+    assert torchlite.autograd.gradcheck(fn, (x,))
+    assert torchlite.autograd.gradgradcheck(fn, (x,))
+
+
+POOL_ERRORS = [
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 0),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, 0),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, padding=2),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 7),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, dilation=0),
+    lambda lib, F: F.max_pool2d(lib.randn(6), 2),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), (2, 2, 2)),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, (1, 1, 1)),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 0, 4, 4), 2),
+    lambda lib, F: F.max_pool2d(lib.randn(0, 3, 4, 4), 2),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, padding=-1),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 0),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 2, padding=2),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 7),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 2, divisor_override=0),
+    lambda lib, F: F.avg_pool2d(lib.randn(6, 6), 2),
+    lambda lib, F: F.max_pool1d(lib.randn(6), 2),
+    lambda lib, F: F.avg_pool1d(lib.randn(6), 2),
+    lambda lib, F: F.max_pool1d(lib.randn(2, 6), 7),
+]
+
+
+@pytest.mark.parametrize("i", range(len(POOL_ERRORS)))
+def test_pool_errors(i):
+    assert run(lambda lib: POOL_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: POOL_ERRORS[i](lib, functional(lib)), torch)
+
+
+def test_pool_backward_kernels():
+    """max_pool2d_with_indices_backward and avg_pool2d_backward against torch.ops.aten's."""
+    x = np.random.default_rng(4).permutation(2 * 7 * 6).reshape(1, 2, 7, 6).astype(np.float64)
+    args = ([3, 3], [2, 2], [1, 1])
+    v, i = torch.ops.aten.max_pool2d_with_indices(torch.tensor(x), *args, [1, 1], True)
+    g = rand(*v.shape)
+    a = torchlite._ops.max_pool2d_with_indices_backward(torchlite.tensor(g), torchlite.tensor(x), *args, [1, 1], True,
+                                                        torchlite.tensor(i.numpy()))
+    b = torch.ops.aten.max_pool2d_with_indices_backward(torch.tensor(g), torch.tensor(x), *args, [1, 1], True, i)
+    _close(a.numpy(), b.numpy(), np.float64)
+    g = rand(1, 2, 4, 4)
+    a = torchlite._ops.avg_pool2d_backward(torchlite.tensor(g), torchlite.tensor(x), *args, True, False, None)
+    b = torch.ops.aten.avg_pool2d_backward(torch.tensor(g), torch.tensor(x), *args, True, False, None)
+    _close(a.numpy(), b.numpy(), np.float64)

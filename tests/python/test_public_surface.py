@@ -2243,6 +2243,44 @@ def _convolution(lib, dev):
                                          lib.convolution(x, w, None, [1], [0], [1], True, [0], 1)), x, w)
 
 
+POOL_X = [[[1.0, -2.0, 3.0, 0.5, 2.5], [0.25, 4.0, -1.5, 2.0, -3.0], [1.5, 0.0, -0.5, 3.5, 0.75]]]  # (1, 3, 5)
+
+
+@case("torchlite.max_pool2d", "torchlite.nn.functional.max_pool2d")
+def _max_pool2d(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.max_pool2d(x, 2), lib.nn.functional.max_pool2d(x, 3, 2, 1, ceil_mode=True),
+                                      lib.nn.functional.max_pool2d(x, (2, 3), return_indices=True)), x)
+
+
+@case("torchlite.nn.functional.max_pool2d_with_indices")
+def _max_pool2d_with_indices(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: lib.nn.functional.max_pool2d_with_indices(x, 2, 1), x)
+
+
+@case("torchlite.max_pool1d", "torchlite.nn.functional.max_pool1d")
+def _max_pool1d(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.max_pool1d(x, 2), lib.nn.functional.max_pool1d(x[0], 3, 2, 1, ceil_mode=True),
+                                      lib.nn.functional.max_pool1d(x, 2, return_indices=True)), x)
+
+
+@case("torchlite.max_pool1d_with_indices", "torchlite.nn.functional.max_pool1d_with_indices")
+def _max_pool1d_with_indices(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.max_pool1d_with_indices(x, 2),
+                                      lib.nn.functional.max_pool1d_with_indices(x, 3, 1, 1)), x)
+
+
+@case("torchlite.avg_pool1d", "torchlite.nn.functional.avg_pool2d")
+def _avg_pool(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.avg_pool1d(x, 2), lib.nn.functional.avg_pool1d(x, 3, 2, 1, True, False),
+                                      lib.nn.functional.avg_pool2d(x, 2, 1, divisor_override=3),
+                                      lib.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True)), x)
+
+
 @case("torchlite.constant_pad_nd", "torchlite.nn.functional.pad")
 def _constant_pad_nd(lib, dev):
     x = leaf(lib, dev)

@@ -13,6 +13,8 @@ from .._functions_manual import (
     as_strided_backward,
     atan2_backward_other,
     atan2_backward_self,
+    avg_pool2d,
+    avg_pool2d_backward,
     binary_cross_entropy_backward,
     binary_cross_entropy_double_backward,
     binary_cross_entropy_double_backward_grad_output,
@@ -102,6 +104,8 @@ from .._functions_manual import (
     masked_scatter_backward,
     masked_select_backward,
     matmul,
+    max_pool2d_with_indices_backward,
+    max_pool_double_backward,
     maybe_multiply,
     maybe_wrap_dim,
     mean_backward,
@@ -2010,6 +2014,40 @@ def ConstantPadNdBackward0(grad, needs, pad):
     grad_self = constant_pad_nd_backward(grad, pad) if needs[0] else None
     return (grad_self,)
 
+
+def MaxPool2DWithIndicesBackward0(grad, needs, self, kernel_size, stride, padding, dilation, ceil_mode, result1):
+    """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1,
+    bool ceil_mode=False) -> (Tensor, Tensor)"""
+    grad_self = max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode,
+                                                 result1) if needs[0] else None
+    return (grad_self,)
+
+
+def MaxPool2DWithIndicesBackwardBackward0(grad, needs, self, indices):
+    """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride,
+    int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
+    grad_grad_output = max_pool_double_backward(grad, indices, 2) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def AvgPool2DBackward0(grad, needs, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False,
+    bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    grad_self = avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                    divisor_override) if needs[0] else None
+    return (grad_self,)
+
+
+def AvgPool2DBackwardBackward0(grad, needs, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                               divisor_override):
+    """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding,
+    bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
+    grad_grad_output = avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                  divisor_override) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -2285,3 +2323,7 @@ _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
 _C._set_formula(specs.ConvolutionBackward0, ConvolutionBackward0)
 _C._set_formula(specs.ConvolutionBackwardBackward0, ConvolutionBackwardBackward0)
 _C._set_formula(specs.ConstantPadNdBackward0, ConstantPadNdBackward0)
+_C._set_formula(specs.MaxPool2DWithIndicesBackward0, MaxPool2DWithIndicesBackward0)
+_C._set_formula(specs.MaxPool2DWithIndicesBackwardBackward0, MaxPool2DWithIndicesBackwardBackward0)
+_C._set_formula(specs.AvgPool2DBackward0, AvgPool2DBackward0)
+_C._set_formula(specs.AvgPool2DBackwardBackward0, AvgPool2DBackwardBackward0)

@@ -326,3 +326,17 @@ ConvolutionBackwardBackward0 = _C._op_spec("ConvolutionBackwardBackward0",
                                             "transposed", "output_padding", "groups",),
                                            "TTTSSSVSS", 0, True)
 ConstantPadNdBackward0 = _C._op_spec("ConstantPadNdBackward0", ("pad", ), "S", 0, False)
+MaxPool2DWithIndicesBackward0 = _C._op_spec("MaxPool2DWithIndicesBackward0",
+                                            ("self", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+                                             "result1",),
+                                            "TSSSSVT", 0, False)
+MaxPool2DWithIndicesBackwardBackward0 = _C._op_spec("MaxPool2DWithIndicesBackwardBackward0", ("self", "indices", ),
+                                                    "TT", 0, False)
+AvgPool2DBackward0 = _C._op_spec("AvgPool2DBackward0",
+                                 ("self", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                  "divisor_override",),
+                                 "TSSSVVS", 0, False)
+AvgPool2DBackwardBackward0 = _C._op_spec("AvgPool2DBackwardBackward0",
+                                         ("self", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                          "divisor_override",),
+                                         "TSSSVVS", 0, False)

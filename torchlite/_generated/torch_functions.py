@@ -61,6 +61,7 @@ __all__ = [
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
+    "avg_pool1d",
     "baddbmm",
     "bernoulli",
     "bilinear",
@@ -201,6 +202,9 @@ __all__ = [
     "matmul",
     "matrix_power",
     "max",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
     "maximum",
     "mean",
     "median",
@@ -369,6 +373,9 @@ _SCHEMAS = {
     "atleast_1d": ('Tensor self',),
     "atleast_2d": ('Tensor self',),
     "atleast_3d": ('Tensor self',),
+    "avg_pool1d": (
+        'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, '
+        'bool count_include_pad=True',),
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bilinear": ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',),
@@ -531,6 +538,15 @@ _SCHEMAS = {
     "matmul": ('Tensor self, Tensor other',),
     "matrix_power": ('Tensor self, int n',),
     "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
+    "max_pool1d": (
+        'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, '
+        'bool ceil_mode=False',),
+    "max_pool1d_with_indices": (
+        'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, '
+        'bool ceil_mode=False',),
+    "max_pool2d": (
+        'Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, '
+        'bool ceil_mode=False',),
     "maximum": ('Tensor self, Tensor other',),
     "mean": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
@@ -1233,6 +1249,15 @@ def atleast_3d(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("atleast_3d", _SCHEMAS["atleast_3d"], args, kwargs, error)
     return _ops.atleast_3d(*args, **kwargs)
+
+
+@functools.wraps(_ops.avg_pool1d)
+def avg_pool1d(*args, **kwargs):
+    try:
+        return _ops.avg_pool1d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("avg_pool1d", _SCHEMAS["avg_pool1d"], args, kwargs, error)
+    return _ops.avg_pool1d(*args, **kwargs)
 
 
 @functools.wraps(_ops.baddbmm)
@@ -2722,6 +2747,33 @@ def max(*args, **kwargs):  # noqa: A001 - torch's name
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("max", _SCHEMAS["max"], args, kwargs, error)
     return _ops.max(*args, **kwargs)
+
+
+@functools.wraps(_ops.max_pool1d)
+def max_pool1d(*args, **kwargs):
+    try:
+        return _ops.max_pool1d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max_pool1d", _SCHEMAS["max_pool1d"], args, kwargs, error)
+    return _ops.max_pool1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.max_pool1d_with_indices)
+def max_pool1d_with_indices(*args, **kwargs):
+    try:
+        return _ops.max_pool1d_with_indices(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max_pool1d_with_indices", _SCHEMAS["max_pool1d_with_indices"], args, kwargs, error)
+    return _ops.max_pool1d_with_indices(*args, **kwargs)
+
+
+@functools.wraps(_ops.max_pool2d)
+def max_pool2d(*args, **kwargs):
+    try:
+        return _ops.max_pool2d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max_pool2d", _SCHEMAS["max_pool2d"], args, kwargs, error)
+    return _ops.max_pool2d(*args, **kwargs)
 
 
 @functools.wraps(_ops.maximum)
