@@ -1128,6 +1128,16 @@ def huber_loss_double_backward(grad, input, target, reduction, delta):  # noqa: 
     return div_scalar(r, input._array.size) if reduction == _MEAN else r
 
 
+from ._ops import soft_margin_loss_backward  # noqa: E402, F401 - its formulas
+
+
+def soft_margin_loss_double_backward(grad, input, target, reduction):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * target^2 * z / (1 + z)^2, z = exp(-target * input), / numel for a mean."""
+    z = exp(mul(neg(target), input))
+    r = div(mul(mul(grad, mul(target, target)), z), pow(add_scalar(z, 1.0), 2))
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
 def _times_weight(t, weight):
     return t if weight is None else mul(t, weight)
 

@@ -170,6 +170,12 @@ TEST_LIST = {
     "_log_softmax_backward_data": "tests/python/test_nn_functional.py",
     "linear": "tests/python/test_nn_functional.py", "bilinear": "tests/python/test_nn_functional.py",
     "dropout": "tests/python/test_nn_functional.py",  # random: compared by its statistics and graph
+    "feature_dropout": "tests/python/test_nn_functional.py", "alpha_dropout": "tests/python/test_nn_functional.py",
+    "feature_alpha_dropout": "tests/python/test_nn_functional.py",
+    "soft_margin_loss": "tests/python/test_nn_functional.py",
+    "soft_margin_loss_backward": "tests/python/test_nn_functional.py",
+    "hinge_embedding_loss": "tests/python/test_nn_functional.py",
+    "poisson_nll_loss": "tests/python/test_nn_functional.py",
     "embedding": "tests/python/test_nn_functional.py", "embedding_dense_backward": "tests/python/test_nn_functional.py",
     "nll_loss": "tests/python/test_nn_functional.py", "nll_loss_forward": "tests/python/test_nn_functional.py",
     "nll_loss_backward": "tests/python/test_nn_functional.py", "nll_loss2d": "tests/python/test_nn_functional.py",
@@ -183,6 +189,11 @@ TEST_LIST = {
     "binary_cross_entropy": "tests/python/test_nn_functional.py",
     "binary_cross_entropy_backward": "tests/python/test_nn_functional.py",
     "binary_cross_entropy_with_logits": "tests/python/test_nn_functional.py",
+    "pairwise_distance": "tests/python/test_nn_functional.py",
+    "cosine_similarity": "tests/python/test_nn_functional.py",
+    "cosine_embedding_loss": "tests/python/test_nn_functional.py",
+    "margin_ranking_loss": "tests/python/test_nn_functional.py",
+    "triplet_margin_loss": "tests/python/test_nn_functional.py", "one_hot": "tests/python/test_nn_functional.py",
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)

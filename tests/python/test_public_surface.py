@@ -2191,6 +2191,68 @@ for _name, _call in _LOSS_CASES.items():
     case(f"torchlite.{_name}")(_loss_case(_call))
 
 
+_Y = [[0.5, 1.0, -2.0], [1.5, -0.5, 0.25]]
+_DISTANCE_CASES = {
+    "nn.functional.normalize": lambda lib, F, x, y, s: (F.normalize(x), F.normalize(x, p=1.0, dim=0)),
+    "nn.functional.pairwise_distance": lambda lib, F, x, y, s: (F.pairwise_distance(x, y),
+                                                                F.pairwise_distance(x, y, 1.0)),
+    "pairwise_distance": lambda lib, F, x, y, s: (lib.pairwise_distance(x, y, 3.0, 0.0, True),),
+    "nn.functional.cosine_similarity": lambda lib, F, x, y, s: (F.cosine_similarity(x, y),
+                                                                F.cosine_similarity(x, y, 0)),
+    "cosine_similarity": lambda lib, F, x, y, s: (lib.cosine_similarity(x, y, dim=-1),),
+    "nn.functional.cosine_embedding_loss": lambda lib, F, x, y, s: (F.cosine_embedding_loss(x, y, s),),
+    "cosine_embedding_loss": lambda lib, F, x, y, s: (lib.cosine_embedding_loss(x, y, s, 0.2, 2),),
+    "nn.functional.margin_ranking_loss": lambda lib, F, x, y, s: (F.margin_ranking_loss(x[:, 0], y[:, 0], s, 0.5),),
+    "margin_ranking_loss": lambda lib, F, x, y, s: (lib.margin_ranking_loss(x[:, 1], y[:, 1], s),),
+    "nn.functional.triplet_margin_loss": lambda lib, F, x, y, s: (F.triplet_margin_loss(x, y, -y, swap=True),),
+    "triplet_margin_loss": lambda lib, F, x, y, s: (lib.triplet_margin_loss(x, y, -y, 1.0, 2, 1e-6, False, 2),),
+    "nn.functional.hinge_embedding_loss": lambda lib, F, x, y, s: (F.hinge_embedding_loss(x, s[0] * y.sign()),),
+    "hinge_embedding_loss": lambda lib, F, x, y, s: (lib.hinge_embedding_loss(x, y.sign(), 0.5, 2),),
+    "nn.functional.soft_margin_loss": lambda lib, F, x, y, s: (F.soft_margin_loss(x, y.detach().sign()),),
+    "nn.functional.poisson_nll_loss": lambda lib, F, x, y, s: (F.poisson_nll_loss(x, y.abs(), full=True),),
+    "poisson_nll_loss": lambda lib, F, x, y, s: (lib.poisson_nll_loss(x.exp(), y.abs(), False, False, 1e-8, 0),),
+}
+
+
+def _distance_case(call):
+    def run_case(lib, dev):
+        x, y, s = leaf(lib, dev, _LOGITS), leaf(lib, dev, _Y), T(lib, dev, [1.0, -1.0])
+        return with_grads(lib, lambda x, y: [(o, o.grad_fn.name()) for o in call(lib, lib.nn.functional, x, y, s)],
+                          x, y)
+    return run_case
+
+
+for _name, _call in _DISTANCE_CASES.items():
+    case(f"torchlite.{_name}")(_distance_case(_call))
+
+
+@case("torchlite.nn.functional.one_hot")
+def _one_hot(lib, dev):
+    t = lib.tensor([[0, 2], [3, 1]], device=dev)
+    F = lib.nn.functional
+    return F.one_hot(t), F.one_hot(t, 6), run(lambda lib: F.one_hot(t, 2), lib)
+
+
+@case("torchlite.nn.functional.dropout1d", "torchlite.nn.functional.dropout2d", "torchlite.nn.functional.dropout3d",
+      "torchlite.nn.functional.alpha_dropout", "torchlite.nn.functional.feature_alpha_dropout",
+      "torchlite.feature_dropout", "torchlite.feature_dropout_", "torchlite.alpha_dropout", "torchlite.alpha_dropout_",
+      "torchlite.feature_alpha_dropout", "torchlite.feature_alpha_dropout_")
+def _feature_dropout(lib, dev):
+    # random masks are not torch's: p = 0 / 1, eval mode, node names, errors
+    F = lib.nn.functional
+
+    def op(x):
+        x4 = x.unsqueeze(0)
+        z = x * 1
+        return (F.dropout1d(x, 0.0) is x, F.dropout2d(x4, 1.0), F.dropout3d(x4.unsqueeze(0), 0.5, False),
+                F.alpha_dropout(x, 1.0, True), F.feature_alpha_dropout(x, 0.5, False) is x,
+                lib.feature_dropout(x, 1.0, True), lib.feature_dropout_(z, 0.0, True) is z,
+                lib.alpha_dropout(x, 1.0, True), lib.alpha_dropout_(x * 1, 1.0, True),
+                lib.feature_alpha_dropout(x, 0.5, True).grad_fn.name(), lib.feature_alpha_dropout_(x * 1, 1.0, True),
+                run(lambda lib: F.dropout1d(x[0, 0], 0.5), lib))
+    return with_grads(lib, op, leaf(lib, dev, X3))
+
+
 @case("torchlite.nn.functional.embedding", "torchlite.embedding")
 def _embedding(lib, dev):
     w, i = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]]), lib.tensor([[0, 2], [2, 1]], device=dev)

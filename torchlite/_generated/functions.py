@@ -163,6 +163,8 @@ from .._functions_manual import (
     slogdet_backward,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
+    soft_margin_loss_backward,
+    soft_margin_loss_double_backward,
     softmax_double_backward,
     softplus_backward,
     softplus_double_backward,
@@ -1757,6 +1759,23 @@ def HuberLossBackwardBackward0(grad, needs, grad_output, self, target, reduction
     return (grad_grad_output, grad_self, grad_target)
 
 
+def SoftMarginLossBackward0(grad, needs, self, target, reduction):
+    """soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if needs[1]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_self = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    return (grad_self, None)
+
+
+def SoftMarginLossBackwardBackward0(grad, needs, grad_output, self, target, reduction):
+    """soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor"""
+    if needs[2]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_grad_output = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_self = soft_margin_loss_double_backward(mul(grad, grad_output), self, target, reduction) if needs[1] else None
+    return (grad_grad_output, grad_self, None)
+
+
 def BinaryCrossEntropyBackward0(grad, needs, self, target, weight, reduction):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     grad_self = binary_cross_entropy_backward(grad, self, target, weight, reduction) if needs[0] else None
@@ -1784,6 +1803,12 @@ def BinaryCrossEntropyWithLogitsBackward0(grad, needs, self, target, weight, pos
     grad_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight,
                                                                    reduction) if needs[1] else None
     return (grad_self, grad_target)
+
+
+def NormBackward1(grad, needs, self, p, dim, keepdim, result):
+    """norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor"""
+    grad_self = linalg_vector_norm_backward(grad, self, p, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
 
 
 def HardtanhBackward0(grad, needs, self, min_val, max_val):
@@ -2287,9 +2312,12 @@ _C._set_formula(specs.SmoothL1LossBackward0, SmoothL1LossBackward0)
 _C._set_formula(specs.SmoothL1LossBackwardBackward0, SmoothL1LossBackwardBackward0)
 _C._set_formula(specs.HuberLossBackward0, HuberLossBackward0)
 _C._set_formula(specs.HuberLossBackwardBackward0, HuberLossBackwardBackward0)
+_C._set_formula(specs.SoftMarginLossBackward0, SoftMarginLossBackward0)
+_C._set_formula(specs.SoftMarginLossBackwardBackward0, SoftMarginLossBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackward0, BinaryCrossEntropyBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackwardBackward0, BinaryCrossEntropyBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyWithLogitsBackward0, BinaryCrossEntropyWithLogitsBackward0)
+_C._set_formula(specs.NormBackward1, NormBackward1)
 _C._set_formula(specs.HardtanhBackward0, HardtanhBackward0)
 _C._set_formula(specs.HardtanhBackwardBackward0, HardtanhBackwardBackward0)
 _C._set_formula(specs.LeakyReluBackward0, LeakyReluBackward0)

@@ -42,11 +42,13 @@ __all__ = [
     "nll_loss",
     "nll_loss2d",
     "nll_loss_nd",
+    "one_hot",
     "relu6",
     "relu6_",
     "silu",
     "silu_",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -92,11 +94,13 @@ _SCHEMAS = {
     "nll_loss": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
     "nll_loss2d": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
     "nll_loss_nd": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
+    "one_hot": ('Tensor self, int num_classes=-1',),
     "relu6": ('Tensor self',),
     "relu6_": ('Tensor(a!) self',),
     "silu": ('Tensor self',),
     "silu_": ('Tensor(a!) self',),
     "smooth_l1_loss": ('Tensor self, Tensor target, int reduction=Mean, float beta=1.0',),
+    "soft_margin_loss": ('Tensor self, Tensor target, int reduction=Mean',),
     "softplus": ('Tensor self, Scalar beta=1, Scalar threshold=20',),
     "softplus_backward": ('Tensor grad_output, Tensor self, Scalar beta, Scalar threshold',),
     "softshrink": ('Tensor self, Scalar lambd=0.5',),
@@ -410,6 +414,15 @@ def nll_loss_nd(*args, **kwargs):
     return _ops.nll_loss_nd(*args, **kwargs)
 
 
+@functools.wraps(_ops.one_hot)
+def one_hot(*args, **kwargs):
+    try:
+        return _ops.one_hot(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("one_hot", _SCHEMAS["one_hot"], args, kwargs, error)
+    return _ops.one_hot(*args, **kwargs)
+
+
 @functools.wraps(_ops.relu6)
 def relu6(*args, **kwargs):
     try:
@@ -453,6 +466,15 @@ def smooth_l1_loss(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("smooth_l1_loss", _SCHEMAS["smooth_l1_loss"], args, kwargs, error)
     return _ops.smooth_l1_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.soft_margin_loss)
+def soft_margin_loss(*args, **kwargs):
+    try:
+        return _ops.soft_margin_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("soft_margin_loss", _SCHEMAS["soft_margin_loss"], args, kwargs, error)
+    return _ops.soft_margin_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.softplus)

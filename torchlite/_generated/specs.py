@@ -275,6 +275,9 @@ SmoothL1LossBackwardBackward0 = _C._op_spec("SmoothL1LossBackwardBackward0",
 HuberLossBackward0 = _C._op_spec("HuberLossBackward0", ("self", "target", "reduction", "delta", ), "TTSV", 0, False)
 HuberLossBackwardBackward0 = _C._op_spec("HuberLossBackwardBackward0",
                                          ("grad_output", "self", "target", "reduction", "delta", ), "TTTSV", 0, False)
+SoftMarginLossBackward0 = _C._op_spec("SoftMarginLossBackward0", ("self", "target", "reduction", ), "TTS", 0, False)
+SoftMarginLossBackwardBackward0 = _C._op_spec("SoftMarginLossBackwardBackward0",
+                                              ("grad_output", "self", "target", "reduction", ), "TTTS", 0, False)
 BinaryCrossEntropyBackward0 = _C._op_spec("BinaryCrossEntropyBackward0", ("self", "target", "weight", "reduction", ),
                                           "TTTS", 0, False)
 BinaryCrossEntropyBackwardBackward0 = _C._op_spec("BinaryCrossEntropyBackwardBackward0",
@@ -283,6 +286,7 @@ BinaryCrossEntropyBackwardBackward0 = _C._op_spec("BinaryCrossEntropyBackwardBac
 BinaryCrossEntropyWithLogitsBackward0 = _C._op_spec("BinaryCrossEntropyWithLogitsBackward0",
                                                     ("self", "target", "weight", "pos_weight", "reduction", ),
                                                     "TTTTS", 0, False)
+NormBackward1 = _C._op_spec("NormBackward1", ("self", "p", "dim", "keepdim", "result", ), "TVSVT", 0, False)
 HardtanhBackward0 = _C._op_spec("HardtanhBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 HardtanhBackwardBackward0 = _C._op_spec("HardtanhBackwardBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 LeakyReluBackward0 = _C._op_spec("LeakyReluBackward0", ("self", "negative_slope", ), "TV", 0, False)

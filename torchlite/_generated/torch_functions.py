@@ -30,6 +30,8 @@ __all__ = [
     "addmv_",
     "all",
     "allclose",
+    "alpha_dropout",
+    "alpha_dropout_",
     "amax",
     "amin",
     "any",
@@ -103,6 +105,8 @@ __all__ = [
     "cos_",
     "cosh",
     "cosh_",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "count_nonzero",
     "cross",
     "cummax",
@@ -133,6 +137,10 @@ __all__ = [
     "exp_",
     "expm1",
     "expm1_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
     "fix",
     "fix_",
     "flatten",
@@ -154,6 +162,7 @@ __all__ = [
     "greater_equal",
     "gt",
     "hardshrink",
+    "hinge_embedding_loss",
     "histc",
     "hstack",
     "hypot",
@@ -196,6 +205,7 @@ __all__ = [
     "logit_",
     "logsumexp",
     "lt",
+    "margin_ranking_loss",
     "masked_fill",
     "masked_scatter",
     "masked_select",
@@ -233,7 +243,9 @@ __all__ = [
     "normal",
     "not_equal",
     "outer",
+    "pairwise_distance",
     "permute",
+    "poisson_nll_loss",
     "positive",
     "pow",
     "prod",
@@ -299,6 +311,7 @@ __all__ = [
     "trace",
     "transpose",
     "tril",
+    "triplet_margin_loss",
     "triu",
     "true_divide",
     "trunc",
@@ -340,6 +353,8 @@ _SCHEMAS = {
     "all": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
         'Tensor self, int[]? dim=None, bool keepdim=False'),
     "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "alpha_dropout": ('Tensor input, float p, bool train',),
+    "alpha_dropout_": ('Tensor(a!) self, float p, bool train',),
     "amax": ('Tensor self, int[1] dim=[], bool keepdim=False',),
     "amin": ('Tensor self, int[1] dim=[], bool keepdim=False',),
     "any": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
@@ -435,6 +450,8 @@ _SCHEMAS = {
     "cos_": ('Tensor(a!) self',),
     "cosh": ('Tensor self',),
     "cosh_": ('Tensor(a!) self',),
+    "cosine_embedding_loss": ('Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean',),
+    "cosine_similarity": ('Tensor x1, Tensor x2, int dim=1, float eps=1e-08',),
     "count_nonzero": ('Tensor self, int? dim=None', 'Tensor self, int[] dim'),
     "cross": ('Tensor self, Tensor other, int? dim=None',),
     "cummax": ('Tensor self, int dim', 'Tensor self, Dimname dim'),
@@ -466,6 +483,10 @@ _SCHEMAS = {
     "exp_": ('Tensor(a!) self',),
     "expm1": ('Tensor self',),
     "expm1_": ('Tensor(a!) self',),
+    "feature_alpha_dropout": ('Tensor input, float p, bool train',),
+    "feature_alpha_dropout_": ('Tensor(a!) self, float p, bool train',),
+    "feature_dropout": ('Tensor input, float p, bool train',),
+    "feature_dropout_": ('Tensor(a!) self, float p, bool train',),
     "fix": ('Tensor self',),
     "fix_": ('Tensor(a!) self',),
     "flatten": ('Tensor(a) self, int start_dim=0, int end_dim=-1',),
@@ -487,6 +508,7 @@ _SCHEMAS = {
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "hardshrink": ('Tensor self, Scalar lambd=0.5',),
+    "hinge_embedding_loss": ('Tensor self, Tensor target, float margin=1.0, int reduction=Mean',),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
     "hstack": ('Tensor[] tensors',),
     "hypot": ('Tensor self, Tensor other',),
@@ -532,6 +554,7 @@ _SCHEMAS = {
     "logit_": ('Tensor(a!) self, float? eps=None',),
     "logsumexp": ('Tensor self, int[1] dim, bool keepdim=False',),
     "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "margin_ranking_loss": ('Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean',),
     "masked_fill": ('Tensor self, Tensor mask, Scalar value',),
     "masked_scatter": ('Tensor self, Tensor mask, Tensor source',),
     "masked_select": ('Tensor self, Tensor mask',),
@@ -579,7 +602,9 @@ _SCHEMAS = {
         'Tensor mean, Tensor std, *, Generator? generator=None'),
     "not_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "outer": ('Tensor self, Tensor vec2',),
+    "pairwise_distance": ('Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False',),
     "permute": ('Tensor(a) self, int[] dims',),
+    "poisson_nll_loss": ('Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
     "prod": ('Tensor self, *, ScalarType? dtype=None',
@@ -658,6 +683,9 @@ _SCHEMAS = {
     "trace": ('Tensor self',),
     "transpose": ('Tensor(a) self, int dim0, int dim1',),
     "tril": ('Tensor self, int diagonal=0',),
+    "triplet_margin_loss": (
+        'Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, '
+        'bool swap=False, int reduction=Mean',),
     "triu": ('Tensor self, int diagonal=0',),
     "true_divide": ('Tensor self, Tensor other',),
     "trunc": ('Tensor self',),
@@ -902,6 +930,24 @@ def allclose(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
     return _ops.allclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout)
+def alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("alpha_dropout", _SCHEMAS["alpha_dropout"], args, kwargs, error)
+    return _ops.alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout_)
+def alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("alpha_dropout_", _SCHEMAS["alpha_dropout_"], args, kwargs, error)
+    return _ops.alpha_dropout_(*args, **kwargs)
 
 
 @functools.wraps(_ops.amax)
@@ -1658,6 +1704,24 @@ def cosh_(*args, **kwargs):
     return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.cosine_embedding_loss)
+def cosine_embedding_loss(*args, **kwargs):
+    try:
+        return _ops.cosine_embedding_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosine_embedding_loss", _SCHEMAS["cosine_embedding_loss"], args, kwargs, error)
+    return _ops.cosine_embedding_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.cosine_similarity)
+def cosine_similarity(*args, **kwargs):
+    try:
+        return _ops.cosine_similarity(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosine_similarity", _SCHEMAS["cosine_similarity"], args, kwargs, error)
+    return _ops.cosine_similarity(*args, **kwargs)
+
+
 @functools.wraps(_ops.count_nonzero)
 def count_nonzero(*args, **kwargs):
     try:
@@ -1984,6 +2048,42 @@ def expm1_(*args, **kwargs):
     return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.feature_alpha_dropout)
+def feature_alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_alpha_dropout", _SCHEMAS["feature_alpha_dropout"], args, kwargs, error)
+    return _ops.feature_alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_alpha_dropout_)
+def feature_alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_alpha_dropout_", _SCHEMAS["feature_alpha_dropout_"], args, kwargs, error)
+    return _ops.feature_alpha_dropout_(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout)
+def feature_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_dropout", _SCHEMAS["feature_dropout"], args, kwargs, error)
+    return _ops.feature_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout_)
+def feature_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_dropout_", _SCHEMAS["feature_dropout_"], args, kwargs, error)
+    return _ops.feature_dropout_(*args, **kwargs)
+
+
 @functools.wraps(_ops.fix)
 def fix(*args, out=None, **kwargs):
     try:
@@ -2219,6 +2319,15 @@ def hardshrink(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("hardshrink", _SCHEMAS["hardshrink"], args, kwargs, error)
     return _ops.hardshrink(*args, **kwargs)
+
+
+@functools.wraps(_ops.hinge_embedding_loss)
+def hinge_embedding_loss(*args, **kwargs):
+    try:
+        return _ops.hinge_embedding_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hinge_embedding_loss", _SCHEMAS["hinge_embedding_loss"], args, kwargs, error)
+    return _ops.hinge_embedding_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.histc)
@@ -2683,6 +2792,15 @@ def lt(*args, out=None, **kwargs):
     return out_variant("lt", _ops.lt, out, args, kwargs)
 
 
+@functools.wraps(_ops.margin_ranking_loss)
+def margin_ranking_loss(*args, **kwargs):
+    try:
+        return _ops.margin_ranking_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("margin_ranking_loss", _SCHEMAS["margin_ranking_loss"], args, kwargs, error)
+    return _ops.margin_ranking_loss(*args, **kwargs)
+
+
 @functools.wraps(_ops.masked_fill)
 def masked_fill(*args, **kwargs):
     try:
@@ -3084,6 +3202,15 @@ def outer(*args, out=None, **kwargs):
     return out_variant("outer", _ops.outer, out, args, kwargs)
 
 
+@functools.wraps(_ops.pairwise_distance)
+def pairwise_distance(*args, **kwargs):
+    try:
+        return _ops.pairwise_distance(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pairwise_distance", _SCHEMAS["pairwise_distance"], args, kwargs, error)
+    return _ops.pairwise_distance(*args, **kwargs)
+
+
 @functools.wraps(_ops.permute)
 def permute(*args, **kwargs):
     try:
@@ -3091,6 +3218,15 @@ def permute(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
     return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.poisson_nll_loss)
+def poisson_nll_loss(*args, **kwargs):
+    try:
+        return _ops.poisson_nll_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("poisson_nll_loss", _SCHEMAS["poisson_nll_loss"], args, kwargs, error)
+    return _ops.poisson_nll_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.positive)
@@ -3768,6 +3904,15 @@ def tril(*args, out=None, **kwargs):
     if out is None:
         return _ops.tril(*args, **kwargs)
     return out_variant("tril", _ops.tril, out, args, kwargs)
+
+
+@functools.wraps(_ops.triplet_margin_loss)
+def triplet_margin_loss(*args, **kwargs):
+    try:
+        return _ops.triplet_margin_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("triplet_margin_loss", _SCHEMAS["triplet_margin_loss"], args, kwargs, error)
+    return _ops.triplet_margin_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.triu)

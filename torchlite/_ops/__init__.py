@@ -269,13 +269,22 @@ __all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_dat
             "_softmax_backward_data"]
 from .LinearNN import bilinear, linear  # noqa: E402
 __all__ += ["bilinear", "linear"]
-from .Dropout import dropout, dropout_  # noqa: E402
-__all__ += ["dropout", "dropout_"]
+from .Dropout import (alpha_dropout, alpha_dropout_, dropout, dropout_, feature_alpha_dropout,  # noqa: E402
+                      feature_alpha_dropout_, feature_dropout, feature_dropout_)
+__all__ += ["alpha_dropout", "alpha_dropout_", "dropout", "dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+            "feature_dropout", "feature_dropout_"]
 from .Embedding import embedding, embedding_dense_backward  # noqa: E402
 __all__ += ["embedding", "embedding_dense_backward"]
 from .Loss import (binary_cross_entropy, binary_cross_entropy_backward,  # noqa: E402
                    binary_cross_entropy_with_logits, huber_loss, huber_loss_backward, kl_div, l1_loss, mse_loss,
-                   mse_loss_backward, smooth_l1_loss, smooth_l1_loss_backward)
+                   mse_loss_backward, smooth_l1_loss, smooth_l1_loss_backward, soft_margin_loss,
+                   soft_margin_loss_backward)
+__all__ += ["soft_margin_loss", "soft_margin_loss_backward"]
+from .Distance import (cosine_embedding_loss, cosine_similarity, margin_ranking_loss, one_hot,  # noqa: E402
+                       pairwise_distance, triplet_margin_loss, _norm_scalaropt_dim, hinge_embedding_loss,
+                       poisson_nll_loss)
+__all__ += ["hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss", "cosine_similarity",
+            "margin_ranking_loss", "one_hot", "pairwise_distance", "triplet_margin_loss", "_norm_scalaropt_dim"]
 from .LossNLL import (cross_entropy_loss, nll_loss, nll_loss2d, nll_loss2d_backward,  # noqa: E402
                       nll_loss2d_forward, nll_loss_backward, nll_loss_forward, nll_loss_nd)
 __all__ += ["binary_cross_entropy", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits",

@@ -47,6 +47,76 @@ bilinear = _torch.bilinear
 __all__ += ["softmax", "softmin", "log_softmax", "linear", "bilinear"]
 
 
+def _feature_dropout(name, spatial, input, p, training, inplace):  # noqa: A002 - torch's names
+    """dropout1d/2d/3d: channel-wise dropout through feature_dropout, a batch dim added where missing."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (spatial + 1, spatial + 2):
+        if spatial == 1:
+            raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+                               "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                               "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+        warnings.warn(f"{name}: Received a {inp_dim}-D input to {name}, which is deprecated and will result in an "
+                      f"error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)  # (dropout3d's)
+    is_batched = inp_dim == spatial + 2
+    if not is_batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)  # noqa: A001 - torch's name
+    result = _torch.feature_dropout_(input, p, training) if inplace else _torch.feature_dropout(input, p, training)
+    if not is_batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout1d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels."""
+    return _feature_dropout("dropout1d", 1, input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels (a 3-d input
+    as (N, C, L), as torch still does)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    return _torch.feature_dropout_(input, p, training) if inplace else _torch.feature_dropout(input, p, training)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout3d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels."""
+    return _feature_dropout("dropout3d", 3, input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002 - torch's names
+    """alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor (keeps SELU's mean and variance)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _torch.alpha_dropout_(input, p, training) if inplace else _torch.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002 - torch's names
+    """feature_alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return (_torch.feature_alpha_dropout_(input, p, training) if inplace
+            else _torch.feature_alpha_dropout(input, p, training))
+
+
 # Activations (torch/nn/functional.py): torch._C._nn's ops, torch's (selu, celu, threshold,
 # hardshrink), and the compositions torch writes in Python (softsign, tanhshrink).
 def threshold(input, threshold, value, inplace=False):  # noqa: A002 - torch's names
@@ -352,6 +422,86 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return reduced
 
 
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _torch.cosine_embedding_loss(input1, input2, target, margin, reduction_enum)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _torch.margin_ranking_loss(input1, input2, target, margin, reduction_enum)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+    size_average=None, reduce=None, reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _torch.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,  # noqa: A002 - torch's names
+                         reduction="mean"):
+    """hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean")."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _torch.hinge_embedding_loss(input, target, margin, reduction_enum)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _nn.soft_margin_loss(input, target, reduction_enum)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,  # noqa: A002
+                     reduce=None, reduction="mean"):
+    """poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _torch.poisson_nll_loss(input, target, log_input, full, eps, _get_enum(reduction))
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002 - torch's names
+    """normalize(input, p=2.0, dim=1, eps=1e-12, out=None) -> Tensor: input / max(norm(input, p, dim), eps)."""
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return _torch.div(input, denom, out=out)
+
+
+pairwise_distance = _torch.pairwise_distance
+cosine_similarity = _torch.cosine_similarity
+one_hot = _nn.one_hot
+
+
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
     """dropout(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes elements with probability p
     and scales the others by 1 / (1 - p) while training."""
@@ -364,7 +514,10 @@ __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hard
             "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "gelu", "logsigmoid", "hardshrink",
             "softplus", "softshrink", "tanhshrink", "softsign", "tanh", "sigmoid", "hardsigmoid", "silu", "mish",
             "hardswish", "dropout", "embedding", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
-            "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"]
+            "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+            "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "normalize", "pairwise_distance",
+            "cosine_similarity", "one_hot", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+            "feature_alpha_dropout", "hinge_embedding_loss", "soft_margin_loss", "poisson_nll_loss"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
