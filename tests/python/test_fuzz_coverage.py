@@ -202,6 +202,23 @@ TEST_LIST = {
     "max_pool2d": "tests/python/test_nn_conv.py", "max_pool2d_with_indices": "tests/python/test_nn_conv.py",
     "max_pool2d_with_indices_backward": "tests/python/test_nn_conv.py", "avg_pool1d": "tests/python/test_nn_conv.py",
     "avg_pool2d": "tests/python/test_nn_conv.py", "avg_pool2d_backward": "tests/python/test_nn_conv.py",
+    "batch_norm": "tests/python/test_nn_conv.py", "native_batch_norm": "tests/python/test_nn_conv.py",
+    "layer_norm": "tests/python/test_nn_conv.py", "native_layer_norm": "tests/python/test_nn_conv.py",
+    "group_norm": "tests/python/test_nn_conv.py", "native_group_norm": "tests/python/test_nn_conv.py",
+    "native_batch_norm_backward": "tests/python/test_nn_conv.py",
+    "native_layer_norm_backward": "tests/python/test_nn_conv.py",
+    "native_group_norm_backward": "tests/python/test_nn_conv.py",
+    "adaptive_avg_pool2d": "tests/python/test_nn_conv.py", "_adaptive_avg_pool2d": "tests/python/test_nn_conv.py",
+    "_adaptive_avg_pool2d_backward": "tests/python/test_nn_conv.py",
+    "upsample_nearest1d": "tests/python/test_nn_conv.py", "upsample_nearest1d_backward": "tests/python/test_nn_conv.py",
+    "upsample_nearest2d": "tests/python/test_nn_conv.py", "upsample_nearest2d_backward": "tests/python/test_nn_conv.py",
+    "upsample_linear1d": "tests/python/test_nn_conv.py", "upsample_linear1d_backward": "tests/python/test_nn_conv.py",
+    "upsample_bilinear2d": "tests/python/test_nn_conv.py",
+    "upsample_bilinear2d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad1d": "tests/python/test_nn_conv.py", "reflection_pad1d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad2d": "tests/python/test_nn_conv.py", "reflection_pad2d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad1d": "tests/python/test_nn_conv.py", "replication_pad1d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad2d": "tests/python/test_nn_conv.py", "replication_pad2d_backward": "tests/python/test_nn_conv.py",
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

@@ -4,6 +4,8 @@
 """
 from .. import _C
 from .._functions_manual import (
+    _adaptive_avg_pool2d,
+    _adaptive_avg_pool2d_backward,
     _convolution_double_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
@@ -119,11 +121,15 @@ from .._functions_manual import (
     mul_tensor_backward,
     mv,
     nansum_backward,
+    native_batch_norm_backward_masked,
+    native_group_norm_backward_masked,
+    native_layer_norm_backward_masked,
     neg,
     nll_loss,
     nll_loss2d,
     nll_loss2d_backward,
     nll_loss_backward,
+    norm_double_backward,
     not_implemented,
     not_implemented_node,
     outer,
@@ -136,7 +142,15 @@ from .._functions_manual import (
     prod_backward,
     put_self_backward,
     reciprocal,
+    reflection_pad1d,
+    reflection_pad1d_backward,
+    reflection_pad2d,
+    reflection_pad2d_backward,
     repeat_backward,
+    replication_pad1d,
+    replication_pad1d_backward,
+    replication_pad2d,
+    replication_pad2d_backward,
     reshape,
     reshape_column,
     restore_reduced_dims,
@@ -193,6 +207,14 @@ from .._functions_manual import (
     unfold,
     unfold_backward,
     unsqueeze_to,
+    upsample_bilinear2d,
+    upsample_bilinear2d_backward,
+    upsample_linear1d,
+    upsample_linear1d_backward,
+    upsample_nearest1d,
+    upsample_nearest1d_backward,
+    upsample_nearest2d,
+    upsample_nearest2d_backward,
     value_selecting_reduction_backward,
     var_backward,
     var_mean_backward,
@@ -2073,6 +2095,201 @@ def AvgPool2DBackwardBackward0(grad, needs, self, kernel_size, stride, padding, 
     grad_self = zeros_like(self) if needs[1] else None
     return (grad_grad_output, grad_self)
 
+
+def NativeBatchNormBackward0(grad, needs, input, weight, running_mean, running_var, training, eps, result1, result2):
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
+    bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
+    grad_bias = native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, result1, result2,
+                                                  training, eps, needs, 2) if needs[2] else None
+    grad_input = native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, result1, result2,
+                                                   training, eps, needs, 0) if needs[0] else None
+    grad_weight = native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, result1, result2,
+                                                    training, eps, needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def NativeLayerNormBackward0(grad, needs, input, normalized_shape, weight, result1, result2, layer_norm_eps):
+    """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor,
+    Tensor, Tensor)"""
+    grad_bias = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+                                                  layer_norm_eps, needs, 2) if needs[2] else None
+    grad_input = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+                                                   layer_norm_eps, needs, 0) if needs[0] else None
+    grad_weight = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+                                                    layer_norm_eps, needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def NativeGroupNormBackward0(grad, needs, input, weight, N, C, HxW, group, eps, result1, result2):
+    """native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group,
+    float eps) -> (Tensor, Tensor, Tensor)"""
+    grad_bias = native_group_norm_backward_masked(grad, input, result1, result2, weight, N, C, HxW, group, eps, needs,
+                                                  2) if needs[2] else None
+    grad_input = native_group_norm_backward_masked(grad, input, result1, result2, weight, N, C, HxW, group, eps, needs,
+                                                   0) if needs[0] else None
+    grad_weight = native_group_norm_backward_masked(grad, input, result1, result2, weight, N, C, HxW, group, eps,
+                                                    needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def NativeLayerNormBackwardBackward0(grads, needs, grad_out, input, normalized_shape, mean, rstd, weight, norm_eps):
+    """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd,
+    Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_out = norm_double_backward("layer", grads, grad_out, input, weight, (normalized_shape, mean, rstd,
+                                         norm_eps), needs, 0) if needs[0] else None
+    grad_input = norm_double_backward("layer", grads, grad_out, input, weight, (normalized_shape, mean, rstd,
+                                      norm_eps), needs, 1) if needs[1] else None
+    grad_weight = norm_double_backward("layer", grads, grad_out, input, weight, (normalized_shape, mean, rstd,
+                                       norm_eps), needs, 2) if needs[2] else None
+    return (grad_grad_out, grad_input, grad_weight)
+
+
+def NativeBatchNormBackwardBackward0(grads, needs, grad_out, input, weight, running_mean, running_var, save_mean,  # noqa: A002 - the schema's names
+                                     save_invstd, train, eps):
+    """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean,
+    Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps,
+    bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_out = norm_double_backward("batch", grads, grad_out, input, weight, (running_mean, running_var,
+                                         save_mean, save_invstd, train, eps), needs, 0) if needs[0] else None
+    grad_input = norm_double_backward("batch", grads, grad_out, input, weight, (running_mean, running_var, save_mean,
+                                      save_invstd, train, eps), needs, 1) if needs[1] else None
+    grad_weight = norm_double_backward("batch", grads, grad_out, input, weight, (running_mean, running_var, save_mean,
+                                       save_invstd, train, eps), needs, 2) if needs[2] else None
+    return (grad_grad_out, grad_input, grad_weight)
+
+
+def NativeGroupNormBackwardBackward0(grads, needs, grad_out, input, mean, rstd, weight, N, C, HxW, group, norm_eps):
+    """native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N,
+    SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_out = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
+                                         norm_eps), needs, 0) if needs[0] else None
+    grad_input = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
+                                      norm_eps), needs, 1) if needs[1] else None
+    grad_weight = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
+                                       norm_eps), needs, 2) if needs[2] else None
+    return (grad_grad_out, grad_input, grad_weight)
+
+
+def AdaptiveAvgPool2DBackward0(grad, needs, self):
+    """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    grad_self = _adaptive_avg_pool2d_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def AdaptiveAvgPool2DBackwardBackward0(grad, needs, self, grad_output_sym_sizes):
+    """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    grad_grad_output = _adaptive_avg_pool2d(grad, [grad_output_sym_sizes[-2],
+                                            grad_output_sym_sizes[-1]]) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReflectionPad1DBackward0(grad, needs, self, padding):
+    """reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_self = reflection_pad1d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReflectionPad1DBackwardBackward0(grad, needs, self, padding):
+    """reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_grad_output = reflection_pad1d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReflectionPad2DBackward0(grad, needs, self, padding):
+    """reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_self = reflection_pad2d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReflectionPad2DBackwardBackward0(grad, needs, self, padding):
+    """reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_grad_output = reflection_pad2d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReplicationPad1DBackward0(grad, needs, self, padding):
+    """replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_self = replication_pad1d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReplicationPad1DBackwardBackward0(grad, needs, self, padding):
+    """replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_grad_output = replication_pad1d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReplicationPad2DBackward0(grad, needs, self, padding):
+    """replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_self = replication_pad2d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReplicationPad2DBackwardBackward0(grad, needs, self, padding):
+    """replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_grad_output = replication_pad2d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def UpsampleNearest1DBackward0(grad, needs, output_size, scales, self_sym_sizes):
+    """upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor"""
+    grad_self = upsample_nearest1d_backward(grad, output_size, self_sym_sizes, scales) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleNearest2DBackward0(grad, needs, output_size, scales_h, scales_w, self_sym_sizes):
+    """upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_self = upsample_nearest2d_backward(grad, output_size, self_sym_sizes, scales_h, scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleLinear1DBackward0(grad, needs, output_size, align_corners, scales, self_sym_sizes):
+    """upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor"""
+    grad_self = upsample_linear1d_backward(grad, output_size, self_sym_sizes, align_corners,
+                                           scales) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleBilinear2DBackward0(grad, needs, output_size, align_corners, scales_h, scales_w, self_sym_sizes):
+    """upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
+    float? scales_w=None) -> Tensor"""
+    grad_self = upsample_bilinear2d_backward(grad, output_size, self_sym_sizes, align_corners, scales_h,
+                                             scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleNearest1DBackwardBackward0(grad, needs, output_size, scales):
+    """upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size,
+    float? scales=None) -> Tensor"""
+    grad_grad_output = upsample_nearest1d(grad, output_size, scales) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleNearest2DBackwardBackward0(grad, needs, output_size, scales_h, scales_w):
+    """upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+    float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_nearest2d(grad, output_size, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleLinear1DBackwardBackward0(grad, needs, output_size, align_corners, scales):
+    """upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners,
+    float? scales=None) -> Tensor"""
+    grad_grad_output = upsample_linear1d(grad, output_size, align_corners, scales) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleBilinear2DBackwardBackward0(grad, needs, output_size, align_corners, scales_h, scales_w):
+    """upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+    bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_bilinear2d(grad, output_size, align_corners, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -2355,3 +2572,27 @@ _C._set_formula(specs.MaxPool2DWithIndicesBackward0, MaxPool2DWithIndicesBackwar
 _C._set_formula(specs.MaxPool2DWithIndicesBackwardBackward0, MaxPool2DWithIndicesBackwardBackward0)
 _C._set_formula(specs.AvgPool2DBackward0, AvgPool2DBackward0)
 _C._set_formula(specs.AvgPool2DBackwardBackward0, AvgPool2DBackwardBackward0)
+_C._set_formula(specs.NativeBatchNormBackward0, NativeBatchNormBackward0)
+_C._set_formula(specs.NativeLayerNormBackward0, NativeLayerNormBackward0)
+_C._set_formula(specs.NativeGroupNormBackward0, NativeGroupNormBackward0)
+_C._set_formula(specs.NativeLayerNormBackwardBackward0, NativeLayerNormBackwardBackward0)
+_C._set_formula(specs.NativeBatchNormBackwardBackward0, NativeBatchNormBackwardBackward0)
+_C._set_formula(specs.NativeGroupNormBackwardBackward0, NativeGroupNormBackwardBackward0)
+_C._set_formula(specs.AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackward0)
+_C._set_formula(specs.AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0)
+_C._set_formula(specs.ReflectionPad1DBackward0, ReflectionPad1DBackward0)
+_C._set_formula(specs.ReflectionPad1DBackwardBackward0, ReflectionPad1DBackwardBackward0)
+_C._set_formula(specs.ReflectionPad2DBackward0, ReflectionPad2DBackward0)
+_C._set_formula(specs.ReflectionPad2DBackwardBackward0, ReflectionPad2DBackwardBackward0)
+_C._set_formula(specs.ReplicationPad1DBackward0, ReplicationPad1DBackward0)
+_C._set_formula(specs.ReplicationPad1DBackwardBackward0, ReplicationPad1DBackwardBackward0)
+_C._set_formula(specs.ReplicationPad2DBackward0, ReplicationPad2DBackward0)
+_C._set_formula(specs.ReplicationPad2DBackwardBackward0, ReplicationPad2DBackwardBackward0)
+_C._set_formula(specs.UpsampleNearest1DBackward0, UpsampleNearest1DBackward0)
+_C._set_formula(specs.UpsampleNearest2DBackward0, UpsampleNearest2DBackward0)
+_C._set_formula(specs.UpsampleLinear1DBackward0, UpsampleLinear1DBackward0)
+_C._set_formula(specs.UpsampleBilinear2DBackward0, UpsampleBilinear2DBackward0)
+_C._set_formula(specs.UpsampleNearest1DBackwardBackward0, UpsampleNearest1DBackwardBackward0)
+_C._set_formula(specs.UpsampleNearest2DBackwardBackward0, UpsampleNearest2DBackwardBackward0)
+_C._set_formula(specs.UpsampleLinear1DBackwardBackward0, UpsampleLinear1DBackwardBackward0)
+_C._set_formula(specs.UpsampleBilinear2DBackwardBackward0, UpsampleBilinear2DBackwardBackward0)

@@ -344,3 +344,59 @@ AvgPool2DBackwardBackward0 = _C._op_spec("AvgPool2DBackwardBackward0",
                                          ("self", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                                           "divisor_override",),
                                          "TSSSVVS", 0, False)
+NativeBatchNormBackward0 = _C._op_spec("NativeBatchNormBackward0",
+                                       ("input", "weight", "running_mean", "running_var", "training", "eps", "result1",
+                                        "result2",),
+                                       "TTTTVVTT", 0, False)
+NativeLayerNormBackward0 = _C._op_spec("NativeLayerNormBackward0",
+                                       ("input", "normalized_shape", "weight", "result1", "result2", "layer_norm_eps",),
+                                       "TSTTTH", 0, False)
+NativeGroupNormBackward0 = _C._op_spec("NativeGroupNormBackward0",
+                                       ("input", "weight", "N", "C", "HxW", "group", "eps", "result1", "result2", ),
+                                       "TTSSSSVTT", 0, False)
+NativeLayerNormBackwardBackward0 = _C._op_spec("NativeLayerNormBackwardBackward0",
+                                               ("grad_out", "input", "normalized_shape", "mean", "rstd", "weight",
+                                                "norm_eps",),
+                                               "TTSTTTH", 0, True)
+NativeBatchNormBackwardBackward0 = _C._op_spec("NativeBatchNormBackwardBackward0",
+                                               ("grad_out", "input", "weight", "running_mean", "running_var",
+                                                "save_mean", "save_invstd", "train", "eps",),
+                                               "TTTTTTTVV", 0, True)
+NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0",
+                                               ("grad_out", "input", "mean", "rstd", "weight", "N", "C", "HxW",
+                                                "group", "norm_eps",),
+                                               "TTTTTSSSSH", 0, True)
+AdaptiveAvgPool2DBackward0 = _C._op_spec("AdaptiveAvgPool2DBackward0", ("self", ), "T", 0, False)
+AdaptiveAvgPool2DBackwardBackward0 = _C._op_spec("AdaptiveAvgPool2DBackwardBackward0",
+                                                 ("self", "grad_output_sym_sizes", ), "TV", 0, False)
+ReflectionPad1DBackward0 = _C._op_spec("ReflectionPad1DBackward0", ("self", "padding", ), "TS", 0, False)
+ReflectionPad1DBackwardBackward0 = _C._op_spec("ReflectionPad1DBackwardBackward0", ("self", "padding", ),
+                                               "TS", 0, False)
+ReflectionPad2DBackward0 = _C._op_spec("ReflectionPad2DBackward0", ("self", "padding", ), "TS", 0, False)
+ReflectionPad2DBackwardBackward0 = _C._op_spec("ReflectionPad2DBackwardBackward0", ("self", "padding", ),
+                                               "TS", 0, False)
+ReplicationPad1DBackward0 = _C._op_spec("ReplicationPad1DBackward0", ("self", "padding", ), "TS", 0, False)
+ReplicationPad1DBackwardBackward0 = _C._op_spec("ReplicationPad1DBackwardBackward0", ("self", "padding", ),
+                                                "TS", 0, False)
+ReplicationPad2DBackward0 = _C._op_spec("ReplicationPad2DBackward0", ("self", "padding", ), "TS", 0, False)
+ReplicationPad2DBackwardBackward0 = _C._op_spec("ReplicationPad2DBackwardBackward0", ("self", "padding", ),
+                                                "TS", 0, False)
+UpsampleNearest1DBackward0 = _C._op_spec("UpsampleNearest1DBackward0", ("output_size", "scales", "self_sym_sizes", ),
+                                         "SVV", 0, False)
+UpsampleNearest2DBackward0 = _C._op_spec("UpsampleNearest2DBackward0",
+                                         ("output_size", "scales_h", "scales_w", "self_sym_sizes", ), "SVVV", 0, False)
+UpsampleLinear1DBackward0 = _C._op_spec("UpsampleLinear1DBackward0",
+                                        ("output_size", "align_corners", "scales", "self_sym_sizes", ),
+                                        "SVVV", 0, False)
+UpsampleBilinear2DBackward0 = _C._op_spec("UpsampleBilinear2DBackward0",
+                                          ("output_size", "align_corners", "scales_h", "scales_w", "self_sym_sizes", ),
+                                          "SVVVV", 0, False)
+UpsampleNearest1DBackwardBackward0 = _C._op_spec("UpsampleNearest1DBackwardBackward0", ("output_size", "scales", ),
+                                                 "SV", 0, False)
+UpsampleNearest2DBackwardBackward0 = _C._op_spec("UpsampleNearest2DBackwardBackward0",
+                                                 ("output_size", "scales_h", "scales_w", ), "SVV", 0, False)
+UpsampleLinear1DBackwardBackward0 = _C._op_spec("UpsampleLinear1DBackwardBackward0",
+                                                ("output_size", "align_corners", "scales", ), "SVV", 0, False)
+UpsampleBilinear2DBackwardBackward0 = _C._op_spec("UpsampleBilinear2DBackwardBackward0",
+                                                  ("output_size", "align_corners", "scales_h", "scales_w", ),
+                                                  "SVVV", 0, False)

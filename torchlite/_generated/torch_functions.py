@@ -10,6 +10,7 @@ from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
+    "_adaptive_avg_pool2d",
     "_log_softmax",
     "_log_softmax_backward_data",
     "_softmax",
@@ -65,6 +66,7 @@ __all__ = [
     "atleast_3d",
     "avg_pool1d",
     "baddbmm",
+    "batch_norm",
     "bernoulli",
     "bilinear",
     "binary_cross_entropy_with_logits",
@@ -160,6 +162,7 @@ __all__ = [
     "ger",
     "greater",
     "greater_equal",
+    "group_norm",
     "gt",
     "hardshrink",
     "hinge_embedding_loss",
@@ -182,6 +185,7 @@ __all__ = [
     "kl_div",
     "kron",
     "kthvalue",
+    "layer_norm",
     "le",
     "lerp",
     "less",
@@ -234,6 +238,9 @@ __all__ = [
     "nanmedian",
     "nansum",
     "narrow",
+    "native_batch_norm",
+    "native_group_norm",
+    "native_layer_norm",
     "ne",
     "neg",
     "neg_",
@@ -332,6 +339,7 @@ __all__ = [
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
 _SCHEMAS = {
+    "_adaptive_avg_pool2d": ('Tensor self, SymInt[2] output_size',),
     "_log_softmax": ('Tensor self, int dim, bool half_to_float',),
     "_log_softmax_backward_data": ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',),
     "_softmax": ('Tensor self, int dim, bool half_to_float',),
@@ -392,6 +400,9 @@ _SCHEMAS = {
         'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, '
         'bool count_include_pad=True',),
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
+    "batch_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+        'float momentum, float eps, bool cudnn_enabled',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bilinear": ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',),
     "binary_cross_entropy_with_logits": (
@@ -506,6 +517,9 @@ _SCHEMAS = {
     "ger": ('Tensor self, Tensor vec2',),
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "group_norm": (
+        'Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+        'bool cudnn_enabled=True',),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "hardshrink": ('Tensor self, Scalar lambd=0.5',),
     "hinge_embedding_loss": ('Tensor self, Tensor target, float margin=1.0, int reduction=Mean',),
@@ -531,6 +545,9 @@ _SCHEMAS = {
     "kron": ('Tensor self, Tensor other',),
     "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
         'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
+    "layer_norm": (
+        'Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+        'bool cudnn_enable=True',),
     "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "lerp": ('Tensor self, Tensor end, Scalar weight', 'Tensor self, Tensor end, Tensor weight'),
     "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
@@ -591,6 +608,12 @@ _SCHEMAS = {
     "nansum": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "native_batch_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+        'float momentum, float eps',),
+    "native_group_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps',),
+    "native_layer_norm": ('Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps',),
     "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "neg": ('Tensor self',),
     "neg_": ('Tensor(a!) self',),
@@ -705,6 +728,15 @@ _SCHEMAS = {
     "xlogy": ('Tensor self, Tensor other',),
     "xlogy_": ('Tensor(a!) self, Tensor other',),
 }
+
+
+@functools.wraps(_ops._adaptive_avg_pool2d)
+def _adaptive_avg_pool2d(*args, **kwargs):
+    try:
+        return _ops._adaptive_avg_pool2d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("_adaptive_avg_pool2d", _SCHEMAS["_adaptive_avg_pool2d"], args, kwargs, error)
+    return _ops._adaptive_avg_pool2d(*args, **kwargs)
 
 
 @functools.wraps(_ops._log_softmax)
@@ -1317,6 +1349,15 @@ def baddbmm(*args, out=None, **kwargs):
     if out is None:
         return _ops.baddbmm(*args, **kwargs)
     return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.batch_norm)
+def batch_norm(*args, **kwargs):
+    try:
+        return _ops.batch_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("batch_norm", _SCHEMAS["batch_norm"], args, kwargs, error)
+    return _ops.batch_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.bernoulli)
@@ -2299,6 +2340,15 @@ def greater_equal(*args, out=None, **kwargs):
     return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
 
 
+@functools.wraps(_ops.group_norm)
+def group_norm(*args, **kwargs):
+    try:
+        return _ops.group_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("group_norm", _SCHEMAS["group_norm"], args, kwargs, error)
+    return _ops.group_norm(*args, **kwargs)
+
+
 @functools.wraps(_ops.gt)
 def gt(*args, out=None, **kwargs):
     try:
@@ -2535,6 +2585,15 @@ def kthvalue(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error)
     return _ops.kthvalue(*args, **kwargs)
+
+
+@functools.wraps(_ops.layer_norm)
+def layer_norm(*args, **kwargs):
+    try:
+        return _ops.layer_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("layer_norm", _SCHEMAS["layer_norm"], args, kwargs, error)
+    return _ops.layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.le)
@@ -3099,6 +3158,33 @@ def narrow(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
     return _ops.narrow(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_batch_norm)
+def native_batch_norm(*args, **kwargs):
+    try:
+        return _ops.native_batch_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_batch_norm", _SCHEMAS["native_batch_norm"], args, kwargs, error)
+    return _ops.native_batch_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_group_norm)
+def native_group_norm(*args, **kwargs):
+    try:
+        return _ops.native_group_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_group_norm", _SCHEMAS["native_group_norm"], args, kwargs, error)
+    return _ops.native_group_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_layer_norm)
+def native_layer_norm(*args, **kwargs):
+    try:
+        return _ops.native_layer_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_layer_norm", _SCHEMAS["native_layer_norm"], args, kwargs, error)
+    return _ops.native_layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.ne)

@@ -309,6 +309,12 @@ __all__ += [
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 from .Padding import constant_pad_nd, constant_pad_nd_backward  # noqa: E402
+from .Padding import (reflection_pad1d, reflection_pad1d_backward, reflection_pad2d,  # noqa: E402
+                      reflection_pad2d_backward, replication_pad1d, replication_pad1d_backward, replication_pad2d,
+                      replication_pad2d_backward)
+
+__all__ += ["reflection_pad1d", "reflection_pad1d_backward", "reflection_pad2d", "reflection_pad2d_backward",
+            "replication_pad1d", "replication_pad1d_backward", "replication_pad2d", "replication_pad2d_backward"]
 from .Convolution import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, convolution,  # noqa: E402
                           convolution_backward)
 
@@ -319,6 +325,23 @@ from .Pooling import (avg_pool1d, avg_pool2d, avg_pool2d_backward, max_pool1d, m
 
 __all__ += ["avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
             "max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
+from .Pooling import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward, adaptive_avg_pool2d  # noqa: E402
+
+__all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d"]
+from .UpSample import (upsample_bilinear2d, upsample_bilinear2d_backward, upsample_linear1d,  # noqa: E402
+                       upsample_linear1d_backward, upsample_nearest1d, upsample_nearest1d_backward,
+                       upsample_nearest2d, upsample_nearest2d_backward)
+
+__all__ += ["upsample_bilinear2d", "upsample_bilinear2d_backward", "upsample_linear1d", "upsample_linear1d_backward",
+            "upsample_nearest1d", "upsample_nearest1d_backward", "upsample_nearest2d", "upsample_nearest2d_backward"]
+from .Normalization import (batch_norm, group_norm, layer_norm, native_batch_norm, native_batch_norm_backward,  # noqa: E402
+                            native_group_norm, native_group_norm_backward, native_layer_norm,
+                            native_layer_norm_backward)
+from . import Normalization  # noqa: E402
+
+__all__ += ["Normalization", "batch_norm", "group_norm", "layer_norm", "native_batch_norm",
+            "native_batch_norm_backward", "native_group_norm", "native_group_norm_backward", "native_layer_norm",
+            "native_layer_norm_backward"]
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
