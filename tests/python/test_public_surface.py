@@ -2564,28 +2564,29 @@ def _layer_inputs(lib, dev, specs):
         n = int(np.prod(shape))
         vals = np.sin(np.arange(n) * 1.3 + i).reshape(shape) * 2
         if kind == "f":
-            out.append(lib.tensor(vals, dtype=lib.float32, device=dev, requires_grad=True))
+            out.append(lib.tensor(vals, dtype=lib.float64, device=dev, requires_grad=True))
         elif kind == "p":  # probabilities
-            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float32, device=dev, requires_grad=True))
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float64, device=dev, requires_grad=True))
         elif kind == "t":  # a target
-            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float32, device=dev))
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float64, device=dev))
         elif kind == "s":  # a +-1 target
-            out.append(lib.tensor(np.where(vals > 0, 1.0, -1.0), dtype=lib.float32, device=dev))
+            out.append(lib.tensor(np.where(vals > 0, 1.0, -1.0), dtype=lib.float64, device=dev))
         else:  # class indices below spec[2]
             out.append(lib.tensor(np.arange(n).reshape(shape) * 7 % spec[2], device=dev))
     return out
 
 
 def _layer_case(ctor, specs):
-    """The module on dev, its parameters set to the same values under both libraries: its repr,
-    parameter names, output and the gradients of its float inputs and parameters."""
+    """The module on dev in float64 (test_nn_layers compares float32 too), its parameters set to the
+    same values under both libraries: its repr, parameter names, output and the gradients of its
+    float inputs and parameters."""
     def fn(lib, dev):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m = ctor(lib.nn).to(dev)
+            m = ctor(lib.nn).to(dev).double()
         with lib.no_grad():
             for p in m.parameters():
-                p.copy_(lib.linspace(-0.7, 0.9, p.numel()).reshape(p.shape))
+                p.copy_(lib.linspace(-0.7, 0.9, p.numel(), dtype=p.dtype).reshape(p.shape))
         ins = _layer_inputs(lib, dev, specs)
         out = m(*ins)
         with_w = out if isinstance(out, lib.Tensor) else out[0]

@@ -4,11 +4,11 @@ import warnings
 from .. import functional as F
 from .module import Module
 
-__all__: list = ["L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
-                 "HuberLoss", "CrossEntropyLoss"]
-# defined below, exported once torchlite.nn.functional has their F: PoissonNLLLoss, GaussianNLLLoss,
-#   HingeEmbeddingLoss, MultiLabelMarginLoss, SoftMarginLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss,
-#   MarginRankingLoss, MultiMarginLoss, TripletMarginLoss
+__all__: list = ["L1Loss", "NLLLoss", "PoissonNLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss",
+                 "HingeEmbeddingLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
+                 "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss"]
+# defined below, exported once torchlite.nn.functional has their F: GaussianNLLLoss, MultiLabelMarginLoss,
+#   MultiLabelSoftMarginLoss, MultiMarginLoss
 
 
 def _legacy_get_string(size_average, reduce, emit_warning=True):
