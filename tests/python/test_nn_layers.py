@@ -419,7 +419,10 @@ def test_exports_follow_functional():
                 if klass.__module__ == mod.__name__:
                     calls |= set(re.findall(r"\bF\.(\w+)", inspect.getsource(klass)))
             ready = all(hasattr(F, f) for f in calls)
-            assert (name in mod.__all__) == ready, (name, sorted(f for f in calls if not hasattr(F, f)))
+            missing = sorted(f for f in calls if not hasattr(F, f))
+            todo = "all exist: add it to" if ready else f"{missing} are missing: take it out of"
+            assert (name in mod.__all__) == ready, \
+                f"{name}: its F functions {todo} torchlite/nn/modules/{file}.py's __all__"
             assert hasattr(torchlite.nn, name) == ready, name
             if ready:
                 assert getattr(torch.nn, name).__name__ == name
