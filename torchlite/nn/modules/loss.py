@@ -1,6 +1,4 @@
 """torch/nn/modules/loss.py: the losses as modules over their functional forms."""
-import warnings
-
 from .. import functional as F
 from .module import Module
 
@@ -11,29 +9,11 @@ __all__: list = ["L1Loss", "NLLLoss", "PoissonNLLLoss", "KLDivLoss", "MSELoss", 
 #   MultiLabelSoftMarginLoss, MultiMarginLoss
 
 
-def _legacy_get_string(size_average, reduce, emit_warning=True):
-    """torch/nn/_reduction.py's legacy_get_string: size_average/reduce as a reduction string."""
-    warning = "size_average and reduce args will be deprecated, please use reduction='{}' instead."
-    if size_average is None:
-        size_average = True
-    if reduce is None:
-        reduce = True
-    if size_average and reduce:
-        ret = "mean"
-    elif reduce:
-        ret = "sum"
-    else:
-        ret = "none"
-    if emit_warning:
-        warnings.warn(warning.format(ret), stacklevel=2)
-    return ret
-
-
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = _legacy_get_string(size_average, reduce)
+            self.reduction = F._legacy_get_string(size_average, reduce)  # torch's _Reduction.legacy_get_string
         else:
             self.reduction = reduction
 
