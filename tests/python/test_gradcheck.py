@@ -417,6 +417,40 @@ NODE_ONLY = [(lambda a: (a * 1.0).asinh_(), lambda: (dbl(3),)), (lambda a: (a * 
 # issue 15: hardsigmoid's backward has no derivative upstream (torch::autograd::NotImplemented)
 NODE_ONLY += [(lambda a: _F.hardsigmoid(a), lambda: (dbl(3),)),
               (lambda a: torch.autograd.grad(_F.hardsigmoid(a).sum(), a, create_graph=True)[0], lambda: (dbl(3),))]
+# issue 15: the conv family's ops (torch.nn.functional's convolution, pooling, normalization, padding, resampling)
+OPS += [
+    ("conv2d", lambda x, w, b: _F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2)),
+     lambda: (dbl(2, 2, 5, 5), dbl(3, 2, 2, 2), dbl(3))),
+    ("conv_transpose2d", lambda x, w: _F.conv_transpose2d(x, w, stride=2, output_padding=1, groups=2),
+     lambda: (dbl(1, 2, 3, 3), dbl(2, 1, 2, 2))),
+    ("pad_constant", lambda x: _F.pad(x, (1, -1, 2, 0), value=0.5), lambda: (dbl(2, 3, 4),)),
+    ("pad_reflect", lambda x: (_F.pad(x, (2, 1), mode="reflect") ** 2).sum() + _F.pad(x, (1, 1, 2, 0), mode="reflect"),
+     lambda: (dbl(2, 3, 4),)),
+    ("pad_replicate", lambda x: (_F.pad(x, (2, 1), mode="replicate") ** 2).sum() + _F.pad(x, (1, 1, 0, 2),
+                                                                                          mode="replicate"),
+     lambda: (dbl(2, 3, 5),)),
+    ("max_pool2d", lambda x: _F.max_pool2d(x, 3, 2, 1, ceil_mode=True), lambda: (dbl(1, 2, 6, 5),)),
+    ("avg_pool2d", lambda x: _F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+     lambda: (dbl(1, 2, 6, 5),)),
+    ("adaptive_avg_pool2d", lambda x: _F.adaptive_avg_pool2d(x, (3, 2)), lambda: (dbl(1, 2, 7, 5),)),
+    ("batch_norm", lambda x, w, b: _F.batch_norm(x, None, None, w, b, training=True), lambda: (dbl(3, 2, 4), dbl(2),
+                                                                                               dbl(2))),
+    ("batch_norm_eval", lambda x, w: _F.batch_norm(x, torch.zeros(2, dtype=torch.float64),
+                                                    torch.ones(2, dtype=torch.float64), w),
+     lambda: (dbl(3, 2), dbl(2))),
+    ("layer_norm", lambda x, w, b: _F.layer_norm(x, (3,), w, b), lambda: (dbl(2, 3), dbl(3), dbl(3))),
+    ("group_norm", lambda x, w, b: _F.group_norm(x, 2, w, b), lambda: (dbl(2, 4, 3), dbl(4), dbl(4))),
+    ("interpolate_nearest", lambda x: (_F.interpolate(x, scale_factor=1.5) ** 2).sum() + _F.interpolate(x[0], size=7),
+     lambda: (dbl(1, 2, 3, 4),)),
+    ("interpolate_bilinear", lambda x: (_F.interpolate(x, scale_factor=1.5, mode="bilinear") ** 2).sum()
+     + _F.interpolate(x[0], size=5, mode="linear"), lambda: (dbl(1, 2, 3, 4),)),
+]
+_gn_stats = torch.native_group_norm(dbl(2, 4, 3, requires_grad=False), None, None, 2, 4, 3, 2, 1e-5)
+# the group norm's backward op itself (under create_graph the formula composes torchlite ops, as upstream's
+# infinitely_differentiable_native_group_norm_backward)
+NODE_ONLY += [(lambda g, x: torch._ops.native_group_norm_backward(g, x, _gn_stats[1], _gn_stats[2], None, 2, 4, 3, 2,
+                                                                  [True, False, False])[0],
+               lambda: (dbl(2, 4, 3), dbl(2, 4, 3)))]
 
 
 def _iadd(a, b):

@@ -10,7 +10,6 @@ from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
-    "_adaptive_avg_pool2d",
     "_log_softmax",
     "_log_softmax_backward_data",
     "_softmax",
@@ -339,7 +338,6 @@ __all__ = [
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
 _SCHEMAS = {
-    "_adaptive_avg_pool2d": ('Tensor self, SymInt[2] output_size',),
     "_log_softmax": ('Tensor self, int dim, bool half_to_float',),
     "_log_softmax_backward_data": ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',),
     "_softmax": ('Tensor self, int dim, bool half_to_float',),
@@ -728,15 +726,6 @@ _SCHEMAS = {
     "xlogy": ('Tensor self, Tensor other',),
     "xlogy_": ('Tensor(a!) self, Tensor other',),
 }
-
-
-@functools.wraps(_ops._adaptive_avg_pool2d)
-def _adaptive_avg_pool2d(*args, **kwargs):
-    try:
-        return _ops._adaptive_avg_pool2d(*args, **kwargs)
-    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
-        args, kwargs = _rebind("_adaptive_avg_pool2d", _SCHEMAS["_adaptive_avg_pool2d"], args, kwargs, error)
-    return _ops._adaptive_avg_pool2d(*args, **kwargs)
 
 
 @functools.wraps(_ops._log_softmax)

@@ -17,10 +17,10 @@ def constant_pad_nd(self, pad, value=0):
     a = self._array
     pad = _pad_list(pad)
     if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > a.ndim:
-        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {a.ndim}")
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) // 2 > a.ndim:  # (upstream's message, its missing spaces included)
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions of the input. Pad "
+                           f"length is {len(pad)}while the input has {a.ndim}dimensions.")
     shape, src, dst = list(a.shape), [slice(None)] * a.ndim, [slice(None)] * a.ndim
     for i in range(len(pad) // 2):
         d = a.ndim - 1 - i
