@@ -418,7 +418,6 @@ NODE_ONLY = [(lambda a: (a * 1.0).asinh_(), lambda: (dbl(3),)), (lambda a: (a * 
 NODE_ONLY += [(lambda a: _F.hardsigmoid(a), lambda: (dbl(3),)),
               (lambda a: torch.autograd.grad(_F.hardsigmoid(a).sum(), a, create_graph=True)[0], lambda: (dbl(3),))]
 # issue 15: the conv family's ops (torch.nn.functional's convolution, pooling, normalization, padding, resampling)
-_F = torch.nn.functional
 OPS += [
     ("conv2d", lambda x, w, b: _F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2)),
      lambda: (dbl(2, 2, 5, 5), dbl(3, 2, 2, 2), dbl(3))),

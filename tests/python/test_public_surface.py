@@ -2558,6 +2558,315 @@ def _constant_pad_nd(lib, dev):
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
 
+
+def _nn_net(lib, dev):
+    """A small custom Module with a parameter, a buffer and a Sequential of two submodules, on dev."""
+    nn = lib.nn
+
+    class Scale(nn.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.w = nn.Parameter(lib.tensor([1.0, -2.0, 3.0]) * k)
+            self.register_buffer("shift", lib.tensor([0.5, 0.25, -1.0]))
+
+        def forward(self, x):
+            return x * self.w + self.shift
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = Scale(1.0)
+            self.rest = nn.Sequential(Scale(2.0), Scale(-1.0))
+
+        def forward(self, x):
+            return self.rest(self.first(x)).tanh()
+
+    return Net().to(dev)
+
+
+@case("torchlite.nn.Module")
+def _nn_module(lib, dev):
+    net = _nn_net(lib, dev)
+    x = T(lib, dev)
+    calls = []
+    net.first.register_forward_hook(lambda m, a, o: calls.append(o.shape))
+    net.rest.register_full_backward_hook(lambda m, gi, go: calls.append((gi, go)))
+    out = net(x)
+    out.sum().backward()
+    sd = net.state_dict()
+    net2 = _nn_net(lib, dev)
+    res = net2.load_state_dict({k: v * 2 for k, v in sd.items()})
+    return (out, [n for n, _ in net.named_parameters()], list(sd), [p.grad for p in net.parameters()], calls,
+            repr(net), repr(res), list(net2.state_dict().values()), str(net.first.w.device) == str(x.device))
+
+
+@case("torchlite.nn.Sequential")
+def _nn_sequential(lib, dev):
+    a, b = _nn_net(lib, dev), _nn_net(lib, dev)
+    s = lib.nn.Sequential(a, b)
+    s.append(lib.nn.Sequential())
+    x = leaf(lib, dev)
+    out = s(x)
+    out.sum().backward()
+    return out, x.grad, len(s), type(s[:2]).__name__, s[1] is b, list(s.state_dict())[:3]
+
+
+@case("torchlite.nn.ModuleList", "torchlite.nn.ModuleDict")
+def _nn_module_list_dict(lib, dev):
+    ml = lib.nn.ModuleList([_nn_net(lib, dev), _nn_net(lib, dev)])
+    md = lib.nn.ModuleDict({"a": _nn_net(lib, dev)})
+    x = T(lib, dev)
+    return ml[1](md["a"](x)), repr(ml)[:40], list(md), [n for n, _ in ml.named_parameters()][:2]
+
+
+@case("torchlite.nn.ParameterList", "torchlite.nn.ParameterDict")
+def _nn_param_containers(lib, dev):
+    pl = lib.nn.ParameterList([T(lib, dev), lib.nn.Parameter(T(lib, dev, P))])
+    pd = lib.nn.ParameterDict({"b": T(lib, dev), "a": T(lib, dev, P)})
+    out = pl[0] * pl[1] + pd["a"] * pd["b"]
+    out.sum().backward()
+    return out, pl[0].grad, pd["a"].grad, repr(pl), [n for n, _ in pd.named_parameters()]
+
+
+@case("torchlite.nn.Parameter")
+def _nn_parameter(lib, dev):
+    p = lib.nn.Parameter(T(lib, dev))
+    q = lib.nn.Parameter(T(lib, dev), requires_grad=False)
+    y = p * 2
+    y.sum().backward()
+    return (repr(lib.nn.Parameter(p.detach().cpu())), p.requires_grad, q.requires_grad, type(y).__name__,
+            type(p.data).__name__, p.grad,
+            isinstance(p, lib.Tensor), run(lambda lib: lib.nn.Parameter(lib.tensor([1], device=dev)), lib))
+
+
+@case("torchlite.nn.Buffer")
+def _nn_buffer(lib, dev):
+    m = lib.nn.Module()
+    m.b = lib.nn.Buffer(T(lib, dev))
+    m.c = lib.nn.Buffer(T(lib, dev, P), persistent=False)
+    return (m.b, isinstance(m.b, lib.nn.Buffer), type(m.b).__name__, list(m.state_dict()),
+            [n for n, _ in m.named_buffers()])
+
+
+@case("torchlite.nn.init.constant_", "torchlite.nn.init.ones_", "torchlite.nn.init.zeros_", "torchlite.nn.init.eye_",
+      "torchlite.nn.init.dirac_", "torchlite.nn.init.calculate_gain", "torchlite.nn.init.constant",
+      "torchlite.nn.init.eye", "torchlite.nn.init.dirac")
+def _nn_init_deterministic(lib, dev):
+    init = lib.nn.init
+    p = lib.nn.Parameter(lib.empty(2, 3, device=dev))
+    out = [init.constant_(p, 1.5).clone(), init.ones_(p).clone(), init.zeros_(p).clone(), init.eye_(p).clone(),
+           p.requires_grad, p.is_leaf, init.dirac_(lib.empty(2, 2, 3, device=dev), groups=2),
+           init.calculate_gain("leaky_relu", 0.1), init.calculate_gain("tanh")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out += [init.constant(lib.empty(2, device=dev), 3.0), init.eye(lib.empty(2, 2, device=dev)),
+                init.dirac(lib.empty(1, 1, 3, device=dev))]
+    return out
+
+
+@case("torchlite.nn.utils.clip_grad_norm_", "torchlite.nn.utils.clip_grad_norm", "torchlite.nn.utils.clip_grad_value_")
+def _nn_utils_clip(lib, dev):
+    def params():
+        a = lib.nn.Parameter(T(lib, dev))
+        b = lib.nn.Parameter(T(lib, dev, P))
+        (a * 3 + b * b).sum().backward()
+        return [a, b]
+
+    ps = params()
+    out = [lib.nn.utils.clip_grad_norm_(ps, 1.5), [p.grad for p in ps]]
+    ps = params()
+    out += [lib.nn.utils.clip_grad_norm_(ps, 2.0, norm_type="inf"), [p.grad for p in ps]]
+    ps = params()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out += [lib.nn.utils.clip_grad_norm(ps, 2.0, norm_type=1.0), [p.grad for p in ps]]
+    ps = params()
+    out += [lib.nn.utils.clip_grad_value_(ps, 2.5), [p.grad for p in ps]]
+    return out
+
+
+@case("torchlite.nn.utils.parameters_to_vector", "torchlite.nn.utils.vector_to_parameters")
+def _nn_utils_vector(lib, dev):
+    a = lib.nn.Parameter(T(lib, dev))
+    b = lib.nn.Parameter(T(lib, dev, [1.0, 2.0]))
+    v = lib.nn.utils.parameters_to_vector([a, b])
+    (v * v).sum().backward()
+    lib.nn.utils.vector_to_parameters(v.detach() * 2, [a, b])
+    return v, a.grad, b.grad, a, b, a.requires_grad
+
+
+def _layer_inputs(lib, dev, specs):
+    out = []
+    for i, spec in enumerate(specs):
+        kind, shape = spec[0], spec[1]
+        n = int(np.prod(shape))
+        vals = np.sin(np.arange(n) * 1.3 + i).reshape(shape) * 2
+        if kind == "f":
+            out.append(lib.tensor(vals, dtype=lib.float64, device=dev, requires_grad=True))
+        elif kind == "p":  # probabilities
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float64, device=dev, requires_grad=True))
+        elif kind == "t":  # a target
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float64, device=dev))
+        elif kind == "s":  # a +-1 target
+            out.append(lib.tensor(np.where(vals > 0, 1.0, -1.0), dtype=lib.float64, device=dev))
+        else:  # class indices below spec[2]
+            out.append(lib.tensor(np.arange(n).reshape(shape) * 7 % spec[2], device=dev))
+    return out
+
+
+def _layer_case(ctor, specs):
+    """The module on dev in float64 (test_nn_layers compares float32 too), its parameters set to the
+    same values under both libraries: its repr, parameter names, output and the gradients of its
+    float inputs and parameters."""
+    def fn(lib, dev):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = ctor(lib.nn).to(dev).double()
+        with lib.no_grad():
+            for p in m.parameters():
+                p.copy_(lib.linspace(-0.7, 0.9, p.numel(), dtype=p.dtype).reshape(p.shape))
+        ins = _layer_inputs(lib, dev, specs)
+        out = m(*ins)
+        with_w = out if isinstance(out, lib.Tensor) else out[0]
+        if with_w.requires_grad:
+            (with_w * (lib.arange(with_w.numel(), device=dev).reshape(with_w.shape) % 3 + 1)).sum().backward()
+        return (repr(m), [n for n, _ in m.named_parameters()], out, [t.grad for t in ins if t.requires_grad],
+                [p.grad for p in m.parameters()], list(m.state_dict()))
+    return fn
+
+
+_NN_LAYERS = {
+    "Linear": (lambda nn: nn.Linear(3, 2), [("f", (2, 3))]),
+    "Bilinear": (lambda nn: nn.Bilinear(3, 2, 2), [("f", (2, 3)), ("f", (2, 2))]),
+    "Identity": (lambda nn: nn.Identity(), [("f", (2, 3))]),
+    "Flatten": (lambda nn: nn.Flatten(), [("f", (2, 3, 2))]),
+    "Unflatten": (lambda nn: nn.Unflatten(1, (3, 2)), [("f", (2, 6))]),
+    "Embedding": (lambda nn: nn.Embedding(5, 3, padding_idx=1), [("i", (2, 3), 5)]),
+    "EmbeddingBag": (lambda nn: nn.EmbeddingBag(5, 3, mode="sum"), [("i", (2, 3), 5)]),
+    "LayerNorm": (lambda nn: nn.LayerNorm(3), [("f", (2, 3))]),
+    "RMSNorm": (lambda nn: nn.RMSNorm(3), [("f", (2, 3))]),
+    "GroupNorm": (lambda nn: nn.GroupNorm(2, 4), [("f", (2, 4, 3))]),
+    "LocalResponseNorm": (lambda nn: nn.LocalResponseNorm(2), [("f", (2, 4, 3))]),
+    "BatchNorm1d": (lambda nn: nn.BatchNorm1d(3), [("f", (4, 3))]),
+    "BatchNorm2d": (lambda nn: nn.BatchNorm2d(2), [("f", (2, 2, 3, 3))]),
+    "BatchNorm3d": (lambda nn: nn.BatchNorm3d(2), [("f", (2, 2, 2, 2, 2))]),
+    "Dropout": (lambda nn: nn.Dropout(0.3).eval(), [("f", (2, 3))]),
+    "Dropout1d": (lambda nn: nn.Dropout1d(0.3).eval(), [("f", (2, 3, 2))]),
+    "Dropout2d": (lambda nn: nn.Dropout2d(0.3).eval(), [("f", (2, 3, 2, 2))]),
+    "Dropout3d": (lambda nn: nn.Dropout3d(0.3).eval(), [("f", (2, 3, 2, 2, 2))]),
+    "AlphaDropout": (lambda nn: nn.AlphaDropout(0.3).eval(), [("f", (2, 3))]),
+    "FeatureAlphaDropout": (lambda nn: nn.FeatureAlphaDropout(0.3).eval(), [("f", (2, 3, 2))]),
+    "Conv1d": (lambda nn: nn.Conv1d(2, 3, 2, padding=1), [("f", (2, 2, 4))]),
+    "Conv2d": (lambda nn: nn.Conv2d(2, 3, 2, padding="same"), [("f", (1, 2, 4, 4))]),
+    "Conv3d": (lambda nn: nn.Conv3d(2, 2, 2), [("f", (1, 2, 3, 3, 3))]),
+    "ConvTranspose1d": (lambda nn: nn.ConvTranspose1d(2, 3, 2, stride=2), [("f", (2, 2, 3))]),
+    "ConvTranspose2d": (lambda nn: nn.ConvTranspose2d(2, 3, 2, stride=2), [("f", (1, 2, 3, 3))]),
+    "ConvTranspose3d": (lambda nn: nn.ConvTranspose3d(2, 2, 2), [("f", (1, 2, 2, 2, 2))]),
+    "MaxPool1d": (lambda nn: nn.MaxPool1d(2), [("f", (2, 2, 4))]),
+    "MaxPool2d": (lambda nn: nn.MaxPool2d(2), [("f", (1, 2, 4, 4))]),
+    "MaxPool3d": (lambda nn: nn.MaxPool3d(2), [("f", (1, 2, 2, 2, 4))]),
+    "AvgPool1d": (lambda nn: nn.AvgPool1d(2), [("f", (2, 2, 4))]),
+    "AvgPool2d": (lambda nn: nn.AvgPool2d(2), [("f", (1, 2, 4, 4))]),
+    "AvgPool3d": (lambda nn: nn.AvgPool3d(2), [("f", (1, 2, 2, 2, 4))]),
+    "AdaptiveMaxPool1d": (lambda nn: nn.AdaptiveMaxPool1d(2), [("f", (2, 2, 5))]),
+    "AdaptiveMaxPool2d": (lambda nn: nn.AdaptiveMaxPool2d((2, 1)), [("f", (1, 2, 5, 3))]),
+    "AdaptiveMaxPool3d": (lambda nn: nn.AdaptiveMaxPool3d(1), [("f", (1, 2, 2, 2, 3))]),
+    "AdaptiveAvgPool1d": (lambda nn: nn.AdaptiveAvgPool1d(2), [("f", (2, 2, 5))]),
+    "AdaptiveAvgPool2d": (lambda nn: nn.AdaptiveAvgPool2d((2, 1)), [("f", (1, 2, 5, 3))]),
+    "AdaptiveAvgPool3d": (lambda nn: nn.AdaptiveAvgPool3d(1), [("f", (1, 2, 2, 2, 3))]),
+    "Upsample": (lambda nn: nn.Upsample(scale_factor=2), [("f", (1, 2, 2, 2))]),
+    "UpsamplingNearest2d": (lambda nn: nn.UpsamplingNearest2d(size=3), [("f", (1, 2, 2, 2))]),
+    "UpsamplingBilinear2d": (lambda nn: nn.UpsamplingBilinear2d(scale_factor=2), [("f", (1, 2, 2, 2))]),
+    "Threshold": (lambda nn: nn.Threshold(0.1, 5.0), [("f", (2, 3))]),
+    "ReLU": (lambda nn: nn.ReLU(), [("f", (2, 3))]),
+    "RReLU": (lambda nn: nn.RReLU().eval(), [("f", (2, 3))]),
+    "Hardtanh": (lambda nn: nn.Hardtanh(), [("f", (2, 3))]),
+    "ReLU6": (lambda nn: nn.ReLU6(), [("f", (2, 3))]),
+    "Sigmoid": (lambda nn: nn.Sigmoid(), [("f", (2, 3))]),
+    "Hardsigmoid": (lambda nn: nn.Hardsigmoid(), [("f", (2, 3))]),
+    "Tanh": (lambda nn: nn.Tanh(), [("f", (2, 3))]),
+    "SiLU": (lambda nn: nn.SiLU(), [("f", (2, 3))]),
+    "Mish": (lambda nn: nn.Mish(), [("f", (2, 3))]),
+    "Hardswish": (lambda nn: nn.Hardswish(), [("f", (2, 3))]),
+    "ELU": (lambda nn: nn.ELU(), [("f", (2, 3))]),
+    "CELU": (lambda nn: nn.CELU(0.5), [("f", (2, 3))]),
+    "SELU": (lambda nn: nn.SELU(), [("f", (2, 3))]),
+    "GLU": (lambda nn: nn.GLU(), [("f", (2, 4))]),
+    "GELU": (lambda nn: nn.GELU(), [("f", (2, 3))]),
+    "Hardshrink": (lambda nn: nn.Hardshrink(), [("f", (2, 3))]),
+    "LeakyReLU": (lambda nn: nn.LeakyReLU(), [("f", (2, 3))]),
+    "LogSigmoid": (lambda nn: nn.LogSigmoid(), [("f", (2, 3))]),
+    "Softplus": (lambda nn: nn.Softplus(), [("f", (2, 3))]),
+    "Softshrink": (lambda nn: nn.Softshrink(), [("f", (2, 3))]),
+    "PReLU": (lambda nn: nn.PReLU(), [("f", (2, 3))]),
+    "Softsign": (lambda nn: nn.Softsign(), [("f", (2, 3))]),
+    "Tanhshrink": (lambda nn: nn.Tanhshrink(), [("f", (2, 3))]),
+    "Softmin": (lambda nn: nn.Softmin(1), [("f", (2, 3))]),
+    "Softmax": (lambda nn: nn.Softmax(1), [("f", (2, 3))]),
+    "Softmax2d": (lambda nn: nn.Softmax2d(), [("f", (2, 3, 2, 2))]),
+    "LogSoftmax": (lambda nn: nn.LogSoftmax(1), [("f", (2, 3))]),
+    "L1Loss": (lambda nn: nn.L1Loss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "NLLLoss": (lambda nn: nn.NLLLoss(), [("f", (2, 3)), ("i", (2,), 3)]),
+    "PoissonNLLLoss": (lambda nn: nn.PoissonNLLLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "GaussianNLLLoss": (lambda nn: nn.GaussianNLLLoss(), [("f", (2, 3)), ("t", (2, 3)), ("p", (2, 3))]),
+    "KLDivLoss": (lambda nn: nn.KLDivLoss(reduction="batchmean"), [("f", (2, 3)), ("t", (2, 3))]),
+    "MSELoss": (lambda nn: nn.MSELoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "BCELoss": (lambda nn: nn.BCELoss(), [("p", (2, 3)), ("t", (2, 3))]),
+    "BCEWithLogitsLoss": (lambda nn: nn.BCEWithLogitsLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "HingeEmbeddingLoss": (lambda nn: nn.HingeEmbeddingLoss(), [("f", (2, 3)), ("s", (2, 3))]),
+    "MultiLabelMarginLoss": (lambda nn: nn.MultiLabelMarginLoss(), [("f", (2, 3)), ("i", (2, 3), 3)]),
+    "SmoothL1Loss": (lambda nn: nn.SmoothL1Loss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "HuberLoss": (lambda nn: nn.HuberLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "SoftMarginLoss": (lambda nn: nn.SoftMarginLoss(), [("f", (2, 3)), ("s", (2, 3))]),
+    "CrossEntropyLoss": (lambda nn: nn.CrossEntropyLoss(), [("f", (2, 3)), ("i", (2,), 3)]),
+    "MultiLabelSoftMarginLoss": (lambda nn: nn.MultiLabelSoftMarginLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "CosineEmbeddingLoss": (lambda nn: nn.CosineEmbeddingLoss(), [("f", (2, 3)), ("f", (2, 3)), ("s", (2,))]),
+    "MarginRankingLoss": (lambda nn: nn.MarginRankingLoss(), [("f", (3,)), ("f", (3,)), ("s", (3,))]),
+    "MultiMarginLoss": (lambda nn: nn.MultiMarginLoss(), [("f", (2, 3)), ("i", (2,), 3)]),
+    "TripletMarginLoss": (lambda nn: nn.TripletMarginLoss(), [("f", (2, 3)), ("f", (2, 3)), ("f", (2, 3))]),
+}
+for _name, (_ctor, _specs) in _NN_LAYERS.items():
+    if hasattr(torchlite.nn, _name):  # a layer is exported once its F function exists (test_nn_layers)
+        case(f"torchlite.nn.{_name}")(_layer_case(_ctor, _specs))
+
+# the random initialisers: torch's generator is another branch's work, so the properties that do not
+# depend on the draws (tests/python/test_nn_init.py compares the draws themselves)
+@case("torchlite.nn.init.uniform_", "torchlite.nn.init.normal_", "torchlite.nn.init.trunc_normal_",
+      "torchlite.nn.init.xavier_uniform_", "torchlite.nn.init.xavier_normal_", "torchlite.nn.init.kaiming_uniform_",
+      "torchlite.nn.init.kaiming_normal_", "torchlite.nn.init.orthogonal_", "torchlite.nn.init.sparse_",
+      "torchlite.nn.init.uniform", "torchlite.nn.init.normal", "torchlite.nn.init.xavier_uniform",
+      "torchlite.nn.init.xavier_normal", "torchlite.nn.init.kaiming_uniform", "torchlite.nn.init.kaiming_normal",
+      "torchlite.nn.init.orthogonal", "torchlite.nn.init.sparse")
+def _nn_init_random(lib, dev):
+    init = lib.nn.init
+    out = []
+
+    def check(t, bound=None):
+        a = t.detach().cpu().numpy()
+        ok = bool(np.all(np.abs(a) <= bound)) if bound is not None else bool(np.isfinite(a).all())
+        out.append((tuple(t.shape), str(t.dtype), str(t.device) == dev, ok, t.requires_grad))
+
+    p = lib.nn.Parameter(lib.empty(6, 4, device=dev))
+    check(init.uniform_(p, -0.5, 0.5), 0.5)
+    check(init.normal_(p, 0.0, 0.1))
+    check(init.trunc_normal_(p, std=0.5, a=-0.3, b=0.3), 0.3)
+    check(init.trunc_normal_(p, a=1.0, b=1.1), 1.1)
+    check(init.xavier_uniform_(p, gain=2.0), 2.0 * float(np.sqrt(6.0 / 10)))
+    check(init.xavier_normal_(p))
+    check(init.kaiming_uniform_(p, a=float(np.sqrt(5))), 0.5)
+    check(init.kaiming_normal_(p, mode="fan_out", nonlinearity="relu"))
+    q = init.orthogonal_(lib.empty(3, 5, device=dev, dtype=lib.float64))
+    out.append(np.allclose(q.cpu().numpy() @ q.cpu().numpy().T, np.eye(3)))
+    s = init.sparse_(lib.empty(10, 3, device=dev), 0.5)
+    out.append([int((s[:, c] == 0).sum()) for c in range(3)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f in (init.uniform, init.normal, init.xavier_uniform, init.xavier_normal, init.kaiming_uniform,
+                  init.kaiming_normal, init.orthogonal):
+            check(f(lib.empty(3, 3, device=dev)))
+        out.append(init.sparse(lib.empty(4, 2, device=dev), 0.5).shape)
+    return out
+
 # ==== issue 15: optim ====
 # (the optim family's entries follow this line)
 MODULES += ["torchlite.optim.lr_scheduler"]
