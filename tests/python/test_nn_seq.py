@@ -1,0 +1,169 @@
+"""torch.nn's attention, recurrent and Transformer layers (issue 15, the seq family) against torch:
+same inputs (weights copied through state_dict) give equal outputs and gradients (float64 to 1e-10
+relative / 1e-12 absolute, float32 to 1e-5 / 1e-6), equal parameter names, state_dict keys, reprs
+and errors."""
+import numpy as np
+import pytest
+
+import torchlite
+import torchlite.nn.functional as LF
+
+from diff_utils import import_torch, run
+
+torch = import_torch()
+TF = torch.nn.functional
+
+TOL = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-6)}
+
+
+def arrays(value):
+    """Every tensor in value (nested lists, tuples, dicts), as numpy arrays, in order; None kept."""
+    if isinstance(value, (torch.Tensor, torchlite.Tensor)):
+        return [(str(value.dtype).split(".")[-1], value.detach().numpy(force=True).copy())]
+    if isinstance(value, (list, tuple)):
+        return [a for v in value for a in arrays(v)]
+    if isinstance(value, dict):
+        return [a for k in sorted(value) for a in arrays(value[k])]
+    return [value]
+
+
+def assert_close(got, want):
+    got, want = arrays(got), arrays(want)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        if not isinstance(w, tuple):
+            assert g == w
+            continue
+        assert g[0] == w[0], (g[0], w[0])
+        assert g[1].shape == w[1].shape, (g[1].shape, w[1].shape)
+        rtol, atol = TOL.get(w[0], (0, 0))
+        np.testing.assert_allclose(g[1], w[1], rtol=rtol, atol=atol)
+
+
+def same(case):
+    """case(lib) under both libraries: equal values within TOL (or the same error)."""
+    try:
+        want = case(torch)
+    except Exception as e:  # noqa: BLE001 - the error is compared
+        assert run(case, torchlite) == run(case, torch)
+        return e
+    got = case(torchlite)
+    assert_close(got, want)
+    return None
+
+
+def rand(lib, *shape, dtype="float64", seed=0, requires_grad=False, low=-1.0, high=1.0):
+    """The same pseudo-random tensor under both libraries (numpy's generator)."""
+    data = np.random.default_rng(seed).uniform(low, high, shape)
+    return lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=requires_grad)
+
+
+def grads(lib, out, leaves):
+    """The leaves' gradients through a weighted sum of out (so a wrong gradient shows)."""
+    outs = out if isinstance(out, (list, tuple)) else [out]
+    loss = 0
+    for i, o in enumerate(outs):
+        if o is None or not o.requires_grad:
+            continue
+        w = lib.tensor(np.random.default_rng(100 + i).uniform(-1, 1, tuple(o.shape)), dtype=o.dtype)
+        loss = loss + (o * w).sum()
+    return list(lib.autograd.grad(loss, leaves, allow_unused=True))
+
+
+# scaled_dot_product_attention -------------------------------------------------------------------
+
+def _sdpa_case(qs, ks, vs, mask=None, dtype="float64", **kw):
+    def case(lib):
+        q = rand(lib, *qs, dtype=dtype, seed=1, requires_grad=True)
+        k = rand(lib, *ks, dtype=dtype, seed=2, requires_grad=True)
+        v = rand(lib, *vs, dtype=dtype, seed=3, requires_grad=True)
+        m = mask(lib) if mask is not None else None
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, **kw)
+        return [out] + grads(lib, out, [q, k, v])
+    return case
+
+
+def _bool_mask(shape, seed=4, full_row=False):
+    def make(lib):
+        m = np.random.default_rng(seed).uniform(0, 1, shape) > 0.3
+        if full_row:
+            m[..., 1, :] = False
+        return lib.tensor(m)
+    return make
+
+
+def _float_mask(shape, dtype="float64", seed=5):
+    def make(lib):
+        m = np.random.default_rng(seed).uniform(-2, 2, shape)
+        m[..., 0, 1] = -np.inf
+        return lib.tensor(m, dtype=getattr(lib, dtype))
+    return make
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shapes", [((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)), ((4, 5), (6, 5), (6, 3)),
+                                    ((3, 4, 8), (3, 4, 8), (3, 4, 8)), ((2, 1, 4, 5), (2, 3, 6, 5), (3, 6, 2))])
+def test_sdpa_values_and_grads(dtype, shapes):
+    same(_sdpa_case(*shapes, dtype=dtype))
+
+
+@pytest.mark.parametrize("kw", [dict(is_causal=True), dict(scale=0.3), dict(scale=-0.7), dict(scale=0.0),
+                                dict(is_causal=True, scale=2.0), dict(dropout_p=0.0), dict(dropout_p=-1.0)])
+def test_sdpa_options(kw):
+    same(_sdpa_case((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7), **kw))
+    same(_sdpa_case((2, 3, 5, 5), (2, 3, 5, 5), (2, 3, 5, 7), **kw))
+
+
+@pytest.mark.parametrize("mask", [_bool_mask((4, 6)), _bool_mask((2, 1, 4, 6)), _bool_mask((4, 6), full_row=True),
+                                  _float_mask((4, 6)), _float_mask((3, 4, 6), "float32"), _float_mask((1, 6))])
+def test_sdpa_masks(mask):
+    same(_sdpa_case((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7), mask=mask))
+
+
+def test_sdpa_gqa():
+    same(_sdpa_case((2, 6, 4, 5), (2, 2, 6, 5), (2, 3, 6, 7), enable_gqa=True))
+    same(_sdpa_case((2, 6, 4, 5), (2, 6, 6, 5), (2, 6, 6, 7), enable_gqa=True))
+    same(_sdpa_case((6, 4, 5), (1, 6, 5), (2, 6, 7), enable_gqa=True, is_causal=True))
+
+
+@pytest.mark.parametrize("args", [
+    (((2, 3, 4, 5), (2, 2, 6, 5), (2, 2, 6, 7)), dict(enable_gqa=True)),
+    (((2, 3, 4, 5), (2, 2, 6, 5), (2, 2, 6, 7)), {}),
+    (((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)), dict(is_causal=True, mask=_bool_mask((4, 6)))),
+    (((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)), dict(dropout_p=2.0)),
+    (((2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 5, 7)), {}),
+    (((2, 3, 4, 5), (2, 3, 6, 4), (2, 3, 6, 7)), {}),
+    (((5,), (6, 5), (6, 7)), {}),
+    (((4, 5), (6, 5), (6, 7)), dict(enable_gqa=True)),
+])
+def test_sdpa_errors(args):
+    (qs, ks, vs), kw = args
+    assert same(_sdpa_case(qs, ks, vs, **kw)) is not None
+
+
+@pytest.mark.parametrize("what", ["dtype", "mask_dtype", "int"])
+def test_sdpa_input_errors(what):
+    def case(lib):
+        q = rand(lib, 2, 4, 5)
+        k = q.float() if what == "dtype" else q
+        m = lib.ones(4, 4, dtype=lib.int64) if what == "mask_dtype" else None
+        if what == "int":
+            q = k = q.long()
+        return lib.nn.functional.scaled_dot_product_attention(q, k, k if what != "int" else q, attn_mask=m)
+    assert same(case) is not None
+
+
+def test_sdpa_dropout():
+    """Dropout draws from torchlite's generator: repeatable under a seed, the kept weights scaled by
+    1/(1-p), p=1 drops everything."""
+    q, k, v = (rand(torchlite, 2, 4, 5, seed=s) for s in (1, 2, 3))
+    torchlite.manual_seed(0)
+    a = LF.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    torchlite.manual_seed(0)
+    out, w = LF._scaled_dot_product_attention_math(q, k, v, dropout_p=0.5)
+    np.testing.assert_array_equal(a.numpy(), out.numpy())
+    plain = LF._scaled_dot_product_attention_math(q, k, v)[1].numpy()
+    kept = w.numpy() != 0
+    assert 0 < kept.sum() < kept.size
+    np.testing.assert_allclose(w.numpy()[kept], plain[kept] * 2, rtol=1e-12)
+    assert_close(LF.scaled_dot_product_attention(q, k, v, dropout_p=1.0), torch.zeros(2, 4, 5, dtype=torch.float64))
