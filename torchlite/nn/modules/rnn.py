@@ -356,8 +356,6 @@ class LSTM(RNNBase):
                     hx = (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
                 self.check_forward_args(input, hx, batch_sizes)
                 hx = self.permute_hidden(hx, sorted_indices)
-        if batch_sizes is not None:
-            self.check_forward_args(input, hx, batch_sizes)
         output, h, c = self._run(input, hx, batch_sizes)
         hidden = (h, c)
         if isinstance(orig_input, PackedSequence):
