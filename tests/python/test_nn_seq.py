@@ -245,3 +245,86 @@ def test_pack_errors(bad):
             return rnn.pack_padded_sequence(lib.ones(0, 2, 4), [2, 1])
         return rnn.pad_packed_sequence(rnn.pack_padded_sequence(x, [3, 1]), total_length=2)
     assert same(case) is not None
+
+
+# multi_head_attention_forward -------------------------------------------------------------------
+
+def _mha_fn_case(L=4, S=5, N=2, E=6, H=2, kdim=None, vdim=None, bias=True, bias_kv=False, zero_attn=False,
+                 need_weights=True, average=True, kpm=None, attn_mask=None, is_causal=False, batched=True,
+                 self_attn=False, dtype="float64"):
+    def case(lib):
+        kd, vd = kdim or E, vdim or E
+        shape = (lambda n, e: (n, N, e)) if batched else (lambda n, e: (n, e))
+        q = rand(lib, *shape(L, E), dtype=dtype, seed=1, requires_grad=True)
+        k = q if self_attn else rand(lib, *shape(S, kd), dtype=dtype, seed=2, requires_grad=True)
+        v = q if self_attn else rand(lib, *shape(S, vd), dtype=dtype, seed=3, requires_grad=True)
+        separate = kd != E or vd != E
+        params = dict(
+            in_proj_weight=None if separate else rand(lib, 3 * E, E, dtype=dtype, seed=4, requires_grad=True),
+            in_proj_bias=rand(lib, 3 * E, dtype=dtype, seed=5, requires_grad=True) if bias else None,
+            bias_k=rand(lib, 1, 1, E, dtype=dtype, seed=6, requires_grad=True) if bias_kv else None,
+            bias_v=rand(lib, 1, 1, E, dtype=dtype, seed=7, requires_grad=True) if bias_kv else None,
+            out_proj_weight=rand(lib, E, E, dtype=dtype, seed=8, requires_grad=True),
+            out_proj_bias=rand(lib, E, dtype=dtype, seed=9, requires_grad=True) if bias else None)
+        extra = {}
+        if separate:
+            extra = dict(use_separate_proj_weight=True,
+                         q_proj_weight=rand(lib, E, E, dtype=dtype, seed=10, requires_grad=True),
+                         k_proj_weight=rand(lib, E, kd, dtype=dtype, seed=11, requires_grad=True),
+                         v_proj_weight=rand(lib, E, vd, dtype=dtype, seed=12, requires_grad=True))
+        out = lib.nn.functional.multi_head_attention_forward(
+            q, k, v, E, H, params["in_proj_weight"], params["in_proj_bias"], params["bias_k"], params["bias_v"],
+            zero_attn, 0.0, params["out_proj_weight"], params["out_proj_bias"], training=True,
+            key_padding_mask=kpm(lib) if kpm else None, need_weights=need_weights,
+            attn_mask=attn_mask(lib) if attn_mask else None, average_attn_weights=average, is_causal=is_causal,
+            **extra)
+        leaves = [t for t in [q, k, v] + list(params.values()) + list(extra.values())
+                  if isinstance(t, (torch.Tensor, torchlite.Tensor))]
+        uniq = []
+        for t in leaves:
+            if all(t is not u for u in uniq):
+                uniq.append(t)
+        return list(out) + grads(lib, list(out), uniq)
+    return case
+
+
+def _kpm(N=2, S=5, dtype=None):
+    def make(lib):
+        m = np.zeros((N, S), dtype=bool)
+        m[0, -2:] = True
+        m[1, 0] = True
+        t = lib.tensor(m)
+        return t if dtype is None else lib.zeros(N, S, dtype=getattr(lib, dtype)).masked_fill(t, float("-inf"))
+    return make
+
+
+def _mask2(L=4, S=5, kind="bool"):
+    def make(lib):
+        m = np.triu(np.ones((L, S), dtype=bool), 1)
+        t = lib.tensor(m)
+        return t if kind == "bool" else lib.zeros(L, S, dtype=lib.float64).masked_fill(t, float("-inf"))
+    return make
+
+
+@pytest.mark.parametrize("kw", [
+    {}, dict(need_weights=False), dict(average=False), dict(bias=False), dict(bias_kv=True), dict(zero_attn=True),
+    dict(bias_kv=True, zero_attn=True, kpm=_kpm(), attn_mask=_mask2()), dict(kdim=3, vdim=7),
+    dict(kdim=3, vdim=7, need_weights=False), dict(kpm=_kpm()), dict(kpm=_kpm(dtype="float64")),
+    dict(attn_mask=_mask2()), dict(attn_mask=_mask2(kind="float")), dict(kpm=_kpm(), attn_mask=_mask2(),
+                                                                         need_weights=False),
+    dict(self_attn=True, S=4, attn_mask=_mask2(4, 4), is_causal=True, need_weights=False),
+    dict(self_attn=True, S=4, attn_mask=_mask2(4, 4), is_causal=True),
+    dict(batched=False), dict(batched=False, need_weights=False, kpm=lambda lib: _kpm()(lib)[0]),
+    dict(self_attn=True, S=4), dict(dtype="float32"), dict(H=3), dict(H=1, need_weights=False),
+])
+def test_multi_head_attention_forward(kw):
+    same(_mha_fn_case(**kw))
+
+
+@pytest.mark.parametrize("kw", [dict(E=6, H=4), dict(kpm=_kpm(S=4)), dict(attn_mask=_mask2(3, 5)),
+                                dict(attn_mask=lambda lib: lib.ones(2, 2, 4, 5, dtype=lib.bool)),
+                                dict(attn_mask=lambda lib: lib.ones(3, 4, 5, dtype=lib.bool)),
+                                dict(kpm=lambda lib: lib.ones(2, 5, dtype=lib.int64)), dict(is_causal=True),
+                                dict(batched=False, kpm=_kpm())])
+def test_multi_head_attention_forward_errors(kw):
+    assert same(_mha_fn_case(**kw)) is not None
