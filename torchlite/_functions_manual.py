@@ -1053,6 +1053,24 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+from ._ops import _log_softmax_backward_data, _softmax_backward_data  # noqa: E402, F401 - softmax's formulas
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    """FunctionsManual.cpp's softmax_double_backward: output's gradient through _softmax_backward_data."""
+    return sub(sub(mul(grad_output, grad), mul(sum(mul(output, grad_output), dim, True), grad)),
+               mul(grad_output, sum(mul(output, grad), dim, True)))
+
+
+def log_softmax_double_backward_grad_output(grad, output, dim):
+    """derivatives.yaml's _log_softmax_backward_data grad_output formula: grad - (grad * output.exp()).sum(dim)."""
+    return sub(grad, sum(mul(grad, exp(output)), dim, True))
+
+
+def log_softmax_double_backward_output(grad, grad_output, dim, output):
+    """derivatives.yaml's _log_softmax_backward_data output formula: -grad_output.sum(dim) * output.exp() * grad."""
+    return mul(mul(neg(sum(grad_output, dim, True)), exp(output)), grad)
+
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -528,6 +528,14 @@ op2("fill_diagonal_", ["{0}.fill_diagonal_({s})", "{out} = {0}.fill_diagonal_({s
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+op2("softmax", ["{out} = {0}.softmax({d})", "{out} = lib.softmax({0}, {d})",
+                "{out} = lib.softmax({0}, {d}, lib.float64)",
+                "{out} = lib.nn.functional.softmax({0}, dim={d})", "{out} = lib.nn.functional.softmin({0}, {d})"],
+    [T()], dim_kw, weight=0.6)
+op2("log_softmax", ["{out} = {0}.log_softmax({d})", "{out} = lib.log_softmax({0}, {d})",
+                    "{out} = {0}.log_softmax({d}, dtype=lib.float64)",
+                    "{out} = lib.nn.functional.log_softmax({0}, {d})"],
+    [T()], dim_kw, weight=0.6)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -2041,6 +2041,45 @@ def _set_printoptions(lib, dev):
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+X3 = [[[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], [[-1.0, 0.25, 2.0], [3.0, -0.5, 1.0]]]
+
+
+@case("torchlite.softmax", "Tensor.softmax", "torchlite.nn.functional.softmax")
+def _softmax(lib, dev):
+    return with_grads(lib, lambda x: (lib.softmax(x, 1), x.softmax(-1), x.softmax(0, dtype=lib.float64),
+                                      lib.nn.functional.softmax(x, dim=2), x.softmax(1).grad_fn.name()),
+                      leaf(lib, dev, X3))
+
+
+@case("torchlite.log_softmax", "Tensor.log_softmax", "torchlite.nn.functional.log_softmax")
+def _log_softmax(lib, dev):
+    return with_grads(lib, lambda x: (lib.log_softmax(x, 1), x.log_softmax(-1), x.log_softmax(0, lib.float64),
+                                      lib.nn.functional.log_softmax(x, dim=2), x.log_softmax(1).grad_fn.name()),
+                      leaf(lib, dev, X3))
+
+
+@case("torchlite.nn.functional.softmin")
+def _softmin(lib, dev):
+    return with_grads(lib, lambda x: (lib.nn.functional.softmin(x, 1), lib.nn.functional.softmin(x, -1)),
+                      leaf(lib, dev, X3))
+
+
+@case("torchlite.nn.functional.linear")
+def _linear(lib, dev):
+    F = lib.nn.functional
+    x, w, b = leaf(lib, dev, X3), leaf(lib, dev, [[1.0, 0.5, -1.0], [2.0, -0.25, 0.0]]), leaf(lib, dev, [0.5, -1.5])
+    return with_grads(lib, lambda x, w, b: [(y, y.grad_fn.name()) for y in (F.linear(x, w, b), F.linear(x[0], w, b),
+                                                                             F.linear(x, w), F.linear(x[0], w))],
+                      x, w, b)
+
+
+@case("torchlite.bilinear", "torchlite.nn.functional.bilinear")
+def _bilinear(lib, dev):
+    x1, x2 = leaf(lib, dev, A), leaf(lib, dev, [[1.0, 2.0], [-0.5, 0.25]])
+    w, b = leaf(lib, dev, [[[1.0, 0.5], [-1.0, 2.0], [0.0, 1.5]]]), leaf(lib, dev, [0.5])
+    return with_grads(lib, lambda x1, x2, w, b: (lib.bilinear(x1, x2, w, b), lib.nn.functional.bilinear(x1, x2, w)),
+                      x1, x2, w, b)
+
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -342,9 +342,15 @@ def gen_torch_functions(fns, outs, structured):
                   f"def {name}({signature}):{noqa}",
                   "    try:", *["        " + c for c in call],
                   "    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:",
-                  f'        args, kwargs = _rebind("{name}", _SCHEMAS["{name}"], args, kwargs, error)',
+                  py_call("        args, kwargs = _rebind",
+                          [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error"]),
                   *["    " + c for c in call]]
     return "\n".join(lines) + "\n"
+
+
+# The python_modules whose ops upstream names without the module's prefix: torch._C._nn's (linear,
+# mse_loss, elu), exported by torch.nn.functional rather than as torchlite.nn.<name>.
+UNPREFIXED = {"nn"}
 
 
 def python_modules(functions):
@@ -359,7 +365,7 @@ def python_modules(functions):
             continue
         schema = Schema(f["func"])
         prefix = module + "_"
-        if not schema.base.startswith(prefix):
+        if module not in UNPREFIXED and not schema.base.startswith(prefix):
             raise ValueError(f"{schema.text}: an op of python_module {module} is named {prefix}<name>")
         fns, outs = modules.setdefault(module, ({}, set()))
         if schema.overload == "out" or schema.overload.endswith("_out"):
@@ -374,11 +380,11 @@ def gen_module_functions(module, fns, outs):
     without the `<module>_` prefix, written as gen_torch_functions writes the torchlite.* ones (torch's
     argument errors name the op as the table does: special_erf())."""
     header = HEADER.replace("derivatives", "native_functions")
-    short = {name: name[len(module) + 1:] for name in fns}
+    short = {name: name if module in UNPREFIXED else name[len(module) + 1:] for name in fns}
     lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
              "from .. import _ops",
              "from .._ops.python_arg_parser import _rebind",
-             "from .._ops.Resize import out_variant", "",
+             *(["from .._ops.Resize import out_variant"] if outs else []), "",
              "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]", "",
              "# The argument lists of each op's overloads (native_functions.yaml's schemas).",
              "_SCHEMAS = {"]

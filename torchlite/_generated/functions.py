@@ -4,6 +4,8 @@
 """
 from .. import _C
 from .._functions_manual import (
+    _log_softmax_backward_data,
+    _softmax_backward_data,
     add_scalar,
     addbmm_expand,
     as_dtype,
@@ -58,6 +60,8 @@ from .._functions_manual import (
     linalg_solve_backward,
     linalg_vector_norm_backward,
     log1p_backward,
+    log_softmax_double_backward_grad_output,
+    log_softmax_double_backward_output,
     logit_backward,
     logsumexp_backward,
     lt_mask,
@@ -116,6 +120,7 @@ from .._functions_manual import (
     slice_backward_wrapper,
     slice_from_key,
     slogdet_backward,
+    softmax_double_backward,
     split_backward,
     squeeze,
     stack_tensors_backward,
@@ -1584,6 +1589,32 @@ def UniqueConsecutiveBackward0(grad, needs):
     grad_self = not_implemented("unique_consecutive") if needs[0] else None
     return (grad_self,)
 
+
+def SoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
+    """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    grad_self = _softmax_backward_data(grad, result, dim, self_scalar_type) if needs[0] else None
+    return (grad_self,)
+
+
+def LogSoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
+    """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    grad_self = _log_softmax_backward_data(grad, result, dim, self_scalar_type) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftmaxBackwardDataBackward0(grad, needs, grad_output, output, dim, input_dtype):
+    """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    grad_grad_output = _softmax_backward_data(grad, output, dim, input_dtype) if needs[0] else None
+    grad_output = softmax_double_backward(grad, grad_output, dim, output) if needs[1] else None
+    return (grad_grad_output, grad_output)
+
+
+def LogSoftmaxBackwardDataBackward0(grad, needs, grad_output, output, dim):
+    """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    grad_grad_output = log_softmax_double_backward_grad_output(grad, output, dim) if needs[0] else None
+    grad_output = log_softmax_double_backward_output(grad, grad_output, dim, output) if needs[1] else None
+    return (grad_grad_output, grad_output)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -1807,3 +1838,7 @@ _C._set_formula(specs.UniformBackward0, UniformBackward0)
 _C._set_formula(specs.Unique2Backward0, Unique2Backward0)
 _C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
 _C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)
+_C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
+_C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
+_C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)
+_C._set_formula(specs.LogSoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0)

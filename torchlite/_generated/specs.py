@@ -244,3 +244,9 @@ UniformBackward0 = _C._op_spec("UniformBackward0", (), "", 0, False)
 Unique2Backward0 = _C._op_spec("Unique2Backward0", (), "", 0, False)
 UniqueDimBackward0 = _C._op_spec("UniqueDimBackward0", (), "", 0, False)
 UniqueConsecutiveBackward0 = _C._op_spec("UniqueConsecutiveBackward0", (), "", 0, False)
+SoftmaxBackward0 = _C._op_spec("SoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
+LogSoftmaxBackward0 = _C._op_spec("LogSoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
+SoftmaxBackwardDataBackward0 = _C._op_spec("SoftmaxBackwardDataBackward0",
+                                           ("grad_output", "output", "dim", "input_dtype", ), "TTSH", 0, False)
+LogSoftmaxBackwardDataBackward0 = _C._op_spec("LogSoftmaxBackwardDataBackward0", ("grad_output", "output", "dim", ),
+                                              "TTS", 0, False)

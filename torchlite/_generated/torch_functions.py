@@ -10,6 +10,10 @@ from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
 __all__ = [
+    "_log_softmax",
+    "_log_softmax_backward_data",
+    "_softmax",
+    "_softmax_backward_data",
     "abs",
     "abs_",
     "absolute",
@@ -59,6 +63,7 @@ __all__ = [
     "atleast_3d",
     "baddbmm",
     "bernoulli",
+    "bilinear",
     "bincount",
     "bitwise_and",
     "bitwise_left_shift",
@@ -165,6 +170,7 @@ __all__ = [
     "log2",
     "log2_",
     "log_",
+    "log_softmax",
     "logaddexp",
     "logdet",
     "logical_and",
@@ -243,6 +249,7 @@ __all__ = [
     "sinh",
     "sinh_",
     "slogdet",
+    "softmax",
     "sort",
     "split",
     "sqrt",
@@ -290,6 +297,10 @@ __all__ = [
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
 _SCHEMAS = {
+    "_log_softmax": ('Tensor self, int dim, bool half_to_float',),
+    "_log_softmax_backward_data": ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',),
+    "_softmax": ('Tensor self, int dim, bool half_to_float',),
+    "_softmax_backward_data": ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',),
     "abs": ('Tensor self',),
     "abs_": ('Tensor(a!) self',),
     "absolute": ('Tensor self',),
@@ -342,6 +353,7 @@ _SCHEMAS = {
     "atleast_3d": ('Tensor self',),
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
+    "bilinear": ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
     "bitwise_and": ('Tensor self, Tensor other',),
     "bitwise_left_shift": ('Tensor self, Tensor other',),
@@ -454,6 +466,7 @@ _SCHEMAS = {
     "log2": ('Tensor self',),
     "log2_": ('Tensor(a!) self',),
     "log_": ('Tensor(a!) self',),
+    "log_softmax": ('Tensor self, int dim, ScalarType? dtype=None',),
     "logaddexp": ('Tensor self, Tensor other',),
     "logdet": ('Tensor self',),
     "logical_and": ('Tensor self, Tensor other',),
@@ -542,6 +555,7 @@ _SCHEMAS = {
     "sinh": ('Tensor self',),
     "sinh_": ('Tensor(a!) self',),
     "slogdet": ('Tensor self',),
+    "softmax": ('Tensor self, int dim, ScalarType? dtype=None',),
     "sort": ('Tensor self, int dim=-1, bool descending=False',
         'Tensor self, *, bool? stable, int dim=-1, bool descending=False'),
     "split": ('Tensor(a -> *) self, SymInt split_size, int dim=0',
@@ -595,6 +609,43 @@ _SCHEMAS = {
     "xlogy": ('Tensor self, Tensor other',),
     "xlogy_": ('Tensor(a!) self, Tensor other',),
 }
+
+
+@functools.wraps(_ops._log_softmax)
+def _log_softmax(*args, **kwargs):
+    try:
+        return _ops._log_softmax(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("_log_softmax", _SCHEMAS["_log_softmax"], args, kwargs, error)
+    return _ops._log_softmax(*args, **kwargs)
+
+
+@functools.wraps(_ops._log_softmax_backward_data)
+def _log_softmax_backward_data(*args, **kwargs):
+    try:
+        return _ops._log_softmax_backward_data(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("_log_softmax_backward_data", _SCHEMAS["_log_softmax_backward_data"], args, kwargs,
+                               error)
+    return _ops._log_softmax_backward_data(*args, **kwargs)
+
+
+@functools.wraps(_ops._softmax)
+def _softmax(*args, **kwargs):
+    try:
+        return _ops._softmax(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("_softmax", _SCHEMAS["_softmax"], args, kwargs, error)
+    return _ops._softmax(*args, **kwargs)
+
+
+@functools.wraps(_ops._softmax_backward_data)
+def _softmax_backward_data(*args, **kwargs):
+    try:
+        return _ops._softmax_backward_data(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("_softmax_backward_data", _SCHEMAS["_softmax_backward_data"], args, kwargs, error)
+    return _ops._softmax_backward_data(*args, **kwargs)
 
 
 @functools.wraps(_ops.abs)
@@ -1152,6 +1203,15 @@ def bernoulli(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("bernoulli", _SCHEMAS["bernoulli"], args, kwargs, error)
     return _ops.bernoulli(*args, **kwargs)
+
+
+@functools.wraps(_ops.bilinear)
+def bilinear(*args, **kwargs):
+    try:
+        return _ops.bilinear(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("bilinear", _SCHEMAS["bilinear"], args, kwargs, error)
+    return _ops.bilinear(*args, **kwargs)
 
 
 @functools.wraps(_ops.bincount)
@@ -2304,6 +2364,15 @@ def log_(*args, **kwargs):
     return inplace_variant(_ops.log, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.log_softmax)
+def log_softmax(*args, **kwargs):
+    try:
+        return _ops.log_softmax(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_softmax", _SCHEMAS["log_softmax"], args, kwargs, error)
+    return _ops.log_softmax(*args, **kwargs)
+
+
 @functools.wraps(_ops.logaddexp)
 def logaddexp(*args, out=None, **kwargs):
     try:
@@ -3140,6 +3209,15 @@ def slogdet(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("slogdet", _SCHEMAS["slogdet"], args, kwargs, error)
     return _ops.slogdet(*args, **kwargs)
+
+
+@functools.wraps(_ops.softmax)
+def softmax(*args, **kwargs):
+    try:
+        return _ops.softmax(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("softmax", _SCHEMAS["softmax"], args, kwargs, error)
+    return _ops.softmax(*args, **kwargs)
 
 
 @functools.wraps(_ops.sort)

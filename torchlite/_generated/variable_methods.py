@@ -287,6 +287,7 @@ class _TensorMethods:
     def log_(self, *args, **kwargs):
         return inplace_variant(_ops.log, self, args, kwargs)
 
+    log_softmax = _ops.log_softmax
     logaddexp = _ops.logaddexp
     logdet = _ops.logdet
     logical_and = _ops.logical_and
@@ -428,6 +429,7 @@ class _TensorMethods:
         return inplace_variant(_ops.sinh, self, args, kwargs)
 
     slogdet = _ops.slogdet
+    softmax = _ops.softmax
     sort = _ops.sort
     split = _ops.split
     sqrt = _ops.sqrt

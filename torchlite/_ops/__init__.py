@@ -263,6 +263,12 @@ __all__ += [
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+from .SoftMax import (log_softmax, softmax, _log_softmax, _log_softmax_backward_data, _softmax,  # noqa: E402
+                      _softmax_backward_data)
+__all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_data", "_softmax",
+            "_softmax_backward_data"]
+from .LinearNN import bilinear, linear  # noqa: E402
+__all__ += ["bilinear", "linear"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -1,0 +1,260 @@
+"""torchlite.nn.functional (issue 15, the functional family) against torch: values and dtypes,
+first and second derivatives, node names and errors, on "cpu" and "sim:0" (torch runs on "cpu").
+
+A case is `fn(lib, F, *tensors)` with its inputs as numpy arrays: a float array becomes a leaf that
+requires grad, an integer or bool one a plain tensor (targets, indices); `Fixed(array)` a float
+tensor that does not require grad. Values compare in float64 to 1e-10 relative / 1e-12 absolute,
+in float32 to 1e-5 / 1e-6."""
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlite
+from torchlite.nn import functional as TF
+
+from diff_utils import import_torch, run
+
+torch = import_torch()
+import torch.nn.functional as F  # noqa: E402
+
+DEVICES = ["cpu", "sim:0"]
+TOL = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-6)}
+RNG = np.random.default_rng(0)
+
+
+class Fixed:
+    """A float input that does not require grad."""
+
+    def __init__(self, array):
+        self.array = array
+
+
+def rand(*shape, low=-2.0, high=2.0):
+    return RNG.uniform(low, high, shape)
+
+
+def functional(lib):
+    return F if lib is torch else TF
+
+
+def make(lib, spec, dtype, dev):
+    if isinstance(spec, Fixed):
+        return lib.tensor(spec.array, dtype=getattr(lib, dtype), device=dev)
+    a = np.asarray(spec)
+    if a.dtype.kind == "f":
+        return lib.tensor(a, dtype=getattr(lib, dtype), device=dev, requires_grad=True)
+    return lib.tensor(a, device=dev)
+
+
+def outputs(result):
+    return list(result) if isinstance(result, (tuple, list)) else [result]
+
+
+def evaluate(lib, fn, specs, dtype, dev, double=True):
+    """fn's outputs (arrays, dtypes, node names), the leaves' gradients of a weighted sum of them,
+    and (double) the gradients of a weighted sum of those gradients."""
+    xs = [make(lib, s, dtype, dev) for s in specs]
+    leaves = [x for x in xs if x.requires_grad]
+    outs = [o for o in outputs(fn(lib, functional(lib), *xs)) if isinstance(o, (torch.Tensor, torchlite.Tensor))]
+    seen = {"values": [o.detach().cpu().numpy() if lib is torch else np.asarray(o.detach()) for o in outs],
+            "dtypes": [str(o.dtype).split(".")[-1] for o in outs],
+            "nodes": [o.grad_fn.name() if o.grad_fn is not None else None for o in outs]}
+    diff = [o for o in outs if o.requires_grad]
+    if not diff or not leaves:
+        return seen
+    loss = sum(((o * (lib.arange(o.numel(), dtype=o.dtype, device=o.device).reshape(o.shape) % 7 + 1)).sum())
+               for o in diff)
+    grads = lib.autograd.grad(loss, leaves, create_graph=double, allow_unused=True)
+    seen["grads"] = [None if g is None else np.array(g.detach().cpu() if lib is torch else g.detach()) for g in grads]
+    seen["grad_nodes"] = [None if g is None or g.grad_fn is None else g.grad_fn.name() for g in grads]
+    if double:
+        used = [g for g in grads if g is not None and g.requires_grad]
+        if used:
+            loss2 = sum((g * g.detach().cos()).sum() for g in used)
+            grads2 = lib.autograd.grad(loss2, leaves, allow_unused=True)
+            seen["grads2"] = [None if g is None else np.array(g.detach().cpu() if lib is torch else g.detach())
+                              for g in grads2]
+    return seen
+
+
+def assert_close(mine, theirs, dtype, what):
+    rtol, atol = TOL[dtype]
+    assert len(mine) == len(theirs), what
+    for m, t in zip(mine, theirs, strict=True):
+        if m is None or t is None:
+            assert m is None and t is None, what
+            continue
+        assert m.shape == t.shape and m.dtype == t.dtype, (what, m.shape, t.shape, m.dtype, t.dtype)
+        # an absolute tolerance on the array's scale: a sum of terms of that size cancels to noise
+        finite = np.abs(t[np.isfinite(t)]) if t.dtype.kind == "f" else np.abs(t)
+        scale = float(finite.max()) if finite.size else 0.0
+        np.testing.assert_allclose(m, t, rtol=rtol, atol=atol + rtol * max(scale, 1.0), equal_nan=True, err_msg=what)
+
+
+def check(fn, specs, dtypes=("float64", "float32"), double=True, gradgrad=True, nodes=True):
+    for dtype in dtypes:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = evaluate(torch, fn, specs, dtype, "cpu", double)
+            for dev in DEVICES:
+                mine = evaluate(torchlite, fn, specs, dtype, dev, double)
+                assert mine.keys() == theirs.keys(), (dtype, dev, mine.keys(), theirs.keys())
+                assert mine["dtypes"] == theirs["dtypes"], (dtype, dev)
+                if nodes:
+                    assert mine["nodes"] == theirs["nodes"], (dtype, dev)
+                for key in ("values", "grads", "grads2"):
+                    if key in theirs:
+                        assert_close(mine[key], theirs[key], dtype, f"{key} {dtype} {dev}")
+                if "grad_nodes" in theirs and nodes:
+                    assert mine["grad_nodes"] == theirs["grad_nodes"], (dtype, dev)
+    if gradgrad:
+        xs = [make(torchlite, s, "float64", "cpu") for s in specs]
+        leaves = [x for x in xs if x.requires_grad]
+        if leaves:
+            def f(*ls):
+                it = iter(ls)
+                args = [next(it) if x.requires_grad else x for x in xs]
+                return tuple(o for o in outputs(fn(torchlite, TF, *args)) if o.requires_grad)
+            assert torchlite.autograd.gradcheck(f, tuple(leaves))
+            assert torchlite.autograd.gradgradcheck(f, tuple(leaves))
+
+
+def same_error(fn):
+    """fn(lib, F) raises (or returns) the same under torch and torchlite."""
+    mine = run(lambda lib: fn(lib, functional(lib)), torchlite)
+    theirs = run(lambda lib: fn(lib, functional(lib)), torch)
+    assert mine == theirs
+    return theirs
+
+
+# ==== softmax, log_softmax, linear, bilinear ===================================================
+
+X234 = rand(2, 3, 4)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize("dim", [0, 1, -1, 2])
+def test_softmax_family(name, dim):
+    check(lambda lib, F, x: getattr(F, name)(x, dim), [X234])
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_torch_and_method(name):
+    check(lambda lib, F, x: (getattr(lib, name)(x, 1), getattr(x, name)(-1), getattr(x, name)(dim=0),
+                             getattr(lib, name)(x[0, 0, 0], 0)), [X234])
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_dtype(name):
+    check(lambda lib, F, x: getattr(F, name)(x, 1, dtype=lib.float64), [X234], dtypes=("float32",), gradgrad=False)
+    check(lambda lib, F, x: getattr(F, name)(x.float(), 1, dtype=lib.float64), [X234], dtypes=("float64",),
+          gradgrad=False)
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+@pytest.mark.parametrize("ndim", [0, 1, 2, 3, 4])
+def test_softmax_implicit_dim(name, ndim):
+    shape = (2, 3, 2, 3)[:ndim]
+    x = rand(*shape)
+    for lib in (torch, torchlite):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            getattr(functional(lib), name)(lib.tensor(x))
+        assert [str(m.message) for m in w] == [f"Implicit dimension choice for {name} has been deprecated. "
+                                               "Change the call to include dim=X as an argument."]
+        assert w[0].filename == __file__
+    check(lambda lib, F, x: getattr(F, name)(x), [x])
+
+
+def test_softmax_special_values():
+    x = np.array([[0.0, -np.inf, 1.0], [np.inf, 1.0, 2.0], [-np.inf, -np.inf, -np.inf], [1e30, 0.0, -1e30]])
+    check(lambda lib, F, x: (F.softmax(x, 1), F.log_softmax(x, 1)), [Fixed(x)], gradgrad=False)
+    check(lambda lib, F, x: (F.softmax(x, 1), F.log_softmax(x, 0)), [np.zeros((0, 3))], gradgrad=False)
+
+
+def test_softmax_double_backward_nodes():
+    check(lambda lib, F, x: lib._softmax_backward_data(x * 2, F.softmax(x, 1), 1, x.dtype), [X234])
+    check(lambda lib, F, x: lib._log_softmax_backward_data(x * 2, F.log_softmax(x, 1), 1, x.dtype), [X234])
+
+
+def test_softmax_saved_fields():
+    def saved(lib, F, x):
+        y, z = F.softmax(x, -1), F.log_softmax(x, 0)
+        return y.grad_fn._saved_dim, y.grad_fn._saved_result, z.grad_fn._saved_dim, z.grad_fn._saved_result
+    same_error(lambda lib, F: saved(lib, F, lib.tensor(X234, requires_grad=True)))
+    assert same_error(lambda lib, F: saved(lib, F, lib.tensor(X234, requires_grad=True)))[1][0] == 2**64 - 1
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_errors(name):
+    for dim in (0, 1, -1, 2, -3):
+        for x in ("lib.arange(6).reshape(2, 3)", "lib.ones(2, 3, dtype=lib.bool)", "lib.ones(2, 3, dtype=lib.int32)",
+                  "lib.ones(2, 3)"):
+            same_error(lambda lib, F, x=x, dim=dim: getattr(F, name)(eval(x), dim))
+            same_error(lambda lib, F, x=x, dim=dim: getattr(lib, name)(eval(x), dim))
+    same_error(lambda lib, F: getattr(lib, name)(lib.ones(3), "a"))
+    same_error(lambda lib, F: getattr(lib, name)(lib.ones(3)))
+    same_error(lambda lib, F: getattr(lib, name)(lib.ones(3), 0, lib.int64))
+    same_error(lambda lib, F: getattr(lib, "_" + name)(lib.ones(3), 0, True))
+    same_error(lambda lib, F: getattr(lib, name)(lib.ones(3, dtype=lib.float16), 0))
+
+
+LINEAR = [
+    ("2d bias", (3, 4), (5, 4), (5,)),
+    ("2d", (3, 4), (5, 4), None),
+    ("3d bias", (2, 3, 4), (5, 4), (5,)),
+    ("3d", (2, 3, 4), (5, 4), None),
+    ("4d bias", (2, 2, 3, 4), (5, 4), (5,)),
+    ("1d bias", (4,), (5, 4), (5,)),
+    ("1d", (4,), (5, 4), None),
+    ("1d weight", (3, 4), (4,), None),
+    ("1d weight 3d", (2, 3, 4), (4,), ()),
+    ("1d 1d weight", (4,), (4,), ()),
+    ("2d bias0", (3, 4), (5, 4), ()),
+    ("2d bias2", (3, 4), (5, 4), (3, 5)),
+    ("3d bias2", (2, 3, 4), (5, 4), (3, 5)),
+    ("4d bias2", (2, 2, 3, 4), (5, 4), (3, 5)),
+]
+
+
+@pytest.mark.parametrize("case", LINEAR, ids=[c[0] for c in LINEAR])
+def test_linear(case):
+    _, xs, ws, bs = case
+    specs = [rand(*xs), rand(*ws)] + ([] if bs is None else [rand(*bs)])
+    check(lambda lib, F, *t: F.linear(*t), specs)
+    check(lambda lib, F, *t: F.linear(t[0], t[1], bias=t[2] if len(t) > 2 else None), specs, gradgrad=False)
+
+
+def test_linear_noncontiguous():
+    check(lambda lib, F, x, w, b: F.linear(x.transpose(0, 1), w, b), [rand(3, 2, 4), rand(5, 4), rand(5)])
+    check(lambda lib, F, x, w, b: F.linear(x.transpose(0, 2), w, b), [rand(4, 3, 2, 4), rand(5, 4), rand(5)])
+    check(lambda lib, F, x, w: F.linear(x, w.t()), [rand(2, 3, 4), rand(4, 5)])
+
+
+def test_linear_errors():
+    same_error(lambda lib, F: F.linear(lib.ones(3, 4), lib.ones(5, 3)))
+    same_error(lambda lib, F: F.linear(lib.ones(2, 3, 4), lib.ones(5, 3), lib.ones(5)))
+    same_error(lambda lib, F: F.linear(lib.ones(2, 2, 3, 4), lib.ones(5, 3), lib.ones(5)))
+    same_error(lambda lib, F: F.linear(lib.ones(3, 4), lib.ones(5, 4), lib.ones(4)))
+    same_error(lambda lib, F: F.linear(lib.tensor(1.0), lib.ones(5, 4)))
+    same_error(lambda lib, F: F.linear(lib.ones(4), lib.tensor(1.0)))
+    same_error(lambda lib, F: F.linear(lib.ones(4), lib.ones(2, 3, 4)))
+    same_error(lambda lib, F: F.linear(1, lib.ones(2, 4)))
+    same_error(lambda lib, F: F.linear(lib.ones(4), lib.ones(2, 4), 3))
+    same_error(lambda lib, F: F.linear(lib.ones(4)))
+    same_error(lambda lib, F: F.linear(lib.ones(3, 4), lib.ones(5, 4, dtype=lib.float64)))
+    same_error(lambda lib, F: F.linear(lib.ones(3, 4), lib.ones(4), lib.ones(())))
+    same_error(lambda lib, F: F.linear(lib.ones(4), lib.ones(4), lib.ones(1)))
+    same_error(lambda lib, F: F.linear(lib.ones(3, 4), lib.ones(5, 4), lib.ones(4)))
+
+
+def test_bilinear():
+    # torch records _trilinear's TrilinearBackward0, which torchlite does not have: values and gradients only
+    check(lambda lib, F, a, b, w, c: F.bilinear(a, b, w, c), [rand(3, 4), rand(3, 2), rand(5, 4, 2), rand(5)],
+          nodes=False)
+    check(lambda lib, F, a, b, w: lib.bilinear(a, b, w), [rand(2, 3, 4), rand(2, 3, 2), rand(5, 4, 2)], nodes=False)
+    same_error(lambda lib, F: F.bilinear(lib.ones(3, 4), lib.ones(2, 2), lib.ones(5, 4, 2)))
+    same_error(lambda lib, F: F.bilinear(lib.ones(3, 4), lib.ones(3, 3), lib.ones(5, 4, 2)))
+    same_error(lambda lib, F: F.bilinear(lib.ones(3, 3), lib.ones(3, 2), lib.ones(5, 4, 2)))
+    same_error(lambda lib, F: F.bilinear(lib.ones(3, 4), lib.ones(3, 2), lib.ones(5, 4, 2), lib.ones(4)))

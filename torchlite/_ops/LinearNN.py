@@ -1,0 +1,73 @@
+"""at::linear and at::bilinear (ATen/native/Linear.cpp), composed over torchlite's differentiable ops
+in upstream's order, so they record the nodes torch records: AddmmBackward0 for a 2-d input with a
+bias, ViewBackward0 over AddmmBackward0 for a contiguous input flattened to 2-d
+(`_flatten_nd_linear`), matmul's chain (and AddBackward0 from the in-place bias add) otherwise."""
+from .._C import TensorBase as _TB
+from .BinaryOps import add, add_, mul
+from .LinearAlgebra import addmm, matmul
+from .ReduceOps import sum  # noqa: A004 - torch's name
+from .TensorShape import reshape, t, unsqueeze, view
+
+
+def _flatten_nd_linear(input, weight, bias):  # noqa: A002 - upstream's names
+    """Linear.cpp's _flatten_nd_linear: input reshaped to (prod(leading), K), addmm, viewed back."""
+    sizes = input._array.shape
+    flattened = 1
+    for s in sizes[:-1]:
+        flattened *= s
+    inp_reshape = reshape(input, (flattened, sizes[-1]))
+    result = addmm(bias, inp_reshape, t(weight))
+    return view(result, (*sizes[:-1], result._array.shape[1]))
+
+
+def _tensor_args(name, **kwargs):
+    """torch's parser refuses a number for these ops' Tensor arguments (torch._C._nn's binding)."""
+    for position, (arg, value) in enumerate(kwargs.items(), 1):
+        if not isinstance(value, _TB) and not (value is None and position > 2):
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
+def linear(input, weight, bias=None):  # noqa: A002 - upstream's names
+    _tensor_args("linear", input=input, weight=weight, bias=bias)
+    input_dim, weight_dim = input._array.ndim, weight._array.ndim
+    if input_dim == 0 or weight_dim == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are "
+                           f"{input_dim}D and {weight_dim}D")
+    if input_dim == 2 and bias is not None:
+        # the fused op (Linear.cpp: "Fused op is marginally faster")
+        return addmm(bias, input, t(weight))
+    if bias is not None and bias._array.ndim == 1 and input.is_contiguous():
+        return _flatten_nd_linear(input, weight, bias)
+    output = matmul(input, t(weight))
+    if bias is not None:
+        output = add_(output, bias)
+    return output
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """at::bilinear: y = x1^T A x2 + b, through _trilinear upstream; torchlite composes it from
+    unsqueeze, mul, sum and matmul (the values and gradients are torch's; the nodes are not
+    _trilinear's TrilinearBackward0, which torchlite does not have)."""
+    a1, a2, w = input1._array, input2._array, weight._array
+    if a1.ndim != a2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {a1.ndim} and {a2.ndim}")
+    for i in range(a1.ndim - 1):
+        if a1.shape[i] != a2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {a1.shape[i]} "
+                               f"and {a2.shape[i]}")
+    if a1.shape[-1] != w.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {a1.shape[-1]} but expected "
+                           f"{w.shape[1]}")
+    if a2.shape[-1] != w.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {a2.shape[-1]} but expected "
+                           f"{w.shape[2]}")
+    if bias is not None and bias._array.shape[-1] != w.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._array.shape[-1]} but "
+                           f"expected {w.shape[0]}")
+    # (..., 1, 1, I) @ (O, I, J) -> (..., O, 1, J); times x2 (..., 1, 1, J) summed over J
+    left = matmul(unsqueeze(unsqueeze(input1, -2), -2), weight)
+    out = sum(mul(left, unsqueeze(unsqueeze(input2, -2), -2)), (-2, -1))
+    if bias is not None:
+        out = add(out, bias)
+    return out

@@ -1,0 +1,119 @@
+"""softmax and log_softmax, their backward ops (ATen/native/SoftMax.cpp).
+
+`softmax(self, dim, dtype)` casts self to dtype (a ToCopyBackward0 under the SoftmaxBackward0) and
+calls `_softmax(self, dim, half_to_float=False)`, as upstream's does. `_softmax_backward_data` and
+`_log_softmax_backward_data` are ops of their own with derivative entries (derivatives.yaml), so a
+double backward through softmax works as torch's does.
+"""
+import numpy as np
+
+from .._C import _record, _wrap
+from .._generated import specs as _S
+from .ScalarType import _f16, _f32, _torch_type_name
+from .TensorConversions import to
+from .TensorIterator import _loud, _quiet
+from .python_arg_parser import _int_arg, _wrap_dim
+
+
+def _check(name, self, dim, half_to_float):
+    a = self._array
+    dim = _wrap_dim(_int_arg(name, "dim", 2, dim), a.ndim)  # the node keeps dim as given
+    if half_to_float:
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU")  # log_softmax's too
+    if a.dtype.kind != "f":
+        kernel = "softmax" if name == "softmax" else "log_softmax"
+        last = "_lastdim" if dim == max(a.ndim, 1) - 1 else ""
+        raise NotImplementedError(f'"{kernel}{last}_kernel_impl" not implemented for '
+                                  f"'{_torch_type_name(a.dtype)}'")
+    return a, dim
+
+
+def _compute(a):
+    """float16 computes in float32 and rounds once, as torch's Vectorized<Half> kernels do."""
+    return a.astype(_f32) if a.dtype == _f16 else a
+
+
+def _softmax(self, dim, half_to_float=False):
+    given = dim
+    a, dim = _check("softmax", self, dim, half_to_float)
+    x = _compute(a)
+    token = _quiet()
+    try:
+        if x.ndim == 0:
+            r = np.exp(x - x)
+        else:
+            m = np.max(x, axis=dim, keepdims=True) if x.shape[dim] else x
+            e = np.exp(x - m)
+            r = e / np.sum(e, axis=dim, keepdims=True)
+    finally:
+        _loud(token)
+    out = _wrap(np.array(r, dtype=a.dtype, order="C"), self)
+    return _record(_S.SoftmaxBackward0, (self,), out, dim=given, result=out, self_scalar_type=a.dtype)
+
+
+def _log_softmax(self, dim, half_to_float=False):
+    given = dim
+    a, dim = _check("log_softmax", self, dim, half_to_float)
+    x = _compute(a)
+    token = _quiet()
+    try:
+        if x.ndim == 0:
+            r = x - x
+        else:
+            m = np.max(x, axis=dim, keepdims=True) if x.shape[dim] else x
+            shifted = x - m
+            r = shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    finally:
+        _loud(token)
+    out = _wrap(np.array(r, dtype=a.dtype, order="C"), self)
+    return _record(_S.LogSoftmaxBackward0, (self,), out, dim=given, result=out, self_scalar_type=a.dtype)
+
+
+def _cast_for(name, self, dtype):
+    if dtype is None:
+        return self
+    return to(self, dtype)
+
+
+def softmax(self, dim, dtype=None):
+    """softmax.int: self cast to dtype first (ToCopyBackward0), then _softmax."""
+    _int_arg("softmax", "dim", 2, dim)
+    return _softmax(_cast_for("softmax", self, dtype), dim, False)
+
+
+def log_softmax(self, dim, dtype=None):
+    _int_arg("log_softmax", "dim", 2, dim)
+    return _log_softmax(_cast_for("log_softmax", self, dtype), dim, False)
+
+
+def _backward_arrays(grad_output, output, dim):
+    g, o = grad_output._array, output._array
+    dim = _wrap_dim(dim, o.ndim)  # (the node keeps dim as given)
+    axis = dim if o.ndim else None
+    return _compute(g), _compute(o), axis, o.dtype
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    """grad_output's gradient through softmax: output * (grad_output - sum(grad_output * output, dim))."""
+    g, o, axis, dtype = _backward_arrays(grad_output, output, dim)
+    token = _quiet()
+    try:
+        r = o * (g - np.sum(g * o, axis=axis, keepdims=True))
+    finally:
+        _loud(token)
+    out = _wrap(np.array(r, dtype=dtype, order="C"), grad_output)
+    return _record(_S.SoftmaxBackwardDataBackward0, (grad_output, output), out, grad_output=grad_output,
+                   output=output, dim=dim, input_dtype=input_dtype)
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    """grad_output's gradient through log_softmax: grad_output - exp(output) * sum(grad_output, dim)."""
+    g, o, axis, dtype = _backward_arrays(grad_output, output, dim)
+    token = _quiet()
+    try:
+        r = g - np.exp(o) * np.sum(g, axis=axis, keepdims=True)
+    finally:
+        _loud(token)
+    out = _wrap(np.array(r, dtype=dtype, order="C"), grad_output)
+    return _record(_S.LogSoftmaxBackwardDataBackward0, (grad_output, output), out, grad_output=grad_output,
+                   output=output, dim=dim)
