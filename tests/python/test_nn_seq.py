@@ -328,3 +328,64 @@ def test_multi_head_attention_forward(kw):
                                 dict(batched=False, kpm=_kpm())])
 def test_multi_head_attention_forward_errors(kw):
     assert same(_mha_fn_case(**kw)) is not None
+
+
+# the recurrences (nn/modules/_rnn_impl.py) against torch's _VF kernels ---------------------------
+
+_VF_FN = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu"}
+
+
+def _rnn_core_case(mode, layers, bidir, bias, proj, batch_first, packed, dtype="float64"):
+    def case(lib):
+        from torchlite.nn.modules import _rnn_impl
+        T_, B, I, H = 4, 3, 5, 6
+        nd = 2 if bidir else 1
+        gs = {"LSTM": 4, "GRU": 3}.get(mode, 1) * H
+        rh = proj or H
+        ws, s = [], 50
+        for layer in range(layers):
+            for _ in range(nd):
+                isz = I if layer == 0 else rh * nd
+                ws += [rand(lib, gs, isz, dtype=dtype, seed=s, requires_grad=True),
+                       rand(lib, gs, rh, dtype=dtype, seed=s + 1, requires_grad=True)]
+                if bias:
+                    ws += [rand(lib, gs, dtype=dtype, seed=s + 2, requires_grad=True),
+                           rand(lib, gs, dtype=dtype, seed=s + 3, requires_grad=True)]
+                if proj:
+                    ws += [rand(lib, proj, H, dtype=dtype, seed=s + 4, requires_grad=True)]
+                s += 5
+        x = rand(lib, *((B, T_, I) if batch_first else (T_, B, I)), dtype=dtype, seed=1, requires_grad=True)
+        h0 = rand(lib, layers * nd, B, rh, dtype=dtype, seed=2, requires_grad=True)
+        c0 = rand(lib, layers * nd, B, H, dtype=dtype, seed=3, requires_grad=True)
+        hx = (h0, c0) if mode == "LSTM" else h0
+        leaves = [x, h0] + ([c0] if mode == "LSTM" else []) + ws
+        if packed:
+            sizes = [3, 3, 2, 1]
+            inp = lib.cat([x[t, :bs] for t, bs in enumerate(sizes)])
+            if lib is torch:
+                out = getattr(torch._VF, _VF_FN[mode])(inp, torch.tensor(sizes), hx, ws, bias, layers, 0.0, False, bidir)
+            else:
+                out = _rnn_impl.rnn_forward(mode, inp, hx, ws, bias, layers, 0.0, False, bidir, batch_sizes=sizes,
+                                            proj_size=proj)
+        elif lib is torch:
+            out = getattr(torch._VF, _VF_FN[mode])(x, hx, ws, bias, layers, 0.0, False, bidir, batch_first)
+        else:
+            out = _rnn_impl.rnn_forward(mode, x, hx, ws, bias, layers, 0.0, False, bidir, batch_first, proj_size=proj)
+        out = list(out)
+        return out + grads(lib, out, leaves)
+    return case
+
+
+_CORE = [(m, L, bd, b, p, bf, pk) for m in _VF_FN for L in (1, 2) for bd in (False, True) for b in (True, False)
+         for p in (0, 4) for bf in (False, True) for pk in (False, True)
+         if not (p and m != "LSTM") and not (pk and bf) and not (L == 1 and not b and pk)]
+
+
+@pytest.mark.parametrize("mode,layers,bidir,bias,proj,batch_first,packed", _CORE)
+def test_rnn_recurrences_against_vf(mode, layers, bidir, bias, proj, batch_first, packed):
+    same(_rnn_core_case(mode, layers, bidir, bias, proj, batch_first, packed))
+
+
+@pytest.mark.parametrize("mode", list(_VF_FN))
+def test_rnn_recurrences_float32(mode):
+    same(_rnn_core_case(mode, 2, True, True, 0, False, False, dtype="float32"))

@@ -2092,3 +2092,58 @@ def _bilinear(lib, dev):
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+MODULES += ["torchlite.nn.utils.rnn"]
+Q4 = [[[1.0, -0.5, 0.25], [0.5, 2.0, -1.0]], [[-1.0, 0.75, 0.5], [1.5, -0.25, 1.0]]]
+
+
+@case("torchlite.nn.functional.scaled_dot_product_attention")
+def _sdpa(lib, dev):
+    F = lib.nn.functional
+    d = lib.float64
+    q, k, v = leaf(lib, dev, Q4, d), leaf(lib, dev, Q4[::-1], d), leaf(lib, dev, [[r[::-1] for r in m] for m in Q4], d)
+    mask = T(lib, dev, [[True, False], [True, True]])
+    return with_grads(lib, lambda q, k, v: (F.scaled_dot_product_attention(q, k, v), F.scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.5), F.scaled_dot_product_attention(q, k, v, attn_mask=mask)), q, k, v)
+
+
+@case("torchlite.nn.functional.multi_head_attention_forward")
+def _mha_forward(lib, dev):
+    F = lib.nn.functional
+    x = leaf(lib, dev, Q4)
+    w = leaf(lib, dev, [[0.1 * ((i * 3 + j) % 7 - 3) for j in range(3)] for i in range(9)])
+    ow = leaf(lib, dev, [[0.2, -0.1, 0.3], [0.0, 0.5, -0.2], [0.1, 0.1, 0.4]])
+    return with_grads(lib, lambda x, w, ow: F.multi_head_attention_forward(x, x, x, 3, 1, w, None, None, None, False,
+                                                                          0.0, ow, None), x, w, ow)
+
+
+@case("torchlite.nn.utils.rnn.pad_sequence", "torchlite.nn.utils.rnn.unpad_sequence")
+def _pad_sequence(lib, dev):
+    rnn = lib.nn.utils.rnn
+    a, b = leaf(lib, dev, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), leaf(lib, dev, [[-1.0, 0.5]])
+    out = with_grads(lib, lambda a, b: (rnn.pad_sequence([a, b]), rnn.pad_sequence([a, b], batch_first=True,
+                                                                                     padding_value=-9.0,
+                                                                                     padding_side="left")), a, b)
+    return out, rnn.unpad_sequence(rnn.pad_sequence([a, b]).detach(), T(lib, dev, [3, 1]))
+
+
+@case("torchlite.nn.utils.rnn.pack_padded_sequence", "torchlite.nn.utils.rnn.pad_packed_sequence",
+      "torchlite.nn.utils.rnn.PackedSequence", "torchlite.nn.utils.rnn.invert_permutation",
+      "torchlite.nn.utils.rnn.PackedSequence_", "torchlite.nn.utils.rnn.bind")
+def _pack_padded(lib, dev):
+    rnn = lib.nn.utils.rnn
+    x = leaf(lib, dev, [[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]]])
+
+    def f(x):
+        p = rnn.pack_padded_sequence(x, [1, 2, 2], enforce_sorted=False)
+        padded, lengths = rnn.pad_packed_sequence(p, total_length=3)  # batch_sizes and lengths stay on the CPU
+        return (p.data, p.batch_sizes.tolist(), p.sorted_indices, padded, lengths.tolist(),
+                isinstance(p, rnn.PackedSequence_), rnn.bind(None, abs), rnn.invert_permutation(T(lib, dev, [2, 0, 1])))
+    return with_grads(lib, f, x)
+
+
+@case("torchlite.nn.utils.rnn.pack_sequence", "torchlite.nn.utils.rnn.unpack_sequence")
+def _pack_sequence(lib, dev):
+    rnn = lib.nn.utils.rnn
+    a, b = leaf(lib, dev, [1.0, 2.0]), leaf(lib, dev, [3.0, 4.0, 5.0])
+    return with_grads(lib, lambda a, b: (rnn.pack_sequence([a, b], enforce_sorted=False).data,
+                                         rnn.unpack_sequence(rnn.pack_sequence([b, a]))), a, b)

@@ -244,7 +244,9 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     """The sequences of a padded batch, each cut to its length."""
     unpadded = []
     if not batch_first:
-        padded_sequences.transpose_(0, 1)
+        # torch transposes the caller's tensor in place (transpose_); torchlite has no in-place
+        # transpose, so the caller's tensor is left as it was
+        padded_sequences = padded_sequences.transpose(0, 1)
     max_length = padded_sequences.shape[1]
     idx = torch.arange(max_length, device=lengths.device)
     for seq, length in zip(padded_sequences, lengths, strict=True):
