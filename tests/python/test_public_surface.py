@@ -2087,6 +2087,95 @@ def _bilinear(lib, dev):
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
 
+
+def _nn_net(lib, dev):
+    """A small custom Module with a parameter, a buffer and a Sequential of two submodules, on dev."""
+    nn = lib.nn
+
+    class Scale(nn.Module):
+        def __init__(self, k):
+            super().__init__()
+            self.w = nn.Parameter(lib.tensor([1.0, -2.0, 3.0]) * k)
+            self.register_buffer("shift", lib.tensor([0.5, 0.25, -1.0]))
+
+        def forward(self, x):
+            return x * self.w + self.shift
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = Scale(1.0)
+            self.rest = nn.Sequential(Scale(2.0), Scale(-1.0))
+
+        def forward(self, x):
+            return self.rest(self.first(x)).tanh()
+
+    return Net().to(dev)
+
+
+@case("torchlite.nn.Module")
+def _nn_module(lib, dev):
+    net = _nn_net(lib, dev)
+    x = T(lib, dev)
+    calls = []
+    net.first.register_forward_hook(lambda m, a, o: calls.append(o.shape))
+    net.rest.register_full_backward_hook(lambda m, gi, go: calls.append((gi, go)))
+    out = net(x)
+    out.sum().backward()
+    sd = net.state_dict()
+    net2 = _nn_net(lib, dev)
+    res = net2.load_state_dict({k: v * 2 for k, v in sd.items()})
+    return (out, [n for n, _ in net.named_parameters()], list(sd), [p.grad for p in net.parameters()], calls,
+            repr(net), repr(res), list(net2.state_dict().values()), str(net.first.w.device) == str(x.device))
+
+
+@case("torchlite.nn.Sequential")
+def _nn_sequential(lib, dev):
+    a, b = _nn_net(lib, dev), _nn_net(lib, dev)
+    s = lib.nn.Sequential(a, b)
+    s.append(lib.nn.Sequential())
+    x = leaf(lib, dev)
+    out = s(x)
+    out.sum().backward()
+    return out, x.grad, len(s), type(s[:2]).__name__, s[1] is b, list(s.state_dict())[:3]
+
+
+@case("torchlite.nn.ModuleList", "torchlite.nn.ModuleDict")
+def _nn_module_list_dict(lib, dev):
+    ml = lib.nn.ModuleList([_nn_net(lib, dev), _nn_net(lib, dev)])
+    md = lib.nn.ModuleDict({"a": _nn_net(lib, dev)})
+    x = T(lib, dev)
+    return ml[1](md["a"](x)), repr(ml)[:40], list(md), [n for n, _ in ml.named_parameters()][:2]
+
+
+@case("torchlite.nn.ParameterList", "torchlite.nn.ParameterDict")
+def _nn_param_containers(lib, dev):
+    pl = lib.nn.ParameterList([T(lib, dev), lib.nn.Parameter(T(lib, dev, P))])
+    pd = lib.nn.ParameterDict({"b": T(lib, dev), "a": T(lib, dev, P)})
+    out = pl[0] * pl[1] + pd["a"] * pd["b"]
+    out.sum().backward()
+    return out, pl[0].grad, pd["a"].grad, repr(pl), [n for n, _ in pd.named_parameters()]
+
+
+@case("torchlite.nn.Parameter")
+def _nn_parameter(lib, dev):
+    p = lib.nn.Parameter(T(lib, dev))
+    q = lib.nn.Parameter(T(lib, dev), requires_grad=False)
+    y = p * 2
+    y.sum().backward()
+    return (repr(lib.nn.Parameter(p.detach().cpu())), p.requires_grad, q.requires_grad, type(y).__name__,
+            type(p.data).__name__, p.grad,
+            isinstance(p, lib.Tensor), run(lambda lib: lib.nn.Parameter(lib.tensor([1], device=dev)), lib))
+
+
+@case("torchlite.nn.Buffer")
+def _nn_buffer(lib, dev):
+    m = lib.nn.Module()
+    m.b = lib.nn.Buffer(T(lib, dev))
+    m.c = lib.nn.Buffer(T(lib, dev, P), persistent=False)
+    return (m.b, isinstance(m.b, lib.nn.Buffer), type(m.b).__name__, list(m.state_dict()),
+            [n for n, _ in m.named_buffers()])
+
 # ==== issue 15: optim ====
 # (the optim family's entries follow this line)
 

@@ -6,3 +6,5 @@ __all__ = ["functional", "init", "modules", "utils"]
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
+from .parameter import Buffer, Parameter  # noqa: E402
+__all__ += ["Buffer", "Parameter"]
