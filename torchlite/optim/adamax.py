@@ -1,0 +1,87 @@
+"""torch.optim.Adamax (upstream torch/optim/adamax.py): _single_tensor_adamax's operations in its
+order. foreach=True is accepted and runs this loop."""
+import torchlite
+
+from ._common import check_betas, check_lr, new_step, upgrade_steps
+from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable
+
+__all__ = ["Adamax", "adamax"]
+
+
+class Adamax(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
+                 maximize=False, differentiable=False, capturable=False):
+        check_lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        check_betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "foreach": foreach,
+                    "maximize": maximize, "differentiable": differentiable, "capturable": capturable}
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        upgrade_steps(self, {"foreach": None, "maximize": False, "differentiable": False, "capturable": False})
+
+    def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_infs, state_steps):
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params_with_grad.append(p)
+            grads.append(p.grad)
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = new_step(p, group["capturable"])
+                state["exp_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                state["exp_inf"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+            exp_avgs.append(state["exp_avg"])
+            exp_infs.append(state["exp_inf"])
+            state_steps.append(state["step"])
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        self._accelerator_graph_capture_health_check()
+        loss = None
+        if closure is not None:
+            with torchlite.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            params_with_grad: list = []
+            grads: list = []
+            exp_avgs: list = []
+            exp_infs: list = []
+            state_steps: list = []
+            beta1, beta2 = group["betas"]
+            self._init_group(group, params_with_grad, grads, exp_avgs, exp_infs, state_steps)
+            adamax(params_with_grad, grads, exp_avgs, exp_infs, state_steps, eps=group["eps"], beta1=beta1,
+                   beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"], maximize=group["maximize"],
+                   differentiable=group["differentiable"], capturable=group["capturable"])
+        return loss
+
+
+def adamax(params, grads, exp_avgs, exp_infs, state_steps, maximize=False, differentiable=False, capturable=False,
+           *, eps, beta1, beta2, lr, weight_decay):
+    """Functional Adamax: upstream's _single_tensor_adamax."""
+    lr = _to_scalar(lr)
+    for i, param in enumerate(params):
+        grad = grads[i]
+        grad = grad if not maximize else -grad
+        exp_avg = exp_avgs[i]
+        exp_inf = exp_infs[i]
+        step_t = state_steps[i]
+        if capturable:
+            _check_capturable(param, step_t)
+        step_t += 1
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        if not differentiable:
+            torchlite.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+        else:
+            norm_buf = torchlite.cat([exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add_(eps).unsqueeze_(0)], 0)
+            exp_inf.copy_(torchlite.amax(norm_buf, 0, keepdim=False))
+        bias_correction = 1 - beta1 ** _get_value(step_t)
+        clr = lr / bias_correction
+        param.addcdiv_(exp_avg, exp_inf, value=-clr)
