@@ -389,3 +389,217 @@ def test_rnn_recurrences_against_vf(mode, layers, bidir, bias, proj, batch_first
 @pytest.mark.parametrize("mode", list(_VF_FN))
 def test_rnn_recurrences_float32(mode):
     same(_rnn_core_case(mode, 2, True, True, 0, False, False, dtype="float32"))
+
+
+# modules: weights copied from torch through state_dict -------------------------------------------
+
+def build(lib, cls, *args, dtype="float64", **kwargs):
+    """lib.nn.<cls>(*args, **kwargs) in dtype; torchlite's takes torch's weights (same seed)."""
+    if lib is torch:
+        torch.manual_seed(0)
+        return getattr(torch.nn, cls)(*args, **kwargs).to(getattr(torch, dtype))
+    ref = build(torch, cls, *args, dtype=dtype, **kwargs)
+    mod = getattr(torchlite.nn, cls)(*args, **kwargs).to(getattr(torchlite, dtype))
+    mod.load_state_dict({k: torchlite.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    return mod
+
+
+def module_outputs(lib, mod, inputs, train=True):
+    """Outputs of mod(*inputs) and the gradients of the inputs and parameters through them."""
+    mod.train(train)
+    out = mod(*inputs)
+    outs = [o for o in (out if isinstance(out, (tuple, list)) else [out])]
+    flat = []
+    for o in outs:
+        if isinstance(o, tuple):
+            flat.extend(o)
+        elif hasattr(o, "batch_sizes"):
+            flat.append(o.data)
+        else:
+            flat.append(o)
+    leaves = [t for t in inputs if isinstance(t, (torch.Tensor, torchlite.Tensor)) and t.requires_grad]
+    for t in inputs:
+        if isinstance(t, tuple):
+            leaves.extend(x for x in t if x.requires_grad)
+    leaves += [p for _, p in mod.named_parameters()]
+    return flat + grads(lib, flat, leaves)
+
+
+def structure(lib, mod):
+    return ([(n, tuple(p.shape)) for n, p in mod.named_parameters()], list(mod.state_dict().keys()),
+            repr(mod).replace("torchlite", "torch"))
+
+
+RNN_CONFIGS = [
+    ("RNN", (5, 6), {}), ("RNN", (5, 6, 2), dict(nonlinearity="relu", bidirectional=True)),
+    ("RNN", (5, 6), dict(bias=False, batch_first=True)), ("RNN", (5, 6, 3, "relu", False), {}),
+    ("LSTM", (5, 6), {}), ("LSTM", (5, 6, 2), dict(bidirectional=True)), ("LSTM", (5, 6, 2), dict(proj_size=3)),
+    ("LSTM", (5, 6), dict(batch_first=True, bias=False, proj_size=2, bidirectional=True)),
+    ("GRU", (5, 6), {}), ("GRU", (5, 6, 2), dict(bidirectional=True, batch_first=True)),
+    ("GRU", (5, 6, 3), dict(bias=False)),
+]
+
+
+@pytest.mark.parametrize("cls,args,kw", RNN_CONFIGS)
+def test_rnn_structure(cls, args, kw):
+    same(lambda lib: structure(lib, build(lib, cls, *args, **kw)))
+
+
+def _rnn_hidden(lib, cls, args, kw, batch, seed=20, dtype="float64", batched=True):
+    layers = args[2] if len(args) > 2 else kw.get("num_layers", 1)
+    nd = 2 if kw.get("bidirectional") else 1
+    hs = kw.get("proj_size") or args[1]
+    shape = (layers * nd, batch, hs) if batched else (layers * nd, hs)
+    h = rand(lib, *shape, dtype=dtype, seed=seed, requires_grad=True)
+    if cls != "LSTM":
+        return h
+    cshape = (layers * nd, batch, args[1]) if batched else (layers * nd, args[1])
+    return (h, rand(lib, *cshape, dtype=dtype, seed=seed + 1, requires_grad=True))
+
+
+@pytest.mark.parametrize("with_hidden", [False, True])
+@pytest.mark.parametrize("cls,args,kw", RNN_CONFIGS)
+def test_rnn_forward_backward(cls, args, kw, with_hidden):
+    def case(lib):
+        mod = build(lib, cls, *args, **kw)
+        T_, B = 4, 3
+        x = rand(lib, *((B, T_, 5) if kw.get("batch_first") else (T_, B, 5)), seed=1, requires_grad=True)
+        inputs = (x, _rnn_hidden(lib, cls, args, kw, B)) if with_hidden else (x,)
+        return module_outputs(lib, mod, inputs)
+    same(case)
+
+
+@pytest.mark.parametrize("cls,args,kw", [c for c in RNN_CONFIGS if not c[2].get("batch_first")])
+def test_rnn_unbatched_and_float32(cls, args, kw):
+    def case(lib):
+        mod = build(lib, cls, *args, **kw)
+        x = rand(lib, 4, 5, seed=1, requires_grad=True)
+        a = module_outputs(lib, mod, (x, _rnn_hidden(lib, cls, args, kw, None, batched=False)))
+        b = module_outputs(lib, mod, (x,))
+        m32 = build(lib, cls, *args, dtype="float32", **kw)
+        c = module_outputs(lib, m32, (rand(lib, 4, 2, 5, dtype="float32", seed=1, requires_grad=True),))
+        return a + b + c
+    same(case)
+
+
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+@pytest.mark.parametrize("cls,args,kw", [c for c in RNN_CONFIGS if not c[2].get("batch_first")])
+def test_rnn_packed(cls, args, kw, enforce_sorted):
+    lens = [4, 3, 1] if enforce_sorted else [3, 4, 1]
+
+    def case(lib):
+        mod = build(lib, cls, *args, **kw)
+        x = rand(lib, 4, 3, 5, seed=1, requires_grad=True)
+        p = lib.nn.utils.rnn.pack_padded_sequence(x, lens, enforce_sorted=enforce_sorted)
+        h = _rnn_hidden(lib, cls, args, kw, 3)
+        out, hn = mod(p, h)
+        padded, lengths = lib.nn.utils.rnn.pad_packed_sequence(out)
+        flat = [padded, lengths] + (list(hn) if isinstance(hn, tuple) else [hn])
+        leaves = [x] + (list(h) if isinstance(h, tuple) else [h]) + list(mod.parameters())
+        return flat + grads(lib, [padded] + flat[2:], leaves)
+    same(case)
+
+
+def test_rnn_dropout_between_layers():
+    """Dropout after every layer but the last, in training only: p=1 zeroes the next layer's input."""
+    def case(lib):
+        mod = build(lib, "LSTM", 3, 4, 2, dropout=1.0)
+        x = rand(lib, 2, 2, 3, seed=1)
+        train = mod(x)
+        mod.eval()
+        return [train[0], mod(x)[0]]
+    same(case)
+
+
+@pytest.mark.parametrize("bad", [
+    ("RNN", (5, 6), dict(nonlinearity="sigmoid")), ("GRU", (5, 6), dict(proj_size=2)),
+    ("RNN", (5, 6), dict(proj_size=2)), ("LSTM", (5, 6), dict(proj_size=6)), ("LSTM", (5, 6), dict(proj_size=-1)),
+    ("LSTM", (5, 6), dict(dropout=1.5)), ("LSTM", (5, 6), dict(dropout=True)), ("LSTM", (0, 6), {}),
+    ("LSTM", (5, 0), {}), ("LSTM", (5.0, 6), {}), ("LSTM", (5, 6), dict(bias=1)),
+    ("LSTM", (5, 6), dict(batch_first=None)), ("LSTM", (5, 6), dict(num_layers=0)), ("GRU", (5, "6"), {}),
+])
+def test_rnn_constructor_errors(bad):
+    cls, args, kw = bad
+    assert same(lambda lib: getattr(lib.nn, cls)(*args, **kw)) is not None
+
+
+@pytest.mark.parametrize("cls", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("bad", ["dim4", "size", "hidden", "hidden_dim", "unbatched_hidden", "dtype"])
+def test_rnn_forward_errors(cls, bad):
+    def case(lib):
+        mod = build(lib, cls, 5, 6, 2)
+        x = rand(lib, 4, 3, 5)
+        if bad == "dim4":
+            return mod(x.unsqueeze(0))
+        if bad == "size":
+            return mod(rand(lib, 4, 3, 2))
+        if bad == "dtype":
+            return mod(x.float())
+        h = rand(lib, 2, 2, 6)
+        if bad == "hidden_dim":
+            h = rand(lib, 3, 6)
+        if bad == "unbatched_hidden":
+            x, h = x[0], rand(lib, 2, 1, 6)
+        return mod(x, (h, h) if cls == "LSTM" else h)
+    assert same(case) is not None
+
+
+def test_rnn_warns_dropout_one_layer():
+    for lib in (torch, torchlite):
+        with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1, but got "
+                                             "dropout=0.5 and num_layers=1"):
+            lib.nn.GRU(2, 3, dropout=0.5)
+
+
+def test_rnn_init_and_flat_weights():
+    """reset_parameters draws every parameter from U(-1/sqrt(hidden), 1/sqrt(hidden)), in order;
+    _flat_weights follows a replaced parameter."""
+    m = torchlite.nn.LSTM(3, 16, 2, bidirectional=True)
+    for p in m.parameters():
+        assert float(p.abs().max()) <= 0.25 and float(p.abs().max()) > 0.2
+    assert [id(w) for w in m._flat_weights] == [id(getattr(m, n)) for n in m._flat_weights_names]
+    m.weight_hh_l1 = torchlite.nn.Parameter(torchlite.zeros(64, 16))
+    assert m._flat_weights[m._flat_weights_names.index("weight_hh_l1")] is m.weight_hh_l1
+    assert [len(ws) for ws in m.all_weights] == [4, 4, 4, 4]
+    torchlite.manual_seed(3)
+    a = [p.clone() for p in torchlite.nn.GRU(2, 4).parameters()]
+    torchlite.manual_seed(3)
+    b = [p.clone() for p in torchlite.nn.GRU(2, 4).parameters()]
+    assert all(bool((x == y).all()) for x, y in zip(a, b))
+
+
+CELL_CONFIGS = [("RNNCell", (5, 6), {}), ("RNNCell", (5, 6), dict(nonlinearity="relu", bias=False)),
+                ("LSTMCell", (5, 6), {}), ("LSTMCell", (5, 6), dict(bias=False)), ("GRUCell", (5, 6), {}),
+                ("GRUCell", (5, 6), dict(bias=False))]
+
+
+@pytest.mark.parametrize("cls,args,kw", CELL_CONFIGS)
+def test_cells(cls, args, kw):
+    def case(lib):
+        mod = build(lib, cls, *args, **kw)
+        x = rand(lib, 3, 5, seed=1, requires_grad=True)
+        h = rand(lib, 3, 6, seed=2, requires_grad=True)
+        hx = (h, rand(lib, 3, 6, seed=3, requires_grad=True)) if cls == "LSTMCell" else h
+        return (structure(lib, mod), module_outputs(lib, mod, (x, hx)), module_outputs(lib, mod, (x,)),
+                module_outputs(lib, mod, (x[0], (hx[0][0], hx[1][0]) if cls == "LSTMCell" else hx[0])))
+    same(case)
+
+
+@pytest.mark.parametrize("cls", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("bad", ["dim3", "size", "batch", "hidden_size", "hidden_dim"])
+def test_cell_errors(cls, bad):
+    def case(lib):
+        mod = build(lib, cls, 5, 6)
+        x, h = rand(lib, 3, 5), rand(lib, 3, 6)
+        if bad == "dim3":
+            x = x.unsqueeze(0)
+        elif bad == "size":
+            x = rand(lib, 3, 4)
+        elif bad == "batch":
+            h = rand(lib, 2, 6)
+        elif bad == "hidden_size":
+            h = rand(lib, 3, 4)
+        else:
+            h = h.unsqueeze(0)
+        return mod(x, (h, h) if cls == "LSTMCell" else h)
+    assert same(case) is not None

@@ -10,3 +10,5 @@ __all__ += ["Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
