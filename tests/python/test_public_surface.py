@@ -2176,6 +2176,61 @@ def _nn_buffer(lib, dev):
     return (m.b, isinstance(m.b, lib.nn.Buffer), type(m.b).__name__, list(m.state_dict()),
             [n for n, _ in m.named_buffers()])
 
+
+@case("torchlite.nn.init.constant_", "torchlite.nn.init.ones_", "torchlite.nn.init.zeros_", "torchlite.nn.init.eye_",
+      "torchlite.nn.init.dirac_", "torchlite.nn.init.calculate_gain", "torchlite.nn.init.constant",
+      "torchlite.nn.init.eye", "torchlite.nn.init.dirac")
+def _nn_init_deterministic(lib, dev):
+    init = lib.nn.init
+    p = lib.nn.Parameter(lib.empty(2, 3, device=dev))
+    out = [init.constant_(p, 1.5).clone(), init.ones_(p).clone(), init.zeros_(p).clone(), init.eye_(p).clone(),
+           p.requires_grad, p.is_leaf, init.dirac_(lib.empty(2, 2, 3, device=dev), groups=2),
+           init.calculate_gain("leaky_relu", 0.1), init.calculate_gain("tanh")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out += [init.constant(lib.empty(2, device=dev), 3.0), init.eye(lib.empty(2, 2, device=dev)),
+                init.dirac(lib.empty(1, 1, 3, device=dev))]
+    return out
+
+
+# the random initialisers: torch's generator is another branch's work, so the properties that do not
+# depend on the draws (tests/python/test_nn_init.py compares the draws themselves)
+@case("torchlite.nn.init.uniform_", "torchlite.nn.init.normal_", "torchlite.nn.init.trunc_normal_",
+      "torchlite.nn.init.xavier_uniform_", "torchlite.nn.init.xavier_normal_", "torchlite.nn.init.kaiming_uniform_",
+      "torchlite.nn.init.kaiming_normal_", "torchlite.nn.init.orthogonal_", "torchlite.nn.init.sparse_",
+      "torchlite.nn.init.uniform", "torchlite.nn.init.normal", "torchlite.nn.init.xavier_uniform",
+      "torchlite.nn.init.xavier_normal", "torchlite.nn.init.kaiming_uniform", "torchlite.nn.init.kaiming_normal",
+      "torchlite.nn.init.orthogonal", "torchlite.nn.init.sparse")
+def _nn_init_random(lib, dev):
+    init = lib.nn.init
+    out = []
+
+    def check(t, bound=None):
+        a = t.detach().cpu().numpy()
+        ok = bool(np.all(np.abs(a) <= bound)) if bound is not None else bool(np.isfinite(a).all())
+        out.append((tuple(t.shape), str(t.dtype), str(t.device) == dev, ok, t.requires_grad))
+
+    p = lib.nn.Parameter(lib.empty(6, 4, device=dev))
+    check(init.uniform_(p, -0.5, 0.5), 0.5)
+    check(init.normal_(p, 0.0, 0.1))
+    check(init.trunc_normal_(p, std=0.5, a=-0.3, b=0.3), 0.3)
+    check(init.trunc_normal_(p, a=1.0, b=1.1), 1.1)
+    check(init.xavier_uniform_(p, gain=2.0), 2.0 * float(np.sqrt(6.0 / 10)))
+    check(init.xavier_normal_(p))
+    check(init.kaiming_uniform_(p, a=float(np.sqrt(5))), 0.5)
+    check(init.kaiming_normal_(p, mode="fan_out", nonlinearity="relu"))
+    q = init.orthogonal_(lib.empty(3, 5, device=dev, dtype=lib.float64))
+    out.append(np.allclose(q.cpu().numpy() @ q.cpu().numpy().T, np.eye(3)))
+    s = init.sparse_(lib.empty(10, 3, device=dev), 0.5)
+    out.append([int((s[:, c] == 0).sum()) for c in range(3)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for f in (init.uniform, init.normal, init.xavier_uniform, init.xavier_normal, init.kaiming_uniform,
+                  init.kaiming_normal, init.orthogonal):
+            check(f(lib.empty(3, 3, device=dev)))
+        out.append(init.sparse(lib.empty(4, 2, device=dev), 0.5).shape)
+    return out
+
 # ==== issue 15: optim ====
 # (the optim family's entries follow this line)
 
