@@ -30,7 +30,7 @@ def arrays(value):
 def assert_close(got, want):
     got, want = arrays(got), arrays(want)
     assert len(got) == len(want)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         if not isinstance(w, tuple):
             assert str(g).replace("torchlite", "torch") == str(w)
             continue
@@ -226,7 +226,8 @@ def test_pack_sequence_and_repr():
         seqs = _seqs(lib, (2, 4, 3))
         p = lib.nn.utils.rnn.pack_sequence(seqs, enforce_sorted=False)
         q = p.to(lib.float32)
-        return [p, q.data.dtype, type(p).__name__, p._fields, repr(lib.nn.utils.rnn.invert_permutation(lib.tensor([2, 0, 1])))]
+        perm = lib.nn.utils.rnn.invert_permutation(lib.tensor([2, 0, 1]))
+        return [p, q.data.dtype, type(p).__name__, p._fields, repr(perm)]
     same(case)
 
 
@@ -338,14 +339,14 @@ _VF_FN = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn
 def _rnn_core_case(mode, layers, bidir, bias, proj, batch_first, packed, dtype="float64"):
     def case(lib):
         from torchlite.nn.modules import _rnn_impl
-        T_, B, I, H = 4, 3, 5, 6
+        T_, B, In, H = 4, 3, 5, 6
         nd = 2 if bidir else 1
         gs = {"LSTM": 4, "GRU": 3}.get(mode, 1) * H
         rh = proj or H
         ws, s = [], 50
         for layer in range(layers):
             for _ in range(nd):
-                isz = I if layer == 0 else rh * nd
+                isz = In if layer == 0 else rh * nd
                 ws += [rand(lib, gs, isz, dtype=dtype, seed=s, requires_grad=True),
                        rand(lib, gs, rh, dtype=dtype, seed=s + 1, requires_grad=True)]
                 if bias:
@@ -354,7 +355,7 @@ def _rnn_core_case(mode, layers, bidir, bias, proj, batch_first, packed, dtype="
                 if proj:
                     ws += [rand(lib, proj, H, dtype=dtype, seed=s + 4, requires_grad=True)]
                 s += 5
-        x = rand(lib, *((B, T_, I) if batch_first else (T_, B, I)), dtype=dtype, seed=1, requires_grad=True)
+        x = rand(lib, *((B, T_, In) if batch_first else (T_, B, In)), dtype=dtype, seed=1, requires_grad=True)
         h0 = rand(lib, layers * nd, B, rh, dtype=dtype, seed=2, requires_grad=True)
         c0 = rand(lib, layers * nd, B, H, dtype=dtype, seed=3, requires_grad=True)
         hx = (h0, c0) if mode == "LSTM" else h0
@@ -363,7 +364,8 @@ def _rnn_core_case(mode, layers, bidir, bias, proj, batch_first, packed, dtype="
             sizes = [3, 3, 2, 1]
             inp = lib.cat([x[t, :bs] for t, bs in enumerate(sizes)])
             if lib is torch:
-                out = getattr(torch._VF, _VF_FN[mode])(inp, torch.tensor(sizes), hx, ws, bias, layers, 0.0, False, bidir)
+                vf = getattr(torch._VF, _VF_FN[mode])
+                out = vf(inp, torch.tensor(sizes), hx, ws, bias, layers, 0.0, False, bidir)
             else:
                 out = _rnn_impl.rnn_forward(mode, inp, hx, ws, bias, layers, 0.0, False, bidir, batch_sizes=sizes,
                                             proj_size=proj)
@@ -565,7 +567,7 @@ def test_rnn_init_and_flat_weights():
     a = [p.clone() for p in torchlite.nn.GRU(2, 4).parameters()]
     torchlite.manual_seed(3)
     b = [p.clone() for p in torchlite.nn.GRU(2, 4).parameters()]
-    assert all(bool((x == y).all()) for x, y in zip(a, b))
+    assert all(bool((x == y).all()) for x, y in zip(a, b, strict=True))
 
 
 CELL_CONFIGS = [("RNNCell", (5, 6), {}), ("RNNCell", (5, 6), dict(nonlinearity="relu", bias=False)),

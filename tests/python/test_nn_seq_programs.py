@@ -4,7 +4,7 @@ RNNModel (LSTM, GRU) and TransformerModel (pytorch/examples word_language_model/
 with main.py's train loop), and nanoGPT's GPT (karpathy/nanoGPT model.py at 3adf61e, trained with its
 configure_optimizers' AdamW; greedy generate). Their losses, outputs and final weights must agree to
 1e-10."""
-import math
+# ruff: noqa: E501 - the programs' own lines, as their authors wrote them
 
 import numpy as np
 import pytest

@@ -119,7 +119,8 @@ def _scaled_dot_product_attention_math(query, key, value, attn_mask=None, dropou
     q = query * (-factor if negative else factor)
     if is_causal:
         if attn_mask is not None:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
         L, S = query.size(-2), key.size(-2)
         attn_mask = _tl.ones(L, S, dtype=_tl.bool, device=query.device).tril()
     if attn_mask is not None and attn_mask.dtype == _tl.bool:
@@ -200,7 +201,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     return mask
 
 
-def _none_or_dtype(input):
+def _none_or_dtype(input):  # noqa: A002 - torch's names
     if input is None:
         return None
     if isinstance(input, _tl.Tensor):

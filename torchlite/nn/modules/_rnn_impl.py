@@ -2,6 +2,7 @@
 the cells, FullLayer / PackedLayer and their reversed forms, apply_layer_stack), composed from
 torchlite ops (linear, sigmoid, tanh, chunk, cat, stack) so autograd differentiates them. torch
 runs fused kernels; the values and gradients are the same."""
+# ruff: noqa: A001, A002 - torch's parameter names (input)
 import torchlite as torch
 
 

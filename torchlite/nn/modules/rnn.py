@@ -1,5 +1,6 @@
 """torch.nn.RNN, LSTM, GRU and their cells (torch/nn/modules/rnn.py): torch's parameters, names
 and order, initialisation, input checks and messages; the recurrences are _rnn_impl's."""
+# ruff: noqa: A001, A002 - torch's parameter names (input)
 import math
 import numbers
 import warnings

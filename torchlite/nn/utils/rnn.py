@@ -1,6 +1,7 @@
 """torch.nn.utils.rnn: PackedSequence and the helpers that pad, pack and unpack variable-length
 sequences (torch/nn/utils/rnn.py; the kernels of aten/src/ATen/native/PackedSequence.cpp and
 pad_sequence, composed from torchlite ops so their gradients flow)."""
+# ruff: noqa: A001, A002 - torch's parameter names (input)
 import warnings
 from collections.abc import Iterable
 from typing import NamedTuple
