@@ -2,6 +2,8 @@
 same inputs (weights copied through state_dict) give equal outputs and gradients (float64 to 1e-10
 relative / 1e-12 absolute, float32 to 1e-5 / 1e-6), equal parameter names, state_dict keys, reprs
 and errors."""
+import math
+
 import numpy as np
 import pytest
 
@@ -605,3 +607,177 @@ def test_cell_errors(cls, bad):
             h = h.unsqueeze(0)
         return mod(x, (h, h) if cls == "LSTMCell" else h)
     assert same(case) is not None
+
+
+# MultiheadAttention and the Transformer ----------------------------------------------------------
+
+MHA_CONFIGS = [
+    ((6, 2), {}), ((6, 3), dict(bias=False)), ((6, 2), dict(add_bias_kv=True, add_zero_attn=True)),
+    ((6, 2), dict(kdim=4, vdim=5)), ((6, 2), dict(batch_first=True)), ((6, 1), dict(dropout=0.0, kdim=4)),
+]
+
+
+@pytest.mark.parametrize("args,kw", MHA_CONFIGS)
+def test_mha_structure(args, kw):
+    same(lambda lib: structure(lib, build(lib, "MultiheadAttention", *args, **kw)) + (
+        type(build(lib, "MultiheadAttention", *args, **kw).out_proj).__name__,))
+
+
+@pytest.mark.parametrize("call", [
+    {}, dict(need_weights=False), dict(average_attn_weights=False), dict(kpm=True), dict(mask=True),
+    dict(kpm=True, mask=True, need_weights=False), dict(self_attn=True), dict(self_attn=True, causal=True),
+    dict(unbatched=True)])
+@pytest.mark.parametrize("args,kw", MHA_CONFIGS)
+def test_mha_forward_backward(args, kw, call):
+    def case(lib):
+        mod = build(lib, "MultiheadAttention", *args, **kw)
+        L, S, N, E = 4, 5, 2, args[0]
+        kd, vd = kw.get("kdim", E), kw.get("vdim", E)
+        bf = kw.get("batch_first")
+        if call.get("self_attn"):
+            if kd != E or vd != E:
+                return None
+            S = L
+        unb = call.get("unbatched")
+
+        def shape(n, e):
+            return (n, e) if unb else ((N, n, e) if bf else (n, N, e))
+        q = rand(lib, *shape(L, E), seed=1, requires_grad=True)
+        k = q if call.get("self_attn") else rand(lib, *shape(S, kd), seed=2, requires_grad=True)
+        v = q if call.get("self_attn") else rand(lib, *shape(S, vd), seed=3, requires_grad=True)
+        kwargs = {}
+        for name in ("need_weights", "average_attn_weights"):
+            if name in call:
+                kwargs[name] = call[name]
+        if call.get("kpm"):
+            m = np.zeros((N, S), dtype=bool)
+            m[0, -1] = m[1, 0] = True
+            kwargs["key_padding_mask"] = lib.tensor(m[0] if unb else m)
+        if call.get("mask") or call.get("causal"):
+            kwargs["attn_mask"] = lib.nn.Transformer.generate_square_subsequent_mask(L, dtype=lib.float64)[:, :S] \
+                if S <= L else lib.tensor(np.triu(np.full((L, S), -np.inf), 1))
+        if call.get("causal"):
+            kwargs["is_causal"] = True
+            kwargs["need_weights"] = False
+        out = mod(q, k, v, **kwargs)
+        leaves = [q] + ([] if call.get("self_attn") else [k, v]) + list(mod.parameters())
+        return list(out) + grads(lib, list(out), leaves)
+    same(case)
+
+
+@pytest.mark.parametrize("bad", ["heads", "zero", "divisible"])
+def test_mha_constructor_errors(bad):
+    args = {"heads": (6, 0), "zero": (0, 2), "divisible": (6, 4)}[bad]
+    assert same(lambda lib: lib.nn.MultiheadAttention(*args)) is not None
+
+
+def test_mha_eval_no_grad_fast_path():
+    """torch's inference fast path (_native_multi_head_attention) gives the composite path's values."""
+    def case(lib):
+        mod = build(lib, "MultiheadAttention", 8, 2, batch_first=True).eval()
+        x = rand(lib, 2, 5, 8, seed=1)
+        m = np.zeros((2, 5), dtype=bool)
+        m[1, -2:] = True
+        with lib.no_grad():
+            return [mod(x, x, x), mod(x, x, x, key_padding_mask=lib.tensor(m), need_weights=False)[0]]
+    same(case)
+
+
+def test_mha_init():
+    torchlite.manual_seed(0)
+    m = torchlite.nn.MultiheadAttention(16, 4, add_bias_kv=True)
+    bound = math.sqrt(6.0 / (16 + 48))
+    assert float(m.in_proj_weight.abs().max()) <= bound and float(m.in_proj_weight.abs().max()) > 0.8 * bound
+    assert float(m.in_proj_bias.abs().max()) == 0 and float(m.out_proj.bias.abs().max()) == 0
+    assert float(m.bias_k.abs().max()) > 0
+
+
+TRANSFORMER_LAYERS = [
+    ("TransformerEncoderLayer", (8, 2, 16, 0.0), {}), ("TransformerEncoderLayer", (8, 2, 16, 0.0), dict(
+        activation="gelu", norm_first=True, batch_first=True)),
+    ("TransformerEncoderLayer", (8, 2, 16, 0.0), dict(bias=False, layer_norm_eps=1e-3)),
+    ("TransformerDecoderLayer", (8, 2, 16, 0.0), {}), ("TransformerDecoderLayer", (8, 2, 16, 0.0), dict(
+        activation="gelu", norm_first=True, batch_first=True)),
+]
+
+
+@pytest.mark.parametrize("cls,args,kw", TRANSFORMER_LAYERS)
+@pytest.mark.parametrize("masks", [False, True])
+def test_transformer_layers(cls, args, kw, masks):
+    def case(lib):
+        mod = build(lib, cls, *args, **kw)
+        bf = kw.get("batch_first")
+        x = rand(lib, *((2, 5, 8) if bf else (5, 2, 8)), seed=1, requires_grad=True)
+        extra = {}
+        if masks:
+            kpm = np.zeros((2, 5), dtype=bool)
+            kpm[1, -2:] = True
+            name = "src" if cls == "TransformerEncoderLayer" else "tgt"
+            extra = {f"{name}_mask": lib.nn.Transformer.generate_square_subsequent_mask(5, dtype=lib.float64),
+                     f"{name}_key_padding_mask": lib.tensor(kpm)}
+        if cls == "TransformerDecoderLayer":
+            mem = rand(lib, *((2, 3, 8) if bf else (3, 2, 8)), seed=2, requires_grad=True)
+            mod.train()
+            out = mod(x, mem, **extra)
+            return [structure(lib, mod), out] + grads(lib, out, [x, mem] + list(mod.parameters()))
+        mod.train()
+        out = mod(x, **extra)
+        return [structure(lib, mod), out] + grads(lib, out, [x] + list(mod.parameters()))
+    same(case)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_transformer(batch_first):
+    def case(lib):
+        mod = build(lib, "Transformer", 8, 2, 2, 1, 16, 0.0, batch_first=batch_first)
+        src = rand(lib, *((2, 5, 8) if batch_first else (5, 2, 8)), seed=1, requires_grad=True)
+        tgt = rand(lib, *((2, 4, 8) if batch_first else (4, 2, 8)), seed=2, requires_grad=True)
+        tgt_mask = lib.nn.Transformer.generate_square_subsequent_mask(4, dtype=lib.float64)
+        out = mod(src, tgt, tgt_mask=tgt_mask, tgt_is_causal=True)
+        return [structure(lib, mod), out] + grads(lib, out, [src, tgt] + list(mod.parameters()))
+    same(case)
+
+
+def test_transformer_encoder_nested_fast_path():
+    """Eval, no grad, batch_first, a key-padding mask: torch runs a nested tensor and leaves zeros at the
+    padded positions (before the final norm); so does torchlite."""
+    def case(lib):
+        layer = build(lib, "TransformerEncoderLayer", 8, 2, 16, 0.0, batch_first=True)
+        enc = lib.nn.TransformerEncoder(layer, 2)
+        if lib is torchlite:
+            ref = test_transformer_encoder_nested_fast_path.ref
+            enc.load_state_dict({k: torchlite.tensor(v.numpy()) for k, v in ref.state_dict().items()})
+        else:
+            test_transformer_encoder_nested_fast_path.ref = enc
+        enc.eval()
+        x = rand(lib, 2, 5, 8, seed=1)
+        kpm = np.zeros((2, 5), dtype=bool)
+        kpm[1, -2:] = True
+        with lib.no_grad():
+            return [enc(x, src_key_padding_mask=lib.tensor(kpm)), enc(x)]
+    same(case)
+
+
+def test_transformer_generate_square_subsequent_mask_and_errors():
+    def case(lib):
+        T = lib.nn.Transformer
+        return [T.generate_square_subsequent_mask(4), T.generate_square_subsequent_mask(3, dtype=lib.float64)]
+    same(case)
+
+    def bad(lib):
+        mod = build(lib, "Transformer", 8, 2, 1, 1, 16, 0.0)
+        return mod(rand(lib, 5, 2, 8), rand(lib, 4, 3, 8))
+    assert same(bad) is not None
+
+    def bad_act(lib):
+        return lib.nn.TransformerEncoderLayer(8, 2, activation="tanh")
+    assert same(bad_act) is not None
+
+
+def test_transformer_encoder_warns_like_torch():
+    for lib in (torch, torchlite):
+        layer = lib.nn.TransformerEncoderLayer(8, 2)
+        with pytest.warns(UserWarning, match=r"enable_nested_tensor is True, but self.use_nested_tensor is False "
+                                             r"because encoder_layer.self_attn.batch_first was not True"):
+            enc = lib.nn.TransformerEncoder(layer, 3, norm=lib.nn.LayerNorm(8), enable_nested_tensor=True)
+        assert len(enc.layers) == 3 and enc.layers[0] is not layer and enc.layers[0] is not enc.layers[1]
