@@ -2291,3 +2291,100 @@ def _pack_sequence(lib, dev):
     a, b = leaf(lib, dev, [1.0, 2.0]), leaf(lib, dev, [3.0, 4.0, 5.0])
     return with_grads(lib, lambda a, b: (rnn.pack_sequence([a, b], enforce_sorted=False).data,
                                          rnn.unpack_sequence(rnn.pack_sequence([b, a]))), a, b)
+
+
+def _seq_fill(lib, mod, dev):
+    """mod on dev with fixed weights (the same under both libraries), in float64."""
+    mod = mod.to(dev).double()
+    with lib.no_grad():
+        for i, p in enumerate(mod.parameters()):
+            p.copy_(lib.linspace(-0.6, 0.5, p.numel(), dtype=lib.float64).reshape(p.shape) * (1 + 0.1 * (i % 5)))
+    return mod
+
+
+def _seq_run(lib, dev, mod, *inputs):
+    """The outputs of mod(*inputs) (PackedSequence data and tuples flattened), the inputs' and
+    parameters' gradients, the parameter names and the repr."""
+    params = list(mod.parameters())
+
+    def f(*leaves):
+        out = mod(*leaves)
+        flat = []
+        for o in out if isinstance(out, tuple) else (out,):
+            if isinstance(o, tuple):
+                flat.extend(o)
+            else:
+                flat.append(getattr(o, "data", o) if hasattr(o, "batch_sizes") else o)
+        return flat
+    out, grads = with_grads(lib, f, *inputs)
+    wgrads = lib.autograd.grad(sum((o * 1.5).sum() for o in f(*inputs) if o is not None and o.requires_grad), params)
+    return out, grads, wgrads, [n for n, _ in mod.named_parameters()], repr(mod)
+
+
+@case("torchlite.nn.RNN", "torchlite.nn.RNNBase")
+def _nn_rnn(lib, dev):
+    mod = _seq_fill(lib, lib.nn.RNN(3, 4, 2, nonlinearity="relu", bidirectional=True), dev)
+    x = leaf(lib, dev, Q4, lib.float64)
+    return _seq_run(lib, dev, mod, x), isinstance(mod, lib.nn.RNNBase), mod.all_weights[0][0].shape
+
+
+@case("torchlite.nn.LSTM")
+def _nn_lstm(lib, dev):
+    mod = _seq_fill(lib, lib.nn.LSTM(3, 4, 2, proj_size=2, batch_first=True), dev)
+    x = leaf(lib, dev, Q4, lib.float64)
+    h = (leaf(lib, dev, [[[0.1, -0.2], [0.3, 0.0]]] * 2, lib.float64),
+         leaf(lib, dev, [[[0.5, -0.5, 0.25, 0.0]] * 2] * 2, lib.float64))
+    return _seq_run(lib, dev, mod, x), _seq_run(lib, dev, lambda x, h0, c0: mod(x, (h0, c0)), x, *h)[:3]
+
+
+@case("torchlite.nn.GRU")
+def _nn_gru(lib, dev):
+    mod = _seq_fill(lib, lib.nn.GRU(3, 4, bidirectional=True), dev)
+    x = leaf(lib, dev, Q4, lib.float64)
+    packed = lib.nn.utils.rnn.pack_padded_sequence(x, [2, 1], enforce_sorted=False)
+    return _seq_run(lib, dev, mod, x), mod(packed)[0].data, mod(x[0])[0]
+
+
+@case("torchlite.nn.RNNCell", "torchlite.nn.RNNCellBase")
+def _nn_rnn_cell(lib, dev):
+    mod = _seq_fill(lib, lib.nn.RNNCell(3, 4, nonlinearity="relu"), dev)
+    return _seq_run(lib, dev, mod, leaf(lib, dev, A, lib.float64)), isinstance(mod, lib.nn.RNNCellBase)
+
+
+@case("torchlite.nn.LSTMCell")
+def _nn_lstm_cell(lib, dev):
+    mod = _seq_fill(lib, lib.nn.LSTMCell(3, 4, bias=False), dev)
+    return _seq_run(lib, dev, mod, leaf(lib, dev, A, lib.float64))
+
+
+@case("torchlite.nn.GRUCell")
+def _nn_gru_cell(lib, dev):
+    mod = _seq_fill(lib, lib.nn.GRUCell(3, 4), dev)
+    return _seq_run(lib, dev, mod, leaf(lib, dev, A, lib.float64))
+
+
+@case("torchlite.nn.MultiheadAttention")
+def _nn_mha(lib, dev):
+    mod = _seq_fill(lib, lib.nn.MultiheadAttention(4, 2, add_bias_kv=True, kdim=3, vdim=3), dev)
+    q = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]]], lib.float64)
+    kv = leaf(lib, dev, Q4, lib.float64)
+    return _seq_run(lib, dev, mod, q, kv, kv), _seq_run(lib, dev, lambda q, k: mod(q, k, k, need_weights=False)[0],
+                                                         q, kv)[:3]
+
+
+@case("torchlite.nn.TransformerEncoderLayer", "torchlite.nn.TransformerEncoder")
+def _nn_transformer_encoder(lib, dev):
+    layer = lib.nn.TransformerEncoderLayer(4, 2, 6, 0.0, activation="gelu", norm_first=True)
+    enc = _seq_fill(lib, lib.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), dev)
+    x = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]], [[0.0, 1.0, 0.5, -1.0]] * 2], lib.float64)
+    mask = lib.nn.Transformer.generate_square_subsequent_mask(2, device=dev, dtype=lib.float64)
+    return _seq_run(lib, dev, enc, x), _seq_run(lib, dev, lambda x: enc(x, mask=mask), x)[:3]
+
+
+@case("torchlite.nn.TransformerDecoderLayer", "torchlite.nn.TransformerDecoder", "torchlite.nn.Transformer")
+def _nn_transformer(lib, dev):
+    mod = _seq_fill(lib, lib.nn.Transformer(4, 2, 1, 1, 6, 0.0, batch_first=True), dev)
+    x = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]], [[0.0, 1.0, 0.5, -1.0]] * 2], lib.float64)
+    y = leaf(lib, dev, [[[0.5, -1.0, 0.0, 0.25]], [[1.0, 0.0, -0.5, 0.5]]], lib.float64)
+    return (_seq_run(lib, dev, mod, x, y), isinstance(mod.decoder, lib.nn.TransformerDecoder),
+            isinstance(mod.decoder.layers[0], lib.nn.TransformerDecoderLayer))
