@@ -2302,13 +2302,13 @@ def _seq_fill(lib, mod, dev):
     return mod
 
 
-def _seq_run(lib, dev, mod, *inputs):
-    """The outputs of mod(*inputs) (PackedSequence data and tuples flattened), the inputs' and
-    parameters' gradients, the parameter names and the repr."""
+def _seq_run(lib, dev, mod, *inputs, call=None):
+    """The outputs of (call or mod)(*inputs) (PackedSequence data and tuples flattened), the inputs'
+    and mod's parameters' gradients, the parameter names and the repr."""
     params = list(mod.parameters())
 
     def f(*leaves):
-        out = mod(*leaves)
+        out = (call or mod)(*leaves)
         flat = []
         for o in out if isinstance(out, tuple) else (out,):
             if isinstance(o, tuple):
@@ -2334,7 +2334,7 @@ def _nn_lstm(lib, dev):
     x = leaf(lib, dev, Q4, lib.float64)
     h = (leaf(lib, dev, [[[0.1, -0.2], [0.3, 0.0]]] * 2, lib.float64),
          leaf(lib, dev, [[[0.5, -0.5, 0.25, 0.0]] * 2] * 2, lib.float64))
-    return _seq_run(lib, dev, mod, x), _seq_run(lib, dev, lambda x, h0, c0: mod(x, (h0, c0)), x, *h)[:3]
+    return _seq_run(lib, dev, mod, x), _seq_run(lib, dev, mod, x, *h, call=lambda x, h0, c0: mod(x, (h0, c0)))[:3]
 
 
 @case("torchlite.nn.GRU")
@@ -2368,8 +2368,8 @@ def _nn_mha(lib, dev):
     mod = _seq_fill(lib, lib.nn.MultiheadAttention(4, 2, add_bias_kv=True, kdim=3, vdim=3), dev)
     q = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]]], lib.float64)
     kv = leaf(lib, dev, Q4, lib.float64)
-    return _seq_run(lib, dev, mod, q, kv, kv), _seq_run(lib, dev, lambda q, k: mod(q, k, k, need_weights=False)[0],
-                                                         q, kv)[:3]
+    return _seq_run(lib, dev, mod, q, kv, kv), _seq_run(lib, dev, mod, q, kv,
+                                                         call=lambda q, k: mod(q, k, k, need_weights=False)[0])[:3]
 
 
 @case("torchlite.nn.TransformerEncoderLayer", "torchlite.nn.TransformerEncoder")
@@ -2378,7 +2378,7 @@ def _nn_transformer_encoder(lib, dev):
     enc = _seq_fill(lib, lib.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), dev)
     x = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]], [[0.0, 1.0, 0.5, -1.0]] * 2], lib.float64)
     mask = lib.nn.Transformer.generate_square_subsequent_mask(2, device=dev, dtype=lib.float64)
-    return _seq_run(lib, dev, enc, x), _seq_run(lib, dev, lambda x: enc(x, mask=mask), x)[:3]
+    return _seq_run(lib, dev, enc, x), _seq_run(lib, dev, enc, x, call=lambda x: enc(x, mask=mask))[:3]
 
 
 @case("torchlite.nn.TransformerDecoderLayer", "torchlite.nn.TransformerDecoder", "torchlite.nn.Transformer")
