@@ -1072,6 +1072,104 @@ def log_softmax_double_backward_output(grad, grad_output, dim, output):
     return mul(mul(neg(sum(grad_output, dim, True)), exp(output)), grad)
 
 
+from ._ops import (elu_backward, gelu_backward, glu_backward, hardshrink_backward,  # noqa: E402, F401 - formulas
+                   hardsigmoid_backward, hardswish_backward, hardtanh_backward, leaky_relu_backward,
+                   log_sigmoid_backward, narrow, sigmoid, softplus, softplus_backward, softshrink_backward, tanh)
+
+
+def _mask(cond, like):
+    """A 0/1 constant of like's dtype (a comparison's `.type_as(grad)` in upstream's formulas)."""
+    return _const(cond.astype(like._array.dtype), like)
+
+
+def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """FunctionsManual.cpp's elu_double_backward."""
+    neg_mask = _mask(self_or_result._array < 0, grad)
+    if is_result:
+        return mul(mul_scalar(mul(grad, grad_output), input_scale), neg_mask)
+    return mul(elu_backward(mul_scalar(mul(grad, grad_output), input_scale), alpha, scale, input_scale, is_result,
+                            self_or_result), neg_mask)
+
+
+_GELU_SQRT_HALF_OVER_SQRT_PI = 0.5 * 2.0 / np.sqrt(np.pi) * np.sqrt(0.5)  # M_2_SQRTPI * M_SQRT1_2 * 0.5
+_GELU_BETA = np.sqrt(2.0) * 2.0 / np.sqrt(np.pi) * 0.5
+_GELU_KAPPA = 0.044715
+
+
+def gelu_double_backward(ggI, gO, input, approximate):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's gelu_double_backward: ggI * gO * gelu''(input)."""
+    if approximate == "tanh":
+        x2 = mul(input, input)
+        inner = mul_scalar(add(input, mul_scalar(mul(x2, input), _GELU_KAPPA)), _GELU_BETA)
+        t = tanh(inner)
+        g = scalar_sub(1.0, mul(t, t))
+        h = mul_scalar(add_scalar(mul_scalar(x2, 3 * _GELU_KAPPA), 1.0), _GELU_BETA)
+        f = mul_scalar(input, 0.5)
+        f_prime_gh = mul(mul_scalar(g, 0.5), h)
+        g_prime_fh = mul(mul(f, h), mul_scalar(mul(mul(g, t), h), -2.0))  # d/dx (1 - tanh^2(inner))
+        h_prime_fg = mul(mul(f, g), mul_scalar(input, 6 * _GELU_KAPPA * _GELU_BETA))
+        return mul(mul(ggI, gO), add(add(add(f_prime_gh, f_prime_gh), g_prime_fh), h_prime_fg))
+    x2 = mul(input, input)
+    pdf = mul_scalar(exp(mul_scalar(x2, -0.5)), _GELU_SQRT_HALF_OVER_SQRT_PI)
+    return mul(mul(ggI, gO), sub(mul_scalar(pdf, 2.0), mul(x2, pdf)))
+
+
+def infinitely_differentiable_silu_backward(grad_output, input):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad_output * sigmoid * (1 + input * (1 - sigmoid))."""
+    sig = sigmoid(input)
+    return mul(mul(grad_output, sig), add_scalar(mul(input, scalar_sub(1.0, sig)), 1.0))
+
+
+def infinitely_differentiable_mish_backward(grad_output, input):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad_output * (tanh(softplus(x)) + x * sigmoid(x) * (1 - tanh(softplus(x))^2))."""
+    sig = sigmoid(input)
+    ts = tanh(softplus(input))
+    return mul(grad_output, add(ts, mul(mul(input, sig), scalar_sub(1.0, mul(ts, ts)))))
+
+
+def softplus_double_backward(grad, input, beta, threshold):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: sigmoid_backward(grad, (input * beta).sigmoid()) * (x < threshold) * beta."""
+    x = mul_scalar(input, beta)
+    return mul_scalar(mul(sigmoid_backward(grad, sigmoid(x)), _mask(x._array < threshold, grad)), beta)
+
+
+def hardswish_double_backward(grad, grad_output, self):
+    """derivatives.yaml's hardswish_backward self formula: where(-3 < self < 3, grad * grad_output / 3, 0)."""
+    a = self._array
+    return mul(div_scalar(mul(grad, grad_output), 3.0), _mask((a > -3.0) & (a < 3.0), grad))
+
+
+def log_sigmoid_double_backward(grad, input):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * (z - 1) * z, z = sigmoid(input)."""
+    z = sigmoid(input)
+    return mul(mul(grad, add_scalar(z, -1.0)), z)
+
+
+def glu_double_backward(grad, grad_output, input, dim):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's glu_double_backward."""
+    gO = grad_output
+    n = input._array.shape[dim] // 2
+    first, second = narrow(input, dim, 0, n), narrow(input, dim, n, n)
+    sig = sigmoid(second)
+    one_sub_sig = scalar_sub(1.0, sig)
+    sig_one_sub_sig = mul(sig, one_sub_sig)
+    gg_first, gg_second = narrow(grad, dim, 0, n), narrow(grad, dim, n, n)
+    gi_first = mul(mul(gg_second, gO), sig_one_sub_sig)
+    second_order = sub(mul(sig_one_sub_sig, one_sub_sig), mul(sig, sig_one_sub_sig))
+    gi_second = add(mul(mul(mul(gg_second, first), gO), second_order), mul(mul(gg_first, gO), sig_one_sub_sig))
+    return cat([gi_first, gi_second], dim)
+
+
+def glu_double_backward_grad_output(grad, input, dim):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * glu_backward(ones, input, dim), its two halves added."""
+    dim = dim % input._array.ndim
+    sizes = list(input._array.shape)
+    sizes[dim] //= 2
+    ones = _const(np.ones(sizes, dtype=input._array.dtype), input)
+    tmp = mul(grad, glu_backward(ones, input, dim))
+    return add(narrow(tmp, dim, 0, sizes[dim]), narrow(tmp, dim, sizes[dim], sizes[dim]))
+
+
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 

@@ -536,6 +536,34 @@ op2("log_softmax", ["{out} = {0}.log_softmax({d})", "{out} = lib.log_softmax({0}
                     "{out} = {0}.log_softmax({d}, dtype=lib.float64)",
                     "{out} = lib.nn.functional.log_softmax({0}, {d})"],
     [T()], dim_kw, weight=0.6)
+_F = "lib.nn.functional."
+op2("hardtanh", [f"{{out}} = {_F}hardtanh({{0}})", f"{{out}} = {_F}hardtanh({{0}}, -0.5, 0.25)",
+                 f"{{out}} = {_F}hardtanh({{0}}, inplace=True)", f"{{out}} = {_F}hardtanh_({{0}}, 0.0, 2.0)"],
+    [T()], weight=0.4)
+op2("relu6", [f"{{out}} = {_F}relu6({{0}})", f"{{out}} = {_F}relu6({{0}}, inplace=True)"], [T()], weight=0.3)
+op2("leaky_relu", [f"{{out}} = {_F}leaky_relu({{0}})", f"{{out}} = {_F}leaky_relu({{0}}, 0.2)",
+                   f"{{out}} = {_F}leaky_relu_({{0}}, 0.1)"], [T()], weight=0.4)
+op2("elu", [f"{{out}} = {_F}elu({{0}})", f"{{out}} = {_F}elu({{0}}, 0.5)", f"{{out}} = {_F}elu_({{0}})"], [T()],
+    weight=0.4)
+op2("selu", ["{out} = lib.selu({0})", f"{{out}} = {_F}selu({{0}}, inplace=True)"], [T()], weight=0.3)
+op2("celu", ["{out} = lib.celu({0}, 1.5)", "{out} = lib.celu_({0})", f"{{out}} = {_F}celu({{0}})"], [T()],
+    weight=0.3)
+op2("gelu", [f"{{out}} = {_F}gelu({{0}})", f"{{out}} = {_F}gelu({{0}}, approximate='tanh')"], [T()], weight=0.4)
+op2("silu", [f"{{out}} = {_F}silu({{0}})", f"{{out}} = {_F}silu({{0}}, inplace=True)"], [T()], weight=0.4)
+op2("mish", [f"{{out}} = {_F}mish({{0}})", f"{{out}} = {_F}mish({{0}}, inplace=True)"], [T()], weight=0.3)
+op2("softplus", [f"{{out}} = {_F}softplus({{0}})", f"{{out}} = {_F}softplus({{0}}, 2, 1)"], [T()], weight=0.4)
+op2("hardswish", [f"{{out}} = {_F}hardswish({{0}})", f"{{out}} = {_F}hardswish({{0}}, True)"], [T()],
+    weight=0.3)
+op2("hardsigmoid", [f"{{out}} = {_F}hardsigmoid({{0}})", f"{{out}} = {_F}hardsigmoid({{0}}, True)"], [T()],
+    weight=0.3)
+op2("log_sigmoid", [f"{{out}} = {_F}logsigmoid({{0}})", f"{{out}} = {_F}softsign({{0}})",
+                    f"{{out}} = {_F}tanhshrink({{0}})"], [T()], weight=0.4)
+op2("glu", [f"{{out}} = {_F}glu({{0}}, {{d}})", f"{{out}} = {_F}glu({{0}})"], [T()], dim_kw, weight=0.4)
+op2("threshold", ["{out} = lib.threshold({0}, 0.5, -1.0)", "{out} = lib.threshold_({0}, 0.0, 2.0)",
+                  f"{{out}} = {_F}threshold({{0}}, 0.1, 20.0, inplace=True)"], [T()], weight=0.4)
+op2("softshrink", [f"{{out}} = {_F}softshrink({{0}})", f"{{out}} = {_F}softshrink({{0}}, 1.0)"], [T()],
+    weight=0.3)
+op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)"], [T()], weight=0.3)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -85,6 +85,10 @@ REACHED_VIA = {
     # ==== issue 15: functional ====
     # (the functional family's entries follow this line)
     "_softmax": "softmax", "_log_softmax": "log_softmax",
+    "hardtanh_backward": "hardtanh", "leaky_relu_backward": "leaky_relu", "elu_backward": "elu",
+    "gelu_backward": "gelu", "softplus_backward": "softplus", "hardswish_backward": "hardswish",
+    "hardsigmoid_backward": "hardsigmoid", "log_sigmoid_forward": "log_sigmoid", "log_sigmoid_backward": "log_sigmoid",
+    "glu_backward": "glu", "softshrink_backward": "softshrink", "hardshrink_backward": "hardshrink",
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)

@@ -115,7 +115,8 @@ def check(fn, specs, dtypes=("float64", "float32"), double=True, gradgrad=True, 
             def f(*ls):
                 it = iter(ls)
                 args = [next(it) if x.requires_grad else x for x in xs]
-                return tuple(o for o in outputs(fn(torchlite, TF, *args)) if o.requires_grad)
+                return tuple(o for o in outputs(fn(torchlite, TF, *args))
+                             if isinstance(o, torchlite.Tensor) and o.requires_grad)
             assert torchlite.autograd.gradcheck(f, tuple(leaves))
             assert torchlite.autograd.gradgradcheck(f, tuple(leaves))
 
@@ -258,3 +259,171 @@ def test_bilinear():
     same_error(lambda lib, F: F.bilinear(lib.ones(3, 4), lib.ones(3, 3), lib.ones(5, 4, 2)))
     same_error(lambda lib, F: F.bilinear(lib.ones(3, 3), lib.ones(3, 2), lib.ones(5, 4, 2)))
     same_error(lambda lib, F: F.bilinear(lib.ones(3, 4), lib.ones(3, 2), lib.ones(5, 4, 2), lib.ones(4)))
+
+
+# ==== activations ==============================================================================
+
+# values away from each activation's kinks (finite differences in gradcheck), plus the kinks
+# themselves in the float comparisons
+XA = np.array([[-3.7, -2.2, -1.3, -0.6, -0.2], [0.15, 0.45, 1.1, 2.4, 3.6]])
+KINKS = np.array([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 6.0, 20.0, -20.0, 30.0])
+
+ACTIVATIONS = {
+    "relu": lambda F, x: F.relu(x),
+    "relu6": lambda F, x: F.relu6(x * 3),
+    "leaky_relu": lambda F, x: F.leaky_relu(x),
+    "leaky_relu_slope": lambda F, x: F.leaky_relu(x, 0.2),
+    "elu": lambda F, x: F.elu(x),
+    "elu_alpha": lambda F, x: F.elu(x, alpha=0.7),
+    "selu": lambda F, x: F.selu(x),
+    "celu": lambda F, x: F.celu(x, 1.5),
+    "gelu": lambda F, x: F.gelu(x),
+    "gelu_tanh": lambda F, x: F.gelu(x, approximate="tanh"),
+    "silu": lambda F, x: F.silu(x),
+    "mish": lambda F, x: F.mish(x),
+    "tanh": lambda F, x: F.tanh(x),
+    "sigmoid": lambda F, x: F.sigmoid(x),
+    "softplus": lambda F, x: F.softplus(x),
+    "softplus_beta": lambda F, x: F.softplus(x, beta=2, threshold=3),
+    "hardtanh": lambda F, x: F.hardtanh(x),
+    "hardtanh_range": lambda F, x: F.hardtanh(x, -2.0, 0.7),
+    "hardswish": lambda F, x: F.hardswish(x),
+    "hardsigmoid": lambda F, x: F.hardsigmoid(x),
+    "logsigmoid": lambda F, x: F.logsigmoid(x),
+    "softsign": lambda F, x: F.softsign(x),
+    "threshold": lambda F, x: F.threshold(x, 0.3, -2.0),
+    "glu": lambda F, x: F.glu(x, 0),
+    "glu_last": lambda F, x: F.glu(x[:, 1:]),
+    "softshrink": lambda F, x: F.softshrink(x, 0.4),
+    "hardshrink": lambda F, x: F.hardshrink(x, 0.4),
+    "tanhshrink": lambda F, x: F.tanhshrink(x),
+}
+# hardsigmoid's backward has no derivative upstream (torch::autograd::NotImplemented)
+NO_DOUBLE = {"hardsigmoid"}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activation(name):
+    fn = ACTIVATIONS[name]
+    double = name not in NO_DOUBLE
+    check(lambda lib, F, x: fn(F, x), [XA], double=double, gradgrad=double)
+    if name != "glu_last":
+        check(lambda lib, F, x: fn(F, x), [KINKS[:10]], double=double, gradgrad=False)
+    check(lambda lib, F, x: fn(F, x.t()), [XA.T.copy()], double=double, gradgrad=False)
+
+
+def test_hardsigmoid_double_backward_refused():
+    def case(lib, F):
+        x = lib.tensor(XA, requires_grad=True)
+        g, = lib.autograd.grad(F.hardsigmoid(x).sum(), x, create_graph=True)
+        g.sum().backward()
+    assert same_error(case)[0] == "raised"
+
+
+INPLACE = {
+    "relu": lambda F, x: F.relu(x, inplace=True),
+    "relu_": lambda F, x: F.relu_(x),
+    "relu6": lambda F, x: F.relu6(x, inplace=True),
+    "leaky_relu": lambda F, x: F.leaky_relu(x, 0.1, inplace=True),
+    "leaky_relu_": lambda F, x: F.leaky_relu_(x, 0.1),
+    "elu": lambda F, x: F.elu(x, 0.5, inplace=True),
+    "elu_": lambda F, x: F.elu_(x),
+    "selu": lambda F, x: F.selu(x, inplace=True),
+    "selu_": lambda F, x: F.selu_(x),
+    "celu": lambda F, x: F.celu(x, 2.0, inplace=True),
+    "celu_": lambda F, x: F.celu_(x),
+    "hardtanh": lambda F, x: F.hardtanh(x, -0.5, 0.5, inplace=True),
+    "hardtanh_": lambda F, x: F.hardtanh_(x),
+    "threshold": lambda F, x: F.threshold(x, 0.2, 5.0, inplace=True),
+    "threshold_": lambda F, x: F.threshold_(x, 0.2, 5.0),
+    "silu": lambda F, x: F.silu(x, inplace=True),
+    "mish": lambda F, x: F.mish(x, inplace=True),
+    "hardswish": lambda F, x: F.hardswish(x, inplace=True),
+    "hardsigmoid": lambda F, x: F.hardsigmoid(x, inplace=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_activation_inplace(name):
+    fn = INPLACE[name]
+
+    def case(lib, F, x):
+        y = x * 1
+        out = fn(F, y)
+        assert out is y
+        return y, y._version
+    double = name != "hardsigmoid"
+    check(case, [XA], double=double, gradgrad=double)
+
+    def saved(lib, F):
+        x = lib.tensor(XA, requires_grad=True)
+        y = x * 1
+        fn(F, y)
+        node = y.grad_fn
+        return node.name(), {k: getattr(node, k) for k in dir(node) if k.startswith("_saved_")}
+    same_error(saved)
+    # a leaf that requires grad is refused, as torch refuses it
+    same_error(lambda lib, F: fn(F, lib.tensor(XA, requires_grad=True)))
+    # no grad: written in place
+    check(lambda lib, F, x: fn(F, x.clone()), [Fixed(XA)], gradgrad=False)
+
+
+def test_activation_saved_fields():
+    def saved(lib, F):
+        x = lib.tensor(XA, requires_grad=True)
+        out = []
+        for y in (F.elu(x, 0.5), F.selu(x), F.celu(x, 2.0), F.leaky_relu(x, 0.2), F.gelu(x, approximate="tanh"),
+                  F.softplus(x, 2, 10), F.hardtanh(x, -0.5, 0.5), F.threshold(x, 0.5, 2), F.softshrink(x, 0.3),
+                  F.hardshrink(x), F.glu(x, 0), F.glu(x, -2), F.logsigmoid(x), F.relu6(x), F.silu(x), F.mish(x),
+                  F.hardswish(x), F.hardsigmoid(x)):
+            node = y.grad_fn
+            out.append((node.name(), {k: getattr(node, k) for k in dir(node) if k.startswith("_saved_")}))
+            g, = lib.autograd.grad(y.sum(), x, create_graph=True)
+            node = g.grad_fn
+            out.append((node.name(), {k: getattr(node, k) for k in dir(node) if k.startswith("_saved_")}))
+        return out
+    same_error(saved)
+
+
+def test_activation_errors():
+    for name in ["relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus", "hardtanh",
+                 "hardswish", "hardsigmoid", "logsigmoid", "softsign", "glu", "softshrink", "hardshrink",
+                 "tanhshrink"]:
+        for x in ("lib.arange(4)", "lib.ones(4, dtype=lib.bool)", "lib.ones(4, dtype=lib.int32)"):
+            same_error(lambda lib, F, x=x, name=name: getattr(F, name)(eval(x)))
+    same_error(lambda lib, F: F.threshold(lib.arange(4), 1, 2))
+    same_error(lambda lib, F: F.gelu(lib.ones(2), approximate="x"))
+    same_error(lambda lib, F: F.softshrink(lib.ones(2), -1))
+    same_error(lambda lib, F: F.softshrink(lib.ones(2, dtype=lib.float64), -1.5))
+    same_error(lambda lib, F: F.hardtanh(lib.ones(2), 1.0, -1.0))
+    same_error(lambda lib, F: F.glu(lib.ones(3, 2), 0))
+    same_error(lambda lib, F: F.glu(lib.tensor(1.0)))
+    same_error(lambda lib, F: F.glu(lib.ones(2, 2), 2))
+    same_error(lambda lib, F: F.glu(lib.ones(2, 2), "a"))
+    same_error(lambda lib, F: F.elu(lib.ones(2), "a"))
+    same_error(lambda lib, F: F.leaky_relu(lib.ones(2), negative_slope=None))
+
+    def negative_slope(lib, F, name):
+        x = lib.tensor(XA, requires_grad=True)
+        y = x * 1
+        getattr(F, name)(y, -0.5, inplace=True)
+        y.sum().backward()
+    same_error(lambda lib, F: negative_slope(lib, F, "leaky_relu"))
+    same_error(lambda lib, F: negative_slope(lib, F, "elu"))
+
+
+def test_activation_float16():
+    x = XA.astype(np.float16)
+    for name in ["relu6", "leaky_relu", "elu", "gelu", "silu", "softplus", "hardswish", "logsigmoid", "glu"]:
+        fn = ACTIVATIONS[name]
+        mine = np.asarray(fn(TF, torchlite.tensor(x)))
+        theirs = fn(F, torch.tensor(x)).numpy()
+        assert mine.dtype == theirs.dtype == np.float16
+        np.testing.assert_allclose(mine.astype(np.float64), theirs.astype(np.float64), rtol=1e-3, atol=1e-3)
+
+
+def test_activation_zero_dim():
+    for name in sorted(ACTIVATIONS):
+        if not name.startswith("glu"):
+            check(lambda lib, F, x, name=name: ACTIVATIONS[name](F, x), [np.array(0.7)], gradgrad=False,
+                  double=name not in NO_DOUBLE)

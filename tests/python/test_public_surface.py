@@ -2081,6 +2081,68 @@ def _bilinear(lib, dev):
                       x1, x2, w, b)
 
 
+def _activation_case(call, inplace=False):
+    """An activation's value, node and gradient; an in-place one on a non-leaf (its node, version)."""
+    def run_case(lib, dev):
+        F = lib.nn.functional
+        if not inplace:
+            return with_grads(lib, lambda x: (lambda y: (y, y.grad_fn.name()))(call(lib, F, x)), leaf(lib, dev, X3))
+
+        def op(x):
+            y = x * 1
+            out = call(lib, F, y)
+            return out, out is y, y.grad_fn.name(), y._version
+        return with_grads(lib, op, leaf(lib, dev, X3))
+    return run_case
+
+
+_ACTIVATION_CASES = {
+    "nn.functional.threshold": lambda lib, F, x: F.threshold(x, 0.3, -2.0),
+    "nn.functional.relu": lambda lib, F, x: F.relu(x),
+    "nn.functional.glu": lambda lib, F, x: F.glu(x, 0),
+    "nn.functional.hardtanh": lambda lib, F, x: F.hardtanh(x, -0.5, 2.0),
+    "nn.functional.relu6": lambda lib, F, x: F.relu6(x * 2),
+    "nn.functional.elu": lambda lib, F, x: F.elu(x, 0.5),
+    "nn.functional.selu": lambda lib, F, x: F.selu(x),
+    "nn.functional.celu": lambda lib, F, x: F.celu(x, 2.0),
+    "nn.functional.leaky_relu": lambda lib, F, x: F.leaky_relu(x, 0.2),
+    "nn.functional.gelu": lambda lib, F, x: F.gelu(x, approximate="tanh"),
+    "nn.functional.logsigmoid": lambda lib, F, x: F.logsigmoid(x),
+    "nn.functional.hardshrink": lambda lib, F, x: F.hardshrink(x, 0.6),
+    "nn.functional.softplus": lambda lib, F, x: F.softplus(x, 2, 3),
+    "nn.functional.softshrink": lambda lib, F, x: F.softshrink(x, 0.6),
+    "nn.functional.tanhshrink": lambda lib, F, x: F.tanhshrink(x),
+    "nn.functional.softsign": lambda lib, F, x: F.softsign(x),
+    "nn.functional.tanh": lambda lib, F, x: F.tanh(x),
+    "nn.functional.sigmoid": lambda lib, F, x: F.sigmoid(x),
+    "nn.functional.hardsigmoid": lambda lib, F, x: F.hardsigmoid(x),
+    "nn.functional.silu": lambda lib, F, x: F.silu(x),
+    "nn.functional.mish": lambda lib, F, x: F.mish(x),
+    "nn.functional.hardswish": lambda lib, F, x: F.hardswish(x),
+    "selu": lambda lib, F, x: lib.selu(x),
+    "celu": lambda lib, F, x: lib.celu(x, 0.5),
+    "threshold": lambda lib, F, x: lib.threshold(x, 1.0, 0.5),
+    "hardshrink": lambda lib, F, x: lib.hardshrink(x, 1.0),
+}
+_INPLACE_ACTIVATION_CASES = {
+    "nn.functional.threshold_": lambda lib, F, x: F.threshold_(x, 0.3, -2.0),
+    "nn.functional.relu_": lambda lib, F, x: F.relu_(x),
+    "nn.functional.hardtanh_": lambda lib, F, x: F.hardtanh_(x, -0.5, 2.0),
+    "nn.functional.elu_": lambda lib, F, x: F.elu_(x, 0.5),
+    "nn.functional.selu_": lambda lib, F, x: F.selu_(x),
+    "nn.functional.celu_": lambda lib, F, x: F.celu_(x, 2.0),
+    "nn.functional.leaky_relu_": lambda lib, F, x: F.leaky_relu_(x, 0.2),
+    "selu_": lambda lib, F, x: lib.selu_(x),
+    "celu_": lambda lib, F, x: lib.celu_(x, 0.5),
+    "threshold_": lambda lib, F, x: lib.threshold_(x, 1.0, 0.5),
+}
+for _name, _call in _ACTIVATION_CASES.items():
+    case(f"torchlite.{_name}")(_activation_case(_call))
+for _name, _call in _INPLACE_ACTIVATION_CASES.items():
+    case(f"torchlite.{_name}")(_activation_case(_call, inplace=True))
+case("Tensor.hardshrink")(_activation_case(lambda lib, F, x: x.hardshrink(0.25)))
+
+
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 

@@ -32,6 +32,8 @@ from .._functions_manual import (
     div_tensor_other_backward_mode,
     div_tensor_self_backward,
     div_tensor_self_backward_mode,
+    elu_backward,
+    elu_double_backward,
     erfinv,
     evenly_distribute_backward,
     exp,
@@ -42,9 +44,19 @@ from .._functions_manual import (
     gather,
     gather_backward,
     ge_mask,
+    gelu_backward,
+    gelu_double_backward,
     getitem_raw,
+    glu_backward,
+    glu_double_backward,
+    glu_double_backward_grad_output,
     grad_mode_is_enabled,
     gt_mask,
+    hardshrink_backward,
+    hardsigmoid_backward,
+    hardswish_backward,
+    hardswish_double_backward,
+    hardtanh_backward,
     index_add_source_backward,
     index_backward,
     index_copy_source_backward,
@@ -53,13 +65,18 @@ from .._functions_manual import (
     index_put_zeros,
     index_select_backward,
     infinitely_differentiable_logit_backward,
+    infinitely_differentiable_mish_backward,
+    infinitely_differentiable_silu_backward,
     isfinite,
     le_mask,
+    leaky_relu_backward,
     linalg_cross,
     linalg_det_backward,
     linalg_solve_backward,
     linalg_vector_norm_backward,
     log1p_backward,
+    log_sigmoid_backward,
+    log_sigmoid_double_backward,
     log_softmax_double_backward_grad_output,
     log_softmax_double_backward_output,
     logit_backward,
@@ -121,6 +138,9 @@ from .._functions_manual import (
     slice_from_key,
     slogdet_backward,
     softmax_double_backward,
+    softplus_backward,
+    softplus_double_backward,
+    softshrink_backward,
     split_backward,
     squeeze,
     stack_tensors_backward,
@@ -1615,6 +1635,199 @@ def LogSoftmaxBackwardDataBackward0(grad, needs, grad_output, output, dim):
     grad_output = log_softmax_double_backward_output(grad, grad_output, dim, output) if needs[1] else None
     return (grad_grad_output, grad_output)
 
+
+def HardtanhBackward0(grad, needs, self, min_val, max_val):
+    """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
+    grad_self = hardtanh_backward(grad, self, min_val, max_val) if needs[0] else None
+    return (grad_self,)
+
+
+def HardtanhBackwardBackward0(grad, needs, self, min_val, max_val):
+    """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
+    grad_grad_output = hardtanh_backward(grad, self, min_val, max_val) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def LeakyReluBackward0(grad, needs, self, negative_slope):
+    """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
+    grad_self = leaky_relu_backward(grad, self, negative_slope, False) if needs[0] else None
+    return (grad_self,)
+
+
+def LeakyReluBackward1(grad, needs, negative_slope, result):
+    """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
+    grad_self = leaky_relu_backward(grad, result, negative_slope, True) if needs[0] else None
+    return (grad_self,)
+
+
+def LeakyReluBackwardBackward0(grad, needs, self, negative_slope):
+    """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
+    grad_grad_output = leaky_relu_backward(grad, self, negative_slope, False) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def EluBackward0(grad, needs, self, alpha, scale, input_scale):
+    """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
+    grad_self = elu_backward(grad, alpha, scale, input_scale, False, self) if needs[0] else None
+    return (grad_self,)
+
+
+def EluBackward1(grad, needs, alpha, scale, input_scale, result):
+    """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
+    grad_self = elu_backward(grad, alpha, scale, input_scale, True, result) if needs[0] else None
+    return (grad_self,)
+
+
+def EluBackwardBackward0(grad, needs, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result,
+    Tensor self_or_result) -> Tensor"""
+    grad_grad_output = elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result) if needs[0] else None
+    grad_self_or_result = elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result,
+                                              self_or_result) if needs[1] else None
+    return (grad_grad_output, grad_self_or_result)
+
+
+def CeluBackward0(grad, needs, self, alpha):
+    """celu(Tensor self, Scalar alpha=1.0) -> Tensor"""
+    grad_self = elu_backward(grad, alpha, 1, 1.0 / alpha, False, self) if needs[0] else None
+    return (grad_self,)
+
+
+def CeluBackward1(grad, needs, alpha, result):
+    """celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)"""
+    grad_self = elu_backward(grad, alpha, 1, 1.0 / alpha, True, result) if needs[0] else None
+    return (grad_self,)
+
+
+def GeluBackward0(grad, needs, self, approximate):
+    """gelu(Tensor self, *, str approximate='none') -> Tensor"""
+    grad_self = gelu_backward(grad, self, approximate=approximate) if needs[0] else None
+    return (grad_self,)
+
+
+def GeluBackwardBackward0(grad, needs, grad_output, self, approximate):
+    """gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor"""
+    grad_grad_output = gelu_backward(grad, self, approximate=approximate) if needs[0] else None
+    grad_self = gelu_double_backward(grad, grad_output, self, approximate) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def SiluBackward0(grad, needs, self):
+    """silu(Tensor self) -> Tensor"""
+    grad_self = infinitely_differentiable_silu_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def MishBackward0(grad, needs, self):
+    """mish(Tensor self) -> Tensor"""
+    grad_self = infinitely_differentiable_mish_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftplusBackward0(grad, needs, self, beta, threshold):
+    """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
+    grad_self = softplus_backward(grad, self, beta, threshold) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftplusBackwardBackward0(grad, needs, grad_output, self, beta, threshold):
+    """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
+    grad_grad_output = softplus_backward(grad, self, beta, threshold) if needs[0] else None
+    grad_self = softplus_double_backward(mul(grad, grad_output), self, beta, threshold) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def HardswishBackward0(grad, needs, self):
+    """hardswish(Tensor self) -> Tensor"""
+    grad_self = hardswish_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def HardswishBackwardBackward0(grad, needs, grad_output, self):
+    """hardswish_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    grad_grad_output = hardswish_backward(grad, self) if needs[0] else None
+    grad_self = hardswish_double_backward(grad, grad_output, self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def HardsigmoidBackward0(grad, needs, self):
+    """hardsigmoid(Tensor self) -> Tensor"""
+    grad_self = hardsigmoid_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def NotImplementedHardsigmoidBackward(grad, needs, name):
+    """hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    grad_grad_output = not_implemented_node(name) if needs[0] else None
+    grad_self = not_implemented_node(name) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def LogSigmoidBackward0(grad, needs, self, buffer):
+    """log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)"""
+    grad_self = log_sigmoid_backward(grad, self, buffer) if needs[0] else None
+    return (grad_self,)
+
+
+def LogSigmoidBackwardBackward0(grad, needs, grad_output, self, buffer):
+    """log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor"""
+    grad_grad_output = log_sigmoid_backward(grad, self, buffer) if needs[0] else None
+    grad_self = log_sigmoid_double_backward(mul(grad, grad_output), self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def GluBackward0(grad, needs, self, dim):
+    """glu(Tensor self, int dim=-1) -> Tensor"""
+    grad_self = glu_backward(grad, self, dim) if needs[0] else None
+    return (grad_self,)
+
+
+def GluBackwardBackward0(grad, needs, grad_output, self, dim):
+    """glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor"""
+    grad_grad_output = glu_double_backward_grad_output(grad, self, dim) if needs[0] else None
+    grad_self = glu_double_backward(grad, grad_output, self, dim) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ThresholdBackward0(grad, needs, self, threshold):
+    """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
+    grad_self = threshold_backward(grad, self, threshold) if needs[0] else None
+    return (grad_self,)
+
+
+def ThresholdBackward1(grad, needs, self, threshold):
+    """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
+    grad_self = threshold_backward(grad, self, threshold) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftshrinkBackward0(grad, needs, self, lambd):
+    """softshrink(Tensor self, Scalar lambd=0.5) -> Tensor"""
+    grad_self = softshrink_backward(grad, self, lambd) if needs[0] else None
+    return (grad_self,)
+
+
+def SoftshrinkBackwardBackward0(grad, needs, self, lambd):
+    """softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor"""
+    grad_grad_output = softshrink_backward(grad, self, lambd) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def HardshrinkBackward0(grad, needs, self, lambd):
+    """hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor"""
+    grad_self = hardshrink_backward(grad, self, lambd) if needs[0] else None
+    return (grad_self,)
+
+
+def HardshrinkBackwardBackward0(grad, needs, self, lambd):
+    """hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor"""
+    grad_grad_out = hardshrink_backward(grad, self, lambd) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_out, grad_self)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -1842,3 +2055,33 @@ _C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
 _C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
 _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)
 _C._set_formula(specs.LogSoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0)
+_C._set_formula(specs.HardtanhBackward0, HardtanhBackward0)
+_C._set_formula(specs.HardtanhBackwardBackward0, HardtanhBackwardBackward0)
+_C._set_formula(specs.LeakyReluBackward0, LeakyReluBackward0)
+_C._set_formula(specs.LeakyReluBackward1, LeakyReluBackward1)
+_C._set_formula(specs.LeakyReluBackwardBackward0, LeakyReluBackwardBackward0)
+_C._set_formula(specs.EluBackward0, EluBackward0)
+_C._set_formula(specs.EluBackward1, EluBackward1)
+_C._set_formula(specs.EluBackwardBackward0, EluBackwardBackward0)
+_C._set_formula(specs.CeluBackward0, CeluBackward0)
+_C._set_formula(specs.CeluBackward1, CeluBackward1)
+_C._set_formula(specs.GeluBackward0, GeluBackward0)
+_C._set_formula(specs.GeluBackwardBackward0, GeluBackwardBackward0)
+_C._set_formula(specs.SiluBackward0, SiluBackward0)
+_C._set_formula(specs.MishBackward0, MishBackward0)
+_C._set_formula(specs.SoftplusBackward0, SoftplusBackward0)
+_C._set_formula(specs.SoftplusBackwardBackward0, SoftplusBackwardBackward0)
+_C._set_formula(specs.HardswishBackward0, HardswishBackward0)
+_C._set_formula(specs.HardswishBackwardBackward0, HardswishBackwardBackward0)
+_C._set_formula(specs.HardsigmoidBackward0, HardsigmoidBackward0)
+_C._set_formula(specs.NotImplementedHardsigmoidBackward, NotImplementedHardsigmoidBackward)
+_C._set_formula(specs.LogSigmoidBackward0, LogSigmoidBackward0)
+_C._set_formula(specs.LogSigmoidBackwardBackward0, LogSigmoidBackwardBackward0)
+_C._set_formula(specs.GluBackward0, GluBackward0)
+_C._set_formula(specs.GluBackwardBackward0, GluBackwardBackward0)
+_C._set_formula(specs.ThresholdBackward0, ThresholdBackward0)
+_C._set_formula(specs.ThresholdBackward1, ThresholdBackward1)
+_C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
+_C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
+_C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
+_C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)

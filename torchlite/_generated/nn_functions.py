@@ -8,13 +8,260 @@ from .. import _ops
 from .._ops.python_arg_parser import _rebind
 
 __all__ = [
+    "elu",
+    "elu_",
+    "elu_backward",
+    "gelu",
+    "gelu_backward",
+    "glu",
+    "glu_backward",
+    "hardshrink_backward",
+    "hardsigmoid",
+    "hardsigmoid_",
+    "hardsigmoid_backward",
+    "hardswish",
+    "hardswish_",
+    "hardswish_backward",
+    "hardtanh",
+    "hardtanh_",
+    "hardtanh_backward",
+    "leaky_relu",
+    "leaky_relu_",
+    "leaky_relu_backward",
     "linear",
+    "log_sigmoid",
+    "log_sigmoid_backward",
+    "log_sigmoid_forward",
+    "mish",
+    "mish_",
+    "relu6",
+    "relu6_",
+    "silu",
+    "silu_",
+    "softplus",
+    "softplus_backward",
+    "softshrink",
+    "softshrink_backward",
 ]
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
 _SCHEMAS = {
+    "elu": ('Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1',),
+    "elu_": ('Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1',),
+    "elu_backward": (
+        'Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result',),
+    "gelu": ("Tensor self, *, str approximate='none'",),
+    "gelu_backward": ("Tensor grad_output, Tensor self, *, str approximate='none'",),
+    "glu": ('Tensor self, int dim=-1',),
+    "glu_backward": ('Tensor grad_output, Tensor self, int dim',),
+    "hardshrink_backward": ('Tensor grad_out, Tensor self, Scalar lambd',),
+    "hardsigmoid": ('Tensor self',),
+    "hardsigmoid_": ('Tensor(a!) self',),
+    "hardsigmoid_backward": ('Tensor grad_output, Tensor self',),
+    "hardswish": ('Tensor self',),
+    "hardswish_": ('Tensor(a!) self',),
+    "hardswish_backward": ('Tensor grad_output, Tensor self',),
+    "hardtanh": ('Tensor self, Scalar min_val=-1, Scalar max_val=1',),
+    "hardtanh_": ('Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1',),
+    "hardtanh_backward": ('Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val',),
+    "leaky_relu": ('Tensor self, Scalar negative_slope=0.01',),
+    "leaky_relu_": ('Tensor(a!) self, Scalar negative_slope=0.01',),
+    "leaky_relu_backward": ('Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result',),
     "linear": ('Tensor input, Tensor weight, Tensor? bias=None',),
+    "log_sigmoid": ('Tensor self',),
+    "log_sigmoid_backward": ('Tensor grad_output, Tensor self, Tensor buffer',),
+    "log_sigmoid_forward": ('Tensor self',),
+    "mish": ('Tensor self',),
+    "mish_": ('Tensor(a!) self',),
+    "relu6": ('Tensor self',),
+    "relu6_": ('Tensor(a!) self',),
+    "silu": ('Tensor self',),
+    "silu_": ('Tensor(a!) self',),
+    "softplus": ('Tensor self, Scalar beta=1, Scalar threshold=20',),
+    "softplus_backward": ('Tensor grad_output, Tensor self, Scalar beta, Scalar threshold',),
+    "softshrink": ('Tensor self, Scalar lambd=0.5',),
+    "softshrink_backward": ('Tensor grad_output, Tensor self, Scalar lambd',),
 }
+
+
+@functools.wraps(_ops.elu)
+def elu(*args, **kwargs):
+    try:
+        return _ops.elu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("elu", _SCHEMAS["elu"], args, kwargs, error)
+    return _ops.elu(*args, **kwargs)
+
+
+@functools.wraps(_ops.elu_)
+def elu_(*args, **kwargs):
+    try:
+        return _ops.elu_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("elu_", _SCHEMAS["elu_"], args, kwargs, error)
+    return _ops.elu_(*args, **kwargs)
+
+
+@functools.wraps(_ops.elu_backward)
+def elu_backward(*args, **kwargs):
+    try:
+        return _ops.elu_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("elu_backward", _SCHEMAS["elu_backward"], args, kwargs, error)
+    return _ops.elu_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.gelu)
+def gelu(*args, **kwargs):
+    try:
+        return _ops.gelu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("gelu", _SCHEMAS["gelu"], args, kwargs, error)
+    return _ops.gelu(*args, **kwargs)
+
+
+@functools.wraps(_ops.gelu_backward)
+def gelu_backward(*args, **kwargs):
+    try:
+        return _ops.gelu_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("gelu_backward", _SCHEMAS["gelu_backward"], args, kwargs, error)
+    return _ops.gelu_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.glu)
+def glu(*args, **kwargs):
+    try:
+        return _ops.glu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("glu", _SCHEMAS["glu"], args, kwargs, error)
+    return _ops.glu(*args, **kwargs)
+
+
+@functools.wraps(_ops.glu_backward)
+def glu_backward(*args, **kwargs):
+    try:
+        return _ops.glu_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("glu_backward", _SCHEMAS["glu_backward"], args, kwargs, error)
+    return _ops.glu_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardshrink_backward)
+def hardshrink_backward(*args, **kwargs):
+    try:
+        return _ops.hardshrink_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardshrink_backward", _SCHEMAS["hardshrink_backward"], args, kwargs, error)
+    return _ops.hardshrink_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardsigmoid)
+def hardsigmoid(*args, **kwargs):
+    try:
+        return _ops.hardsigmoid(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardsigmoid", _SCHEMAS["hardsigmoid"], args, kwargs, error)
+    return _ops.hardsigmoid(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardsigmoid_)
+def hardsigmoid_(*args, **kwargs):
+    try:
+        return _ops.hardsigmoid_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardsigmoid_", _SCHEMAS["hardsigmoid_"], args, kwargs, error)
+    return _ops.hardsigmoid_(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardsigmoid_backward)
+def hardsigmoid_backward(*args, **kwargs):
+    try:
+        return _ops.hardsigmoid_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardsigmoid_backward", _SCHEMAS["hardsigmoid_backward"], args, kwargs, error)
+    return _ops.hardsigmoid_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardswish)
+def hardswish(*args, **kwargs):
+    try:
+        return _ops.hardswish(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardswish", _SCHEMAS["hardswish"], args, kwargs, error)
+    return _ops.hardswish(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardswish_)
+def hardswish_(*args, **kwargs):
+    try:
+        return _ops.hardswish_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardswish_", _SCHEMAS["hardswish_"], args, kwargs, error)
+    return _ops.hardswish_(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardswish_backward)
+def hardswish_backward(*args, **kwargs):
+    try:
+        return _ops.hardswish_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardswish_backward", _SCHEMAS["hardswish_backward"], args, kwargs, error)
+    return _ops.hardswish_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardtanh)
+def hardtanh(*args, **kwargs):
+    try:
+        return _ops.hardtanh(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardtanh", _SCHEMAS["hardtanh"], args, kwargs, error)
+    return _ops.hardtanh(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardtanh_)
+def hardtanh_(*args, **kwargs):
+    try:
+        return _ops.hardtanh_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardtanh_", _SCHEMAS["hardtanh_"], args, kwargs, error)
+    return _ops.hardtanh_(*args, **kwargs)
+
+
+@functools.wraps(_ops.hardtanh_backward)
+def hardtanh_backward(*args, **kwargs):
+    try:
+        return _ops.hardtanh_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardtanh_backward", _SCHEMAS["hardtanh_backward"], args, kwargs, error)
+    return _ops.hardtanh_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.leaky_relu)
+def leaky_relu(*args, **kwargs):
+    try:
+        return _ops.leaky_relu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("leaky_relu", _SCHEMAS["leaky_relu"], args, kwargs, error)
+    return _ops.leaky_relu(*args, **kwargs)
+
+
+@functools.wraps(_ops.leaky_relu_)
+def leaky_relu_(*args, **kwargs):
+    try:
+        return _ops.leaky_relu_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("leaky_relu_", _SCHEMAS["leaky_relu_"], args, kwargs, error)
+    return _ops.leaky_relu_(*args, **kwargs)
+
+
+@functools.wraps(_ops.leaky_relu_backward)
+def leaky_relu_backward(*args, **kwargs):
+    try:
+        return _ops.leaky_relu_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("leaky_relu_backward", _SCHEMAS["leaky_relu_backward"], args, kwargs, error)
+    return _ops.leaky_relu_backward(*args, **kwargs)
 
 
 @functools.wraps(_ops.linear)
@@ -24,3 +271,120 @@ def linear(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("linear", _SCHEMAS["linear"], args, kwargs, error)
     return _ops.linear(*args, **kwargs)
+
+
+@functools.wraps(_ops.log_sigmoid)
+def log_sigmoid(*args, **kwargs):
+    try:
+        return _ops.log_sigmoid(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_sigmoid", _SCHEMAS["log_sigmoid"], args, kwargs, error)
+    return _ops.log_sigmoid(*args, **kwargs)
+
+
+@functools.wraps(_ops.log_sigmoid_backward)
+def log_sigmoid_backward(*args, **kwargs):
+    try:
+        return _ops.log_sigmoid_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_sigmoid_backward", _SCHEMAS["log_sigmoid_backward"], args, kwargs, error)
+    return _ops.log_sigmoid_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.log_sigmoid_forward)
+def log_sigmoid_forward(*args, **kwargs):
+    try:
+        return _ops.log_sigmoid_forward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("log_sigmoid_forward", _SCHEMAS["log_sigmoid_forward"], args, kwargs, error)
+    return _ops.log_sigmoid_forward(*args, **kwargs)
+
+
+@functools.wraps(_ops.mish)
+def mish(*args, **kwargs):
+    try:
+        return _ops.mish(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mish", _SCHEMAS["mish"], args, kwargs, error)
+    return _ops.mish(*args, **kwargs)
+
+
+@functools.wraps(_ops.mish_)
+def mish_(*args, **kwargs):
+    try:
+        return _ops.mish_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mish_", _SCHEMAS["mish_"], args, kwargs, error)
+    return _ops.mish_(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu6)
+def relu6(*args, **kwargs):
+    try:
+        return _ops.relu6(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu6", _SCHEMAS["relu6"], args, kwargs, error)
+    return _ops.relu6(*args, **kwargs)
+
+
+@functools.wraps(_ops.relu6_)
+def relu6_(*args, **kwargs):
+    try:
+        return _ops.relu6_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("relu6_", _SCHEMAS["relu6_"], args, kwargs, error)
+    return _ops.relu6_(*args, **kwargs)
+
+
+@functools.wraps(_ops.silu)
+def silu(*args, **kwargs):
+    try:
+        return _ops.silu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("silu", _SCHEMAS["silu"], args, kwargs, error)
+    return _ops.silu(*args, **kwargs)
+
+
+@functools.wraps(_ops.silu_)
+def silu_(*args, **kwargs):
+    try:
+        return _ops.silu_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("silu_", _SCHEMAS["silu_"], args, kwargs, error)
+    return _ops.silu_(*args, **kwargs)
+
+
+@functools.wraps(_ops.softplus)
+def softplus(*args, **kwargs):
+    try:
+        return _ops.softplus(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("softplus", _SCHEMAS["softplus"], args, kwargs, error)
+    return _ops.softplus(*args, **kwargs)
+
+
+@functools.wraps(_ops.softplus_backward)
+def softplus_backward(*args, **kwargs):
+    try:
+        return _ops.softplus_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("softplus_backward", _SCHEMAS["softplus_backward"], args, kwargs, error)
+    return _ops.softplus_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.softshrink)
+def softshrink(*args, **kwargs):
+    try:
+        return _ops.softshrink(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("softshrink", _SCHEMAS["softshrink"], args, kwargs, error)
+    return _ops.softshrink(*args, **kwargs)
+
+
+@functools.wraps(_ops.softshrink_backward)
+def softshrink_backward(*args, **kwargs):
+    try:
+        return _ops.softshrink_backward(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("softshrink_backward", _SCHEMAS["softshrink_backward"], args, kwargs, error)
+    return _ops.softshrink_backward(*args, **kwargs)

@@ -78,6 +78,8 @@ __all__ = [
     "cat",
     "ceil",
     "ceil_",
+    "celu",
+    "celu_",
     "chunk",
     "clamp",
     "clamp_",
@@ -140,6 +142,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "gt",
+    "hardshrink",
     "histc",
     "hstack",
     "hypot",
@@ -238,6 +241,8 @@ __all__ = [
     "scatter_reduce",
     "searchsorted",
     "select",
+    "selu",
+    "selu_",
     "sgn",
     "sigmoid",
     "sigmoid_",
@@ -272,6 +277,8 @@ __all__ = [
     "tan_",
     "tanh",
     "tanh_",
+    "threshold",
+    "threshold_",
     "tile",
     "topk",
     "trace",
@@ -369,6 +376,8 @@ _SCHEMAS = {
     "cat": ('Tensor[] tensors, int dim=0',),
     "ceil": ('Tensor self',),
     "ceil_": ('Tensor(a!) self',),
+    "celu": ('Tensor self, Scalar alpha=1.0',),
+    "celu_": ('Tensor(a!) self, Scalar alpha=1.0',),
     "chunk": ('Tensor(a -> *) self, int chunks, int dim=0',),
     "clamp": ('Tensor self, Scalar? min=None, Scalar? max=None', 'Tensor self, Tensor? min=None, Tensor? max=None'),
     "clamp_": ('Tensor(a!) self, Scalar? min=None, Scalar? max=None',
@@ -433,6 +442,7 @@ _SCHEMAS = {
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "hardshrink": ('Tensor self, Scalar lambd=0.5',),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
     "hstack": ('Tensor[] tensors',),
     "hypot": ('Tensor self, Tensor other',),
@@ -544,6 +554,8 @@ _SCHEMAS = {
         'Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, '
         'Tensor? sorter=None'),
     "select": ('Tensor(a) self, int dim, SymInt index',),
+    "selu": ('Tensor self',),
+    "selu_": ('Tensor(a!) self',),
     "sgn": ('Tensor self',),
     "sigmoid": ('Tensor self',),
     "sigmoid_": ('Tensor(a!) self',),
@@ -583,6 +595,8 @@ _SCHEMAS = {
     "tan_": ('Tensor(a!) self',),
     "tanh": ('Tensor self',),
     "tanh_": ('Tensor(a!) self',),
+    "threshold": ('Tensor self, Scalar threshold, Scalar value',),
+    "threshold_": ('Tensor(a!) self, Scalar threshold, Scalar value',),
     "tile": ('Tensor self, SymInt[] dims',),
     "topk": ('Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True',
         'Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, '
@@ -1356,6 +1370,24 @@ def ceil_(*args, **kwargs):
     return inplace_variant(_ops.ceil, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.celu)
+def celu(*args, **kwargs):
+    try:
+        return _ops.celu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("celu", _SCHEMAS["celu"], args, kwargs, error)
+    return _ops.celu(*args, **kwargs)
+
+
+@functools.wraps(_ops.celu_)
+def celu_(*args, **kwargs):
+    try:
+        return _ops.celu_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("celu_", _SCHEMAS["celu_"], args, kwargs, error)
+    return _ops.celu_(*args, **kwargs)
+
+
 @functools.wraps(_ops.chunk)
 def chunk(*args, **kwargs):
     try:
@@ -2024,6 +2056,15 @@ def gt(*args, out=None, **kwargs):
     if out is None:
         return _ops.gt(*args, **kwargs)
     return out_variant("gt", _ops.gt, out, args, kwargs)
+
+
+@functools.wraps(_ops.hardshrink)
+def hardshrink(*args, **kwargs):
+    try:
+        return _ops.hardshrink(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hardshrink", _SCHEMAS["hardshrink"], args, kwargs, error)
+    return _ops.hardshrink(*args, **kwargs)
 
 
 @functools.wraps(_ops.histc)
@@ -3088,6 +3129,24 @@ def select(*args, **kwargs):
     return _ops.select(*args, **kwargs)
 
 
+@functools.wraps(_ops.selu)
+def selu(*args, **kwargs):
+    try:
+        return _ops.selu(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("selu", _SCHEMAS["selu"], args, kwargs, error)
+    return _ops.selu(*args, **kwargs)
+
+
+@functools.wraps(_ops.selu_)
+def selu_(*args, **kwargs):
+    try:
+        return _ops.selu_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("selu_", _SCHEMAS["selu_"], args, kwargs, error)
+    return _ops.selu_(*args, **kwargs)
+
+
 @functools.wraps(_ops.sgn)
 def sgn(*args, out=None, **kwargs):
     try:
@@ -3452,6 +3511,24 @@ def tanh_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("tanh_", _SCHEMAS["tanh_"], args, kwargs, error)
     return inplace_variant(_ops.tanh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.threshold)
+def threshold(*args, **kwargs):
+    try:
+        return _ops.threshold(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("threshold", _SCHEMAS["threshold"], args, kwargs, error)
+    return _ops.threshold(*args, **kwargs)
+
+
+@functools.wraps(_ops.threshold_)
+def threshold_(*args, **kwargs):
+    try:
+        return _ops.threshold_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("threshold_", _SCHEMAS["threshold_"], args, kwargs, error)
+    return _ops.threshold_(*args, **kwargs)
 
 
 @functools.wraps(_ops.tile)

@@ -240,6 +240,7 @@ class _TensorMethods:
     greater_equal_ = _ops.greater_equal_
     gt = _ops.gt
     gt_ = _ops.gt_
+    hardshrink = _ops.hardshrink
     histc = _ops.histc
     hypot = _ops.hypot
     hypot_ = _ops.hypot_

@@ -269,6 +269,20 @@ __all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_dat
             "_softmax_backward_data"]
 from .LinearNN import bilinear, linear  # noqa: E402
 __all__ += ["bilinear", "linear"]
+from .ActivationNN import (  # noqa: E402
+    celu, celu_, elu, elu_, elu_backward, gelu, gelu_backward, glu, glu_backward, hardshrink,
+    hardshrink_backward, hardsigmoid, hardsigmoid_, hardsigmoid_backward, hardswish, hardswish_,
+    hardswish_backward, hardtanh, hardtanh_, hardtanh_backward, leaky_relu, leaky_relu_,
+    leaky_relu_backward, log_sigmoid, log_sigmoid_backward, log_sigmoid_forward, mish, mish_, relu6,
+    relu6_, selu, selu_, silu, silu_, softplus, softplus_backward, softshrink, softshrink_backward,
+    threshold, threshold_)
+__all__ += [
+    "celu", "celu_", "elu", "elu_", "elu_backward", "gelu", "gelu_backward", "glu", "glu_backward",
+    "hardshrink", "hardshrink_backward", "hardsigmoid", "hardsigmoid_", "hardsigmoid_backward",
+    "hardswish", "hardswish_", "hardswish_backward", "hardtanh", "hardtanh_", "hardtanh_backward",
+    "leaky_relu", "leaky_relu_", "leaky_relu_backward", "log_sigmoid", "log_sigmoid_backward",
+    "log_sigmoid_forward", "mish", "mish_", "relu6", "relu6_", "selu", "selu_", "silu", "silu_",
+    "softplus", "softplus_backward", "softshrink", "softshrink_backward", "threshold", "threshold_"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -44,6 +44,129 @@ bilinear = _torch.bilinear
 
 __all__ += ["softmax", "softmin", "log_softmax", "linear", "bilinear"]
 
+
+# Activations (torch/nn/functional.py): torch._C._nn's ops, torch's (selu, celu, threshold,
+# hardshrink), and the compositions torch writes in Python (softsign, tanhshrink).
+def threshold(input, threshold, value, inplace=False):  # noqa: A002 - torch's names
+    """threshold(input, threshold, value, inplace=False) -> Tensor: value where input <= threshold."""
+    return _torch.threshold_(input, threshold, value) if inplace else _torch.threshold(input, threshold, value)
+
+
+threshold_ = _torch.threshold_
+
+
+def relu(input, inplace=False):  # noqa: A002 - torch's names
+    """relu(input, inplace=False) -> Tensor."""
+    return _torch.relu_(input) if inplace else _torch.relu(input)
+
+
+relu_ = _torch.relu_
+
+
+def glu(input, dim=-1):  # noqa: A002 - torch's names
+    """glu(input, dim=-1) -> Tensor: the first half of input times the sigmoid of its second half."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _nn.glu(input, dim)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002 - torch's names
+    """hardtanh(input, min_val=-1., max_val=1., inplace=False) -> Tensor."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _nn.hardtanh_(input, min_val, max_val) if inplace else _nn.hardtanh(input, min_val, max_val)
+
+
+hardtanh_ = _nn.hardtanh_
+
+
+def relu6(input, inplace=False):  # noqa: A002 - torch's names
+    """relu6(input, inplace=False) -> Tensor: hardtanh(input, 0, 6)."""
+    return _nn.relu6_(input) if inplace else _nn.relu6(input)
+
+
+def elu(input, alpha=1.0, inplace=False):  # noqa: A002 - torch's names
+    """elu(input, alpha=1.0, inplace=False) -> Tensor."""
+    return _nn.elu_(input, alpha) if inplace else _nn.elu(input, alpha)
+
+
+elu_ = _nn.elu_
+
+
+def selu(input, inplace=False):  # noqa: A002 - torch's names
+    """selu(input, inplace=False) -> Tensor."""
+    return _torch.selu_(input) if inplace else _torch.selu(input)
+
+
+selu_ = _torch.selu_
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002 - torch's names
+    """celu(input, alpha=1., inplace=False) -> Tensor."""
+    return _torch.celu_(input, alpha) if inplace else _torch.celu(input, alpha)
+
+
+celu_ = _torch.celu_
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002 - torch's names
+    """leaky_relu(input, negative_slope=0.01, inplace=False) -> Tensor."""
+    return _nn.leaky_relu_(input, negative_slope) if inplace else _nn.leaky_relu(input, negative_slope)
+
+
+leaky_relu_ = _nn.leaky_relu_
+gelu = _nn.gelu
+logsigmoid = _nn.log_sigmoid
+hardshrink = _torch.hardshrink
+softplus = _nn.softplus
+softshrink = _nn.softshrink
+
+
+def tanhshrink(input):  # noqa: A002 - torch's names
+    """tanhshrink(input) -> Tensor: input - input.tanh()."""
+    return input - input.tanh()
+
+
+def softsign(input):  # noqa: A002 - torch's names
+    """softsign(input) -> Tensor: input / (input.abs() + 1)."""
+    return input / (input.abs() + 1)
+
+
+def tanh(input):  # noqa: A002 - torch's names
+    """tanh(input) -> Tensor."""
+    return input.tanh()
+
+
+def sigmoid(input):  # noqa: A002 - torch's names
+    """sigmoid(input) -> Tensor."""
+    return input.sigmoid()
+
+
+def hardsigmoid(input, inplace=False):  # noqa: A002 - torch's names
+    """hardsigmoid(input, inplace=False) -> Tensor."""
+    return _nn.hardsigmoid_(input) if inplace else _nn.hardsigmoid(input)
+
+
+def silu(input, inplace=False):  # noqa: A002 - torch's names
+    """silu(input, inplace=False) -> Tensor: input * sigmoid(input)."""
+    return _nn.silu_(input) if inplace else _nn.silu(input)
+
+
+def mish(input, inplace=False):  # noqa: A002 - torch's names
+    """mish(input, inplace=False) -> Tensor: input * tanh(softplus(input))."""
+    return _nn.mish_(input) if inplace else _nn.mish(input)
+
+
+def hardswish(input, inplace=False):  # noqa: A002 - torch's names
+    """hardswish(input, inplace=False) -> Tensor."""
+    return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
+
+
+__all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hardtanh_", "relu6", "elu", "elu_",
+            "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "gelu", "logsigmoid", "hardshrink",
+            "softplus", "softshrink", "tanhshrink", "softsign", "tanh", "sigmoid", "hardsigmoid", "silu", "mish",
+            "hardswish"]
+
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 
