@@ -4,6 +4,7 @@ create_graph=True differentiates through them. tools/autograd/derivatives.yaml's
 these; the ones marked `native` there have C++ versions of the same name in
 csrc/autograd/FunctionsManual.cpp."""
 import builtins
+import threading
 
 import numpy as np
 
@@ -1172,6 +1173,61 @@ def glu_double_backward_grad_output(grad, input, dim):  # noqa: A002 - upstream'
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from ._ops import constant_pad_nd_backward, convolution, convolution_backward  # noqa: E402
+from ._ops import expand as _expand, reshape as _reshape  # noqa: E402
+
+
+_conv_backward_last = threading.local()
+
+
+def convolution_backward_masked(grad, input, weight, bias_sizes, stride, padding, dilation,  # noqa: A002
+                                transposed, output_padding, groups, needs, k):
+    """Output k of convolution_backward(..., output_mask=needs): upstream's ConvolutionBackward0
+    calls convolution_backward once for all its inputs' gradients (grad_input_mask), which the
+    table's one-formula-per-input form asks for one input at a time; the first asks for all and
+    the others take their part of the same call (one node under create_graph, as upstream's)."""
+    mask = [bool(n) for n in needs]
+    last = getattr(_conv_backward_last, "value", None)
+    if last is not None and last[0] is grad and last[1] is input and last[2] is weight and k in last[4]:
+        last[4].discard(k)
+        if not last[4]:
+            _conv_backward_last.value = None
+        return last[3][k]
+    outs = convolution_backward(grad, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                                output_padding, groups, mask)
+    rest = {i for i, m in enumerate(mask) if m and i != k}
+    _conv_backward_last.value = (grad, input, weight, outs, rest) if rest else None
+    return outs[k]
+
+
+def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, padding, dilation,  # noqa: A002
+                                 transposed, output_padding, groups, output_mask):
+    """FunctionsManual's _convolution_double_backward: (ggO, gI, gW), the gradients of
+    convolution_backward's (grad_output, input, weight) given those of its outputs (ggI, ggW, ggb;
+    None where unused), where output_mask asks. A convolution is bilinear in (input, weight), so
+    each is again a convolution or a convolution_backward, differentiable in turn."""
+    ggO = gI = gW = None
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    if output_mask[0]:
+        if ggI is not None:
+            ggO = convolution(ggI, weight, None, *args)
+        if ggW is not None:
+            term = convolution(input, ggW, None, *args)
+            ggO = term if ggO is None else add(ggO, term)
+        if ggb is not None:
+            shape = [1] * len(gO.shape)
+            shape[1] = ggb.shape[0]
+            term = _expand(_reshape(ggb, shape), list(gO.shape))
+            ggO = term if ggO is None else add(ggO, term)
+    if output_mask[1] and ggW is not None:
+        gI = convolution_backward(gO, input, ggW, None, *args, [True, False, False])[0]
+    if output_mask[2] and ggI is not None:
+        gW = convolution_backward(gO, ggI, weight, None, *args, [False, True, False])[1]
+    return ggO, gI, gW
+
+
+__all__ += ["_convolution_double_backward", "constant_pad_nd_backward", "convolution", "convolution_backward",
+            "convolution_backward_masked"]
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)

@@ -567,6 +567,15 @@ op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+op2("convolution", ["{out} = lib.conv1d({0}.reshape(1, 1, -1), {0}.reshape(-1)[:2].reshape(1, 1, -1), padding=1)",
+                    "{out} = lib.conv2d({0}.reshape(1, 1, 1, -1), {0}.reshape(1, 1, 1, -1)[..., :1])",
+                    "{out} = lib.convolution({0}.reshape(1, 1, -1), {0}.reshape(-1)[:2].reshape(1, 1, -1), None, [2], "
+                    "[1], [1], True, [1], 1)"],
+    [T(lambda m: is_float(m) and m.shape != () and 0 not in m.shape)], weight=0.5)
+op2("constant_pad_nd", ["{out} = lib.constant_pad_nd({0}, [1, 2])",
+                        "{out} = lib.nn.functional.pad({0}, (0, 1), value=0.5)",
+                        "{out} = lib.nn.functional.pad({0}, (1, -1))"],
+    [T(lambda m: m.shape != ())], weight=0.5)
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)

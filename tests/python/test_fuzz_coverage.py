@@ -92,6 +92,7 @@ REACHED_VIA = {
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)
+    "convolution_backward": "convolution",  # conv's backward and (create_graph) its node's formula
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)
@@ -171,6 +172,7 @@ TEST_LIST = {
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)
+    "conv_transpose1d": "tests/python/test_nn_conv.py", "conv_transpose2d": "tests/python/test_nn_conv.py",
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

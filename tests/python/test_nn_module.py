@@ -967,6 +967,82 @@ def training_loop(lib):
     return losses, list(m.state_dict().values())
 
 
+# nn.utils --------------------------------------------------------------------------------------
+def _with_grads(lib, *grads, dtype=None):
+    ps = []
+    for i, g in enumerate(grads):
+        p = lib.nn.Parameter(lib.zeros(len(g), dtype=dtype or lib.float64))
+        p.grad = lib.tensor(g, dtype=dtype or lib.float64)
+        ps.append(p)
+    return ps
+
+
+@case
+def clip_grad_norm(lib):
+    U = lib.nn.utils
+    out = []
+    for norm_type in (2.0, 1, float("inf"), 0.5, 3):
+        ps = _with_grads(lib, [3.0, -4.0], [1.0, 2.0, -2.0])
+        total = U.clip_grad_norm_(ps, 2.0, norm_type=norm_type)
+        out.append((total, [p.grad for p in ps]))
+    ps = _with_grads(lib, [0.1, 0.2])
+    out.append((U.clip_grad_norm_(ps, 5.0), ps[0].grad))  # below max_norm: unchanged (up to the 1e-6)
+    p = _with_grads(lib, [3.0, 4.0])[0]
+    out.append((U.clip_grad_norm_(p, 1.0), p.grad))  # a single tensor
+    q = lib.nn.Parameter(lib.ones(2))
+    out.append(U.clip_grad_norm_([q], 1.0))  # no gradients: 0
+    m = lib.nn.Module()
+    m.a = lib.nn.Parameter(lib.ones(2, dtype=lib.float64))
+    m.b = lib.nn.Parameter(lib.ones(3))
+    (m.a.sum() * 10 + m.b.sum() * 5).backward()
+    out.append((U.clip_grad_norm_(m.parameters(), 1.0), m.a.grad, m.b.grad))  # two dtypes
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        out.append(U.clip_grad_norm_((p for p in []), 1.0))
+        ps = _with_grads(lib, [3.0, 4.0])
+        out.append(U.clip_grad_norm(ps, 1.0))
+    out.append([(x.category.__name__, str(x.message)) for x in w])
+    return out
+
+
+@case
+def clip_grad_norm_nonfinite(lib):
+    ps = _with_grads(lib, [float("nan"), 1.0])
+    out = [lib.nn.utils.clip_grad_norm_(ps, 1.0), ps[0].grad]
+    ps = _with_grads(lib, [float("inf"), 1.0])
+    out.append(run(lambda lib: lib.nn.utils.clip_grad_norm_(ps, 1.0, error_if_nonfinite=True), lib))
+    out.append(run(lambda lib: lib.nn.utils.clip_grad_norm_(_with_grads(lib, [1.0]), 1.0, foreach=True), lib))
+    out.append(lib.nn.utils.clip_grad_norm_(_with_grads(lib, [3.0, 4.0]), 1.0, foreach=False))
+    return out
+
+
+@case
+def clip_grad_value(lib):
+    U = lib.nn.utils
+    ps = _with_grads(lib, [3.0, -4.0, 0.2], [1.0, -0.1])
+    r = U.clip_grad_value_(ps, 0.5)
+    p = _with_grads(lib, [2.0, -2.0])[0]
+    U.clip_grad_value_(p, 1)
+    return r, [q.grad for q in ps], p.grad, run(lambda lib: U.clip_grad_value_(ps, 1.0, foreach=True), lib)
+
+
+@case
+def parameters_vector(lib):
+    U = lib.nn.utils
+    m = mlp(lib)
+    v = U.parameters_to_vector(m.parameters())
+    out = [v.shape, v.grad_fn.name(), v]
+    (v * lib.arange(v.numel(), dtype=v.dtype)).sum().backward()
+    out.append([p.grad for p in m.parameters()])
+    w = lib.nn.Parameter(lib.zeros(2, 3))
+    b = lib.nn.Parameter(lib.zeros(4))
+    vec = lib.arange(10.0)
+    U.vector_to_parameters(vec, [w, b])
+    vec.add_(1)  # the parameters' data are views of vec
+    out += [w, b, type(w).__name__, w.requires_grad, run(lambda lib: U.vector_to_parameters([1.0], [w]), lib)]
+    return out
+
+
 def plain(value):
     """dtypes and devices as their strings (torchlite's and torch's objects never compare equal)."""
     if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):

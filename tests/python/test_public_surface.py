@@ -2145,6 +2145,53 @@ case("Tensor.hardshrink")(_activation_case(lambda lib, F, x: x.hardshrink(0.25))
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+CONV_X = [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]]  # (1, 2, 4)
+CONV_W = [[[1.0, -1.0], [0.5, 2.0]], [[-0.5, 1.5], [1.0, 0.0]]]  # (2, 2, 2)
+
+
+@case("torchlite.conv1d")
+def _conv1d(lib, dev):
+    x, w, b = leaf(lib, dev, CONV_X), leaf(lib, dev, CONV_W), leaf(lib, dev, [0.5, -1.0])
+    return with_grads(lib, lambda x, w, b: (lib.conv1d(x, w, b, padding=1), lib.nn.functional.conv1d(x, w, stride=2),
+                                            lib.conv1d(x[0], w, padding="same")), x, w, b)
+
+
+@case("torchlite.conv2d")
+def _conv2d(lib, dev):
+    x, b = T(lib, dev, CONV_X), leaf(lib, dev, [0.5, -1.0])  # x (1, 2, 4)
+    w2 = leaf(lib, dev, [[[[1.0, -1.0]], [[0.5, 2.0]]], [[[-0.5, 1.5]], [[1.0, 0.0]]]])  # (2, 2, 1, 2)
+    return with_grads(lib, lambda w2, b: (lib.conv2d(x.reshape(1, 2, 1, 4), w2, b, padding=(0, 1)),
+                                          lib.nn.functional.conv2d(x.reshape(2, 1, 4), w2, padding="same")), w2, b)
+
+
+@case("torchlite.conv_transpose1d")
+def _conv_transpose1d(lib, dev):
+    x, w = leaf(lib, dev, CONV_X), leaf(lib, dev, CONV_W)
+    return with_grads(lib, lambda x, w: (lib.conv_transpose1d(x, w, stride=2, output_padding=1),
+                                         lib.nn.functional.conv_transpose1d(x[0], w)), x, w)
+
+
+@case("torchlite.conv_transpose2d")
+def _conv_transpose2d(lib, dev):
+    x = leaf(lib, dev, [[[[1.0, -2.0], [3.0, 0.5]]]])  # (1, 1, 2, 2)
+    w = leaf(lib, dev, [[[[1.0, -1.0], [0.5, 2.0]], [[-0.5, 1.5], [1.0, 0.0]]]])  # (1, 2, 2, 2)
+    return with_grads(lib, lambda x, w: (lib.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
+                                         lib.nn.functional.conv_transpose2d(x, w)), x, w)
+
+
+@case("torchlite.convolution")
+def _convolution(lib, dev):
+    x, w = leaf(lib, dev, CONV_X), leaf(lib, dev, CONV_W)
+    return with_grads(lib, lambda x, w: (lib.convolution(x, w, None, [1], [1], [1], False, [0], 1),
+                                         lib.convolution(x, w, None, [1], [0], [1], True, [0], 1)), x, w)
+
+
+@case("torchlite.constant_pad_nd", "torchlite.nn.functional.pad")
+def _constant_pad_nd(lib, dev):
+    x = leaf(lib, dev)
+    return with_grads(lib, lambda x: (lib.constant_pad_nd(x, [1, 2], 0.5), lib.nn.functional.pad(x, (1, -1, 0, 1)),
+                                      lib.nn.functional.pad(x, (1, 1), value=2.0)), x)
+
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)
@@ -2254,6 +2301,169 @@ def _nn_init_deterministic(lib, dev):
                 init.dirac(lib.empty(1, 1, 3, device=dev))]
     return out
 
+
+@case("torchlite.nn.utils.clip_grad_norm_", "torchlite.nn.utils.clip_grad_norm", "torchlite.nn.utils.clip_grad_value_")
+def _nn_utils_clip(lib, dev):
+    def params():
+        a = lib.nn.Parameter(T(lib, dev))
+        b = lib.nn.Parameter(T(lib, dev, P))
+        (a * 3 + b * b).sum().backward()
+        return [a, b]
+
+    ps = params()
+    out = [lib.nn.utils.clip_grad_norm_(ps, 1.5), [p.grad for p in ps]]
+    ps = params()
+    out += [lib.nn.utils.clip_grad_norm_(ps, 2.0, norm_type="inf"), [p.grad for p in ps]]
+    ps = params()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out += [lib.nn.utils.clip_grad_norm(ps, 2.0, norm_type=1.0), [p.grad for p in ps]]
+    ps = params()
+    out += [lib.nn.utils.clip_grad_value_(ps, 2.5), [p.grad for p in ps]]
+    return out
+
+
+@case("torchlite.nn.utils.parameters_to_vector", "torchlite.nn.utils.vector_to_parameters")
+def _nn_utils_vector(lib, dev):
+    a = lib.nn.Parameter(T(lib, dev))
+    b = lib.nn.Parameter(T(lib, dev, [1.0, 2.0]))
+    v = lib.nn.utils.parameters_to_vector([a, b])
+    (v * v).sum().backward()
+    lib.nn.utils.vector_to_parameters(v.detach() * 2, [a, b])
+    return v, a.grad, b.grad, a, b, a.requires_grad
+
+
+def _layer_inputs(lib, dev, specs):
+    out = []
+    for i, spec in enumerate(specs):
+        kind, shape = spec[0], spec[1]
+        n = int(np.prod(shape))
+        vals = np.sin(np.arange(n) * 1.3 + i).reshape(shape) * 2
+        if kind == "f":
+            out.append(lib.tensor(vals, dtype=lib.float32, device=dev, requires_grad=True))
+        elif kind == "p":  # probabilities
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float32, device=dev, requires_grad=True))
+        elif kind == "t":  # a target
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float32, device=dev))
+        elif kind == "s":  # a +-1 target
+            out.append(lib.tensor(np.where(vals > 0, 1.0, -1.0), dtype=lib.float32, device=dev))
+        else:  # class indices below spec[2]
+            out.append(lib.tensor(np.arange(n).reshape(shape) * 7 % spec[2], device=dev))
+    return out
+
+
+def _layer_case(ctor, specs):
+    """The module on dev, its parameters set to the same values under both libraries: its repr,
+    parameter names, output and the gradients of its float inputs and parameters."""
+    def fn(lib, dev):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = ctor(lib.nn).to(dev)
+        with lib.no_grad():
+            for p in m.parameters():
+                p.copy_(lib.linspace(-0.7, 0.9, p.numel()).reshape(p.shape))
+        ins = _layer_inputs(lib, dev, specs)
+        out = m(*ins)
+        with_w = out if isinstance(out, lib.Tensor) else out[0]
+        if with_w.requires_grad:
+            (with_w * (lib.arange(with_w.numel(), device=dev).reshape(with_w.shape) % 3 + 1)).sum().backward()
+        return (repr(m), [n for n, _ in m.named_parameters()], out, [t.grad for t in ins if t.requires_grad],
+                [p.grad for p in m.parameters()], list(m.state_dict()))
+    return fn
+
+
+_NN_LAYERS = {
+    "Linear": (lambda nn: nn.Linear(3, 2), [("f", (2, 3))]),
+    "Bilinear": (lambda nn: nn.Bilinear(3, 2, 2), [("f", (2, 3)), ("f", (2, 2))]),
+    "Identity": (lambda nn: nn.Identity(), [("f", (2, 3))]),
+    "Flatten": (lambda nn: nn.Flatten(), [("f", (2, 3, 2))]),
+    "Unflatten": (lambda nn: nn.Unflatten(1, (3, 2)), [("f", (2, 6))]),
+    "Embedding": (lambda nn: nn.Embedding(5, 3, padding_idx=1), [("i", (2, 3), 5)]),
+    "EmbeddingBag": (lambda nn: nn.EmbeddingBag(5, 3, mode="sum"), [("i", (2, 3), 5)]),
+    "LayerNorm": (lambda nn: nn.LayerNorm(3), [("f", (2, 3))]),
+    "RMSNorm": (lambda nn: nn.RMSNorm(3), [("f", (2, 3))]),
+    "GroupNorm": (lambda nn: nn.GroupNorm(2, 4), [("f", (2, 4, 3))]),
+    "LocalResponseNorm": (lambda nn: nn.LocalResponseNorm(2), [("f", (2, 4, 3))]),
+    "BatchNorm1d": (lambda nn: nn.BatchNorm1d(3), [("f", (4, 3))]),
+    "BatchNorm2d": (lambda nn: nn.BatchNorm2d(2), [("f", (2, 2, 3, 3))]),
+    "BatchNorm3d": (lambda nn: nn.BatchNorm3d(2), [("f", (2, 2, 2, 2, 2))]),
+    "Dropout": (lambda nn: nn.Dropout(0.3).eval(), [("f", (2, 3))]),
+    "Dropout1d": (lambda nn: nn.Dropout1d(0.3).eval(), [("f", (2, 3, 2))]),
+    "Dropout2d": (lambda nn: nn.Dropout2d(0.3).eval(), [("f", (2, 3, 2, 2))]),
+    "Dropout3d": (lambda nn: nn.Dropout3d(0.3).eval(), [("f", (2, 3, 2, 2, 2))]),
+    "AlphaDropout": (lambda nn: nn.AlphaDropout(0.3).eval(), [("f", (2, 3))]),
+    "FeatureAlphaDropout": (lambda nn: nn.FeatureAlphaDropout(0.3).eval(), [("f", (2, 3, 2))]),
+    "Conv1d": (lambda nn: nn.Conv1d(2, 3, 2, padding=1), [("f", (2, 2, 4))]),
+    "Conv2d": (lambda nn: nn.Conv2d(2, 3, 2, padding="same"), [("f", (1, 2, 4, 4))]),
+    "Conv3d": (lambda nn: nn.Conv3d(2, 2, 2), [("f", (1, 2, 3, 3, 3))]),
+    "ConvTranspose1d": (lambda nn: nn.ConvTranspose1d(2, 3, 2, stride=2), [("f", (2, 2, 3))]),
+    "ConvTranspose2d": (lambda nn: nn.ConvTranspose2d(2, 3, 2, stride=2), [("f", (1, 2, 3, 3))]),
+    "ConvTranspose3d": (lambda nn: nn.ConvTranspose3d(2, 2, 2), [("f", (1, 2, 2, 2, 2))]),
+    "MaxPool1d": (lambda nn: nn.MaxPool1d(2), [("f", (2, 2, 4))]),
+    "MaxPool2d": (lambda nn: nn.MaxPool2d(2), [("f", (1, 2, 4, 4))]),
+    "MaxPool3d": (lambda nn: nn.MaxPool3d(2), [("f", (1, 2, 2, 2, 4))]),
+    "AvgPool1d": (lambda nn: nn.AvgPool1d(2), [("f", (2, 2, 4))]),
+    "AvgPool2d": (lambda nn: nn.AvgPool2d(2), [("f", (1, 2, 4, 4))]),
+    "AvgPool3d": (lambda nn: nn.AvgPool3d(2), [("f", (1, 2, 2, 2, 4))]),
+    "AdaptiveMaxPool1d": (lambda nn: nn.AdaptiveMaxPool1d(2), [("f", (2, 2, 5))]),
+    "AdaptiveMaxPool2d": (lambda nn: nn.AdaptiveMaxPool2d((2, 1)), [("f", (1, 2, 5, 3))]),
+    "AdaptiveMaxPool3d": (lambda nn: nn.AdaptiveMaxPool3d(1), [("f", (1, 2, 2, 2, 3))]),
+    "AdaptiveAvgPool1d": (lambda nn: nn.AdaptiveAvgPool1d(2), [("f", (2, 2, 5))]),
+    "AdaptiveAvgPool2d": (lambda nn: nn.AdaptiveAvgPool2d((2, 1)), [("f", (1, 2, 5, 3))]),
+    "AdaptiveAvgPool3d": (lambda nn: nn.AdaptiveAvgPool3d(1), [("f", (1, 2, 2, 2, 3))]),
+    "Upsample": (lambda nn: nn.Upsample(scale_factor=2), [("f", (1, 2, 2, 2))]),
+    "UpsamplingNearest2d": (lambda nn: nn.UpsamplingNearest2d(size=3), [("f", (1, 2, 2, 2))]),
+    "UpsamplingBilinear2d": (lambda nn: nn.UpsamplingBilinear2d(scale_factor=2), [("f", (1, 2, 2, 2))]),
+    "Threshold": (lambda nn: nn.Threshold(0.1, 5.0), [("f", (2, 3))]),
+    "ReLU": (lambda nn: nn.ReLU(), [("f", (2, 3))]),
+    "RReLU": (lambda nn: nn.RReLU().eval(), [("f", (2, 3))]),
+    "Hardtanh": (lambda nn: nn.Hardtanh(), [("f", (2, 3))]),
+    "ReLU6": (lambda nn: nn.ReLU6(), [("f", (2, 3))]),
+    "Sigmoid": (lambda nn: nn.Sigmoid(), [("f", (2, 3))]),
+    "Hardsigmoid": (lambda nn: nn.Hardsigmoid(), [("f", (2, 3))]),
+    "Tanh": (lambda nn: nn.Tanh(), [("f", (2, 3))]),
+    "SiLU": (lambda nn: nn.SiLU(), [("f", (2, 3))]),
+    "Mish": (lambda nn: nn.Mish(), [("f", (2, 3))]),
+    "Hardswish": (lambda nn: nn.Hardswish(), [("f", (2, 3))]),
+    "ELU": (lambda nn: nn.ELU(), [("f", (2, 3))]),
+    "CELU": (lambda nn: nn.CELU(0.5), [("f", (2, 3))]),
+    "SELU": (lambda nn: nn.SELU(), [("f", (2, 3))]),
+    "GLU": (lambda nn: nn.GLU(), [("f", (2, 4))]),
+    "GELU": (lambda nn: nn.GELU(), [("f", (2, 3))]),
+    "Hardshrink": (lambda nn: nn.Hardshrink(), [("f", (2, 3))]),
+    "LeakyReLU": (lambda nn: nn.LeakyReLU(), [("f", (2, 3))]),
+    "LogSigmoid": (lambda nn: nn.LogSigmoid(), [("f", (2, 3))]),
+    "Softplus": (lambda nn: nn.Softplus(), [("f", (2, 3))]),
+    "Softshrink": (lambda nn: nn.Softshrink(), [("f", (2, 3))]),
+    "PReLU": (lambda nn: nn.PReLU(), [("f", (2, 3))]),
+    "Softsign": (lambda nn: nn.Softsign(), [("f", (2, 3))]),
+    "Tanhshrink": (lambda nn: nn.Tanhshrink(), [("f", (2, 3))]),
+    "Softmin": (lambda nn: nn.Softmin(1), [("f", (2, 3))]),
+    "Softmax": (lambda nn: nn.Softmax(1), [("f", (2, 3))]),
+    "Softmax2d": (lambda nn: nn.Softmax2d(), [("f", (2, 3, 2, 2))]),
+    "LogSoftmax": (lambda nn: nn.LogSoftmax(1), [("f", (2, 3))]),
+    "L1Loss": (lambda nn: nn.L1Loss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "NLLLoss": (lambda nn: nn.NLLLoss(), [("f", (2, 3)), ("i", (2,), 3)]),
+    "PoissonNLLLoss": (lambda nn: nn.PoissonNLLLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "GaussianNLLLoss": (lambda nn: nn.GaussianNLLLoss(), [("f", (2, 3)), ("t", (2, 3)), ("p", (2, 3))]),
+    "KLDivLoss": (lambda nn: nn.KLDivLoss(reduction="batchmean"), [("f", (2, 3)), ("t", (2, 3))]),
+    "MSELoss": (lambda nn: nn.MSELoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "BCELoss": (lambda nn: nn.BCELoss(), [("p", (2, 3)), ("t", (2, 3))]),
+    "BCEWithLogitsLoss": (lambda nn: nn.BCEWithLogitsLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "HingeEmbeddingLoss": (lambda nn: nn.HingeEmbeddingLoss(), [("f", (2, 3)), ("s", (2, 3))]),
+    "MultiLabelMarginLoss": (lambda nn: nn.MultiLabelMarginLoss(), [("f", (2, 3)), ("i", (2, 3), 3)]),
+    "SmoothL1Loss": (lambda nn: nn.SmoothL1Loss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "HuberLoss": (lambda nn: nn.HuberLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "SoftMarginLoss": (lambda nn: nn.SoftMarginLoss(), [("f", (2, 3)), ("s", (2, 3))]),
+    "CrossEntropyLoss": (lambda nn: nn.CrossEntropyLoss(), [("f", (2, 3)), ("i", (2,), 3)]),
+    "MultiLabelSoftMarginLoss": (lambda nn: nn.MultiLabelSoftMarginLoss(), [("f", (2, 3)), ("t", (2, 3))]),
+    "CosineEmbeddingLoss": (lambda nn: nn.CosineEmbeddingLoss(), [("f", (2, 3)), ("f", (2, 3)), ("s", (2,))]),
+    "MarginRankingLoss": (lambda nn: nn.MarginRankingLoss(), [("f", (3,)), ("f", (3,)), ("s", (3,))]),
+    "MultiMarginLoss": (lambda nn: nn.MultiMarginLoss(), [("f", (2, 3)), ("i", (2,), 3)]),
+    "TripletMarginLoss": (lambda nn: nn.TripletMarginLoss(), [("f", (2, 3)), ("f", (2, 3)), ("f", (2, 3))]),
+}
+for _name, (_ctor, _specs) in _NN_LAYERS.items():
+    case(f"torchlite.nn.{_name}")(_layer_case(_ctor, _specs))
 
 # the random initialisers: torch's generator is another branch's work, so the properties that do not
 # depend on the draws (tests/python/test_nn_init.py compares the draws themselves)

@@ -226,8 +226,16 @@ def gen_specs(entries):
         kinds = "".join(k for _, k, _ in e.fields)
         native = e.native_id if e.native else 0
         var = e.var
-        lines.append(py_call(f"{var} = _C._op_spec",
-                             [f'"{e.node}"', f"({names})", f'"{kinds}", {native}, {e.schema.multi_output}']))
+        call = py_call(f"{var} = _C._op_spec",
+                       [f'"{e.node}"', f"({names})", f'"{kinds}", {native}, {e.schema.multi_output}'])
+        if max(len(line) for line in call.split("\n")) > LINE_LENGTH:  # a long field list: a name a piece
+            head = f"{var} = _C._op_spec("
+            indent = " " * len(head)
+            fields = py_wrap([indent + "(", *[f'"{n}", ' for n, _, _ in e.fields]], indent + " ")
+            fields[-1] = fields[-1].rstrip() + "),"
+            call = "\n".join([f'{head}"{e.node}",', *fields,
+                               indent + f'"{kinds}", {native}, {e.schema.multi_output})'])
+        lines.append(call)
     return "\n".join(lines) + "\n"
 
 
@@ -242,7 +250,11 @@ def gen_functions(entries, helpers):
         params = ", ".join([first, "needs"] + [py_name(n) for n, _, _ in e.fields])
         shadows = any(hasattr(builtins, n) for n, _, _ in e.fields)
         noqa = "  # noqa: A002 - the schema's names" if shadows else ""
-        lines += ["", "", f"def {var}({params}):{noqa}", *py_docstring(e.schema.text, "    ")]
+        head = f"def {var}({params}):{noqa}"
+        if len(head) > LINE_LENGTH:  # a long parameter list, wrapped after a comma
+            head = "\n".join(py_wrap(re.split(r"(?<=, )", f"def {var}({params}):"), " " * (len(var) + 5)))
+            head = head.replace("\n", f"{noqa}\n", 1) if noqa else head
+        lines += ["", "", head, *py_docstring(e.schema.text, "    ")]
         if e.list_input:  # one formula for the whole list, a gradient per tensor
             lines.append(f"    return tuple({e.python_formula(e.inputs[0])})")
             continue

@@ -4,6 +4,7 @@
 """
 from .. import _C
 from .._functions_manual import (
+    _convolution_double_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
     add_scalar,
@@ -18,6 +19,8 @@ from .._functions_manual import (
     clamp_backward,
     clamp_backward_max,
     clamp_backward_min,
+    constant_pad_nd_backward,
+    convolution_backward_masked,
     cos,
     cosh,
     cummaxmin_backward,
@@ -1828,6 +1831,42 @@ def HardshrinkBackwardBackward0(grad, needs, self, lambd):
     grad_self = zeros_like(grad) if needs[1] else None
     return (grad_grad_out, grad_self)
 
+
+def ConvolutionBackward0(grad, needs, input, weight, stride, padding, dilation, transposed, output_padding, groups,  # noqa: A002 - the schema's names
+                         bias_sym_sizes_opt):
+    """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation,
+    bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
+    grad_bias = convolution_backward_masked(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                                            transposed, output_padding, groups, needs, 2) if needs[2] else None
+    grad_input = convolution_backward_masked(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                                             transposed, output_padding, groups, needs, 0) if needs[0] else None
+    grad_weight = convolution_backward_masked(grad, input, weight, bias_sym_sizes_opt, stride, padding, dilation,
+                                              transposed, output_padding, groups, needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def ConvolutionBackwardBackward0(grads, needs, grad_output, input, weight, stride, padding, dilation, transposed,  # noqa: A002 - the schema's names
+                                 output_padding, groups):
+    """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride,
+    SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups,
+    bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_output = _convolution_double_backward(grads[0], grads[1], grads[2], grad_output, weight, input, stride,
+                                                    padding, dilation, transposed, output_padding, groups, [True,
+                                                    False, False])[0] if needs[0] else None
+    grad_input = _convolution_double_backward(grads[0], grads[1], grads[2], grad_output, weight, input, stride,
+                                              padding, dilation, transposed, output_padding, groups, [False, True,
+                                              False])[1] if needs[1] else None
+    grad_weight = _convolution_double_backward(grads[0], grads[1], grads[2], grad_output, weight, input, stride,
+                                               padding, dilation, transposed, output_padding, groups, [False, False,
+                                               True])[2] if needs[2] else None
+    return (grad_grad_output, grad_input, grad_weight)
+
+
+def ConstantPadNdBackward0(grad, needs, pad):
+    """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
+    grad_self = constant_pad_nd_backward(grad, pad) if needs[0] else None
+    return (grad_self,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -2085,3 +2124,6 @@ _C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
 _C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
 _C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
 _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
+_C._set_formula(specs.ConvolutionBackward0, ConvolutionBackward0)
+_C._set_formula(specs.ConvolutionBackwardBackward0, ConvolutionBackwardBackward0)
+_C._set_formula(specs.ConstantPadNdBackward0, ConstantPadNdBackward0)

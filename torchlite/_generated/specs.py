@@ -284,3 +284,12 @@ SoftshrinkBackward0 = _C._op_spec("SoftshrinkBackward0", ("self", "lambd", ), "T
 SoftshrinkBackwardBackward0 = _C._op_spec("SoftshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackward0 = _C._op_spec("HardshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
+ConvolutionBackward0 = _C._op_spec("ConvolutionBackward0",
+                                   ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
+                                    "groups", "bias_sym_sizes_opt",),
+                                   "TTSSSVSSH", 0, False)
+ConvolutionBackwardBackward0 = _C._op_spec("ConvolutionBackwardBackward0",
+                                           ("grad_output", "input", "weight", "stride", "padding", "dilation",
+                                            "transposed", "output_padding", "groups",),
+                                           "TTTSSSVSS", 0, True)
+ConstantPadNdBackward0 = _C._op_spec("ConstantPadNdBackward0", ("pad", ), "S", 0, False)

@@ -91,6 +91,12 @@ __all__ = [
     "clip_",
     "clone",
     "column_stack",
+    "constant_pad_nd",
+    "conv1d",
+    "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "convolution",
     "cos",
     "cos_",
     "cosh",
@@ -391,6 +397,26 @@ _SCHEMAS = {
         'Tensor(a!) self, Tensor? min=None, Tensor? max=None'),
     "clone": ('Tensor self, *, MemoryFormat? memory_format=None',),
     "column_stack": ('Tensor[] tensors',),
+    "constant_pad_nd": ('Tensor self, SymInt[] pad, Scalar value=0',),
+    "conv1d": (
+        'Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, '
+        'SymInt[1] dilation=1, SymInt groups=1',
+        'Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", '
+        'SymInt[1] dilation=1, SymInt groups=1'),
+    "conv2d": (
+        'Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, '
+        'SymInt[2] dilation=1, SymInt groups=1',
+        'Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", '
+        'SymInt[2] dilation=1, SymInt groups=1'),
+    "conv_transpose1d": (
+        'Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, '
+        'SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1',),
+    "conv_transpose2d": (
+        'Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, '
+        'SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1',),
+    "convolution": (
+        'Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, '
+        'bool transposed, SymInt[] output_padding, SymInt groups',),
     "cos": ('Tensor self',),
     "cos_": ('Tensor(a!) self',),
     "cosh": ('Tensor self',),
@@ -1485,6 +1511,60 @@ def column_stack(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("column_stack", _SCHEMAS["column_stack"], args, kwargs, error)
     return _ops.column_stack(*args, **kwargs)
+
+
+@functools.wraps(_ops.constant_pad_nd)
+def constant_pad_nd(*args, **kwargs):
+    try:
+        return _ops.constant_pad_nd(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("constant_pad_nd", _SCHEMAS["constant_pad_nd"], args, kwargs, error)
+    return _ops.constant_pad_nd(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv1d)
+def conv1d(*args, **kwargs):
+    try:
+        return _ops.conv1d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("conv1d", _SCHEMAS["conv1d"], args, kwargs, error)
+    return _ops.conv1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv2d)
+def conv2d(*args, **kwargs):
+    try:
+        return _ops.conv2d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("conv2d", _SCHEMAS["conv2d"], args, kwargs, error)
+    return _ops.conv2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv_transpose1d)
+def conv_transpose1d(*args, **kwargs):
+    try:
+        return _ops.conv_transpose1d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("conv_transpose1d", _SCHEMAS["conv_transpose1d"], args, kwargs, error)
+    return _ops.conv_transpose1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.conv_transpose2d)
+def conv_transpose2d(*args, **kwargs):
+    try:
+        return _ops.conv_transpose2d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("conv_transpose2d", _SCHEMAS["conv_transpose2d"], args, kwargs, error)
+    return _ops.conv_transpose2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.convolution)
+def convolution(*args, **kwargs):
+    try:
+        return _ops.convolution(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("convolution", _SCHEMAS["convolution"], args, kwargs, error)
+    return _ops.convolution(*args, **kwargs)
 
 
 @functools.wraps(_ops.cos)

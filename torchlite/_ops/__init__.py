@@ -286,6 +286,12 @@ __all__ += [
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from .Padding import constant_pad_nd, constant_pad_nd_backward  # noqa: E402
+from .Convolution import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, convolution,  # noqa: E402
+                          convolution_backward)
+
+__all__ += ["constant_pad_nd", "constant_pad_nd_backward", "conv1d", "conv2d", "conv_transpose1d",
+            "conv_transpose2d", "convolution", "convolution_backward"]
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)

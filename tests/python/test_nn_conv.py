@@ -1,0 +1,328 @@
+"""torchlite.nn.functional's convolution, pooling, normalisation and padding (issue 15, the conv
+family) against torch: values (float64 to 1e-10 relative, float32 to 1e-5), gradients, double
+gradients, node names, saved fields and errors, on "cpu" and "sim:0"."""
+import warnings
+
+import numpy as np
+import pytest
+
+import torchlite
+import torchlite.nn.functional as TF
+from diff_utils import import_torch, run
+
+torch = import_torch()
+import torch.nn.functional as F  # noqa: E402
+
+DEVICES = ["cpu", "sim:0"]
+
+
+def functional(lib):
+    return TF if lib is torchlite else F
+
+
+def _tol(dtype):
+    return (1e-10, 1e-12) if dtype == np.float64 else (1e-5, 1e-6)
+
+
+def _arr(t):
+    return None if t is None else t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy()
+
+
+def _close(a, b, dtype):
+    rtol, atol = _tol(dtype)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def _leaves(lib, dev, arrays, grad=True):
+    out = []
+    for a in arrays:
+        if a is None:
+            out.append(None)
+            continue
+        t = lib.tensor(a, device=dev if lib is torchlite else "cpu")
+        out.append(t.requires_grad_(grad) if a.dtype.kind == "f" else t)
+    return out
+
+
+def compare(fn, arrays, dev, double=True, check_names=True):
+    """fn(lib, *tensors) under both libs: the output values and node name, the first gradients of
+    a weighted sum and (double) the gradients of the first gradients' weighted sum."""
+    results = {}
+    for lib in (torchlite, torch):
+        leaves = _leaves(lib, dev, arrays)
+        out = fn(lib, *leaves)
+        record = {"out": _arr(out), "name": out.grad_fn.name() if out.grad_fn is not None else None}
+        diff = [t for t in leaves if t is not None and t.requires_grad]
+        if diff and out.requires_grad:
+            w = lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)), dtype=out.dtype,
+                           device=out.device)
+            grads = lib.autograd.grad((out * w).sum(), diff, create_graph=double, allow_unused=True)
+            record["grads"] = [_arr(g) for g in grads]
+            if double:
+                live = [g for g in grads if g is not None and g.requires_grad]
+                record["gnames"] = [g.grad_fn.name() for g in live]
+                if live:
+                    total = sum((g * g).sum() for g in live)
+                    gg = lib.autograd.grad(total, diff, allow_unused=True)
+                    record["gg"] = [_arr(g) for g in gg]
+        results[lib] = record
+    a, b = results[torchlite], results[torch]
+    dtype = next(x.dtype for x in arrays if x is not None)
+    if check_names:
+        assert a["name"] == b["name"]
+        assert a.get("gnames") == b.get("gnames")
+    _close(a["out"], b["out"], dtype)
+    for key in ("grads", "gg"):
+        assert (key in a) == (key in b), key
+        for x, y in zip(a.get(key, []), b.get(key, []), strict=True):
+            assert (x is None) == (y is None), key
+            if x is not None:
+                _close(x, y, dtype)
+    return results
+
+
+def rand(*shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed + sum(shape)).standard_normal(shape).astype(dtype)
+
+
+# convolution ---------------------------------------------------------------------------------------------
+
+CONV2D = [
+    dict(),
+    dict(padding=1),
+    dict(stride=2, padding=1),
+    dict(stride=(2, 1), padding=(0, 2), dilation=(1, 2)),
+    dict(dilation=2, padding=2),
+    dict(padding="same"),
+    dict(padding="valid"),
+    dict(padding="same", dilation=(1, 2)),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", CONV2D)
+@pytest.mark.parametrize("bias", [True, False])
+def test_conv2d(dev, kw, bias):
+    arrays = [rand(2, 4, 7, 6), rand(6, 4, 3, 3, seed=1), rand(6, seed=2) if bias else None]
+    compare(lambda lib, x, w, b: functional(lib).conv2d(x, w, b, **kw), arrays, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("groups", [2, 4])
+def test_conv2d_groups(dev, groups):
+    arrays = [rand(2, 4, 6, 5), rand(8, 4 // groups, 3, 2, seed=1), rand(8, seed=2)]
+    compare(lambda lib, x, w, b: functional(lib).conv2d(x, w, b, padding=1, stride=(1, 2), groups=groups), arrays,
+            dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_conv2d_even_kernel_same(dev):
+    arrays = [rand(2, 3, 6, 5), rand(4, 3, 2, 4, seed=1), None]
+    res = compare(lambda lib, x, w, b: functional(lib).conv2d(x, w, padding="same"), arrays, dev)
+    assert res[torchlite]["name"] == "ConvolutionBackward0"
+
+
+def test_conv2d_even_kernel_same_warns_once(monkeypatch):
+    """torch's TORCH_WARN_ONCE: the first asymmetric padding="same" of the process warns."""
+    from torchlite._ops import Convolution
+    monkeypatch.setattr(Convolution, "_WARNED_SAME", [False])
+    x, w = torchlite.randn(1, 1, 4, 4), torchlite.randn(1, 1, 2, 2)
+    with pytest.warns(UserWarning, match="even kernel lengths and odd dilation may require a zero-padded copy"):
+        TF.conv2d(x, w, padding="same")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        TF.conv2d(x, w, padding="same")
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_conv2d_unbatched(dev):
+    arrays = [rand(3, 6, 5), rand(4, 3, 3, 3, seed=1), rand(4, seed=2)]
+    res = compare(lambda lib, x, w, b: functional(lib).conv2d(x, w, b, padding=1), arrays, dev)
+    assert res[torchlite]["name"] == "SqueezeBackward1"
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1, dilation=2), dict(padding="same"),
+                                dict(groups=2, padding=1)])
+def test_conv1d(dev, kw):
+    groups = kw.get("groups", 1)
+    arrays = [rand(3, 4, 9), rand(6, 4 // groups, 3, seed=1), rand(6, seed=2)]
+    compare(lambda lib, x, w, b: functional(lib).conv1d(x, w, b, **kw), arrays, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1, output_padding=1),
+                                dict(stride=(2, 3), dilation=(2, 1), output_padding=(1, 2)), dict(groups=2, padding=1)])
+def test_conv_transpose2d(dev, kw):
+    groups = kw.get("groups", 1)
+    arrays = [rand(2, 4, 5, 4), rand(4, 6 // groups, 3, 3, seed=1), rand(6, seed=2)]
+    compare(lambda lib, x, w, b: functional(lib).conv_transpose2d(x, w, b, **kw), arrays, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_conv_transpose1d(dev):
+    arrays = [rand(2, 4, 5), rand(4, 3, 3, seed=1), rand(3, seed=2)]
+    compare(lambda lib, x, w, b: functional(lib).conv_transpose1d(x, w, b, stride=2, output_padding=1), arrays, dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_convolution_function(dev):
+    arrays = [rand(2, 3, 6, 6), rand(4, 3, 3, 3, seed=1), rand(4, seed=2)]
+    compare(lambda lib, x, w, b: lib.convolution(x, w, b, [1], [1], [1], False, [0], 1), arrays, dev)
+
+
+def test_conv2d_float32():
+    arrays = [rand(4, 3, 10, 10, dtype=np.float32), rand(8, 3, 3, 3, dtype=np.float32, seed=1),
+              rand(8, dtype=np.float32, seed=2)]
+    compare(lambda lib, x, w, b: functional(lib).conv2d(x, w, b, padding=1), arrays, "cpu", double=False)
+
+
+def test_conv2d_integer():
+    def case(lib):
+        x = lib.arange(2 * 3 * 5 * 5).reshape(2, 3, 5, 5) % 7
+        w = lib.arange(4 * 3 * 2 * 2).reshape(4, 3, 2, 2) % 5 - 2
+        y = lib.nn.functional.conv2d(x, w, stride=2)
+        return str(y.dtype), y.tolist()
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_conv2d_saved_fields():
+    def case(lib):
+        x = lib.randn(2, 3, 5, 5, requires_grad=True)
+        w = lib.randn(4, 3, 3, 3, requires_grad=True)
+        fn = lib.nn.functional.conv2d(x, w, stride=(2, 1), padding=1).grad_fn
+        return (fn.name(), fn._saved_stride, fn._saved_padding, fn._saved_dilation, fn._saved_transposed,
+                fn._saved_output_padding, fn._saved_groups, fn._saved_input is not None,
+                tuple(fn._saved_weight.shape), [(type(f).__name__ if f else None, n) for f, n in fn.next_functions])
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_conv_gradcheck(transposed):
+    x = torchlite.randn(2, 2, 5, 4, dtype=torchlite.float64, requires_grad=True)
+    w = torchlite.randn(2, 2, 3, 2, dtype=torchlite.float64, requires_grad=True)
+    b = torchlite.randn(2, dtype=torchlite.float64, requires_grad=True)
+
+    def fn(x, w, b):
+        return torchlite.convolution(x, w, b, [2, 1], [1, 0], [1, 2], transposed, [1, 0] if transposed else [0],
+                                     1)
+    assert torchlite.autograd.gradcheck(fn, (x, w, b))
+    assert torchlite.autograd.gradgradcheck(fn, (x, w, b))
+
+
+def test_conv_triple_backward():
+    """convolution_backward's own formula is convolutions: a third derivative exists, as torch's."""
+    def case(lib):
+        gen = np.random.default_rng(3)
+        x = lib.tensor(gen.standard_normal((1, 2, 4, 4)), requires_grad=True)
+        w = lib.tensor(gen.standard_normal((2, 2, 2, 2)), requires_grad=True)
+        y = lib.nn.functional.conv2d(x, w)
+        gx, = lib.autograd.grad((y ** 2).sum(), x, create_graph=True)
+        gw, = lib.autograd.grad((gx ** 2).sum(), w, create_graph=True)
+        ggx, = lib.autograd.grad((gw ** 2).sum(), x)
+        return gx.grad_fn.name(), gw.grad_fn.name(), ggx
+    assert run(case, torchlite) == run(case, torch)
+
+
+CONV_ERRORS = [
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 2, 3, 3)),
+    lambda lib, F: F.conv2d(lib.randn(6, 6), lib.randn(4, 3, 3, 3)),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3)),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 7, 7)),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), stride=0),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), padding=-1),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), dilation=0),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), groups=2),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), groups=0),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(2, 3, 3, 3), groups=3),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 1, 3, 3), groups=3),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), lib.randn(5)),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), padding="same", stride=2),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), padding="foo"),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6).double(), lib.randn(4, 3, 3, 3)),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3).double()),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6).long(), lib.randn(4, 3, 3, 3)),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), lib.randn(4).double()),
+    lambda lib, F: F.conv2d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3), stride=(1, 1, 1)),
+    lambda lib, F: F.conv1d(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3)),
+    lambda lib, F: F.conv_transpose2d(lib.randn(2, 3, 6, 6), lib.randn(3, 2, 3, 3), output_padding=1),
+    lambda lib, F: F.conv_transpose2d(lib.randn(2, 3, 6, 6), lib.randn(4, 2, 3, 3)),
+    lambda lib, F: F.conv_transpose2d(lib.randn(2, 3, 6, 6), lib.randn(3, 2, 3, 3), lib.randn(3)),
+    lambda lib, F: F.conv_transpose2d(lib.randn(2, 3, 6, 6), lib.randn(3, 2, 3, 3), output_padding=-1),
+    lambda lib, F: lib.convolution(lib.randn(2, 3, 6, 6), lib.randn(4, 3, 3, 3)[0], None, [1], [0], [1], False,
+                                   [0], 1),
+    lambda lib, F: lib.convolution(lib.randn(2, 3, 6, 6), lib.randn(4, 3), None, [1], [0], [1], False, [0], 1),
+]
+
+
+@pytest.mark.parametrize("i", range(len(CONV_ERRORS)))
+def test_conv_errors(i):
+    assert run(lambda lib: CONV_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: CONV_ERRORS[i](lib, functional(lib)), torch)
+
+
+def test_conv_empty_batch():
+    def case(lib):
+        x = lib.randn(0, 3, 6, 6, requires_grad=True)
+        w = lib.randn(4, 3, 3, 3, requires_grad=True)
+        y = lib.nn.functional.conv2d(x, w, padding=1)
+        gx, gw = lib.autograd.grad(y.sum(), (x, w))
+        return y.shape, gx.shape, gw
+    assert run(case, torchlite) == run(case, torch)
+
+
+# padding ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("pad", [(1, 2), (1, 2, -1, 0), (0, 0, 2, 1, 1, 1), (-2, -2)])
+def test_pad_constant(dev, pad):
+    compare(lambda lib, x: functional(lib).pad(x, pad, value=1.5), [rand(2, 3, 4)], dev)
+
+
+PAD_ERRORS = [
+    lambda lib: lib.nn.functional.pad(lib.randn(2, 3, 4), (1, 2, 3)),
+    lambda lib: lib.nn.functional.pad(lib.randn(2, 3, 4), (1, 2, 0, 0, 0, 0, 0, 0)),
+    lambda lib: lib.nn.functional.pad(lib.randn(2, 3, 4), (-3, -2)),
+    lambda lib: lib.nn.functional.pad(lib.randn(2, 3, 4), (1, 1), mode="foo"),
+    lambda lib: lib.constant_pad_nd(lib.arange(6).reshape(2, 3), (1, 1), 2.5),
+    lambda lib: lib.constant_pad_nd(lib.randn(2, 3, requires_grad=True), (1, 1)).grad_fn._saved_pad,
+    lambda lib: lib.constant_pad_nd(lib.randn(2, 3, requires_grad=True), (-1, 1)).grad_fn._saved_pad,
+]
+
+
+@pytest.mark.parametrize("i", range(len(PAD_ERRORS)))
+def test_pad_cases(i):
+    assert run(PAD_ERRORS[i], torchlite) == run(PAD_ERRORS[i], torch)
+
+
+def test_pad_gradgradcheck():
+    x = torchlite.randn(2, 3, 4, dtype=torchlite.float64, requires_grad=True)
+    assert torchlite.autograd.gradcheck(lambda t: TF.pad(t, (1, -1, 2, 0)), (x,))
+    assert torchlite.autograd.gradgradcheck(lambda t: TF.pad(t, (1, -1, 2, 0)), (x,))
+
+
+def test_conv_one_backward_node():
+    """ConvolutionBackward0 calls convolution_backward once for every input that needs a gradient
+    (grad_input_mask): under create_graph the input's and weight's gradients share its node."""
+    def case(lib):
+        x = lib.randn(1, 2, 4, 4, dtype=lib.float64, requires_grad=True)
+        w = lib.randn(3, 2, 3, 3, dtype=lib.float64, requires_grad=True)
+        b = lib.randn(3, dtype=lib.float64, requires_grad=True)
+        gx, gw, gb = lib.autograd.grad(lib.nn.functional.conv2d(x, w, b).sum(), (x, w, b), create_graph=True)
+        return gx.grad_fn is gw.grad_fn, gx.grad_fn.name(), gb.grad_fn is gx.grad_fn
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_convolution_backward_kernel():
+    """convolution_backward (torch.ops.aten.convolution_backward) against torch's, every mask."""
+    gen = np.random.default_rng(5)
+    arrays = [gen.standard_normal(s) for s in ((2, 4, 3, 4), (2, 3, 5, 4), (4, 3, 3, 3))]
+    for mask in ([True, True, True], [True, False, False], [False, True, True]):
+        a = torchlite._ops.convolution_backward(*[torchlite.tensor(x) for x in arrays], [4], [1], [0, 1], [1], False,
+                                                [0], 1, mask)
+        b = torch.ops.aten.convolution_backward(*[torch.tensor(x) for x in arrays], [4], [1], [0, 1], [1], False, [0],
+                                                1, mask)
+        for x, y, m in zip(a, b, mask, strict=True):
+            if m:
+                _close(x.numpy(), y.numpy(), np.float64)
