@@ -1078,6 +1078,27 @@ from ._ops import (elu_backward, gelu_backward, glu_backward, hardshrink_backwar
                    log_sigmoid_backward, narrow, sigmoid, softplus, softplus_backward, softshrink_backward, tanh)
 
 
+from ._ops import embedding_dense_backward  # noqa: E402
+
+
+def embedding_backward_symint(grad, indices, num_weights, padding_idx, scale_grad_by_freq, sparse):
+    """at::embedding_backward: the dense gradient (torchlite has no sparse tensors)."""
+    if sparse:
+        raise RuntimeError("embedding(sparse=True): torchlite has no sparse tensors, so it cannot make the sparse "
+                           "gradient torch makes; use sparse=False")
+    return embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def embedding_dense_double_backward_symint(grad, indices, padding_idx):
+    """FunctionsManual.cpp's: grad's rows picked by indices (zero at padding_idx), viewed as indices' shape + [-1]."""
+    flat = reshape(indices, (-1,))
+    gg = index_select(grad, 0, flat)
+    if padding_idx >= 0:
+        mask = _const((flat._array == padding_idx).reshape(-1, 1) & np.ones(gg._array.shape, dtype=bool), gg)
+        gg = masked_fill(gg, mask, 0)
+    return reshape(gg, (*indices._array.shape, -1))
+
+
 def _mask(cond, like):
     """A 0/1 constant of like's dtype (a comparison's `.type_as(grad)` in upstream's formulas)."""
     return _const(cond.astype(like._array.dtype), like)

@@ -169,6 +169,8 @@ TEST_LIST = {
     "_softmax_backward_data": "tests/python/test_nn_functional.py",
     "_log_softmax_backward_data": "tests/python/test_nn_functional.py",
     "linear": "tests/python/test_nn_functional.py", "bilinear": "tests/python/test_nn_functional.py",
+    "dropout": "tests/python/test_nn_functional.py",  # random: compared by its statistics and graph
+    "embedding": "tests/python/test_nn_functional.py", "embedding_dense_backward": "tests/python/test_nn_functional.py",
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)

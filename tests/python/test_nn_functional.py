@@ -427,3 +427,105 @@ def test_activation_zero_dim():
         if not name.startswith("glu"):
             check(lambda lib, F, x, name=name: ACTIVATIONS[name](F, x), [np.array(0.7)], gradgrad=False,
                   double=name not in NO_DOUBLE)
+
+
+# ==== dropout ==================================================================================
+
+def test_dropout_statistics_and_graph():
+    """torch's generator is not reproduced: each element is 0 or x / (1 - p), about a fraction p of
+    them 0, the gradient the same mask / (1 - p), node MulBackward0 (input * noise) as torch's."""
+    torchlite.manual_seed(0)
+    x = torchlite.rand(200, 50, dtype=torchlite.float64) + 0.5
+    x.requires_grad_(True)
+    for p in (0.2, 0.5, 0.9):
+        for dev in DEVICES:
+            xd = x.detach().to(dev).requires_grad_(True)
+            y = TF.dropout(xd, p)
+            assert y.grad_fn.name() == "MulBackward0" and y.device == xd.device
+            ya, xa = np.asarray(y.detach().cpu()), np.asarray(x.detach())
+            kept = ya != 0
+            np.testing.assert_allclose(ya[kept], xa[kept] / (1 - p), rtol=1e-12)
+            assert abs((~kept).mean() - p) < 0.03
+            g, = torchlite.autograd.grad(y.sum(), xd)
+            np.testing.assert_allclose(np.asarray(g.cpu()), kept / (1 - p), rtol=1e-12)
+    y = TF.dropout(x, 0.5)
+    noise = y.grad_fn._saved_other[:2, :3]
+    assert torchlite.autograd.gradgradcheck(lambda t: t * noise, (x[:2, :3].detach().requires_grad_(),))
+
+
+def test_dropout_same_as_torch():
+    """Where no randomness is involved: p = 0, p = 1, eval mode, empty inputs, in place, errors."""
+    def case(lib, F, x):
+        y0, y1 = F.dropout(x, 0.0), F.dropout(x, 0.3, training=False)
+        z = x * 1
+        w = F.dropout(z, 1.0, inplace=True)
+        return y0 is x, y1 is x, F.dropout(x, 1.0), w is z, z, z._version, F.dropout(x[:0], 0.5).shape
+    check(case, [XA], gradgrad=False)
+    check(lambda lib, F, x: lib.dropout(x, 1.0, True), [XA])
+    for p in (-0.1, 1.5, -1.0, 2):
+        same_error(lambda lib, F, p=p: F.dropout(lib.ones(3), p))
+        same_error(lambda lib, F, p=p: lib.dropout(lib.ones(3), p, True))
+        same_error(lambda lib, F, p=p: lib.dropout_(lib.ones(3), p, True))
+    same_error(lambda lib, F: F.dropout(lib.arange(3), 0.5))
+    same_error(lambda lib, F: F.dropout(lib.ones(3, requires_grad=True), 0.5, inplace=True))
+    same_error(lambda lib, F: lib.dropout(lib.ones(3), "a", True))
+    same_error(lambda lib, F: lib.dropout(lib.ones(3), 0.5))
+    same_error(lambda lib, F: F.dropout(lib.ones(3), 0.5, training=False, inplace=True).shape)
+
+
+# ==== embedding ================================================================================
+
+IDX = np.array([[0, 2, 2], [4, 1, 0]])
+W53 = rand(5, 3)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"padding_idx": 2}, {"padding_idx": -1}, {"padding_idx": 0},
+                                    {"scale_grad_by_freq": True}, {"padding_idx": 1, "scale_grad_by_freq": True}],
+                         ids=str)
+def test_embedding(kwargs):
+    """EmbeddingBackward0, and embedding_dense_backward (its node under a double backward)."""
+    # (a padding row's gradient is zero by design, which gradcheck's finite differences do not see)
+    check(lambda lib, F, i, w: F.embedding(i, w, **kwargs), [IDX, W53], gradgrad=not kwargs)
+    check(lambda lib, F, i, w: F.embedding(i[0, 1], w, **kwargs), [IDX, W53], gradgrad=False)
+    check(lambda lib, F, i, w: F.embedding(i.int().t(), w.t().t(), **kwargs), [IDX, W53], gradgrad=False)
+
+
+def test_embedding_saved_fields_and_torch_embedding():
+    def case(lib, F):
+        w = lib.tensor(W53, requires_grad=True)
+        y = lib.embedding(w, lib.tensor(IDX), 3)
+        g, = lib.autograd.grad((y * y).sum(), w, create_graph=True)
+        return [(n.name(), {k: getattr(n, k) for k in dir(n) if k.startswith("_saved_")})
+                for n in (y.grad_fn, g.grad_fn)]
+    same_error(case)
+
+
+def test_embedding_max_norm():
+    def case(lib, F, norm_type):
+        w = lib.tensor(W53 * 3)
+        v = w._version
+        y = F.embedding(lib.tensor(IDX), w, max_norm=1.0, norm_type=norm_type)
+        return y, w, w._version - v
+    for norm_type in (2.0, 1.0):
+        assert run(lambda lib, n=norm_type: case(lib, functional(lib), n), torchlite) == \
+            run(lambda lib, n=norm_type: case(lib, functional(lib), n), torch)
+
+
+def test_embedding_errors():
+    same_error(lambda lib, F: F.embedding(lib.tensor([5]), lib.ones(5, 3)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([-1]), lib.ones(5, 3)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1.0]), lib.ones(5, 3)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5, 3), padding_idx=7))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5, 3), padding_idx=-7))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5)))
+    same_error(lambda lib, F: F.embedding(lib.tensor([1]), lib.ones(5, 3, 2)))
+    same_error(lambda lib, F: lib.embedding(lib.ones(5, 3), lib.tensor([5])))
+    same_error(lambda lib, F: lib.embedding(lib.ones(5, 3)))
+
+
+def test_embedding_sparse_refused():
+    w = torchlite.tensor(W53, requires_grad=True)
+    y = TF.embedding(torchlite.tensor(IDX), w, sparse=True)
+    assert y.grad_fn.name() == "EmbeddingBackward0" and y.grad_fn._saved_sparse is True
+    with pytest.raises(RuntimeError, match="torchlite has no sparse tensors"):
+        y.sum().backward()

@@ -2143,6 +2143,28 @@ for _name, _call in _INPLACE_ACTIVATION_CASES.items():
 case("Tensor.hardshrink")(_activation_case(lambda lib, F, x: x.hardshrink(0.25)))
 
 
+@case("torchlite.nn.functional.dropout", "torchlite.dropout", "torchlite.dropout_")
+def _dropout(lib, dev):
+    # the random masks are not torch's (its generator is not reproduced): p = 0, 1, eval mode and the errors
+    F = lib.nn.functional
+
+    def op(x):
+        z = x * 1
+        return (F.dropout(x, 0.0) is x, F.dropout(x, 0.5, training=False) is x, F.dropout(x, 1.0),
+                lib.dropout(x, 1.0, True), lib.dropout_(z, 1.0, True) is z, z, F.dropout(x, 0.7).grad_fn.name(),
+                run(lambda lib: F.dropout(x, 1.5), lib), run(lambda lib: lib.dropout(x, -1.0, True), lib))
+    return with_grads(lib, op, leaf(lib, dev, X3))
+
+
+@case("torchlite.nn.functional.embedding", "torchlite.embedding")
+def _embedding(lib, dev):
+    w, i = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]]), lib.tensor([[0, 2], [2, 1]], device=dev)
+    F = lib.nn.functional
+    return with_grads(lib, lambda w: (F.embedding(i, w), F.embedding(i, w, padding_idx=2), lib.embedding(w, i, 0, True),
+                                      lib.embedding(w, i).grad_fn.name(),
+                                      run(lambda lib: F.embedding(i + 3, w), lib)), w)
+
+
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 CONV_X = [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]]  # (1, 2, 4)

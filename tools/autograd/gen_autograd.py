@@ -36,6 +36,8 @@ DERIVED = {
     "dim": ("_dim", "V", "int64_t", "read_int"),
     "scalar_type": ("_scalar_type", "H", None, None),
 }
+DERIVED["sym_size"] = ("_sym_argsize", "V", "int64_t", "read_int")
+SYM_SIZE = r"\b(\w+)\.sym_size\((\d+)\)"
 # The C++ type of a value field, by its schema type.
 SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"), "SymInt": ("int64_t", "read_int"),
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
@@ -129,7 +131,10 @@ class Entry:
                 if method not in DERIVED:
                     raise ValueError(f"{self.schema.text}: unknown '{obj}.{method}()'")
                 derived[obj + DERIVED[method][0]] = (obj, method)
-            stripped = re.sub(r"\b\w+\.\w+\(\)|\"[^\"]*\"", "", formula)
+            for obj, index in re.findall(SYM_SIZE, formula):
+                # upstream's `weight.sym_size(0)`: an int field named <obj>_sym_argsize_<index>
+                derived[f"{obj}_sym_argsize_{index}"] = (obj, "sym_size")
+            stripped = re.sub(r"\b\w+\.\w+\(\)|\"[^\"]*\"|" + SYM_SIZE, "", formula)
             used.update(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", stripped))
         self.fields = []  # (name, kind, schema type): T a tensor, L a list of tensors, V / H a value
         for a in self.schema.args:
@@ -155,7 +160,8 @@ class Entry:
             raise ValueError(f"{self.schema.text}: formula reads unknown names {sorted(unknown)}")
 
     def python_formula(self, name):
-        return re.sub(r"\b(\w+)\.(\w+)\(\)", lambda m: m.group(1) + DERIVED[m.group(2)][0], self.formulas[name])
+        formula = re.sub(SYM_SIZE, lambda m: f"{m.group(1)}_sym_argsize_{m.group(2)}", self.formulas[name])
+        return re.sub(r"\b(\w+)\.(\w+)\(\)", lambda m: m.group(1) + DERIVED[m.group(2)][0], formula)
 
 
 def load(path):

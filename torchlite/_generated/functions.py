@@ -37,6 +37,8 @@ from .._functions_manual import (
     div_tensor_self_backward_mode,
     elu_backward,
     elu_double_backward,
+    embedding_backward_symint,
+    embedding_dense_double_backward_symint,
     erfinv,
     evenly_distribute_backward,
     exp,
@@ -1639,6 +1641,21 @@ def LogSoftmaxBackwardDataBackward0(grad, needs, grad_output, output, dim):
     return (grad_grad_output, grad_output)
 
 
+def EmbeddingBackward0(grad, needs, indices, padding_idx, scale_grad_by_freq, sparse, weight_sym_argsize_0):
+    """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False,
+    bool sparse=False) -> Tensor"""
+    grad_weight = embedding_backward_symint(grad, indices, weight_sym_argsize_0, padding_idx, scale_grad_by_freq,
+                                            sparse) if needs[0] else None
+    return (grad_weight,)
+
+
+def EmbeddingDenseBackwardBackward0(grad, needs, indices, padding_idx):
+    """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx,
+    bool scale_grad_by_freq) -> Tensor"""
+    grad_grad_output = embedding_dense_double_backward_symint(grad, indices, padding_idx) if needs[0] else None
+    return (grad_grad_output,)
+
+
 def HardtanhBackward0(grad, needs, self, min_val, max_val):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     grad_self = hardtanh_backward(grad, self, min_val, max_val) if needs[0] else None
@@ -2094,6 +2111,8 @@ _C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
 _C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
 _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)
 _C._set_formula(specs.LogSoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0)
+_C._set_formula(specs.EmbeddingBackward0, EmbeddingBackward0)
+_C._set_formula(specs.EmbeddingDenseBackwardBackward0, EmbeddingDenseBackwardBackward0)
 _C._set_formula(specs.HardtanhBackward0, HardtanhBackward0)
 _C._set_formula(specs.HardtanhBackwardBackward0, HardtanhBackwardBackward0)
 _C._set_formula(specs.LeakyReluBackward0, LeakyReluBackward0)

@@ -250,6 +250,11 @@ SoftmaxBackwardDataBackward0 = _C._op_spec("SoftmaxBackwardDataBackward0",
                                            ("grad_output", "output", "dim", "input_dtype", ), "TTSH", 0, False)
 LogSoftmaxBackwardDataBackward0 = _C._op_spec("LogSoftmaxBackwardDataBackward0", ("grad_output", "output", "dim", ),
                                               "TTS", 0, False)
+EmbeddingBackward0 = _C._op_spec("EmbeddingBackward0",
+                                 ("indices", "padding_idx", "scale_grad_by_freq", "sparse", "weight_sym_argsize_0", ),
+                                 "TSVVV", 0, False)
+EmbeddingDenseBackwardBackward0 = _C._op_spec("EmbeddingDenseBackwardBackward0", ("indices", "padding_idx", ),
+                                              "TS", 0, False)
 HardtanhBackward0 = _C._op_spec("HardtanhBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 HardtanhBackwardBackward0 = _C._op_spec("HardtanhBackwardBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 LeakyReluBackward0 = _C._op_spec("LeakyReluBackward0", ("self", "negative_slope", ), "TV", 0, False)

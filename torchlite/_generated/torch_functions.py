@@ -114,7 +114,10 @@ __all__ = [
     "div",
     "divide",
     "dot",
+    "dropout",
+    "dropout_",
     "dstack",
+    "embedding",
     "eq",
     "equal",
     "erf",
@@ -434,7 +437,11 @@ _SCHEMAS = {
     "div": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "divide": ('Tensor self, Tensor other', 'Tensor self, Tensor other, *, str? rounding_mode'),
     "dot": ('Tensor self, Tensor tensor',),
+    "dropout": ('Tensor input, float p, bool train',),
+    "dropout_": ('Tensor(a!) self, float p, bool train',),
     "dstack": ('Tensor[] tensors',),
+    "embedding": (
+        'Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False',),
     "eq": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "equal": ('Tensor self, Tensor other',),
     "erf": ('Tensor self',),
@@ -1752,6 +1759,24 @@ def dot(*args, out=None, **kwargs):
     return out_variant("dot", _ops.dot, out, args, kwargs)
 
 
+@functools.wraps(_ops.dropout)
+def dropout(*args, **kwargs):
+    try:
+        return _ops.dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("dropout", _SCHEMAS["dropout"], args, kwargs, error)
+    return _ops.dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.dropout_)
+def dropout_(*args, **kwargs):
+    try:
+        return _ops.dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("dropout_", _SCHEMAS["dropout_"], args, kwargs, error)
+    return _ops.dropout_(*args, **kwargs)
+
+
 @functools.wraps(_ops.dstack)
 def dstack(*args, out=None, **kwargs):
     try:
@@ -1763,6 +1788,15 @@ def dstack(*args, out=None, **kwargs):
     if out is None:
         return _ops.dstack(*args, **kwargs)
     return out_variant("dstack", _ops.dstack, out, args, kwargs)
+
+
+@functools.wraps(_ops.embedding)
+def embedding(*args, **kwargs):
+    try:
+        return _ops.embedding(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("embedding", _SCHEMAS["embedding"], args, kwargs, error)
+    return _ops.embedding(*args, **kwargs)
 
 
 @functools.wraps(_ops.eq)

@@ -269,6 +269,10 @@ __all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_dat
             "_softmax_backward_data"]
 from .LinearNN import bilinear, linear  # noqa: E402
 __all__ += ["bilinear", "linear"]
+from .Dropout import dropout, dropout_  # noqa: E402
+__all__ += ["dropout", "dropout_"]
+from .Embedding import embedding, embedding_dense_backward  # noqa: E402
+__all__ += ["embedding", "embedding_dense_backward"]
 from .ActivationNN import (  # noqa: E402
     celu, celu_, elu, elu_, elu_backward, gelu, gelu_backward, glu, glu_backward, hardshrink,
     hardshrink_backward, hardsigmoid, hardsigmoid_, hardsigmoid_backward, hardswish, hardswish_,

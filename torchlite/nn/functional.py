@@ -10,6 +10,8 @@ import warnings  # noqa: E402
 
 from .._generated import nn_functions as _nn  # noqa: E402
 from .._generated import torch_functions as _torch  # noqa: E402
+from .._ops import norm as _norm  # noqa: E402
+from ..autograd.grad_mode import no_grad as _no_grad  # noqa: E402
 
 
 def _get_softmax_dim(name, ndim, stacklevel):
@@ -162,10 +164,47 @@ def hardswish(input, inplace=False):  # noqa: A002 - torch's names
     return _nn.hardswish_(input) if inplace else _nn.hardswish(input)
 
 
+def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002 - torch's names
+    """at::embedding_renorm_ under no_grad: each row input names whose norm exceeds max_norm scaled
+    by max_norm / (norm + 1e-7), in place (weight's version moves, as torch's does)."""
+    with _no_grad():
+        rows = _torch.unique(input.reshape(-1))
+        picked = weight.index_select(0, rows)
+        norms = _norm(picked, norm_type, 1)
+        scale = _torch.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight.index_copy_(0, rows, picked * scale.unsqueeze(1))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,  # noqa: A002
+              sparse=False):
+    """embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+    sparse=False) -> Tensor: the rows of weight that input names (torch.nn.functional.embedding)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        input = input.contiguous()  # noqa: A001 - torch's name
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
+    return _torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes elements with probability p
+    and scales the others by 1 / (1 - p) while training."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _torch.dropout_(input, p, training) if inplace else _torch.dropout(input, p, training)
+
+
 __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hardtanh_", "relu6", "elu", "elu_",
             "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "gelu", "logsigmoid", "hardshrink",
             "softplus", "softshrink", "tanhshrink", "softsign", "tanh", "sigmoid", "hardsigmoid", "silu", "mish",
-            "hardswish"]
+            "hardswish", "dropout", "embedding"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)

@@ -1,0 +1,48 @@
+"""embedding and its backward (ATen/native/Embedding.cpp): rows of `weight` picked by `indices`,
+node EmbeddingBackward0; the dense gradient is the op embedding_dense_backward (its own node,
+EmbeddingDenseBackwardBackward0, under a double backward), as upstream."""
+import numpy as np
+
+from .. import _backend
+from .._C import _record, _wrap
+from .._generated import specs as _S
+from .ScalarType import _f16, _f32, _i32, _i64, _tensor_type_name
+
+
+def _check_indices(indices, fn):
+    if indices._array.dtype not in (_i64, _i32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {_tensor_type_name(indices._array.dtype)} instead (while checking "
+                           f"arguments for {fn})")
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    _check_indices(indices, "embedding")
+    w = weight._array
+    if w.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    idx = _backend.to_host(indices._array)
+    if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
+        raise IndexError("index out of range in self")
+    out = _wrap(np.array(w[indices._array], order="C"), weight)
+    return _record(_S.EmbeddingBackward0, (weight,), out, indices=indices, padding_idx=padding_idx,
+                   scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, weight_sym_argsize_0=w.shape[0])
+
+
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """The weight's gradient: grad_output's rows added into the rows indices name (none into
+    padding_idx's), each divided by its index's count with scale_grad_by_freq."""
+    _check_indices(indices, "embedding_backward")
+    g = grad_output._array
+    idx = indices._array.reshape(-1).astype(np.int64)
+    dim = g.shape[-1] if g.ndim else 1
+    rows = g.reshape(-1, dim)
+    acc = _f32 if g.dtype == _f16 else g.dtype
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=num_weights)
+        rows = rows / counts[idx][:, None].astype(acc)
+    keep = idx != padding_idx
+    total = np.zeros((num_weights, dim), dtype=acc)
+    np.add.at(total, idx[keep], rows[keep].astype(acc, copy=False))
+    out = _wrap(np.array(total, dtype=g.dtype, order="C"), grad_output)
+    return _record(_S.EmbeddingDenseBackwardBackward0, (grad_output,), out, indices=indices, padding_idx=padding_idx)
