@@ -232,9 +232,9 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
 # (the seq family's entries follow this line)
 import math as _math  # noqa: E402 - the seq family's imports stay in its section
 
-import torchlite as _tl  # noqa: E402
-from torchlite._dtypes import _c_type_name as _seq_c_name, _to_numpy_dtype as _seq_np  # noqa: E402
-from torchlite._ops.ScalarType import _torch_type_name as _seq_type_name  # noqa: E402
+from .._dtypes import _c_type_name as _seq_c_name, _to_numpy_dtype as _seq_np  # noqa: E402
+from .._ops.ScalarType import _torch_type_name as _seq_type_name  # noqa: E402
+from . import _seq_torch as _tl  # noqa: E402
 
 
 def _sdpa_validate(query, key, value, attn_mask):
@@ -371,7 +371,6 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
     if mask.dtype != _tl.bool and not is_float:
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        import warnings
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=2)
     if not is_float:

@@ -3,11 +3,10 @@ the cells, FullLayer / PackedLayer and their reversed forms, apply_layer_stack),
 torchlite ops (linear, sigmoid, tanh, chunk, cat, stack) so autograd differentiates them. torch
 runs fused kernels; the values and gradients are the same."""
 # ruff: noqa: A001, A002 - torch's parameter names (input)
-import torchlite as torch
+from .. import _seq_torch as torch, functional as F
 
 
 def _linear(x, w, b):
-    from torchlite.nn import functional as F
     return F.linear(x, w, b)
 
 
@@ -129,7 +128,6 @@ def rnn_forward(mode, input, hx, flat_weights, has_biases, num_layers, dropout, 
                 batch_first=False, batch_sizes=None, proj_size=0):
     """_VF.rnn_tanh / rnn_relu / lstm / gru: (output, h_n) or, for LSTM, (output, h_n, c_n).
     hx is h_0, or (h_0, c_0) for LSTM; batch_sizes (a list of ints) for a packed input."""
-    from torchlite.nn import functional as F
     num_dirs = 2 if bidirectional else 1
     is_lstm = mode == "LSTM"
     if batch_sizes is None and batch_first:

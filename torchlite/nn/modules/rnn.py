@@ -6,16 +6,18 @@ import numbers
 import warnings
 import weakref
 
-import torchlite as torch
-from torchlite import Tensor
-
-from .. import init
+from .. import _seq_torch as torch, init
 from ..parameter import Parameter
-from ..utils.rnn import PackedSequence
 from . import _rnn_impl as _impl
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+
+def _is_packed(input):
+    # isinstance(input, nn.utils.rnn.PackedSequence), without importing nn.utils from nn.modules
+    # (nn.utils imports nn.modules: an import cycle)
+    return isinstance(input, tuple) and hasattr(input, "batch_sizes") and hasattr(input, "unsorted_indices")
 
 
 def _apply_permutation(tensor, permutation, dim=1):
@@ -225,7 +227,7 @@ class RNNBase(Module):
         self._update_flat_weights()
         num_directions = 2 if self.bidirectional else 1
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        if isinstance(input, PackedSequence):
+        if _is_packed(input):
             input, batch_sizes, sorted_indices, unsorted_indices = input
             return input, batch_sizes, sorted_indices, unsorted_indices, True, None, hx, num_directions, real_hidden
         if input.dim() not in (2, 3):
@@ -293,8 +295,8 @@ def _forward_single_hidden(self, input, hx, name):
         hx = self.permute_hidden(hx, sorted_indices)
     self.check_forward_args(input, hx, batch_sizes)
     output, hidden = self._run(input, hx, batch_sizes)
-    if isinstance(orig_input, PackedSequence):
-        return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+    if _is_packed(orig_input):
+        return (type(orig_input)(output, batch_sizes, sorted_indices, unsorted_indices),
                 self.permute_hidden(hidden, unsorted_indices))
     if not is_batched:
         output = output.squeeze(batch_dim)
@@ -359,8 +361,8 @@ class LSTM(RNNBase):
                 hx = self.permute_hidden(hx, sorted_indices)
         output, h, c = self._run(input, hx, batch_sizes)
         hidden = (h, c)
-        if isinstance(orig_input, PackedSequence):
-            return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
+        if _is_packed(orig_input):
+            return (type(orig_input)(output, batch_sizes, sorted_indices, unsorted_indices),
                     self.permute_hidden(hidden, unsorted_indices))
         if not is_batched:
             output = output.squeeze(batch_dim)
@@ -510,5 +512,3 @@ class GRUCell(RNNCellBase):
             ret = ret.squeeze(0)
         return ret
 
-
-del Tensor

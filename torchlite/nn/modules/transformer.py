@@ -5,11 +5,9 @@ fast path of TransformerEncoder would leave zeros at padded positions, so does t
 import copy
 import warnings
 
-import torchlite as torch
-from torchlite.nn import functional as F
-
+from .. import _seq_torch as torch, functional as F
 from ..init import xavier_uniform_
-from .activation import MultiheadAttention
+from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -189,11 +187,9 @@ class TransformerDecoder(Module):
 
 
 def _relu_or_gelu(activation):
-    from torchlite import nn
-    relu_cls, gelu_cls = getattr(nn, "ReLU", ()), getattr(nn, "GELU", ())
-    if activation is F.relu or (relu_cls and isinstance(activation, relu_cls)):
+    if activation is F.relu or isinstance(activation, ReLU):
         return 1
-    if activation is F.gelu or (gelu_cls and isinstance(activation, gelu_cls)):
+    if activation is F.gelu or isinstance(activation, GELU):
         return 2
     return 0
 

@@ -6,8 +6,8 @@ import warnings
 from collections.abc import Iterable
 from typing import NamedTuple
 
-import torchlite as torch
-from torchlite import Tensor
+from .. import _seq_torch as torch
+from .._seq_torch import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
