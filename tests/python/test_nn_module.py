@@ -970,7 +970,7 @@ def training_loop(lib):
 # nn.utils --------------------------------------------------------------------------------------
 def _with_grads(lib, *grads, dtype=None):
     ps = []
-    for i, g in enumerate(grads):
+    for g in grads:
         p = lib.nn.Parameter(lib.zeros(len(g), dtype=dtype or lib.float64))
         p.grad = lib.tensor(g, dtype=dtype or lib.float64)
         ps.append(p)

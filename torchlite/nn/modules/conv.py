@@ -3,12 +3,13 @@ import collections.abc
 import math
 from itertools import repeat
 
-from ... import _factories, autograd
+from ... import _dtypes, _factories, autograd
 from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__: list = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+# defined below, exported once torchlite.nn.functional has their F: Conv3d, ConvTranspose3d
 
 
 def _ntuple(n):
@@ -200,7 +201,7 @@ class _ConvTransposeNd(_ConvNd):
             size = output_size[i]
             if size < min_sizes[i] or size > max_sizes[i]:
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {min_sizes} "
-                                 f"to {max_sizes} (for an input of {input.size()[2:]})")
+                                 f"to {max_sizes} (for an input of {_dtypes.Size(input.shape[2:])})")
         return [output_size[d] - min_sizes[d] for d in range(num_spatial_dims)]
 
     def _transposed_forward(self, fn, input, output_size, n):  # noqa: A002 - torch's name

@@ -1,7 +1,7 @@
 """torch/nn/modules/flatten.py: Flatten, Unflatten."""
 from .module import Module
 
-__all__ = ["Flatten", "Unflatten"]
+__all__: list = ["Flatten", "Unflatten"]
 
 
 class Flatten(Module):

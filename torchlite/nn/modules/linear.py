@@ -6,7 +6,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__: list = ["Identity", "Linear", "Bilinear"]
 
 
 class Identity(Module):

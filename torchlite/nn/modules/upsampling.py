@@ -2,7 +2,9 @@
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__: list = []
+# defined below, exported once torchlite.nn.functional has their F: Upsample, UpsamplingNearest2d,
+#   UpsamplingBilinear2d
 
 
 class Upsample(Module):
