@@ -137,8 +137,7 @@ class RNNBase(Module):
 
     def check_input(self, input, batch_sizes):
         if input.dtype != self._flat_weights[0].dtype:
-            wd = str(self._flat_weights[0].dtype).replace("torchlite", "torch")
-            idt = str(input.dtype).replace("torchlite", "torch")
+            wd, idt = self._flat_weights[0].dtype, input.dtype
             raise ValueError(f"RNN input dtype ({idt}) does not match weight dtype ({wd}). Convert input: "
                              f"input.to({wd}), or convert model: model.to({idt})")
         expected_input_dim = 2 if batch_sizes is not None else 3
