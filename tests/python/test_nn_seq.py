@@ -781,3 +781,15 @@ def test_transformer_encoder_warns_like_torch():
                                              r"because encoder_layer.self_attn.batch_first was not True"):
             enc = lib.nn.TransformerEncoder(layer, 3, norm=lib.nn.LayerNorm(8), enable_nested_tensor=True)
         assert len(enc.layers) == 3 and enc.layers[0] is not layer and enc.layers[0] is not enc.layers[1]
+
+
+def test_rnn_deepcopy_and_pickle():
+    """__getstate__ drops the weak references to the flat weights and __setstate__ rebuilds them."""
+    import copy
+    import pickle
+    m = torchlite.nn.LSTM(3, 4, 2, bidirectional=True)
+    x = rand(torchlite, 2, 1, 3, seed=1)
+    for m2 in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):  # noqa: S301 - our own object
+        assert all(w is getattr(m2, n) for w, n in zip(m2._flat_weights, m2._flat_weights_names, strict=True))
+        assert m2.weight_ih_l0 is not m.weight_ih_l0
+        np.testing.assert_array_equal(m2(x.float())[0].detach().numpy(), m(x.float())[0].detach().numpy())
