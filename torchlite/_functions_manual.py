@@ -1247,8 +1247,106 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
     return ggO, gI, gW
 
 
-__all__ += ["_convolution_double_backward", "constant_pad_nd_backward", "convolution", "convolution_backward",
-            "convolution_backward_masked"]
+from ._ops import avg_pool2d, avg_pool2d_backward, max_pool2d_with_indices_backward  # noqa: E402
+
+
+def max_pool_double_backward(grad, indices, dim):
+    """FunctionsManual's max_pool_double_backward: the gradient's gradient read at each output's
+    maximum, a gather over each flattened plane of `dim` dimensions."""
+    nd = len(indices.shape)
+    flat_grad = _reshape(grad, list(grad.shape[:nd - dim]) + [-1])
+    flat_indices = _reshape(indices, list(indices.shape[:nd - dim]) + [-1])
+    return _reshape(gather(flat_grad, -1, flat_indices), list(indices.shape))
+
+
+from ._ops import (native_batch_norm_backward, native_group_norm_backward,  # noqa: E402
+                   native_layer_norm_backward)
+from ._ops import Normalization as _Normalization  # noqa: E402
+
+_ENGINE = _C._ImperativeEngine()
+_norm_last = threading.local()
+
+
+def _once(key, needs, k, compute):
+    """Output k of compute(), which a node's formula asks for once per input: the first call computes
+    every gradient `needs` asks for (upstream's grad_input_mask), the others take theirs."""
+    last = getattr(_norm_last, "value", None)
+    if last is not None and len(last[0]) == len(key) and all(a is b for a, b in zip(last[0], key, strict=True)) \
+            and k in last[2]:
+        last[2].discard(k)
+        if not last[2]:
+            _norm_last.value = None
+        return last[1][k]
+    outs = compute()
+    rest = {i for i, m in enumerate(needs) if m and i != k}
+    _norm_last.value = (key, outs, rest) if rest else None
+    return outs[k]
+
+
+def native_layer_norm_backward_masked(grad, input, normalized_shape, mean, rstd, weight, eps, needs, k):  # noqa: A002
+    """NativeLayerNormBackward0: one native_layer_norm_backward for every input that needs a gradient."""
+    return _once((grad, input), needs, k, lambda: native_layer_norm_backward(
+        grad, input, normalized_shape, mean, rstd, weight, None, [bool(n) for n in needs], eps=eps))
+
+
+def native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, save_mean,  # noqa: A002
+                                      save_invstd, training, eps, needs, k):
+    """NativeBatchNormBackward0: one native_batch_norm_backward for every input that needs a gradient."""
+    return _once((grad, input), needs, k, lambda: native_batch_norm_backward(
+        grad, input, weight, running_mean, running_var, save_mean, save_invstd, training, eps,
+        [bool(n) for n in needs]))
+
+
+def native_group_norm_backward_masked(grad, input, mean, rstd, weight, N, C, HxW, group, eps, needs, k):  # noqa: A002, N803
+    """NativeGroupNormBackward0: one native_group_norm_backward for every input that needs a gradient;
+    under create_graph upstream's infinitely_differentiable_native_group_norm_backward instead, the
+    composition itself (its parameters' gradients end in a view, as upstream's)."""
+    if _is_grad_enabled():
+        def composite():
+            gi, gw, gb = _Normalization._first_order("group", grad, input, weight, (mean, rstd, N, C, HxW, group, eps),
+                                                     [bool(n) for n in needs])
+            return (gi, None if gw is None else _reshape(gw, [C]), None if gb is None else _reshape(gb, [C]))
+        return _once((grad, input), needs, k, composite)
+    return _once((grad, input), needs, k, lambda: native_group_norm_backward(
+        grad, input, mean, rstd, weight, N, C, HxW, group, [bool(n) for n in needs], eps=eps))
+
+
+def norm_double_backward(kind, grads, grad_out, input, weight, args, needs, k):  # noqa: A002
+    """The native_*_norm_backward nodes' formula (upstream's layer_norm_double_backward,
+    batchnorm_double_backward, group norm's): the first derivative recomposed from torchlite ops
+    under grad mode, its statistics recomputed from the input so that their own dependence is
+    differentiated, and differentiated by the engine (a reentrant backward) toward (grad_out, input,
+    weight) with the gradients `grads` of its outputs."""
+    def compute():
+        create = _is_grad_enabled()
+        previous = _C.is_grad_enabled()
+        _C._set_grad_enabled(True)
+        try:
+            first = _Normalization._first_order(kind, grad_out, input, weight, args, [True, True, True])
+            outs, grad_outs = [], []
+            for o, g in zip(first, grads, strict=True):
+                if o is not None and g is not None and o.requires_grad:
+                    outs.append(o)
+                    grad_outs.append(g)
+            targets = [(i, t) for i, (t, n) in enumerate(zip((grad_out, input, weight), needs, strict=True))
+                       if n and t is not None and t.requires_grad]
+            result = [None, None, None]
+            if outs and targets:
+                got = _ENGINE.run_backward(tuple(outs), tuple(grad_outs), create, create,
+                                           tuple(t for _, t in targets), True, accumulate_grad=False)
+                for (i, _), g in zip(targets, got, strict=True):
+                    result[i] = g
+            return tuple(result)
+        finally:
+            _C._set_grad_enabled(previous)
+    return _once((grads, input), needs, k, compute)
+
+
+__all__ += ["native_batch_norm_backward_masked", "native_group_norm_backward_masked",
+            "native_layer_norm_backward_masked", "norm_double_backward"]
+__all__ += ["_convolution_double_backward", "avg_pool2d", "avg_pool2d_backward", "constant_pad_nd_backward",
+            "convolution", "convolution_backward", "convolution_backward_masked",
+            "max_pool2d_with_indices_backward", "max_pool_double_backward"]
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)

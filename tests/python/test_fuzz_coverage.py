@@ -175,6 +175,16 @@ TEST_LIST = {
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)
     "conv_transpose1d": "tests/python/test_nn_conv.py", "conv_transpose2d": "tests/python/test_nn_conv.py",
+    "max_pool1d": "tests/python/test_nn_conv.py", "max_pool1d_with_indices": "tests/python/test_nn_conv.py",
+    "max_pool2d": "tests/python/test_nn_conv.py", "max_pool2d_with_indices": "tests/python/test_nn_conv.py",
+    "max_pool2d_with_indices_backward": "tests/python/test_nn_conv.py", "avg_pool1d": "tests/python/test_nn_conv.py",
+    "avg_pool2d": "tests/python/test_nn_conv.py", "avg_pool2d_backward": "tests/python/test_nn_conv.py",
+    "batch_norm": "tests/python/test_nn_conv.py", "native_batch_norm": "tests/python/test_nn_conv.py",
+    "layer_norm": "tests/python/test_nn_conv.py", "native_layer_norm": "tests/python/test_nn_conv.py",
+    "group_norm": "tests/python/test_nn_conv.py", "native_group_norm": "tests/python/test_nn_conv.py",
+    "native_batch_norm_backward": "tests/python/test_nn_conv.py",
+    "native_layer_norm_backward": "tests/python/test_nn_conv.py",
+    "native_group_norm_backward": "tests/python/test_nn_conv.py",
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

@@ -326,3 +326,324 @@ def test_convolution_backward_kernel():
         for x, y, m in zip(a, b, mask, strict=True):
             if m:
                 _close(x.numpy(), y.numpy(), np.float64)
+
+
+# pooling ------------------------------------------------------------------------------------------------
+
+MAX_POOL2D = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=(3, 2), stride=(1, 2), padding=(1, 0), dilation=(1, 2)),
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+    dict(kernel_size=2, stride=2, padding=1, ceil_mode=True, dilation=2),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", MAX_POOL2D)
+def test_max_pool2d(dev, kw):
+    # distinct values, so the maximum of each window is unique (torch and torchlite pick the same)
+    x = np.random.default_rng(7).permutation(2 * 3 * 7 * 8).reshape(2, 3, 7, 8).astype(np.float64) / 10
+    compare(lambda lib, x: functional(lib).max_pool2d(x, **kw), [x], dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_max_pool2d_indices_and_unbatched(dev):
+    x = np.random.default_rng(8).permutation(3 * 5 * 6).reshape(3, 5, 6).astype(np.float64)
+
+    def case(lib):
+        t = lib.tensor(x, device=dev if lib is torchlite else "cpu", requires_grad=True)
+        v, i = functional(lib).max_pool2d(t, 2, 1, return_indices=True)
+        fn = v.grad_fn
+        return (v, i, fn.name(), fn._saved_kernel_size, fn._saved_stride, fn._saved_padding, fn._saved_dilation,
+                fn._saved_ceil_mode, fn._saved_result1, i.requires_grad)
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                dict(kernel_size=2, dilation=2)])
+def test_max_pool1d(dev, kw):
+    x = np.random.default_rng(9).permutation(2 * 3 * 9).reshape(2, 3, 9).astype(np.float64)
+    compare(lambda lib, x: functional(lib).max_pool1d(x, **kw), [x], dev)
+
+    def case(lib):
+        t = lib.tensor(x, requires_grad=True)
+        v, i = functional(lib).max_pool1d(t, return_indices=True, **kw)
+        v2, i2 = lib.max_pool1d_with_indices(t, **kw)
+        return v, i, v.grad_fn.name(), v.grad_fn.next_functions[0][0].name(), v2, i2
+    assert run(case, torchlite) == run(case, torch)
+
+
+AVG_POOL2D = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, count_include_pad=False),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 1), ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=2, stride=1, divisor_override=3),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", AVG_POOL2D)
+def test_avg_pool2d(dev, kw):
+    compare(lambda lib, x: functional(lib).avg_pool2d(x, **kw), [rand(2, 3, 7, 8)], dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
+                                                          count_include_pad=False)])
+def test_avg_pool1d(dev, kw):
+    res = compare(lambda lib, x: functional(lib).avg_pool1d(x, **kw), [rand(2, 3, 9)], dev)
+    assert res[torchlite]["name"] == "SqueezeBackward1"
+
+
+def test_avg_pool2d_saved_fields():
+    def case(lib):
+        x = lib.randn(1, 2, 5, 5, requires_grad=True)
+        fn = lib.nn.functional.avg_pool2d(x, 3, (2,), 1, True, False, 4).grad_fn
+        return (fn.name(), fn._saved_kernel_size, fn._saved_stride, fn._saved_padding, fn._saved_ceil_mode,
+                fn._saved_count_include_pad, fn._saved_divisor_override)
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_pool_float32_and_integer():
+    x = rand(2, 3, 8, 8, dtype=np.float32)
+    compare(lambda lib, x: functional(lib).avg_pool2d(x, 3, 2, 1), [x], "cpu", double=False)
+    compare(lambda lib, x: functional(lib).max_pool2d(x, 3, 2, 1), [x], "cpu", double=False)
+
+    def case(lib):
+        t = lib.arange(2 * 6 * 6).reshape(2, 6, 6) * 7 % 11
+        return str(lib.nn.functional.max_pool2d(t, 2).dtype), lib.nn.functional.max_pool2d(t, 3, 2, 1).tolist()
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("pool", ["max", "avg"])
+def test_pool_gradgradcheck(pool):
+    x = torchlite.tensor(np.random.default_rng(2).permutation(2 * 6 * 5).reshape(1, 2, 6, 5) / 7.0,
+                         requires_grad=True)
+    if pool == "max":
+        def fn(t):
+            return TF.max_pool2d(t, 3, 2, 1, ceil_mode=True)
+    else:
+        def fn(t):
+            return TF.avg_pool2d(t, 3, 2, 1, ceil_mode=True, count_include_pad=False)
+    assert torchlite.autograd.gradcheck(fn, (x,))
+    assert torchlite.autograd.gradgradcheck(fn, (x,))
+
+
+POOL_ERRORS = [
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 0),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, 0),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, padding=2),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 7),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, dilation=0),
+    lambda lib, F: F.max_pool2d(lib.randn(6), 2),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), (2, 2, 2)),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, (1, 1, 1)),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 0, 4, 4), 2),
+    lambda lib, F: F.max_pool2d(lib.randn(0, 3, 4, 4), 2),
+    lambda lib, F: F.max_pool2d(lib.randn(2, 3, 6, 6), 2, padding=-1),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 0),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 2, padding=2),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 7),
+    lambda lib, F: F.avg_pool2d(lib.randn(2, 3, 6, 6), 2, divisor_override=0),
+    lambda lib, F: F.avg_pool2d(lib.randn(6, 6), 2),
+    lambda lib, F: F.max_pool1d(lib.randn(6), 2),
+    lambda lib, F: F.avg_pool1d(lib.randn(6), 2),
+    lambda lib, F: F.max_pool1d(lib.randn(2, 6), 7),
+]
+
+
+@pytest.mark.parametrize("i", range(len(POOL_ERRORS)))
+def test_pool_errors(i):
+    assert run(lambda lib: POOL_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: POOL_ERRORS[i](lib, functional(lib)), torch)
+
+
+def test_pool_backward_kernels():
+    """max_pool2d_with_indices_backward and avg_pool2d_backward against torch.ops.aten's."""
+    x = np.random.default_rng(4).permutation(2 * 7 * 6).reshape(1, 2, 7, 6).astype(np.float64)
+    args = ([3, 3], [2, 2], [1, 1])
+    v, i = torch.ops.aten.max_pool2d_with_indices(torch.tensor(x), *args, [1, 1], True)
+    g = rand(*v.shape)
+    a = torchlite._ops.max_pool2d_with_indices_backward(torchlite.tensor(g), torchlite.tensor(x), *args, [1, 1], True,
+                                                        torchlite.tensor(i.numpy()))
+    b = torch.ops.aten.max_pool2d_with_indices_backward(torch.tensor(g), torch.tensor(x), *args, [1, 1], True, i)
+    _close(a.numpy(), b.numpy(), np.float64)
+    g = rand(1, 2, 4, 4)
+    a = torchlite._ops.avg_pool2d_backward(torchlite.tensor(g), torchlite.tensor(x), *args, True, False, None)
+    b = torch.ops.aten.avg_pool2d_backward(torch.tensor(g), torch.tensor(x), *args, True, False, None)
+    _close(a.numpy(), b.numpy(), np.float64)
+
+
+# normalization ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("shape", [(4, 3, 5, 2), (6, 3), (5, 2, 7)])
+def test_batch_norm_training(dev, affine, shape):
+    c = shape[1]
+    arrays = [rand(*shape), rand(c, seed=1) if affine else None, rand(c, seed=2) if affine else None]
+    stats = {}
+
+    def fn(lib, x, w, b):
+        rm = lib.tensor(rand(c, seed=3), device=x.device)
+        rv = lib.tensor(np.abs(rand(c, seed=4)) + 0.5, device=x.device)
+        y = functional(lib).batch_norm(x, rm, rv, w, b, training=True, momentum=0.3, eps=1e-3)
+        stats.setdefault(lib, []).append((rm.cpu().numpy(), rv.cpu().numpy()))
+        return y
+    compare(fn, arrays, dev)
+    for (a1, a2), (b1, b2) in zip(stats[torchlite], stats[torch], strict=True):
+        _close(a1, b1, np.float64)
+        _close(a2, b2, np.float64)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_batch_norm_eval_and_no_running_stats(dev):
+    arrays = [rand(4, 3, 5), rand(3, seed=1), rand(3, seed=2)]
+
+    def eval_fn(lib, x, w, b):
+        rm = lib.tensor(rand(3, seed=3), device=x.device)
+        rv = lib.tensor(np.abs(rand(3, seed=4)) + 0.5, device=x.device)
+        return functional(lib).batch_norm(x, rm, rv, w, b, training=False)
+    compare(eval_fn, arrays, dev)
+    compare(lambda lib, x, w, b: functional(lib).batch_norm(x, None, None, w, b, training=True), arrays, dev)
+
+
+def test_batch_norm_saved_fields():
+    def case(lib):
+        x = lib.randn(4, 3, 2, requires_grad=True)
+        rm, rv = lib.zeros(3), lib.ones(3)
+        fn = lib.nn.functional.batch_norm(x, rm, rv, training=True).grad_fn
+        fn2 = lib.nn.functional.batch_norm(x, rm, rv, lib.ones(3, requires_grad=True), training=False).grad_fn
+        return (fn.name(), fn._saved_eps, fn._saved_training, fn._saved_weight, fn._saved_running_mean is rm,
+                tuple(fn._saved_result1.shape), tuple(fn._saved_result2.shape), fn2._saved_training,
+                tuple(fn2._saved_result1.shape), [type(f).__name__ if f else None for f, _ in fn.next_functions])
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("normalized", [(5,), (3, 5)])
+def test_layer_norm(dev, affine, normalized):
+    arrays = [rand(2, 3, 5), rand(*normalized, seed=1) if affine else None,
+              rand(*normalized, seed=2) if affine else None]
+    compare(lambda lib, x, w, b: functional(lib).layer_norm(x, normalized, w, b, eps=1e-4), arrays, dev)
+
+
+def test_layer_norm_float32_and_fields():
+    arrays = [rand(4, 6, 8, dtype=np.float32), rand(8, dtype=np.float32, seed=1), rand(8, dtype=np.float32, seed=2)]
+    compare(lambda lib, x, w, b: functional(lib).layer_norm(x, (8,), w, b), arrays, "cpu", double=False)
+
+    def case(lib):
+        x = lib.randn(2, 3, 4, requires_grad=True)
+        out, mean, rstd = lib.native_layer_norm(x, [4], None, None, 1e-5)
+        fn = out.grad_fn
+        return (fn.name(), fn._saved_normalized_shape, fn._saved_weight, tuple(fn._saved_result1.shape),
+                tuple(mean.shape), tuple(rstd.shape), mean.requires_grad)
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("groups", [1, 2, 4])
+def test_group_norm(dev, affine, groups):
+    arrays = [rand(3, 4, 5, 2), rand(4, seed=1) if affine else None, rand(4, seed=2) if affine else None]
+    compare(lambda lib, x, w, b: functional(lib).group_norm(x, groups, w, b, eps=1e-3), arrays, dev)
+
+
+def test_group_norm_fields():
+    def case(lib):
+        x = lib.randn(2, 4, 3, requires_grad=True)
+        fn = lib.nn.functional.group_norm(x, 2, lib.ones(4, requires_grad=True)).grad_fn
+        return (fn.name(), fn._saved_N, fn._saved_C, fn._saved_HxW, fn._saved_group, fn._saved_eps,
+                tuple(fn._saved_result1.shape))
+    assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("weight", [True, False])
+def test_rms_norm(dev, weight):
+    arrays = [rand(2, 3, 5), rand(5, seed=1) if weight else None]
+    compare(lambda lib, x, w: functional(lib).rms_norm(x, (5,), w, eps=1e-3), arrays, dev)
+    compare(lambda lib, x, w: functional(lib).rms_norm(x, [3, 5], None), arrays[:1] + [None], dev)
+
+
+@pytest.mark.parametrize("which", ["batch", "layer", "group"])
+def test_norm_gradgradcheck(which):
+    gen = np.random.default_rng(11)
+    x = torchlite.tensor(gen.standard_normal((3, 4, 2)), requires_grad=True)
+    w = torchlite.tensor(gen.standard_normal(4 if which != "layer" else 2), requires_grad=True)
+    b = torchlite.tensor(gen.standard_normal(4 if which != "layer" else 2), requires_grad=True)
+    fns = {"batch": lambda x, w, b: TF.batch_norm(x, None, None, w, b, training=True),
+           "layer": lambda x, w, b: TF.layer_norm(x, (2,), w, b),
+           "group": lambda x, w, b: TF.group_norm(x, 2, w, b)}
+    assert torchlite.autograd.gradcheck(fns[which], (x, w, b))
+    assert torchlite.autograd.gradgradcheck(fns[which], (x, w, b))
+
+
+NORM_ERRORS = [
+    lambda lib, F: F.layer_norm(lib.randn(2, 3, 4), (5,)),
+    lambda lib, F: F.layer_norm(lib.randn(2, 3, 4), ()),
+    lambda lib, F: F.layer_norm(lib.randn(2, 3, 4), (4,), lib.ones(5)),
+    lambda lib, F: F.layer_norm(lib.randn(2, 3, 4), (4,), None, lib.ones(5)),
+    lambda lib, F: F.layer_norm(lib.randn(2, 3, 4), (2, 3, 4, 4)),
+    lambda lib, F: F.layer_norm(lib.randn(2, 3, 4).long(), (4,)),
+    lambda lib, F: F.batch_norm(lib.randn(1, 3, 1), lib.zeros(3), lib.ones(3), training=True),
+    lambda lib, F: F.batch_norm(lib.randn(2, 3, 4), lib.zeros(4), lib.ones(3), training=True),
+    lambda lib, F: F.batch_norm(lib.randn(2, 3, 4), lib.zeros(3), lib.ones(3), lib.ones(4)),
+    lambda lib, F: F.batch_norm(lib.randn(2, 3, 4), None, None, training=False),
+    lambda lib, F: F.batch_norm(lib.randn(4), lib.zeros(3), lib.ones(3)),
+    lambda lib, F: F.batch_norm(lib.randn(2, 3, 4).long(), lib.zeros(3), lib.ones(3)),
+    lambda lib, F: F.group_norm(lib.randn(2, 3, 4), 2),
+    lambda lib, F: F.group_norm(lib.randn(2, 3, 4), 3, lib.ones(4)),
+    lambda lib, F: F.group_norm(lib.randn(4), 1),
+    lambda lib, F: F.group_norm(lib.randn(1, 2, 1), 2),
+    lambda lib, F: F.rms_norm(lib.randn(2, 3, 4), (5,)),
+]
+
+
+@pytest.mark.parametrize("i", range(len(NORM_ERRORS)))
+def test_norm_errors(i):
+    assert run(lambda lib: NORM_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: NORM_ERRORS[i](lib, functional(lib)), torch)
+
+
+def test_norm_backward_kernels():
+    """native_batch_norm_backward, native_layer_norm_backward and native_group_norm_backward against
+    torch.ops.aten's, and torch.batch_norm / torch.layer_norm / torch.group_norm / native_group_norm."""
+    x, g = rand(3, 4, 5), rand(3, 4, 5, seed=1)
+    w = rand(4, seed=2)
+    mask = [True, True, True]
+    _, m, r = torch.ops.aten.native_batch_norm(torch.tensor(x), torch.tensor(w), None, None, None, True, 0.1, 1e-5)
+    a = torchlite._ops.native_batch_norm_backward(*(torchlite.tensor(v) for v in (g, x, w)), None, None,
+                                                  torchlite.tensor(m.numpy()), torchlite.tensor(r.numpy()), True,
+                                                  1e-5, mask)
+    e = torch.ops.aten.native_batch_norm_backward(*(torch.tensor(v) for v in (g, x, w)), None, None, m, r, True, 1e-5,
+                                                  mask)
+    for p, q in zip(a, e, strict=True):
+        _close(p.numpy(), q.numpy(), np.float64)
+    _, m, r = torch.native_layer_norm(torch.tensor(x), [5], None, None, 1e-5)
+    a = torchlite._ops.native_layer_norm_backward(torchlite.tensor(g), torchlite.tensor(x), [5],
+                                                  torchlite.tensor(m.numpy()), torchlite.tensor(r.numpy()),
+                                                  torchlite.tensor(rand(5, seed=4)), None, mask[:2] + [False])
+    e = torch.ops.aten.native_layer_norm_backward(torch.tensor(g), torch.tensor(x), [5], m, r,
+                                                  torch.tensor(rand(5, seed=4)), None, mask[:2] + [False])
+    for p, q in zip(a[:2], e[:2], strict=True):
+        _close(p.numpy(), q.numpy(), np.float64)
+    _, m, r = torch.native_group_norm(torch.tensor(x), None, None, 3, 4, 5, 2, 1e-5)
+    a = torchlite._ops.native_group_norm_backward(torchlite.tensor(g), torchlite.tensor(x),
+                                                  torchlite.tensor(m.numpy()), torchlite.tensor(r.numpy()),
+                                                  torchlite.tensor(w), 3, 4, 5, 2, mask)
+    e = torch.ops.aten.native_group_norm_backward(torch.tensor(g), torch.tensor(x), m, r, torch.tensor(w), 3, 4, 5, 2,
+                                                  mask)
+    for p, q in zip(a, e, strict=True):
+        _close(p.numpy(), q.numpy(), np.float64)
+
+    def case(lib):
+        t = lib.tensor(x)
+        return (lib.batch_norm(t, None, None, None, None, True, 0.1, 1e-5, False), lib.layer_norm(t, [4, 5]),
+                lib.group_norm(t, 2), lib.native_group_norm(t, None, None, 3, 4, 5, 4, 1e-5))
+    assert run(case, torchlite) == run(case, torch)

@@ -2208,6 +2208,84 @@ def _convolution(lib, dev):
                                          lib.convolution(x, w, None, [1], [0], [1], True, [0], 1)), x, w)
 
 
+POOL_X = [[[1.0, -2.0, 3.0, 0.5, 2.5], [0.25, 4.0, -1.5, 2.0, -3.0], [1.5, 0.0, -0.5, 3.5, 0.75]]]  # (1, 3, 5)
+
+
+@case("torchlite.max_pool2d", "torchlite.nn.functional.max_pool2d")
+def _max_pool2d(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.max_pool2d(x, 2), lib.nn.functional.max_pool2d(x, 3, 2, 1, ceil_mode=True),
+                                      lib.nn.functional.max_pool2d(x, (2, 3), return_indices=True)), x)
+
+
+@case("torchlite.nn.functional.max_pool2d_with_indices")
+def _max_pool2d_with_indices(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: lib.nn.functional.max_pool2d_with_indices(x, 2, 1), x)
+
+
+@case("torchlite.max_pool1d", "torchlite.nn.functional.max_pool1d")
+def _max_pool1d(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.max_pool1d(x, 2), lib.nn.functional.max_pool1d(x[0], 3, 2, 1, ceil_mode=True),
+                                      lib.nn.functional.max_pool1d(x, 2, return_indices=True)), x)
+
+
+@case("torchlite.max_pool1d_with_indices", "torchlite.nn.functional.max_pool1d_with_indices")
+def _max_pool1d_with_indices(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.max_pool1d_with_indices(x, 2),
+                                      lib.nn.functional.max_pool1d_with_indices(x, 3, 1, 1)), x)
+
+
+@case("torchlite.avg_pool1d", "torchlite.nn.functional.avg_pool2d")
+def _avg_pool(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    return with_grads(lib, lambda x: (lib.avg_pool1d(x, 2), lib.nn.functional.avg_pool1d(x, 3, 2, 1, True, False),
+                                      lib.nn.functional.avg_pool2d(x, 2, 1, divisor_override=3),
+                                      lib.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True)), x)
+
+
+NORM_X = [[[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]], [[2.0, 0.0, -1.0], [1.5, -0.5, 2.5]]]  # (2, 2, 3)
+
+
+@case("torchlite.batch_norm", "torchlite.native_batch_norm", "torchlite.nn.functional.batch_norm")
+def _batch_norm(lib, dev):
+    x, w = leaf(lib, dev, NORM_X, lib.float64), leaf(lib, dev, [1.5, -0.5], lib.float64)
+    b = leaf(lib, dev, [0.25, 1.0], lib.float64)
+    rm, rv = T(lib, dev, [0.0, 1.0], dtype=lib.float64), T(lib, dev, [1.0, 2.0], dtype=lib.float64)
+
+    def fn(x, w, b):
+        return (lib.nn.functional.batch_norm(x, rm, rv, w, b, training=True, momentum=0.2), rm.clone(), rv.clone(),
+                lib.nn.functional.batch_norm(x, rm, rv, w, b), lib.batch_norm(x, w, None, None, None, True, 0.1, 1e-3,
+                                                                             False),
+                lib.native_batch_norm(x, w, b, None, None, True, 0.1, 1e-5))
+    return with_grads(lib, fn, x, w, b)
+
+
+@case("torchlite.layer_norm", "torchlite.native_layer_norm", "torchlite.nn.functional.layer_norm")
+def _layer_norm(lib, dev):
+    x, w = leaf(lib, dev, NORM_X, lib.float64), leaf(lib, dev, [1.5, -0.5, 2.0], lib.float64)
+    b = leaf(lib, dev, [0.25, 1.0, 0.0], lib.float64)
+    return with_grads(lib, lambda x, w, b: (lib.nn.functional.layer_norm(x, (3,), w, b), lib.layer_norm(x, [2, 3]),
+                                            lib.native_layer_norm(x, [3], w, None, 1e-3)), x, w, b)
+
+
+@case("torchlite.group_norm", "torchlite.native_group_norm", "torchlite.nn.functional.group_norm")
+def _group_norm(lib, dev):
+    x, w = leaf(lib, dev, NORM_X, lib.float64), leaf(lib, dev, [1.5, -0.5], lib.float64)
+    b = leaf(lib, dev, [0.25, 1.0], lib.float64)
+    return with_grads(lib, lambda x, w, b: (lib.nn.functional.group_norm(x, 2, w, b), lib.group_norm(x, 1),
+                                            lib.native_group_norm(x, w, b, 2, 2, 3, 1, 1e-3)), x, w, b)
+
+
+@case("torchlite.nn.functional.rms_norm")
+def _rms_norm(lib, dev):
+    x, w = leaf(lib, dev, NORM_X, lib.float64), leaf(lib, dev, [1.5, -0.5, 2.0], lib.float64)
+    return with_grads(lib, lambda x, w: (lib.nn.functional.rms_norm(x, (3,), w), lib.nn.functional.rms_norm(x, [2, 3]),
+                                         lib.nn.functional.rms_norm(x, (3,), eps=0.1)), x, w)
+
+
 @case("torchlite.constant_pad_nd", "torchlite.nn.functional.pad")
 def _constant_pad_nd(lib, dev):
     x = leaf(lib, dev)

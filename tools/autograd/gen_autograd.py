@@ -379,7 +379,8 @@ def python_modules(functions):
     modules = {}
     for f in functions:
         module = f.get("python_module")
-        if module is None:
+        if module is None or module == "nn":
+            # upstream's torch._C._nn: torchlite.nn.functional reaches these kernels itself
             continue
         schema = Schema(f["func"])
         prefix = module + "_"

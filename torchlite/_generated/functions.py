@@ -13,6 +13,8 @@ from .._functions_manual import (
     as_strided_backward,
     atan2_backward_other,
     atan2_backward_self,
+    avg_pool2d,
+    avg_pool2d_backward,
     bmm,
     cat_tensors_backward,
     cholesky_backward,
@@ -93,6 +95,8 @@ from .._functions_manual import (
     masked_scatter_backward,
     masked_select_backward,
     matmul,
+    max_pool2d_with_indices_backward,
+    max_pool_double_backward,
     maybe_multiply,
     maybe_wrap_dim,
     mean_backward,
@@ -104,7 +108,11 @@ from .._functions_manual import (
     mul_tensor_backward,
     mv,
     nansum_backward,
+    native_batch_norm_backward_masked,
+    native_group_norm_backward_masked,
+    native_layer_norm_backward_masked,
     neg,
+    norm_double_backward,
     not_implemented,
     not_implemented_node,
     outer,
@@ -1884,6 +1892,114 @@ def ConstantPadNdBackward0(grad, needs, pad):
     grad_self = constant_pad_nd_backward(grad, pad) if needs[0] else None
     return (grad_self,)
 
+
+def MaxPool2DWithIndicesBackward0(grad, needs, self, kernel_size, stride, padding, dilation, ceil_mode, result1):
+    """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1,
+    bool ceil_mode=False) -> (Tensor, Tensor)"""
+    grad_self = max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode,
+                                                 result1) if needs[0] else None
+    return (grad_self,)
+
+
+def MaxPool2DWithIndicesBackwardBackward0(grad, needs, self, indices):
+    """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride,
+    int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
+    grad_grad_output = max_pool_double_backward(grad, indices, 2) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def AvgPool2DBackward0(grad, needs, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False,
+    bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    grad_self = avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                    divisor_override) if needs[0] else None
+    return (grad_self,)
+
+
+def AvgPool2DBackwardBackward0(grad, needs, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                               divisor_override):
+    """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding,
+    bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
+    grad_grad_output = avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                  divisor_override) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def NativeBatchNormBackward0(grad, needs, input, weight, running_mean, running_var, training, eps, result1, result2):
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var,
+    bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
+    grad_bias = native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, result1, result2,
+                                                  training, eps, needs, 2) if needs[2] else None
+    grad_input = native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, result1, result2,
+                                                   training, eps, needs, 0) if needs[0] else None
+    grad_weight = native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, result1, result2,
+                                                    training, eps, needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def NativeLayerNormBackward0(grad, needs, input, normalized_shape, weight, result1, result2, layer_norm_eps):
+    """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor,
+    Tensor, Tensor)"""
+    grad_bias = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+                                                  layer_norm_eps, needs, 2) if needs[2] else None
+    grad_input = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+                                                   layer_norm_eps, needs, 0) if needs[0] else None
+    grad_weight = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+                                                    layer_norm_eps, needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def NativeGroupNormBackward0(grad, needs, input, weight, N, C, HxW, group, eps, result1, result2):
+    """native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group,
+    float eps) -> (Tensor, Tensor, Tensor)"""
+    grad_bias = native_group_norm_backward_masked(grad, input, result1, result2, weight, N, C, HxW, group, eps, needs,
+                                                  2) if needs[2] else None
+    grad_input = native_group_norm_backward_masked(grad, input, result1, result2, weight, N, C, HxW, group, eps, needs,
+                                                   0) if needs[0] else None
+    grad_weight = native_group_norm_backward_masked(grad, input, result1, result2, weight, N, C, HxW, group, eps,
+                                                    needs, 1) if needs[1] else None
+    return (grad_input, grad_weight, grad_bias)
+
+
+def NativeLayerNormBackwardBackward0(grads, needs, grad_out, input, normalized_shape, mean, rstd, weight, norm_eps):
+    """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd,
+    Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_out = norm_double_backward("layer", grads, grad_out, input, weight, (normalized_shape, mean, rstd,
+                                         norm_eps), needs, 0) if needs[0] else None
+    grad_input = norm_double_backward("layer", grads, grad_out, input, weight, (normalized_shape, mean, rstd,
+                                      norm_eps), needs, 1) if needs[1] else None
+    grad_weight = norm_double_backward("layer", grads, grad_out, input, weight, (normalized_shape, mean, rstd,
+                                       norm_eps), needs, 2) if needs[2] else None
+    return (grad_grad_out, grad_input, grad_weight)
+
+
+def NativeBatchNormBackwardBackward0(grads, needs, grad_out, input, weight, running_mean, running_var, save_mean,  # noqa: A002 - the schema's names
+                                     save_invstd, train, eps):
+    """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean,
+    Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps,
+    bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_out = norm_double_backward("batch", grads, grad_out, input, weight, (running_mean, running_var,
+                                         save_mean, save_invstd, train, eps), needs, 0) if needs[0] else None
+    grad_input = norm_double_backward("batch", grads, grad_out, input, weight, (running_mean, running_var, save_mean,
+                                      save_invstd, train, eps), needs, 1) if needs[1] else None
+    grad_weight = norm_double_backward("batch", grads, grad_out, input, weight, (running_mean, running_var, save_mean,
+                                       save_invstd, train, eps), needs, 2) if needs[2] else None
+    return (grad_grad_out, grad_input, grad_weight)
+
+
+def NativeGroupNormBackwardBackward0(grads, needs, grad_out, input, mean, rstd, weight, N, C, HxW, group, norm_eps):
+    """native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N,
+    SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    grad_grad_out = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
+                                         norm_eps), needs, 0) if needs[0] else None
+    grad_input = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
+                                      norm_eps), needs, 1) if needs[1] else None
+    grad_weight = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
+                                       norm_eps), needs, 2) if needs[2] else None
+    return (grad_grad_out, grad_input, grad_weight)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -2146,3 +2262,13 @@ _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
 _C._set_formula(specs.ConvolutionBackward0, ConvolutionBackward0)
 _C._set_formula(specs.ConvolutionBackwardBackward0, ConvolutionBackwardBackward0)
 _C._set_formula(specs.ConstantPadNdBackward0, ConstantPadNdBackward0)
+_C._set_formula(specs.MaxPool2DWithIndicesBackward0, MaxPool2DWithIndicesBackward0)
+_C._set_formula(specs.MaxPool2DWithIndicesBackwardBackward0, MaxPool2DWithIndicesBackwardBackward0)
+_C._set_formula(specs.AvgPool2DBackward0, AvgPool2DBackward0)
+_C._set_formula(specs.AvgPool2DBackwardBackward0, AvgPool2DBackwardBackward0)
+_C._set_formula(specs.NativeBatchNormBackward0, NativeBatchNormBackward0)
+_C._set_formula(specs.NativeLayerNormBackward0, NativeLayerNormBackward0)
+_C._set_formula(specs.NativeGroupNormBackward0, NativeGroupNormBackward0)
+_C._set_formula(specs.NativeLayerNormBackwardBackward0, NativeLayerNormBackwardBackward0)
+_C._set_formula(specs.NativeBatchNormBackwardBackward0, NativeBatchNormBackwardBackward0)
+_C._set_formula(specs.NativeGroupNormBackwardBackward0, NativeGroupNormBackwardBackward0)

@@ -298,3 +298,39 @@ ConvolutionBackwardBackward0 = _C._op_spec("ConvolutionBackwardBackward0",
                                             "transposed", "output_padding", "groups",),
                                            "TTTSSSVSS", 0, True)
 ConstantPadNdBackward0 = _C._op_spec("ConstantPadNdBackward0", ("pad", ), "S", 0, False)
+MaxPool2DWithIndicesBackward0 = _C._op_spec("MaxPool2DWithIndicesBackward0",
+                                            ("self", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
+                                             "result1",),
+                                            "TSSSSVT", 0, False)
+MaxPool2DWithIndicesBackwardBackward0 = _C._op_spec("MaxPool2DWithIndicesBackwardBackward0", ("self", "indices", ),
+                                                    "TT", 0, False)
+AvgPool2DBackward0 = _C._op_spec("AvgPool2DBackward0",
+                                 ("self", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                  "divisor_override",),
+                                 "TSSSVVS", 0, False)
+AvgPool2DBackwardBackward0 = _C._op_spec("AvgPool2DBackwardBackward0",
+                                         ("self", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                          "divisor_override",),
+                                         "TSSSVVS", 0, False)
+NativeBatchNormBackward0 = _C._op_spec("NativeBatchNormBackward0",
+                                       ("input", "weight", "running_mean", "running_var", "training", "eps", "result1",
+                                        "result2",),
+                                       "TTTTVVTT", 0, False)
+NativeLayerNormBackward0 = _C._op_spec("NativeLayerNormBackward0",
+                                       ("input", "normalized_shape", "weight", "result1", "result2", "layer_norm_eps",),
+                                       "TSTTTH", 0, False)
+NativeGroupNormBackward0 = _C._op_spec("NativeGroupNormBackward0",
+                                       ("input", "weight", "N", "C", "HxW", "group", "eps", "result1", "result2", ),
+                                       "TTSSSSVTT", 0, False)
+NativeLayerNormBackwardBackward0 = _C._op_spec("NativeLayerNormBackwardBackward0",
+                                               ("grad_out", "input", "normalized_shape", "mean", "rstd", "weight",
+                                                "norm_eps",),
+                                               "TTSTTTH", 0, True)
+NativeBatchNormBackwardBackward0 = _C._op_spec("NativeBatchNormBackwardBackward0",
+                                               ("grad_out", "input", "weight", "running_mean", "running_var",
+                                                "save_mean", "save_invstd", "train", "eps",),
+                                               "TTTTTTTVV", 0, True)
+NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0",
+                                               ("grad_out", "input", "mean", "rstd", "weight", "N", "C", "HxW",
+                                                "group", "norm_eps",),
+                                               "TTTTTSSSSH", 0, True)

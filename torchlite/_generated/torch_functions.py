@@ -61,7 +61,9 @@ __all__ = [
     "atleast_1d",
     "atleast_2d",
     "atleast_3d",
+    "avg_pool1d",
     "baddbmm",
+    "batch_norm",
     "bernoulli",
     "bilinear",
     "bincount",
@@ -150,6 +152,7 @@ __all__ = [
     "ger",
     "greater",
     "greater_equal",
+    "group_norm",
     "gt",
     "hardshrink",
     "histc",
@@ -170,6 +173,7 @@ __all__ = [
     "isreal",
     "kron",
     "kthvalue",
+    "layer_norm",
     "le",
     "lerp",
     "less",
@@ -199,6 +203,9 @@ __all__ = [
     "matmul",
     "matrix_power",
     "max",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
     "maximum",
     "mean",
     "median",
@@ -218,6 +225,9 @@ __all__ = [
     "nanmedian",
     "nansum",
     "narrow",
+    "native_batch_norm",
+    "native_group_norm",
+    "native_layer_norm",
     "ne",
     "neg",
     "neg_",
@@ -367,7 +377,13 @@ _SCHEMAS = {
     "atleast_1d": ('Tensor self',),
     "atleast_2d": ('Tensor self',),
     "atleast_3d": ('Tensor self',),
+    "avg_pool1d": (
+        'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, '
+        'bool count_include_pad=True',),
     "baddbmm": ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1',),
+    "batch_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+        'float momentum, float eps, bool cudnn_enabled',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bilinear": ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
@@ -474,6 +490,9 @@ _SCHEMAS = {
     "ger": ('Tensor self, Tensor vec2',),
     "greater": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "greater_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "group_norm": (
+        'Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+        'bool cudnn_enabled=True',),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "hardshrink": ('Tensor self, Scalar lambd=0.5',),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
@@ -497,6 +516,9 @@ _SCHEMAS = {
     "kron": ('Tensor self, Tensor other',),
     "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
         'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
+    "layer_norm": (
+        'Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, '
+        'bool cudnn_enable=True',),
     "le": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "lerp": ('Tensor self, Tensor end, Scalar weight', 'Tensor self, Tensor end, Tensor weight'),
     "less": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
@@ -526,6 +548,15 @@ _SCHEMAS = {
     "matmul": ('Tensor self, Tensor other',),
     "matrix_power": ('Tensor self, int n',),
     "max": ('Tensor self', 'Tensor self, int dim, bool keepdim=False', 'Tensor self, Tensor other'),
+    "max_pool1d": (
+        'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, '
+        'bool ceil_mode=False',),
+    "max_pool1d_with_indices": (
+        'Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, '
+        'bool ceil_mode=False',),
+    "max_pool2d": (
+        'Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, '
+        'bool ceil_mode=False',),
     "maximum": ('Tensor self, Tensor other',),
     "mean": ('Tensor self, *, ScalarType? dtype=None',
         'Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None'),
@@ -547,6 +578,12 @@ _SCHEMAS = {
     "nansum": ('Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None',),
     "narrow": ('Tensor(a) self, int dim, SymInt start, SymInt length',
         'Tensor(a) self, int dim, Tensor start, SymInt length'),
+    "native_batch_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, '
+        'float momentum, float eps',),
+    "native_group_norm": (
+        'Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps',),
+    "native_layer_norm": ('Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps',),
     "ne": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "neg": ('Tensor self',),
     "neg_": ('Tensor(a!) self',),
@@ -1230,6 +1267,15 @@ def atleast_3d(*args, **kwargs):
     return _ops.atleast_3d(*args, **kwargs)
 
 
+@functools.wraps(_ops.avg_pool1d)
+def avg_pool1d(*args, **kwargs):
+    try:
+        return _ops.avg_pool1d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("avg_pool1d", _SCHEMAS["avg_pool1d"], args, kwargs, error)
+    return _ops.avg_pool1d(*args, **kwargs)
+
+
 @functools.wraps(_ops.baddbmm)
 def baddbmm(*args, out=None, **kwargs):
     try:
@@ -1241,6 +1287,15 @@ def baddbmm(*args, out=None, **kwargs):
     if out is None:
         return _ops.baddbmm(*args, **kwargs)
     return out_variant("baddbmm", _ops.baddbmm, out, args, kwargs)
+
+
+@functools.wraps(_ops.batch_norm)
+def batch_norm(*args, **kwargs):
+    try:
+        return _ops.batch_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("batch_norm", _SCHEMAS["batch_norm"], args, kwargs, error)
+    return _ops.batch_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.bernoulli)
@@ -2159,6 +2214,15 @@ def greater_equal(*args, out=None, **kwargs):
     return out_variant("greater_equal", _ops.greater_equal, out, args, kwargs)
 
 
+@functools.wraps(_ops.group_norm)
+def group_norm(*args, **kwargs):
+    try:
+        return _ops.group_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("group_norm", _SCHEMAS["group_norm"], args, kwargs, error)
+    return _ops.group_norm(*args, **kwargs)
+
+
 @functools.wraps(_ops.gt)
 def gt(*args, out=None, **kwargs):
     try:
@@ -2377,6 +2441,15 @@ def kthvalue(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("kthvalue", _SCHEMAS["kthvalue"], args, kwargs, error)
     return _ops.kthvalue(*args, **kwargs)
+
+
+@functools.wraps(_ops.layer_norm)
+def layer_norm(*args, **kwargs):
+    try:
+        return _ops.layer_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("layer_norm", _SCHEMAS["layer_norm"], args, kwargs, error)
+    return _ops.layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.le)
@@ -2700,6 +2773,33 @@ def max(*args, **kwargs):  # noqa: A001 - torch's name
     return _ops.max(*args, **kwargs)
 
 
+@functools.wraps(_ops.max_pool1d)
+def max_pool1d(*args, **kwargs):
+    try:
+        return _ops.max_pool1d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max_pool1d", _SCHEMAS["max_pool1d"], args, kwargs, error)
+    return _ops.max_pool1d(*args, **kwargs)
+
+
+@functools.wraps(_ops.max_pool1d_with_indices)
+def max_pool1d_with_indices(*args, **kwargs):
+    try:
+        return _ops.max_pool1d_with_indices(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max_pool1d_with_indices", _SCHEMAS["max_pool1d_with_indices"], args, kwargs, error)
+    return _ops.max_pool1d_with_indices(*args, **kwargs)
+
+
+@functools.wraps(_ops.max_pool2d)
+def max_pool2d(*args, **kwargs):
+    try:
+        return _ops.max_pool2d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("max_pool2d", _SCHEMAS["max_pool2d"], args, kwargs, error)
+    return _ops.max_pool2d(*args, **kwargs)
+
+
 @functools.wraps(_ops.maximum)
 def maximum(*args, out=None, **kwargs):
     try:
@@ -2905,6 +3005,33 @@ def narrow(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("narrow", _SCHEMAS["narrow"], args, kwargs, error)
     return _ops.narrow(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_batch_norm)
+def native_batch_norm(*args, **kwargs):
+    try:
+        return _ops.native_batch_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_batch_norm", _SCHEMAS["native_batch_norm"], args, kwargs, error)
+    return _ops.native_batch_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_group_norm)
+def native_group_norm(*args, **kwargs):
+    try:
+        return _ops.native_group_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_group_norm", _SCHEMAS["native_group_norm"], args, kwargs, error)
+    return _ops.native_group_norm(*args, **kwargs)
+
+
+@functools.wraps(_ops.native_layer_norm)
+def native_layer_norm(*args, **kwargs):
+    try:
+        return _ops.native_layer_norm(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("native_layer_norm", _SCHEMAS["native_layer_norm"], args, kwargs, error)
+    return _ops.native_layer_norm(*args, **kwargs)
 
 
 @functools.wraps(_ops.ne)

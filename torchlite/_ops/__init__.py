@@ -296,6 +296,19 @@ from .Convolution import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, co
 
 __all__ += ["constant_pad_nd", "constant_pad_nd_backward", "conv1d", "conv2d", "conv_transpose1d",
             "conv_transpose2d", "convolution", "convolution_backward"]
+from .Pooling import (avg_pool1d, avg_pool2d, avg_pool2d_backward, max_pool1d, max_pool1d_with_indices,  # noqa: E402
+                      max_pool2d, max_pool2d_with_indices, max_pool2d_with_indices_backward)
+
+__all__ += ["avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+            "max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
+from .Normalization import (batch_norm, group_norm, layer_norm, native_batch_norm, native_batch_norm_backward,  # noqa: E402
+                            native_group_norm, native_group_norm_backward, native_layer_norm,
+                            native_layer_norm_backward)
+from . import Normalization  # noqa: E402
+
+__all__ += ["Normalization", "batch_norm", "group_norm", "layer_norm", "native_batch_norm",
+            "native_batch_norm_backward", "native_group_norm", "native_group_norm_backward", "native_layer_norm",
+            "native_layer_norm_backward"]
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)

@@ -211,7 +211,103 @@ __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hard
 from .._generated.torch_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402, F401
 from .._generated import torch_functions as _conv_torch_functions  # noqa: E402
 
-__all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "pad"]
+from .. import _ops as _conv_ops  # noqa: E402
+from .._ops import Normalization as _Normalization  # noqa: E402, F401 - rms_norm's checks
+import numpy as _np  # noqa: E402
+
+__all__ += ["avg_pool1d", "avg_pool2d", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
+            "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "pad"]
+
+avg_pool1d = _conv_torch_functions.avg_pool1d
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,  # noqa: A002
+               divisor_override=None):
+    """torch._C._nn.avg_pool2d (AvgPool2DBackward0)."""
+    return _conv_ops.avg_pool2d(input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
+                                count_include_pad, divisor_override)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+                            return_indices=False):
+    """(values, indices) of torch.max_pool1d_with_indices."""
+    return _conv_ops.max_pool1d_with_indices(input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                             ceil_mode)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    """F.max_pool1d: values, or (values, indices) with return_indices (torch's boolean_dispatch)."""
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _conv_ops.max_pool1d(input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+                            return_indices=False):
+    """(values, indices) of torch._C._nn.max_pool2d_with_indices (MaxPool2DWithIndicesBackward0)."""
+    return _conv_ops.max_pool2d_with_indices(input, kernel_size, [] if stride is None else stride, padding, dilation,
+                                             ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    """F.max_pool2d: values, or (values, indices) with return_indices."""
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _conv_ops.max_pool2d(input, kernel_size, [] if stride is None else stride, padding, dilation, ceil_mode)
+
+
+__all__ += ["batch_norm", "group_norm", "layer_norm", "rms_norm"]
+
+
+def _verify_batch_size(size):
+    """torch.nn.functional._verify_batch_size."""
+    prod = size[0]
+    for s in size[2:]:
+        prod *= s
+    if prod == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,  # noqa: A002
+               momentum=0.1, eps=1e-5):
+    """torch.nn.functional.batch_norm: at::batch_norm (NativeBatchNormBackward0); in training the
+    running statistics, when given, are updated in place."""
+    if training:
+        _verify_batch_size(input.size())
+    return _conv_torch_functions.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                                            False)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # noqa: A002
+    """torch.nn.functional.layer_norm: at::layer_norm (NativeLayerNormBackward0)."""
+    return _conv_torch_functions.layer_norm(input, normalized_shape, weight, bias, eps, False)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
+    """torch.nn.functional.group_norm: at::group_norm (NativeGroupNormBackward0)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
+    return _conv_torch_functions.group_norm(input, num_groups, weight, bias, eps, False)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+    """torch.nn.functional.rms_norm: ATen's composite rms_norm (layer_norm.cpp), whose nodes torch
+    records: input * rsqrt(input.pow(2).mean(dims, keepdim=True) + eps) [* weight]."""
+    if isinstance(normalized_shape, int):  # torch.rms_norm's argument parser
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
+    normalized_shape = [int(s) for s in normalized_shape]
+    try:
+        _conv_ops.Normalization._check_layer_norm_inputs(input._array, normalized_shape, weight, None)
+    except RuntimeError as error:  # upstream's rms_norm writes its expected shape without the comma
+        raise RuntimeError(str(error).replace("[*, ", "[*")) from None
+    if eps is None:
+        eps = float(_np.finfo(input._array.dtype).eps)
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    out = input * _conv_ops._add_scalar(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
+    return out * weight if weight is not None else out
 
 
 def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names

@@ -1,0 +1,307 @@
+"""Normalization (ATen/native/Normalization.cpp, layer_norm.cpp, group_norm.cpp): native_batch_norm,
+native_layer_norm and native_group_norm, their composite callers (batch_norm, layer_norm, group_norm),
+with upstream's checks, saved statistics (mean and inverse standard deviation) and the running
+statistics' in-place update. Their gradients are composed in _functions_manual.py from torchlite ops,
+so double backward works."""
+import math
+
+import numpy as np
+
+from .. import _C
+from .._C import _record, _wrap
+from .._generated import specs as _S
+from .BinaryOps import _add_scalar, mul, sub
+from .ReduceOps import mean as _mean, sum as _sum  # noqa: A004
+from .ScalarType import _torch_type_name
+from .TensorShape import reshape
+from .UnaryOps import rsqrt
+
+
+def _fmt(shape):
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def _stat_dtype(dtype):
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def _not_implemented(name, dtype):
+    return NotImplementedError(f'"{name}" not implemented for \'{_torch_type_name(dtype)}\'')
+
+
+def _placeholder(input, t):  # noqa: A002 - torch's names
+    """An optional input's place in the node's inputs: the tensor, or one that needs no gradient."""
+    return t if t is not None else input.detach()
+
+
+# layer_norm ---------------------------------------------------------------------------------------------
+
+def _check_layer_norm_inputs(a, normalized_shape, weight, bias):
+    normalized_shape = [int(s) for s in normalized_shape]
+    if len(normalized_shape) < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {_fmt(normalized_shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t._array.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{_fmt(t._array.shape)} and normalized_shape = {_fmt(normalized_shape)}")
+    k = len(normalized_shape)
+    if a.ndim < k or list(a.shape[a.ndim - k:]) != normalized_shape:
+        raise RuntimeError(f"Given normalized_shape={_fmt(normalized_shape)}, expected input with shape "
+                           f"[*{''.join(', ' + str(s) for s in normalized_shape)}], but got input of size"
+                           f"{_fmt(a.shape)}")
+    return normalized_shape
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002 - torch's names
+    """(output, mean, rstd); mean and rstd have the input's leading shape and a 1 for each normalised dim."""
+    a = input._array
+    normalized_shape = _check_layer_norm_inputs(a, normalized_shape, weight, bias)
+    if a.dtype.kind != "f":
+        raise _not_implemented("LayerNormKernelImpl", a.dtype)
+    ct = _stat_dtype(a.dtype)
+    x = a.astype(ct, copy=False)
+    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
+    if x.size:
+        mean = x.mean(axis=axes, keepdims=True)
+        xc = x - mean
+        var = np.mean(xc * xc, axis=axes, keepdims=True)
+    else:
+        shape = a.shape[:a.ndim - len(normalized_shape)] + (1,) * len(normalized_shape)
+        mean, xc, var = np.zeros(shape, ct), x, np.zeros(shape, ct)
+    rstd = 1 / np.sqrt(var + ct.type(eps))
+    y = xc * rstd
+    if weight is not None:
+        y = y * weight._array.astype(ct, copy=False)
+    if bias is not None:
+        y = y + bias._array.astype(ct, copy=False)
+    out = _wrap(np.ascontiguousarray(y.astype(a.dtype, copy=False)), input)
+    mean_t = _wrap(np.ascontiguousarray(mean.astype(a.dtype, copy=False)), input)
+    rstd_t = _wrap(np.ascontiguousarray(rstd.astype(a.dtype, copy=False)), input)
+    _record(_S.NativeLayerNormBackward0, (input, _placeholder(input, weight), _placeholder(input, bias)), out,
+            input=input, normalized_shape=normalized_shape, result1=mean_t, result2=rstd_t, weight=weight,
+            layer_norm_eps=float(eps))
+    return out, mean_t, rstd_t
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):  # noqa: A002
+    return native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+# batch_norm ---------------------------------------------------------------------------------------------
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):  # noqa: A002
+    """(output, save_mean, save_invstd): the batch statistics per channel (dim 1) in training, where
+    the running statistics (when given) move toward them in place by momentum (the variance
+    unbiased); in evaluation the running statistics normalise and the saved ones are empty."""
+    a = input._array
+    if a.dtype.kind != "f":
+        raise _not_implemented("batch_norm", a.dtype)
+    ct = _stat_dtype(a.dtype)
+    x = a.astype(ct, copy=False)
+    c = a.shape[1] if a.ndim > 1 else 1
+    axes = (0,) + tuple(range(2, a.ndim))
+    bshape = (1, c) + (1,) * (a.ndim - 2)
+    if training:
+        n = a.size // c if c else 0
+        mean = x.mean(axis=axes) if n else np.zeros(c, ct)
+        xc = x - mean.reshape(bshape)
+        var = np.mean(xc * xc, axis=axes) if n else np.zeros(c, ct)
+        invstd = 1 / np.sqrt(var + ct.type(eps))
+        if running_mean is not None:
+            rm = running_mean._array
+            rm[...] = ((1 - momentum) * rm + momentum * mean).astype(rm.dtype)
+        if running_var is not None:
+            rv = running_var._array
+            unbiased = var * (n / (n - 1)) if n > 1 else np.full(c, np.inf if n == 1 else np.nan, ct)
+            rv[...] = ((1 - momentum) * rv + momentum * unbiased).astype(rv.dtype)
+        y = xc * invstd.reshape(bshape)
+        save_mean, save_invstd = mean.astype(a.dtype), invstd.astype(a.dtype)
+    else:
+        rm = running_mean._array.astype(ct, copy=False)
+        rinv = 1 / np.sqrt(running_var._array.astype(ct, copy=False) + ct.type(eps))
+        y = (x - rm.reshape(bshape)) * rinv.reshape(bshape)
+        save_mean, save_invstd = np.zeros(0, a.dtype), np.zeros(0, a.dtype)
+    if weight is not None:
+        y = y * weight._array.astype(ct, copy=False).reshape(bshape)
+    if bias is not None:
+        y = y + bias._array.astype(ct, copy=False).reshape(bshape)
+    out = _wrap(np.ascontiguousarray(y.astype(a.dtype, copy=False)), input)
+    mean_t, invstd_t = _wrap(save_mean, input), _wrap(save_invstd, input)
+    _record(_S.NativeBatchNormBackward0, (input, _placeholder(input, weight), _placeholder(input, bias)), out,
+            tuple(x for x in (running_mean, running_var) if x is not None),
+            input=input, weight=weight, running_mean=running_mean, running_var=running_var, training=bool(training),
+            eps=float(eps), result1=mean_t, result2=invstd_t)
+    return out, mean_t, invstd_t
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):  # noqa: A002
+    """at::batch_norm (Normalization.cpp): its checks, then native_batch_norm."""
+    a = input._array
+    c = a.shape[1] if a.ndim > 1 else 0
+    if running_mean is None and not training:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    if running_var is None and not training:
+        raise RuntimeError("running_var must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t._array.size != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t._array.size}")
+    return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+# group_norm ---------------------------------------------------------------------------------------------
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: A002, N803 - torch's names
+    """(output, mean, rstd); mean and rstd are (N, group)."""
+    a = input._array
+    if a.dtype.kind != "f":
+        raise _not_implemented("GroupNormKernelImpl", a.dtype)
+    ct = _stat_dtype(a.dtype)
+    x = a.astype(ct, copy=False).reshape(N, group, -1) if a.size else a.astype(ct).reshape(N, group, 0)
+    if x.shape[-1]:
+        mean = x.mean(axis=-1)
+        xc = x - mean[..., None]
+        var = np.mean(xc * xc, axis=-1)
+    else:
+        mean, xc, var = np.zeros((N, group), ct), x, np.zeros((N, group), ct)
+    rstd = 1 / np.sqrt(var + ct.type(eps))
+    y = (xc * rstd[..., None]).reshape(a.shape)
+    bshape = (1, C) + (1,) * (a.ndim - 2)
+    if weight is not None:
+        y = y * weight._array.astype(ct, copy=False).reshape(bshape)
+    if bias is not None:
+        y = y + bias._array.astype(ct, copy=False).reshape(bshape)
+    out = _wrap(np.ascontiguousarray(y.astype(a.dtype, copy=False)), input)
+    mean_t = _wrap(np.ascontiguousarray(mean.astype(a.dtype)), input)
+    rstd_t = _wrap(np.ascontiguousarray(rstd.astype(a.dtype)), input)
+    _record(_S.NativeGroupNormBackward0, (input, _placeholder(input, weight), _placeholder(input, bias)), out,
+            input=input, weight=weight, N=int(N), C=int(C), HxW=int(HxW), group=int(group), eps=float(eps),
+            result1=mean_t, result2=rstd_t)
+    return out, mean_t, rstd_t
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):  # noqa: A002
+    """at::group_norm (group_norm.cpp): its checks, then native_group_norm."""
+    a = input._array
+    if a.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {a.ndim}")
+    n, c = a.shape[:2]
+    if c % num_groups:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {_fmt(a.shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._array.ndim != 1 or t._array.size != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {_fmt(t._array.shape)} and input of shape {_fmt(a.shape)}")
+    hxw = math.prod(a.shape[2:])
+    return native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+# backward (composed from torchlite ops, so that the double backward can differentiate it) ------------------
+
+def _normalized(x, mean, rstd, eps, axes):
+    """(x - mean) and rstd: under grad mode recomputed from x in differentiable ops (so the
+    statistics' own dependence on x is differentiated), else from the saved statistics."""
+    if _C.is_grad_enabled():
+        xc = sub(x, _mean(x, axes, True))
+        return xc, rsqrt(_add_scalar(_mean(mul(xc, xc), axes, True), eps))
+    return sub(x, mean), rstd
+
+
+def _norm_input_grad(g, xhat, r, axes):
+    """The input's gradient of xhat = (x - mean(x)) * rstd(x) over `axes`, given xhat's gradient g."""
+    return mul(r, sub(sub(g, _mean(g, axes, True)), mul(xhat, _mean(mul(g, xhat), axes, True))))
+
+
+def _first_order(kind, grad, input, weight, args, mask):  # noqa: A002 - torch's names
+    """(grad_input, grad_weight, grad_bias) of native_{kind}_norm where mask asks, in torchlite ops."""
+    nd = len(input.shape)
+    gi = gw = gb = None
+    if kind == "layer":
+        normalized_shape, mean, rstd, eps = args
+        axes = list(range(nd - len(normalized_shape), nd))
+        lead = list(range(nd - len(normalized_shape)))
+        xc, r = _normalized(input, mean, rstd, eps, axes)
+        xhat = mul(xc, r)
+        if mask[0]:
+            gi = _norm_input_grad(mul(grad, weight) if weight is not None else grad, xhat, r, axes)
+        if mask[1] and weight is not None:
+            gw = _sum(mul(grad, xhat), lead) if lead else mul(grad, xhat)
+        if mask[2]:
+            gb = _sum(grad, lead) if lead else grad
+        return gi, gw, gb
+    c = input.shape[1]
+    axes = [0] + list(range(2, nd))
+    bshape = [1, c] + [1] * (nd - 2)
+    g = mul(grad, reshape(weight, bshape)) if weight is not None else grad
+    if kind == "batch":
+        running_mean, running_var, save_mean, save_invstd, training, eps = args
+        if training:
+            xc, r = _normalized(input, reshape(save_mean, bshape), reshape(save_invstd, bshape), eps, axes)
+        else:
+            xc = sub(input, reshape(running_mean, bshape))
+            r = reshape(rsqrt(_add_scalar(running_var, eps)), bshape)
+        xhat = mul(xc, r)
+        if mask[0]:
+            gi = _norm_input_grad(g, xhat, r, axes) if training else mul(g, r)
+    else:
+        mean, rstd, n, c, hxw, group, eps = args
+        shape = list(input.shape)
+        grouped = [n, group, (c // group) * hxw]
+        xc, r = _normalized(reshape(input, grouped), reshape(mean, [n, group, 1]), reshape(rstd, [n, group, 1]),
+                            eps, [2])
+        xhat_g = mul(xc, r)
+        xhat = reshape(xhat_g, shape)
+        if mask[0]:
+            gi = reshape(_norm_input_grad(reshape(g, grouped), xhat_g, r, [2]), shape)
+    if mask[1] and weight is not None:
+        gw = _sum(mul(grad, xhat), axes)
+    if mask[2]:
+        gb = _sum(grad, axes)
+    return gi, gw, gb
+
+
+def _backward_op(spec, kind, grad_out, input, weight, args, mask, fields):  # noqa: A002
+    """Runs _first_order without grad mode and records the backward op's node (its formula:
+    _functions_manual.norm_double_backward), whose outputs are the three gradients; one not asked
+    for is upstream's undefined tensor, here a zero of its shape."""
+    previous = _C.is_grad_enabled()
+    _C._set_grad_enabled(False)
+    try:
+        grads = _first_order(kind, grad_out, input, weight, args, mask)
+    finally:
+        _C._set_grad_enabled(previous)
+    a = input._array
+    nparams = weight._array.shape if weight is not None else (a.shape[1] if kind != "layer" else a.shape[-1],)
+    shapes = (a.shape, nparams, nparams if kind != "layer" else (weight._array.shape if weight is not None else
+                                                                  nparams))
+    outs = tuple(g if g is not None else _wrap(np.broadcast_to(np.zeros((), a.dtype), shape), input)
+                 for g, shape in zip(grads, shapes, strict=True))
+    return _record(spec, (grad_out, input, _placeholder(input, weight)), outs, **fields)
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *,  # noqa: A002
+                               eps=1e-5):
+    """at::native_layer_norm_backward (eps: torchlite's, for its double backward's recomputed statistics)."""
+    return _backward_op(_S.NativeLayerNormBackwardBackward0, "layer", grad_out, input, weight,
+                        (normalized_shape, mean, rstd, eps), output_mask,
+                        dict(grad_out=grad_out, input=input, normalized_shape=list(normalized_shape), mean=mean,
+                             rstd=rstd, weight=weight, norm_eps=eps))
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd,  # noqa: A002
+                               train, eps, output_mask):
+    return _backward_op(_S.NativeBatchNormBackwardBackward0, "batch", grad_out, input, weight,
+                        (running_mean, running_var, save_mean, save_invstd, train, eps), output_mask,
+                        dict(grad_out=grad_out, input=input, weight=weight, running_mean=running_mean,
+                             running_var=running_var, save_mean=save_mean, save_invstd=save_invstd, train=bool(train),
+                             eps=float(eps)))
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, *,  # noqa: A002, N803
+                               eps=1e-5):
+    """at::native_group_norm_backward (eps: torchlite's, for its double backward's recomputed statistics)."""
+    return _backward_op(_S.NativeGroupNormBackwardBackward0, "group", grad_out, input, weight,
+                        (mean, rstd, N, C, HxW, group, eps), output_mask,
+                        dict(grad_out=grad_out, input=input, mean=mean, rstd=rstd, weight=weight, N=int(N), C=int(C),
+                             HxW=int(HxW), group=int(group), norm_eps=eps))

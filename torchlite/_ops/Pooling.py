@@ -1,0 +1,294 @@
+"""Pooling (ATen/native/DilatedMaxPool2d.cpp, AveragePool2d.cpp, Pool.h, Pooling.cpp): max_pool2d_with_indices
+and avg_pool2d with their backward ops (each an op of its own, as upstream, so double backward works),
+the composite max_pool1d / avg_pool1d / max_pool2d / avg_pool2d, with Pool.h's output sizes and checks.
+Windows are as_strided views of the padded input; the backward adds back one kernel tap at a time
+(a vectorised strided add over every pixel) or, for max pooling, bins the gradient by its index."""
+import itertools
+
+import numpy as np
+
+from .._C import _record, _wrap
+from .._generated import specs as _S
+from .TensorShape import squeeze, unsqueeze
+
+_as_strided = np.lib.stride_tricks.as_strided
+
+
+def _pair(name, what, value, allow_empty=False):
+    """A int[2] argument: an int, or a list of one or two ints (Pool.h's safe_downcast checks)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return [int(value)] * 2
+    values = [int(v) for v in value]
+    if allow_empty and not values:
+        return []
+    if len(values) not in (1, 2):
+        if what == "stride":
+            raise RuntimeError(f"{name}: stride must either be omitted, a single int, or a tuple of two ints")
+        verb = "be either" if what == "dilation" else "either be"
+        raise RuntimeError(f"{name}: {what} must {verb} a single int, or a tuple of two ints")
+    return values * 2 if len(values) == 1 else values
+
+
+def _div_rtn(x, y):
+    return x // y  # Python's floor division rounds toward negative infinity, as div_rtn
+
+
+def _pooling_output_shape(size, k, pad, stride, dilation, ceil_mode):
+    """pooling_output_shape (Pool.h)."""
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if pad < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+    if pad > ((k - 1) * dilation + 1) // 2:
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, kernel_size={k} "
+                           f"and dilation={dilation}")
+    out = _div_rtn(size + 2 * pad - dilation * (k - 1) - 1 + (stride - 1 if ceil_mode else 0), stride) + 1
+    if ceil_mode and (out - 1) * stride >= size + pad:
+        out -= 1
+    return out
+
+
+def _pool2d_shape_check(a, k, d, p, dil, out):
+    """pool2d_shape_check (Pool.h)."""
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {d[0]} dW: {d[1]}")
+    if dil[0] <= 0 or dil[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dil[0]} dilationW: {dil[1]}")
+    ndim = a.ndim
+    valid = a.shape[-3] != 0 and a.shape[-2] != 0
+    if not ((ndim == 3 and a.shape[0] != 0 and valid) or (ndim == 4 and valid and a.shape[3] != 0)):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+                           f"[{', '.join(map(str, a.shape))}]")
+    if k[1] // 2 < p[1] or k[0] // 2 < p[0]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {p[1]}, "
+                           f"padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    if out[0] < 1 or out[1] < 1:
+        c, h, w = a.shape[-3:]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out[0]}x{out[1]}). "
+                           "Output size is too small")
+
+
+def _params2d(name, a, kernel_size, stride, padding, dilation, ceil_mode, divisor_override=None, avg=False):
+    k = _pair(name, "kernel_size", kernel_size)
+    s = _pair(name, "stride", stride, allow_empty=True)
+    s = k if not s else s
+    p = _pair(name, "padding", padding)
+    dil = [1, 1] if avg else _pair(name, "dilation", dilation)
+    if avg and divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    if avg and a.ndim < 3:  # avg_pool2d reads input.size(-3) first
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(a.ndim, 1)}, "
+                         f"{max(a.ndim, 1) - 1}], but got -3)")
+    if not avg and a.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    out = [_pooling_output_shape(a.shape[-2 + i], k[i], p[i], s[i], dil[i], ceil_mode) for i in range(2)]
+    _pool2d_shape_check(a, k, s, p, dil, out)
+    return k, s, p, dil, out
+
+
+def _windows(a, fill, k, s, p, dil, out):
+    """The (..., OH, OW, kH, kW) windows of a (..., H, W) padded with `fill` (and on the right as far as
+    ceil_mode's last window reaches)."""
+    h, w = a.shape[-2:]
+    need = [(out[i] - 1) * s[i] + dil[i] * (k[i] - 1) + 1 for i in range(2)]
+    ph, pw = (max(need[0] - h - p[0], p[0]), max(need[1] - w - p[1], p[1]))
+    padded = np.full(a.shape[:-2] + (p[0] + h + ph, p[1] + w + pw), fill, dtype=a.dtype)
+    padded[..., p[0]:p[0] + h, p[1]:p[1] + w] = a
+    st = padded.strides
+    return _as_strided(padded, padded.shape[:-2] + (out[0], out[1], k[0], k[1]),
+                       st[:-2] + (st[-2] * s[0], st[-1] * s[1], st[-2] * dil[0], st[-1] * dil[1]), writeable=False)
+
+
+# max pooling -------------------------------------------------------------------------------------------
+
+def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """(values, indices): indices are flat positions h * W + w in each input plane."""
+    a = self._array
+    k, s, p, dil, out = _params2d("max_pool2d", a, kernel_size, stride, padding, dilation, ceil_mode)
+    if a.dtype == np.bool_:
+        raise RuntimeError('"max_pool2d" not implemented for \'Bool\'')
+    fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+    win = _windows(a, fill, k, s, p, dil, out)
+    flat = win.reshape(win.shape[:-2] + (k[0] * k[1],))
+    arg = np.argmax(flat, axis=-1)  # the first maximum, a nan counting as the largest, as upstream's scan
+    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    # the window offset as an input position
+    ki, kj = np.divmod(arg, k[1])
+    oh = np.arange(out[0]).reshape(-1, 1)
+    ow = np.arange(out[1]).reshape(1, -1)
+    hi = oh * s[0] - p[0] + ki * dil[0]
+    wi = ow * s[1] - p[1] + kj * dil[1]
+    indices = (hi * a.shape[-1] + wi).astype(np.int64)
+    vals = _wrap(np.ascontiguousarray(values), self)
+    idx = _wrap(indices, self)
+    _record(_S.MaxPool2DWithIndicesBackward0, (self,), vals, self=self, kernel_size=_given(kernel_size),
+            stride=_given(stride), padding=_given(padding), dilation=_given(dilation), ceil_mode=bool(ceil_mode),
+            result1=idx)
+    return vals, idx
+
+
+def _given(value):
+    """An int[2] argument as the node saves it: as given, an int expanded to two (the argument
+    parser's), a list kept at its length (empty where stride is omitted)."""
+    if isinstance(value, (int, np.integer)):
+        return [int(value)] * 2
+    return [int(v) for v in value]
+
+
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
+                                     indices):
+    """The gradient of each input position: the sum of the output gradients whose maximum it was."""
+    g, a, idx = grad_output._array, self._array, indices._array
+    plane = a.shape[-2] * a.shape[-1]
+    planes = int(np.prod(a.shape[:-2], dtype=np.int64))
+    gflat = g.reshape(planes, -1) if planes else g.reshape(0, 0)
+    iflat = idx.reshape(planes, -1) if planes else idx.reshape(0, 0)
+    target = (iflat + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
+    summed = np.bincount(target, weights=gflat.reshape(-1).astype(np.float64), minlength=planes * plane)
+    r = summed.astype(a.dtype).reshape(a.shape)
+    out = _wrap(r, grad_output)
+    return _record(_S.MaxPool2DWithIndicesBackwardBackward0, (grad_output, self), out, (indices,), self=self,
+                   indices=indices)
+
+
+def max_pool2d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+def _given1(value):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return [int(value)]
+    return [int(v) for v in value]
+
+
+def _one(name, what, value, allow_empty=False):
+    """check1d (Pooling.cpp): an int[1] argument."""
+    values = _given1(value)
+    if allow_empty and not values:
+        return []
+    if len(values) != 1:
+        raise RuntimeError(f"{name}() argument '{what}' should contain one int (got {len(values)})")
+    return values
+
+
+def max_pool1d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """Pooling.cpp's max_pool1d_with_indices: max_pool2d_with_indices of the input with a height of one."""
+    a = self._array
+    # check_max_pool1d (MaxPooling.h)
+    if not ((a.ndim == 2 and 0 not in a.shape) or (a.ndim == 3 and 0 not in a.shape[1:])):
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:[{', '.join(map(str, a.shape))}]")
+    k, s, p, dil = (_given1(v) for v in (kernel_size, stride, padding, dilation))
+    for what, v in (("kernel_size", k), ("padding", p), ("dilation", dil)):
+        if len(v) != 1:
+            sep = "," if what == "padding" else ""
+            raise RuntimeError(f"max_pool1d() {what} must be an int, list of ints{sep} or tuple of ints of size 1 but "
+                               f"got size {len(v)}")
+    if len(s) > 1:
+        raise RuntimeError("max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but got "
+                           f"size {len(s)}")
+    s = s or k
+    if k[0] <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k[0]}")
+    if s[0] <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s[0]}")
+    if p[0] < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p[0]}")
+    if p[0] > k[0] // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p[0]} and "
+                           f"kernel_size={k[0]}")
+    if dil[0] <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dil[0]}")
+    ow = _pooling_output_shape(a.shape[-1], k[0], p[0], s[0], dil[0], ceil_mode)
+    if ow <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
+    x = unsqueeze(self, -2)
+    v, i = max_pool2d_with_indices(x, [1] + k, [1] + (s or k), [0] + p, [1] + dil, ceil_mode)
+    return squeeze(v, -2), squeeze(i, -2)
+
+
+def max_pool1d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    return max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+# average pooling ---------------------------------------------------------------------------------------
+
+def _avg_divisors(size, k, s, p, out, ceil_mode, count_include_pad, divisor_override):
+    """The divisor of each output position along one dimension pair (separable: pool size and count)."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, size + p)
+    pool = end - start
+    count = np.minimum(end, size) - np.maximum(start, 0)
+    return pool, count
+
+
+def _avg_divide(a_shape, k, s, p, out, ceil_mode, count_include_pad, divisor_override):
+    if divisor_override is not None:
+        return float(divisor_override)
+    ph, ch = _avg_divisors(a_shape[-2], k[0], s[0], p[0], out[0], ceil_mode, count_include_pad, divisor_override)
+    pw, cw = _avg_divisors(a_shape[-1], k[1], s[1], p[1], out[1], ceil_mode, count_include_pad, divisor_override)
+    return np.outer(ph, pw) if count_include_pad else np.outer(ch, cw)
+
+
+def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    a = self._array
+    k, s, p, _, out = _params2d("avg_pool2d", a, kernel_size, stride, padding, 1, ceil_mode, divisor_override,
+                                avg=True)
+    if a.dtype == np.bool_:
+        raise RuntimeError('"avg_pool2d" not implemented for \'Bool\'')
+    ct = np.float32 if a.dtype == np.float16 else a.dtype
+    win = _windows(a.astype(ct, copy=False), 0, k, s, p, [1, 1], out)
+    total = win.sum(axis=(-2, -1))
+    div = _avg_divide(a.shape, k, s, p, out, ceil_mode, count_include_pad, divisor_override)
+    if a.dtype.kind == "f":
+        r = (total / np.asarray(div, dtype=ct)).astype(a.dtype)
+    else:
+        # integer inputs: the sum divided as integers (upstream's kernel divides in the input type)
+        r = (total // np.asarray(div, dtype=np.int64)).astype(a.dtype)
+    out_t = _wrap(np.ascontiguousarray(r), self)
+    return _record(_S.AvgPool2DBackward0, (self,), out_t, self=self, kernel_size=_given(kernel_size),
+                   stride=_given(stride), padding=_given(padding), ceil_mode=bool(ceil_mode),
+                   count_include_pad=bool(count_include_pad), divisor_override=divisor_override)
+
+
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    """Each output's gradient, divided by its divisor, spread over its window."""
+    g, a = grad_output._array, self._array
+    k = _pair("avg_pool2d", "kernel_size", kernel_size)
+    s = _pair("avg_pool2d", "stride", stride, allow_empty=True) or k
+    p = _pair("avg_pool2d", "padding", padding)
+    out = list(g.shape[-2:])
+    h, w = a.shape[-2:]
+    ct = np.float32 if a.dtype == np.float16 else a.dtype
+    div = _avg_divide(a.shape, k, s, p, out, ceil_mode, count_include_pad, divisor_override)
+    share = g.astype(ct, copy=False) / np.asarray(div, dtype=ct)
+    need = [(out[i] - 1) * s[i] + k[i] for i in range(2)]
+    gp = np.zeros(a.shape[:-2] + (max(need[0], p[0] + h), max(need[1], p[1] + w)), dtype=ct)
+    for i, j in itertools.product(range(k[0]), range(k[1])):
+        gp[..., i:i + s[0] * (out[0] - 1) + 1:s[0], j:j + s[1] * (out[1] - 1) + 1:s[1]] += share
+    r = np.ascontiguousarray(gp[..., p[0]:p[0] + h, p[1]:p[1] + w]).astype(a.dtype, copy=False)
+    res = _wrap(r, grad_output)
+    return _record(_S.AvgPool2DBackwardBackward0, (grad_output, self), res, self=self, kernel_size=_given(kernel_size),
+                   stride=_given(stride), padding=_given(padding), ceil_mode=bool(ceil_mode),
+                   count_include_pad=bool(count_include_pad), divisor_override=divisor_override)
+
+
+def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True):
+    """Pooling.cpp's avg_pool1d: avg_pool2d of the input with a height of one."""
+    a = self._array
+    if a.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {a.ndim}-dimensional tensor for argument #1 'self' "
+                           "(while checking arguments for avg_pool1d)")
+    k = _one("avg_pool1d", "kernel_size", kernel_size)
+    s = _one("avg_pool1d", "stride", stride, allow_empty=True)
+    p = _one("avg_pool1d", "padding", padding)
+    x = unsqueeze(self, -2)
+    return squeeze(avg_pool2d(x, [1] + k, [1] + (s or k), [0] + p, ceil_mode, count_include_pad), -2)
+
+
+__all__ = ["avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
+           "max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
