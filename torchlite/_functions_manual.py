@@ -1099,6 +1099,100 @@ def embedding_dense_double_backward_symint(grad, indices, padding_idx):
     return reshape(gg, (*indices._array.shape, -1))
 
 
+from ._ops import (binary_cross_entropy_backward, huber_loss_backward, log_sigmoid, logit,  # noqa: E402, F401
+                   mse_loss_backward, nll_loss, nll_loss2d, nll_loss2d_backward, nll_loss_backward,
+                   smooth_l1_loss_backward)
+
+_MEAN = 1  # at::Reduction::Mean
+
+
+def mse_loss_double_backward(grad, input, reduction):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: 2 * grad, divided by input's numel for a mean."""
+    r = mul_scalar(grad, 2.0)
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * (|input - target| < beta) / beta (0 for beta 0), / numel for a mean."""
+    if beta == 0:
+        return zeros_like(grad)
+    d = abs_(sub(input, target))
+    r = div_scalar(mul(grad, _mask(d._array < beta, grad)), beta)
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def huber_loss_double_backward(grad, input, target, reduction, delta):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * (|input - target| < delta), / numel for a mean."""
+    d = abs_(sub(input, target))
+    r = mul(grad, _mask(d._array < delta, grad))
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def _times_weight(t, weight):
+    return t if weight is None else mul(t, weight)
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    """FunctionsManual.cpp's: -logit(self) * grad (* weight), / numel for a mean."""
+    r = _times_weight(mul(neg(logit(self)), grad), weight)
+    return div_scalar(r, target._array.size) if reduction == _MEAN else r
+
+
+def binary_cross_entropy_double_backward(grad_output, grad, input, target, weight, reduction):  # noqa: A002
+    """FunctionsManual.cpp's binary_cross_entropy_double_backward (the input's second derivative)."""
+    eps = 1e-12
+    inp_pl_eps = add_scalar(input, eps)
+    one_m_inp_pl_eps = add_scalar(scalar_sub(1.0, input), eps)
+    num = add(sub(mul(input, input), mul_scalar(mul(input, target), 2.0)), target)
+    gi = div(num, mul(pow(inp_pl_eps, 2), pow(one_m_inp_pl_eps, 2)))
+    gi = _times_weight(mul(gi, mul(grad, grad_output)), weight)
+    return div_scalar(gi, input._array.size) if reduction == _MEAN else gi
+
+
+def binary_cross_entropy_double_backward_grad_output(grad, input, target, weight, reduction):  # noqa: A002
+    """FunctionsManual.cpp's: (input - target) / ((input + eps) * (1 - input + eps)) (* weight), contracted
+    with grad (summed, / numel for a mean, unless reduction is none)."""
+    eps = 1e-12
+    ggo = div(sub(input, target), mul(add_scalar(input, eps), add_scalar(scalar_sub(1.0, input), eps)))
+    ggo = _times_weight(ggo, weight)
+    if reduction == 0:
+        return mul(ggo, grad)
+    r = sum(mul(ggo, grad))
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
+def binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
+    """FunctionsManual.cpp's: -grad * grad_output (* weight) / clamp_min((1 - self) * self, 1e-12)."""
+    res = _times_weight(mul(neg(grad), grad_output), weight)
+    denom = mul(scalar_sub(1.0, self), self)
+    denom_array = np.maximum(denom._array, 1e-12)  # (clamped under no_grad upstream)
+    res = div(res, _const(denom_array.astype(denom._array.dtype), denom))
+    return div_scalar(res, self._array.size) if reduction == _MEAN else res
+
+
+def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction):  # noqa: A002
+    """FunctionsManual.cpp's: (sigmoid(x) - target), or ((pos_weight * target + 1 - target) * sigmoid(x) -
+    pos_weight * target) with pos_weight, times grad (* weight), / numel for a mean."""
+    if pos_weight is not None:
+        t = mul(pos_weight, target)
+        gi = sub(mul(sub(add_scalar(t, 1.0), target), sigmoid(input)), t)
+    else:
+        gi = sub(sigmoid(input), target)
+    gi = _times_weight(mul(gi, grad), weight)
+    return div_scalar(gi, input._array.size) if reduction == _MEAN else gi
+
+
+def binary_cross_entropy_with_logits_target_backward(grad_output, self, target, weight, pos_weight, reduction):
+    """FunctionsManual.cpp's: (log_sigmoid(-x) - log_sigmoid(x) * pos_weight) * grad, or -x * grad (* weight),
+    / numel for a mean."""
+    if pos_weight is not None:
+        gt = mul(sub(log_sigmoid(neg(self)), mul(log_sigmoid(self), pos_weight)), grad_output)
+    else:
+        gt = mul(neg(self), grad_output)
+    gt = _times_weight(gt, weight)
+    return div_scalar(gt, target._array.size) if reduction == _MEAN else gt
+
+
 def _mask(cond, like):
     """A 0/1 constant of like's dtype (a comparison's `.type_as(grad)` in upstream's formulas)."""
     return _const(cond.astype(like._array.dtype), like)

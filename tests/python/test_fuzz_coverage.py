@@ -171,6 +171,23 @@ TEST_LIST = {
     "linear": "tests/python/test_nn_functional.py", "bilinear": "tests/python/test_nn_functional.py",
     "dropout": "tests/python/test_nn_functional.py",  # random: compared by its statistics and graph
     "embedding": "tests/python/test_nn_functional.py", "embedding_dense_backward": "tests/python/test_nn_functional.py",
+    "nll_loss": "tests/python/test_nn_functional.py", "nll_loss_forward": "tests/python/test_nn_functional.py",
+    "nll_loss_backward": "tests/python/test_nn_functional.py", "nll_loss2d": "tests/python/test_nn_functional.py",
+    "nll_loss2d_forward": "tests/python/test_nn_functional.py",
+    "nll_loss2d_backward": "tests/python/test_nn_functional.py",
+    "nll_loss_nd": "tests/python/test_nn_functional.py", "cross_entropy_loss": "tests/python/test_nn_functional.py",
+    "mse_loss": "tests/python/test_nn_functional.py", "mse_loss_backward": "tests/python/test_nn_functional.py",
+    "l1_loss": "tests/python/test_nn_functional.py", "smooth_l1_loss": "tests/python/test_nn_functional.py",
+    "smooth_l1_loss_backward": "tests/python/test_nn_functional.py", "huber_loss": "tests/python/test_nn_functional.py",
+    "huber_loss_backward": "tests/python/test_nn_functional.py", "kl_div": "tests/python/test_nn_functional.py",
+    "binary_cross_entropy": "tests/python/test_nn_functional.py",
+    "binary_cross_entropy_backward": "tests/python/test_nn_functional.py",
+    "binary_cross_entropy_with_logits": "tests/python/test_nn_functional.py",
+    "pairwise_distance": "tests/python/test_nn_functional.py",
+    "cosine_similarity": "tests/python/test_nn_functional.py",
+    "cosine_embedding_loss": "tests/python/test_nn_functional.py",
+    "margin_ranking_loss": "tests/python/test_nn_functional.py",
+    "triplet_margin_loss": "tests/python/test_nn_functional.py", "one_hot": "tests/python/test_nn_functional.py",
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)

@@ -2156,6 +2156,78 @@ def _dropout(lib, dev):
     return with_grads(lib, op, leaf(lib, dev, X3))
 
 
+_LOGITS = [[1.0, -2.0, 0.5], [0.25, 1.5, -1.0]]
+_PROBS = [[0.2, 0.5, 0.3], [0.6, 0.1, 0.3]]
+
+
+def _loss_case(call):
+    def run_case(lib, dev):
+        x, p = leaf(lib, dev, _LOGITS), T(lib, dev, _PROBS)
+        t = lib.tensor([2, 0], device=dev)
+        return with_grads(lib, lambda x: [(y, y.grad_fn.name()) for y in call(lib, lib.nn.functional, x, t, p)], x)
+    return run_case
+
+
+_LOSS_CASES = {
+    "nn.functional.nll_loss": lambda lib, F, x, t, p: (F.nll_loss(x, t), F.nll_loss(x, t, reduction="none"),
+                                                       F.nll_loss(x, t, weight=p[0], ignore_index=0)),
+    "nn.functional.cross_entropy": lambda lib, F, x, t, p: (F.cross_entropy(x, t), F.cross_entropy(x, p),
+                                                            F.cross_entropy(x, t, label_smoothing=0.1)),
+    "nn.functional.mse_loss": lambda lib, F, x, t, p: (F.mse_loss(x, p), F.mse_loss(x, p, reduction="sum")),
+    "nn.functional.l1_loss": lambda lib, F, x, t, p: (F.l1_loss(x, p), F.l1_loss(x, p, reduction="none")),
+    "nn.functional.smooth_l1_loss": lambda lib, F, x, t, p: (F.smooth_l1_loss(x, p), F.smooth_l1_loss(x, p, beta=0.5)),
+    "nn.functional.huber_loss": lambda lib, F, x, t, p: (F.huber_loss(x, p), F.huber_loss(x, p, delta=0.5)),
+    "nn.functional.binary_cross_entropy": lambda lib, F, x, t, p: (F.binary_cross_entropy(x.sigmoid(), p),
+                                                                   F.binary_cross_entropy(p, x.sigmoid(), p[0])),
+    "nn.functional.binary_cross_entropy_with_logits":
+        lambda lib, F, x, t, p: (F.binary_cross_entropy_with_logits(x, p),
+                                 F.binary_cross_entropy_with_logits(x, p, pos_weight=p[1])),
+    "binary_cross_entropy_with_logits": lambda lib, F, x, t, p: (lib.binary_cross_entropy_with_logits(x, p, p, p, 2),),
+    "nn.functional.kl_div": lambda lib, F, x, t, p: (F.kl_div(x, p, reduction="batchmean"),
+                                                     F.kl_div(x, p, reduction="none", log_target=True)),
+    "kl_div": lambda lib, F, x, t, p: (lib.kl_div(x, p), lib.kl_div(x, p, 2, log_target=True)),
+}
+for _name, _call in _LOSS_CASES.items():
+    case(f"torchlite.{_name}")(_loss_case(_call))
+
+
+_Y = [[0.5, 1.0, -2.0], [1.5, -0.5, 0.25]]
+_DISTANCE_CASES = {
+    "nn.functional.normalize": lambda lib, F, x, y, s: (F.normalize(x), F.normalize(x, p=1.0, dim=0)),
+    "nn.functional.pairwise_distance": lambda lib, F, x, y, s: (F.pairwise_distance(x, y),
+                                                                F.pairwise_distance(x, y, 1.0)),
+    "pairwise_distance": lambda lib, F, x, y, s: (lib.pairwise_distance(x, y, 3.0, 0.0, True),),
+    "nn.functional.cosine_similarity": lambda lib, F, x, y, s: (F.cosine_similarity(x, y),
+                                                                F.cosine_similarity(x, y, 0)),
+    "cosine_similarity": lambda lib, F, x, y, s: (lib.cosine_similarity(x, y, dim=-1),),
+    "nn.functional.cosine_embedding_loss": lambda lib, F, x, y, s: (F.cosine_embedding_loss(x, y, s),),
+    "cosine_embedding_loss": lambda lib, F, x, y, s: (lib.cosine_embedding_loss(x, y, s, 0.2, 2),),
+    "nn.functional.margin_ranking_loss": lambda lib, F, x, y, s: (F.margin_ranking_loss(x[:, 0], y[:, 0], s, 0.5),),
+    "margin_ranking_loss": lambda lib, F, x, y, s: (lib.margin_ranking_loss(x[:, 1], y[:, 1], s),),
+    "nn.functional.triplet_margin_loss": lambda lib, F, x, y, s: (F.triplet_margin_loss(x, y, -y, swap=True),),
+    "triplet_margin_loss": lambda lib, F, x, y, s: (lib.triplet_margin_loss(x, y, -y, 1.0, 2, 1e-6, False, 2),),
+}
+
+
+def _distance_case(call):
+    def run_case(lib, dev):
+        x, y, s = leaf(lib, dev, _LOGITS), leaf(lib, dev, _Y), T(lib, dev, [1.0, -1.0])
+        return with_grads(lib, lambda x, y: [(o, o.grad_fn.name()) for o in call(lib, lib.nn.functional, x, y, s)],
+                          x, y)
+    return run_case
+
+
+for _name, _call in _DISTANCE_CASES.items():
+    case(f"torchlite.{_name}")(_distance_case(_call))
+
+
+@case("torchlite.nn.functional.one_hot")
+def _one_hot(lib, dev):
+    t = lib.tensor([[0, 2], [3, 1]], device=dev)
+    F = lib.nn.functional
+    return F.one_hot(t), F.one_hot(t, 6), run(lambda lib: F.one_hot(t, 2), lib)
+
+
 @case("torchlite.nn.functional.embedding", "torchlite.embedding")
 def _embedding(lib, dev):
     w, i = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]]), lib.tensor([[0, 2], [2, 1]], device=dev)

@@ -408,7 +408,7 @@ def gen_module_functions(module, fns, outs):
              "# The argument lists of each op's overloads (native_functions.yaml's schemas).",
              "_SCHEMAS = {"]
     for name in sorted(fns):
-        items = [repr(s.arg_text) for s in fns[name]]
+        items = [_literal(s.arg_text, LINE_LENGTH - 12) for s in fns[name]]
         lines += py_wrap([f'    "{name}": (', *[f"{item}, " for item in items[:-1]],
                           f"{items[-1]}{',' if len(items) == 1 else ''}),"], " " * 8)
     lines.append("}")

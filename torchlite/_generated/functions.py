@@ -15,6 +15,13 @@ from .._functions_manual import (
     atan2_backward_self,
     avg_pool2d,
     avg_pool2d_backward,
+    binary_cross_entropy_backward,
+    binary_cross_entropy_double_backward,
+    binary_cross_entropy_double_backward_grad_output,
+    binary_cross_entropy_double_backward_target,
+    binary_cross_entropy_target_backward,
+    binary_cross_entropy_with_logits_backward,
+    binary_cross_entropy_with_logits_target_backward,
     bmm,
     cat_tensors_backward,
     cholesky_backward,
@@ -64,6 +71,8 @@ from .._functions_manual import (
     hardswish_backward,
     hardswish_double_backward,
     hardtanh_backward,
+    huber_loss_backward,
+    huber_loss_double_backward,
     index_add_source_backward,
     index_backward,
     index_copy_source_backward,
@@ -103,6 +112,8 @@ from .._functions_manual import (
     mean_dim_backward,
     mm_mat1_backward,
     mm_mat2_backward,
+    mse_loss_backward,
+    mse_loss_double_backward,
     mul,
     mul_scalar,
     mul_tensor_backward,
@@ -112,6 +123,10 @@ from .._functions_manual import (
     native_group_norm_backward_masked,
     native_layer_norm_backward_masked,
     neg,
+    nll_loss,
+    nll_loss2d,
+    nll_loss2d_backward,
+    nll_loss_backward,
     norm_double_backward,
     not_implemented,
     not_implemented_node,
@@ -150,6 +165,8 @@ from .._functions_manual import (
     slice_backward_wrapper,
     slice_from_key,
     slogdet_backward,
+    smooth_l1_loss_backward,
+    smooth_l1_loss_double_backward,
     softmax_double_backward,
     softplus_backward,
     softplus_double_backward,
@@ -1664,6 +1681,121 @@ def EmbeddingDenseBackwardBackward0(grad, needs, indices, padding_idx):
     return (grad_grad_output,)
 
 
+def NllLossBackward0(grad, needs, self, target, weight, reduction, ignore_index, total_weight):
+    """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    grad_self = nll_loss_backward(grad, self, target, weight, reduction, ignore_index,
+                                  total_weight) if needs[0] else None
+    return (grad_self,)
+
+
+def NllLoss2DBackward0(grad, needs, self, target, weight, reduction, ignore_index, total_weight):
+    """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    grad_self = nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index,
+                                    total_weight) if needs[0] else None
+    return (grad_self,)
+
+
+def NllLossBackwardBackward0(grad, needs, target, weight, reduction, ignore_index):
+    """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    grad_grad_output = nll_loss(grad, target, weight, reduction, ignore_index) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def NllLoss2DBackwardBackward0(grad, needs, target, weight, reduction, ignore_index):
+    """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction,
+    SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    grad_grad_output = nll_loss2d(grad, target, weight, reduction, ignore_index) if needs[0] else None
+    grad_self = zeros_like(grad) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def MseLossBackward0(grad, needs, self, target, reduction):
+    """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    grad_self = mse_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_target = mse_loss_backward(grad, target, self, reduction) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def MseLossBackwardBackward0(grad, needs, grad_output, self, target, reduction):
+    """mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor"""
+    grad_grad_output = mse_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_self = mse_loss_double_backward(mul(grad, grad_output), self, reduction) if needs[1] else None
+    grad_target = neg(mse_loss_double_backward(mul(grad, grad_output), target, reduction)) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def SmoothL1LossBackward0(grad, needs, self, target, reduction, beta):
+    """smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor"""
+    grad_self = smooth_l1_loss_backward(grad, self, target, reduction, beta) if needs[0] else None
+    grad_target = smooth_l1_loss_backward(grad, target, self, reduction, beta) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def SmoothL1LossBackwardBackward0(grad, needs, grad_output, self, target, reduction, beta):
+    """smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor"""
+    grad_grad_output = smooth_l1_loss_backward(grad, self, target, reduction, beta) if needs[0] else None
+    grad_self = smooth_l1_loss_double_backward(mul(grad, grad_output), self, target, reduction,
+                                               beta) if needs[1] else None
+    grad_target = neg(smooth_l1_loss_double_backward(mul(grad, grad_output), self, target, reduction,
+                      beta)) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def HuberLossBackward0(grad, needs, self, target, reduction, delta):
+    """huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor"""
+    grad_self = huber_loss_backward(grad, self, target, reduction, delta) if needs[0] else None
+    grad_target = huber_loss_backward(grad, target, self, reduction, delta) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def HuberLossBackwardBackward0(grad, needs, grad_output, self, target, reduction, delta):
+    """huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor"""
+    grad_grad_output = huber_loss_backward(grad, self, target, reduction, delta) if needs[0] else None
+    grad_self = huber_loss_double_backward(mul(grad, grad_output), self, target, reduction, delta) if needs[1] else None
+    grad_target = neg(huber_loss_double_backward(mul(grad, grad_output), self, target, reduction,
+                      delta)) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def BinaryCrossEntropyBackward0(grad, needs, self, target, weight, reduction):
+    """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    grad_self = binary_cross_entropy_backward(grad, self, target, weight, reduction) if needs[0] else None
+    grad_target = binary_cross_entropy_target_backward(grad, self, target, weight, reduction) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def BinaryCrossEntropyBackwardBackward0(grad, needs, grad_output, self, target, weight, reduction):
+    """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None,
+    int reduction=Mean) -> Tensor"""
+    grad_grad_output = binary_cross_entropy_double_backward_grad_output(grad, self, target, weight,
+                                                                        reduction) if needs[0] else None
+    grad_self = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight,
+                                                     reduction) if needs[1] else None
+    grad_target = binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight,
+                                                              reduction) if needs[2] else None
+    return (grad_grad_output, grad_self, grad_target)
+
+
+def BinaryCrossEntropyWithLogitsBackward0(grad, needs, self, target, weight, pos_weight, reduction):
+    """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None,
+    int reduction=Mean) -> Tensor"""
+    grad_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight,
+                                                          reduction) if needs[0] else None
+    grad_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight,
+                                                                   reduction) if needs[1] else None
+    return (grad_self, grad_target)
+
+
+def NormBackward1(grad, needs, self, p, dim, keepdim, result):
+    """norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor"""
+    grad_self = linalg_vector_norm_backward(grad, self, p, result, dim, keepdim) if needs[0] else None
+    return (grad_self,)
+
+
 def HardtanhBackward0(grad, needs, self, min_val, max_val):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     grad_self = hardtanh_backward(grad, self, min_val, max_val) if needs[0] else None
@@ -2229,6 +2361,20 @@ _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0
 _C._set_formula(specs.LogSoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0)
 _C._set_formula(specs.EmbeddingBackward0, EmbeddingBackward0)
 _C._set_formula(specs.EmbeddingDenseBackwardBackward0, EmbeddingDenseBackwardBackward0)
+_C._set_formula(specs.NllLossBackward0, NllLossBackward0)
+_C._set_formula(specs.NllLoss2DBackward0, NllLoss2DBackward0)
+_C._set_formula(specs.NllLossBackwardBackward0, NllLossBackwardBackward0)
+_C._set_formula(specs.NllLoss2DBackwardBackward0, NllLoss2DBackwardBackward0)
+_C._set_formula(specs.MseLossBackward0, MseLossBackward0)
+_C._set_formula(specs.MseLossBackwardBackward0, MseLossBackwardBackward0)
+_C._set_formula(specs.SmoothL1LossBackward0, SmoothL1LossBackward0)
+_C._set_formula(specs.SmoothL1LossBackwardBackward0, SmoothL1LossBackwardBackward0)
+_C._set_formula(specs.HuberLossBackward0, HuberLossBackward0)
+_C._set_formula(specs.HuberLossBackwardBackward0, HuberLossBackwardBackward0)
+_C._set_formula(specs.BinaryCrossEntropyBackward0, BinaryCrossEntropyBackward0)
+_C._set_formula(specs.BinaryCrossEntropyBackwardBackward0, BinaryCrossEntropyBackwardBackward0)
+_C._set_formula(specs.BinaryCrossEntropyWithLogitsBackward0, BinaryCrossEntropyWithLogitsBackward0)
+_C._set_formula(specs.NormBackward1, NormBackward1)
 _C._set_formula(specs.HardtanhBackward0, HardtanhBackward0)
 _C._set_formula(specs.HardtanhBackwardBackward0, HardtanhBackwardBackward0)
 _C._set_formula(specs.LeakyReluBackward0, LeakyReluBackward0)

@@ -8,6 +8,8 @@ from .. import _ops
 from .._ops.python_arg_parser import _rebind
 
 __all__ = [
+    "binary_cross_entropy",
+    "cross_entropy_loss",
     "elu",
     "elu_",
     "elu_backward",
@@ -25,6 +27,8 @@ __all__ = [
     "hardtanh",
     "hardtanh_",
     "hardtanh_backward",
+    "huber_loss",
+    "l1_loss",
     "leaky_relu",
     "leaky_relu_",
     "leaky_relu_backward",
@@ -34,10 +38,16 @@ __all__ = [
     "log_sigmoid_forward",
     "mish",
     "mish_",
+    "mse_loss",
+    "nll_loss",
+    "nll_loss2d",
+    "nll_loss_nd",
+    "one_hot",
     "relu6",
     "relu6_",
     "silu",
     "silu_",
+    "smooth_l1_loss",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -46,6 +56,10 @@ __all__ = [
 
 # The argument lists of each op's overloads (native_functions.yaml's schemas).
 _SCHEMAS = {
+    "binary_cross_entropy": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean',),
+    "cross_entropy_loss": (
+        'Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, '
+        'float label_smoothing=0.0',),
     "elu": ('Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1',),
     "elu_": ('Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1',),
     "elu_backward": (
@@ -64,6 +78,8 @@ _SCHEMAS = {
     "hardtanh": ('Tensor self, Scalar min_val=-1, Scalar max_val=1',),
     "hardtanh_": ('Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1',),
     "hardtanh_backward": ('Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val',),
+    "huber_loss": ('Tensor self, Tensor target, int reduction=Mean, float delta=1.0',),
+    "l1_loss": ('Tensor self, Tensor target, int reduction=Mean',),
     "leaky_relu": ('Tensor self, Scalar negative_slope=0.01',),
     "leaky_relu_": ('Tensor(a!) self, Scalar negative_slope=0.01',),
     "leaky_relu_backward": ('Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result',),
@@ -73,15 +89,39 @@ _SCHEMAS = {
     "log_sigmoid_forward": ('Tensor self',),
     "mish": ('Tensor self',),
     "mish_": ('Tensor(a!) self',),
+    "mse_loss": ('Tensor self, Tensor target, int reduction=Mean',),
+    "nll_loss": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
+    "nll_loss2d": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
+    "nll_loss_nd": ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100',),
+    "one_hot": ('Tensor self, int num_classes=-1',),
     "relu6": ('Tensor self',),
     "relu6_": ('Tensor(a!) self',),
     "silu": ('Tensor self',),
     "silu_": ('Tensor(a!) self',),
+    "smooth_l1_loss": ('Tensor self, Tensor target, int reduction=Mean, float beta=1.0',),
     "softplus": ('Tensor self, Scalar beta=1, Scalar threshold=20',),
     "softplus_backward": ('Tensor grad_output, Tensor self, Scalar beta, Scalar threshold',),
     "softshrink": ('Tensor self, Scalar lambd=0.5',),
     "softshrink_backward": ('Tensor grad_output, Tensor self, Scalar lambd',),
 }
+
+
+@functools.wraps(_ops.binary_cross_entropy)
+def binary_cross_entropy(*args, **kwargs):
+    try:
+        return _ops.binary_cross_entropy(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("binary_cross_entropy", _SCHEMAS["binary_cross_entropy"], args, kwargs, error)
+    return _ops.binary_cross_entropy(*args, **kwargs)
+
+
+@functools.wraps(_ops.cross_entropy_loss)
+def cross_entropy_loss(*args, **kwargs):
+    try:
+        return _ops.cross_entropy_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cross_entropy_loss", _SCHEMAS["cross_entropy_loss"], args, kwargs, error)
+    return _ops.cross_entropy_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.elu)
@@ -237,6 +277,24 @@ def hardtanh_backward(*args, **kwargs):
     return _ops.hardtanh_backward(*args, **kwargs)
 
 
+@functools.wraps(_ops.huber_loss)
+def huber_loss(*args, **kwargs):
+    try:
+        return _ops.huber_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("huber_loss", _SCHEMAS["huber_loss"], args, kwargs, error)
+    return _ops.huber_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.l1_loss)
+def l1_loss(*args, **kwargs):
+    try:
+        return _ops.l1_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("l1_loss", _SCHEMAS["l1_loss"], args, kwargs, error)
+    return _ops.l1_loss(*args, **kwargs)
+
+
 @functools.wraps(_ops.leaky_relu)
 def leaky_relu(*args, **kwargs):
     try:
@@ -318,6 +376,51 @@ def mish_(*args, **kwargs):
     return _ops.mish_(*args, **kwargs)
 
 
+@functools.wraps(_ops.mse_loss)
+def mse_loss(*args, **kwargs):
+    try:
+        return _ops.mse_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("mse_loss", _SCHEMAS["mse_loss"], args, kwargs, error)
+    return _ops.mse_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.nll_loss)
+def nll_loss(*args, **kwargs):
+    try:
+        return _ops.nll_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nll_loss", _SCHEMAS["nll_loss"], args, kwargs, error)
+    return _ops.nll_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.nll_loss2d)
+def nll_loss2d(*args, **kwargs):
+    try:
+        return _ops.nll_loss2d(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nll_loss2d", _SCHEMAS["nll_loss2d"], args, kwargs, error)
+    return _ops.nll_loss2d(*args, **kwargs)
+
+
+@functools.wraps(_ops.nll_loss_nd)
+def nll_loss_nd(*args, **kwargs):
+    try:
+        return _ops.nll_loss_nd(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("nll_loss_nd", _SCHEMAS["nll_loss_nd"], args, kwargs, error)
+    return _ops.nll_loss_nd(*args, **kwargs)
+
+
+@functools.wraps(_ops.one_hot)
+def one_hot(*args, **kwargs):
+    try:
+        return _ops.one_hot(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("one_hot", _SCHEMAS["one_hot"], args, kwargs, error)
+    return _ops.one_hot(*args, **kwargs)
+
+
 @functools.wraps(_ops.relu6)
 def relu6(*args, **kwargs):
     try:
@@ -352,6 +455,15 @@ def silu_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("silu_", _SCHEMAS["silu_"], args, kwargs, error)
     return _ops.silu_(*args, **kwargs)
+
+
+@functools.wraps(_ops.smooth_l1_loss)
+def smooth_l1_loss(*args, **kwargs):
+    try:
+        return _ops.smooth_l1_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("smooth_l1_loss", _SCHEMAS["smooth_l1_loss"], args, kwargs, error)
+    return _ops.smooth_l1_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.softplus)

@@ -255,6 +255,35 @@ EmbeddingBackward0 = _C._op_spec("EmbeddingBackward0",
                                  "TSVVV", 0, False)
 EmbeddingDenseBackwardBackward0 = _C._op_spec("EmbeddingDenseBackwardBackward0", ("indices", "padding_idx", ),
                                               "TS", 0, False)
+NllLossBackward0 = _C._op_spec("NllLossBackward0",
+                               ("self", "target", "weight", "reduction", "ignore_index", "total_weight", ),
+                               "TTTSST", 0, False)
+NllLoss2DBackward0 = _C._op_spec("NllLoss2DBackward0",
+                                 ("self", "target", "weight", "reduction", "ignore_index", "total_weight", ),
+                                 "TTTSST", 0, False)
+NllLossBackwardBackward0 = _C._op_spec("NllLossBackwardBackward0", ("target", "weight", "reduction", "ignore_index", ),
+                                       "TTSS", 0, False)
+NllLoss2DBackwardBackward0 = _C._op_spec("NllLoss2DBackwardBackward0",
+                                         ("target", "weight", "reduction", "ignore_index", ), "TTSS", 0, False)
+MseLossBackward0 = _C._op_spec("MseLossBackward0", ("self", "target", "reduction", ), "TTS", 0, False)
+MseLossBackwardBackward0 = _C._op_spec("MseLossBackwardBackward0", ("grad_output", "self", "target", "reduction", ),
+                                       "TTTS", 0, False)
+SmoothL1LossBackward0 = _C._op_spec("SmoothL1LossBackward0", ("self", "target", "reduction", "beta", ),
+                                    "TTSV", 0, False)
+SmoothL1LossBackwardBackward0 = _C._op_spec("SmoothL1LossBackwardBackward0",
+                                            ("grad_output", "self", "target", "reduction", "beta", ), "TTTSV", 0, False)
+HuberLossBackward0 = _C._op_spec("HuberLossBackward0", ("self", "target", "reduction", "delta", ), "TTSV", 0, False)
+HuberLossBackwardBackward0 = _C._op_spec("HuberLossBackwardBackward0",
+                                         ("grad_output", "self", "target", "reduction", "delta", ), "TTTSV", 0, False)
+BinaryCrossEntropyBackward0 = _C._op_spec("BinaryCrossEntropyBackward0", ("self", "target", "weight", "reduction", ),
+                                          "TTTS", 0, False)
+BinaryCrossEntropyBackwardBackward0 = _C._op_spec("BinaryCrossEntropyBackwardBackward0",
+                                                  ("grad_output", "self", "target", "weight", "reduction", ),
+                                                  "TTTTS", 0, False)
+BinaryCrossEntropyWithLogitsBackward0 = _C._op_spec("BinaryCrossEntropyWithLogitsBackward0",
+                                                    ("self", "target", "weight", "pos_weight", "reduction", ),
+                                                    "TTTTS", 0, False)
+NormBackward1 = _C._op_spec("NormBackward1", ("self", "p", "dim", "keepdim", "result", ), "TVSVT", 0, False)
 HardtanhBackward0 = _C._op_spec("HardtanhBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 HardtanhBackwardBackward0 = _C._op_spec("HardtanhBackwardBackward0", ("self", "min_val", "max_val", ), "TVV", 0, False)
 LeakyReluBackward0 = _C._op_spec("LeakyReluBackward0", ("self", "negative_slope", ), "TV", 0, False)

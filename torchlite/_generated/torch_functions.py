@@ -66,6 +66,7 @@ __all__ = [
     "batch_norm",
     "bernoulli",
     "bilinear",
+    "binary_cross_entropy_with_logits",
     "bincount",
     "bitwise_and",
     "bitwise_left_shift",
@@ -103,6 +104,8 @@ __all__ = [
     "cos_",
     "cosh",
     "cosh_",
+    "cosine_embedding_loss",
+    "cosine_similarity",
     "count_nonzero",
     "cross",
     "cummax",
@@ -171,6 +174,7 @@ __all__ = [
     "isneginf",
     "isposinf",
     "isreal",
+    "kl_div",
     "kron",
     "kthvalue",
     "layer_norm",
@@ -197,6 +201,7 @@ __all__ = [
     "logit_",
     "logsumexp",
     "lt",
+    "margin_ranking_loss",
     "masked_fill",
     "masked_scatter",
     "masked_select",
@@ -237,6 +242,7 @@ __all__ = [
     "normal",
     "not_equal",
     "outer",
+    "pairwise_distance",
     "permute",
     "positive",
     "pow",
@@ -303,6 +309,7 @@ __all__ = [
     "trace",
     "transpose",
     "tril",
+    "triplet_margin_loss",
     "triu",
     "true_divide",
     "trunc",
@@ -386,6 +393,8 @@ _SCHEMAS = {
         'float momentum, float eps, bool cudnn_enabled',),
     "bernoulli": ('Tensor self, *, Generator? generator=None', 'Tensor self, float p, *, Generator? generator=None'),
     "bilinear": ('Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None',),
+    "binary_cross_entropy_with_logits": (
+        'Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean',),
     "bincount": ('Tensor self, Tensor? weights=None, SymInt minlength=0',),
     "bitwise_and": ('Tensor self, Tensor other',),
     "bitwise_left_shift": ('Tensor self, Tensor other',),
@@ -440,6 +449,8 @@ _SCHEMAS = {
     "cos_": ('Tensor(a!) self',),
     "cosh": ('Tensor self',),
     "cosh_": ('Tensor(a!) self',),
+    "cosine_embedding_loss": ('Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean',),
+    "cosine_similarity": ('Tensor x1, Tensor x2, int dim=1, float eps=1e-08',),
     "count_nonzero": ('Tensor self, int? dim=None', 'Tensor self, int[] dim'),
     "cross": ('Tensor self, Tensor other, int? dim=None',),
     "cummax": ('Tensor self, int dim', 'Tensor self, Dimname dim'),
@@ -513,6 +524,7 @@ _SCHEMAS = {
     "isneginf": ('Tensor self',),
     "isposinf": ('Tensor self',),
     "isreal": ('Tensor self',),
+    "kl_div": ('Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False',),
     "kron": ('Tensor self, Tensor other',),
     "kthvalue": ('Tensor self, SymInt k, int dim=-1, bool keepdim=False',
         'Tensor self, SymInt k, Dimname dim, bool keepdim=False'),
@@ -542,6 +554,7 @@ _SCHEMAS = {
     "logit_": ('Tensor(a!) self, float? eps=None',),
     "logsumexp": ('Tensor self, int[1] dim, bool keepdim=False',),
     "lt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
+    "margin_ranking_loss": ('Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean',),
     "masked_fill": ('Tensor self, Tensor mask, Scalar value',),
     "masked_scatter": ('Tensor self, Tensor mask, Tensor source',),
     "masked_select": ('Tensor self, Tensor mask',),
@@ -595,6 +608,7 @@ _SCHEMAS = {
         'Tensor mean, Tensor std, *, Generator? generator=None'),
     "not_equal": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "outer": ('Tensor self, Tensor vec2',),
+    "pairwise_distance": ('Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False',),
     "permute": ('Tensor(a) self, int[] dims',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
@@ -674,6 +688,9 @@ _SCHEMAS = {
     "trace": ('Tensor self',),
     "transpose": ('Tensor(a) self, int dim0, int dim1',),
     "tril": ('Tensor self, int diagonal=0',),
+    "triplet_margin_loss": (
+        'Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, '
+        'bool swap=False, int reduction=Mean',),
     "triu": ('Tensor self, int diagonal=0',),
     "true_divide": ('Tensor self, Tensor other',),
     "trunc": ('Tensor self',),
@@ -1316,6 +1333,16 @@ def bilinear(*args, **kwargs):
     return _ops.bilinear(*args, **kwargs)
 
 
+@functools.wraps(_ops.binary_cross_entropy_with_logits)
+def binary_cross_entropy_with_logits(*args, **kwargs):
+    try:
+        return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("binary_cross_entropy_with_logits", _SCHEMAS["binary_cross_entropy_with_logits"], args,
+                               kwargs, error)
+    return _ops.binary_cross_entropy_with_logits(*args, **kwargs)
+
+
 @functools.wraps(_ops.bincount)
 def bincount(*args, **kwargs):
     try:
@@ -1671,6 +1698,24 @@ def cosh_(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("cosh_", _SCHEMAS["cosh_"], args, kwargs, error)
     return inplace_variant(_ops.cosh, args[0], args[1:], kwargs)
+
+
+@functools.wraps(_ops.cosine_embedding_loss)
+def cosine_embedding_loss(*args, **kwargs):
+    try:
+        return _ops.cosine_embedding_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosine_embedding_loss", _SCHEMAS["cosine_embedding_loss"], args, kwargs, error)
+    return _ops.cosine_embedding_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.cosine_similarity)
+def cosine_similarity(*args, **kwargs):
+    try:
+        return _ops.cosine_similarity(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("cosine_similarity", _SCHEMAS["cosine_similarity"], args, kwargs, error)
+    return _ops.cosine_similarity(*args, **kwargs)
 
 
 @functools.wraps(_ops.count_nonzero)
@@ -2421,6 +2466,15 @@ def isreal(*args, **kwargs):
     return _ops.isreal(*args, **kwargs)
 
 
+@functools.wraps(_ops.kl_div)
+def kl_div(*args, **kwargs):
+    try:
+        return _ops.kl_div(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("kl_div", _SCHEMAS["kl_div"], args, kwargs, error)
+    return _ops.kl_div(*args, **kwargs)
+
+
 @functools.wraps(_ops.kron)
 def kron(*args, out=None, **kwargs):
     try:
@@ -2705,6 +2759,15 @@ def lt(*args, out=None, **kwargs):
     if out is None:
         return _ops.lt(*args, **kwargs)
     return out_variant("lt", _ops.lt, out, args, kwargs)
+
+
+@functools.wraps(_ops.margin_ranking_loss)
+def margin_ranking_loss(*args, **kwargs):
+    try:
+        return _ops.margin_ranking_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("margin_ranking_loss", _SCHEMAS["margin_ranking_loss"], args, kwargs, error)
+    return _ops.margin_ranking_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.masked_fill)
@@ -3133,6 +3196,15 @@ def outer(*args, out=None, **kwargs):
     if out is None:
         return _ops.outer(*args, **kwargs)
     return out_variant("outer", _ops.outer, out, args, kwargs)
+
+
+@functools.wraps(_ops.pairwise_distance)
+def pairwise_distance(*args, **kwargs):
+    try:
+        return _ops.pairwise_distance(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("pairwise_distance", _SCHEMAS["pairwise_distance"], args, kwargs, error)
+    return _ops.pairwise_distance(*args, **kwargs)
 
 
 @functools.wraps(_ops.permute)
@@ -3819,6 +3891,15 @@ def tril(*args, out=None, **kwargs):
     if out is None:
         return _ops.tril(*args, **kwargs)
     return out_variant("tril", _ops.tril, out, args, kwargs)
+
+
+@functools.wraps(_ops.triplet_margin_loss)
+def triplet_margin_loss(*args, **kwargs):
+    try:
+        return _ops.triplet_margin_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("triplet_margin_loss", _SCHEMAS["triplet_margin_loss"], args, kwargs, error)
+    return _ops.triplet_margin_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.triu)

@@ -273,6 +273,19 @@ from .Dropout import dropout, dropout_  # noqa: E402
 __all__ += ["dropout", "dropout_"]
 from .Embedding import embedding, embedding_dense_backward  # noqa: E402
 __all__ += ["embedding", "embedding_dense_backward"]
+from .Loss import (binary_cross_entropy, binary_cross_entropy_backward,  # noqa: E402
+                   binary_cross_entropy_with_logits, huber_loss, huber_loss_backward, kl_div, l1_loss, mse_loss,
+                   mse_loss_backward, smooth_l1_loss, smooth_l1_loss_backward)
+from .Distance import (cosine_embedding_loss, cosine_similarity, margin_ranking_loss, one_hot,  # noqa: E402
+                       pairwise_distance, triplet_margin_loss, _norm_scalaropt_dim)
+__all__ += ["cosine_embedding_loss", "cosine_similarity", "margin_ranking_loss", "one_hot", "pairwise_distance",
+            "triplet_margin_loss", "_norm_scalaropt_dim"]
+from .LossNLL import (cross_entropy_loss, nll_loss, nll_loss2d, nll_loss2d_backward,  # noqa: E402
+                      nll_loss2d_forward, nll_loss_backward, nll_loss_forward, nll_loss_nd)
+__all__ += ["binary_cross_entropy", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits",
+            "huber_loss", "huber_loss_backward", "kl_div", "l1_loss", "mse_loss", "mse_loss_backward",
+            "smooth_l1_loss", "smooth_l1_loss_backward", "cross_entropy_loss", "nll_loss", "nll_loss2d",
+            "nll_loss2d_backward", "nll_loss2d_forward", "nll_loss_backward", "nll_loss_forward", "nll_loss_nd"]
 from .ActivationNN import (  # noqa: E402
     celu, celu_, elu, elu_, elu_backward, gelu, gelu_backward, glu, glu_backward, hardshrink,
     hardshrink_backward, hardsigmoid, hardsigmoid_, hardsigmoid_backward, hardswish, hardswish_,

@@ -193,6 +193,215 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     return _torch.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
+# Losses (torch/nn/functional.py, torch/nn/_reduction.py) -------------------------------------------
+
+def _get_enum(reduction):
+    """torch.nn._reduction.get_enum: none 0, mean 1, sum 2."""
+    if reduction == "none":
+        return 0
+    if reduction == "mean":
+        return 1
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=2)
+        return 1
+    if reduction == "sum":
+        return 2
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    """torch.nn._reduction.legacy_get_string: the reduction the deprecated size_average / reduce mean."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=2)
+    return ret
+
+
+def _size_warning(input, target):  # noqa: A002 - torch's names
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+             reduction="mean"):
+    """nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+    reduction="mean") -> Tensor: the negative log likelihood loss."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    return _nn.nll_loss_nd(input, target, weight, _get_enum(reduction), ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+                  reduction="mean", label_smoothing=0.0):
+    """cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+    reduction="mean", label_smoothing=0.0) -> Tensor: log_softmax and nll_loss (class indices) or the
+    cross entropy with class probabilities."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    return _nn.cross_entropy_loss(input, target, weight, _get_enum(reduction), ignore_index, label_smoothing)
+
+
+def _weighted_reduction(errors, weight, reduction, mean_by_weight):
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return _torch.sum(weighted)
+    if reduction == "mean":
+        return _torch.sum(weighted) / _torch.sum(weight) if mean_by_weight else weighted.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted_reduction(_torch.pow(expanded_input - expanded_target, 2), weight, reduction, True)
+    return _nn.mse_loss(expanded_input, expanded_target, _get_enum(reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None) -> Tensor."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        return _weighted_reduction(_torch.abs(expanded_input - expanded_target), weight, reduction, True)
+    return _nn.l1_loss(expanded_input, expanded_target, _get_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002
+    """smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0) -> Tensor."""
+    _size_warning(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if beta == 0.0:
+        return _nn.l1_loss(expanded_input, expanded_target, _get_enum(reduction))
+    return _nn.smooth_l1_loss(expanded_input, expanded_target, _get_enum(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):  # noqa: A002 - torch's names
+    """huber_loss(input, target, reduction="mean", delta=1.0, weight=None) -> Tensor."""
+    _size_warning(input, target)
+    expanded_input, expanded_target = _torch.broadcast_tensors(input, target)
+    if weight is None:
+        return _nn.huber_loss(expanded_input, expanded_target, _get_enum(reduction), delta)
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    unweighted = _nn.huber_loss(expanded_input, expanded_target, _get_enum("none"), delta)
+    return _weighted_reduction(unweighted, weight, reduction, False)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                         reduction="mean"):
+    """binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean")."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(_torch.broadcast_tensors(target, weight)[0].size())
+    return _nn.binary_cross_entropy(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                                     reduction="mean", pos_weight=None):
+    """binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+    reduction="mean", pos_weight=None) -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if not (target.size() == input.size()):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _torch.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
+    """kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False) -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        reduction_enum = _get_enum("sum") if reduction == "batchmean" else _get_enum(reduction)
+    reduced = _torch.kl_div(input, target, reduction_enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _torch.cosine_embedding_loss(input1, input2, target, margin, reduction_enum)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _torch.margin_ranking_loss(input1, input2, target, margin, reduction_enum)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+    size_average=None, reduce=None, reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _torch.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002 - torch's names
+    """normalize(input, p=2.0, dim=1, eps=1e-12, out=None) -> Tensor: input / max(norm(input, p, dim), eps)."""
+    if out is None:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+        return input / denom
+    denom = input.norm(p, dim, keepdim=True).clamp_min_(eps).expand_as(input)
+    return _torch.div(input, denom, out=out)
+
+
+pairwise_distance = _torch.pairwise_distance
+cosine_similarity = _torch.cosine_similarity
+one_hot = _nn.one_hot
+
+
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
     """dropout(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes elements with probability p
     and scales the others by 1 / (1 - p) while training."""
@@ -204,7 +413,10 @@ def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's
 __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hardtanh_", "relu6", "elu", "elu_",
             "selu", "selu_", "celu", "celu_", "leaky_relu", "leaky_relu_", "gelu", "logsigmoid", "hardshrink",
             "softplus", "softshrink", "tanhshrink", "softsign", "tanh", "sigmoid", "hardsigmoid", "silu", "mish",
-            "hardswish", "dropout", "embedding"]
+            "hardswish", "dropout", "embedding", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
+            "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+            "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "normalize", "pairwise_distance",
+            "cosine_similarity", "one_hot"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
