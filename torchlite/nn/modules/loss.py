@@ -4,11 +4,11 @@ import warnings
 from .. import functional as F
 from .module import Module
 
-__all__: list = []
-# defined below, exported once torchlite.nn.functional has their F: L1Loss, NLLLoss, PoissonNLLLoss, GaussianNLLLoss,
-#   KLDivLoss, MSELoss, BCELoss, BCEWithLogitsLoss, HingeEmbeddingLoss, MultiLabelMarginLoss, SmoothL1Loss, HuberLoss,
-#   SoftMarginLoss, CrossEntropyLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss, MarginRankingLoss,
-#   MultiMarginLoss, TripletMarginLoss
+__all__: list = ["L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
+                 "HuberLoss", "CrossEntropyLoss"]
+# defined below, exported once torchlite.nn.functional has their F: PoissonNLLLoss, GaussianNLLLoss,
+#   HingeEmbeddingLoss, MultiLabelMarginLoss, SoftMarginLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss,
+#   MarginRankingLoss, MultiMarginLoss, TripletMarginLoss
 
 
 def _legacy_get_string(size_average, reduce, emit_warning=True):
