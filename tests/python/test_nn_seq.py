@@ -779,7 +779,8 @@ def test_transformer_encoder_warns_like_torch():
         layer = lib.nn.TransformerEncoderLayer(8, 2)
         with pytest.warns(UserWarning, match=r"enable_nested_tensor is True, but self.use_nested_tensor is False "
                                              r"because encoder_layer.self_attn.batch_first was not True"):
-            enc = lib.nn.TransformerEncoder(layer, 3, norm=lib.nn.LayerNorm(8), enable_nested_tensor=True)
+            enc = lib.nn.TransformerEncoder(layer, 3, norm=lib.nn.modules.normalization.LayerNorm(8),
+                                            enable_nested_tensor=True)
         assert len(enc.layers) == 3 and enc.layers[0] is not layer and enc.layers[0] is not enc.layers[1]
 
 
