@@ -11,6 +11,7 @@ namespace autograd {
 void initAutogradStateBindings(pybind11::module_& m);
 void initEngineTraceBindings(pybind11::module_& m);
 } // namespace autograd
+void initGeneratorBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
 void initModule(pybind11::module_& m);
@@ -29,6 +30,7 @@ PYBIND11_MODULE(_C, m) {
   initEngineBindings(m);
   initAutogradStateBindings(m);
   initEngineTraceBindings(m);
+  torch::initGeneratorBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif

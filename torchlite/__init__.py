@@ -11,7 +11,7 @@ from ._dtypes import Size, bool, device, double, dtype, float, float32, float64,
 from ._dtypes import (finfo, float16, get_default_dtype, half, iinfo, int, int8, int16, int32,  # noqa: A004
                       set_default_dtype, short, uint8)
 from ._tensor import Tensor
-from . import _backend
+from . import _backend as _backend
 from . import _ops as _ops  # the ops' implementations (ATen's part)
 from ._generated import functions as _functions  # noqa: F401 - imported to attach the table's formulas to their nodes
 from ._generated import torch_functions as _torch_functions
@@ -34,6 +34,8 @@ from ._layout import layout, strided
 from .functional import meshgrid
 from . import accelerator, functional
 from . import nn, optim  # torch.nn, torch.optim
+from . import random as random  # torch.random: the default generator's seeding and state, fork_rng
+from .random import default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from ._legacy import TYPES as _LEGACY_TYPES
 globals().update(_LEGACY_TYPES)  # FloatTensor, DoubleTensor, LongTensor, BoolTensor, ... (one per dtype)
 
@@ -55,14 +57,13 @@ __all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo"
 __all__ += ["Generator", "accelerator", "eye", "functional", "get_default_device", "layout", "linspace", "logspace",
             "meshgrid", "randint", "randint_like", "randperm", "set_default_device", "strided", *_LEGACY_TYPES]
 __all__ += ["einsum", "linalg", "norm", "tensordot"]  # torch.linalg, torch.functional's
+__all__ += ["default_generator", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]
 
 
 def is_tensor(obj: object) -> _builtins.bool:
     return isinstance(obj, Tensor)
 
 
-def manual_seed(seed: _builtins.int) -> None:
-    _backend.manual_seed(seed)
 
 
 _num_threads = _os.cpu_count() or 1

@@ -26,7 +26,9 @@ import numpy as np
 from . import _C
 from ._dtypes import device as _device
 
-_default_generator = np.random.default_rng()
+# torch's default CPU generator (csrc/aten/CPUGeneratorImpl.h), seeded non-deterministically as
+# torch's (getDefaultCPUGenerator); cpu and sim tensors draw from it (torchlite/_random.py).
+_default_generator = _C._CPUGenerator(_C._CPUGenerator().seed())
 _seed = None
 _cupy_seeded = False  # whether cupy's generators were seeded with _seed (done once CUDA is initialised)
 
@@ -283,11 +285,12 @@ def _seed_cupy(seed):
 
 
 def manual_seed(seed):
-    """Seeds numpy's generator (cpu, sim) and cupy's on every GPU (cuda): torch's
-    Philox streams are not reproduced, so cuda random numbers differ from torch's."""
-    global _default_generator, _seed, _cupy_seeded
+    """Seeds torch's CPU generator (cpu, sim: the numbers torch gives) and cupy's on every GPU
+    (cuda: torch's Philox streams are not reproduced, so cuda random numbers differ from torch's).
+    `seed` is the uint64 torch keeps (torchlite._generator._seed_value)."""
+    global _seed, _cupy_seeded
     _seed = int(seed)
-    _default_generator = np.random.default_rng(_seed)
+    _default_generator.set_current_seed(_seed)
     _cupy_seeded = False
     if cupy is not None:  # loaded once CUDA is initialised
         _seed_cupy(_seed)
@@ -298,10 +301,8 @@ def generator():
 
 
 def random(device, kind, shape):
-    """Floats from the device's generator: kind "normal" or "uniform" ([0, 1))."""
+    """Floats from a cuda device's generator (cupy's): kind "normal" or "uniform" ([0, 1)). Host
+    devices draw from torch's generator (torchlite/_random.py)."""
     dev = check_device(device)
-    if dev.type != "cuda":
-        gen = _default_generator
-        return gen.standard_normal(shape) if kind == "normal" else gen.random(shape)
     with _on(dev):
         return cupy.random.standard_normal(shape) if kind == "normal" else cupy.random.random_sample(shape)

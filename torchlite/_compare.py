@@ -12,10 +12,11 @@ next_functions meets them) with their values, the gradients (the leaves'
 .grad after backward(), the returned tuple of grad()), the names of the
 nodes in the order they ran (a pre-hook on every node reached), and the
 exception raised, if any. The parent compares the two lists call by call:
-leaves' values first (a script drawing random numbers gets different inputs
-from torch's and torchlite's generators: reported as "inputs differ",
-without comparing gradients), then roots' values, gradients within a
-tolerance, execution order and exceptions."""
+leaves' values first (different leaves are reported as "inputs differ",
+without comparing gradients: a script drawing random numbers on the CPU gets
+torch's numbers from torchlite's generator, so only a script whose inputs
+really differ meets it), then roots' values, gradients within a tolerance,
+execution order and exceptions."""
 import importlib
 import importlib.abc
 import importlib.util

@@ -10,8 +10,9 @@ import warnings as _warnings
 import numpy as _np
 
 from . import _C, _backend, _dtypes, _generator, _layout, _ops, accelerator
+from . import _random as _random_mod
 from ._ops.Resize import out_variant as _out_variant
-from ._dtypes import Size, bool, float64, int64  # noqa: A004
+from ._dtypes import Size, bool, int64  # noqa: A004
 from ._ops.ScalarType import _scalar_value
 
 
@@ -473,33 +474,29 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
 
 
 # Random factories ------------------------------------------------------------------------------
-def _rng(fn, generator, dev):
-    """The numpy generator to draw from: `generator`'s, else torchlite's default one (None for
-    a cuda device without a generator: cupy's)."""
-    if generator is None:
-        return None if dev.type == "cuda" else _backend.generator()
-    if not isinstance(generator, _generator.Generator):
-        raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
-    if dev.type == "cuda":
-        raise RuntimeError(f"Expected a 'cuda' device type for generator but found '{generator.device.type}'")
-    return generator._rng
-
-
-def _random(kind, shape, dtype_, device_, generator=None, fn=None):
+# Host devices draw from torch's CPU generator with torch's kernels (torchlite/_random.py): the
+# numbers torch gives. cuda devices draw from cupy's generators.
+def _random(kind, shape, dtype_, device_, generator=None, fn=None, out_array=None):
     """Floats of `kind` ("normal" or "uniform") as `dtype_` from the generator of `device_`
     (or `generator`), refused for a dtype that is not floating as torch's kernels refuse it
     (normal_kernel_cpu / normal_kernel_cuda; uniform's check_uniform_bounds runs before the
-    device's kernel)."""
+    device's kernel). On the host they are drawn into `out_array` when given."""
     dev = _backend.check_device(device_)
     if not dtype_.is_floating_point:
         kernel = "check_uniform_bounds" if kind == "uniform" else \
             "normal_kernel_cuda" if dev.type == "cuda" else "normal_kernel_cpu"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_ops._torch_type_name(dtype_._np)}\'')
-    rng = _rng(fn or ("randn" if kind == "normal" else "rand"), generator, dev)
-    if rng is None:
-        return _backend.random(dev, kind, shape).astype(dtype_._np)
-    values = rng.standard_normal(shape) if kind == "normal" else rng.random(shape)
-    return values.astype(dtype_._np)
+    impl = _random_mod.impl_of(fn or ("randn" if kind == "normal" else "rand"), generator, dev)
+    if impl is None:
+        values = _backend.random(dev, kind, shape).astype(dtype_._np)
+        if out_array is not None:
+            out_array[...] = values
+            return out_array
+        return values
+    a = _np.empty(shape, dtype_._np) if out_array is None else out_array
+    if kind == "normal":
+        return _random_mod.normal_(impl, a, 0.0, 1.0)
+    return _random_mod.uniform_(impl, a, 0.0, 1.0)
 
 
 def _random_factory(fn, kind, size, generator, out, dtype, layout, device, pin_memory, requires_grad):
@@ -535,9 +532,14 @@ def _random_like(fn, kind, input, dtype, layout, device, pin_memory, requires_gr
                  generator=None):
     """randn_like / rand_like: empty_like's layout, filled from the generator of the input's device."""
     _like_args(fn, input, dtype, layout, pin_memory, memory_format)
-    values = _random(kind, input._array.shape, dtype if dtype is not None else input.dtype, input.device, generator,
-                     fn)
-    return _like(input, values, dtype, device, requires_grad, memory_format)
+    dt = dtype if dtype is not None else input.dtype
+    if input.device.type == "cuda":
+        values = _random(kind, input._array.shape, dt, input.device, generator, fn)
+        return _like(input, values, dtype, device, requires_grad, memory_format)
+    # empty_like's layout, then normal_/uniform_ on it (a non-contiguous one draws per element)
+    t = _like(input, None, dtype, device, False, memory_format)
+    _random(kind, t._array.shape, dt, t.device, generator, fn, out_array=t._array)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None, pin_memory=False,  # noqa: A002
@@ -584,11 +586,16 @@ def _check_random_bounds(low, high, np_dtype):
             raise RuntimeError(f"to - 1 is out of bounds for {_dtypes._c_type_name(np_dtype)}")
 
 
-def _draw_integers(rng, dev, low, high, shape):
-    if rng is None:
+def _draw_integers(fn, generator, dev, low, high, shape, np_dtype):
+    """randint's values: random_(low, high) on a new tensor of `np_dtype` (cupy's on cuda)."""
+    impl = _random_mod.impl_of(fn, generator, dev)
+    if impl is None:
         with _backend._on(dev):
-            return _backend.cupy.random.randint(low, high, shape, dtype=_np.int64)
-    return rng.integers(low, high, shape, dtype=_np.int64)
+            return _backend.cupy.random.randint(low, high, shape, dtype=_np.int64).astype(np_dtype)
+    a = _np.empty(shape, np_dtype)
+    if np_dtype.kind == "f":
+        low, high = _ops.Distributions._update_from_to(low, high, np_dtype)
+    return _random_mod.random_from_to_(impl, a, low, high)
 
 
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,  # noqa: A002
@@ -624,8 +631,8 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
         dt = _default(dt, int64)
         _check_random_bounds(low, high, dt._np)
         dev = _backend.check_device(device)
-        values = _draw_integers(_rng("randint", generator, dev), dev, low, high, shape)
-        return _make(values.astype(dt._np), None, device, requires_grad)
+        values = _draw_integers("randint", generator, dev, low, high, shape, _np.dtype(dt._np))
+        return _make(values, None, device, requires_grad)
     return _with_out("randint", out, dtype, device, make)
 
 
@@ -655,8 +662,15 @@ def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=
     np_dtype = (dtype if dtype is not None else input.dtype)._np
     _check_random_bounds(low, high, np_dtype)
     dev = input.device
-    values = _draw_integers(_rng("randint_like", generator, dev), dev, low, high, input._array.shape)
-    return _like(input, values.astype(np_dtype), dtype, device, requires_grad, memory_format)
+    if dev.type == "cuda":
+        values = _draw_integers("randint_like", generator, dev, low, high, input._array.shape, _np.dtype(np_dtype))
+        return _like(input, values, dtype, device, requires_grad, memory_format)
+    t = _like(input, None, dtype, device, False, memory_format)
+    impl = _random_mod.impl_of("randint_like", generator, dev)
+    if _np.dtype(np_dtype).kind == "f":
+        low, high = _ops.Distributions._update_from_to(low, high, _np.dtype(np_dtype))
+    _random_mod.random_from_to_(impl, t._array, low, high)
+    return t.requires_grad_(True) if requires_grad else t
 
 
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None, pin_memory=False,  # noqa: A002
@@ -675,9 +689,12 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
             raise RuntimeError(f"n must be less than 2^{_np.finfo(dt._np).nmant + 1} for "
                                f"{_ops._torch_type_name(dt._np)} type.")
         dev = _backend.check_device(device)
-        rng = _rng("randperm", generator, dev)
-        values = _backend.to_host(_backend.cupy.random.permutation(n)) if rng is None else rng.permutation(n)
-        return _make(_np.asarray(values).astype(dt._np), None, device, requires_grad)
+        impl = _random_mod.impl_of("randperm", generator, dev)
+        if impl is None:
+            values = _np.asarray(_backend.to_host(_backend.cupy.random.permutation(n))).astype(dt._np)
+        else:
+            values = _random_mod.randperm(impl, n, dt._np)  # randperm_cpu
+        return _make(values, None, device, requires_grad)
     return _with_out("randperm", out, dtype, device, make)
 
 
@@ -909,8 +926,14 @@ def _normal_factory(mean, std, size, generator=None, *, out=None, dtype=None, la
 
     def make(dt):
         dt = _default(dt)
-        z = _random("normal", shape, float64, device, generator, "normal")
         if not dt.is_floating_point:
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_ops._torch_type_name(dt._np)}'")
-        return _make((z * std + mean).astype(dt._np), None, device, requires_grad)
+        dev = _backend.check_device(device)
+        impl = _random_mod.impl_of("normal", generator, dev)
+        if impl is None:
+            z = _backend.random(dev, "normal", shape)
+            return _make((z * std + mean).astype(dt._np), None, device, requires_grad)
+        # normal(mean, std, size): empty(size).normal_(mean, std)
+        values = _random_mod.normal_(impl, _np.empty(shape, dt._np), mean, std)
+        return _make(values, None, device, requires_grad)
     return _with_out("normal", out, dtype, device, make)

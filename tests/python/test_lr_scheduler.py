@@ -77,7 +77,7 @@ def _trace(lib, key, opt_name="SGD"):
 def _assert_close(a, b):
     if isinstance(a, (list, tuple)):
         assert isinstance(b, (list, tuple)) and len(a) == len(b), (a, b)
-        for x, y in zip(a, b):
+        for x, y in zip(a, b, strict=True):
             _assert_close(x, y)
     elif isinstance(a, float) or isinstance(b, float):
         assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15), (a, b)

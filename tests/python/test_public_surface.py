@@ -41,7 +41,6 @@ NOT_COMPARED = {
     "torchlite.autograd.legacy_engine.ExecutionEngine": "torchlite-only: the 2018 Python engine",
     "torchlite.autograd.legacy_engine.backward": "torchlite-only: the 2018 Python engine",
     "torchlite.autograd.legacy_engine.use": "torchlite-only: the 2018 Python engine",
-    "torchlite.manual_seed": "torch's generator (Philox/MT) is not reproduced: compared by repeatability",
     "torchlite.cuda.set_device": _CUDA_STUBS,
     "torchlite.cuda.device": _CUDA_STUBS,
     "torchlite.cuda.Stream": _CUDA_STUBS,
@@ -359,28 +358,29 @@ case("torchlite.full_like")(_like_case("full_like", 2.5))
 
 
 def _random_case(name):
-    """Random factories: torch's numbers are not reproduced, so the shape, dtype, layout, range,
-    requires_grad and the errors for a dtype that is not floating are compared."""
+    """Random factories: the values (torch's numbers for the seed: torchlite/_random.py), shape,
+    dtype, layout, range, requires_grad and the errors for a dtype that is not floating."""
     def describe(y):
         a = y.detach().numpy()
         in_range = bool(((a >= 0) & (a < 1)).all()) if name.startswith("rand_") or name == "rand" else True
         return tuple(y.shape), str(y.dtype), y.stride(), y.requires_grad, in_range, y
 
     def run_case(lib, dev):
+        lib.manual_seed(0)
         f = getattr(lib, name)
         out = []
         if name.endswith("_like"):
             for x in _like_inputs(lib, dev)[:3]:
                 for kw in ({}, {"dtype": lib.float64}, {"requires_grad": True}):
-                    out.append(run(lambda lib, x=x, kw=kw: describe(f(x, **kw))[:5], lib))
+                    out.append(run(lambda lib, x=x, kw=kw: describe(f(x, **kw)), lib))
             out.append(str(f(T(lib, dev), device=dev).device) == dev)
             out.append(run(lambda lib: f(T(lib, dev, [1, 2])), lib))  # int64 input
             out.append(run(lambda lib: f(T(lib, dev, [True])), lib))
             out.append(run(lambda lib: f(T(lib, dev, [1, 2]), dtype=lib.int64), lib))
-            out.append(describe(f(T(lib, dev, [1, 2]), dtype=lib.float32))[:5])
+            out.append(describe(f(T(lib, dev, [1, 2]), dtype=lib.float32)))
         else:
-            out += [describe(f(2, 3, device=dev))[:5], describe(f((4,), dtype=lib.float64, device=dev))[:5],
-                    describe(f(2, device=dev, requires_grad=True))[:5],
+            out += [describe(f(2, 3, device=dev)), describe(f((4,), dtype=lib.float64, device=dev)),
+                    describe(f(2, device=dev, requires_grad=True)), describe(f(5, 7, device=dev)),
                     run(lambda lib: f(2, dtype=lib.int64, device=dev), lib),
                     run(lambda lib: f(2, dtype=lib.bool, device=dev), lib)]
         return out
@@ -393,12 +393,11 @@ for _name in ("randn", "rand", "randn_like", "rand_like"):
 
 @case("torchlite.manual_seed")
 def _manual_seed(lib, dev):
+    g = lib.manual_seed(3)
+    a = lib.randn(4, device=dev)
     lib.manual_seed(3)
-    a = lib.randn(4, device=dev).tolist()
-    lib.manual_seed(3)
-    assert lib.randn(4, device=dev).tolist() == a
-    lib.manual_seed(4)
-    assert lib.randn(4, device=dev).tolist() != a
+    return (a, lib.randn(4, device=dev), g is lib.default_generator, lib.manual_seed(-1).initial_seed(),
+            lib.randn(20, device=dev), run(lambda lib: lib.manual_seed(2 ** 64), lib))
 
 
 @case("torchlite.get_num_threads", "torchlite.set_num_threads")
@@ -1092,40 +1091,50 @@ def _random_shape(t):
 
 @case("torchlite.randint")
 def _randint(lib, dev):
+    lib.manual_seed(0)
     x = lib.randint(2, 5, (200,), device=dev)
     return (_random_shape(x), int(x.min()) >= 2 and int(x.max()) < 5, _random_shape(lib.randint(3, (2, 2), device=dev)),
             _random_shape(lib.randint(0, 9, (2,), dtype=lib.float64, device=dev)),
-            run(lambda lib: lib.randint(5, 5, (2,)), lib))
+            run(lambda lib: lib.randint(5, 5, (2,)), lib), x,
+            lib.randint(0, 9, (5,), dtype=lib.float64, device=dev))
 
 
 @case("torchlite.randint_like")
 def _randint_like(lib, dev):
+    lib.manual_seed(0)
     x = lib.randint_like(T(lib, dev), 3, 7)
     v = x.cpu().numpy()
-    return _random_shape(x), bool(((v >= 3) & (v < 7)).all()), _random_shape(lib.randint_like(T(lib, dev), 4))
+    return (_random_shape(x), bool(((v >= 3) & (v < 7)).all()), _random_shape(lib.randint_like(T(lib, dev), 4)), x,
+            lib.randint_like(T(lib, dev), 100))
 
 
 @case("torchlite.randperm")
 def _randperm(lib, dev):
+    lib.manual_seed(0)
     p = lib.randperm(10, device=dev)
     return (_random_shape(p), sorted(p.tolist()) == list(range(10)),
-            _random_shape(lib.randperm(3, dtype=lib.float64, device=dev)), run(lambda lib: lib.randperm(-1), lib))
+            _random_shape(lib.randperm(3, dtype=lib.float64, device=dev)), run(lambda lib: lib.randperm(-1), lib), p,
+            lib.randperm(100, device=dev))
 
 
 @case("torchlite.normal")
 def _normal(lib, dev):
+    lib.manual_seed(0)
     m, s = leaf(lib, dev), leaf(lib, dev, P)
     y = lib.normal(m, s)
     return (_random_shape(y), y.grad_fn.name(), lib.autograd.grad(y.sum(), (m, s)),
             _random_shape(lib.normal(0.0, 1.0, (2, 3), device=dev)), _random_shape(lib.normal(m, 2.0)),
-            run(lambda lib: lib.normal(0.0, -1.0, (2,)), lib))
+            run(lambda lib: lib.normal(0.0, -1.0, (2,)), lib), y, lib.normal(m, 2.0), lib.normal(1.5, s),
+            lib.normal(0.5, 2.0, (20,), device=dev))
 
 
 @case("torchlite.multinomial", "Tensor.multinomial")
 def _multinomial(lib, dev):
+    lib.manual_seed(0)
     w = T(lib, dev, [0.0, 1.0, 0.0, 2.0])
     return (lib.multinomial(w, 1).tolist()[0] in (1, 3), _random_shape(w.multinomial(4, replacement=True)),
-            sorted(w.multinomial(2).tolist()), run(lambda lib: lib.multinomial(T(lib, dev, [1, 2]), 1), lib))
+            sorted(w.multinomial(2).tolist()), run(lambda lib: lib.multinomial(T(lib, dev, [1, 2]), 1), lib),
+            w.multinomial(2), w.multinomial(9, True), lib.multinomial(w, 1))
 
 
 @case("torchlite.meshgrid")
@@ -1137,9 +1146,12 @@ def _meshgrid(lib, dev):
 @case("torchlite.Generator")
 def _generator_class(lib, dev):
     g = lib.Generator()
+    fresh = g.initial_seed()
     g.manual_seed(5)
     a = lib.randn(3, generator=g, device=dev).tolist()
-    return g.manual_seed(5) is g, lib.randn(3, generator=g, device=dev).tolist() == a, g.initial_seed(), str(g.device)
+    return (g.manual_seed(5) is g, lib.randn(3, generator=g, device=dev).tolist() == a, g.initial_seed(), str(g.device),
+            fresh, a, lib.rand(20, generator=g, device=dev), g.get_state().numpy().tobytes(),
+            run(lambda lib: g.set_state(5), lib), run(lambda lib: g.get_offset(), lib))
 
 
 @case("torchlite.layout")
@@ -1825,9 +1837,9 @@ def _bucketize(lib, dev):
 
 
 def _random_fill(name, *args):
-    """A random fill: what it draws from (checked, not compared: torchlite's generator is not
-    torch's), its dtype, shape, node and errors."""
+    """A random fill after manual_seed(0): its values (torch's), dtype, shape, node and errors."""
     def run_case(lib, dev):
+        lib.manual_seed(0)
         x = leaf(lib, dev, [[0.0] * 50] * 40)
         y = x * 1
         r = getattr(y, name)(*args)
@@ -1842,7 +1854,7 @@ def _random_fill(name, *args):
 def _uniform_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("uniform_", -2.0, 3.0)(lib, dev)
     ok = -2.0 <= a.min() and a.max() < 3.0 and abs(a.mean() - 0.5) < 0.15 and abs(a.std() - 5 / 12 ** 0.5) < 0.1
-    return (same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().uniform_().dtype),
+    return (a.tobytes(), same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().uniform_().dtype),
             run(lambda lib: T(lib, dev, [1, 2]).uniform_(), lib), run(lambda lib: T(lib, dev).uniform_(2, 1), lib),
             run(lambda lib: T(lib, dev).uniform_(to=1.0, **{"from": 0.5}).ge(0.5).long().sum(), lib))
 
@@ -1851,7 +1863,7 @@ def _uniform_(lib, dev):
 def _normal_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("normal_", 3.0, 2.0)(lib, dev)
     ok = abs(a.mean() - 3.0) < 0.2 and abs(a.std() - 2.0) < 0.2
-    return (same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().normal_().dtype),
+    return (a.tobytes(), same, dtype, shape, node, g, leaf_error, ok, str(T(lib, dev).double().normal_().dtype),
             run(lambda lib: T(lib, dev, [1, 2]).normal_(), lib), run(lambda lib: T(lib, dev).normal_(0, -1), lib),
             T(lib, dev).normal_(std=0.0, mean=2.5))
 
@@ -1860,7 +1872,8 @@ def _normal_(lib, dev):
 def _exponential_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("exponential_", 2.0)(lib, dev)
     ok = a.min() >= 0 and abs(a.mean() - 0.5) < 0.05
-    return (same, dtype, shape, node, g, leaf_error, ok, run(lambda lib: T(lib, dev, [1, 2]).exponential_(), lib),
+    return (a.tobytes(), same, dtype, shape, node, g, leaf_error, ok,
+            run(lambda lib: T(lib, dev, [1, 2]).exponential_(), lib),
             run(lambda lib: T(lib, dev).exponential_(0), lib), run(lambda lib: T(lib, dev).exponential_(-1.5), lib))
 
 
@@ -1869,7 +1882,7 @@ def _geometric_(lib, dev):
     same, dtype, shape, node, g, leaf_error, a = _random_fill("geometric_", 0.25)(lib, dev)
     ok = a.min() >= 1 and (a == a.round()).all() and abs(a.mean() - 4.0) < 0.4
     i = T(lib, dev, [0] * 100).geometric_(0.5)
-    return (same, dtype, shape, node, g, leaf_error, ok, str(i.dtype), bool(i.min() >= 1),
+    return (a.tobytes(), i, same, dtype, shape, node, g, leaf_error, ok, str(i.dtype), bool(i.min() >= 1),
             run(lambda lib: T(lib, dev).geometric_(0), lib), run(lambda lib: T(lib, dev).geometric_(1), lib),
             run(lambda lib: T(lib, dev, [True]).geometric_(0.5), lib))
 
@@ -1881,11 +1894,11 @@ def _random_(lib, dev):
         same, dtype, shape, node, g, leaf_error, a = _random_fill("random_", *args)(lib, dev)
         low = args[0] if len(args) == 2 else 0
         high = args[-1] if args and args[-1] is not None else 2 ** 24 + 1
-        out.append((same, dtype, shape, node, g, leaf_error, bool(low <= a.min() and a.max() < high),
+        out.append((a.tobytes(), same, dtype, shape, node, g, leaf_error, bool(low <= a.min() and a.max() < high),
                     bool((a == a.round()).all()), len(set(a.ravel().tolist())) > min(high - low, 100) // 2))
     ints = T(lib, dev, [0] * 200).random_(-5, 5)
     bools = T(lib, dev, [False] * 200).random_()
-    return (out, str(ints.dtype), bool(ints.min() >= -5), bool(ints.max() < 5),
+    return (out, ints, bools, str(ints.dtype), bool(ints.min() >= -5), bool(ints.max() < 5),
             str(bools.dtype), bool(bools.long().sum() > 0),
             run(lambda lib: T(lib, dev).random_(5, 3), lib), run(lambda lib: T(lib, dev).random_(0), lib),
             run(lambda lib: T(lib, dev, [True]).random_(3), lib))
@@ -1899,7 +1912,7 @@ def _bernoulli_(lib, dev):
     y = x * 1
     p = T(lib, dev, [0.0] * 25 + [1.0] * 25)
     r = y.bernoulli_(p)
-    return (same, dtype, shape, node, g, leaf_error, ok, r.grad_fn.name(), r.sum(0), r.sum(),
+    return (a.tobytes(), r, same, dtype, shape, node, g, leaf_error, ok, r.grad_fn.name(), r.sum(0), r.sum(),
             T(lib, dev, [0, 0]).bernoulli_(1.0),
             T(lib, dev, [False]).bernoulli_(1.0), run(lambda lib: T(lib, dev).bernoulli_(2), lib),
             run(lambda lib: T(lib, dev).bernoulli_(T(lib, dev, [0.5, 0.5])), lib))
@@ -1907,10 +1920,12 @@ def _bernoulli_(lib, dev):
 
 @case(*_names("bernoulli"))
 def _bernoulli(lib, dev):
+    lib.manual_seed(0)
     x = leaf(lib, dev, [[0.0, 1.0] * 50] * 20)
     r = lib.bernoulli(x)
     q = x.detach().bernoulli(0.5)
-    return (r, r.grad_fn.name(), lib.autograd.grad(r.sum(), x), str(q.dtype), bool(abs(q.mean() - 0.5) < 0.1),
+    return (r, q, lib.bernoulli(lib.rand(30, device=dev)), r.grad_fn.name(), lib.autograd.grad(r.sum(), x),
+            str(q.dtype), bool(abs(q.mean() - 0.5) < 0.1),
             T(lib, dev, [0.0, 1.0]).double().bernoulli(), run(lambda lib: lib.bernoulli(T(lib, dev, [0, 1])), lib),
             run(lambda lib: lib.bernoulli(T(lib, dev, [0.5, 2.0])), lib),
             run(lambda lib: lib.bernoulli(T(lib, dev), p=2.0), lib))
@@ -2029,6 +2044,38 @@ def _set_printoptions(lib, dev):
 
 # ==== issue 14: rng ====
 # (the rng family's entries follow this line)
+MODULES += ["torchlite.random"]
+
+
+@case("torchlite.get_rng_state", "torchlite.set_rng_state")
+def _rng_state(lib, dev):
+    lib.manual_seed(7)
+    lib.randn(3, device=dev)  # leaves a cached normal sample in the state
+    state = lib.get_rng_state()
+    a = lib.randn(5, device=dev)
+    lib.set_rng_state(state)
+    return (state.numpy().tobytes(), str(state.dtype), a, lib.randn(5, device=dev),
+            run(lambda lib: lib.set_rng_state(lib.zeros(5056, dtype=lib.uint8)), lib),
+            run(lambda lib: lib.set_rng_state(lib.zeros(3, dtype=lib.uint8)), lib),
+            run(lambda lib: lib.set_rng_state(lib.zeros(5056)), lib))
+
+
+@case("torchlite.seed", "torchlite.initial_seed")
+def _seed(lib, dev):
+    s = lib.seed()
+    ok = lib.initial_seed() == s and 0 <= s < 2 ** 64
+    lib.manual_seed(11)
+    return ok, lib.initial_seed(), lib.rand(4, device=dev)
+
+
+@case("torchlite.random.fork_rng")
+def _fork_rng(lib, dev):
+    lib.manual_seed(1)
+    with lib.random.fork_rng():
+        inside = lib.randn(4, device=dev)
+    with lib.random.fork_rng(devices=[], enabled=True):
+        lib.rand(3, device=dev)
+    return inside, lib.randn(4, device=dev)
 
 # ==== issue 14: serialization ====
 # (the serialization family's entries follow this line)
@@ -2678,6 +2725,272 @@ def _nn_init_random(lib, dev):
 
 # ==== issue 15: optim ====
 # (the optim family's entries follow this line)
+MODULES += ["torchlite.optim.lr_scheduler"]
+
+
+def _optim_params(lib, dev):
+    return [lib.tensor([[1.0, -2.0], [0.5, 3.0]], device=dev, dtype=lib.float64, requires_grad=True),
+            lib.tensor([0.25, -1.5], device=dev, dtype=lib.float64, requires_grad=True)]
+
+
+def _optim_run(lib, dev, opt, params, steps=3):
+    """`steps` steps with fixed gradients; the parameters, the state tensors (dev's) and numbers
+    (the `step` counters are CPU tensors: compared as numbers), the repr and state_dict layout."""
+    for k in range(steps):
+        for i, p in enumerate(params):
+            p.grad = lib.full(p.shape, 0.3 * (k + 1) - 0.2 * i, device=dev, dtype=lib.float64) + p.detach() * 0.1
+        opt.step()
+    state = [[(key, v if isinstance(v, lib.Tensor) and v.dim() else float(v)) for key, v in opt.state[p].items()]
+             for p in params]
+    sd = opt.state_dict()
+    return [p.detach() for p in params], state, repr(opt), sd["param_groups"], sorted(sd["state"])
+
+
+_OPTIM_CASES = {
+    "SGD": dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+    "Adam": dict(lr=0.1, amsgrad=True, weight_decay=0.1),
+    "AdamW": dict(lr=0.1, betas=(0.8, 0.9)),
+    "RMSprop": dict(lr=0.01, momentum=0.5, centered=True),
+    "Adagrad": dict(lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1),
+    "Adadelta": dict(lr=0.5, weight_decay=0.1),
+    "Adamax": dict(lr=0.1, maximize=True),
+    "NAdam": dict(lr=0.1, decoupled_weight_decay=True, weight_decay=0.1),
+    "RAdam": dict(lr=0.1, weight_decay=0.1),
+}
+
+
+def _optimizer_case(name, kw):
+    def run_case(lib, dev):
+        params = _optim_params(lib, dev)
+        out = _optim_run(lib, dev, getattr(lib.optim, name)(params, **kw), params)
+        err = run(lambda lib_: getattr(lib_.optim, name)([], **kw), lib)
+        return out, err
+    return run_case
+
+
+for _name, _kw in _OPTIM_CASES.items():
+    case(f"torchlite.optim.{_name}")(_optimizer_case(_name, _kw))
+
+
+@case("torchlite.optim.LBFGS")
+def _lbfgs(lib, dev):
+    x = lib.tensor([1.5, -0.5], device=dev, dtype=lib.float64, requires_grad=True)
+    opt = lib.optim.LBFGS([x], line_search_fn="strong_wolfe", lr=0.5)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((x - 0.3) ** 4).sum() + (x ** 2).sum()
+        loss.backward()
+        return loss
+    losses = [opt.step(closure).item() for _ in range(3)]
+    return losses, x.detach(), opt.state[x]["n_iter"], run(lambda lib_: lib_.optim.LBFGS([x], lr=-1.0), lib)
+
+
+@case("torchlite.optim.Optimizer")
+def _optimizer_base(lib, dev):
+    p = lib.tensor([1.0, 2.0], device=dev, requires_grad=True)
+    opt = lib.optim.Optimizer([p], {"lr": 0.1})
+    seen = []
+    opt.register_step_pre_hook(lambda o, a, k: seen.append("pre"))
+    p.grad = lib.ones(2, device=dev)
+    opt.zero_grad(set_to_none=False)
+    return (repr(opt), opt.state_dict(), p.grad, run(lambda lib_: opt.step(), lib), seen,
+            run(lambda lib_: lib_.optim.Optimizer([p * 2], {}), lib))
+
+
+def _sched_run(lib, dev, make, steps=12, opt_name="SGD", metric=None):
+    p = lib.tensor([1.0], device=dev, requires_grad=True)
+    q = lib.tensor([2.0], device=dev, requires_grad=True)
+    opt = getattr(lib.optim, opt_name)([{"params": [p]}, {"params": [q], "lr": 0.2}], lr=0.1,
+                                       **({"momentum": 0.9} if opt_name == "SGD" else {}))
+    sched = make(opt)
+    lrs = [sched.get_last_lr()]
+    for i in range(steps):
+        opt.step()
+        if metric is None:
+            sched.step()
+        else:
+            sched.step(metric(i))
+        lrs.append(sched.get_last_lr())
+    return lrs, [g.get("momentum", g.get("betas")) for g in opt.param_groups], sorted(sched.state_dict())
+
+
+_S = "lib.optim.lr_scheduler."
+_SCHED_CASES = {
+    "LambdaLR": "LambdaLR(o, lambda e: 0.9 ** e)",
+    "MultiplicativeLR": "MultiplicativeLR(o, lambda e: 0.8)",
+    "StepLR": "StepLR(o, step_size=3, gamma=0.5)",
+    "MultiStepLR": "MultiStepLR(o, milestones=[2, 5, 5], gamma=0.5)",
+    "ConstantLR": "ConstantLR(o, factor=0.5, total_iters=4)",
+    "LinearLR": "LinearLR(o, start_factor=0.25, total_iters=6)",
+    "ExponentialLR": "ExponentialLR(o, gamma=0.9)",
+    "PolynomialLR": "PolynomialLR(o, total_iters=8, power=2.0)",
+    "CosineAnnealingLR": "CosineAnnealingLR(o, T_max=5, eta_min=0.01)",
+    "CosineAnnealingWarmRestarts": "CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2)",
+    "CyclicLR": "CyclicLR(o, base_lr=0.01, max_lr=0.1, step_size_up=3)",
+    "OneCycleLR": "OneCycleLR(o, max_lr=1.0, total_steps=13)",
+    "SequentialLR": "SequentialLR(o, [lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=2), "
+                    "lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)], milestones=[3])",
+    "ChainedScheduler": "ChainedScheduler([lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=2), "
+                        "lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)])",
+}
+
+
+def _scheduler_case(expr):
+    def run_case(lib, dev):
+        return _sched_run(lib, dev, lambda o: eval(_S + expr, {"lib": lib, "o": o}))
+    return run_case
+
+
+for _name, _expr in _SCHED_CASES.items():
+    case(f"torchlite.optim.lr_scheduler.{_name}")(_scheduler_case(_expr))
+
+
+@case("torchlite.optim.lr_scheduler.ReduceLROnPlateau")
+def _reduce_on_plateau(lib, dev):
+    return _sched_run(lib, dev, lambda o: lib.optim.lr_scheduler.ReduceLROnPlateau(o, patience=1, factor=0.5),
+                      metric=lambda i: 1.0 if i > 2 else 2.0 - i)
+
+
+@case("torchlite.optim.lr_scheduler.LRScheduler")
+def _lr_scheduler_base(lib, dev):
+    class Halving(lib.optim.lr_scheduler.LRScheduler):
+        def get_lr(self):
+            return [g["lr"] * 0.5 for g in self.optimizer.param_groups]
+    out = _sched_run(lib, dev, Halving, steps=3)
+    p = lib.tensor([1.0], device=dev, requires_grad=True)
+    return out, run(lambda lib_: lib_.optim.lr_scheduler.LRScheduler(lib_.optim.SGD([p])), lib)
+
+
+def _data_ds(lib, dev, n=5):
+    return lib.utils.data.TensorDataset(lib.arange(2 * n, device=dev).reshape(n, 2),
+                                        lib.arange(n, device=dev, dtype=lib.float32))
+
+
+_D = "torchlite.utils.data."
+
+
+@case(_D + "DataLoader")
+def _dataloader(lib, dev):
+    dl = lib.utils.data.DataLoader(_data_ds(lib, dev), batch_size=2)
+    return [list(b) for b in dl], len(dl), run(lambda lib_: lib_.utils.data.DataLoader([1], num_workers=-1), lib)
+
+
+@case(_D + "TensorDataset")
+def _tensor_dataset(lib, dev):
+    ds = _data_ds(lib, dev)
+    return len(ds), list(ds[1]), list(ds[-1])
+
+
+@case(_D + "Dataset")
+def _dataset(lib, dev):
+    class Sq(lib.utils.data.Dataset):
+        def __getitem__(self, i):
+            return lib.tensor([i * i], device=dev)
+
+        def __len__(self):
+            return 3
+    both = Sq() + Sq()
+    return type(both).__name__, len(both), both[4], run(lambda lib_: lib_.utils.data.Dataset()[0], lib)
+
+
+@case(_D + "IterableDataset", _D + "ChainDataset")
+def _iterable_dataset(lib, dev):
+    class It(lib.utils.data.IterableDataset):
+        def __iter__(self):
+            return iter([lib.tensor([1.0], device=dev), lib.tensor([2.0], device=dev)])
+    chained = It() + It()
+    dl = lib.utils.data.DataLoader(lib.utils.data.ChainDataset([It(), It()]), batch_size=3)
+    return type(chained).__name__, list(chained), list(dl)
+
+
+@case(_D + "StackDataset")
+def _stack_dataset(lib, dev):
+    ds = lib.utils.data.StackDataset(a=_data_ds(lib, dev), b=[5, 6, 7, 8, 9])
+    return len(ds), ds[1]["b"], list(ds[1]["a"]), len(ds.__getitems__([0, 2]))
+
+
+@case(_D + "ConcatDataset")
+def _concat_dataset(lib, dev):
+    ds = lib.utils.data.ConcatDataset([_data_ds(lib, dev, 2), _data_ds(lib, dev, 3)])
+    return len(ds), list(ds[3]), ds.cumulative_sizes, run(lambda lib_: lib_.utils.data.ConcatDataset([]), lib)
+
+
+@case(_D + "Subset")
+def _subset(lib, dev):
+    ds = lib.utils.data.Subset(_data_ds(lib, dev), [3, 1])
+    return len(ds), list(ds[0]), [list(s) for s in ds.__getitems__([1, 0])]
+
+
+@case(_D + "random_split")
+def _random_split(lib, dev):
+    parts = lib.utils.data.random_split(range(10), [0.5, 0.3, 0.2], generator=lib.Generator().manual_seed(0))
+    idx = [p.indices for p in parts]
+    return [len(p) for p in parts], idx, run(lambda lib_: lib_.utils.data.random_split(range(3), [1, 1]), lib)
+
+
+@case(_D + "Sampler")
+def _sampler(lib, dev):
+    class Evens(lib.utils.data.Sampler):
+        def __iter__(self):
+            return iter([0, 2, 4])
+    return list(lib.utils.data.DataLoader(_data_ds(lib, dev), sampler=Evens(), batch_size=2))[1]
+
+
+@case(_D + "SequentialSampler")
+def _sequential_sampler(lib, dev):
+    return list(lib.utils.data.SequentialSampler(range(4))), len(lib.utils.data.SequentialSampler([1, 2]))
+
+
+@case(_D + "RandomSampler")
+def _random_sampler(lib, dev):
+    s = lib.utils.data.RandomSampler(range(6), generator=lib.Generator().manual_seed(1))
+    r = lib.utils.data.RandomSampler(range(6), replacement=True, num_samples=40)
+    drawn = list(r)
+    lib.manual_seed(0)
+    return (list(s), len(s), len(r), list(r), set(drawn) <= set(range(6)),
+            run(lambda lib_: lib_.utils.data.RandomSampler(range(3), num_samples=0), lib))
+
+
+@case(_D + "SubsetRandomSampler")
+def _subset_random_sampler(lib, dev):
+    s = lib.utils.data.SubsetRandomSampler([7, 8, 9, 10, 11], generator=lib.Generator().manual_seed(2))
+    return list(s), len(s)
+
+
+@case(_D + "WeightedRandomSampler")
+def _weighted_random_sampler(lib, dev):
+    s = lib.utils.data.WeightedRandomSampler([0.0, 2.0, 0.0, 1.0], 20, generator=lib.Generator().manual_seed(3))
+    drawn = list(s)
+    return len(s), drawn, set(drawn) <= {1, 3}, \
+        run(lambda lib_: lib_.utils.data.WeightedRandomSampler([1.0], 0), lib)
+
+
+@case(_D + "BatchSampler")
+def _batch_sampler(lib, dev):
+    return (list(lib.utils.data.BatchSampler(range(7), 3, False)), list(lib.utils.data.BatchSampler(range(7), 3, True)),
+            len(lib.utils.data.BatchSampler(range(7), 3, False)),
+            run(lambda lib_: lib_.utils.data.BatchSampler(range(3), 0, False), lib))
+
+
+@case(_D + "default_collate")
+def _default_collate(lib, dev):
+    a, b = lib.tensor([1.0, 2.0], device=dev), lib.tensor([3.0, 4.0], device=dev)
+    out = lib.utils.data.default_collate([{"t": a, "n": 1, "f": 0.5, "s": "x"}, {"t": b, "n": 2, "f": 1.5, "s": "y"}])
+    return out["t"], out["n"].tolist(), str(out["n"].dtype), str(out["f"].dtype), out["s"], \
+        run(lambda lib_: lib_.utils.data.default_collate([object()]), lib)
+
+
+@case(_D + "default_convert")
+def _default_convert(lib, dev):
+    out = lib.utils.data.default_convert({"a": np.array([1.5, 2.5]), "b": (np.int8(3), "s")})
+    return out["a"].tolist(), str(out["a"].dtype), str(out["b"][0].dtype), out["b"][1]
+
+
+@case(_D + "get_worker_info")
+def _get_worker_info(lib, dev):
+    return lib.utils.data.get_worker_info()
+
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)

@@ -1,6 +1,7 @@
 """The random ops over tensors (ATen/native/Distributions.cpp): normal with a tensor mean or
-std, and multinomial. They draw from torchlite's generators (numpy's on the host, cupy's on a
-cuda device): the same distributions as torch, not the same numbers.
+std, and multinomial. They draw from torch's CPU generator with torch's kernels
+(torchlite/_random.py): for a seed, the numbers torch gives on the CPU (a cuda tensor's numbers
+are drawn on the host and copied to the device).
 
 normal is differentiable as torch defines it: a sample does not move with its mean or std, so
 their gradients are zeros (derivatives.yaml's NormalBackward1..3, which keep the inputs' sizes);
@@ -10,40 +11,41 @@ The random in-place fills and bernoulli (ATen/native/Distributions.cpp,
 DistributionTemplates.h), with torch's argument checks and nodes (UniformBackward0, ...,
 whose gradient is zero: the fill does not depend on what self held).
 
-The numbers come from torchlite's generator (_backend.generator(); torch's Philox/MT streams are
-not reproduced), drawn on the host and written into self. The values follow torch's
-distributions: uniform_ in [from, to), random_ over the integers of [from, to) (by default
-[0, 2**mantissa] for a float dtype, [0, max] for an integral one), geometric_ in {1, 2, ...}."""
+The values are torch's: uniform_ in [from, to), random_ over the integers of [from, to) (by
+default [0, 2**mantissa] for a float dtype, [0, max] for an integral one), geometric_ in
+{1, 2, ...}, each drawn by torch's kernel in torch's order."""
 import warnings
 
 import numpy as np
 
-from .. import _backend
+from .. import _C, _backend, _random
 from .._C import _inplace_node, _rebase_history, _record, _wrap
 from .._generated import specs as _S
-from .._generator import Generator
 from .ExpandUtils import _broadcast_shapes
 from .ScalarType import _b1, _torch_type_name
 from .TensorIterator import _TB
 from .TensorShape import expand
 
 
-def _rng(fn, generator, a):
-    """The numpy generator for array `a`'s device (None: cupy's, for a cuda array)."""
-    if generator is not None and not isinstance(generator, Generator):
-        raise TypeError(f"{fn}(): argument 'generator' must be torch.Generator, not {type(generator).__name__}")
+def _impl(fn, generator):
+    """The C++ generator to draw from: `generator`'s, else the default CPU one."""
+    return _random.impl_of(fn, generator, None)
+
+
+def _draw(impl, a, draw):
+    """draw(impl, host_array) into array `a` (a cuda array: drawn on the host, then copied)."""
     if _backend.is_cuda_array(a):
-        if generator is not None:
-            raise RuntimeError(f"Expected a 'cuda' device type for generator but found '{generator.device.type}'")
-        return None
-    return generator._rng if generator is not None else _backend.generator()
+        h = np.empty(a.shape, a.dtype)
+        draw(impl, h)
+        a[...] = _backend.asarray(h, like=a)
+        return a
+    return draw(impl, a)
 
 
-def _standard_normal(rng, like, shape):
-    if rng is None:
-        with like.device:
-            return _backend.cupy.random.standard_normal(shape)
-    return rng.standard_normal(shape)
+def _standard_normal(impl, like, shape, dtype, std=1.0):
+    """empty(shape, dtype).normal_(0, std) (contiguous), on like's device."""
+    h = _random.normal_(impl, np.empty(shape, dtype), 0.0, std)
+    return _backend.asarray(h, like=like) if _backend.is_cuda_array(like) else h
 
 
 def _check_std(std):
@@ -82,24 +84,28 @@ def normal(mean, std=1.0, *, generator=None):
         _check_std(std)
         m, s = mean._array, std._array
         shape = _broadcast_shapes(m.shape, s.shape)
-        rng = _rng("normal", generator, m)
-        z = _standard_normal(rng, m, shape).astype(m.dtype)
-        out = _wrap(_backend.asarray(z * s.astype(m.dtype) + m).astype(m.dtype, copy=False), mean)
+        # normal_out_impl: output.normal_(0, 1), then output.mul_(std).add_(mean)
+        z = _standard_normal(_impl("normal", generator), m, shape, m.dtype)
+        z = (z * s).astype(m.dtype, copy=False)
+        out = _wrap(_backend.asarray(z + m).astype(m.dtype, copy=False), mean)
         return _record(_S.NormalBackward3, (mean, std), out, mean_sym_sizes=m.shape, std_sym_sizes=s.shape)
     if isinstance(mean, _TB):
         std = _number_arg("std", 2, std)
         _check_float(mean)
         _check_std(std)
         m = mean._array
-        z = _standard_normal(_rng("normal", generator, m), m, m.shape)
-        out = _wrap(_backend.asarray(z * std + m).astype(m.dtype, copy=False), mean)
+        # output.normal_(0, std), then output.add_(mean)
+        z = _standard_normal(_impl("normal", generator), m, m.shape, m.dtype, std)
+        out = _wrap(_backend.asarray(z + m).astype(m.dtype, copy=False), mean)
         return _record(_S.NormalBackward1, (mean,), out, mean_sym_sizes=m.shape)
     mean = _number_arg("mean", 1, mean)
     _check_float(std)
     _check_std(std)
     s = std._array
-    z = _standard_normal(_rng("normal", generator, s), s, s.shape)
-    out = _wrap(_backend.asarray(z * s + mean).astype(s.dtype, copy=False), std)
+    # output.normal_(0, 1), then output.mul_(std).add_(mean), mean a 0-d tensor of output's dtype
+    z = _standard_normal(_impl("normal", generator), s, s.shape, s.dtype)
+    z = (z * s).astype(s.dtype, copy=False)
+    out = _wrap(_backend.asarray(z + s.dtype.type(mean)).astype(s.dtype, copy=False), std)
     return _record(_S.NormalBackward2, (std,), out, std_sym_sizes=s.shape)
 
 
@@ -126,31 +132,32 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     if n_categories > 2 ** 24:
         raise RuntimeError("number of categories cannot exceed 2^24")
-    host = _backend.to_host(a).astype(np.float64).reshape(-1, n_categories)
-    if host.size and not (np.isfinite(host).all() and (host >= 0).all()):
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    sums = host.sum(axis=1)
-    if (sums <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _rng("multinomial", generator, np.empty(0))  # drawn on the host, whatever the device
-    if replacement:
-        cdf = np.cumsum(host / sums[:, None], axis=1)
-        u = rng.random((host.shape[0], n_sample))
-        idx = np.stack([np.searchsorted(cdf[r], u[r], side="right") for r in range(host.shape[0])])
-        idx = np.minimum(idx, n_categories - 1)
+    impl = _impl("multinomial", generator)  # drawn on the host, whatever the device
+    host = _backend.to_host(a)
+    if not replacement or n_sample == 1:
+        # The Gumbel-max trick (Distributions.cpp): q = empty_like(self).exponential_(1), then
+        # the n_sample largest of self / q (argmax for one sample)
+        if host.size and not (np.isfinite(host).all() and (host >= 0).all()):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        sums = host.astype(np.float64).reshape(-1, n_categories).sum(axis=1)
+        if (sums <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = np.empty_like(host)
+        _random.fill("exponential", impl, q, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = (host / q).astype(host.dtype, copy=False).reshape(-1, n_categories)
+        if n_sample == 1:
+            idx = np.argmax(keys, axis=1)[:, None]
+        else:
+            # topk: the largest first; ties (zero weights) to the lowest index
+            idx = np.argsort(-keys, axis=1, kind="stable")[:, :n_sample]
     else:
-        with np.errstate(divide="ignore"):
-            keys = host / rng.exponential(size=host.shape)
-        # zero weights get keys of 0; ties among them fall to the lowest index, as torch's topk
-        idx = np.argsort(-keys, axis=1, kind="stable")[:, :n_sample]
+        probs = host.astype(np.float32 if host.dtype == np.float16 else host.dtype)
+        probs = np.ascontiguousarray(probs.reshape(-1, n_categories))
+        idx = _C._random.multinomial_with_replacement(impl, probs, n_sample)
     idx = idx.astype(np.int64).reshape(a.shape[:-1] + (n_sample,))
     return _wrap(_backend.asarray(idx, like=self), self)
 
-
-
-def _gen(generator=None):
-    """The numpy generator to draw from: `generator`'s, else torchlite's default one."""
-    return generator._rng if generator is not None else _backend.generator()
 
 
 def _not_implemented(kernel, dtype):
@@ -162,12 +169,32 @@ def _fmt_g(x):
     return f"{x:g}"
 
 
-def _fill(self, node, values):
-    """Writes values into self (cast to its dtype) and rebases self's history on `node`."""
-    a = self._array
-    a[...] = _backend.asarray(values, like=self).astype(a.dtype, copy=False)
+def _fill(self, node, fn, generator, draw):
+    """Fills self by draw(impl, array) from `generator` (else the default CPU generator) and
+    rebases self's history on `node`."""
+    _draw(_impl(fn, generator), self._array, draw)
     self._bump_version()
     return _rebase_history(self, node)
+
+
+def _update_from_to(low, high, np_dtype):
+    """update_from / update_to (aten/src/ATen/native/DistributionTemplates.h): bounds that a
+    floating dtype rounds past moved back inside, by one unit of the dtype at that size."""
+    digits = np.finfo(np_dtype).nmant + 1
+
+    def cast(v):
+        return int(np.array(v, dtype=np.float64).astype(np_dtype).astype(np.float64))
+    if low is not None:
+        plus1 = cast(low + 1)
+        if plus1 < low:
+            n = abs(low + 1).bit_length() - 1
+            low = plus1 + (1 << (n - digits + 1))
+    if high is not None:
+        minus1 = cast(high - 1)
+        if minus1 >= high:
+            n = abs(high - 1).bit_length() - 1
+            high = minus1 - (1 << (n - digits + 1))
+    return low, high
 
 
 def _from_to(args, kwargs, defaults):
@@ -193,7 +220,7 @@ def uniform_(self, *args, generator=None, **kwargs):
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={_fmt_g(low)} > "
                            f"to={_fmt_g(high)}")
     node = _inplace_node(_S.UniformBackward0, (self,))
-    return _fill(self, node, low + (high - low) * _gen(generator).random(a.shape))
+    return _fill(self, node, "uniform_", generator, lambda g, x: _random.uniform_(g, x, low, high))
 
 
 def normal_(self, mean=0, std=1, *, generator=None):
@@ -203,7 +230,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
     if a.dtype.kind != "f":
         raise _not_implemented("normal_kernel_cpu", a.dtype)
     node = _inplace_node(_S.NormalBackward0, (self,))
-    return _fill(self, node, mean + std * _gen(generator).standard_normal(a.shape))
+    return _fill(self, node, "normal_", generator, lambda g, x: _random.normal_(g, x, mean, std))
 
 
 def exponential_(self, lambd=1, *, generator=None):
@@ -214,7 +241,7 @@ def exponential_(self, lambd=1, *, generator=None):
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_torch_type_name(a.dtype)}")
     node = _inplace_node(_S.ExponentialBackward0, (self,))
-    return _fill(self, node, _gen(generator).exponential(1.0 / lambd, a.shape))
+    return _fill(self, node, "exponential_", generator, lambda g, x: _random.fill("exponential", g, x, float(lambd)))
 
 
 def geometric_(self, p, *, generator=None):
@@ -224,7 +251,7 @@ def geometric_(self, p, *, generator=None):
     if a.dtype == _b1:
         raise _not_implemented("geometric_cpu", a.dtype)
     node = _inplace_node(_S.GeometricBackward0, (self,))
-    return _fill(self, node, _gen(generator).geometric(p, a.shape))
+    return _fill(self, node, "geometric_", generator, lambda g, x: _random.fill("geometric", g, x, float(p)))
 
 
 def _max_random(dtype):
@@ -285,6 +312,12 @@ def random_(self, *args, generator=None, **kwargs):
     else:
         spec = _S.RandomBackward0
         low, high = _from_to(args, kwargs, (0, None))
+        if high is None and low == -2 ** 63:
+            if not (a.dtype.kind == "f" or a.dtype == np.int64):
+                raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and "
+                                   "bfloat16")
+            node = _inplace_node(spec, (self,))
+            return _fill(self, node, "random_", generator, lambda g, x: _random.random_from_to_(g, x, low, None))
         if high is None:
             high = _max_random(a.dtype) + 1
         else:
@@ -293,9 +326,12 @@ def random_(self, *args, generator=None, **kwargs):
             _check_from(low, a.dtype)
             _check_to(high, a.dtype)
     node = _inplace_node(spec, (self,))
-    rng = _gen(generator)
-    return _fill(self, node, rng.integers(low, high, a.shape, dtype=np.int64, endpoint=False)
-                 if high <= 2 ** 63 else rng.integers(low, high - 1, a.shape, dtype=np.int64, endpoint=True))
+    if spec is _S.RandomBackward2:
+        # random_(): uniform_int_distribution, [0, max] / [0, 2**mantissa]
+        return _fill(self, node, "random_", generator, _random.random_)
+    if a.dtype.kind == "f":
+        low, high = _update_from_to(low, high, a.dtype)
+    return _fill(self, node, "random_", generator, lambda g, x: _random.random_from_to_(g, x, low, high))
 
 
 def _check_p(p):
@@ -308,10 +344,30 @@ def bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, _TB):
         probs = _backend.to_host((p if p._array.shape == a.shape else expand(p, a.shape))._array)
         node = _inplace_node(_S.BernoulliBackward1, (self, p))
-        return _fill(self, node, _gen(generator).random(a.shape) < probs)
+        return _fill(self, node, "bernoulli_", generator, lambda g, x: _bernoulli_tensor(g, x, probs))
     _check_p(p)
     node = _inplace_node(_S.BernoulliBackward2, (self,))
-    return _fill(self, node, _gen(generator).random(a.shape) < p)
+    return _fill(self, node, "bernoulli_", generator, lambda g, x: _random.fill("bernoulli_scalar", g, x, float(p)))
+
+
+def _bernoulli_tensor(impl, a, probs):
+    """bernoulli_(p_tensor): p broadcast to a, visited in a's iteration order (a double p draws a
+    double uniform, a float or half one a float uniform)."""
+    probs = np.asarray(probs)
+    if probs.dtype.kind != "f":
+        probs = probs.astype(np.float32)
+    probs = np.broadcast_to(probs, a.shape)
+    if a.size == 0:
+        return a
+    if a.flags.c_contiguous and a.flags.writeable:
+        _C._random.bernoulli_tensor(impl, a, np.ascontiguousarray(probs))
+        return a
+    view = _random._iteration_view(a)
+    perm = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]) if a.shape[d] > 1 else 0)
+    buf = np.empty(view.shape, a.dtype)
+    _C._random.bernoulli_tensor(impl, buf, np.ascontiguousarray(probs.transpose(perm)))
+    view[...] = buf
+    return a
 
 
 def bernoulli(input, p=None, *, generator=None):  # noqa: A002 - torch's name
@@ -320,14 +376,19 @@ def bernoulli(input, p=None, *, generator=None):  # noqa: A002 - torch's name
         # bernoulli.p: a fresh tensor like input, filled by bernoulli_(p). torch gives it autograd's
         # NotImplemented node (no derivatives.yaml entry), which torchlite has not: no node
         _check_p(p)
-        return _wrap(_backend.asarray((_gen(generator).random(a.shape) < p).astype(a.dtype), like=input), input)
+        h = np.empty_like(_backend.to_host(a))
+        _random.fill("bernoulli_scalar", _impl("bernoulli", generator), h, float(p))
+        return _wrap(_backend.asarray(h, like=input), input)
     if a.dtype.kind != "f":
         raise _not_implemented("bernoulli_tensor_cpu_p_", a.dtype)
     probs = _backend.to_host(a)
     if probs.size and not ((probs >= 0) & (probs <= 1)).all():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
-    out = _wrap(_backend.asarray((_gen(generator).random(a.shape) < probs).astype(a.dtype), like=input), input)
+    # bernoulli(self): empty_like(self).bernoulli_(self)
+    h = np.empty_like(probs)
+    _bernoulli_tensor(_impl("bernoulli", generator), h, probs)
+    out = _wrap(_backend.asarray(h, like=input), input)
     return _record(_S.BernoulliBackward0, (input,), out)
 
 

@@ -339,12 +339,14 @@ def _make_grad_output(x, noncontiguous):
     """torch.testing.make_tensor(..., low=-1, high=1, requires_grad=True)."""
     shape = tuple(x.shape)
     np_dtype = x._array.dtype if x.dtype.is_floating_point else np.dtype(np.float64)
+    # seeded from the default generator, so manual_seed makes it repeatable
+    rng = np.random.default_rng(_backend.generator().random64())
     if noncontiguous and x.numel() > 1:
         # every other element of a buffer twice as long in the last dimension
-        full = _backend.generator().uniform(-1, 1, shape[:-1] + (2 * shape[-1],)).astype(np_dtype)
+        full = rng.uniform(-1, 1, shape[:-1] + (2 * shape[-1],)).astype(np_dtype)
         arr = full[..., ::2]
     else:
-        arr = _backend.generator().uniform(-1, 1, shape).astype(np_dtype)
+        arr = rng.uniform(-1, 1, shape).astype(np_dtype)
     return _backend.place(from_numpy(arr), x.device).requires_grad_()  # on the output's device, as torch's
 
 

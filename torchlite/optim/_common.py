@@ -1,7 +1,7 @@
 """Pieces the single-tensor optimizers share: the argument checks every one of them makes, the
 `step` counter's creation, and __setstate__'s old-checkpoint upgrade of a number `step` to a tensor
 (upstream repeats these in each file)."""
-import torchlite
+from . import _api as _torch
 from torchlite._tensor import Tensor
 
 from .optimizer import _get_scalar_dtype
@@ -24,8 +24,8 @@ def check_betas(betas):
 def new_step(p, on_device, value=0.0):
     """A 0-d `step` counter: on the parameter's device for capturable groups, else on the CPU."""
     if on_device:
-        return torchlite.full((), value, dtype=_get_scalar_dtype(), device=p.device)
-    return torchlite.tensor(value, dtype=_get_scalar_dtype())
+        return _torch.full((), value, dtype=_get_scalar_dtype(), device=p.device)
+    return _torch.tensor(value, dtype=_get_scalar_dtype())
 
 
 def upgrade_steps(opt, defaults):
@@ -36,5 +36,5 @@ def upgrade_steps(opt, defaults):
             group.setdefault(k, v)
         for p in group["params"]:
             p_state = opt.state.get(p, [])
-            if len(p_state) != 0 and not torchlite.is_tensor(p_state["step"]):
+            if len(p_state) != 0 and not _torch.is_tensor(p_state["step"]):
                 p_state["step"] = new_step(p, group.get("capturable", False), float(p_state["step"]))

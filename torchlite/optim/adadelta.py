@@ -1,6 +1,6 @@
 """torch.optim.Adadelta (upstream torch/optim/adadelta.py): _single_tensor_adadelta's operations in
 its order. foreach=True is accepted and runs this loop."""
-import torchlite
+from . import _api as _torch
 
 from ._common import check_lr, new_step, upgrade_steps
 from .optimizer import Optimizer, _get_capturable_supported_devices, _to_scalar, _use_grad_for_differentiable
@@ -35,8 +35,8 @@ class Adadelta(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = new_step(p, group["capturable"])
-                state["square_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
-                state["acc_delta"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                state["square_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
+                state["acc_delta"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
             square_avgs.append(state["square_avg"])
             acc_deltas.append(state["acc_delta"])
             state_steps.append(state["step"])
@@ -46,7 +46,7 @@ class Adadelta(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []
@@ -67,10 +67,13 @@ def adadelta(params, grads, square_avgs, acc_deltas, state_steps, capturable=Fal
     """Functional Adadelta: upstream's _single_tensor_adadelta."""
     if capturable:
         supported = _get_capturable_supported_devices(supports_xla=False)
-        if not all(p.device.type == s.device.type and p.device.type in supported for p, s in zip(params, state_steps)):
-            raise AssertionError(f"If capturable=True, params and state_steps must be on supported devices: {supported}.")
+        if not all(p.device.type == s.device.type and p.device.type in supported
+                   for p, s in zip(params, state_steps, strict=True)):
+            raise AssertionError(
+                f"If capturable=True, params and state_steps must be on supported devices: {supported}.")
     lr = _to_scalar(lr)
-    for param, grad, square_avg, acc_delta, step in zip(params, grads, square_avgs, acc_deltas, state_steps):
+    for param, grad, square_avg, acc_delta, step in zip(params, grads, square_avgs, acc_deltas, state_steps,
+                                                         strict=True):
         step += 1
         grad = grad if not maximize else -grad
         if weight_decay != 0:

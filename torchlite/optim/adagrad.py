@@ -1,7 +1,7 @@
 """torch.optim.Adagrad (upstream torch/optim/adagrad.py): _single_tensor_adagrad's operations in its
 order (dense gradients). Its state is created at construction, as upstream's. foreach=True and
 fused=True are accepted and run this loop."""
-import torchlite
+from . import _api as _torch
 
 from ._common import check_lr
 from .optimizer import (Optimizer, _device_dtype_check_for_fused, _get_scalar_dtype, _get_value, _to_scalar,
@@ -36,10 +36,10 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]
-                state["step"] = (torchlite.zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
-                                 if group["fused"] else torchlite.tensor(0.0, dtype=_get_scalar_dtype()))
-                state["sum"] = torchlite.full_like(p, initial_accumulator_value,
-                                                   memory_format=torchlite.preserve_format)
+                state["step"] = (_torch.zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
+                                 if group["fused"] else _torch.tensor(0.0, dtype=_get_scalar_dtype()))
+                state["sum"] = _torch.full_like(p, initial_accumulator_value,
+                                                   memory_format=_torch.preserve_format)
 
     def __setstate__(self, state):
         super().__setstate__(state)
@@ -50,8 +50,8 @@ class Adagrad(Optimizer):
             group.setdefault("differentiable", False)
             fused = group.setdefault("fused", None)
         for s in self.state.values():
-            if not torchlite.is_tensor(s["step"]):
-                s["step"] = torchlite.tensor(float(s["step"]), dtype=_get_scalar_dtype(is_fused=fused))
+            if not _torch.is_tensor(s["step"]):
+                s["step"] = _torch.tensor(float(s["step"]), dtype=_get_scalar_dtype(is_fused=fused))
 
     def share_memory(self) -> None:
         for group in self.param_groups:
@@ -74,7 +74,7 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []
@@ -92,7 +92,7 @@ def adagrad(params, grads, state_sums, state_steps, differentiable=False, *, lr,
             maximize):
     """Functional Adagrad: upstream's _single_tensor_adagrad (dense)."""
     lr = _to_scalar(lr)
-    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps):
+    for param, grad, state_sum, step_t in zip(params, grads, state_sums, state_steps, strict=True):
         step_t += 1
         step = _get_value(step_t)
         grad = grad if not maximize else -grad

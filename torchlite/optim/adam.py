@@ -1,7 +1,7 @@
 """torch.optim.Adam (upstream torch/optim/adam.py): _single_tensor_adam's operations in its order,
 including the capturable/differentiable branch (tensor bias corrections). foreach=True and
 fused=True (which torch's CPU build runs with its fused kernel) are accepted and run this loop."""
-import torchlite
+from . import _api as _torch
 from torchlite._tensor import Tensor
 
 from .optimizer import (Optimizer, _check_capturable, _check_fused_foreach, _device_dtype_check_for_fused,
@@ -61,12 +61,12 @@ class Adam(Optimizer):
             fused = group.setdefault("fused", None)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not torchlite.is_tensor(p_state["step"]):
+                if len(p_state) != 0 and not _torch.is_tensor(p_state["step"]):
                     step_val = float(p_state["step"])
                     p_state["step"] = (
-                        torchlite.tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused), device=p.device)
+                        _torch.tensor(step_val, dtype=_get_scalar_dtype(is_fused=fused), device=p.device)
                         if group["capturable"] or group["fused"]
-                        else torchlite.tensor(step_val, dtype=_get_scalar_dtype()))
+                        else _torch.tensor(step_val, dtype=_get_scalar_dtype()))
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
         for p in group["params"]:
@@ -79,20 +79,20 @@ class Adam(Optimizer):
                 if group["fused"]:
                     _device_dtype_check_for_fused(p)
                 state["step"] = (
-                    torchlite.zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
+                    _torch.zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
                     if group["capturable"] or group["fused"]
-                    else torchlite.tensor(0.0, dtype=_get_scalar_dtype(), device="cpu"))
-                state["exp_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
-                state["exp_avg_sq"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                    else _torch.tensor(0.0, dtype=_get_scalar_dtype(), device="cpu"))
+                state["exp_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
+                state["exp_avg_sq"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
                 if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                    state["max_exp_avg_sq"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
             exp_avgs.append(state["exp_avg"])
             exp_avg_sqs.append(state["exp_avg_sq"])
             if group["amsgrad"]:
                 max_exp_avg_sqs.append(state["max_exp_avg_sq"])
             if group["differentiable"] and state["step"].requires_grad:
                 raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
-            if group["foreach"] and torchlite.is_tensor(group["lr"]) and not group["capturable"]:
+            if group["foreach"] and _torch.is_tensor(group["lr"]) and not group["capturable"]:
                 raise RuntimeError("lr as a Tensor is not supported for capturable=False and foreach=True")
             state_steps.append(state["step"])
 
@@ -101,7 +101,7 @@ class Adam(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []
@@ -153,7 +153,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, cap
             device_beta1 = beta1
         exp_avg.lerp_(grad, 1 - device_beta1)
         if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
-            exp_avg_sq.lerp_(torchlite.square(grad), weight=1 - beta2)
+            exp_avg_sq.lerp_(_torch.square(grad), weight=1 - beta2)
         else:
             exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         if capturable or differentiable:
@@ -171,7 +171,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, cap
             bias_correction2_sqrt = bias_correction2.sqrt()
             if amsgrad:
                 max_exp_avg_sq = max_exp_avg_sqs[i].clone() if differentiable else max_exp_avg_sqs[i]
-                max_exp_avg_sqs[i].copy_(torchlite.maximum(max_exp_avg_sq, exp_avg_sq))
+                max_exp_avg_sqs[i].copy_(_torch.maximum(max_exp_avg_sq, exp_avg_sq))
                 denom = (max_exp_avg_sqs[i].sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
             else:
                 denom = (exp_avg_sq.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
@@ -183,7 +183,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, cap
             step_size = lr / bias_correction1
             bias_correction2_sqrt = bias_correction2 ** 0.5
             if amsgrad:
-                torchlite.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
+                _torch.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
                 denom = (max_exp_avg_sqs[i].sqrt() / bias_correction2_sqrt).add_(eps)
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)

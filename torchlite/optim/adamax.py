@@ -1,6 +1,6 @@
 """torch.optim.Adamax (upstream torch/optim/adamax.py): _single_tensor_adamax's operations in its
 order. foreach=True is accepted and runs this loop."""
-import torchlite
+from . import _api as _torch
 
 from ._common import check_betas, check_lr, new_step, upgrade_steps
 from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable
@@ -34,8 +34,8 @@ class Adamax(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = new_step(p, group["capturable"])
-                state["exp_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
-                state["exp_inf"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                state["exp_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
+                state["exp_inf"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
             exp_avgs.append(state["exp_avg"])
             exp_infs.append(state["exp_inf"])
             state_steps.append(state["step"])
@@ -45,7 +45,7 @@ class Adamax(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []
@@ -78,10 +78,10 @@ def adamax(params, grads, exp_avgs, exp_infs, state_steps, maximize=False, diffe
             grad = grad.add(param, alpha=weight_decay)
         exp_avg.lerp_(grad, 1 - beta1)
         if not differentiable:
-            torchlite.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+            _torch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
         else:
-            norm_buf = torchlite.cat([exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add_(eps).unsqueeze_(0)], 0)
-            exp_inf.copy_(torchlite.amax(norm_buf, 0, keepdim=False))
+            norm_buf = _torch.cat([exp_inf.mul_(beta2).unsqueeze(0), grad.abs().add_(eps).unsqueeze_(0)], 0)
+            exp_inf.copy_(_torch.amax(norm_buf, 0, keepdim=False))
         bias_correction = 1 - beta1 ** _get_value(step_t)
         clr = lr / bias_correction
         param.addcdiv_(exp_avg, exp_inf, value=-clr)

@@ -61,7 +61,7 @@ class _enable_get_lr_call:
         self.o._get_lr_called_within_step = True
         return self
 
-    def __exit__(self, type, value, traceback):
+    def __exit__(self, exc_type, exc_value, traceback):
         self.o._get_lr_called_within_step = False
 
 
@@ -72,7 +72,7 @@ class _initial_mode:
     def __enter__(self):
         self.o._is_initial = True
 
-    def __exit__(self, type, value, traceback):
+    def __exit__(self, exc_type, exc_value, traceback):
         self.o._is_initial = False
 
 
@@ -128,7 +128,7 @@ class LRScheduler:
             o._opt_called = True
             return func.__get__(o, o.__class__)(*args, **kwargs)
 
-        wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+        wrapper._wrapped_by_lr_sched = True
         opt.step = wrapper
 
     def _initial_step(self):
@@ -177,7 +177,7 @@ class LRScheduler:
             else:
                 self.last_epoch = epoch
                 values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values):
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _update_param_group_val(group, "lr", lr)
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
@@ -221,7 +221,8 @@ class LambdaLR(_LambdaBase):
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
-        return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+        return [base_lr * lmbda(self.last_epoch)
+                for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class MultiplicativeLR(_LambdaBase):
@@ -236,7 +237,8 @@ class MultiplicativeLR(_LambdaBase):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [g["lr"] * lmbda(self.last_epoch) for lmbda, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
+        return [g["lr"] * lmbda(self.last_epoch)
+                for lmbda, g in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)]
 
 
 class StepLR(LRScheduler):
@@ -397,7 +399,7 @@ class SequentialLR(_ComposedState, LRScheduler):
         elif hasattr(scheds, "last_epoch"):
             scheds.last_epoch -= 1
 
-    def step(self):  # type: ignore[override]
+    def step(self):
         self.last_epoch += 1
         idx = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
@@ -442,7 +444,7 @@ class CosineAnnealingLR(LRScheduler):
                     for base_lr in self.base_lrs]
         if (self.last_epoch - 1 - self.T_max) % (2 * self.T_max) == 0:
             return [g["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                    for base_lr, g in zip(self.base_lrs, self.optimizer.param_groups)]
+                    for base_lr, g in zip(self.base_lrs, self.optimizer.param_groups, strict=True)]
         return [(1 + math.cos(math.pi * self.last_epoch / self.T_max))
                 / (1 + math.cos(math.pi * (self.last_epoch - 1) / self.T_max))
                 * (g["lr"] - self.eta_min) + self.eta_min
@@ -464,7 +466,7 @@ class ChainedScheduler(_ComposedState, LRScheduler):
         self.optimizer = optimizer
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
 
-    def step(self):  # type: ignore[override]
+    def step(self):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
@@ -500,7 +502,7 @@ class ReduceLROnPlateau(LRScheduler):
         self.cooldown_counter = 0
         self.num_bad_epochs = 0
 
-    def step(self, metrics, epoch=None):  # type: ignore[override]
+    def step(self, metrics, epoch=None):
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1
@@ -568,7 +570,7 @@ class ReduceLROnPlateau(LRScheduler):
 
 
 def _set_momentums(optimizer, max_momentums, base_momentums, use_beta1):
-    for m, b, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+    for m, b, group in zip(max_momentums, base_momentums, optimizer.param_groups, strict=True):
         if use_beta1:
             group["betas"] = (m, *group["betas"][1:])
         else:
@@ -586,7 +588,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups):
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
                 _update_param_group_val(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
@@ -649,11 +651,11 @@ class CyclicLR(LRScheduler):
         scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
         at = cycle if self.scale_mode == "cycle" else self.last_epoch
         lrs = [base_lr + (max_lr - base_lr) * scale_factor * self.scale_fn(at)
-               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)]
+               for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True)]
         if self.cycle_momentum:
             momentums = [max_m - (max_m - base_m) * scale_factor * self.scale_fn(at)
-                         for base_m, max_m in zip(self.base_momentums, self.max_momentums)]
-            for group, momentum in zip(self.optimizer.param_groups, momentums):
+                         for base_m, max_m in zip(self.base_momentums, self.max_momentums, strict=True)]
+            for group, momentum in zip(self.optimizer.param_groups, momentums, strict=True):
                 if self.use_beta1:
                     group["betas"] = (momentum, *group["betas"][1:])
                 else:
@@ -721,7 +723,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
         with _enable_get_lr_call(self):
-            for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            for group, lr in zip(self.optimizer.param_groups, self.get_lr(), strict=True):
                 _update_param_group_val(group, "lr", lr)
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
 
@@ -790,7 +792,7 @@ class OneCycleLR(LRScheduler):
             if self._anneal_func_type == "linear":
                 return self._annealing_linear(*args, **kwargs)
             raise ValueError(f"Unknown _anneal_func_type: {self._anneal_func_type}")
-        return self.anneal_func(*args, **kwargs)  # type: ignore[attr-defined]
+        return self.anneal_func(*args, **kwargs)
 
     @staticmethod
     def _annealing_cos(start, end, pct):
@@ -806,7 +808,8 @@ class OneCycleLR(LRScheduler):
         lrs = []
         step_num = self.last_epoch
         if step_num > self.total_steps:
-            raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}")
+            raise ValueError(f"Tried to step {step_num} times. "
+                             f"The specified number of total steps is {self.total_steps}")
         for group in self.optimizer.param_groups:
             start_step = 0.0
             for i, phase in enumerate(self._schedule_phases):

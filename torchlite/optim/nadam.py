@@ -1,6 +1,6 @@
 """torch.optim.NAdam (upstream torch/optim/nadam.py): _single_tensor_nadam's operations in its order.
 foreach=True is accepted and runs this loop."""
-import torchlite
+from . import _api as _torch
 
 from ._common import check_betas, check_lr, new_step, upgrade_steps
 from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable
@@ -33,7 +33,7 @@ class NAdam(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 p_state = self.state.get(p, [])
-                if len(p_state) != 0 and not torchlite.is_tensor(p_state["mu_product"]):
+                if len(p_state) != 0 and not _torch.is_tensor(p_state["mu_product"]):
                     p_state["mu_product"] = new_step(p, group["capturable"], p_state["mu_product"])
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps):
@@ -46,8 +46,8 @@ class NAdam(Optimizer):
             if len(state) == 0:
                 state["step"] = new_step(p, group["capturable"])
                 state["mu_product"] = new_step(p, group["capturable"], 1.0)
-                state["exp_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
-                state["exp_avg_sq"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                state["exp_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
+                state["exp_avg_sq"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
             exp_avgs.append(state["exp_avg"])
             exp_avg_sqs.append(state["exp_avg_sq"])
             mu_products.append(state["mu_product"])
@@ -58,7 +58,7 @@ class NAdam(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []

@@ -11,9 +11,9 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
-import torchlite
+from . import _api as _torch
 from torchlite._tensor import Tensor
 from torchlite.utils.hooks import RemovableHandle
 
@@ -55,12 +55,12 @@ def _use_grad_for_differentiable(func):
     _use_grad_for_differentiable): under no_grad unless differentiable=True."""
     def _use_grad(*args, **kwargs):
         self = args[0]
-        prev = torchlite.is_grad_enabled()
+        prev = _torch.is_grad_enabled()
         try:
-            torchlite.set_grad_enabled(self.defaults["differentiable"])
+            _torch.set_grad_enabled(self.defaults["differentiable"])
             return func(*args, **kwargs)
         finally:
-            torchlite.set_grad_enabled(prev)
+            _torch.set_grad_enabled(prev)
     functools.update_wrapper(_use_grad, func)
     return _use_grad
 
@@ -79,8 +79,8 @@ def _to_scalar(x):
 def _get_scalar_dtype(is_fused=None):
     """The dtype of the `step` counters: float32 for fused, else float64 under a float64 default."""
     if is_fused:
-        return torchlite.float32
-    return torchlite.float64 if torchlite.get_default_dtype() == torchlite.float64 else torchlite.float32
+        return _torch.float32
+    return _torch.float64 if _torch.get_default_dtype() == _torch.float64 else _torch.float32
 
 
 def _get_capturable_supported_devices(supports_xla: bool = True) -> list:
@@ -101,7 +101,7 @@ def _check_capturable(param, *steps, names="params and state_steps"):
 def _device_dtype_check_for_fused(p, cuda_unsupported=False):
     """fused=True: upstream's check of the parameter's device and dtype (CPU is supported)."""
     supported = ["mps", "xpu", "hpu", "cpu", "privateuseone"] + ([] if cuda_unsupported else ["cuda"])
-    if not (p.device.type in supported and torchlite.is_floating_point(p)):
+    if not (p.device.type in supported and _torch.is_floating_point(p)):
         raise RuntimeError(
             "`fused=True` requires all the params to be floating point Tensors of "
             f"supported devices: {supported} but {p.dtype} and {p.device.type}")
@@ -266,7 +266,7 @@ class Optimizer:
                 break
         if key == "step":
             if capturable or fused:
-                return value.to(dtype=torchlite.float32, device=param.device)
+                return value.to(dtype=_torch.float32, device=param.device)
             return value
         if param.is_floating_point():
             return value.to(dtype=param.dtype, device=param.device)
@@ -282,11 +282,11 @@ class Optimizer:
         saved_groups = deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups, strict=True)):
             raise ValueError("loaded state dict contains a parameter group "
                              "that doesn't match the size of optimizer's group")
         id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
-                          chain.from_iterable(g["params"] for g in groups)))
+                          chain.from_iterable(g["params"] for g in groups), strict=True))
 
         def _cast(param, value, param_id=None, param_groups=None, key=None):
             if isinstance(value, Tensor):
@@ -295,7 +295,7 @@ class Optimizer:
                 return {k: _cast(param, v, param_id=param_id, param_groups=param_groups, key=k)
                         for k, v in value.items()}
             if isinstance(value, Iterable):
-                return type(value)(_cast(param, v, param_id=param_id, param_groups=param_groups)  # type: ignore
+                return type(value)(_cast(param, v, param_id=param_id, param_groups=param_groups)
                                    for v in value)
             return value
 
@@ -313,7 +313,7 @@ class Optimizer:
                 new_group["param_names"] = group["param_names"]
             return new_group
 
-        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups)]
+        param_groups = [update_group(g, ng) for g, ng in zip(groups, saved_groups, strict=True)]
         self.__setstate__({"state": state, "param_groups": param_groups})
         for post_hook in self._optimizer_load_state_dict_post_hooks.values():
             post_hook(self)

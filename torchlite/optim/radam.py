@@ -1,6 +1,6 @@
 """torch.optim.RAdam (upstream torch/optim/radam.py): _single_tensor_radam's operations in its order.
 foreach=True is accepted and runs this loop."""
-import torchlite
+from . import _api as _torch
 
 from ._common import check_betas, check_lr, new_step, upgrade_steps
 from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable
@@ -36,8 +36,8 @@ class RAdam(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = new_step(p, group["capturable"])
-                state["exp_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
-                state["exp_avg_sq"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                state["exp_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
+                state["exp_avg_sq"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
             exp_avgs.append(state["exp_avg"])
             exp_avg_sqs.append(state["exp_avg_sq"])
             state_steps.append(state["step"])
@@ -47,7 +47,7 @@ class RAdam(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []
@@ -90,16 +90,16 @@ def radam(params, grads, exp_avgs, exp_avg_sqs, state_steps, decoupled_weight_de
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
 
-        def _compute_rect():
+        def _compute_rect(rho_t=rho_t, rho_inf=rho_inf):
             return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
 
-        def _compute_adaptive_lr():
+        def _compute_adaptive_lr(exp_avg_sq=exp_avg_sq, bias_correction2=bias_correction2):
             exp_avg_sq_sqrt = exp_avg_sq.sqrt()
             exp_avg_sq_sqrt = exp_avg_sq_sqrt.add(eps) if differentiable else exp_avg_sq_sqrt.add_(eps)
             return (bias_correction2 ** 0.5) / exp_avg_sq_sqrt
 
         if capturable:
-            update = torchlite.where(rho_t > 5.0, _compute_rect() * _compute_adaptive_lr(), 1.0)
+            update = _torch.where(rho_t > 5.0, _compute_rect() * _compute_adaptive_lr(), 1.0)
             param.add_(bias_corrected_exp_avg * lr * update, alpha=-1.0)
         elif rho_t > 5.0:
             param.add_(bias_corrected_exp_avg * lr * _compute_adaptive_lr() * _compute_rect(), alpha=-1.0)

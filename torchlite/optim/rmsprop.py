@@ -1,6 +1,6 @@
 """torch.optim.RMSprop (upstream torch/optim/rmsprop.py): _single_tensor_rmsprop's operations in its
 order. foreach=True is accepted and runs this loop."""
-import torchlite
+from . import _api as _torch
 
 from ._common import check_lr, new_step, upgrade_steps
 from .optimizer import Optimizer, _check_capturable, _to_scalar, _use_grad_for_differentiable
@@ -39,11 +39,11 @@ class RMSprop(Optimizer):
             state = self.state[p]
             if len(state) == 0:
                 state["step"] = new_step(p, group["capturable"])
-                state["square_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                state["square_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
                 if group["momentum"] > 0:
-                    state["momentum_buffer"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                    state["momentum_buffer"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
                 if group["centered"]:
-                    state["grad_avg"] = torchlite.zeros_like(p, memory_format=torchlite.preserve_format)
+                    state["grad_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
             square_avgs.append(state["square_avg"])
             state_steps.append(state["step"])
             if group["momentum"] > 0:
@@ -56,7 +56,7 @@ class RMSprop(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params_with_grad: list = []

@@ -1,6 +1,6 @@
 """torch.optim.SGD (upstream torch/optim/sgd.py): _single_tensor_sgd's operations in its order.
 foreach=True and fused=True are accepted (with upstream's checks) and run the same loop."""
-import torchlite
+from . import _api as _torch
 from torchlite._tensor import Tensor
 
 from .optimizer import (Optimizer, _check_fused_foreach, _device_dtype_check_for_fused, _to_scalar,
@@ -57,7 +57,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = None
         if closure is not None:
-            with torchlite.enable_grad():
+            with _torch.enable_grad():
                 loss = closure()
         for group in self.param_groups:
             params: list = []
@@ -67,7 +67,7 @@ class SGD(Optimizer):
             sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"], momentum=group["momentum"],
                 lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
             if group["momentum"] != 0:
-                for p, buf in zip(params, momentum_buffer_list):
+                for p, buf in zip(params, momentum_buffer_list, strict=True):
                     self.state[p]["momentum_buffer"] = buf
         return loss
 

@@ -47,7 +47,7 @@ def check_backward_validity(inputs):
 
 
 def _get_rng_state():
-    return _backend.generator().bit_generator.state
+    return _backend.generator().get_state()
 
 
 @contextlib.contextmanager
@@ -58,12 +58,12 @@ def _fork_rng(enabled, state):
         yield
         return
     generator = _backend.generator()
-    saved = generator.bit_generator.state
-    generator.bit_generator.state = state
+    saved = generator.get_state()
+    generator.set_state(state)
     try:
         yield
     finally:
-        generator.bit_generator.state = saved
+        generator.set_state(saved)
 
 
 class CheckpointFunction(Function):
