@@ -6,7 +6,7 @@ memory is host memory, draw from it too; cuda tensors draw from cupy's generator
 (torchlite/_backend.py)."""
 import numpy as np
 
-from . import _C, _dtypes, _factories, _tensor
+from . import _C, _dtypes
 from ._dtypes import device as _device
 
 _OVERFLOW = "Overflow when unpacking long long"
@@ -57,11 +57,11 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor of torch's CPUGeneratorImplState layout (5,056 bytes)."""
-        return _factories.from_numpy(self._impl.get_state())
+        return _C._tensor_from_parts(self._impl.get_state(), False)  # from_numpy
 
     def set_state(self, new_state):
         """Sets the state from get_state()'s tensor (this library's or torch's); returns self."""
-        if not isinstance(new_state, _tensor.Tensor):
+        if not isinstance(new_state, _C.TensorBase):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not _dtypes.uint8 or new_state.device.type != "cpu":
             raise TypeError("RNG state must be a torch.ByteTensor")
