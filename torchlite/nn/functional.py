@@ -577,7 +577,7 @@ def _safe_softmax(x, dim):
     # result) passes zeros: the masked rows are softmaxed as zeros, so no nan reaches the gradient
     masked_rows = (x == float("-inf")).all(dim, keepdim=True)
     zero = _tl.zeros((), dtype=x.dtype, device=x.device)
-    out = softmax(_tl.where(masked_rows, zero, x), dim)  # noqa: F821 - the functional family's softmax
+    out = softmax(_tl.where(masked_rows, zero, x), dim)
     return _tl.where(masked_rows, zero, out)
 
 
@@ -623,7 +623,7 @@ def _scaled_dot_product_attention_math(query, key, value, attn_mask=None, dropou
         if dropout_p > 1:
             # at::dropout's check (aten/src/ATen/native/Dropout.cpp)
             raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p:g}")
-        attn = dropout(attn, dropout_p, True)  # noqa: F821 - the functional family's dropout
+        attn = dropout(attn, dropout_p, True)
     return _tl.matmul(attn, value), attn
 
 
@@ -694,28 +694,24 @@ def _none_or_dtype(input):  # noqa: A002 - torch's names
     raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
 
 
-def _seq_linear(x, w, b):
-    return linear(x, w, b)  # noqa: F821 - the functional family's linear
-
-
 def _in_projection_packed(q, k, v, w, b=None):
     # torch/nn/functional.py: _in_projection_packed (one projection for self-attention, q and kv
     # for encoder-decoder attention)
     E = q.size(-1)
     if k is v:
         if q is k:
-            proj = _seq_linear(q, w, b)
+            proj = linear(q, w, b)
             proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
             return proj[0], proj[1], proj[2]
         w_q, w_kv = w.split([E, E * 2])
         b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
-        q_proj = _seq_linear(q, w_q, b_q)
-        kv = _seq_linear(k, w_kv, b_kv)
+        q_proj = linear(q, w_q, b_q)
+        kv = linear(k, w_kv, b_kv)
         kv = kv.unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
         return q_proj, kv[0], kv[1]
     w_q, w_k, w_v = w.chunk(3)
     b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
-    return _seq_linear(q, w_q, b_q), _seq_linear(k, w_k, b_k), _seq_linear(v, w_v, b_v)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
@@ -727,7 +723,7 @@ def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
     for name, bias in (("query", b_q), ("key", b_k), ("value", b_v)):
         if bias is not None and bias.shape != (Eq,):
             raise AssertionError(f"expecting {name} bias shape of {(Eq,)}, but got {bias.shape}")
-    return _seq_linear(q, w_q, b_q), _seq_linear(k, w_k, b_k), _seq_linear(v, w_v, b_v)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
 
 
 def _pad_one(mask):
@@ -864,12 +860,12 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             weights = _tl.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
         else:
             weights = _tl.bmm(q_scaled, k.transpose(-2, -1))
-        weights = softmax(weights, dim=-1)  # noqa: F821 - the functional family's softmax
+        weights = softmax(weights, dim=-1)
         if dropout_p > 0.0:
-            weights = dropout(weights, p=dropout_p)  # noqa: F821 - the functional family's dropout
+            weights = dropout(weights, p=dropout_p)
         out = _tl.bmm(weights, v)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = _seq_linear(out, out_proj_weight, out_proj_bias)
+        out = linear(out, out_proj_weight, out_proj_bias)
         out = out.view(tgt_len, bsz, out.size(1))
         weights = weights.view(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
@@ -887,7 +883,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     v = v.view(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = _seq_linear(out, out_proj_weight, out_proj_bias)
+    out = linear(out, out_proj_weight, out_proj_bias)
     out = out.view(tgt_len, bsz, out.size(1))
     if not is_batched:
         out = out.squeeze(1)
