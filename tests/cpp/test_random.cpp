@@ -104,8 +104,7 @@ TEST(Random, StateRoundTripAndErrors) {
     other.set_state(state.data(), 5);
     FAIL() << "expected a size error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(
-        e.what(), "Expected a CPUGeneratorImplState of size 5056 but found the input RNG state size to be 5");
+    EXPECT_STREQ(e.what(), "Expected a CPUGeneratorImplState of size 5056 but found the input RNG state size to be 5");
   }
   std::vector<uint8_t> zeros(CPUGeneratorImpl::kStateSize, 0);
   EXPECT_THROW(other.set_state(zeros.data(), zeros.size()), std::invalid_argument);
