@@ -50,7 +50,7 @@ __all__ = [
 ]
 __all__ += ["channels_last", "channels_last_3d", "contiguous_format", "memory_format", "preserve_format",
             "set_printoptions"]
-__all__ += _torch_functions.__all__
+__all__ += [_n for _n in _torch_functions.__all__ if not _n.startswith("_")]  # torch._softmax stays out
 __all__ += ["can_cast", "finfo", "float16", "get_default_dtype", "half", "iinfo", "int", "int8", "int16", "int32",
             "is_complex", "is_floating_point", "is_signed", "promote_types", "result_type", "set_default_dtype",
             "short", "uint8"]

@@ -367,7 +367,11 @@ from .linear import Linear as _Linear  # noqa: E402
 
 
 class NonDynamicallyQuantizableLinear(_Linear):
-    """A Linear that quantization leaves alone (torch/nn/modules/linear.py): MultiheadAttention's out_proj."""
+    """A Linear that quantization leaves alone: MultiheadAttention's out_proj. Upstream defines it in
+    torch/nn/modules/linear.py (not exported from torch.nn); it is named from there."""
+
+
+NonDynamicallyQuantizableLinear.__module__ = "torchlite.nn.modules.linear"
 
 
 class MultiheadAttention(Module):
