@@ -1128,6 +1128,16 @@ def huber_loss_double_backward(grad, input, target, reduction, delta):  # noqa: 
     return div_scalar(r, input._array.size) if reduction == _MEAN else r
 
 
+from ._ops import soft_margin_loss_backward  # noqa: E402, F401 - its formulas
+
+
+def soft_margin_loss_double_backward(grad, input, target, reduction):  # noqa: A002 - upstream's names
+    """FunctionsManual.cpp's: grad * target^2 * z / (1 + z)^2, z = exp(-target * input), / numel for a mean."""
+    z = exp(mul(neg(target), input))
+    r = div(mul(mul(grad, mul(target, target)), z), pow(add_scalar(z, 1.0), 2))
+    return div_scalar(r, input._array.size) if reduction == _MEAN else r
+
+
 def _times_weight(t, weight):
     return t if weight is None else mul(t, weight)
 
@@ -1342,6 +1352,13 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
 
 
 from ._ops import avg_pool2d, avg_pool2d_backward, max_pool2d_with_indices_backward  # noqa: E402
+from ._ops import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward  # noqa: E402, F401 - formulas
+from ._ops import (upsample_bilinear2d, upsample_bilinear2d_backward, upsample_linear1d,  # noqa: E402, F401
+                   upsample_linear1d_backward, upsample_nearest1d, upsample_nearest1d_backward, upsample_nearest2d,
+                   upsample_nearest2d_backward)
+from ._ops import (reflection_pad1d, reflection_pad1d_backward, reflection_pad2d,  # noqa: E402, F401 - formulas
+                   reflection_pad2d_backward, replication_pad1d, replication_pad1d_backward, replication_pad2d,
+                   replication_pad2d_backward)
 
 
 def max_pool_double_backward(grad, indices, dim):
@@ -1436,6 +1453,11 @@ def norm_double_backward(kind, grads, grad_out, input, weight, args, needs, k): 
     return _once((grads, input), needs, k, compute)
 
 
+__all__ += ["upsample_bilinear2d", "upsample_bilinear2d_backward", "upsample_linear1d", "upsample_linear1d_backward",
+            "upsample_nearest1d", "upsample_nearest1d_backward", "upsample_nearest2d", "upsample_nearest2d_backward"]
+__all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "reflection_pad1d", "reflection_pad1d_backward",
+            "reflection_pad2d", "reflection_pad2d_backward", "replication_pad1d", "replication_pad1d_backward",
+            "replication_pad2d", "replication_pad2d_backward"]
 __all__ += ["native_batch_norm_backward_masked", "native_group_norm_backward_masked",
             "native_layer_norm_backward_masked", "norm_double_backward"]
 __all__ += ["_convolution_double_backward", "avg_pool2d", "avg_pool2d_backward", "constant_pad_nd_backward",

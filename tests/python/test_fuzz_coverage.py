@@ -170,6 +170,12 @@ TEST_LIST = {
     "_log_softmax_backward_data": "tests/python/test_nn_functional.py",
     "linear": "tests/python/test_nn_functional.py", "bilinear": "tests/python/test_nn_functional.py",
     "dropout": "tests/python/test_nn_functional.py",  # random: compared by its statistics and graph
+    "feature_dropout": "tests/python/test_nn_functional.py", "alpha_dropout": "tests/python/test_nn_functional.py",
+    "feature_alpha_dropout": "tests/python/test_nn_functional.py",
+    "soft_margin_loss": "tests/python/test_nn_functional.py",
+    "soft_margin_loss_backward": "tests/python/test_nn_functional.py",
+    "hinge_embedding_loss": "tests/python/test_nn_functional.py",
+    "poisson_nll_loss": "tests/python/test_nn_functional.py",
     "embedding": "tests/python/test_nn_functional.py", "embedding_dense_backward": "tests/python/test_nn_functional.py",
     "nll_loss": "tests/python/test_nn_functional.py", "nll_loss_forward": "tests/python/test_nn_functional.py",
     "nll_loss_backward": "tests/python/test_nn_functional.py", "nll_loss2d": "tests/python/test_nn_functional.py",
@@ -202,6 +208,17 @@ TEST_LIST = {
     "native_batch_norm_backward": "tests/python/test_nn_conv.py",
     "native_layer_norm_backward": "tests/python/test_nn_conv.py",
     "native_group_norm_backward": "tests/python/test_nn_conv.py",
+    "adaptive_avg_pool2d": "tests/python/test_nn_conv.py", "_adaptive_avg_pool2d": "tests/python/test_nn_conv.py",
+    "_adaptive_avg_pool2d_backward": "tests/python/test_nn_conv.py",
+    "upsample_nearest1d": "tests/python/test_nn_conv.py", "upsample_nearest1d_backward": "tests/python/test_nn_conv.py",
+    "upsample_nearest2d": "tests/python/test_nn_conv.py", "upsample_nearest2d_backward": "tests/python/test_nn_conv.py",
+    "upsample_linear1d": "tests/python/test_nn_conv.py", "upsample_linear1d_backward": "tests/python/test_nn_conv.py",
+    "upsample_bilinear2d": "tests/python/test_nn_conv.py",
+    "upsample_bilinear2d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad1d": "tests/python/test_nn_conv.py", "reflection_pad1d_backward": "tests/python/test_nn_conv.py",
+    "reflection_pad2d": "tests/python/test_nn_conv.py", "reflection_pad2d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad1d": "tests/python/test_nn_conv.py", "replication_pad1d_backward": "tests/python/test_nn_conv.py",
+    "replication_pad2d": "tests/python/test_nn_conv.py", "replication_pad2d_backward": "tests/python/test_nn_conv.py",
 
     # ==== issue 15: modules ====
     # (the modules family's entries follow this line)

@@ -360,9 +360,97 @@ OPS += [
     ("round_decimals", lambda a: torch.round(a * 10.0, decimals=-1), lambda: (dbl(2, 3),)),
     ("logit_eps", lambda a: torch.logit(a, eps=0.1), lambda: (dbl(2, 3, low=0.15, high=0.85),)),
 ]
+# issue 15: the functional family's ops (torchlite.nn.functional; tests/python/test_nn_functional.py compares
+# them with torch)
+_F = torch.nn.functional
+
+
+def _inplace(name, *args):
+    return lambda a: getattr(_F, name)(a * 1, *args) * a
+
+
+def _idx(*values):
+    return torch.tensor(values)
+
+
+OPS += [
+    ("softmax", lambda a: _F.softmax(a, 1), lambda: (dbl(2, 3),)),
+    ("log_softmax", lambda a: _F.log_softmax(a, 0), lambda: (dbl(2, 3),)),
+    ("linear", lambda a, w, b: _F.linear(a, w, b), lambda: (dbl(2, 3, 4), dbl(2, 4), dbl(2))),
+    ("hardtanh", lambda a: _F.hardtanh(a), lambda: (away_from_zero(2, 3) * 0.4,)),
+    ("leaky_relu", lambda a: _F.leaky_relu(a, 0.2), lambda: (away_from_zero(2, 3),)),
+    ("leaky_relu_", _inplace("leaky_relu_", 0.2), lambda: (away_from_zero(2, 3),)),
+    ("elu", lambda a: _F.elu(a, 0.7), lambda: (away_from_zero(2, 3),)),
+    ("elu_", _inplace("elu_", 0.7), lambda: (away_from_zero(2, 3),)),
+    ("celu", lambda a: _F.celu(a, 1.5), lambda: (away_from_zero(2, 3),)),
+    ("celu_", _inplace("celu_", 1.5), lambda: (away_from_zero(2, 3),)),
+    ("gelu", lambda a: _F.gelu(a) + _F.gelu(a, approximate="tanh"), lambda: (dbl(2, 3),)),
+    ("silu", lambda a: _F.silu(a), lambda: (dbl(2, 3),)),
+    ("mish", lambda a: _F.mish(a), lambda: (dbl(2, 3),)),
+    ("softplus", lambda a: _F.softplus(a, 2, 3), lambda: (dbl(2, 3),)),
+    ("hardswish", lambda a: _F.hardswish(a * 2), lambda: (away_from_zero(2, 3),)),
+    ("logsigmoid", lambda a: _F.logsigmoid(a), lambda: (dbl(2, 3),)),
+    ("glu", lambda a: _F.glu(a, 0), lambda: (dbl(4, 3),)),
+    ("threshold", lambda a: _F.threshold(a, 0.0, 2.0), lambda: (away_from_zero(2, 3),)),
+    ("threshold_", _inplace("threshold_", 0.0, 2.0), lambda: (away_from_zero(2, 3),)),
+    ("softshrink", lambda a: _F.softshrink(a * 3, 0.3), lambda: (away_from_zero(2, 3),)),
+    ("hardshrink", lambda a: _F.hardshrink(a * 3, 0.3), lambda: (away_from_zero(2, 3),)),
+    ("embedding", lambda w: _F.embedding(_idx(0, 2, 2, 1), w), lambda: (dbl(3, 2),)),
+    ("nll_loss", lambda a: _F.nll_loss(a, _idx(0, 2)), lambda: (dbl(2, 3),)),
+    ("nll_loss2d", lambda a: _F.nll_loss(a, _idx(0, 2, 1, 1).reshape(1, 2, 2), reduction="sum"),
+     lambda: (dbl(1, 3, 2, 2),)),
+    ("mse_loss", lambda a, b: _F.mse_loss(a, b), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("smooth_l1_loss", lambda a, b: _F.smooth_l1_loss(a * 3, b, beta=0.5), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("huber_loss", lambda a, b: _F.huber_loss(a * 3, b, delta=0.5), lambda: (dbl(2, 3), dbl(2, 3))),
+    ("binary_cross_entropy", lambda a, b: _F.binary_cross_entropy(a, b),
+     lambda: (dbl(2, 3, low=0.1, high=0.9), dbl(2, 3, low=0.1, high=0.9))),
+    ("binary_cross_entropy_with_logits", lambda a, b: _F.binary_cross_entropy_with_logits(a, b),
+     lambda: (dbl(2, 3), dbl(2, 3, low=0.1, high=0.9))),
+    ("soft_margin_loss", lambda a: _F.soft_margin_loss(a, torch.tensor([1.0, -1.0, 1.0], dtype=torch.float64)),
+     lambda: (dbl(2, 3),)),
+    ("pairwise_distance", lambda a, b: _F.pairwise_distance(a, b), lambda: (dbl(2, 3), dbl(2, 3))),
+]
+
 # nodes whose formula refuses (upstream's not_implemented): their graphs count, they are not checked
 NODE_ONLY = [(lambda a: (a * 1.0).asinh_(), lambda: (dbl(3),)), (lambda a: (a * 1.0).acosh_(), lambda: (pos(3) + 1.0,)),
              (lambda a: (a * 1.0).atanh_(), lambda: (dbl(3, low=-0.5, high=0.5),))]
+# issue 15: hardsigmoid's backward has no derivative upstream (torch::autograd::NotImplemented)
+NODE_ONLY += [(lambda a: _F.hardsigmoid(a), lambda: (dbl(3),)),
+              (lambda a: torch.autograd.grad(_F.hardsigmoid(a).sum(), a, create_graph=True)[0], lambda: (dbl(3),))]
+# issue 15: the conv family's ops (torch.nn.functional's convolution, pooling, normalization, padding, resampling)
+OPS += [
+    ("conv2d", lambda x, w, b: _F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2)),
+     lambda: (dbl(2, 2, 5, 5), dbl(3, 2, 2, 2), dbl(3))),
+    ("conv_transpose2d", lambda x, w: _F.conv_transpose2d(x, w, stride=2, output_padding=1, groups=2),
+     lambda: (dbl(1, 2, 3, 3), dbl(2, 1, 2, 2))),
+    ("pad_constant", lambda x: _F.pad(x, (1, -1, 2, 0), value=0.5), lambda: (dbl(2, 3, 4),)),
+    ("pad_reflect", lambda x: (_F.pad(x, (2, 1), mode="reflect") ** 2).sum() + _F.pad(x, (1, 1, 2, 0), mode="reflect"),
+     lambda: (dbl(2, 3, 4),)),
+    ("pad_replicate", lambda x: (_F.pad(x, (2, 1), mode="replicate") ** 2).sum() + _F.pad(x, (1, 1, 0, 2),
+                                                                                          mode="replicate"),
+     lambda: (dbl(2, 3, 5),)),
+    ("max_pool2d", lambda x: _F.max_pool2d(x, 3, 2, 1, ceil_mode=True), lambda: (dbl(1, 2, 6, 5),)),
+    ("avg_pool2d", lambda x: _F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+     lambda: (dbl(1, 2, 6, 5),)),
+    ("adaptive_avg_pool2d", lambda x: _F.adaptive_avg_pool2d(x, (3, 2)), lambda: (dbl(1, 2, 7, 5),)),
+    ("batch_norm", lambda x, w, b: _F.batch_norm(x, None, None, w, b, training=True), lambda: (dbl(3, 2, 4), dbl(2),
+                                                                                               dbl(2))),
+    ("batch_norm_eval", lambda x, w: _F.batch_norm(x, torch.zeros(2, dtype=torch.float64),
+                                                    torch.ones(2, dtype=torch.float64), w),
+     lambda: (dbl(3, 2), dbl(2))),
+    ("layer_norm", lambda x, w, b: _F.layer_norm(x, (3,), w, b), lambda: (dbl(2, 3), dbl(3), dbl(3))),
+    ("group_norm", lambda x, w, b: _F.group_norm(x, 2, w, b), lambda: (dbl(2, 4, 3), dbl(4), dbl(4))),
+    ("interpolate_nearest", lambda x: (_F.interpolate(x, scale_factor=1.5) ** 2).sum() + _F.interpolate(x[0], size=7),
+     lambda: (dbl(1, 2, 3, 4),)),
+    ("interpolate_bilinear", lambda x: (_F.interpolate(x, scale_factor=1.5, mode="bilinear") ** 2).sum()
+     + _F.interpolate(x[0], size=5, mode="linear"), lambda: (dbl(1, 2, 3, 4),)),
+]
+_gn_stats = torch.native_group_norm(dbl(2, 4, 3, requires_grad=False), None, None, 2, 4, 3, 2, 1e-5)
+# the group norm's backward op itself (under create_graph the formula composes torchlite ops, as upstream's
+# infinitely_differentiable_native_group_norm_backward)
+NODE_ONLY += [(lambda g, x: torch._ops.native_group_norm_backward(g, x, _gn_stats[1], _gn_stats[2], None, 2, 4, 3, 2,
+                                                                  [True, False, False])[0],
+               lambda: (dbl(2, 4, 3), dbl(2, 4, 3)))]
 
 
 def _iadd(a, b):

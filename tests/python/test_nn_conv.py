@@ -288,6 +288,9 @@ PAD_ERRORS = [
     lambda lib: lib.constant_pad_nd(lib.arange(6).reshape(2, 3), (1, 1), 2.5),
     lambda lib: lib.constant_pad_nd(lib.randn(2, 3, requires_grad=True), (1, 1)).grad_fn._saved_pad,
     lambda lib: lib.constant_pad_nd(lib.randn(2, 3, requires_grad=True), (-1, 1)).grad_fn._saved_pad,
+    lambda lib: lib.constant_pad_nd(lib.tensor(1.0), (1, 1)),
+    lambda lib: lib.constant_pad_nd(lib.randn(2, 3), (1, 1, 1)),
+    lambda lib: lib.nn.functional.pad(lib.tensor(1.0), (1, -1)),
 ]
 
 
@@ -647,3 +650,195 @@ def test_norm_backward_kernels():
         return (lib.batch_norm(t, None, None, None, None, True, 0.1, 1e-5, False), lib.layer_norm(t, [4, 5]),
                 lib.group_norm(t, 2), lib.native_group_norm(t, None, None, 3, 4, 5, 4, 1e-5))
     assert run(case, torchlite) == run(case, torch)
+
+
+# adaptive pooling ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("size", [(4, 3), 1, (1, 1), (6, 7), (5, None), 2, (7, 9)])
+def test_adaptive_avg_pool2d(dev, size):
+    compare(lambda lib, x: functional(lib).adaptive_avg_pool2d(x, size), [rand(2, 3, 6, 7)], dev)
+    compare(lambda lib, x: functional(lib).adaptive_avg_pool2d(x, size), [rand(3, 5, 4)], dev)
+
+
+def test_adaptive_avg_pool2d_float32_and_backward_kernel():
+    compare(lambda lib, x: functional(lib).adaptive_avg_pool2d(x, (3, 5)), [rand(2, 3, 8, 9, dtype=np.float32)],
+            "cpu", double=False)
+    x, g = rand(2, 3, 7, 5), rand(2, 3, 3, 2, seed=1)
+    a = torchlite._ops._adaptive_avg_pool2d_backward(torchlite.tensor(g), torchlite.tensor(x))
+    b = torch.ops.aten._adaptive_avg_pool2d_backward(torch.tensor(g), torch.tensor(x))
+    _close(a.numpy(), b.numpy(), np.float64)
+
+    def case(lib):
+        t = lib.randn(1, 2, 4, 4, requires_grad=True)
+        fn = lib.nn.functional.adaptive_avg_pool2d(t, 1).grad_fn
+        return fn.name(), fn._saved_dim, fn._saved_keepdim, lib.nn.functional.adaptive_avg_pool2d(t, 3).grad_fn.name()
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_adaptive_avg_pool2d_gradgradcheck():
+    x = torchlite.tensor(rand(1, 2, 7, 5), requires_grad=True)
+    assert torchlite.autograd.gradgradcheck(lambda t: TF.adaptive_avg_pool2d(t, (3, 4)), (x,))
+
+
+ADAPTIVE_ERRORS = [
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6), (1, 2, 3)),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(6), 2),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6), (-1, 2)),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6).long(), 2),
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 0, 4, 4), 2).shape,
+    lambda lib, F: F.adaptive_avg_pool2d(lib.randn(2, 3, 6, 6), 0).shape,
+]
+
+
+@pytest.mark.parametrize("i", range(len(ADAPTIVE_ERRORS)))
+def test_adaptive_errors(i):
+    assert run(lambda lib: ADAPTIVE_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: ADAPTIVE_ERRORS[i](lib, functional(lib)), torch)
+
+
+# reflection and replication padding -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("pad", [(1, 2), (-1, 2), (3, 0), (1, 2, 2, 1), (0, -1, 2, 3)])
+def test_pad_modes(dev, mode, pad):
+    if mode == "reflect" and max(pad) >= 4:
+        pad = tuple(min(p, 3) for p in pad)
+    compare(lambda lib, x: functional(lib).pad(x, pad, mode=mode), [rand(2, 4, 5)], dev)
+    if len(pad) == 2:
+        compare(lambda lib, x: functional(lib).pad(x, pad, mode=mode), [rand(4, 5)], dev)
+    else:
+        compare(lambda lib, x: functional(lib).pad(x, pad, mode=mode), [rand(2, 2, 4, 5)], dev)
+
+
+def test_pad_backward_kernels():
+    """reflection_pad1d_backward, reflection_pad2d_backward, replication_pad1d_backward and
+    replication_pad2d_backward against torch.ops.aten's."""
+    x, g = rand(2, 4, 5), rand(2, 7, 8, seed=1)
+    for name in ("reflection_pad2d", "replication_pad2d"):
+        a = getattr(torchlite._ops, name + "_backward")(torchlite.tensor(g), torchlite.tensor(x), [1, 2, 2, 1])
+        b = getattr(torch.ops.aten, name + "_backward")(torch.tensor(g), torch.tensor(x), [1, 2, 2, 1])
+        _close(a.numpy(), b.numpy(), np.float64)
+    g = rand(2, 4, 8, seed=2)
+    for name in ("reflection_pad1d", "replication_pad1d"):
+        a = getattr(torchlite._ops, name + "_backward")(torchlite.tensor(g), torchlite.tensor(x), [1, 2])
+        b = getattr(torch.ops.aten, name + "_backward")(torch.tensor(g), torch.tensor(x), [1, 2])
+        _close(a.numpy(), b.numpy(), np.float64)
+
+
+PAD_MODE_ERRORS = [
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (4, 2), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 1, 3, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2), mode="reflect", value=1),
+    lambda lib, F: F.pad(lib.randn(4), (1, 2), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2, 3), mode="replicate"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2, 1, 1, 1, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2, 1, 1, 0, 0, 1, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 0, 4), (1, 1), mode="replicate"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 0), (1, 1), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (-3, -2), mode="replicate"),
+    lambda lib, F: F.pad(lib.arange(8).reshape(2, 4), (1, 2), mode="reflect"),
+    lambda lib, F: F.pad(lib.randn(2, 3, 4), (1, 2), mode="bogus"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(PAD_MODE_ERRORS)))
+def test_pad_mode_errors(i):
+    assert run(lambda lib: PAD_MODE_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: PAD_MODE_ERRORS[i](lib, functional(lib)), torch)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_modes_gradgradcheck(mode):
+    x = torchlite.tensor(rand(1, 3, 4), requires_grad=True)
+    assert torchlite.autograd.gradgradcheck(lambda t: TF.pad(t, (2, -1, 1, 2), mode=mode), (x,))
+
+
+# interpolation ------------------------------------------------------------------------------------------
+
+INTERP_2D = [
+    dict(scale_factor=2), dict(size=(7, 3)), dict(scale_factor=1.5), dict(scale_factor=(0.5, 1.7)),
+    dict(scale_factor=1.5, recompute_scale_factor=True), dict(size=(4, 5)), dict(size=9),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", INTERP_2D)
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bilinear-ac"])
+def test_interpolate_2d(dev, kw, mode):
+    extra = dict(mode="bilinear", align_corners=True) if mode == "bilinear-ac" else dict(mode=mode)
+    compare(lambda lib, x: functional(lib).interpolate(x, **kw, **extra), [rand(2, 3, 4, 5)], dev)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", [dict(scale_factor=2), dict(size=7), dict(scale_factor=0.6), dict(size=1)])
+@pytest.mark.parametrize("mode", ["nearest", "linear", "linear-ac"])
+def test_interpolate_1d(dev, kw, mode):
+    extra = dict(mode="linear", align_corners=True) if mode == "linear-ac" else dict(mode=mode)
+    compare(lambda lib, x: functional(lib).interpolate(x, **kw, **extra), [rand(3, 4, 5)], dev)
+
+
+def test_interpolate_fields_float32_and_kernels():
+    """interpolate's kernels (upsample_nearest1d, upsample_nearest2d, upsample_linear1d, upsample_bilinear2d):
+    saved fields, float32 values, and their backward ops against torch.ops.aten's."""
+    compare(lambda lib, x: functional(lib).interpolate(x, scale_factor=1.7, mode="bilinear"),
+            [rand(2, 3, 6, 5, dtype=np.float32)], "cpu", double=False)
+
+    def case(lib):
+        x = lib.randn(2, 3, 4, 5, requires_grad=True)
+        out = []
+        for kw in (dict(scale_factor=2), dict(size=(7, 3), mode="bilinear", align_corners=True)):
+            fn = lib.nn.functional.interpolate(x, **kw).grad_fn
+            out.append((fn.name(), fn._saved_output_size, fn._saved_scales_h, fn._saved_scales_w,
+                        fn._saved_self_sym_sizes))
+        fn = lib.nn.functional.interpolate(x[0], scale_factor=2.5, mode="linear").grad_fn
+        out.append((fn.name(), fn._saved_output_size, fn._saved_scales, fn._saved_align_corners))
+        return out
+    assert run(case, torchlite) == run(case, torch)
+    g = rand(2, 3, 7, 9)
+    for name, args in (("upsample_nearest2d_backward", ([7, 9], [2, 3, 4, 5], None, None)),
+                       ("upsample_bilinear2d_backward", ([7, 9], [2, 3, 4, 5], False, 1.75, 1.8))):
+        a = getattr(torchlite._ops, name)(torchlite.tensor(g), *args)
+        b = getattr(torch.ops.aten, name)(torch.tensor(g), *args)
+        _close(a.numpy(), b.numpy(), np.float64)
+    g = rand(2, 3, 9)
+    for name, args in (("upsample_nearest1d_backward", ([9], [2, 3, 4], 2.25)),
+                       ("upsample_linear1d_backward", ([9], [2, 3, 4], True, None))):
+        a = getattr(torchlite._ops, name)(torchlite.tensor(g), *args)
+        b = getattr(torch.ops.aten, name)(torch.tensor(g), *args)
+        _close(a.numpy(), b.numpy(), np.float64)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_interpolate_gradgradcheck(mode):
+    x = torchlite.tensor(rand(1, 2, 3, 4), requires_grad=True)
+    assert torchlite.autograd.gradgradcheck(lambda t: TF.interpolate(t, scale_factor=1.5, mode=mode), (x,))
+
+
+INTERP_ERRORS = [
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), size=(7, 3), scale_factor=2),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5)),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), scale_factor=2, align_corners=True),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), scale_factor=2, mode="linear"),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4), scale_factor=2, mode="bilinear"),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), size=(7, 3, 2)),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), scale_factor=(2, 3, 4)),
+    lambda lib, F: F.interpolate(lib.randn(2, 3, 4, 5), size=(7, 3), recompute_scale_factor=True),
+    lambda lib, F: F.interpolate(lib.arange(40).reshape(2, 1, 4, 5), scale_factor=2),
+    lambda lib, F: F.interpolate(lib.arange(40).reshape(2, 1, 4, 5), scale_factor=2, mode="bilinear"),
+    lambda lib, F: F.interpolate(lib.arange(12).reshape(1, 3, 4), scale_factor=2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(INTERP_ERRORS)))
+def test_interpolate_errors(i):
+    assert run(lambda lib: INTERP_ERRORS[i](lib, functional(lib)), torchlite) == \
+        run(lambda lib: INTERP_ERRORS[i](lib, functional(lib)), torch)
+
+
+def test_upsample_warns():
+    for lib in (torchlite, torch):
+        with pytest.warns(UserWarning, match="nn.functional.upsample` is deprecated"):
+            y = functional(lib).upsample(lib.ones(1, 1, 2, 2), scale_factor=2)
+        assert tuple(y.shape) == (1, 1, 4, 4)

@@ -758,3 +758,63 @@ def test_margin_loss_errors():
                  "F.triplet_margin_loss(lib.ones(2, 3), lib.ones(3), lib.ones(3))",
                  "F.cosine_embedding_loss(lib.ones(2, 3), lib.ones(2, 3), lib.ones(2), reduction='x')"]:
         same_error(lambda lib, F, call=call: eval(call))
+
+
+def test_feature_and_alpha_dropout():
+    """Channel-wise masks (one draw per batch and channel), alpha dropout's affine noise; the graph
+    (MulBackward0, AddBackward0 for alpha) and the deterministic cases against torch."""
+    torchlite.manual_seed(1)
+    x = torchlite.rand(40, 30, 5, dtype=torchlite.float64) + 0.5
+    for name, p in [("dropout1d", 0.3), ("dropout2d", 0.6), ("dropout3d", 0.5)]:
+        xd = x if name != "dropout3d" else x.unsqueeze(-1).unsqueeze(-1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = getattr(TF, name)(xd.detach().requires_grad_(True), p)
+        assert y.grad_fn.name() == "MulBackward0"
+        ya, xa = np.asarray(y.detach()), np.asarray(xd)
+        kept = (ya != 0).reshape(40, 30, -1)
+        assert (kept.all(-1) | ~kept.any(-1)).all()  # whole channels
+        assert abs((~kept[..., 0]).mean() - p) < 0.05
+        np.testing.assert_allclose(ya[ya != 0], xa[ya != 0] / (1 - p), rtol=1e-12)
+    y = TF.alpha_dropout(x.requires_grad_(True), 0.2, training=True)
+    assert y.grad_fn.name() == "AddBackward0"
+    a = 1.0 / np.sqrt((1.7580993408473766 ** 2 * 0.2 + 1) * 0.8)
+    ya, xa = np.asarray(y.detach()), np.asarray(x.detach())
+    dropped = np.isclose(ya, 1.7580993408473766 * a * (0.2 - 1) + 0 * xa)
+    np.testing.assert_allclose(ya[~dropped], a * xa[~dropped] + 1.7580993408473766 * a * 0.2, rtol=1e-12)
+    assert abs(dropped.mean() - 0.2) < 0.03
+    assert TF.feature_alpha_dropout(x, 0.4, True).grad_fn.name() == "AddBackward0"
+
+    def same(lib, F, x):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            out = (F.dropout1d(x, 0.0), F.dropout2d(x[0], 1.0), F.dropout3d(x, 0.5, training=False) is x,
+                   F.alpha_dropout(x, 0.5) is x, F.alpha_dropout(x, 1.0, True), F.feature_alpha_dropout(x, 1.0, True),
+                   lib.feature_dropout(x, 1.0, True), lib.alpha_dropout(x, 0.0, True) is x)
+        return out, [str(m.message) for m in w]
+    check(same, [rand(2, 3, 4)], gradgrad=False)
+    for call in ["F.dropout1d(lib.ones(3), 0.5)", "F.dropout2d(lib.ones(3), 1.5)", "F.alpha_dropout(lib.ones(3), -1.0)",
+                 "lib.feature_dropout(lib.ones(3), 0.5, True)", "lib.alpha_dropout(lib.ones(3), 2.0, True)"]:
+        same_error(lambda lib, F, call=call: eval(call))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_more_losses(reduction):
+    """soft_margin_loss (soft_margin_loss_backward), hinge_embedding_loss, poisson_nll_loss."""
+    s43 = np.sign(rand(4, 3))
+    check(lambda lib, F, x, t: F.soft_margin_loss(x, t, reduction=reduction), [X43, Fixed(s43)])
+    check(lambda lib, F, x, t: F.hinge_embedding_loss(x, t, reduction=reduction), [X43, Fixed(s43)])
+    check(lambda lib, F, x, t: F.hinge_embedding_loss(x, t, margin=0.5, reduction=reduction), [X43, Fixed(s43)])
+    check(lambda lib, F, x, t: F.poisson_nll_loss(x, t, reduction=reduction), [X43, U43 * 3])
+    check(lambda lib, F, x, t: F.poisson_nll_loss(x.exp(), t, log_input=False, full=True, reduction=reduction),
+          [X43, U43 * 3])
+    check(lambda lib, F, x, t: F.poisson_nll_loss(x, t, full=True, eps=0.1, reduction=reduction), [X43, U43 * 3])
+
+
+def test_more_loss_errors():
+    for call in ["F.poisson_nll_loss(lib.ones(3), lib.ones(3), reduction='x')",
+                 "F.soft_margin_loss(lib.ones(3), lib.ones(3), reduction='x')",
+                 "F.soft_margin_loss(lib.ones(3), lib.ones(2))",
+                 "F.hinge_embedding_loss(lib.ones(3), lib.ones(2))",
+                 "F.soft_margin_loss(lib.ones(3, requires_grad=True), lib.ones(3, requires_grad=True)).backward()"]:
+        same_error(lambda lib, F, call=call: eval(call))

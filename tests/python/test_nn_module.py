@@ -783,6 +783,27 @@ def full_backward_hook_under_no_grad(lib):
     return a.requires_grad, a.grad_fn
 
 
+@case
+def full_backward_hook_inplace_output(lib):
+    """An in-place op on the hook's BackwardHookFunction output: torch's custom-Function view error."""
+    m = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU(inplace=True))
+    m[1].register_full_backward_hook(lambda mod, gi, go: None)
+    m(lib.ones(2, 3, requires_grad=True))
+
+
+@case
+def full_backward_hook_on_layers(lib):
+    m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2))
+    lite_copy(lib, m, {"0.weight": arr(1, 4, 3), "0.bias": arr(2, 4), "2.weight": arr(3, 2, 4), "2.bias": arr(4, 2)})
+    calls = []
+    for name, mod in m.named_modules():
+        mod.register_full_backward_pre_hook(lambda mod, go, name=name: calls.append(("pre", name, go)))
+        mod.register_full_backward_hook(lambda mod, gi, go, name=name: calls.append(("hook", name, gi, go)))
+    x = lib.tensor(arr(5, 2, 3), requires_grad=True)
+    m(x).pow(2).sum().backward()
+    return calls, x.grad, [p.grad for p in m.parameters()]
+
+
 # repr ------------------------------------------------------------------------------------------
 @case
 def repr_nested(lib):

@@ -2253,6 +2253,11 @@ _DISTANCE_CASES = {
     "margin_ranking_loss": lambda lib, F, x, y, s: (lib.margin_ranking_loss(x[:, 1], y[:, 1], s),),
     "nn.functional.triplet_margin_loss": lambda lib, F, x, y, s: (F.triplet_margin_loss(x, y, -y, swap=True),),
     "triplet_margin_loss": lambda lib, F, x, y, s: (lib.triplet_margin_loss(x, y, -y, 1.0, 2, 1e-6, False, 2),),
+    "nn.functional.hinge_embedding_loss": lambda lib, F, x, y, s: (F.hinge_embedding_loss(x, s[0] * y.sign()),),
+    "hinge_embedding_loss": lambda lib, F, x, y, s: (lib.hinge_embedding_loss(x, y.sign(), 0.5, 2),),
+    "nn.functional.soft_margin_loss": lambda lib, F, x, y, s: (F.soft_margin_loss(x, y.detach().sign()),),
+    "nn.functional.poisson_nll_loss": lambda lib, F, x, y, s: (F.poisson_nll_loss(x, y.abs(), full=True),),
+    "poisson_nll_loss": lambda lib, F, x, y, s: (lib.poisson_nll_loss(x.exp(), y.abs(), False, False, 1e-8, 0),),
 }
 
 
@@ -2273,6 +2278,26 @@ def _one_hot(lib, dev):
     t = lib.tensor([[0, 2], [3, 1]], device=dev)
     F = lib.nn.functional
     return F.one_hot(t), F.one_hot(t, 6), run(lambda lib: F.one_hot(t, 2), lib)
+
+
+@case("torchlite.nn.functional.dropout1d", "torchlite.nn.functional.dropout2d", "torchlite.nn.functional.dropout3d",
+      "torchlite.nn.functional.alpha_dropout", "torchlite.nn.functional.feature_alpha_dropout",
+      "torchlite.feature_dropout", "torchlite.feature_dropout_", "torchlite.alpha_dropout", "torchlite.alpha_dropout_",
+      "torchlite.feature_alpha_dropout", "torchlite.feature_alpha_dropout_")
+def _feature_dropout(lib, dev):
+    # random masks are not torch's: p = 0 / 1, eval mode, node names, errors
+    F = lib.nn.functional
+
+    def op(x):
+        x4 = x.unsqueeze(0)
+        z = x * 1
+        return (F.dropout1d(x, 0.0) is x, F.dropout2d(x4, 1.0), F.dropout3d(x4.unsqueeze(0), 0.5, False),
+                F.alpha_dropout(x, 1.0, True), F.feature_alpha_dropout(x, 0.5, False) is x,
+                lib.feature_dropout(x, 1.0, True), lib.feature_dropout_(z, 0.0, True) is z,
+                lib.alpha_dropout(x, 1.0, True), lib.alpha_dropout_(x * 1, 1.0, True),
+                lib.feature_alpha_dropout(x, 0.5, True).grad_fn.name(), lib.feature_alpha_dropout_(x * 1, 1.0, True),
+                run(lambda lib: F.dropout1d(x[0, 0], 0.5), lib))
+    return with_grads(lib, op, leaf(lib, dev, X3))
 
 
 @case("torchlite.nn.functional.embedding", "torchlite.embedding")
@@ -2405,11 +2430,38 @@ def _rms_norm(lib, dev):
                                          lib.nn.functional.rms_norm(x, (3,), eps=0.1)), x, w)
 
 
+@case("torchlite.nn.functional.adaptive_avg_pool2d")
+def _adaptive_avg_pool2d(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.adaptive_avg_pool2d(x, (2, 3)), F.adaptive_avg_pool2d(x, 1),
+                                      F.adaptive_avg_pool2d(x, (None, 2))), x)
+
+
+@case("torchlite.nn.functional.interpolate")
+def _interpolate(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.interpolate(x, scale_factor=2), F.interpolate(x, size=7, mode="linear"),
+                                      F.interpolate(x[None], size=(4, 3), mode="bilinear", align_corners=True),
+                                      F.interpolate(x[None], scale_factor=1.5, mode="bilinear")), x)
+
+
+@case("torchlite.nn.functional.upsample")
+def _upsample(lib, dev):
+    x = leaf(lib, dev, POOL_X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return with_grads(lib, lambda x: lib.nn.functional.upsample(x[None], size=(4, 7), mode="bilinear"), x)
+
+
 @case("torchlite.constant_pad_nd", "torchlite.nn.functional.pad")
 def _constant_pad_nd(lib, dev):
     x = leaf(lib, dev)
     return with_grads(lib, lambda x: (lib.constant_pad_nd(x, [1, 2], 0.5), lib.nn.functional.pad(x, (1, -1, 0, 1)),
-                                      lib.nn.functional.pad(x, (1, 1), value=2.0)), x)
+                                      lib.nn.functional.pad(x, (1, 1), value=2.0),
+                                      lib.nn.functional.pad(x, (2, 1), mode="reflect"),
+                                      lib.nn.functional.pad(x[None], (1, 1, 1, 0), mode="replicate")), x)
 
 
 # ==== issue 15: modules ====
@@ -2559,28 +2611,29 @@ def _layer_inputs(lib, dev, specs):
         n = int(np.prod(shape))
         vals = np.sin(np.arange(n) * 1.3 + i).reshape(shape) * 2
         if kind == "f":
-            out.append(lib.tensor(vals, dtype=lib.float32, device=dev, requires_grad=True))
+            out.append(lib.tensor(vals, dtype=lib.float64, device=dev, requires_grad=True))
         elif kind == "p":  # probabilities
-            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float32, device=dev, requires_grad=True))
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float64, device=dev, requires_grad=True))
         elif kind == "t":  # a target
-            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float32, device=dev))
+            out.append(lib.tensor(vals / 4.5 + 0.5, dtype=lib.float64, device=dev))
         elif kind == "s":  # a +-1 target
-            out.append(lib.tensor(np.where(vals > 0, 1.0, -1.0), dtype=lib.float32, device=dev))
+            out.append(lib.tensor(np.where(vals > 0, 1.0, -1.0), dtype=lib.float64, device=dev))
         else:  # class indices below spec[2]
             out.append(lib.tensor(np.arange(n).reshape(shape) * 7 % spec[2], device=dev))
     return out
 
 
 def _layer_case(ctor, specs):
-    """The module on dev, its parameters set to the same values under both libraries: its repr,
-    parameter names, output and the gradients of its float inputs and parameters."""
+    """The module on dev in float64 (test_nn_layers compares float32 too), its parameters set to the
+    same values under both libraries: its repr, parameter names, output and the gradients of its
+    float inputs and parameters."""
     def fn(lib, dev):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            m = ctor(lib.nn).to(dev)
+            m = ctor(lib.nn).to(dev).double()
         with lib.no_grad():
             for p in m.parameters():
-                p.copy_(lib.linspace(-0.7, 0.9, p.numel()).reshape(p.shape))
+                p.copy_(lib.linspace(-0.7, 0.9, p.numel(), dtype=p.dtype).reshape(p.shape))
         ins = _layer_inputs(lib, dev, specs)
         out = m(*ins)
         with_w = out if isinstance(out, lib.Tensor) else out[0]

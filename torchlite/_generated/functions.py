@@ -4,6 +4,8 @@
 """
 from .. import _C
 from .._functions_manual import (
+    _adaptive_avg_pool2d,
+    _adaptive_avg_pool2d_backward,
     _convolution_double_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
@@ -140,7 +142,15 @@ from .._functions_manual import (
     prod_backward,
     put_self_backward,
     reciprocal,
+    reflection_pad1d,
+    reflection_pad1d_backward,
+    reflection_pad2d,
+    reflection_pad2d_backward,
     repeat_backward,
+    replication_pad1d,
+    replication_pad1d_backward,
+    replication_pad2d,
+    replication_pad2d_backward,
     reshape,
     reshape_column,
     restore_reduced_dims,
@@ -167,6 +177,8 @@ from .._functions_manual import (
     slogdet_backward,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
+    soft_margin_loss_backward,
+    soft_margin_loss_double_backward,
     softmax_double_backward,
     softplus_backward,
     softplus_double_backward,
@@ -195,6 +207,14 @@ from .._functions_manual import (
     unfold,
     unfold_backward,
     unsqueeze_to,
+    upsample_bilinear2d,
+    upsample_bilinear2d_backward,
+    upsample_linear1d,
+    upsample_linear1d_backward,
+    upsample_nearest1d,
+    upsample_nearest1d_backward,
+    upsample_nearest2d,
+    upsample_nearest2d_backward,
     value_selecting_reduction_backward,
     var_backward,
     var_mean_backward,
@@ -1761,6 +1781,23 @@ def HuberLossBackwardBackward0(grad, needs, grad_output, self, target, reduction
     return (grad_grad_output, grad_self, grad_target)
 
 
+def SoftMarginLossBackward0(grad, needs, self, target, reduction):
+    """soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if needs[1]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_self = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    return (grad_self, None)
+
+
+def SoftMarginLossBackwardBackward0(grad, needs, grad_output, self, target, reduction):
+    """soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor"""
+    if needs[2]:
+        raise RuntimeError("the derivative for 'target' is not implemented.")
+    grad_grad_output = soft_margin_loss_backward(grad, self, target, reduction) if needs[0] else None
+    grad_self = soft_margin_loss_double_backward(mul(grad, grad_output), self, target, reduction) if needs[1] else None
+    return (grad_grad_output, grad_self, None)
+
+
 def BinaryCrossEntropyBackward0(grad, needs, self, target, weight, reduction):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     grad_self = binary_cross_entropy_backward(grad, self, target, weight, reduction) if needs[0] else None
@@ -2132,6 +2169,127 @@ def NativeGroupNormBackwardBackward0(grads, needs, grad_out, input, mean, rstd, 
                                        norm_eps), needs, 2) if needs[2] else None
     return (grad_grad_out, grad_input, grad_weight)
 
+
+def AdaptiveAvgPool2DBackward0(grad, needs, self):
+    """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    grad_self = _adaptive_avg_pool2d_backward(grad, self) if needs[0] else None
+    return (grad_self,)
+
+
+def AdaptiveAvgPool2DBackwardBackward0(grad, needs, self, grad_output_sym_sizes):
+    """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    grad_grad_output = _adaptive_avg_pool2d(grad, [grad_output_sym_sizes[-2],
+                                            grad_output_sym_sizes[-1]]) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReflectionPad1DBackward0(grad, needs, self, padding):
+    """reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_self = reflection_pad1d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReflectionPad1DBackwardBackward0(grad, needs, self, padding):
+    """reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_grad_output = reflection_pad1d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReflectionPad2DBackward0(grad, needs, self, padding):
+    """reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_self = reflection_pad2d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReflectionPad2DBackwardBackward0(grad, needs, self, padding):
+    """reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_grad_output = reflection_pad2d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReplicationPad1DBackward0(grad, needs, self, padding):
+    """replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_self = replication_pad1d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReplicationPad1DBackwardBackward0(grad, needs, self, padding):
+    """replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
+    grad_grad_output = replication_pad1d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def ReplicationPad2DBackward0(grad, needs, self, padding):
+    """replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_self = replication_pad2d_backward(grad, self, padding) if needs[0] else None
+    return (grad_self,)
+
+
+def ReplicationPad2DBackwardBackward0(grad, needs, self, padding):
+    """replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
+    grad_grad_output = replication_pad2d(grad, padding) if needs[0] else None
+    grad_self = zeros_like(self) if needs[1] else None
+    return (grad_grad_output, grad_self)
+
+
+def UpsampleNearest1DBackward0(grad, needs, output_size, scales, self_sym_sizes):
+    """upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor"""
+    grad_self = upsample_nearest1d_backward(grad, output_size, self_sym_sizes, scales) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleNearest2DBackward0(grad, needs, output_size, scales_h, scales_w, self_sym_sizes):
+    """upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_self = upsample_nearest2d_backward(grad, output_size, self_sym_sizes, scales_h, scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleLinear1DBackward0(grad, needs, output_size, align_corners, scales, self_sym_sizes):
+    """upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor"""
+    grad_self = upsample_linear1d_backward(grad, output_size, self_sym_sizes, align_corners,
+                                           scales) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleBilinear2DBackward0(grad, needs, output_size, align_corners, scales_h, scales_w, self_sym_sizes):
+    """upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
+    float? scales_w=None) -> Tensor"""
+    grad_self = upsample_bilinear2d_backward(grad, output_size, self_sym_sizes, align_corners, scales_h,
+                                             scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleNearest1DBackwardBackward0(grad, needs, output_size, scales):
+    """upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size,
+    float? scales=None) -> Tensor"""
+    grad_grad_output = upsample_nearest1d(grad, output_size, scales) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleNearest2DBackwardBackward0(grad, needs, output_size, scales_h, scales_w):
+    """upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+    float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_nearest2d(grad, output_size, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleLinear1DBackwardBackward0(grad, needs, output_size, align_corners, scales):
+    """upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners,
+    float? scales=None) -> Tensor"""
+    grad_grad_output = upsample_linear1d(grad, output_size, align_corners, scales) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def UpsampleBilinear2DBackwardBackward0(grad, needs, output_size, align_corners, scales_h, scales_w):
+    """upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size,
+    bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_bilinear2d(grad, output_size, align_corners, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -2371,6 +2529,8 @@ _C._set_formula(specs.SmoothL1LossBackward0, SmoothL1LossBackward0)
 _C._set_formula(specs.SmoothL1LossBackwardBackward0, SmoothL1LossBackwardBackward0)
 _C._set_formula(specs.HuberLossBackward0, HuberLossBackward0)
 _C._set_formula(specs.HuberLossBackwardBackward0, HuberLossBackwardBackward0)
+_C._set_formula(specs.SoftMarginLossBackward0, SoftMarginLossBackward0)
+_C._set_formula(specs.SoftMarginLossBackwardBackward0, SoftMarginLossBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackward0, BinaryCrossEntropyBackward0)
 _C._set_formula(specs.BinaryCrossEntropyBackwardBackward0, BinaryCrossEntropyBackwardBackward0)
 _C._set_formula(specs.BinaryCrossEntropyWithLogitsBackward0, BinaryCrossEntropyWithLogitsBackward0)
@@ -2418,3 +2578,21 @@ _C._set_formula(specs.NativeGroupNormBackward0, NativeGroupNormBackward0)
 _C._set_formula(specs.NativeLayerNormBackwardBackward0, NativeLayerNormBackwardBackward0)
 _C._set_formula(specs.NativeBatchNormBackwardBackward0, NativeBatchNormBackwardBackward0)
 _C._set_formula(specs.NativeGroupNormBackwardBackward0, NativeGroupNormBackwardBackward0)
+_C._set_formula(specs.AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackward0)
+_C._set_formula(specs.AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0)
+_C._set_formula(specs.ReflectionPad1DBackward0, ReflectionPad1DBackward0)
+_C._set_formula(specs.ReflectionPad1DBackwardBackward0, ReflectionPad1DBackwardBackward0)
+_C._set_formula(specs.ReflectionPad2DBackward0, ReflectionPad2DBackward0)
+_C._set_formula(specs.ReflectionPad2DBackwardBackward0, ReflectionPad2DBackwardBackward0)
+_C._set_formula(specs.ReplicationPad1DBackward0, ReplicationPad1DBackward0)
+_C._set_formula(specs.ReplicationPad1DBackwardBackward0, ReplicationPad1DBackwardBackward0)
+_C._set_formula(specs.ReplicationPad2DBackward0, ReplicationPad2DBackward0)
+_C._set_formula(specs.ReplicationPad2DBackwardBackward0, ReplicationPad2DBackwardBackward0)
+_C._set_formula(specs.UpsampleNearest1DBackward0, UpsampleNearest1DBackward0)
+_C._set_formula(specs.UpsampleNearest2DBackward0, UpsampleNearest2DBackward0)
+_C._set_formula(specs.UpsampleLinear1DBackward0, UpsampleLinear1DBackward0)
+_C._set_formula(specs.UpsampleBilinear2DBackward0, UpsampleBilinear2DBackward0)
+_C._set_formula(specs.UpsampleNearest1DBackwardBackward0, UpsampleNearest1DBackwardBackward0)
+_C._set_formula(specs.UpsampleNearest2DBackwardBackward0, UpsampleNearest2DBackwardBackward0)
+_C._set_formula(specs.UpsampleLinear1DBackwardBackward0, UpsampleLinear1DBackwardBackward0)
+_C._set_formula(specs.UpsampleBilinear2DBackwardBackward0, UpsampleBilinear2DBackwardBackward0)

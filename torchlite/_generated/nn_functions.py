@@ -48,6 +48,7 @@ __all__ = [
     "silu",
     "silu_",
     "smooth_l1_loss",
+    "soft_margin_loss",
     "softplus",
     "softplus_backward",
     "softshrink",
@@ -99,6 +100,7 @@ _SCHEMAS = {
     "silu": ('Tensor self',),
     "silu_": ('Tensor(a!) self',),
     "smooth_l1_loss": ('Tensor self, Tensor target, int reduction=Mean, float beta=1.0',),
+    "soft_margin_loss": ('Tensor self, Tensor target, int reduction=Mean',),
     "softplus": ('Tensor self, Scalar beta=1, Scalar threshold=20',),
     "softplus_backward": ('Tensor grad_output, Tensor self, Scalar beta, Scalar threshold',),
     "softshrink": ('Tensor self, Scalar lambd=0.5',),
@@ -464,6 +466,15 @@ def smooth_l1_loss(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("smooth_l1_loss", _SCHEMAS["smooth_l1_loss"], args, kwargs, error)
     return _ops.smooth_l1_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.soft_margin_loss)
+def soft_margin_loss(*args, **kwargs):
+    try:
+        return _ops.soft_margin_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("soft_margin_loss", _SCHEMAS["soft_margin_loss"], args, kwargs, error)
+    return _ops.soft_margin_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.softplus)

@@ -275,6 +275,9 @@ SmoothL1LossBackwardBackward0 = _C._op_spec("SmoothL1LossBackwardBackward0",
 HuberLossBackward0 = _C._op_spec("HuberLossBackward0", ("self", "target", "reduction", "delta", ), "TTSV", 0, False)
 HuberLossBackwardBackward0 = _C._op_spec("HuberLossBackwardBackward0",
                                          ("grad_output", "self", "target", "reduction", "delta", ), "TTTSV", 0, False)
+SoftMarginLossBackward0 = _C._op_spec("SoftMarginLossBackward0", ("self", "target", "reduction", ), "TTS", 0, False)
+SoftMarginLossBackwardBackward0 = _C._op_spec("SoftMarginLossBackwardBackward0",
+                                              ("grad_output", "self", "target", "reduction", ), "TTTS", 0, False)
 BinaryCrossEntropyBackward0 = _C._op_spec("BinaryCrossEntropyBackward0", ("self", "target", "weight", "reduction", ),
                                           "TTTS", 0, False)
 BinaryCrossEntropyBackwardBackward0 = _C._op_spec("BinaryCrossEntropyBackwardBackward0",
@@ -363,3 +366,37 @@ NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0
                                                ("grad_out", "input", "mean", "rstd", "weight", "N", "C", "HxW",
                                                 "group", "norm_eps",),
                                                "TTTTTSSSSH", 0, True)
+AdaptiveAvgPool2DBackward0 = _C._op_spec("AdaptiveAvgPool2DBackward0", ("self", ), "T", 0, False)
+AdaptiveAvgPool2DBackwardBackward0 = _C._op_spec("AdaptiveAvgPool2DBackwardBackward0",
+                                                 ("self", "grad_output_sym_sizes", ), "TV", 0, False)
+ReflectionPad1DBackward0 = _C._op_spec("ReflectionPad1DBackward0", ("self", "padding", ), "TS", 0, False)
+ReflectionPad1DBackwardBackward0 = _C._op_spec("ReflectionPad1DBackwardBackward0", ("self", "padding", ),
+                                               "TS", 0, False)
+ReflectionPad2DBackward0 = _C._op_spec("ReflectionPad2DBackward0", ("self", "padding", ), "TS", 0, False)
+ReflectionPad2DBackwardBackward0 = _C._op_spec("ReflectionPad2DBackwardBackward0", ("self", "padding", ),
+                                               "TS", 0, False)
+ReplicationPad1DBackward0 = _C._op_spec("ReplicationPad1DBackward0", ("self", "padding", ), "TS", 0, False)
+ReplicationPad1DBackwardBackward0 = _C._op_spec("ReplicationPad1DBackwardBackward0", ("self", "padding", ),
+                                                "TS", 0, False)
+ReplicationPad2DBackward0 = _C._op_spec("ReplicationPad2DBackward0", ("self", "padding", ), "TS", 0, False)
+ReplicationPad2DBackwardBackward0 = _C._op_spec("ReplicationPad2DBackwardBackward0", ("self", "padding", ),
+                                                "TS", 0, False)
+UpsampleNearest1DBackward0 = _C._op_spec("UpsampleNearest1DBackward0", ("output_size", "scales", "self_sym_sizes", ),
+                                         "SVV", 0, False)
+UpsampleNearest2DBackward0 = _C._op_spec("UpsampleNearest2DBackward0",
+                                         ("output_size", "scales_h", "scales_w", "self_sym_sizes", ), "SVVV", 0, False)
+UpsampleLinear1DBackward0 = _C._op_spec("UpsampleLinear1DBackward0",
+                                        ("output_size", "align_corners", "scales", "self_sym_sizes", ),
+                                        "SVVV", 0, False)
+UpsampleBilinear2DBackward0 = _C._op_spec("UpsampleBilinear2DBackward0",
+                                          ("output_size", "align_corners", "scales_h", "scales_w", "self_sym_sizes", ),
+                                          "SVVVV", 0, False)
+UpsampleNearest1DBackwardBackward0 = _C._op_spec("UpsampleNearest1DBackwardBackward0", ("output_size", "scales", ),
+                                                 "SV", 0, False)
+UpsampleNearest2DBackwardBackward0 = _C._op_spec("UpsampleNearest2DBackwardBackward0",
+                                                 ("output_size", "scales_h", "scales_w", ), "SVV", 0, False)
+UpsampleLinear1DBackwardBackward0 = _C._op_spec("UpsampleLinear1DBackwardBackward0",
+                                                ("output_size", "align_corners", "scales", ), "SVV", 0, False)
+UpsampleBilinear2DBackwardBackward0 = _C._op_spec("UpsampleBilinear2DBackwardBackward0",
+                                                  ("output_size", "align_corners", "scales_h", "scales_w", ),
+                                                  "SVVV", 0, False)

@@ -30,6 +30,8 @@ __all__ = [
     "addmv_",
     "all",
     "allclose",
+    "alpha_dropout",
+    "alpha_dropout_",
     "amax",
     "amin",
     "any",
@@ -136,6 +138,10 @@ __all__ = [
     "exp_",
     "expm1",
     "expm1_",
+    "feature_alpha_dropout",
+    "feature_alpha_dropout_",
+    "feature_dropout",
+    "feature_dropout_",
     "fix",
     "fix_",
     "flatten",
@@ -158,6 +164,7 @@ __all__ = [
     "group_norm",
     "gt",
     "hardshrink",
+    "hinge_embedding_loss",
     "histc",
     "hstack",
     "hypot",
@@ -244,6 +251,7 @@ __all__ = [
     "outer",
     "pairwise_distance",
     "permute",
+    "poisson_nll_loss",
     "positive",
     "pow",
     "prod",
@@ -351,6 +359,8 @@ _SCHEMAS = {
     "all": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
         'Tensor self, int[]? dim=None, bool keepdim=False'),
     "allclose": ('Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False',),
+    "alpha_dropout": ('Tensor input, float p, bool train',),
+    "alpha_dropout_": ('Tensor(a!) self, float p, bool train',),
     "amax": ('Tensor self, int[1] dim=[], bool keepdim=False',),
     "amin": ('Tensor self, int[1] dim=[], bool keepdim=False',),
     "any": ('Tensor self', 'Tensor self, int dim, bool keepdim=False',
@@ -482,6 +492,10 @@ _SCHEMAS = {
     "exp_": ('Tensor(a!) self',),
     "expm1": ('Tensor self',),
     "expm1_": ('Tensor(a!) self',),
+    "feature_alpha_dropout": ('Tensor input, float p, bool train',),
+    "feature_alpha_dropout_": ('Tensor(a!) self, float p, bool train',),
+    "feature_dropout": ('Tensor input, float p, bool train',),
+    "feature_dropout_": ('Tensor(a!) self, float p, bool train',),
     "fix": ('Tensor self',),
     "fix_": ('Tensor(a!) self',),
     "flatten": ('Tensor(a) self, int start_dim=0, int end_dim=-1',),
@@ -506,6 +520,7 @@ _SCHEMAS = {
         'bool cudnn_enabled=True',),
     "gt": ('Tensor self, Scalar other', 'Tensor self, Tensor other'),
     "hardshrink": ('Tensor self, Scalar lambd=0.5',),
+    "hinge_embedding_loss": ('Tensor self, Tensor target, float margin=1.0, int reduction=Mean',),
     "histc": ('Tensor self, int bins=100, Scalar min=0, Scalar max=0',),
     "hstack": ('Tensor[] tensors',),
     "hypot": ('Tensor self, Tensor other',),
@@ -610,6 +625,7 @@ _SCHEMAS = {
     "outer": ('Tensor self, Tensor vec2',),
     "pairwise_distance": ('Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False',),
     "permute": ('Tensor(a) self, int[] dims',),
+    "poisson_nll_loss": ('Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction',),
     "positive": ('Tensor(a) self',),
     "pow": ('Tensor self, Tensor exponent', 'Tensor self, Scalar exponent', 'Scalar self, Tensor exponent'),
     "prod": ('Tensor self, *, ScalarType? dtype=None',
@@ -935,6 +951,24 @@ def allclose(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("allclose", _SCHEMAS["allclose"], args, kwargs, error)
     return _ops.allclose(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout)
+def alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("alpha_dropout", _SCHEMAS["alpha_dropout"], args, kwargs, error)
+    return _ops.alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.alpha_dropout_)
+def alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.alpha_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("alpha_dropout_", _SCHEMAS["alpha_dropout_"], args, kwargs, error)
+    return _ops.alpha_dropout_(*args, **kwargs)
 
 
 @functools.wraps(_ops.amax)
@@ -2044,6 +2078,42 @@ def expm1_(*args, **kwargs):
     return inplace_variant(_ops.expm1, args[0], args[1:], kwargs)
 
 
+@functools.wraps(_ops.feature_alpha_dropout)
+def feature_alpha_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_alpha_dropout", _SCHEMAS["feature_alpha_dropout"], args, kwargs, error)
+    return _ops.feature_alpha_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_alpha_dropout_)
+def feature_alpha_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_alpha_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_alpha_dropout_", _SCHEMAS["feature_alpha_dropout_"], args, kwargs, error)
+    return _ops.feature_alpha_dropout_(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout)
+def feature_dropout(*args, **kwargs):
+    try:
+        return _ops.feature_dropout(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_dropout", _SCHEMAS["feature_dropout"], args, kwargs, error)
+    return _ops.feature_dropout(*args, **kwargs)
+
+
+@functools.wraps(_ops.feature_dropout_)
+def feature_dropout_(*args, **kwargs):
+    try:
+        return _ops.feature_dropout_(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("feature_dropout_", _SCHEMAS["feature_dropout_"], args, kwargs, error)
+    return _ops.feature_dropout_(*args, **kwargs)
+
+
 @functools.wraps(_ops.fix)
 def fix(*args, out=None, **kwargs):
     try:
@@ -2288,6 +2358,15 @@ def hardshrink(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("hardshrink", _SCHEMAS["hardshrink"], args, kwargs, error)
     return _ops.hardshrink(*args, **kwargs)
+
+
+@functools.wraps(_ops.hinge_embedding_loss)
+def hinge_embedding_loss(*args, **kwargs):
+    try:
+        return _ops.hinge_embedding_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("hinge_embedding_loss", _SCHEMAS["hinge_embedding_loss"], args, kwargs, error)
+    return _ops.hinge_embedding_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.histc)
@@ -3214,6 +3293,15 @@ def permute(*args, **kwargs):
     except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
         args, kwargs = _rebind("permute", _SCHEMAS["permute"], args, kwargs, error)
     return _ops.permute(*args, **kwargs)
+
+
+@functools.wraps(_ops.poisson_nll_loss)
+def poisson_nll_loss(*args, **kwargs):
+    try:
+        return _ops.poisson_nll_loss(*args, **kwargs)
+    except (TypeError, AttributeError, IndexError, ValueError, RuntimeError) as error:
+        args, kwargs = _rebind("poisson_nll_loss", _SCHEMAS["poisson_nll_loss"], args, kwargs, error)
+    return _ops.poisson_nll_loss(*args, **kwargs)
 
 
 @functools.wraps(_ops.positive)

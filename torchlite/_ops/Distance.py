@@ -12,7 +12,10 @@ from .._generated import specs as _S
 from .. import _C
 from .._dtypes import _from_numpy_dtype
 from .BatchLinearAlgebra import linalg_vector_norm
-from .BinaryOps import _add_scalar, add, clamp_min, clamp_min_, div, minimum, mul, rsub, sub
+from .BinaryOps import _add_scalar, _mul_scalar, add, add_, clamp_min, clamp_min_, div, minimum, mul, sub
+from .IndexingOps import masked_fill
+from .TensorCompare import le, ne
+from .UnaryOps import exp, log
 from .ExpandUtils import _broadcast_shapes
 from .ReduceOps import mean, sum  # noqa: A004 - torch's names
 from .ScalarType import _f16, _f32, _i64, _torch_type_name
@@ -110,6 +113,11 @@ def one_hot(self, num_classes=-1):
     return _wrap(r, self)
 
 
+def _scalar_sub(c, t):
+    """C++'s `c - t` (TensorOperators.h: a tensor of c, minus t): SubBackward0."""
+    return sub(_wrap(np.full(t._array.shape, c, dtype=t._array.dtype), t), t)
+
+
 def _apply_loss_reduction(t, reduction):
     if reduction == MEAN:
         return mean(t)
@@ -140,7 +148,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=NONE):
     denom = inplace_variant(sqrt, mul(mag_square1, mag_square2), (), {})
     cos = div(prod_sum, denom)
     zeros = zeros_like(cos)
-    pos = rsub(cos, 1)
+    pos = _scalar_sub(1.0, cos)
     negative = clamp_min_(_add_scalar(cos, -margin), 0)
     output_pos = where(eq(target, 1), pos, zeros)
     output_neg = where(eq(target, -1), negative, zeros)
@@ -164,3 +172,25 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-06, 
         dist_neg = minimum(dist_neg, pairwise_distance(positive, negative, p, eps))  # at::min(a, b)
     output = clamp_min(sub(_add_scalar(dist_pos, margin), dist_neg), 0)
     return _apply_loss_reduction(output, reduction)
+
+
+def hinge_embedding_loss(self, target, margin=1.0, reduction=NONE):
+    """Loss.cpp's: where(target != 1, (margin - self).clamp_min_(0), 0) + where(target != -1, self, 0), reduced."""
+    zeros = zeros_like(self)
+    margin_clamp = clamp_min_(_scalar_sub(margin, self), 0)
+    output_margin = where(ne(target, 1), margin_clamp, zeros)
+    output_self = where(ne(target, -1), self, zeros)
+    return _apply_loss_reduction(add(output_margin, output_self), reduction)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):  # noqa: A002 - upstream's names
+    """Loss.cpp's: exp(input) - target * input (log_input), else input - target * log(input + eps); plus the
+    Stirling term where target > 1 (full); reduced."""
+    if log_input:
+        loss = sub(exp(input), mul(target, input))
+    else:
+        loss = sub(input, mul(target, log(_add_scalar(input, eps))))
+    if full:
+        stirling = add(sub(mul(target, log(target)), target), _mul_scalar(log(_mul_scalar(target, 2 * math.pi)), 0.5))
+        loss = add_(loss, masked_fill(stirling, le(target, 1), 0))
+    return _apply_loss_reduction(loss, reduction)

@@ -7,9 +7,11 @@ torch's Python bindings read that default as 0 (torch.kl_div(x, y) is unreduced)
 what torchlite.kl_div calls; torch.nn.functional passes the reduction always."""
 import numpy as np
 
+from .. import _C
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .BinaryOps import mul, sub, xlogy
+from .ExpandUtils import _broadcast_shapes
 from .ReduceOps import mean, sum  # noqa: A004 - torch's name
 from .ScalarType import _f16, _f32, _torch_type_name
 from .TensorIterator import _loud, _quiet, _result_type
@@ -34,6 +36,7 @@ def _reduce(r, reduction, dtype):
 def _pair(self, target, name):
     s, t = self._array, target._array
     if s.shape != t.shape:
+        _broadcast_shapes(s.shape, t.shape)  # torch's error where they do not broadcast
         s, t = np.broadcast_arrays(s, t)
     dtype = _result_type(self._array, target._array)
     if dtype.kind != "f":
@@ -190,6 +193,34 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     r = _reduce(r, reduction, dtype)
     return _record(_S.BinaryCrossEntropyWithLogitsBackward0, (self, target), _wrap(r, self), self=self,
                    target=target, weight=weight, pos_weight=pos_weight, reduction=reduction)
+
+
+# soft_margin_loss --------------------------------------------------------------------------------------
+
+def soft_margin_loss(self, target, reduction=NONE):
+    """log(1 + exp(-target * self)), reduced (Loss.cpp), node SoftMarginLossBackward0."""
+    if target.requires_grad and _C.is_grad_enabled():
+        # (the check upstream's codegen writes for an argument without a formula)
+        raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. "
+                           "This input cannot have requires_grad True.")
+    s, t, dtype = _pair(self, target, "soft_margin_loss")
+    r = _reduce(_run(lambda s, t: np.log1p(np.exp(-t * s)), s, t), reduction, dtype)
+    return _record(_S.SoftMarginLossBackward0, (self, target), _wrap(r, self), self=self, target=target,
+                   reduction=reduction)
+
+
+def soft_margin_loss_backward(grad_output, self, target, reduction):
+    s, t, dtype = _pair(self, target, "soft_margin_loss_backward")
+    g = _c(grad_output._array)
+    norm = _norm(reduction, s.size)
+
+    def fn(s, t, g):
+        z = np.exp(-t * s)
+        return -norm * t * z / (1 + z) * g
+    r = _run(fn, s, t, g)
+    out = _wrap(np.array(np.broadcast_to(r, s.shape), dtype=dtype, order="C"), grad_output)
+    return _record(_S.SoftMarginLossBackwardBackward0, (grad_output, self, target), out, grad_output=grad_output,
+                   self=self, target=target, reduction=reduction)
 
 
 # kl_div ------------------------------------------------------------------------------------------------

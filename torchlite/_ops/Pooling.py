@@ -9,6 +9,8 @@ import numpy as np
 
 from .._C import _record, _wrap
 from .._generated import specs as _S
+from .ReduceOps import mean as _mean
+from .ScalarType import _torch_type_name
 from .TensorShape import squeeze, unsqueeze
 
 _as_strided = np.lib.stride_tricks.as_strided
@@ -290,5 +292,68 @@ def avg_pool1d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_i
     return squeeze(avg_pool2d(x, [1] + k, [1] + (s or k), [0] + p, ceil_mode, count_include_pad), -2)
 
 
-__all__ = ["avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
-           "max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
+# adaptive average pooling (AdaptiveAveragePooling.cpp) ----------------------------------------------------
+
+def _adaptive_matrix(size, out, dtype):
+    """(out, size): row i averages input positions [floor(i * size / out), ceil((i + 1) * size / out))."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    pos = np.arange(size)
+    inside = (pos >= start[:, None]) & (pos < end[:, None])
+    return inside / (end - start)[:, None].astype(dtype) if out else np.zeros((0, size), dtype)
+
+
+def _adaptive_avg(a, out_size):
+    ct = np.float32 if a.dtype == np.float16 else a.dtype
+    mh = _adaptive_matrix(a.shape[-2], out_size[0], ct).astype(ct)
+    mw = _adaptive_matrix(a.shape[-1], out_size[1], ct).astype(ct)
+    return np.matmul(np.matmul(mh, a.astype(ct, copy=False)), mw.T).astype(a.dtype, copy=False)
+
+
+def _adaptive_avg_pool2d(self, output_size):
+    """at::_adaptive_avg_pool2d: each output the mean of its adaptive window (separable: a row and a
+    column averaging matrix)."""
+    a = self._array
+    out = [int(v) for v in ([output_size] * 2 if isinstance(output_size, int) else output_size)]
+    if len(out) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if any(v < 0 for v in out):
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{', '.join(map(str, out))}}}")
+    if a.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [{', '.join(map(str, a.shape))}]")
+    for d in range(1, a.ndim):
+        if a.shape[d] == 0 and not (a.ndim == 4 and d == 1):
+            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes [{', '.join(map(str, a.shape))}] with dimension "
+                               f"{d} being empty")
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f'"adaptive_avg_pool2d" not implemented for \'{_torch_type_name(a.dtype)}\'')
+    r = np.ascontiguousarray(_adaptive_avg(a, out))
+    return _record(_S.AdaptiveAvgPool2DBackward0, (self,), _wrap(r, self), self=self)
+
+
+def _adaptive_avg_pool2d_backward(grad_output, self):
+    """Each output's gradient spread evenly over its window: the averaging matrices transposed."""
+    g, a = grad_output._array, self._array
+    ct = np.float32 if a.dtype == np.float16 else a.dtype
+    mh = _adaptive_matrix(a.shape[-2], g.shape[-2], ct).astype(ct)
+    mw = _adaptive_matrix(a.shape[-1], g.shape[-1], ct).astype(ct)
+    r = np.matmul(np.matmul(mh.T, g.astype(ct, copy=False)), mw).astype(a.dtype, copy=False)
+    return _record(_S.AdaptiveAvgPool2DBackwardBackward0, (grad_output, self), _wrap(np.ascontiguousarray(r), self),
+                   self=self, grad_output_sym_sizes=list(g.shape))
+
+
+def adaptive_avg_pool2d(self, output_size):
+    """at::adaptive_avg_pool2d: a mean over the last two dims for a 1x1 output (MeanBackward1), else
+    _adaptive_avg_pool2d."""
+    out = [int(v) for v in ([output_size] * 2 if isinstance(output_size, int) else output_size)]
+    if len(out) == 2 and out == [1, 1] and self._array.ndim in (3, 4) and self._array.dtype.kind == "f":
+        return _mean(self, [-1, -2], True)
+    return _adaptive_avg_pool2d(self, output_size)
+
+
+__all__ = ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d", "avg_pool1d", "avg_pool2d",
+           "avg_pool2d_backward", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
+           "max_pool2d_with_indices_backward"]

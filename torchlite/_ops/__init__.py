@@ -269,17 +269,22 @@ __all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_dat
             "_softmax_backward_data"]
 from .LinearNN import bilinear, linear  # noqa: E402
 __all__ += ["bilinear", "linear"]
-from .Dropout import dropout, dropout_  # noqa: E402
-__all__ += ["dropout", "dropout_"]
+from .Dropout import (alpha_dropout, alpha_dropout_, dropout, dropout_, feature_alpha_dropout,  # noqa: E402
+                      feature_alpha_dropout_, feature_dropout, feature_dropout_)
+__all__ += ["alpha_dropout", "alpha_dropout_", "dropout", "dropout_", "feature_alpha_dropout", "feature_alpha_dropout_",
+            "feature_dropout", "feature_dropout_"]
 from .Embedding import embedding, embedding_dense_backward  # noqa: E402
 __all__ += ["embedding", "embedding_dense_backward"]
 from .Loss import (binary_cross_entropy, binary_cross_entropy_backward,  # noqa: E402
                    binary_cross_entropy_with_logits, huber_loss, huber_loss_backward, kl_div, l1_loss, mse_loss,
-                   mse_loss_backward, smooth_l1_loss, smooth_l1_loss_backward)
+                   mse_loss_backward, smooth_l1_loss, smooth_l1_loss_backward, soft_margin_loss,
+                   soft_margin_loss_backward)
+__all__ += ["soft_margin_loss", "soft_margin_loss_backward"]
 from .Distance import (cosine_embedding_loss, cosine_similarity, margin_ranking_loss, one_hot,  # noqa: E402
-                       pairwise_distance, triplet_margin_loss, _norm_scalaropt_dim)
-__all__ += ["cosine_embedding_loss", "cosine_similarity", "margin_ranking_loss", "one_hot", "pairwise_distance",
-            "triplet_margin_loss", "_norm_scalaropt_dim"]
+                       pairwise_distance, triplet_margin_loss, _norm_scalaropt_dim, hinge_embedding_loss,
+                       poisson_nll_loss)
+__all__ += ["hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss", "cosine_similarity",
+            "margin_ranking_loss", "one_hot", "pairwise_distance", "triplet_margin_loss", "_norm_scalaropt_dim"]
 from .LossNLL import (cross_entropy_loss, nll_loss, nll_loss2d, nll_loss2d_backward,  # noqa: E402
                       nll_loss2d_forward, nll_loss_backward, nll_loss_forward, nll_loss_nd)
 __all__ += ["binary_cross_entropy", "binary_cross_entropy_backward", "binary_cross_entropy_with_logits",
@@ -304,6 +309,12 @@ __all__ += [
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
 from .Padding import constant_pad_nd, constant_pad_nd_backward  # noqa: E402
+from .Padding import (reflection_pad1d, reflection_pad1d_backward, reflection_pad2d,  # noqa: E402
+                      reflection_pad2d_backward, replication_pad1d, replication_pad1d_backward, replication_pad2d,
+                      replication_pad2d_backward)
+
+__all__ += ["reflection_pad1d", "reflection_pad1d_backward", "reflection_pad2d", "reflection_pad2d_backward",
+            "replication_pad1d", "replication_pad1d_backward", "replication_pad2d", "replication_pad2d_backward"]
 from .Convolution import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, convolution,  # noqa: E402
                           convolution_backward)
 
@@ -314,6 +325,15 @@ from .Pooling import (avg_pool1d, avg_pool2d, avg_pool2d_backward, max_pool1d, m
 
 __all__ += ["avg_pool1d", "avg_pool2d", "avg_pool2d_backward", "max_pool1d", "max_pool1d_with_indices", "max_pool2d",
             "max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
+from .Pooling import _adaptive_avg_pool2d, _adaptive_avg_pool2d_backward, adaptive_avg_pool2d  # noqa: E402
+
+__all__ += ["_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d"]
+from .UpSample import (upsample_bilinear2d, upsample_bilinear2d_backward, upsample_linear1d,  # noqa: E402
+                       upsample_linear1d_backward, upsample_nearest1d, upsample_nearest1d_backward,
+                       upsample_nearest2d, upsample_nearest2d_backward)
+
+__all__ += ["upsample_bilinear2d", "upsample_bilinear2d_backward", "upsample_linear1d", "upsample_linear1d_backward",
+            "upsample_nearest1d", "upsample_nearest1d_backward", "upsample_nearest2d", "upsample_nearest2d_backward"]
 from .Normalization import (batch_norm, group_norm, layer_norm, native_batch_norm, native_batch_norm_backward,  # noqa: E402
                             native_group_norm, native_group_norm_backward, native_layer_norm,
                             native_layer_norm_backward)

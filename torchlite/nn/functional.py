@@ -47,6 +47,76 @@ bilinear = _torch.bilinear
 __all__ += ["softmax", "softmin", "log_softmax", "linear", "bilinear"]
 
 
+def _feature_dropout(name, spatial, input, p, training, inplace):  # noqa: A002 - torch's names
+    """dropout1d/2d/3d: channel-wise dropout through feature_dropout, a batch dim added where missing."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (spatial + 1, spatial + 2):
+        if spatial == 1:
+            raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {inp_dim}D input. Note that "
+                               "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                               "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+        warnings.warn(f"{name}: Received a {inp_dim}-D input to {name}, which is deprecated and will result in an "
+                      f"error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      f"{spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)  # (dropout3d's)
+    is_batched = inp_dim == spatial + 2
+    if not is_batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)  # noqa: A001 - torch's name
+    result = _torch.feature_dropout_(input, p, training) if inplace else _torch.feature_dropout(input, p, training)
+    if not is_batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout1d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels."""
+    return _feature_dropout("dropout1d", 1, input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout2d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels (a 3-d input
+    as (N, C, L), as torch still does)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    inp_dim = input.dim()
+    if inp_dim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {inp_dim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=2)
+    if inp_dim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior "
+                      "is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior "
+                      "will change in a future release to interpret the input as one without a batch dimension, i.e. "
+                      "shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using "
+                      "dropout1d instead.", stacklevel=2)
+    return _torch.feature_dropout_(input, p, training) if inplace else _torch.feature_dropout(input, p, training)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):  # noqa: A002 - torch's names
+    """dropout3d(input, p=0.5, training=True, inplace=False) -> Tensor: zeroes whole channels."""
+    return _feature_dropout("dropout3d", 3, input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002 - torch's names
+    """alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor (keeps SELU's mean and variance)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _torch.alpha_dropout_(input, p, training) if inplace else _torch.alpha_dropout(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002 - torch's names
+    """feature_alpha_dropout(input, p=0.5, training=False, inplace=False) -> Tensor."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return (_torch.feature_alpha_dropout_(input, p, training) if inplace
+            else _torch.feature_alpha_dropout(input, p, training))
+
+
 # Activations (torch/nn/functional.py): torch._C._nn's ops, torch's (selu, celu, threshold,
 # hardshrink), and the compositions torch writes in Python (softsign, tanhshrink).
 def threshold(input, threshold, value, inplace=False):  # noqa: A002 - torch's names
@@ -388,6 +458,36 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _torch.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction_enum)
 
 
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,  # noqa: A002 - torch's names
+                         reduction="mean"):
+    """hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean")."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _torch.hinge_embedding_loss(input, target, margin, reduction_enum)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction_enum = _get_enum(_legacy_get_string(size_average, reduce))
+    else:
+        reduction_enum = _get_enum(reduction)
+    return _nn.soft_margin_loss(input, target, reduction_enum)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,  # noqa: A002
+                     reduce=None, reduction="mean"):
+    """poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+    reduction="mean") -> Tensor."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction != "none" and reduction != "mean" and reduction != "sum":
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return _torch.poisson_nll_loss(input, target, log_input, full, eps, _get_enum(reduction))
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002 - torch's names
     """normalize(input, p=2.0, dim=1, eps=1e-12, out=None) -> Tensor: input / max(norm(input, p, dim), eps)."""
     if out is None:
@@ -416,7 +516,8 @@ __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hard
             "hardswish", "dropout", "embedding", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
             "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
             "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "normalize", "pairwise_distance",
-            "cosine_similarity", "one_hot"]
+            "cosine_similarity", "one_hot", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+            "feature_alpha_dropout", "hinge_embedding_loss", "soft_margin_loss", "poisson_nll_loss"]
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
@@ -426,6 +527,8 @@ from .._generated import torch_functions as _conv_torch_functions  # noqa: E402
 from .. import _ops as _conv_ops  # noqa: E402
 from .._ops import Normalization as _Normalization  # noqa: E402, F401 - rms_norm's checks
 import numpy as _np  # noqa: E402
+import math as _math  # noqa: E402
+import warnings as _warnings  # noqa: E402
 
 __all__ += ["avg_pool1d", "avg_pool2d", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d",
             "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "pad"]
@@ -522,16 +625,125 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     return out * weight if weight is not None else out
 
 
+__all__ += ["adaptive_avg_pool2d"]
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002 - torch's names
+    """torch.nn.functional.adaptive_avg_pool2d: a None in output_size keeps that input size."""
+    if not isinstance(output_size, int):
+        output_size = [input.size(-2 + i) if v is None else v for i, v in enumerate(output_size)] \
+            if len(output_size) == 2 else list(output_size)
+    return _conv_ops.adaptive_avg_pool2d(input, output_size)
+
+
+__all__ += ["interpolate", "upsample"]
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    """torch.nn.functional.interpolate, its nearest, linear and bilinear modes (upsample_nearest1d/2d,
+    upsample_linear1d, upsample_bilinear2d), with its argument checks."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                             "bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
+                                 f"spatial dimensions of {list(input.shape[2:])} and output size of {size}. Please "
+                                 "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, "
+                                 "...,oK) format.")
+            output_size = list(size)
+        else:
+            output_size = [size] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = list(scale_factor)
+        else:
+            scale_factors = [scale_factor] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor:
+        output_size = [int(_math.floor(float(input.size(i + 2)) * float(scale_factors[i]))) for i in range(dim)]
+        scale_factors = None
+    if output_size is None:
+        output_size = [int(_math.floor(input.size(i + 2) * float(scale_factors[i]))) for i in range(dim)]
+    scales = [None] * dim if scale_factors is None else [float(s) for s in scale_factors]
+    if antialias:
+        raise NotImplementedError("torchlite: interpolate(antialias=True) is not implemented yet")
+    if input.dim() == 3 and mode == "nearest":
+        return _conv_ops.upsample_nearest1d(input, output_size, scales[0])
+    if input.dim() == 4 and mode == "nearest":
+        return _conv_ops.upsample_nearest2d(input, output_size, *scales)
+    if input.dim() == 3 and mode == "linear":
+        return _conv_ops.upsample_linear1d(input, output_size, align_corners, scales[0])
+    if input.dim() == 4 and mode == "bilinear":
+        return _conv_ops.upsample_bilinear2d(input, output_size, align_corners, *scales)
+    if input.dim() == 3 and mode == "bilinear":
+        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
+    if input.dim() == 4 and mode == "linear":
+        raise NotImplementedError("Got 4D input, but linear mode needs 3D input")
+    if mode not in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact"):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    raise NotImplementedError(f"torchlite: interpolate(mode='{mode}') of a {input.dim()}D input is not implemented yet")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
+    """torch.nn.functional.upsample (deprecated): interpolate, with torch's warning."""
+    _warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
 def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
     """torch.nn.functional.pad (torch._C._nn.pad, ATen/native/PadNd.cpp): constant mode is
     at::constant_pad_nd (ConstantPadNdBackward0)."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    pad = [int(p) for p in pad]
+    dim = input.dim()
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > dim:
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {dim}")
     if mode == "constant":
         return _conv_torch_functions.constant_pad_nd(input, pad, 0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    raise NotImplementedError(f"torchlite: F.pad mode '{mode}' is not implemented yet")
+    if len(pad) == 2 and dim in (2, 3):
+        kernel = {"reflect": _conv_ops.reflection_pad1d, "replicate": _conv_ops.replication_pad1d}.get(mode)
+    elif len(pad) == 4 and dim in (3, 4):
+        kernel = {"reflect": _conv_ops.reflection_pad2d, "replicate": _conv_ops.replication_pad2d}.get(mode)
+    elif len(pad) == 6 and dim in (4, 5):
+        kernel = None
+    else:
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {dim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    if kernel is None:  # circular (torch: copies into slices, CopySlices) and the 3-d modes
+        raise NotImplementedError(f"torchlite: F.pad with mode='{mode}' and padding of size {len(pad)} is not "
+                                  "implemented yet")
+    return kernel(input, pad)
 
 # ==== issue 15: modules ====
 # (the modules family's entries follow this line)

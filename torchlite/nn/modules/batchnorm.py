@@ -4,8 +4,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__: list = []
-# defined below, exported once torchlite.nn.functional has their F: BatchNorm1d, BatchNorm2d, BatchNorm3d
+__all__: list = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _NormBase(Module):

@@ -2,9 +2,7 @@
 from .. import functional as F
 from .module import Module
 
-__all__: list = ["Dropout"]
-# defined below, exported once torchlite.nn.functional has their F: Dropout1d, Dropout2d, Dropout3d, AlphaDropout,
-#   FeatureAlphaDropout
+__all__: list = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
 
 
 class _DropoutNd(Module):

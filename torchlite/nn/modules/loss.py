@@ -1,39 +1,19 @@
 """torch/nn/modules/loss.py: the losses as modules over their functional forms."""
-import warnings
-
 from .. import functional as F
 from .module import Module
 
-__all__: list = ["L1Loss", "NLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss",
-                 "HuberLoss", "CrossEntropyLoss"]
-# defined below, exported once torchlite.nn.functional has their F: PoissonNLLLoss, GaussianNLLLoss,
-#   HingeEmbeddingLoss, MultiLabelMarginLoss, SoftMarginLoss, MultiLabelSoftMarginLoss, CosineEmbeddingLoss,
-#   MarginRankingLoss, MultiMarginLoss, TripletMarginLoss
-
-
-def _legacy_get_string(size_average, reduce, emit_warning=True):
-    """torch/nn/_reduction.py's legacy_get_string: size_average/reduce as a reduction string."""
-    warning = "size_average and reduce args will be deprecated, please use reduction='{}' instead."
-    if size_average is None:
-        size_average = True
-    if reduce is None:
-        reduce = True
-    if size_average and reduce:
-        ret = "mean"
-    elif reduce:
-        ret = "sum"
-    else:
-        ret = "none"
-    if emit_warning:
-        warnings.warn(warning.format(ret), stacklevel=2)
-    return ret
+__all__: list = ["L1Loss", "NLLLoss", "PoissonNLLLoss", "KLDivLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss",
+                 "HingeEmbeddingLoss", "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
+                 "CosineEmbeddingLoss", "MarginRankingLoss", "TripletMarginLoss"]
+# defined below, exported once torchlite.nn.functional has their F: GaussianNLLLoss, MultiLabelMarginLoss,
+#   MultiLabelSoftMarginLoss, MultiMarginLoss
 
 
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = _legacy_get_string(size_average, reduce)
+            self.reduction = F._legacy_get_string(size_average, reduce)  # torch's _Reduction.legacy_get_string
         else:
             self.reduction = reduction
 

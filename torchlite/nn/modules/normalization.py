@@ -6,8 +6,8 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__: list = []
-# defined below, exported once torchlite.nn.functional has their F: LocalResponseNorm, LayerNorm, GroupNorm, RMSNorm
+__all__: list = ["LayerNorm", "GroupNorm", "RMSNorm"]
+# defined below, exported once torchlite.nn.functional has their F: LocalResponseNorm
 
 
 class LocalResponseNorm(Module):

@@ -2,9 +2,7 @@
 from .. import functional as F
 from .module import Module
 
-__all__: list = []
-# defined below, exported once torchlite.nn.functional has their F: Upsample, UpsamplingNearest2d,
-#   UpsamplingBilinear2d
+__all__: list = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Upsample(Module):
