@@ -750,7 +750,7 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
-import math as _math  # noqa: E402 - the seq family's imports stay in its section
+import math as _seq_math  # noqa: E402 - the seq family's imports stay in its section
 
 from .._dtypes import _c_type_name as _seq_c_name, _to_numpy_dtype as _seq_np  # noqa: E402
 from .._ops.ScalarType import _torch_type_name as _seq_type_name  # noqa: E402
@@ -812,8 +812,8 @@ def _scaled_dot_product_attention_math(query, key, value, attn_mask=None, dropou
     negative = scale is not None and scale < 0
     base = abs(scale) if negative else scale
     if base is None:
-        base = 1.0 / _math.sqrt(query.size(-1))
-    factor = _math.sqrt(base)
+        base = 1.0 / _seq_math.sqrt(query.size(-1))
+    factor = _seq_math.sqrt(base)
     q = query * (-factor if negative else factor)
     if is_causal:
         if attn_mask is not None:
@@ -1065,7 +1065,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
     if need_weights:
         E = q.shape[2]
-        q_scaled = q * _math.sqrt(1.0 / float(E))
+        q_scaled = q * _seq_math.sqrt(1.0 / float(E))
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
         if attn_mask is not None:
