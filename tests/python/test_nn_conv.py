@@ -665,6 +665,8 @@ def test_adaptive_avg_pool2d_float32_and_backward_kernel():
     compare(lambda lib, x: functional(lib).adaptive_avg_pool2d(x, (3, 5)), [rand(2, 3, 8, 9, dtype=np.float32)],
             "cpu", double=False)
     x, g = rand(2, 3, 7, 5), rand(2, 3, 3, 2, seed=1)
+    _close(torchlite._ops._adaptive_avg_pool2d(torchlite.tensor(x), [3, 2]).numpy(),
+           torch._adaptive_avg_pool2d(torch.tensor(x), [3, 2]).numpy(), np.float64)
     a = torchlite._ops._adaptive_avg_pool2d_backward(torchlite.tensor(g), torchlite.tensor(x))
     b = torch.ops.aten._adaptive_avg_pool2d_backward(torch.tensor(g), torch.tensor(x))
     _close(a.numpy(), b.numpy(), np.float64)
