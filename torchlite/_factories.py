@@ -765,8 +765,7 @@ def arange(*args, out=None, dtype=None, layout=None, device=None, pin_memory=Fal
         if (xst > 0 and xe < xs) or (xst < 0 and xe > xs):
             raise RuntimeError("upper bound and lower bound inconsistent with step sign")
         if dt is int64:
-            sgn = (xst > 0) - (xst < 0)
-            n = -((xe - xs + xst - sgn) // -xst)  # the ceiling of the integer division, as torch
+            n = -((xs - xe) // xst)  # ceil((end - start) / step), in integers, as torch
             values = xs + _np.arange(n, dtype=_np.int64) * xst
         else:
             n = int(_np.ceil((xe - xs) / xst))

@@ -453,6 +453,7 @@ NOT_IN_LAYERS = {"Hardsigmoid", "CELU", "GLU", "Hardshrink", "Softshrink", "Soft
                  "UpsamplingBilinear2d", "PoissonNLLLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
                  "MultiLabelMarginLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "RReLU",
                  "PReLU", "BatchNorm3d"}
+NOT_IN_LAYERS |= {"MultiheadAttention"}  # the seq family's, at the end of activation.py: tests/python/test_nn_seq.py
 
 
 def test_default_init_bounds():

@@ -3138,3 +3138,155 @@ def _get_worker_info(lib, dev):
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+MODULES += ["torchlite.nn.utils.rnn"]
+Q4 = [[[1.0, -0.5, 0.25], [0.5, 2.0, -1.0]], [[-1.0, 0.75, 0.5], [1.5, -0.25, 1.0]]]
+
+
+@case("torchlite.nn.functional.scaled_dot_product_attention")
+def _sdpa(lib, dev):
+    F = lib.nn.functional
+    d = lib.float64
+    q, k, v = leaf(lib, dev, Q4, d), leaf(lib, dev, Q4[::-1], d), leaf(lib, dev, [[r[::-1] for r in m] for m in Q4], d)
+    mask = T(lib, dev, [[True, False], [True, True]])
+    return with_grads(lib, lambda q, k, v: (F.scaled_dot_product_attention(q, k, v), F.scaled_dot_product_attention(
+        q, k, v, is_causal=True, scale=0.5), F.scaled_dot_product_attention(q, k, v, attn_mask=mask)), q, k, v)
+
+
+@case("torchlite.nn.functional.multi_head_attention_forward")
+def _mha_forward(lib, dev):
+    F = lib.nn.functional
+    x = leaf(lib, dev, Q4)
+    w = leaf(lib, dev, [[0.1 * ((i * 3 + j) % 7 - 3) for j in range(3)] for i in range(9)])
+    ow = leaf(lib, dev, [[0.2, -0.1, 0.3], [0.0, 0.5, -0.2], [0.1, 0.1, 0.4]])
+    return with_grads(lib, lambda x, w, ow: F.multi_head_attention_forward(x, x, x, 3, 1, w, None, None, None, False,
+                                                                          0.0, ow, None), x, w, ow)
+
+
+@case("torchlite.nn.utils.rnn.pad_sequence", "torchlite.nn.utils.rnn.unpad_sequence")
+def _pad_sequence(lib, dev):
+    rnn = lib.nn.utils.rnn
+    a, b = leaf(lib, dev, [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), leaf(lib, dev, [[-1.0, 0.5]])
+    out = with_grads(lib, lambda a, b: (rnn.pad_sequence([a, b]), rnn.pad_sequence([a, b], batch_first=True,
+                                                                                     padding_value=-9.0,
+                                                                                     padding_side="left")), a, b)
+    return out, rnn.unpad_sequence(rnn.pad_sequence([a, b]).detach(), T(lib, dev, [3, 1]))
+
+
+@case("torchlite.nn.utils.rnn.pack_padded_sequence", "torchlite.nn.utils.rnn.pad_packed_sequence",
+      "torchlite.nn.utils.rnn.PackedSequence", "torchlite.nn.utils.rnn.invert_permutation",
+      "torchlite.nn.utils.rnn.PackedSequence_", "torchlite.nn.utils.rnn.bind")
+def _pack_padded(lib, dev):
+    rnn = lib.nn.utils.rnn
+    x = leaf(lib, dev, [[[1.0], [2.0], [3.0]], [[4.0], [5.0], [6.0]]])
+
+    def f(x):
+        p = rnn.pack_padded_sequence(x, [1, 2, 2], enforce_sorted=False)
+        padded, lengths = rnn.pad_packed_sequence(p, total_length=3)  # batch_sizes and lengths stay on the CPU
+        return (p.data, p.batch_sizes.tolist(), p.sorted_indices, padded, lengths.tolist(),
+                isinstance(p, rnn.PackedSequence_), rnn.bind(None, abs), rnn.invert_permutation(T(lib, dev, [2, 0, 1])))
+    return with_grads(lib, f, x)
+
+
+@case("torchlite.nn.utils.rnn.pack_sequence", "torchlite.nn.utils.rnn.unpack_sequence")
+def _pack_sequence(lib, dev):
+    rnn = lib.nn.utils.rnn
+    a, b = leaf(lib, dev, [1.0, 2.0]), leaf(lib, dev, [3.0, 4.0, 5.0])
+    return with_grads(lib, lambda a, b: (rnn.pack_sequence([a, b], enforce_sorted=False).data,
+                                         rnn.unpack_sequence(rnn.pack_sequence([b, a]))), a, b)
+
+
+def _seq_fill(lib, mod, dev):
+    """mod on dev with fixed weights (the same under both libraries), in float64."""
+    mod = mod.to(dev).double()
+    with lib.no_grad():
+        for i, p in enumerate(mod.parameters()):
+            p.copy_(lib.linspace(-0.6, 0.5, p.numel(), dtype=lib.float64).reshape(p.shape) * (1 + 0.1 * (i % 5)))
+    return mod
+
+
+def _seq_run(lib, dev, mod, *inputs, call=None):
+    """The outputs of (call or mod)(*inputs) (PackedSequence data and tuples flattened), the inputs'
+    and mod's parameters' gradients, the parameter names and the repr."""
+    params = list(mod.parameters())
+
+    def f(*leaves):
+        out = (call or mod)(*leaves)
+        flat = []
+        for o in out if isinstance(out, tuple) else (out,):
+            if isinstance(o, tuple):
+                flat.extend(o)
+            else:
+                flat.append(getattr(o, "data", o) if hasattr(o, "batch_sizes") else o)
+        return flat
+    out, grads = with_grads(lib, f, *inputs)
+    wgrads = lib.autograd.grad(sum((o * 1.5).sum() for o in f(*inputs) if o is not None and o.requires_grad), params)
+    return out, grads, wgrads, [n for n, _ in mod.named_parameters()], repr(mod)
+
+
+@case("torchlite.nn.RNN", "torchlite.nn.RNNBase")
+def _nn_rnn(lib, dev):
+    mod = _seq_fill(lib, lib.nn.RNN(3, 4, 2, nonlinearity="relu", bidirectional=True), dev)
+    x = leaf(lib, dev, Q4, lib.float64)
+    return _seq_run(lib, dev, mod, x), isinstance(mod, lib.nn.RNNBase), mod.all_weights[0][0].shape
+
+
+@case("torchlite.nn.LSTM")
+def _nn_lstm(lib, dev):
+    mod = _seq_fill(lib, lib.nn.LSTM(3, 4, 2, proj_size=2, batch_first=True), dev)
+    x = leaf(lib, dev, Q4, lib.float64)
+    h = (leaf(lib, dev, [[[0.1, -0.2], [0.3, 0.0]]] * 2, lib.float64),
+         leaf(lib, dev, [[[0.5, -0.5, 0.25, 0.0]] * 2] * 2, lib.float64))
+    return _seq_run(lib, dev, mod, x), _seq_run(lib, dev, mod, x, *h, call=lambda x, h0, c0: mod(x, (h0, c0)))[:3]
+
+
+@case("torchlite.nn.GRU")
+def _nn_gru(lib, dev):
+    mod = _seq_fill(lib, lib.nn.GRU(3, 4, bidirectional=True), dev)
+    x = leaf(lib, dev, Q4, lib.float64)
+    packed = lib.nn.utils.rnn.pack_padded_sequence(x, [2, 1], enforce_sorted=False)
+    return _seq_run(lib, dev, mod, x), mod(packed)[0].data, mod(x[0])[0]
+
+
+@case("torchlite.nn.RNNCell", "torchlite.nn.RNNCellBase")
+def _nn_rnn_cell(lib, dev):
+    mod = _seq_fill(lib, lib.nn.RNNCell(3, 4, nonlinearity="relu"), dev)
+    return _seq_run(lib, dev, mod, leaf(lib, dev, A, lib.float64)), isinstance(mod, lib.nn.RNNCellBase)
+
+
+@case("torchlite.nn.LSTMCell")
+def _nn_lstm_cell(lib, dev):
+    mod = _seq_fill(lib, lib.nn.LSTMCell(3, 4, bias=False), dev)
+    return _seq_run(lib, dev, mod, leaf(lib, dev, A, lib.float64))
+
+
+@case("torchlite.nn.GRUCell")
+def _nn_gru_cell(lib, dev):
+    mod = _seq_fill(lib, lib.nn.GRUCell(3, 4), dev)
+    return _seq_run(lib, dev, mod, leaf(lib, dev, A, lib.float64))
+
+
+@case("torchlite.nn.MultiheadAttention")
+def _nn_mha(lib, dev):
+    mod = _seq_fill(lib, lib.nn.MultiheadAttention(4, 2, add_bias_kv=True, kdim=3, vdim=3), dev)
+    q = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]]], lib.float64)
+    kv = leaf(lib, dev, Q4, lib.float64)
+    return _seq_run(lib, dev, mod, q, kv, kv), _seq_run(lib, dev, mod, q, kv,
+                                                         call=lambda q, k: mod(q, k, k, need_weights=False)[0])[:3]
+
+
+@case("torchlite.nn.TransformerEncoderLayer", "torchlite.nn.TransformerEncoder")
+def _nn_transformer_encoder(lib, dev):
+    layer = lib.nn.TransformerEncoderLayer(4, 2, 6, 0.0, activation="gelu", norm_first=True)
+    enc = _seq_fill(lib, lib.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), dev)
+    x = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]], [[0.0, 1.0, 0.5, -1.0]] * 2], lib.float64)
+    mask = lib.nn.Transformer.generate_square_subsequent_mask(2, device=dev, dtype=lib.float64)
+    return _seq_run(lib, dev, enc, x), _seq_run(lib, dev, enc, x, call=lambda x: enc(x, mask=mask))[:3]
+
+
+@case("torchlite.nn.TransformerDecoderLayer", "torchlite.nn.TransformerDecoder", "torchlite.nn.Transformer")
+def _nn_transformer(lib, dev):
+    mod = _seq_fill(lib, lib.nn.Transformer(4, 2, 1, 1, 6, 0.0, batch_first=True), dev)
+    x = leaf(lib, dev, [[[1.0, -0.5, 0.25, 0.0], [0.5, 2.0, -1.0, 1.0]], [[0.0, 1.0, 0.5, -1.0]] * 2], lib.float64)
+    y = leaf(lib, dev, [[[0.5, -1.0, 0.0, 0.25]], [[1.0, 0.0, -0.5, 0.5]]], lib.float64)
+    return (_seq_run(lib, dev, mod, x, y), isinstance(mod.decoder, lib.nn.TransformerDecoder),
+            isinstance(mod.decoder.layers[0], lib.nn.TransformerDecoderLayer))

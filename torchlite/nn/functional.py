@@ -750,3 +750,356 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+import math as _seq_math  # noqa: E402 - the seq family's imports stay in its section
+
+from .._dtypes import _c_type_name as _seq_c_name, _to_numpy_dtype as _seq_np  # noqa: E402
+from .._ops.ScalarType import _torch_type_name as _seq_type_name  # noqa: E402
+from . import _seq_torch as _tl  # noqa: E402
+
+
+def _sdpa_validate(query, key, value, attn_mask):
+    # aten/src/ATen/native/transformers/sdp_utils_cpp.h: validate_sdpa_input
+    if not (query.dtype == key.dtype == value.dtype):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{_seq_c_name(_seq_np(query.dtype))} key.dtype: {_seq_c_name(_seq_np(key.dtype))} and value.dtype: "
+            f"{_seq_c_name(_seq_np(value.dtype))} instead.")
+    if not (query.device == key.device == value.device):
+        raise RuntimeError(
+            "Expected query, key, and value to have the same device type, but got query.device: "
+            f"{query.device} key.device: {key.device} and value.device: {value.device} instead.")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError(
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.dim()} key.dim: {key.dim()} and value.dim: {value.dim()} instead.")
+    if attn_mask is not None:
+        mdt = attn_mask.dtype
+        if mdt not in (_tl.bool, _tl.float32, query.dtype):
+            raise RuntimeError(
+                "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
+                f"{_seq_c_name(_seq_np(mdt))} and  query.dtype: {_seq_c_name(_seq_np(query.dtype))} instead.")
+    if not query.dtype.is_floating_point and not query.dtype.is_complex:
+        # the CPU kernel choice (_fused_sdp_choice_cpp) reads the inputs as float
+        raise RuntimeError(f"expected scalar type Float but found {_seq_type_name(_seq_np(query.dtype))}")
+
+
+def _safe_softmax(x, dim):
+    # aten/src/ATen/native/transformers/attention.cpp: _safe_softmax - a row that is all -inf
+    # (fully masked) gives zeros, not nan, and its backward (_softmax_backward_data with that zero
+    # result) passes zeros: the masked rows are softmaxed as zeros, so no nan reaches the gradient
+    masked_rows = (x == float("-inf")).all(dim, keepdim=True)
+    zero = _tl.zeros((), dtype=x.dtype, device=x.device)
+    out = softmax(_tl.where(masked_rows, zero, x), dim)
+    return _tl.where(masked_rows, zero, out)
+
+
+def _gqa_expand(query, key, value, enable_gqa):
+    # attention.cpp: pre_process_group_query_attention_input
+    if not enable_gqa:
+        return key, value
+    qh, kh, vh = query.size(-3), key.size(-3), value.size(-3)
+    if qh == kh == vh:
+        return key, value
+    if qh % kh != 0 or qh % vh != 0:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    return key.repeat_interleave(qh // kh, -3), value.repeat_interleave(qh // vh, -3)
+
+
+def _scaled_dot_product_attention_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                       scale=None, enable_gqa=False):
+    """torch's math path (attention.cpp: _scaled_dot_product_attention_math): the output and the
+    attention weights (after dropout)."""
+    negative = scale is not None and scale < 0
+    base = abs(scale) if negative else scale
+    if base is None:
+        base = 1.0 / _seq_math.sqrt(query.size(-1))
+    factor = _seq_math.sqrt(base)
+    q = query * (-factor if negative else factor)
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        L, S = query.size(-2), key.size(-2)
+        attn_mask = _tl.ones(L, S, dtype=_tl.bool, device=query.device).tril()
+    if attn_mask is not None and attn_mask.dtype == _tl.bool:
+        # convert_boolean_attn_mask: False -> -inf, True -> 0, in the query's dtype
+        attn_mask = _tl.zeros(attn_mask.shape, dtype=query.dtype, device=query.device).masked_fill(
+            attn_mask.logical_not(), float("-inf"))
+    key, value = _gqa_expand(query, key, value, enable_gqa)
+    attn = _tl.matmul(q, key.transpose(-2, -1) * factor)
+    if attn_mask is not None:
+        # attn.add_(attn_mask): the sum keeps attn's dtype
+        attn = attn + attn_mask
+    attn = _safe_softmax(attn, -1)
+    if dropout_p > 0.0:
+        if dropout_p > 1:
+            # at::dropout's check (aten/src/ATen/native/Dropout.cpp)
+            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p:g}")
+        attn = dropout(attn, dropout_p, True)
+    return _tl.matmul(attn, value), attn
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention (torch's
+    math path; the fused CPU kernels torch may pick give the same values)."""
+    _sdpa_validate(query, key, value, attn_mask)
+    return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                              enable_gqa)[0]
+
+
+__all__ += ["scaled_dot_product_attention"]
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    # torch/nn/functional.py: _mha_shape_check - whether the input is batched
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D"
+                                 f" but found {key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D"
+                                 f" but found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                                 f" but found {attn_mask.dim()}-D tensor instead")
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D"
+                                 f" but found {key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D"
+                                 f" but found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                                     f" but found {attn_mask.dim()}-D tensor instead")
+            if attn_mask.dim() == 3:
+                expected = (num_heads, query.shape[0], key.shape[0])
+                if attn_mask.shape != expected:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    # torch/nn/functional.py: _canonical_mask - a bool mask becomes 0 / -inf in target_type
+    if mask is None:
+        return None
+    is_float = mask.dtype.is_floating_point
+    if mask.dtype != _tl.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=2)
+    if not is_float:
+        mask = _tl.zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _none_or_dtype(input):  # noqa: A002 - torch's names
+    if input is None:
+        return None
+    if isinstance(input, _tl.Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    # torch/nn/functional.py: _in_projection_packed (one projection for self-attention, q and kv
+    # for encoder-decoder attention)
+    E = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            proj = proj.unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        q_proj = linear(q, w_q, b_q)
+        kv = linear(k, w_kv, b_kv)
+        kv = kv.unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return q_proj, kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    # torch/nn/functional.py: _in_projection (separate weights, kdim / vdim may differ)
+    Eq, Ek, Ev = q.size(-1), k.size(-1), v.size(-1)
+    for name, w, shape in (("query", w_q, (Eq, Eq)), ("key", w_k, (Eq, Ek)), ("value", w_v, (Eq, Ev))):
+        if w.shape != shape:
+            raise AssertionError(f"expecting {name} weights shape of {shape}, but got {w.shape}")
+    for name, bias in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if bias is not None and bias.shape != (Eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(Eq,)}, but got {bias.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _pad_one(mask):
+    # pad(mask, (0, 1)): one zero column at the end of the last dimension
+    zeros = _tl.zeros(tuple(mask.shape[:-1]) + (1,), dtype=mask.dtype, device=mask.device)
+    return _tl.cat([mask, zeros], -1)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """torch.nn.functional.multi_head_attention_forward: MultiheadAttention's computation on
+    (L, N, E) / (L, E) inputs (torch/nn/functional.py, the same steps)."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the hint goes to scaled_dot_product_attention as is_causal
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if attn_mask.shape != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if attn_mask.shape != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = _tl.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = _tl.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = _pad_one(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_one(key_padding_mask)
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    if static_k is None:
+        k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_k.size(0) != bsz * num_heads:
+            raise AssertionError(f"expecting static_k.size(0) of {bsz * num_heads}, but got {static_k.size(0)}")
+        if static_k.size(2) != head_dim:
+            raise AssertionError(f"expecting static_k.size(2) of {head_dim}, but got {static_k.size(2)}")
+        k = static_k
+    if static_v is None:
+        v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        if static_v.size(0) != bsz * num_heads:
+            raise AssertionError(f"expecting static_v.size(0) of {bsz * num_heads}, but got {static_v.size(0)}")
+        if static_v.size(2) != head_dim:
+            raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got {static_v.size(2)}")
+        v = static_v
+
+    if add_zero_attn:
+        zshape = (bsz * num_heads, 1, head_dim)
+        k = _tl.cat([k, _tl.zeros(zshape, dtype=k.dtype, device=k.device)], dim=1)
+        v = _tl.cat([v, _tl.zeros(zshape, dtype=v.dtype, device=v.device)], dim=1)
+        if attn_mask is not None:
+            attn_mask = _pad_one(attn_mask)
+        if key_padding_mask is not None:
+            key_padding_mask = _pad_one(key_padding_mask)
+    src_len = k.size(1)
+
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = (key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
+                            .reshape(bsz * num_heads, 1, src_len))
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        E = q.shape[2]
+        q_scaled = q * _seq_math.sqrt(1.0 / float(E))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        if attn_mask is not None:
+            weights = _tl.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            weights = _tl.bmm(q_scaled, k.transpose(-2, -1))
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = _tl.bmm(weights, v)
+        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = out.view(tgt_len, bsz, out.size(1))
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not is_batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+    if attn_mask is not None:
+        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.size(1))
+    if not is_batched:
+        out = out.squeeze(1)
+    return out, None
+
+
+__all__ += ["multi_head_attention_forward"]

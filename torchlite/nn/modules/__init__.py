@@ -27,3 +27,11 @@ __all__ += loss.__all__
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+from .activation import MultiheadAttention  # noqa: E402,F401 - exported with activation's __all__
+from .transformer import (  # noqa: E402
+    Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
+__all__ += [n for n in ["MultiheadAttention"] if n not in __all__]
+__all__ += ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+            "TransformerDecoderLayer"]

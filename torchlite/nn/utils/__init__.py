@@ -11,3 +11,6 @@ __all__ += ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "parameters
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+from . import rnn  # noqa: E402,F401 - torch.nn.utils.rnn (pad_sequence, PackedSequence, ...)
+
+__all__ += ["rnn"]

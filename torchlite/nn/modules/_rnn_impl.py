@@ -1,0 +1,164 @@
+"""The recurrences behind nn.RNN / LSTM / GRU and their cells (aten/src/ATen/native/RNN.cpp:
+the cells, FullLayer / PackedLayer and their reversed forms, apply_layer_stack), composed from
+torchlite ops (linear, sigmoid, tanh, chunk, cat, stack) so autograd differentiates them. torch
+runs fused kernels; the values and gradients are the same."""
+# ruff: noqa: A001, A002 - torch's parameter names (input)
+from .. import _seq_torch as torch, functional as F
+
+
+def _linear(x, w, b):
+    return F.linear(x, w, b)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    # RNN.cpp: SimpleCell with tanh: tanh(linear_hh(h) + linear_ih(x))
+    return torch.tanh(_linear(hx, w_hh, b_hh) + _linear(input, w_ih, b_ih))
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    return torch.relu(_linear(hx, w_hh, b_hh) + _linear(input, w_ih, b_ih))
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
+    # RNN.cpp: LSTMCell - gates i, f, g, o; c' = f*c + i*g; h' = o*tanh(c') (projected by w_hr)
+    h, c = hx
+    gates = _linear(h, w_hh, b_hh) + _linear(input, w_ih, b_ih)
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * c + i * g
+    hy = o * cy.tanh()
+    if w_hr is not None:
+        hy = torch.matmul(hy, w_hr.t())
+    return hy, cy
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    # RNN.cpp: GRUCell - r, z from the summed gates, n = tanh(i_n + r * (W_hn h + b_hn)),
+    # h' = (h - n) * z + n
+    i_r, i_z, i_n = _linear(input, w_ih, b_ih).chunk(3, 1)
+    h_r, h_z, h_n = _linear(hx, w_hh, b_hh).chunk(3, 1)
+    r = (h_r + i_r).sigmoid()
+    z = (h_z + i_z).sigmoid()
+    n = (i_n + h_n * r).tanh()
+    return (hx - n) * z + n
+
+
+_CELLS = {"RNN_TANH": rnn_tanh_cell, "RNN_RELU": rnn_relu_cell, "LSTM": lstm_cell, "GRU": gru_cell}
+
+
+def _cell_step(mode, x, hidden, params):
+    return _CELLS[mode](x, hidden, *params)
+
+
+def _slice_hidden(hidden, start, end):
+    if isinstance(hidden, tuple):
+        return tuple(h[start:end] for h in hidden)
+    return hidden[start:end]
+
+
+def _cat_hidden(parts):
+    if isinstance(parts[0], tuple):
+        return tuple(torch.cat([p[i] for p in parts]) for i in range(len(parts[0])))
+    return torch.cat(parts)
+
+
+def _output_of(hidden):
+    return hidden[0] if isinstance(hidden, tuple) else hidden
+
+
+def _full_layer(mode, input, hidden, params, reverse):
+    # RNN.cpp: FullLayer / ReversedFullLayer over a (T, B, *) input
+    steps = range(input.size(0) - 1, -1, -1) if reverse else range(input.size(0))
+    outputs = []
+    for t in steps:
+        hidden = _cell_step(mode, input[t], hidden, params)
+        outputs.append(_output_of(hidden))
+    if reverse:
+        outputs.reverse()
+    if not outputs:
+        return input.new_empty((0,) + tuple(_output_of(hidden).shape)), hidden
+    return torch.stack(outputs), hidden
+
+
+def _packed_layer(mode, input, batch_sizes, hidden, params):
+    # RNN.cpp: PackedLayer - the rows of the sequences that end leave the hidden state as they end
+    outputs, finished, offset = [], [], 0
+    last = batch_sizes[0]
+    for bs in batch_sizes:
+        if bs < last:
+            finished.append(_slice_hidden(hidden, bs, last))
+            hidden = _slice_hidden(hidden, 0, bs)
+        last = bs
+        hidden = _cell_step(mode, input[offset:offset + bs], hidden, params)
+        offset += bs
+        outputs.append(_output_of(hidden))
+    finished.append(hidden)
+    finished.reverse()
+    return torch.cat(outputs), _cat_hidden(finished)
+
+
+def _reversed_packed_layer(mode, input, batch_sizes, hidden0, params):
+    # RNN.cpp: ReversedPackedLayer - from the last step back; a sequence joins the hidden state
+    # (with its initial row) at its last step
+    outputs, offset = [], input.size(0)
+    last = batch_sizes[-1]
+    hidden = _slice_hidden(hidden0, 0, last)
+    for bs in reversed(batch_sizes):
+        if bs > last:
+            hidden = _cat_hidden([hidden, _slice_hidden(hidden0, last, bs)])
+        last = bs
+        hidden = _cell_step(mode, input[offset - bs:offset], hidden, params)
+        offset -= bs
+        outputs.append(_output_of(hidden))
+    outputs.reverse()
+    return torch.cat(outputs), hidden
+
+
+def _layer_params(flat_weights, index, has_biases, has_proj, mode):
+    per = 2 + (2 if has_biases else 0) + (1 if has_proj else 0)
+    ws = flat_weights[index * per:(index + 1) * per]
+    w_ih, w_hh = ws[0], ws[1]
+    b_ih, b_hh = (ws[2], ws[3]) if has_biases else (None, None)
+    if mode == "LSTM":
+        return (w_ih, w_hh, b_ih, b_hh, ws[-1] if has_proj else None)
+    return (w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_forward(mode, input, hx, flat_weights, has_biases, num_layers, dropout, train, bidirectional,
+                batch_first=False, batch_sizes=None, proj_size=0):
+    """_VF.rnn_tanh / rnn_relu / lstm / gru: (output, h_n) or, for LSTM, (output, h_n, c_n).
+    hx is h_0, or (h_0, c_0) for LSTM; batch_sizes (a list of ints) for a packed input."""
+    num_dirs = 2 if bidirectional else 1
+    is_lstm = mode == "LSTM"
+    if batch_sizes is None and batch_first:
+        input = input.transpose(0, 1)
+    layer_input = input
+    final_h, final_c = [], []
+    for layer in range(num_layers):
+        dir_outputs = []
+        for d in range(num_dirs):
+            idx = layer * num_dirs + d
+            params = _layer_params(flat_weights, idx, has_biases, proj_size > 0, mode)
+            h0 = (hx[0][idx], hx[1][idx]) if is_lstm else hx[idx]
+            if batch_sizes is None:
+                out, hn = _full_layer(mode, layer_input, h0, params, reverse=d == 1)
+            elif d == 0:
+                out, hn = _packed_layer(mode, layer_input, batch_sizes, h0, params)
+            else:
+                out, hn = _reversed_packed_layer(mode, layer_input, batch_sizes, h0, params)
+            dir_outputs.append(out)
+            if is_lstm:
+                final_h.append(hn[0])
+                final_c.append(hn[1])
+            else:
+                final_h.append(hn)
+        layer_output = dir_outputs[0] if num_dirs == 1 else torch.cat(dir_outputs, -1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_output = F.dropout(layer_output, dropout, True)
+        layer_input = layer_output
+    output = layer_input
+    if batch_sizes is None and batch_first:
+        output = output.transpose(0, 1)
+    if is_lstm:
+        return output, torch.stack(final_h), torch.stack(final_c)
+    return output, torch.stack(final_h)
