@@ -1,10 +1,12 @@
-"""The README's "PyTorch code, unchanged" example runs under torchlite and prints what it prints
-under torch, and what the README says it prints."""
+"""The README's "PyTorch code, unchanged" examples run under torchlite and print what they print
+under torch, and what the README says they print."""
 import contextlib
 import io
 import os
 import re
 import sys
+
+import pytest
 
 import torchlite
 
@@ -14,13 +16,13 @@ torch = import_torch()
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _example():
+def _examples():
     with open(os.path.join(ROOT, "README.md")) as f:
         text = f.read()
-    m = re.search(r"<!-- readme-example:[^\n]*-->\n```python\n(.*?)```\n\nIt prints what torch prints:\n\n```text\n"
-                  r"(.*?)```", text, re.S)
-    assert m, "README.md has no readme-example block"
-    return m.group(1), m.group(2)
+    found = re.findall(r"<!-- readme-example:[^\n]*-->\n```python\n(.*?)```\n\nIt prints what torch prints:\n\n"
+                       r"```text\n(.*?)```", text, re.S)
+    assert len(found) == 2, "README.md's two readme-example blocks (autograd, a training script)"
+    return found
 
 
 def _run(code, lib):
@@ -38,8 +40,9 @@ def _run(code, lib):
     return out.getvalue()
 
 
-def test_readme_example_prints_what_torch_prints():
-    code, printed = _example()
+@pytest.mark.parametrize("index", [0, 1])
+def test_readme_example_prints_what_torch_prints(index):
+    code, printed = _examples()[index]
     ours = _run(code, torchlite)
     assert ours == _run(code, torch)
     assert ours == printed
