@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .. import _C
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _f64, _torch_type_name
@@ -324,6 +325,11 @@ def log_sigmoid(self):
 
 
 def log_sigmoid_backward(grad_output, self, buffer):
+    if buffer.requires_grad and _C.is_grad_enabled():
+        # torch refuses a buffer that requires grad: upstream's entry has no formula for it, and its
+        # codegen writes check_no_requires_grad for such an argument
+        raise RuntimeError("The function 'log_sigmoid_backward' is not differentiable with respect to argument "
+                           "'buffer'. This input cannot have requires_grad True.")
     g, s, dtype = _grad_pair(grad_output, self)
     bf = buffer._array
 

@@ -9,15 +9,17 @@ from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _i32, _i64, _tensor_type_name
 
 
-def _check_indices(indices, fn):
+def _check_indices(indices, fn, pos):
+    # checkScalarTypes on TensorArg(indices, "indices", pos): position 1 in embedding, 2 in
+    # embedding_dense_backward_cpu (Embedding.cpp)
     if indices._array.dtype not in (_i64, _i32):
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+        raise RuntimeError(f"Expected tensor for argument #{pos} 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {_tensor_type_name(indices._array.dtype)} instead (while checking "
                            f"arguments for {fn})")
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    _check_indices(indices, "embedding")
+    _check_indices(indices, "embedding", 1)
     w = weight._array
     if w.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
@@ -32,7 +34,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     """The weight's gradient: grad_output's rows added into the rows indices name (none into
     padding_idx's), each divided by its index's count with scale_grad_by_freq."""
-    _check_indices(indices, "embedding_backward")
+    _check_indices(indices, "embedding_backward", 2)
     g = grad_output._array
     idx = indices._array.reshape(-1).astype(np.int64)
     dim = g.shape[-1] if g.ndim else 1

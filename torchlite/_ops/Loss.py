@@ -210,6 +210,10 @@ def soft_margin_loss(self, target, reduction=NONE):
 
 
 def soft_margin_loss_backward(grad_output, self, target, reduction):
+    if target.requires_grad and _C.is_grad_enabled():
+        # (target has no formula in soft_margin_loss_backward's entry either: the codegen's check)
+        raise RuntimeError("The function 'soft_margin_loss_backward' is not differentiable with respect to argument "
+                           "'target'. This input cannot have requires_grad True.")
     s, t, dtype = _pair(self, target, "soft_margin_loss_backward")
     g = _c(grad_output._array)
     norm = _norm(reduction, s.size)

@@ -4,7 +4,7 @@ reshapes, and cross_entropy_loss composed as upstream composes it (log_softmax +
 probability targets and label smoothing over torchlite's ops), so the nodes are torch's."""
 import numpy as np
 
-from .. import _backend
+from .. import _C, _backend
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .BinaryOps import _div_scalar, _mul_scalar, add, div, mul
@@ -61,7 +61,19 @@ def _reduce_nll(losses, tw, reduction, dtype):
     return np.asarray(loss, dtype=dtype), np.asarray(total, dtype=dtype)
 
 
+def _check_no_requires_grad(fn, **args):
+    """Upstream's codegen check_no_requires_grad for the arguments its entry gives no formula
+    (weight; total_weight of the backward ops): torch refuses one that requires grad, before the
+    kernel's own checks, rather than leave it without a gradient."""
+    if _C.is_grad_enabled():
+        for name, t in args.items():
+            if t is not None and t.requires_grad:
+                raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument '{name}'. "
+                                   "This input cannot have requires_grad True.")
+
+
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    _check_no_requires_grad("nll_loss_forward", weight=weight)
     x, t = self._array, target._array
     if not 0 < x.ndim <= 2:
         raise RuntimeError("input tensor should be 1D or 2D")
@@ -86,6 +98,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 
 
 def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    _check_no_requires_grad("nll_loss2d_forward", weight=weight)
     x, t = self._array, target._array
     if x.ndim != 4:
         raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of size: "
@@ -124,6 +137,7 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
 
 
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_no_requires_grad("nll_loss_backward", weight=weight, total_weight=total_weight)
     x = self._array
     r = _nll_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, x.ndim - 1)
     return _record(_S.NllLossBackwardBackward0, (grad_output, self), _wrap(r, grad_output), target=target,
@@ -131,6 +145,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
 
 
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_no_requires_grad("nll_loss2d_backward", weight=weight, total_weight=total_weight)
     r = _nll_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, 1)
     return _record(_S.NllLoss2DBackwardBackward0, (grad_output, self), _wrap(r, grad_output), target=target,
                    weight=weight, reduction=reduction, ignore_index=ignore_index)
