@@ -63,3 +63,19 @@ def test_grad_sharing_memory_between_elements_cannot_be_accumulated_into(device)
         return str(info.value)
 
     assert run(torchlite, device) == run(torch, "cpu")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_copied_grad_under_create_graph_is_copy_s_node(device):
+    """Under create_graph a gradient copied to the leaf's layout records upstream's copy_ node,
+    CopyBackwards, with its two inputs (the new tensor's, which needs no gradient, and the
+    gradient's), and the double backward through it is torch's."""
+    def case(lib, dev):
+        x = lib.ones(3, 2, dtype=lib.float64, device=dev).t().detach().requires_grad_()
+        w = lib.ones(2, 3, dtype=lib.float64, device=dev, requires_grad=True)
+        (x * w).sum().backward(create_graph=True)
+        node = x.grad.grad_fn
+        edges = [(None if n is None else n.name(), i) for n, i in node.next_functions]
+        (x.grad * x.grad).sum().backward()
+        return node.name(), edges, Values(w.grad)
+    assert case(torchlite, device) == case(torch, "cpu")

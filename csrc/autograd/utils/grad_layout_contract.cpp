@@ -34,7 +34,11 @@ Variable clone_obey_contract(const Variable& new_grad, const Variable& variable)
       !variable.is_contiguous() && !variable.device().is_cuda() && at::is_non_overlapping_and_dense(variable);
   Variable result = keep_layout ? at::clone_strided(new_grad, variable.strides()) : at::clone(new_grad);
   if (GradMode::is_enabled() && new_grad.requires_grad()) {
-    create_gradient_edge(result, make_node<CopyBackwards>(collect_next_edges({new_grad})));
+    // result = empty_strided(...).copy_(new_grad) upstream: copy_'s node, self needing no gradient
+    create_gradient_edge(
+        result,
+        make_node<CopyBackwards>(
+            edge_list{Edge(), impl::gradient_edge(new_grad)}, new_grad.scalar_type(), new_grad.device()));
   }
   return result;
 }
