@@ -466,3 +466,34 @@ def test_refusals_as_torch(name):
         return None
     theirs = observe(torch)
     assert theirs is not None and observe(torchlite) == theirs
+
+
+# the conv family's saved values the walk's overrides do not reach: ConvolutionBackward0's
+# bias_sym_sizes_opt without a bias ((0,) from the conv*/conv_transpose* wrappers, None from convolution
+# itself), and the zeros a pad/pool backward op's node gives its self from the TypeAndSize it keeps
+def _conv_no_bias(lib, dev):
+    F = lib.nn.functional
+    x = lib.ones(1, 2, 4, 4, dtype=lib.float64, device=dev)
+    w = lib.ones(2, 2, 2, 2, dtype=lib.float64, device=dev, requires_grad=True)
+    return [F.conv2d(x, w).grad_fn._saved_bias_sym_sizes_opt,
+            F.conv1d(x[:, :, 0], w[:, :, 0]).grad_fn._saved_bias_sym_sizes_opt,
+            F.conv_transpose2d(x, w).grad_fn._saved_bias_sym_sizes_opt,
+            F.conv2d(x, w, padding="same").grad_fn._saved_bias_sym_sizes_opt,
+            lib.convolution(x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1).grad_fn._saved_bias_sym_sizes_opt]
+
+
+def _self_zeros(lib, dev):
+    x = _img(lib).to(dev).detach().requires_grad_()
+    g = _img(lib, 1, (1, 2, 6, 6)).to(dev).detach().requires_grad_()
+    out = _function(lib, "reflection_pad2d_backward")(g, x, [1, 2, 2, 1])
+    gx, gg = lib.autograd.grad((out * out).sum(), (x, g), materialize_grads=True)
+    return [(str(t.dtype).split(".")[-1], tuple(t.shape), str(t.device).replace("sim:0", "cpu"),
+             np.round(t.detach().cpu().numpy(), 8).tolist()) for t in (gx, gg)]
+
+
+@pytest.mark.parametrize("dev", ["cpu", "sim:0"])
+@pytest.mark.parametrize("case", [_conv_no_bias, _self_zeros], ids=lambda c: c.__name__)
+def test_conv_saved_values_as_torch(case, dev):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert case(torchlite, dev) == case(torch, "cpu")
