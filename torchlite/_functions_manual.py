@@ -1391,10 +1391,12 @@ def _once(key, needs, k, compute):
     return outs[k]
 
 
-def native_layer_norm_backward_masked(grad, input, normalized_shape, mean, rstd, weight, eps, needs, k):  # noqa: A002
-    """NativeLayerNormBackward0: one native_layer_norm_backward for every input that needs a gradient."""
+def native_layer_norm_backward_masked(grad, input, normalized_shape, mean, rstd, weight, bias, eps, needs,  # noqa: A002
+                                      k):
+    """NativeLayerNormBackward0: one native_layer_norm_backward for every input that needs a gradient
+    (bias passed on as upstream's formula does, so the node saves it)."""
     return _once((grad, input), needs, k, lambda: native_layer_norm_backward(
-        grad, input, normalized_shape, mean, rstd, weight, None, [bool(n) for n in needs], eps=eps))
+        grad, input, normalized_shape, mean, rstd, weight, bias, [bool(n) for n in needs], eps=eps))
 
 
 def native_batch_norm_backward_masked(grad, input, weight, running_mean, running_var, save_mean,  # noqa: A002

@@ -39,7 +39,18 @@ DERIVED = {
     "scalar_type": ("_scalar_type", "H", None, None),
 }
 DERIVED["sym_size"] = ("_sym_argsize", "V", "int64_t", "read_int")
-SYM_SIZE = r"\b(\w+)\.sym_size\((\d+)\)"
+# upstream's `bias->sym_sizes()` of an optional tensor: <name>_sym_sizes_opt, None where it is undefined
+DERIVED["sym_sizes_opt"] = ("_sym_sizes_opt", "V", None, None)
+# upstream's `zeros_like(self)` of a tensor argument: a hidden <name>_info (its TypeAndSize), so
+# the node keeps the shape, dtype and device and not the tensor
+DERIVED["info"] = ("_info", "H", None, None)
+SYM_SIZE = r"\b(\w+)\.sym_size\((-?\d+)\)"
+ZEROS_LIKE = r"\bzeros_like\((\w+)\)"
+
+
+def sym_size_field(obj, index):
+    """upstream's field of `obj.sym_size(index)`: obj_sym_argsize_<index>, a minus sign as minus_."""
+    return f"{obj}_sym_argsize_{index.replace('-', 'minus_')}"
 # The C++ type of a value field, by its schema type.
 SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"), "SymInt": ("int64_t", "read_int"),
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
@@ -129,13 +140,17 @@ class Entry:
         """The node's fields, in the schema's order, then the derived ones, then result."""
         used, derived = set(), {}
         for formula in self.formulas.values():
+            for obj in re.findall(ZEROS_LIKE, formula):
+                if self._is_tensor_arg(obj):
+                    derived[obj + DERIVED["info"][0]] = (obj, "info")
+            formula = re.sub(ZEROS_LIKE, lambda m: "" if self._is_tensor_arg(m.group(1)) else m.group(0), formula)
             for obj, method in re.findall(r"\b(\w+)\.(\w+)\(\)", formula):
                 if method not in DERIVED:
                     raise ValueError(f"{self.schema.text}: unknown '{obj}.{method}()'")
                 derived[obj + DERIVED[method][0]] = (obj, method)
             for obj, index in re.findall(SYM_SIZE, formula):
                 # upstream's `weight.sym_size(0)`: an int field named <obj>_sym_argsize_<index>
-                derived[f"{obj}_sym_argsize_{index}"] = (obj, "sym_size")
+                derived[sym_size_field(obj, index)] = (obj, "sym_size")
             stripped = re.sub(r"\b\w+\.\w+\(\)|\"[^\"]*\"|" + SYM_SIZE, "", formula)
             used.update(re.findall(r"\b([A-Za-z_]\w*)\b(?!\s*\()", stripped))
         self.fields = []  # (name, kind, schema type): T a tensor, L a list of tensors, V / H a value
@@ -161,9 +176,15 @@ class Entry:
         if unknown:
             raise ValueError(f"{self.schema.text}: formula reads unknown names {sorted(unknown)}")
 
+    def _is_tensor_arg(self, name):
+        arg = self.schema.arg(name)
+        return arg is not None and arg.is_tensor and not arg.is_tensor_list
+
     def python_formula(self, name):
-        formula = re.sub(SYM_SIZE, lambda m: f"{m.group(1)}_sym_argsize_{m.group(2)}", self.formulas[name])
-        return re.sub(r"\b(\w+)\.(\w+)\(\)", lambda m: m.group(1) + DERIVED[m.group(2)][0], formula)
+        formula = re.sub(SYM_SIZE, lambda m: sym_size_field(m.group(1), m.group(2)), self.formulas[name])
+        formula = re.sub(r"\b(\w+)\.(\w+)\(\)", lambda m: m.group(1) + DERIVED[m.group(2)][0], formula)
+        return re.sub(ZEROS_LIKE, lambda m: f"{m.group(1)}_info.zeros()" if self._is_tensor_arg(m.group(1))
+                      else m.group(0), formula)
 
 
 def load(path):
@@ -659,7 +680,8 @@ def helpers_of(entries):
     for e in entries:
         for name in e.formulas:
             f = e.python_formula(name)
-            names.update(re.findall(r"\b([A-Za-z_]\w*)\(", f))
+            # the functions a formula calls (not methods: `self_info.zeros()`)
+            names.update(re.findall(r"(?<![\w.])([A-Za-z_]\w*)\(", f))
     return names
 
 

@@ -2070,11 +2070,11 @@ def MaxPool2DWithIndicesBackward0(grad, needs, self, kernel_size, stride, paddin
     return (grad_self,)
 
 
-def MaxPool2DWithIndicesBackwardBackward0(grad, needs, self, indices):
+def MaxPool2DWithIndicesBackwardBackward0(grad, needs, indices, self_info):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride,
     int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     grad_grad_output = max_pool_double_backward(grad, indices, 2) if needs[0] else None
-    grad_self = zeros_like(self) if needs[1] else None
+    grad_self = self_info.zeros() if needs[1] else None
     return (grad_grad_output, grad_self)
 
 
@@ -2086,13 +2086,13 @@ def AvgPool2DBackward0(grad, needs, self, kernel_size, stride, padding, ceil_mod
     return (grad_self,)
 
 
-def AvgPool2DBackwardBackward0(grad, needs, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                               divisor_override):
+def AvgPool2DBackwardBackward0(grad, needs, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                               divisor_override, self_info):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding,
     bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     grad_grad_output = avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
                                   divisor_override) if needs[0] else None
-    grad_self = zeros_like(self) if needs[1] else None
+    grad_self = self_info.zeros() if needs[1] else None
     return (grad_grad_output, grad_self)
 
 
@@ -2108,14 +2108,14 @@ def NativeBatchNormBackward0(grad, needs, input, weight, running_mean, running_v
     return (grad_input, grad_weight, grad_bias)
 
 
-def NativeLayerNormBackward0(grad, needs, input, normalized_shape, weight, result1, result2, layer_norm_eps):
+def NativeLayerNormBackward0(grad, needs, input, normalized_shape, weight, bias, result1, result2, layer_norm_eps):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor,
     Tensor, Tensor)"""
-    grad_bias = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+    grad_bias = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight, bias,
                                                   layer_norm_eps, needs, 2) if needs[2] else None
-    grad_input = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+    grad_input = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight, bias,
                                                    layer_norm_eps, needs, 0) if needs[0] else None
-    grad_weight = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight,
+    grad_weight = native_layer_norm_backward_masked(grad, input, normalized_shape, result1, result2, weight, bias,
                                                     layer_norm_eps, needs, 1) if needs[1] else None
     return (grad_input, grad_weight, grad_bias)
 
@@ -2176,11 +2176,12 @@ def AdaptiveAvgPool2DBackward0(grad, needs, self):
     return (grad_self,)
 
 
-def AdaptiveAvgPool2DBackwardBackward0(grad, needs, self, grad_output_sym_sizes):
+def AdaptiveAvgPool2DBackwardBackward0(grad, needs, grad_output_sym_argsize_minus_2, grad_output_sym_argsize_minus_1,
+                                       self_info):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
-    grad_grad_output = _adaptive_avg_pool2d(grad, [grad_output_sym_sizes[-2],
-                                            grad_output_sym_sizes[-1]]) if needs[0] else None
-    grad_self = zeros_like(self) if needs[1] else None
+    grad_grad_output = _adaptive_avg_pool2d(grad, [grad_output_sym_argsize_minus_2,
+                                            grad_output_sym_argsize_minus_1]) if needs[0] else None
+    grad_self = self_info.zeros() if needs[1] else None
     return (grad_grad_output, grad_self)
 
 
@@ -2190,10 +2191,10 @@ def ReflectionPad1DBackward0(grad, needs, self, padding):
     return (grad_self,)
 
 
-def ReflectionPad1DBackwardBackward0(grad, needs, self, padding):
+def ReflectionPad1DBackwardBackward0(grad, needs, padding, self_info):
     """reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
     grad_grad_output = reflection_pad1d(grad, padding) if needs[0] else None
-    grad_self = zeros_like(self) if needs[1] else None
+    grad_self = self_info.zeros() if needs[1] else None
     return (grad_grad_output, grad_self)
 
 
@@ -2203,10 +2204,10 @@ def ReflectionPad2DBackward0(grad, needs, self, padding):
     return (grad_self,)
 
 
-def ReflectionPad2DBackwardBackward0(grad, needs, self, padding):
+def ReflectionPad2DBackwardBackward0(grad, needs, padding, self_info):
     """reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
     grad_grad_output = reflection_pad2d(grad, padding) if needs[0] else None
-    grad_self = zeros_like(self) if needs[1] else None
+    grad_self = self_info.zeros() if needs[1] else None
     return (grad_grad_output, grad_self)
 
 
@@ -2216,10 +2217,10 @@ def ReplicationPad1DBackward0(grad, needs, self, padding):
     return (grad_self,)
 
 
-def ReplicationPad1DBackwardBackward0(grad, needs, self, padding):
+def ReplicationPad1DBackwardBackward0(grad, needs, padding, self_info):
     """replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor"""
     grad_grad_output = replication_pad1d(grad, padding) if needs[0] else None
-    grad_self = zeros_like(self) if needs[1] else None
+    grad_self = self_info.zeros() if needs[1] else None
     return (grad_grad_output, grad_self)
 
 
@@ -2229,10 +2230,10 @@ def ReplicationPad2DBackward0(grad, needs, self, padding):
     return (grad_self,)
 
 
-def ReplicationPad2DBackwardBackward0(grad, needs, self, padding):
+def ReplicationPad2DBackwardBackward0(grad, needs, padding, self_info):
     """replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor"""
     grad_grad_output = replication_pad2d(grad, padding) if needs[0] else None
-    grad_self = zeros_like(self) if needs[1] else None
+    grad_self = self_info.zeros() if needs[1] else None
     return (grad_grad_output, grad_self)
 
 

@@ -324,7 +324,7 @@ HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self"
 ConvolutionBackward0 = _C._op_spec("ConvolutionBackward0",
                                    ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
                                     "groups", "bias_sym_sizes_opt",),
-                                   "TTSSSVSSH", 0, False)
+                                   "TTSSSVSSV", 0, False)
 ConvolutionBackwardBackward0 = _C._op_spec("ConvolutionBackwardBackward0",
                                            ("grad_output", "input", "weight", "stride", "padding", "dilation",
                                             "transposed", "output_padding", "groups",),
@@ -334,23 +334,24 @@ MaxPool2DWithIndicesBackward0 = _C._op_spec("MaxPool2DWithIndicesBackward0",
                                             ("self", "kernel_size", "stride", "padding", "dilation", "ceil_mode",
                                              "result1",),
                                             "TSSSSVT", 0, False)
-MaxPool2DWithIndicesBackwardBackward0 = _C._op_spec("MaxPool2DWithIndicesBackwardBackward0", ("self", "indices", ),
-                                                    "TT", 0, False)
+MaxPool2DWithIndicesBackwardBackward0 = _C._op_spec("MaxPool2DWithIndicesBackwardBackward0", ("indices", "self_info", ),
+                                                    "TH", 0, False)
 AvgPool2DBackward0 = _C._op_spec("AvgPool2DBackward0",
                                  ("self", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
                                   "divisor_override",),
                                  "TSSSVVS", 0, False)
 AvgPool2DBackwardBackward0 = _C._op_spec("AvgPool2DBackwardBackward0",
-                                         ("self", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
-                                          "divisor_override",),
-                                         "TSSSVVS", 0, False)
+                                         ("kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                          "divisor_override", "self_info",),
+                                         "SSSVVSH", 0, False)
 NativeBatchNormBackward0 = _C._op_spec("NativeBatchNormBackward0",
                                        ("input", "weight", "running_mean", "running_var", "training", "eps", "result1",
                                         "result2",),
                                        "TTTTVVTT", 0, False)
 NativeLayerNormBackward0 = _C._op_spec("NativeLayerNormBackward0",
-                                       ("input", "normalized_shape", "weight", "result1", "result2", "layer_norm_eps",),
-                                       "TSTTTH", 0, False)
+                                       ("input", "normalized_shape", "weight", "bias", "result1", "result2",
+                                        "layer_norm_eps",),
+                                       "TSTTTTH", 0, False)
 NativeGroupNormBackward0 = _C._op_spec("NativeGroupNormBackward0",
                                        ("input", "weight", "N", "C", "HxW", "group", "eps", "result1", "result2", ),
                                        "TTSSSSVTT", 0, False)
@@ -368,19 +369,21 @@ NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0
                                                "TTTTTSSSSH", 0, True)
 AdaptiveAvgPool2DBackward0 = _C._op_spec("AdaptiveAvgPool2DBackward0", ("self", ), "T", 0, False)
 AdaptiveAvgPool2DBackwardBackward0 = _C._op_spec("AdaptiveAvgPool2DBackwardBackward0",
-                                                 ("self", "grad_output_sym_sizes", ), "TV", 0, False)
+                                                 ("grad_output_sym_argsize_minus_2", "grad_output_sym_argsize_minus_1",
+                                                  "self_info",),
+                                                 "VVH", 0, False)
 ReflectionPad1DBackward0 = _C._op_spec("ReflectionPad1DBackward0", ("self", "padding", ), "TS", 0, False)
-ReflectionPad1DBackwardBackward0 = _C._op_spec("ReflectionPad1DBackwardBackward0", ("self", "padding", ),
-                                               "TS", 0, False)
+ReflectionPad1DBackwardBackward0 = _C._op_spec("ReflectionPad1DBackwardBackward0", ("padding", "self_info", ),
+                                               "SH", 0, False)
 ReflectionPad2DBackward0 = _C._op_spec("ReflectionPad2DBackward0", ("self", "padding", ), "TS", 0, False)
-ReflectionPad2DBackwardBackward0 = _C._op_spec("ReflectionPad2DBackwardBackward0", ("self", "padding", ),
-                                               "TS", 0, False)
+ReflectionPad2DBackwardBackward0 = _C._op_spec("ReflectionPad2DBackwardBackward0", ("padding", "self_info", ),
+                                               "SH", 0, False)
 ReplicationPad1DBackward0 = _C._op_spec("ReplicationPad1DBackward0", ("self", "padding", ), "TS", 0, False)
-ReplicationPad1DBackwardBackward0 = _C._op_spec("ReplicationPad1DBackwardBackward0", ("self", "padding", ),
-                                                "TS", 0, False)
+ReplicationPad1DBackwardBackward0 = _C._op_spec("ReplicationPad1DBackwardBackward0", ("padding", "self_info", ),
+                                                "SH", 0, False)
 ReplicationPad2DBackward0 = _C._op_spec("ReplicationPad2DBackward0", ("self", "padding", ), "TS", 0, False)
-ReplicationPad2DBackwardBackward0 = _C._op_spec("ReplicationPad2DBackwardBackward0", ("self", "padding", ),
-                                                "TS", 0, False)
+ReplicationPad2DBackwardBackward0 = _C._op_spec("ReplicationPad2DBackwardBackward0", ("padding", "self_info", ),
+                                                "SH", 0, False)
 UpsampleNearest1DBackward0 = _C._op_spec("UpsampleNearest1DBackward0", ("output_size", "scales", "self_sym_sizes", ),
                                          "SVV", 0, False)
 UpsampleNearest2DBackward0 = _C._op_spec("UpsampleNearest2DBackward0",

@@ -193,6 +193,14 @@ def _params(weight, stride, padding, dilation, output_padding):
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):  # noqa: A002
     """at::convolution (the CPU path of at::_convolution)."""
+    return _convolution_node(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+def _convolution_node(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,  # noqa: A002
+                      absent_bias_sizes=None):
+    """convolution, with the bias_sym_sizes_opt its node saves where there is no bias: None from
+    at::convolution itself, [0] from conv1d/2d/3d and conv_transpose* (Convolution.cpp's wrappers pass
+    their undefined bias on as a present optional, whose sym_sizes() are (0,), an empty tensor's)."""
     x, w = input._array, weight._array
     b = None if bias is None else bias._array
     if b is not None and b.dtype != x.dtype:
@@ -230,7 +238,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _record(_S.ConvolutionBackward0, (input, weight, placeholder), out, input=input, weight=weight,
                    stride=stride, padding=padding, dilation=dilation, transposed=bool(transposed),
                    output_padding=output_padding, groups=groups,
-                   bias_sym_sizes_opt=None if b is None else list(b.shape))
+                   bias_sym_sizes_opt=absent_bias_sizes if b is None else tuple(b.shape))
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,  # noqa: A002
@@ -299,7 +307,8 @@ def _same_padding(name, input, weight, stride, dilation, groups, num_spatial, bi
             warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
                           "copy of the input be created", UserWarning, stacklevel=5)
         input = pad_fn(input, pad_nd)  # noqa: A001 - torch's names
-    return convolution(input, weight, bias, stride, padding, dilation, False, [0] * num_spatial, groups)
+    return _convolution_node(input, weight, bias, stride, padding, dilation, False, [0] * num_spatial, groups,
+                      absent_bias_sizes=(0,))
 
 
 def _int_param(value, num_spatial):
@@ -322,7 +331,8 @@ def _conv_nd(name, num_spatial, input, weight, bias, stride, padding, dilation, 
             return y if batched else squeeze(y, 0)
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-    y = convolution(x, weight, bias, stride, padding, dilation, False, [0] * num_spatial, groups)
+    y = _convolution_node(x, weight, bias, stride, padding, dilation, False, [0] * num_spatial, groups,
+                      absent_bias_sizes=(0,))
     return y if batched else squeeze(y, 0)
 
 
@@ -339,7 +349,8 @@ def _conv_transpose_nd(name, num_spatial, input, weight, bias, stride, padding, 
     x, batched = _batchify(name, input, num_spatial)
     stride, padding, dilation, output_padding = (_int_param(v, num_spatial) for v in
                                                  (stride, padding, dilation, output_padding))
-    y = convolution(x, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    y = _convolution_node(x, weight, bias, stride, padding, dilation, True, output_padding, groups,
+                      absent_bias_sizes=(0,))
     return y if batched else squeeze(y, 0)
 
 

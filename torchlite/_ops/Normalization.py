@@ -80,7 +80,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     rstd_t = _wrap(np.ascontiguousarray(rstd.astype(a.dtype, copy=False)), input)
     _record(_S.NativeLayerNormBackward0, (input, _placeholder(input, weight), _placeholder(input, bias)), out,
             input=input, normalized_shape=normalized_shape, result1=mean_t, result2=rstd_t, weight=weight,
-            layer_norm_eps=float(eps))
+            bias=bias, layer_norm_eps=float(eps))
     return out, mean_t, rstd_t
 
 

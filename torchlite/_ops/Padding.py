@@ -5,6 +5,7 @@ import numpy as np
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _scalar_value
+from .TypeAndSize import TypeAndSize
 
 
 def _pad_list(pad):
@@ -110,7 +111,7 @@ def _pad_nd_backward(grad_output, self, padding, mode, dims, spec):
         onehot = (idx[:, None] == np.arange(sizes[i])[None, :]).astype(g.dtype)  # (out, in)
         r = np.moveaxis(np.matmul(np.moveaxis(r, a.ndim - dims + i, -1), onehot), -1, a.ndim - dims + i)
     out = _wrap(np.ascontiguousarray(r), grad_output)
-    return _record(spec, (grad_output, self), out, self=self, padding=padding)
+    return _record(spec, (grad_output, self), out, self_info=TypeAndSize(self), padding=padding)
 
 
 def reflection_pad1d(self, padding):

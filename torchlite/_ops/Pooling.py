@@ -12,6 +12,7 @@ from .._generated import specs as _S
 from .ReduceOps import mean as _mean
 from .ScalarType import _torch_type_name
 from .TensorShape import squeeze, unsqueeze
+from .TypeAndSize import TypeAndSize
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -151,8 +152,8 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     summed = np.bincount(target, weights=gflat.reshape(-1).astype(np.float64), minlength=planes * plane)
     r = summed.astype(a.dtype).reshape(a.shape)
     out = _wrap(r, grad_output)
-    return _record(_S.MaxPool2DWithIndicesBackwardBackward0, (grad_output, self), out, (indices,), self=self,
-                   indices=indices)
+    return _record(_S.MaxPool2DWithIndicesBackwardBackward0, (grad_output, self), out, (indices,),
+                   self_info=TypeAndSize(self), indices=indices)
 
 
 def max_pool2d(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -274,7 +275,8 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
         gp[..., i:i + s[0] * (out[0] - 1) + 1:s[0], j:j + s[1] * (out[1] - 1) + 1:s[1]] += share
     r = np.ascontiguousarray(gp[..., p[0]:p[0] + h, p[1]:p[1] + w]).astype(a.dtype, copy=False)
     res = _wrap(r, grad_output)
-    return _record(_S.AvgPool2DBackwardBackward0, (grad_output, self), res, self=self, kernel_size=_given(kernel_size),
+    return _record(_S.AvgPool2DBackwardBackward0, (grad_output, self), res, self_info=TypeAndSize(self),
+                   kernel_size=_given(kernel_size),
                    stride=_given(stride), padding=_given(padding), ceil_mode=bool(ceil_mode),
                    count_include_pad=bool(count_include_pad), divisor_override=divisor_override)
 
@@ -342,7 +344,8 @@ def _adaptive_avg_pool2d_backward(grad_output, self):
     mw = _adaptive_matrix(a.shape[-1], g.shape[-1], ct).astype(ct)
     r = np.matmul(np.matmul(mh.T, g.astype(ct, copy=False)), mw).astype(a.dtype, copy=False)
     return _record(_S.AdaptiveAvgPool2DBackwardBackward0, (grad_output, self), _wrap(np.ascontiguousarray(r), self),
-                   self=self, grad_output_sym_sizes=list(g.shape))
+                   self_info=TypeAndSize(self), grad_output_sym_argsize_minus_2=g.shape[-2],
+                   grad_output_sym_argsize_minus_1=g.shape[-1])
 
 
 def adaptive_avg_pool2d(self, output_size):
