@@ -727,6 +727,31 @@ REFUSED = [as_strided_out_of_bounds_of_the_storage, as_strided_negative_stride, 
            checkpoint_of_an_inference_tensor]
 
 
+def convolution_checks_of_the_cpu_backends(lib):
+    # the transposed kernels' output-size check, the Empty backend's numel check and the
+    # backends' dispatch without bool (seeds 78, 1041, 1107, 2669)
+    B = lib.bool
+    return _outcomes(lib, [
+        lambda lib: lib.convolution(lib.ones(1, 1, 1), lib.ones(1, 1, 1), None, [2], [1], [1], True, [1], 1),
+        lambda lib: lib.conv_transpose2d(lib.ones(1, 1, 1, 1), lib.ones(1, 1, 1, 1), padding=1),
+        lambda lib: lib.convolution(lib.ones(1, 1, 1, 1, 1), lib.ones(1, 1, 1, 1, 1), None, [1, 1, 1], [1, 1, 1],
+                                    [1, 1, 1], True, [0, 0, 0], 1),
+        lambda lib: lib.conv1d(lib.ones(1, 1, 0), lib.ones(1, 1, 2), padding=1),
+        lambda lib: lib.conv_transpose1d(lib.ones(1, 1, 0), lib.ones(1, 1, 2)),
+        lambda lib: lib.conv1d(lib.ones(0, 1, 3, dtype=B), lib.ones(1, 1, 2, dtype=B)),
+        lambda lib: lib.conv2d(lib.ones(1, 1, 1, 1, dtype=B), lib.ones(1, 1, 1, 1, dtype=B)),
+        lambda lib: lib.conv1d(lib.ones(1, 1, 3, dtype=B), lib.ones(1, 1, 2, dtype=B), dilation=2),
+        lambda lib: lib.convolution(lib.ones(1, 1, 3, dtype=B), lib.ones(1, 1, 2, dtype=B), None, [2], [1], [1], True,
+                                    [1], 1),
+        lambda lib: lib.convolution(lib.ones(1, 1, 3, 3, 3, dtype=B), lib.ones(1, 1, 2, 2, 2, dtype=B), None,
+                                    [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1),
+        lambda lib: lib.conv1d(lib.ones(1, 1, 3, dtype=lib.int64), lib.ones(1, 1, 2, dtype=lib.int64), padding=1),
+    ])
+
+
+CASES += [convolution_checks_of_the_cpu_backends]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):
