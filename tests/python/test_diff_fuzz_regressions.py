@@ -749,7 +749,16 @@ def convolution_checks_of_the_cpu_backends(lib):
     ])
 
 
-CASES += [convolution_checks_of_the_cpu_backends]
+def softmax_of_an_empty_integer_tensor(lib):
+    # (log_)softmax_cpu_out return before the dtype dispatch when there are no elements (seed 2462)
+    return _outcomes(lib, [lambda lib: lib.softmax(lib.zeros(1, 0, dtype=lib.int64), -1),
+                           lambda lib: lib.log_softmax(lib.zeros(0, 3, dtype=lib.int64), 1),
+                           lambda lib: lib.softmax(lib.zeros(0, 3, dtype=lib.bool), 0),
+                           lambda lib: lib.softmax(lib.zeros(2, 3, dtype=lib.int64), 0),
+                           lambda lib: lib.softmax(lib.zeros(2, 3, dtype=lib.int64), 1)])
+
+
+CASES += [convolution_checks_of_the_cpu_backends, softmax_of_an_empty_integer_tensor]
 
 
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
