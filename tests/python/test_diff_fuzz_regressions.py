@@ -758,7 +758,24 @@ def softmax_of_an_empty_integer_tensor(lib):
                            lambda lib: lib.softmax(lib.zeros(2, 3, dtype=lib.int64), 1)])
 
 
-CASES += [convolution_checks_of_the_cpu_backends, softmax_of_an_empty_integer_tensor]
+def threshold_writes_an_overlapping_self(lib):
+    # threshold's TensorIterator skips the memory-overlap check (it is idempotent); relu_ keeps it (seed 2560)
+    def written(lib):
+        x = lib.arange(3.0).expand(2, 3)
+        y = lib.nn.functional.threshold(x, 0.1, 20.0, inplace=True)
+        return [x, y, x.stride()]
+
+    def with_grad(lib):
+        b = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        x = b.clone().expand(2, 3)
+        lib.threshold_(x, 0.6, -3.0)
+        return x
+
+    return _outcomes(lib, [written, with_grad, lambda lib: lib.arange(3.0).expand(2, 3).relu_()])
+
+
+CASES += [convolution_checks_of_the_cpu_backends, softmax_of_an_empty_integer_tensor,
+          threshold_writes_an_overlapping_self]
 
 
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,

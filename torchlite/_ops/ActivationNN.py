@@ -397,6 +397,11 @@ def _threshold_result(self, threshold, value):
     return _record(_S.ThresholdBackward1, (self,), out, self=self, threshold=threshold)
 
 
+# threshold's meta builds its TensorIterator with set_check_mem_overlap(false): threshold is idempotent,
+# so an internally overlapping self is written as it is (Activation.cpp, TORCH_META_FUNC(threshold))
+_threshold_result.check_mem_overlap = False  # type: ignore[attr-defined]
+
+
 # softshrink, hardshrink --------------------------------------------------------------------------------
 
 def _check_lambd(self, lambd):
