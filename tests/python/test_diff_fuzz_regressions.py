@@ -774,8 +774,18 @@ def threshold_writes_an_overlapping_self(lib):
     return _outcomes(lib, [written, with_grad, lambda lib: lib.arange(3.0).expand(2, 3).relu_()])
 
 
+def gelu_of_infinity_on_the_vectorized_path(lib):
+    # torch's Vectorized<float> erf gives gelu(+inf) = nan on a contiguous input; one element,
+    # a strided input, float64 and the tanh form keep inf (seed 2519)
+    F = lib.nn.functional.gelu
+    inf = float("inf")
+    x = lib.tensor([[inf, -inf, 1.0, 2.0], [float("nan"), 1e30, -1e30, inf]])
+    return [F(x), F(x.t()), F(x[:, ::2]), F(x[0, :1]), F(lib.tensor(inf)), F(x.half()), F(x.double()),
+            F(x, approximate="tanh"), F(lib.full((33,), inf))]
+
+
 CASES += [convolution_checks_of_the_cpu_backends, softmax_of_an_empty_integer_tensor,
-          threshold_writes_an_overlapping_self]
+          threshold_writes_an_overlapping_self, gelu_of_infinity_on_the_vectorized_path]
 
 
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
