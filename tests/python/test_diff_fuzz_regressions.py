@@ -788,6 +788,18 @@ CASES += [convolution_checks_of_the_cpu_backends, softmax_of_an_empty_integer_te
           threshold_writes_an_overlapping_self, gelu_of_infinity_on_the_vectorized_path]
 
 
+def index_add_of_a_zero_dim_integer_tensor_casts_alpha(lib):
+    # alpha is converted to self's type before it scales source, on a 0-dim self too (seed 2434)
+    v1 = lib.tensor(2)
+    return [lib.index_add(v1, -1, lib.tensor([0]), v1.index_select(-1, lib.tensor([0])), alpha=0.5),
+            lib.index_add(v1, 0, lib.tensor([0, 0]), lib.tensor([3, 4]).sum(), alpha=1.7),
+            lib.index_add(lib.tensor([2, 5]), 0, lib.tensor([0]), lib.tensor([3]), alpha=1.7),
+            lib.index_add(lib.tensor(2.0), 0, lib.tensor([0]), lib.tensor(3.0), alpha=0.5)]
+
+
+CASES += [index_add_of_a_zero_dim_integer_tensor_casts_alpha]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):
