@@ -800,6 +800,18 @@ def index_add_of_a_zero_dim_integer_tensor_casts_alpha(lib):
 CASES += [index_add_of_a_zero_dim_integer_tensor_casts_alpha]
 
 
+def cross_rounds_as_a_fused_multiply_add(lib):
+    # CrossKernel.cpp's a1*b2 - a2*b1 contracts to an fma: cross(v, v) is not 0 (seed 2017)
+    v = lib.tensor([-0.607, 1.23, 0.711], dtype=lib.float64)
+    w = lib.tensor([[0.3, -1.7, 2.9], [1.1, 0.2, -0.35]])
+    c = lib.linalg.cross(v, v)
+    return [c.numpy().tolist(), c.nonzero(), lib.linalg.cross(w, w).numpy().tolist(),
+            lib.linalg.cross(w.t(), w.flip(0).t(), dim=0).numpy().tolist()]
+
+
+CASES += [cross_rounds_as_a_fused_multiply_add]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):
