@@ -727,6 +727,91 @@ REFUSED = [as_strided_out_of_bounds_of_the_storage, as_strided_negative_stride, 
            checkpoint_of_an_inference_tensor]
 
 
+def convolution_checks_of_the_cpu_backends(lib):
+    # the transposed kernels' output-size check, the Empty backend's numel check and the
+    # backends' dispatch without bool (seeds 78, 1041, 1107, 2669)
+    B = lib.bool
+    return _outcomes(lib, [
+        lambda lib: lib.convolution(lib.ones(1, 1, 1), lib.ones(1, 1, 1), None, [2], [1], [1], True, [1], 1),
+        lambda lib: lib.conv_transpose2d(lib.ones(1, 1, 1, 1), lib.ones(1, 1, 1, 1), padding=1),
+        lambda lib: lib.convolution(lib.ones(1, 1, 1, 1, 1), lib.ones(1, 1, 1, 1, 1), None, [1, 1, 1], [1, 1, 1],
+                                    [1, 1, 1], True, [0, 0, 0], 1),
+        lambda lib: lib.conv1d(lib.ones(1, 1, 0), lib.ones(1, 1, 2), padding=1),
+        lambda lib: lib.conv_transpose1d(lib.ones(1, 1, 0), lib.ones(1, 1, 2)),
+        lambda lib: lib.conv1d(lib.ones(0, 1, 3, dtype=B), lib.ones(1, 1, 2, dtype=B)),
+        lambda lib: lib.conv2d(lib.ones(1, 1, 1, 1, dtype=B), lib.ones(1, 1, 1, 1, dtype=B)),
+        lambda lib: lib.conv1d(lib.ones(1, 1, 3, dtype=B), lib.ones(1, 1, 2, dtype=B), dilation=2),
+        lambda lib: lib.convolution(lib.ones(1, 1, 3, dtype=B), lib.ones(1, 1, 2, dtype=B), None, [2], [1], [1], True,
+                                    [1], 1),
+        lambda lib: lib.convolution(lib.ones(1, 1, 3, 3, 3, dtype=B), lib.ones(1, 1, 2, 2, 2, dtype=B), None,
+                                    [1, 1, 1], [0, 0, 0], [1, 1, 1], False, [0, 0, 0], 1),
+        lambda lib: lib.conv1d(lib.ones(1, 1, 3, dtype=lib.int64), lib.ones(1, 1, 2, dtype=lib.int64), padding=1),
+    ])
+
+
+def softmax_of_an_empty_integer_tensor(lib):
+    # (log_)softmax_cpu_out return before the dtype dispatch when there are no elements (seed 2462)
+    return _outcomes(lib, [lambda lib: lib.softmax(lib.zeros(1, 0, dtype=lib.int64), -1),
+                           lambda lib: lib.log_softmax(lib.zeros(0, 3, dtype=lib.int64), 1),
+                           lambda lib: lib.softmax(lib.zeros(0, 3, dtype=lib.bool), 0),
+                           lambda lib: lib.softmax(lib.zeros(2, 3, dtype=lib.int64), 0),
+                           lambda lib: lib.softmax(lib.zeros(2, 3, dtype=lib.int64), 1)])
+
+
+def threshold_writes_an_overlapping_self(lib):
+    # threshold's TensorIterator skips the memory-overlap check (it is idempotent); relu_ keeps it (seed 2560)
+    def written(lib):
+        x = lib.arange(3.0).expand(2, 3)
+        y = lib.nn.functional.threshold(x, 0.1, 20.0, inplace=True)
+        return [x, y, x.stride()]
+
+    def with_grad(lib):
+        b = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        x = b.clone().expand(2, 3)
+        lib.threshold_(x, 0.6, -3.0)
+        return x
+
+    return _outcomes(lib, [written, with_grad, lambda lib: lib.arange(3.0).expand(2, 3).relu_()])
+
+
+def gelu_of_infinity_on_the_vectorized_path(lib):
+    # torch's Vectorized<float> erf gives gelu(+inf) = nan on a contiguous input; one element,
+    # a strided input, float64 and the tanh form keep inf (seed 2519)
+    F = lib.nn.functional.gelu
+    inf = float("inf")
+    x = lib.tensor([[inf, -inf, 1.0, 2.0], [float("nan"), 1e30, -1e30, inf]])
+    return [F(x), F(x.t()), F(x[:, ::2]), F(x[0, :1]), F(lib.tensor(inf)), F(x.half()), F(x.double()),
+            F(x, approximate="tanh"), F(lib.full((33,), inf))]
+
+
+CASES += [convolution_checks_of_the_cpu_backends, softmax_of_an_empty_integer_tensor,
+          threshold_writes_an_overlapping_self, gelu_of_infinity_on_the_vectorized_path]
+
+
+def index_add_of_a_zero_dim_integer_tensor_casts_alpha(lib):
+    # alpha is converted to self's type before it scales source, on a 0-dim self too (seed 2434)
+    v1 = lib.tensor(2)
+    return [lib.index_add(v1, -1, lib.tensor([0]), v1.index_select(-1, lib.tensor([0])), alpha=0.5),
+            lib.index_add(v1, 0, lib.tensor([0, 0]), lib.tensor([3, 4]).sum(), alpha=1.7),
+            lib.index_add(lib.tensor([2, 5]), 0, lib.tensor([0]), lib.tensor([3]), alpha=1.7),
+            lib.index_add(lib.tensor(2.0), 0, lib.tensor([0]), lib.tensor(3.0), alpha=0.5)]
+
+
+CASES += [index_add_of_a_zero_dim_integer_tensor_casts_alpha]
+
+
+def cross_rounds_as_a_fused_multiply_add(lib):
+    # CrossKernel.cpp's a1*b2 - a2*b1 contracts to an fma: cross(v, v) is not 0 (seed 2017)
+    v = lib.tensor([-0.607, 1.23, 0.711], dtype=lib.float64)
+    w = lib.tensor([[0.3, -1.7, 2.9], [1.1, 0.2, -0.35]])
+    c = lib.linalg.cross(v, v)
+    return [c.numpy().tolist(), c.nonzero(), lib.linalg.cross(w, w).numpy().tolist(),
+            lib.linalg.cross(w.t(), w.flip(0).t(), dim=0).numpy().tolist()]
+
+
+CASES += [cross_rounds_as_a_fused_multiply_add]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

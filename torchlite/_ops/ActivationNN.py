@@ -204,6 +204,11 @@ def gelu(self, *, approximate="none"):
         r = _run(lambda x: 0.5 * x * (1 + np.tanh(_GELU_BETA_TANH * (x + _GELU_KAPPA * x * x * x))), a)
     else:
         r = _run(lambda x: x * 0.5 * (1 + _erf(x * math.sqrt(0.5))), a)
+        if a.dtype in (_f32, _f16) and a.size > 1 and a.flags.c_contiguous:
+            # GeluKernel.cpp's Vectorized<float> path (float16 computes in it too): its polynomial erf
+            # gives nan at +inf, so gelu(+inf) is nan where the loop is vectorized (as measured on torch
+            # 2.13: a contiguous input of more than one element); the scalar path gives inf
+            r = np.where(np.isposinf(a), np.asarray(np.nan, dtype=np.asarray(r).dtype), r)
     out = _result(self, a.dtype, r, a)
     return _record(_S.GeluBackward0, (self,), out, self=self, approximate=approximate)
 
@@ -395,6 +400,11 @@ def threshold(self, threshold, value):
 def _threshold_result(self, threshold, value):
     a, out = _threshold_values(self, threshold, value)
     return _record(_S.ThresholdBackward1, (self,), out, self=self, threshold=threshold)
+
+
+# threshold's meta builds its TensorIterator with set_check_mem_overlap(false): threshold is idempotent,
+# so an internally overlapping self is written as it is (Activation.cpp, TORCH_META_FUNC(threshold))
+_threshold_result.check_mem_overlap = False  # type: ignore[attr-defined]
 
 
 # softshrink, hardshrink --------------------------------------------------------------------------------

@@ -211,6 +211,11 @@ def _convolution_node(input, weight, bias, stride, padding, dilation, transposed
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     _check_shape_forward(x, w, b, stride, padding, dilation, transposed, output_padding, groups)
+    if x.size == 0 and x.shape[0] != 0 and x.shape[1] != 0:
+        # _select_conv_backend sends only a zero batch or zero channels to the Empty backend; it sees
+        # a 1-d convolution already viewed as 2-d (view1d_as_2d)
+        shape = x.shape[:2] + (1,) + x.shape[2:] if x.ndim == 3 else x.shape
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: {_fmt(shape)}")
     if x.dtype != w.dtype:
         if x.dtype == np.float32:  # the mkldnn path's check
             raise RuntimeError(f"Input type ({_legacy_type(x.dtype)}) and weight type ({_legacy_type(w.dtype)}) "
@@ -223,6 +228,25 @@ def _convolution_node(input, weight, bias, stride, padding, dilation, transposed
         parts += [f"stride_{n}: {v}" for n, v in zip(names, stride, strict=True)]
         parts += [f"dilation_{n}: {v}" for n, v in zip(names, dilation, strict=True)]
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+    if transposed and x.shape[0] != 0 and x.shape[1] != 0:
+        # slow_conv_transpose{2,3}d_shape_check (NaiveConvolutionTranspose{2,3}d.cpp), on the 2-d view of
+        # a 1-d convolution
+        sizes = _transposed_output_shape(x, w, stride, padding, dilation, output_padding, groups)[2:]
+        if any(s < 1 for s in sizes):
+            given = (1,) + x.shape[2:] if x.ndim == 3 else x.shape[2:]
+            calc = (1,) + sizes if x.ndim == 3 else sizes
+            raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, given))}). Calculated output "
+                               f"size per channel: ({' x '.join(map(str, calc))}). Output size is too small")
+    if x.dtype == np.bool_ and x.shape[0] != 0 and x.shape[1] != 0:
+        # the CPU backends' AT_DISPATCH (ConvolutionMM2d/3d.cpp, NaiveDilatedConvolution.cpp,
+        # NaiveConvolutionTranspose2d/3d.cpp) take no bool
+        if transposed:
+            kernel = "slow_conv_transpose3d_out_cpu" if x.ndim == 5 else "slow_conv_transpose2d_out_cpu"
+        elif any(d != 1 for d in dilation):
+            kernel = "slow_conv_dilated<>"
+        else:
+            kernel = "compute_columns3d" if x.ndim == 5 else "slow_conv2d_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     ct = _compute_dtype(x.dtype)
     xc, wc = x.astype(ct, copy=False), w.astype(ct, copy=False)
     if transposed:

@@ -306,7 +306,8 @@ def _index_put_along(out, d, i, source, accumulate, alpha=1):
         src = source.reshape(-1)
         if accumulate:
             for k in range(i.size):
-                out[()] += src[k] * alpha if alpha != 1 else src[k]
+                # alpha in self's type first, as the n-d path (and torch's kernel) does
+                out[()] += src[k] * out.dtype.type(alpha) if alpha != 1 else src[k]
         elif i.size:
             out[()] = src[-1]
         return

@@ -375,6 +375,42 @@ def trace(self):
     return _record(_S.TraceBackward0, (self,), _wrap(r, self), self_sym_sizes=a.shape)
 
 
+def _two_product_error(x, y):
+    """The exact x*y - round(x*y) of float64 arrays (Dekker's TwoProduct, Veltkamp's split)."""
+    def split(v):
+        c = v * 134217729.0  # 2**27 + 1
+        hi = c - (c - v)
+        return hi, v - hi
+    xh, xl = split(x)
+    yh, yl = split(y)
+    p = x * y
+    return ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+
+
+def _fma_cross(a, b, d):
+    """cpu/CrossKernel.cpp's r0 = a1*b2 - a2*b1 (and its rotations) as the compiler contracts it:
+    fma(a1, b2, -(a2*b1)), one rounding of the exact first product less the rounded second (so
+    cross(v, v) is the rounding error of a product, not 0, as torch gives it)."""
+    dtype = a.dtype
+    a, b = np.moveaxis(a, d, 0), np.moveaxis(b, d, 0)
+    out = np.empty(a.shape, dtype=dtype)
+    for k, (i, j) in enumerate(((1, 2), (2, 0), (0, 1))):
+        second = a[j] * b[i]  # rounded in dtype
+        if dtype == np.float32:
+            exact = a[i].astype(np.float64) * b[j].astype(np.float64)
+            r = (exact - second.astype(np.float64)).astype(np.float32)
+        else:
+            x, y = a[i], b[j]
+            ph = x * y
+            s = ph - second
+            bb = s - ph  # TwoSum(ph, -second)
+            e = (ph - (s - bb)) + (-second - bb)
+            r = s + (e + _two_product_error(x, y))
+            r = np.where(np.isfinite(r), r, ph - second)
+        out[k] = r
+    return np.moveaxis(out, 0, d)
+
+
 def linalg_cross(self, other, *, dim=-1):
     """at::linalg_cross (Cross.cpp): the inputs broadcast, the cross product along `dim`; node
     LinalgCrossBackward0 (saving dim as given)."""
@@ -396,7 +432,10 @@ def linalg_cross(self, other, *, dim=-1):
         raise RuntimeError(f"expected scalar type {_torch_type_name(a.dtype)} but found {_torch_type_name(b.dtype)}")
     token = _quiet()
     try:
-        r = np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=d)
+        if a.dtype in (np.float64, np.float32):
+            r = _fma_cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), d)
+        else:
+            r = np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=d)
     finally:
         _loud(token)
     out = _wrap(_backend.ascontiguousarray(r.astype(a.dtype, copy=False)), self)

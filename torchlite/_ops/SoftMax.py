@@ -20,7 +20,7 @@ def _check(name, self, dim, half_to_float):
     dim = _wrap_dim(_int_arg(name, "dim", 2, dim), a.ndim)  # the node keeps dim as given
     if half_to_float:
         raise RuntimeError("softmax with half to float conversion is not supported on CPU")  # log_softmax's too
-    if a.dtype.kind != "f":
+    if a.dtype.kind != "f" and a.size:  # (log_)softmax_cpu_out return before the dispatch for no elements
         kernel = "softmax" if name == "softmax" else "log_softmax"
         last = "_lastdim" if dim == max(a.ndim, 1) - 1 else ""
         raise NotImplementedError(f'"{kernel}{last}_kernel_impl" not implemented for '
@@ -30,6 +30,8 @@ def _check(name, self, dim, half_to_float):
 
 def _compute(a):
     """float16 computes in float32 and rounds once, as torch's Vectorized<Half> kernels do."""
+    if a.dtype.kind not in "fc":
+        return a.astype(np.float64)  # an empty integer or bool tensor (_check refuses any other)
     return a.astype(_f32) if a.dtype == _f16 else a
 
 

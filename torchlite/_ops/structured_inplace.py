@@ -53,7 +53,8 @@ def inplace_variant(functional, self, args, kwargs):
         # the checks of the op's meta function where its output is self (cumsum_'s dtype), and of its
         # kernel before a TensorIterator is built (cumsum_'s dispatch on a bool self)
         kwargs = meta(self, *args, **kwargs) or kwargs
-    _check_overlap(a)
+    if getattr(functional, "check_mem_overlap", True):
+        _check_overlap(a)
     sequential = [i for i, x in enumerate(args) if isinstance(x, _TB) and _check_overlap(a, x._array)]
     captured = []
     previous = _C._capture_records(captured)
