@@ -280,10 +280,10 @@ _warned_deprecated: list = []
 
 
 def _signatures(schemas, function):
-    key = (id(schemas), function)
+    key = (schemas, function)  # the generated tuples of strings: hashable, parsed once
     if key not in _PARSED:
-        _PARSED[key] = (schemas, [_Signature(entry, function) for entry in schemas])  # holds schemas: ids stay
-    return _PARSED[key][1]
+        _PARSED[key] = [_Signature(entry, function) for entry in schemas]
+    return _PARSED[key]
 
 
 def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
