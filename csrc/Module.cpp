@@ -4,6 +4,7 @@
 #include "autograd/python_function.h"
 #include "autograd/python_hook.h"
 #include "autograd/python_variable.h"
+#include "autograd/python_variable_methods.h"
 #include "autograd/python_view.h"
 
 namespace torch {
@@ -23,6 +24,7 @@ PYBIND11_MODULE(_C, m) {
   using namespace torch::autograd;
   m.doc() = "torchlite's C++ autograd engine";
   THPVariable_initModule(m);
+  initVariableMethodBindings(m);
   initCppFunctionBindings(m);
   initHookBindings(m);
   initFunctionBindings(m);

@@ -1,6 +1,8 @@
 """Argument errors worded from the schemas (native_functions.yaml; python_arg_parser._rebind):
 a torchlite.* function called with arguments that do not bind to its schema raises torch's
 TypeError, and torch's `input=` keyword reaches the kernel's `self`."""
+import warnings
+
 import pytest
 
 import torchlite
@@ -118,6 +120,84 @@ def test_every_generated_function_refuses_bad_arguments_as_torch(name):
         return out
     same = calls(torchlite) == calls(torch)
     assert same != (name in SWEEP_DIFFERENCES), SWEEP_DIFFERENCES.get(name, calls(torchlite))
+
+
+# Tensor methods whose errors differ from torch's, each for a reason (strict, as above)
+METHOD_SWEEP_DIFFERENCES = {
+    "where": "Tensor.where passes self second (where(condition, self, other)): Python binds its arguments",
+}
+
+
+def _method_sweep():
+    from torchlite._generated import variable_methods
+    return [name for name in sorted(variable_methods._SCHEMAS) if hasattr(torch.Tensor, name)]
+
+
+@pytest.mark.parametrize("name", _method_sweep())
+def test_every_generated_method_refuses_bad_arguments_as_torch(name):
+    """Each Tensor method called with arguments no signature takes (nine, one, none) raises what
+    torch raises (the kernel's own error where a signature binds and the op refuses the tensor)."""
+    def calls(L):
+        out = []
+        for args in ((_Other(),) * 9, (_Other(),), ()):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    getattr(L.Tensor, name)(L.ones(2, 3), *args)  # as x.name(...) calls it
+                out.append("ok")
+            except Exception as e:  # noqa: BLE001 - the error is the result compared
+                out.append(f"{type(e).__name__}: {e}".replace("torchlite", "torch"))
+        return out
+    same = calls(torchlite) == calls(torch)
+    assert same != (name in METHOD_SWEEP_DIFFERENCES), METHOD_SWEEP_DIFFERENCES.get(name, calls(torchlite))
+
+
+METHOD_CASES = {
+    "no arguments taken": lambda L: L.ones(2).abs(1),
+    "no arguments taken, nine given": lambda L: L.ones(2).exp(1, 2, 3, 4, 5, 6, 7, 8, 9),
+    "no keyword arguments taken": lambda L: L.ones(2).neg(alpha=1),
+    "varargs start with a non-int": lambda L: L.ones(2, 3).expand(_Other(), 3),
+    "varargs unpacked": lambda L: L.ones(2, 3).view(3, _Other()),
+    "permute varargs": lambda L: L.ones(2, 3).permute(1, "a"),
+    "in-place overloads listed": lambda L: L.ones(2).div_("a"),
+    "fill_ with a string": lambda L: L.ones(2).fill_("a"),
+    "random_ bounds": lambda L: L.ones(2).random_("a", 3),
+    "scatter_ value with reduce": lambda L: L.ones(2).scatter_(0, L.zeros(1, dtype=L.int64), "x", reduce="add"),
+    "bitwise method with an object": lambda L: L.ones(2, dtype=L.int64).bitwise_and(_Other()),
+    "bitwise function with an object": lambda L: L.bitwise_or(L.ones(2, dtype=L.int64), _Other()),
+    "shift with an object": lambda L: L.ones(2, dtype=L.int64).bitwise_left_shift(_Other()),
+    "flip without dims": lambda L: L.ones(2).flip(),
+    "flip with no dims": lambda L: L.ones(2).flip([]),
+    "pow method lists no Scalar self": lambda L: L.ones(2).pow("a"),
+    "kernel error kept": lambda L: L.ones(2, 3).det(),
+    "bitwise_not of float": lambda L: L.ones(2).bitwise_not(),
+    "unbound method": lambda L: L.Tensor.sum(L.ones(2), "a"),
+}
+
+
+@pytest.mark.parametrize("name", METHOD_CASES)
+def test_method_argument_errors_as_torch(name):
+    assert run(METHOD_CASES[name], torchlite) == run(METHOD_CASES[name], torch)
+
+
+def test_methods_still_take_what_torch_takes():
+    """The overloads the table gained for the listings run as torch's (kernels unchanged)."""
+    def case(L):
+        x = L.arange(6.).reshape(2, 3)
+        idx = L.tensor([[0, 1, 0]])
+        L.manual_seed(0)
+        return [x.clone().div_(4, rounding_mode="floor"), x.clone().div_(L.full((3,), 4.), rounding_mode="trunc"),
+                x.clone().divide_(3), x.clone().subtract_(1, 2), x.clone().fill_(L.tensor(7.)),
+                x.clone().index_fill_(1, L.tensor([0, 2]), L.tensor(-1.)),
+                x.clone().masked_fill_(x > 2, L.tensor(0.5)), x.clone().scatter_(0, idx, 9.),
+                x.clone().scatter_(0, idx, L.ones(1, 3), reduce="add"),
+                x.clone().scatter_(0, idx, 2., reduce="multiply"), x.clone().pow_(L.full((3,), 2.)),
+                L.zeros(5).random_(3, 7), L.zeros(5).random_(4),
+                L.zeros(5).bernoulli_(L.full((5,), 0.5)), x.view(L.int32).tolist(),
+                L.ones(3, dtype=L.int64).bitwise_and_(6), L.ones(3, dtype=L.int64).bitwise_left_shift_(2),
+                x.clone().fmod_(4), x.clone().remainder_(4), x.clone().floor_divide_(4),
+                x.clone().true_divide_(4), x.clone().multiply_(3)]
+    assert run(case, torchlite) == run(case, torch)
 
 
 def test_deprecated_signatures_run_the_op_and_warn_once_a_process():

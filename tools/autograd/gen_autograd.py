@@ -499,42 +499,45 @@ def gen_module_functions(module, fns, outs):
     return "\n".join(lines) + "\n"
 
 
+# Methods torch binds by hand (python_variable_methods.cpp: copy_, nonzero) or in Python
+# (torch/_tensor.py: norm, split, unflatten, unique, unique_consecutive): their errors are not the
+# schema parser's, so they are the kernels themselves, whose errors follow torch's.
+UNPARSED_METHODS = {"copy_", "nonzero", "norm", "split", "unflatten", "unique", "unique_consecutive"}
+
+
 def gen_variable_methods(methods, structured, deprecated):
-    """A method is the op itself where `self` comes first; otherwise (where(condition, self,
-    other)) a method that passes `self` in its place, as upstream's method bindings do. An
-    in-place method made from its functional kernel calls inplace_variant. Methods are bound to
-    their kernels directly (their argument errors are the kernels' own), but for those with
-    deprecated signatures (x.add_(-lr, grad)), which bind their arguments on the failure path."""
+    """A method is the op itself where `self` comes first, wrapped by `_method` (a C object that
+    calls the kernel and, only when it raises, binds the call to the op's Python signatures for
+    torch's argument errors: python_arg_parser._rebind); otherwise (where(condition, self, other))
+    a method that passes `self` in its place, as upstream's method bindings do. An in-place method
+    made from its functional kernel calls inplace_variant, binding its arguments on the failure
+    path too."""
     header = HEADER.replace("derivatives", "native_functions")
-    rebound = sorted(name for name in methods if name in deprecated)
     lines = [py_header("The Tensor methods of the ops", header),
              "from .. import _ops",
-             "from .._ops.python_arg_parser import _ARG_ERRORS, _rebind_method",
+             "from .._ops.python_arg_parser import _ARG_ERRORS, _method, _rebind_method",
              "from .._ops.structured_inplace import inplace_variant", "",
-             *schema_table(rebound, methods, {}, deprecated, method=True), "", "",
+             *schema_table(sorted(set(methods) - UNPARSED_METHODS), methods, {}, deprecated, method=True), "", "",
              "class _TensorMethods:",
              '    """Mixed into torchlite.Tensor (upstream: python_variable_methods.cpp)."""',
              "    __slots__ = ()", ""]
     for name in sorted(methods):
-        call = (f"return inplace_variant(_ops.{structured[name]}, self, args, kwargs)" if name in structured
-                else f"return _ops.{name}(self, *args, **kwargs)")
-        if name in rebound:
+        names = [a.name for a in methods[name][0].args]
+        if name in structured:
+            call = f"return inplace_variant(_ops.{structured[name]}, self, args, kwargs)"
             lines += ["", f"    def {name}(self, *args, **kwargs):", "        try:", f"            {call}",
                       "        except _ARG_ERRORS as error:",
                       *py_call("            args, kwargs = _rebind_method",
                                [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error"]).split("\n"),
                       f"        {call}", ""]
-            continue
-        if name in structured:
-            lines += ["", f"    def {name}(self, *args, **kwargs):", f"        {call}", ""]
-            continue
-        names = [a.name for a in methods[name][0].args]
-        if names[0] == "self":
+        elif names[0] == "self" and name in UNPARSED_METHODS:
             lines.append(f"    {name} = _ops.{name}")
-            continue
-        params = ["self"] + [n for n in names if n != "self"]
-        lines += ["", f"    def {name}({', '.join(params)}):",
-                  f"        return _ops.{name}({', '.join(names)})", ""]
+        elif names[0] == "self":
+            lines.append(f'    {name} = _method("{name}", _ops.{name}, _SCHEMAS["{name}"])')
+        else:
+            params = ["self"] + [n for n in names if n != "self"]
+            lines += ["", f"    def {name}({', '.join(params)}):",
+                      f"        return _ops.{name}({', '.join(names)})", ""]
     return "\n".join(lines).replace("\n\n\n    ", "\n\n    ").rstrip("\n") + "\n"
 
 

@@ -1011,7 +1011,7 @@ def _bitwise(kernel_name, ufunc, self, other):
         self, other = other, self  # bitwise_and.Scalar_Tensor: the ops commute
     a, b = self._array, _array_or_number(other)
     if not isinstance(b, (*_backend.array_types, bool, int, float)):
-        return NotImplemented
+        raise TypeError(f"{kernel_name}(): argument 'other' must be Tensor, not {type(other).__name__}")
     _shapes(a, b)
     dtype = _result_type_n(a, b)
     if dtype.kind == "f":
@@ -1052,7 +1052,7 @@ def _rshift(a, b):
 def _shift(kernel_name, fn, self, other):
     """A shift of a tensor by a tensor or a number, or of a number by a tensor (the reflected operators)."""
     if not isinstance(other if isinstance(self, _TB) else self, (_TB, bool, int, float)):
-        return NotImplemented
+        raise TypeError(f"{kernel_name}(): argument 'other' must be Tensor, not {type(other).__name__}")
     x, y = _array_or_number(self), _array_or_number(other)
     like = self if isinstance(self, _TB) else other
     _shapes(x, y)
@@ -1145,7 +1145,11 @@ def multiply(self, other):
 
 
 @_out_arg("sub")
-def subtract(self, other, *, alpha=1):
+def subtract(self, other, *args, alpha=1):
+    if args:  # subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1): alpha may come positionally
+        if isinstance(other, _TB) or len(args) > 1:
+            raise TypeError(f"subtract() takes 2 positional arguments but {2 + len(args)} were given")
+        alpha = args[0]
     return sub(self, other, alpha=alpha)
 
 
@@ -1367,7 +1371,7 @@ def _addcdiv_meta(self, tensor1=None, tensor2=None, **kwargs):
         raise RuntimeError(_ADDCDIV_INT)
 
 
-def _subtract_meta(self, other=None, **kwargs):
+def _subtract_meta(self, other=None, alpha=1):
     _sub_check(self._array.dtype, other._array.dtype if isinstance(other, _TB) else _number_dtype(other))
 
 

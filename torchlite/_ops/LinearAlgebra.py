@@ -10,7 +10,7 @@ from .._dtypes import _c_type_name
 from .._generated import specs as _S
 from .ExpandUtils import _broadcast_shapes
 from .ScalarType import _b1, _torch_type_name
-from .TensorIterator import _loud, _quiet
+from .TensorIterator import _TB, _loud, _quiet
 from .TensorProperties import contiguous
 from .python_arg_parser import _wrap_dim
 from .TensorShape import _unsafe_view, expand, reshape, squeeze, t, transpose, unsqueeze
@@ -449,6 +449,8 @@ _cross_warned = False
 def cross(self, other, dim=None):
     """torch.cross: linalg_cross along `dim`, or (deprecated) along the first dimension of size 3."""
     global _cross_warned
+    if not isinstance(other, _TB):  # (the parser refuses it before the op warns)
+        raise TypeError(f"cross(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     if dim is None and not _cross_warned:
         _cross_warned = True  # TORCH_WARN_ONCE: once per process
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the "

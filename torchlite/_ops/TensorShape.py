@@ -7,10 +7,11 @@ import functools
 import numpy as np
 
 from .. import _backend
+from .._dtypes import dtype as _dtype
 from .._C import _record, _record_multi_view, _record_view, _wrap
 from .._generated import specs as _S
 from .ExpandUtils import _expand_error, _expanded_strides
-from .ScalarType import _expand_type_name
+from .ScalarType import _expand_type_name, _torch_type_name
 from .TensorGeometry import _flat_index, _geometry, _placed, _selected, _sliced
 from .TensorIterator import _TB, _promote_types
 from .python_arg_parser import _REQUIRED, _check_given, _int_arg, _norm_dims, _shape_arg, _wrap_dim
@@ -89,6 +90,8 @@ def view(self, *shape):
     if not shape:
         raise TypeError("view() received an invalid combination of arguments - got (), but expected one of:\n"
                         " * (torch.dtype dtype)\n * (tuple of ints size)\n")
+    if len(shape) == 1 and isinstance(shape[0], _dtype):
+        return _view_dtype(self, shape[0])
     shape = _infer_size(_shape_arg(shape), a.size)
     v = _viewed(a, shape)
     if v is None:
@@ -96,6 +99,33 @@ def view(self, *shape):
             "view size is not compatible with input tensor's size and stride (at least one dimension "
             "spans across two contiguous subspaces). Use .reshape(...) instead.")
     return _record_view(_S.ViewBackward0, self, v, self_sym_sizes=a.shape)
+
+
+def _view_dtype(self, dtype):
+    """view.dtype (ATen/native/TensorConversions.cpp view_dtype): the same memory read as `dtype`, a
+    view that is not differentiable (output_differentiability: [False]); with another element size
+    the last dimension scales, under upstream's checks."""
+    a = self._array
+    to = dtype._np
+    old, new = a.dtype.itemsize, to.itemsize
+    what = f"to view {_torch_type_name(a.dtype)} as {_torch_type_name(to)} (different element sizes)"
+    if old != new:
+        strides = [st // old for st in a.strides]
+        if a.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if old < new:
+            ratio = new // old
+            if a.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {a.shape[-1]}")
+            if self.storage_offset() % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
+                                   f"{self.storage_offset()}")
+            for i, st in enumerate(strides[:-1]):
+                if st % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}")
+    return _wrap(a.view(to), self)  # (not a differentiable view: no _base, as torch's)
 
 
 def reshape(self, *shape):

@@ -270,6 +270,8 @@ def flip(self, *dims, **kwargs):
         dims = (kwargs.pop("dims"),)
     if kwargs:
         raise TypeError(f"flip() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if not dims:
+        raise TypeError('flip() missing 1 required positional arguments: "dims"')
     dims = _shape_arg(dims)
     ds = _norm_dims(dims, a.ndim) if dims else ()
     out = _wrap(_flipped(a, ds, self), self)

@@ -174,11 +174,12 @@ def _schema_error(name, params, args, kwargs):
     """torch's message for a call of `name` that does not bind to the signature `params`, or None
     (FunctionSignature::parse with raise_exception: the parameters in order, then the keywords left)."""
     positional = [p for p in params if not p.keyword_only]
+    packed = False
     if len(positional) == 1 and positional[0].type == "Tensor[]" and name in _PYTHON_VARARGS and (
             len(args) > 1 or name in _PACKS_ONE):
         args = (tuple(args),)  # torch.functional's function packs its tensors into one tuple
-    elif len(args) > 1 and len(positional) == 1 and positional[0].type in ("int[]", "SymInt[]"):
-        args = (tuple(args),)  # a lone int list takes varargs (view(2, 3))
+    elif len(args) > 1 and len(positional) == 1 and positional[0].type in ("int[]", "SymInt[]") and _is_int(args[0]):
+        args, packed = (tuple(args),), True  # a lone int list takes varargs where they start with an int (view(2, 3))
     if len(args) > len(positional):
         return _extra_args(name, params, len(args))
     remaining = dict(kwargs)
@@ -196,14 +197,15 @@ def _schema_error(name, params, args, kwargs):
             continue
         if p.accepts(value, numbers_as_tensors):
             continue
-        if p.type == "SymInt[]" and isinstance(value, (list, tuple)):  # its check finds the element
+        if p.type == "SymInt[]" and isinstance(value, (list, tuple)) and not (packed and i == 0):
+            # its check finds the element (varargs are taken unchecked and fail as they are unpacked)
             if is_kwd:
                 return f"{name}(): argument '{p.name}' must be tuple of ints, not {_python_type_name(value)}"
             bad = next(k for k, v in enumerate(value) if not _is_int(v))
             return (f"{name}(): argument '{p.name}' (position {i + 1}) must be tuple of ints, but found element of "
                     f"type {_python_type_name(value[bad])} at pos {bad}")
         message = p.unpack_error(name, value, i)
-        if p.type == "int[]" and message is not None:
+        if p.type in ("int[]", "SymInt[]") and message is not None:
             deferred = deferred or _Bound(message)  # its check takes any sequence: the unpacking fails later
             continue
         if p.type in ("Tensor[]", "Tensor?[]") and message is not None:
@@ -298,6 +300,8 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
     except Exception:  # noqa: BLE001 - a schema this parser does not read keeps the kernel's error
         raise error from None
     given = kwargs if out is None else {**kwargs, "out": out}
+    if method and len(signatures) == 1 and not signatures[0].params and (args or kwargs):
+        raise TypeError(_no_arguments(name, len(args), kwargs)) from None
     messages = []
     for sig in signatures:
         message = _schema_error(name, sig.params, args, given)
@@ -307,11 +311,13 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
             if sig.call is not None:
                 _warn_deprecated(name, sig, signatures)
                 return sig.remap(args, kwargs)
-            first = args[0] if args else kwargs.get(sig.params[0].name)
-            if not method and name in _NUMBERS_AS_TENSORS and isinstance(first, (int, float, complex)):
+            if method:
+                raise error
+            first = args[0] if args else kwargs.get(sig.params[0].name) if sig.params else None
+            if name in _NUMBERS_AS_TENSORS and isinstance(first, (int, float, complex)):
                 # (the kernels take a number for `other` themselves; not for `self`)
                 return _numbers_as_tensors(sig.params, args, kwargs)
-            if not method and sig.params[0].name == "input" and "input" in kwargs and not args:
+            if sig.params and sig.params[0].name == "input" and "input" in kwargs and not args:
                 kwargs = dict(kwargs)
                 return (kwargs.pop("input"),), kwargs
             raise error
@@ -327,9 +333,36 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
                                          [sig.display for sig in signatures if sig.call is None])) from None
 
 
+class _Str(str):
+    """(Tensor is to TensorBase as _Str is to str, for _no_arguments' probe)"""
+
+
+def _no_arguments(name, given, kwargs):
+    """The error of a method without parameters given some: upstream binds such a method as
+    METH_NOARGS, so the message is CPython's own (its wording depends on the Python version: taken
+    from str.lower, another METH_NOARGS method, with torch's qualified names in place of its)."""
+    try:  # a method of a base class called on a subclass as x.abs(1) calls it (a call through *args
+        # or **kwargs words it differently in some versions)
+        if kwargs:
+            _Str().lower(a=0)
+        _Str().lower(0)
+    except TypeError as e:
+        message = str(e).replace("(1 given)", f"({given} given)")
+        return (message.replace("_Str.lower()", f"Tensor.{name}()").replace("str.lower()", f"TensorBase.{name}()")
+                .replace("lower()", f"{name}()"))
+    raise AssertionError("str.lower() took arguments")
+
+
 def _rebind_method(name, schemas, args, kwargs, error):
     """_rebind for a Tensor method: `args` without self."""
     return _rebind(name, schemas, args, kwargs, error, method=True)
+
+
+def _method(name, kernel, schemas):
+    """Tensor.<name> (csrc/autograd/python_variable_methods.cpp): calls `kernel(self, ...)` with no
+    frame of its own; where the kernel raises one of _ARG_ERRORS, binds the call to the op's method
+    signatures (_rebind_method) for torch's argument error."""
+    return _C._VariableMethod(kernel, name, schemas, _rebind_method, _ARG_ERRORS)
 
 
 def _warn_deprecated(name, sig, signatures):
