@@ -39,7 +39,9 @@ def main(argv=None):
                     "torch.autograd.backward, torch.autograd.grad) is recorded, and the report says, per "
                     "backward, whether the leaves' values differ (then gradients are not compared), and "
                     "otherwise where the gradients differ beyond the tolerance, where the order in which the "
-                    "nodes ran differs, and where the exceptions differ. Exit status 1 when anything differs. "
+                    "nodes ran differs, and where the exceptions differ; for a script that builds nn modules, "
+                    "per backward a table of each parameter (by its named_parameters name) with the difference "
+                    "of its values and of its gradients. Exit status 1 when anything differs. "
                     "Without torch installed it runs the script under torchlite only and lists its backward calls.")
     compare.add_argument("script", help="the Python script to run")
     compare.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")

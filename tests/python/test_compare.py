@@ -5,6 +5,8 @@ compare runs two subprocesses (torch's import is slow), so both runs are
 shared by the tests."""
 import argparse
 import io
+import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -350,3 +352,36 @@ def test_without_torch_nn_script_lists_parameters(monkeypatch, tmp_path):
     assert lines[2].startswith("backward #2 (Tensor.backward at train_nn.py:37): 4 leaves, ran ['NllLossBackward0', ")
     assert lines[2].endswith("; parameters fc1.weight, fc1.bias, fc2.weight, fc2.bias")
     assert lines[-1] == "5 backward calls"
+
+
+def readme():
+    with open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           "README.md")) as f:
+        return f.read()
+
+
+def same_but_numbers(text):
+    """The report with its header's versions and paths taken out, each table row's numbers replaced
+    by N (float32 rounding differs between BLAS builds) and runs of spaces collapsed, and the
+    difference of the planted script's unseeded random inputs taken out."""
+    lines = text.splitlines()
+    lines[0] = re.sub(r"^compare \S*?([\w.]+\.py): torch \S+ and torchlite \S+ ", r"compare \1: VERSIONS ", lines[0])
+    lines = [re.sub(r"max abs difference \S+$", "max abs difference N", line)  # unseeded random inputs
+             if line.startswith("  inputs differ") else line for line in lines]
+    return [" ".join(re.sub(r"(?<=\s)-?(\d+(\.\d*)?(e[-+]\d+)?|inf|nan)(?=\s|$)", "N", line).split())
+            if line.startswith("    ") else line for line in lines]
+
+
+def test_readme_planted_example_is_what_compare_prints(planted):
+    (block,) = re.findall(r"```text\n\$ python -m torchlite compare planted.py\n(.*?)```", readme(), re.S)
+    assert same_but_numbers(block) == same_but_numbers(planted.stdout)
+
+
+def test_readme_nn_example_is_what_compare_prints(tmp_path_factory):
+    import_torch()
+    (script, block), = re.findall(r"<!-- compare-example:[^\n]*-->\n```python\n(.*?)```\n\n```text\n"
+                                  r"\$ python -m torchlite compare train.py\n(.*?)```", readme(), re.S)
+    res = run_compare(tmp_path_factory, script=script, name="train.py")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert same_but_numbers(res.stdout) == same_but_numbers(block)
+    assert "0.weight [16, 4] N N N" in same_but_numbers(block)
