@@ -187,6 +187,7 @@ class _Recorder:
         nodes, leaves = _walk([torch.autograd.graph.get_gradient_edge(t).node if t.requires_grad else None
                                for t in roots])
         rec["leaves"] = [_array(t) for t in leaves]
+        leaf_values = {id(t): value for t, value in zip(leaves, rec["leaves"], strict=True)}
         names = self.parameter_names() if self.modules else {}
         rec["names"] = [names.get(id(t)) for t in leaves]
         targets = leaves if api != "autograd.grad" else inputs_of_grad(*args, **kwargs)
@@ -207,7 +208,8 @@ class _Recorder:
             for param_id, name in names.items():  # per parameter, in named_parameters order: value, gradient
                 if param_id in reached:
                     t, g = reached[param_id]
-                    rec["params"][name] = (_array(t), g)
+                    value = leaf_values.get(id(t))  # the leaf's recorded array: one copy, pickled once
+                    rec["params"][name] = (_array(t) if value is None else value, g)
             return result
         except Exception as err:
             rec["error"] = (type(err).__name__, str(err))
