@@ -16,7 +16,16 @@ leaves' values first (different leaves are reported as "inputs differ",
 without comparing gradients: a script drawing random numbers on the CPU gets
 torch's numbers from torchlite's generator, so only a script whose inputs
 really differ meets it), then roots' values, gradients within a tolerance,
-execution order and exceptions."""
+execution order and exceptions.
+
+For a script that builds `nn` modules (each one is remembered by a wrapper
+around nn.Module.__init__), every leaf that is a module's parameter is also
+named as `named_parameters()` names it (`0.weight`, `fc1.bias`; prefixed by
+the script's global holding the module where several outermost modules have
+parameters), and the report gives per backward a table: per parameter, the
+difference of its values before the backward and of its gradients after
+it, matched by name, so a model's backward can be held under both engines
+side by side."""
 import importlib
 import importlib.abc
 import importlib.util
@@ -28,6 +37,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import weakref
 
 import numpy as np
 
@@ -87,12 +97,65 @@ def _walk(roots):
     return nodes, leaves
 
 
+def inputs_of_grad(outputs, inputs=None, *args, **kwargs):
+    """autograd.grad's `inputs`, as a list (its gradients come back in that order)."""
+    if inputs is None:
+        return []
+    return [inputs] if hasattr(inputs, "grad_fn") else list(inputs)
+
+
 class _Recorder:
     def __init__(self, torch, script):
         self.torch = torch
         self.script = os.path.abspath(script)
         self.records = []
         self.local = threading.local()
+        self.modules = []  # weak references to every nn.Module the script built, in creation order
+
+    def track_modules(self):
+        """Wraps nn.Module.__init__ so that every module the script builds (a
+        subclass's `super().__init__()` included) is remembered, to name the
+        parameters a backward reaches by their `named_parameters` names."""
+        nn = getattr(self.torch, "nn", None)
+        if nn is None:
+            return
+        init, modules = nn.Module.__init__, self.modules
+
+        def tracking_init(module, *args, **kwargs):
+            init(module, *args, **kwargs)
+            if not any(ref() is module for ref in modules[-8:]):  # each level of super().__init__() calls it
+                modules.append(weakref.ref(module))
+
+        tracking_init.__wrapped__ = init
+        nn.Module.__init__ = tracking_init
+
+    def script_globals(self):
+        """The globals of the script's innermost frame on the stack (its module's namespace)."""
+        frame = sys._getframe()
+        while frame is not None:
+            if os.path.abspath(frame.f_code.co_filename) == self.script:
+                return frame.f_globals
+            frame = frame.f_back
+        return {}
+
+    def parameter_names(self):
+        """id(parameter) -> its name: `named_parameters()` of the outermost
+        modules (those no other live module holds as a submodule) that have
+        parameters. With one such module the names are its own (`0.weight`,
+        `fc1.bias`); with several each is prefixed by the script's global
+        that holds the module, else by its class and creation number."""
+        live = [m for m in (ref() for ref in self.modules) if m is not None]
+        inner = {id(sub) for m in live for sub in m.modules() if sub is not m}
+        tops = [m for m in live if id(m) not in inner and next(iter(m.parameters()), None) is not None]
+        prefixes = [""]
+        if len(tops) > 1:
+            by_id = {id(v): k for k, v in self.script_globals().items() if not k.startswith("_")}
+            prefixes = [by_id.get(id(m), f"{type(m).__name__}#{k}") + "." for k, m in enumerate(tops)]
+        names = {}
+        for prefix, module in zip(prefixes, tops, strict=False):
+            for name, param in module.named_parameters():
+                names.setdefault(id(param), prefix + name)
+        return names
 
     def where(self):
         """The script's line that made the call (the innermost frame in it)."""
@@ -124,6 +187,12 @@ class _Recorder:
         nodes, leaves = _walk([torch.autograd.graph.get_gradient_edge(t).node if t.requires_grad else None
                                for t in roots])
         rec["leaves"] = [_array(t) for t in leaves]
+        leaf_values = {id(t): value for t, value in zip(leaves, rec["leaves"], strict=True)}
+        names = self.parameter_names() if self.modules else {}
+        rec["names"] = [names.get(id(t)) for t in leaves]
+        targets = leaves if api != "autograd.grad" else inputs_of_grad(*args, **kwargs)
+        rec["grad_names"] = [names.get(id(t)) for t in targets]
+        rec["params"] = {}
         handles = []
         for node in nodes:
             name = node.name()
@@ -135,6 +204,12 @@ class _Recorder:
         try:
             result, grads = run_and_grads(fn, args, kwargs, leaves)
             rec["grads"] = [None if g is None else _array(g) for g in grads]
+            reached = {id(t): (t, g) for t, g in zip(targets, rec["grads"], strict=False)}
+            for param_id, name in names.items():  # per parameter, in named_parameters order: value, gradient
+                if param_id in reached:
+                    t, g = reached[param_id]
+                    value = leaf_values.get(id(t))  # the leaf's recorded array: one copy, pickled once
+                    rec["params"][name] = (_array(t) if value is None else value, g)
             return result
         except Exception as err:
             rec["error"] = (type(err).__name__, str(err))
@@ -158,6 +233,7 @@ def _install_recorder(torch, script):
         result = fn(*args, **kwargs)
         return result, list(result)
 
+    recorder.track_modules()
     torch.Tensor.backward = recorder.wrap("Tensor.backward", torch.Tensor.backward,
                                           lambda self, *a, **k: [self], run_backward)
     torch.autograd.backward = recorder.wrap("autograd.backward", torch.autograd.backward,
@@ -231,19 +307,76 @@ def _max_diff(a, b):
     return f"max abs difference {np.max(np.abs(a.astype(np.float64) - b.astype(np.float64))):.3g}"
 
 
-def _compare_values(kind, xs, ys, rtol, atol):
-    """The differences between two lists of arrays (None allowed), one line each."""
+def _compare_values(kind, xs, ys, rtol, atol, names=None):
+    """The differences between two lists of arrays (None allowed), one line
+    each; an item is called by its parameter name where `names` has one."""
     if len(xs) != len(ys):
         return [f"torch has {len(xs)} {kind}s, torchlite {len(ys)}"]
     lines = []
     for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        label = names[i] if names and i < len(names) and names[i] is not None else f"{kind} {i}"
         if x is None or y is None:
             if (x is None) != (y is None):
-                lines.append(f"{kind} {i}: " + ("None under torch, a tensor under torchlite" if x is None
-                                                 else "a tensor under torch, None under torchlite"))
+                lines.append(f"{label}: " + ("None under torch, a tensor under torchlite" if x is None
+                                             else "a tensor under torch, None under torchlite"))
         elif not _close(x, y, rtol, atol):
-            lines.append(f"{kind} {i} (shape {list(x.shape)}): {_max_diff(x, y)}")
+            lines.append(f"{label} (shape {list(x.shape)}): {_max_diff(x, y)}")
     return lines
+
+
+def _differences(a, b):
+    """(max abs difference, max abs difference / max |a|) of two arrays of one shape."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    both_nan = np.isnan(a64) & np.isnan(b64)
+    diff = np.where(both_nan, 0.0, np.abs(a64 - b64))
+    biggest = float(np.max(diff)) if diff.size else 0.0
+    scale = float(np.nanmax(np.abs(a64))) if a64.size and not np.all(np.isnan(a64)) else 0.0
+    rel = 0.0 if biggest == 0 else (biggest / scale if scale > 0 else float("inf"))
+    return biggest, rel
+
+
+def parameter_table(x, y, rtol, atol):
+    """Per parameter (by its `named_parameters` name) that one backward
+    reached, under torch (x) and torchlite (y): the difference of its values
+    before the backward, and of its gradients after it (max abs, and max
+    abs over the largest |torch gradient|), as table lines; [] when the
+    backward reached no module's parameter."""
+    px, py = x.get("params", {}), y.get("params", {})
+    if not px and not py:
+        return []
+    rows = [("parameter", "shape", "value diff", "grad max abs diff", "grad max rel diff", "")]
+    inputs_differ = any(name in py and px[name][0].shape == py[name][0].shape
+                        and not _close(px[name][0], py[name][0], rtol, atol) for name in px)
+    for name in list(px) + [n for n in py if n not in px]:
+        if name not in px or name not in py:
+            (value, _), = [v[name] for v in (px, py) if name in v]
+            rows.append((name, str(list(value.shape)), "", "", "",
+                         "only under " + ("torch" if name in px else "torchlite")))
+            continue
+        (vx, gx), (vy, gy) = px[name], py[name]
+        notes = []
+        if vx.shape != vy.shape:
+            rows.append((name, f"{list(vx.shape)} / {list(vy.shape)}", "", "", "", "shapes differ"))
+            continue
+        value_diff = f"{_differences(vx, vy)[0]:.3g}"
+        if not _close(vx, vy, rtol, atol):
+            notes.append("values differ")
+        if gx is None or gy is None:
+            grad_abs = grad_rel = "None" if gx is None and gy is None else "-"
+            if (gx is None) != (gy is None):
+                notes.append("gradient None under " + ("torch" if gx is None else "torchlite"))
+        elif gx.shape != gy.shape:
+            grad_abs = grad_rel = "-"
+            notes.append(f"gradient shapes {list(gx.shape)} and {list(gy.shape)}")
+        else:
+            biggest, rel = _differences(gx, gy)
+            grad_abs, grad_rel = f"{biggest:.3g}", f"{rel:.3g}"
+            if not _close(gx, gy, rtol, atol):
+                notes.append("gradients differ" + (" (from other parameter values)" if inputs_differ else ""))
+        rows.append((name, str(list(vx.shape)), value_diff, grad_abs, grad_rel, "; ".join(notes)))
+    widths = [max(len(row[c]) for row in rows) for c in range(5)]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row[:5], widths, strict=True)).rstrip()
+            + (f"  <- {row[5]}" if row[5] else "") for row in rows]
 
 
 def compare_records(a, b, rtol, atol):
@@ -261,7 +394,7 @@ def compare_records(a, b, rtol, atol):
         diffs = []
         if (x["api"], x["where"]) != (y["api"], y["where"]):
             diffs.append(f"torchlite ran {y['api']} at {y['where']} instead")
-        inputs = _compare_values("leaf", x["leaves"], y["leaves"], rtol, atol)
+        inputs = _compare_values("leaf", x["leaves"], y["leaves"], rtol, atol, x.get("names"))
         if inputs:
             diffs.append("inputs differ (the leaves' values; gradients not compared): " + "; ".join(inputs))
         else:
@@ -270,7 +403,7 @@ def compare_records(a, b, rtol, atol):
                 diffs.append("roots differ although the leaves are equal (a forward difference, or inputs "
                              "that do not require grad differ; gradients not compared): " + "; ".join(forward))
             elif x["error"] is None and y["error"] is None:
-                grads = _compare_values("gradient", x["grads"], y["grads"], rtol, atol)
+                grads = _compare_values("gradient", x["grads"], y["grads"], rtol, atol, x.get("grad_names"))
                 if grads:
                     diffs.append("gradients differ: " + "; ".join(grads))
         if x["order"] != y["order"]:
@@ -295,7 +428,7 @@ def report(runs, script, rtol, atol, out):
     print(f"compare {script}: {named('torch')} and {named('torchlite')} (rtol={rtol:g}, atol={atol:g})", file=out)
     results = compare_records(t["records"], tl["records"], rtol, atol)
     differing = 0
-    for title, diffs in results:
+    for k, (title, diffs) in enumerate(results):
         if diffs:
             differing += 1
             print(f"{title}: differs", file=out)
@@ -303,6 +436,9 @@ def report(runs, script, rtol, atol, out):
                 print(f"  {line}", file=out)
         else:
             print(f"{title}: same", file=out)
+        if k < len(t["records"]) and k < len(tl["records"]):
+            for line in parameter_table(t["records"][k], tl["records"][k], rtol, atol):
+                print(f"    {line}", file=out)
     if t["outcome"] != tl["outcome"]:
         differing += 1
         def show(o):
@@ -320,8 +456,9 @@ def report_torchlite_only(run, script, out):
           f"the backward calls under torchlite:", file=out)
     for k, rec in enumerate(run["records"]):
         error = "" if rec["error"] is None else f"; raised {rec['error'][0]}: {rec['error'][1]}"
+        params = f"; parameters {', '.join(rec['params'])}" if rec.get("params") else ""
         print(f"backward #{k + 1} ({rec['api']} at {rec['where']}): {len(rec['leaves'])} leaves, "
-              f"ran {rec['order']}{error}", file=out)
+              f"ran {rec['order']}{params}{error}", file=out)
     if run["outcome"] is not None:
         print(f"the script raised {run['outcome'][0]}: {run['outcome'][1]}", file=out)
     print(f"{len(run['records'])} backward calls", file=out)

@@ -1,6 +1,8 @@
 """The main job: train a small MLP on a synthetic spiral dataset, end to end
 through torchlite autograd, showing the loss fall and the accuracy reached.
-Written as PyTorch code would be, with `torchlite` for `torch`.
+Written as PyTorch code is (`nn.Sequential` of `nn.Linear`/`nn.ReLU`,
+`nn.CrossEntropyLoss`, `optim.SGD` with momentum, a shuffling `DataLoader`
+over a `TensorDataset`), with `torchlite` for `torch`.
 
 `python -m torchlite demo` also writes an output folder: the losses (CSV,
 and a plot when matplotlib is installed), the graph of one training step's
@@ -10,7 +12,6 @@ tqdm, matplotlib and graphviz; each has a plain fallback."""
 import csv
 import datetime
 import importlib
-import itertools
 import os
 import sys
 import time
@@ -19,6 +20,8 @@ import warnings
 import numpy as np
 
 import torchlite as torch
+from torchlite import nn
+from torchlite.utils.data import DataLoader, TensorDataset
 
 PROGRESS_CHOICES = ("auto", "tqdm", "rich", "text")
 
@@ -35,32 +38,11 @@ def make_spirals(n_per_class=200, classes=3, noise=0.2, seed=0):
     return np.concatenate(xs).astype(np.float32), np.concatenate(ys)
 
 
-def init_mlp(sizes, seed, device="cpu"):
-    """Kaiming-uniform weights and zero biases, as leaves that require grad."""
-    rng = np.random.default_rng(seed)
-    params = []
-    for fan_in, fan_out in itertools.pairwise(sizes):
-        bound = np.sqrt(6.0 / fan_in)
-        params.append(torch.tensor(rng.uniform(-bound, bound, (fan_in, fan_out)).astype(np.float32),
-                                   device=device, requires_grad=True))
-        params.append(torch.zeros(fan_out, device=device, requires_grad=True))
-    return params
-
-
-def forward(params, x):
-    h = x
-    for i in range(0, len(params), 2):
-        h = h @ params[i] + params[i + 1]
-        if i + 2 < len(params):
-            h = h.relu()
-    return h
-
-
-def cross_entropy(logits, onehot):
-    """Mean of -log softmax at the target class (log-sum-exp kept stable)."""
-    shifted = logits - logits.max(dim=1, keepdim=True)[0].detach()
-    log_probs = shifted - shifted.exp().sum(dim=1, keepdim=True).log()
-    return -(log_probs * onehot).sum(dim=1).mean()
+def make_model(hidden):
+    """The MLP 2-H-H-3 as torch builds it: `nn.Linear`'s default
+    initialisation, from the seeded generator (so torch's numbers)."""
+    return nn.Sequential(nn.Linear(2, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(),
+                         nn.Linear(hidden, 3))
 
 
 def progress(epoch, epochs, loss, acc, width=30):
@@ -68,9 +50,9 @@ def progress(epoch, epochs, loss, acc, width=30):
     return f"[{'#' * filled}{'.' * (width - filled)}] epoch {epoch:4d}/{epochs}  loss {loss:.4f}  accuracy {acc:6.1%}"
 
 
-def accuracy(params, x, labels):
+def accuracy(model, x, labels):
     with torch.no_grad():
-        return float((forward(params, x).numpy().argmax(1) == labels).mean())
+        return (model(x).argmax(dim=1) == labels).float().mean().item()
 
 
 class DemoError(Exception):
@@ -243,51 +225,62 @@ def write_trace(out_dir, step_trace):
     return [json_path, text_path]
 
 
-def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_dir=None, bar="auto",
-        out=sys.stdout):
+def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, batch_size=64, seed=0, device="cpu", out_dir=None,
+        bar="auto", out=sys.stdout):
     """Trains on half the points, reports accuracy on both halves; returns
     the per-epoch (loss, training accuracy) and the held-out accuracy.
-    With `out_dir`, writes the demo's files there."""
+    With `out_dir`, writes the demo's files there.
+
+    The training is ordinary torch code (an `nn.Module`, a loss from `nn`,
+    `optim.SGD`, a `DataLoader` over a `TensorDataset`): with `import torch`
+    in place of `import torchlite as torch` it runs under torch, and with
+    the same seed prints torch's losses (tests/python/test_demo.py runs it
+    so). Only the last step's graph and trace are torchlite's own."""
     dev = check_device(device)
     progress_bar = make_bar(bar, epochs, out)
     torch.manual_seed(seed)
     points, labels = make_spirals(n_per_class=300, seed=seed)
     order = np.random.default_rng(seed + 1).permutation(len(points))
     train, held_out = order[: len(order) // 2], order[len(order) // 2:]
-    x_np, y_np = points[train], labels[train]
-    x = torch.tensor(x_np, device=dev)
-    onehot = torch.tensor(np.eye(3, dtype=np.float32)[y_np], device=dev)
-    params = init_mlp([2, hidden, hidden, 3], seed, dev)
-    velocity = [torch.zeros_like(p) for p in params]
-    print(f"torchlite demo: {len(x_np)} training points on 3 spiral arms ({len(held_out)} held out), "
-          f"MLP 2-{hidden}-{hidden}-3, SGD lr={lr} momentum={momentum}, {epochs} epochs on {dev}", file=out)
+    x = torch.tensor(points[train], device=dev)
+    y = torch.tensor(labels[train], device=dev)
+    loader = DataLoader(TensorDataset(x, y), batch_size=batch_size, shuffle=True)
+    model = make_model(hidden).to(dev)
+    loss_fn = nn.CrossEntropyLoss()
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
+    print(f"torchlite demo: {len(x)} training points on 3 spiral arms ({len(held_out)} held out), "
+          f"MLP 2-{hidden}-{hidden}-3, SGD lr={lr} momentum={momentum}, batches of {batch_size}, {epochs} epochs "
+          f"on {dev}", file=out)
     history = []
+    steps = len(loader)
     start = time.perf_counter()
     try:
         for epoch in range(1, epochs + 1):
-            logits = forward(params, x)
-            loss = cross_entropy(logits, onehot)
-            for p in params:
-                p.grad = None
-            if out_dir is not None and epoch == epochs:
-                # The last step's backward: its graph, then the engine's steps through it.
-                step_graph = torch.autograd.graph.to_dot(loss)
-                with torch.autograd.trace() as step_trace:
+            model.train()
+            total_loss, correct = 0.0, 0
+            for step, (xb, yb) in enumerate(loader, 1):
+                logits = model(xb)
+                loss = loss_fn(logits, yb)
+                optimizer.zero_grad()
+                if out_dir is not None and epoch == epochs and step == steps:
+                    # The last step's backward: its graph, then the engine's steps through it.
+                    step_graph = torch.autograd.graph.to_dot(loss)
+                    with torch.autograd.trace() as step_trace:
+                        loss.backward()
+                else:
                     loss.backward()
-            else:
-                loss.backward()
-            with torch.no_grad():
-                for p, v in zip(params, velocity, strict=True):
-                    v.mul_(momentum).add_(p.grad)
-                    p.sub_(v * lr)
-            acc = float((logits.detach().numpy().argmax(1) == y_np).mean())
-            history.append((loss.item(), acc))
-            progress_bar.update(epoch, loss.item(), acc)
+                optimizer.step()
+                total_loss += loss.item() * len(xb)
+                correct += (logits.argmax(dim=1) == yb).sum().item()
+            history.append((total_loss / len(x), correct / len(x)))
+            progress_bar.update(epoch, *history[-1])
     finally:
         progress_bar.close()
     elapsed = time.perf_counter() - start
     first_loss, last = history[0][0], history[-1]
-    test_acc = accuracy(params, torch.tensor(points[held_out], device=dev), labels[held_out])
+    model.eval()
+    test_acc = accuracy(model, torch.tensor(points[held_out], device=dev),
+                        torch.tensor(labels[held_out], device=dev))
     print(f"loss {first_loss:.4f} -> {last[0]:.4f}; accuracy {last[1]:.1%} on training points, "
           f"{test_acc:.1%} on held-out points; {elapsed:.2f} s ({elapsed / epochs * 1e3:.1f} ms per epoch)",
           file=out)
@@ -304,7 +297,8 @@ def run(epochs=300, lr=0.1, momentum=0.9, hidden=64, seed=0, device="cpu", out_d
 def main(args, out=sys.stdout):
     """`python -m torchlite demo` (options parsed by torchlite.__main__)."""
     try:
-        run(epochs=args.epochs, lr=args.lr, hidden=args.hidden, seed=args.seed, device=args.device,
+        run(epochs=args.epochs, lr=args.lr, hidden=args.hidden, batch_size=args.batch_size, seed=args.seed,
+            device=args.device,
             out_dir=args.out if args.out is not None else new_out_dir_name(), bar=args.progress, out=out)
     except DemoError as err:
         print(f"python -m torchlite demo: error: {err}", file=sys.stderr)

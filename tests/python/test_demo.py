@@ -13,12 +13,13 @@ import os
 import subprocess
 import sys
 import time
+import types
 
 import pytest
 
 from torchlite import _demo
 
-from diff_utils import in_ci
+from diff_utils import import_torch, in_ci
 
 
 def needs(*modules):
@@ -54,6 +55,28 @@ def test_demo_learns_the_spirals():
     assert "held-out" in out.getvalue()
 
 
+def test_demo_is_torch_code_with_torchs_losses():
+    """The demo's training is ordinary torch code: its module, with `import torch` for `import
+    torchlite as torch` (and `from torch` for `from torchlite`), runs under torch, and with the same
+    seed (torch's initial weights, data and shuffled batches) its losses are torchlite's."""
+    torch = import_torch()
+    with open(_demo.__file__) as f:
+        source = f.read()
+    assert source.count("import torchlite as torch\n") == 1 and source.count("from torchlite") == 2
+    source = source.replace("import torchlite as torch\n", "import torch\n").replace("from torchlite", "from torch")
+    under_torch = types.ModuleType("demo_under_torch")
+    exec(compile(source, _demo.__file__, "exec"), under_torch.__dict__)
+    assert under_torch.torch is torch and under_torch.nn is torch.nn
+    theirs, their_acc = under_torch.run(epochs=12, bar="text", out=io.StringIO())
+    ours, our_acc = _demo.run(epochs=12, bar="text", out=io.StringIO())
+    assert len(ours) == len(theirs) == 12
+    for (loss, acc), (their_loss, their_train_acc) in zip(ours, theirs, strict=True):
+        assert abs(loss - their_loss) <= 1e-5 * their_loss  # float32 rounding, over 12 epochs of 8 steps
+        assert acc == their_train_acc
+    assert our_acc == their_acc
+    assert ours[-1][0] < 0.5 * ours[0][0]
+
+
 def test_demo_command_line_writes_its_folder(tmp_path):
     needs("matplotlib", "graphviz", "dot")
     start = time.perf_counter()
@@ -64,7 +87,7 @@ def test_demo_command_line_writes_its_folder(tmp_path):
     assert elapsed < 60
     lines = res.stdout.splitlines()
     assert "epoch  300/300" in res.stdout  # not a terminal: the text bar's log lines
-    assert any(line.startswith("loss 1.2546 -> ") and "held-out" in line for line in lines)
+    assert any(line.startswith("loss 1.0502 -> ") and "held-out" in line for line in lines)
     assert f"files to {tmp_path / 'out'}:" in res.stdout
     losses = read_losses(tmp_path / "out" / "losses.csv")
     assert len(losses) == 300 and losses[-1] < 0.05 * losses[0]
@@ -73,21 +96,34 @@ def test_demo_command_line_writes_its_folder(tmp_path):
     check_trace(tmp_path / "out")
     svg = (tmp_path / "out" / "graph.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
-    assert "NegBackward0" in svg and svg.count("AccumulateGrad") == 6
+    assert "NllLossBackward0" in svg and svg.count("AccumulateGrad") == 6
     assert "graph.svg     the graph of the last step's backward" in res.stdout
+    assert without_timing(res.stdout) == without_timing(readme_demo_output().replace("demo-out", str(tmp_path / "out")))
+
+
+def without_timing(text):
+    return re.sub(r"; \d+\.\d+ s \(\d+\.\d+ ms per epoch\)", "; TIME", text)
+
+
+def readme_demo_output():
+    """What README.md's "The demo" section shows `python -m torchlite demo --out demo-out` printing."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "README.md")) as f:
+        (block,) = re.findall(r"```text\n\$ python -m torchlite demo --out demo-out\n(.*?)```", f.read(), re.S)
+    return block
 
 
 def check_trace(out_dir):
-    """The last step's backward, traced: one NodeTask slice per node of the MLP's graph, from the
-    loss's NegBackward0 to the six AccumulateGrads, and its text timeline."""
+    """The last step's backward, traced: one NodeTask slice per node of the MLP's graph, from
+    nn.CrossEntropyLoss's NllLossBackward0 to the six AccumulateGrads, and its text timeline."""
     with open(out_dir / "trace.json") as f:
         events = json.load(f)["traceEvents"]
     slices = [e["name"] for e in events if e["ph"] == "X"]
-    assert slices[0] == "NegBackward0"
+    assert slices[0] == "NllLossBackward0"
     assert slices.count("torch::autograd::AccumulateGrad") == 6
     assert any(e["ph"] == "s" for e in events)  # flow arrows, producer to consumer
     timeline = (out_dir / "timeline.txt").read_text().splitlines()
-    assert "graph_task_start" in timeline[0] and "roots: NegBackward0" in timeline[0]
+    assert "graph_task_start" in timeline[0] and "roots: NllLossBackward0" in timeline[0]
     assert timeline[-1].split()[-2:] == ["graph_task_end", "ok"]
     assert sum(bool(re.search(r"\btask_start\b", line)) for line in timeline) == len(slices)
 
@@ -136,7 +172,7 @@ def test_help_describes_every_option():
     res = subprocess.run([sys.executable, "-m", "torchlite", "demo", "--help"], capture_output=True, text=True,
                          timeout=60)
     text = " ".join(res.stdout.split())
-    for option in ("--epochs", "--lr", "--hidden", "--seed", "--device", "--out DIR", "--progress"):
+    for option in ("--epochs", "--lr", "--batch-size", "--hidden", "--seed", "--device", "--out DIR", "--progress"):
         assert option in text
     for words in ("sim:N", "cuda", "losses.csv", "loss.png", "tqdm", "rich", "text"):
         assert words in text
@@ -191,7 +227,7 @@ def test_graph_without_dot_is_dot_text(monkeypatch, tmp_path):
     files = os.listdir(tmp_path / "out")
     assert "graph.dot" in files and "graph.svg" not in files
     text = (tmp_path / "out" / "graph.dot").read_text()
-    assert text.startswith("digraph") and "NegBackward0" in text
+    assert text.startswith("digraph") and "NllLossBackward0" in text
     assert "graph.dot     the graph of the last step's backward, as DOT text (Graphviz's dot is not installed" \
         in out.getvalue()
 

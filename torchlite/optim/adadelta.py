@@ -1,9 +1,9 @@
 """torch.optim.Adadelta (upstream torch/optim/adadelta.py): _single_tensor_adadelta's operations in
 its order. foreach=True is accepted and runs this loop."""
-from . import _api as _torch
 
 from ._common import check_lr, new_step, upgrade_steps
-from .optimizer import Optimizer, _get_capturable_supported_devices, _to_scalar, _use_grad_for_differentiable
+from .optimizer import (Optimizer, _get_capturable_supported_devices, _to_scalar, _use_grad_for_differentiable,
+                        _zeros_state)
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -27,27 +27,16 @@ class Adadelta(Optimizer):
         upgrade_steps(self, {"foreach": None, "maximize": False, "differentiable": False, "capturable": False})
 
     def _init_group(self, group, params_with_grad, grads, square_avgs, acc_deltas, state_steps):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = new_step(p, group["capturable"])
-                state["square_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-                state["acc_delta"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-            square_avgs.append(state["square_avg"])
-            acc_deltas.append(state["acc_delta"])
-            state_steps.append(state["step"])
+        def new_state(p):
+            return {"step": new_step(p, group["capturable"]), "square_avg": _zeros_state(p),
+                    "acc_delta": _zeros_state(p)}
+        self._collect_group(group, params_with_grad, grads,
+                            {"square_avg": square_avgs, "acc_delta": acc_deltas, "step": state_steps}, new_state)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         self._accelerator_graph_capture_health_check()
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             params_with_grad: list = []
             grads: list = []

@@ -5,7 +5,7 @@ from . import _api as _torch
 from torchlite._tensor import Tensor
 
 from .optimizer import (Optimizer, _check_capturable, _check_fused_foreach, _device_dtype_check_for_fused,
-                        _get_scalar_dtype, _get_value, _to_scalar, _use_grad_for_differentiable)
+                        _get_scalar_dtype, _get_value, _to_scalar, _use_grad_for_differentiable, _zeros_state)
 
 __all__ = ["Adam", "adam"]
 
@@ -69,40 +69,31 @@ class Adam(Optimizer):
                         else _torch.tensor(step_val, dtype=_get_scalar_dtype()))
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                if group["fused"]:
-                    _device_dtype_check_for_fused(p)
-                state["step"] = (
-                    _torch.zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
-                    if group["capturable"] or group["fused"]
-                    else _torch.tensor(0.0, dtype=_get_scalar_dtype(), device="cpu"))
-                state["exp_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-                state["exp_avg_sq"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-                if group["amsgrad"]:
-                    state["max_exp_avg_sq"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
+        def new_state(p):
+            if group["fused"]:
+                _device_dtype_check_for_fused(p)
+            state = {"step": (_torch.zeros((), dtype=_get_scalar_dtype(is_fused=group["fused"]), device=p.device)
+                              if group["capturable"] or group["fused"]
+                              else _torch.tensor(0.0, dtype=_get_scalar_dtype(), device="cpu")),
+                     "exp_avg": _zeros_state(p), "exp_avg_sq": _zeros_state(p)}
             if group["amsgrad"]:
-                max_exp_avg_sqs.append(state["max_exp_avg_sq"])
+                state["max_exp_avg_sq"] = _zeros_state(p)
+            return state
+
+        def check(p, state):
             if group["differentiable"] and state["step"].requires_grad:
                 raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
             if group["foreach"] and _torch.is_tensor(group["lr"]) and not group["capturable"]:
                 raise RuntimeError("lr as a Tensor is not supported for capturable=False and foreach=True")
-            state_steps.append(state["step"])
+        lists = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs, "step": state_steps}
+        if group["amsgrad"]:
+            lists["max_exp_avg_sq"] = max_exp_avg_sqs
+        self._collect_group(group, params_with_grad, grads, lists, new_state, check)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         self._accelerator_graph_capture_health_check()
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             params_with_grad: list = []
             grads: list = []

@@ -3,7 +3,7 @@ order. foreach=True is accepted and runs this loop."""
 from . import _api as _torch
 
 from ._common import check_betas, check_lr, new_step, upgrade_steps
-from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable, _zeros_state
 
 __all__ = ["Adamax", "adamax"]
 
@@ -26,27 +26,15 @@ class Adamax(Optimizer):
         upgrade_steps(self, {"foreach": None, "maximize": False, "differentiable": False, "capturable": False})
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_infs, state_steps):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = new_step(p, group["capturable"])
-                state["exp_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-                state["exp_inf"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-            exp_avgs.append(state["exp_avg"])
-            exp_infs.append(state["exp_inf"])
-            state_steps.append(state["step"])
+        def new_state(p):
+            return {"step": new_step(p, group["capturable"]), "exp_avg": _zeros_state(p), "exp_inf": _zeros_state(p)}
+        self._collect_group(group, params_with_grad, grads,
+                            {"exp_avg": exp_avgs, "exp_inf": exp_infs, "step": state_steps}, new_state)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         self._accelerator_graph_capture_health_check()
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             params_with_grad: list = []
             grads: list = []

@@ -50,6 +50,11 @@ def _typename(obj) -> str:
     return f"{module}.{qualname}"
 
 
+def _zeros_state(p):
+    """A state buffer the shape of `p`: torch.zeros_like(p, memory_format=torch.preserve_format)."""
+    return _torch.zeros_like(p, memory_format=_torch.preserve_format)
+
+
 def _use_grad_for_differentiable(func):
     """step() runs with grad mode set to the optimizer's `differentiable` default (upstream's
     _use_grad_for_differentiable): under no_grad unless differentiable=True."""
@@ -334,6 +339,34 @@ class Optimizer:
 
     def step(self, closure: Optional[Callable[[], float]] = None):
         raise NotImplementedError
+
+    @staticmethod
+    def _closure_loss(closure):
+        """The prologue of every step(): the closure's loss, the closure run under enable_grad (step
+        itself runs under no_grad unless differentiable), or None without one."""
+        if closure is None:
+            return None
+        with _torch.enable_grad():
+            return closure()
+
+    def _collect_group(self, group, params_with_grad, grads, lists, new_state, check=None):
+        """The loop of the Adam-family optimizers' _init_group (each upstream file repeats it): per
+        parameter of `group` with a gradient, the parameter and its gradient appended to
+        `params_with_grad` and `grads`; its state filled from `new_state(p)` (a dict, in the order
+        upstream sets the keys) the first time; then `state[key]` appended to `lists[key]` for each key,
+        and `check(p, state)` called (upstream's per-parameter checks, raising)."""
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            params_with_grad.append(p)
+            grads.append(p.grad)
+            state = self.state[p]
+            if len(state) == 0:
+                state.update(new_state(p))
+            for key, values in lists.items():
+                values.append(state[key])
+            if check is not None:
+                check(p, state)
 
     def add_param_group(self, param_group: dict) -> None:
         if not isinstance(param_group, dict):

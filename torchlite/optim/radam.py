@@ -3,7 +3,7 @@ foreach=True is accepted and runs this loop."""
 from . import _api as _torch
 
 from ._common import check_betas, check_lr, new_step, upgrade_steps
-from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _check_capturable, _get_value, _to_scalar, _use_grad_for_differentiable, _zeros_state
 
 __all__ = ["RAdam", "radam"]
 
@@ -28,27 +28,16 @@ class RAdam(Optimizer):
                              "decoupled_weight_decay": False, "capturable": False})
 
     def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, state_steps):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = new_step(p, group["capturable"])
-                state["exp_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-                state["exp_avg_sq"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-            exp_avgs.append(state["exp_avg"])
-            exp_avg_sqs.append(state["exp_avg_sq"])
-            state_steps.append(state["step"])
+        def new_state(p):
+            return {"step": new_step(p, group["capturable"]), "exp_avg": _zeros_state(p),
+                    "exp_avg_sq": _zeros_state(p)}
+        self._collect_group(group, params_with_grad, grads,
+                            {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs, "step": state_steps}, new_state)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         self._accelerator_graph_capture_health_check()
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             params_with_grad: list = []
             grads: list = []

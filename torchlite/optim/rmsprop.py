@@ -1,9 +1,8 @@
 """torch.optim.RMSprop (upstream torch/optim/rmsprop.py): _single_tensor_rmsprop's operations in its
 order. foreach=True is accepted and runs this loop."""
-from . import _api as _torch
 
 from ._common import check_lr, new_step, upgrade_steps
-from .optimizer import Optimizer, _check_capturable, _to_scalar, _use_grad_for_differentiable
+from .optimizer import Optimizer, _check_capturable, _to_scalar, _use_grad_for_differentiable, _zeros_state
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -31,33 +30,25 @@ class RMSprop(Optimizer):
                              "differentiable": False, "capturable": False})
 
     def _init_group(self, group, params_with_grad, grads, square_avgs, momentum_buffer_list, grad_avgs, state_steps):
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            params_with_grad.append(p)
-            grads.append(p.grad)
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = new_step(p, group["capturable"])
-                state["square_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-                if group["centered"]:
-                    state["grad_avg"] = _torch.zeros_like(p, memory_format=_torch.preserve_format)
-            square_avgs.append(state["square_avg"])
-            state_steps.append(state["step"])
+        lists = {"square_avg": square_avgs, "step": state_steps}
+        if group["momentum"] > 0:
+            lists["momentum_buffer"] = momentum_buffer_list
+        if group["centered"]:
+            lists["grad_avg"] = grad_avgs
+
+        def new_state(p):
+            state = {"step": new_step(p, group["capturable"]), "square_avg": _zeros_state(p)}
             if group["momentum"] > 0:
-                momentum_buffer_list.append(state["momentum_buffer"])
+                state["momentum_buffer"] = _zeros_state(p)
             if group["centered"]:
-                grad_avgs.append(state["grad_avg"])
+                state["grad_avg"] = _zeros_state(p)
+            return state
+        self._collect_group(group, params_with_grad, grads, lists, new_state)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         self._accelerator_graph_capture_health_check()
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             params_with_grad: list = []
             grads: list = []

@@ -1,6 +1,5 @@
 """torch.optim.SGD (upstream torch/optim/sgd.py): _single_tensor_sgd's operations in its order.
 foreach=True and fused=True are accepted (with upstream's checks) and run the same loop."""
-from . import _api as _torch
 from torchlite._tensor import Tensor
 
 from .optimizer import (Optimizer, _check_fused_foreach, _device_dtype_check_for_fused, _to_scalar,
@@ -55,10 +54,7 @@ class SGD(Optimizer):
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
-        loss = None
-        if closure is not None:
-            with _torch.enable_grad():
-                loss = closure()
+        loss = self._closure_loss(closure)
         for group in self.param_groups:
             params: list = []
             grads: list = []
