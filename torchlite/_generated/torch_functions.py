@@ -402,6 +402,10 @@ _SCHEMAS = {
     "addmm": (
         ('Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None',
          '(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
+        ('Tensor self, Tensor mat1, Tensor mat2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, '
+         'Tensor? out=None',
+         '(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, '
+         'Tensor out = None)'),
         ('Scalar beta, Tensor self, Scalar alpha, Tensor mat1, Tensor mat2, *, Tensor? out=None',
          '(Number beta, Tensor input, Number alpha, Tensor mat1, Tensor mat2, *, Tensor out = None)',
          (('self', 'mat1', 'mat2'), ('beta', 'alpha'))),
@@ -555,6 +559,10 @@ _SCHEMAS = {
     "baddbmm": (
         ('Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor? out=None',
          '(Tensor input, Tensor batch1, Tensor batch2, *, Number beta = 1, Number alpha = 1, Tensor out = None)'),
+        ('Tensor self, Tensor batch1, Tensor batch2, ScalarType out_dtype, *, Scalar beta=1, Scalar alpha=1, '
+         'Tensor? out=None',
+         '(Tensor input, Tensor batch1, Tensor batch2, torch.dtype out_dtype, *, Number beta = 1, '
+         'Number alpha = 1, Tensor out = None)'),
         ('Scalar beta, Tensor self, Scalar alpha, Tensor batch1, Tensor batch2, *, Tensor? out=None',
          '(Number beta, Tensor input, Number alpha, Tensor batch1, Tensor batch2, *, Tensor out = None)',
          (('self', 'batch1', 'batch2'), ('beta', 'alpha'))),
@@ -621,7 +629,9 @@ _SCHEMAS = {
          '(Tensor input, Number other, *, Tensor out = None)')),
     "bmm": (
         ('Tensor self, Tensor mat2, *, Tensor? out=None',
-         '(Tensor input, Tensor mat2, *, Tensor out = None)'),),
+         '(Tensor input, Tensor mat2, *, Tensor out = None)'),
+        ('Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor? out=None',
+         '(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)')),
     "broadcast_tensors": (
         ('Tensor[] tensors',
          '(tuple of Tensors tensors)'),),
@@ -1168,7 +1178,9 @@ _SCHEMAS = {
          '(Tensor input, Tensor other, *, Tensor out = None)'),),
     "mm": (
         ('Tensor self, Tensor mat2, *, Tensor? out=None',
-         '(Tensor input, Tensor mat2, *, Tensor out = None)'),),
+         '(Tensor input, Tensor mat2, *, Tensor out = None)'),
+        ('Tensor self, Tensor mat2, ScalarType out_dtype, *, Tensor? out=None',
+         '(Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None)')),
     "mode": (
         ('Tensor self, int dim=-1, bool keepdim=False, *, Tensor[]? out=None',
          '(Tensor input, int dim = -1, bool keepdim = False, *, tuple of Tensors out = None)'),),

@@ -150,11 +150,26 @@ def matmul(self, other):
     return _unsafe_view(squeeze(r, -1) if db == 1 else r, output_shape)
 
 
+def _no_out_dtype(op, like, out_dtype):
+    """The `.dtype` overloads (mm.dtype, bmm.dtype, addmm.dtype, baddbmm.dtype: an out_dtype for
+    float16 products accumulated in float32) have CUDA kernels only upstream; torchlite has none on
+    any device, and refuses them as torch's dispatcher does on the CPU."""
+    if out_dtype is None:
+        return
+    backend = "CUDA" if like.device.type == "cuda" else "CPU"
+    raise NotImplementedError(
+        f"Could not run 'aten::{op}.dtype' with arguments from the '{backend}' backend. This could be because the "
+        "operator doesn't exist for this backend, or was omitted during the selective/custom build process (if "
+        "using custom build). If you are a Facebook employee using PyTorch on mobile, please visit "
+        "https://fburl.com/ptmfixes for possible resolutions.")
+
+
 # The public single kernels (at::mm, at::bmm, at::mv, at::dot, at::vdot): each checks its
 # operands' dimensions first, as its meta function / dot_check does, then runs the kernel
 # matmul decomposes into.
 
-def mm(self, mat2):
+def mm(self, mat2, out_dtype=None):
+    _no_out_dtype("mm", self, out_dtype)
     if self._array.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2._array.ndim != 2:
@@ -162,7 +177,8 @@ def mm(self, mat2):
     return _matmul_kernel(_S.MmBackward0, self, mat2)
 
 
-def bmm(self, mat2):
+def bmm(self, mat2, out_dtype=None):
+    _no_out_dtype("bmm", self, out_dtype)
     if self._array.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2._array.ndim != 3:
@@ -249,7 +265,8 @@ def _add_scaled(self, product, beta, alpha):
         _loud(token)
 
 
-def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+def addmm(self, mat1, mat2, out_dtype=None, *, beta=1, alpha=1):
+    _no_out_dtype("addmm", self, out_dtype)
     a, b = mat1._array, mat2._array
     if a.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {a.ndim}-D tensor")
@@ -316,7 +333,8 @@ def _check_batches(name, b1, b2):
         raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
 
 
-def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(self, batch1, batch2, out_dtype=None, *, beta=1, alpha=1):
+    _no_out_dtype("baddbmm", self, out_dtype)
     b1, b2 = batch1._array, batch2._array
     # self expanded to the result's sizes first, as at::baddbmm reads them
     expand(self, (_dim_size(b1, 0), _dim_size(b1, 1), _dim_size(b2, 2)))
