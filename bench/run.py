@@ -1,9 +1,12 @@
 """Benchmarks: torchlite side by side with torch (when installed) and a
 hand-written numpy baseline, in one process run. Prints medians and ratios.
 
-    python bench/run.py            # every workload
+    python bench/run.py            # the default set (every workload but trace and the groups')
     python bench/run.py chain mlp  # some of them
+    python bench/run.py issue16    # a group: issue 16's rows (fwd_chain ... threads4)
+    python bench/run.py models     # a group: issue 15's training steps (cnn lstm gpt)
     python bench/run.py chain forward --baseline ../other-tree  # torchlite here vs there
+    python bench/run.py --quick issue16 models  # tiny configurations: a smoke test
 
 These machines are noisy: compare only figures from one run. Nothing here is
 a test; no figure is asserted anywhere.
