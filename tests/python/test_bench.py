@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+import torchlite
+
 from diff_utils import import_torch
 
 torch = import_torch()
@@ -61,7 +63,10 @@ def test_baseline_metrics(bench, workload):
 def test_compare_trees_new_rows(bench, capsys):
     """--baseline's alternation on a new row (this tree against itself, one round): the child loads
     bench/models.py beside run.py and measures the torchlite PYTHONPATH names."""
-    figures = bench.compare_trees("gpt", {"current": ROOT, "baseline": ROOT}, 1)
+    # the tree of the torchlite this test imports (an installed one's site-packages included), as
+    # the other subprocess tests do
+    tree = os.path.dirname(os.path.dirname(os.path.realpath(torchlite.__file__)))
+    figures = bench.compare_trees("gpt", {"current": tree, "baseline": tree}, 1)
     assert list(figures) == ["per step"], figures
     assert len(figures["per step"]["current"]) == len(figures["per step"]["baseline"]) == 1
     bench.report_comparison(bench.TITLES["gpt"], figures, 1)
