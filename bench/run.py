@@ -1,9 +1,12 @@
 """Benchmarks: torchlite side by side with torch (when installed) and a
 hand-written numpy baseline, in one process run. Prints medians and ratios.
 
-    python bench/run.py            # every workload
+    python bench/run.py            # the default set (every workload but trace and the groups')
     python bench/run.py chain mlp  # some of them
+    python bench/run.py issue16    # a group: issue 16's rows (fwd_chain ... threads4)
+    python bench/run.py models     # a group: issue 15's training steps (cnn lstm gpt)
     python bench/run.py chain forward --baseline ../other-tree  # torchlite here vs there
+    python bench/run.py --quick issue16 models  # tiny configurations: a smoke test
 
 These machines are noisy: compare only figures from one run. Nothing here is
 a test; no figure is asserted anywhere.
@@ -21,17 +24,24 @@ import sys
 import threading
 import time
 
-import numpy as np
+# numpy's BLAS on one thread, as torch is set below (torch.set_num_threads(1)), unless the caller
+# says otherwise: the comparison is single-threaded on both sides, and OpenBLAS's spinning worker
+# threads on a loaded 2-core machine made matmul-heavy rows (the models) up to 10x slower and
+# erratic. Set before numpy is imported; --baseline's children inherit it.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402 - after the BLAS thread setting
 
 # The source tree this script belongs to: "current" for --baseline.
 TREE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# A --child process measures the torchlite its PYTHONPATH names, and nothing else.
-CHILD = len(sys.argv) > 1 and sys.argv[1] == "--child"
+# A --child process measures the torchlite its PYTHONPATH names, and nothing else; a memory child
+# (a fresh process measuring one framework's memory) imports only the framework it measures.
+CHILD = len(sys.argv) > 1 and sys.argv[1] in ("--child", "--memory-child", "--tanh-memory-child")
 
 try:
     import torchlite
 except ImportError:
-    if CHILD:
+    if CHILD and sys.argv[1] == "--child":  # --baseline's: never a torchlite other than PYTHONPATH's
         raise
     # Not installed: the extension built in place in this tree (torchlite/_C*.so).
     sys.path.insert(0, TREE)
@@ -271,8 +281,17 @@ def _rss_bytes():
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def _framework(name):
+    """torchlite, or torch (imported here, set to one thread) in a memory child."""
+    if name == "torchlite":
+        return torchlite
+    import torch
+    torch.set_num_threads(1)
+    return torch
+
+
 def _memory_child(name, n):
-    tl = torchlite if name == "torchlite" else torch
+    tl = _framework(name)
     x = tl.ones(1, requires_grad=True)
     gc.collect()
     before = _rss_bytes()
@@ -302,11 +321,16 @@ def long_chain(frameworks=FRAMEWORKS, n=100000):
     return out
 
 
-def threads(frameworks=FRAMEWORKS, n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repeats=7):
-    """Backward of n_threads independent, already built graphs (chains of
-    mul and tanh on tensors of `size`), one after another on one thread and
-    then concurrently from n_threads already started threads: throughput
-    scaling, serial time / threaded time (1.0 = none; 2 cores bound it near 2)."""
+def _mul_tanh(y):
+    return (y * 1.0001).tanh()
+
+
+def threads(frameworks=FRAMEWORKS, n_threads=4, configs=((256, 300), (20000, 100), (200000, 40)), repeats=7,
+            step=_mul_tanh):
+    """Backward of n_threads independent, already built graphs (chains of n
+    `y = step(y)`, by default mul and tanh, on tensors of `size`), one after another
+    on one thread and then concurrently from n_threads already started threads:
+    throughput scaling, serial time / threaded time (1.0 = none; 2 cores bound it near 2)."""
     out = {}
     for size, n in configs:
         for name, tl in frameworks.items():
@@ -315,7 +339,7 @@ def threads(frameworks=FRAMEWORKS, n_threads=4, configs=((256, 300), (20000, 100
                 for _ in range(n_threads):
                     y = tl.ones(size, requires_grad=True)
                     for _ in range(n):
-                        y = (y * 1.0001).tanh()
+                        y = step(y)
                     roots.append(y.sum())
                 return roots
             serial, threaded = [], []
@@ -346,6 +370,210 @@ def threads(frameworks=FRAMEWORKS, n_threads=4, configs=((256, 300), (20000, 100
             t1, tn = statistics.median(serial), statistics.median(threaded)
             out[(size, name)] = {"serial_s": t1, "threaded_s": tn, "scaling": t1 / tn}
     return out
+
+
+# Issue 16's rows: 1-element float32 tensors that require grad, per op / node / leaf --------------
+
+def _ones(tl, n):
+    return [tl.ones(1, dtype=tl.float32, requires_grad=True) for _ in range(n)]
+
+
+def _fwd_chain(tl, leaves, n):
+    y = leaves[0]
+    for _ in range(n):
+        y = y * 1.0001
+    return y
+
+
+def _fwd_lattice(tl, leaves, width, depth):
+    layer = leaves
+    for _ in range(depth):
+        layer = [layer[i] + layer[(i + 1) % width] for i in range(width)]
+    return layer
+
+
+def _fwd_tanh(tl, leaves, n):
+    y = leaves[0]
+    if tl is np:  # the floor: numpy arrays have no .tanh()
+        for _ in range(n):
+            y = np.tanh(y)
+        return y
+    for _ in range(n):
+        y = y.tanh()
+    return y
+
+
+def _np_ones(n):
+    return [np.ones(1, dtype=np.float32) for _ in range(n)]
+
+
+def _per_op_forward(frameworks, floor, build, n_leaves, ops, repeats):
+    """Median time per op of `build(lib, leaves)` (the forward that records the graph) under
+    each framework, and under numpy (the same arithmetic on 1-element arrays: the floor).
+    Making the leaves and freeing the graph are not timed."""
+    out = {}
+    libs = {**frameworks, **({"numpy": None} if floor else {})}
+    for name, tl in libs.items():
+        def run(tl=tl):
+            leaves = _np_ones(n_leaves) if tl is None else _ones(tl, n_leaves)
+            gc.collect()
+            t0 = time.perf_counter()
+            y = build(np if tl is None else tl, leaves)
+            elapsed = time.perf_counter() - t0
+            del y
+            return elapsed
+        run()
+        out[name] = statistics.median(run() for _ in range(repeats)) / ops
+    return out
+
+
+def fwd_chain(frameworks=FRAMEWORKS, floor=True, n=10000, repeats=9):
+    """Forward per op on a chain: `y = y * 1.0001`, n ops."""
+    return _per_op_forward(frameworks, floor, lambda tl, leaves: _fwd_chain(tl, leaves, n), 1, n, repeats)
+
+
+def fwd_lattice(frameworks=FRAMEWORKS, floor=True, width=32, depth=64, repeats=9):
+    """Forward per op on a lattice: layer[d][i] = layer[d-1][i] + layer[d-1][(i+1) % W]."""
+    return _per_op_forward(frameworks, floor, lambda tl, leaves: _fwd_lattice(tl, leaves, width, depth),
+                           width, width * depth, repeats)
+
+
+def fwd_tanh(frameworks=FRAMEWORKS, floor=True, n=100000, repeats=5):
+    """Forward per op on a deep tanh chain: `y = y.tanh()`, n ops (TanhBackward0 saves its output)."""
+    return _per_op_forward(frameworks, floor, lambda tl, leaves: _fwd_tanh(tl, leaves, n), 1, n, repeats)
+
+
+def free_tanh(frameworks=FRAMEWORKS, floor=True, n=100000, repeats=5):
+    """Freeing the deep tanh graph: the `del` of its output after the forward, per node."""
+    out = {}
+    for name, tl in frameworks.items():
+        def run(tl=tl):
+            y = _fwd_tanh(tl, _ones(tl, 1), n)
+            gc.collect()
+            t0 = time.perf_counter()
+            del y
+            return time.perf_counter() - t0
+        run()
+        out[name] = statistics.median(run() for _ in range(repeats)) / n
+    return out
+
+
+def wide(frameworks=FRAMEWORKS, floor=True, n=10000, repeats=9):
+    """Backward per leaf of `stack([leaf * 2 for leaf in leaves]).sum()` over n leaves."""
+    out = {}
+    for name, tl in frameworks.items():
+        leaves = _ones(tl, n)
+
+        def run(tl=tl, leaves=leaves):
+            for leaf in leaves:
+                leaf.grad = None
+            loss = tl.stack([leaf * 2 for leaf in leaves]).sum()
+            gc.collect()
+            t0 = time.perf_counter()
+            loss.backward()
+            return time.perf_counter() - t0
+        run()
+        out[name] = statistics.median(run() for _ in range(repeats)) / n
+    if not floor:
+        return out
+
+    def numpy_backward():
+        # sum's gradient, split by stack's backward, times 2 by mul's: one new array per leaf
+        g = np.ones((n, 1), dtype=np.float32)
+        return [g[i] * 2 for i in range(n)]
+    out["numpy"] = median_time(numpy_backward, repeats) / n
+    return out
+
+
+def _mul(y):
+    return y * 1.0001
+
+
+def threads4(frameworks=FRAMEWORKS, n=2000, repeats=7):
+    """4 threads each running the backward of its own n-op chain (`y * 1.0001`, 1 element)
+    at once, against 1 thread running the 4 backwards in turn: {framework: serial, threaded,
+    scaling = serial / threaded (throughput)}."""
+    return {name: r for (_, name), r in threads(frameworks, 4, ((1, n),), repeats, step=_mul).items()}
+
+
+def _peak_rss_reset():
+    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS; False where it cannot."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_rss_bytes():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmHWM in /proc/self/status")
+
+
+def _tanh_memory_child(name, n):
+    """In this fresh process: the deep tanh chain's graph memory per node (RSS after the
+    forward minus before) and backward's extra memory per node (peak RSS during backward
+    minus RSS after the forward)."""
+    tl = _framework(name)
+    x = tl.ones(1, dtype=tl.float32, requires_grad=True)
+    gc.collect()
+    before = _rss_bytes()
+    y = _fwd_tanh(tl, [x], n)
+    gc.collect()
+    after_forward = _rss_bytes()
+    extra = None
+    if _peak_rss_reset():
+        y.backward()
+        extra = (_peak_rss_bytes() - after_forward) / n
+    print(json.dumps({"graph_bytes": (after_forward - before) / n, "backward_extra_bytes": extra}))
+
+
+def tanh_memory(frameworks=FRAMEWORKS, n=100000):
+    """The deep tanh chain (n ops) in a fresh process per framework: {framework: {graph_bytes,
+    backward_extra_bytes}} per node (backward_extra_bytes None where the peak cannot be reset)."""
+    out = {}
+    for name in frameworks:
+        res = subprocess.run([sys.executable, __file__, "--tanh-memory-child", name, str(n)],
+                             capture_output=True, text=True, check=True)
+        out[name] = json.loads(res.stdout.strip().splitlines()[-1])
+    return out
+
+
+# Issue 15's model training steps (bench/models.py): forward, loss, backward, optimizer step ------
+
+def _models():
+    """bench/models.py, loaded from this file's directory (also in --baseline's children, which
+    run this tree's workload code against another tree's torchlite)."""
+    import importlib.util
+    mod = sys.modules.get("torchlite_bench_models")
+    if mod is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models.py")
+        spec = importlib.util.spec_from_file_location("torchlite_bench_models", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = mod
+        spec.loader.exec_module(mod)
+    return mod
+
+
+def _model_step(model_name):
+    def workload(frameworks=FRAMEWORKS, floor=True, repeats=5, sizes=None):
+        if not hasattr(torchlite, "nn"):
+            raise Skipped("this torchlite has no nn")
+        # torch's model (when torch is here) is built first; torchlite's takes its weights
+        models = _models().twins(model_name, frameworks, sizes)
+        return {name: median_time(m.step, repeats) for name, m in models.items()}
+    workload.__name__ = model_name
+    workload.__doc__ = f"One training step of bench/models.py's {model_name} (forward, backward, optimizer step)."
+    return workload
+
+
+cnn = _model_step("cnn")
+lstm = _model_step("lstm")
+gpt = _model_step("gpt")
 
 
 def _gpu_skip_reason():
@@ -419,14 +647,58 @@ TIMED = {
     "mlp": (mlp, "MLP 256x512-1024-1024-10: backward", "backward"),
     "forward": (forward, ("forward of 2,000 mul and 2,000 tanh (1 element, float64, requires grad): "
                           "recording per op"), "per op"),
+    # issue 16's rows (1-element float32 tensors that require grad)
+    "fwd_chain": (fwd_chain, "forward per op, chain (y = y * 1.0001, 10,000 ops, float32)", "per op"),
+    "fwd_lattice": (fwd_lattice, "forward per op, lattice (W=32, D=64, float32)", "per op"),
+    "fwd_tanh": (fwd_tanh, "forward per op, deep tanh (y = y.tanh(), 100,000 ops, float32)", "per op"),
+    "free_tanh": (free_tanh, "free the deep-tanh graph (del of the output after forward)", "per node"),
+    "wide": (wide, "backward per leaf, wide (10,000 float32 leaves, stack([leaf * 2 ...]).sum())", "per leaf"),
+    # issue 15's model training steps (bench/models.py)
+    "cnn": (cnn, ("CNN training step (conv 3->32->64 3x3, BatchNorm, ReLU, max pool, linear; "
+                  "batch 32 of 3x32x32; SGD)"), "per step"),
+    "lstm": (lstm, ("LSTM LM training step (2 layers, hidden 256, sequence 35, batch 20, "
+                    "vocabulary 1,000; SGD)"), "per step"),
+    "gpt": (gpt, ("GPT training step (4 layers, 4 heads, width 128, context 64, batch 8, "
+                  "vocabulary 512; AdamW)"), "per step"),
 }
 TITLES = {
     **{w: title for w, (_, title, _) in TIMED.items()},
     "long_chain": "100,000-node chain (fresh process each)",
     "trace": "engine trace on the chain of 2,000 tiny ops: backward per node",
     "threads": "backward of 4 built graphs: one after another vs from 4 threads at once",
+    "threads4": ("4 threads each running backward on its own 2,000-op chain at once vs 1 thread "
+                 "running them in turn (throughput)"),
+    "graph_mem": "graph memory per node, deep tanh (100,000 ops; fresh process each)",
+    "bwd_mem": ("backward's extra memory per node, deep tanh (peak RSS during backward minus RSS "
+                "after forward; fresh process each)"),
     "gpu": "GPU (cuda:0): MLP 4096x4096 (3 layers) backward, chain and lattice per node",
 }
+
+# Named groups of workloads (a group's name on the command line stands for its members).
+GROUPS = {
+    "issue16": ["fwd_chain", "fwd_lattice", "fwd_tanh", "free_tanh", "bwd_mem", "graph_mem", "wide", "threads4"],
+    "models": ["cnn", "lstm", "gpt"],
+}
+
+# --quick: every workload in a tiny configuration (the test of this script runs them so).
+QUICK_ARGS = {
+    "chain": dict(n=50, repeats=1), "lattice": dict(width=4, depth=5, repeats=1),
+    "leaves": dict(n=50, repeats=1), "mlp": dict(batch=8, dims=(8, 16, 16, 4), repeats=1),
+    "forward": dict(n=50, repeats=1), "long_chain": dict(n=1000),
+    "threads": dict(configs=((16, 20),), repeats=1),
+    "fwd_chain": dict(n=50, repeats=1), "fwd_lattice": dict(width=4, depth=5, repeats=1),
+    "fwd_tanh": dict(n=50, repeats=1), "free_tanh": dict(n=50, repeats=1), "wide": dict(n=50, repeats=1),
+    "threads4": dict(n=20, repeats=1), "graph_mem": dict(n=1000), "bwd_mem": dict(n=1000),
+    "cnn": dict(repeats=1, sizes=dict(batch=2, channels=(3, 4, 6), image=8, classes=5)),
+    "lstm": dict(repeats=1, sizes=dict(vocab=31, hidden=8, layers=2, seq=4, batch=3)),
+    "gpt": dict(repeats=1, sizes=dict(vocab=29, width=16, layers=2, heads=2, context=8, batch=3)),
+}
+QUICK = False
+
+
+def args_of(workload):
+    """The keyword arguments of `workload`'s function: none, or the tiny ones under --quick."""
+    return QUICK_ARGS.get(workload, {}) if QUICK else {}
 
 
 class Skipped(Exception):
@@ -437,17 +709,26 @@ def torchlite_metrics(workload):
     """{metric: value} of this process's torchlite alone in `workload`: what one
     --baseline round measures of each tree."""
     only = {"torchlite": torchlite}
+    kw = args_of(workload)
     if workload in TIMED:
         fn, _, metric = TIMED[workload]
-        return {metric: fn(only, floor=False)["torchlite"]}
+        return {metric: fn(only, floor=False, **kw)["torchlite"]}
     if workload == "long_chain":
-        r = long_chain(only)["torchlite"]
+        r = long_chain(only, **kw)["torchlite"]
         return {"bytes per node": r["per_node_bytes"], "backward": r["backward_s"], "teardown": r["teardown_s"]}
     if workload == "trace":
         return {f"trace {k}": v for k, v in trace_round(torchlite).items()}
     if workload == "threads":
         return {f"size {size} {k.removesuffix('_s')}": v
-                for (size, _), r in threads(only).items() for k, v in r.items()}
+                for (size, _), r in threads(only, **kw).items() for k, v in r.items()}
+    if workload == "threads4":
+        return {k.removesuffix("_s"): v for k, v in threads4(only, **kw)["torchlite"].items()}
+    if workload in ("graph_mem", "bwd_mem"):
+        key = "graph_bytes" if workload == "graph_mem" else "backward_extra_bytes"
+        v = tanh_memory(only, **kw)["torchlite"][key]
+        if v is None:
+            raise Skipped("the peak RSS cannot be reset here (/proc/self/clear_refs)")
+        return {"bytes per node": v}
     if workload == "gpu":
         reason = _gpu_skip_reason()
         if reason is not None:
@@ -476,7 +757,8 @@ def run_child(tree, workload):
     """torchlite_metrics(workload) in a fresh process that imports the torchlite of `tree`.
     The workload's code is this file's in both trees: only torchlite differs."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (tree, os.environ.get("PYTHONPATH")) if p)}
-    res = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", workload],
+    res = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", workload]
+                         + (["--quick"] if QUICK else []),
                          env=env, cwd=tree, capture_output=True, text=True, check=False)
     if res.returncode:
         raise SystemExit(f"{workload} with the torchlite of {tree} failed:\n{res.stderr}")
@@ -537,14 +819,30 @@ def fmt_us(s):
     return f"{s * 1e6:8.2f} us"
 
 
+def fmt_time(s):
+    return f"{s * 1e3:8.2f} ms" if s >= 1e-3 else fmt_us(s)
+
+
 def report_times(title, res, unit):
+    """One row: each column's figure, torchlite/torch, and torchlite/numpy where the row has a floor."""
     cols = [c for c in ("torchlite", "torch", "numpy") if c in res]
     print(f"\n{title} ({unit})")
-    print("  " + "  ".join(f"{c:>12}" for c in cols) + "   torchlite/torch  torchlite/numpy")
-    row = "  ".join(f"{fmt_us(res[c]):>12}" for c in cols)
+    print("  " + "  ".join(f"{c:>12}" for c in cols) + "   torchlite/torch" +
+          ("  torchlite/numpy" if "numpy" in res else ""))
+    row = "  ".join(f"{fmt_time(res[c]):>12}" for c in cols)
     r_torch = f"{res['torchlite'] / res['torch']:15.2f}x" if "torch" in res else f"{'-':>16}"
-    r_np = f"{res['torchlite'] / res['numpy']:15.2f}x"
-    print(f"  {row}  {r_torch}  {r_np}")
+    r_np = f"  {res['torchlite'] / res['numpy']:15.2f}x" if "numpy" in res else ""
+    print(f"  {row}  {r_torch}{r_np}")
+
+
+def report_bytes(title, res, key):
+    """Bytes per node of each framework (`res[name][key]`) and torchlite/torch."""
+    print(f"\n{title}")
+    if any(r[key] is None for r in res.values()):
+        print("  skipped: the peak RSS cannot be reset here (/proc/self/clear_refs)")
+        return
+    print("  " + "   ".join(f"{name}={r[key]:.1f} B/node" for name, r in res.items()) +
+          (f"   torchlite/torch={res['torchlite'][key] / res['torch'][key]:.2f}x" if "torch" in res else ""))
 
 
 def _torchlite_version():
@@ -554,53 +852,77 @@ def _torchlite_version():
         return "(source tree)"
 
 
+# The default set (`python bench/run.py` with no workload named); trace, and the groups' members,
+# run when named.
 WORKLOADS = ["chain", "lattice", "leaves", "mlp", "forward", "long_chain", "threads", "gpu"]
+EXTRA = ["trace"] + [w for g in GROUPS.values() for w in g]
+
+
+def expand(names):
+    """The workloads `names` name (a group's name stands for its members), in order, once each."""
+    out = []
+    for n in names:
+        for w in GROUPS.get(n, [n]):
+            if w not in out:
+                out.append(w)
+    return out
 
 
 def main():
+    global QUICK
     if len(sys.argv) > 1 and sys.argv[1] == "--memory-child":
         _memory_child(sys.argv[2], int(sys.argv[3]))
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--tanh-memory-child":
+        _tanh_memory_child(sys.argv[2], int(sys.argv[3]))
+        return
     if CHILD:
+        QUICK = "--quick" in sys.argv[3:]
         _child_main(sys.argv[2])
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workloads", nargs="*", default=WORKLOADS, metavar="WORKLOAD",
-                        help=" ".join(WORKLOADS) + " (the default), and trace")
+                        help=" ".join(WORKLOADS) + " (the default), and " + " ".join(EXTRA) + "; groups: " +
+                        "; ".join(f"{g} = {' '.join(ws)}" for g, ws in GROUPS.items()))
     parser.add_argument("--baseline", metavar="TREE",
                         help="time torchlite only, this source tree's against that of TREE (another source "
                              "tree with the extension built in place), each in fresh processes, in "
                              "alternating rounds; print current/baseline per workload")
     parser.add_argument("--rounds", type=int, default=5, metavar="N",
                         help="alternating rounds of --baseline and of trace (default 5)")
+    parser.add_argument("--quick", action="store_true",
+                        help="every workload in a tiny configuration (a smoke test: the figures mean nothing)")
     args = parser.parse_args()
+    QUICK = args.quick
     # Checked here, not with `choices`: Python 3.11's argparse rejects the list default against them.
-    unknown = [w for w in args.workloads if w not in WORKLOADS + ["trace"]]
+    known = WORKLOADS + EXTRA + list(GROUPS)
+    unknown = [w for w in args.workloads if w not in known]
     if unknown:
-        parser.error(f"unknown workload(s) {' '.join(unknown)}; choose from {' '.join(WORKLOADS)} trace")
+        parser.error(f"unknown workload(s) {' '.join(unknown)}; choose from {' '.join(known)}")
+    workloads = expand(args.workloads)
     if args.baseline:
         trees = {"current": check_tree(TREE), "baseline": check_tree(args.baseline)}
         print(f"current {trees['current']}; baseline {trees['baseline']}; numpy {np.__version__}; "
               f"{os.cpu_count()} cores")
-        for workload in args.workloads:
+        for workload in workloads:
             report_comparison(TITLES[workload], compare_trees(workload, trees, args.rounds), args.rounds)
         return
     print(f"torchlite {_torchlite_version()} ({os.path.dirname(torchlite.__file__)}); "
           f"torch {torch.__version__ if torch else 'not installed'}; numpy {np.__version__}; {os.cpu_count()} cores")
     for workload in ("chain", "lattice", "leaves"):
-        if workload in args.workloads:
-            report_times(TITLES[workload], TIMED[workload][0](), "median")
-    if "mlp" in args.workloads:
-        res = mlp()
+        if workload in workloads:
+            report_times(TITLES[workload], TIMED[workload][0](**args_of(workload)), "median")
+    if "mlp" in workloads:
+        res = mlp(**args_of("mlp"))
         cols = [c for c in ("torchlite", "torch", "numpy") if c in res]
         print("\nMLP 256x512-1024-1024-10: backward (median ms)")
         print("  " + "  ".join(f"{c}={res[c] * 1e3:.2f}" for c in cols) +
               (f"   torchlite/torch={res['torchlite'] / res['torch']:.2f}x" if "torch" in res else "") +
               f"   torchlite/numpy={res['torchlite'] / res['numpy']:.2f}x")
-    if "forward" in args.workloads:
-        report_times(TITLES["forward"], forward(), "median")
-    if "long_chain" in args.workloads:
-        res = long_chain()
+    if "forward" in workloads:
+        report_times(TITLES["forward"], forward(**args_of("forward")), "median")
+    if "long_chain" in workloads:
+        res = long_chain(**args_of("long_chain"))
         print(f"\n{TITLES['long_chain']}")
         for name, r in res.items():
             print(f"  {name:>10}: {r['per_node_bytes']:8.0f} B/node   backward {r['backward_s'] * 1e3:7.1f} ms"
@@ -608,18 +930,40 @@ def main():
         if "torch" in res:
             print(f"  memory per node torchlite/torch = "
                   f"{res['torchlite']['per_node_bytes'] / res['torch']['per_node_bytes']:.2f}x")
-    if "trace" in args.workloads:
+    if "trace" in workloads:
         res = trace_cost(args.rounds)
         print(f"\n{TITLES['trace']} (median of {args.rounds} alternating rounds)")
         print("  " + "   ".join(f"{k}={fmt_us(v).strip()}" for k, v in res.items()) +
               f"   on/off={res['on'] / res['off']:.2f}x")
-    if "threads" in args.workloads:
-        res = threads()
+    if "threads" in workloads:
+        res = threads(**args_of("threads"))
         print(f"\n{TITLES['threads']}")
         for (size, name), r in res.items():
             print(f"  size {size:>7} {name:>10}: serial {r['serial_s'] * 1e3:7.1f} ms   4 threads "
                   f"{r['threaded_s'] * 1e3:7.1f} ms   scaling {r['scaling']:.2f}x")
-    if "gpu" in args.workloads:
+    # issue 16's rows
+    for workload in ("fwd_chain", "fwd_lattice", "fwd_tanh", "free_tanh"):
+        if workload in workloads:
+            report_times(TITLES[workload], TIMED[workload][0](**args_of(workload)), "median")
+    memory = None
+    for workload, key in (("bwd_mem", "backward_extra_bytes"), ("graph_mem", "graph_bytes")):
+        if workload in workloads:
+            # one fresh process per framework gives both figures
+            memory = memory or tanh_memory(**args_of(workload))
+            report_bytes(TITLES[workload], memory, key)
+    if "wide" in workloads:
+        report_times(TITLES["wide"], wide(**args_of("wide")), "median")
+    if "threads4" in workloads:
+        res = threads4(**args_of("threads4"))
+        print(f"\n{TITLES['threads4']}")
+        for name, r in res.items():
+            print(f"  {name:>10}: serial {r['serial_s'] * 1e3:7.2f} ms   4 threads {r['threaded_s'] * 1e3:7.2f} ms"
+                  f"   throughput 4 threads / 1 thread {r['scaling']:.2f}x")
+    # issue 15's model training steps
+    for workload in GROUPS["models"]:
+        if workload in workloads:
+            report_times(TITLES[workload], TIMED[workload][0](**args_of(workload)), "median")
+    if "gpu" in workloads:
         reason = _gpu_skip_reason()
         print(f"\n{TITLES['gpu']}")
         if reason is not None:
