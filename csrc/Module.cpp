@@ -13,6 +13,7 @@ void initAutogradStateBindings(pybind11::module_& m);
 void initEngineTraceBindings(pybind11::module_& m);
 } // namespace autograd
 void initGeneratorBindings(pybind11::module_& m);
+void initUnaryOpsHostBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
 void initModule(pybind11::module_& m);
@@ -33,6 +34,7 @@ PYBIND11_MODULE(_C, m) {
   initAutogradStateBindings(m);
   initEngineTraceBindings(m);
   torch::initGeneratorBindings(m);
+  torch::initUnaryOpsHostBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif

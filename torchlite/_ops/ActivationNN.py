@@ -15,7 +15,7 @@ from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _f64, _torch_type_name
 from .TensorIterator import _loud, _out, _quiet, _result_type
-from .UnaryOps import _ERF, _on_host_float64
+from .UnaryOps import _erf_on_host
 from .python_arg_parser import _wrap_dim
 from .structured_inplace import inplace_variant
 
@@ -194,7 +194,7 @@ def _check_approximate(approximate):
 
 def _erf(x):
     x = np.asarray(x)  # (a 0-d operand's arithmetic gives a numpy scalar)
-    return _on_host_float64(_ERF, x.astype(_f64)).astype(x.dtype)
+    return _erf_on_host(x.astype(_f64)).astype(x.dtype)
 
 
 def gelu(self, *, approximate="none"):

@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from .. import _backend
+from .. import _C, _backend
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _b1, _f32, _f64, _torch_type_name
@@ -133,8 +133,13 @@ def _on_host_float64(fn, x, *more):
     return r if isinstance(x, np.ndarray) else _backend.xp(x).asarray(r)
 
 
-_ERF = np.frompyfunc(math.erf, 1, 1)
-_ERFC = np.frompyfunc(math.erfc, 1, 1)
+def _erf_on_host(x, complement=False):
+    """libm's erf (or erfc) of a float64 array, what math.erf computes, as a float64 array on x's
+    device (numpy has no erf ufunc; csrc/aten/native/UnaryOpsHost.cpp loops in C++)."""
+    r = _C._erf_host(_backend.to_host(x), complement)
+    return r if isinstance(x, np.ndarray) else _backend.xp(x).asarray(r)
+
+
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
@@ -195,8 +200,8 @@ def _float64_unary(fn64, spec, saves_result, name):
     return op
 
 
-erf = _float64_unary(lambda x: _on_host_float64(_ERF, x), _S.ErfBackward0, False, "erf")
-erfc = _float64_unary(lambda x: _on_host_float64(_ERFC, x), _S.ErfcBackward0, False, "erfc")
+erf = _float64_unary(_erf_on_host, _S.ErfBackward0, False, "erf")
+erfc = _float64_unary(lambda x: _erf_on_host(x, complement=True), _S.ErfcBackward0, False, "erfc")
 erfinv = _float64_unary(_erfinv64, _S.ErfinvBackward0, False, "erfinv")
 
 
