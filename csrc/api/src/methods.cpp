@@ -135,13 +135,13 @@ Tensor& Tensor::operator-=(double other) {
 // mul_ and div_ read self in backward: the op runs on a differentiable copy of
 // self (CloneBackward0), which backward reads instead of the overwritten self.
 Tensor& Tensor::operator*=(const Tensor& other) {
-  return F::inplace(*this, F::mul(requires_grad() ? F::clone(*this) : *this, other), "mul_");
+  return F::inplace(*this, F::mul(requires_grad() || other.requires_grad() ? F::clone(*this) : *this, other), "mul_");
 }
 Tensor& Tensor::operator*=(double other) {
   return F::inplace(*this, F::mul_scalar(*this, other), "mul_");
 }
 Tensor& Tensor::operator/=(const Tensor& other) {
-  return F::inplace(*this, F::div(requires_grad() ? F::clone(*this) : *this, other), "div_");
+  return F::inplace(*this, F::div(requires_grad() || other.requires_grad() ? F::clone(*this) : *this, other), "div_");
 }
 Tensor& Tensor::operator/=(double other) {
   return F::inplace(*this, F::div_scalar(*this, other), "div_");
