@@ -432,7 +432,9 @@ TEST(CppFrontendAutograd, NodeNames) {
   EXPECT_EQ((a * b).grad_fn()->name(), "MulBackward0");
   EXPECT_EQ((a / b).grad_fn()->name(), "DivBackward0");
   EXPECT_EQ((a - 1).grad_fn()->name(), "SubBackward1");
-  EXPECT_EQ((1 - a).grad_fn()->name(), "RsubBackward1");
+  // libtorch's `1 - a` and `2 / a` fill a tensor and subtract / divide in place
+  EXPECT_EQ((1 - a).grad_fn()->name(), "SubBackward0");
+  EXPECT_EQ((2 / a).grad_fn()->name(), "DivBackward0");
   EXPECT_EQ((a / 2).grad_fn()->name(), "DivBackward1");
   EXPECT_EQ((-a).grad_fn()->name(), "NegBackward0");
   EXPECT_EQ(a.tanh().grad_fn()->name(), "TanhBackward0");
@@ -523,6 +525,13 @@ TEST(CppFrontendAutograd, InPlaceAndRetainGraph) {
   expect_values(x.grad(), {8, 8});
   s.backward();
   expect_values(x.grad(), {16, 16});
+}
+
+// d/dx sum((1 - x) * (2 / x)) = -2 / x^2
+TEST(CppFrontendAutograd, NumberMinusAndOverTensor) {
+  auto x = torch::tensor({1.0, 2.0}, torch::TensorOptions().dtype(torch::kDouble).requires_grad(true));
+  ((1 - x) * (2 / x)).sum().backward();
+  expect_values(x.grad(), {-2.0, -0.5}, 1e-12, 1e-12);
 }
 
 TEST(CppFrontendPrint, Formats) {

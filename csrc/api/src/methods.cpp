@@ -162,8 +162,9 @@ Tensor operator-(const Tensor& a, const Tensor& b) {
 Tensor operator-(const Tensor& a, double b) {
   return F::sub_scalar(a, b);
 }
+// libtorch's TensorOperators.h: empty_like(b).fill_(a).sub_(b), which records SubBackward0
 Tensor operator-(double a, const Tensor& b) {
-  return F::rsub_scalar(b, a);
+  return F::sub(at::full(b.sizes(), a, b.dtype()), b);
 }
 Tensor operator*(const Tensor& a, const Tensor& b) {
   return F::mul(a, b);
@@ -180,9 +181,9 @@ Tensor operator/(const Tensor& a, const Tensor& b) {
 Tensor operator/(const Tensor& a, double b) {
   return F::div_scalar(a, b);
 }
-// upstream: reciprocal(b) * a
+// libtorch's TensorOperators.h: empty_like(b).fill_(a).div_(b), which records DivBackward0
 Tensor operator/(double a, const Tensor& b) {
-  return F::mul_scalar(F::reciprocal(b), a);
+  return F::div(at::full(b.sizes(), a, b.dtype()), b);
 }
 
 } // namespace at
