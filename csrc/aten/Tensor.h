@@ -3,9 +3,11 @@
 // no impl. The autograd accessors (grad_fn, requires_grad, ...) are declared
 // here and implemented in autograd/variable.cpp, which is where PyTorch's
 // VariableHooks route them.
+#include "aten/IntArrayRef.h"
 #include "aten/TensorImpl.h"
 
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -105,6 +107,54 @@ class Tensor {
   // Shares storage and version counter; no autograd meta (for SavedVariable).
   Tensor tensor_data() const;
   const std::string& name() const;
+
+  // The C++ front end's methods (libtorch's TensorBody.h), differentiable:
+  // each records the node torch records. Defined in csrc/api/src: a program
+  // that calls them links the `torchlite` library (torch/torch.h), not
+  // torchlite_core alone.
+  template <typename T>
+  T item() const {
+    return static_cast<T>(item());
+  }
+  Tensor& requires_grad_(bool requires_grad = true);
+  void backward(
+      const Tensor& gradient = Tensor(),
+      std::optional<bool> retain_graph = std::nullopt,
+      bool create_graph = false) const;
+  bool is_floating_point() const;
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(int64_t dim, bool keepdim = false) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor mv(const Tensor& vec) const;
+  Tensor dot(const Tensor& other) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor t() const;
+  Tensor tanh() const;
+  Tensor exp() const;
+  Tensor pow(double exponent) const;
+  Tensor neg() const;
+  Tensor reciprocal() const;
+  Tensor norm() const;
+  Tensor norm(double p, int64_t dim, bool keepdim = false) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor all() const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor expand(IntArrayRef sizes) const;
+  Tensor expand_as(const Tensor& other) const;
+  Tensor view(IntArrayRef sizes) const;
+  Tensor reshape(IntArrayRef sizes) const;
+  Tensor operator-() const;
+  Tensor& operator+=(const Tensor& other);
+  Tensor& operator+=(double other);
+  Tensor& operator-=(const Tensor& other);
+  Tensor& operator-=(double other);
+  Tensor& operator*=(const Tensor& other);
+  Tensor& operator*=(double other);
+  Tensor& operator/=(const Tensor& other);
+  Tensor& operator/=(double other);
 
  private:
   std::shared_ptr<TensorImpl> impl_;
