@@ -342,15 +342,6 @@ KNOWN_DIFFERENCES = {
     "put": _NOT_EXPOSED + " (Tensor.put)",
     "linalg_inv_ex": _NOT_EXPOSED + " (linalg.inv_ex)",
     "linalg_cholesky_ex": _NOT_EXPOSED + " (linalg.cholesky_ex)",
-    "rsub.Scalar": "RsubBackward1 does not save alpha (torch shows _saved_alpha)",
-    "mm": "MmBackward0 does not save self_sym_sizes/strides, mat2_sym_sizes/strides (the table's formula "
-          "reads the tensors instead)",
-    "addmm": "AddmmBackward0 does not save mat1/mat2 sym_sizes and sym_strides",
-    "addbmm": "AddbmmBackward0 does not save batch1_sym_argsize_0/1, batch2_sym_argsize_2",
-    "split.Tensor": "SplitBackward0 does not save split_size",
-    "select_backward": "SelectBackwardBackward0 saves a hidden index key (select_from_key) instead of dim and index",
-    "slice_backward": "SliceBackwardBackward0 saves a hidden index key (slice_from_key) instead of dim, start, "
-                      "end and step",
     "_index_put_impl_": "IndexPutImplBackward0 does not save accumulate (the table's entry has no self formula: "
                         "the zeros index's backward puts into never require grad)",
     "_linalg_solve_ex": "LinalgSolveExBackward0's LU is the factorisation of A^T (LAPACK's column-major "

@@ -10,7 +10,6 @@ from .._functions_manual import (
     _log_softmax_backward_data,
     _softmax_backward_data,
     add_scalar,
-    addbmm_expand,
     as_dtype,
     as_strided_backward,
     atan2_backward_other,
@@ -165,7 +164,7 @@ from .._functions_manual import (
     scatter_reduce_backward_src,
     scatter_zero,
     select_backward_symint,
-    select_from_key,
+    select_symint,
     sgn,
     sgn_backward,
     sigmoid_backward,
@@ -173,7 +172,7 @@ from .._functions_manual import (
     sinc_backward,
     sinh,
     slice_backward_wrapper,
-    slice_from_key,
+    slice_symint,
     slogdet_backward,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
@@ -206,6 +205,7 @@ from .._functions_manual import (
     unbind_backward,
     unfold,
     unfold_backward,
+    unsqueeze,
     unsqueeze_to,
     upsample_bilinear2d,
     upsample_bilinear2d_backward,
@@ -324,9 +324,9 @@ def MeanBackward0(grad, needs, self_sym_sizes, self_sym_numel):
     return (grad_self,)
 
 
-def RsubBackward1(grad, needs):
+def RsubBackward1(grad, needs, alpha):
     """rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"""
-    grad_self = neg(grad) if needs[0] else None
+    grad_self = maybe_multiply(neg(grad), alpha) if needs[0] else None
     return (grad_self,)
 
 
@@ -412,10 +412,11 @@ def PowBackward2(grad, needs, self, exponent, result):
     return (grad_exponent,)
 
 
-def MmBackward0(grad, needs, self, mat2):
+def MmBackward0(grad, needs, self, mat2, self_sym_sizes, self_sym_strides, self_layout, mat2_sym_sizes,
+                mat2_sym_strides, mat2_layout):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
-    grad_mat2 = mm_mat2_backward(grad, self, mat2) if needs[1] else None
-    grad_self = mm_mat1_backward(grad, mat2, self) if needs[0] else None
+    grad_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides, mat2_layout, 1) if needs[1] else None
+    grad_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides, self_layout, 1) if needs[0] else None
     return (grad_self, grad_mat2)
 
 
@@ -620,16 +621,16 @@ def IndexPutImplBackward0(grad, needs, indices, key):
     return (None, grad_values)
 
 
-def SelectBackwardBackward0(grad, needs, key):
+def SelectBackwardBackward0(grad, needs, dim, index):
     """select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor"""
-    grad_grad_output = select_from_key(grad, key) if needs[0] else None
+    grad_grad_output = select_symint(grad, dim, index) if needs[0] else None
     return (grad_grad_output,)
 
 
-def SliceBackwardBackward0(grad, needs, key):
+def SliceBackwardBackward0(grad, needs, dim, start, end, step):
     """slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
     SymInt step) -> Tensor"""
-    grad_grad_output = slice_from_key(grad, key) if needs[0] else None
+    grad_grad_output = slice_symint(grad, dim, start, end, step) if needs[0] else None
     return (grad_grad_output,)
 
 
@@ -664,9 +665,9 @@ def DiagonalBackwardBackward0(grad, needs, offset, dim1, dim2):
     return (grad_grad_output,)
 
 
-def SplitBackward0(grads, needs, dim, self_sym_sizes, split_sizes, self_dtype):
+def SplitBackward0(grads, needs, split_size, dim, self_sym_sizes, self_dtype):
     """split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]"""
-    grad_self = split_backward(grads, split_sizes, dim, self_sym_sizes, self_dtype) if needs[0] else None
+    grad_self = split_backward(grads, split_size, dim, self_sym_sizes, self_dtype) if needs[0] else None
     return (grad_self,)
 
 
@@ -1416,10 +1417,11 @@ def VdotBackward0(grad, needs, self, other):
     return (grad_self, grad_other)
 
 
-def AddmmBackward0(grad, needs, mat1, mat2, beta, alpha):
+def AddmmBackward0(grad, needs, mat1, mat2, beta, alpha, mat1_sym_sizes, mat1_sym_strides, mat1_layout, mat2_sym_sizes,
+                   mat2_sym_strides, mat2_layout):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
-    grad_mat1 = maybe_multiply(mm_mat1_backward(grad, mat2, mat1), alpha) if needs[1] else None
-    grad_mat2 = maybe_multiply(mm_mat2_backward(grad, mat1, mat2), alpha) if needs[2] else None
+    grad_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, mat1_layout, alpha) if needs[1] else None
+    grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, mat2_layout, alpha) if needs[2] else None
     grad_self = maybe_multiply(grad, beta) if needs[0] else None
     return (grad_self, grad_mat1, grad_mat2)
 
@@ -1432,10 +1434,13 @@ def AddmvBackward0(grad, needs, mat, vec, beta, alpha):
     return (grad_self, grad_mat, grad_vec)
 
 
-def AddbmmBackward0(grad, needs, batch1, batch2, beta, alpha):
+def AddbmmBackward0(grad, needs, batch1, batch2, beta, alpha, batch1_sym_argsize_0, batch1_sym_argsize_1,
+                    batch2_sym_argsize_2):
     """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
-    grad_batch1 = maybe_multiply(bmm(addbmm_expand(grad, batch1), transpose(batch2, 1, 2)), alpha) if needs[1] else None
-    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), addbmm_expand(grad, batch1)), alpha) if needs[2] else None
+    grad_batch1 = maybe_multiply(bmm(expand_symint(unsqueeze(grad, 0), (batch1_sym_argsize_0, batch1_sym_argsize_1,
+                                 batch2_sym_argsize_2)), transpose(batch2, 1, 2)), alpha) if needs[1] else None
+    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), expand_symint(unsqueeze(grad, 0), (batch1_sym_argsize_0,
+                                 batch1_sym_argsize_1, batch2_sym_argsize_2))), alpha) if needs[2] else None
     grad_self = maybe_multiply(grad, beta) if needs[0] else None
     return (grad_self, grad_batch1, grad_batch2)
 

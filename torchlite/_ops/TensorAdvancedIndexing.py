@@ -96,8 +96,13 @@ def _index_backward(g, shape, key, basic, name):
     ga = g._array
     z = _backend.new(ga, "zeros", shape, dtype=ga.dtype)
     if basic:
+        # select_backward / slice_backward: the key is (slice(None),) * dim + (index or slice,); the
+        # node saves dim and index (dim, start, end and step) as upstream's
         z[key] = ga
-        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), key=key)
+        dim, last = len(key) - 1, key[-1]
+        fields = ({"index": last} if name == "SelectBackward" else
+                  {"start": last.start, "end": last.stop, "step": last.step})
+        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), dim=dim, **fields)
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     if ga.size:  # an empty result read no index, in bounds or not
         np.add.at(z, key, ga)

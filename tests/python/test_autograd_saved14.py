@@ -1,0 +1,184 @@
+"""Issue 14 (autograd): the saved fields test_autograd_saved_fields.py's walk reaches in one call
+each, here over the cases that change them (which inputs require grad, column-major operands,
+negative dims, omitted slice bounds), with the gradients (values, dtypes and strides) and the
+double backward's, against torch; and gradcheck/gradgradcheck of each formula in float64."""
+import numpy as np
+import pytest
+
+import torchlite
+from diff_utils import import_torch, run
+
+torch = import_torch()
+
+A = np.array([[0.3, 0.5, 0.7, 0.1], [0.6, 0.2, 0.4, 0.9], [0.8, 0.35, 0.55, 0.25]])
+
+
+def _t(lib, shape, k=0, grad=True, column=False):
+    """A float64 tensor of `shape` (a column-major one: the transpose of a contiguous one)."""
+    a = np.resize(A + 0.01 * k, shape[::-1] if column else shape)
+    x = lib.tensor(a.tolist(), dtype=lib.float64)
+    if column:
+        x = x.t() if x.dim() == 2 else x.transpose(-1, -2)
+        x = x.detach()
+    return x.requires_grad_(grad)
+
+
+def _value(v):
+    if isinstance(v, (torch.Tensor, torchlite.Tensor)):
+        return ("tensor", str(v.dtype).split(".")[-1], tuple(v.shape), tuple(v.stride()),
+                np.round(v.detach().numpy(), 10).tolist())
+    if isinstance(v, (tuple, list)):
+        return tuple(_value(x) for x in v)
+    return v
+
+
+def _fields(node):
+    return (node.name(), {n: _value(getattr(node, n)) for n in sorted(dir(node)) if n.startswith("_saved_")})
+
+
+def _grads(out, inputs, create_graph=False):
+    """The inputs' gradients of out (those that require grad), with their strides."""
+    inputs = [x for x in inputs if x.requires_grad]
+    g = torch_like_ones(out)
+    return [_value(x) for x in out.grad_fn and _autograd(out).grad(out, inputs, g, create_graph=create_graph)]
+
+
+def torch_like_ones(out):
+    lib = torch if isinstance(out, torch.Tensor) else torchlite
+    return lib.linspace(0.5, 1.5, out.numel(), dtype=out.dtype).reshape(out.shape)
+
+
+def _autograd(out):
+    return (torch if isinstance(out, torch.Tensor) else torchlite).autograd
+
+
+def _node_and_grads(fn):
+    def case(lib):
+        out, inputs = fn(lib)
+        return _fields(out.grad_fn), _grads(out, inputs)
+    return case
+
+
+def _mm(ga, gb, ca, cb):
+    def fn(lib):
+        a, b = _t(lib, (3, 4), 0, ga, ca), _t(lib, (4, 2), 1, gb, cb)
+        return lib.mm(a, b), (a, b)
+    return fn
+
+
+def _matmul(lib):
+    a, b = _t(lib, (2, 3, 4), 0, True), _t(lib, (4, 2), 1, True, True)
+    return lib.matmul(a, b), (a, b)
+
+
+def _addmm(gs, ga, gb, ca, cb):
+    def fn(lib):
+        s, a, b = _t(lib, (3, 2), 2, gs), _t(lib, (3, 4), 0, ga, ca), _t(lib, (4, 2), 1, gb, cb)
+        return lib.addmm(s, a, b, beta=0.5, alpha=2), (s, a, b)
+    return fn
+
+
+def _linear(lib):
+    x, w, b = _t(lib, (3, 4), 0), _t(lib, (2, 4), 1), _t(lib, (2,), 2)
+    return lib.nn.functional.linear(x, w, b), (x, w, b)
+
+
+def _addbmm(gs, ga, gb):
+    def fn(lib):
+        s, a, b = _t(lib, (3, 2), 2, gs), _t(lib, (2, 3, 4), 0, ga), _t(lib, (2, 4, 2), 1, gb)
+        return lib.addbmm(s, a, b, beta=0.5, alpha=3), (s, a, b)
+    return fn
+
+
+def _rsub(lib):
+    x = _t(lib, (3, 4))
+    return 2 - x, (x,)
+
+
+def _split(how):
+    def fn(lib):
+        x = _t(lib, (3, 4))
+        pieces = {"size": lambda: x.split(3, -1), "size_dim0": lambda: x.split(2), "sizes": lambda: x.split([1, 3], -1),
+                  "chunk": lambda: x.chunk(2, -1), "big": lambda: x.split(7, 1), "chunk3": lambda: x.chunk(3, 1)}[how]()
+        # the last piece alone: the others' gradients are zeros the formula makes
+        return pieces[-1] * 2, (x,)
+    return fn
+
+
+CASES = {
+    **{f"mm_{int(ga)}{int(gb)}_{int(ca)}{int(cb)}": _node_and_grads(_mm(ga, gb, ca, cb))
+       for ga in (True, False) for gb in (True, False) if ga or gb for ca in (False, True) for cb in (False, True)},
+    "matmul_folded": _node_and_grads(_matmul),
+    **{f"addmm_{int(gs)}{int(ga)}{int(gb)}_{int(ca)}{int(cb)}": _node_and_grads(_addmm(gs, ga, gb, ca, cb))
+       for gs, ga, gb in [(True, True, True), (True, False, False), (False, True, False), (False, False, True)]
+       for ca in (False, True) for cb in (False, True)},
+    "linear": _node_and_grads(_linear),
+    **{f"addbmm_{int(gs)}{int(ga)}{int(gb)}": _node_and_grads(_addbmm(gs, ga, gb))
+       for gs, ga, gb in [(True, True, True), (True, False, False), (False, True, False), (False, False, True)]},
+    "rsub": _node_and_grads(_rsub),
+    **{f"split_{how}": _node_and_grads(_split(how)) for how in ("size", "size_dim0", "sizes", "chunk", "big", "chunk3")},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_node_fields_and_grads_as_torch(name):
+    assert run(CASES[name], torchlite) == run(CASES[name], torch)
+
+
+# select_backward / slice_backward: the double backward of a select / slice (the gradient taken
+# with create_graph), its node's fields, and the second-order gradient
+def _index_double(key):
+    def case(lib):
+        x = _t(lib, (3, 4))
+        if key == "narrow":
+            y = x.narrow(1, 1, 2)
+        elif key == "select_neg":
+            y = x.select(1, -2)  # (a negative dim: torchlite saves it wrapped, torch as given)
+        else:
+            y = x[key]
+        g = lib.linspace(0.5, 1.5, y.numel(), dtype=lib.float64).reshape(y.shape).requires_grad_()
+        gx = lib.autograd.grad(y, x, g, create_graph=True)[0]
+        gg = lib.autograd.grad((gx * gx).sum(), g)[0]
+        return _fields(gx.grad_fn), _value(gx), _value(gg)
+    return case
+
+
+INDEX_KEYS = {"select": (slice(None), 1), "select_neg_index": (slice(None), -1), "select_row": 2,
+              "slice": (slice(None), slice(1, 3)), "slice_open_end": (slice(None), slice(1, None)),
+              "slice_open_start": slice(None, 2), "slice_step": (slice(None), slice(None, None, 2)),
+              "narrow": "narrow", "select_neg": "select_neg"}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_KEYS))
+def test_select_slice_backward_nodes_as_torch(name):
+    case = _index_double(INDEX_KEYS[name])
+    assert run(case, torchlite) == run(case, torch)
+
+
+# gradcheck / gradgradcheck of the formulas changed here, in float64, torchlite against itself
+def _check(fn, *inputs):
+    assert torchlite.autograd.gradcheck(fn, inputs)
+    assert torchlite.autograd.gradgradcheck(fn, inputs)
+
+
+GRADCHECKS = {
+    "mm": lambda: _check(torchlite.mm, _t(torchlite, (3, 4)), _t(torchlite, (4, 2), 1)),
+    "mm_column": lambda: _check(torchlite.mm, _t(torchlite, (3, 4), column=True), _t(torchlite, (4, 2), 1, column=True)),
+    "mm_one_side": lambda: _check(torchlite.mm, _t(torchlite, (3, 4), column=True), _t(torchlite, (4, 2), 1, False)),
+    "addmm": lambda: _check(lambda s, a, b: torchlite.addmm(s, a, b, beta=0.5, alpha=2), _t(torchlite, (3, 2), 2),
+                            _t(torchlite, (3, 4), column=True), _t(torchlite, (4, 2), 1)),
+    "addbmm": lambda: _check(lambda s, a, b: torchlite.addbmm(s, a, b, beta=0.5, alpha=3), _t(torchlite, (3, 2), 2),
+                             _t(torchlite, (2, 3, 4)), _t(torchlite, (2, 4, 2), 1)),
+    "rsub": lambda: _check(lambda x: 2 - x, _t(torchlite, (3, 4))),
+    "split": lambda: _check(lambda x: x.split(3, -1)[-1], _t(torchlite, (3, 4))),
+    "split_all": lambda: _check(lambda x: x.split(3, -1), _t(torchlite, (3, 4))),
+    "chunk": lambda: _check(lambda x: x.chunk(3, 1)[0], _t(torchlite, (3, 4))),
+    "select": lambda: _check(lambda x: x[:, -1], _t(torchlite, (3, 4))),
+    "slice": lambda: _check(lambda x: x[:, 1:], _t(torchlite, (3, 4))),
+    "slice_step": lambda: _check(lambda x: x[::2, 1:3], _t(torchlite, (3, 4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADCHECKS))
+def test_gradcheck(name):
+    GRADCHECKS[name]()
