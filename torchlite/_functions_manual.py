@@ -188,6 +188,7 @@ def unsqueeze_to(grad, sizes, dim):
     input, among the dims asked for: all of them for dim None), so a squeeze that removed
     nothing passes it through."""
     dims = range(len(sizes)) if dim is None else (dim,) if isinstance(dim, int) else dim
+    dims = [d % len(sizes) if len(sizes) else d for d in dims]  # squeeze_ saves its dim as given
     for d in range(len(sizes)):
         if sizes[d] == 1 and d in dims:
             grad = unsqueeze(grad, d)

@@ -522,6 +522,8 @@ op2("fill_diagonal_", ["{0}.fill_diagonal_({s})", "{out} = {0}.fill_diagonal_({s
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
+op2("squeeze_", ["{0}.squeeze_()", "{out} = {0}.squeeze_({a})", "{out} = {0}.squeeze_(({a}, {b}))",
+                 "{out} = {0}.unsqueeze({a}).squeeze_({a})"], [T()], two_dims, weight=0.5)
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)

@@ -182,3 +182,79 @@ GRADCHECKS = {
 @pytest.mark.parametrize("name", sorted(GRADCHECKS))
 def test_gradcheck(name):
     GRADCHECKS[name]()
+
+
+# Tensor.squeeze_ (SqueezeBackward3/4/5): in place on a non-leaf, sizes, strides, version, identity,
+# node and fields, gradients (and the double backward), the refusals
+def _squeeze_case(how):
+    def case(lib):
+        x = _t(lib, (1, 3, 1))
+        y = x * 2
+        v = y._version
+        before = y.shape
+        args = {"none": (), "dim": (0,), "dim_neg": (-1,), "dim_kept": (1,), "dims": ((0, -1),),
+                "dims_list": ([2],)}[how]
+        r = y.squeeze_(*args)
+        fields = _fields(y.grad_fn)
+        g = lib.linspace(0.5, 1.5, y.numel(), dtype=lib.float64).reshape(y.shape).requires_grad_()
+        gx = lib.autograd.grad(y, x, g, create_graph=True)[0]
+        gg = lib.autograd.grad((gx * gx).sum(), g)[0]
+        return (r is y, tuple(before), tuple(y.shape), y.stride(), y._version - v, fields, _value(gx),
+                gx.grad_fn.name(), _value(gg))
+    return case
+
+
+def _squeeze_refusals(lib):
+    x = _t(lib, (1, 3))
+    out = []
+    for fn in (lambda: x.squeeze_(0), lambda: (x * 1).squeeze_(2), lambda: (x * 1).squeeze_((0, 0)),
+               lambda: x[0:1].squeeze_(0)):
+        out.append(run(lambda lib: fn(), lib))
+    return out, tuple(x.shape)
+
+
+def _squeeze_no_grad(lib):
+    x = _t(lib, (1, 3))
+    with lib.no_grad():
+        y = x * 2
+        v = y._version
+        y.squeeze_()
+    a = lib.ones(2, 1, 3)[:, :, ::2]
+    b = a[0:1]
+    a.squeeze_(1)
+    a[1] = 5  # the storage is shared with the views taken before
+    return tuple(y.shape), y.grad_fn, y._version - v, a.stride(), _value(b), a.is_contiguous()
+
+
+def _squeeze_view(lib):
+    """squeeze_ of a view: the gradient (torchlite's grad_fn there is the view's regenerated
+    AsStridedBackward0, torch's SqueezeBackward4, not compared)."""
+    x = _t(lib, (1, 3))
+    y = x * 2
+    z = y[0:1]
+    z.squeeze_(0)
+    (z * lib.arange(3.0, dtype=lib.float64)).sum().backward()
+    return tuple(z.shape), z._base is y, z._is_view(), _value(x.grad)
+
+
+SQUEEZE_CASES = {**{f"squeeze_{how}": _squeeze_case(how) for how in ("none", "dim", "dim_neg", "dim_kept", "dims",
+                                                                       "dims_list")},
+                 "squeeze_refusals": _squeeze_refusals, "squeeze_no_grad": _squeeze_no_grad,
+                 "squeeze_view": _squeeze_view}
+
+
+@pytest.mark.parametrize("name", sorted(SQUEEZE_CASES))
+def test_squeeze_inplace_as_torch(name):
+    assert run(SQUEEZE_CASES[name], torchlite) == run(SQUEEZE_CASES[name], torch)
+
+
+def test_squeeze_inplace_gradcheck():
+    def fn(x):
+        y = x * 1
+        y.squeeze_(0)
+        z = x * 2
+        z.squeeze_()
+        w = x * 3
+        w.squeeze_((0, 2))
+        return y, z, w
+    _check(fn, _t(torchlite, (1, 3, 1)))

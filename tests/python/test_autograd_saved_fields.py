@@ -336,7 +336,6 @@ NOT_BUILT: dict = {}
 
 _NOT_EXPOSED = "torchlite has the node but not this public entry point"
 KNOWN_DIFFERENCES = {
-    "squeeze_.dim": _NOT_EXPOSED + " (Tensor.squeeze_)",
     "index_put": _NOT_EXPOSED + " (Tensor.index_put; x[idx] = v records IndexPutBackward0)",
     "diagonal_copy": _NOT_EXPOSED + " (torch.diagonal_copy)",
     "put": _NOT_EXPOSED + " (Tensor.put)",

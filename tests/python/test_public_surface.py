@@ -2157,6 +2157,18 @@ def _unsafe_globals_case(lib, dev):
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
 
+@case("Tensor.squeeze_")
+def _squeeze_inplace(lib, dev):
+    def fn(x):
+        y = (x * 2).unsqueeze(0).unsqueeze(-1)
+        y.squeeze_(0)
+        z = (x * 3).unsqueeze(1)
+        z.squeeze_((1, -1))
+        w = (x * 4).unsqueeze(0)
+        return y, y.grad_fn.name(), z, z.grad_fn.name(), w.squeeze_(), w.grad_fn.name()
+    return with_grads(lib, fn, leaf(lib, dev))
+
+
 @case("torchlite.autograd.graph.allow_mutation_on_saved_tensors")
 def _allow_mutation_on_saved_tensors(lib, dev):
     with lib.autograd.graph.allow_mutation_on_saved_tensors():

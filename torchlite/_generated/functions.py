@@ -1665,6 +1665,18 @@ def UniqueConsecutiveBackward0(grad, needs):
     return (grad_self,)
 
 
+def SqueezeBackward3(grad, needs, self_sym_sizes):
+    """squeeze_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = unsqueeze_to(grad, self_sym_sizes, None) if needs[0] else None
+    return (grad_self,)
+
+
+def SqueezeBackward5(grad, needs, dim, self_sym_sizes):
+    """squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)"""
+    grad_self = unsqueeze_to(grad, self_sym_sizes, dim) if needs[0] else None
+    return (grad_self,)
+
+
 def SoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     grad_self = _softmax_backward_data(grad, result, dim, self_scalar_type) if needs[0] else None
@@ -2519,6 +2531,8 @@ _C._set_formula(specs.UniformBackward0, UniformBackward0)
 _C._set_formula(specs.Unique2Backward0, Unique2Backward0)
 _C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
 _C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)
+_C._set_formula(specs.SqueezeBackward3, SqueezeBackward3)
+_C._set_formula(specs.SqueezeBackward5, SqueezeBackward5)
 _C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
 _C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
 _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)

@@ -644,6 +644,7 @@ class _TensorMethods:
         return inplace_variant(_ops.square, self, args, kwargs)
 
     squeeze = _ops.squeeze
+    squeeze_ = _ops.squeeze_
     std = _ops.std
 
     def sub(self, *args, **kwargs):

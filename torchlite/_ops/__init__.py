@@ -257,6 +257,9 @@ __all__ += [
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
+from .InplaceView import squeeze_  # noqa: E402
+
+__all__ += ["squeeze_"]
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)
