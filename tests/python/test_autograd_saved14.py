@@ -23,10 +23,27 @@ def _t(lib, shape, k=0, grad=True, column=False):
     return x.requires_grad_(grad)
 
 
+class _Close:
+    """A tensor's values, equal to another's within its dtype's rounding (float64 1e-10 relative,
+    1e-12 absolute; float32 1e-5 / 1e-6), nan equal to nan."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __eq__(self, other):
+        tol = (1e-10, 1e-12) if self.a.dtype == np.float64 else (1e-5, 1e-6)
+        return (isinstance(other, _Close) and self.a.shape == other.a.shape and self.a.dtype == other.a.dtype
+                and np.allclose(self.a, other.a, rtol=tol[0], atol=tol[1], equal_nan=True))
+
+    def __repr__(self):
+        return repr(self.a.tolist())
+
+
 def _value(v):
     if isinstance(v, (torch.Tensor, torchlite.Tensor)):
+        a = v.detach().numpy()
         return ("tensor", str(v.dtype).split(".")[-1], tuple(v.shape), tuple(v.stride()),
-                np.round(v.detach().numpy(), 10).tolist())
+                _Close(a) if a.dtype.kind == "f" else a.tolist())
     if isinstance(v, (tuple, list)):
         return tuple(_value(x) for x in v)
     return v
@@ -258,3 +275,119 @@ def test_squeeze_inplace_gradcheck():
         w.squeeze_((0, 2))
         return y, z, w
     _check(fn, _t(torchlite, (1, 3, 1)))
+
+
+# linalg.inv_ex / linalg.cholesky_ex (values, info, the partial results of a failing matrix, errors,
+# node and fields, gradients) and linalg.solve's saved LU and pivots (of A, left or not)
+S = [[4.0, 1.0, 0.5], [1.0, 3.0, 0.25], [0.5, 0.25, 2.0]]
+SINGULAR = [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 1.0, 1.0]]
+INDEFINITE = [[4.0, 1.0, 1.0], [1.0, -3.0, 2.0], [1.0, 2.0, 5.0]]
+
+
+def _linalg_case(fn):
+    def case(lib):
+        out = fn(lib)
+        first = out[0]
+        fields = _fields(first.grad_fn) if first.grad_fn is not None else None
+        # (the gradients' strides are the cholesky formula's, not compared here)
+        grads = _no_strides(_grads(first, [t for t in _linalg_case.inputs])) if first.requires_grad else None
+        return type(out).__name__, _value(tuple(out)), fields, grads, out.info is out[1]
+    return case
+
+
+def _inv_ex(data, check=False, batch=False, dtype="float64"):
+    def fn(lib):
+        a = lib.tensor(data, dtype=getattr(lib, dtype))
+        a = lib.stack([a, a.mT + 3 * lib.eye(3, dtype=a.dtype)]) if batch else a
+        a.requires_grad_()
+        _linalg_case.inputs = [a]
+        return lib.linalg.inv_ex(a, check_errors=check)
+    return fn
+
+
+def _cholesky_ex(data, upper=False, check=False, batch=False, dtype="float64"):
+    def fn(lib):
+        a = lib.tensor(data, dtype=getattr(lib, dtype))
+        a = lib.stack([lib.tensor(S, dtype=a.dtype), a]) if batch else a
+        a.requires_grad_()
+        _linalg_case.inputs = [a]
+        return lib.linalg.cholesky_ex(a, upper=upper, check_errors=check)
+    return fn
+
+
+LINALG_CASES = {
+    "inv_ex": _inv_ex(S), "inv_ex_float32": _inv_ex(S, dtype="float32"), "inv_ex_batch": _inv_ex(S, batch=True),
+    "inv_ex_singular": _inv_ex(SINGULAR), "inv_ex_singular_batch": _inv_ex(SINGULAR, batch=True),
+    "inv_ex_check": _inv_ex(S, check=True), "inv_ex_check_singular": _inv_ex(SINGULAR, check=True),
+    "inv_ex_check_singular_batch": _inv_ex(SINGULAR, check=True, batch=True),
+    "cholesky_ex": _cholesky_ex(S), "cholesky_ex_upper": _cholesky_ex(S, upper=True),
+    "cholesky_ex_batch": _cholesky_ex(S, batch=True), "cholesky_ex_indefinite": _cholesky_ex(INDEFINITE),
+    "cholesky_ex_indefinite_upper": _cholesky_ex(INDEFINITE, upper=True),
+    "cholesky_ex_indefinite_batch": _cholesky_ex(INDEFINITE, batch=True),
+    "cholesky_ex_check": _cholesky_ex(INDEFINITE, check=True, batch=True),
+    "cholesky_ex_float32": _cholesky_ex(S, upper=True, dtype="float32"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LINALG_CASES))
+def test_linalg_ex_as_torch(name):
+    case = _linalg_case(LINALG_CASES[name])
+    assert run(case, torchlite) == run(case, torch)
+
+
+def _linalg_refusals(lib):
+    calls = [lambda: lib.linalg.inv_ex(lib.ones(2, 3)), lambda: lib.linalg.inv_ex(lib.ones(2, 2, dtype=lib.int64)),
+             lambda: lib.linalg.inv_ex(lib.ones(2)), lambda: lib.linalg.cholesky_ex(lib.ones(2, 3)),
+             lambda: lib.linalg.cholesky_ex(lib.ones(2, 2, dtype=lib.int64)), lambda: lib.linalg.cholesky_ex(lib.ones(2)),
+             lambda: lib.linalg.inv_ex(lib.eye(2), check_errors=1), lambda: lib.linalg.cholesky_ex(lib.eye(2), upper=1),
+             lambda: lib.linalg.inv_ex(lib.ones(0, 0)), lambda: lib.linalg.cholesky_ex(lib.ones(2, 0, 0)),
+             lambda: lib.linalg.cholesky_ex(-lib.eye(3)),
+             lambda: lib.linalg.cholesky_ex(lib.tensor([[1.0, float("nan")], [float("nan"), 1.0]]))]
+    return [run(lambda lib: c(), lib) for c in calls]
+
+
+def test_linalg_ex_refusals_and_edges_as_torch():
+    assert _linalg_refusals(torchlite) == _linalg_refusals(torch)
+
+
+def _no_strides(v):
+    if isinstance(v, tuple) and v and v[0] == "tensor":
+        return v[:3] + v[4:]
+    if isinstance(v, (tuple, list)):
+        return tuple(_no_strides(x) for x in v)
+    if isinstance(v, dict):
+        return {k: _no_strides(x) for k, x in v.items()}
+    return v
+
+
+def _solve_case(left, batch, column):
+    def case(lib):
+        a = lib.tensor(np.array(S) + np.array([[0.0, 0.3, 0.0], [0.0, 0.0, 0.0], [0.9, 0.0, 0.0]]), dtype=lib.float64)
+        a = a.mT.contiguous().mT if column else a
+        a = lib.stack([a, a.mT]) if batch else a
+        a = a.detach().requires_grad_()
+        b = lib.tensor([[0.1, 0.2, 0.3], [0.3, 0.5, 0.7], [0.7, 0.11, 0.13]], dtype=lib.float64, requires_grad=True)
+        x = lib.linalg.solve(a, b, left=left)
+        node = x.grad_fn
+        # (the strides of the result and the gradients are linalg.solve's, not compared here)
+        return (_no_strides(_fields(node)), node._saved_LU.stride(), _no_strides(_grads(x, [a, b])))
+    return case
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("column", [False, True])
+def test_solve_saved_lu_as_torch(left, batch, column):
+    case = _solve_case(left, batch, column)
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_linalg_ex_gradcheck():
+    a = torchlite.tensor(S, dtype=torchlite.float64, requires_grad=True)
+    _check(lambda a: torchlite.linalg.inv_ex(a).inverse, a)
+    # (symmetrised: the factorisation reads one triangle, its formula gives the symmetric gradient)
+    _check(lambda a: torchlite.linalg.cholesky_ex((a + a.mT) / 2).L, a)
+    _check(lambda a: torchlite.linalg.cholesky_ex((a + a.mT) / 2, upper=True).L, a)
+    b = torchlite.tensor([[0.1, 0.2], [0.3, 0.5], [0.7, 0.11]], dtype=torchlite.float64, requires_grad=True)
+    _check(lambda a, b: torchlite.linalg.solve(a, b), a, b)
+    _check(lambda a, b: torchlite.linalg.solve(a, b.mT, left=False), a, b)

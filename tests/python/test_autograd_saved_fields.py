@@ -339,12 +339,8 @@ KNOWN_DIFFERENCES = {
     "index_put": _NOT_EXPOSED + " (Tensor.index_put; x[idx] = v records IndexPutBackward0)",
     "diagonal_copy": _NOT_EXPOSED + " (torch.diagonal_copy)",
     "put": _NOT_EXPOSED + " (Tensor.put)",
-    "linalg_inv_ex": _NOT_EXPOSED + " (linalg.inv_ex)",
-    "linalg_cholesky_ex": _NOT_EXPOSED + " (linalg.cholesky_ex)",
     "_index_put_impl_": "IndexPutImplBackward0 does not save accumulate (the table's entry has no self formula: "
                         "the zeros index's backward puts into never require grad)",
-    "_linalg_solve_ex": "LinalgSolveExBackward0's LU is the factorisation of A^T (LAPACK's column-major "
-                        "layout), torch's of A",
     "native_group_norm_backward": "torch 2.13's derivatives.yaml has no native_group_norm_backward entry (its node "
                                   "is torch::autograd::NotImplemented); torchlite's entry gives it a double-backward "
                                   "formula (NativeGroupNormBackwardBackward0)",

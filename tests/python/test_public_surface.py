@@ -2157,6 +2157,20 @@ def _unsafe_globals_case(lib, dev):
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
 
+@case("torchlite.linalg.inv_ex")
+def _inv_ex(lib, dev):
+    x = leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x: (*lib.linalg.inv_ex(x), lib.linalg.inv_ex(x * 0, check_errors=False).info,
+                                      run(lambda lib: lib.linalg.inv_ex(lib.zeros(2, 2), check_errors=True), lib)), x)
+
+
+@case("torchlite.linalg.cholesky_ex")
+def _cholesky_ex(lib, dev):
+    x = leaf(lib, dev, _SPD)
+    return with_grads(lib, lambda x: (*lib.linalg.cholesky_ex(x), lib.linalg.cholesky_ex(x, upper=True).L,
+                                      lib.linalg.cholesky_ex(-x.detach()).info), x)
+
+
 @case("Tensor.squeeze_")
 def _squeeze_inplace(lib, dev):
     def fn(x):

@@ -258,8 +258,9 @@ __all__ += [
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
 from .InplaceView import squeeze_  # noqa: E402
+from .LinalgEx import linalg_cholesky_ex, linalg_inv_ex  # noqa: E402
 
-__all__ += ["squeeze_"]
+__all__ += ["squeeze_", "linalg_cholesky_ex", "linalg_inv_ex"]
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)
