@@ -522,6 +522,9 @@ op2("fill_diagonal_", ["{0}.fill_diagonal_({s})", "{out} = {0}.fill_diagonal_({s
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
+op2("diagonal_copy", ["{out} = lib.diagonal_copy({0})", "{out} = lib.diagonal_copy({0}, {k}, {a}, {b})",
+                      "{out} = lib.diagonal_copy({0}, offset={k}, dim2={a})"], [T(lambda m: len(m.shape) >= 2)],
+    lambda g, ms: dict(two_dims(g, ms), k=g.choice(["0", "1", "-1", "2", "-4"])), weight=0.5)
 op2("squeeze_", ["{0}.squeeze_()", "{out} = {0}.squeeze_({a})", "{out} = {0}.squeeze_(({a}, {b}))",
                  "{out} = {0}.unsqueeze({a}).squeeze_({a})"], [T()], two_dims, weight=0.5)
 

@@ -391,3 +391,29 @@ def test_linalg_ex_gradcheck():
     b = torchlite.tensor([[0.1, 0.2], [0.3, 0.5], [0.7, 0.11]], dtype=torchlite.float64, requires_grad=True)
     _check(lambda a, b: torchlite.linalg.solve(a, b), a, b)
     _check(lambda a, b: torchlite.linalg.solve(a, b.mT, left=False), a, b)
+
+
+# torch.diagonal_copy (DiagonalBackward0_copy): a new tensor (no view), the dims as given, errors
+def _diagonal_copy_case(args):
+    def case(lib):
+        x = lib.arange(24.0, dtype=lib.float64).reshape(2, 3, 4).requires_grad_()
+        y = lib.diagonal_copy(x, *args)
+        g = lib.linspace(0.5, 1.5, y.numel(), dtype=lib.float64).reshape(y.shape).requires_grad_()
+        gx = lib.autograd.grad(y, x, g, create_graph=True)[0]
+        gg = lib.autograd.grad((gx * gx).sum(), g)[0] if y.numel() else None
+        return _value(y), y._base is None, _fields(y.grad_fn), _value(gx), _value(gg)
+    return case
+
+
+DIAGONAL_COPY = {"default": (), "offset": (1,), "neg_dims": (1, -1, 0), "dims_21": (-1, 2, 1),
+                 "empty": (-5, 2, 1), "same_dims": (0, 1, 1), "out_of_range": (0, 3, 1)}
+
+
+@pytest.mark.parametrize("name", sorted(DIAGONAL_COPY))
+def test_diagonal_copy_as_torch(name):
+    case = _diagonal_copy_case(DIAGONAL_COPY[name])
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_diagonal_copy_gradcheck():
+    _check(lambda x: torchlite.diagonal_copy(x, 1, -1, 0), _t(torchlite, (2, 3, 4)))

@@ -337,7 +337,6 @@ NOT_BUILT: dict = {}
 _NOT_EXPOSED = "torchlite has the node but not this public entry point"
 KNOWN_DIFFERENCES = {
     "index_put": _NOT_EXPOSED + " (Tensor.index_put; x[idx] = v records IndexPutBackward0)",
-    "diagonal_copy": _NOT_EXPOSED + " (torch.diagonal_copy)",
     "put": _NOT_EXPOSED + " (Tensor.put)",
     "_index_put_impl_": "IndexPutImplBackward0 does not save accumulate (the table's entry has no self formula: "
                         "the zeros index's backward puts into never require grad)",

@@ -2171,6 +2171,13 @@ def _cholesky_ex(lib, dev):
                                       lib.linalg.cholesky_ex(-x.detach()).info), x)
 
 
+@case("torchlite.diagonal_copy")
+def _diagonal_copy(lib, dev):
+    x = leaf(lib, dev, [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[7.0, 8.0, 9.0], [1.5, 2.5, 3.5]]])
+    return with_grads(lib, lambda x: (lib.diagonal_copy(x), lib.diagonal_copy(x, 1, -1, 0),
+                                      lib.diagonal_copy(x, offset=-1, dim1=2, dim2=1)._base is None), x)
+
+
 @case("Tensor.squeeze_")
 def _squeeze_inplace(lib, dev):
     def fn(x):

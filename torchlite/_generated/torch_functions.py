@@ -118,6 +118,7 @@ __all__ = [
     "diag",
     "diag_embed",
     "diagonal",
+    "diagonal_copy",
     "div",
     "divide",
     "dot",
@@ -781,6 +782,9 @@ _SCHEMAS = {
         ('Tensor self, int offset=0, int dim1=-2, int dim2=-1',
          '(Tensor input, int offset = 0, int dim1 = -2, int dim2 = -1)'),),
     "diagonal": (
+        ('Tensor self, int offset=0, int dim1=0, int dim2=1',
+         '(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)'),),
+    "diagonal_copy": (
         ('Tensor self, int offset=0, int dim1=0, int dim2=1',
          '(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)'),),
     "div": (
@@ -2739,6 +2743,15 @@ def diagonal(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("diagonal", _SCHEMAS["diagonal"], args, kwargs, error)
     return _ops.diagonal(*args, **kwargs)
+
+
+@functools.wraps(_ops.diagonal_copy)
+def diagonal_copy(*args, **kwargs):
+    try:
+        return _ops.diagonal_copy(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("diagonal_copy", _SCHEMAS["diagonal_copy"], args, kwargs, error)
+    return _ops.diagonal_copy(*args, **kwargs)
 
 
 @functools.wraps(_ops.div)

@@ -259,8 +259,9 @@ __all__ += [
 # (the autograd family's entries follow this line)
 from .InplaceView import squeeze_  # noqa: E402
 from .LinalgEx import linalg_cholesky_ex, linalg_inv_ex  # noqa: E402
+from .ViewCopy import diagonal_copy  # noqa: E402
 
-__all__ += ["squeeze_", "linalg_cholesky_ex", "linalg_inv_ex"]
+__all__ += ["squeeze_", "linalg_cholesky_ex", "linalg_inv_ex", "diagonal_copy"]
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)
