@@ -1043,7 +1043,12 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
-__all__ += ["select_symint", "slice_symint", "unsqueeze"]
+__all__ += ["not_implemented_multi", "select_symint", "slice_symint", "unsqueeze"]
+
+
+def not_implemented_multi(name, grads):
+    """The backward of torch::autograd::NotImplemented for an op of several outputs."""
+    raise RuntimeError(f"derivative for {name} is not implemented")
 
 
 def select_symint(grad, dim, index):

@@ -417,3 +417,25 @@ def test_diagonal_copy_as_torch(name):
 
 def test_diagonal_copy_gradcheck():
     _check(lambda x: torchlite.diagonal_copy(x, 1, -1, 0), _t(torchlite, (2, 3, 4)))
+
+
+# native_group_norm_backward called itself: torch::autograd::NotImplemented (no entry upstream), whose
+# backward raises; group_norm's own double backward works (infinitely_differentiable_..., ViewBackward0)
+def _group_norm_backward(lib):
+    aten = torch.ops.aten if lib is torch else torchlite._ops
+    x = _t(lib, (1, 2, 3, 3))
+    w = _t(lib, (2,), 1)
+    b = _t(lib, (2,), 2)
+    _, mean, rstd = aten.native_group_norm(x, w, b, 1, 2, 9, 1, 1e-3)
+    g = lib.ones_like(x).requires_grad_()
+    outs = aten.native_group_norm_backward(g, x, mean.detach(), rstd.detach(), w, 1, 2, 9, 1, [True, True, True])
+    node = outs[0].grad_fn
+    refused = run(lambda lib: lib.autograd.grad(outs[0].sum(), x), lib)
+    y = lib.nn.functional.group_norm(x, 1, w, b, 1e-3)
+    gx = lib.autograd.grad((y * y).sum(), x, create_graph=True)[0]
+    return (node.name(), _fields(node), [o.grad_fn is node for o in outs], [_value(o) for o in outs], refused,
+            gx.grad_fn.name(), _value(lib.autograd.grad(gx.sum(), w)[0]))
+
+
+def test_native_group_norm_backward_node_as_torch():
+    assert run(_group_norm_backward, torchlite) == run(_group_norm_backward, torch)

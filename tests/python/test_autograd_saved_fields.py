@@ -340,9 +340,6 @@ KNOWN_DIFFERENCES = {
     "put": _NOT_EXPOSED + " (Tensor.put)",
     "_index_put_impl_": "IndexPutImplBackward0 does not save accumulate (the table's entry has no self formula: "
                         "the zeros index's backward puts into never require grad)",
-    "native_group_norm_backward": "torch 2.13's derivatives.yaml has no native_group_norm_backward entry (its node "
-                                  "is torch::autograd::NotImplemented); torchlite's entry gives it a double-backward "
-                                  "formula (NativeGroupNormBackwardBackward0)",
 }
 
 

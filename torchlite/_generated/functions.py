@@ -130,6 +130,7 @@ from .._functions_manual import (
     nll_loss_backward,
     norm_double_backward,
     not_implemented,
+    not_implemented_multi,
     not_implemented_node,
     outer,
     permute_backwards,
@@ -2175,16 +2176,15 @@ def NativeBatchNormBackwardBackward0(grads, needs, grad_out, input, weight, runn
     return (grad_grad_out, grad_input, grad_weight)
 
 
-def NativeGroupNormBackwardBackward0(grads, needs, grad_out, input, mean, rstd, weight, N, C, HxW, group, norm_eps):
+def NotImplementedNativeGroupNormBackward(grads, needs, name):
     """native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N,
     SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
-    grad_grad_out = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
-                                         norm_eps), needs, 0) if needs[0] else None
-    grad_input = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
-                                      norm_eps), needs, 1) if needs[1] else None
-    grad_weight = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
-                                       norm_eps), needs, 2) if needs[2] else None
-    return (grad_grad_out, grad_input, grad_weight)
+    grad_grad_out = not_implemented_multi(name, grads) if needs[0] else None
+    grad_input = not_implemented_multi(name, grads) if needs[1] else None
+    grad_mean = not_implemented_multi(name, grads) if needs[2] else None
+    grad_rstd = not_implemented_multi(name, grads) if needs[3] else None
+    grad_weight = not_implemented_multi(name, grads) if needs[4] else None
+    return (grad_grad_out, grad_input, grad_mean, grad_rstd, grad_weight)
 
 
 def AdaptiveAvgPool2DBackward0(grad, needs, self):
@@ -2597,7 +2597,7 @@ _C._set_formula(specs.NativeLayerNormBackward0, NativeLayerNormBackward0)
 _C._set_formula(specs.NativeGroupNormBackward0, NativeGroupNormBackward0)
 _C._set_formula(specs.NativeLayerNormBackwardBackward0, NativeLayerNormBackwardBackward0)
 _C._set_formula(specs.NativeBatchNormBackwardBackward0, NativeBatchNormBackwardBackward0)
-_C._set_formula(specs.NativeGroupNormBackwardBackward0, NativeGroupNormBackwardBackward0)
+_C._set_formula(specs.NotImplementedNativeGroupNormBackward, NotImplementedNativeGroupNormBackward)
 _C._set_formula(specs.AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackward0)
 _C._set_formula(specs.AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0)
 _C._set_formula(specs.ReflectionPad1DBackward0, ReflectionPad1DBackward0)

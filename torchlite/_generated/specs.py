@@ -373,10 +373,7 @@ NativeBatchNormBackwardBackward0 = _C._op_spec("NativeBatchNormBackwardBackward0
                                                ("grad_out", "input", "weight", "running_mean", "running_var",
                                                 "save_mean", "save_invstd", "train", "eps",),
                                                "TTTTTTTVV", 0, True)
-NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0",
-                                               ("grad_out", "input", "mean", "rstd", "weight", "N", "C", "HxW",
-                                                "group", "norm_eps",),
-                                               "TTTTTSSSSH", 0, True)
+NotImplementedNativeGroupNormBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, True)
 AdaptiveAvgPool2DBackward0 = _C._op_spec("AdaptiveAvgPool2DBackward0", ("self", ), "T", 0, False)
 AdaptiveAvgPool2DBackwardBackward0 = _C._op_spec("AdaptiveAvgPool2DBackwardBackward0",
                                                  ("grad_output_sym_argsize_minus_2", "grad_output_sym_argsize_minus_1",
