@@ -439,3 +439,87 @@ def _group_norm_backward(lib):
 
 def test_native_group_norm_backward_node_as_torch():
     assert run(_group_norm_backward, torchlite) == run(_group_norm_backward, torch)
+
+
+# index_put / index_put_ (IndexPutBackward0: indices and accumulate) and put / put_ (PutBackward0: index,
+# source, accumulate): values, gradients, node and fields, the double backward, torch's refusals
+def _x(lib):
+    return lib.tensor([[0.3, 0.5, 0.7], [0.6, 0.2, 0.4], [0.8, 0.35, 0.55]], dtype=lib.float64, requires_grad=True)
+
+
+def _idx_case(fn, inplace=False):
+    def case(lib):
+        x = _x(lib)
+        v = lib.tensor([0.25, 0.5, 0.75], dtype=lib.float64, requires_grad=True)
+        src = x * 1 if inplace else x
+        out = fn(lib, src, v)
+        if inplace:
+            assert out is src
+        node = _fields(out.grad_fn)
+        g = lib.linspace(0.5, 1.5, out.numel(), dtype=lib.float64).reshape(out.shape).requires_grad_()
+        gx, gv = lib.autograd.grad(out, (x, v), g, create_graph=True, allow_unused=True)
+        second = lib.autograd.grad((gx * gx).sum() + (gv * gv).sum(), g, allow_unused=True)[0]
+        return _value(out), node, _value(gx), _value(gv), gv.grad_fn and gv.grad_fn.name(), _value(second)
+    return case
+
+
+L = lambda lib, *v: lib.tensor(list(v))  # noqa: E731 - an index tensor
+
+
+INDEX_PUT_CASES = {
+    "index_put": lambda lib, x, v: x.index_put((L(lib, 0, 2),), v),
+    "index_put_fn": lambda lib, x, v: lib.index_put(x, [L(lib, 0, 2), L(lib, 1, 1)], v[:2]),
+    "index_put_acc": lambda lib, x, v: x.index_put((L(lib, 0, 0),), v, accumulate=True),
+    "index_put_acc_pairs": lambda lib, x, v: x.index_put([L(lib, 0, 0), L(lib, 1, 1)], v[:2], True),
+    "index_put_mask": lambda lib, x, v: x.index_put((lib.tensor([True, False, True]),), v),
+    "index_put_scalar_value": lambda lib, x, v: x.index_put((L(lib, 2),), v[0]),
+    "put": lambda lib, x, v: x.put(L(lib, 0, 8, 4), v),
+    "put_fn": lambda lib, x, v: lib.put(x, L(lib, -1, 2), v[:2]),
+    "put_acc": lambda lib, x, v: x.put(L(lib, 1, 1, 3), v, accumulate=True),
+    "put_repeat": lambda lib, x, v: x.put(L(lib, 1, 1), v[:2]),
+    "put_2d_index": lambda lib, x, v: lib.put(x, lib.tensor([[0], [4]]), v[:2]),
+}
+INDEX_PUT_INPLACE = {
+    "index_put_": lambda lib, x, v: x.index_put_((L(lib, 0, 2),), v),
+    "index_put_fn_": lambda lib, x, v: lib.index_put_(x, (L(lib, 1),), v, accumulate=True),
+    "put_": lambda lib, x, v: x.put_(L(lib, 0, 8, 4), v),
+    "put_acc_": lambda lib, x, v: x.put_(L(lib, 2, 2, 2), v, True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_PUT_CASES) + sorted(INDEX_PUT_INPLACE))
+def test_index_put_and_put_as_torch(name):
+    case = (_idx_case(INDEX_PUT_INPLACE[name], True) if name in INDEX_PUT_INPLACE
+            else _idx_case(INDEX_PUT_CASES[name]))
+    assert run(case, torchlite) == run(case, torch)
+
+
+def _put_refusals(lib):
+    x = lib.zeros(3, 3)
+    calls = [lambda: x.put(lib.tensor([0, 2], dtype=lib.int32), lib.ones(2)),
+             lambda: x.put(L(lib, 0, 2), lib.ones(3)), lambda: x.put(L(lib, 0, 2), lib.ones(2, dtype=lib.float64)),
+             lambda: x.put(L(lib, 0, 20), lib.ones(2)), lambda: lib.zeros(0).put(L(lib, 0), lib.ones(1)),
+             lambda: x.put_(lib.tensor([0.0]), lib.ones(1)), lambda: x.put(L(lib, 0, 20), lib.ones(2), accumulate=True),
+             lambda: lib.zeros(3, 3).t().put_(L(lib, 1), lib.tensor([5.0])),
+             lambda: x.index_put((lib.tensor([0.0, 2]),), lib.ones(3)),
+             lambda: x.index_put(L(lib, 0), lib.tensor(1.0)), lambda: x.index_put((L(lib, 0),) * 3, lib.tensor(1.0)),
+             lambda: x.index_put((L(lib, 5),), lib.tensor(1.0)),
+             lambda: x.index_put((L(lib, 5),), lib.tensor(1.0), accumulate=True),
+             lambda: x.index_put((L(lib, 0),), lib.ones(2)),
+             lambda: x.index_put((L(lib, 0),), lib.ones(3, dtype=lib.float64), accumulate=True),
+             lambda: lib.index_put_(lib.zeros(2), (L(lib, 1),), lib.tensor(3.0)),
+             lambda: _x(lib).put_(L(lib, 0), lib.ones(1, dtype=lib.float64)),
+             lambda: _x(lib).index_put_((L(lib, 0),), lib.ones(1, dtype=lib.float64))]
+    return [run(lambda lib: c(), lib) for c in calls]
+
+
+def test_index_put_and_put_refusals_as_torch():
+    assert _put_refusals(torchlite) == _put_refusals(torch)
+
+
+def test_index_put_and_put_gradcheck():
+    v = torchlite.tensor([0.25, 0.5, 0.75], dtype=torchlite.float64, requires_grad=True)
+    for acc in (False, True):
+        _check(lambda x, v: x.index_put((L(torchlite, 0, 2),), v, accumulate=acc), _x(torchlite), v)
+        _check(lambda x, v: x.put(L(torchlite, 0, 8, 4), v, accumulate=acc), _x(torchlite), v)
+        _check(lambda x, v: (x * 1).put_(L(torchlite, 1, 2, 4), v, accumulate=acc), _x(torchlite), v)

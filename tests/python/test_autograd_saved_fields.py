@@ -334,12 +334,7 @@ OVERRIDES = {
 # every entry builds in torch today (its backward ops through torch.ops.aten or a double backward)
 NOT_BUILT: dict = {}
 
-_NOT_EXPOSED = "torchlite has the node but not this public entry point"
-KNOWN_DIFFERENCES = {
-    "index_put": _NOT_EXPOSED + " (Tensor.index_put; x[idx] = v records IndexPutBackward0)",
-    "put": _NOT_EXPOSED + " (Tensor.put)",
-    "_index_put_impl_": "IndexPutImplBackward0 does not save accumulate (the table's entry has no self formula: "
-                        "the zeros index's backward puts into never require grad)",
+KNOWN_DIFFERENCES: dict = {
 }
 
 

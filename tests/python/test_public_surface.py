@@ -2178,6 +2178,31 @@ def _diagonal_copy(lib, dev):
                                       lib.diagonal_copy(x, offset=-1, dim1=2, dim2=1)._base is None), x)
 
 
+@case("Tensor.index_put", "torchlite.index_put", "Tensor.index_put_", "torchlite.index_put_")
+def _index_put(lib, dev):
+    i = lib.tensor([0, 1], device=dev)
+
+    def fn(x):
+        v = x[0, :2] * 2
+        a = x.index_put((i,), x[1:] * 3)
+        b = lib.index_put(x, (i, i), v, accumulate=True)
+        c = (x * 1).index_put_((i, i), v)
+        d = lib.index_put_(x * 1, [i], x[0], True)
+        return a, b, c, d, a.grad_fn.name(), c.grad_fn.name()
+    return with_grads(lib, fn, leaf(lib, dev))
+
+
+@case("Tensor.put", "torchlite.put", "Tensor.put_")
+def _put_public(lib, dev):
+    i = lib.tensor([0, 5, 5], device=dev)
+
+    def fn(x):
+        v = x[1] * 2
+        return (x.put(i[:2], v[:2]), lib.put(x, i, v, accumulate=True), (x * 1).put_(i, v, True),
+                x.put(i[:1], v[:1]).grad_fn.name())
+    return with_grads(lib, fn, leaf(lib, dev))
+
+
 @case("Tensor.squeeze_")
 def _squeeze_inplace(lib, dev):
     def fn(x):

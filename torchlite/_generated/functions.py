@@ -613,13 +613,13 @@ def IndexBackward0(grad, needs, indices, self_sym_sizes, key, basic, name):
     return (grad_self,)
 
 
-def IndexPutImplBackward0(grad, needs, indices, key):
+def IndexPutImplBackward0(grad, needs, indices, accumulate, key, values_shape, values_dtype):
     """_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False,
     bool unsafe=False) -> Tensor(a!)"""
-    if needs[0]:
-        raise RuntimeError("the derivative for 'self' is not implemented.")
+    grad_self = (grad if accumulate
+        else index_put_zeros(grad, saved_index_key(key, indices), values_shape, values_dtype)) if needs[0] else None
     grad_values = getitem_raw(grad, saved_index_key(key, indices)) if needs[1] else None
-    return (None, grad_values)
+    return (grad_self, grad_values)
 
 
 def SelectBackwardBackward0(grad, needs, dim, index):
@@ -710,9 +710,10 @@ def CopyBackwards(grad, needs, src_dtype):
     return (grad_self, grad_src)
 
 
-def IndexPutBackward0(grad, needs, indices, key, values_shape, values_dtype):
+def IndexPutBackward0(grad, needs, indices, accumulate, key, values_shape, values_dtype):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
-    grad_self = index_put_zeros(grad, saved_index_key(key, indices), values_shape, values_dtype) if needs[0] else None
+    grad_self = (grad if accumulate
+        else index_put_zeros(grad, saved_index_key(key, indices), values_shape, values_dtype)) if needs[0] else None
     grad_values = getitem_raw(grad, saved_index_key(key, indices)) if needs[1] else None
     return (grad_self, grad_values)
 

@@ -70,7 +70,9 @@ SelectBackward0 = _C._op_spec("SelectBackward0", ("dim", "index", "self_sym_size
 SliceBackward0 = _C._op_spec("SliceBackward0", ("dim", "start", "end", "step", "self_sym_sizes", ), "SSSSV", 0, False)
 IndexBackward0 = _C._op_spec("IndexBackward0", ("indices", "self_sym_sizes", "key", "basic", "name", ),
                              "LVHHH", 0, False)
-IndexPutImplBackward0 = _C._op_spec("IndexPutImplBackward0", ("indices", "key", ), "LH", 0, False)
+IndexPutImplBackward0 = _C._op_spec("IndexPutImplBackward0",
+                                    ("indices", "accumulate", "key", "values_shape", "values_dtype", ),
+                                    "LVHHH", 0, False)
 SelectBackwardBackward0 = _C._op_spec("SelectBackwardBackward0", ("dim", "index", ), "SS", 0, False)
 SliceBackwardBackward0 = _C._op_spec("SliceBackwardBackward0", ("dim", "start", "end", "step", ), "SSSS", 0, False)
 AsStridedBackward0 = _C._op_spec("AsStridedBackward0", ("size", "stride", "storage_offset", "self_geometry", ),
@@ -89,8 +91,8 @@ ZeroBackward0 = _C._op_spec("ZeroBackward0", (), "", 0, False)
 FillBackward2 = _C._op_spec("FillBackward2", (), "", 0, False)
 FillBackward3 = _C._op_spec("FillBackward3", (), "", 0, False)
 CopyBackwards = _C._op_spec("torch::autograd::CopyBackwards", ("src_dtype", ), "H", 0, False)
-IndexPutBackward0 = _C._op_spec("IndexPutBackward0", ("indices", "key", "values_shape", "values_dtype", ),
-                                "LHHH", 0, False)
+IndexPutBackward0 = _C._op_spec("IndexPutBackward0", ("indices", "accumulate", "key", "values_shape", "values_dtype", ),
+                                "LVHHH", 0, False)
 ToCopyBackward0 = _C._op_spec("ToCopyBackward0", ("self_dtype", "self_device", ), "HH", 0, False)
 StackBackward0 = _C._op_spec("StackBackward0", ("dim", "tensors_dtypes", ), "SH", 0, False)
 CatBackward0 = _C._op_spec("CatBackward0", ("dim", "tensors_sizes", "tensors_dtypes", ), "SHH", 0, False)

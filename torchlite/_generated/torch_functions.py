@@ -172,6 +172,8 @@ __all__ = [
     "index_add",
     "index_copy",
     "index_fill",
+    "index_put",
+    "index_put_",
     "index_select",
     "inverse",
     "isclose",
@@ -256,6 +258,7 @@ __all__ = [
     "positive",
     "pow",
     "prod",
+    "put",
     "reciprocal",
     "reciprocal_",
     "relu",
@@ -975,6 +978,12 @@ _SCHEMAS = {
          '(Tensor input, int dim, Tensor index, Tensor value)'),
         ('Tensor self, int dim, Tensor index, Scalar value',
          '(Tensor input, int dim, Tensor index, Number value)')),
+    "index_put": (
+        ('Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False',
+         '(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False)'),),
+    "index_put_": (
+        ('Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False',
+         '(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False)'),),
     "index_select": (
         ('Tensor self, int dim, Tensor index, *, Tensor? out=None',
          '(Tensor input, int dim, Tensor index, *, Tensor out = None)'),),
@@ -1294,6 +1303,9 @@ _SCHEMAS = {
          '(Tensor input, *, torch.dtype dtype = None)'),
         ('Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
          '(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)')),
+    "put": (
+        ('Tensor self, Tensor index, Tensor source, bool accumulate=False',
+         '(Tensor input, Tensor index, Tensor source, bool accumulate = False)'),),
     "reciprocal": (
         ('Tensor self, *, Tensor? out=None',
          '(Tensor input, *, Tensor out = None)'),),
@@ -3331,6 +3343,24 @@ def index_fill(*args, **kwargs):
     return _ops.index_fill(*args, **kwargs)
 
 
+@functools.wraps(_ops.index_put)
+def index_put(*args, **kwargs):
+    try:
+        return _ops.index_put(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("index_put", _SCHEMAS["index_put"], args, kwargs, error)
+    return _ops.index_put(*args, **kwargs)
+
+
+@functools.wraps(_ops.index_put_)
+def index_put_(*args, **kwargs):
+    try:
+        return _ops.index_put_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("index_put_", _SCHEMAS["index_put_"], args, kwargs, error)
+    return _ops.index_put_(*args, **kwargs)
+
+
 @functools.wraps(_ops.index_select)
 def index_select(*args, out=None, **kwargs):
     try:
@@ -4233,6 +4263,15 @@ def prod(*args, out=None, **kwargs):
     if out is None:
         return _ops.prod(*args, **kwargs)
     return out_variant("prod", _ops.prod, out, args, kwargs)
+
+
+@functools.wraps(_ops.put)
+def put(*args, **kwargs):
+    try:
+        return _ops.put(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("put", _SCHEMAS["put"], args, kwargs, error)
+    return _ops.put(*args, **kwargs)
 
 
 @functools.wraps(_ops.reciprocal)

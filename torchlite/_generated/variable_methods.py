@@ -450,6 +450,8 @@ class _TensorMethods:
     index_copy_ = _ops.index_copy_
     index_fill = _ops.index_fill
     index_fill_ = _ops.index_fill_
+    index_put = _ops.index_put
+    index_put_ = _ops.index_put_
     index_select = _ops.index_select
     inverse = _ops.inverse
     isclose = _ops.isclose
@@ -565,6 +567,8 @@ class _TensorMethods:
         return inplace_variant(_ops.pow, self, args, kwargs)
 
     prod = _ops.prod
+    put = _ops.put
+    put_ = _ops.put_
     random_ = _ops.random_
     reciprocal = _ops.reciprocal
 

@@ -108,7 +108,8 @@ def _index_backward(g, shape, key, basic, name):
         np.add.at(z, key, ga)
     zeros = _wrap(_backend.new(ga, "zeros", shape, dtype=ga.dtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
-    return _record(_S.IndexPutImplBackward0, (zeros, g), _wrap(z, g), indices=saved, key=key)
+    return _record(_S.IndexPutImplBackward0, (zeros, g), _wrap(z, g), indices=saved, key=key, accumulate=True,
+                   values_shape=ga.shape, values_dtype=ga.dtype)
 
 
 def getitem_raw(self, key):
@@ -152,7 +153,7 @@ def _index_put_zeros(g, key, vshape, vdtype):
     zeros = _wrap(_backend.new(g, "zeros", vshape, vdtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
     return _record(_S.IndexPutBackward0, (g, zeros), _wrap(out, g), indices=saved, key=key, values_shape=vshape,
-                   values_dtype=vdtype)
+                   accumulate=False, values_dtype=vdtype)
 
 
 def _make_info(shape, key):
@@ -335,7 +336,7 @@ def _index_put_(self, key, value):
     # IndexPutBackward0 saves the index tensors (torch's `indices`), as IndexBackward0 does
     saved = tuple(_const(k, self) for k in _index_tensors(key))
     node = _inplace_node(_S.IndexPutBackward0, (self, value), indices=saved, key=key, values_shape=v.shape,
-                         values_dtype=v.dtype)
+                         values_dtype=v.dtype, accumulate=False)
     expanded = _has_internal_overlap(a)
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)
