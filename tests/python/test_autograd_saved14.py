@@ -133,7 +133,8 @@ CASES = {
     **{f"addbmm_{int(gs)}{int(ga)}{int(gb)}": _node_and_grads(_addbmm(gs, ga, gb))
        for gs, ga, gb in [(True, True, True), (True, False, False), (False, True, False), (False, False, True)]},
     "rsub": _node_and_grads(_rsub),
-    **{f"split_{how}": _node_and_grads(_split(how)) for how in ("size", "size_dim0", "sizes", "chunk", "big", "chunk3")},
+    **{f"split_{how}": _node_and_grads(_split(how))
+       for how in ("size", "size_dim0", "sizes", "chunk", "big", "chunk3")},
 }
 
 
@@ -180,7 +181,8 @@ def _check(fn, *inputs):
 
 GRADCHECKS = {
     "mm": lambda: _check(torchlite.mm, _t(torchlite, (3, 4)), _t(torchlite, (4, 2), 1)),
-    "mm_column": lambda: _check(torchlite.mm, _t(torchlite, (3, 4), column=True), _t(torchlite, (4, 2), 1, column=True)),
+    "mm_column": lambda: _check(torchlite.mm, _t(torchlite, (3, 4), column=True),
+                                _t(torchlite, (4, 2), 1, column=True)),
     "mm_one_side": lambda: _check(torchlite.mm, _t(torchlite, (3, 4), column=True), _t(torchlite, (4, 2), 1, False)),
     "addmm": lambda: _check(lambda s, a, b: torchlite.addmm(s, a, b, beta=0.5, alpha=2), _t(torchlite, (3, 2), 2),
                             _t(torchlite, (3, 4), column=True), _t(torchlite, (4, 2), 1)),
@@ -226,7 +228,7 @@ def _squeeze_refusals(lib):
     out = []
     for fn in (lambda: x.squeeze_(0), lambda: (x * 1).squeeze_(2), lambda: (x * 1).squeeze_((0, 0)),
                lambda: x[0:1].squeeze_(0)):
-        out.append(run(lambda lib: fn(), lib))
+        out.append(run(lambda lib, fn=fn: fn(), lib))
     return out, tuple(x.shape)
 
 
@@ -338,12 +340,13 @@ def test_linalg_ex_as_torch(name):
 def _linalg_refusals(lib):
     calls = [lambda: lib.linalg.inv_ex(lib.ones(2, 3)), lambda: lib.linalg.inv_ex(lib.ones(2, 2, dtype=lib.int64)),
              lambda: lib.linalg.inv_ex(lib.ones(2)), lambda: lib.linalg.cholesky_ex(lib.ones(2, 3)),
-             lambda: lib.linalg.cholesky_ex(lib.ones(2, 2, dtype=lib.int64)), lambda: lib.linalg.cholesky_ex(lib.ones(2)),
+             lambda: lib.linalg.cholesky_ex(lib.ones(2, 2, dtype=lib.int64)),
+             lambda: lib.linalg.cholesky_ex(lib.ones(2)),
              lambda: lib.linalg.inv_ex(lib.eye(2), check_errors=1), lambda: lib.linalg.cholesky_ex(lib.eye(2), upper=1),
              lambda: lib.linalg.inv_ex(lib.ones(0, 0)), lambda: lib.linalg.cholesky_ex(lib.ones(2, 0, 0)),
              lambda: lib.linalg.cholesky_ex(-lib.eye(3)),
              lambda: lib.linalg.cholesky_ex(lib.tensor([[1.0, float("nan")], [float("nan"), 1.0]]))]
-    return [run(lambda lib: c(), lib) for c in calls]
+    return [run(lambda lib, c=c: c(), lib) for c in calls]
 
 
 def test_linalg_ex_refusals_and_edges_as_torch():
@@ -510,7 +513,7 @@ def _put_refusals(lib):
              lambda: lib.index_put_(lib.zeros(2), (L(lib, 1),), lib.tensor(3.0)),
              lambda: _x(lib).put_(L(lib, 0), lib.ones(1, dtype=lib.float64)),
              lambda: _x(lib).index_put_((L(lib, 0),), lib.ones(1, dtype=lib.float64))]
-    return [run(lambda lib: c(), lib) for c in calls]
+    return [run(lambda lib, c=c: c(), lib) for c in calls]
 
 
 def test_index_put_and_put_refusals_as_torch():
@@ -520,6 +523,7 @@ def test_index_put_and_put_refusals_as_torch():
 def test_index_put_and_put_gradcheck():
     v = torchlite.tensor([0.25, 0.5, 0.75], dtype=torchlite.float64, requires_grad=True)
     for acc in (False, True):
-        _check(lambda x, v: x.index_put((L(torchlite, 0, 2),), v, accumulate=acc), _x(torchlite), v)
-        _check(lambda x, v: x.put(L(torchlite, 0, 8, 4), v, accumulate=acc), _x(torchlite), v)
-        _check(lambda x, v: (x * 1).put_(L(torchlite, 1, 2, 4), v, accumulate=acc), _x(torchlite), v)
+        _check(lambda x, v, acc=acc: x.index_put((L(torchlite, 0, 2),), v, accumulate=acc), _x(torchlite), v)
+        _check(lambda x, v, acc=acc: x.put(L(torchlite, 0, 8, 4), v, accumulate=acc), _x(torchlite), v)
+        _check(lambda x, v, acc=acc: (x * 1).put_(L(torchlite, 1, 2, 4), v, accumulate=acc),
+               _x(torchlite), v)

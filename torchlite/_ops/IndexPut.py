@@ -7,7 +7,7 @@ functional ops do."""
 import numpy as np
 
 from .. import _C
-from .._C import _inplace_node, _rebase_history, _record, _wrap
+from .._C import _inplace_node, _rebase_history, _record
 from .._generated import specs as _S
 from . import mutation as _mutation
 from .IndexingOps import _put
