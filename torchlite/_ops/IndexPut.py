@@ -70,6 +70,8 @@ def _accumulate_(self, key, value):
 
 def index_put_(self, indices, values, accumulate=False):
     """torch.index_put_ / Tensor.index_put_: self[indices] = values (+= with accumulate)."""
+    if isinstance(indices, (tuple, list)) and all(isinstance(t, _TB) for t in indices):  # (the parser's errors
+        _C._check_inplace(self, self.requires_grad or values.requires_grad)            # come first)
     key = _indices_key(indices, "index_put_")
     if len(key) > self._array.ndim:
         raise IndexError(f"too many indices for tensor of dimension {self._array.ndim} (got {len(key)})")
@@ -120,7 +122,8 @@ def put(self, index, source, accumulate=False):
 
 
 def put_(self, index, source, accumulate=False):
-    """Tensor.put_: put in place (node PutBackward0)."""
+    """Tensor.put_: put in place (node PutBackward0); check_inplace before the kernel's checks."""
+    _C._check_inplace(self, self.requires_grad or source.requires_grad)
     _put_checks(self, index, source)
     node = _inplace_node(_S.PutBackward0, (self, source), index=index, source=source, accumulate=bool(accumulate))
     previous = _C.is_grad_enabled()

@@ -10,7 +10,7 @@ next edge is the view's regenerated grad_fn (AsStridedBackward0 over the base's,
 before the op: the same gradient) where torch's is the view's node (SliceBackward0, ...)."""
 import numpy as np
 
-from .._C import _inplace_node, _record, _wrap
+from .._C import _check_inplace, _inplace_node, _record, _wrap
 from .._generated import specs as _S
 from .python_arg_parser import _norm_dims
 
@@ -19,6 +19,9 @@ def squeeze_(self, dim=None):
     """Tensor.squeeze_(), squeeze_(dim), squeeze_(dims): self's dimensions of size 1 (among `dim`)
     removed in place."""
     a = self._array
+    # check_inplace first (VariableType's, before the kernel's argument checks): a leaf that requires
+    # grad, or a view of one, is refused
+    _check_inplace(self, self.requires_grad)
     if dim is None:
         squeezed, spec, fields = np.squeeze(a), _S.SqueezeBackward3, {}
     else:
