@@ -2203,6 +2203,24 @@ def _put_public(lib, dev):
     return with_grads(lib, fn, leaf(lib, dev))
 
 
+@case("torchlite.serialization.set_default_mmap_options", "torchlite.serialization.get_default_mmap_options")
+def _mmap_options(lib, dev):
+    import mmap
+    import os
+    import tempfile
+    s = lib.serialization
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.pt")
+        lib.save({"w": lib.arange(4.0)}, p)
+        with s.set_default_mmap_options(mmap.MAP_SHARED):
+            inside = s.get_default_mmap_options()
+            lib.load(p, mmap=True)["w"][0] = 9.0
+        private = lib.load(p, mmap=True)
+        private["w"][1] = 5.0
+        return inside, s.get_default_mmap_options(), lib.load(p, mmap=True)["w"].tolist(), run(
+            lambda lib: lib.serialization.set_default_mmap_options(3), lib)
+
+
 @case("Tensor.squeeze_")
 def _squeeze_inplace(lib, dev):
     def fn(x):
