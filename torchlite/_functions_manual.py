@@ -13,7 +13,7 @@ from ._dtypes import _from_numpy_dtype
 from ._ops import _add_scalar as add_scalar
 from ._C import _wrap
 from ._generated import specs as S
-from ._ops import _column_major, _const, _index_add, _index_put_zeros, _loud
+from ._ops import _const, _index_add, _index_put_zeros, _loud
 from ._ops import _masked_fill as masked_fill
 from ._ops import _masked_fill_zeros, _matmul_kernel, _quiet, _scatter_zeros, _select, _slice, _sub_scalar
 from ._ops import _sum_to, _unsqueeze_multiple
@@ -36,8 +36,8 @@ __all__ = [
     "masked_fill", "matmul", "maybe_multiply", "mean_backward", "mean_dim_backward",
     "mm_mat1_backward", "mm_mat2_backward", "mul", "mul_scalar", "mul_tensor_backward", "neg", "permute_backwards",
     "pow_backward", "pow_backward_exponent", "pow_backward_exponent_scalar", "pow_backward_self", "reshape",
-    "reshape_column", "saved_index_key", "select_backward_symint", "select_from_key", "sgn", "sigmoid_backward", "sin",
-    "slice_backward_wrapper", "slice_from_key",
+    "reshape_column", "saved_index_key", "select_backward_symint", "sgn", "sigmoid_backward", "sin",
+    "slice_backward_wrapper",
     "split_backward", "squeeze", "stack_tensors_backward", "sum", "sum_backward", "sum_to", "t", "tanh_backward",
     "threshold_backward", "to_copy_backward", "transpose", "unbind_backward", "unsqueeze_to",
     "value_selecting_reduction_backward", "where", "zeros_like"]
@@ -156,14 +156,17 @@ def pow_backward_exponent_scalar(grad, self, exponent, result):
     return mul(grad, d)
 
 
-def mm_mat1_backward(grad, mat2, self):
-    """torch's mm_mat1_backward: computed transposed where self is column-major."""
-    return t(matmul(mat2, t(grad))) if _column_major(self) else matmul(grad, t(mat2))
+def mm_mat1_backward(grad, mat2, sizes, strides, layout, alpha):
+    """torch's mm_mat1_backward (FunctionsManual.cpp): computed transposed where mat1 was
+    column-major (its saved sizes and strides: strides[0] == 1 and strides[1] == sizes[0]), times alpha."""
+    column = strides[0] == 1 and strides[1] == sizes[0]
+    return maybe_multiply(t(matmul(mat2, t(grad))) if column else matmul(grad, t(mat2)), alpha)
 
 
-def mm_mat2_backward(grad, self, mat2):
-    """torch's mm_mat2_backward: computed transposed where mat2 is column-major."""
-    return t(matmul(t(grad), self)) if _column_major(mat2) else matmul(t(self), grad)
+def mm_mat2_backward(grad, mat1, sizes, strides, layout, alpha):
+    """torch's mm_mat2_backward: computed transposed where mat2 was column-major, times alpha."""
+    column = strides[0] == 1 and strides[1] == sizes[0]
+    return maybe_multiply(t(matmul(t(grad), mat1)) if column else matmul(t(mat1), grad), alpha)
 
 
 def reshape_column(grad):
@@ -185,6 +188,7 @@ def unsqueeze_to(grad, sizes, dim):
     input, among the dims asked for: all of them for dim None), so a squeeze that removed
     nothing passes it through."""
     dims = range(len(sizes)) if dim is None else (dim,) if isinstance(dim, int) else dim
+    dims = [d % len(sizes) if len(sizes) else d for d in dims]  # squeeze_ saves its dim as given
     for d in range(len(sizes)):
         if sizes[d] == 1 and d in dims:
             grad = unsqueeze(grad, d)
@@ -198,20 +202,10 @@ def select_backward_symint(grad, input_sizes, dim, index):
 
 def slice_backward_wrapper(grad, input_sizes, dim, start, end, step):
     """slice's gradient: zeros of the input's sizes, with grad in the slice start:end:step along `dim`."""
+    # upstream's wrapper: an omitted start is 0, an omitted end INT64_MAX (what slice_backward saves)
+    start, end = 0 if start is None else start, 2 ** 63 - 1 if end is None else end
     return index_backward(grad, input_sizes, (slice(None),) * dim + (slice(start, end, step),), True,
                           "SliceBackward")
-
-
-def select_from_key(grad, key):
-    """select_backward's gradient: grad.select(dim, index), as the key of the select recorded it."""
-    key = key if isinstance(key, tuple) else (key,)
-    return _select(grad, len(key) - 1, key[-1], len(key) - 1)
-
-
-def slice_from_key(grad, key):
-    """slice_backward's gradient: grad.slice(dim, start, end, step)."""
-    key = key if isinstance(key, tuple) else (key,)
-    return _slice(grad, len(key) - 1, key[-1])
 
 
 def index_put_zeros(grad, key, values_shape, values_dtype):
@@ -219,7 +213,11 @@ def index_put_zeros(grad, key, values_shape, values_dtype):
 
 
 def split_backward(grads, split_sizes, dim, sizes, dtype):
-    """torch's split_backward: the gradients concatenated, zeros for an unused piece."""
+    """torch's split_backward: the gradients concatenated, zeros for an unused piece. split.Tensor
+    passes its split_size: the pieces of that size, the last one the remainder (at least one piece)."""
+    if isinstance(split_sizes, int):
+        n = builtins.max((sizes[dim] + split_sizes - 1) // split_sizes, 1) if split_sizes else 1
+        split_sizes = [split_sizes] * (n - 1) + [sizes[dim] - split_sizes * (n - 1)]
     parts = []
     like = next(x for x in grads if x is not None)
     for g, size in builtins.zip(grads, split_sizes, strict=True):
@@ -1045,6 +1043,23 @@ def linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim):  # noqa:
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
+__all__ += ["not_implemented_multi", "select_symint", "slice_symint", "unsqueeze"]
+
+
+def not_implemented_multi(name, grads):
+    """The backward of torch::autograd::NotImplemented for an op of several outputs."""
+    raise RuntimeError(f"derivative for {name} is not implemented")
+
+
+def select_symint(grad, dim, index):
+    """upstream's grad.select_symint(dim, index) (select_backward's formula)."""
+    return _select(grad, dim, index, dim)
+
+
+def slice_symint(grad, dim, start, end, step):
+    """upstream's grad.slice_symint(dim, start, end, step) (slice_backward's formula)."""
+    return _slice(grad, dim, slice(start, end, step))
+
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)

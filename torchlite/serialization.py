@@ -34,6 +34,7 @@ and written too.
 """
 import builtins
 import io
+import mmap as mmap_module
 import os
 import pickle
 import random
@@ -50,13 +51,48 @@ import numpy as np
 
 from . import _backend, _dtypes, _tensor, _utils, cuda
 from . import _weights_only_unpickler
+from ._C import _wrap
 from ._dtypes import Size, device, dtype
 from ._utils import _new_storage, _Storage, _StorageType, _STORAGE_NAMES
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals",
-           "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL"]
+           "get_unsafe_globals_in_checkpoint", "DEFAULT_PROTOCOL", "set_default_mmap_options",
+           "get_default_mmap_options"]
 
 DEFAULT_PROTOCOL = 2
+
+# load(mmap=True)'s flags (torch.utils.serialization.config.load.mmap_flags): MAP_PRIVATE by default
+_MAP_PRIVATE, _MAP_SHARED = getattr(mmap_module, "MAP_PRIVATE", 2), getattr(mmap_module, "MAP_SHARED", 1)
+_MMAP_FLAGS = [_MAP_PRIVATE]
+
+
+class set_default_mmap_options:  # noqa: N801 - torch's name
+    """torch.serialization.set_default_mmap_options: the flags load(mmap=True) maps a file with
+    (mmap.MAP_PRIVATE, its default: writes to the loaded tensors stay in memory; or mmap.MAP_SHARED:
+    they reach the file), for good as a call or until the end of its `with` block."""
+
+    def __init__(self, flags: int) -> None:
+        if flags != _MAP_PRIVATE and flags != _MAP_SHARED:
+            raise ValueError("Invalid argument in function set_default_mmap_options, expected mmap.MAP_PRIVATE or "
+                             f"mmap.MAP_SHARED, but got {flags}")
+        self.prev = _MMAP_FLAGS[0]
+        _MMAP_FLAGS[0] = flags
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
+        _MMAP_FLAGS[0] = self.prev
+
+
+def get_default_mmap_options() -> int:
+    """torch.serialization.get_default_mmap_options: load(mmap=True)'s flags (mmap.MAP_PRIVATE by default)."""
+    return _MMAP_FLAGS[0]
+
+
+def _C_wrap_array(a):  # noqa: N802
+    """An array over `a`'s memory that holds a C++ storage of its own (a storage's array)."""
+    return _wrap(a)._array
 # the legacy format's header (torch/serialization.py)
 MAGIC_NUMBER = 0x1950A86A20F9469CFC6C
 PROTOCOL_VERSION = 1001
@@ -275,6 +311,18 @@ class _ZipReader:
 
     def get_all_records(self):
         return list(self._records)
+
+    def record_offset(self, name):
+        """Where a record's bytes start in the file (torch's getRecordOffset): after its local header,
+        its name and its extra field (the records are stored, not compressed)."""
+        info = self._zip.getinfo(self._records[name])
+        if info.compress_type != zipfile.ZIP_STORED:
+            raise RuntimeError(f"PytorchStreamReader: record {name} is compressed; mmap needs stored records")
+        fp = self._zip.fp
+        fp.seek(info.header_offset)
+        header = fp.read(30)
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        return info.header_offset + 30 + name_len + extra_len
 
     def get_record(self, name):
         if name not in self._records:
@@ -586,7 +634,18 @@ def _decode_ascii(value):
     return value.decode("ascii") if isinstance(value, bytes) else value
 
 
-def _load(zip_file, map_location, pickle_module, pickle_file="data.pkl", **pickle_load_args):
+def _mmap_storage(path, zip_file, name, nbytes, dt):
+    """A cpu storage over the record's bytes in the file, memory-mapped (numpy.memmap): private
+    (copy-on-write, writes stay in memory) under MAP_PRIVATE, torch's default, shared (written to the
+    file) under MAP_SHARED (set_default_mmap_options)."""
+    mode = "r+" if _MMAP_FLAGS[0] == _MAP_SHARED else "c"
+    if nbytes == 0:
+        return _new_storage(b"", dt, device("cpu"))
+    mapped = np.memmap(path, dtype=np.uint8, mode=mode, offset=zip_file.record_offset(name), shape=(nbytes,))
+    return _Storage(_C_wrap_array(mapped.view(dt._np)), dt, device("cpu"))
+
+
+def _load(zip_file, map_location, pickle_module, pickle_file="data.pkl", mmap_path=None, **pickle_load_args):
     restore_location, target_device = _get_restore_location(map_location)
     loaded_storages: dict = {}
     byteorderdata = b"little"
@@ -597,6 +656,17 @@ def _load(zip_file, map_location, pickle_module, pickle_file="data.pkl", **pickl
 
     def load_tensor(dt, nbytes, key, location):
         name = f"data/{key}"
+        if mmap_path is not None and byteorderdata.decode() == sys.byteorder:
+            # mmap=True: the storage maps the file, then moves where map_location says (a copy off the cpu)
+            storage = _mmap_storage(mmap_path, zip_file, name, nbytes, dt)
+            if restore_location is not None:
+                storage = restore_location(storage, location)
+                if not isinstance(storage, _Storage):
+                    raise RuntimeError(f"map_location should return a storage or None, got {type(storage).__name__}")
+            elif target_device(location) != storage.device:
+                storage = storage.to(target_device(location))
+            loaded_storages[key] = storage
+            return storage
         data = zip_file.get_record(name)
         if len(data) != nbytes:  # torch's check (get_storage_from_record), in its words
             raise RuntimeError(f"record size ({len(data)} bytes) does not match expected size ({nbytes} bytes = "
@@ -746,15 +816,14 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: built
             if zip_file.has_record("constants.pkl"):
                 raise RuntimeError("torchlite.load: this is a TorchScript archive (torch.jit.save), which torchlite "
                                    "cannot load")
-            if mmap:
-                raise RuntimeError("torchlite.load: mmap=True is not supported; load without it (the storages are "
-                                   "read into memory)")
+            mmap_path = os.fspath(f) if mmap else None
             if weights_only:
                 try:
-                    return _load(zip_file, map_location, _weights_only_unpickler, **pickle_load_args)
+                    return _load(zip_file, map_location, _weights_only_unpickler, mmap_path=mmap_path,
+                                 **pickle_load_args)
                 except pickle.UnpicklingError as e:
                     raise pickle.UnpicklingError(_get_wo_message(str(e))) from None
-            return _load(zip_file, map_location, pickle_module, **pickle_load_args)
+            return _load(zip_file, map_location, pickle_module, mmap_path=mmap_path, **pickle_load_args)
         if mmap:
             f_name = "" if not isinstance(f, str) else f"{f}, "
             raise RuntimeError("mmap can only be used with files saved with "

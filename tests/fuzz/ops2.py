@@ -522,6 +522,37 @@ op2("fill_diagonal_", ["{0}.fill_diagonal_({s})", "{out} = {0}.fill_diagonal_({s
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
+op2("diagonal_copy", ["{out} = lib.diagonal_copy({0})", "{out} = lib.diagonal_copy({0}, {k}, {a}, {b})",
+                      "{out} = lib.diagonal_copy({0}, offset={k}, dim2={a})"], [T(lambda m: len(m.shape) >= 2)],
+    lambda g, ms: dict(two_dims(g, ms), k=g.choice(["0", "1", "-1", "2", "-4"])), weight=0.5)
+def _flat_index(g, metas):
+    """put's flat indices into the first tensor (of a 1-d source of as many elements), now and then one
+    out of range."""
+    n = int(np.prod(metas[0].shape)) if metas[0].shape else 1
+    k = g.int(1, 3)
+    idx = [g.int(-n, max(0, n - 1)) if n else 0 for _ in range(k)]
+    if g.p(0.05):
+        idx[-1] = n + 1
+    return {"i": repr(idx), "k": str(k)}
+
+
+def _row_index(g, metas):
+    """index_put's index tensors: rows of the first tensor's dim 0 (two for the pair form)."""
+    n = metas[0].shape[0] if metas[0].shape else 1
+    return {"i": repr([g.int(0, max(0, n - 1)) for _ in range(2)]), "a": str(g.int(0, max(0, n - 1)))}
+
+
+op2("put", ["{out} = {0}.put(lib.tensor({i}), {0}.reshape(-1)[:{k}].flip(0))",
+            "{out} = lib.put({0}, lib.tensor({i}), {0}.reshape(-1)[:{k}] * 2, accumulate=True)",
+            "{0}.put_(lib.tensor({i}), {0}.reshape(-1)[:{k}] + 1)"],
+    [T(lambda m: m.shape != () and 0 not in m.shape)], _flat_index, weight=0.5)
+op2("index_put", ["{out} = {0}.index_put((lib.tensor({i}),), {0}[{a}])",
+                  "{out} = lib.index_put({0}, (lib.tensor({i}),), {0}[0] * 2, accumulate=True)",
+                  "{0}.index_put_((lib.tensor({i}),), {0}[{a}] + 1)",
+                  "{out} = lib.index_put_({0}, [lib.tensor({i})], {0}[{a}] * 3, True)"],
+    [T(lambda m: m.shape != () and 0 not in m.shape)], _row_index, weight=0.5)
+op2("squeeze_", ["{0}.squeeze_()", "{out} = {0}.squeeze_({a})", "{out} = {0}.squeeze_(({a}, {b}))",
+                 "{out} = {0}.unsqueeze({a}).squeeze_({a})"], [T()], two_dims, weight=0.5)
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)

@@ -334,30 +334,7 @@ OVERRIDES = {
 # every entry builds in torch today (its backward ops through torch.ops.aten or a double backward)
 NOT_BUILT: dict = {}
 
-_NOT_EXPOSED = "torchlite has the node but not this public entry point"
-KNOWN_DIFFERENCES = {
-    "squeeze_.dim": _NOT_EXPOSED + " (Tensor.squeeze_)",
-    "index_put": _NOT_EXPOSED + " (Tensor.index_put; x[idx] = v records IndexPutBackward0)",
-    "diagonal_copy": _NOT_EXPOSED + " (torch.diagonal_copy)",
-    "put": _NOT_EXPOSED + " (Tensor.put)",
-    "linalg_inv_ex": _NOT_EXPOSED + " (linalg.inv_ex)",
-    "linalg_cholesky_ex": _NOT_EXPOSED + " (linalg.cholesky_ex)",
-    "rsub.Scalar": "RsubBackward1 does not save alpha (torch shows _saved_alpha)",
-    "mm": "MmBackward0 does not save self_sym_sizes/strides, mat2_sym_sizes/strides (the table's formula "
-          "reads the tensors instead)",
-    "addmm": "AddmmBackward0 does not save mat1/mat2 sym_sizes and sym_strides",
-    "addbmm": "AddbmmBackward0 does not save batch1_sym_argsize_0/1, batch2_sym_argsize_2",
-    "split.Tensor": "SplitBackward0 does not save split_size",
-    "select_backward": "SelectBackwardBackward0 saves a hidden index key (select_from_key) instead of dim and index",
-    "slice_backward": "SliceBackwardBackward0 saves a hidden index key (slice_from_key) instead of dim, start, "
-                      "end and step",
-    "_index_put_impl_": "IndexPutImplBackward0 does not save accumulate (the table's entry has no self formula: "
-                        "the zeros index's backward puts into never require grad)",
-    "_linalg_solve_ex": "LinalgSolveExBackward0's LU is the factorisation of A^T (LAPACK's column-major "
-                        "layout), torch's of A",
-    "native_group_norm_backward": "torch 2.13's derivatives.yaml has no native_group_norm_backward entry (its node "
-                                  "is torch::autograd::NotImplemented); torchlite's entry gives it a double-backward "
-                                  "formula (NativeGroupNormBackwardBackward0)",
+KNOWN_DIFFERENCES: dict = {
 }
 
 

@@ -452,6 +452,25 @@ NODE_ONLY += [(lambda g, x: torch._ops.native_group_norm_backward(g, x, _gn_stat
                                                                   [True, False, False])[0],
                lambda: (dbl(2, 4, 3), dbl(2, 4, 3)))]
 
+# issue 14 (autograd): the in-place view op, the *_ex linalg ops, diagonal_copy, and the formulas whose saved
+# fields changed (mm's strides of a column-major operand, split's split_size with a negative dim)
+def _squeezed(a, *dim):
+    b = a * 1
+    b.squeeze_(*dim)
+    return b
+
+
+OPS += [
+    ("squeeze_", lambda a: _squeezed(a), lambda: (dbl(2, 1, 3),)),
+    ("squeeze__dim", lambda a: _squeezed(a, -2), lambda: (dbl(2, 1, 3),)),
+    ("squeeze__dims", lambda a: _squeezed(a, (0, 1)), lambda: (dbl(1, 1, 3),)),
+    ("inv_ex", lambda a: torch.linalg.inv_ex(a).inverse, lambda: (_wellcond(3),)),
+    ("cholesky_ex", lambda a: torch.linalg.cholesky_ex(a @ a.mT + torch.tensor(3 * np.eye(3)), upper=True).L,
+     lambda: (dbl(3, 3),)),
+    ("diagonal_copy", lambda a: torch.diagonal_copy(a, 1, -1, 0), lambda: (dbl(2, 3, 4),)),
+    ("mm_column_major", lambda a, b: torch.mm(a.mT, b.mT), lambda: (dbl(3, 2), dbl(2, 3))),
+    ("split_neg_dim", lambda a: a.split(2, -1)[1], lambda: (dbl(2, 3),)),
+]
 
 def _iadd(a, b):
     a += b

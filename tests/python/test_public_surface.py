@@ -2157,6 +2157,82 @@ def _unsafe_globals_case(lib, dev):
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
 
+@case("torchlite.linalg.inv_ex")
+def _inv_ex(lib, dev):
+    x = leaf(lib, dev, _SQ)
+    return with_grads(lib, lambda x: (*lib.linalg.inv_ex(x), lib.linalg.inv_ex(x * 0, check_errors=False).info,
+                                      run(lambda lib: lib.linalg.inv_ex(lib.zeros(2, 2), check_errors=True), lib)), x)
+
+
+@case("torchlite.linalg.cholesky_ex")
+def _cholesky_ex(lib, dev):
+    x = leaf(lib, dev, _SPD)
+    return with_grads(lib, lambda x: (*lib.linalg.cholesky_ex(x), lib.linalg.cholesky_ex(x, upper=True).L,
+                                      lib.linalg.cholesky_ex(-x.detach()).info), x)
+
+
+@case("torchlite.diagonal_copy")
+def _diagonal_copy(lib, dev):
+    x = leaf(lib, dev, [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[7.0, 8.0, 9.0], [1.5, 2.5, 3.5]]])
+    return with_grads(lib, lambda x: (lib.diagonal_copy(x), lib.diagonal_copy(x, 1, -1, 0),
+                                      lib.diagonal_copy(x, offset=-1, dim1=2, dim2=1)._base is None), x)
+
+
+@case("Tensor.index_put", "torchlite.index_put", "Tensor.index_put_", "torchlite.index_put_")
+def _index_put(lib, dev):
+    i = lib.tensor([0, 1], device=dev)
+
+    def fn(x):
+        v = x[0, :2] * 2
+        a = x.index_put((i,), x[1:] * 3)
+        b = lib.index_put(x, (i, i), v, accumulate=True)
+        c = (x * 1).index_put_((i, i), v)
+        d = lib.index_put_(x * 1, [i], x[0], True)
+        return a, b, c, d, a.grad_fn.name(), c.grad_fn.name()
+    return with_grads(lib, fn, leaf(lib, dev))
+
+
+@case("Tensor.put", "torchlite.put", "Tensor.put_")
+def _put_public(lib, dev):
+    i = lib.tensor([0, 5, 5], device=dev)
+
+    def fn(x):
+        v = x[1] * 2
+        return (x.put(i[:2], v[:2]), lib.put(x, i, v, accumulate=True), (x * 1).put_(i, v, True),
+                x.put(i[:1], v[:1]).grad_fn.name())
+    return with_grads(lib, fn, leaf(lib, dev))
+
+
+@case("torchlite.serialization.set_default_mmap_options", "torchlite.serialization.get_default_mmap_options")
+def _mmap_options(lib, dev):
+    import mmap
+    import os
+    import tempfile
+    s = lib.serialization
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.pt")
+        lib.save({"w": lib.arange(4.0)}, p)
+        with s.set_default_mmap_options(mmap.MAP_SHARED):
+            inside = s.get_default_mmap_options()
+            lib.load(p, mmap=True)["w"][0] = 9.0
+        private = lib.load(p, mmap=True)
+        private["w"][1] = 5.0
+        return inside, s.get_default_mmap_options(), lib.load(p, mmap=True)["w"].tolist(), run(
+            lambda lib: lib.serialization.set_default_mmap_options(3), lib)
+
+
+@case("Tensor.squeeze_")
+def _squeeze_inplace(lib, dev):
+    def fn(x):
+        y = (x * 2).unsqueeze(0).unsqueeze(-1)
+        y.squeeze_(0)
+        z = (x * 3).unsqueeze(1)
+        z.squeeze_((1, -1))
+        w = (x * 4).unsqueeze(0)
+        return y, y.grad_fn.name(), z, z.grad_fn.name(), w.squeeze_(), w.grad_fn.name()
+    return with_grads(lib, fn, leaf(lib, dev))
+
+
 @case("torchlite.autograd.graph.allow_mutation_on_saved_tensors")
 def _allow_mutation_on_saved_tensors(lib, dev):
     with lib.autograd.graph.allow_mutation_on_saved_tensors():

@@ -412,10 +412,10 @@ def test_argument_errors_as_torch():
     assert torchlite.load(io.BytesIO(data), pickle_module=pickle).tolist() == [1.0]
 
 
-def test_mmap_refused_clearly(tmp_path):
+def test_mmap_loads_torch_files(tmp_path):
+    """mmap=True maps the storages (issue 14; tests/python/test_serialization_mmap.py compares it with torch)."""
     torch.save(torch.ones(1), tmp_path / "m.pt")
-    with pytest.raises(RuntimeError, match="mmap=True is not supported"):
-        torchlite.load(tmp_path / "m.pt", mmap=True)
+    assert torchlite.load(tmp_path / "m.pt", mmap=True).tolist() == [1.0]
 
 
 def test_pickle_protocols():

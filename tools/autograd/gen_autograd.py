@@ -37,6 +37,10 @@ DERIVED = {
     "sym_numel": ("_sym_numel", "V", "int64_t", "read_int"),
     "dim": ("_dim", "V", "int64_t", "read_int"),
     "scalar_type": ("_scalar_type", "H", None, None),
+    # mm's `self.sym_strides()` (upstream: strides_or_error) and `self.layout()`; torch shows no
+    # getter for a Layout field, so it is hidden
+    "sym_strides": ("_sym_strides", "V", "std::vector<int64_t>", "read_int_list"),
+    "layout": ("_layout", "H", None, None),
 }
 DERIVED["sym_size"] = ("_sym_argsize", "V", "int64_t", "read_int")
 # upstream's `bias->sym_sizes()` of an optional tensor: <name>_sym_sizes_opt, None where it is undefined

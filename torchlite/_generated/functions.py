@@ -10,7 +10,6 @@ from .._functions_manual import (
     _log_softmax_backward_data,
     _softmax_backward_data,
     add_scalar,
-    addbmm_expand,
     as_dtype,
     as_strided_backward,
     atan2_backward_other,
@@ -131,6 +130,7 @@ from .._functions_manual import (
     nll_loss_backward,
     norm_double_backward,
     not_implemented,
+    not_implemented_multi,
     not_implemented_node,
     outer,
     permute_backwards,
@@ -165,7 +165,7 @@ from .._functions_manual import (
     scatter_reduce_backward_src,
     scatter_zero,
     select_backward_symint,
-    select_from_key,
+    select_symint,
     sgn,
     sgn_backward,
     sigmoid_backward,
@@ -173,7 +173,7 @@ from .._functions_manual import (
     sinc_backward,
     sinh,
     slice_backward_wrapper,
-    slice_from_key,
+    slice_symint,
     slogdet_backward,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
@@ -206,6 +206,7 @@ from .._functions_manual import (
     unbind_backward,
     unfold,
     unfold_backward,
+    unsqueeze,
     unsqueeze_to,
     upsample_bilinear2d,
     upsample_bilinear2d_backward,
@@ -324,9 +325,9 @@ def MeanBackward0(grad, needs, self_sym_sizes, self_sym_numel):
     return (grad_self,)
 
 
-def RsubBackward1(grad, needs):
+def RsubBackward1(grad, needs, alpha):
     """rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"""
-    grad_self = neg(grad) if needs[0] else None
+    grad_self = maybe_multiply(neg(grad), alpha) if needs[0] else None
     return (grad_self,)
 
 
@@ -412,10 +413,11 @@ def PowBackward2(grad, needs, self, exponent, result):
     return (grad_exponent,)
 
 
-def MmBackward0(grad, needs, self, mat2):
+def MmBackward0(grad, needs, self, mat2, self_sym_sizes, self_sym_strides, self_layout, mat2_sym_sizes,
+                mat2_sym_strides, mat2_layout):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
-    grad_mat2 = mm_mat2_backward(grad, self, mat2) if needs[1] else None
-    grad_self = mm_mat1_backward(grad, mat2, self) if needs[0] else None
+    grad_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides, mat2_layout, 1) if needs[1] else None
+    grad_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides, self_layout, 1) if needs[0] else None
     return (grad_self, grad_mat2)
 
 
@@ -611,25 +613,25 @@ def IndexBackward0(grad, needs, indices, self_sym_sizes, key, basic, name):
     return (grad_self,)
 
 
-def IndexPutImplBackward0(grad, needs, indices, key):
+def IndexPutImplBackward0(grad, needs, indices, accumulate, key, values_shape, values_dtype):
     """_index_put_impl_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False,
     bool unsafe=False) -> Tensor(a!)"""
-    if needs[0]:
-        raise RuntimeError("the derivative for 'self' is not implemented.")
+    grad_self = (grad if accumulate
+        else index_put_zeros(grad, saved_index_key(key, indices), values_shape, values_dtype)) if needs[0] else None
     grad_values = getitem_raw(grad, saved_index_key(key, indices)) if needs[1] else None
-    return (None, grad_values)
+    return (grad_self, grad_values)
 
 
-def SelectBackwardBackward0(grad, needs, key):
+def SelectBackwardBackward0(grad, needs, dim, index):
     """select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor"""
-    grad_grad_output = select_from_key(grad, key) if needs[0] else None
+    grad_grad_output = select_symint(grad, dim, index) if needs[0] else None
     return (grad_grad_output,)
 
 
-def SliceBackwardBackward0(grad, needs, key):
+def SliceBackwardBackward0(grad, needs, dim, start, end, step):
     """slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end,
     SymInt step) -> Tensor"""
-    grad_grad_output = slice_from_key(grad, key) if needs[0] else None
+    grad_grad_output = slice_symint(grad, dim, start, end, step) if needs[0] else None
     return (grad_grad_output,)
 
 
@@ -664,9 +666,9 @@ def DiagonalBackwardBackward0(grad, needs, offset, dim1, dim2):
     return (grad_grad_output,)
 
 
-def SplitBackward0(grads, needs, dim, self_sym_sizes, split_sizes, self_dtype):
+def SplitBackward0(grads, needs, split_size, dim, self_sym_sizes, self_dtype):
     """split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]"""
-    grad_self = split_backward(grads, split_sizes, dim, self_sym_sizes, self_dtype) if needs[0] else None
+    grad_self = split_backward(grads, split_size, dim, self_sym_sizes, self_dtype) if needs[0] else None
     return (grad_self,)
 
 
@@ -708,9 +710,10 @@ def CopyBackwards(grad, needs, src_dtype):
     return (grad_self, grad_src)
 
 
-def IndexPutBackward0(grad, needs, indices, key, values_shape, values_dtype):
+def IndexPutBackward0(grad, needs, indices, accumulate, key, values_shape, values_dtype):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
-    grad_self = index_put_zeros(grad, saved_index_key(key, indices), values_shape, values_dtype) if needs[0] else None
+    grad_self = (grad if accumulate
+        else index_put_zeros(grad, saved_index_key(key, indices), values_shape, values_dtype)) if needs[0] else None
     grad_values = getitem_raw(grad, saved_index_key(key, indices)) if needs[1] else None
     return (grad_self, grad_values)
 
@@ -1416,10 +1419,11 @@ def VdotBackward0(grad, needs, self, other):
     return (grad_self, grad_other)
 
 
-def AddmmBackward0(grad, needs, mat1, mat2, beta, alpha):
+def AddmmBackward0(grad, needs, mat1, mat2, beta, alpha, mat1_sym_sizes, mat1_sym_strides, mat1_layout, mat2_sym_sizes,
+                   mat2_sym_strides, mat2_layout):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
-    grad_mat1 = maybe_multiply(mm_mat1_backward(grad, mat2, mat1), alpha) if needs[1] else None
-    grad_mat2 = maybe_multiply(mm_mat2_backward(grad, mat1, mat2), alpha) if needs[2] else None
+    grad_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, mat1_layout, alpha) if needs[1] else None
+    grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, mat2_layout, alpha) if needs[2] else None
     grad_self = maybe_multiply(grad, beta) if needs[0] else None
     return (grad_self, grad_mat1, grad_mat2)
 
@@ -1432,10 +1436,13 @@ def AddmvBackward0(grad, needs, mat, vec, beta, alpha):
     return (grad_self, grad_mat, grad_vec)
 
 
-def AddbmmBackward0(grad, needs, batch1, batch2, beta, alpha):
+def AddbmmBackward0(grad, needs, batch1, batch2, beta, alpha, batch1_sym_argsize_0, batch1_sym_argsize_1,
+                    batch2_sym_argsize_2):
     """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
-    grad_batch1 = maybe_multiply(bmm(addbmm_expand(grad, batch1), transpose(batch2, 1, 2)), alpha) if needs[1] else None
-    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), addbmm_expand(grad, batch1)), alpha) if needs[2] else None
+    grad_batch1 = maybe_multiply(bmm(expand_symint(unsqueeze(grad, 0), (batch1_sym_argsize_0, batch1_sym_argsize_1,
+                                 batch2_sym_argsize_2)), transpose(batch2, 1, 2)), alpha) if needs[1] else None
+    grad_batch2 = maybe_multiply(bmm(transpose(batch1, 1, 2), expand_symint(unsqueeze(grad, 0), (batch1_sym_argsize_0,
+                                 batch1_sym_argsize_1, batch2_sym_argsize_2))), alpha) if needs[2] else None
     grad_self = maybe_multiply(grad, beta) if needs[0] else None
     return (grad_self, grad_batch1, grad_batch2)
 
@@ -1657,6 +1664,18 @@ def UniqueConsecutiveBackward0(grad, needs):
     """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor,
     Tensor, Tensor)"""
     grad_self = not_implemented("unique_consecutive") if needs[0] else None
+    return (grad_self,)
+
+
+def SqueezeBackward3(grad, needs, self_sym_sizes):
+    """squeeze_(Tensor(a!) self) -> Tensor(a!)"""
+    grad_self = unsqueeze_to(grad, self_sym_sizes, None) if needs[0] else None
+    return (grad_self,)
+
+
+def SqueezeBackward5(grad, needs, dim, self_sym_sizes):
+    """squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)"""
+    grad_self = unsqueeze_to(grad, self_sym_sizes, dim) if needs[0] else None
     return (grad_self,)
 
 
@@ -2158,16 +2177,15 @@ def NativeBatchNormBackwardBackward0(grads, needs, grad_out, input, weight, runn
     return (grad_grad_out, grad_input, grad_weight)
 
 
-def NativeGroupNormBackwardBackward0(grads, needs, grad_out, input, mean, rstd, weight, N, C, HxW, group, norm_eps):
+def NotImplementedNativeGroupNormBackward(grads, needs, name):
     """native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N,
     SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
-    grad_grad_out = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
-                                         norm_eps), needs, 0) if needs[0] else None
-    grad_input = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
-                                      norm_eps), needs, 1) if needs[1] else None
-    grad_weight = norm_double_backward("group", grads, grad_out, input, weight, (mean, rstd, N, C, HxW, group,
-                                       norm_eps), needs, 2) if needs[2] else None
-    return (grad_grad_out, grad_input, grad_weight)
+    grad_grad_out = not_implemented_multi(name, grads) if needs[0] else None
+    grad_input = not_implemented_multi(name, grads) if needs[1] else None
+    grad_mean = not_implemented_multi(name, grads) if needs[2] else None
+    grad_rstd = not_implemented_multi(name, grads) if needs[3] else None
+    grad_weight = not_implemented_multi(name, grads) if needs[4] else None
+    return (grad_grad_out, grad_input, grad_mean, grad_rstd, grad_weight)
 
 
 def AdaptiveAvgPool2DBackward0(grad, needs, self):
@@ -2514,6 +2532,8 @@ _C._set_formula(specs.UniformBackward0, UniformBackward0)
 _C._set_formula(specs.Unique2Backward0, Unique2Backward0)
 _C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
 _C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)
+_C._set_formula(specs.SqueezeBackward3, SqueezeBackward3)
+_C._set_formula(specs.SqueezeBackward5, SqueezeBackward5)
 _C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
 _C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
 _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)
@@ -2578,7 +2598,7 @@ _C._set_formula(specs.NativeLayerNormBackward0, NativeLayerNormBackward0)
 _C._set_formula(specs.NativeGroupNormBackward0, NativeGroupNormBackward0)
 _C._set_formula(specs.NativeLayerNormBackwardBackward0, NativeLayerNormBackwardBackward0)
 _C._set_formula(specs.NativeBatchNormBackwardBackward0, NativeBatchNormBackwardBackward0)
-_C._set_formula(specs.NativeGroupNormBackwardBackward0, NativeGroupNormBackwardBackward0)
+_C._set_formula(specs.NotImplementedNativeGroupNormBackward, NotImplementedNativeGroupNormBackward)
 _C._set_formula(specs.AdaptiveAvgPool2DBackward0, AdaptiveAvgPool2DBackward0)
 _C._set_formula(specs.AdaptiveAvgPool2DBackwardBackward0, AdaptiveAvgPool2DBackwardBackward0)
 _C._set_formula(specs.ReflectionPad1DBackward0, ReflectionPad1DBackward0)

@@ -19,7 +19,7 @@ SigmoidBackward0 = _C._op_spec("SigmoidBackward0", ("result", ), "T", 8, False)
 ReluBackward0 = _C._op_spec("ReluBackward0", ("result", ), "T", 9, False)
 SumBackward0 = _C._op_spec("SumBackward0", ("self_sym_sizes", ), "V", 10, False)
 MeanBackward0 = _C._op_spec("MeanBackward0", ("self_sym_sizes", "self_sym_numel", ), "VV", 11, False)
-RsubBackward1 = _C._op_spec("RsubBackward1", (), "", 0, False)
+RsubBackward1 = _C._op_spec("RsubBackward1", ("alpha", ), "V", 0, False)
 LogBackward0 = _C._op_spec("LogBackward0", ("self", ), "T", 0, False)
 SinBackward0 = _C._op_spec("SinBackward0", ("self", ), "T", 0, False)
 CosBackward0 = _C._op_spec("CosBackward0", ("self", ), "T", 0, False)
@@ -33,7 +33,10 @@ SgnBackward0 = _C._op_spec("SgnBackward0", ("self", "result", ), "TT", 0, False)
 PowBackward0 = _C._op_spec("PowBackward0", ("self", "exponent", ), "TV", 0, False)
 PowBackward1 = _C._op_spec("PowBackward1", ("self", "exponent", "result", ), "TTT", 0, False)
 PowBackward2 = _C._op_spec("PowBackward2", ("self", "exponent", "result", ), "VTT", 0, False)
-MmBackward0 = _C._op_spec("MmBackward0", ("self", "mat2", ), "TT", 0, False)
+MmBackward0 = _C._op_spec("MmBackward0",
+                          ("self", "mat2", "self_sym_sizes", "self_sym_strides", "self_layout", "mat2_sym_sizes",
+                           "mat2_sym_strides", "mat2_layout",),
+                          "TTVVHVVH", 0, False)
 DotBackward0 = _C._op_spec("DotBackward0", ("self", "tensor", ), "TT", 0, False)
 MvBackward0 = _C._op_spec("MvBackward0", ("self", "vec", ), "TT", 0, False)
 BmmBackward0 = _C._op_spec("BmmBackward0", ("self", "mat2", ), "TT", 0, False)
@@ -67,9 +70,11 @@ SelectBackward0 = _C._op_spec("SelectBackward0", ("dim", "index", "self_sym_size
 SliceBackward0 = _C._op_spec("SliceBackward0", ("dim", "start", "end", "step", "self_sym_sizes", ), "SSSSV", 0, False)
 IndexBackward0 = _C._op_spec("IndexBackward0", ("indices", "self_sym_sizes", "key", "basic", "name", ),
                              "LVHHH", 0, False)
-IndexPutImplBackward0 = _C._op_spec("IndexPutImplBackward0", ("indices", "key", ), "LH", 0, False)
-SelectBackwardBackward0 = _C._op_spec("SelectBackwardBackward0", ("key", ), "H", 0, False)
-SliceBackwardBackward0 = _C._op_spec("SliceBackwardBackward0", ("key", ), "H", 0, False)
+IndexPutImplBackward0 = _C._op_spec("IndexPutImplBackward0",
+                                    ("indices", "accumulate", "key", "values_shape", "values_dtype", ),
+                                    "LVHHH", 0, False)
+SelectBackwardBackward0 = _C._op_spec("SelectBackwardBackward0", ("dim", "index", ), "SS", 0, False)
+SliceBackwardBackward0 = _C._op_spec("SliceBackwardBackward0", ("dim", "start", "end", "step", ), "SSSS", 0, False)
 AsStridedBackward0 = _C._op_spec("AsStridedBackward0", ("size", "stride", "storage_offset", "self_geometry", ),
                                  "SSSH", 0, False)
 IndexAddBackward0 = _C._op_spec("IndexAddBackward0", ("dim", "index", "source", "alpha", "source_dim", ),
@@ -78,8 +83,7 @@ IndexSelectBackward0 = _C._op_spec("IndexSelectBackward0", ("dim", "index", "sel
 DiagonalBackward0 = _C._op_spec("DiagonalBackward0", ("offset", "dim1", "dim2", "self_sym_sizes", "flat_index", ),
                                 "SSSVH", 0, False)
 DiagonalBackwardBackward0 = _C._op_spec("DiagonalBackwardBackward0", ("offset", "dim1", "dim2", ), "SSS", 0, False)
-SplitBackward0 = _C._op_spec("SplitBackward0", ("dim", "self_sym_sizes", "split_sizes", "self_dtype", ),
-                             "SVHH", 0, True)
+SplitBackward0 = _C._op_spec("SplitBackward0", ("split_size", "dim", "self_sym_sizes", "self_dtype", ), "SSVH", 0, True)
 SplitWithSizesBackward0 = _C._op_spec("SplitWithSizesBackward0",
                                       ("split_sizes", "dim", "self_sym_sizes", "self_dtype", ), "SSVH", 0, True)
 UnbindBackward0 = _C._op_spec("UnbindBackward0", ("dim", "self_sym_sizes", "self_dtype", ), "SHH", 0, True)
@@ -87,8 +91,8 @@ ZeroBackward0 = _C._op_spec("ZeroBackward0", (), "", 0, False)
 FillBackward2 = _C._op_spec("FillBackward2", (), "", 0, False)
 FillBackward3 = _C._op_spec("FillBackward3", (), "", 0, False)
 CopyBackwards = _C._op_spec("torch::autograd::CopyBackwards", ("src_dtype", ), "H", 0, False)
-IndexPutBackward0 = _C._op_spec("IndexPutBackward0", ("indices", "key", "values_shape", "values_dtype", ),
-                                "LHHH", 0, False)
+IndexPutBackward0 = _C._op_spec("IndexPutBackward0", ("indices", "accumulate", "key", "values_shape", "values_dtype", ),
+                                "LVHHH", 0, False)
 ToCopyBackward0 = _C._op_spec("ToCopyBackward0", ("self_dtype", "self_device", ), "HH", 0, False)
 StackBackward0 = _C._op_spec("StackBackward0", ("dim", "tensors_dtypes", ), "SH", 0, False)
 CatBackward0 = _C._op_spec("CatBackward0", ("dim", "tensors_sizes", "tensors_dtypes", ), "SHH", 0, False)
@@ -205,9 +209,15 @@ RepeatBackward0 = _C._op_spec("RepeatBackward0", ("repeats", "self_sym_sizes", )
 UnfoldBackward0 = _C._op_spec("UnfoldBackward0", ("dimension", "size", "step", "self_sym_sizes", ), "SSSV", 0, False)
 UnfoldBackwardBackward0 = _C._op_spec("UnfoldBackwardBackward0", ("dim", "size", "step", ), "SSS", 0, False)
 VdotBackward0 = _C._op_spec("VdotBackward0", ("self", "other", ), "TT", 0, False)
-AddmmBackward0 = _C._op_spec("AddmmBackward0", ("mat1", "mat2", "beta", "alpha", ), "TTVV", 0, False)
+AddmmBackward0 = _C._op_spec("AddmmBackward0",
+                             ("mat1", "mat2", "beta", "alpha", "mat1_sym_sizes", "mat1_sym_strides", "mat1_layout",
+                              "mat2_sym_sizes", "mat2_sym_strides", "mat2_layout",),
+                             "TTVVVVHVVH", 0, False)
 AddmvBackward0 = _C._op_spec("AddmvBackward0", ("mat", "vec", "beta", "alpha", ), "TTVV", 0, False)
-AddbmmBackward0 = _C._op_spec("AddbmmBackward0", ("batch1", "batch2", "beta", "alpha", ), "TTVV", 0, False)
+AddbmmBackward0 = _C._op_spec("AddbmmBackward0",
+                              ("batch1", "batch2", "beta", "alpha", "batch1_sym_argsize_0", "batch1_sym_argsize_1",
+                               "batch2_sym_argsize_2",),
+                              "TTVVVVV", 0, False)
 BaddbmmBackward0 = _C._op_spec("BaddbmmBackward0", ("batch1", "batch2", "beta", "alpha", ), "TTVV", 0, False)
 TraceBackward0 = _C._op_spec("TraceBackward0", ("self_sym_sizes", ), "V", 0, False)
 LinalgCrossBackward0 = _C._op_spec("LinalgCrossBackward0", ("self", "other", "dim", ), "TTS", 0, False)
@@ -244,6 +254,8 @@ UniformBackward0 = _C._op_spec("UniformBackward0", (), "", 0, False)
 Unique2Backward0 = _C._op_spec("Unique2Backward0", (), "", 0, False)
 UniqueDimBackward0 = _C._op_spec("UniqueDimBackward0", (), "", 0, False)
 UniqueConsecutiveBackward0 = _C._op_spec("UniqueConsecutiveBackward0", (), "", 0, False)
+SqueezeBackward3 = _C._op_spec("SqueezeBackward3", ("self_sym_sizes", ), "V", 0, False)
+SqueezeBackward5 = _C._op_spec("SqueezeBackward5", ("dim", "self_sym_sizes", ), "SV", 0, False)
 SoftmaxBackward0 = _C._op_spec("SoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 LogSoftmaxBackward0 = _C._op_spec("LogSoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 SoftmaxBackwardDataBackward0 = _C._op_spec("SoftmaxBackwardDataBackward0",
@@ -363,10 +375,7 @@ NativeBatchNormBackwardBackward0 = _C._op_spec("NativeBatchNormBackwardBackward0
                                                ("grad_out", "input", "weight", "running_mean", "running_var",
                                                 "save_mean", "save_invstd", "train", "eps",),
                                                "TTTTTTTVV", 0, True)
-NativeGroupNormBackwardBackward0 = _C._op_spec("NativeGroupNormBackwardBackward0",
-                                               ("grad_out", "input", "mean", "rstd", "weight", "N", "C", "HxW",
-                                                "group", "norm_eps",),
-                                               "TTTTTSSSSH", 0, True)
+NotImplementedNativeGroupNormBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, True)
 AdaptiveAvgPool2DBackward0 = _C._op_spec("AdaptiveAvgPool2DBackward0", ("self", ), "T", 0, False)
 AdaptiveAvgPool2DBackwardBackward0 = _C._op_spec("AdaptiveAvgPool2DBackwardBackward0",
                                                  ("grad_output_sym_argsize_minus_2", "grad_output_sym_argsize_minus_1",

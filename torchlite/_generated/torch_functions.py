@@ -118,6 +118,7 @@ __all__ = [
     "diag",
     "diag_embed",
     "diagonal",
+    "diagonal_copy",
     "div",
     "divide",
     "dot",
@@ -171,6 +172,8 @@ __all__ = [
     "index_add",
     "index_copy",
     "index_fill",
+    "index_put",
+    "index_put_",
     "index_select",
     "inverse",
     "isclose",
@@ -255,6 +258,7 @@ __all__ = [
     "positive",
     "pow",
     "prod",
+    "put",
     "reciprocal",
     "reciprocal_",
     "relu",
@@ -793,6 +797,9 @@ _SCHEMAS = {
     "diagonal": (
         ('Tensor self, int offset=0, int dim1=0, int dim2=1',
          '(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)'),),
+    "diagonal_copy": (
+        ('Tensor self, int offset=0, int dim1=0, int dim2=1',
+         '(Tensor input, int offset = 0, int dim1 = 0, int dim2 = 1)'),),
     "div": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -981,6 +988,12 @@ _SCHEMAS = {
          '(Tensor input, int dim, Tensor index, Tensor value)'),
         ('Tensor self, int dim, Tensor index, Scalar value',
          '(Tensor input, int dim, Tensor index, Number value)')),
+    "index_put": (
+        ('Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False',
+         '(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False)'),),
+    "index_put_": (
+        ('Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False',
+         '(Tensor input, tuple of Tensors indices, Tensor values, bool accumulate = False)'),),
     "index_select": (
         ('Tensor self, int dim, Tensor index, *, Tensor? out=None',
          '(Tensor input, int dim, Tensor index, *, Tensor out = None)'),),
@@ -1302,6 +1315,9 @@ _SCHEMAS = {
          '(Tensor input, *, torch.dtype dtype = None)'),
         ('Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
          '(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)')),
+    "put": (
+        ('Tensor self, Tensor index, Tensor source, bool accumulate=False',
+         '(Tensor input, Tensor index, Tensor source, bool accumulate = False)'),),
     "reciprocal": (
         ('Tensor self, *, Tensor? out=None',
          '(Tensor input, *, Tensor out = None)'),),
@@ -2753,6 +2769,15 @@ def diagonal(*args, **kwargs):
     return _ops.diagonal(*args, **kwargs)
 
 
+@functools.wraps(_ops.diagonal_copy)
+def diagonal_copy(*args, **kwargs):
+    try:
+        return _ops.diagonal_copy(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("diagonal_copy", _SCHEMAS["diagonal_copy"], args, kwargs, error)
+    return _ops.diagonal_copy(*args, **kwargs)
+
+
 @functools.wraps(_ops.div)
 def div(*args, out=None, **kwargs):
     try:
@@ -3328,6 +3353,24 @@ def index_fill(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("index_fill", _SCHEMAS["index_fill"], args, kwargs, error)
     return _ops.index_fill(*args, **kwargs)
+
+
+@functools.wraps(_ops.index_put)
+def index_put(*args, **kwargs):
+    try:
+        return _ops.index_put(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("index_put", _SCHEMAS["index_put"], args, kwargs, error)
+    return _ops.index_put(*args, **kwargs)
+
+
+@functools.wraps(_ops.index_put_)
+def index_put_(*args, **kwargs):
+    try:
+        return _ops.index_put_(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("index_put_", _SCHEMAS["index_put_"], args, kwargs, error)
+    return _ops.index_put_(*args, **kwargs)
 
 
 @functools.wraps(_ops.index_select)
@@ -4232,6 +4275,15 @@ def prod(*args, out=None, **kwargs):
     if out is None:
         return _ops.prod(*args, **kwargs)
     return out_variant("prod", _ops.prod, out, args, kwargs)
+
+
+@functools.wraps(_ops.put)
+def put(*args, **kwargs):
+    try:
+        return _ops.put(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("put", _SCHEMAS["put"], args, kwargs, error)
+    return _ops.put(*args, **kwargs)
 
 
 @functools.wraps(_ops.reciprocal)

@@ -661,6 +661,12 @@ _SCHEMAS = {
          '(int dim, Tensor index, Tensor value)'),
         ('int dim, Tensor index, Scalar value',
          '(int dim, Tensor index, Number value)')),
+    "index_put": (
+        ('Tensor?[] indices, Tensor values, bool accumulate=False',
+         '(tuple of Tensors indices, Tensor values, bool accumulate = False)'),),
+    "index_put_": (
+        ('Tensor?[] indices, Tensor values, bool accumulate=False',
+         '(tuple of Tensors indices, Tensor values, bool accumulate = False)'),),
     "index_select": (
         ('int dim, Tensor index',
          '(int dim, Tensor index)'),),
@@ -984,6 +990,12 @@ _SCHEMAS = {
          '(*, torch.dtype dtype = None)'),
         ('int dim, bool keepdim=False, *, ScalarType? dtype=None',
          '(int dim, bool keepdim = False, *, torch.dtype dtype = None)')),
+    "put": (
+        ('Tensor index, Tensor source, bool accumulate=False',
+         '(Tensor index, Tensor source, bool accumulate = False)'),),
+    "put_": (
+        ('Tensor index, Tensor source, bool accumulate=False',
+         '(Tensor index, Tensor source, bool accumulate = False)'),),
     "random_": (
         ('*, Generator? generator=None',
          '(*, torch.Generator generator = None)'),
@@ -1136,6 +1148,13 @@ _SCHEMAS = {
         ('',
          '()'),),
     "squeeze": (
+        ('',
+         '()'),
+        ('int dim',
+         '(int dim)'),
+        ('int[] dim',
+         '(tuple of ints dim)')),
+    "squeeze_": (
         ('',
          '()'),
         ('int dim',
@@ -1643,6 +1662,8 @@ class _TensorMethods:
     index_copy_ = _method("index_copy_", _ops.index_copy_, _SCHEMAS["index_copy_"])
     index_fill = _method("index_fill", _ops.index_fill, _SCHEMAS["index_fill"])
     index_fill_ = _method("index_fill_", _ops.index_fill_, _SCHEMAS["index_fill_"])
+    index_put = _method("index_put", _ops.index_put, _SCHEMAS["index_put"])
+    index_put_ = _method("index_put_", _ops.index_put_, _SCHEMAS["index_put_"])
     index_select = _method("index_select", _ops.index_select, _SCHEMAS["index_select"])
     inverse = _method("inverse", _ops.inverse, _SCHEMAS["inverse"])
     isclose = _method("isclose", _ops.isclose, _SCHEMAS["isclose"])
@@ -1794,6 +1815,8 @@ class _TensorMethods:
         return inplace_variant(_ops.pow, self, args, kwargs)
 
     prod = _method("prod", _ops.prod, _SCHEMAS["prod"])
+    put = _method("put", _ops.put, _SCHEMAS["put"])
+    put_ = _method("put_", _ops.put_, _SCHEMAS["put_"])
     random_ = _method("random_", _ops.random_, _SCHEMAS["random_"])
     reciprocal = _method("reciprocal", _ops.reciprocal, _SCHEMAS["reciprocal"])
 
@@ -1921,6 +1944,7 @@ class _TensorMethods:
         return inplace_variant(_ops.square, self, args, kwargs)
 
     squeeze = _method("squeeze", _ops.squeeze, _SCHEMAS["squeeze"])
+    squeeze_ = _method("squeeze_", _ops.squeeze_, _SCHEMAS["squeeze_"])
     std = _method("std", _ops.std, _SCHEMAS["std"])
     sub = _method("sub", _ops.sub, _SCHEMAS["sub"])
     sub_ = _method("sub_", _ops.sub_, _SCHEMAS["sub_"])

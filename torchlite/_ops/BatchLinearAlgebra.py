@@ -258,7 +258,9 @@ def linalg_solve(A, B, *, left=True, out=None):
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({a.shape[-3] if a.ndim > 2 else 1}) must match the size of "
                            f"tensor b ({bm.shape[-3] if bm.ndim > 2 else 1}) at non-singleton dimension 0") from None
-    lu, piv, info = _lu_torch(a)
+    # torch 2.13 factors A itself (LAPACK on a column-major copy: LU keeps those strides), left or not
+    lu, piv, info = _lu_factor(a)
+    lu = _backend.xp(lu).swapaxes(_backend.ascontiguousarray(_backend.xp(lu).swapaxes(lu, -1, -2)), -1, -2)
     flat = np.asarray(_backend.to_host(info)).reshape(-1)
     bad = np.flatnonzero(flat)
     if bad.size:

@@ -239,7 +239,7 @@ def rsub(self, other):
         r = np.subtract(other, a, out=r) if a.dtype == dtype else np.subtract(other, a, out=r, dtype=dtype)
     finally:
         _loud(token)
-    return _record(_S.RsubBackward1, (self,), _wrap(r, self))
+    return _record(_S.RsubBackward1, (self,), _wrap(r, self), alpha=1)  # `other - self` is rsub(self, other, alpha=1)
 
 
 def mul(self, other):

@@ -16,6 +16,11 @@ from .python_arg_parser import _wrap_dim
 from .TensorShape import _unsafe_view, expand, reshape, squeeze, t, transpose, unsqueeze
 
 
+def _strides(a):
+    """An array's strides in elements (the sym_strides mm's node saves)."""
+    return tuple(st // a.itemsize for st in a.strides)
+
+
 def _column_major(x):
     """Whether a saved matrix is column-major (torch's mm backward then computes its
     gradient transposed); unknown (not saved) counts as no."""
@@ -77,6 +82,13 @@ def _matmul_kernel(spec, self, other):
     finally:
         _loud(token)
     out = _wrap(r, self)
+    if spec is _S.MmBackward0:
+        # mm's formulas read both operands' sizes, and the strides of the one they differentiate for
+        # (upstream saves self.sym_strides() only where self's gradient is computed: () otherwise)
+        self_grad, other_grad = self.requires_grad, other.requires_grad
+        return _record(spec, (self, other), out, self=self if other_grad else None, mat2=other if self_grad else None,
+                       self_sym_sizes=a.shape, self_sym_strides=_strides(a) if self_grad else (),
+                       mat2_sym_sizes=b.shape, mat2_sym_strides=_strides(b) if other_grad else ())
     return _record(spec, (self, other), out, self=self if other.requires_grad else None,
                    **{_SECOND[spec]: other if self.requires_grad else None})
 
@@ -288,8 +300,10 @@ def addmm(self, mat1, mat2, out_dtype=None, *, beta=1, alpha=1):
     finally:
         _loud(token)
     out = _wrap(_add_scaled(self, r, beta, alpha), mat1)
-    return _record(_S.AddmmBackward0, (self, mat1, mat2), out, mat1=mat1 if mat2.requires_grad else None,
-                   mat2=mat2 if mat1.requires_grad else None, beta=beta, alpha=alpha)
+    g1, g2 = mat1.requires_grad, mat2.requires_grad
+    return _record(_S.AddmmBackward0, (self, mat1, mat2), out, mat1=mat1 if g2 else None, mat2=mat2 if g1 else None,
+                   beta=beta, alpha=alpha, mat1_sym_sizes=a.shape, mat1_sym_strides=_strides(a) if g1 else (),
+                   mat2_sym_sizes=b.shape, mat2_sym_strides=_strides(b) if g2 else ())
 
 
 def addmv(self, mat, vec, *, beta=1, alpha=1):
@@ -373,8 +387,10 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     finally:
         _loud(token)
     out = _wrap(_add_scaled(self, _backend.asarray(r), beta, alpha), batch1)
-    return _record(_S.AddbmmBackward0, (self, batch1, batch2), out, batch1=batch1, batch2=batch2, beta=beta,
-                   alpha=alpha)
+    # each batch saved where the other's gradient needs it, and the sizes of the expanded grad
+    return _record(_S.AddbmmBackward0, (self, batch1, batch2), out, batch1=batch1 if batch2.requires_grad else None,
+                   batch2=batch2 if batch1.requires_grad else None, beta=beta, alpha=alpha,
+                   batch1_sym_argsize_0=b1.shape[0], batch1_sym_argsize_1=b1.shape[1], batch2_sym_argsize_2=b2.shape[2])
 
 
 def trace(self):

@@ -300,8 +300,17 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
 
 def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask, *,  # noqa: A002, N803
                                eps=1e-5):
-    """at::native_group_norm_backward (eps: torchlite's, for its double backward's recomputed statistics)."""
-    return _backward_op(_S.NativeGroupNormBackwardBackward0, "group", grad_out, input, weight,
-                        (mean, rstd, N, C, HxW, group, eps), output_mask,
-                        dict(grad_out=grad_out, input=input, mean=mean, rstd=rstd, weight=weight, N=int(N), C=int(C),
-                             HxW=int(HxW), group=int(group), norm_eps=eps))
+    """at::native_group_norm_backward (eps: torchlite's, for the statistics it recomputes). Upstream's
+    derivatives.yaml has no entry for it: its node is torch::autograd::NotImplemented, over all five
+    tensor inputs, whose backward raises (the double backward of group_norm goes through
+    infinitely_differentiable_native_group_norm_backward instead: NativeGroupNormBackward0's formula)."""
+    previous = _C.is_grad_enabled()
+    _C._set_grad_enabled(False)
+    try:
+        outs = _backward_op(_S.NotImplementedNativeGroupNormBackward, "group", grad_out, input, weight,
+                            (mean, rstd, N, C, HxW, group, eps), output_mask, {})
+    finally:
+        _C._set_grad_enabled(previous)
+    outs = tuple(o.detach() for o in outs)
+    return _record(_S.NotImplementedNativeGroupNormBackward, (grad_out, input, mean, rstd, _placeholder(input, weight)),
+                   outs, name="aten::native_group_norm_backward")

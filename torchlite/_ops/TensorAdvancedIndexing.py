@@ -96,14 +96,20 @@ def _index_backward(g, shape, key, basic, name):
     ga = g._array
     z = _backend.new(ga, "zeros", shape, dtype=ga.dtype)
     if basic:
+        # select_backward / slice_backward: the key is (slice(None),) * dim + (index or slice,); the
+        # node saves dim and index (dim, start, end and step) as upstream's
         z[key] = ga
-        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), key=key)
+        dim, last = len(key) - 1, key[-1]
+        fields = ({"index": last} if name == "SelectBackward" else
+                  {"start": last.start, "end": last.stop, "step": last.step})
+        return _record(_INDEX_BACKWARD[name], (g,), _wrap(z, g), dim=dim, **fields)
     # torch's index_backward: zeros_like(self).index_put_(indices, grad, accumulate=True)
     if ga.size:  # an empty result read no index, in bounds or not
         np.add.at(z, key, ga)
     zeros = _wrap(_backend.new(ga, "zeros", shape, dtype=ga.dtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
-    return _record(_S.IndexPutImplBackward0, (zeros, g), _wrap(z, g), indices=saved, key=key)
+    return _record(_S.IndexPutImplBackward0, (zeros, g), _wrap(z, g), indices=saved, key=key, accumulate=True,
+                   values_shape=ga.shape, values_dtype=ga.dtype)
 
 
 def getitem_raw(self, key):
@@ -147,7 +153,7 @@ def _index_put_zeros(g, key, vshape, vdtype):
     zeros = _wrap(_backend.new(g, "zeros", vshape, vdtype), g)
     saved = tuple(_const(k, g) for k in _index_tensors(key))
     return _record(_S.IndexPutBackward0, (g, zeros), _wrap(out, g), indices=saved, key=key, values_shape=vshape,
-                   values_dtype=vdtype)
+                   accumulate=False, values_dtype=vdtype)
 
 
 def _make_info(shape, key):
@@ -330,7 +336,7 @@ def _index_put_(self, key, value):
     # IndexPutBackward0 saves the index tensors (torch's `indices`), as IndexBackward0 does
     saved = tuple(_const(k, self) for k in _index_tensors(key))
     node = _inplace_node(_S.IndexPutBackward0, (self, value), indices=saved, key=key, values_shape=v.shape,
-                         values_dtype=v.dtype)
+                         values_dtype=v.dtype, accumulate=False)
     expanded = _has_internal_overlap(a)
     if expanded:
         warnings.warn(_EXPANDED_INDEX_PUT, UserWarning, stacklevel=3)

@@ -314,14 +314,16 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
                         offset=offset, dim1=d1, dim2=d2)
 
 
-def _split_views(self, spec, dim, sizes):
+def _split_views(self, spec, dim, sizes, raw_dim, **fields):
+    """The pieces of `sizes` along `dim`, one node; it saves the dim as given (torch's raw `dim`)
+    and `fields` (split_size, or split_sizes)."""
     a = self._array
     outs, begin = [], 0
     for size in sizes:
         outs.append(_wrap(_sliced(a, dim, slice(begin, begin + size)), self, True))
         begin += size
-    return _record_multi_view(spec, self, tuple(outs), dim=dim, split_sizes=tuple(sizes), self_sym_sizes=a.shape,
-                              self_dtype=a.dtype)
+    return _record_multi_view(spec, self, tuple(outs), dim=raw_dim, self_sym_sizes=a.shape, self_dtype=a.dtype,
+                              **fields)
 
 
 def split(self, split_size_or_sections, dim=0):
@@ -338,12 +340,12 @@ def split(self, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         # an empty dimension splits into one empty piece (at::split: at least one split)
         sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]
-        return _split_views(self, _S.SplitBackward0, d, sizes)
+        return _split_views(self, _S.SplitBackward0, d, sizes, dim, split_size=step)
     sizes = [int(x) for x in split_size_or_sections]
     if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
                            f"dimension {dim}), but got split_sizes={sizes}")
-    return _split_views(self, _S.SplitWithSizesBackward0, d, sizes)
+    return _split_views(self, _S.SplitWithSizesBackward0, d, sizes, dim, split_sizes=tuple(sizes))
 
 
 def chunk(self, chunks, dim=0):

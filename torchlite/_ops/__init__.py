@@ -257,6 +257,13 @@ __all__ += [
 
 # ==== issue 14: autograd ====
 # (the autograd family's entries follow this line)
+from .InplaceView import squeeze_  # noqa: E402
+from .LinalgEx import linalg_cholesky_ex, linalg_inv_ex  # noqa: E402
+from .ViewCopy import diagonal_copy  # noqa: E402
+from .IndexPut import index_put, index_put_, put, put_  # noqa: E402
+
+__all__ += ["squeeze_", "linalg_cholesky_ex", "linalg_inv_ex", "diagonal_copy", "index_put", "index_put_", "put",
+            "put_"]
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)

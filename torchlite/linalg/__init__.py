@@ -12,6 +12,7 @@ from .._ops import linalg_solve as solve
 from .._ops import linalg_vecdot as vecdot
 from .._ops import linalg_vector_norm as vector_norm
 from .._ops import matrix_power
+from .._generated.linalg_functions import cholesky_ex, inv_ex  # issue 14: the table's python_module: linalg ops
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "inv", "matrix_norm", "matrix_power", "norm", "slogdet", "solve",
-           "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "inv", "inv_ex", "matrix_norm", "matrix_power",
+           "norm", "slogdet", "solve", "vecdot", "vector_norm"]
