@@ -196,7 +196,8 @@ def unsqueeze_to(grad, sizes, dim):
 
 
 def select_backward_symint(grad, input_sizes, dim, index):
-    """select's gradient: zeros of the input's sizes, with grad at `index` along `dim`."""
+    """select's gradient: zeros of the input's sizes, with grad at `index` along `dim` (saved as given)."""
+    dim %= len(input_sizes)
     return index_backward(grad, input_sizes, (slice(None),) * dim + (index,), True, "SelectBackward")
 
 
@@ -204,6 +205,7 @@ def slice_backward_wrapper(grad, input_sizes, dim, start, end, step):
     """slice's gradient: zeros of the input's sizes, with grad in the slice start:end:step along `dim`."""
     # upstream's wrapper: an omitted start is 0, an omitted end INT64_MAX (what slice_backward saves)
     start, end = 0 if start is None else start, 2 ** 63 - 1 if end is None else end
+    dim %= len(input_sizes)  # (saved as given)
     return index_backward(grad, input_sizes, (slice(None),) * dim + (slice(start, end, step),), True,
                           "SliceBackward")
 
@@ -231,6 +233,7 @@ def split_backward(grads, split_sizes, dim, sizes, dtype):
 
 def unbind_backward(grads, dim, sizes, dtype):
     """torch's unbind_backward: the gradients stacked, zeros for an unused piece."""
+    dim %= len(sizes)  # (saved as given)
     part = sizes[:dim] + sizes[dim + 1:]
     like = next(x for x in grads if x is not None)
     return stack([g if g is not None else _wrap_new(like, part, dtype) for g in grads], dim)
@@ -252,6 +255,7 @@ def to_copy_backward(grad, self_dtype, self_device):
 
 def stack_tensors_backward(grad, dim, dtypes, needs):
     """stack's gradient: grad.select(dim, i) per input, cast back to its dtype."""
+    dim %= grad.dim()  # (saved as given)
     return tuple(as_dtype(_select(grad, dim, i, dim), dtypes[i]) if needs[i] else None for i in range(len(dtypes)))
 
 
@@ -259,6 +263,8 @@ def cat_tensors_backward(grad, sizes, dtypes, dim, needs):
     """torch's cat_tensors_backward: a slice per input, cast back to its dtype; a skipped input
     (size None: a 1-D empty tensor) gets an empty gradient."""
     out, start = [], 0
+    if grad.dim():
+        dim %= grad.dim()  # (saved as given)
     for i, size in enumerate(sizes):
         if size is None:
             out.append(as_dtype(_wrap_new(grad, 0, grad._array.dtype), dtypes[i]) if needs[i] else None)

@@ -148,7 +148,7 @@ def transpose(self, dim0=_REQUIRED, dim1=_REQUIRED):
     n = a.ndim
     dim0, dim1 = _int_arg("transpose", "dim0", 1, dim0), _int_arg("transpose", "dim1", 2, dim1)
     d0, d1 = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-    return _record_view(_S.TransposeBackward0, self, np.swapaxes(a, d0, d1) if n else a.view(), dim0=d0, dim1=d1)
+    return _record_view(_S.TransposeBackward0, self, np.swapaxes(a, d0, d1) if n else a.view(), dim0=dim0, dim1=dim1)
 
 
 def t(self):
@@ -185,7 +185,7 @@ def unsqueeze(self, dim=_REQUIRED):
     # at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the dimension it precedes
     st = a.itemsize if d == a.ndim else a.shape[d] * a.strides[d]
     v = _backend.as_strided(a, a.shape[:d] + (1,) + a.shape[d:], a.strides[:d] + (st,) + a.strides[d:])
-    return _record_view(_S.UnsqueezeBackward0, self, v, dim=d)
+    return _record_view(_S.UnsqueezeBackward0, self, v, dim=dim)
 
 
 def squeeze(self, dim=None):
@@ -196,8 +196,8 @@ def squeeze(self, dim=None):
     dims = tuple(d for d in asked if a.ndim and a.shape[d] == 1)
     squeezed = np.squeeze(a, dims) if dims else a.view()
     if isinstance(dim, int):
-        return _record_view(_S.SqueezeBackward1, self, squeezed, self_sym_sizes=a.shape, dim=asked[0])
-    return _record_view(_S.SqueezeBackward2, self, squeezed, self_sym_sizes=a.shape, dim=asked)
+        return _record_view(_S.SqueezeBackward1, self, squeezed, self_sym_sizes=a.shape, dim=dim)
+    return _record_view(_S.SqueezeBackward2, self, squeezed, self_sym_sizes=a.shape, dim=tuple(dim))
 
 
 def expand(self, *sizes):
@@ -222,13 +222,15 @@ def expand(self, *sizes):
     return _record_view(_S.ExpandBackward0, self, v, self_sym_sizes=a.shape)
 
 
-def _select(self, dim, index, real_dim):
+def _select(self, dim, index, real_dim, saved_dim=None):
+    """The view at `index` along (non-negative) `dim`; its node saves `saved_dim` where given (select
+    saves its dim as called, indexing the dim it computed)."""
     a = self._array
     size = a.shape[dim]
     if not -size <= index < size:
         raise IndexError(f"index {index} is out of bounds for dimension {real_dim} with size {size}")
-    return _record_view(_S.SelectBackward0, self, _selected(a, dim, index), self_sym_sizes=a.shape, dim=dim,
-                        index=index)
+    return _record_view(_S.SelectBackward0, self, _selected(a, dim, index), self_sym_sizes=a.shape,
+                        dim=dim if saved_dim is None else saved_dim, index=index)
 
 
 _INT64_MAX = 2 ** 63 - 1
@@ -241,9 +243,10 @@ def _slice_fields(dim, k):
             "step": 1 if k.step is None else k.step}
 
 
-def _slice(self, dim, k):
+def _slice(self, dim, k, saved_dim=None):
     a = self._array
-    return _record_view(_S.SliceBackward0, self, _sliced(a, dim, k), self_sym_sizes=a.shape, **_slice_fields(dim, k))
+    return _record_view(_S.SliceBackward0, self, _sliced(a, dim, k), self_sym_sizes=a.shape,
+                        **_slice_fields(dim if saved_dim is None else saved_dim, k))
 
 
 def as_strided(self, size, stride, storage_offset=None):
@@ -288,7 +291,7 @@ def narrow(self, dim, start, length):
         start += size  # start == size stays: an empty narrow at the end keeps that offset
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return _slice(self, d, slice(start, start + length))
+    return _slice(self, d, slice(start, start + length), saved_dim=dim)
 
 
 def diagonal_backward(g, shape, idx, offset, d1, d2):
@@ -311,7 +314,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     begin = 0 if n == 0 else (offset * st[d2] if offset >= 0 else -offset * st[d1])
     arr = _placed(a, begin, tuple(a.shape[i] for i in rest) + (n,), tuple(st[i] for i in rest) + (st[d1] + st[d2],))
     return _record_view(_S.DiagonalBackward0, self, arr, self_sym_sizes=a.shape, flat_index=_flat_index(arr, a),
-                        offset=offset, dim1=d1, dim2=d2)
+                        offset=offset, dim1=dim1, dim2=dim2)
 
 
 def _split_views(self, spec, dim, sizes, raw_dim, **fields):
@@ -364,7 +367,7 @@ def unbind(self, dim=0):
     # torch wraps the dim first: a 0-d tensor's is 0 or out of range
     d = _wrap_dim(_wrap_dim(dim, a.ndim), a.ndim, wrap_scalar=False)
     outs = tuple(_wrap(_selected(a, d, i), self, True) for i in range(a.shape[d]))
-    return _record_multi_view(_S.UnbindBackward0, self, outs, dim=d, self_sym_sizes=a.shape, self_dtype=a.dtype)
+    return _record_multi_view(_S.UnbindBackward0, self, outs, dim=dim, self_sym_sizes=a.shape, self_dtype=a.dtype)
 
 
 # Combining tensors --------------------------------------------------------------
@@ -404,7 +407,7 @@ def stack(tensors, dim=0):
                            f"at entry 0 and {list(arrays[i].shape)} at entry {i}") from None
     # numpy keeps its inputs' layout; torch's result is contiguous
     out = _wrap(_backend.ascontiguousarray(r), tensors[0])
-    return _record(_S.StackBackward0, tensors, out, dim=d, tensors_dtypes=[a.dtype for a in arrays])
+    return _record(_S.StackBackward0, tensors, out, dim=dim, tensors_dtypes=[a.dtype for a in arrays])
 
 
 def _cat_skipped(a):
@@ -443,4 +446,4 @@ def cat(tensors, dim=0):
         r = _backend.new(tensors[0], "zeros", 0, dtype)
     out = _wrap(_backend.ascontiguousarray(r), tensors[0])
     sizes = tuple(None if _cat_skipped(a) else a.shape[d] for a in arrays)
-    return _record(_S.CatBackward0, tensors, out, dim=d, tensors_sizes=sizes, tensors_dtypes=[a.dtype for a in arrays])
+    return _record(_S.CatBackward0, tensors, out, dim=dim, tensors_sizes=sizes, tensors_dtypes=[a.dtype for a in arrays])

@@ -117,7 +117,7 @@ def select(self, dim, index):
     size = a.shape[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(a.shape)} at dimension {d}")
-    return _select(self, d, index, d)
+    return _select(self, d, index, d, saved_dim=dim)  # (the node saves the dim as given)
 
 
 def broadcast_to(self, size):
