@@ -446,4 +446,5 @@ def cat(tensors, dim=0):
         r = _backend.new(tensors[0], "zeros", 0, dtype)
     out = _wrap(_backend.ascontiguousarray(r), tensors[0])
     sizes = tuple(None if _cat_skipped(a) else a.shape[d] for a in arrays)
-    return _record(_S.CatBackward0, tensors, out, dim=dim, tensors_sizes=sizes, tensors_dtypes=[a.dtype for a in arrays])
+    return _record(_S.CatBackward0, tensors, out, dim=dim, tensors_sizes=sizes,
+                   tensors_dtypes=[a.dtype for a in arrays])
