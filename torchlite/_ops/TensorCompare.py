@@ -120,6 +120,7 @@ def _comparison(name, np_fn):
             _backend.check_same_device(input._array, other._array)
         return _compare(np_fn, input, other)
     op.__name__ = op.__qualname__ = name
+    op._out_as_data = True  # type: ignore[attr-defined] - out= written as data (Resize.out_variant)
     return op
 
 
@@ -328,3 +329,16 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     ah = _backend.to_host(_backend.asarray(a)).astype(dtype)
     bh = _backend.to_host(_backend.asarray(b)).astype(dtype)
     return _bool_result(like, np.isin(ah, bh, invert=invert))
+
+
+isin._out_as_data = True  # type: ignore[attr-defined] - out= written as data (Resize.out_variant)
+
+
+def _isin_out_check(_, out_dtype):
+    """isin is structured: its out must be bool exactly (set_output_raw_strided's check)."""
+    if out_dtype != _b1:
+        from .ReduceOps import _C_TYPE_NAMES
+        raise RuntimeError(f"Expected out tensor to have dtype bool, but got {_C_TYPE_NAMES[out_dtype.name]} instead")
+
+
+isin._out_check = _isin_out_check  # type: ignore[attr-defined]
