@@ -199,3 +199,17 @@ def test_strides_of_advanced_indexing_sampled():
         got = same(case)
         checked += got[0][0] == "ok"
     assert checked > 200
+
+
+def test_histc_range_of_the_data_with_nan_and_inf():
+    """aminmax's range: from the identities finfo.max / lowest (all -inf data: a max of lowest), a nan
+    keeping its sign for one element and the vectorised combine's -nan for more."""
+    def case(lib):
+        nan, inf = float("nan"), float("inf")
+        out = []
+        for data in ([1., nan], [nan], [nan, 2., 3.], [-inf], [inf], [inf, 1.], [-inf, -inf], [1.] * 8 + [nan]):
+            for dtype in (lib.float32, lib.float64, lib.float16):
+                out.append(run(lambda lib, data=data, dtype=dtype: lib.histc(lib.tensor(data, dtype=dtype), 3), lib))
+        out.append(run(lambda lib: lib.histc(lib.tensor([1.]), 3, nan, 2), lib))
+        return out
+    same(case)

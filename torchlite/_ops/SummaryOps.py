@@ -69,8 +69,17 @@ def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     host = _backend.to_host(a).reshape(-1)
     lo, hi = a.dtype.type(min), a.dtype.type(max)
     if lo == hi and host.size:
-        # the range of the data (nan propagates, as aminmax does)
-        lo, hi = host.min(), host.max()
+        # the range of the data as aminmax reduces it: from the identities finfo.max (min) and
+        # finfo.lowest (max), so all -inf data gives a max of lowest; a nan propagates, its sign kept
+        # for one element, else the vectorised combine's all-ones nan (-nan)
+        if np.isnan(host).any():
+            lo = hi = host[0] if host.size == 1 else a.dtype.type(-np.nan)
+        else:
+            # (float16 reduces in float32: its identities are float32's, inf once back in float16)
+            info = np.finfo(np.float32 if a.dtype == np.float16 else a.dtype)
+            with np.errstate(over="ignore"):
+                lo = a.dtype.type(np.minimum(host.min(), info.max))
+                hi = a.dtype.type(np.maximum(host.max(), info.min))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):
