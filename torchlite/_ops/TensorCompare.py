@@ -337,8 +337,12 @@ isin._out_as_data = True  # type: ignore[attr-defined] - out= written as data (R
 def _isin_out_check(_, out_dtype):
     """isin is structured: its out must be bool exactly (set_output_raw_strided's check)."""
     if out_dtype != _b1:
-        from .ReduceOps import _C_TYPE_NAMES
-        raise RuntimeError(f"Expected out tensor to have dtype bool, but got {_C_TYPE_NAMES[out_dtype.name]} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype bool, but got {_C_NAMES[out_dtype.name]} instead")
+
+
+# c10's C++ type names, as the structured kernels' out dtype check prints them
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
 
 
 isin._out_check = _isin_out_check  # type: ignore[attr-defined]
