@@ -123,7 +123,8 @@ OUT_OPS = {
     "eq": lambda lib, a, o: lib.eq(a, 3, out=o), "ge": lambda lib, a, o: lib.ge(a, a, out=o),
     "less": lambda lib, a, o: lib.less(a, 3, out=o), "not_equal": lambda lib, a, o: lib.not_equal(a, 3, out=o),
     "greater_equal": lambda lib, a, o: lib.greater_equal(a, 4.0, out=o),
-    "logical_and": lambda lib, a, o: lib.logical_and(a, a, out=o), "logical_not": lambda lib, a, o: lib.logical_not(a, out=o),
+    "logical_and": lambda lib, a, o: lib.logical_and(a, a, out=o),
+    "logical_not": lambda lib, a, o: lib.logical_not(a, out=o),
     "logical_xor": lambda lib, a, o: lib.logical_xor(a, a, out=o),
     "logical_or": lambda lib, a, o: lib.logical_or(a, a, out=o),
     "isin": lambda lib, a, o: lib.isin(a, a, out=o),
@@ -147,7 +148,8 @@ def test_out_of_a_not_differentiable_op_requiring_grad(name):
 
 def test_out_of_isin_must_be_bool():
     for dtype in ("int64", "float32", "uint8"):
-        same(lambda lib, dtype=dtype: lib.isin(lib.tensor([1, 2]), lib.tensor([2]), out=lib.zeros(2, dtype=getattr(lib, dtype))))
+        same(lambda lib, dtype=dtype: lib.isin(lib.tensor([1, 2]), lib.tensor([2]),
+                                               out=lib.zeros(2, dtype=getattr(lib, dtype))))
         same(lambda lib, dtype=dtype: lib.isin(1, lib.tensor([2]), out=lib.zeros(2, dtype=getattr(lib, dtype))))
 
 

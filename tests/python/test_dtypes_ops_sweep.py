@@ -168,7 +168,7 @@ def schema_case(overload, args):
         value = {"self": None, "other": None, "scalar": 2, "float": 0.5, "dim": 1, "one": 1, "true": True,
                  "floor": "floor"}
         out = []
-        for pname, kind in positional:
+        for _, kind in positional:
             if kind == "self":
                 out.append(t.x().clone() if name.endswith("_") and t.grad else t.x())
             elif kind == "mask":
@@ -267,7 +267,8 @@ CASES = {
     "unflatten.int": lambda lib, t: t.x().unflatten(1, (3, 1)),
     "movedim.intlist": lambda lib, t: t.m((2, 3, 1)).movedim((0, 1), (2, 0)),
     "moveaxis.intlist": lambda lib, t: t.m((2, 3, 1)).moveaxis([0], [2]),
-    "movedim.int": lambda lib, t: t.m((2, 3, 1)).movedim(0, 2), "moveaxis.int": lambda lib, t: lib.moveaxis(t.x(), 0, 1),
+    "movedim.int": lambda lib, t: t.m((2, 3, 1)).movedim(0, 2),
+    "moveaxis.int": lambda lib, t: lib.moveaxis(t.x(), 0, 1),
     "select.int": lambda lib, t: t.x().select(1, 2),
     "broadcast_to": lambda lib, t: t.x()[:1].broadcast_to((3, 2, 3)),
     "broadcast_tensors": lambda lib, t: lib.broadcast_tensors(t.x(), t.vec()),
@@ -292,7 +293,8 @@ CASES = {
     "scatter_add": lambda lib, t: t.x().scatter_add(1, t.i64([[0, 0], [2, 0]]), t.y()),
     "scatter_add_": lambda lib, t: t.x().clone().scatter_add_(0, t.i64([[1, 0, 1]]), t.y()),
     "scatter_reduce.two": lambda lib, t: (t.x().scatter_reduce(1, t.i64([[0, 0], [2, 0]]), t.y(), "sum"),
-                                          t.x().scatter_reduce(1, t.i64([[0, 0], [2, 0]]), t.y(), "amax", include_self=False),
+                                          t.x().scatter_reduce(1, t.i64([[0, 0], [2, 0]]), t.y(), "amax",
+                                                               include_self=False),
                                           t.x().scatter_reduce(1, t.i64([[0, 0], [2, 0]]), t.y(), "mean")),
     "scatter.value": lambda lib, t: t.x().scatter(1, t.i64([[0], [2]]), 2),
     "scatter.reduce": lambda lib, t: t.x().scatter(1, t.i64([[0, 0], [2, 0]]), t.y(), reduce="add"),
@@ -398,7 +400,8 @@ EXTRA = {
     "setitem": lambda lib, t: (_setitem(lib, t, t.mask(), 1), _setitem(lib, t, (0, t.i64([2, 0])), t.y()[1, :2]),
                                _setitem(lib, t, (Ellipsis, 1), t.y()[0, :2]), _setitem(lib, t, [True, False], 0)),
     "clone_formats": lambda lib, t: (t.x().clone(memory_format=lib.contiguous_format), t.x().t().contiguous(),
-                                     t.x().t().is_contiguous(), t.x().clone(memory_format=lib.preserve_format).stride()),
+                                     t.x().t().is_contiguous(),
+                                     t.x().clone(memory_format=lib.preserve_format).stride()),
     "utilities": lambda lib, t: (t.x().tolist(), t.x().element_size(), t.x().nbytes, t.x()[0, 0].item(),
                                  t.x().type(), str(t.x().dtype), t.x().is_floating_point(), t.x().is_signed()),
     "casts": lambda lib, t: (t.x().half(), t.x().float(), t.x().double(), t.x().int(), t.x().short(), t.x().char(),
@@ -483,7 +486,7 @@ def _same(a, b):
         rtol, atol = TOL.get(a[1], (0, 0))
         return np.allclose(a[3], b[3], rtol=rtol, atol=atol, equal_nan=True)
     if isinstance(a, tuple):
-        return isinstance(b, tuple) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return isinstance(b, tuple) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -527,7 +530,8 @@ def op_case(overload, dtype, dev):
 def _overload_names():
     names = []
     for overload, args in table_overloads():
-        if overload.endswith("out") or ".out" in overload or ".Out" in overload or "Dimname" in args or overload in LEFT_OUT:
+        if overload.endswith("out") or ".out" in overload or ".Out" in overload or "Dimname" in args or \
+                overload in LEFT_OUT:
             continue
         if "Tensor(a!) values" in args or "Tensor(a!) max" in args or "Tensor(a!) min" in args:
             continue  # out= forms (test_diff_out)
@@ -539,7 +543,9 @@ OVERLOADS = _overload_names() + ["extra:" + name for name in EXTRA]
 
 
 def test_every_overload_has_a_case():
-    missing = [o for o in OVERLOADS if o not in CASES and not o.startswith("extra:") and schema_case(o, dict(table_overloads())[o]) is None]
+    schemas = dict(table_overloads())
+    missing = [o for o in OVERLOADS
+               if o not in CASES and not o.startswith("extra:") and schema_case(o, schemas[o]) is None]
     assert not missing, f"overloads without a case in the dtype sweep: {missing}"
     assert len(OVERLOADS) > 450
 

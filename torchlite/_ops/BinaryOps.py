@@ -473,7 +473,7 @@ def _out_of(name, compute, out, operands, differentiable=True):
             raise
     def run(*_):
         return checked()
-    run._out_as_data = differentiable == "data"  # type: ignore[attr-defined]
+    run._out_as_data = differentiable == "data"
     return out_variant(name, run, out, tuple(x for x in operands if isinstance(x, _TB)), {})
 
 

@@ -120,7 +120,7 @@ def _comparison(name, np_fn):
             _backend.check_same_device(input._array, other._array)
         return _compare(np_fn, input, other)
     op.__name__ = op.__qualname__ = name
-    op._out_as_data = True  # type: ignore[attr-defined] - out= written as data (Resize.out_variant)
+    op._out_as_data = True  # type: ignore[attr-defined]  # out= written as data (Resize.out_variant)
     return op
 
 
@@ -331,7 +331,7 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     return _bool_result(like, np.isin(ah, bh, invert=invert))
 
 
-isin._out_as_data = True  # type: ignore[attr-defined] - out= written as data (Resize.out_variant)
+isin._out_as_data = True  # type: ignore[attr-defined]  # out= written as data (Resize.out_variant)
 
 
 def _isin_out_check(_, out_dtype):
