@@ -120,7 +120,7 @@ def _comparison(name, np_fn):
             _backend.check_same_device(input._array, other._array)
         return _compare(np_fn, input, other)
     op.__name__ = op.__qualname__ = name
-    op._out_as_data = True  # type: ignore[attr-defined]  # out= written as data (Resize.out_variant)
+    op._out_as_data = True  # out= written as data (Resize.out_variant)
     return op
 
 
