@@ -756,6 +756,8 @@ def arange(*args, out=None, dtype=None, layout=None, device=None, pin_memory=Fal
         dt = _range_dtype("arange", dt, (start, end, step))
         if dt is int64:
             xs, xe, xst = int(start), int(end), int(step)
+            if xst == 0 and float(step) != 0:  # a fractional step truncated to 0 in int64 (torch's ValueError)
+                raise ValueError("step must be nonzero")
         else:
             xs, xe, xst = float(start), float(end), float(step)
         if xst == 0:
@@ -769,7 +771,12 @@ def arange(*args, out=None, dtype=None, layout=None, device=None, pin_memory=Fal
             values = xs + _np.arange(n, dtype=_np.int64) * xst
         else:
             n = int(_np.ceil((xe - xs) / xst))
-            values = xs + _np.arange(n, dtype=_np.float64) * xst
+            if n > 2 ** 63 - 1:
+                raise RuntimeError("invalid size, possible overflow?")
+            if dt.is_floating_point:
+                values = xs + _np.arange(n, dtype=_np.float64) * xst
+            else:  # the narrower integers: the size in double, the values in int64 (their accumulate type)
+                values = int(start) + _np.arange(n, dtype=_np.int64) * int(step)
         return _make(values.astype(dt._np), None, device, requires_grad)
     return _with_out("arange", out, dtype, device, make)
 

@@ -97,6 +97,28 @@ def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
 
 # Elementwise Python ------------------------------------------------------------------------------
 
+def _apply_store(v, dtype):
+    """torch::utils::store_scalar: a Python result into an element of `dtype` (floating types unchecked,
+    integers through unpackIntegral's checked_convert, named as its messages name them)."""
+    if dtype.kind != "i" and dtype.kind != "u":
+        return v
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return v
+    info = np.iinfo(dtype)
+    if isinstance(v, int):
+        if dtype == np.int64:
+            if not info.min <= v <= info.max:
+                raise ValueError("Overflow when unpacking long long")
+            return v
+        # c10::overflows of an integer: into an unsigned type a negative value down to -max wraps
+        bad = v > info.max or (v < -info.max if dtype.kind == "u" else v < info.min)
+    else:
+        bad = not info.min <= v <= info.max  # nan too
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    return int(v) & ((1 << (8 * dtype.itemsize)) - 1) if v < 0 and dtype.kind == "u" else int(v)
+
+
 def apply_(self, callable):  # noqa: A002 - torch's name
     """Tensor.apply_(fn): fn applied to each element, in place (CPU tensors only, never one that
     requires grad; the results cast to self's dtype)."""
@@ -105,10 +127,11 @@ def apply_(self, callable):  # noqa: A002 - torch's name
     if self._device_str.startswith("cuda"):
         raise TypeError("apply_ is only implemented on CPU tensors")
     a = self._array
-    flat = [callable(v) for v in a.reshape(-1).tolist()] if a.size else []
+    flat = [_apply_store(callable(v), a.dtype) for v in a.reshape(-1).tolist()] if a.size else []
     if _mutation.hook is not None:
         _mutation.hook(self)
-    a[...] = np.asarray(flat, dtype=object).reshape(a.shape).astype(a.dtype) if a.size else a
+    with np.errstate(over="ignore"):
+        a[...] = np.asarray(flat, dtype=object).reshape(a.shape).astype(a.dtype) if a.size else a
     self._bump_version()
     return self
 

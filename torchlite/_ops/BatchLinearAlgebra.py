@@ -41,11 +41,19 @@ def _square_check(a, name):
                            f"{a.shape[-1]} matrices")
 
 
-def _float_check(a, name):
-    """at::native::checkFloatingOrComplex."""
+def _float_check(a, name, low_precision=True):
+    """at::native::checkFloatingOrComplex (allow_low_precision_dtypes: float16 passes it)."""
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_torch_type_name(a.dtype)}")
+    if not low_precision and a.dtype == np.float16:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got Half")
+
+
+def _lapack_check(a, kernel):
+    """The LAPACK kernels' dispatch (AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES): no float16."""
+    if a.dtype == np.float16:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Half'")
 
 
 def _batch_prefix(a, i):
@@ -141,6 +149,7 @@ def linalg_det(A):
     a = A._array
     _square_check(a, "linalg.det")
     _float_check(a, "linalg.det")
+    _lapack_check(a, "lu_cpu")
     lu, piv, _ = _lu_torch(a)
     with np.errstate(all="ignore"):
         diag = np.diagonal(lu, axis1=-2, axis2=-1)
@@ -173,7 +182,7 @@ _SLOGDET_TYPES = {name: type(name, (_SlogdetResult,), {"__module__": "torchlite.
 def _slogdet(A, name, result_type):
     a = A._array
     _square_check(a, name)
-    _float_check(a, name)
+    _float_check(a, name, low_precision=False)
     lu, piv, _ = _lu_torch(a)
     with np.errstate(all="ignore"):
         diag = np.diagonal(lu, axis1=-2, axis2=-1)
@@ -199,7 +208,7 @@ def logdet(self):
     """at::logdet: slogdet's logabsdet, nan where the determinant is negative (WhereBackward0)."""
     a = self._array
     _square_check(a, "logdet")
-    _float_check(a, "logdet")
+    _float_check(a, "logdet", low_precision=False)
     sign, logabsdet = _slogdet(self, "logdet", "slogdet")
     return where(_const(sign._array == -1, sign), math.nan, logabsdet)
 
@@ -210,7 +219,7 @@ def linalg_inv(A):
     """at::linalg_inv_ex with check_errors: node LinalgInvExBackward0 (saving the inverse)."""
     a = A._array
     _square_check(a, "linalg.inv")
-    _float_check(a, "linalg.inv")
+    _float_check(a, "linalg.inv", low_precision=False)
     _, _, info = _lu_torch(a)
     bad = np.flatnonzero(np.asarray(_backend.to_host(info)).reshape(-1))
     if bad.size:
@@ -253,6 +262,7 @@ def linalg_solve(A, B, *, left=True, out=None):
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
                            f"({a.shape[-2]}x{a.shape[-1]} and {bm.shape[-2]}x{bm.shape[-1]})")
+    _lapack_check(a, "lu_cpu")
     try:
         batch = np.broadcast_shapes(a.shape[:-2], bm.shape[:-2])
     except ValueError:
@@ -304,6 +314,7 @@ def linalg_cholesky(A, *, upper=False, out=None):
     a = A._array
     _square_check(a, "linalg.cholesky")
     _float_check(a, "linalg.cholesky")
+    _lapack_check(a, "cholesky_cpu")
     xp = _backend.xp(a)
     src = xp.swapaxes(a, -1, -2) if upper else a
     try:
@@ -405,23 +416,26 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
         return out_variant("linalg_matrix_norm", lambda *_: linalg_matrix_norm(A, ord, dim, keepdim, dtype=dtype),
                            out, (A,), {})
     a = A._array
+    # at::linalg_matrix_norm: ord first, then _linalg_matrix_norm_checks (matrix, dtype with low precision
+    # refused for the singular-value orders, dims)
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_ord_str(ord)} not supported.")
     if a.ndim < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _float_check(a, "linalg.matrix_norm", low_precision=ord != "nuc" and (isinstance(ord, str) or abs(ord) != 2))
     dims = list(_norm_dims(dim, a.ndim))
     if len(dims) != 2:
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}")
     if dims[0] == dims[1]:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
     if isinstance(ord, str):
-        if ord not in ("fro", "nuc"):
-            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
         if ord == "fro":  # (over the dims wrapped, as torch saves them)
             return linalg_vector_norm(A, 2, tuple(dims), keepdim, dtype=dtype)
         raise NotImplementedError("linalg.matrix_norm: ord='nuc' (the singular values) is not implemented in "
                                   "torchlite")
-    if ord not in (1, -1, 2, -2, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {_ord_str(ord)} not supported.")
-    _float_check(a, "linalg.matrix_norm")
     if abs(ord) == 2:
         raise NotImplementedError("linalg.matrix_norm: ord=2 / -2 (the singular values) are not implemented in "
                                   "torchlite")

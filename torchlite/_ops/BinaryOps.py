@@ -471,7 +471,10 @@ def _out_of(name, compute, out, operands, differentiable=True):
                 raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output "
                                    f"type {_torch_type_name(out._array.dtype)}") from None
             raise
-    return out_variant(name, lambda *a: checked(), out, tuple(x for x in operands if isinstance(x, _TB)), {})
+    def run(*_):
+        return checked()
+    run._out_as_data = differentiable == "data"
+    return out_variant(name, run, out, tuple(x for x in operands if isinstance(x, _TB)), {})
 
 
 def _clamp_one(fn, self, bound, spec_scalar, spec_tensor, ufunc):
@@ -492,7 +495,9 @@ def _clamp_one(fn, self, bound, spec_scalar, spec_tensor, ufunc):
 
 def _out_arg(name, differentiable=True):
     """An op that takes out= itself (not through a `.out` schema line): an alias, whose out= errors name
-    the op it stands for, or an op without a derivative, which autograd's out= check skips."""
+    the op it stands for, or an op without a derivative, which autograd's out= check skips
+    (differentiable=False: its operands; "data": out too, which is written as data, as for an op whose
+    outputs upstream marks not differentiable)."""
     def wrap(fn):
         @functools.wraps(fn)
         def op(*args, out=None, **kwargs):
@@ -1115,22 +1120,22 @@ def _logical(fn, ufunc, self, other):
     return _wrap(_backend.asarray(r), self)
 
 
-@_out_arg("logical_and", differentiable=False)
+@_out_arg("logical_and", differentiable="data")
 def logical_and(self, other):
     return _logical("logical_and", np.logical_and, self, other)
 
 
-@_out_arg("logical_or", differentiable=False)
+@_out_arg("logical_or", differentiable="data")
 def logical_or(self, other):
     return _logical("logical_or", np.logical_or, self, other)
 
 
-@_out_arg("logical_xor", differentiable=False)
+@_out_arg("logical_xor", differentiable="data")
 def logical_xor(self, other):
     return _logical("logical_xor", np.logical_xor, self, other)
 
 
-@_out_arg("logical_not", differentiable=False)
+@_out_arg("logical_not", differentiable="data")
 def logical_not(self):
     _tensor_arg("logical_not", "input", 1, self)
     a = self._array

@@ -57,6 +57,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     bh = _backend.to_host(b)
     # the values and boundaries compared in their common dtype (searchsorted_maybe_trim_input_tensors)
     dtype = _promote_types(bh.dtype, _number_dtype(input) if scalar else v.dtype)
+    if dtype == np.bool_:  # the kernel dispatches over the common dtype (AT_DISPATCH_ALL_TYPES_AND2: no bool)
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     r = _search(bh.astype(dtype), v.astype(dtype), right, s)
     r = np.asarray(r, np.int32 if out_int32 else np.int64)
     return _wrap(_backend.asarray(r, like=sorted_sequence), sorted_sequence)

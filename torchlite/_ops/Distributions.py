@@ -376,12 +376,14 @@ def _bernoulli_tensor(impl, a, probs):
 def bernoulli(input, p=None, *, generator=None):  # noqa: A002 - torch's name
     a = input._array
     if p is not None:
-        # bernoulli.p: a fresh tensor like input, filled by bernoulli_(p). torch gives it autograd's
-        # NotImplemented node (no derivatives.yaml entry), which torchlite has not: no node
+        # bernoulli.p: a fresh tensor like input, filled by bernoulli_(p); it has no derivatives.yaml
+        # entry upstream, so its node is autograd's NotImplemented (backward: "derivative for
+        # aten::bernoulli is not implemented")
         _check_p(p)
         h = np.empty_like(_backend.to_host(a))
         _random.fill("bernoulli_scalar", _impl("bernoulli", generator), h, float(p))
-        return _wrap(_backend.asarray(h, like=input), input)
+        return _record(_S.NotImplemented1, (input,), _wrap(_backend.asarray(h, like=input), input),
+                       name="aten::bernoulli")
     if a.dtype.kind != "f":
         raise _not_implemented("bernoulli_tensor_cpu_p_", a.dtype)
     probs = _backend.to_host(a)

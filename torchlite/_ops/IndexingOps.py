@@ -158,6 +158,7 @@ def _scatter_value(self, d, index, value, dim):
 
 
 _REDUCE_UFUNC = {"add": np.add, "multiply": np.multiply}
+_SCATTER_REDUCE_WARNED = False
 
 
 def scatter(self, dim, index, src=None, value=None, *, reduce=None):
@@ -172,12 +173,20 @@ def scatter(self, dim, index, src=None, value=None, *, reduce=None):
     if reduce is not None:
         if reduce not in _REDUCE_UFUNC:
             raise RuntimeError("reduce argument must be either add or multiply.")
+        global _SCATTER_REDUCE_WARNED
+        if s is not None and not _SCATTER_REDUCE_WARNED:  # TORCH_WARN_ONCE (TensorAdvancedIndexing.cpp)
+            _SCATTER_REDUCE_WARNED = True
+            warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in "
+                          "a future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                          UserWarning, stacklevel=3)
         out = a.copy()
         _scatter_kernel(out, d, idx.astype(np.int64, copy=False),
                         s if s is not None else _scalar_value(src, a.dtype), _REDUCE_UFUNC[reduce])
-        if _C.is_grad_enabled() and (self.requires_grad or isinstance(src, _TB) and src.requires_grad):
-            raise RuntimeError("the derivative for 'scatter' with `reduce` is not implemented.")
-        return _wrap(out, self)
+        # scatter.reduce / scatter.value_reduce have no derivatives.yaml entry upstream: their node is
+        # torch::autograd::NotImplemented, whose backward raises "derivative for aten::scatter is not implemented"
+        if s is not None:
+            return _record(_S.NotImplemented0, (self, src), _wrap(out, self), name="aten::scatter")
+        return _record(_S.NotImplemented1, (self,), _wrap(out, self), name="aten::scatter")
     if s is None:
         return _scatter_value(self, d, index, src, dim)
     out = a.copy()

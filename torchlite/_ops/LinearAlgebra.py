@@ -237,7 +237,7 @@ def vdot(self, other):
                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} "
                            "elements respectively")
     if a.dtype == _b1:
-        raise NotImplementedError("\"vdot\" not implemented for 'Bool'")
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")  # at::vdot dispatches dot's kernel
     if _backend.cupy is not None:
         _backend.check_same_device(a, b, scalars=False)
     token = _quiet()
@@ -343,8 +343,9 @@ def _check_batches(name, b1, b2):
                            f"[{b1.shape[0]}, {b1.shape[2]}] but got: [{b2.shape[0]}, {b2.shape[1]}].")
     if b1.dtype != b2.dtype:
         raise RuntimeError(f"expected scalar type {_torch_type_name(b1.dtype)} but found {_torch_type_name(b2.dtype)}")
-    if b1.dtype == _b1:
-        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+    if b1.dtype == _b1:  # addbmm runs addmm's kernel per batch (addbmm_impl_)
+        kernel = "addmm_impl_cpu_" if name == "addbmm" else name
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def baddbmm(self, batch1, batch2, out_dtype=None, *, beta=1, alpha=1):

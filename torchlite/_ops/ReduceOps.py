@@ -484,6 +484,8 @@ def _cum(fn, spec, self, dim, dtype, with_result):
     a = self._array
     d = _wrap_dim(dim, a.ndim)
     np_dtype = _int_result_dtype(a, dtype)
+    if (np_dtype or a.dtype) == np.bool_ and a.ndim and a.size:  # impl_func_cum_ops: no bool kernel
+        raise NotImplementedError(f"\"{fn.__name__}_out_cpu\" not implemented for 'Bool'")
     token = _quiet()
     try:
         r = fn(a, axis=d, dtype=np_dtype) if a.ndim else a.astype(np_dtype or a.dtype)

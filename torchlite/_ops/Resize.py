@@ -39,14 +39,25 @@ def out_variant(name, fn, out, args, kwargs):
     if not all(isinstance(o, _TB) for o in outs):
         kind = "tuple of Tensors" if isinstance(out, (tuple, list)) else "Tensor"
         raise TypeError(f"{name}(): argument 'out' must be {kind}, not {type(out).__name__}")
-    if _C.is_grad_enabled() and (any(o.requires_grad for o in outs)
-                                 or any(t.requires_grad for t in _tensors(args, kwargs))):
+    as_data = getattr(fn, "_out_as_data", False)
+    if not as_data and _C.is_grad_enabled() and (any(o.requires_grad for o in outs)
+                                                 or any(t.requires_grad for t in _tensors(args, kwargs))):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, "
                            "but one of the arguments requires grad.")
     check = getattr(fn, "_out_check", None)  # an op that writes only its input's dtype (floor, sign): its
     if check is not None:                     # error comes first, as TensorIterator's build checks it
         check(next(_tensors(args, kwargs))._array.dtype, outs[0]._array.dtype)
     result = fn(*args, **kwargs)
+    if as_data:
+        # an op whose outputs are not differentiable (output_differentiability: [False] upstream: the
+        # comparisons, the logical ops, isin): its VariableType kernel has no out= check and writes out
+        # below autograd, as data (out keeps its grad_fn or stays a leaf; its version counts the write)
+        previous = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+        try:
+            return _write(out, result)
+        finally:
+            _C._set_grad_enabled(previous)
     if isinstance(result, tuple):
         if len(outs) != len(result) or out is outs[0]:
             raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")

@@ -13,7 +13,7 @@ from .ExpandUtils import _expanded_strides
 from .MemoryOverlap import _OVERLAP, _OVERLAP_FULL, _OVERLAP_PARTIAL, _has_internal_overlap, _overlap_status
 from .ScalarType import _b1, _i32, _i64, _scalar_value, _torch_type_name
 from .TensorFactories import _const
-from .TensorIterator import _TB, _iteration_order
+from .TensorIterator import _TB, _dense_strides, _iteration_order, _new_empty, _strided_empty
 from .TensorShape import _compute_stride, _slice_fields
 from . import mutation as _mutation
 
@@ -120,8 +120,9 @@ def getitem_raw(self, key):
         # a trailing Ellipsis makes numpy return a 0-d view, not a scalar copy
         r = a[items + (Ellipsis,)] if Ellipsis not in items else a[key]
     else:
-        r = _index(a, tuple(np.asarray(k) if isinstance(k, list) else k
-                            for k in _index_key(key if isinstance(key, tuple) else (key,))))
+        nkey = tuple(np.asarray(k) if isinstance(k, list) else k
+                     for k in _index_key(key if isinstance(key, tuple) else (key,)))
+        r = _index(a, nkey)
     if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
         return _record_view(_S.SelectBackward0, self, r, self_sym_sizes=a.shape, dim=0, index=int(key))
     if isinstance(key, slice):
@@ -130,7 +131,7 @@ def getitem_raw(self, key):
         return _record_view(_S.IndexBackward0, self, r, self_sym_sizes=a.shape, key=key, basic=True,
                             name="IndexBackward")
     saved = tuple(_const(k, self) for k in _index_tensors(key))
-    return _record(_S.IndexBackward0, (self,), _wrap(_backend.ascontiguousarray(r), self), saved, indices=saved,
+    return _record(_S.IndexBackward0, (self,), _wrap(_index_layout(a, nkey, r), self), saved, indices=saved,
                    self_sym_sizes=a.shape, key=key, basic=False, name="IndexBackward")
 
 
@@ -232,6 +233,31 @@ def _index(a, key):
     if err is not None:
         raise err
     return a[key]
+
+
+def _index_layout(a, key, r):
+    """index()'s result laid out as its TensorIterator allocates it (build_index_op: the output
+    undefined, the restrided self and the index tensors as inputs): dense in reorder_dimensions' order
+    of those operands, as _index_put_kernel orders them (a size-1 dimension's stride is its place in
+    that order, not numpy's)."""
+    if r.ndim < 2 or any(isinstance(k, np.ndarray) and not k.ndim and k.dtype == np.bool_ for k in key):
+        return _backend.ascontiguousarray(r)
+    perm, entries, first, rshape = _make_info(a.shape, key)
+    if 0 in rshape:  # (an empty result's strides in torch follow other rules: not matched here)
+        return _backend.ascontiguousarray(r)
+    ap = a.transpose(perm) if perm is not None else a
+    given = [e for e in entries if e is not None]
+    last = first + len(given)
+    nb = len(given[0][0].shape)
+    lead, trail = (1,) * first, (1,) * (len(rshape) - first - nb)
+    src = _Strided(rshape, ap.strides[:first] + (0,) * nb + ap.strides[last:])
+    operands = [src] + [_index_operand(i, given[0][0].shape, lead, trail) for _, _, i in given]
+    order = _iteration_order(rshape, operands)
+    if order == list(range(len(rshape) - 1, -1, -1)) and 1 not in rshape:
+        return _backend.ascontiguousarray(r)
+    out = _strided_empty(rshape, _dense_strides(rshape, order), r.dtype, r, _new_empty)
+    out[...] = r
+    return out
 
 
 def _index_operand(index, bshape, lead, trail):

@@ -120,6 +120,7 @@ def _comparison(name, np_fn):
             _backend.check_same_device(input._array, other._array)
         return _compare(np_fn, input, other)
     op.__name__ = op.__qualname__ = name
+    op._out_as_data = True  # out= written as data (Resize.out_variant)
     return op
 
 
@@ -328,3 +329,20 @@ def isin(elements, test_elements, *, assume_unique=False, invert=False):
     ah = _backend.to_host(_backend.asarray(a)).astype(dtype)
     bh = _backend.to_host(_backend.asarray(b)).astype(dtype)
     return _bool_result(like, np.isin(ah, bh, invert=invert))
+
+
+isin._out_as_data = True  # type: ignore[attr-defined]  # out= written as data (Resize.out_variant)
+
+
+def _isin_out_check(_, out_dtype):
+    """isin is structured: its out must be bool exactly (set_output_raw_strided's check)."""
+    if out_dtype != _b1:
+        raise RuntimeError(f"Expected out tensor to have dtype bool, but got {_C_NAMES[out_dtype.name]} instead")
+
+
+# c10's C++ type names, as the structured kernels' out dtype check prints them
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "bool": "bool", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half"}
+
+
+isin._out_check = _isin_out_check  # type: ignore[attr-defined]

@@ -14,6 +14,7 @@ from .._generated import specs as _S
 from .TensorGeometry import _placed
 from .TensorIterator import _TB, _empty_like
 from .python_arg_parser import _norm_dims, _shape_arg, _wrap_dim
+from .ScalarType import _torch_type_name
 from .TensorShape import _select, cat, expand, permute, reshape, transpose, unsqueeze, view
 from .TensorFactories import clone
 from .TensorProperties import contiguous
@@ -405,13 +406,13 @@ def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         c = counts._array
         if c.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if c.dtype.kind not in "iu":
-            names = {"f4": "Float", "f8": "Double", "b1": "Bool"}
+        if c.dtype not in (np.int32, np.int64):  # AT_DISPATCH_INDEX_TYPES: int32 and int64 only
             raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
-                                      f"'{names.get(c.dtype.str[1:], c.dtype.name)}'")
+                                      f"'{_torch_type_name(c.dtype)}'")
         if (c < 0).any():
             raise RuntimeError("repeats can not be negative")
-        return _wrap(_backend.asarray(np.repeat(np.arange(c.size, dtype=np.int64), c), like=counts), counts)
+        # the result has the repeats' dtype
+        return _wrap(_backend.asarray(np.repeat(np.arange(c.size, dtype=c.dtype), c), like=counts), counts)
     x = self
     if dim is None:
         x = flatten(x)

@@ -85,24 +85,48 @@ def _list_index(k):
     return a if a.dtype == np.bool_ else a.astype(np.int64)
 
 
-def _byte_mask(k):
+def _byte_mask(k, stacklevel=4):
     """A uint8 index tensor is a mask, as a bool one (IndexingUtils.h's expandTensors), with
-    torch's deprecation warning."""
-    if isinstance(k, np.ndarray) and k.dtype == np.uint8 and k.ndim:
+    torch's deprecation warning; a 0-d one is a bool, as a Python bool (applySlicing reads a
+    0-d byte or bool tensor with item<bool>(), without the warning)."""
+    if isinstance(k, np.ndarray) and k.dtype == np.uint8:
+        if not k.ndim:
+            return k.astype(np.bool_)
         warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=stacklevel)
         return k.astype(np.bool_)
     return k
 
 
-def _apply_slicing(self, items, lone=False, lone_slice=False):
+def _masked_fill_dispatch(self, index, value):
+    """index_put_'s canDispatchToMaskedFill (TensorAdvancedIndexing.cpp): a value of one element on
+    the cpu and one index tensor, a byte or bool mask, go to masked_fill_ (its mask's shape checked
+    there, as expandTensors would), which refuses a byte mask. Else the byte masks become bool ones,
+    with the deprecation warning, for index_put_."""
+    arrays = [k for k in index if isinstance(k, np.ndarray)]
+    if value._array.size == 1 and value.device.type == "cpu" and len(arrays) == 1 and \
+            arrays[0].dtype in (np.uint8, np.bool_) and arrays[0].ndim:
+        mask, shape = arrays[0], self._array.shape
+        lead = next(i for i, k in enumerate(index) if k is mask)
+        for j, n in enumerate(mask.shape):
+            if n != shape[lead + j]:
+                raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(shape)} at index {lead + j}")
+        if mask.dtype == np.uint8:
+            raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    return tuple(_byte_mask(k, 5) for k in index)
+
+
+def _apply_slicing(self, items, lone=False, lone_slice=False, keep_bytes=False):
     """python_variable_indexing.cpp's applySlicing: the key's integers, slices
     and Nones applied as select / slice / unsqueeze views (a slice keeping a
     whole dimension is skipped, except for getitem's lone slice), and the numpy
     key of the index tensors left for index / index_put_ on the result (None
     when there are none). `lone`: the key was one integer or slice, not a tuple
-    (torch applies it directly, with its own errors on a 0-dim tensor)."""
-    items = tuple(_list_index(k) if isinstance(k, list) else _byte_mask(k) for k in items)
+    (torch applies it directly, with its own errors on a 0-dim tensor). `keep_bytes`: the byte
+    masks left as they are (setitem's index_put_ reads them)."""
+    items = tuple(_list_index(k) if isinstance(k, list) else k if keep_bytes and isinstance(k, np.ndarray) and k.ndim
+                  else _byte_mask(k) for k in items)
     ndim = self._array.ndim
     if lone and ndim == 0:
         k = items[0]
@@ -112,7 +136,7 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
             raise IndexError(f"index {k} is out of bounds for dimension 0 with size 0")
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
                          "in C++ to convert a 0-dim tensor to a number")
-    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    n_real = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype in (np.bool_, np.uint8) else 1
                           for k in items if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
     if n_real > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
@@ -143,7 +167,7 @@ def _apply_slicing(self, items, lone=False, lone_slice=False):
             advanced = True
         elif isinstance(k, np.ndarray) and (k.ndim or k.dtype.kind == "f"):
             index.append(k)
-            dim += k.ndim if k.dtype == np.bool_ else 1
+            dim += k.ndim if k.dtype in (np.bool_, np.uint8) else 1
             advanced = True
         elif isinstance(k, (int, np.integer)) or isinstance(k, np.ndarray):  # a 0-d integer tensor too: select
             if not -2 ** 63 <= int(k) < 2 ** 63:
@@ -218,10 +242,11 @@ def setitem(self, key, value):
         _copy_to(unsqueeze(self, 0), value)
         return
     lone = isinstance(key, (int, np.integer, slice))
-    sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,), lone=lone)
+    sliced, index = _apply_slicing(self, key if isinstance(key, tuple) else (key,), lone=lone, keep_bytes=True)
     if index is None:
         _copy_to(sliced, value)
     else:
+        index = _masked_fill_dispatch(sliced, index, value)
         _check_saved_indices(original_key, sliced, value)
         _index_put_(sliced, index, _strip_leading_ones(value, False))
 
