@@ -215,3 +215,22 @@ def test_histc_range_of_the_data_with_nan_and_inf():
         out.append(run(lambda lib: lib.histc(lib.tensor([1.]), 3, nan, 2), lib))
         return out
     same(case)
+
+
+@pytest.mark.parametrize("reduce,src", [("multiply", 2.0), ("add", 2.0), ("add", "tensor"), ("multiply", "tensor")])
+def test_inplace_scatter_with_reduce_has_no_derivative(reduce, src):
+    """x.scatter_(dim, index, src, reduce=...) records torch's NotImplemented node (its backward
+    raises), not scatter_'s ScatterBackward node, whose gradient would be wrong for a reduction."""
+    def case(lib):
+        x = lib.tensor([[1., 2, 3], [4, 5, 6]], requires_grad=True)
+        s = lib.ones(2, 3, requires_grad=True) if src == "tensor" else src
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            z = (x * 1).scatter_(1, lib.tensor([[0, 1], [2, 0]]), s, reduce=reduce)
+        out = [z.grad_fn.name(), z.detach().numpy().tolist()]
+        try:
+            z.sum().backward()
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+    assert case(torchlite) == case(torch)

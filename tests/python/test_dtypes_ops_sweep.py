@@ -65,6 +65,7 @@ LEFT_OUT = {
     "normal.float_Tensor": "random", "normal.Tensor_Tensor": "random", "multinomial": "random",
     "bernoulli": "random", "bernoulli.p": "random", "bernoulli_.float": "random", "uniform_": "random",
     "normal_": "random", "exponential_": "random", "geometric_": "random", "random_": "random",
+    "random_.from": "random", "random_.to": "random", "bernoulli_.Tensor": "random",
 }
 
 
@@ -189,6 +190,14 @@ def _dims(lib, t):
 
 
 # cases whose arguments a plain schema does not give: overload -> fn(lib, t) -> outputs
+def _dispatch_refusal(call):
+    """The first sentence of the dispatcher's NotImplementedError, or the call's result."""
+    try:
+        return call()
+    except NotImplementedError as e:
+        return str(e).split(". ")[0]
+
+
 CASES = {
     "as_strided": lambda lib, t: t.x().as_strided((2, 2), (1, 2), 1),
     "cat": lambda lib, t: lib.cat([t.x(), t.y()], 1),
@@ -198,6 +207,8 @@ CASES = {
     "diagonal": lambda lib, t: t.x().diagonal(),
     "expand": lambda lib, t: t.x()[:1].expand(3, 3),
     "fill_.Scalar": lambda lib, t: t.x().clone().fill_(1),
+    "fill_.Tensor": lambda lib, t: t.x().clone().fill_(t.x()[0, 1]),
+    "view.dtype": lambda lib, t: t.x().view(lib.int16 if t.x().element_size() == 2 else lib.uint8),
     "matmul": lambda lib, t: (t.x() @ t.y().t(), t.vec() @ t.vec()),
     "max.dim": lambda lib, t: t.x().max(1),
     "min.dim": lambda lib, t: t.x().min(0),
@@ -290,6 +301,10 @@ CASES = {
     "gather": lambda lib, t: t.x().gather(1, t.i64([[0, 0], [2, 1]])),
     "scatter.src": lambda lib, t: t.x().scatter(1, t.i64([[0, 1], [2, 0]]), t.y()),
     "scatter_.src": lambda lib, t: t.x().clone().scatter_(1, t.i64([[0, 1], [2, 0]]), t.y()),
+    "scatter_.value": lambda lib, t: t.x().clone().scatter_(1, t.i64([[0, 1], [2, 0]]), 1),
+    "scatter_.reduce": lambda lib, t: t.x().clone().scatter_(1, t.i64([[0, 1], [2, 0]]), t.y(), reduce="add"),
+    "scatter_.value_reduce": lambda lib, t: t.x().clone().scatter_(1, t.i64([[0, 1], [2, 0]]), 2,
+                                                                    reduce="multiply"),
     "scatter_add": lambda lib, t: t.x().scatter_add(1, t.i64([[0, 0], [2, 0]]), t.y()),
     "scatter_add_": lambda lib, t: t.x().clone().scatter_add_(0, t.i64([[1, 0, 1]]), t.y()),
     "scatter_reduce.two": lambda lib, t: (t.x().scatter_reduce(1, t.i64([[0, 0], [2, 0]]), t.y(), "sum"),
@@ -306,9 +321,11 @@ CASES = {
     "index_copy_": lambda lib, t: t.x().clone().index_copy_(0, t.i64([1]), t.m((1, 3))),
     "index_fill.int_Scalar": lambda lib, t: t.x().index_fill(1, t.i64([2, 0]), 1),
     "index_fill_.int_Scalar": lambda lib, t: t.x().clone().index_fill_(0, t.i64([1]), 1),
+    "index_fill_.int_Tensor": lambda lib, t: t.x().clone().index_fill_(0, t.i64([1]), t.x()[1, 1]),
     "index_fill.int_Tensor": lambda lib, t: t.x().index_fill(1, t.i64([2]), lib.tensor(1, dtype=t.dtype)),
     "masked_fill.Scalar": lambda lib, t: t.x().masked_fill(t.mask(), 1),
     "masked_fill_.Scalar": lambda lib, t: t.x().clone().masked_fill_(t.mask(), 1),
+    "masked_fill_.Tensor": lambda lib, t: t.x().clone().masked_fill_(t.mask(), t.x()[0, 0]),
     "masked_fill.Tensor": lambda lib, t: t.x().masked_fill(t.mask(), lib.tensor(1, dtype=t.dtype)),
     "masked_select": lambda lib, t: t.x().masked_select(t.mask()),
     "masked_scatter": lambda lib, t: t.x().masked_scatter(t.mask(), t.y()),
@@ -323,6 +340,12 @@ CASES = {
     "vdot": lambda lib, t: lib.vdot(t.vec(), t.vec()), "outer": lambda lib, t: lib.outer(t.vec(2), t.vec()),
     "ger": lambda lib, t: t.vec(2).ger(t.vec()),
     "addmm": lambda lib, t: lib.addmm(t.m((2, 2)), t.x(), t.y().t(), beta=2),
+    # the out_dtype overloads: refused on the CPU (compared up to the dispatcher's backend list)
+    "mm.dtype": lambda lib, t: _dispatch_refusal(lambda: lib.mm(t.x(), t.y().t(), lib.float32)),
+    "bmm.dtype": lambda lib, t: _dispatch_refusal(lambda: lib.bmm(t.m((2, 1, 3)), t.m((2, 3, 2)), lib.float32)),
+    "addmm.dtype": lambda lib, t: _dispatch_refusal(lambda: lib.addmm(t.m((2, 2)), t.x(), t.y().t(), lib.float32)),
+    "baddbmm.dtype": lambda lib, t: _dispatch_refusal(
+        lambda: lib.baddbmm(t.m((2, 1, 2)), t.m((2, 1, 3)), t.m((2, 3, 2)), lib.float32)),
     "addmm_": lambda lib, t: t.m((2, 2)).clone().addmm_(t.x(), t.y().t()),
     "addmv": lambda lib, t: lib.addmv(t.vec(2), t.x(), t.vec()),
     "addmv_": lambda lib, t: t.vec(2).clone().addmv_(t.x(), t.vec(), alpha=2),

@@ -627,6 +627,10 @@ def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
     d = dim
     if src is None:
         src = value
+    if reduce is not None:  # scatter_.reduce / .value_reduce: torch::autograd::NotImplemented, as scatter's
+        spec, inputs = (_S.NotImplemented0, (self, src)) if isinstance(src, _TB) else (_S.NotImplemented1, (self,))
+        return _inplace(self, scatter, inputs, (spec, {"name": "aten::scatter_"}), self, dim, index, src,
+                        reduce=reduce)
     if isinstance(src, _TB):
         return _inplace(self, scatter, (self, src), (_S.ScatterBackward0, {"dim": d, "index": index}), self, dim,
                         index, src, reduce=reduce)
