@@ -251,6 +251,7 @@ __all__ = [
     "outer",
     "pairwise_distance",
     "permute",
+    "pinverse",
     "poisson_nll_loss",
     "positive",
     "pow",
@@ -301,6 +302,7 @@ __all__ = [
     "sub",
     "subtract",
     "sum",
+    "svd",
     "swapaxes",
     "swapdims",
     "t",
@@ -1272,6 +1274,9 @@ _SCHEMAS = {
     "permute": (
         ('Tensor self, int[] dims',
          '(Tensor input, tuple of ints dims)'),),
+    "pinverse": (
+        ('Tensor self, float rcond=1e-15',
+         '(Tensor input, float rcond = 1e-15)'),),
     "poisson_nll_loss": (
         ('Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction',
          '(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)'),),
@@ -1476,6 +1481,9 @@ _SCHEMAS = {
          '(Tensor input, *, torch.dtype dtype = None)'),
         ('Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
          '(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)')),
+    "svd": (
+        ('Tensor self, bool some=True, bool compute_uv=True',
+         '(Tensor input, bool some = True, bool compute_uv = True)'),),
     "swapaxes": (
         ('Tensor self, int axis0, int axis1',
          '(Tensor input, int axis0, int axis1)'),),
@@ -4178,6 +4186,15 @@ def permute(*args, **kwargs):
     return _ops.permute(*args, **kwargs)
 
 
+@functools.wraps(_ops.pinverse)
+def pinverse(*args, **kwargs):
+    try:
+        return _ops.pinverse(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("pinverse", _SCHEMAS["pinverse"], args, kwargs, error)
+    return _ops.pinverse(*args, **kwargs)
+
+
 @functools.wraps(_ops.poisson_nll_loss)
 def poisson_nll_loss(*args, **kwargs):
     try:
@@ -4706,6 +4723,15 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
+
+
+@functools.wraps(_ops.svd)
+def svd(*args, **kwargs):
+    try:
+        return _ops.svd(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("svd", _SCHEMAS["svd"], args, kwargs, error)
+    return _ops.svd(*args, **kwargs)
 
 
 @functools.wraps(_ops.swapaxes)

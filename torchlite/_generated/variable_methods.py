@@ -558,6 +558,7 @@ class _TensorMethods:
     not_equal_ = _ops.not_equal_
     outer = _ops.outer
     permute = _ops.permute
+    pinverse = _ops.pinverse
     positive = _ops.positive
     pow = _ops.pow
 
@@ -663,6 +664,7 @@ class _TensorMethods:
     subtract = _ops.subtract
     subtract_ = _ops.subtract_
     sum = _ops.sum
+    svd = _ops.svd
     swapaxes = _ops.swapaxes
     swapdims = _ops.swapdims
     t = _ops.t

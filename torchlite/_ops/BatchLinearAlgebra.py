@@ -397,8 +397,7 @@ def _amax_like(x, dim, keepdim, largest):
 
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """at::linalg_matrix_norm: 'fro' the vector 2-norm over the two dims; 1 / -1 / inf / -inf
-    the max / min of the column (row) sums of |A|. 'nuc', 2 and -2 (singular values) are not
-    implemented."""
+    the max / min of the column (row) sums of |A|; 'nuc', 2 and -2 from the singular values."""
     if out is not None:
         return out_variant("linalg_matrix_norm", lambda *_: linalg_matrix_norm(A, ord, dim, keepdim, dtype=dtype),
                            out, (A,), {})
@@ -415,19 +414,40 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
         if ord == "fro":  # (over the dims wrapped, as torch saves them)
             return linalg_vector_norm(A, 2, tuple(dims), keepdim, dtype=dtype)
-        raise NotImplementedError("linalg.matrix_norm: ord='nuc' (the singular values) is not implemented in "
-                                  "torchlite")
+        _float_check(a, "linalg.matrix_norm")
+        return _svd_norm(A, "nuc", dims, keepdim, dtype)
     if ord not in (1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {_ord_str(ord)} not supported.")
     _float_check(a, "linalg.matrix_norm")
     if abs(ord) == 2:
-        raise NotImplementedError("linalg.matrix_norm: ord=2 / -2 (the singular values) are not implemented in "
-                                  "torchlite")
+        return _svd_norm(A, ord, dims, keepdim, dtype)
     if abs(ord) == math.inf:
         dims = [dims[1], dims[0]]
     if not keepdim and dims[0] < dims[1]:
         dims[1] -= 1
     return _amax_like(linalg_vector_norm(A, 1.0, (dims[0],), keepdim, dtype=dtype), dims[1], keepdim, ord > 0)
+
+
+def _svd_norm(A, ord, dims, keepdim, dtype):
+    """linalg_matrix_norm's 'nuc' / 2 / -2: the two dims moved last (permute), svdvals, then its
+    sum / amax / amin over the last dim; keepdim puts the two dims back as ones (unsqueeze,
+    permute)."""
+    from .BatchLinearAlgebraDecomp import linalg_svdvals
+    from .ReduceOps import amax, amin
+    from .TensorConversions import to
+    from .TensorShape import permute, unsqueeze
+    nd = A._array.ndim
+    perm = [d for d in range(nd) if d not in dims] + list(dims)
+    A_ = to(A, dtype) if dtype is not None else A
+    S = linalg_svdvals(permute(A_, perm))
+    if ord == "nuc" or (ord > 0 and S._array.size == 0):  # (an empty matrix's 2-norm: 0, as torch's)
+        r = sum(S, -1, keepdim)
+    else:
+        r = (amax if ord > 0 else amin)(S, -1, keepdim)
+    if keepdim:
+        reverse = [perm.index(d) for d in range(nd)]
+        r = permute(unsqueeze(r, -1), reverse)
+    return r
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
