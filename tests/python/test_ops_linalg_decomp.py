@@ -4,7 +4,10 @@ the singular-value matrix norms ('nuc', 2, -2), on "cpu" and "sim:0".
 
 Singular and eigen vectors are defined up to sign: cases compare what is invariant (the singular
 values, U diag(S) Vh, the squares of the vectors' entries, projectors) and the gradients of losses
-made of those; gradcheck / gradgradcheck in float64 on well-separated spectra."""
+made of those; gradcheck / gradgradcheck in float64 on well-separated spectra.
+
+The fuzzer leaves these to this file (test_fuzz_coverage's TEST_LIST): _linalg_svd (linalg.svd,
+svdvals, svd), _linalg_eigh (eigh, eigvalsh), linalg_qr, linalg_pinv and pinverse, linalg_lstsq."""
 import warnings
 
 import numpy as np
