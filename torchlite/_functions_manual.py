@@ -914,7 +914,7 @@ __all__ += ["linalg_eig_backward", "linalg_lstsq_backward", "linalg_qr_backward"
 
 def svd_narrow(full_matrices, x, dim, k):
     """_linalg_svd's formula's `full_matrices && x.defined() ? x.narrow_symint(dim, 0, k) : x`."""
-    return narrow(x, dim, 0, k) if full_matrices and x is not None else x
+    return _narrow_linalg(x, dim, 0, k) if full_matrices and x is not None else x
 
 
 def _skew(x):
@@ -1014,9 +1014,9 @@ def linalg_qr_backward(gQ, gR, Q, R, mode):
         return None
     if m >= n:
         return _qr_backward_square(gQ, gR, Q, R)
-    RX, RY = narrow(R, -1, 0, m), narrow(R, -1, m, n - m)
-    gRX = narrow(gR, -1, 0, m) if gR is not None else None
-    gRY = narrow(gR, -1, m, n - m) if gR is not None else None
+    RX, RY = _narrow_linalg(R, -1, 0, m), _narrow_linalg(R, -1, m, n - m)
+    gRX = _narrow_linalg(gR, -1, 0, m) if gR is not None else None
+    gRY = _narrow_linalg(gR, -1, m, n - m) if gR is not None else None
     gQ2 = gQ
     if gRY is not None:
         t = matmul(matmul(Q, RY), _mH(gRY))
@@ -1080,7 +1080,7 @@ def _linalg_pinv_op(A):
 from ._ops import _const as _const_linalg  # noqa: E402 - the linalg family's imports, in its section
 from ._ops import abs as abs_  # noqa: E402
 from ._ops import linalg_cross, linalg_solve, mv, outer  # noqa: E402
-from ._ops import narrow  # noqa: E402
+from ._ops import narrow as _narrow_linalg  # noqa: E402
 from ._ops.BatchLinearAlgebra import _lu_solve  # noqa: E402
 from ._C import is_grad_enabled as _grad_mode  # noqa: E402
 import math  # noqa: E402

@@ -59,7 +59,7 @@ def check_close(case, dev, tol):
         warnings.simplefilter("ignore")
         want = case(torch, "cpu")
     assert len(got) == len(want)
-    for g, w in zip(got, want):
+    for g, w in zip(got, want, strict=True):
         if isinstance(g, str):
             assert g.replace("torchlite.", "torch.") == w
             continue
@@ -162,7 +162,7 @@ def svd_errors(lib, dev):
               lambda: lib.linalg.svdvals(lib.ones(3, device=dev)),
               lambda: lib.svd(lib.ones(3, device=dev)),
               lambda: lib.svd(lib.ones(2, 2, dtype=lib.int32, device=dev))]:
-        out.append(run(lambda _: f(), lib))
+        out.append(run(lambda _, f=f: f(), lib))
     return out
 
 
@@ -207,7 +207,7 @@ def eigh_errors(lib, dev):
               lambda: lib.linalg.eigvalsh(lib.ones(4, 3, device=dev)),
               lambda: lib.linalg.eigvalsh(lib.eye(3, device=dev), UPLO="u"),
               lambda: [t.shape for t in lib.linalg.eigh(lib.ones(0, 0, device=dev))]]:
-        out.append(run(lambda _: f(), lib))
+        out.append(run(lambda _, f=f: f(), lib))
     return out
 
 
@@ -237,7 +237,7 @@ def qr_errors(lib, dev):
               lambda: lib.linalg.qr(lib.ones(3, device=dev)),
               lambda: lib.linalg.qr(lib.ones(3, 3, device=dev), mode="foo"),
               lambda: [t.shape for t in lib.linalg.qr(lib.ones(0, 3, device=dev))]]:
-        out.append(run(lambda _: f(), lib))
+        out.append(run(lambda _, f=f: f(), lib))
     return out
 
 
@@ -277,7 +277,7 @@ def pinv_errors(lib, dev):
               lambda: lib.linalg.pinv(lib.ones(3, device=dev)),
               lambda: lib.linalg.pinv(lib.ones(4, 3, device=dev), hermitian=True),
               lambda: lib.pinverse(lib.ones(3, 3, dtype=lib.long, device=dev))]:
-        out.append(run(lambda _: f(), lib))
+        out.append(run(lambda _, f=f: f(), lib))
     return out
 
 
@@ -297,7 +297,8 @@ def test_linalg_lstsq(driver, dev):
         wide = lib.linalg.lstsq(T(lib, dev, data(3, 5)), T(lib, dev, data(3, 2, seed=4)), driver=driver)
         gw = grads_of(lib, (wide.solution * weights(lib, wide.solution, 5)).sum(), wide.solution.grad_fn._saved_self)
         node = r.solution.grad_fn
-        return (*r, ga, gb, *v, *gv, *wide, *gw, node.name(), r.residuals.grad_fn is node if r.residuals.numel() else "",
+        same = r.residuals.grad_fn is node if r.residuals.numel() else ""
+        return (*r, ga, gb, *v, *gv, *wide, *gw, node.name(), same,
                 node._saved_self, node._saved_b, node._saved_solution, str(r.rank.dtype), r.rank.requires_grad,
                 r.singular_values.requires_grad, type(r).__name__)
     check_close(fn, dev, 1e-9)
@@ -313,9 +314,12 @@ def lstsq_errors(lib, dev):
               lambda: lib.linalg.lstsq(a[:4], b),
               lambda: lib.linalg.lstsq(lib.ones(2, 5, 3, dtype=lib.float64, device=dev), b),
               lambda: lib.linalg.lstsq(a, b.expand(2, 5, 2)),
+              lambda: lib.linalg.lstsq(a, b, driver="foo"),
+              lambda: lib.linalg.lstsq(a, b, rcond=0.5, driver="gelsd").rank,
+              lambda: lib.linalg.lstsq(a, b, -1.0).rank,
               lambda: lib.linalg.lstsq(lib.ones(2, 5, 3, dtype=lib.float64, device=dev), b[:, 0]),
               lambda: [t.shape for t in lib.linalg.lstsq(lib.ones(0, 3, device=dev), lib.ones(0, 2, device=dev))]]:
-        out.append(run(lambda _: f(), lib))
+        out.append(run(lambda _, f=f: f(), lib))
     return out
 
 
@@ -339,7 +343,7 @@ def matrix_rank(lib, dev):
     for f in [lambda: lib.linalg.matrix_rank(lib.ones(3, 3, dtype=lib.long, device=dev)),
               lambda: lib.linalg.matrix_rank(lib.ones(3, device=dev)),
               lambda: lib.linalg.matrix_rank(lib.ones(4, 3, device=dev), hermitian=True)]:
-        out.append(run(lambda _: f(), lib))
+        out.append(run(lambda _, f=f: f(), lib))
     return out
 
 
@@ -350,7 +354,7 @@ def cond(lib, dev):
     outs = [lib.linalg.cond(a), lib.linalg.cond(a, 2), lib.linalg.cond(a, -2)]
     g = grads_of(lib, sum(o.sum() for o in outs), a)[0]
     vals = [lib.linalg.cond(sq, p) for p in ("fro", "nuc", 1, -1, float("inf"), float("-inf"))]
-    errs = [run(lambda _: f(), lib) for f in [lambda: lib.linalg.cond(lib.ones(3, device=dev)),
+    errs = [run(lambda _, f=f: f(), lib) for f in [lambda: lib.linalg.cond(lib.ones(3, device=dev)),
                                              lambda: lib.linalg.cond(lib.ones(3, 3, dtype=lib.long, device=dev)),
                                              lambda: lib.linalg.cond(a, "fro"),
                                              lambda: lib.linalg.cond(sq, 3)]]
@@ -364,7 +368,8 @@ def test_matrix_norms(dtype, dev):
         a = T(lib, dev, data(2, 4, 3), dtype)
         outs = (lib.linalg.matrix_norm(a, "nuc"), lib.linalg.matrix_norm(a, 2), lib.linalg.matrix_norm(a, -2),
                 lib.linalg.matrix_norm(a, "nuc", dim=(0, 2), keepdim=True), lib.linalg.matrix_norm(a, 2, dim=(2, 0)),
-                lib.linalg.norm(a[0], "nuc"), lib.linalg.norm(a[0], 2), lib.linalg.norm(a, -2, dim=(1, 2), keepdim=True),
+                lib.linalg.norm(a[0], "nuc"), lib.linalg.norm(a[0], 2),
+                lib.linalg.norm(a, -2, dim=(1, 2), keepdim=True),
                 lib.norm(a[0], p="nuc"), lib.norm(a, p="nuc", dim=(0, 2)), a[1].norm(p="nuc"),
                 lib.linalg.matrix_norm(a, "nuc", dtype=lib.float64))
         loss = sum((t * weights(lib, t, i)).sum() for i, t in enumerate(outs))
@@ -383,7 +388,7 @@ def matrix_norm_errors(lib, dev):
               lambda: lib.linalg.matrix_norm(lib.ones(0, 3, device=dev), "nuc"),
               lambda: lib.linalg.matrix_norm(lib.ones(0, 3, device=dev), 2),
               lambda: lib.linalg.matrix_norm(lib.ones(0, 3, device=dev), -2)]:
-        out.append(run(lambda _: f(), lib))
+        out.append(run(lambda _, f=f: f(), lib))
     return out
 
 

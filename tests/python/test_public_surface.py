@@ -1553,7 +1553,8 @@ def _pinv(lib, dev):
 
 @case("torchlite.linalg.lstsq")
 def _lstsq(lib, dev):
-    x, b = leaf(lib, dev, _TALL, lib.float64), leaf(lib, dev, [[1.0, 0.5], [-1.0, 2.0], [0.5, 0.5], [2.0, -1.0]], lib.float64)
+    x = leaf(lib, dev, _TALL, lib.float64)
+    b = leaf(lib, dev, [[1.0, 0.5], [-1.0, 2.0], [0.5, 0.5], [2.0, -1.0]], lib.float64)
     return with_grads(lib, lambda x, b: (*lib.linalg.lstsq(x, b), *lib.linalg.lstsq(x, b, driver="gelsd"),
                                          lib.linalg.lstsq(x, b[:, 0]).solution), x, b)
 

@@ -428,7 +428,7 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     return _amax_like(linalg_vector_norm(A, 1.0, (dims[0],), keepdim, dtype=dtype), dims[1], keepdim, ord > 0)
 
 
-def _svd_norm(A, ord, dims, keepdim, dtype):
+def _svd_norm(A, ord, dims, keepdim, dtype):  # noqa: A002 - torch's name
     """linalg_matrix_norm's 'nuc' / 2 / -2: the two dims moved last (permute), svdvals, then its
     sum / amax / amin over the last dim; keepdim puts the two dims back as ones (unsqueeze,
     permute)."""

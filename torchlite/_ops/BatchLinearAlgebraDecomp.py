@@ -30,7 +30,7 @@ def _named(name, fields):
         return tuple.__new__(cls, values)
 
     def __repr__(self):
-        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self, strict=True))
         return f"torchlite.return_types.{name}(\n{body})"
 
     ns = {"__new__": __new__, "__repr__": __repr__, "__module__": "torchlite.return_types", "__slots__": (),
@@ -341,14 +341,16 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     if driver is None:
         driver = "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     m, n = a.shape[-2:]
     nrhs = bm.shape[-1]
     count = int(np.prod(batch))
     ha = np.broadcast_to(_host(a), batch + (m, n)).reshape((count, m, n))
     hb = np.broadcast_to(_host(bm), batch + (m, nrhs)).reshape((count, m, nrhs))
     eps = np.finfo(a.dtype).eps
-    rc = eps * max(m, n) if rcond is None or rcond <= 0 and driver != "gels" else rcond
+    # (torch's default rcond: eps * max(m, n); a negative one is gelsd / gelss' "machine precision",
+    # and no threshold for gelsy, whose rank then counts the nonzero diagonal of its pivoted R)
+    rc = eps * max(m, n) if rcond is None else rcond if rcond >= 0 else 0.0 if driver == "gelsy" else eps
     k = min(m, n)
     xs = np.zeros((count, n, nrhs), a.dtype)
     ranks = np.zeros(count, np.int64)
