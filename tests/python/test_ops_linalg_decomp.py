@@ -442,3 +442,78 @@ def test_gradcheck_lstsq():
     assert gradgradcheck(fn, (a, b), eps=1e-6, atol=1e-4)
     vec = lambda a, b: torchlite.linalg.lstsq(a, b).solution  # noqa: E731
     assert gradcheck(vec, (a, _leaf(data(5, seed=3))), eps=1e-6, atol=1e-5)
+
+
+# the gradient of one output at a time (the others' gradients undefined: upstream's formulas' branches)
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (3, 3), (2, 4, 3)])
+@pytest.mark.parametrize("full", [True, False])
+@pytest.mark.parametrize("part", ["U", "V", "UV", "SV"])
+def test_svd_partial_losses(shape, full, part):
+    def fn(lib, dev):
+        a = T(lib, dev, data(*shape))
+        U, S, Vh = lib.linalg.svd(a, full_matrices=full)
+        k = min(shape[-2:])
+        Uk, Vk = U[..., :, :k], Vh[..., :k, :]
+        loss = 0
+        if "U" in part:
+            loss = loss + (Uk * Uk * weights(lib, Uk, 1)).sum()
+        if "V" in part:
+            loss = loss + (Vk * Vk * weights(lib, Vk, 2)).sum()
+        if "S" in part:
+            loss = loss + (S * weights(lib, S, 3)).sum()
+        return grads_of(lib, loss, a)
+    check_close(fn, "cpu", 1e-9)
+
+
+@pytest.mark.parametrize("part", ["V", "LV"])
+@pytest.mark.parametrize("dev", DEVICES)
+def test_eigh_vector_losses(part, dev):
+    def fn(lib, dev):
+        a = T(lib, dev, sym(4, (2,)))
+        L, V = lib.linalg.eigh(a)
+        loss = (V * V * weights(lib, V, 1)).sum() + ((L * weights(lib, L, 2)).sum() if "L" in part else 0)
+        return grads_of(lib, loss, a)
+    check_close(fn, dev, 1e-9)
+
+
+@pytest.mark.parametrize("shape,mode", [((4, 3), "reduced"), ((3, 5), "reduced"), ((3, 5), "complete"),
+                                        ((3, 3), "complete")])
+@pytest.mark.parametrize("part", ["Q", "R"])
+def test_qr_partial_losses(shape, mode, part):
+    def fn(lib, dev):
+        a = T(lib, dev, data(*shape))
+        Q, R = lib.linalg.qr(a, mode)
+        loss = (Q * weights(lib, Q, 1)).sum() if part == "Q" else (R * weights(lib, R, 2)).sum()
+        return grads_of(lib, loss, a)
+    check_close(fn, "cpu", 1e-9)
+
+
+@close
+def lstsq_residuals_vector_rhs(lib, dev):
+    a, b = T(lib, dev, data(2, 5, 3)), T(lib, dev, data(2, 5, seed=1))
+    r = lib.linalg.lstsq(a, b, driver="gelsd")
+    return (r.residuals, *grads_of(lib, (r.residuals * weights(lib, r.residuals, 3)).sum(), a, b))
+
+
+@close
+def out_variants(lib, dev):
+    a = T(lib, dev, data(4, 3), grad=False)
+
+    def empty():
+        return lib.empty(0, dtype=lib.float64, device=dev)
+    U, S, Vh = empty(), empty(), empty()
+    r = lib.linalg.svd(a, out=(U, S, Vh))
+    s2, p, L, V, Q, R = empty(), empty(), empty(), empty(), empty(), empty()
+    lib.linalg.svdvals(a, out=s2)
+    lib.linalg.pinv(a, out=p)
+    e = lib.linalg.eigh(a[:3], out=(L, V))
+    q = lib.linalg.qr(a, out=(Q, R))
+    return S, s2, p, L, R, Q, type(r).__name__, type(e).__name__, type(q).__name__, r.S is S
+
+
+@close
+def double_backward(lib, dev):
+    a = T(lib, dev, data(3, 4))
+    g, = lib.autograd.grad(lib.linalg.svdvals(a).pow(2).sum() + lib.linalg.pinv(a).sum(), a, create_graph=True)
+    return lib.autograd.grad((g * g).sum(), a)

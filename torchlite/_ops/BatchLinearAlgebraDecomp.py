@@ -44,6 +44,9 @@ _SVD = _named("linalg_svd", ("U", "S", "Vh"))
 _SVD_OLD = _named("svd", ("U", "S", "V"))
 _EIGH = _named("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _QR = _named("linalg_qr", ("Q", "R"))
+_SVD_OUT = _named("linalg_svd_out", ("U", "S", "Vh"))
+_EIGH_OUT = _named("linalg_eigh_out", ("eigenvalues", "eigenvectors"))
+_QR_OUT = _named("linalg_qr_out", ("Q", "R"))
 _LSTSQ = _named("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 
 
@@ -126,7 +129,8 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     each singular vector pair."""
     if out is not None:
         from .Resize import out_variant
-        return out_variant("linalg_svd", lambda *_: linalg_svd(A, full_matrices, driver=driver), out, (A,), {})
+        return _SVD_OUT(out_variant("linalg_svd", lambda *_: linalg_svd(A, full_matrices, driver=driver), out, (A,),
+                                    {}))
     return _SVD(_linalg_svd(A, full_matrices, True, driver))
 
 
@@ -191,7 +195,7 @@ def linalg_eigh(A, UPLO="L", *, out=None):
     from its UPLO triangle; each eigenvector is unique up to sign (for distinct eigenvalues)."""
     if out is not None:
         from .Resize import out_variant
-        return out_variant("linalg_eigh", lambda *_: linalg_eigh(A, UPLO), out, (A,), {})
+        return _EIGH_OUT(out_variant("linalg_eigh", lambda *_: linalg_eigh(A, UPLO), out, (A,), {}))
     return _EIGH(_linalg_eigh(A, UPLO, True))
 
 
@@ -211,7 +215,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     'r' (Q empty). Node LinalgQrBackward0 saving mode, Q and R."""
     if out is not None:
         from .Resize import out_variant
-        return out_variant("linalg_qr", lambda *_: linalg_qr(A, mode), out, (A,), {})
+        return _QR_OUT(out_variant("linalg_qr", lambda *_: linalg_qr(A, mode), out, (A,), {}))
     a = A._array
     _dim_check(a, "linalg.qr")
     _float_check(a, "linalg.qr")
