@@ -276,7 +276,10 @@ def pinv_errors(lib, dev):
     for f in [lambda: lib.linalg.pinv(lib.ones(3, 3, dtype=lib.long, device=dev)),
               lambda: lib.linalg.pinv(lib.ones(3, device=dev)),
               lambda: lib.linalg.pinv(lib.ones(4, 3, device=dev), hermitian=True),
-              lambda: lib.pinverse(lib.ones(3, 3, dtype=lib.long, device=dev))]:
+              lambda: lib.pinverse(lib.ones(3, 3, dtype=lib.long, device=dev)),
+              lambda: lib.linalg.pinv(lib.ones(3, 3, device=dev), 0.1, atol=0.2),
+              lambda: lib.linalg.matrix_rank(lib.ones(3, 3, device=dev), 0.1, rtol=0.2),
+              lambda: lib.linalg.qr(lib.ones(3, 3, dtype=lib.float16, device=dev))]:
         out.append(run(lambda _, f=f: f(), lib))
     return out
 
@@ -354,6 +357,10 @@ def cond(lib, dev):
     outs = [lib.linalg.cond(a), lib.linalg.cond(a, 2), lib.linalg.cond(a, -2)]
     g = grads_of(lib, sum(o.sum() for o in outs), a)[0]
     vals = [lib.linalg.cond(sq, p) for p in ("fro", "nuc", 1, -1, float("inf"), float("-inf"))]
+    z = lib.zeros(2, 3, 3, dtype=lib.float64, device=dev)
+    z[1] = lib.eye(3, dtype=lib.float64, device=dev)
+    # a singular matrix: inf (nan for p=None); ('nuc' leaves torch's LAPACK an inf matrix to factor: nan there)
+    vals += [lib.linalg.cond(z, p) for p in (None, "fro", 1, float("-inf"))]
     errs = [run(lambda _, f=f: f(), lib) for f in [lambda: lib.linalg.cond(lib.ones(3, device=dev)),
                                              lambda: lib.linalg.cond(lib.ones(3, 3, dtype=lib.long, device=dev)),
                                              lambda: lib.linalg.cond(a, "fro"),
@@ -387,7 +394,9 @@ def matrix_norm_errors(lib, dev):
               lambda: lib.norm(lib.ones(2, 3, 4, device=dev), p="nuc"),
               lambda: lib.linalg.matrix_norm(lib.ones(0, 3, device=dev), "nuc"),
               lambda: lib.linalg.matrix_norm(lib.ones(0, 3, device=dev), 2),
-              lambda: lib.linalg.matrix_norm(lib.ones(0, 3, device=dev), -2)]:
+              lambda: lib.linalg.matrix_norm(lib.ones(0, 3, device=dev), -2),
+              lambda: lib.linalg.matrix_norm(lib.ones(3, 3, dtype=lib.float16, device=dev), "nuc"),
+              lambda: lib.linalg.matrix_norm(lib.ones(3, 3, dtype=lib.float16, device=dev), -2)]:
         out.append(run(lambda _, f=f: f(), lib))
     return out
 

@@ -436,6 +436,8 @@ def _svd_norm(A, ord, dims, keepdim, dtype):  # noqa: A002 - torch's name
     from .ReduceOps import amax, amin
     from .TensorConversions import to
     from .TensorShape import permute, unsqueeze
+    if A._array.dtype == np.float16:  # (_linalg_matrix_norm_checks with low_precision=False)
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
     nd = A._array.ndim
     perm = [d for d in range(nd) if d not in dims] + list(dims)
     A_ = to(A, dtype) if dtype is not None else A

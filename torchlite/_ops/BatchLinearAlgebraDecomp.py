@@ -222,7 +222,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
-    _half_check(a, "linalg_qr_cpu")
+    _half_check(a, "geqrf_cpu")
     h = _host(a)
     m, n = a.shape[-2:]
     k = min(m, n)
@@ -250,6 +250,20 @@ def _tol_array(t, like_shape):
     return np.float64(t)
 
 
+def _bad_combination(name, positional, A, value, atol, rtol):
+    """The argument parser's error for a positional rcond / tol with atol= or rtol= (torch's four
+    signatures of linalg_pinv / linalg_matrix_rank)."""
+    def kind(v):
+        return "Tensor" if hasattr(v, "_array") else type(v).__name__
+    got = ", ".join([kind(A), kind(value)] + [f"{n}={kind(v)}" for n, v in (("atol", atol), ("rtol", rtol))
+                                               if v is not None])
+    return (f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+            " * (Tensor input, *, Tensor atol = None, Tensor rtol = None, bool hermitian = False, Tensor out = None)\n"
+            " * (Tensor input, *, float atol = None, float rtol = None, bool hermitian = False, Tensor out = None)\n"
+            f" * (Tensor input, Tensor {positional}, bool hermitian = False, *, Tensor out = None)\n"
+            f" * (Tensor input, float {positional}, bool hermitian = False, *, Tensor out = None)\n")
+
+
 def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """torch.linalg.pinv (at::linalg_pinv, one node LinalgPinvBackward0 saving self and the
     result): the singular values (eigenvalues' magnitudes where hermitian) above
@@ -265,7 +279,7 @@ def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=Non
                            "more dimensions of float, double, cfloat or cdouble types")
     if rcond is not None:
         if atol is not None or rtol is not None:
-            raise TypeError("linalg_pinv() received an invalid combination of arguments")
+            raise TypeError(_bad_combination("linalg_pinv", "rcond", A, rcond, atol, rtol))
         rtol = rcond
     if hermitian:
         _square_check(a, "linalg.eigh")
@@ -404,6 +418,8 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, ou
     if a.dtype.kind not in "fc" or a.dtype == np.float16:
         raise RuntimeError("This function doesn't handle types other than float and double")
     if tol is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError(_bad_combination("linalg_matrix_rank", "tol", A, tol, atol, rtol))
         atol, rtol = tol, 0.0
     if hermitian:
         _square_check(a, "linalg.eigh")
@@ -450,5 +466,18 @@ def linalg_cond(A, p=None, *, out=None):
     elif p not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     _square_check(a, f"linalg.cond(ord={p})")
+    from .BatchLinearAlgebra import _lu_torch
     from .UnaryOps import nan_to_num
-    return nan_to_num(mul(linalg_matrix_norm(A, p), linalg_matrix_norm(linalg_inv(A), p)), math.inf)
+    info = _host(_lu_torch(a)[2])
+    if a.size and info.any():
+        # torch inverts with linalg_inv_ex and fills a singular matrix's inverse with inf (its
+        # cond is then inf); that inverse is a constant here
+        h = _host(a)
+        inv = np.empty_like(h)
+        flat, out_flat, bad = h.reshape((-1,) + h.shape[-2:]), inv.reshape((-1,) + h.shape[-2:]), info.reshape(-1)
+        for i in range(flat.shape[0]):
+            out_flat[i] = np.inf if bad[i] else np.linalg.inv(flat[i])
+        inverse = _const(inv, A)
+    else:
+        inverse = linalg_inv(A)
+    return nan_to_num(mul(linalg_matrix_norm(A, p), linalg_matrix_norm(inverse, p)), math.inf)
