@@ -1073,14 +1073,14 @@ def linalg_lstsq_backward(gX, gL, A, B, X, needs):
 
 
 def _linalg_pinv_op(A):
-    from ._ops import linalg_pinv as _pinv
-    return _pinv(A)
+    return _pinv_linalg(A)
 
 
 from ._ops import _const as _const_linalg  # noqa: E402 - the linalg family's imports, in its section
 from ._ops import abs as abs_  # noqa: E402
 from ._ops import linalg_cross, linalg_solve, mv, outer  # noqa: E402
 from ._ops import narrow as _narrow_linalg  # noqa: E402
+from ._ops import linalg_pinv as _pinv_linalg  # noqa: E402
 from ._ops.BatchLinearAlgebra import _lu_solve  # noqa: E402
 from ._C import is_grad_enabled as _grad_mode  # noqa: E402
 import math  # noqa: E402

@@ -1,23 +1,23 @@
-"""The spectral factorisations and what is built on them (ATen/native/BatchLinearAlgebra.cpp,
+"""The spectral factorisations and what is computed from them (ATen/native/BatchLinearAlgebra.cpp,
 LinearAlgebra.cpp): svd (_linalg_svd, linalg.svd, linalg.svdvals, the deprecated torch.svd),
 eigh (_linalg_eigh, linalg.eigh, linalg.eigvalsh), linalg.qr, linalg.pinv / pinverse,
-linalg.lstsq, linalg.matrix_rank, linalg.cond and the singular-value matrix norms.
+linalg.lstsq and linalg.matrix_rank (linalg.cond and the singular-value matrix norms, built on
+svdvals, are BatchLinearAlgebra.py's).
 
 numpy.linalg computes the values (LAPACK's gesdd, syevd, geqrf as torch's CPU kernels), on the
 host; the nodes and the fields they save are torch's (derivatives.yaml)."""
-import math
-
 import numpy as np
 
 from .. import _backend
 from .._C import _record, _wrap, is_grad_enabled
 from .._generated import specs as _S
-from .BinaryOps import div, mul
+from .Resize import out_variant
 from .ScalarType import _torch_type_name
 from .TensorFactories import _const
+from .TensorShape import transpose
 
 __all__ = ["linalg_svd", "linalg_svdvals", "svd", "linalg_eigh", "linalg_eigvalsh", "linalg_qr", "linalg_pinv",
-           "pinverse", "linalg_lstsq", "linalg_matrix_rank", "linalg_cond"]
+           "pinverse", "linalg_lstsq", "linalg_matrix_rank"]
 
 
 def _named(name, fields):
@@ -128,7 +128,6 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """torch.linalg.svd: A = U diag(S) Vh, S descending; U and Vh are unique up to the sign of
     each singular vector pair."""
     if out is not None:
-        from .Resize import out_variant
         return _SVD_OUT(out_variant("linalg_svd", lambda *_: linalg_svd(A, full_matrices, driver=driver), out, (A,),
                                     {}))
     return _SVD(_linalg_svd(A, full_matrices, True, driver))
@@ -138,7 +137,6 @@ def linalg_svdvals(A, *, driver=None, out=None):
     """torch.linalg.svdvals: _linalg_svd's S, U and Vh computed only where a gradient may be
     needed (svd_backward reads them)."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_svdvals", lambda *_: linalg_svdvals(A, driver=driver), out, (A,), {})
     return _linalg_svd(A, False, _may_need_grad(A), driver)[1]
 
@@ -150,7 +148,6 @@ def svd(self, some=True, compute_uv=True):
     if a.ndim < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {a.ndim} dimensions "
                            "instead")
-    from .TensorShape import transpose
     if compute_uv:
         U, S, Vh = _linalg_svd(self, not some, True)
         return _SVD_OLD((U, S, transpose(Vh, -2, -1)))
@@ -194,7 +191,6 @@ def linalg_eigh(A, UPLO="L", *, out=None):
     """torch.linalg.eigh: (eigenvalues, eigenvectors) of a symmetric (Hermitian) matrix, read
     from its UPLO triangle; each eigenvector is unique up to sign (for distinct eigenvalues)."""
     if out is not None:
-        from .Resize import out_variant
         return _EIGH_OUT(out_variant("linalg_eigh", lambda *_: linalg_eigh(A, UPLO), out, (A,), {}))
     return _EIGH(_linalg_eigh(A, UPLO, True))
 
@@ -203,7 +199,6 @@ def linalg_eigvalsh(A, UPLO="L", *, out=None):
     """torch.linalg.eigvalsh: _linalg_eigh's eigenvalues (the eigenvectors computed where a
     gradient may be needed)."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_eigvalsh", lambda *_: linalg_eigvalsh(A, UPLO), out, (A,), {})
     return _linalg_eigh(A, UPLO, _may_need_grad(A))[0]
 
@@ -214,7 +209,6 @@ def linalg_qr(A, mode="reduced", *, out=None):
     """torch.linalg.qr: A = Q R (geqrf + orgqr); mode 'reduced' (Q m x k), 'complete' (Q m x m),
     'r' (Q empty). Node LinalgQrBackward0 saving mode, Q and R."""
     if out is not None:
-        from .Resize import out_variant
         return _QR_OUT(out_variant("linalg_qr", lambda *_: linalg_qr(A, mode), out, (A,), {}))
     a = A._array
     _dim_check(a, "linalg.qr")
@@ -270,7 +264,6 @@ def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=Non
     max(atol, rtol * the largest) inverted, the others zeroed. rtol defaults to eps * max(m, n)
     where atol is not given (or is zero), else to zero; rcond is rtol."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_pinv", lambda *_: linalg_pinv(A, rcond, hermitian, atol=atol, rtol=rtol),
                            out, (A,), {})
     a = A._array
@@ -403,13 +396,12 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     return _LSTSQ((out[0], out[1], _dev(rank, A), _dev(sv, A)))
 
 
-# matrix_rank / cond -------------------------------------------------------------------------
+# matrix_rank -------------------------------------------------------------------------
 
 def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """torch.linalg.matrix_rank: the count of singular values (eigenvalue magnitudes where
     hermitian) above max(atol, rtol * the largest); int64, never differentiable."""
     if out is not None:
-        from .Resize import out_variant
         return out_variant("linalg_matrix_rank",
                            lambda *_: linalg_matrix_rank(A, tol, hermitian, atol=atol, rtol=rtol), out, (A,), {})
     a = A._array
@@ -441,43 +433,3 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, ou
                           (np.asarray(rtol_a)[..., None] if np.ndim(rtol_a) else rtol_a) * mx)
         r = (s > tol_).sum(axis=-1).astype(np.int64)
     return _dev(np.asarray(r), A)
-
-
-def linalg_cond(A, p=None, *, out=None):
-    """torch.linalg.cond: p None / 2 / -2 the ratio of the extreme singular values (svdvals, two
-    narrows, a division, a squeeze); the other norms |A| |A^-1| (square A), nan where singular."""
-    if out is not None:
-        from .Resize import out_variant
-        return out_variant("linalg_cond", lambda *_: linalg_cond(A, p), out, (A,), {})
-    from .BatchLinearAlgebra import linalg_inv, linalg_matrix_norm
-    from .TensorShape import narrow, squeeze
-    a = A._array
-    if a.ndim < 2:
-        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
-    if p is None or (not isinstance(p, str) and abs(p) == 2):
-        S = linalg_svdvals(A)
-        k = S._array.shape[-1]
-        if p == -2:
-            return squeeze(div(narrow(S, -1, k - 1, 1), narrow(S, -1, 0, 1)), -1)
-        return squeeze(div(narrow(S, -1, 0, 1), narrow(S, -1, k - 1, 1)), -1)
-    if isinstance(p, str):
-        if p not in ("fro", "nuc"):
-            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    elif p not in (1, -1, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
-    _square_check(a, f"linalg.cond(ord={p})")
-    from .BatchLinearAlgebra import _lu_torch
-    from .UnaryOps import nan_to_num
-    info = _host(_lu_torch(a)[2])
-    if a.size and info.any():
-        # torch inverts with linalg_inv_ex and fills a singular matrix's inverse with inf (its
-        # cond is then inf); that inverse is a constant here
-        h = _host(a)
-        inv = np.empty_like(h)
-        flat, out_flat, bad = h.reshape((-1,) + h.shape[-2:]), inv.reshape((-1,) + h.shape[-2:]), info.reshape(-1)
-        for i in range(flat.shape[0]):
-            out_flat[i] = np.inf if bad[i] else np.linalg.inv(flat[i])
-        inverse = _const(inv, A)
-    else:
-        inverse = linalg_inv(A)
-    return nan_to_num(mul(linalg_matrix_norm(A, p), linalg_matrix_norm(inverse, p)), math.inf)

@@ -218,7 +218,8 @@ __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broa
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
-from .BatchLinearAlgebraDecomp import (linalg_cond, linalg_eigh, linalg_eigvalsh, linalg_lstsq, linalg_matrix_rank,
+from .BatchLinearAlgebra import linalg_cond
+from .BatchLinearAlgebraDecomp import (linalg_eigh, linalg_eigvalsh, linalg_lstsq, linalg_matrix_rank,
                                        linalg_pinv, linalg_qr, linalg_svd, linalg_svdvals, pinverse, svd)
 
 __all__ += ["linalg_cond", "linalg_eigh", "linalg_eigvalsh", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv",
