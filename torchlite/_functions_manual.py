@@ -908,9 +908,183 @@ def scatter_reduce_backward_src(grad, self, dim, index, src, reduce, include_sel
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
+# The spectral factorisations' backwards (svd, eigh, qr, pinv, lstsq; FunctionsManual.cpp's
+# svd_backward, linalg_eig_backward, linalg_qr_backward, pinv_backward, linalg_lstsq_backward),
+# real inputs; an undefined gradient of an output is None. Names they read are bound below in
+# this section (module globals, looked up when called).
+__all__ += ["linalg_eig_backward", "linalg_lstsq_backward", "linalg_qr_backward", "pinv_backward", "svd_backward",
+            "svd_narrow"]
+
+
+def svd_narrow(full_matrices, x, dim, k):
+    """_linalg_svd's formula's `full_matrices && x.defined() ? x.narrow_symint(dim, 0, k) : x`."""
+    return _narrow_linalg(x, dim, 0, k) if full_matrices and x is not None else x
+
+
+def _skew(x):
+    return sub(x, _mH(x))
+
+
+def _fill_diag_one(E):
+    """E (zero on its diagonal) with ones there: E.diagonal().fill_(1), differentiably in E."""
+    n = E._array.shape[-1]
+    return add(E, _const_linalg(np.eye(n, dtype=E._array.dtype), E))
+
+
+def svd_backward(gU, gS, gVh, U, S, Vh):
+    """torch's svd_backward: gA = U [(skew(U^H gU) S + S skew(V^H gV)) / E + diag(gS)] V^H,
+    E_ij = S_j^2 - S_i^2 (1 on the diagonal), with the terms of a tall U or a wide Vh outside
+    the span; gS alone: U diag(gS) V^H. Repeated singular values make E zero: the result is then
+    inf / nan, as torch's (a loss that depends on the singular vectors is ill-defined there)."""
+    if gS is None and gU is None and gVh is None:
+        return None
+    m, n = U._array.shape[-2], Vh._array.shape[-1]
+    if gU is None and gVh is None:
+        if m >= n:
+            return matmul(U, mul(unsqueeze(gS, -1), Vh))
+        return matmul(mul(U, unsqueeze(gS, -2)), Vh)
+    UhgU = _skew(matmul(_mH(U), gU)) if gU is not None else None
+    VhgV = _skew(matmul(Vh, _mH(gVh))) if gVh is not None else None
+    S2 = mul(S, S)
+    E = _fill_diag_one(sub(unsqueeze(S2, -2), unsqueeze(S2, -1)))
+    if UhgU is not None and VhgV is not None:
+        gA = div(add(mul(UhgU, unsqueeze(S, -2)), mul(unsqueeze(S, -1), VhgV)), E)
+    elif UhgU is not None:
+        gA = mul(div(UhgU, E), unsqueeze(S, -2))
+    else:
+        gA = mul(unsqueeze(S, -1), div(VhgV, E))
+    if gS is not None:
+        gA = add(gA, _diag_embed_vec(gS))
+    if m > n and gU is not None:
+        gA = matmul(U, gA)
+        gUSinv = div(gU, unsqueeze(S, -2))
+        gA = sub(add(gA, gUSinv), matmul(U, matmul(_mH(U), gUSinv)))
+        return matmul(gA, Vh)
+    if m < n and gVh is not None:
+        gA = matmul(gA, Vh)
+        SinvgVh = div(gVh, unsqueeze(S, -1))
+        gA = sub(add(gA, SinvgVh), matmul(matmul(SinvgVh, _mH(Vh)), Vh))
+        return matmul(U, gA)
+    return matmul(U, matmul(gA, Vh)) if m >= n else matmul(matmul(U, gA), Vh)
+
+
+def _diag_embed_vec(d):
+    """diag_embed(d): the matrices with d on their diagonal."""
+    n = d._array.shape[-1]
+    return mul(unsqueeze(d, -1), _const_linalg(np.eye(n, dtype=d._array.dtype), d))
+
+
+def linalg_eig_backward(gL, gV, L, V, is_hermitian):
+    """torch's linalg_eig_backward, the Hermitian case (eigh): gA = V (diag(gL) + skew'(V^H gV) / E) V^H,
+    skew' the projection 0.5 (X - X^H), E_ij = L_j - L_i (1 on the diagonal)."""
+    if gL is None and gV is None:
+        return None
+    if gV is None:
+        return matmul(mul(V, unsqueeze(gL, -2)), _mH(V))
+    VhgV = matmul(_mH(V), gV)
+    VhgV = mul_scalar(sub(VhgV, _mH(VhgV)), 0.5)
+    E = _fill_diag_one(sub(unsqueeze(L, -2), unsqueeze(L, -1)))
+    gA = div(VhgV, E)
+    if gL is not None:
+        gA = add(gA, _diag_embed_vec(gL))
+    return matmul(V, matmul(gA, _mH(V)))
+
+
+def _qr_backward_square(gQ, gR, Q, R):
+    """A = Q R with R square (m >= n): gA = (gQ + Q copyltu(R gR^H - gQ^H Q)) R^{-H}."""
+    if gQ is not None:
+        M = sub(matmul(gR, _mH(R)), matmul(_mH(Q), gQ)) if gR is not None else neg(matmul(_mH(Q), gQ))
+    else:
+        M = matmul(gR, _mH(R))
+    X = triu(M)
+    sym = sub(add(X, _mH(X)), _diag_embed_vec(diagonal(M, 0, -2, -1)))
+    rhs = matmul(Q, sym)
+    if gQ is not None:
+        rhs = add(rhs, gQ)
+    return linalg_solve(_mH(R), rhs, left=False)
+
+
+def linalg_qr_backward(gQ, gR, Q, R, mode):
+    """torch's linalg_qr_backward: refused for mode='r' (no Q) and for a complete factorisation of
+    a tall matrix (Q's last columns undetermined); a wide A = Q [X | Y] differentiates X's square
+    factorisation with gQ + Y gR_Y^H and Y = Q R_Y as a product."""
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    m, n = Q._array.shape[-2], R._array.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if gQ is None and gR is None:
+        return None
+    if m >= n:
+        return _qr_backward_square(gQ, gR, Q, R)
+    RX, RY = _narrow_linalg(R, -1, 0, m), _narrow_linalg(R, -1, m, n - m)
+    gRX = _narrow_linalg(gR, -1, 0, m) if gR is not None else None
+    gRY = _narrow_linalg(gR, -1, m, n - m) if gR is not None else None
+    gQ2 = gQ
+    if gRY is not None:
+        t = matmul(matmul(Q, RY), _mH(gRY))
+        gQ2 = t if gQ2 is None else add(gQ2, t)
+    gX = _qr_backward_square(gQ2, gRX, Q, RX)
+    gY = matmul(Q, gRY) if gRY is not None else mul_scalar(matmul(Q, RY), 0.0)
+    return cat([gX, gY], -1)
+
+
+def pinv_backward(grad, pinvA, A):
+    """torch's pinv_backward (Golub & Pereyra), written with the smaller of the two products."""
+    m, n = A._array.shape[-2:]
+    pinvAh, gradh = _mH(pinvA), _mH(grad)
+    if m <= n:
+        K = matmul(gradh, pinvA)
+        KpinvAh = matmul(K, pinvAh)
+        gA = sub(add(neg(_mH(matmul(pinvA, K))), KpinvAh), matmul(matmul(A, pinvA), KpinvAh))
+        return add(gA, matmul(matmul(pinvAh, pinvA), sub(gradh, matmul(K, A))))
+    K = matmul(pinvA, gradh)
+    pinvAhK = matmul(pinvAh, K)
+    return sub(add(add(neg(_mH(matmul(K, pinvA))), matmul(matmul(sub(gradh, matmul(A, K)), pinvA), pinvAh)),
+                   pinvAhK), matmul(matmul(pinvAhK, pinvA), A))
+
+
+def linalg_lstsq_backward(gX, gL, A, B, X, needs):
+    """torch's linalg_lstsq_backward: the solution's gradient through pinv(A) (gB = pinv(A)^H gX,
+    gA = pinv_backward(gX B^H)); the residuals' |A X - B|^2 (X optimal) add 2 R diag(gL) X^H to gA
+    and -2 R diag(gL) to gB. Vectors as one-column matrices."""
+    has_gL = gL is not None and gL._array.size > 0
+    if (gX is None and not has_gL) or not (needs[0] or needs[1]):
+        return None, None
+    vector = A._array.ndim - B._array.ndim == 1  # (as the forward: a right-hand side one dim short)
+    Bm = unsqueeze(B, -1) if vector else B
+    Xm = unsqueeze(X, -1) if vector else X
+    gA = gB = None
+    if gX is not None:
+        gXm = unsqueeze(gX, -1) if vector else gX
+        pinvA = _linalg_pinv_op(A)
+        if needs[0]:
+            gA = pinv_backward(matmul(gXm, _mH(Bm)), pinvA, A)
+        if needs[1]:
+            gB = matmul(_mH(pinvA), gXm)
+    if has_gL:
+        # (the residuals keep a vector right-hand side's column)
+        Rm = mul_scalar(mul(sub(matmul(A, Xm), Bm), unsqueeze(gL, -2)), 2.0)
+        if needs[0]:
+            t = matmul(Rm, _mH(Xm))
+            gA = t if gA is None else add(gA, t)
+        if needs[1]:
+            gB = neg(Rm) if gB is None else sub(gB, Rm)
+    if vector and gB is not None:
+        gB = squeeze(gB, -1)
+    return gA, gB
+
+
+def _linalg_pinv_op(A):
+    return _pinv_linalg(A)
+
+
 from ._ops import _const as _const_linalg  # noqa: E402 - the linalg family's imports, in its section
 from ._ops import abs as abs_  # noqa: E402
 from ._ops import linalg_cross, linalg_solve, mv, outer  # noqa: E402
+from ._ops import narrow as _narrow_linalg  # noqa: E402
+from ._ops import linalg_pinv as _pinv_linalg  # noqa: E402
 from ._ops.BatchLinearAlgebra import _lu_solve  # noqa: E402
 from ._C import is_grad_enabled as _grad_mode  # noqa: E402
 import math  # noqa: E402

@@ -234,6 +234,11 @@ OVERRIDES = {
     "_linalg_det": lambda lib, x, y: lib.linalg.det(x),
     "_linalg_slogdet": lambda lib, x, y: lib.linalg.slogdet(x),
     "_linalg_solve_ex": lambda lib, x, y: lib.linalg.solve(x, y),
+    "_linalg_svd": lambda lib, x, y: lib.linalg.svd(x),
+    "_linalg_eigh": lambda lib, x, y: lib.linalg.eigh(x + x.mT),
+    "linalg_qr": lambda lib, x, y: lib.linalg.qr(x),
+    "linalg_pinv.atol_rtol_tensor": lambda lib, x, y: lib.linalg.pinv(x),
+    "linalg_lstsq": lambda lib, x, y: lib.linalg.lstsq(x, y),
     "_unique2": lambda lib, x, y: lib.unique(x, return_inverse=True),
     "unique_dim": lambda lib, x, y: lib.unique(x, dim=0),
     # backward ops, built as a double backward records them: the gradient of a view/index taken

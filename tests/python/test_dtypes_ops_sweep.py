@@ -335,6 +335,8 @@ CASES = {
                                       lib.take_along_dim(t.x(), t.i64([4, 0]))),
     "nonzero": lambda lib, t: (t.x().nonzero(), t.x().nonzero(as_tuple=True)),
     # linear algebra
+    # (singular vectors are defined up to sign: the values and the product U diag(S) V^T compared)
+    "svd": lambda lib, t: (lambda r: (r.S, (r.U * r.S.unsqueeze(-2)) @ r.V.mT))(t.x().svd()),
     "mm": lambda lib, t: t.x().mm(t.y().t()), "bmm": lambda lib, t: t.m((2, 1, 3)).bmm(t.m((2, 3, 2))),
     "mv": lambda lib, t: t.x().mv(t.vec()), "dot": lambda lib, t: t.vec().dot(t.vec()),
     "vdot": lambda lib, t: lib.vdot(t.vec(), t.vec()), "outer": lambda lib, t: lib.outer(t.vec(2), t.vec()),

@@ -340,6 +340,14 @@ OPS += [
     ("cholesky", lambda a: torch.linalg.cholesky(a @ a.mT + torch.tensor(3 * np.eye(3))),
      lambda: (dbl(3, 3),)),
     ("vector_norm", lambda a: torch.linalg.vector_norm(a, 3, dim=1), lambda: (dbl(2, 3),)),
+    # the spectral factorisations through what their vectors' signs do not change
+    # (tests/python/test_ops_linalg_decomp.py compares them with torch)
+    ("svd", lambda a: (lambda U, S, Vh: (U * U * S) @ (Vh * Vh))(*torch.linalg.svd(a, full_matrices=False)),
+     lambda: (dbl(4, 3),)),
+    ("eigh", lambda a: (lambda L, V: V * V * L)(*torch.linalg.eigh(a + a.mT)), lambda: (_wellcond(3),)),
+    ("qr", lambda a: (lambda Q, R: Q @ (R * R))(*torch.linalg.qr(a)), lambda: (dbl(4, 3),)),
+    ("pinv", lambda a: torch.linalg.pinv(a), lambda: (dbl(4, 3),)),
+    ("lstsq", lambda a, b: torch.linalg.lstsq(a, b).solution, lambda: (dbl(4, 3), dbl(4, 2))),
 ]
 
 # issue 13: the unary family's ops

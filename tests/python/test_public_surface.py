@@ -1507,6 +1507,66 @@ for _names, _fn in SHAPE13.items():
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
+# (the spectral factorisations, in float64 (LAPACK builds round float32 differently): singular / eigen vectors
+# compared through what their signs do not change)
+_TALL = [[1.0, 2.0, -0.5], [0.5, -1.0, 2.0], [3.0, 0.25, 1.0], [-1.5, 1.0, 0.5]]
+
+
+@case("torchlite.linalg.svd", "torchlite.linalg.svdvals", "torchlite.svd", "Tensor.svd")
+def _svd(lib, dev):
+    x = leaf(lib, dev, _TALL, lib.float64)
+
+    def fn(x):
+        U, S, Vh = lib.linalg.svd(x, full_matrices=False)
+        U2, S2, V2 = lib.svd(x)
+        U3, S3, V3 = x.svd(some=False, compute_uv=True)
+        return (S, lib.matmul(U * S, Vh), U * U, Vh * Vh, lib.linalg.svdvals(x), lib.matmul(U2 * S2, V2.mT),
+                V3 * V3, U3.shape, lib.svd(x, compute_uv=False)[1], lib.linalg.svd(x).Vh.shape)
+    return with_grads(lib, fn, x)
+
+
+@case("torchlite.linalg.eigh", "torchlite.linalg.eigvalsh")
+def _eigh(lib, dev):
+    x = leaf(lib, dev, _SPD, lib.float64)
+
+    def fn(x):
+        L, V = lib.linalg.eigh(x)
+        r = lib.linalg.eigh(x, UPLO="U")
+        return L, V * V, r.eigenvalues, lib.linalg.eigvalsh(x), lib.linalg.eigvalsh(x, "U")
+    return with_grads(lib, fn, x)
+
+
+@case("torchlite.linalg.qr")
+def _qr(lib, dev):
+    x = leaf(lib, dev, _TALL, lib.float64)
+    return with_grads(lib, lambda x: (*lib.linalg.qr(x), lib.linalg.qr(x.mT).R, lib.linalg.qr(x, "r").R.detach(),
+                                      lib.linalg.qr(x, mode="complete").Q.detach()), x)
+
+
+@case("torchlite.linalg.pinv", "torchlite.pinverse", "Tensor.pinverse")
+def _pinv(lib, dev):
+    x = leaf(lib, dev, _TALL, lib.float64)
+    return with_grads(lib, lambda x: (lib.linalg.pinv(x), lib.pinverse(x), x.pinverse(1e-3),
+                                      lib.linalg.pinv(x, atol=0.5), lib.linalg.pinv(x[:3] + x[:3].mT, hermitian=True)),
+                      x)
+
+
+@case("torchlite.linalg.lstsq")
+def _lstsq(lib, dev):
+    x = leaf(lib, dev, _TALL, lib.float64)
+    b = leaf(lib, dev, [[1.0, 0.5], [-1.0, 2.0], [0.5, 0.5], [2.0, -1.0]], lib.float64)
+    return with_grads(lib, lambda x, b: (*lib.linalg.lstsq(x, b), *lib.linalg.lstsq(x, b, driver="gelsd"),
+                                         lib.linalg.lstsq(x, b[:, 0]).solution), x, b)
+
+
+@case("torchlite.linalg.matrix_rank", "torchlite.linalg.cond")
+def _rank_cond(lib, dev):
+    x = leaf(lib, dev, _TALL, lib.float64)
+    return with_grads(lib, lambda x: (lib.linalg.matrix_rank(x), lib.linalg.matrix_rank(x, atol=2.0),
+                                      lib.linalg.matrix_rank(x, hermitian=False, rtol=0.5), lib.linalg.cond(x),
+                                      lib.linalg.cond(x, -2), lib.linalg.cond(x[:3], "nuc").detach()), x)
+
+
 _SQ = [[3.0, 1.0, -0.5], [0.5, 2.5, 1.0], [-1.0, 0.5, 4.0]]  # well-conditioned
 _SPD = [[4.0, 1.0, 0.5], [1.0, 3.0, -0.5], [0.5, -0.5, 2.0]]
 _V3 = [1.5, -0.5, 2.0]
@@ -1614,7 +1674,7 @@ def _det(lib, dev):
 
 @case("torchlite.logdet", "Tensor.logdet", "torchlite.slogdet", "Tensor.slogdet", "torchlite.linalg.slogdet")
 def _slogdet(lib, dev):
-    x = leaf(lib, dev, _SPD)
+    x = leaf(lib, dev, _SPD, lib.float64)
     return with_grads(lib, lambda x: (lib.logdet(x), x.logdet(), lib.slogdet(x)[1], x.slogdet().logabsdet,
                                       lib.linalg.slogdet(-x)[1], lib.linalg.slogdet(x).sign.detach()), x)
 
@@ -1648,7 +1708,7 @@ def _solve(lib, dev):
 
 @case("torchlite.linalg.cholesky")
 def _cholesky(lib, dev):
-    x = leaf(lib, dev, _SPD)
+    x = leaf(lib, dev, _SPD, lib.float64)
     return with_grads(lib, lambda x: (lib.linalg.cholesky(x), lib.linalg.cholesky(x, upper=True)), x)
 
 
@@ -1665,7 +1725,11 @@ def _norms(lib, dev):
     return with_grads(lib, lambda x: (lib.norm(x), x.norm(1, 1), lib.linalg.norm(x), lib.linalg.norm(x, dim=0),
                                       lib.linalg.vector_norm(x, 3, dim=1, keepdim=True),
                                       lib.linalg.vector_norm(x, float("inf")), lib.linalg.matrix_norm(x),
-                                      lib.linalg.matrix_norm(x, "fro", keepdim=True)), x)
+                                      lib.linalg.matrix_norm(x, "fro", keepdim=True), 
+                                      # (the singular-value norms in float64)
+                                      lib.linalg.matrix_norm(x.double(), "nuc"), lib.linalg.matrix_norm(x.double(), 2),
+                                      lib.linalg.matrix_norm(x.double(), -2, keepdim=True),
+                                      lib.norm(x.double(), p="nuc"), lib.linalg.norm(x.double(), 2)), x)
 
 
 # ==== issue 13: utilities ====

@@ -89,6 +89,9 @@ from .._functions_manual import (
     leaky_relu_backward,
     linalg_cross,
     linalg_det_backward,
+    linalg_eig_backward,
+    linalg_lstsq_backward,
+    linalg_qr_backward,
     linalg_solve_backward,
     linalg_vector_norm_backward,
     log1p_backward,
@@ -134,6 +137,7 @@ from .._functions_manual import (
     not_implemented_node,
     outer,
     permute_backwards,
+    pinv_backward,
     pow,  # noqa: A004 - torch's name
     pow_backward,
     pow_backward_exponent,
@@ -193,6 +197,8 @@ from .._functions_manual import (
     sum,  # noqa: A004 - torch's name
     sum_backward,
     sum_to,
+    svd_backward,
+    svd_narrow,
     t,
     take_backward,
     take_reshape,
@@ -1412,6 +1418,43 @@ def UnfoldBackwardBackward0(grad, needs, dim, size, step):
     return (grad_grad_in,)
 
 
+def LinalgSvdBackward0(grads, needs, full_matrices, S_sym_argsize_minus_1, U, S, Vh):
+    """_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U,
+    Tensor S, Tensor Vh)"""
+    grad_A = svd_backward(svd_narrow(full_matrices, grads[0], -1, S_sym_argsize_minus_1), grads[1],
+                          svd_narrow(full_matrices, grads[2], -2, S_sym_argsize_minus_1), svd_narrow(full_matrices, U,
+                          -1, S_sym_argsize_minus_1), S, svd_narrow(full_matrices, Vh, -2,
+                          S_sym_argsize_minus_1)) if needs[0] else None
+    return (grad_A,)
+
+
+def LinalgEighBackward0(grads, needs, eigenvalues, eigenvectors):
+    """_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)"""
+    grad_A = linalg_eig_backward(grads[0], grads[1], eigenvalues, eigenvectors, True) if needs[0] else None
+    return (grad_A,)
+
+
+def LinalgQrBackward0(grads, needs, mode, Q, R):
+    """linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)"""
+    grad_A = linalg_qr_backward(grads[0], grads[1], Q, R, mode) if needs[0] else None
+    return (grad_A,)
+
+
+def LinalgPinvBackward0(grad, needs, self, result):
+    """linalg_pinv.atol_rtol_tensor(Tensor self, *, Tensor? atol=None, Tensor? rtol=None,
+    bool hermitian=False) -> Tensor"""
+    grad_self = pinv_backward(grad, result, self) if needs[0] else None
+    return (grad_self,)
+
+
+def LinalgLstsqBackward0(grads, needs, self, b, solution):
+    """linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution,
+    Tensor residuals, Tensor rank, Tensor singular_values)"""
+    grad_b = linalg_lstsq_backward(grads[0], grads[1], self, b, solution, needs)[1] if needs[1] else None
+    grad_self = linalg_lstsq_backward(grads[0], grads[1], self, b, solution, needs)[0] if needs[0] else None
+    return (grad_self, grad_b)
+
+
 def VdotBackward0(grad, needs, self, other):
     """vdot(Tensor self, Tensor other) -> Tensor"""
     grad_other = mul(grad, self) if needs[1] else None
@@ -2494,6 +2537,11 @@ _C._set_formula(specs.Rot90Backward0, Rot90Backward0)
 _C._set_formula(specs.RepeatBackward0, RepeatBackward0)
 _C._set_formula(specs.UnfoldBackward0, UnfoldBackward0)
 _C._set_formula(specs.UnfoldBackwardBackward0, UnfoldBackwardBackward0)
+_C._set_formula(specs.LinalgSvdBackward0, LinalgSvdBackward0)
+_C._set_formula(specs.LinalgEighBackward0, LinalgEighBackward0)
+_C._set_formula(specs.LinalgQrBackward0, LinalgQrBackward0)
+_C._set_formula(specs.LinalgPinvBackward0, LinalgPinvBackward0)
+_C._set_formula(specs.LinalgLstsqBackward0, LinalgLstsqBackward0)
 _C._set_formula(specs.VdotBackward0, VdotBackward0)
 _C._set_formula(specs.AddmmBackward0, AddmmBackward0)
 _C._set_formula(specs.AddmvBackward0, AddmvBackward0)

@@ -208,6 +208,12 @@ Rot90Backward0 = _C._op_spec("Rot90Backward0", ("k", "dims", ), "SS", 0, False)
 RepeatBackward0 = _C._op_spec("RepeatBackward0", ("repeats", "self_sym_sizes", ), "SV", 0, False)
 UnfoldBackward0 = _C._op_spec("UnfoldBackward0", ("dimension", "size", "step", "self_sym_sizes", ), "SSSV", 0, False)
 UnfoldBackwardBackward0 = _C._op_spec("UnfoldBackwardBackward0", ("dim", "size", "step", ), "SSS", 0, False)
+LinalgSvdBackward0 = _C._op_spec("LinalgSvdBackward0", ("full_matrices", "S_sym_argsize_minus_1", "U", "S", "Vh", ),
+                                 "VVTTT", 0, True)
+LinalgEighBackward0 = _C._op_spec("LinalgEighBackward0", ("eigenvalues", "eigenvectors", ), "TT", 0, True)
+LinalgQrBackward0 = _C._op_spec("LinalgQrBackward0", ("mode", "Q", "R", ), "VTT", 0, True)
+LinalgPinvBackward0 = _C._op_spec("LinalgPinvBackward0", ("self", "result", ), "TT", 0, False)
+LinalgLstsqBackward0 = _C._op_spec("LinalgLstsqBackward0", ("self", "b", "solution", ), "TTT", 0, True)
 VdotBackward0 = _C._op_spec("VdotBackward0", ("self", "other", ), "TT", 0, False)
 AddmmBackward0 = _C._op_spec("AddmmBackward0",
                              ("mat1", "mat2", "beta", "alpha", "mat1_sym_sizes", "mat1_sym_strides", "mat1_layout",

@@ -254,6 +254,7 @@ __all__ = [
     "outer",
     "pairwise_distance",
     "permute",
+    "pinverse",
     "poisson_nll_loss",
     "positive",
     "pow",
@@ -305,6 +306,7 @@ __all__ = [
     "sub",
     "subtract",
     "sum",
+    "svd",
     "swapaxes",
     "swapdims",
     "t",
@@ -1297,6 +1299,9 @@ _SCHEMAS = {
     "permute": (
         ('Tensor self, int[] dims',
          '(Tensor input, tuple of ints dims)'),),
+    "pinverse": (
+        ('Tensor self, float rcond=1e-15',
+         '(Tensor input, float rcond = 1e-15)'),),
     "poisson_nll_loss": (
         ('Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction',
          '(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction)'),),
@@ -1504,6 +1509,9 @@ _SCHEMAS = {
          '(Tensor input, *, torch.dtype dtype = None)'),
         ('Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor? out=None',
          '(Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)')),
+    "svd": (
+        ('Tensor self, bool some=True, bool compute_uv=True',
+         '(Tensor input, bool some = True, bool compute_uv = True)'),),
     "swapaxes": (
         ('Tensor self, int axis0, int axis1',
          '(Tensor input, int axis0, int axis1)'),),
@@ -4233,6 +4241,15 @@ def permute(*args, **kwargs):
     return _ops.permute(*args, **kwargs)
 
 
+@functools.wraps(_ops.pinverse)
+def pinverse(*args, **kwargs):
+    try:
+        return _ops.pinverse(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("pinverse", _SCHEMAS["pinverse"], args, kwargs, error)
+    return _ops.pinverse(*args, **kwargs)
+
+
 @functools.wraps(_ops.poisson_nll_loss)
 def poisson_nll_loss(*args, **kwargs):
     try:
@@ -4770,6 +4787,15 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
+
+
+@functools.wraps(_ops.svd)
+def svd(*args, **kwargs):
+    try:
+        return _ops.svd(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("svd", _SCHEMAS["svd"], args, kwargs, error)
+    return _ops.svd(*args, **kwargs)
 
 
 @functools.wraps(_ops.swapaxes)

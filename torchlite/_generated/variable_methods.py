@@ -972,6 +972,9 @@ _SCHEMAS = {
     "permute": (
         ('int[] dims',
          '(tuple of ints dims)'),),
+    "pinverse": (
+        ('float rcond=1e-15',
+         '(float rcond = 1e-15)'),),
     "positive": (
         ('',
          '()'),),
@@ -1195,6 +1198,9 @@ _SCHEMAS = {
          '(*, torch.dtype dtype = None)'),
         ('int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None',
          '(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None)')),
+    "svd": (
+        ('bool some=True, bool compute_uv=True',
+         '(bool some = True, bool compute_uv = True)'),),
     "swapaxes": (
         ('int axis0, int axis1',
          '(int axis0, int axis1)'),),
@@ -1804,6 +1810,7 @@ class _TensorMethods:
     not_equal_ = _method("not_equal_", _ops.not_equal_, _SCHEMAS["not_equal_"])
     outer = _method("outer", _ops.outer, _SCHEMAS["outer"])
     permute = _method("permute", _ops.permute, _SCHEMAS["permute"])
+    pinverse = _method("pinverse", _ops.pinverse, _SCHEMAS["pinverse"])
     positive = _method("positive", _ops.positive, _SCHEMAS["positive"])
     pow = _method("pow", _ops.pow, _SCHEMAS["pow"])
 
@@ -1951,6 +1958,7 @@ class _TensorMethods:
     subtract = _method("subtract", _ops.subtract, _SCHEMAS["subtract"])
     subtract_ = _method("subtract_", _ops.subtract_, _SCHEMAS["subtract_"])
     sum = _method("sum", _ops.sum, _SCHEMAS["sum"])
+    svd = _method("svd", _ops.svd, _SCHEMAS["svd"])
     swapaxes = _method("swapaxes", _ops.swapaxes, _SCHEMAS["swapaxes"])
     swapdims = _method("swapdims", _ops.swapdims, _SCHEMAS["swapdims"])
     t = _method("t", _ops.t, _SCHEMAS["t"])

@@ -1,5 +1,5 @@
 """The factorisation-based linear algebra (ATen/native/BatchLinearAlgebra.cpp,
-LinearAlgebra.cpp): det, slogdet, logdet, inv, solve, cholesky, and the norms.
+LinearAlgebra.cpp): det, slogdet, logdet, inv, solve, cholesky, the norms, and cond.
 
 torch computes these with LAPACK (getrf, getri, potrf); here numpy's linalg computes the
 values, and an LU factorisation with partial pivoting (getrf's algorithm, _lu_factor) gives
@@ -18,8 +18,14 @@ from .ScalarType import _torch_type_name
 from .TensorCompare import where
 from .TensorFactories import _const
 from .python_arg_parser import _norm_dims
+from .BatchLinearAlgebraDecomp import linalg_svdvals
+from .ReduceOps import amax, amin
+from .TensorConversions import to
+from .TensorShape import narrow, permute, squeeze, unsqueeze
+from .UnaryOps import nan_to_num
 
-__all__ = ["LinAlgError", "det", "inverse", "linalg_cholesky", "linalg_det", "linalg_inv", "linalg_matrix_norm",
+__all__ = ["LinAlgError", "det", "inverse", "linalg_cholesky", "linalg_cond", "linalg_det", "linalg_inv",
+           "linalg_matrix_norm",
            "linalg_norm", "linalg_slogdet", "linalg_solve", "linalg_vector_norm", "logdet", "norm", "slogdet"]
 
 
@@ -410,8 +416,7 @@ def _amax_like(x, dim, keepdim, largest):
 
 def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):  # noqa: A002
     """at::linalg_matrix_norm: 'fro' the vector 2-norm over the two dims; 1 / -1 / inf / -inf
-    the max / min of the column (row) sums of |A|. 'nuc', 2 and -2 (singular values) are not
-    implemented."""
+    the max / min of the column (row) sums of |A|; 'nuc', 2 and -2 from the singular values."""
     if out is not None:
         return out_variant("linalg_matrix_norm", lambda *_: linalg_matrix_norm(A, ord, dim, keepdim, dtype=dtype),
                            out, (A,), {})
@@ -434,16 +439,34 @@ def linalg_matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None,
     if isinstance(ord, str):
         if ord == "fro":  # (over the dims wrapped, as torch saves them)
             return linalg_vector_norm(A, 2, tuple(dims), keepdim, dtype=dtype)
-        raise NotImplementedError("linalg.matrix_norm: ord='nuc' (the singular values) is not implemented in "
-                                  "torchlite")
+        return _svd_norm(A, "nuc", dims, keepdim, dtype)
     if abs(ord) == 2:
-        raise NotImplementedError("linalg.matrix_norm: ord=2 / -2 (the singular values) are not implemented in "
-                                  "torchlite")
+        return _svd_norm(A, ord, dims, keepdim, dtype)
     if abs(ord) == math.inf:
         dims = [dims[1], dims[0]]
     if not keepdim and dims[0] < dims[1]:
         dims[1] -= 1
     return _amax_like(linalg_vector_norm(A, 1.0, (dims[0],), keepdim, dtype=dtype), dims[1], keepdim, ord > 0)
+
+
+def _svd_norm(A, ord, dims, keepdim, dtype):  # noqa: A002 - torch's name
+    """linalg_matrix_norm's 'nuc' / 2 / -2: the two dims moved last (permute), svdvals, then its
+    sum / amax / amin over the last dim; keepdim puts the two dims back as ones (unsqueeze,
+    permute)."""
+    if A._array.dtype == np.float16:  # (_linalg_matrix_norm_checks with low_precision=False)
+        raise RuntimeError("linalg.matrix_norm: Low precision dtypes not supported. Got Half")
+    nd = A._array.ndim
+    perm = [d for d in range(nd) if d not in dims] + list(dims)
+    A_ = to(A, dtype) if dtype is not None else A
+    S = linalg_svdvals(permute(A_, perm))
+    if ord == "nuc" or (ord > 0 and S._array.size == 0):  # (an empty matrix's 2-norm: 0, as torch's)
+        r = sum(S, -1, keepdim)
+    else:
+        r = (amax if ord > 0 else amin)(S, -1, keepdim)
+    if keepdim:
+        reverse = [perm.index(d) for d in range(nd)]
+        r = permute(unsqueeze(r, -1), reverse)
+    return r
 
 
 def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa: A002
@@ -480,3 +503,43 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa
         return linalg_matrix_norm(input, p, _dim, keepdim, dtype=dtype)
     return linalg_vector_norm(input, 2.0 if p is None else p, _dim, keepdim, dtype=dtype)
 
+
+# cond ---------------------------------------------------------------------------------------
+
+def _host_array(a):
+    return np.asarray(_backend.to_host(a))
+
+
+def linalg_cond(A, p=None, *, out=None):
+    """torch.linalg.cond: p None / 2 / -2 the ratio of the extreme singular values (svdvals, two
+    narrows, a division, a squeeze); the other norms |A| |A^-1| (square A), nan where singular."""
+    if out is not None:
+        return out_variant("linalg_cond", lambda *_: linalg_cond(A, p), out, (A,), {})
+    a = A._array
+    if a.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p is None or (not isinstance(p, str) and abs(p) == 2):
+        S = linalg_svdvals(A)
+        k = S._array.shape[-1]
+        if p == -2:
+            return squeeze(div(narrow(S, -1, k - 1, 1), narrow(S, -1, 0, 1)), -1)
+        return squeeze(div(narrow(S, -1, 0, 1), narrow(S, -1, k - 1, 1)), -1)
+    if isinstance(p, str):
+        if p not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    elif p not in (1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    _square_check(a, f"linalg.cond(ord={p})")
+    info = _host_array(_lu_torch(a)[2])
+    if a.size and info.any():
+        # torch inverts with linalg_inv_ex and fills a singular matrix's inverse with inf (its
+        # cond is then inf); that inverse is a constant here
+        h = _host_array(a)
+        inv = np.empty_like(h)
+        flat, out_flat, bad = h.reshape((-1,) + h.shape[-2:]), inv.reshape((-1,) + h.shape[-2:]), info.reshape(-1)
+        for i in range(flat.shape[0]):
+            out_flat[i] = np.inf if bad[i] else np.linalg.inv(flat[i])
+        inverse = _const(inv, A)
+    else:
+        inverse = linalg_inv(A)
+    return nan_to_num(mul(linalg_matrix_norm(A, p), linalg_matrix_norm(inverse, p)), math.inf)

@@ -218,6 +218,12 @@ __all__ += ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "broa
 
 # ==== issue 13: linalg ====
 # (the linalg family's entries follow this line)
+from .BatchLinearAlgebra import linalg_cond
+from .BatchLinearAlgebraDecomp import (linalg_eigh, linalg_eigvalsh, linalg_lstsq, linalg_matrix_rank,
+                                       linalg_pinv, linalg_qr, linalg_svd, linalg_svdvals, pinverse, svd)
+
+__all__ += ["linalg_cond", "linalg_eigh", "linalg_eigvalsh", "linalg_lstsq", "linalg_matrix_rank", "linalg_pinv",
+            "linalg_qr", "linalg_svd", "linalg_svdvals", "pinverse", "svd"]
 from .LinearAlgebra import (addbmm, addmm, addmv, baddbmm, bmm, cross, dot, linalg_cross, mm, mv, trace,
                            vdot)
 from .BatchLinearAlgebra import (LinAlgError, det, inverse, linalg_cholesky, linalg_det, linalg_inv,
