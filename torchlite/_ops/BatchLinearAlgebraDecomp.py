@@ -144,6 +144,8 @@ def linalg_svdvals(A, *, driver=None, out=None):
 def svd(self, some=True, compute_uv=True):
     """torch.svd (deprecated): linalg.svd's U, S and Vh's adjoint V (a TransposeBackward0 view);
     compute_uv=False: zero U (m x m) and V (n x n) beside svdvals' S."""
+    if not isinstance(some, bool) or not isinstance(compute_uv, bool):
+        raise TypeError("svd(): `some` and `compute_uv` must be bool")  # (the parser words it from the schema)
     a = self._array
     if a.ndim < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {a.ndim} dimensions "
