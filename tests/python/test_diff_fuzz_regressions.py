@@ -812,6 +812,19 @@ def cross_rounds_as_a_fused_multiply_add(lib):
 CASES += [cross_rounds_as_a_fused_multiply_add]
 
 
+def blas_products_with_alpha_zero_leave_the_product_out(lib):
+    # gemm / gemv with alpha == 0 do not read the product: a nan in the matrices stays out of
+    # addmm / addmv / addbmm; baddbmm's small-matrix loop multiplies it by 0 (seed 1888)
+    nan = float("nan")
+    m, s = lib.tensor([[nan, 1.], [1., 1.]]), lib.ones(2, 2)
+    return [lib.addmm(s, m, m, alpha=0), lib.addmv(s[0], m, m[0], alpha=0), lib.addbmm(s, m[None], m[None], alpha=0),
+            lib.baddbmm(s[None], m[None], m[None], alpha=0), lib.addmm(s, m, m, alpha=0, beta=0),
+            s.clone().addmm_(m, m, alpha=0)]
+
+
+CASES += [blas_products_with_alpha_zero_leave_the_product_out]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

@@ -260,12 +260,16 @@ def _check_same_dtype(name, *arrays):
             raise RuntimeError(f"expected scalar type {_torch_type_name(first)} but found {_torch_type_name(x.dtype)}")
 
 
-def _add_scaled(self, product, beta, alpha):
-    """beta * self (expanded to product's shape) + alpha * product, in product's dtype."""
+def _add_scaled(self, product, beta, alpha, blas=True):
+    """beta * self (expanded to product's shape) + alpha * product, in product's dtype. `blas`: as
+    gemm / gemv, whose alpha == 0 leaves the product out (a nan or inf in it does not reach the
+    result: addmm, addmv, addbmm); baddbmm's own small-matrix loop multiplies it by 0."""
     p = product
     token = _quiet()
     try:
-        if alpha != 1:
+        if alpha == 0 and blas:
+            p = np.zeros_like(p)
+        elif alpha != 1:
             p = p * p.dtype.type(alpha)
         if beta != 0:
             s = expand(self, p.shape)._array  # torch's expand_size errors on a shape that does not broadcast
@@ -362,7 +366,7 @@ def baddbmm(self, batch1, batch2, out_dtype=None, *, beta=1, alpha=1):
         r = np.matmul(b1, b2)
     finally:
         _loud(token)
-    out = _wrap(_add_scaled(self, r, beta, alpha), batch1)
+    out = _wrap(_add_scaled(self, r, beta, alpha, blas=False), batch1)
     return _record(_S.BaddbmmBackward0, (self, batch1, batch2), out, batch1=batch1 if batch2.requires_grad else None,
                    batch2=batch2 if batch1.requires_grad else None, beta=beta, alpha=alpha)
 
