@@ -73,3 +73,79 @@ def test_mnist_forward_forward_overlay():
         y = lib.randint(10, (6,), generator=g)
         return overlay_y_on_x(x, y), overlay_y_on_x(x, 3)
     assert run(case, torchlite) == run(case, torch)
+
+
+# torch.nn.parallel / nn.DataParallel (pytorch/examples dcgan/main.py imports torch.nn.parallel and
+# calls nn.parallel.data_parallel on CUDA inputs; imagenet and others wrap models in DataParallel)
+
+def test_data_parallel_trains_as_the_module():
+    def case(lib):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(4, 3), lib.nn.ReLU(), lib.nn.Linear(3, 1))
+        model = lib.nn.DataParallel(net)
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        x = lib.randn(5, 4)
+        losses = []
+        for _ in range(3):
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            losses.append(loss)
+        return (losses, list(model.state_dict()), [n for n, _ in model.named_parameters()], model.device_ids,
+                repr(model), isinstance(model, lib.nn.Module), lib.nn.parallel.DataParallel is lib.nn.DataParallel)
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_data_parallel_functional_needs_an_accelerator():
+    def case(lib):
+        return lib.nn.parallel.data_parallel(lib.nn.Linear(2, 2), lib.ones(1, 2))
+    assert run(case, torchlite) == run(case, torch) == ("raised", "RuntimeError", "device type could not be determined")
+
+
+# torch.backends (nanoGPT's train.py: torch.backends.cuda.matmul.allow_tf32 = True,
+# torch.backends.cudnn.allow_tf32 = True; dcgan: cudnn.benchmark = True)
+
+def test_backends_switches():
+    def case(lib):
+        import importlib
+        cudnn = importlib.import_module(f"{lib.__name__}.backends.cudnn")
+        old = (lib.backends.cuda.matmul.allow_tf32, cudnn.allow_tf32, cudnn.benchmark)
+        try:
+            lib.backends.cuda.matmul.allow_tf32 = True
+            lib.backends.cudnn.allow_tf32 = True
+            cudnn.benchmark = True
+            return (lib.backends.cuda.matmul.allow_tf32, cudnn.allow_tf32, lib.backends.cudnn.benchmark,
+                    lib.backends.cudnn.is_available(), lib.backends.mps.is_available(), old)
+        finally:
+            lib.backends.cuda.matmul.allow_tf32, cudnn.allow_tf32, cudnn.benchmark = old
+    assert run(case, torchlite) == run(case, torch)
+
+
+# Tensor.is_xpu & co. (dcgan's `if (input.is_cuda or input.is_xpu) and self.ngpu > 1`), layout,
+# get_device, ndimension
+
+def test_tensor_device_kind_properties_cpu():
+    def case(lib):
+        x = lib.zeros(2, 3)
+        names = ["is_cpu", "is_cuda", "is_xpu", "is_mps", "is_meta", "is_sparse", "is_quantized", "is_mkldnn",
+                 "is_nested", "is_xla", "is_ipu", "is_vulkan", "is_mtia", "is_maia", "is_sparse_csr"]
+        return [getattr(x, n) for n in names], str(x.layout), x.get_device(), x.ndimension(), x[0].ndimension()
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_tensor_device_kind_properties_sim():
+    x = torchlite.zeros(2, device="sim:0")
+    assert (x.is_cpu, x.is_cuda, x.is_xpu, x.get_device()) == (False, False, False, 0)
+    assert torchlite.zeros(1, device="sim:1").get_device() == 1
+
+
+# torch.cuda's seeding and memory calls without CUDA (makemore: torch.cuda.manual_seed_all(args.seed))
+
+def test_cuda_seeding_without_cuda_leaves_the_cpu_stream():
+    def case(lib):
+        lib.manual_seed(3407)
+        lib.cuda.manual_seed_all(3407)
+        lib.cuda.manual_seed(1)
+        return lib.randn(4), lib.cuda.memory_allocated(), lib.cuda.is_bf16_supported(), lib.cuda.empty_cache()
+    assert run(case, torchlite) == run(case, torch)
