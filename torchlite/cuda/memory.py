@@ -1,5 +1,5 @@
 """The torch.cuda.memory queries programs call to report or free GPU memory
-(torch/cuda/memory.py), over cupy's memory pool. Without CUDA initialised they answer as torch's:
+(torch/cuda/memory.py), over cupy's memory pool. Before CUDA is initialised (cupy loaded) they answer as torch's:
 no memory allocated, and empty_cache does nothing."""
 from .. import _backend
 
@@ -7,8 +7,7 @@ __all__ = ["empty_cache", "memory_allocated", "memory_reserved"]
 
 
 def _pool():
-    from . import is_initialized
-    if not is_initialized() or _backend.cupy is None:
+    if _backend.cupy is None:  # cupy is loaded when CUDA is initialised
         return None
     return _backend.cupy.get_default_memory_pool()
 

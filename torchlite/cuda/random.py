@@ -1,6 +1,8 @@
 """torch.cuda.random's seeding (torch/cuda/random.py). torchlite's CUDA random numbers are cupy's
 (torchlite/_backend.py), so these seed cupy's generators; as torch's, they are safe to call
 without CUDA, and then do nothing (torch queues them lazily and a CPU build never runs them)."""
+import random as _random
+
 from .. import _backend
 
 __all__ = ["manual_seed", "manual_seed_all", "seed", "seed_all"]
@@ -36,5 +38,4 @@ def seed() -> None:
 def seed_all() -> None:
     """Seeds every GPU's generator with a random number; ignored without CUDA."""
     if _backend._cuda_is_compiled():
-        import random
-        _seed_gpus(random.getrandbits(63))
+        _seed_gpus(_random.getrandbits(63))

@@ -4,6 +4,7 @@ from itertools import chain
 
 from ... import accelerator as _accelerator
 from ..._dtypes import device as _device
+from ..._tensor import Tensor
 from ..modules.module import Module
 
 __all__ = ["DataParallel", "data_parallel"]
@@ -24,7 +25,6 @@ def _device_index(d):
 
 def _to_device(obj, device):
     """scatter's one-device case: tensors moved to `device`, containers walked."""
-    from ..._tensor import Tensor
     if isinstance(obj, Tensor):
         return obj.to(device)
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
