@@ -33,7 +33,7 @@ from ._generator import Generator
 from ._layout import layout, strided
 from .functional import meshgrid
 from . import accelerator, functional
-from . import backends  # torch.backends (cudnn, cuda.matmul, mps switches)
+from . import backends as backends  # torch.backends (cudnn, cuda.matmul, mps switches)
 from . import nn, optim  # torch.nn, torch.optim
 from . import serialization  # torch.serialization (issue 14)
 from .serialization import load, save

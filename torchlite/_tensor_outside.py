@@ -30,10 +30,12 @@ PROPERTIES = {f"is_{k}": _device_kind(k) for k in _DEVICE_KINDS}
 PROPERTIES.update({n: _never(n) for n in _NEVER})
 
 
-@property
-def layout(self):
+def _layout_of(self):
     """The tensor's layout (torch.strided: torchlite's one layout)."""
     return _layout.strided
+
+
+layout = property(_layout_of)
 
 
 def get_device(self):

@@ -1,6 +1,5 @@
 """Fixes found by running outside programs (pytorch/examples, karpathy's repositories) under
 torchlite: each a differential case against torch."""
-import numpy as np
 import pytest
 
 import torchlite

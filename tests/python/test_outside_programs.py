@@ -1058,7 +1058,11 @@ WORDS = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "harper
          "emily", "ella", "elizabeth", "camila", "luna", "sofia", "avery", "mila", "aria", "scarlett"]
 
 
-@pytest.mark.parametrize("model_type", ["transformer", "bigram", "mlp", "rnn", "gru", "bow"])
+MAKEMORE_MODELS = {"transformer": ("Transformer", {}), "bigram": ("Bigram", {}), "mlp": ("MLP", {}),
+                   "rnn": ("RNN", {"cell_type": "rnn"}), "gru": ("RNN", {"cell_type": "gru"}), "bow": ("BoW", {})}
+
+
+@pytest.mark.parametrize("model_type", list(MAKEMORE_MODELS))
 def test_makemore(model_type, tmp_path):
     """makemore's __main__ training steps (AdamW, zero_grad(set_to_none=True)), evaluate and sampling
     through generate (torch.multinomial), on a list of names written to a file for create_datasets."""
@@ -1072,9 +1076,8 @@ def test_makemore(model_type, tmp_path):
         config = ns["ModelConfig"](vocab_size=train_dataset.get_vocab_size(),
                                    block_size=train_dataset.get_output_length(), n_layer=2, n_head=2, n_embd=16,
                                    n_embd2=16)
-        model = {"transformer": lambda: ns["Transformer"](config), "bigram": lambda: ns["Bigram"](config),
-                 "mlp": lambda: ns["MLP"](config), "rnn": lambda: ns["RNN"](config, cell_type="rnn"),
-                 "gru": lambda: ns["RNN"](config, cell_type="gru"), "bow": lambda: ns["BoW"](config)}[model_type]()
+        cls, kwargs = MAKEMORE_MODELS[model_type]
+        model = ns[cls](config, **kwargs)  # as makemore's __main__ picks the class from args.type
         optimizer = lib.optim.AdamW(model.parameters(), lr=5e-3, weight_decay=0.01, betas=(0.9, 0.99), eps=1e-8)
         batch_loader = ns["InfiniteDataLoader"](train_dataset, batch_size=4, num_workers=0)
         losses = []
