@@ -148,3 +148,38 @@ def test_cuda_seeding_without_cuda_leaves_the_cpu_stream():
         lib.cuda.manual_seed(1)
         return lib.randn(4), lib.cuda.memory_allocated(), lib.cuda.is_bf16_supported(), lib.cuda.empty_cache()
     assert run(case, torchlite) == run(case, torch)
+
+
+# numpy's keyword names (python_arg_parser.cpp's numpy_compatibility_arg_names: axis= for dim,
+# keepdims= for keepdim, x= / a= / x1= for input, x2= for other) in torch.* calls (karpathy's
+# nn-zero-to-hero notebooks: counts.sum(1, keepdims=True)). The Tensor methods (x.sum(1, keepdims=True))
+# are bound to their kernels directly and do not take them yet.
+
+NUMPY_KEYWORD_CALLS = [
+    lambda lib, x: lib.sum(x, axis=1, keepdims=True),
+    lambda lib, x: lib.sum(x, axis=0),
+    lambda lib, x: lib.mean(x, axis=(0, 1), keepdims=True),
+    lambda lib, x: lib.max(x, axis=0, keepdims=True),
+    lambda lib, x: lib.argmax(x, axis=1),
+    lambda lib, x: lib.cat([x, x], axis=0),
+    lambda lib, x: lib.add(x=x, other=x),
+    lambda lib, x: lib.add(x, x2=x),
+    lambda lib, x: lib.mean(a=x),
+    lambda lib, x: lib.std(x, axis=0),
+    lambda lib, x: lib.sum(x, dim=0, axis=1),
+    lambda lib, x: lib.softmax(x, axis=1),
+    lambda lib, x: lib.nn.functional.softmax(x, axis=1),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("call", range(len(NUMPY_KEYWORD_CALLS)))
+def test_numpy_keyword_names(call, device):
+    def case(lib):
+        x = lib.arange(6.0, device=_dev(lib, device)).reshape(2, 3).requires_grad_()
+        y = NUMPY_KEYWORD_CALLS[call](lib, x)
+        y = y[0] if isinstance(y, tuple) else y
+        if y.requires_grad:
+            y.sum().backward()
+        return y, x.grad
+    assert run(case, torchlite) == run(case, torch)
