@@ -33,6 +33,7 @@ from ._generator import Generator
 from ._layout import layout, strided
 from .functional import meshgrid
 from . import accelerator, functional
+from . import backends as backends  # torch.backends (cudnn, cuda.matmul, mps switches)
 from . import nn, optim  # torch.nn, torch.optim
 from . import serialization  # torch.serialization (issue 14)
 from .serialization import load, save
@@ -60,6 +61,7 @@ __all__ += ["Generator", "accelerator", "eye", "functional", "get_default_device
             "meshgrid", "randint", "randint_like", "randperm", "set_default_device", "strided", *_LEGACY_TYPES]
 __all__ += ["einsum", "linalg", "norm", "tensordot"]  # torch.linalg, torch.functional's
 __all__ += ["default_generator", "get_rng_state", "initial_seed", "random", "seed", "set_rng_state"]
+__all__ += ["backends"]  # torch.backends (outside programs, s21)
 
 
 def is_tensor(obj: object) -> _builtins.bool:

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from . import _C, _backend, _memory_format, _ops, _tensor_str, _tensor_utilities, autograd
+from . import _C, _backend, _memory_format, _ops, _tensor_outside, _tensor_str, _tensor_utilities, autograd
 from ._generated.variable_methods import _TensorMethods
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
@@ -135,6 +135,11 @@ class Tensor(_C.TensorBase, _TensorMethods):
     apply_ = _tensor_utilities.apply_
     data_ptr = _tensor_utilities.data_ptr
     __deepcopy__ = _tensor_utilities.deepcopy
+    # outside programs (s21): torchlite/_tensor_outside.py
+    locals().update(_tensor_outside.PROPERTIES)
+    layout = _tensor_outside.layout
+    get_device = _tensor_outside.get_device
+    ndimension = _tensor_outside.ndimension
 
     def __reduce_ex__(self, proto):
         return _tensor_utilities.reduce_ex(self, proto)

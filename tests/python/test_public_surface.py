@@ -2316,6 +2316,93 @@ def _nested_allow_mutation(lib):
 
 # ==== issue 12: args ====
 # (the args family's entries follow this line)
+MODULES += ["torchlite.nn.parallel", "torchlite.backends.cudnn", "torchlite.backends.cuda", "torchlite.backends.mps"]
+
+
+@case("torchlite.nn.DataParallel", "torchlite.nn.parallel.data_parallel")
+def _data_parallel(lib, dev):
+    lib.manual_seed(0)
+    inner = lib.nn.Linear(3, 2).to(dev)
+    m = lib.nn.DataParallel(inner)
+    x = T(lib, dev, [[1.0, 2.0, 3.0]])
+    y = m(x)
+    y.sum().backward()
+    return (y, inner.weight.grad, list(m.state_dict()), m.device_ids, m.module is inner, repr(m),
+            run(lambda lib: lib.nn.parallel.data_parallel(inner, x), lib))
+
+
+@case("torchlite.backends.cudnn.version", "torchlite.backends.cudnn.is_available",
+      "torchlite.backends.cudnn.is_acceptable", "torchlite.backends.cudnn.flags")
+def _cudnn(lib, dev):
+    c = lib.backends.cudnn
+    out = [c.version(), c.is_available(), c.is_acceptable(T(lib, dev)), c.enabled, c.benchmark, c.deterministic,
+           c.allow_tf32, c.benchmark_limit]
+    with c.flags(enabled=False, benchmark=True, deterministic=True, allow_tf32=False):
+        out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit))
+    out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit))
+    return out
+
+
+@case("torchlite.backends.cuda.is_built", "torchlite.backends.cuda.cuBLASModule",
+      "torchlite.backends.cuda.flash_sdp_enabled", "torchlite.backends.cuda.mem_efficient_sdp_enabled",
+      "torchlite.backends.cuda.math_sdp_enabled", "torchlite.backends.cuda.enable_flash_sdp",
+      "torchlite.backends.cuda.enable_mem_efficient_sdp", "torchlite.backends.cuda.enable_math_sdp")
+def _backends_cuda(lib, dev):
+    cu = lib.backends.cuda
+    m = cu.matmul
+    out = [cu.is_built(), m.allow_tf32, m.allow_fp16_reduced_precision_reduction,
+           m.allow_bf16_reduced_precision_reduction, type(m).__name__,
+           run(lambda lib: setattr(lib.backends.cuda.matmul, "no_such_switch", 1), lib),
+           run(lambda lib: lib.backends.cuda.matmul.no_such_switch, lib)]
+    m.allow_tf32 = True
+    out.append(m.allow_tf32)
+    m.allow_tf32 = False
+    flags = (cu.flash_sdp_enabled(), cu.mem_efficient_sdp_enabled(), cu.math_sdp_enabled())
+    cu.enable_flash_sdp(False)
+    cu.enable_mem_efficient_sdp(False)
+    cu.enable_math_sdp(False)
+    out.append((cu.flash_sdp_enabled(), cu.mem_efficient_sdp_enabled(), cu.math_sdp_enabled()))
+    cu.enable_flash_sdp(flags[0])
+    cu.enable_mem_efficient_sdp(flags[1])
+    cu.enable_math_sdp(flags[2])
+    return out + [flags]
+
+
+@case("torchlite.backends.mps.is_available", "torchlite.backends.mps.is_built")
+def _backends_mps(lib, dev):
+    return lib.backends.mps.is_available(), lib.backends.mps.is_built()
+
+
+@case("torchlite.cuda.manual_seed", "torchlite.cuda.manual_seed_all", "torchlite.cuda.seed",
+      "torchlite.cuda.seed_all", "torchlite.cuda.empty_cache", "torchlite.cuda.memory_allocated",
+      "torchlite.cuda.memory_reserved", "torchlite.cuda.is_bf16_supported")
+def _cuda_seeding_memory(lib, dev):
+    # without CUDA: the seeding calls are ignored (the CPU generator untouched), no memory is in use
+    lib.manual_seed(5)
+    before = lib.rand(2, device=dev)
+    lib.manual_seed(5)
+    out = [lib.cuda.manual_seed(1), lib.cuda.manual_seed_all(2), lib.cuda.seed(), lib.cuda.seed_all()]
+    return out + [lib.rand(2, device=dev), before, lib.cuda.empty_cache(), lib.cuda.memory_allocated(),
+                  lib.cuda.memory_reserved(), lib.cuda.is_bf16_supported()]
+
+
+_DEVICE_KIND_PROPS = ("is_xpu", "is_mps", "is_meta", "is_xla", "is_ipu", "is_vulkan", "is_mtia", "is_maia",
+                      "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested")
+
+
+@case("Tensor.is_cpu", "Tensor.get_device", *(f"Tensor.{n}" for n in _DEVICE_KIND_PROPS))
+def _device_kind_props(lib, dev):
+    x = T(lib, dev)
+    on_cpu = x.device.type == "cpu"
+    return ([getattr(x, n) for n in _DEVICE_KIND_PROPS], x.is_cpu == on_cpu,
+            x.get_device() == (-1 if on_cpu else x.device.index), lib.zeros(2).get_device(), lib.zeros(2).is_cpu)
+
+
+@case("Tensor.layout", "Tensor.ndimension")
+def _layout_ndimension(lib, dev):
+    x = T(lib, dev)
+    return str(x.layout), x.layout == lib.strided, x.ndimension(), x[0, 0].ndimension(), x.sum(0).ndimension()
+
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)

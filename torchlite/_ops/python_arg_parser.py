@@ -288,6 +288,31 @@ def _signatures(schemas, function):
     return _PARSED[key]
 
 
+# python_arg_parser.cpp's numpy_compatibility_arg_names: a parameter named `dim` also takes the
+# keyword `axis`, `keepdim` `keepdims`, `input` `x`, `a` or `x1`, and `other` `x2`
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim", "x": "input", "a": "input", "x1": "input", "x2": "other"}
+
+
+def _numpy_renamed(signatures, kwargs):
+    """`kwargs` with numpy's keyword names (axis=, keepdims=, ...) given torch's, where a signature
+    has the torch name and none has the numpy one and the torch name is not given as well; None
+    when nothing is renamed."""
+    if not any(k in _NUMPY_NAMES for k in kwargs):
+        return None
+    names = {p.name for sig in signatures for p in sig.params}
+    renamed, changed = {}, False
+    for k, v in kwargs.items():
+        torch_name = _NUMPY_NAMES.get(k)
+        if torch_name is not None and k not in names and torch_name in names:
+            if torch_name in kwargs:
+                return None  # both names given: the call fails on the numpy one, as torch's
+            renamed[torch_name] = v
+            changed = True
+        else:
+            renamed[k] = v
+    return renamed if changed else None
+
+
 def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
     """Called where a generated function's (or, with `method`, a Tensor method's, `args` without
     self) kernel raised `error`: binds the call to the op's Python signatures (`schemas`) as torch's
@@ -299,6 +324,9 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
         signatures = _signatures(schemas, function=not method)
     except Exception:  # noqa: BLE001 - a schema this parser does not read keeps the kernel's error
         raise error from None
+    renamed = _numpy_renamed(signatures, kwargs)
+    if renamed is not None:
+        kwargs = renamed
     given = kwargs if out is None else {**kwargs, "out": out}
     if method and len(signatures) == 1 and not signatures[0].params and (args or kwargs):
         raise TypeError(_no_arguments(name, len(args), kwargs)) from None
@@ -320,6 +348,8 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
             if sig.params and sig.params[0].name == "input" and "input" in kwargs and not args:
                 kwargs = dict(kwargs)
                 return (kwargs.pop("input"),), kwargs
+            if renamed is not None:
+                return args, kwargs
             raise error
         messages.append(message)
     if len(signatures) == 1:

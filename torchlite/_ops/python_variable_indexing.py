@@ -30,7 +30,7 @@ def _key_of(key):
     None indexes as the tuple of its items (with torch's deprecation warning); then the
     key's tensors as their arrays."""
     if isinstance(key, list) and len(key) < 32 and any(
-            isinstance(k, (_TB, list, tuple, slice, np.ndarray)) or k is Ellipsis or k is None for k in key):
+            isinstance(k, (_TB, list, tuple, range, slice, np.ndarray)) or k is Ellipsis or k is None for k in key):
         warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
         key = tuple(key)
     return _index_key(key)
@@ -79,8 +79,8 @@ def getitem(self, key):
 
 
 def _list_index(k):
-    """indexing_tensor_from_data: a list indexes as a bool tensor, or else as an int64 one
-    (floats truncated)."""
+    """indexing_tensor_from_data: a sequence item of the key (a list, a tuple inside the key
+    tuple, a range) indexes as a bool tensor, or else as an int64 one (floats truncated)."""
     a = np.asarray(k)
     return a if a.dtype == np.bool_ else a.astype(np.int64)
 
@@ -125,8 +125,8 @@ def _apply_slicing(self, items, lone=False, lone_slice=False, keep_bytes=False):
     when there are none). `lone`: the key was one integer or slice, not a tuple
     (torch applies it directly, with its own errors on a 0-dim tensor). `keep_bytes`: the byte
     masks left as they are (setitem's index_put_ reads them)."""
-    items = tuple(_list_index(k) if isinstance(k, list) else k if keep_bytes and isinstance(k, np.ndarray) and k.ndim
-                  else _byte_mask(k) for k in items)
+    items = tuple(_list_index(k) if isinstance(k, (list, tuple, range)) else k if keep_bytes and
+                  isinstance(k, np.ndarray) and k.ndim else _byte_mask(k) for k in items)
     ndim = self._array.ndim
     if lone and ndim == 0:
         k = items[0]

@@ -290,3 +290,20 @@ class Event:
         if self.cuda_event:
             return f"<torchlite.cuda.Event {self.cuda_event:#x}>"
         return "<torchlite.cuda.Event uninitialized>"
+
+
+# outside programs (s21): the seeding and memory calls ordinary programs make
+from .memory import empty_cache, memory_allocated, memory_reserved  # noqa: E402
+from .random import manual_seed, manual_seed_all, seed, seed_all  # noqa: E402
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether the current GPU supports bfloat16 (False without a usable GPU, as torch's)."""
+    if not is_available():
+        return False
+    major = int(_backend.cupy.cuda.Device().compute_capability) // 10
+    return major >= 8 or including_emulation
+
+
+__all__ += ["empty_cache", "is_bf16_supported", "manual_seed", "manual_seed_all", "memory_allocated",
+            "memory_reserved", "seed", "seed_all"]
