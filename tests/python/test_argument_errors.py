@@ -263,3 +263,13 @@ def test_numbers_bind_to_tensors_where_torch_lets_them():
         dtypes = [str(L.mul(2, ints).dtype).split(".")[-1], str(L.mul(2.5, ints).dtype).split(".")[-1]]
         return [*ys, [y.grad_fn.name() for y in ys], dtypes, L.add(2, 3), L.add(2.5, 1)]
     assert run(case, torchlite) == run(case, torch)
+
+
+def test_methods_take_numpy_keywords_as_torch():
+    """x.sum(1, keepdims=True), x.mean(axis=1): torch's parser takes numpy's names after the
+    schema's fail, for methods as for functions (the nn-zero-to-hero notebooks write them)."""
+    def case(L):
+        x = L.arange(6.).reshape(2, 3)
+        return [x.sum(1, keepdims=True), x.mean(axis=1), x.max(axis=0).values, x.std(axis=1, keepdims=True),
+                x.amax(axis=1), run(lambda L: x.sum(axis=0, dim=1), L)]
+    assert run(case, torchlite) == run(case, torch)

@@ -340,6 +340,8 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
                 _warn_deprecated(name, sig, signatures)
                 return sig.remap(args, kwargs)
             if method:
+                if renamed is not None:
+                    return args, kwargs
                 raise error
             first = args[0] if args else kwargs.get(sig.params[0].name) if sig.params else None
             if name in _NUMBERS_AS_TENSORS and isinstance(first, (int, float, complex)):
