@@ -825,6 +825,24 @@ def blas_products_with_alpha_zero_leave_the_product_out(lib):
 CASES += [blas_products_with_alpha_zero_leave_the_product_out]
 
 
+def put_writes_the_indices_before_one_out_of_range(lib):
+    # put_stub's loop writes each index in turn: those before an out-of-range one are written when it
+    # raises (with and without accumulate); a self overlapping itself is refused first (seeds 1267,
+    # 1385, 1532)
+    out = []
+    for accumulate in (False, True):
+        x = lib.zeros(2, 3).t()
+        out.append(run(lambda lib, x=x, accumulate=accumulate: x.put_(lib.tensor([1, -2, 9, 0]), lib.ones(4) * 2,
+                                                                     accumulate=accumulate), lib))
+        out.append(x)
+    v = lib.ones(2, 1).expand(2, 3)
+    out.append(run(lambda lib: v.put_(lib.tensor([9]), lib.ones(1)), lib))
+    return out
+
+
+CASES += [put_writes_the_indices_before_one_out_of_range]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

@@ -11,6 +11,7 @@ from .._C import _inplace_node, _rebase_history, _record
 from .._generated import specs as _S
 from . import mutation as _mutation
 from .IndexingOps import _put
+from .MemoryOverlap import _INTERNAL_OVERLAP, _has_internal_overlap
 from .ScalarType import _torch_type_name
 from .TensorIterator import _TB
 from .TensorAdvancedIndexing import _index_put_, _index_tensors, _make_info
@@ -95,7 +96,9 @@ def index_put(self, indices, values, accumulate=False):
                    values_dtype=v.dtype, accumulate=bool(accumulate))
 
 
-def _put_checks(self, index, source):
+def _put_checks(self, index, source, in_place=False, accumulate=False):
+    """put_'s checks; `in_place`: self must not overlap itself, and an index out of range raises after
+    the indices before it are written (put_stub's loop), no node recorded and no version bump."""
     a, i, s = self._array, index._array, source._array
     if i.dtype != np.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_torch_type_name(i.dtype)}")
@@ -107,11 +110,19 @@ def _put_checks(self, index, source):
                          f"source.numel() = {s.size}, index.numel() = {i.size}")
     if i.size and a.size == 0:
         raise IndexError("put_(): Tried to put elements into an empty tensor")
+    if in_place and _has_internal_overlap(a):
+        raise RuntimeError(_INTERNAL_OVERLAP)
     flat = i.reshape(-1)
     bad = (flat >= a.size) | (flat < -a.size)
     if bad.any():
-        raise IndexError(f"out of range: tried to access index {int(flat[int(np.argmax(bad))])} on a tensor of "
-                         f"{a.size} elements.")
+        k = int(np.argmax(bad))
+        if in_place and k:
+            where = np.unravel_index(np.where(flat[:k] < 0, flat[:k] + a.size, flat[:k]), a.shape)
+            if accumulate:
+                np.add.at(a, where, s.reshape(-1)[:k])
+            else:
+                a[where] = s.reshape(-1)[:k]
+        raise IndexError(f"out of range: tried to access index {int(flat[k])} on a tensor of {a.size} elements.")
 
 
 def put(self, index, source, accumulate=False):
@@ -124,7 +135,7 @@ def put(self, index, source, accumulate=False):
 def put_(self, index, source, accumulate=False):
     """Tensor.put_: put in place (node PutBackward0); check_inplace before the kernel's checks."""
     _C._check_inplace(self, self.requires_grad or source.requires_grad)
-    _put_checks(self, index, source)
+    _put_checks(self, index, source, in_place=True, accumulate=bool(accumulate))
     node = _inplace_node(_S.PutBackward0, (self, source), index=index, source=source, accumulate=bool(accumulate))
     previous = _C.is_grad_enabled()
     _C._set_grad_enabled(False)
