@@ -843,6 +843,18 @@ def put_writes_the_indices_before_one_out_of_range(lib):
 CASES += [put_writes_the_indices_before_one_out_of_range]
 
 
+def median_of_an_empty_tensor_is_nan_cast_for_every_dtype(lib):
+    # median_impl returns full({}, NAN) before dispatching on the dtype: a bool one is True (seed 237)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [getattr(lib.zeros(4, 0, dtype=dt), f)() for dt in (lib.bool, lib.int64, lib.uint8, lib.int32,
+                                                                   lib.float16, lib.float32)
+                for f in ("median", "nanmedian")]
+
+
+CASES += [median_of_an_empty_tensor_is_nan_cast_for_every_dtype]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

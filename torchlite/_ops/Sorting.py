@@ -191,14 +191,17 @@ def _median(name, spec_full, spec_dim, ignore_nan, self, dim, keepdim):
     a = self._array
     if dim is not None:
         _wrap_dim(dim, a.ndim)
+    if dim is None and a.size == 0:
+        # median_impl's empty input: full({}, NAN) before the dtype dispatch (nan cast as C++ casts it)
+        with np.errstate(invalid="ignore"):
+            nan = np.array(np.nan).astype(a.dtype)
+        out = _wrap(_backend.new(a, "full", (), nan, dtype=a.dtype), self)
+        return _record(spec_full, (self,), out, self=self, result=out)
     if a.dtype.kind == "b":
         raise NotImplementedError(f"\"{'median_cpu' if dim is None else 'median_out'}\" not implemented for 'Bool'")
     if dim is None:
-        if a.size == 0:
-            out = _wrap(_backend.new(a, "full", (), np.nan, dtype=a.dtype), self)
-        else:
-            flat = np.reshape(a, (-1,))
-            out = _wrap(_row_major(_select_kth(flat, 0, _median_pos(ignore_nan), False)[0]), self)
+        flat = np.reshape(a, (-1,))
+        out = _wrap(_row_major(_select_kth(flat, 0, _median_pos(ignore_nan), False)[0]), self)
         return _record(spec_full, (self,), out, self=self, result=out)
     d = _wrap_dim(dim, a.ndim)
     if a.ndim and a.shape[d] == 0:
