@@ -855,6 +855,19 @@ def median_of_an_empty_tensor_is_nan_cast_for_every_dtype(lib):
 CASES += [median_of_an_empty_tensor_is_nan_cast_for_every_dtype]
 
 
+def unique_with_a_dim_checks_the_empty_dims(lib):
+    # _unique_dim_cpu_template: an empty dim not selected, or more than one empty dim, is refused, for
+    # unique_consecutive too (seed 991)
+    z, w, v = lib.zeros(0, 0, dtype=lib.int64), lib.zeros(3, 0), lib.zeros(0, 3)
+    return [run(lambda lib: lib.unique_consecutive(z, return_counts=True, dim=0), lib),
+            run(lambda lib: lib.unique_consecutive(w, dim=0), lib), lib.unique_consecutive(v, dim=0),
+            run(lambda lib: lib.unique(z, dim=0), lib), run(lambda lib: lib.unique(w, dim=0), lib),
+            lib.unique_consecutive(w, dim=1), lib.unique(v, dim=0, return_counts=True)]
+
+
+CASES += [unique_with_a_dim_checks_the_empty_dims]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

@@ -155,7 +155,11 @@ def _unique_rows(rows):
 
 
 def _check_empty_dim(a, dim):
-    if a.shape[dim] != 0 and a.size == 0:
+    """_unique_dim_cpu_template's checks of empty dims (unique and unique_consecutive with a dim)."""
+    zero_dims = a.shape.count(0)
+    if a.shape[dim] == 0 and zero_dims > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if a.shape[dim] != 0 and zero_dims:
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
 
 
@@ -191,6 +195,7 @@ def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None
     if dim is not None:
         a = _host(self)
         dim = _wrap_dim(dim, a.ndim, wrap_scalar=False)
+        _check_empty_dim(a, dim)
         rows = np.moveaxis(a, dim, 0)
         starts, group = _groups(rows, _rows_equal(rows))
         counts = np.diff(np.append(starts, rows.shape[0]))
