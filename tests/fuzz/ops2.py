@@ -567,6 +567,15 @@ op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+op2("embedding_bag", ["{out} = lib.nn.functional.embedding_bag(lib.tensor([0, 1, 1, 0, 1]), {0}.reshape(2, -1), "
+                      "lib.tensor([0, 2, 2]), mode='sum')",
+                      "{out} = lib.nn.functional.embedding_bag(lib.tensor([[1, 0], [1, 1]]), {0}.reshape(2, -1), "
+                      "mode='mean', padding_idx=0)",
+                      "{out} = lib.embedding_bag({0}.reshape(2, -1), lib.tensor([1, 0, 1]), lib.tensor([0, 1, 3]), "
+                      "False, 2, False, None, True)[0]",
+                      "{out} = lib.nn.functional.embedding_bag(lib.tensor([1, 0, 1]), {0}.reshape(2, -1).detach(), "
+                      "lib.tensor([0, 1]), mode='sum', per_sample_weights={0}.reshape(-1)[:3])"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.5)
 op2("convolution", ["{out} = lib.conv1d({0}.reshape(1, 1, -1), {0}.reshape(-1)[:2].reshape(1, 1, -1), padding=1)",
                     "{out} = lib.conv2d({0}.reshape(1, 1, 1, -1), {0}.reshape(1, 1, 1, -1)[..., :1])",
                     "{out} = lib.convolution({0}.reshape(1, 1, -1), {0}.reshape(-1)[:2].reshape(1, 1, -1), None, [2], "

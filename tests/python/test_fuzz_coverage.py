@@ -92,6 +92,8 @@ REACHED_VIA = {
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)
+    "_embedding_bag": "embedding_bag", "_embedding_bag_backward": "embedding_bag",  # torch.embedding_bag's op
+    "_embedding_bag_per_sample_weights_backward": "embedding_bag",
     "convolution_backward": "convolution",  # conv's backward and (create_graph) its node's formula
 
     # ==== issue 15: modules ====

@@ -2402,6 +2402,20 @@ def _embedding(lib, dev):
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+@case("torchlite.nn.functional.embedding_bag", "torchlite.embedding_bag")
+def _embedding_bag(lib, dev):
+    w = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]])
+    p = leaf(lib, dev, [0.5, -1.0, 2.0, 1.5])
+    i, o = lib.tensor([0, 2, 2, 1], device=dev), lib.tensor([0, 1, 1], device=dev)
+    F = lib.nn.functional
+    return with_grads(lib, lambda w, p: (F.embedding_bag(i, w, o), F.embedding_bag(i, w, o, mode="max"),
+                                         F.embedding_bag(i.view(2, 2), w, mode="sum", padding_idx=2),
+                                         F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+                                         lib.embedding_bag(w, i, o, False, 1, False, None, True),
+                                         F.embedding_bag(i, w, o).grad_fn.name(),
+                                         run(lambda lib: F.embedding_bag(i + 3, w, o, mode="max"), lib)), w, p)
+
+
 CONV_X = [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]]  # (1, 2, 4)
 CONV_W = [[[1.0, -1.0], [0.5, 2.0]], [[-0.5, 1.5], [1.0, 0.0]]]  # (2, 2, 2)
 

@@ -7,6 +7,8 @@ from .._functions_manual import (
     _adaptive_avg_pool2d,
     _adaptive_avg_pool2d_backward,
     _convolution_double_backward,
+    _embedding_bag_backward_symint,
+    _embedding_bag_per_sample_weights_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
     add_scalar,
@@ -2026,6 +2028,36 @@ def HardshrinkBackwardBackward0(grad, needs, self, lambd):
     return (grad_grad_out, grad_self)
 
 
+def EmbeddingBagBackward0(grad, needs, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                          padding_idx, weight_sym_argsize_0, result1, result2, result3):
+    """_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0,
+    bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor,
+    Tensor, Tensor, Tensor)"""
+    grad_per_sample_weights = _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, result1, mode,
+                                                                         padding_idx) if needs[1] else None
+    grad_weight = _embedding_bag_backward_symint(grad, indices, offsets, result1, result2, result3,
+                                                 weight_sym_argsize_0, scale_grad_by_freq, mode, sparse,
+                                                 per_sample_weights, padding_idx) if needs[0] else None
+    return (grad_weight, grad_per_sample_weights)
+
+
+def EmbeddingBagBackwardBackward0(grad, needs):
+    """_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size,
+    Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse,
+    Tensor? per_sample_weights, int padding_idx=-1) -> Tensor"""
+    grad_grad = not_implemented("_embedding_bag_backward") if needs[0] else None
+    grad_per_sample_weights = not_implemented("_embedding_bag_backward") if needs[1] else None
+    return (grad_grad, grad_per_sample_weights)
+
+
+def NotImplementedEmbeddingBagPerSampleWeightsBackward(grad, needs, name):
+    """_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets,
+    Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor"""
+    grad_grad = not_implemented_node(name) if needs[0] else None
+    grad_weight = not_implemented_node(name) if needs[1] else None
+    return (grad_grad, grad_weight)
+
+
 def ConvolutionBackward0(grad, needs, input, weight, stride, padding, dilation, transposed, output_padding, groups,  # noqa: A002 - the schema's names
                          bias_sym_sizes_opt):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation,
@@ -2566,6 +2598,9 @@ _C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
 _C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
 _C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
 _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
+_C._set_formula(specs.EmbeddingBagBackward0, EmbeddingBagBackward0)
+_C._set_formula(specs.EmbeddingBagBackwardBackward0, EmbeddingBagBackwardBackward0)
+_C._set_formula(specs.NotImplementedEmbeddingBagPerSampleWeightsBackward, NotImplementedEmbeddingBagPerSampleWeightsBackward)
 _C._set_formula(specs.ConvolutionBackward0, ConvolutionBackward0)
 _C._set_formula(specs.ConvolutionBackwardBackward0, ConvolutionBackwardBackward0)
 _C._set_formula(specs.ConstantPadNdBackward0, ConstantPadNdBackward0)

@@ -321,6 +321,14 @@ SoftshrinkBackward0 = _C._op_spec("SoftshrinkBackward0", ("self", "lambd", ), "T
 SoftshrinkBackwardBackward0 = _C._op_spec("SoftshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackward0 = _C._op_spec("HardshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
+EmbeddingBagBackward0 = _C._op_spec("EmbeddingBagBackward0",
+                                    ("weight", "indices", "offsets", "scale_grad_by_freq", "mode", "sparse",
+                                     "per_sample_weights", "padding_idx", "weight_sym_argsize_0", "result1", "result2",
+                                     "result3",),
+                                    "TTTVSVTSVTTT", 0, False)
+EmbeddingBagBackwardBackward0 = _C._op_spec("EmbeddingBagBackwardBackward0", (), "", 0, False)
+NotImplementedEmbeddingBagPerSampleWeightsBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ),
+                                                                 "H", 0, False)
 ConvolutionBackward0 = _C._op_spec("ConvolutionBackward0",
                                    ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
                                     "groups", "bias_sym_sizes_opt",),

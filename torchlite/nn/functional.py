@@ -521,6 +521,9 @@ __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hard
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from ._functional_conv2 import *  # noqa: E402, F403 - embedding_bag, unfold, fold, ...
+from . import _functional_conv2  # noqa: E402
+__all__ += _functional_conv2.__all__
 from .._generated.torch_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402, F401
 from .._generated import torch_functions as _conv_torch_functions  # noqa: E402
 

@@ -24,6 +24,9 @@ __all__ += ["Module"] + container.__all__
 __all__ += linear.__all__ + activation.__all__ + flatten.__all__ + sparse.__all__ + dropout.__all__
 __all__ += normalization.__all__ + batchnorm.__all__ + conv.__all__ + pooling.__all__ + upsampling.__all__
 __all__ += loss.__all__
+# the conv family's modules (issue 15: conv)
+from .sparse import EmbeddingBag  # noqa: E402
+__all__ += ["EmbeddingBag"]
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)

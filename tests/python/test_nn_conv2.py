@@ -1,0 +1,337 @@
+"""torchlite.nn's embedding_bag / EmbeddingBag, unfold / fold and the other parts of issue 15's conv
+family added after test_nn_conv.py, against torch: values (float64 to 1e-10 relative, float32 to 1e-5),
+gradients, double gradients, node names, saved fields, repr, state_dict keys and errors, on "cpu" and
+"sim:0"."""
+import numpy as np
+import pytest
+
+import torchlite
+import torchlite.nn.functional as TF
+from diff_utils import import_torch, run
+
+torch = import_torch()
+import torch.nn.functional as F  # noqa: E402
+
+DEVICES = ["cpu", "sim:0"]
+
+
+def functional(lib):
+    return TF if lib is torchlite else F
+
+
+def _tol(dtype):
+    return (1e-10, 1e-12) if dtype == np.float64 else (1e-5, 1e-6)
+
+
+def _arr(t):
+    return None if t is None else t.detach().cpu().numpy()
+
+
+def _close(a, b, dtype):
+    rtol, atol = _tol(dtype)
+    assert a.shape == b.shape, (a.shape, b.shape)
+    assert a.dtype == b.dtype, (a.dtype, b.dtype)
+    np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def _leaves(lib, dev, arrays):
+    out = []
+    for a in arrays:
+        if a is None:
+            out.append(None)
+            continue
+        t = lib.tensor(a, device=dev if lib is torchlite else "cpu")
+        out.append(t.requires_grad_(True) if a.dtype.kind == "f" else t)
+    return out
+
+
+def compare(fn, arrays, dev, double=True, saved=()):
+    """fn(lib, *tensors) under both libs: output values, dtype and node name, the named `_saved_*`
+    fields, the gradients of a weighted sum and (double) the gradients of the first gradients'
+    squared sum, or the error that second backward raises."""
+    results = {}
+    for lib in (torchlite, torch):
+        leaves = _leaves(lib, dev, arrays)
+        out = fn(lib, *leaves)
+        rec = {"out": _arr(out), "name": out.grad_fn.name() if out.grad_fn is not None else None}
+        rec["saved"] = {k: run(lambda _lib, k=k: getattr(out.grad_fn, "_saved_" + k), lib) for k in saved}
+        diff = [t for t in leaves if t is not None and t.requires_grad]
+        if diff and out.requires_grad:
+            w = lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)), dtype=out.dtype,
+                           device=out.device)
+            grads = lib.autograd.grad((out * w).sum(), diff, create_graph=double, allow_unused=True)
+            rec["grads"] = [_arr(g) for g in grads]
+            if double:
+                live = [g for g in grads if g is not None and g.requires_grad]
+                rec["gnames"] = [g.grad_fn.name() for g in live]
+                if live:
+                    rec["gg"] = run(lambda _lib: [_arr(g) for g in _lib.autograd.grad(
+                        sum((g * g).sum() for g in live), diff, allow_unused=True)], lib)
+        results[lib] = rec
+    a, b = results[torchlite], results[torch]
+    dtype = next(x.dtype for x in arrays if x is not None and x.dtype.kind == "f")
+    assert a["name"] == b["name"]
+    assert a.get("gnames") == b.get("gnames")
+    assert a["saved"] == b["saved"]
+    _close(a["out"], b["out"], dtype)
+    assert ("grads" in a) == ("grads" in b)
+    for x, y in zip(a.get("grads", []), b.get("grads", []), strict=True):
+        assert (x is None) == (y is None)
+        if x is not None:
+            _close(x, y, dtype)
+    assert ("gg" in a) == ("gg" in b)
+    if "gg" in a:
+        if a["gg"][0] == "ok":
+            assert b["gg"][0] == "ok", b["gg"]
+            for x, y in zip(a["gg"][1], b["gg"][1], strict=True):
+                assert (x is None) == (y is None)
+                if x is not None:
+                    _close(x, y, dtype)
+        else:
+            assert a["gg"] == b["gg"]
+    return results
+
+
+def rand(*shape, dtype=np.float64, seed=0):
+    return np.random.default_rng(seed + sum(shape)).standard_normal(shape).astype(dtype)
+
+
+def same(case):
+    assert run(case, torchlite) == run(case, torch)
+
+
+# embedding_bag --------------------------------------------------------------------------------------------
+
+IDX = np.array([0, 2, 4, 1, 2, 5, 3, 2])
+OFF = np.array([0, 2, 2, 5])
+SAVED = ("indices", "offsets", "mode", "padding_idx", "scale_grad_by_freq", "sparse", "result1", "result2",
+         "result3", "weight_sym_argsize_0", "per_sample_weights", "weight")
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("include_last_offset", [False, True])
+@pytest.mark.parametrize("padding_idx", [None, 2, -1])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_embedding_bag_offsets(dev, mode, include_last_offset, padding_idx, dtype):
+    def fn(lib, w, i, o):
+        return functional(lib).embedding_bag(i, w, o, mode=mode, include_last_offset=include_last_offset,
+                                             padding_idx=padding_idx)
+    # include_last_offset: offsets end with len(indices), as documented (torch's fast sum path reads past
+    # its gradient otherwise)
+    off = np.append(OFF, len(IDX)) if include_last_offset else OFF
+    res = compare(fn, [rand(6, 3, dtype=dtype), IDX, off], dev, saved=SAVED)
+    assert res[torchlite]["name"] == "EmbeddingBagBackward0"
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_2d_input(dev, mode):
+    idx = np.array([[0, 3, 3], [4, 1, 0]])
+    compare(lambda lib, w, i: functional(lib).embedding_bag(i, w, mode=mode), [rand(5, 4), idx], dev, saved=SAVED)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_embedding_bag_last_offset_short(dev, mode, dtype):
+    """include_last_offset with offsets[-1] short of len(indices): torch's CPU kernels disagree (the
+    fast float32 sum/mean path stops the last bag at offsets[-1], the others run to the end), as
+    torchlite's. Forward only: torch's fast backward reads past its gradient there."""
+    def case(lib):
+        d = dev if lib is torchlite else "cpu"
+        w = lib.tensor(rand(6, 3, dtype=dtype), device=d)
+        return functional(lib).embedding_bag(lib.tensor(IDX, device=d), w, lib.tensor(OFF, device=d), mode=mode,
+                                             include_last_offset=True)
+    same(case)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_embedding_bag_max_ties_and_all_padding(dev):
+    w = np.array([[1.0, 2.0], [1.0, 0.5], [3.0, 2.0]])
+    for idx, off, pad in [([0, 1, 2, 2, 1], [0, 2], None), ([1, 1, 0], [0, 2], 1), ([2, 0, 1], [0, 1, 1], 2)]:
+        compare(lambda lib, w, i, o, pad=pad: functional(lib).embedding_bag(i, w, o, mode="max", padding_idx=pad),
+                [w, np.array(idx), np.array(off)], dev, saved=SAVED)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("padding_idx", [None, 4])
+@pytest.mark.parametrize("requires_weight", [True, False])
+def test_embedding_bag_per_sample_weights(dev, padding_idx, requires_weight):
+    """sum mode's per_sample_weights: both gradients; the weight gradient's node under create_graph is
+    EmbeddingBagBackwardBackward0 and the per_sample_weights gradient's torch::autograd::NotImplemented,
+    both refusing a second backward as torch's do."""
+    def fn(lib, w, i, o, p):
+        return functional(lib).embedding_bag(i, w if requires_weight else w.detach(), o, mode="sum",
+                                             per_sample_weights=p, padding_idx=padding_idx)
+    compare(fn, [rand(6, 3), IDX, OFF, rand(8, seed=3)], dev, saved=SAVED, double=False)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("which", [0, 1])
+def test_embedding_bag_per_sample_weights_double_backward(dev, which):
+    """Each first gradient's node and the error its backward raises (torchlite runs the two nodes of one
+    graph in another order than torch, whose NotImplemented node has sequence_nr UINT64_MAX, so each is
+    compared alone)."""
+    def case(lib):
+        d = dev if lib is torchlite else "cpu"
+        w = lib.tensor(rand(6, 3), device=d, requires_grad=True)
+        p = lib.tensor(rand(8, seed=3), device=d, requires_grad=True)
+        out = functional(lib).embedding_bag(lib.tensor(IDX, device=d), w, lib.tensor(OFF, device=d), mode="sum",
+                                            per_sample_weights=p)
+        g = lib.autograd.grad((out * out).sum(), [w, p], create_graph=True)[which]
+        return [g, g.grad_fn.name(), run(lambda _lib: lib.autograd.grad((g * g).sum(), [w, p], allow_unused=True),
+                                         lib)]
+    same(case)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_embedding_bag_per_sample_weights_2d(dev):
+    idx = np.array([[0, 3, 3], [4, 1, 0]])
+    compare(lambda lib, w, i, p: functional(lib).embedding_bag(i, w, mode="sum", per_sample_weights=p),
+            [rand(5, 4), idx, rand(2, 3, seed=5)], dev, saved=SAVED, double=False)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+def test_embedding_bag_scale_grad_by_freq(dev, mode):
+    compare(lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, mode=mode, scale_grad_by_freq=True),
+            [rand(6, 3), IDX, OFF], dev, saved=SAVED)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_embedding_bag_int_indices_and_half(dev):
+    def case(lib):
+        d = dev if lib is torchlite else "cpu"
+        w = lib.tensor(rand(6, 3), device=d)
+        out = lib.embedding_bag(w, lib.tensor(IDX, dtype=lib.int32, device=d),
+                                lib.tensor(OFF, dtype=lib.int32, device=d), False, 1)
+        mixed = lib.embedding_bag(w, lib.tensor(IDX, device=d), lib.tensor(OFF, dtype=lib.int32, device=d))
+        half = functional(lib).embedding_bag(lib.tensor(IDX, device=d), w.half(), lib.tensor(OFF, device=d))
+        return [out, mixed, half.float()]
+    same(case)
+
+
+def test_embedding_bag_max_norm():
+    def case(lib):
+        w = lib.tensor(rand(6, 3))
+        out = functional(lib).embedding_bag(lib.tensor(IDX), w, lib.tensor(OFF), max_norm=1.0, mode="sum")
+        return [out, w, w._version]
+    same(case)
+
+
+ERRORS = [
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, lib.tensor([1, 2])),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, lib.tensor([0, 9])),
+    lambda lib, w, i, o: functional(lib).embedding_bag(lib.tensor([0, 9]), w, lib.tensor([0, 1])),
+    lambda lib, w, i, o: functional(lib).embedding_bag(lib.tensor([0, -1]), w, lib.tensor([0, 1])),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i.float(), w.float(), o),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w.int(), o),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o.float()),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, mode="mean", per_sample_weights=w[:, 0]),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, mode="foo"),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, None),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o[None]),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i.view(8, 1), w, o),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i[None, None], w),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w[0], o),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, per_sample_weights=w[:3, 0], mode="sum"),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, per_sample_weights=lib.ones(8), mode="sum"),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, padding_idx=6),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, padding_idx=-7),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, mode="max", scale_grad_by_freq=True),
+    lambda lib, w, i, o: functional(lib).embedding_bag(i, w, o, mode="max", sparse=True),
+    lambda lib, w, i, o: lib.embedding_bag(w, i, o, False, 3),
+    lambda lib, w, i, o: lib.embedding_bag(w, i, o[None]),
+    lambda lib, w, i, o: lib.embedding_bag(w, i, o, False, 1, False, lib.ones(8, dtype=lib.float64)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(ERRORS)))
+def test_embedding_bag_errors(k):
+    def case(lib):
+        return ERRORS[k](lib, lib.tensor(rand(6, 3), requires_grad=True), lib.tensor(IDX), lib.tensor(OFF))
+    assert run(case, torchlite)[0] == "raised"
+    same(case)
+
+
+def test_embedding_bag_swapped_arguments_warn():
+    def case(lib):
+        with pytest.warns(UserWarning, match="Argument order of nn.functional.embedding_bag was changed"):
+            return functional(lib).embedding_bag(lib.tensor(rand(6, 3)), lib.tensor(IDX), lib.tensor(OFF))
+    same(case)
+
+
+def test_embedding_bag_gradcheck():
+    w = torchlite.tensor(rand(6, 3), requires_grad=True)
+    p = torchlite.tensor(rand(8, seed=1), requires_grad=True)
+    i, o = torchlite.tensor(IDX), torchlite.tensor(OFF)
+    for mode in ("sum", "mean", "max"):
+        for pad in (None, 2):
+            assert torchlite.autograd.gradcheck(
+                lambda w, mode=mode, pad=pad: TF.embedding_bag(i, w, o, mode=mode, padding_idx=pad), (w,))
+    assert torchlite.autograd.gradcheck(lambda w, p: TF.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+                                        (w, p))
+    # torch leaves _embedding_bag_backward's derivative not implemented: gradgradcheck refuses in both
+
+    def case(lib):
+        w = lib.tensor(rand(6, 3), requires_grad=True)
+        return lib.autograd.gradgradcheck(
+            lambda w: functional(lib).embedding_bag(lib.tensor(IDX), w, lib.tensor(OFF), mode="mean"), (w,))
+    assert run(case, torchlite)[0] == "raised"
+    same(case)
+
+
+def test_embedding_bag_module():
+    def case(lib):
+        lib.manual_seed(0)
+        m = lib.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=1)
+        m2 = lib.nn.EmbeddingBag(10, 3, max_norm=2.0, norm_type=1.0, scale_grad_by_freq=True)
+        m3 = lib.nn.EmbeddingBag.from_pretrained(lib.arange(12.0).view(4, 3), mode="max")
+        m4 = lib.nn.EmbeddingBag.from_pretrained(lib.arange(12.0).view(4, 3), freeze=False, include_last_offset=True)
+        out = m(lib.tensor([1, 2, 4, 5, 4, 3, 2, 9]), lib.tensor([0, 4]))
+        out.sum().backward()
+        return [repr(m), repr(m2), repr(m3), list(m.state_dict().keys()), m.weight, m.weight.grad, out,
+                out.grad_fn.name(), m3(lib.tensor([[0, 2], [3, 1]])), m3.weight.requires_grad,
+                m4(lib.tensor([0, 1, 3]), lib.tensor([0, 1, 3])), m4.weight.requires_grad,
+                m.padding_idx, m.mode, m.include_last_offset, m.sparse]
+    same(case)
+
+
+def test_embedding_bag_module_errors():
+    for case in [lambda lib: lib.nn.EmbeddingBag(4, 3, padding_idx=4),
+                 lambda lib: lib.nn.EmbeddingBag(4, 3, _weight=lib.zeros(3, 3)),
+                 lambda lib: lib.nn.EmbeddingBag.from_pretrained(lib.zeros(3))]:
+        assert run(case, torchlite)[0] == "raised"
+        same(case)
+
+
+# sparse=True: torchlite has no sparse layout --------------------------------------------------------------
+
+SPARSE = [
+    lambda lib: lib.nn.Embedding(5, 3, sparse=True)(lib.tensor([0, 1])),
+    lambda lib: TF.embedding(lib.tensor([0, 1]), lib.randn(5, 3, requires_grad=True), sparse=True),
+    lambda lib: lib.nn.EmbeddingBag(5, 3, sparse=True)(lib.tensor([0, 1]), lib.tensor([0])),
+    lambda lib: TF.embedding_bag(lib.tensor([0, 1]), lib.randn(5, 3, requires_grad=True), lib.tensor([0]),
+                                 sparse=True),
+    lambda lib: lib.embedding(lib.randn(5, 3, requires_grad=True), lib.tensor([0, 1]), -1, False, True),
+]
+
+
+@pytest.mark.parametrize("k", range(len(SPARSE)))
+def test_sparse_gradient_refused(k):
+    """Where torch would make a sparse gradient (torch.sparse_coo), torchlite refuses at the forward
+    with NotImplementedError naming the missing sparse layout, never a silent dense gradient."""
+    with pytest.raises(NotImplementedError, match="no sparse layout"):
+        SPARSE[k](torchlite)
+
+
+def test_sparse_without_grad_is_dense_forward():
+    """Without a gradient to make (no_grad, or a weight that needs none) sparse=True is only a forward."""
+    def case(lib):
+        w = lib.tensor(rand(5, 3))
+        with lib.no_grad():
+            a = functional(lib).embedding(lib.tensor([0, 4]), w.requires_grad_(), sparse=True)
+        b = functional(lib).embedding_bag(lib.tensor([0, 4, 1]), w.detach(), lib.tensor([0, 1]), sparse=True)
+        return [a, b]
+    same(case)
