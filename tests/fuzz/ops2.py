@@ -567,6 +567,14 @@ op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+op2("im2col", ["{out} = lib.nn.functional.unfold({0}.reshape(1, 1, 2, -1), (2, 1))",
+               "{out} = lib.nn.functional.unfold({0}.reshape(1, 2, -1), 2, padding=1, stride=(1, 2))",
+               "{out} = lib.nn.functional.unfold({0}.reshape(2, 1, 1, -1), (1, 2), dilation=(1, 2), padding=(0, 1))"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.5)
+op2("col2im", ["{out} = lib.nn.functional.fold({0}.reshape(1, 4, -1), (2, {0}.shape[0] // 4 + 1), (2, 2))",
+               "{out} = lib.nn.functional.fold({0}.reshape(2, -1), (1, {0}.shape[0] // 2 - 1), (1, 2), padding=(0, 1))",
+               "{out} = lib.nn.functional.fold({0}.reshape(1, 1, -1), (1, {0}.shape[0]), 1)"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 8))], weight=0.5)
 op2("embedding_bag", ["{out} = lib.nn.functional.embedding_bag(lib.tensor([0, 1, 1, 0, 1]), {0}.reshape(2, -1), "
                       "lib.tensor([0, 2, 2]), mode='sum')",
                       "{out} = lib.nn.functional.embedding_bag(lib.tensor([[1, 0], [1, 1]]), {0}.reshape(2, -1), "

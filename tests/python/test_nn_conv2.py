@@ -54,7 +54,7 @@ def compare(fn, arrays, dev, double=True, saved=()):
         leaves = _leaves(lib, dev, arrays)
         out = fn(lib, *leaves)
         rec = {"out": _arr(out), "name": out.grad_fn.name() if out.grad_fn is not None else None}
-        rec["saved"] = {k: run(lambda _lib, k=k: getattr(out.grad_fn, "_saved_" + k), lib) for k in saved}
+        rec["saved"] = {k: run(lambda _lib, k=k, out=out: getattr(out.grad_fn, "_saved_" + k), lib) for k in saved}
         diff = [t for t in leaves if t is not None and t.requires_grad]
         if diff and out.requires_grad:
             w = lib.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)), dtype=out.dtype,
@@ -65,7 +65,7 @@ def compare(fn, arrays, dev, double=True, saved=()):
                 live = [g for g in grads if g is not None and g.requires_grad]
                 rec["gnames"] = [g.grad_fn.name() for g in live]
                 if live:
-                    rec["gg"] = run(lambda _lib: [_arr(g) for g in _lib.autograd.grad(
+                    rec["gg"] = run(lambda _lib, live=live, diff=diff: [_arr(g) for g in _lib.autograd.grad(
                         sum((g * g).sum() for g in live), diff, allow_unused=True)], lib)
         results[lib] = rec
     a, b = results[torchlite], results[torch]
@@ -94,6 +94,12 @@ def compare(fn, arrays, dev, double=True, saved=()):
 
 def rand(*shape, dtype=np.float64, seed=0):
     return np.random.default_rng(seed + sum(shape)).standard_normal(shape).astype(dtype)
+
+
+def _nn(lib):
+    """torch._C._nn (torchlite's generated python_module nn ops)."""
+    from torchlite._generated import nn_functions
+    return nn_functions if lib is torchlite else torch._C._nn
 
 
 def same(case):
@@ -334,4 +340,107 @@ def test_sparse_without_grad_is_dense_forward():
             a = functional(lib).embedding(lib.tensor([0, 4]), w.requires_grad_(), sparse=True)
         b = functional(lib).embedding_bag(lib.tensor([0, 4, 1]), w.detach(), lib.tensor([0, 1]), sparse=True)
         return [a, b]
+    same(case)
+
+
+# unfold / fold (im2col / col2im) ----------------------------------------------------------------------------
+
+UNFOLD = [
+    dict(kernel_size=2),
+    dict(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+    dict(kernel_size=3, padding=(2, 0), stride=2),
+    dict(kernel_size=(1, 2), dilation=2, stride=(1, 3)),
+]
+IM_SAVED = ("kernel_size", "dilation", "padding", "stride", "self_sym_argsize_minus_2", "self_sym_argsize_minus_1")
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", UNFOLD)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("batched", [True, False])
+def test_unfold(dev, kw, dtype, batched):
+    shape = (2, 3, 5, 6) if batched else (3, 5, 6)
+    res = compare(lambda lib, x: functional(lib).unfold(x, **kw), [rand(*shape, dtype=dtype)], dev, saved=IM_SAVED)
+    assert res[torchlite]["name"] == "Im2ColBackward0"
+    # through a square the first gradient depends on x: its node is col2im's, and it has a gradient
+    res = compare(lambda lib, x: functional(lib).unfold(x, **kw) ** 2, [rand(*shape, dtype=dtype)], dev)
+    assert res[torchlite]["gnames"] == ["Col2ImBackward0"]
+
+
+def _blocks(shape, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    pair = (lambda v: (v, v) if isinstance(v, int) else v)
+    (h, w), (kh, kw), (dh, dw), (ph, pw), (sh, sw) = map(pair, (output_size, kernel_size, dilation, padding, stride))
+    n_blocks = ((h + 2 * ph - dh * (kh - 1) - 1) // sh + 1) * ((w + 2 * pw - dw * (kw - 1) - 1) // sw + 1)
+    return (*shape, 3 * kh * kw, n_blocks)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("kw", UNFOLD)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("batched", [True, False])
+def test_fold(dev, kw, dtype, batched):
+    shape = _blocks((2,) if batched else (), (5, 6), **kw)
+    res = compare(lambda lib, x: functional(lib).fold(x, (5, 6), **kw), [rand(*shape, dtype=dtype)], dev,
+                  saved=("kernel_size", "dilation", "padding", "stride"))
+    assert res[torchlite]["name"] == "Col2ImBackward0"
+    res = compare(lambda lib, x: functional(lib).fold(x, [5, 6], **kw) ** 2, [rand(*shape, dtype=dtype)], dev)
+    assert res[torchlite]["gnames"] == ["Im2ColBackward0"]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_fold_unfold_roundtrip_and_dtypes(dev):
+    def case(lib):
+        d = dev if lib is torchlite else "cpu"
+        x = lib.tensor(rand(1, 2, 4, 5), device=d)
+        F_ = functional(lib)
+        ones = F_.fold(F_.unfold(lib.ones_like(x), 2, padding=1), (4, 5), 2, padding=1)  # each pixel's block count
+        return [ones, F_.unfold(x.half(), 2), F_.unfold(x > 0, 2), F_.fold(F_.unfold(x > 0, 2), (4, 5), 2), F_.unfold(x[:0], 2), F_.fold(
+            F_.unfold(x, 2)[:0], (4, 5), 2), _nn(lib).im2col(x, 2, 1, 0, 1), _nn(lib).col2im(
+            F_.unfold(x, 3), (4, 5), 3, 1, 0, 1)]
+    same(case)
+
+
+def test_unfold_fold_gradcheck():
+    x = torchlite.tensor(rand(2, 2, 4, 5), requires_grad=True)
+    for kw in UNFOLD:
+        assert torchlite.autograd.gradcheck(lambda x, kw=kw: TF.unfold(x, **kw), (x,))
+        assert torchlite.autograd.gradgradcheck(lambda x, kw=kw: TF.unfold(x, **kw) ** 2, (x,))
+        c = torchlite.tensor(rand(*_blocks((2,), (4, 5), **kw)), requires_grad=True)
+        assert torchlite.autograd.gradcheck(lambda c, kw=kw: TF.fold(c, (4, 5), **kw), (c,))
+        assert torchlite.autograd.gradgradcheck(lambda c, kw=kw: TF.fold(c, (4, 5), **kw) ** 2, (c,))
+
+
+FOLD_ERRORS = [
+    lambda F, x, c: F.unfold(x, 0), lambda F, x, c: F.unfold(x, 2, dilation=0),
+    lambda F, x, c: F.unfold(x, 2, padding=-1), lambda F, x, c: F.unfold(x, 2, stride=0),
+    lambda F, x, c: F.unfold(x[0, 0], 2), lambda F, x, c: F.unfold(x[0, 0, 0], 2), lambda F, x, c: F.unfold(x[None], 2),
+    lambda F, x, c: F.unfold(x, 7), lambda F, x, c: F.unfold(x, (2, 2, 2)), lambda F, x, c: F.unfold(x[:, :, :0], 2),
+    lambda F, x, c: F.unfold(x.int(), 2), lambda F, x, c: F.unfold(x.long(), 2),
+    lambda F, x, c: F.fold(c, (4, 5), 2), lambda F, x, c: F.fold(c, (4, 5), 0), lambda F, x, c: F.fold(c, (4, 5), 2, stride=0),
+    lambda F, x, c: F.fold(c, (4, 5), 2, padding=-1), lambda F, x, c: F.fold(c, (4, 5), 2, dilation=0),
+    lambda F, x, c: F.fold(c, (4, 5), 5), lambda F, x, c: F.fold(c[0, 0], (4, 5), 2),
+    lambda F, x, c: F.fold(c[None], (4, 5), 2), lambda F, x, c: F.fold(c[:, :10], (3, 4), 2),
+    lambda F, x, c: F.fold(c, (0, 5), 2), lambda F, x, c: F.fold(c.int(), (3, 4), 2),
+    lambda F, x, c: F.fold(c, (3, 4, 1), 2), lambda F, x, c: F.fold(c[:, :, :0], (3, 4), 2),
+    lambda F, x, c: F.fold(c.long(), (3, 4), 2), lambda F, x, c: F.fold(c, (3, 4), (2, 2, 1)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(FOLD_ERRORS)))
+def test_unfold_fold_errors(k):
+    def case(lib):
+        return FOLD_ERRORS[k](functional(lib), lib.tensor(rand(2, 3, 5, 6)), lib.tensor(rand(2, 12, 6)))
+    assert run(case, torchlite)[0] == "raised"
+    same(case)
+
+
+def test_fold_unfold_modules():
+    def case(lib):
+        u = lib.nn.Unfold(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=2)
+        f = lib.nn.Fold(output_size=(5, 6), kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=2)
+        x = lib.tensor(rand(2, 3, 5, 6), requires_grad=True)
+        y = f(u(x))
+        y.sum().backward()
+        return [repr(u), repr(f), repr(lib.nn.Unfold(2)), repr(lib.nn.Fold(4, 2)), list(u.state_dict()), y, x.grad,
+                y.grad_fn.name(), u.kernel_size, f.output_size]
     same(case)

@@ -2402,6 +2402,24 @@ def _embedding(lib, dev):
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+@case("torchlite.nn.functional.unfold", "torchlite.nn.Unfold")
+def _unfold(lib, dev):
+    x = leaf(lib, dev, [[[[1.0, -2.0, 3.0], [0.5, 4.0, -1.5], [2.0, 0.25, -0.5]]]])  # (1, 1, 3, 3)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.unfold(x, 2), F.unfold(x[0], (2, 1), padding=1, stride=(2, 1)) ** 2,
+                                      lib.nn.Unfold(2, dilation=2, padding=1)(x), repr(lib.nn.Unfold((2, 1))),
+                                      F.unfold(x, 2).grad_fn.name(), run(lambda lib: F.unfold(x, 4), lib)), x)
+
+
+@case("torchlite.nn.functional.fold", "torchlite.nn.Fold")
+def _fold(lib, dev):
+    c = leaf(lib, dev, [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]])  # (1, 2, 4)
+    F = lib.nn.functional
+    return with_grads(lib, lambda c: (F.fold(c, (3, 3), (2, 1)), F.fold(c[0], (2, 3), (1, 2), padding=(0, 1)) ** 2,
+                                      lib.nn.Fold((2, 5), (1, 2), stride=(1, 1))(c), repr(lib.nn.Fold(3, (2, 1))),
+                                      F.fold(c, 3, (2, 1)).grad_fn.name(), run(lambda lib: F.fold(c, 4, 2), lib)), c)
+
+
 @case("torchlite.nn.functional.embedding_bag", "torchlite.embedding_bag")
 def _embedding_bag(lib, dev):
     w = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]])

@@ -32,6 +32,7 @@ from .._functions_manual import (
     clamp_backward,
     clamp_backward_max,
     clamp_backward_min,
+    col2im,
     constant_pad_nd_backward,
     convolution_backward_masked,
     cos,
@@ -77,6 +78,7 @@ from .._functions_manual import (
     hardtanh_backward,
     huber_loss_backward,
     huber_loss_double_backward,
+    im2col,
     index_add_source_backward,
     index_backward,
     index_copy_source_backward,
@@ -2028,6 +2030,21 @@ def HardshrinkBackwardBackward0(grad, needs, self, lambd):
     return (grad_grad_out, grad_self)
 
 
+def Im2ColBackward0(grad, needs, kernel_size, dilation, padding, stride, self_sym_argsize_minus_2,
+                    self_sym_argsize_minus_1):
+    """im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor"""
+    grad_self = col2im(grad, [self_sym_argsize_minus_2, self_sym_argsize_minus_1], kernel_size, dilation, padding,
+                       stride) if needs[0] else None
+    return (grad_self,)
+
+
+def Col2ImBackward0(grad, needs, kernel_size, dilation, padding, stride):
+    """col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding,
+    int[2] stride) -> Tensor"""
+    grad_self = im2col(grad, kernel_size, dilation, padding, stride) if needs[0] else None
+    return (grad_self,)
+
+
 def EmbeddingBagBackward0(grad, needs, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
                           padding_idx, weight_sym_argsize_0, result1, result2, result3):
     """_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0,
@@ -2598,6 +2615,8 @@ _C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
 _C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
 _C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
 _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
+_C._set_formula(specs.Im2ColBackward0, Im2ColBackward0)
+_C._set_formula(specs.Col2ImBackward0, Col2ImBackward0)
 _C._set_formula(specs.EmbeddingBagBackward0, EmbeddingBagBackward0)
 _C._set_formula(specs.EmbeddingBagBackwardBackward0, EmbeddingBagBackwardBackward0)
 _C._set_formula(specs.NotImplementedEmbeddingBagPerSampleWeightsBackward, NotImplementedEmbeddingBagPerSampleWeightsBackward)

@@ -321,6 +321,11 @@ SoftshrinkBackward0 = _C._op_spec("SoftshrinkBackward0", ("self", "lambd", ), "T
 SoftshrinkBackwardBackward0 = _C._op_spec("SoftshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackward0 = _C._op_spec("HardshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
+Im2ColBackward0 = _C._op_spec("Im2ColBackward0",
+                              ("kernel_size", "dilation", "padding", "stride", "self_sym_argsize_minus_2",
+                               "self_sym_argsize_minus_1",),
+                              "SSSSVV", 0, False)
+Col2ImBackward0 = _C._op_spec("Col2ImBackward0", ("kernel_size", "dilation", "padding", "stride", ), "SSSS", 0, False)
 EmbeddingBagBackward0 = _C._op_spec("EmbeddingBagBackward0",
                                     ("weight", "indices", "offsets", "scale_grad_by_freq", "mode", "sparse",
                                      "per_sample_weights", "padding_idx", "weight_sym_argsize_0", "result1", "result2",

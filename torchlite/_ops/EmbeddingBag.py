@@ -64,7 +64,8 @@ def _bags(indices, offsets, include_last_offset, num_weights):
                            f"{off.shape[0]} elements with include_last_offset={include_last_offset})")
     if off[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-                           f"position 0. However, got {off[0]}\n[ {_tensor_type_name(_promote(indices._array.dtype, offsets._array.dtype))}{{}} ]")
+                           f"position 0. However, got {off[0]}\n[ "
+                           f"{_tensor_type_name(_promote(indices._array.dtype, offsets._array.dtype))}{{}} ]")
     if off[-1] > idx.shape[0]:
         raise RuntimeError(f"offsets[-1] can not be greater than input's length {idx.shape[0]} but got offsets[-1] of "
                            f"{off[-1]}")

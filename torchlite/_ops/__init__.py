@@ -308,6 +308,9 @@ __all__ += [
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from .Im2Col import col2im, im2col  # noqa: E402
+
+__all__ += ["col2im", "im2col"]
 from .EmbeddingBag import (_embedding_bag, _embedding_bag_backward,  # noqa: E402
                            _embedding_bag_per_sample_weights_backward, embedding_bag)
 

@@ -1,9 +1,8 @@
 """torch.nn.functional's embedding_bag, unfold/fold (issue 15, the conv family's second part),
 re-exported by torchlite.nn.functional; written after torch/nn/functional.py's checks and messages."""
 from .. import _dtypes, _factories, _ops
-from .._generated import torch_functions as _torch
 
-__all__ = ["embedding_bag"]
+__all__ = ["embedding_bag", "fold", "unfold"]
 
 
 def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002 - torch's names
@@ -65,3 +64,24 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                       per_sample_weights, include_last_offset, padding_idx)
     return ret
 
+
+
+def _pair(x):
+    """torch.nn.modules.utils._pair: an int (or any non-iterable) repeated twice, an iterable as a tuple."""
+    try:
+        return tuple(iter(x))
+    except TypeError:
+        return (x, x)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002 - torch's names
+    """torch.nn.functional.unfold: the sliding local blocks of a batched (or unbatched 3-D) image,
+    torch._C._nn.im2col (node Im2ColBackward0)."""
+    return _ops.im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002 - torch's names
+    """torch.nn.functional.fold: sliding local blocks summed back into an image, torch._C._nn.col2im
+    (node Col2ImBackward0)."""
+    return _ops.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
+                       _pair(stride))
