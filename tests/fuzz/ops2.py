@@ -567,6 +567,10 @@ op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+op2("pad_circular", ["{out} = lib.nn.functional.pad({0}.reshape(1, 2, -1), (1, 2), mode='circular')",
+                     "{out} = lib.nn.functional.pad({0}.reshape(1, 2, -1), (-1, 1, 1, 0), mode='circular')",
+                     "{out} = lib.nn.CircularPad1d((0, 2))({0}.reshape(2, -1))"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.5)
 op2("im2col", ["{out} = lib.nn.functional.unfold({0}.reshape(1, 1, 2, -1), (2, 1))",
                "{out} = lib.nn.functional.unfold({0}.reshape(1, 2, -1), 2, padding=1, stride=(1, 2))",
                "{out} = lib.nn.functional.unfold({0}.reshape(2, 1, 1, -1), (1, 2), dilation=(1, 2), padding=(0, 1))"],

@@ -444,3 +444,109 @@ def test_fold_unfold_modules():
         return [repr(u), repr(f), repr(lib.nn.Unfold(2)), repr(lib.nn.Fold(4, 2)), list(u.state_dict()), y, x.grad,
                 y.grad_fn.name(), u.kernel_size, f.output_size]
     same(case)
+
+
+# circular padding (at::_pad_circular's composite) and the padding layers ---------------------------------------
+
+
+def _graph(fn, depth=0, out=None):
+    """(depth, node name, saved fields) of the graph below fn, depth first, torchlite's names as torch's."""
+    out = [] if out is None else out
+    if fn is None or depth > 12:
+        return out
+    saved = {a: getattr(fn, a) for a in dir(fn) if a.startswith("_saved") and a != "_saved_self"}
+    out.append((depth, fn.name().replace("torchlite", "torch"), saved))
+    for nxt, _ in fn.next_functions:
+        _graph(nxt, depth + 1, out)
+    return out
+
+
+CIRCULAR = [((1, 2, 5), (1, 2)), ((2, 5), (2, 0)), ((1, 1, 3, 4), (1, 2, 2, 0)), ((1, 1, 3, 4), (-1, 2, 0, 1)),
+            ((2, 3, 4), (3, 0, 1, 1)), ((1, 2, 3, 3, 4), (1, 1, 0, 2, 3, 1)), ((2, 3, 3, 4), (0, 0, 1, 1, 2, 2)),
+            ((1, 2, 5), (-2, -1))]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("shape,pad", CIRCULAR)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_pad_circular(dev, shape, pad, dtype):
+    """Values, gradients and double gradients, and the whole graph (CopySlices over SliceBackward0 views,
+    with their saved fields) as torch's composite records it."""
+    compare(lambda lib, x: functional(lib).pad(x, pad, mode="circular") ** 2, [rand(*shape, dtype=dtype)], dev)
+
+    def graph(lib):
+        x = lib.tensor(rand(*shape, dtype=dtype), device=dev if lib is torchlite else "cpu", requires_grad=True)
+        return _graph(functional(lib).pad(x, pad, mode="circular").grad_fn)
+    assert graph(torchlite) == graph(torch)
+
+
+def test_pad_circular_gradcheck():
+    for shape, pad in CIRCULAR:
+        x = torchlite.tensor(rand(*shape), requires_grad=True)
+        assert torchlite.autograd.gradcheck(lambda x, pad=pad: TF.pad(x, pad, mode="circular"), (x,))
+        assert torchlite.autograd.gradgradcheck(lambda x, pad=pad: TF.pad(x, pad, mode="circular") ** 2, (x,))
+
+
+PAD_ERRORS = [
+    lambda F, x: F.pad(x, (6, 0), mode="circular"), lambda F, x: F.pad(x, (0, 6), mode="circular"),
+    lambda F, x: F.pad(x, (-3, -3), mode="circular"), lambda F, x: F.pad(x, (1, 1), mode="circular", value=2.0),
+    lambda F, x: F.pad(x[0, 0], (1, 1), mode="circular"), lambda F, x: F.pad(x, (1, 1, 1), mode="circular"),
+    lambda F, x: F.pad(x, (1, 1, 1, 1, 1, 1, 1, 1), mode="circular"), lambda F, x: F.pad(x, (1,) * 6, mode="circular"),
+    lambda F, x: F.pad(x.int(), (1, 2), mode="circular"),
+]
+
+
+@pytest.mark.parametrize("k", range(len(PAD_ERRORS)))
+def test_pad_circular_errors(k):
+    def case(lib):
+        return PAD_ERRORS[k](functional(lib), lib.tensor(rand(2, 3, 5)))
+    same(case)
+
+
+PAD_LAYERS = [
+    ("CircularPad1d", (2,), (2, 3, 4)), ("CircularPad1d", ((1, 2),), (3, 4)), ("CircularPad2d", ((1, 0, 2, 1),),
+                                                                              (1, 2, 3, 4)),
+    ("CircularPad3d", (1,), (1, 2, 2, 3, 3)), ("ConstantPad1d", (2, 1.5), (2, 3, 4)),
+    ("ConstantPad2d", ((1, 0, 2, 1), -1.0), (2, 3, 4)), ("ConstantPad3d", (1, 0.5), (1, 2, 2, 2)),
+    ("ReflectionPad1d", ((2, 1),), (2, 3, 4)), ("ReflectionPad2d", (1,), (1, 2, 3, 4)),
+    ("ReplicationPad1d", (3,), (2, 3, 4)), ("ReplicationPad2d", ((0, 1, 2, 3),), (2, 3, 4)),
+    ("ZeroPad1d", ((1, 2),), (2, 3, 4)), ("ZeroPad2d", (1,), (1, 2, 3, 4)), ("ZeroPad3d", ((1, 0, 0, 1, 1, 0),),
+                                                                              (1, 2, 2, 2)),
+]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name,args,shape", PAD_LAYERS)
+def test_padding_layers(dev, name, args, shape):
+    def case(lib):
+        m = getattr(lib.nn, name)(*args)
+        x = lib.tensor(rand(*shape), device=dev if lib is torchlite else "cpu", requires_grad=True)
+        y = m(x)
+        (y * y).sum().backward()
+        return [repr(m), m.padding, list(m.state_dict()), y, x.grad, y.grad_fn.name()]
+    same(case)
+
+
+def test_circular_pad_layer_input_dims():
+    for name, x in [("CircularPad1d", (2, 3, 4, 5)), ("CircularPad2d", (3, 4)), ("CircularPad3d", (2, 3, 4))]:
+        def case(lib, name=name, x=x):
+            return getattr(lib.nn, name)(1)(lib.zeros(x))
+        assert run(case, torchlite)[0] == "raised"
+        same(case)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", ["circular", "reflect", "replicate", "zeros"])
+@pytest.mark.parametrize("conv,shape", [("Conv1d", (2, 2, 6)), ("Conv2d", (1, 2, 5, 6))])
+def test_conv_padding_mode(dev, mode, conv, shape):
+    def case(lib):
+        lib.manual_seed(0)
+        m = getattr(lib.nn, conv)(2, 3, 3, padding=2 if mode != "reflect" else 1, padding_mode=mode, stride=2).double()
+        m2 = getattr(lib.nn, conv)(2, 2, 2, padding="same", padding_mode=mode, groups=2).double()
+        x = lib.tensor(rand(*shape), device=dev if lib is torchlite else "cpu", requires_grad=True)
+        m, m2 = m.to(x.device), m2.to(x.device)
+        y = m(x)
+        z = m2(x)
+        ((y * y).sum() + (z * z).sum()).backward()
+        return [repr(m), repr(m2), y, z, x.grad, m.weight.grad, m.bias.grad, m2.weight.grad, y.grad_fn.name()]
+    same(case)

@@ -2402,6 +2402,26 @@ def _embedding(lib, dev):
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+_PAD_LAYERS = {"CircularPad1d": ((1, 2), 3), "CircularPad2d": (1, 4), "CircularPad3d": ((1, 0, 0, 1, 1, 1), 5),
+               "ConstantPad1d": ((2, 0.5), 3), "ConstantPad2d": (((1, 0, 0, 2), -1.0), 4),
+               "ConstantPad3d": ((1, 2.0), 4), "ReflectionPad1d": ((2, 1), 3), "ReflectionPad2d": (1, 4),
+               "ReplicationPad1d": (2, 2), "ReplicationPad2d": ((0, 1, 2, 0), 3), "ZeroPad1d": ((1, 2), 3),
+               "ZeroPad2d": (1, 4), "ZeroPad3d": ((0, 1, 1, 0, 0, 1), 4)}
+
+
+def _pad_layer_case(name, arg, ndim):
+    def fn(lib, dev):
+        args = arg if isinstance(arg, tuple) and name.startswith("Constant") else (arg,)
+        m = getattr(lib.nn, name)(*args)
+        x = leaf(lib, dev, (np.sin(np.arange(3 ** ndim)) * 2).reshape((3,) * ndim).tolist(), dtype=lib.float64)
+        return with_grads(lib, lambda x: (m(x) ** 2, repr(m), m.padding), x)
+    return fn
+
+
+for _name, (_arg, _ndim) in _PAD_LAYERS.items():
+    case(f"torchlite.nn.{_name}")(_pad_layer_case(_name, _arg, _ndim))
+
+
 @case("torchlite.nn.functional.unfold", "torchlite.nn.Unfold")
 def _unfold(lib, dev):
     x = leaf(lib, dev, [[[[1.0, -2.0, 3.0], [0.5, 4.0, -1.5], [2.0, 0.25, -0.5]]]])  # (1, 1, 3, 3)

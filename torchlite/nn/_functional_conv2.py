@@ -85,3 +85,44 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # n
     (node Col2ImBackward0)."""
     return _ops.col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding),
                        _pair(stride))
+
+
+def _pad_circular(input, pad):  # noqa: A002 - torch's names
+    """at::_pad_circular_symint (ATen/native/PadNd.cpp), composed as upstream so the graph is torch's:
+    the input copied into the middle of an empty result, then each padded dim's left and right bands
+    copied from the result's own far side (SliceBackward0 views, CopySlices in-place copies)."""
+    from .._ops.TensorShape import _slice
+    in_shape = list(input.shape)
+    ndim = len(in_shape)
+    ndim_padded = len(pad) // 2
+    ndim_nonpadded = ndim - ndim_padded
+    if ndim_nonpadded not in (1, 2):
+        raise RuntimeError("Invalid padding size, expected 1 or 2 non-padded dimensions, which would be equivalent to "
+                           f"padding of length {(ndim - 1) * 2} or {(ndim - 2) * 2} respectively but got {len(pad)}")
+    out_shape = in_shape[:ndim_nonpadded]
+    for i in range(ndim_padded):
+        pad_l, pad_r = pad[2 * (ndim_padded - i - 1)], pad[2 * (ndim_padded - i - 1) + 1]
+        size = in_shape[ndim_nonpadded + i]
+        out_shape.append(size + pad_l + pad_r)
+        if not (pad_l <= size and pad_r <= size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if out_shape[-1] < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    out = input.new_empty(out_shape)
+    out_slice, in_slice = out, input
+    for i in range(ndim_padded):
+        dim = ndim_padded - i + ndim_nonpadded - 1
+        pad_l, pad_r = pad[2 * i], pad[2 * i + 1]
+        out_slice = _slice(out_slice, dim, slice(max(pad_l, 0), out_shape[dim] - max(pad_r, 0)))
+        in_slice = _slice(in_slice, dim, slice(max(-pad_l, 0), in_shape[dim] - max(-pad_r, 0)))
+    out_slice.copy_(in_slice)
+    for i in range(ndim_padded):  # the corners are written more than once where several dims are padded
+        dim = ndim_padded - i + ndim_nonpadded - 1
+        pad_l, pad_r = pad[2 * i], pad[2 * i + 1]
+        if pad_l > 0:
+            _slice(out, dim, slice(0, pad_l)).copy_(
+                _slice(out, dim, slice(out_shape[dim] - pad_l - max(pad_r, 0), out_shape[dim] - max(pad_r, 0))))
+        if pad_r > 0:
+            _slice(out, dim, slice(out_shape[dim] - pad_r, out_shape[dim])).copy_(
+                _slice(out, dim, slice(max(pad_l, 0), max(pad_l, 0) + pad_r)))
+    return out

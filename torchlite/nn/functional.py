@@ -731,11 +731,13 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     if len(pad) == 2 and dim in (2, 3):
-        kernel = {"reflect": _conv_ops.reflection_pad1d, "replicate": _conv_ops.replication_pad1d}.get(mode)
+        kernel = {"reflect": _conv_ops.reflection_pad1d, "replicate": _conv_ops.replication_pad1d,
+                  "circular": _functional_conv2._pad_circular}.get(mode)
     elif len(pad) == 4 and dim in (3, 4):
-        kernel = {"reflect": _conv_ops.reflection_pad2d, "replicate": _conv_ops.replication_pad2d}.get(mode)
+        kernel = {"reflect": _conv_ops.reflection_pad2d, "replicate": _conv_ops.replication_pad2d,
+                  "circular": _functional_conv2._pad_circular}.get(mode)
     elif len(pad) == 6 and dim in (4, 5):
-        kernel = None
+        kernel = {"circular": _functional_conv2._pad_circular}.get(mode)
     else:
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {dim}D input tensor.\n"
@@ -743,7 +745,7 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    if kernel is None:  # circular (torch: copies into slices, CopySlices) and the 3-d modes
+    if kernel is None:  # the 3-d reflect / replicate modes
         raise NotImplementedError(f"torchlite: F.pad with mode='{mode}' and padding of size {len(pad)} is not "
                                   "implemented yet")
     return kernel(input, pad)

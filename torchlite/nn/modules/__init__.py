@@ -29,6 +29,9 @@ from .sparse import EmbeddingBag  # noqa: E402
 from . import fold  # noqa: E402
 from .fold import Fold, Unfold  # noqa: E402
 __all__ += ["EmbeddingBag", "Fold", "Unfold"]
+from . import padding  # noqa: E402
+from .padding import *  # noqa: E402,F403
+__all__ += padding.__all__
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
