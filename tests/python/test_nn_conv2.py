@@ -368,7 +368,8 @@ def test_unfold(dev, kw, dtype, batched):
 
 
 def _blocks(shape, output_size, kernel_size, dilation=1, padding=0, stride=1):
-    pair = (lambda v: (v, v) if isinstance(v, int) else v)
+    def pair(v):
+        return (v, v) if isinstance(v, int) else v
     (h, w), (kh, kw), (dh, dw), (ph, pw), (sh, sw) = map(pair, (output_size, kernel_size, dilation, padding, stride))
     n_blocks = ((h + 2 * ph - dh * (kh - 1) - 1) // sh + 1) * ((w + 2 * pw - dw * (kw - 1) - 1) // sw + 1)
     return (*shape, 3 * kh * kw, n_blocks)
@@ -394,7 +395,8 @@ def test_fold_unfold_roundtrip_and_dtypes(dev):
         x = lib.tensor(rand(1, 2, 4, 5), device=d)
         F_ = functional(lib)
         ones = F_.fold(F_.unfold(lib.ones_like(x), 2, padding=1), (4, 5), 2, padding=1)  # each pixel's block count
-        return [ones, F_.unfold(x.half(), 2), F_.unfold(x > 0, 2), F_.fold(F_.unfold(x > 0, 2), (4, 5), 2), F_.unfold(x[:0], 2), F_.fold(
+        return [ones, F_.unfold(x.half(), 2), F_.unfold(x > 0, 2), F_.fold(F_.unfold(x > 0, 2), (4, 5), 2),
+                F_.unfold(x[:0], 2), F_.fold(
             F_.unfold(x, 2)[:0], (4, 5), 2), _nn(lib).im2col(x, 2, 1, 0, 1), _nn(lib).col2im(
             F_.unfold(x, 3), (4, 5), 3, 1, 0, 1)]
     same(case)
@@ -416,7 +418,8 @@ FOLD_ERRORS = [
     lambda F, x, c: F.unfold(x[0, 0], 2), lambda F, x, c: F.unfold(x[0, 0, 0], 2), lambda F, x, c: F.unfold(x[None], 2),
     lambda F, x, c: F.unfold(x, 7), lambda F, x, c: F.unfold(x, (2, 2, 2)), lambda F, x, c: F.unfold(x[:, :, :0], 2),
     lambda F, x, c: F.unfold(x.int(), 2), lambda F, x, c: F.unfold(x.long(), 2),
-    lambda F, x, c: F.fold(c, (4, 5), 2), lambda F, x, c: F.fold(c, (4, 5), 0), lambda F, x, c: F.fold(c, (4, 5), 2, stride=0),
+    lambda F, x, c: F.fold(c, (4, 5), 2), lambda F, x, c: F.fold(c, (4, 5), 0),
+    lambda F, x, c: F.fold(c, (4, 5), 2, stride=0),
     lambda F, x, c: F.fold(c, (4, 5), 2, padding=-1), lambda F, x, c: F.fold(c, (4, 5), 2, dilation=0),
     lambda F, x, c: F.fold(c, (4, 5), 5), lambda F, x, c: F.fold(c[0, 0], (4, 5), 2),
     lambda F, x, c: F.fold(c[None], (4, 5), 2), lambda F, x, c: F.fold(c[:, :10], (3, 4), 2),

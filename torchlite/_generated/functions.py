@@ -2067,7 +2067,7 @@ def EmbeddingBagBackwardBackward0(grad, needs):
     return (grad_grad, grad_per_sample_weights)
 
 
-def NotImplementedEmbeddingBagPerSampleWeightsBackward(grad, needs, name):
+def NotImplementedEmbeddingBagPSWBackward(grad, needs, name):
     """_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets,
     Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor"""
     grad_grad = not_implemented_node(name) if needs[0] else None
@@ -2619,7 +2619,7 @@ _C._set_formula(specs.Im2ColBackward0, Im2ColBackward0)
 _C._set_formula(specs.Col2ImBackward0, Col2ImBackward0)
 _C._set_formula(specs.EmbeddingBagBackward0, EmbeddingBagBackward0)
 _C._set_formula(specs.EmbeddingBagBackwardBackward0, EmbeddingBagBackwardBackward0)
-_C._set_formula(specs.NotImplementedEmbeddingBagPerSampleWeightsBackward, NotImplementedEmbeddingBagPerSampleWeightsBackward)
+_C._set_formula(specs.NotImplementedEmbeddingBagPSWBackward, NotImplementedEmbeddingBagPSWBackward)
 _C._set_formula(specs.ConvolutionBackward0, ConvolutionBackward0)
 _C._set_formula(specs.ConvolutionBackwardBackward0, ConvolutionBackwardBackward0)
 _C._set_formula(specs.ConstantPadNdBackward0, ConstantPadNdBackward0)

@@ -332,8 +332,7 @@ EmbeddingBagBackward0 = _C._op_spec("EmbeddingBagBackward0",
                                      "result3",),
                                     "TTTVSVTSVTTT", 0, False)
 EmbeddingBagBackwardBackward0 = _C._op_spec("EmbeddingBagBackwardBackward0", (), "", 0, False)
-NotImplementedEmbeddingBagPerSampleWeightsBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ),
-                                                                 "H", 0, False)
+NotImplementedEmbeddingBagPSWBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, False)
 ConvolutionBackward0 = _C._op_spec("ConvolutionBackward0",
                                    ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
                                     "groups", "bias_sym_sizes_opt",),

@@ -235,5 +235,5 @@ def _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, o
     r = np.einsum("ij,ij->i", g[o2b].astype(acc), w[idx].astype(acc)) if idx.size else np.zeros(0, dtype=acc)
     r = np.where(idx == padding_idx, 0, r).astype(acc)
     out = _wrap(_backend.asarray(np.ascontiguousarray(r.astype(g.dtype)), like=grad), grad)
-    return _record(_S.NotImplementedEmbeddingBagPerSampleWeightsBackward, (grad, weight), out,
+    return _record(_S.NotImplementedEmbeddingBagPSWBackward, (grad, weight), out,
                    name="aten::_embedding_bag_per_sample_weights_backward")

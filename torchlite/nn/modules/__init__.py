@@ -26,7 +26,7 @@ __all__ += normalization.__all__ + batchnorm.__all__ + conv.__all__ + pooling.__
 __all__ += loss.__all__
 # the conv family's modules (issue 15: conv)
 from .sparse import EmbeddingBag  # noqa: E402
-from . import fold  # noqa: E402
+from . import fold  # noqa: E402, F401 - torch.nn.modules.fold
 from .fold import Fold, Unfold  # noqa: E402
 __all__ += ["EmbeddingBag", "Fold", "Unfold"]
 from . import padding  # noqa: E402
