@@ -567,6 +567,11 @@ op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+op2("upsample_bicubic2d", ["{out} = lib.nn.functional.interpolate({0}.reshape(1, 1, 2, -1), size=(3, 5), "
+                           "mode='bicubic')",
+                           "{out} = lib.nn.functional.interpolate({0}.reshape(1, 2, 1, -1), scale_factor=1.5, "
+                           "mode='bicubic', align_corners=True)"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.4)
 op2("pad_circular", ["{out} = lib.nn.functional.pad({0}.reshape(1, 2, -1), (1, 2), mode='circular')",
                      "{out} = lib.nn.functional.pad({0}.reshape(1, 2, -1), (-1, 1, 1, 0), mode='circular')",
                      "{out} = lib.nn.CircularPad1d((0, 2))({0}.reshape(2, -1))"],

@@ -2402,6 +2402,16 @@ def _embedding(lib, dev):
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+@case("torchlite.nn.functional.adaptive_avg_pool1d")
+def _adaptive_avg_pool1d(lib, dev):
+    x = leaf(lib, dev, [[[1.0, -2.0, 3.0, 0.5, 4.0], [0.5, 4.0, -1.5, 2.0, 1.0]]])  # (1, 2, 5)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.adaptive_avg_pool1d(x, 3) ** 2, F.adaptive_avg_pool1d(x[0], [2]),
+                                      F.interpolate(x, size=2, mode="area"),
+                                      F.interpolate(x.reshape(1, 1, 2, 5), size=(3, 4), mode="bicubic"),
+                                      run(lambda lib: F.adaptive_avg_pool1d(x[0, 0], 2), lib)), x)
+
+
 _PAD_LAYERS = {"CircularPad1d": ((1, 2), 3), "CircularPad2d": (1, 4), "CircularPad3d": ((1, 0, 0, 1, 1, 1), 5),
                "ConstantPad1d": ((2, 0.5), 3), "ConstantPad2d": (((1, 0, 0, 2), -1.0), 4),
                "ConstantPad3d": ((1, 2.0), 4), "ReflectionPad1d": ((2, 1), 3), "ReflectionPad2d": (1, 4),

@@ -211,6 +211,8 @@ from .._functions_manual import (
     unfold,
     unfold_backward,
     unsqueeze_to,
+    upsample_bicubic2d,
+    upsample_bicubic2d_backward,
     upsample_bilinear2d,
     upsample_bilinear2d_backward,
     upsample_linear1d,
@@ -2030,6 +2032,21 @@ def HardshrinkBackwardBackward0(grad, needs, self, lambd):
     return (grad_grad_out, grad_self)
 
 
+def UpsampleBicubic2DBackward0(grad, needs, output_size, align_corners, scales_h, scales_w, self_sym_sizes):
+    """upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
+    float? scales_w=None) -> Tensor"""
+    grad_self = upsample_bicubic2d_backward(grad, output_size, self_sym_sizes, align_corners, scales_h,
+                                            scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleBicubic2DBackwardBackward0(grad, needs, output_size, align_corners, scales_h, scales_w):
+    """upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners,
+    float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_bicubic2d(grad, output_size, align_corners, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
+
 def Im2ColBackward0(grad, needs, kernel_size, dilation, padding, stride, self_sym_argsize_minus_2,
                     self_sym_argsize_minus_1):
     """im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor"""
@@ -2615,6 +2632,8 @@ _C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
 _C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
 _C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
 _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
+_C._set_formula(specs.UpsampleBicubic2DBackward0, UpsampleBicubic2DBackward0)
+_C._set_formula(specs.UpsampleBicubic2DBackwardBackward0, UpsampleBicubic2DBackwardBackward0)
 _C._set_formula(specs.Im2ColBackward0, Im2ColBackward0)
 _C._set_formula(specs.Col2ImBackward0, Col2ImBackward0)
 _C._set_formula(specs.EmbeddingBagBackward0, EmbeddingBagBackward0)

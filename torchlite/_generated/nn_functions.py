@@ -63,6 +63,7 @@ __all__ = [
     "softplus_backward",
     "softshrink",
     "softshrink_backward",
+    "upsample_bicubic2d",
     "upsample_bilinear2d",
     "upsample_linear1d",
     "upsample_nearest1d",
@@ -250,6 +251,10 @@ _SCHEMAS = {
     "softshrink_backward": (
         ('Tensor grad_output, Tensor self, Scalar lambd',
          '(Tensor grad_output, Tensor input, Number lambd)'),),
+    "upsample_bicubic2d": (
+        ('Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None',
+         '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, '
+         'float scales_w = None)'),),
     "upsample_bilinear2d": (
         ('Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None',
          '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, '
@@ -759,6 +764,15 @@ def softshrink_backward(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("softshrink_backward", _SCHEMAS["softshrink_backward"], args, kwargs, error)
     return _ops.softshrink_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.upsample_bicubic2d)
+def upsample_bicubic2d(*args, **kwargs):
+    try:
+        return _ops.upsample_bicubic2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("upsample_bicubic2d", _SCHEMAS["upsample_bicubic2d"], args, kwargs, error)
+    return _ops.upsample_bicubic2d(*args, **kwargs)
 
 
 @functools.wraps(_ops.upsample_bilinear2d)

@@ -321,6 +321,12 @@ SoftshrinkBackward0 = _C._op_spec("SoftshrinkBackward0", ("self", "lambd", ), "T
 SoftshrinkBackwardBackward0 = _C._op_spec("SoftshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackward0 = _C._op_spec("HardshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
+UpsampleBicubic2DBackward0 = _C._op_spec("UpsampleBicubic2DBackward0",
+                                         ("output_size", "align_corners", "scales_h", "scales_w", "self_sym_sizes", ),
+                                         "SVVVV", 0, False)
+UpsampleBicubic2DBackwardBackward0 = _C._op_spec("UpsampleBicubic2DBackwardBackward0",
+                                                 ("output_size", "align_corners", "scales_h", "scales_w", ),
+                                                 "SVVV", 0, False)
 Im2ColBackward0 = _C._op_spec("Im2ColBackward0",
                               ("kernel_size", "dilation", "padding", "stride", "self_sym_argsize_minus_2",
                                "self_sym_argsize_minus_1",),

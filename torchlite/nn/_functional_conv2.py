@@ -2,7 +2,7 @@
 re-exported by torchlite.nn.functional; written after torch/nn/functional.py's checks and messages."""
 from .. import _dtypes, _factories, _ops
 
-__all__ = ["embedding_bag", "fold", "unfold"]
+__all__ = ["adaptive_avg_pool1d", "embedding_bag", "fold", "unfold"]
 
 
 def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002 - torch's names
@@ -126,3 +126,18 @@ def _pad_circular(input, pad):  # noqa: A002 - torch's names
             _slice(out, dim, slice(out_shape[dim] - pad_r, out_shape[dim])).copy_(
                 _slice(out, dim, slice(max(pad_l, 0), max(pad_l, 0) + pad_r)))
     return out
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002 - torch's names
+    """torch.adaptive_avg_pool1d (ATen/native/AdaptiveAveragePooling.cpp): adaptive_avg_pool2d of
+    input.unsqueeze(-2) to (1, output_size), squeezed again (the graph torch's composite records)."""
+    if not 2 <= input.dim() <= 3:
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for adaptive_avg_pool1d)")
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != 1:
+            raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain one int (got "
+                               f"{len(output_size)})")
+        output_size = output_size[0]
+    from .functional import adaptive_avg_pool2d
+    return adaptive_avg_pool2d(input.unsqueeze(-2), [1, int(output_size)]).squeeze(-2)

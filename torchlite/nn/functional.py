@@ -687,23 +687,38 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if output_size is None:
         output_size = [int(_math.floor(input.size(i + 2) * float(scale_factors[i]))) for i in range(dim)]
     scales = [None] * dim if scale_factors is None else [float(s) for s in scale_factors]
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
     if antialias:
         raise NotImplementedError("torchlite: interpolate(antialias=True) is not implemented yet")
     if input.dim() == 3 and mode == "nearest":
         return _conv_ops.upsample_nearest1d(input, output_size, scales[0])
     if input.dim() == 4 and mode == "nearest":
         return _conv_ops.upsample_nearest2d(input, output_size, *scales)
+    if input.dim() == 3 and mode == "area":  # (area always recomputes the output size)
+        return _functional_conv2.adaptive_avg_pool1d(input, output_size)
+    if input.dim() == 4 and mode == "area":
+        return adaptive_avg_pool2d(input, output_size)
     if input.dim() == 3 and mode == "linear":
         return _conv_ops.upsample_linear1d(input, output_size, align_corners, scales[0])
     if input.dim() == 4 and mode == "bilinear":
         return _conv_ops.upsample_bilinear2d(input, output_size, align_corners, *scales)
-    if input.dim() == 3 and mode == "bilinear":
-        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
-    if input.dim() == 4 and mode == "linear":
-        raise NotImplementedError("Got 4D input, but linear mode needs 3D input")
-    if mode not in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact"):
+    if input.dim() == 4 and mode == "bicubic":
+        return _conv_ops.upsample_bicubic2d(input, output_size, align_corners, *scales)
+    if input.dim() == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        raise ValueError("Lanczos mode requires antialias=True")
+    for d, m, need in ((3, "bilinear", 4), (3, "trilinear", 5), (4, "linear", 3), (4, "trilinear", 5),
+                       (5, "linear", 3), (5, "bilinear", 4)):
+        if input.dim() == d and mode == m:
+            raise NotImplementedError(f"Got {d}D input, but {m} mode needs {need}D input")
+    torch_has = {(5, "nearest"), (3, "nearest-exact"), (4, "nearest-exact"), (5, "nearest-exact"), (5, "area"),
+                 (5, "trilinear")}
+    if (input.dim(), mode) not in torch_has:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
-                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
                                   f"nearest-exact (got {mode})")
     raise NotImplementedError(f"torchlite: interpolate(mode='{mode}') of a {input.dim()}D input is not implemented yet")
 
