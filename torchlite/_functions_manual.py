@@ -1295,6 +1295,7 @@ def glu_double_backward_grad_output(grad, input, dim):  # noqa: A002 - upstream'
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from ._ops import _trilinear  # noqa: E402, F401 - bilinear's op and its own gradients
 from ._ops import upsample_bicubic2d, upsample_bicubic2d_backward  # noqa: E402, F401
 from ._ops import col2im, im2col  # noqa: E402, F401 - F.fold / F.unfold, each the other's derivative
 from ._ops import _embedding_bag_backward, _embedding_bag_per_sample_weights_backward  # noqa: E402, F401

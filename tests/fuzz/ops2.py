@@ -567,6 +567,11 @@ op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+op2("_trilinear", ["{out} = lib.nn.functional.bilinear({0}.reshape(2, -1), {0}.reshape(2, -1), "
+                   "{0}.reshape(-1)[:1].reshape(1, 1, 1).expand(3, {0}.shape[0] // 2, {0}.shape[0] // 2) * 0.5)",
+                   "{out} = lib.nn.functional.bilinear({0}.reshape(-1)[:2], {0}.reshape(-1)[1:3], "
+                   "{0}.reshape(-1)[:4].reshape(1, 2, 2), {0}.reshape(-1)[:1])"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 8))], weight=0.4)
 op2("upsample_bicubic2d", ["{out} = lib.nn.functional.interpolate({0}.reshape(1, 1, 2, -1), size=(3, 5), "
                            "mode='bicubic')",
                            "{out} = lib.nn.functional.interpolate({0}.reshape(1, 2, 1, -1), scale_factor=1.5, "

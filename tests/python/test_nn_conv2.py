@@ -460,6 +460,7 @@ def _graph(fn, depth=0, out=None):
     if fn is None or depth > 12:
         return out
     saved = {a: getattr(fn, a) for a in dir(fn) if a.startswith("_saved") and a != "_saved_self"}
+    saved = {a: ("tensor", tuple(v.shape)) if hasattr(v, "shape") else v for a, v in saved.items()}
     out.append((depth, fn.name().replace("torchlite", "torch"), saved))
     for nxt, _ in fn.next_functions:
         _graph(nxt, depth + 1, out)
@@ -641,4 +642,58 @@ def test_upsampling_modules_bicubic():
         y = m(x)
         y.sum().backward()
         return [repr(m), y, x.grad, y.grad_fn.name(), lib.nn.Upsample(size=(2, 3), mode="area")(x)]
+    same(case)
+
+
+# bilinear through _trilinear (TrilinearBackward0) ----------------------------------------------------------------
+
+BILINEAR = [((2, 3), (2, 4), (5, 3, 4), True), ((3, 2, 3), (3, 2, 4), (5, 3, 4), False), ((3,), (4,), (2, 3, 4), True),
+            ((1, 1), (1, 2), (1, 1, 2), True)]
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("s1,s2,ws,bias", BILINEAR)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_bilinear_trilinear(dev, s1, s2, ws, bias, dtype):
+    arrays = [rand(*s1, dtype=dtype), rand(*s2, dtype=dtype, seed=1), rand(*ws, dtype=dtype, seed=2),
+              rand(ws[0], dtype=dtype, seed=3) if bias else None]
+    # float32: torch sums _trilinear's products in another order (bmm); 1e-6 of the result's scale apart
+    res = compare(lambda lib, a, b, w, c: functional(lib).bilinear(a, b, w, c) ** 2, arrays, dev, atol32=1e-6)
+    assert set(res[torchlite]["gnames"]) <= {"TrilinearBackward0", "ViewBackward0", "MulBackward0"}
+
+    def graph(lib, requires):
+        leaves = _leaves(lib, dev if lib is torchlite else "cpu", arrays)
+        for t, r in zip(leaves, requires, strict=True):
+            if t is not None:
+                t.requires_grad_(r)
+        return _graph(functional(lib).bilinear(*leaves).grad_fn)
+    for requires in [(True, True, True, True), (False, True, False, True), (True, False, False, False),
+                     (False, False, True, False)]:
+        assert graph(torchlite, requires) == graph(torch, requires)
+
+
+def test_bilinear_gradcheck():
+    for s1, s2, ws, bias in BILINEAR:
+        args = [torchlite.tensor(rand(*s1), requires_grad=True),
+                torchlite.tensor(rand(*s2, seed=1), requires_grad=True),
+                torchlite.tensor(rand(*ws, seed=2), requires_grad=True)]
+        if bias:
+            args.append(torchlite.tensor(rand(ws[0], seed=3), requires_grad=True))
+        assert torchlite.autograd.gradcheck(TF.bilinear, tuple(args))
+        assert torchlite.autograd.gradgradcheck(TF.bilinear, tuple(args))
+
+
+def test_bilinear_module_and_errors():
+    def case(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Bilinear(3, 4, 2).double()
+        x1, x2 = lib.tensor(rand(5, 3), requires_grad=True), lib.tensor(rand(5, 4, seed=1))
+        y = m(x1, x2)
+        y.sum().backward()
+        errors = [run(lambda lib: functional(lib).bilinear(x1, x2[0], m.weight), lib),
+                  run(lambda lib: functional(lib).bilinear(x1, x2[:3], m.weight), lib),
+                  run(lambda lib: functional(lib).bilinear(x2, x2, m.weight), lib),
+                  run(lambda lib: functional(lib).bilinear(x1, x1, m.weight), lib),
+                  run(lambda lib: functional(lib).bilinear(x1, x2, m.weight, m.bias[:1]), lib)]
+        return [repr(m), list(m.state_dict()), y, y.grad_fn.name(), x1.grad, m.weight.grad, m.bias.grad, errors]
     same(case)

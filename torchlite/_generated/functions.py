@@ -11,6 +11,7 @@ from .._functions_manual import (
     _embedding_bag_per_sample_weights_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
+    _trilinear,
     add_scalar,
     addbmm_expand,
     as_dtype,
@@ -2032,6 +2033,15 @@ def HardshrinkBackwardBackward0(grad, needs, self, lambd):
     return (grad_grad_out, grad_self)
 
 
+def TrilinearBackward0(grad, needs, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim,
+    int unroll_dim=1) -> Tensor"""
+    grad_i1 = _trilinear(grad, i2, i3, sumdim, expand2, expand3, expand1) if needs[0] else None
+    grad_i2 = _trilinear(i1, grad, i3, expand1, sumdim, expand3, expand2) if needs[1] else None
+    grad_i3 = _trilinear(i1, i2, grad, expand1, expand2, sumdim, expand3) if needs[2] else None
+    return (grad_i1, grad_i2, grad_i3)
+
+
 def UpsampleBicubic2DBackward0(grad, needs, output_size, align_corners, scales_h, scales_w, self_sym_sizes):
     """upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
     float? scales_w=None) -> Tensor"""
@@ -2632,6 +2642,7 @@ _C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
 _C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
 _C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
 _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
+_C._set_formula(specs.TrilinearBackward0, TrilinearBackward0)
 _C._set_formula(specs.UpsampleBicubic2DBackward0, UpsampleBicubic2DBackward0)
 _C._set_formula(specs.UpsampleBicubic2DBackwardBackward0, UpsampleBicubic2DBackwardBackward0)
 _C._set_formula(specs.Im2ColBackward0, Im2ColBackward0)

@@ -321,6 +321,8 @@ SoftshrinkBackward0 = _C._op_spec("SoftshrinkBackward0", ("self", "lambd", ), "T
 SoftshrinkBackwardBackward0 = _C._op_spec("SoftshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackward0 = _C._op_spec("HardshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
+TrilinearBackward0 = _C._op_spec("TrilinearBackward0", ("i1", "i2", "i3", "expand1", "expand2", "expand3", "sumdim", ),
+                                 "TTTSSSS", 0, False)
 UpsampleBicubic2DBackward0 = _C._op_spec("UpsampleBicubic2DBackward0",
                                          ("output_size", "align_corners", "scales_h", "scales_w", "self_sym_sizes", ),
                                          "SVVVV", 0, False)

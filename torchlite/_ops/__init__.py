@@ -308,6 +308,9 @@ __all__ += [
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from .Trilinear import _trilinear  # noqa: E402
+
+__all__ += ["_trilinear"]
 from .UpSample import upsample_bicubic2d, upsample_bicubic2d_backward  # noqa: E402
 
 __all__ += ["upsample_bicubic2d", "upsample_bicubic2d_backward"]
