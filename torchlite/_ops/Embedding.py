@@ -6,6 +6,7 @@ import numpy as np
 from .. import _backend
 from .._C import _record, _wrap
 from .._C import is_grad_enabled as _C_grad_enabled
+from .EmbeddingBag import _SPARSE_MESSAGE
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _i32, _i64, _tensor_type_name
 
@@ -29,7 +30,6 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         raise IndexError("index out of range in self")
     if sparse and weight.requires_grad and _C_grad_enabled():
         # torch makes a torch.sparse_coo gradient here (issue 15: conv refuses it rather than densify)
-        from .EmbeddingBag import _SPARSE_MESSAGE
         raise NotImplementedError(_SPARSE_MESSAGE.format(name="embedding"))
     out = _wrap(np.array(w[indices._array], order="C"), weight)
     return _record(_S.EmbeddingBackward0, (weight,), out, indices=indices, padding_idx=padding_idx,

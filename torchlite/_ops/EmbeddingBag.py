@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _backend
 from .._C import _record, _wrap
+from .._C import is_grad_enabled as _C_is_grad_enabled
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _i32, _i64, _tensor_type_name
 
@@ -166,8 +167,7 @@ _SPARSE_MESSAGE = ("torchlite: {name}(sparse=True) makes torch's sparse gradient
 
 
 def _is_grad_enabled():
-    from .._C import is_grad_enabled
-    return is_grad_enabled()
+    return _C_is_grad_enabled()
 
 
 def _offset2bag(indices, offsets, offset2bag, num_bags):

@@ -6,6 +6,7 @@ from .._C import TensorBase as _TB
 from .BinaryOps import add, add_
 from .LinearAlgebra import addmm, matmul
 from .TensorShape import reshape, t, view
+from .Trilinear import _trilinear
 
 
 def _flatten_nd_linear(input, weight, bias):  # noqa: A002 - upstream's names
@@ -64,7 +65,6 @@ def bilinear(input1, input2, weight, bias=None):
                            f"expected {w.shape[0]}")
     # as upstream: both inputs flattened to 2-d (reshape: ViewBackward0), _trilinear (TrilinearBackward0),
     # the result viewed back, then the bias added
-    from .Trilinear import _trilinear
     output_size = (*a1.shape[:-1], w.shape[0])
     flat1 = reshape(input1, (-1, a1.shape[-1]))
     flat2 = reshape(input2, (-1, a2.shape[-1]))

@@ -1,20 +1,26 @@
 """torch.nn.functional's embedding_bag, unfold/fold (issue 15, the conv family's second part),
 re-exported by torchlite.nn.functional; written after torch/nn/functional.py's checks and messages."""
+import warnings
+
 from .. import _dtypes, _factories, _ops
+from .._ops.TensorShape import _slice
 
 __all__ = ["adaptive_avg_pool1d", "embedding_bag", "fold", "unfold"]
 
 
+# torchlite.nn.functional's _no_grad_embedding_renorm_ (F.embedding's max_norm), set by functional.py
+# when it imports this module (an import back would be a cycle)
+_renorm = None
+
+
 def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002 - torch's names
-    from .functional import _no_grad_embedding_renorm_ as renorm
-    renorm(weight, input, max_norm, norm_type)
+    _renorm(weight, input, max_norm, norm_type)
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,  # noqa: A002
                   mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """torch.nn.functional.embedding_bag: sums, means or maxes of bags of weight's rows (torch.embedding_bag,
     node EmbeddingBagBackward0). A 2-D input is a batch of bags of equal length (offsets None)."""
-    import warnings
     if weight.dtype == _dtypes.long and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
                       "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
@@ -91,7 +97,6 @@ def _pad_circular(input, pad):  # noqa: A002 - torch's names
     """at::_pad_circular_symint (ATen/native/PadNd.cpp), composed as upstream so the graph is torch's:
     the input copied into the middle of an empty result, then each padded dim's left and right bands
     copied from the result's own far side (SliceBackward0 views, CopySlices in-place copies)."""
-    from .._ops.TensorShape import _slice
     in_shape = list(input.shape)
     ndim = len(in_shape)
     ndim_padded = len(pad) // 2
@@ -139,5 +144,4 @@ def adaptive_avg_pool1d(input, output_size):  # noqa: A002 - torch's names
             raise RuntimeError("adaptive_avg_pool1d() argument 'output_size' should contain one int (got "
                                f"{len(output_size)})")
         output_size = output_size[0]
-    from .functional import adaptive_avg_pool2d
-    return adaptive_avg_pool2d(input.unsqueeze(-2), [1, int(output_size)]).squeeze(-2)
+    return _ops.adaptive_avg_pool2d(input.unsqueeze(-2), [1, int(output_size)]).squeeze(-2)

@@ -524,6 +524,7 @@ __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hard
 from ._functional_conv2 import *  # noqa: E402, F403 - embedding_bag, unfold, fold, ...
 from . import _functional_conv2  # noqa: E402
 __all__ += _functional_conv2.__all__
+_functional_conv2._renorm = _no_grad_embedding_renorm_
 from .._generated.torch_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402, F401
 from .._generated import torch_functions as _conv_torch_functions  # noqa: E402
 

@@ -25,10 +25,9 @@ __all__ += linear.__all__ + activation.__all__ + flatten.__all__ + sparse.__all_
 __all__ += normalization.__all__ + batchnorm.__all__ + conv.__all__ + pooling.__all__ + upsampling.__all__
 __all__ += loss.__all__
 # the conv family's modules (issue 15: conv)
-from .sparse import EmbeddingBag  # noqa: E402
-from . import fold  # noqa: E402, F401 - torch.nn.modules.fold
+from . import fold  # noqa: E402, F401 - torch.nn.modules.fold (EmbeddingBag: in sparse's __all__)
 from .fold import Fold, Unfold  # noqa: E402
-__all__ += ["EmbeddingBag", "Fold", "Unfold"]
+__all__ += ["Fold", "Unfold"]
 from . import padding  # noqa: E402
 from .padding import *  # noqa: E402,F403
 __all__ += padding.__all__
