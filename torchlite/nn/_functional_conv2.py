@@ -1,6 +1,7 @@
 """torch.nn.functional's embedding_bag, unfold/fold (issue 15, the conv family's second part),
 re-exported by torchlite.nn.functional; written after torch/nn/functional.py's checks and messages."""
 import warnings
+from typing import Any
 
 from .. import _dtypes, _factories, _ops
 from .._ops.TensorShape import _slice
@@ -10,7 +11,7 @@ __all__ = ["adaptive_avg_pool1d", "embedding_bag", "fold", "unfold"]
 
 # torchlite.nn.functional's _no_grad_embedding_renorm_ (F.embedding's max_norm), set by functional.py
 # when it imports this module (an import back would be a cycle)
-_renorm = None
+_renorm: Any = None
 
 
 def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002 - torch's names
