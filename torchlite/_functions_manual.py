@@ -1490,6 +1490,19 @@ def glu_double_backward_grad_output(grad, input, dim):  # noqa: A002 - upstream'
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from ._ops import _trilinear  # noqa: E402, F401 - bilinear's op and its own gradients
+from ._ops import upsample_bicubic2d, upsample_bicubic2d_backward  # noqa: E402, F401
+from ._ops import col2im, im2col  # noqa: E402, F401 - F.fold / F.unfold, each the other's derivative
+from ._ops import _embedding_bag_backward, _embedding_bag_per_sample_weights_backward  # noqa: E402, F401
+
+
+def _embedding_bag_backward_symint(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                                   scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx):
+    """at::_embedding_bag_backward_symint (EmbeddingBag.cpp): the dense weight gradient."""
+    return _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+                                   scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+
+
 from ._ops import constant_pad_nd_backward, convolution, convolution_backward  # noqa: E402
 from ._ops import expand as _expand, reshape as _reshape  # noqa: E402
 

@@ -598,6 +598,37 @@ op2("hardshrink", ["{out} = {0}.hardshrink()", "{out} = lib.hardshrink({0}, 1.0)
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+op2("_trilinear", ["{out} = lib.nn.functional.bilinear({0}.reshape(2, -1), {0}.reshape(2, -1), "
+                   "{0}.reshape(-1)[:1].reshape(1, 1, 1).expand(3, {0}.shape[0] // 2, {0}.shape[0] // 2) * 0.5)",
+                   "{out} = lib.nn.functional.bilinear({0}.reshape(-1)[:2], {0}.reshape(-1)[1:3], "
+                   "{0}.reshape(-1)[:4].reshape(1, 2, 2), {0}.reshape(-1)[:1])"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 8))], weight=0.4)
+op2("upsample_bicubic2d", ["{out} = lib.nn.functional.interpolate({0}.reshape(1, 1, 2, -1), size=(3, 5), "
+                           "mode='bicubic')",
+                           "{out} = lib.nn.functional.interpolate({0}.reshape(1, 2, 1, -1), scale_factor=1.5, "
+                           "mode='bicubic', align_corners=True)"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.4)
+op2("pad_circular", ["{out} = lib.nn.functional.pad({0}.reshape(1, 2, -1), (1, 2), mode='circular')",
+                     "{out} = lib.nn.functional.pad({0}.reshape(1, 2, -1), (-1, 1, 1, 0), mode='circular')",
+                     "{out} = lib.nn.CircularPad1d((0, 2))({0}.reshape(2, -1))"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.5)
+op2("im2col", ["{out} = lib.nn.functional.unfold({0}.reshape(1, 1, 2, -1), (2, 1))",
+               "{out} = lib.nn.functional.unfold({0}.reshape(1, 2, -1), 2, padding=1, stride=(1, 2))",
+               "{out} = lib.nn.functional.unfold({0}.reshape(2, 1, 1, -1), (1, 2), dilation=(1, 2), padding=(0, 1))"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.5)
+op2("col2im", ["{out} = lib.nn.functional.fold({0}.reshape(1, 4, -1), (2, {0}.shape[0] // 4 + 1), (2, 2))",
+               "{out} = lib.nn.functional.fold({0}.reshape(2, -1), (1, {0}.shape[0] // 2 - 1), (1, 2), padding=(0, 1))",
+               "{out} = lib.nn.functional.fold({0}.reshape(1, 1, -1), (1, {0}.shape[0]), 1)"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 8))], weight=0.5)
+op2("embedding_bag", ["{out} = lib.nn.functional.embedding_bag(lib.tensor([0, 1, 1, 0, 1]), {0}.reshape(2, -1), "
+                      "lib.tensor([0, 2, 2]), mode='sum')",
+                      "{out} = lib.nn.functional.embedding_bag(lib.tensor([[1, 0], [1, 1]]), {0}.reshape(2, -1), "
+                      "mode='mean', padding_idx=0)",
+                      "{out} = lib.embedding_bag({0}.reshape(2, -1), lib.tensor([1, 0, 1]), lib.tensor([0, 1, 3]), "
+                      "False, 2, False, None, True)[0]",
+                      "{out} = lib.nn.functional.embedding_bag(lib.tensor([1, 0, 1]), {0}.reshape(2, -1).detach(), "
+                      "lib.tensor([0, 1]), mode='sum', per_sample_weights={0}.reshape(-1)[:3])"],
+    [T(lambda m: is_float(m) and len(m.shape) == 1 and m.shape[0] in (4, 6, 8))], weight=0.5)
 op2("convolution", ["{out} = lib.conv1d({0}.reshape(1, 1, -1), {0}.reshape(-1)[:2].reshape(1, 1, -1), padding=1)",
                     "{out} = lib.conv2d({0}.reshape(1, 1, 1, -1), {0}.reshape(1, 1, 1, -1)[..., :1])",
                     "{out} = lib.convolution({0}.reshape(1, 1, -1), {0}.reshape(-1)[:2].reshape(1, 1, -1), None, [2], "

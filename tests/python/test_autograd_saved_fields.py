@@ -334,6 +334,26 @@ OVERRIDES = {
         _seq(lib, 1, (1, 2, 6)), [6], [1, 2, 3], False),
     "upsample_bilinear2d_backward": lambda lib, x, y: _function(lib, "upsample_bilinear2d_backward")(
         _img(lib, 1, (1, 2, 6, 5)), [6, 5], [1, 2, 3, 3], True),
+    # issue 15 (conv, second part): embedding_bag's ops (weight x, three indices in two bags, per-sample
+    # weights y[0]), im2col / col2im, bicubic upsampling, bilinear's _trilinear
+    "_embedding_bag": lambda lib, x, y: _function(lib, "_embedding_bag")(
+        x, _classes(lib), lib.tensor([0, 1]), False, 0, False, y[0]),
+    "_embedding_bag_backward": lambda lib, x, y: _function(lib, "_embedding_bag_backward")(
+        _leaf(lib, 1, (2, 3)), _classes(lib), lib.tensor([0, 1]),
+        *_fwd(lib, "_embedding_bag", x, _classes(lib), lib.tensor([0, 1]), False, 0, False, y[0])[1:], 3, False, 0,
+        False, y[0], -1),
+    "_embedding_bag_per_sample_weights_backward": lambda lib, x, y: _function(
+        lib, "_embedding_bag_per_sample_weights_backward")(
+        _leaf(lib, 1, (2, 3)), x, _classes(lib), lib.tensor([0, 1]),
+        _fwd(lib, "_embedding_bag", x, _classes(lib), lib.tensor([0, 1]), False, 0, False, y[0])[1], 0, -1),
+    "im2col": lambda lib, x, y: _function(lib, "im2col")(_img(lib), [2, 2], [1, 1], [0, 0], [1, 1]),
+    "col2im": lambda lib, x, y: _function(lib, "col2im")(_leaf(lib, 0, (1, 8, 4)), [3, 3], [2, 2], [1, 1], [0, 0],
+                                                          [1, 1]),
+    "upsample_bicubic2d": lambda lib, x, y: _function(lib, "upsample_bicubic2d")(_img(lib), [6, 5], True),
+    "upsample_bicubic2d_backward": lambda lib, x, y: _function(lib, "upsample_bicubic2d_backward")(
+        _img(lib, 1, (1, 2, 6, 5)), [6, 5], [1, 2, 3, 3], True),
+    "_trilinear": lambda lib, x, y: _function(lib, "_trilinear")(
+        _leaf(lib, 0, (2, 3)), _leaf(lib, 1, (4, 3, 5)), _leaf(lib, 2, (2, 5)), [1, 3], [0], [1, 2], [2, 3]),
 }
 
 # every entry builds in torch today (its backward ops through torch.ops.aten or a double backward)

@@ -92,6 +92,9 @@ REACHED_VIA = {
 
     # ==== issue 15: conv ====
     # (the conv family's entries follow this line)
+    "upsample_bicubic2d_backward": "upsample_bicubic2d",  # its backward and (create_graph) its node's formula
+    "_embedding_bag": "embedding_bag", "_embedding_bag_backward": "embedding_bag",  # torch.embedding_bag's op
+    "_embedding_bag_per_sample_weights_backward": "embedding_bag",
     "convolution_backward": "convolution",  # conv's backward and (create_graph) its node's formula
 
     # ==== issue 15: modules ====

@@ -459,6 +459,23 @@ _gn_stats = torch.native_group_norm(dbl(2, 4, 3, requires_grad=False), None, Non
 NODE_ONLY += [(lambda g, x: torch._ops.native_group_norm_backward(g, x, _gn_stats[1], _gn_stats[2], None, 2, 4, 3, 2,
                                                                   [True, False, False])[0],
                lambda: (dbl(2, 4, 3), dbl(2, 4, 3)))]
+# issue 15, the conv family's second part: unfold / fold (im2col / col2im), bicubic upsampling, bilinear's
+# _trilinear, circular padding; embedding_bag's nodes (torch gives its backward no derivative: node only)
+OPS += [
+    ("unfold", lambda x: _F.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)) ** 2,
+     lambda: (dbl(2, 2, 4, 5),)),
+    ("fold", lambda c: _F.fold(c, (4, 5), (2, 2), padding=1, stride=2) ** 2, lambda: (dbl(2, 8, 9),)),
+    ("interpolate_bicubic", lambda x: (_F.interpolate(x, scale_factor=1.5, mode="bicubic") ** 2).sum()
+     + _F.interpolate(x, size=(2, 5), mode="bicubic", align_corners=True), lambda: (dbl(1, 2, 3, 4),)),
+    ("bilinear", lambda a, b, w, c: _F.bilinear(a, b, w, c) ** 2, lambda: (dbl(2, 3), dbl(2, 4), dbl(5, 3, 4), dbl(5))),
+    ("pad_circular", lambda x: _F.pad(x, (1, 2, 2, 0), mode="circular") ** 2, lambda: (dbl(2, 3, 4),)),
+]
+_bag_idx, _bag_off = torch.tensor([0, 2, 1, 2, 3]), torch.tensor([0, 2, 2])
+NODE_ONLY += [(lambda w, p: _F.embedding_bag(_bag_idx, w, _bag_off, mode="sum", per_sample_weights=p),
+               lambda: (dbl(4, 3), dbl(5))),
+              (lambda w, p: torch.autograd.grad(_F.embedding_bag(_bag_idx, w, _bag_off, mode="sum",
+                                                                 per_sample_weights=p).sum(), w, create_graph=True)[0],
+               lambda: (dbl(4, 3), dbl(5)))]
 
 # issue 14 (autograd): the in-place view op, the *_ex linalg ops, diagonal_copy, and the formulas whose saved
 # fields changed (mm's strides of a column-major operand, split's split_size with a negative dim)

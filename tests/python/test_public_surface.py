@@ -2629,6 +2629,68 @@ def _embedding(lib, dev):
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+@case("torchlite.nn.functional.adaptive_avg_pool1d")
+def _adaptive_avg_pool1d(lib, dev):
+    x = leaf(lib, dev, [[[1.0, -2.0, 3.0, 0.5, 4.0], [0.5, 4.0, -1.5, 2.0, 1.0]]])  # (1, 2, 5)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.adaptive_avg_pool1d(x, 3) ** 2, F.adaptive_avg_pool1d(x[0], [2]),
+                                      F.interpolate(x, size=2, mode="area"),
+                                      F.interpolate(x.reshape(1, 1, 2, 5), size=(3, 4), mode="bicubic"),
+                                      run(lambda lib: F.adaptive_avg_pool1d(x[0, 0], 2), lib)), x)
+
+
+_PAD_LAYERS = {"CircularPad1d": ((1, 2), 3), "CircularPad2d": (1, 4), "CircularPad3d": ((1, 0, 0, 1, 1, 1), 5),
+               "ConstantPad1d": ((2, 0.5), 3), "ConstantPad2d": (((1, 0, 0, 2), -1.0), 4),
+               "ConstantPad3d": ((1, 2.0), 4), "ReflectionPad1d": ((2, 1), 3), "ReflectionPad2d": (1, 4),
+               "ReplicationPad1d": (2, 2), "ReplicationPad2d": ((0, 1, 2, 0), 3), "ZeroPad1d": ((1, 2), 3),
+               "ZeroPad2d": (1, 4), "ZeroPad3d": ((0, 1, 1, 0, 0, 1), 4)}
+
+
+def _pad_layer_case(name, arg, ndim):
+    def fn(lib, dev):
+        args = arg if isinstance(arg, tuple) and name.startswith("Constant") else (arg,)
+        m = getattr(lib.nn, name)(*args)
+        x = leaf(lib, dev, (np.sin(np.arange(3 ** ndim)) * 2).reshape((3,) * ndim).tolist(), dtype=lib.float64)
+        return with_grads(lib, lambda x: (m(x) ** 2, repr(m), m.padding), x)
+    return fn
+
+
+for _name, (_arg, _ndim) in _PAD_LAYERS.items():
+    case(f"torchlite.nn.{_name}")(_pad_layer_case(_name, _arg, _ndim))
+
+
+@case("torchlite.nn.functional.unfold", "torchlite.nn.Unfold")
+def _unfold(lib, dev):
+    x = leaf(lib, dev, [[[[1.0, -2.0, 3.0], [0.5, 4.0, -1.5], [2.0, 0.25, -0.5]]]])  # (1, 1, 3, 3)
+    F = lib.nn.functional
+    return with_grads(lib, lambda x: (F.unfold(x, 2), F.unfold(x[0], (2, 1), padding=1, stride=(2, 1)) ** 2,
+                                      lib.nn.Unfold(2, dilation=2, padding=1)(x), repr(lib.nn.Unfold((2, 1))),
+                                      F.unfold(x, 2).grad_fn.name(), run(lambda lib: F.unfold(x, 4), lib)), x)
+
+
+@case("torchlite.nn.functional.fold", "torchlite.nn.Fold")
+def _fold(lib, dev):
+    c = leaf(lib, dev, [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]])  # (1, 2, 4)
+    F = lib.nn.functional
+    return with_grads(lib, lambda c: (F.fold(c, (3, 3), (2, 1)), F.fold(c[0], (2, 3), (1, 2), padding=(0, 1)) ** 2,
+                                      lib.nn.Fold((2, 5), (1, 2), stride=(1, 1))(c), repr(lib.nn.Fold(3, (2, 1))),
+                                      F.fold(c, 3, (2, 1)).grad_fn.name(), run(lambda lib: F.fold(c, 4, 2), lib)), c)
+
+
+@case("torchlite.nn.functional.embedding_bag", "torchlite.embedding_bag")
+def _embedding_bag(lib, dev):
+    w = leaf(lib, dev, [[1.0, 2.0], [-0.5, 3.0], [0.25, -1.0]])
+    p = leaf(lib, dev, [0.5, -1.0, 2.0, 1.5])
+    i, o = lib.tensor([0, 2, 2, 1], device=dev), lib.tensor([0, 1, 1], device=dev)
+    F = lib.nn.functional
+    return with_grads(lib, lambda w, p: (F.embedding_bag(i, w, o), F.embedding_bag(i, w, o, mode="max"),
+                                         F.embedding_bag(i.view(2, 2), w, mode="sum", padding_idx=2),
+                                         F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+                                         lib.embedding_bag(w, i, o, False, 1, False, None, True),
+                                         F.embedding_bag(i, w, o).grad_fn.name(),
+                                         run(lambda lib: F.embedding_bag(i + 3, w, o, mode="max"), lib)), w, p)
+
+
 CONV_X = [[[1.0, -2.0, 3.0, 0.5], [0.5, 4.0, -1.5, 2.0]]]  # (1, 2, 4)
 CONV_W = [[[1.0, -1.0], [0.5, 2.0]], [[-0.5, 1.5], [1.0, 0.0]]]  # (2, 2, 2)
 

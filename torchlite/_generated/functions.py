@@ -7,8 +7,11 @@ from .._functions_manual import (
     _adaptive_avg_pool2d,
     _adaptive_avg_pool2d_backward,
     _convolution_double_backward,
+    _embedding_bag_backward_symint,
+    _embedding_bag_per_sample_weights_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
+    _trilinear,
     add_scalar,
     as_dtype,
     as_strided_backward,
@@ -29,6 +32,7 @@ from .._functions_manual import (
     clamp_backward,
     clamp_backward_max,
     clamp_backward_min,
+    col2im,
     constant_pad_nd_backward,
     convolution_backward_masked,
     cos,
@@ -74,6 +78,7 @@ from .._functions_manual import (
     hardtanh_backward,
     huber_loss_backward,
     huber_loss_double_backward,
+    im2col,
     index_add_source_backward,
     index_backward,
     index_copy_source_backward,
@@ -214,6 +219,8 @@ from .._functions_manual import (
     unfold_backward,
     unsqueeze,
     unsqueeze_to,
+    upsample_bicubic2d,
+    upsample_bicubic2d_backward,
     upsample_bilinear2d,
     upsample_bilinear2d_backward,
     upsample_linear1d,
@@ -2088,6 +2095,75 @@ def HardshrinkBackwardBackward0(grad, needs, self, lambd):
     return (grad_grad_out, grad_self)
 
 
+def TrilinearBackward0(grad, needs, i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim,
+    int unroll_dim=1) -> Tensor"""
+    grad_i1 = _trilinear(grad, i2, i3, sumdim, expand2, expand3, expand1) if needs[0] else None
+    grad_i2 = _trilinear(i1, grad, i3, expand1, sumdim, expand3, expand2) if needs[1] else None
+    grad_i3 = _trilinear(i1, i2, grad, expand1, expand2, sumdim, expand3) if needs[2] else None
+    return (grad_i1, grad_i2, grad_i3)
+
+
+def UpsampleBicubic2DBackward0(grad, needs, output_size, align_corners, scales_h, scales_w, self_sym_sizes):
+    """upsample_bicubic2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None,
+    float? scales_w=None) -> Tensor"""
+    grad_self = upsample_bicubic2d_backward(grad, output_size, self_sym_sizes, align_corners, scales_h,
+                                            scales_w) if needs[0] else None
+    return (grad_self,)
+
+
+def UpsampleBicubic2DBackwardBackward0(grad, needs, output_size, align_corners, scales_h, scales_w):
+    """upsample_bicubic2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners,
+    float? scales_h=None, float? scales_w=None) -> Tensor"""
+    grad_grad_output = upsample_bicubic2d(grad, output_size, align_corners, scales_h, scales_w) if needs[0] else None
+    return (grad_grad_output,)
+
+
+def Im2ColBackward0(grad, needs, kernel_size, dilation, padding, stride, self_sym_argsize_minus_2,
+                    self_sym_argsize_minus_1):
+    """im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor"""
+    grad_self = col2im(grad, [self_sym_argsize_minus_2, self_sym_argsize_minus_1], kernel_size, dilation, padding,
+                       stride) if needs[0] else None
+    return (grad_self,)
+
+
+def Col2ImBackward0(grad, needs, kernel_size, dilation, padding, stride):
+    """col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding,
+    int[2] stride) -> Tensor"""
+    grad_self = im2col(grad, kernel_size, dilation, padding, stride) if needs[0] else None
+    return (grad_self,)
+
+
+def EmbeddingBagBackward0(grad, needs, weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                          padding_idx, weight_sym_argsize_0, result1, result2, result3):
+    """_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0,
+    bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor,
+    Tensor, Tensor, Tensor)"""
+    grad_per_sample_weights = _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, result1, mode,
+                                                                         padding_idx) if needs[1] else None
+    grad_weight = _embedding_bag_backward_symint(grad, indices, offsets, result1, result2, result3,
+                                                 weight_sym_argsize_0, scale_grad_by_freq, mode, sparse,
+                                                 per_sample_weights, padding_idx) if needs[0] else None
+    return (grad_weight, grad_per_sample_weights)
+
+
+def EmbeddingBagBackwardBackward0(grad, needs):
+    """_embedding_bag_backward(Tensor grad, Tensor indices, Tensor offsets, Tensor offset2bag, Tensor bag_size,
+    Tensor maximum_indices, SymInt num_weights, bool scale_grad_by_freq, int mode, bool sparse,
+    Tensor? per_sample_weights, int padding_idx=-1) -> Tensor"""
+    grad_grad = not_implemented("_embedding_bag_backward") if needs[0] else None
+    grad_per_sample_weights = not_implemented("_embedding_bag_backward") if needs[1] else None
+    return (grad_grad, grad_per_sample_weights)
+
+
+def NotImplementedEmbeddingBagPSWBackward(grad, needs, name):
+    """_embedding_bag_per_sample_weights_backward(Tensor grad, Tensor weight, Tensor indices, Tensor offsets,
+    Tensor offset2bag, int mode, int padding_idx=-1) -> Tensor"""
+    grad_grad = not_implemented_node(name) if needs[0] else None
+    grad_weight = not_implemented_node(name) if needs[1] else None
+    return (grad_grad, grad_weight)
+
+
 def ConvolutionBackward0(grad, needs, input, weight, stride, padding, dilation, transposed, output_padding, groups,  # noqa: A002 - the schema's names
                          bias_sym_sizes_opt):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation,
@@ -2634,6 +2710,14 @@ _C._set_formula(specs.SoftshrinkBackward0, SoftshrinkBackward0)
 _C._set_formula(specs.SoftshrinkBackwardBackward0, SoftshrinkBackwardBackward0)
 _C._set_formula(specs.HardshrinkBackward0, HardshrinkBackward0)
 _C._set_formula(specs.HardshrinkBackwardBackward0, HardshrinkBackwardBackward0)
+_C._set_formula(specs.TrilinearBackward0, TrilinearBackward0)
+_C._set_formula(specs.UpsampleBicubic2DBackward0, UpsampleBicubic2DBackward0)
+_C._set_formula(specs.UpsampleBicubic2DBackwardBackward0, UpsampleBicubic2DBackwardBackward0)
+_C._set_formula(specs.Im2ColBackward0, Im2ColBackward0)
+_C._set_formula(specs.Col2ImBackward0, Col2ImBackward0)
+_C._set_formula(specs.EmbeddingBagBackward0, EmbeddingBagBackward0)
+_C._set_formula(specs.EmbeddingBagBackwardBackward0, EmbeddingBagBackwardBackward0)
+_C._set_formula(specs.NotImplementedEmbeddingBagPSWBackward, NotImplementedEmbeddingBagPSWBackward)
 _C._set_formula(specs.ConvolutionBackward0, ConvolutionBackward0)
 _C._set_formula(specs.ConvolutionBackwardBackward0, ConvolutionBackwardBackward0)
 _C._set_formula(specs.ConstantPadNdBackward0, ConstantPadNdBackward0)

@@ -12,6 +12,7 @@ __all__ = [
     "adaptive_avg_pool2d",
     "avg_pool2d",
     "binary_cross_entropy",
+    "col2im",
     "cross_entropy_loss",
     "elu",
     "elu_",
@@ -31,6 +32,7 @@ __all__ = [
     "hardtanh_",
     "hardtanh_backward",
     "huber_loss",
+    "im2col",
     "l1_loss",
     "leaky_relu",
     "leaky_relu_",
@@ -61,6 +63,7 @@ __all__ = [
     "softplus_backward",
     "softshrink",
     "softshrink_backward",
+    "upsample_bicubic2d",
     "upsample_bilinear2d",
     "upsample_linear1d",
     "upsample_nearest1d",
@@ -84,6 +87,10 @@ _SCHEMAS = {
     "binary_cross_entropy": (
         ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean',
          '(Tensor input, Tensor target, Tensor weight = None, int reduction = at::Reduction::Mean)'),),
+    "col2im": (
+        ('Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride',
+         '(Tensor input, tuple of ints output_size, tuple of ints kernel_size, tuple of ints dilation, '
+         'tuple of ints padding, tuple of ints stride)'),),
     "cross_entropy_loss": (
         ('Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, '
          'float label_smoothing=0.0',
@@ -145,6 +152,10 @@ _SCHEMAS = {
     "huber_loss": (
         ('Tensor self, Tensor target, int reduction=Mean, float delta=1.0',
          '(Tensor input, Tensor target, int reduction = at::Reduction::Mean, float delta = 1.0)'),),
+    "im2col": (
+        ('Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride',
+         '(Tensor input, tuple of ints kernel_size, tuple of ints dilation, tuple of ints padding, '
+         'tuple of ints stride)'),),
     "l1_loss": (
         ('Tensor self, Tensor target, int reduction=Mean',
          '(Tensor input, Tensor target, int reduction = at::Reduction::Mean)'),),
@@ -240,6 +251,10 @@ _SCHEMAS = {
     "softshrink_backward": (
         ('Tensor grad_output, Tensor self, Scalar lambd',
          '(Tensor grad_output, Tensor input, Number lambd)'),),
+    "upsample_bicubic2d": (
+        ('Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None',
+         '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, '
+         'float scales_w = None)'),),
     "upsample_bilinear2d": (
         ('Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None',
          '(Tensor input, tuple of ints output_size, bool align_corners, float scales_h = None, '
@@ -290,6 +305,15 @@ def binary_cross_entropy(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("binary_cross_entropy", _SCHEMAS["binary_cross_entropy"], args, kwargs, error)
     return _ops.binary_cross_entropy(*args, **kwargs)
+
+
+@functools.wraps(_ops.col2im)
+def col2im(*args, **kwargs):
+    try:
+        return _ops.col2im(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("col2im", _SCHEMAS["col2im"], args, kwargs, error)
+    return _ops.col2im(*args, **kwargs)
 
 
 @functools.wraps(_ops.cross_entropy_loss)
@@ -461,6 +485,15 @@ def huber_loss(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("huber_loss", _SCHEMAS["huber_loss"], args, kwargs, error)
     return _ops.huber_loss(*args, **kwargs)
+
+
+@functools.wraps(_ops.im2col)
+def im2col(*args, **kwargs):
+    try:
+        return _ops.im2col(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("im2col", _SCHEMAS["im2col"], args, kwargs, error)
+    return _ops.im2col(*args, **kwargs)
 
 
 @functools.wraps(_ops.l1_loss)
@@ -731,6 +764,15 @@ def softshrink_backward(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("softshrink_backward", _SCHEMAS["softshrink_backward"], args, kwargs, error)
     return _ops.softshrink_backward(*args, **kwargs)
+
+
+@functools.wraps(_ops.upsample_bicubic2d)
+def upsample_bicubic2d(*args, **kwargs):
+    try:
+        return _ops.upsample_bicubic2d(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("upsample_bicubic2d", _SCHEMAS["upsample_bicubic2d"], args, kwargs, error)
+    return _ops.upsample_bicubic2d(*args, **kwargs)
 
 
 @functools.wraps(_ops.upsample_bilinear2d)

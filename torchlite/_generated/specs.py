@@ -339,6 +339,26 @@ SoftshrinkBackward0 = _C._op_spec("SoftshrinkBackward0", ("self", "lambd", ), "T
 SoftshrinkBackwardBackward0 = _C._op_spec("SoftshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackward0 = _C._op_spec("HardshrinkBackward0", ("self", "lambd", ), "TV", 0, False)
 HardshrinkBackwardBackward0 = _C._op_spec("HardshrinkBackwardBackward0", ("self", "lambd", ), "TV", 0, False)
+TrilinearBackward0 = _C._op_spec("TrilinearBackward0", ("i1", "i2", "i3", "expand1", "expand2", "expand3", "sumdim", ),
+                                 "TTTSSSS", 0, False)
+UpsampleBicubic2DBackward0 = _C._op_spec("UpsampleBicubic2DBackward0",
+                                         ("output_size", "align_corners", "scales_h", "scales_w", "self_sym_sizes", ),
+                                         "SVVVV", 0, False)
+UpsampleBicubic2DBackwardBackward0 = _C._op_spec("UpsampleBicubic2DBackwardBackward0",
+                                                 ("output_size", "align_corners", "scales_h", "scales_w", ),
+                                                 "SVVV", 0, False)
+Im2ColBackward0 = _C._op_spec("Im2ColBackward0",
+                              ("kernel_size", "dilation", "padding", "stride", "self_sym_argsize_minus_2",
+                               "self_sym_argsize_minus_1",),
+                              "SSSSVV", 0, False)
+Col2ImBackward0 = _C._op_spec("Col2ImBackward0", ("kernel_size", "dilation", "padding", "stride", ), "SSSS", 0, False)
+EmbeddingBagBackward0 = _C._op_spec("EmbeddingBagBackward0",
+                                    ("weight", "indices", "offsets", "scale_grad_by_freq", "mode", "sparse",
+                                     "per_sample_weights", "padding_idx", "weight_sym_argsize_0", "result1", "result2",
+                                     "result3",),
+                                    "TTTVSVTSVTTT", 0, False)
+EmbeddingBagBackwardBackward0 = _C._op_spec("EmbeddingBagBackwardBackward0", (), "", 0, False)
+NotImplementedEmbeddingBagPSWBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, False)
 ConvolutionBackward0 = _C._op_spec("ConvolutionBackward0",
                                    ("input", "weight", "stride", "padding", "dilation", "transposed", "output_padding",
                                     "groups", "bias_sym_sizes_opt",),

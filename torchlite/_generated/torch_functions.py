@@ -126,6 +126,7 @@ __all__ = [
     "dropout_",
     "dstack",
     "embedding",
+    "embedding_bag",
     "eq",
     "equal",
     "erf",
@@ -834,6 +835,15 @@ _SCHEMAS = {
         ('Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False',
          '(Tensor weight, Tensor indices, int padding_idx = -1, bool scale_grad_by_freq = False, '
          'bool sparse = False)'),),
+    "embedding_bag": (
+        ('Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, '
+         'Tensor? per_sample_weights, bool include_last_offset, int? padding_idx',
+         '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, '
+         'Tensor per_sample_weights, bool include_last_offset, int padding_idx)'),
+        ('Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, '
+         'bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False',
+         '(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq = False, int mode = 0, '
+         'bool sparse = False, Tensor per_sample_weights = None, bool include_last_offset = False)')),
     "eq": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),
@@ -2859,6 +2869,15 @@ def embedding(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("embedding", _SCHEMAS["embedding"], args, kwargs, error)
     return _ops.embedding(*args, **kwargs)
+
+
+@functools.wraps(_ops.embedding_bag)
+def embedding_bag(*args, **kwargs):
+    try:
+        return _ops.embedding_bag(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("embedding_bag", _SCHEMAS["embedding_bag"], args, kwargs, error)
+    return _ops.embedding_bag(*args, **kwargs)
 
 
 @functools.wraps(_ops.eq)

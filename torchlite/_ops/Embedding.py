@@ -5,6 +5,8 @@ import numpy as np
 
 from .. import _backend
 from .._C import _record, _wrap
+from .._C import is_grad_enabled as _C_grad_enabled
+from .EmbeddingBag import _SPARSE_MESSAGE
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _i32, _i64, _tensor_type_name
 
@@ -26,6 +28,9 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     idx = _backend.to_host(indices._array)
     if idx.size and (idx.min() < 0 or idx.max() >= w.shape[0]):
         raise IndexError("index out of range in self")
+    if sparse and weight.requires_grad and _C_grad_enabled():
+        # torch makes a torch.sparse_coo gradient here (issue 15: conv refuses it rather than densify)
+        raise NotImplementedError(_SPARSE_MESSAGE.format(name="embedding"))
     out = _wrap(np.array(w[indices._array], order="C"), weight)
     return _record(_S.EmbeddingBackward0, (weight,), out, indices=indices, padding_idx=padding_idx,
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, weight_sym_argsize_0=w.shape[0])

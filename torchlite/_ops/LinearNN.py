@@ -3,10 +3,10 @@ in upstream's order, so they record the nodes torch records: AddmmBackward0 for 
 bias, ViewBackward0 over AddmmBackward0 for a contiguous input flattened to 2-d
 (`_flatten_nd_linear`), matmul's chain (and AddBackward0 from the in-place bias add) otherwise."""
 from .._C import TensorBase as _TB
-from .BinaryOps import add, add_, mul
+from .BinaryOps import add, add_
 from .LinearAlgebra import addmm, matmul
-from .ReduceOps import sum  # noqa: A004 - torch's name
-from .TensorShape import reshape, t, unsqueeze, view
+from .TensorShape import reshape, t, view
+from .Trilinear import _trilinear
 
 
 def _flatten_nd_linear(input, weight, bias):  # noqa: A002 - upstream's names
@@ -46,9 +46,7 @@ def linear(input, weight, bias=None):  # noqa: A002 - upstream's names
 
 
 def bilinear(input1, input2, weight, bias=None):
-    """at::bilinear: y = x1^T A x2 + b, through _trilinear upstream; torchlite composes it from
-    unsqueeze, mul, sum and matmul (the values and gradients are torch's; the nodes are not
-    _trilinear's TrilinearBackward0, which torchlite does not have)."""
+    """at::bilinear: y = x1^T A x2 + b, through _trilinear (TrilinearBackward0) as upstream."""
     a1, a2, w = input1._array, input2._array, weight._array
     if a1.ndim != a2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {a1.ndim} and {a2.ndim}")
@@ -65,9 +63,12 @@ def bilinear(input1, input2, weight, bias=None):
     if bias is not None and bias._array.shape[-1] != w.shape[0]:
         raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias._array.shape[-1]} but "
                            f"expected {w.shape[0]}")
-    # (..., 1, 1, I) @ (O, I, J) -> (..., O, 1, J); times x2 (..., 1, 1, J) summed over J
-    left = matmul(unsqueeze(unsqueeze(input1, -2), -2), weight)
-    out = sum(mul(left, unsqueeze(unsqueeze(input2, -2), -2)), (-2, -1))
+    # as upstream: both inputs flattened to 2-d (reshape: ViewBackward0), _trilinear (TrilinearBackward0),
+    # the result viewed back, then the bias added
+    output_size = (*a1.shape[:-1], w.shape[0])
+    flat1 = reshape(input1, (-1, a1.shape[-1]))
+    flat2 = reshape(input2, (-1, a2.shape[-1]))
+    out = reshape(_trilinear(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3]), output_size)
     if bias is not None:
         out = add(out, bias)
     return out

@@ -321,6 +321,20 @@ __all__ += [
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from .Trilinear import _trilinear  # noqa: E402
+
+__all__ += ["_trilinear"]
+from .UpSample import upsample_bicubic2d, upsample_bicubic2d_backward  # noqa: E402
+
+__all__ += ["upsample_bicubic2d", "upsample_bicubic2d_backward"]
+from .Im2Col import col2im, im2col  # noqa: E402
+
+__all__ += ["col2im", "im2col"]
+from .EmbeddingBag import (_embedding_bag, _embedding_bag_backward,  # noqa: E402
+                           _embedding_bag_per_sample_weights_backward, embedding_bag)
+
+__all__ += ["_embedding_bag", "_embedding_bag_backward", "_embedding_bag_per_sample_weights_backward",
+            "embedding_bag"]
 from .Padding import constant_pad_nd, constant_pad_nd_backward  # noqa: E402
 from .Padding import (reflection_pad1d, reflection_pad1d_backward, reflection_pad2d,  # noqa: E402
                       reflection_pad2d_backward, replication_pad1d, replication_pad1d_backward, replication_pad2d,

@@ -521,6 +521,10 @@ __all__ += ["threshold", "threshold_", "relu", "relu_", "glu", "hardtanh", "hard
 
 # ==== issue 15: conv ====
 # (the conv family's entries follow this line)
+from ._functional_conv2 import *  # noqa: E402, F403 - embedding_bag, unfold, fold, ...
+from . import _functional_conv2  # noqa: E402
+__all__ += _functional_conv2.__all__
+_functional_conv2._renorm = _no_grad_embedding_renorm_
 from .._generated.torch_functions import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402, F401
 from .._generated import torch_functions as _conv_torch_functions  # noqa: E402
 
@@ -684,23 +688,38 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if output_size is None:
         output_size = [int(_math.floor(input.size(i + 2) * float(scale_factors[i]))) for i in range(dim)]
     scales = [None] * dim if scale_factors is None else [float(s) for s in scale_factors]
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input")
     if antialias:
         raise NotImplementedError("torchlite: interpolate(antialias=True) is not implemented yet")
     if input.dim() == 3 and mode == "nearest":
         return _conv_ops.upsample_nearest1d(input, output_size, scales[0])
     if input.dim() == 4 and mode == "nearest":
         return _conv_ops.upsample_nearest2d(input, output_size, *scales)
+    if input.dim() == 3 and mode == "area":  # (area always recomputes the output size)
+        return _functional_conv2.adaptive_avg_pool1d(input, output_size)
+    if input.dim() == 4 and mode == "area":
+        return adaptive_avg_pool2d(input, output_size)
     if input.dim() == 3 and mode == "linear":
         return _conv_ops.upsample_linear1d(input, output_size, align_corners, scales[0])
     if input.dim() == 4 and mode == "bilinear":
         return _conv_ops.upsample_bilinear2d(input, output_size, align_corners, *scales)
-    if input.dim() == 3 and mode == "bilinear":
-        raise NotImplementedError("Got 3D input, but bilinear mode needs 4D input")
-    if input.dim() == 4 and mode == "linear":
-        raise NotImplementedError("Got 4D input, but linear mode needs 3D input")
-    if mode not in ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact"):
+    if input.dim() == 4 and mode == "bicubic":
+        return _conv_ops.upsample_bicubic2d(input, output_size, align_corners, *scales)
+    if input.dim() == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        raise ValueError("Lanczos mode requires antialias=True")
+    for d, m, need in ((3, "bilinear", 4), (3, "trilinear", 5), (4, "linear", 3), (4, "trilinear", 5),
+                       (5, "linear", 3), (5, "bilinear", 4)):
+        if input.dim() == d and mode == m:
+            raise NotImplementedError(f"Got {d}D input, but {m} mode needs {need}D input")
+    torch_has = {(5, "nearest"), (3, "nearest-exact"), (4, "nearest-exact"), (5, "nearest-exact"), (5, "area"),
+                 (5, "trilinear")}
+    if (input.dim(), mode) not in torch_has:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
-                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
                                   f"nearest-exact (got {mode})")
     raise NotImplementedError(f"torchlite: interpolate(mode='{mode}') of a {input.dim()}D input is not implemented yet")
 
@@ -728,11 +747,13 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     if len(pad) == 2 and dim in (2, 3):
-        kernel = {"reflect": _conv_ops.reflection_pad1d, "replicate": _conv_ops.replication_pad1d}.get(mode)
+        kernel = {"reflect": _conv_ops.reflection_pad1d, "replicate": _conv_ops.replication_pad1d,
+                  "circular": _functional_conv2._pad_circular}.get(mode)
     elif len(pad) == 4 and dim in (3, 4):
-        kernel = {"reflect": _conv_ops.reflection_pad2d, "replicate": _conv_ops.replication_pad2d}.get(mode)
+        kernel = {"reflect": _conv_ops.reflection_pad2d, "replicate": _conv_ops.replication_pad2d,
+                  "circular": _functional_conv2._pad_circular}.get(mode)
     elif len(pad) == 6 and dim in (4, 5):
-        kernel = None
+        kernel = {"circular": _functional_conv2._pad_circular}.get(mode)
     else:
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {dim}D input tensor.\n"
@@ -740,7 +761,7 @@ def pad(input, pad, mode="constant", value=None):  # noqa: A002 - torch's names
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
-    if kernel is None:  # circular (torch: copies into slices, CopySlices) and the 3-d modes
+    if kernel is None:  # the 3-d reflect / replicate modes
         raise NotImplementedError(f"torchlite: F.pad with mode='{mode}' and padding of size {len(pad)} is not "
                                   "implemented yet")
     return kernel(input, pad)

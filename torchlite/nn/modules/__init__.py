@@ -24,6 +24,13 @@ __all__ += ["Module"] + container.__all__
 __all__ += linear.__all__ + activation.__all__ + flatten.__all__ + sparse.__all__ + dropout.__all__
 __all__ += normalization.__all__ + batchnorm.__all__ + conv.__all__ + pooling.__all__ + upsampling.__all__
 __all__ += loss.__all__
+# the conv family's modules (issue 15: conv)
+from . import fold  # noqa: E402, F401 - torch.nn.modules.fold (EmbeddingBag: in sparse's __all__)
+from .fold import Fold, Unfold  # noqa: E402
+__all__ += ["Fold", "Unfold"]
+from . import padding  # noqa: E402
+from .padding import *  # noqa: E402,F403
+__all__ += padding.__all__
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)

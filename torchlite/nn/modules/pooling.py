@@ -3,7 +3,7 @@ from .. import functional as F
 from .conv import _single
 from .module import Module
 
-__all__: list = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__: list = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
 # defined below, exported once torchlite.nn.functional has their F: MaxPool3d, AvgPool3d, AdaptiveMaxPool1d,
 #   AdaptiveMaxPool2d, AdaptiveMaxPool3d, AdaptiveAvgPool1d, AdaptiveAvgPool3d
 

@@ -4,8 +4,7 @@ from .. import functional as F, init
 from ..parameter import Parameter
 from .module import Module
 
-__all__: list = ["Embedding"]
-# defined below, exported once torchlite.nn.functional has their F: EmbeddingBag
+__all__: list = ["Embedding", "EmbeddingBag"]
 
 
 def _check_padding_idx(padding_idx, num_embeddings, word):
