@@ -868,6 +868,19 @@ def unique_with_a_dim_checks_the_empty_dims(lib):
 CASES += [unique_with_a_dim_checks_the_empty_dims]
 
 
+def bilinear_checks_dtypes_as_torch(lib):
+    # at::bilinear's same-dtype check (TypeMeta names), _trilinear's bmm refusing bool (seeds 355, 1062)
+    b, w = lib.ones(2, 1, dtype=lib.bool), lib.ones(3, 1, 1)
+    return [run(lambda lib: lib.nn.functional.bilinear(b, b, w), lib),
+            run(lambda lib: lib.nn.functional.bilinear(b, b, w.bool()), lib),
+            run(lambda lib: lib.nn.functional.bilinear(b.float(), b.double(), w), lib),
+            run(lambda lib: lib.nn.functional.bilinear(b.to(lib.int16), b.float(), w), lib),
+            lib.nn.functional.bilinear(b.long(), b.long(), w.long())]
+
+
+CASES += [bilinear_checks_dtypes_as_torch]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

@@ -45,11 +45,21 @@ def linear(input, weight, bias=None):  # noqa: A002 - upstream's names
     return output
 
 
+# caffe2::TypeMeta's names of the dtypes (dtype().name() in TORCH_CHECK messages)
+_TYPE_META_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+                    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                    "bool": "bool"}
+
+
 def bilinear(input1, input2, weight, bias=None):
     """at::bilinear: y = x1^T A x2 + b, through _trilinear (TrilinearBackward0) as upstream."""
     a1, a2, w = input1._array, input2._array, weight._array
     if a1.ndim != a2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {a1.ndim} and {a2.ndim}")
+    if not a1.dtype == a2.dtype == w.dtype:
+        names = [_TYPE_META_NAMES[a.dtype.name] for a in (a1, a2, w)]
+        raise RuntimeError(f"All tensors must have the same dtype, got input1: {names[0]}, input2: {names[1]}, "
+                           f"weight: {names[2]}")
     for i in range(a1.ndim - 1):
         if a1.shape[i] != a2.shape[i]:
             raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {a1.shape[i]} "

@@ -12,6 +12,8 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
     """unroll_dim is upstream's loop choice only (the values do not depend on it)."""
     arrays = [i1._array, i2._array, i3._array]
+    if arrays[0].dtype == np.bool_:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")  # (its products are bmm's)
     expands = [sorted(int(d) for d in e) for e in (expand1, expand2, expand3)]
     total = arrays[0].ndim + len(expands[0])
     for a, e in zip(arrays, expands, strict=True):
