@@ -21,11 +21,11 @@ namespace {
 
 struct VariableMethod {
   PyObject_HEAD vectorcallfunc vectorcall;
-  PyObject* kernel;  // the op: kernel(self, *args, **kwargs)
-  PyObject* name;    // str: the method's name
+  PyObject* kernel; // the op: kernel(self, *args, **kwargs)
+  PyObject* name; // str: the method's name
   PyObject* schemas; // the op's Python signatures, for `rebind`
-  PyObject* rebind;  // rebind(name, schemas, args, kwargs, error) -> (args, kwargs)
-  PyObject* errors;  // the exception types that go to `rebind`
+  PyObject* rebind; // rebind(name, schemas, args, kwargs, error) -> (args, kwargs)
+  PyObject* errors; // the exception types that go to `rebind`
 };
 
 PyObject* kwargs_of(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -107,8 +107,16 @@ PyObject* VariableMethod_vectorcall(PyObject* self, PyObject* const* args, size_
 PyObject* VariableMethod_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   PyObject *kernel, *name, *schemas, *rebind, *errors;
   static const char* names[] = {"kernel", "name", "schemas", "rebind", "errors", nullptr};
-  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OUOOO:_VariableMethod", const_cast<char**>(names), &kernel, &name,
-                                   &schemas, &rebind, &errors)) {
+  if (!PyArg_ParseTupleAndKeywords(
+          args,
+          kwargs,
+          "OUOOO:_VariableMethod",
+          const_cast<char**>(names),
+          &kernel,
+          &name,
+          &schemas,
+          &rebind,
+          &errors)) {
     return nullptr;
   }
   auto* m = reinterpret_cast<VariableMethod*>(type->tp_alloc(type, 0));
@@ -116,8 +124,12 @@ PyObject* VariableMethod_new(PyTypeObject* type, PyObject* args, PyObject* kwarg
     return nullptr;
   }
   m->vectorcall = VariableMethod_vectorcall;
-  for (auto [slot, value] : {std::pair{&m->kernel, kernel}, std::pair{&m->name, name}, std::pair{&m->schemas, schemas},
-                             std::pair{&m->rebind, rebind}, std::pair{&m->errors, errors}}) {
+  for (auto [slot, value] :
+       {std::pair{&m->kernel, kernel},
+        std::pair{&m->name, name},
+        std::pair{&m->schemas, schemas},
+        std::pair{&m->rebind, rebind},
+        std::pair{&m->errors, errors}}) {
     Py_INCREF(value);
     *slot = value;
   }
@@ -171,7 +183,8 @@ PyObject* VariableMethod_doc(PyObject* self, void* /*closure*/) {
 }
 
 PyObject* VariableMethod_repr(PyObject* self) {
-  return PyUnicode_FromFormat("<method '%U' of 'torchlite.Tensor' objects>", reinterpret_cast<VariableMethod*>(self)->name);
+  return PyUnicode_FromFormat(
+      "<method '%U' of 'torchlite.Tensor' objects>", reinterpret_cast<VariableMethod*>(self)->name);
 }
 
 #pragma GCC diagnostic push
@@ -197,8 +210,9 @@ PyTypeObject VariableMethodType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 void initVariableMethodBindings(pybind11::module_& m) {
   auto& t = VariableMethodType;
   t.tp_name = "torchlite._C._VariableMethod";
-  t.tp_doc = "A Tensor method: calls its op's kernel; binds the arguments to the op's signatures "
-             "only where the kernel refuses them (torch's argument errors).";
+  t.tp_doc =
+      "A Tensor method: calls its op's kernel; binds the arguments to the op's signatures "
+      "only where the kernel refuses them (torch's argument errors).";
   t.tp_basicsize = sizeof(VariableMethod);
   t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR;
   t.tp_new = VariableMethod_new;

@@ -10,8 +10,9 @@
 namespace torch {
 namespace {
 
-pybind11::array_t<double> erf_host(const pybind11::array_t<double, pybind11::array::c_style | pybind11::array::forcecast>& x,
-                                   bool complement) {
+pybind11::array_t<double> erf_host(
+    const pybind11::array_t<double, pybind11::array::c_style | pybind11::array::forcecast>& x,
+    bool complement) {
   pybind11::array_t<double> out(x.request().shape);
   const double* in = x.data();
   double* o = out.mutable_data();
@@ -32,8 +33,12 @@ pybind11::array_t<double> erf_host(const pybind11::array_t<double, pybind11::arr
 } // namespace
 
 void initUnaryOpsHostBindings(pybind11::module_& m) {
-  m.def("_erf_host", &erf_host, pybind11::arg("x"), pybind11::arg("complement") = false,
-        "erf (or with complement, erfc) of a float64 array, by libm, as a new float64 array");
+  m.def(
+      "_erf_host",
+      &erf_host,
+      pybind11::arg("x"),
+      pybind11::arg("complement") = false,
+      "erf (or with complement, erfc) of a float64 array, by libm, as a new float64 array");
 }
 
 } // namespace torch
