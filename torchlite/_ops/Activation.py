@@ -24,7 +24,9 @@ def relu(self):
     r = _out(a.shape, a.dtype, self, a)
     if r is None:
         r = np.empty_like(a)
-    np.copyto(r, a)
-    r[a < 0] = 0
+    np.maximum(a, 0, out=r)  # nan passes (numpy's maximum propagates it); -0.0 does not:
+    zero = a == 0
+    if zero.any():
+        r[zero & np.signbit(a)] = -0.0
     out = _wrap(r, self)
     return _record(_S.ReluBackward0, (self,), out, result=out)
