@@ -106,6 +106,26 @@ def _windows(a, fill, k, s, p, dil, out):
 
 # max pooling -------------------------------------------------------------------------------------------
 
+def _window_max(win, k):
+    """(offset in the window, value) of each window's first maximum, a nan counting as the largest, as
+    upstream's scan. Small windows go position by position over whole arrays (argmax along a short
+    last axis runs row by row)."""
+    if k[0] * k[1] > 16:
+        flat = win.reshape(win.shape[:-2] + (k[0] * k[1],))
+        arg = np.argmax(flat, axis=-1)
+        return arg, np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    best = win[..., 0, 0].copy()
+    arg = np.zeros(best.shape, np.intp)
+    for j in range(1, k[0] * k[1]):
+        v = win[..., j // k[1], j % k[1]]
+        take = v > best
+        if best.dtype.kind == "f":
+            take |= np.isnan(v) & ~np.isnan(best)
+        np.copyto(best, v, where=take)
+        arg[take] = j
+    return arg, best
+
+
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     """(values, indices): indices are flat positions h * W + w in each input plane."""
     a = self._array
@@ -114,9 +134,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
         raise RuntimeError('"max_pool2d" not implemented for \'Bool\'')
     fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
     win = _windows(a, fill, k, s, p, dil, out)
-    flat = win.reshape(win.shape[:-2] + (k[0] * k[1],))
-    arg = np.argmax(flat, axis=-1)  # the first maximum, a nan counting as the largest, as upstream's scan
-    values = np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
+    arg, values = _window_max(win, k)
     # the window offset as an input position
     ki, kj = np.divmod(arg, k[1])
     oh = np.arange(out[0]).reshape(-1, 1)
