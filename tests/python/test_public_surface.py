@@ -2350,7 +2350,9 @@ def _cudnn(lib, dev):
 def _backends_cuda(lib, dev):
     cu = lib.backends.cuda
     m = cu.matmul
-    out = [cu.is_built(), m.allow_tf32, m.allow_fp16_reduced_precision_reduction,
+    # (is_built answers by build, as torch's: compared with the library's own _is_compiled, since CI
+    # builds torchlite with CUDA where nvcc is and PyPI's torch for 3.11 is a CPU build)
+    out = [cu.is_built() == lib.cuda._is_compiled(), m.allow_tf32, m.allow_fp16_reduced_precision_reduction,
            m.allow_bf16_reduced_precision_reduction, type(m).__name__,
            run(lambda lib: setattr(lib.backends.cuda.matmul, "no_such_switch", 1), lib),
            run(lambda lib: lib.backends.cuda.matmul.no_such_switch, lib)]
