@@ -2335,8 +2335,11 @@ def _data_parallel(lib, dev):
       "torchlite.backends.cudnn.is_acceptable", "torchlite.backends.cudnn.flags")
 def _cudnn(lib, dev):
     c = lib.backends.cudnn
-    out = [c.version(), c.is_available(), c.is_acceptable(T(lib, dev)), c.enabled, c.benchmark, c.deterministic,
-           c.allow_tf32, c.benchmark_limit]
+    # cuDNN exists exactly in a CUDA build of torch (PyPI's 3.10 / 3.13 wheels bundle it, with or without a
+    # GPU); torchlite never has it
+    bundled = lib.__name__ == "torch" and lib.cuda._is_compiled()
+    out = [(c.version() is not None) == bundled, c.is_available() == bundled, c.is_acceptable(T(lib, dev)), c.enabled,
+           c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit]
     with c.flags(enabled=False, benchmark=True, deterministic=True, allow_tf32=False):
         out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit))
     out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit))
