@@ -2338,11 +2338,12 @@ def _cudnn(lib, dev):
     # cuDNN exists exactly in a CUDA build of torch (PyPI's 3.10 / 3.13 wheels bundle it, with or without a
     # GPU); torchlite never has it
     bundled = lib.__name__ == "torch" and lib.cuda._is_compiled()
+    limit = 10 if bundled else None  # (cudnn.benchmark_limit: cuDNN's default, None without it)
     out = [(c.version() is not None) == bundled, c.is_available() == bundled, c.is_acceptable(T(lib, dev)), c.enabled,
-           c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit]
+           c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit == limit]
     with c.flags(enabled=False, benchmark=True, deterministic=True, allow_tf32=False):
-        out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit))
-    out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit))
+        out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit == limit))
+    out.append((c.enabled, c.benchmark, c.deterministic, c.allow_tf32, c.benchmark_limit == limit))
     return out
 
 
