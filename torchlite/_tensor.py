@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _C, _backend, _memory_format, _ops, _tensor_outside, _tensor_str, _tensor_utilities, autograd
 from ._generated.variable_methods import _TensorMethods
+from ._ops.python_arg_parser import _operator
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
 
@@ -379,13 +380,15 @@ class Tensor(_C.TensorBase, _TensorMethods):
         return object.__format__(self, spec)
 
     # Ops ------------------------------------------------------------------------
-    __add__ = __radd__ = _ops.add
-    __sub__ = _ops.sub
+    __add__ = _operator("__add__", _ops.add)
+    __radd__ = _operator("__radd__", _ops.add)
+    __sub__ = _operator("__sub__", _ops.sub)
     __rsub__ = _ops.rsub
-    __mul__ = __rmul__ = _ops.mul
-    __truediv__ = _ops.div
+    __mul__ = _operator("__mul__", _ops.mul)
+    __rmul__ = _operator("__rmul__", _ops.mul)
+    __truediv__ = _operator("__truediv__", _ops.div)
     __rtruediv__ = _ops.rdiv
-    __neg__ = _ops.neg
+    __neg__ = _operator("__neg__", _ops.neg)
     __pos__ = _ops.positive
     __pow__ = _ops.pow
     __rpow__ = _ops.rpow

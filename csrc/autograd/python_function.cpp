@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <unordered_map>
 #include <mutex>
 #include <unordered_set>
 
@@ -559,6 +560,12 @@ const OpInfo* op_info(PyObject* capsule) {
 
 namespace {
 
+// Every spec by its node's name (the first one made where a name repeats).
+std::unordered_map<std::string, const OpInfo*>& op_infos_by_name() {
+  static std::unordered_map<std::string, const OpInfo*> infos;
+  return infos;
+}
+
 // _op_spec(name, fields, kinds, native, multi_output): the OpInfo of one
 // node, as a capsule the recording functions take; `kinds` has a letter per
 // field: T a tensor, L a list of tensors, V a value grad_fn shows, H a value
@@ -590,6 +597,7 @@ PyObject* op_spec(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
   infos.push_back(std::move(info));
+  op_infos_by_name().emplace(infos.back().name, &infos.back());
   return PyCapsule_New(&infos.back(), "torchlite.OpInfo", nullptr);
   END_HANDLE_TH_ERRORS
 }
@@ -621,6 +629,20 @@ bool any_normal_tensor(PyObject* tensors) {
 // this thread's capture list, and the in-place op makes the node itself
 // (_inplace_node), with the fields the functional kernel named.
 thread_local PyObject* capture_list = nullptr;
+
+} // namespace
+
+bool records_captured() {
+  return capture_list != nullptr;
+}
+
+const OpInfo* op_info_named(const std::string& name) {
+  const auto& infos = op_infos_by_name();
+  auto it = infos.find(name);
+  return it == infos.end() ? nullptr : it->second;
+}
+
+namespace {
 
 PyObject* capture(
     PyObject* spec,

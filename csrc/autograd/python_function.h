@@ -172,6 +172,10 @@ std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&&
 
 // The OpInfo in a capsule made by _op_spec.
 const OpInfo* op_info(PyObject* capsule);
+// The spec of the node named `name` once torchlite/_generated/specs.py made it, else null.
+const OpInfo* op_info_named(const std::string& name);
+// Whether this thread's _record calls are captured (Note [Structured in-place variants]).
+bool records_captured();
 
 // _sum_to(grad, shape, dtype) of torchlite's ops, set by _set_sum_to: the
 // reduction PyFormulaNode::reduce_outputs calls.

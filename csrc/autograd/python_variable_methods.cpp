@@ -9,6 +9,7 @@
 // returns the arguments to call the kernel with again (a deprecated signature), or re-raises the
 // kernel's own error.
 #include "autograd/python_variable_methods.h"
+#include "autograd/python_fast_ops.h"
 
 #include <Python.h>
 #include <structmember.h>
@@ -26,6 +27,7 @@ struct VariableMethod {
   PyObject* schemas; // the op's Python signatures, for `rebind`
   PyObject* rebind; // rebind(name, schemas, args, kwargs, error) -> (args, kwargs)
   PyObject* errors; // the exception types that go to `rebind`
+  const FastOpEntry* fast; // the C++ entry tried first (Note [C++ dispatch of the hot ops]), or null
 };
 
 PyObject* kwargs_of(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -96,8 +98,14 @@ PyObject* rebind_and_call(VariableMethod* m, PyObject* const* args, Py_ssize_t n
 
 PyObject* VariableMethod_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* m = reinterpret_cast<VariableMethod*>(self);
-  PyObject* result = PyObject_Vectorcall(m->kernel, args, nargsf, kwnames);
   Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (m->fast != nullptr) {
+    PyObject* fast = call_fast_op(*m->fast, args, nargs, kwnames);
+    if (fast != nullptr || PyErr_Occurred()) {
+      return fast;
+    }
+  }
+  PyObject* result = PyObject_Vectorcall(m->kernel, args, nargsf, kwnames);
   if (result != nullptr || nargs == 0 || !PyErr_ExceptionMatches(m->errors)) {
     return result;
   }
@@ -124,6 +132,7 @@ PyObject* VariableMethod_new(PyTypeObject* type, PyObject* args, PyObject* kwarg
     return nullptr;
   }
   m->vectorcall = VariableMethod_vectorcall;
+  m->fast = find_fast_op(PyUnicode_AsUTF8(name));
   for (auto [slot, value] :
        {std::pair{&m->kernel, kernel},
         std::pair{&m->name, name},
@@ -182,6 +191,10 @@ PyObject* VariableMethod_doc(PyObject* self, void* /*closure*/) {
   return PyObject_GetAttrString(reinterpret_cast<VariableMethod*>(self)->kernel, "__doc__");
 }
 
+PyObject* VariableMethod_cpp_dispatch(PyObject* self, void* /*closure*/) {
+  return PyBool_FromLong(reinterpret_cast<VariableMethod*>(self)->fast != nullptr);
+}
+
 PyObject* VariableMethod_repr(PyObject* self) {
   return PyUnicode_FromFormat(
       "<method '%U' of 'torchlite.Tensor' objects>", reinterpret_cast<VariableMethod*>(self)->name);
@@ -193,6 +206,8 @@ PyGetSetDef VariableMethod_getset[] = {
     {"__name__", VariableMethod_name, nullptr, nullptr, nullptr},
     {"__qualname__", VariableMethod_name, nullptr, nullptr, nullptr},
     {"__doc__", VariableMethod_doc, nullptr, nullptr, nullptr},
+    // whether the method has a C++ entry (Note [C++ dispatch of the hot ops])
+    {"_cpp_dispatch", VariableMethod_cpp_dispatch, nullptr, nullptr, nullptr},
     {nullptr},
 };
 

@@ -10,6 +10,7 @@ Writes:
   torchlite/_generated/<X>_functions.py    the torchlite.X.* ops (its entries marked `python_module: X`)
   csrc/autograd/generated/NativeFormulas.{h,cpp}   the C++ formulas of the `native` entries
   csrc/autograd/generated/python_functions.cpp     the nodes that run them (make_formula_node)
+  csrc/autograd/generated/python_fast_functions.cpp  the C++ entries of the `cpp_dispatch:` ops
 
 Usage: python tools/autograd/gen_autograd.py [--check] (scripts/regen.sh).
 """
@@ -682,6 +683,50 @@ def gen_python_functions(entries):
     return "\n".join(out)
 
 
+FAST_SOURCES = {"self": "Self", "other": "Other", "result": "Result", "alpha": "Alpha"}
+FAST_BINARY = ("Add", "Sub", "Mul", "Div")
+
+
+def gen_fast_functions(entries, functions):
+    """The C++ entries of the ops marked `cpp_dispatch:` (Note [C++ dispatch of the hot ops]): per
+    Tensor method and operator, its kernel family and its node's name and fields from the
+    derivatives table. A tensor field read only by one input's formula is saved where that input
+    has an edge (upstream's should_compute_output); the others always."""
+    by_schema = {e.schema.text.split("(")[0]: e for e in entries}
+    rows = []
+    for f in functions:
+        spec = f.get("cpp_dispatch")
+        if not spec:
+            continue
+        schema = Schema(f["func"])
+        e = by_schema[f["func"].split("(")[0]]
+        kernel = spec["kernel"]
+        if (kernel in FAST_BINARY) != (e.inputs == ["self", "other"]) or (kernel not in FAST_BINARY
+                                                                          and e.inputs != ["self"]):
+            raise ValueError(f"{schema.text}: cpp_dispatch {kernel} does not fit the node's inputs {e.inputs}")
+        fields = []
+        for name, kind, _ in e.fields:
+            if name not in FAST_SOURCES:
+                raise ValueError(f"{schema.text}: cpp_dispatch cannot fill the field '{name}'")
+            readers = [i for i, inp in enumerate(e.inputs) if re.search(rf"\b{name}\b", e.python_formula(inp))]
+            needed_by = readers[0] if kind == "T" and name in e.inputs and len(readers) == 1 else -1
+            fields.append(f'{{"{name}", FastSource::{FAST_SOURCES[name]}, {needed_by}}}')
+        ufunc = f'"{spec["ufunc"]}"' if "ufunc" in spec else "nullptr"
+        for method in [schema.base] + list(spec.get("operators", [])):
+            rows.append(f"    // {f['func']}\n"
+                        f'    {{"{method}", FastKernel::{kernel}, {ufunc}, "{e.node}", {len(fields)}, '
+                        f"{{{', '.join(fields)}}}}},")
+    return "\n".join([
+        f"// {HEADER.replace('derivatives', 'native_functions')}.",
+        "// The C++ entries of the ops native_functions.yaml marks `cpp_dispatch:` (Note [C++ dispatch",
+        "// of the hot ops], autograd/python_fast_ops.h), with their nodes from derivatives.yaml.",
+        '#include "autograd/python_fast_ops.h"', "",
+        "namespace torch {", "namespace autograd {", "",
+        "const FastOpEntry kFastOps[] = {", *rows, "};",
+        "const int kNumFastOps = static_cast<int>(sizeof(kFastOps) / sizeof(kFastOps[0]));", "",
+        "} // namespace autograd", "} // namespace torch", ""])
+
+
 def helpers_of(entries):
     names = set()
     for e in entries:
@@ -717,6 +762,7 @@ def generate():
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),
         "csrc/autograd/generated/python_functions.cpp": gen_python_functions(entries),
+        "csrc/autograd/generated/python_fast_functions.cpp": gen_fast_functions(entries, functions),
     }
 
 

@@ -397,6 +397,13 @@ def _method(name, kernel, schemas):
     return _C._VariableMethod(kernel, name, schemas, _rebind_method, _ARG_ERRORS)
 
 
+def _operator(name, kernel):
+    """Tensor.<name>, a Python operator (__mul__): calls `kernel(self, other)` with no frame of its
+    own, after the op's C++ entry where native_functions.yaml names the operator under its
+    `cpp_dispatch:` (Note [C++ dispatch of the hot ops]); its errors are the kernel's own."""
+    return _C._VariableMethod(kernel, name, (), None, ())
+
+
 def _warn_deprecated(name, sig, signatures):
     """PythonArgParser::check_deprecated (TORCH_WARN_ONCE: the first deprecated call of a process)."""
     if _warned_deprecated:

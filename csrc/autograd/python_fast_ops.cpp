@@ -1,0 +1,336 @@
+// The C++ dispatch of the hot ops: Note [C++ dispatch of the hot ops] (python_fast_ops.h).
+#include "autograd/python_fast_ops.h"
+
+#include "aten/Functions.h"
+#include "autograd/grad_mode.h"
+#include "autograd/python_function.h"
+#include "autograd/python_variable.h"
+#include "c10/core/InferenceMode.h"
+
+// Only numpy's struct layouts are read (a ufunc's loops); its C API is never called, so nothing
+// here imports it.
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#define NO_IMPORT_ARRAY
+#define NO_IMPORT_UFUNC
+#define PY_ARRAY_UNIQUE_SYMBOL torchlite_unused_array_api
+#define PY_UFUNC_UNIQUE_SYMBOL torchlite_unused_ufunc_api
+#include <numpy/arrayobject.h>
+#include <numpy/ufuncobject.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace torch {
+namespace autograd {
+namespace {
+
+// A tensor the entries compute on: host memory labelled cpu, float32 or float64, contiguous, not
+// an inference tensor (an op on one records nothing and makes one: the Python kernel's case).
+const at::Tensor* host_float(PyObject* obj) {
+  if (!THPVariable_Check(obj))
+    return nullptr;
+  const at::Tensor& t = THPVariable_Unpack(obj);
+  if (!t.defined())
+    return nullptr;
+  at::TensorImpl* impl = t.unsafeGetTensorImpl();
+  const at::ScalarType dtype = impl->dtype();
+  if ((dtype != at::kFloat && dtype != at::kDouble) || !impl->device().is_cpu() || impl->is_inference() ||
+      !impl->is_contiguous())
+    return nullptr;
+  return &t;
+}
+
+// A Python float, or an int that converts to float64 exactly (numpy and torch then round it to
+// float32 the same way): the operand as the kernel reads it in `dtype`.
+bool number_operand(PyObject* obj, at::ScalarType dtype, double* value) {
+  if (PyFloat_CheckExact(obj)) {
+    *value = PyFloat_AS_DOUBLE(obj);
+  } else if (PyLong_CheckExact(obj)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    constexpr long long exact = 1LL << 53;
+    if (overflow != 0 || v > exact || v < -exact)
+      return false;
+    *value = static_cast<double>(v);
+  } else {
+    return false;
+  }
+  // A finite float64 beyond float32's range: numpy's cast and torch's check differ from a C++ cast.
+  return dtype == at::kDouble || !std::isfinite(*value) || std::fabs(*value) <= FLT_MAX;
+}
+
+template <typename scalar_t>
+void binary_kernel(FastKernel k, const scalar_t* a, const scalar_t* b, scalar_t* out, int64_t n, int64_t b_step) {
+  switch (k) {
+    case FastKernel::Add:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = a[i] + b[i * b_step];
+      break;
+    case FastKernel::Sub:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = a[i] - b[i * b_step];
+      break;
+    case FastKernel::Mul:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = a[i] * b[i * b_step];
+      break;
+    default:
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = a[i] / b[i * b_step];
+      break;
+  }
+}
+
+template <typename scalar_t>
+void simple_unary_kernel(FastKernel k, const scalar_t* a, scalar_t* out, int64_t n) {
+  if (k == FastKernel::Neg) {
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = -a[i];
+  } else {
+    // relu as torch's clamp_min(x, 0): x unless x < 0, so nan and -0.0 pass
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = a[i] < 0 ? scalar_t(0) : a[i];
+  }
+}
+
+// numpy's float64 inner loop of a ufunc ("d->d"), which the Python kernel runs.
+struct NumpyLoop {
+  PyUFuncGenericFunction fn = nullptr;
+  void* data = nullptr;
+  bool resolved = false;
+};
+
+NumpyLoop resolve_loop(const char* ufunc) {
+  NumpyLoop loop;
+  loop.resolved = true;
+  PyObject* numpy = PyImport_ImportModule("numpy");
+  if (numpy == nullptr) {
+    PyErr_Clear();
+    return loop;
+  }
+  PyObject* obj = PyObject_GetAttrString(numpy, ufunc);
+  Py_DECREF(numpy);
+  if (obj == nullptr) {
+    PyErr_Clear();
+    return loop;
+  }
+  auto* uf = reinterpret_cast<PyUFuncObject*>(obj);
+  if (std::strcmp(Py_TYPE(obj)->tp_name, "numpy.ufunc") == 0 && uf->nin == 1 && uf->nout == 1) {
+    for (int i = 0; i < uf->ntypes; ++i) {
+      if (uf->types[2 * i] == NPY_DOUBLE && uf->types[2 * i + 1] == NPY_DOUBLE) {
+        loop.fn = uf->functions[i];
+        loop.data = uf->data ? uf->data[i] : nullptr;
+        break;
+      }
+    }
+  }
+  Py_DECREF(obj); // numpy's ufuncs live as long as numpy
+  return loop;
+}
+
+void numpy_unary_kernel(const NumpyLoop& loop, const at::Tensor& in, at::Tensor& out) {
+  const int64_t n = in.numel();
+  if (in.scalar_type() == at::kDouble) {
+    char* args[2] = {static_cast<char*>(in.data_ptr()), static_cast<char*>(out.data_ptr())};
+    const npy_intp dims[1] = {static_cast<npy_intp>(n)};
+    const npy_intp steps[2] = {sizeof(double), sizeof(double)};
+    loop.fn(args, dims, steps, loop.data);
+    return;
+  }
+  // float32 through float64, rounded once (the Python kernel's np_fn(a, dtype=float64) then copyto)
+  constexpr int64_t chunk = 256;
+  double x[chunk], y[chunk];
+  const auto* a = static_cast<const float*>(in.data_ptr());
+  auto* r = static_cast<float*>(out.data_ptr());
+  for (int64_t start = 0; start < n; start += chunk) {
+    const int64_t m = std::min(chunk, n - start);
+    for (int64_t i = 0; i < m; ++i)
+      x[i] = a[start + i];
+    char* args[2] = {reinterpret_cast<char*>(x), reinterpret_cast<char*>(y)};
+    const npy_intp dims[1] = {static_cast<npy_intp>(m)};
+    const npy_intp steps[2] = {sizeof(double), sizeof(double)};
+    loop.fn(args, dims, steps, loop.data);
+    for (int64_t i = 0; i < m; ++i)
+      r[start + i] = static_cast<float>(y[i]);
+  }
+}
+
+// Per entry, made on first use (under the GIL): the node's spec, numpy's loop, and the keyword
+// names of the fields each form of the call passes (all of them with a tensor `other`; with a
+// number, those the number's input does not alone need).
+struct EntryState {
+  const OpInfo* info = nullptr;
+  NumpyLoop loop;
+  PyObject* tensor_kwnames = nullptr;
+  PyObject* number_kwnames = nullptr;
+  bool ready = false;
+};
+
+PyObject* kwnames_for(const FastOpEntry& e, bool number) {
+  PyObject* names = PyTuple_New(0);
+  for (int i = 0; i < e.num_fields; ++i) {
+    if (number && e.fields[i].needed_by == 1)
+      continue;
+    PyObject* key = PyUnicode_InternFromString(e.fields[i].name);
+    const Py_ssize_t size = PyTuple_GET_SIZE(names);
+    if (_PyTuple_Resize(&names, size + 1) < 0)
+      return nullptr;
+    PyTuple_SET_ITEM(names, size, key);
+  }
+  return names;
+}
+
+EntryState* state_of(const FastOpEntry& e) {
+  static std::vector<EntryState> states(static_cast<size_t>(kNumFastOps));
+  EntryState& s = states[static_cast<size_t>(&e - kFastOps)];
+  if (s.ready)
+    return &s;
+  s.info = op_info_named(e.node);
+  if (s.info == nullptr) // the specs' module is not imported yet
+    return nullptr;
+  if (e.kernel == FastKernel::NumpyUnary && !s.loop.resolved)
+    s.loop = resolve_loop(e.ufunc);
+  if (s.tensor_kwnames == nullptr)
+    s.tensor_kwnames = kwnames_for(e, false);
+  if (s.number_kwnames == nullptr)
+    s.number_kwnames = kwnames_for(e, true);
+  if (s.tensor_kwnames == nullptr || s.number_kwnames == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  s.ready = true;
+  return &s;
+}
+
+PyObject* alpha_one() {
+  static PyObject* one = PyLong_FromLong(1);
+  return one;
+}
+
+// _record's work for an op whose inputs are self and, where `other` is a tensor, other.
+void record(
+    const FastOpEntry& e,
+    const EntryState& s,
+    PyObject* self,
+    PyObject* other,
+    bool other_is_tensor,
+    PyObject* output) {
+  const at::Tensor& a = THPVariable_Unpack(self);
+  const bool other_requires_grad = other_is_tensor && THPVariable_Unpack(other).requires_grad();
+  if (!GradMode::is_enabled() || !(a.requires_grad() || other_requires_grad))
+    return;
+  const bool binary = e.kernel <= FastKernel::Div;
+  edge_list edges(binary ? 2 : 1);
+  if (a.requires_grad())
+    edges[0] = impl::gradient_edge(a);
+  if (other_requires_grad)
+    edges[1] = impl::gradient_edge(THPVariable_Unpack(other));
+  const bool has_edge[2] = {edges[0].is_valid(), binary && edges[1].is_valid()};
+  auto node = make_formula_node(s.info, std::move(edges));
+  Variable out = THPVariable_Unpack(output);
+  create_gradient_edge(out, node);
+  PyObject* values[3];
+  int n = 0;
+  for (int i = 0; i < e.num_fields; ++i) {
+    const FastField& f = e.fields[i];
+    if (!other_is_tensor && f.needed_by == 1)
+      continue;
+    const bool saved = f.needed_by < 0 || has_edge[f.needed_by];
+    switch (f.source) {
+      case FastSource::Self:
+        values[n++] = saved ? self : Py_None;
+        break;
+      case FastSource::Other:
+        values[n++] = saved ? other : Py_None;
+        break;
+      case FastSource::Result:
+        values[n++] = output;
+        break;
+      case FastSource::Alpha:
+        values[n++] = alpha_one();
+        break;
+    }
+  }
+  node->set_fields(values, other_is_tensor ? s.tensor_kwnames : s.number_kwnames, output);
+}
+
+PyObject* run(const FastOpEntry& e, const EntryState& s, PyObject* self, PyObject* other) {
+  const at::Tensor* a = host_float(self);
+  if (a == nullptr)
+    return nullptr;
+  const at::ScalarType dtype = a->scalar_type();
+  const bool binary = e.kernel <= FastKernel::Div;
+  const at::Tensor* b = nullptr;
+  double number = 0;
+  if (binary) {
+    b = host_float(other);
+    if (b != nullptr) {
+      if (b->scalar_type() != dtype || b->sizes() != a->sizes())
+        return nullptr;
+    } else if (!number_operand(other, dtype, &number)) {
+      return nullptr;
+    }
+  } else if (e.kernel == FastKernel::NumpyUnary && s.loop.fn == nullptr) {
+    return nullptr;
+  }
+  at::Tensor out = at::empty(a->sizes(), dtype, c10::Device());
+  const int64_t n = a->numel();
+  if (binary) {
+    if (dtype == at::kFloat) {
+      const float scalar = static_cast<float>(number);
+      binary_kernel<float>(
+          e.kernel,
+          static_cast<const float*>(a->data_ptr()),
+          b ? static_cast<const float*>(b->data_ptr()) : &scalar,
+          static_cast<float*>(out.data_ptr()),
+          n,
+          b ? 1 : 0);
+    } else {
+      binary_kernel<double>(
+          e.kernel,
+          static_cast<const double*>(a->data_ptr()),
+          b ? static_cast<const double*>(b->data_ptr()) : &number,
+          static_cast<double*>(out.data_ptr()),
+          n,
+          b ? 1 : 0);
+    }
+  } else if (e.kernel == FastKernel::NumpyUnary) {
+    numpy_unary_kernel(s.loop, *a, out);
+  } else if (dtype == at::kFloat) {
+    simple_unary_kernel<float>(
+        e.kernel, static_cast<const float*>(a->data_ptr()), static_cast<float*>(out.data_ptr()), n);
+  } else {
+    simple_unary_kernel<double>(
+        e.kernel, static_cast<const double*>(a->data_ptr()), static_cast<double*>(out.data_ptr()), n);
+  }
+  pybind11::object output = pybind11::reinterpret_steal<pybind11::object>(THPVariable_Wrap(std::move(out)));
+  record(e, s, self, other, b != nullptr, output.ptr());
+  return output.release().ptr();
+}
+
+} // namespace
+
+const FastOpEntry* find_fast_op(const char* name) {
+  for (int i = 0; i < kNumFastOps; ++i) {
+    if (std::strcmp(kFastOps[i].method, name) == 0)
+      return &kFastOps[i];
+  }
+  return nullptr;
+}
+
+PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const bool binary = e.kernel <= FastKernel::Div;
+  if (nargs != (binary ? 2 : 1) || kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
+    return nullptr;
+  EntryState* s = state_of(e);
+  if (s == nullptr)
+    return nullptr;
+  HANDLE_TH_ERRORS
+  return run(e, *s, args[0], binary ? args[1] : nullptr);
+  END_HANDLE_TH_ERRORS
+}
+
+} // namespace autograd
+} // namespace torch

@@ -1,0 +1,59 @@
+#pragma once
+// The C++ dispatch of the hot ops (upstream: the generated python_variable_methods.cpp parses the
+// arguments and VariableType_*.cpp records the node, with no Python frame in between).
+//
+// Note [C++ dispatch of the hot ops]
+// A Tensor method or operator whose op the table marks `cpp_dispatch:` (tools/autograd/
+// native_functions.yaml) first tries its C++ entry (the table generated/python_fast_functions.cpp,
+// run by python_fast_ops.cpp). The entry takes only the calls whose semantics it computes exactly
+// as the Python kernel does: host (cpu) tensors in float32 or float64, contiguous, of one dtype and
+// one shape, or such a tensor and a Python float or int; outside inference mode and structured
+// in-place capture. There it allocates the result, runs the kernel (a C++ loop where one IEEE
+// operation gives the value, numpy's own inner loop for the transcendental functions, so values
+// are bit for bit the Python kernel's), and records the node with the table's name and fields as
+// _record does, saving each field under upstream's condition (a tensor read only by another
+// input's formula is saved when that input has an edge: should_compute_output). Any other call is
+// "not handled" and goes to the Python kernel, which stays the reference for every case.
+#include <Python.h>
+
+#include <cstdint>
+
+namespace torch {
+namespace autograd {
+
+enum class FastKernel : uint8_t { Add, Sub, Mul, Div, Neg, Relu, NumpyUnary };
+
+// Where a node's field takes its value from.
+enum class FastSource : uint8_t { Self, Other, Result, Alpha };
+
+struct FastField {
+  const char* name;
+  FastSource source;
+  // -1: always saved; else saved only where that input (0 self, 1 other) has an edge.
+  int8_t needed_by;
+};
+
+struct FastOpEntry {
+  const char* method; // the Tensor attribute: "mul", "__rmul__"
+  FastKernel kernel;
+  // NumpyUnary: numpy's ufunc ("tanh"), run by its float64 loop; float32 computes through float64
+  // and rounds once, as UnaryOps.py's _float_unary does for its _VIA_FLOAT64 functions
+  const char* ufunc;
+  const char* node; // the node's name in the table (derivatives.yaml)
+  int num_fields;
+  FastField fields[3];
+};
+
+// The table generated from native_functions.yaml's `cpp_dispatch:` entries.
+extern const FastOpEntry kFastOps[];
+extern const int kNumFastOps;
+
+// The entry of the Tensor method or operator `name`, or null where the table marks none.
+const FastOpEntry* find_fast_op(const char* name);
+
+// Runs `entry` for a method call (args[0] is self): a new reference to the result, or null. Null
+// with no Python error set means "not handled": the caller runs the Python kernel.
+PyObject* call_fast_op(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+
+} // namespace autograd
+} // namespace torch
