@@ -106,6 +106,11 @@ PyObject* VariableMethod_vectorcall(PyObject* self, PyObject* const* args, size_
     }
   }
   PyObject* result = PyObject_Vectorcall(m->kernel, args, nargsf, kwnames);
+  if (result == nullptr && m->rebind == Py_None && nargs == 2 && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    // a binary operator (torch's TypeError_to_NotImplemented_): Python then tries the other operand's
+    PyErr_Clear();
+    return Py_NewRef(Py_NotImplemented);
+  }
   if (result != nullptr || nargs == 0 || !PyErr_ExceptionMatches(m->errors)) {
     return result;
   }

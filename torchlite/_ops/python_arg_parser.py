@@ -400,7 +400,9 @@ def _method(name, kernel, schemas):
 def _operator(name, kernel):
     """Tensor.<name>, a Python operator (__mul__): calls `kernel(self, other)` with no frame of its
     own, after the op's C++ entry where native_functions.yaml names the operator under its
-    `cpp_dispatch:` (Note [C++ dispatch of the hot ops]); its errors are the kernel's own."""
+    `cpp_dispatch:` (Note [C++ dispatch of the hot ops]). A binary one answers NotImplemented where the
+    kernel raises TypeError, as torch's TypeError_to_NotImplemented_ does, so Python tries the other
+    operand's reflected operator; other errors are the kernel's own."""
     return _C._VariableMethod(kernel, name, (), None, ())
 
 

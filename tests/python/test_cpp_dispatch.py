@@ -1,0 +1,206 @@
+"""The C++ dispatch of the hot ops (Note [C++ dispatch of the hot ops], csrc/autograd/python_fast_ops.h).
+
+Every method and operator native_functions.yaml marks `cpp_dispatch:` runs its C++ entry first; the
+entry must give what the Python kernel gives (which stays the reference and runs every case the
+entry does not take): the same bits, dtype, node, saved fields and gradients, with every
+combination of requires_grad, under no_grad, inference mode and saved-tensor hooks. Then a few
+cases against torch, through the C++ path."""
+import itertools
+import os
+
+import numpy as np
+import pytest
+import yaml
+
+import torchlite
+from torchlite import _ops
+from torchlite._ops import UnaryOps
+from diff_utils import import_torch, norm, run
+
+torch = import_torch()
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _table():
+    with open(os.path.join(ROOT, "tools/autograd/native_functions.yaml")) as f:
+        entries = yaml.safe_load(f)
+    rows = []
+    for e in entries:
+        spec = e.get("cpp_dispatch")
+        if spec:
+            base = e["func"].split("(")[0].split(".")[0]
+            rows.append((base, spec))
+    return rows
+
+
+TABLE = _table()
+BINARY = [base for base, spec in TABLE if spec["kernel"] in ("Add", "Sub", "Mul", "Div")]
+UNARY = [base for base, spec in TABLE if spec["kernel"] not in ("Add", "Sub", "Mul", "Div")]
+# the Python operator each name dispatches to, with the kernel it falls back to
+OPERATORS = {op: base for base, spec in TABLE for op in spec.get("operators", [])}
+
+
+def test_table_is_bound():
+    assert len(TABLE) == 11
+    for base, spec in TABLE:
+        method = getattr(torchlite.Tensor, base)
+        assert method._cpp_dispatch, base
+        for op in spec.get("operators", []):
+            assert getattr(torchlite.Tensor, op)._cpp_dispatch, op
+            assert getattr(torchlite.Tensor, op).__wrapped__ is getattr(_ops, base)
+        if spec["kernel"] == "NumpyUnary":
+            # the C++ entry computes float32 through float64, as the Python kernel does for these
+            assert getattr(np, spec["ufunc"]) in UnaryOps._VIA_FLOAT64
+    # a method the table does not mark has no entry
+    assert not torchlite.Tensor.sigmoid._cpp_dispatch
+    assert not torchlite.Tensor.__rsub__ is torchlite.Tensor.__sub__
+
+
+def _samples(dtype):
+    rng = np.random.default_rng(7)
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 1e-40, 3e38, -7.5, 0.5, 88.7, -104.0,
+                        710.0, 1e-310, 20.0], dtype=np.float64)
+    vals = np.concatenate([special, rng.standard_normal(48) * 4, rng.uniform(-1e3, 1e3, 16)])
+    return vals.astype(dtype)
+
+
+def _bits(t):
+    a = t.detach().numpy()
+    return a.dtype.str, a.shape, a.tobytes()
+
+
+def _saved(fn):
+    out = {}
+    for name in ("_saved_self", "_saved_other", "_saved_result", "_saved_alpha"):
+        try:
+            v = getattr(fn, name)
+        except AttributeError as err:
+            v = ("AttributeError", str(err))
+        out[name] = _bits(v) if isinstance(v, torchlite.Tensor) else v
+    return out
+
+
+def _compare(call_fast, call_python, leaves):
+    """Runs the op by its C++ entry and by the Python kernel on copies of `leaves`; compares."""
+    results = []
+    for call in (call_fast, call_python):
+        copies = [x.detach().clone().requires_grad_(x.requires_grad) for x in leaves]
+        out = call(*copies)
+        record = [_bits(out), out.requires_grad, out.grad_fn.name() if out.grad_fn else None]
+        if out.grad_fn is not None:
+            record.append(_saved(out.grad_fn))
+            grads = torchlite.autograd.grad(out, [c for c in copies if c.requires_grad], torchlite.ones_like(out))
+            record.append([_bits(g) for g in grads])
+        results.append(record)
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_matches_python_kernel(name, dtype):
+    a = _samples(dtype)
+    b = np.roll(a, 5)
+    for ra, rb in itertools.product([False, True], repeat=2):
+        x = torchlite.from_numpy(a.copy()).requires_grad_(ra)
+        y = torchlite.from_numpy(b.copy()).requires_grad_(rb)
+        _compare(getattr(torchlite.Tensor, name), getattr(_ops, name), [x, y])
+        for number in (2, -3, 0, 1.0001, -0.0, float("inf"), float("nan"), 1e-45, 2 ** 53, 1e300):
+            if not ra:
+                continue
+            _compare(lambda t, n=number: getattr(torchlite.Tensor, name)(t, n),
+                     lambda t, n=number: getattr(_ops, name)(t, n), [x])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_matches_python_kernel(name, dtype):
+    for shape in [(80,), (), (2, 3, 700)]:  # 4,200 elements: several of the float32 path's chunks
+        a = np.resize(_samples(dtype), shape) if shape else _samples(dtype)[7]
+        for requires_grad in (False, True):
+            x = torchlite.tensor(a, requires_grad=requires_grad)
+            _compare(getattr(torchlite.Tensor, name), getattr(_ops, name), [x])
+
+
+@pytest.mark.parametrize("op", sorted(OPERATORS))
+def test_operators_match_python_kernel(op):
+    x = torchlite.tensor(_samples(np.float32)[:20], requires_grad=True)
+    y = torchlite.tensor(_samples(np.float32)[20:40], requires_grad=True)
+    kernel = getattr(_ops, OPERATORS[op])
+    if op == "__neg__":
+        _compare(lambda t: -t, kernel, [x])
+        return
+    _compare(getattr(torchlite.Tensor, op), kernel, [x, y])
+    _compare(lambda t: getattr(t, op)(2.5), lambda t: kernel(t, 2.5), [x])
+
+
+def test_modes_and_hooks_match_python_kernel():
+    x = torchlite.tensor([1.5, -2.0, 3.0], requires_grad=True)
+    with torchlite.no_grad():
+        assert (x * 2).grad_fn is None and not (x * 2).requires_grad
+        assert x.tanh().grad_fn is None
+    with torchlite.inference_mode():
+        y = x * 2
+        assert y.is_inference() and y.grad_fn is None
+    # saved-tensor hooks see what the Python kernel's node saves, in the same order
+    def packed(call):
+        seen = []
+
+        def pack(t):
+            seen.append(_bits(t))
+            return t
+
+        b = torchlite.tensor([2.0, 4.0, 8.0], requires_grad=True)
+        with torchlite.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            out = call(x, b)
+        out.sum().backward()
+        return seen
+
+    assert len(packed(lambda a, b: a * b)) == 2
+    assert packed(lambda a, b: a * b) == packed(_ops.mul)
+    assert len(packed(lambda a, b: a.tanh() / b)) == 3
+    assert packed(lambda a, b: a.tanh() / b) == packed(lambda a, b: _ops.div(_ops.tanh(a), b))
+    # a view, a non-contiguous tensor, float16, an int tensor, a broadcast and a sim tensor take the Python kernel
+    base = torchlite.arange(6.0).reshape(2, 3).requires_grad_()
+    for out in (base.t() * 2, base[:, ::2].tanh(), base.half() * 2, torchlite.arange(3) * 2,
+                base * torchlite.ones(3), base.to("sim:0") * 2):
+        assert out.shape in ((3, 2), (2, 2), (2, 3), (3,))
+
+
+def test_numbers_outside_the_entry():
+    x = torchlite.tensor([1.0, 2.0], requires_grad=True)
+    # a bool, a numpy scalar, a huge int, a float32 overflow: the Python kernel's results
+    for other in (True, np.float64(2.0), 2 ** 70, 1e300):
+        try:
+            fast = x * other
+        except Exception as err:  # noqa: BLE001 - the error must be the Python kernel's own
+            with pytest.raises(type(err)):
+                _ops.mul(x, other)
+        else:
+            assert _bits(fast) == _bits(_ops.mul(x, other))
+
+
+def _torch_cases(lib):
+    x = lib.tensor([0.5, -1.25, 3.0], dtype=lib.float32, requires_grad=True)
+    y = lib.tensor([2.0, 0.25, -4.0], dtype=lib.float32, requires_grad=True)
+    z = ((x * y + 1.5) / (y - 0.5) - x.neg()).tanh().exp() + x.sin() * y.cos() + (x * x).log() + x.relu() * 2
+    grads = lib.autograd.grad(z.sum(), [x, y], create_graph=True)
+    second = lib.autograd.grad(grads[0].sum(), [x, y])
+    names = []
+    fn = z.grad_fn
+    while fn is not None:
+        names.append(fn.name())
+        fn = fn.next_functions[0][0]
+    return z, grads, second, names, (x * 2).grad_fn._saved_other, (x / y).grad_fn._saved_self
+
+
+def test_against_torch():
+    assert run(_torch_cases, torchlite) == run(_torch_cases, torch)
+
+
+def test_errors_against_torch():
+    def case(lib):
+        x = lib.ones(2, requires_grad=True)
+        return x * "a"
+
+    assert norm(run(case, torchlite)) == norm(run(case, torch))
