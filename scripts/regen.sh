@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates torchlite/_generated/ and csrc/autograd/generated/{NativeFormulas.*,python_functions.cpp}
+# Regenerates torchlite/_generated/ and csrc/autograd/generated/{NativeFormulas.*,python_functions.cpp,
+# python_fast_functions.cpp}
 # from tools/autograd/derivatives.yaml and native_functions.yaml. `--check` fails instead of writing
 # when a generated file is out of date (CI runs it).
 set -euo pipefail

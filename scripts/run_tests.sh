@@ -57,7 +57,7 @@ fi
 if [ -f pyproject.toml ] && [ -d tests/python ] && [ "${TORCHLITE_SKIP_PYTHON:-0}" != 1 ]; then
   echo "== Python ($("$py" --version)): build the package (the C++ extension, about a minute on 2 cores)" \
     "and install it with its test dependencies"
-  "$py" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
+  "$py" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12" numpy  # numpy: its headers (the C++ dispatch)
   # -v shows the build's progress ([n/N] Building CXX ...) instead of a silent minute
   "$py" -m pip install -v -e ".[${TORCHLITE_EXTRAS:-test}]" --no-build-isolation 2>&1 |
     grep -E "\[[0-9]+/[0-9]+\]|Successfully installed|rror" || true

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <deque>
-#include <unordered_map>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace py = pybind11;

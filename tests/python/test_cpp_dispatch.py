@@ -54,7 +54,7 @@ def test_table_is_bound():
             assert getattr(np, spec["ufunc"]) in UnaryOps._VIA_FLOAT64
     # a method the table does not mark has no entry
     assert not torchlite.Tensor.sigmoid._cpp_dispatch
-    assert not torchlite.Tensor.__rsub__ is torchlite.Tensor.__sub__
+    assert torchlite.Tensor.__rsub__ is not torchlite.Tensor.__sub__
 
 
 def _samples(dtype):
