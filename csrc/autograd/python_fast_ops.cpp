@@ -27,7 +27,8 @@ namespace autograd {
 namespace {
 
 // A tensor the entries compute on: host memory labelled cpu, float32 or float64, contiguous, not
-// an inference tensor (an op on one records nothing and makes one: the Python kernel's case).
+// an inference tensor (an op on one records nothing and makes one: the Python kernel's case), and
+// of a shape whose result is row-major.
 const at::Tensor* host_float(PyObject* obj) {
   if (!THPVariable_Check(obj))
     return nullptr;
@@ -39,6 +40,14 @@ const at::Tensor* host_float(PyObject* obj) {
   if ((dtype != at::kFloat && dtype != at::kDouble) || !impl->device().is_cpu() || impl->is_inference() ||
       !impl->is_contiguous())
     return nullptr;
+  // TensorIterator lays the result out row-major here only where no size-1 (or size-0) dimension
+  // carries a stride that reorders the dimensions (torchlite/_ops/TensorIterator.py's _out)
+  if (impl->dim() >= 2) {
+    for (int64_t size : impl->sizes()) {
+      if (size <= 1)
+        return nullptr;
+    }
+  }
   return &t;
 }
 

@@ -115,7 +115,7 @@ def test_binary_matches_python_kernel(name, dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_matches_python_kernel(name, dtype):
-    for shape in [(80,), (), (2, 3, 700)]:  # 4,200 elements: several of the float32 path's chunks
+    for shape in [(80,), (), (2, 3, 700), (4, 1, 1), (1, 5)]:  # 4,200 elements: several of the float32 path's chunks
         a = np.resize(_samples(dtype), shape) if shape else _samples(dtype)[7]
         for requires_grad in (False, True):
             x = torchlite.tensor(a, requires_grad=requires_grad)
@@ -165,6 +165,15 @@ def test_modes_and_hooks_match_python_kernel():
     for out in (base.t() * 2, base[:, ::2].tanh(), base.half() * 2, torchlite.arange(3) * 2,
                 base * torchlite.ones(3), base.to("sim:0") * 2):
         assert out.shape in ((3, 2), (2, 2), (2, 3), (3,))
+
+
+def test_layouts_outside_the_entry():
+    # size-1 dimensions with free strides, channels-last: TensorIterator's layout, as the Python kernel
+    a = torchlite.ones(4, 1, 1, requires_grad=True).as_strided((4, 1, 1), (1, 1, 4))
+    cl = torchlite.ones(2, 3, 1, 1).contiguous(memory_format=torchlite.channels_last)
+    for out, like in ((a * 2, _ops.mul(a, 2)), (a.tanh(), _ops.tanh(a)), (-a, _ops.neg(a)), (cl * cl, _ops.mul(cl, cl)),
+                      (cl.exp(), _ops.exp(cl))):
+        assert out.stride() == like.stride() and _bits(out) == _bits(like)
 
 
 def test_numbers_outside_the_entry():
