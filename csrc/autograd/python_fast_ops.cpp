@@ -27,8 +27,7 @@ namespace autograd {
 namespace {
 
 // A tensor the entries compute on: host memory labelled cpu, float32 or float64, contiguous, not
-// an inference tensor (an op on one records nothing and makes one: the Python kernel's case), and
-// of a shape whose result is row-major.
+// an inference tensor (an op on one records nothing and makes one: the Python kernel's case).
 const at::Tensor* host_float(PyObject* obj) {
   if (!THPVariable_Check(obj))
     return nullptr;
@@ -40,15 +39,42 @@ const at::Tensor* host_float(PyObject* obj) {
   if ((dtype != at::kFloat && dtype != at::kDouble) || !impl->device().is_cpu() || impl->is_inference() ||
       !impl->is_contiguous())
     return nullptr;
-  // TensorIterator lays the result out row-major here only where no size-1 (or size-0) dimension
-  // carries a stride that reorders the dimensions (torchlite/_ops/TensorIterator.py's _out)
-  if (impl->dim() >= 2) {
-    for (int64_t size : impl->sizes()) {
-      if (size <= 1)
-        return nullptr;
-    }
-  }
   return &t;
+}
+
+// Whether TensorIterator lays out a result of these sizes row-major, its operands being contiguous
+// of these sizes or broadcast: where no size-1 (or size-0) dimension can carry a stride that
+// reorders the dimensions (torchlite/_ops/TensorIterator.py's _out).
+bool row_major_result(const std::vector<int64_t>& sizes) {
+  if (sizes.size() < 2)
+    return true;
+  for (int64_t size : sizes) {
+    if (size <= 1)
+      return false;
+  }
+  return true;
+}
+
+// The element strides of a contiguous tensor of `sizes` broadcast to `shape` (0 along a dimension it
+// lacks or has of size 1); false where it does not broadcast to it.
+bool broadcast_strides(
+    const std::vector<int64_t>& sizes,
+    const std::vector<int64_t>& shape,
+    std::vector<int64_t>& out) {
+  if (sizes.size() > shape.size())
+    return false;
+  out.assign(shape.size(), 0);
+  int64_t stride = 1;
+  const size_t lead = shape.size() - sizes.size();
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == shape[lead + i]) {
+      out[lead + i] = sizes[i] == 1 ? 0 : stride;
+    } else if (sizes[i] != 1) {
+      return false;
+    }
+    stride *= sizes[i];
+  }
+  return true;
 }
 
 // A Python float, or an int that converts to float64 exactly (numpy and torch then round it to
@@ -89,6 +115,56 @@ void binary_kernel(FastKernel k, const scalar_t* a, const scalar_t* b, scalar_t*
       for (int64_t i = 0; i < n; ++i)
         out[i] = a[i] / b[i * b_step];
       break;
+  }
+}
+
+// out (contiguous, of `shape`) = a op b, with a and b read at element strides (0: broadcast).
+template <typename scalar_t>
+void broadcast_binary_kernel(
+    FastKernel k,
+    const scalar_t* a,
+    const std::vector<int64_t>& a_strides,
+    const scalar_t* b,
+    const std::vector<int64_t>& b_strides,
+    scalar_t* out,
+    const std::vector<int64_t>& shape) {
+  const size_t nd = shape.size();
+  const int64_t inner = shape[nd - 1];
+  const int64_t as = a_strides[nd - 1], bs = b_strides[nd - 1];
+  std::vector<int64_t> index(nd, 0);
+  int64_t outer = 1;
+  for (size_t d = 0; d + 1 < nd; ++d)
+    outer *= shape[d];
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t ao = 0, bo = 0;
+    for (size_t d = 0; d + 1 < nd; ++d) {
+      ao += index[d] * a_strides[d];
+      bo += index[d] * b_strides[d];
+    }
+    scalar_t* r = out + o * inner;
+    switch (k) {
+      case FastKernel::Add:
+        for (int64_t i = 0; i < inner; ++i)
+          r[i] = a[ao + i * as] + b[bo + i * bs];
+        break;
+      case FastKernel::Sub:
+        for (int64_t i = 0; i < inner; ++i)
+          r[i] = a[ao + i * as] - b[bo + i * bs];
+        break;
+      case FastKernel::Mul:
+        for (int64_t i = 0; i < inner; ++i)
+          r[i] = a[ao + i * as] * b[bo + i * bs];
+        break;
+      default:
+        for (int64_t i = 0; i < inner; ++i)
+          r[i] = a[ao + i * as] / b[bo + i * bs];
+        break;
+    }
+    for (size_t d = nd - 1; d-- > 0;) {
+      if (++index[d] < shape[d])
+        break;
+      index[d] = 0;
+    }
   }
 }
 
@@ -265,55 +341,83 @@ void record(
   node->set_fields(values, other_is_tensor ? s.tensor_kwnames : s.number_kwnames, output);
 }
 
+// Runs a binary entry where both operands are tensors: of one shape, or one of them broadcast to the
+// other's (a bias, a 0-d tensor); null where the Python kernel decides.
+at::Tensor run_tensors(FastKernel k, const at::Tensor& a, const at::Tensor& b) {
+  const at::ScalarType dtype = a.scalar_type();
+  if (b.scalar_type() != dtype)
+    return at::Tensor();
+  const auto& shape = a.sizes().size() >= b.sizes().size() && a.numel() >= b.numel() ? a.sizes() : b.sizes();
+  if (!row_major_result(shape))
+    return at::Tensor();
+  std::vector<int64_t> a_strides, b_strides;
+  const bool same = a.sizes() == b.sizes();
+  if (!same && (!broadcast_strides(a.sizes(), shape, a_strides) || !broadcast_strides(b.sizes(), shape, b_strides)))
+    return at::Tensor();
+  at::Tensor out = at::empty(shape, dtype, c10::Device());
+  if (out.numel() == 0)
+    return out;
+  if (dtype == at::kFloat) {
+    if (same)
+      binary_kernel<float>(k, a.data_ptr<float>(), b.data_ptr<float>(), out.data_ptr<float>(), out.numel(), 1);
+    else
+      broadcast_binary_kernel<float>(
+          k, a.data_ptr<float>(), a_strides, b.data_ptr<float>(), b_strides, out.data_ptr<float>(), shape);
+  } else {
+    if (same)
+      binary_kernel<double>(k, a.data_ptr<double>(), b.data_ptr<double>(), out.data_ptr<double>(), out.numel(), 1);
+    else
+      broadcast_binary_kernel<double>(
+          k, a.data_ptr<double>(), a_strides, b.data_ptr<double>(), b_strides, out.data_ptr<double>(), shape);
+  }
+  return out;
+}
+
+// A tensor and a Python number.
+at::Tensor run_number(FastKernel k, const at::Tensor& a, double number) {
+  const at::ScalarType dtype = a.scalar_type();
+  at::Tensor out = at::empty(a.sizes(), dtype, c10::Device());
+  if (dtype == at::kFloat) {
+    const float scalar = static_cast<float>(number);
+    binary_kernel<float>(k, a.data_ptr<float>(), &scalar, out.data_ptr<float>(), a.numel(), 0);
+  } else {
+    binary_kernel<double>(k, a.data_ptr<double>(), &number, out.data_ptr<double>(), a.numel(), 0);
+  }
+  return out;
+}
+
+at::Tensor run_unary(const FastOpEntry& e, const EntryState& s, const at::Tensor& a) {
+  if (e.kernel == FastKernel::NumpyUnary && s.loop.fn == nullptr)
+    return at::Tensor();
+  at::Tensor out = at::empty(a.sizes(), a.scalar_type(), c10::Device());
+  if (e.kernel == FastKernel::NumpyUnary)
+    numpy_unary_kernel(s.loop, a, out);
+  else if (a.scalar_type() == at::kFloat)
+    simple_unary_kernel<float>(e.kernel, a.data_ptr<float>(), out.data_ptr<float>(), a.numel());
+  else
+    simple_unary_kernel<double>(e.kernel, a.data_ptr<double>(), out.data_ptr<double>(), a.numel());
+  return out;
+}
+
 PyObject* run(const FastOpEntry& e, const EntryState& s, PyObject* self, PyObject* other) {
   const at::Tensor* a = host_float(self);
   if (a == nullptr)
     return nullptr;
-  const at::ScalarType dtype = a->scalar_type();
   const bool binary = e.kernel <= FastKernel::Div;
-  const at::Tensor* b = nullptr;
+  const at::Tensor* b = binary ? host_float(other) : nullptr;
+  at::Tensor out;
   double number = 0;
-  if (binary) {
-    b = host_float(other);
-    if (b != nullptr) {
-      if (b->scalar_type() != dtype || b->sizes() != a->sizes())
-        return nullptr;
-    } else if (!number_operand(other, dtype, &number)) {
-      return nullptr;
-    }
-  } else if (e.kernel == FastKernel::NumpyUnary && s.loop.fn == nullptr) {
+  if (b != nullptr) {
+    out = run_tensors(e.kernel, *a, *b);
+  } else if (!row_major_result(a->sizes())) {
     return nullptr;
+  } else if (!binary) {
+    out = run_unary(e, s, *a);
+  } else if (number_operand(other, a->scalar_type(), &number)) {
+    out = run_number(e.kernel, *a, number);
   }
-  at::Tensor out = at::empty(a->sizes(), dtype, c10::Device());
-  const int64_t n = a->numel();
-  if (binary) {
-    if (dtype == at::kFloat) {
-      const float scalar = static_cast<float>(number);
-      binary_kernel<float>(
-          e.kernel,
-          static_cast<const float*>(a->data_ptr()),
-          b ? static_cast<const float*>(b->data_ptr()) : &scalar,
-          static_cast<float*>(out.data_ptr()),
-          n,
-          b ? 1 : 0);
-    } else {
-      binary_kernel<double>(
-          e.kernel,
-          static_cast<const double*>(a->data_ptr()),
-          b ? static_cast<const double*>(b->data_ptr()) : &number,
-          static_cast<double*>(out.data_ptr()),
-          n,
-          b ? 1 : 0);
-    }
-  } else if (e.kernel == FastKernel::NumpyUnary) {
-    numpy_unary_kernel(s.loop, *a, out);
-  } else if (dtype == at::kFloat) {
-    simple_unary_kernel<float>(
-        e.kernel, static_cast<const float*>(a->data_ptr()), static_cast<float*>(out.data_ptr()), n);
-  } else {
-    simple_unary_kernel<double>(
-        e.kernel, static_cast<const double*>(a->data_ptr()), static_cast<double*>(out.data_ptr()), n);
-  }
+  if (!out.defined())
+    return nullptr;
   pybind11::object output = pybind11::reinterpret_steal<pybind11::object>(THPVariable_Wrap(std::move(out)));
   record(e, s, self, other, b != nullptr, output.ptr());
   return output.release().ptr();

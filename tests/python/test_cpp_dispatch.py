@@ -113,6 +113,30 @@ def test_binary_matches_python_kernel(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", BINARY)
+def test_broadcast_matches_python_kernel(name, dtype):
+    full = _samples(dtype)[:60].reshape(3, 4, 5)
+    for small_shape in [(5,), (4, 5), (1, 5), (4, 1), (1, 1, 5), (), (1,), (3, 1, 1), (3, 4, 5)]:
+        small = np.resize(_samples(dtype)[20:], small_shape) if small_shape else _samples(dtype)[9]
+        for ra, rb in [(True, True), (False, True), (True, False)]:
+            x = torchlite.tensor(full, requires_grad=ra)
+            y = torchlite.tensor(small, requires_grad=rb)
+            _compare(getattr(torchlite.Tensor, name), getattr(_ops, name), [x, y])
+            _compare(getattr(torchlite.Tensor, name), getattr(_ops, name), [y, x])
+    # shapes that broadcast both ways, of other dtypes, or empty: the Python kernel
+    a = torchlite.ones(3, 1, requires_grad=True)
+    b = torchlite.ones(1, 4, dtype=torchlite.float64)
+    for x, y in ((a, a.reshape(1, 3)), (a, b), (torchlite.ones(0), torchlite.ones(1)), (torchlite.ones(2, 0, 3), a)):
+        try:
+            fast = getattr(x, name)(y)
+        except RuntimeError as err:
+            with pytest.raises(RuntimeError, match=str(err)[:20]):
+                getattr(_ops, name)(x, y)
+        else:
+            assert _bits(fast) == _bits(getattr(_ops, name)(x, y))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_matches_python_kernel(name, dtype):
     for shape in [(80,), (), (2, 3, 700), (4, 1, 1), (1, 5)]:  # 4,200 elements: several of the float32 path's chunks
