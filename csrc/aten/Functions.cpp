@@ -132,24 +132,29 @@ Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device de
   }
   const size_t nbytes = static_cast<size_t>(n) * elementSize(dtype);
   void* data = nullptr;
-  std::shared_ptr<void> owner;
+  std::shared_ptr<StorageImpl> storage;
   if (device.is_cuda()) {
 #ifdef TORCHLITE_WITH_CUDA
     if (device.index() < 0)
       device.set_index(0);
-    owner = cuda::allocate(nbytes, device.index(), &data);
+    std::shared_ptr<void> owner = cuda::allocate(nbytes, device.index(), &data);
+    storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner));
 #else
     no_cuda();
 #endif
   } else {
+    if (device.type() != c10::DeviceType::CPU && device.index() < 0)
+      device.set_index(0);
     data = std::malloc(nbytes ? nbytes : 1);
     if (!data)
       throw std::bad_alloc();
-    owner = std::shared_ptr<void>(data, [](void* p) { std::free(p); });
-    if (device.type() != c10::DeviceType::CPU && device.index() < 0)
-      device.set_index(0);
+    try {
+      storage = std::make_shared<StorageImpl>(StorageImpl::MallocedTag{}, data, nbytes, device);
+    } catch (...) {
+      std::free(data);
+      throw;
+    }
   }
-  auto storage = std::make_shared<StorageImpl>(data, nbytes, device, std::move(owner));
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes)));
 }
 

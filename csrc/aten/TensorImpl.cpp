@@ -18,13 +18,14 @@ TensorImpl::TensorImpl(
     ScalarType dtype,
     std::vector<int64_t> sizes,
     std::vector<int64_t> strides,
-    int64_t storage_offset)
+    int64_t storage_offset,
+    std::shared_ptr<VersionCounter> version_counter)
     : storage_(std::move(storage)),
       dtype_(dtype),
       sizes_(std::move(sizes)),
       strides_(std::move(strides)),
       storage_offset_(storage_offset),
-      version_counter_(std::make_shared<VersionCounter>()) {
+      version_counter_(version_counter ? std::move(version_counter) : std::make_shared<VersionCounter>()) {
   numel_ = 1;
   for (auto s : sizes_)
     numel_ *= s;

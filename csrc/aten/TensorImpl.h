@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -32,6 +33,17 @@ struct StorageImpl {
         owner_(std::move(owner)),
         external_(external),
         exclusive_fn_(exclusive_fn) {}
+  // Host memory from std::malloc that the storage itself frees (at::empty's): no owner object, one
+  // heap block fewer per tensor.
+  struct MallocedTag {};
+  StorageImpl(MallocedTag, void* data, size_t nbytes, c10::Device device)
+      : data_(data), nbytes_(nbytes), device_(device), external_(false), exclusive_fn_(nullptr), frees_data_(true) {}
+  ~StorageImpl() {
+    if (frees_data_)
+      std::free(data_);
+  }
+  StorageImpl(const StorageImpl&) = delete;
+  StorageImpl& operator=(const StorageImpl&) = delete;
   void* data() const noexcept {
     return data_;
   }
@@ -62,6 +74,7 @@ struct StorageImpl {
   std::shared_ptr<void> owner_;
   bool external_;
   ExclusiveFn exclusive_fn_;
+  bool frees_data_ = false;
 };
 
 // Shared by a tensor and its views; bumped by every in-place op so that
@@ -101,7 +114,8 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
       ScalarType dtype,
       std::vector<int64_t> sizes,
       std::vector<int64_t> strides,
-      int64_t storage_offset = 0);
+      int64_t storage_offset = 0,
+      std::shared_ptr<VersionCounter> version_counter = nullptr); // null: a new one
   ~TensorImpl();
 
   ScalarType dtype() const noexcept {

@@ -309,8 +309,7 @@ namespace {
 Variable shallow_copy(const at::Tensor& data) {
   auto* src = data.unsafeGetTensorImpl();
   auto impl = std::make_shared<at::TensorImpl>(
-      src->storage(), src->dtype(), src->sizes(), src->strides(), src->storage_offset());
-  impl->set_version_counter(src->version_counter());
+      src->storage(), src->dtype(), src->sizes(), src->strides(), src->storage_offset(), src->version_counter());
   return Variable(std::move(impl));
 }
 } // namespace
