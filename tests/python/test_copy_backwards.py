@@ -258,7 +258,7 @@ def test_values_tight(self_dtype, src_dtype):
         g, = lib.autograd.grad((y.sin() * y).sum(), src, create_graph=True)
         gg, = lib.autograd.grad((g * g).sum(), src)
         res[lib] = (g, gg)
-    for a, b in zip(res[torchlite], res[torch]):
+    for a, b in zip(res[torchlite], res[torch], strict=True):
         assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1] == src_dtype
         _close(a, b, src_dtype)
 

@@ -572,7 +572,7 @@ def gen_native_header(entries):
             continue
         out.append(f"// {e.schema.text}")
         out.append(f"struct {e.node}Native {{")
-        for n, kind, typ in native_fields(e):
+        for n, _, typ in native_fields(e):
             out.append(f"  {cpp_type(typ)} {n}{{}};")
         out.append("  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved")
         out.append("  // tensors come as arguments (the node's SavedVariables, unpacked).")
