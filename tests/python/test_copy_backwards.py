@@ -300,3 +300,28 @@ def test_one_copy_backwards():
     y.copy_(_src(torchlite, (3,), "float32"))
     assert y.grad_fn.name() == "torch::autograd::CopyBackwards"
     assert not hasattr(y.grad_fn, "_raw_saved_src_dtype")
+
+
+def test_to_copy_native_first_order():
+    """_to_copy's formula is native (derivatives.yaml): a first-order backward of a Python `.to()`
+    on host memory runs the C++ formula (its typed dtype and device fields read from the node),
+    create_graph the Python one. Shown by replacing the Python formula with one that raises."""
+    from torchlite import _C
+    from torchlite._generated import functions, specs
+
+    def python_formula_ran(*args):
+        raise RuntimeError("the Python formula ran")
+    _C._set_formula(specs.ToCopyBackward0, python_formula_ran)
+    try:
+        x = torchlite.arange(3.0, requires_grad=True)
+        (x.double() * torchlite.tensor([1.0, 2.0, 3.0], dtype=torchlite.float64)).sum().backward()
+        assert x.grad.dtype == torchlite.float32 and x.grad.tolist() == [1.0, 2.0, 3.0]
+        s = torchlite.ones(2, requires_grad=True, device="sim:0")
+        (s.to("cpu") * 3).sum().backward()
+        assert s.grad.device == torchlite.device("sim:0") and s.grad.tolist() == [3.0, 3.0]
+        with pytest.raises(RuntimeError, match="the Python formula ran"):
+            torchlite.autograd.grad((x.double() ** 2).sum(), x, create_graph=True)
+    finally:
+        _C._set_formula(specs.ToCopyBackward0, functions.ToCopyBackward0)
+    g, = torchlite.autograd.grad((x.double() ** 2).sum(), x, create_graph=True)
+    assert g.grad_fn is not None and g.tolist() == [0.0, 2.0, 4.0]
