@@ -72,6 +72,20 @@ def median_time(fn, repeats):
     return statistics.median(times)
 
 
+def median_of_runs(run, repeats):
+    """Median of the seconds run() reports (each run times its own part, leaving set-up and
+    teardown out), over `repeats` runs after one warm-up."""
+    run()
+    return statistics.median(run() for _ in range(repeats))
+
+
+def backward_seconds(loss):
+    """Wall time of loss.backward()."""
+    t0 = time.perf_counter()
+    loss.backward()
+    return time.perf_counter() - t0
+
+
 # Workloads: each returns {column: seconds} per unit of work for `frameworks`, and the
 # numpy floor unless `floor` is False (as in --baseline's child processes) ------------
 
@@ -100,11 +114,8 @@ def chain(frameworks=FRAMEWORKS, floor=True, n=2000, repeats=15):
     for name, tl in frameworks.items():
         def run(tl=tl):
             loss = chain_loss(tl, n)
-            t0 = time.perf_counter()
-            loss.backward()
-            return time.perf_counter() - t0
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats)) / n
+            return backward_seconds(loss)
+        out[name] = median_of_runs(run, repeats) / n
     if not floor:
         return out
 
@@ -125,11 +136,8 @@ def lattice(frameworks=FRAMEWORKS, floor=True, width=16, depth=100, repeats=15):
     for name, tl in frameworks.items():
         def run(tl=tl):
             loss = lattice_loss(tl, width, depth)
-            t0 = time.perf_counter()
-            loss.backward()
-            return time.perf_counter() - t0
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats)) / nodes
+            return backward_seconds(loss)
+        out[name] = median_of_runs(run, repeats) / nodes
     if not floor:
         return out
 
@@ -156,11 +164,8 @@ def many_leaves(frameworks=FRAMEWORKS, floor=True, n=5000, repeats=9):
             for leaf in leaves:
                 leaf.grad = None
             loss = tl.stack(leaves).sum()
-            t0 = time.perf_counter()
-            loss.backward()
-            return time.perf_counter() - t0
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats)) / n
+            return backward_seconds(loss)
+        out[name] = median_of_runs(run, repeats) / n
     if not floor:
         return out
 
@@ -188,11 +193,8 @@ def mlp(frameworks=FRAMEWORKS, floor=True, batch=256, dims=(512, 1024, 1024, 10)
                 if i < len(ws) - 1:
                     h = h.relu()
             loss = (h * h).mean()
-            t0 = time.perf_counter()
-            loss.backward()
-            return time.perf_counter() - t0
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats))
+            return backward_seconds(loss)
+        out[name] = median_of_runs(run, repeats)
     if not floor:
         return out
 
@@ -230,8 +232,7 @@ def forward(frameworks=FRAMEWORKS, floor=True, n=2000, repeats=15):
             elapsed = time.perf_counter() - t0
             del y  # the graph's teardown is not timed
             return elapsed
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats)) / (2 * n)
+        out[name] = median_of_runs(run, repeats) / (2 * n)
     if not floor:
         return out
 
@@ -256,8 +257,7 @@ def _chain_backward_per_node(tl, n, repeats, traced=False):
         else:
             loss.backward()
         return time.perf_counter() - t0
-    run()
-    return statistics.median(run() for _ in range(repeats)) / n
+    return median_of_runs(run, repeats) / n
 
 
 def trace_round(tl, n=2000, repeats=15):
@@ -422,8 +422,7 @@ def _per_op_forward(frameworks, floor, build, n_leaves, ops, repeats):
             elapsed = time.perf_counter() - t0
             del y
             return elapsed
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats)) / ops
+        out[name] = median_of_runs(run, repeats) / ops
     return out
 
 
@@ -453,8 +452,7 @@ def free_tanh(frameworks=FRAMEWORKS, floor=True, n=100000, repeats=5):
             t0 = time.perf_counter()
             del y
             return time.perf_counter() - t0
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats)) / n
+        out[name] = median_of_runs(run, repeats) / n
     return out
 
 
@@ -469,11 +467,8 @@ def wide(frameworks=FRAMEWORKS, floor=True, n=10000, repeats=9):
                 leaf.grad = None
             loss = tl.stack([leaf * 2 for leaf in leaves]).sum()
             gc.collect()
-            t0 = time.perf_counter()
-            loss.backward()
-            return time.perf_counter() - t0
-        run()
-        out[name] = statistics.median(run() for _ in range(repeats)) / n
+            return backward_seconds(loss)
+        out[name] = median_of_runs(run, repeats) / n
     if not floor:
         return out
 
@@ -632,8 +627,7 @@ def gpu(frameworks=None, repeats=9):
             return _timed_backward(tl, lattice_loss(tl, width, depth, "cuda")) / (width * depth)
 
         for key, fn in (("mlp", mlp_run), ("chain", chain_run), ("lattice", lattice_run)):
-            fn()
-            out[(key, name)] = statistics.median(fn() for _ in range(repeats))
+            out[(key, name)] = median_of_runs(fn, repeats)
     return out
 
 
@@ -835,6 +829,13 @@ def report_times(title, res, unit):
     print(f"  {row}  {r_torch}{r_np}")
 
 
+def report_timed(workloads, names):
+    """report_times of each TIMED workload of `names` that `workloads` asks for, in that order."""
+    for workload in names:
+        if workload in workloads:
+            report_times(TITLES[workload], TIMED[workload][0](**args_of(workload)), "median")
+
+
 def report_bytes(title, res, key):
     """Bytes per node of each framework (`res[name][key]`) and torchlite/torch."""
     print(f"\n{title}")
@@ -909,9 +910,7 @@ def main():
         return
     print(f"torchlite {_torchlite_version()} ({os.path.dirname(torchlite.__file__)}); "
           f"torch {torch.__version__ if torch else 'not installed'}; numpy {np.__version__}; {os.cpu_count()} cores")
-    for workload in ("chain", "lattice", "leaves"):
-        if workload in workloads:
-            report_times(TITLES[workload], TIMED[workload][0](**args_of(workload)), "median")
+    report_timed(workloads, ("chain", "lattice", "leaves"))
     if "mlp" in workloads:
         res = mlp(**args_of("mlp"))
         cols = [c for c in ("torchlite", "torch", "numpy") if c in res]
@@ -942,9 +941,7 @@ def main():
             print(f"  size {size:>7} {name:>10}: serial {r['serial_s'] * 1e3:7.1f} ms   4 threads "
                   f"{r['threaded_s'] * 1e3:7.1f} ms   scaling {r['scaling']:.2f}x")
     # issue 16's rows
-    for workload in ("fwd_chain", "fwd_lattice", "fwd_tanh", "free_tanh"):
-        if workload in workloads:
-            report_times(TITLES[workload], TIMED[workload][0](**args_of(workload)), "median")
+    report_timed(workloads, ("fwd_chain", "fwd_lattice", "fwd_tanh", "free_tanh"))
     memory = None
     for workload, key in (("bwd_mem", "backward_extra_bytes"), ("graph_mem", "graph_bytes")):
         if workload in workloads:
@@ -960,9 +957,7 @@ def main():
             print(f"  {name:>10}: serial {r['serial_s'] * 1e3:7.2f} ms   4 threads {r['threaded_s'] * 1e3:7.2f} ms"
                   f"   throughput 4 threads / 1 thread {r['scaling']:.2f}x")
     # issue 15's model training steps
-    for workload in GROUPS["models"]:
-        if workload in workloads:
-            report_times(TITLES[workload], TIMED[workload][0](**args_of(workload)), "median")
+    report_timed(workloads, GROUPS["models"])
     if "gpu" in workloads:
         reason = _gpu_skip_reason()
         print(f"\n{TITLES['gpu']}")

@@ -1,5 +1,6 @@
 #include "autograd/FunctionsManual.h"
 #include "aten/Functions.h"
+#include "autograd/generated/Functions.h"
 #include "autograd/variable.h"
 
 #include <algorithm>
@@ -240,6 +241,10 @@ Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, 
     value = static_cast<double>(static_cast<T>(value) / static_cast<T>(numel));
   });
   return at::full(sizes, value, grad.dtype(), grad.device());
+}
+
+Variable to_copy_backward(const Variable& grad, at::ScalarType self_dtype, c10::Device self_device) {
+  return autograd::to(grad, self_dtype, self_device);
 }
 
 } // namespace details

@@ -42,6 +42,10 @@ Variable sigmoid_backward(const Variable& grad, const Variable& result);
 Variable threshold_backward(const Variable& grad, const Variable& self, double threshold);
 Variable expand_symint(const Variable& grad, const std::vector<int64_t>& sizes);
 Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, int64_t numel);
+// The gradient back in self's dtype and on its device: the core's recorded cast
+// (generated/Functions.h `to`), so under create_graph it records ToCopyBackward0
+// as upstream's `grad.to(self_options)` does, and every order differentiates.
+Variable to_copy_backward(const Variable& grad, at::ScalarType self_dtype, c10::Device self_device);
 
 } // namespace details
 } // namespace generated

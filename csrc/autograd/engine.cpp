@@ -3,6 +3,7 @@
 #include "autograd/anomaly_mode.h"
 #include "autograd/engine_trace.h"
 #include "autograd/functions/basic_ops.h"
+#include "autograd/generated/Functions.h"
 #include "autograd/grad_mode.h"
 
 #include "c10/core/DeviceGuard.h"
@@ -919,12 +920,13 @@ void validate_outputs(
       ss << "invalid gradient at index " << i << " - expected a floating point gradient but got " << grad.scalar_type();
       throw std::runtime_error(format_error(ss.str()));
     }
+    // grad.to(...) upstream, recorded under create_graph (ToCopyBackward0)
     if (metadata.dtype() != grad.scalar_type())
-      grad = at::to(grad, metadata.dtype());
+      grad = autograd::to(grad, metadata.dtype(), grad.device());
     if (grad.device() != metadata.device()) {
       // A 0-dim gradient may move; anything else on the wrong device is a bug.
       if (grad.dim() == 0) {
-        grad = at::to(grad, metadata.device());
+        grad = autograd::to(grad, grad.scalar_type(), metadata.device());
       } else {
         std::stringstream ss;
         ss << "invalid gradient at index " << i << " - expected device " << metadata.device() << " but got "

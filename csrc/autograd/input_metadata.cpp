@@ -1,6 +1,9 @@
 #include "autograd/input_metadata.h"
 #include "aten/Functions.h"
+#include "autograd/grad_mode.h"
 #include "c10/core/impl/DeviceGuardImplInterface.h"
+
+#include <atomic>
 
 namespace torch {
 namespace autograd {
@@ -22,7 +25,19 @@ bool InputMetadata::is_expandable_to_shape(const at::Tensor& grad) const {
   return at::is_expandable_to(shape_, grad.sizes());
 }
 
+namespace {
+std::atomic<DifferentiableSumTo> differentiable_sum_to{nullptr};
+} // namespace
+
+void set_differentiable_sum_to(DifferentiableSumTo fn) {
+  differentiable_sum_to.store(fn);
+}
+
 at::Tensor InputMetadata::reduce_grad(at::Tensor& grad) const {
+  if (GradMode::is_enabled() && grad.requires_grad()) {
+    if (auto fn = differentiable_sum_to.load())
+      return fn(grad, shape_);
+  }
   return at::sum_to(grad, shape_);
 }
 

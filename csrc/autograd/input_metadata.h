@@ -39,7 +39,9 @@ struct InputMetadata {
 
   bool is_same_shape(const at::Tensor& grad) const;
   bool is_expandable_to_shape(const at::Tensor& grad) const;
-  // Sums a broadcast gradient down to this input's shape.
+  // Sums a broadcast gradient down to this input's shape (at::sum_to); under
+  // grad mode, a gradient that requires grad through the differentiable sum_to
+  // when one is set (see set_differentiable_sum_to).
   at::Tensor reduce_grad(at::Tensor& grad) const;
   std::stringstream incompatible_shape_error_message(size_t index, const at::Tensor& grad) const;
   at::Tensor zeros_like() const;
@@ -51,6 +53,17 @@ struct InputMetadata {
   c10::Stream stream_{c10::Stream::DEFAULT, c10::Device()};
   bool is_tensor_subclass_ = false;
 };
+
+// Note [Differentiable sum_to]
+// Upstream's validate_outputs reduces a broadcast gradient with at::sum_to,
+// which the dispatcher records (SumBackward1, then ViewBackward0 where leading
+// dimensions go) under create_graph. The core's at::sum_to records nothing, so
+// the Python package registers its own recorded sum_to here (the one its
+// formula nodes reduce with, torch's node names); reduce_grad calls it for a
+// gradient that requires grad while grad mode is on. Without one (the C++
+// core alone) the reduction stays first-order.
+using DifferentiableSumTo = at::Tensor (*)(const at::Tensor& grad, const std::vector<int64_t>& shape);
+void set_differentiable_sum_to(DifferentiableSumTo fn);
 
 } // namespace autograd
 } // namespace torch

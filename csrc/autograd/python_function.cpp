@@ -503,6 +503,22 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
 }
 
 namespace {
+// THPSumToHook(grad, shape, dtype), with the GIL held.
+Variable call_sum_to_hook(const Variable& grad, const std::vector<int64_t>& shape, at::ScalarType dtype) {
+  if (!THPSumToHook)
+    throw std::logic_error("torchlite has not registered its sum_to");
+  py::tuple sizes(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d)
+    sizes[d] = py::int_(shape[d]);
+  PyObject* raw = PyObject_CallFunctionObjArgs(
+      THPSumToHook, wrap(grad).ptr(), sizes.ptr(), py::int_(static_cast<int>(dtype)).ptr(), nullptr);
+  if (!raw)
+    throw py::error_already_set();
+  Variable result = THPVariable_Unpack(raw);
+  Py_DECREF(raw);
+  return result;
+}
+
 bool same_numel(const std::vector<int64_t>& shape, const Variable& grad) {
   int64_t n = 1;
   for (auto d : shape)
@@ -524,18 +540,7 @@ void PyFormulaNode::reduce_outputs(variable_list& outputs) {
       continue;
     if (!reshape && metadata.dtype() == grad.scalar_type())
       continue;
-    if (!THPSumToHook)
-      throw std::logic_error("torchlite has not registered its sum_to");
-    const auto& shape = metadata.shape();
-    py::tuple sizes(shape.size());
-    for (size_t d = 0; d < shape.size(); ++d)
-      sizes[d] = py::int_(shape[d]);
-    PyObject* raw = PyObject_CallFunctionObjArgs(
-        THPSumToHook, wrap(grad).ptr(), sizes.ptr(), py::int_(static_cast<int>(metadata.dtype())).ptr(), nullptr);
-    if (!raw)
-      throw py::error_already_set();
-    grad = THPVariable_Unpack(raw);
-    Py_DECREF(raw);
+    grad = call_sum_to_hook(grad, metadata.shape(), metadata.dtype());
   }
 }
 
@@ -1067,6 +1072,14 @@ std::shared_ptr<Node> ctx_node(THPFunction& f) {
   return node;
 }
 
+// Note [Differentiable sum_to] (input_metadata.h): the engine's reduction of
+// a broadcast gradient under create_graph, through the same Python sum_to the
+// formula nodes reduce with (recorded in torchlite's ops, torch's node names).
+at::Tensor python_sum_to(const at::Tensor& grad, const std::vector<int64_t>& shape) {
+  py::gil_scoped_acquire gil;
+  return call_sum_to_hook(grad, shape, grad.scalar_type());
+}
+
 } // namespace
 
 void initFunctionBindings(py::module_& m) {
@@ -1078,6 +1091,7 @@ void initFunctionBindings(py::module_& m) {
   m.def("_set_sum_to", [](py::object fn) {
     Py_XDECREF(THPSumToHook);
     THPSumToHook = fn.release().ptr();
+    set_differentiable_sum_to(&python_sum_to);
   });
   m.def("_push_saved_tensors_default_hooks", [](py::object pack_hook, py::object unpack_hook) {
     at::SavedTensorDefaultHooks::push_hooks(

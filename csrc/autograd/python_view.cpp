@@ -8,6 +8,7 @@
 // docs/design.md "Views and in-place operations".
 #include "autograd/python_view.h"
 #include "aten/Functions.h"
+#include "autograd/functions/tensor.h"
 #include "autograd/grad_mode.h"
 #include "autograd/python_function.h"
 #include "autograd/python_variable.h"
@@ -194,6 +195,32 @@ PyObject* inplace_node(PyObject*, PyObject* const* args, size_t nargsf, PyObject
   END_HANDLE_TH_ERRORS
 }
 
+// _copy_node(self, src) -> node or None: the first half of self.copy_(src),
+// as upstream's copy_ autograd kernel (VariableTypeManual.cpp): None where
+// grad mode is off, neither tensor requires grad or self's dtype carries no
+// gradient; else check_inplace and the hand-written CopyBackwards, its next
+// edges self's (a zero gradient: the copy overwrites self) and src's, its src
+// options src's dtype and device. _rebase_history connects it after the write.
+PyObject* copy_node(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (nargs != 2 || !THPVariable_Check(args[0]) || !THPVariable_Check(args[1]))
+    throw py::type_error("_copy_node(self: Tensor, src: Tensor)");
+  const auto& self = THPVariable_Unpack(args[0]);
+  const auto& src = THPVariable_Unpack(args[1]);
+  const bool requires_grad = GradMode::is_enabled() && (self.requires_grad() || src.requires_grad()) &&
+      at::isDifferentiableType(self.scalar_type());
+  if (!requires_grad)
+    Py_RETURN_NONE;
+  impl::check_inplace(self, true);
+  edge_list edges;
+  for (const auto* var : {&self, &src})
+    edges.push_back(var->requires_grad() ? impl::gradient_edge(*var) : Edge());
+  std::shared_ptr<Node> node = make_node<CopyBackwards>(std::move(edges), src.scalar_type(), src.device());
+  node->add_input_metadata(self);
+  return PyCapsule_New(new std::shared_ptr<Node>(std::move(node)), "torchlite.Node", node_capsule_free);
+  END_HANDLE_TH_ERRORS
+}
+
 // _rebase_history(self, node, **fields) -> self: the second half, after the
 // kernel wrote and the version was bumped. `fields` are the ones saved after
 // the write, such as `result` (self itself, saved as the node's output).
@@ -226,6 +253,14 @@ py::tuple call_inplace_fn(py::capsule fn_capsule, py::object grad, py::tuple nee
     for (auto n : needs)
       needs_input_grad.push_back(n.cast<bool>());
     results = formula->apply_with_needs(std::move(grads), needs_input_grad);
+  } else if (auto* copy = dynamic_cast<CopyBackwards*>(fn.get())) {
+    // CopySlices' needs, not the wrapped node's own edges' (upstream adds the view's
+    // edge to exec_info for the same reason)
+    std::vector<bool> needs_input_grad;
+    for (auto n : needs)
+      needs_input_grad.push_back(n.cast<bool>());
+    py::gil_scoped_release no_gil;
+    results = copy->apply_with_needs(grads[0], needs_input_grad);
   } else {
     py::gil_scoped_release no_gil;
     results = (*fn)(std::move(grads));
@@ -249,6 +284,7 @@ PyMethodDef methods[] = {
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(inplace_node)),
      METH_FASTCALL | METH_KEYWORDS,
      nullptr},
+    {"_copy_node", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(copy_node)), METH_FASTCALL, nullptr},
     {"_rebase_history",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(rebase_history)),
      METH_FASTCALL | METH_KEYWORDS,

@@ -5,6 +5,8 @@
 
 #include "autograd/anomaly_mode.h"
 #include "autograd/functions/basic_ops.h"
+#include "autograd/functions/tensor.h"
+#include "autograd/generated/Functions.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_variable.h"
 
@@ -477,4 +479,66 @@ TEST(AccumulateGrad, NeverStealsForeignMemory) {
   run_backward({y}, {value({1, 1})});
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{14, 16}));
   EXPECT_EQ((*data)[0], 7.0f);
+}
+
+// copy_'s node without Python: CopyBackwards casts the gradient back to src's
+// dtype with the core's recorded `to`, so under create_graph src's gradient has
+// ToCopyBackward0 as its history and differentiates again, back to the float64
+// gradient it came from (upstream's grad.to(src_options) through the dispatcher).
+TEST(CopyBackwards, DtypeChangingCopyIsDifferentiableUnderCreateGraph) {
+  auto src = leaf({1, 2}, {}, at::kFloat);
+  auto node = make_node<CopyBackwards>(edge_list{Edge(), impl::gradient_edge(src)}, at::kFloat, c10::Device());
+  Variable y = output_of(node, at::zeros({2}, at::kDouble, c10::Device()));
+  auto w = leaf({3, 4}, {}, at::kDouble);
+  run_backward({y}, {w}, false, /*create_graph=*/true);
+  ASSERT_TRUE(src.grad().defined());
+  EXPECT_EQ(src.grad().scalar_type(), at::kFloat);
+  EXPECT_EQ(vals(src.grad()), (std::vector<double>{3, 4}));
+  // AccumulateGrad copies under create_graph (the grad-layout contract's own CopyBackwards),
+  // from the cast's result
+  ASSERT_TRUE(src.grad().grad_fn());
+  EXPECT_EQ(src.grad().grad_fn()->name(), "torch::autograd::CopyBackwards");
+  const auto& cast = src.grad().grad_fn()->next_edge(1).function;
+  ASSERT_TRUE(cast);
+  EXPECT_EQ(cast->name(), "ToCopyBackward0");
+  // d(src.grad)/dw through both copies and the cast back: ones, in w's dtype
+  run_backward({src.grad()}, {value({1, 1}, {}, at::kFloat)});
+  ASSERT_TRUE(w.grad().defined());
+  EXPECT_EQ(w.grad().scalar_type(), at::kDouble);
+  EXPECT_EQ(vals(w.grad()), (std::vector<double>{1, 1}));
+}
+
+TEST(CopyBackwards, SelfGetsZerosAndFirstOrderRecordsNothing) {
+  auto self = leaf({5, 6}, {}, at::kDouble);
+  auto src = leaf({1, 2}, {}, at::kFloat);
+  auto node = make_node<CopyBackwards>(collect_next_edges({self, src}), at::kFloat, c10::Device());
+  Variable y = output_of(node, self);
+  run_backward({y}, {value({3, 4}, {}, at::kDouble)});
+  EXPECT_EQ(vals(self.grad()), (std::vector<double>{0, 0}));
+  EXPECT_EQ(self.grad().scalar_type(), at::kDouble);
+  EXPECT_EQ(vals(src.grad()), (std::vector<double>{3, 4}));
+  EXPECT_EQ(src.grad().scalar_type(), at::kFloat);
+  EXPECT_FALSE(src.grad().grad_fn());
+}
+
+// The core's cast: the tensor itself where nothing changes, a copy otherwise,
+// with a node only under grad mode for a tensor that requires grad.
+TEST(CopyBackwards, CoreCastRecordsOnlyUnderGradMode) {
+  auto x = leaf({1, 2}, {}, at::kFloat);
+  Variable same = torch::autograd::to(x, at::kFloat, c10::Device());
+  EXPECT_EQ(same.data_ptr(), x.data_ptr());
+  Variable y = torch::autograd::to(x, at::kDouble, c10::Device());
+  ASSERT_TRUE(y.grad_fn());
+  EXPECT_EQ(y.grad_fn()->name(), "ToCopyBackward0");
+  EXPECT_EQ(y.scalar_type(), at::kDouble);
+  Variable moved = torch::autograd::to(x, at::kFloat, c10::Device("sim:1"));
+  EXPECT_EQ(moved.device(), c10::Device("sim:1"));
+  ASSERT_TRUE(moved.grad_fn());
+  run_backward({moved}, {value({2, 3}, {}, at::kFloat, c10::Device("sim:1"))});
+  EXPECT_EQ(x.grad().device(), c10::Device());
+  EXPECT_EQ(vals(x.grad()), (std::vector<double>{2, 3}));
+  {
+    NoGradGuard no_grad;
+    EXPECT_FALSE(torch::autograd::to(x, at::kDouble, c10::Device()).grad_fn());
+  }
 }

@@ -132,3 +132,17 @@ TEST(FunctionsManual, ForeignMemoryIsNeverOverwritten) {
   EXPECT_EQ(vals(out[1]), (std::vector<double>{3, 6}));
   EXPECT_EQ((*data)[0], 1.0f);
 }
+
+TEST(FunctionsManual, ToCopyCastsBackToSelfsDtypeAndDevice) {
+  generated::ToCopyBackward0Native to_copy;
+  to_copy.self_dtype = at::kFloat;
+  to_copy.self_device = c10::Device("sim:1");
+  const auto out = run(to_copy, value({1.5, -2}, {}, at::kDouble), {true});
+  EXPECT_EQ(out[0].scalar_type(), at::kFloat);
+  EXPECT_EQ(out[0].device(), c10::Device("sim:1"));
+  EXPECT_EQ(vals(out[0]), (std::vector<double>{1.5, -2}));
+  // already in self's dtype and on its device: the gradient itself
+  to_copy.self_device = c10::Device();
+  const Variable g = value({3}, {}, at::kFloat);
+  EXPECT_EQ(run(to_copy, g, {true})[0].data_ptr(), g.data_ptr());
+}

@@ -59,6 +59,9 @@ def sym_size_field(obj, index):
 # The C++ type of a value field, by its schema type.
 SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"), "SymInt": ("int64_t", "read_int"),
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
+# The C++ type of a hidden field a `native` formula reads (`hidden: [ScalarType self_dtype]`): upstream
+# keeps these as typed members of the node too (ToCopyBackward0's self_options).
+HIDDEN_TYPES = {"ScalarType": ("at::ScalarType", "read_scalar_type"), "Device": ("c10::Device", "read_device")}
 
 
 class Arg:
@@ -111,7 +114,15 @@ class Entry:
         raw = dict(raw)
         self.schema = Schema(raw.pop("name"))
         self.native = list(raw.pop("native", []))
-        self.hidden = list(raw.pop("hidden", []))
+        # a hidden field may carry its type (`ScalarType self_dtype`), which a native formula needs
+        self.hidden, self.hidden_types = [], {}
+        for text in raw.pop("hidden", []):
+            typ, _, name = str(text).strip().rpartition(" ")
+            self.hidden.append(name)
+            if typ:
+                if typ not in HIDDEN_TYPES:
+                    raise ValueError(f"{self.schema.text}: hidden field '{name}' of unknown type '{typ}'")
+                self.hidden_types[name] = typ
         stem = camel_case(self.schema.base)
         # upstream numbers a node by the entries with the same stem before it; `node` names it
         # where this table lacks one of those entries (or upstream writes the node by hand)
@@ -174,7 +185,7 @@ class Entry:
         if "result" in used:
             self.fields.append(("result", "T", "Tensor"))
         for name in self.hidden:
-            self.fields.append((name, "H", None))
+            self.fields.append((name, "H", self.hidden_types.get(name)))
         # a formula may be a conditional expression (upstream's `cond ? a : b`): its keywords are no fields
         known = {n for n, _, _ in self.fields} | {"grad", "grads", "needs", "True", "False", "None", "if", "else"}
         unknown = used - known
@@ -562,9 +573,8 @@ def gen_native_header(entries):
             continue
         out.append(f"// {e.schema.text}")
         out.append(f"struct {e.node}Native {{")
-        for n, kind, typ in e.fields:
-            if kind in ("V", "S"):
-                out.append(f"  {cpp_type(typ)} {n}{{}};")
+        for n, _, typ in native_fields(e):
+            out.append(f"  {cpp_type(typ)} {n}{{}};")
         out.append("  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved")
         out.append("  // tensors come as arguments (the node's SavedVariables, unpacked).")
         out.append(f"  bool apply({native_params(e)}) const;")
@@ -572,6 +582,12 @@ def gen_native_header(entries):
         out.append("")
     out += ["} // namespace generated", "} // namespace autograd", "} // namespace torch", ""]
     return "\n".join(out)
+
+
+def native_fields(e):
+    """The value fields a native formula's struct keeps (not the tensors: those come as arguments):
+    the shown values, and the hidden ones of a type C++ knows (HIDDEN_TYPES)."""
+    return [(n, kind, typ) for n, kind, typ in e.fields if kind in ("V", "S") or (kind == "H" and typ in HIDDEN_TYPES)]
 
 
 def native_params(e):
@@ -583,13 +599,13 @@ def native_params(e):
 def cpp_type(typ):
     if typ in DERIVED:
         return DERIVED[typ][2]
-    return SCALAR_TYPES[typ][0]
+    return {**SCALAR_TYPES, **HIDDEN_TYPES}[typ][0]
 
 
 def cpp_reader(typ):
     if typ in DERIVED:
         return DERIVED[typ][3]
-    return SCALAR_TYPES[typ][1]
+    return {**SCALAR_TYPES, **HIDDEN_TYPES}[typ][1]
 
 
 def gen_native_source(entries):
@@ -629,6 +645,7 @@ def gen_python_functions(entries):
            "// reads its typed fields from the node's values once recorded, and runs",
            "// its C++ formula for a first-order backward (Note [GIL-free formulas]).",
            '#include "autograd/generated/NativeFormulas.h"', '#include "autograd/python_function.h"', "",
+           "#include <cstring>", "#include <string>", "",
            "namespace torch {", "namespace autograd {", "", "namespace {", "",
            "bool read_double(PyObject* o, double& v) {",
            "  if (!o || (!PyFloat_Check(o) && !PyLong_Check(o))) return false;  // bool is an int",
@@ -646,7 +663,33 @@ def gen_python_functions(entries):
            "  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {",
            "    if (!read_int(PyTuple_GET_ITEM(o, i), v[static_cast<size_t>(i)])) return false;",
            "  }",
-           "  return true;", "}", ""]
+           "  return true;", "}", "",
+           "// A floating-point torchlite.dtype, by its name (the only dtypes a gradient flows in).",
+           "bool read_scalar_type(PyObject* o, at::ScalarType& v) {",
+           "  PyObject* name = o ? PyObject_GetAttrString(o, \"_name\") : nullptr;",
+           "  const char* s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;",
+           "  bool ok = true;",
+           "  if (s && std::strcmp(s, \"float32\") == 0) v = at::ScalarType::Float;",
+           "  else if (s && std::strcmp(s, \"float64\") == 0) v = at::ScalarType::Double;",
+           "  else if (s && std::strcmp(s, \"float16\") == 0) v = at::ScalarType::Half;",
+           "  else ok = false;",
+           "  Py_XDECREF(name);",
+           "  if (PyErr_Occurred()) PyErr_Clear();",
+           "  return ok;", "}", "",
+           "// A torchlite.device, by its string (\"cpu\", \"sim:0\", \"cuda:1\").",
+           "bool read_device(PyObject* o, c10::Device& v) {",
+           "  if (!o) return false;",
+           "  PyObject* text = PyObject_Str(o);",
+           "  if (!text) { PyErr_Clear(); return false; }",
+           "  const char* s = PyUnicode_AsUTF8(text);",
+           "  bool ok = s != nullptr;",
+           "  if (ok) {",
+           "    try { v = c10::Device(std::string(s)); } catch (const std::exception&) { ok = false; }",
+           "  } else {",
+           "    PyErr_Clear();",
+           "  }",
+           "  Py_DECREF(text);",
+           "  return ok;", "}", ""]
     for e in entries:
         if not e.native:
             continue
@@ -656,9 +699,10 @@ def gen_python_functions(entries):
         out.append("  bool read_native_fields() override {")
         reads = [f"read_{''}" for _ in ()]
         conds = []
-        for idx, (n, kind, typ) in enumerate(e.fields):
-            if kind in ("V", "S"):
-                conds.append(f"{cpp_reader(typ)}(value({idx}), fields.{n})")
+        kept = native_fields(e)
+        for idx, field in enumerate(e.fields):
+            if field in kept:
+                conds.append(f"{cpp_reader(field[2])}(value({idx}), fields.{field[0]})")
         out.append(f"    return {' && '.join(conds) if conds else 'true'};")
         out.append("  }")
         out.append("  bool apply_native(const variable_list& grads, const variable_list& saved,")

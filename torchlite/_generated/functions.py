@@ -716,13 +716,6 @@ def FillBackward3(grad, needs):
     return (grad_self, grad_value)
 
 
-def CopyBackwards(grad, needs, src_dtype):
-    """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
-    grad_self = zeros_like(grad) if needs[0] else None
-    grad_src = as_dtype(grad, src_dtype) if needs[1] else None
-    return (grad_self, grad_src)
-
-
 def IndexPutBackward0(grad, needs, indices, accumulate, key, values_shape, values_dtype):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     grad_self = (grad if accumulate
@@ -2503,7 +2496,6 @@ _C._set_formula(specs.UnbindBackward0, UnbindBackward0)
 _C._set_formula(specs.ZeroBackward0, ZeroBackward0)
 _C._set_formula(specs.FillBackward2, FillBackward2)
 _C._set_formula(specs.FillBackward3, FillBackward3)
-_C._set_formula(specs.CopyBackwards, CopyBackwards)
 _C._set_formula(specs.IndexPutBackward0, IndexPutBackward0)
 _C._set_formula(specs.ToCopyBackward0, ToCopyBackward0)
 _C._set_formula(specs.StackBackward0, StackBackward0)

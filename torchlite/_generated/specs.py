@@ -90,10 +90,9 @@ UnbindBackward0 = _C._op_spec("UnbindBackward0", ("dim", "self_sym_sizes", "self
 ZeroBackward0 = _C._op_spec("ZeroBackward0", (), "", 0, False)
 FillBackward2 = _C._op_spec("FillBackward2", (), "", 0, False)
 FillBackward3 = _C._op_spec("FillBackward3", (), "", 0, False)
-CopyBackwards = _C._op_spec("torch::autograd::CopyBackwards", ("src_dtype", ), "H", 0, False)
 IndexPutBackward0 = _C._op_spec("IndexPutBackward0", ("indices", "accumulate", "key", "values_shape", "values_dtype", ),
                                 "LVHHH", 0, False)
-ToCopyBackward0 = _C._op_spec("ToCopyBackward0", ("self_dtype", "self_device", ), "HH", 0, False)
+ToCopyBackward0 = _C._op_spec("ToCopyBackward0", ("self_dtype", "self_device", ), "HH", 13, False)
 StackBackward0 = _C._op_spec("StackBackward0", ("dim", "tensors_dtypes", ), "SH", 0, False)
 CatBackward0 = _C._op_spec("CatBackward0", ("dim", "tensors_sizes", "tensors_dtypes", ), "SHH", 0, False)
 WhereBackward0 = _C._op_spec("WhereBackward0", ("condition", ), "T", 0, False)

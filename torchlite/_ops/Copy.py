@@ -3,8 +3,7 @@ inference tensor outside inference mode."""
 import numpy as np
 
 from .. import _C, _backend
-from .._C import _inplace_node, _rebase_history, _wrap
-from .._generated import specs as _S
+from .._C import _copy_node, _rebase_history, _wrap
 from .MemoryOverlap import _check_overlap
 from .TensorGeometry import _data_ptr
 from .TensorIterator import _TB, _check_inplace_broadcast, _loud, _quiet, _sequential
@@ -35,8 +34,8 @@ def copy_(self, src, non_blocking=False):
                                                 np.bool_ if isinstance(src, (bool, np.bool_)) else np.int64),
                                      like=self), self)
     b = src._array
-    # copy_ into an integer or bool tensor is not differentiable
-    node = _inplace_node(_S.CopyBackwards, (self, src), src_dtype=b.dtype) if a.dtype.kind == "f" else None
+    # the hand-written CopyBackwards (none for an integer or bool self, which carries no gradient)
+    node = _copy_node(self, src)
     # copy_impl returns before its TensorIterator (and its overlap checks) when src is
     # self's very view: the same memory, sizes, strides and dtype
     if _mutation.hook is not None:

@@ -14,7 +14,7 @@ from .IndexingOps import _put
 from .MemoryOverlap import _INTERNAL_OVERLAP, _has_internal_overlap
 from .ScalarType import _torch_type_name
 from .TensorIterator import _TB
-from .TensorAdvancedIndexing import _index_put_, _index_tensors, _make_info
+from .TensorAdvancedIndexing import _check_index_put_value, _index_put_, _index_tensors, _make_info
 from .TensorFactories import _const, clone
 
 _INDEX_DTYPES = (np.int64, np.int32, np.bool_, np.uint8)
@@ -45,14 +45,7 @@ def _accumulate_(self, key, value):
     if len(key) > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim} (got {len(key)})")
     target = _make_info(a.shape, key)[3]
-    if len(v.shape) > len(target) or \
-            any(s not in (1, t) for s, t in zip(v.shape[::-1], target[::-1], strict=False)):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(target)}")
-    if a.dtype != v.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} "
-                           f"for the source.")
+    _check_index_put_value(a, v, target)
     d = 0
     for k in key:  # the index kernel's bounds check (numpy's add.at words it otherwise)
         if isinstance(k, np.ndarray) and k.dtype != np.bool_:

@@ -354,6 +354,20 @@ def _masked_fill_dispatch(a, key, v):
     return True
 
 
+def _check_index_put_value(a, v, target):
+    """index_put_'s checks of the value against the indexing result's shape `target` and self's
+    dtype (its plain and accumulating kernels alike)."""
+    # broadcasting aligns the trailing dimensions: the value may have fewer than the target
+    if len(v.shape) > len(target) or \
+            any(s not in (1, t) for s, t in zip(v.shape[::-1], target[::-1], strict=False)):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(target)}")
+    if a.dtype != v.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} "
+                           f"for the source.")
+
+
 def _index_put_(self, key, value):
     """index_put_ (_index_put_impl_) in torch's order: check_inplace, the expanded-self
     warning, one mask with a one-element value as masked_fill_, the overlap checks of self
@@ -382,16 +396,7 @@ def _index_put_(self, key, value):
                 any(_overlap_status(a, k) in (_OVERLAP_PARTIAL, _OVERLAP_FULL) for k in arrays):
             raise RuntimeError(_OVERLAP)
         info = _make_info(a.shape, key)
-        target = info[3]
-        # broadcasting aligns the trailing dimensions: the value may have fewer than the target
-        if len(v.shape) > len(target) or \
-                any(s not in (1, t) for s, t in zip(v.shape[::-1], target[::-1], strict=False)):
-            raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to "
-                               f"indexing result of shape {list(target)}")
-        if a.dtype != v.dtype:
-            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                               f"{_torch_type_name(a.dtype)} for the destination and {_torch_type_name(v.dtype)} "
-                               f"for the source.")
+        _check_index_put_value(a, v, info[3])
         _index_put_kernel(a, info, v)
     self._bump_version()
     return _rebase_history(self, node)

@@ -38,12 +38,7 @@ class Adadelta(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params_with_grad: list = []
-            grads: list = []
-            square_avgs: list = []
-            acc_deltas: list = []
-            state_steps: list = []
-            self._init_group(group, params_with_grad, grads, square_avgs, acc_deltas, state_steps)
+            params_with_grad, grads, square_avgs, acc_deltas, state_steps = self._group_lists(group, 5)
             adadelta(params_with_grad, grads, square_avgs, acc_deltas, state_steps, lr=group["lr"],
                      rho=group["rho"], eps=group["eps"], weight_decay=group["weight_decay"],
                      maximize=group["maximize"], differentiable=group["differentiable"],

@@ -74,11 +74,7 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params_with_grad: list = []
-            grads: list = []
-            state_sums: list = []
-            state_steps: list = []
-            self._init_group(group, params_with_grad, grads, state_sums, state_steps)
+            params_with_grad, grads, state_sums, state_steps = self._group_lists(group, 4)
             adagrad(params_with_grad, grads, state_sums, state_steps, lr=group["lr"],
                     weight_decay=group["weight_decay"], lr_decay=group["lr_decay"], eps=group["eps"],
                     maximize=group["maximize"], differentiable=group["differentiable"])

@@ -95,14 +95,8 @@ class Adam(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params_with_grad: list = []
-            grads: list = []
-            exp_avgs: list = []
-            exp_avg_sqs: list = []
-            max_exp_avg_sqs: list = []
-            state_steps: list = []
             beta1, beta2 = group["betas"]
-            self._init_group(group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps)
+            params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps = self._group_lists(group, 6)
             adam(params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
                  amsgrad=group["amsgrad"], beta1=beta1, beta2=beta2, lr=group["lr"],
                  weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"],

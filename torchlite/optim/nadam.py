@@ -48,14 +48,8 @@ class NAdam(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params_with_grad: list = []
-            grads: list = []
-            exp_avgs: list = []
-            exp_avg_sqs: list = []
-            mu_products: list = []
-            state_steps: list = []
             beta1, beta2 = group["betas"]
-            self._init_group(group, params_with_grad, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps)
+            params_with_grad, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps = self._group_lists(group, 6)
             nadam(params_with_grad, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, beta1=beta1,
                   beta2=beta2, lr=group["lr"], weight_decay=group["weight_decay"],
                   momentum_decay=group["momentum_decay"], eps=group["eps"], maximize=group["maximize"],

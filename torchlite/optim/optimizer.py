@@ -349,6 +349,14 @@ class Optimizer:
         with _torch.enable_grad():
             return closure()
 
+    def _group_lists(self, group, count):
+        """The per-group prologue of every step() (upstream writes it out in each file): `count`
+        empty lists (params_with_grad, grads, then the state lists, in the order of the
+        optimizer's _init_group parameters) filled by `self._init_group(group, *lists)`."""
+        lists = tuple([] for _ in range(count))
+        self._init_group(group, *lists)
+        return lists
+
     def _collect_group(self, group, params_with_grad, grads, lists, new_state, check=None):
         """The loop of the Adam-family optimizers' _init_group (each upstream file repeats it): per
         parameter of `group` with a gradient, the parameter and its gradient appended to

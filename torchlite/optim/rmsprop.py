@@ -50,14 +50,8 @@ class RMSprop(Optimizer):
         self._accelerator_graph_capture_health_check()
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params_with_grad: list = []
-            grads: list = []
-            square_avgs: list = []
-            grad_avgs: list = []
-            momentum_buffer_list: list = []
-            state_steps: list = []
-            self._init_group(group, params_with_grad, grads, square_avgs, momentum_buffer_list, grad_avgs,
-                             state_steps)
+            (params_with_grad, grads, square_avgs, momentum_buffer_list, grad_avgs,
+             state_steps) = self._group_lists(group, 6)
             rmsprop(params_with_grad, grads, square_avgs, grad_avgs, momentum_buffer_list, state_steps,
                     lr=group["lr"], alpha=group["alpha"], eps=group["eps"], weight_decay=group["weight_decay"],
                     momentum=group["momentum"], centered=group["centered"], maximize=group["maximize"],

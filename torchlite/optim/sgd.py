@@ -56,10 +56,7 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._closure_loss(closure)
         for group in self.param_groups:
-            params: list = []
-            grads: list = []
-            momentum_buffer_list: list = []
-            self._init_group(group, params, grads, momentum_buffer_list)
+            params, grads, momentum_buffer_list = self._group_lists(group, 3)
             sgd(params, grads, momentum_buffer_list, weight_decay=group["weight_decay"], momentum=group["momentum"],
                 lr=group["lr"], dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
             if group["momentum"] != 0:

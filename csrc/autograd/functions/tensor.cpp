@@ -1,20 +1,25 @@
 #include "autograd/functions/tensor.h"
 #include "aten/Functions.h"
+#include "autograd/generated/Functions.h"
 
 namespace torch {
 namespace autograd {
 
 variable_list CopyBackwards::apply(variable_list&& grads) {
+  std::vector<bool> needs(num_outputs());
+  for (size_t i = 0; i < needs.size(); ++i)
+    needs[i] = task_should_compute_output(i);
+  return apply_with_needs(grads[0], needs);
+}
+
+variable_list CopyBackwards::apply_with_needs(const Variable& grad, const std::vector<bool>& needs) const {
   variable_list result(2);
-  const auto& grad = grads[0];
   if (!grad.defined())
     return result;
-  if (should_compute_output(0))
+  if (needs[0])
     result[0] = at::zeros_like(grad);
-  if (should_compute_output(1)) {
-    Variable g = grad.scalar_type() == src_dtype ? grad : at::to(grad, src_dtype);
-    result[1] = g.device() == src_device ? g : at::to(g, src_device);
-  }
+  if (needs.size() > 1 && needs[1])
+    result[1] = autograd::to(grad, src_dtype, src_device);
   return result;
 }
 

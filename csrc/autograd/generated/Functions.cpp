@@ -31,6 +31,12 @@ variable_list CloneBackward0::apply(variable_list&& grads) {
   return run_formula(*this, CloneBackward0Native{}, grads[0]);
 }
 
+variable_list ToCopyBackward0::apply(variable_list&& grads) {
+  if (!grads[0].defined())
+    return variable_list(num_outputs());
+  return run_formula(*this, fields, grads[0]);
+}
+
 } // namespace generated
 
 Variable clone(const Variable& t) {
@@ -46,6 +52,21 @@ Variable add(const Variable& a, const Variable& b) {
   if (!GradMode::is_enabled() || !(a.requires_grad() || b.requires_grad()))
     return result;
   auto node = make_node<generated::AddBackward0>(collect_next_edges({a, b}));
+  create_gradient_edge(result, std::move(node));
+  return result;
+}
+
+Variable to(const Variable& t, at::ScalarType dtype, c10::Device device) {
+  if (t.scalar_type() == dtype && t.device() == device)
+    return t;
+  at::Tensor result = t.scalar_type() == dtype ? t : at::to(t, dtype);
+  if (result.device() != device)
+    result = at::to(result, device);
+  if (!GradMode::is_enabled() || !t.requires_grad() || !at::isDifferentiableType(dtype))
+    return result;
+  auto node = make_node<generated::ToCopyBackward0>(collect_next_edges({t}));
+  node->fields.self_dtype = t.scalar_type();
+  node->fields.self_device = t.device();
   create_gradient_edge(result, std::move(node));
   return result;
 }

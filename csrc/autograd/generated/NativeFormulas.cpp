@@ -139,6 +139,15 @@ bool CloneBackward0Native::apply(const Variable& grad_in, const std::vector<bool
   return true;
 }
 
+bool ToCopyBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
+  if (needs[0]) {
+    const Variable& grad = grad_in;
+    out[0] = to_copy_backward(grad, self_dtype, self_device);
+    if (!out[0].defined()) return false;
+  }
+  return true;
+}
+
 } // namespace generated
 } // namespace autograd
 } // namespace torch

@@ -100,6 +100,15 @@ struct CloneBackward0Native {
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
+// _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
+struct ToCopyBackward0Native {
+  at::ScalarType self_dtype{};
+  c10::Device self_device{};
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+};
+
 } // namespace generated
 } // namespace autograd
 } // namespace torch

@@ -5,6 +5,9 @@
 #include "autograd/generated/NativeFormulas.h"
 #include "autograd/python_function.h"
 
+#include <cstring>
+#include <string>
+
 namespace torch {
 namespace autograd {
 
@@ -31,6 +34,36 @@ bool read_int_list(PyObject* o, std::vector<int64_t>& v) {
     if (!read_int(PyTuple_GET_ITEM(o, i), v[static_cast<size_t>(i)])) return false;
   }
   return true;
+}
+
+// A floating-point torchlite.dtype, by its name (the only dtypes a gradient flows in).
+bool read_scalar_type(PyObject* o, at::ScalarType& v) {
+  PyObject* name = o ? PyObject_GetAttrString(o, "_name") : nullptr;
+  const char* s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : nullptr;
+  bool ok = true;
+  if (s && std::strcmp(s, "float32") == 0) v = at::ScalarType::Float;
+  else if (s && std::strcmp(s, "float64") == 0) v = at::ScalarType::Double;
+  else if (s && std::strcmp(s, "float16") == 0) v = at::ScalarType::Half;
+  else ok = false;
+  Py_XDECREF(name);
+  if (PyErr_Occurred()) PyErr_Clear();
+  return ok;
+}
+
+// A torchlite.device, by its string ("cpu", "sim:0", "cuda:1").
+bool read_device(PyObject* o, c10::Device& v) {
+  if (!o) return false;
+  PyObject* text = PyObject_Str(o);
+  if (!text) { PyErr_Clear(); return false; }
+  const char* s = PyUnicode_AsUTF8(text);
+  bool ok = s != nullptr;
+  if (ok) {
+    try { v = c10::Device(std::string(s)); } catch (const std::exception&) { ok = false; }
+  } else {
+    PyErr_Clear();
+  }
+  Py_DECREF(text);
+  return ok;
 }
 
 struct PyAddBackward0 final : public PyFormulaNode {
@@ -189,6 +222,19 @@ struct PyCloneBackward0 final : public PyFormulaNode {
   }
 };
 
+struct PyToCopyBackward0 final : public PyFormulaNode {
+  using PyFormulaNode::PyFormulaNode;
+  generated::ToCopyBackward0Native fields;
+  bool read_native_fields() override {
+    return read_scalar_type(value(0), fields.self_dtype) && read_device(value(1), fields.self_device);
+  }
+  bool apply_native(const variable_list& grads, const variable_list& saved,
+                    const std::vector<bool>& needs, variable_list& out) override {
+    if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
+    return fields.apply(grads[0], needs, out);
+  }
+};
+
 } // namespace
 
 std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&& next_edges) {
@@ -217,6 +263,8 @@ std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&&
       return make_node<PyMeanBackward0>(info, std::move(next_edges));
     case 12:
       return make_node<PyCloneBackward0>(info, std::move(next_edges));
+    case 13:
+      return make_node<PyToCopyBackward0>(info, std::move(next_edges));
     default:
       return make_node<PyFormulaNode>(info, std::move(next_edges));
   }
