@@ -77,3 +77,73 @@ def test_rnn_empty_sequence_refuses_as_torch(cls, bidirectional):
         return getattr(lib.nn, cls)(3, 4, bidirectional=bidirectional)(lib.zeros(0, 2, 3))[0]
     assert run(case, torchlite) == run(case, torch)
     assert run(case, torch)[0] == "raised"
+
+
+# max_pool2d ---------------------------------------------------------------------------------------------
+
+def _pool_input(rng, shape, fill):
+    a = rng.standard_normal(shape)
+    if fill == "special":
+        m = rng.random(shape)
+        a[m < 0.1] = np.nan
+        a[(m > 0.1) & (m < 0.2)] = np.inf
+        a[(m > 0.2) & (m < 0.3)] = -np.inf
+        a[(m > 0.3) & (m < 0.4)] = -0.0
+        a[(m > 0.4) & (m < 0.5)] = 0.0
+    elif fill == "ties":
+        a = rng.integers(-2, 2, shape).astype(float)
+        a[a == 0] = np.where(rng.random(int((a == 0).sum())) < 0.5, -0.0, 0.0)
+    return a
+
+
+POOLS = [(2, None, 0, 1, False), (2, 2, 0, 1, True), (3, 2, 1, 1, False), (3, 3, 0, 1, True),
+         ((2, 3), (2, 1), (1, 0), 1, False), (2, 2, 1, 2, True), (2, 1, 0, 1, False), (5, 5, 2, 1, True),
+         (5, 3, 0, 1, False)]
+
+
+@pytest.mark.parametrize("pool", POOLS)
+@pytest.mark.parametrize("fill", ["normal", "special", "ties"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_max_pool2d_values_indices_gradients_bitwise_torch(pool, fill, dtype, transposed):
+    k, s, p, d, c = pool
+    a = _pool_input(np.random.default_rng(7), (3, 4, 9, 11), fill)
+    if p != 0:
+        # torch's index of a padded window whose values are all -inf is its corner's (outside the
+        # input) or its first real position's, by the input's strides: no -inf next to padding
+        a[np.isneginf(a)] = -1e30
+    g = np.random.default_rng(8).standard_normal((3, 4, 9, 11))
+    results = {}
+    for lib in (torch, torchlite):
+        x = lib.tensor(a, dtype=getattr(lib, dtype))
+        if transposed:  # a non-contiguous input
+            x = x.transpose(-1, -2).contiguous().transpose(-1, -2)
+        x.requires_grad_(True)
+        v, i = lib.nn.functional.max_pool2d(x, k, s, p, d, c, return_indices=True)
+        (v * lib.tensor(g[..., :v.shape[-2], :v.shape[-1]], dtype=getattr(lib, dtype))).sum().backward()
+        results[lib.__name__] = (v.detach().numpy(), i.numpy(), x.grad.numpy())
+    kk, ss = np.broadcast_to(k, 2), np.broadcast_to(k if s is None else s, 2)
+    disjoint = all(ss[j] >= d * (kk[j] - 1) + 1 for j in range(2))
+    for n, (a_, b_) in enumerate(zip(results["torch"], results["torchlite"], strict=True)):
+        assert a_.dtype == b_.dtype and a_.shape == b_.shape
+        if n == 2 and not disjoint:
+            # overlapping windows add several gradients into a position: torchlite sums them in
+            # float64 (np.bincount), torch in the input's dtype, one rounding apart
+            np.testing.assert_allclose(b_, a_, rtol=1e-6 if dtype == "float32" else 1e-15, atol=1e-7)
+            continue
+        np.testing.assert_array_equal(a_, b_)
+        assert np.array_equal(np.signbit(a_), np.signbit(b_))
+
+
+def test_max_pool2d_backward_sums_repeated_indices():
+    # indices given to the backward op directly (here all 0): the gradients add up, as torch's
+    g = np.random.default_rng(3).standard_normal((2, 3, 4, 4))
+    results = {}
+    for lib in (torch, torchlite):
+        x = lib.zeros(2, 3, 8, 8, dtype=lib.float64)
+        idx = lib.zeros(2, 3, 4, 4, dtype=lib.long)
+        fn = torch.ops.aten.max_pool2d_with_indices_backward if lib is torch else \
+            torchlite._ops.max_pool2d_with_indices_backward
+        results[lib.__name__] = fn(lib.tensor(g), x, [2, 2], [2, 2], [0, 0], [1, 1], False, idx).numpy()
+    np.testing.assert_allclose(results["torchlite"], results["torch"], rtol=1e-15)
+    assert results["torch"][0, 0, 0, 0] != 0

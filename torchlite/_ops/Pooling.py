@@ -111,15 +111,19 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _window_max(win, k):
-    """(position in the window, value) of each window's first maximum, a nan counting as the largest,
-    as upstream's scan (`val > maxval || isnan(val)`). Small windows go position by position over
+    """(position in the window, value) of each window's maximum as upstream's scan takes it
+    (`val > maxval || isnan(val)`: the first of equal maxima, the last nan). Small windows go position by position over
     whole arrays, and take a later position's value by blending its bits under a mask (numpy's
     masked copies and np.where branch per element and run several times slower); argmax along a
     short last axis runs row by row."""
     n = k[0] * k[1]
     if n > 16:
         flat = win.reshape(win.shape[:-2] + (n,))
-        arg = np.argmax(flat, axis=-1)
+        arg = np.argmax(flat, axis=-1)  # the first maximum, or the first nan
+        if flat.dtype.kind == "f":
+            nan = np.isnan(flat)
+            last_nan = n - 1 - np.argmax(nan[..., ::-1], axis=-1)
+            arg = np.where(nan.any(axis=-1), last_nan, arg)
         return arg, np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     best = win[..., 0, 0].copy()
     shape = best.shape
@@ -129,15 +133,13 @@ def _window_max(win, k):
     take, mask, diff, pos = (np.empty(shape, np.bool_), np.empty(shape, ut), np.empty(shape, ut),
                              np.empty(shape, np.uint8))
     floating = best.dtype.kind == "f"
-    ok = np.empty(shape, np.bool_) if floating else None
+    nan = np.empty(shape, np.bool_) if floating else None
     for j in range(1, n):
         v = win[..., j // k[1], j % k[1]]
         if floating:
-            # v > best, or v is nan while best is not (then the first nan stays)
-            np.less_equal(v, best, out=take)
-            np.logical_not(take, out=take)
-            np.equal(best, best, out=ok)
-            take &= ok
+            np.greater(v, best, out=take)  # v > best, or v is nan (each later nan is taken)
+            np.not_equal(v, v, out=nan)
+            take |= nan
         else:
             np.greater(v, best, out=take)
         np.copyto(mask, take)  # 1 or 0, then every bit set or none
