@@ -147,3 +147,63 @@ def test_max_pool2d_backward_sums_repeated_indices():
         results[lib.__name__] = fn(lib.tensor(g), x, [2, 2], [2, 2], [0, 0], [1, 1], False, idx).numpy()
     np.testing.assert_allclose(results["torchlite"], results["torch"], rtol=1e-15)
     assert results["torch"][0, 0, 0, 0] != 0
+
+
+# batch norm's backward --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(4, 3), (5, 2, 7), (3, 4, 5, 6), (2, 3, 2, 2, 2), (1, 3, 1, 1)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("special", [False, True])
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_norm_backward_numpy_equals_composed_bitwise(monkeypatch, shape, dtype, special, affine):
+    # the numpy kernel of the training backward against the composed torchlite ops it replaces
+    from torchlite import _C
+    from torchlite._ops import Normalization
+    rng = np.random.default_rng(11)
+    x, g = rng.standard_normal(shape) * 3 + 1, rng.standard_normal(shape)
+    if special:
+        x.reshape(-1)[::7] = np.nan
+        g.reshape(-1)[::5] = np.inf
+        g.reshape(-1)[1::9] = -0.0
+    X, G = torchlite.tensor(x, dtype=getattr(torchlite, dtype)), torchlite.tensor(g, dtype=getattr(torchlite, dtype))
+    c = shape[1]
+    w = torchlite.tensor(rng.standard_normal(c), dtype=X.dtype) if affine else None
+    b = torchlite.tensor(rng.standard_normal(c), dtype=X.dtype) if affine else None
+    rm, rv = torchlite.zeros(c, dtype=X.dtype), torchlite.ones(c, dtype=X.dtype)
+    _, sm, si = torchlite.native_batch_norm(X, w, b, rm, rv, True, 0.1, 1e-5)
+    args = (rm, rv, sm, si, True, 1e-5)
+    results = []
+    for fast in (True, False):
+        if not fast:
+            monkeypatch.setattr(Normalization, "_batch_norm_train_grads", lambda *a: None)
+        with torchlite.no_grad():
+            assert not _C.is_grad_enabled()
+            if fast:
+                assert Normalization._batch_norm_train_grads(G, X, w, sm, si, [True] * 3) is not None
+            results.append(Normalization._first_order("batch", G, X, w, args, [True, True, True]))
+    for f, s in zip(*results, strict=True):
+        assert (f is None) == (s is None)
+        if f is not None:
+            a, b_ = f.numpy(), s.numpy()
+            assert a.dtype == b_.dtype and a.shape == b_.shape and a.strides == b_.strides
+            assert a.tobytes() == b_.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_norm_training_gradients_match_torch(dtype):
+    rng = np.random.default_rng(12)
+    x, g = rng.standard_normal((8, 5, 6, 7)) * 2 + 1, rng.standard_normal((8, 5, 6, 7))
+    results = {}
+    for lib in (torch, torchlite):
+        lib.manual_seed(0)
+        m = lib.nn.BatchNorm2d(5).to(getattr(lib, dtype))
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(rng.standard_normal(5) if lib is torch else results["w"]))
+        if lib is torch:
+            results["w"] = m.weight.detach().numpy().copy()
+        xt = lib.tensor(x, dtype=getattr(lib, dtype), requires_grad=True)
+        (m(xt) * lib.tensor(g, dtype=getattr(lib, dtype))).sum().backward()
+        results[lib.__name__] = [xt.grad.numpy(), m.weight.grad.numpy(), m.bias.grad.numpy(), m.running_var.numpy()]
+    rtol, atol = (1e-10, 1e-12) if dtype == "float64" else (1e-4, 1e-5)
+    for a, b in zip(results["torch"], results["torchlite"], strict=True):
+        np.testing.assert_allclose(b, a, rtol=rtol, atol=atol)
