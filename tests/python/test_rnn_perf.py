@@ -207,3 +207,22 @@ def test_batch_norm_training_gradients_match_torch(dtype):
     rtol, atol = (1e-10, 1e-12) if dtype == "float64" else (1e-4, 1e-5)
     for a, b in zip(results["torch"], results["torchlite"], strict=True):
         np.testing.assert_allclose(b, a, rtol=rtol, atol=atol)
+
+
+# addmm's bias added into the product in place ------------------------------------------------------------
+
+@pytest.mark.parametrize("op", ["addmm", "baddbmm", "addbmm"])
+@pytest.mark.parametrize("self_shape", [(5,), (1,), (), (4, 5), (4, 1), (1, 5), (3,), (2, 4, 5), (4, 3)])
+@pytest.mark.parametrize("beta, alpha", [(1, 1), (0, 1), (1, 0), (0.5, 2), (-1.5, 1)])
+def test_addmm_family_bias_shapes_match_torch(op, self_shape, beta, alpha):
+    rng = np.random.default_rng(13)
+    s = rng.standard_normal(self_shape)
+    m1 = rng.standard_normal((4, 6) if op == "addmm" else (2, 4, 6))
+    m2 = rng.standard_normal((6, 5) if op == "addmm" else (2, 6, 5))
+
+    def case(lib):
+        a, b, c = (lib.tensor(x, requires_grad=True) for x in (s, m1, m2))
+        y = getattr(lib, op)(a, b, c, beta=beta, alpha=alpha)
+        y.pow(2).sum().backward()
+        return y, a.grad, b.grad, c.grad, y.grad_fn.name()
+    assert run(case, torchlite) == run(case, torch)
