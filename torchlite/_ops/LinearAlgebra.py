@@ -260,6 +260,15 @@ def _check_same_dtype(name, *arrays):
             raise RuntimeError(f"expected scalar type {_torch_type_name(first)} but found {_torch_type_name(x.dtype)}")
 
 
+def _expandable(self, shape):
+    """self's array where it broadcasts to `shape` as expand(self, shape) would take it (each of its
+    trailing sizes 1 or shape's), numpy broadcasting it in the sum; else expand's error, raised."""
+    a = self._array
+    if a.ndim <= len(shape) and all(d == 1 or d == n for d, n in zip(reversed(a.shape), reversed(shape), strict=False)):
+        return a
+    return expand(self, shape)._array
+
+
 def _add_scaled(self, product, beta, alpha, blas=True):
     """beta * self (expanded to product's shape) + alpha * product, in product's dtype. `blas`: as
     gemm / gemv, whose alpha == 0 leaves the product out (a nan or inf in it does not reach the
@@ -271,11 +280,17 @@ def _add_scaled(self, product, beta, alpha, blas=True):
             p = np.zeros_like(p)
         elif alpha != 1:
             p = p * p.dtype.type(alpha)
+        s = _expandable(self, p.shape)  # torch's expand_size errors on a shape that does not broadcast
         if beta != 0:
-            s = expand(self, p.shape)._array  # torch's expand_size errors on a shape that does not broadcast
-            p = p + (s if beta == 1 else s * s.dtype.type(beta))
-        else:
-            expand(self, p.shape)
+            if beta != 1:  # scaled over the expanded shape, as before (numpy's loop for a broadcast
+                # operand may take a nan from the other side)
+                s = (s if s.shape == p.shape else expand(self, p.shape)._array) * s.dtype.type(beta)
+            if s.dtype == p.dtype and p is not product and p.flags.c_contiguous:
+                p += s  # p is this function's own array (alpha's product, or the zeros)
+            elif s.dtype == p.dtype and type(p) is np.ndarray and p.flags.c_contiguous and p.flags.owndata:
+                p = np.add(p, s, out=p)  # the product: a new array of the kernel's, contiguous
+            else:
+                p = p + s
         return _backend.ascontiguousarray(p.astype(product.dtype, copy=False))
     finally:
         _loud(token)

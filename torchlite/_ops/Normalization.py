@@ -13,6 +13,7 @@ from .._generated import specs as _S
 from .BinaryOps import _add_scalar, mul, sub
 from .ReduceOps import mean as _mean, sum as _sum  # noqa: A004
 from .ScalarType import _torch_type_name
+from .TensorIterator import _loud, _quiet
 from .TensorShape import reshape
 from .UnaryOps import rsqrt
 
@@ -90,6 +91,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 
 # batch_norm ---------------------------------------------------------------------------------------------
 
+def _in_place(op, y, other):
+    """op(y, other) into y (a temporary of the caller's, of the result's dtype) where the result
+    has y's shape; a new array otherwise."""
+    if np.broadcast_shapes(y.shape, other.shape) == y.shape:
+        return op(y, other, out=y)
+    return op(y, other)
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):  # noqa: A002
     """(output, save_mean, save_invstd): the batch statistics per channel (dim 1) in training, where
     the running statistics (when given) move toward them in place by momentum (the variance
@@ -106,7 +115,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         n = a.size // c if c else 0
         mean = x.mean(axis=axes) if n else np.zeros(c, ct)
         xc = x - mean.reshape(bshape)
-        var = np.mean(xc * xc, axis=axes) if n else np.zeros(c, ct)
+        var = np.mean(np.multiply(xc, xc, out=np.empty_like(xc)), axis=axes) if n else np.zeros(c, ct)
         invstd = 1 / np.sqrt(var + ct.type(eps))
         if running_mean is not None:
             rm = running_mean._array
@@ -115,17 +124,18 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             rv = running_var._array
             unbiased = var * (n / (n - 1)) if n > 1 else np.full(c, np.inf if n == 1 else np.nan, ct)
             rv[...] = ((1 - momentum) * rv + momentum * unbiased).astype(rv.dtype)
-        y = xc * invstd.reshape(bshape)
+        y = _in_place(np.multiply, xc, invstd.reshape(bshape))  # xc is not needed after
         save_mean, save_invstd = mean.astype(a.dtype), invstd.astype(a.dtype)
     else:
         rm = running_mean._array.astype(ct, copy=False)
         rinv = 1 / np.sqrt(running_var._array.astype(ct, copy=False) + ct.type(eps))
         y = (x - rm.reshape(bshape)) * rinv.reshape(bshape)
         save_mean, save_invstd = np.zeros(0, a.dtype), np.zeros(0, a.dtype)
+    # y is a new array of y's own here (x - mean, times the statistics): scaled and shifted in place
     if weight is not None:
-        y = y * weight._array.astype(ct, copy=False).reshape(bshape)
+        y = _in_place(np.multiply, y, weight._array.astype(ct, copy=False).reshape(bshape))
     if bias is not None:
-        y = y + bias._array.astype(ct, copy=False).reshape(bshape)
+        y = _in_place(np.add, y, bias._array.astype(ct, copy=False).reshape(bshape))
     out = _wrap(np.ascontiguousarray(y.astype(a.dtype, copy=False)), input)
     mean_t, invstd_t = _wrap(save_mean, input), _wrap(save_invstd, input)
     _record(_S.NativeBatchNormBackward0, (input, _placeholder(input, weight), _placeholder(input, bias)), out,
@@ -213,8 +223,60 @@ def _norm_input_grad(g, xhat, r, axes):
     return mul(r, sub(sub(g, _mean(g, axes, True)), mul(xhat, _mean(mul(g, xhat), axes, True))))
 
 
+def _batch_norm_train_grads(grad, input, weight, save_mean, save_invstd, mask):  # noqa: A002
+    """_first_order's training batch-norm gradients without grad mode, computed in numpy over three
+    buffers: the same operations in the same order on the same row-major arrays as the composed
+    path (so the same values bit for bit), without its ten temporaries. None where it does not
+    apply (another dtype or layout, a tensor missing): the composed path runs then."""
+    G, X = grad._array, input._array
+    if save_mean is None or save_invstd is None or type(G) is not np.ndarray or type(X) is not np.ndarray:
+        return None
+    dt = X.dtype
+    arrays = [G, X, save_mean._array, save_invstd._array] + ([weight._array] if weight is not None else [])
+    if dt not in (np.float32, np.float64) or X.ndim < 2 or G.shape != X.shape or \
+            any(type(a) is not np.ndarray or a.dtype != dt for a in arrays) or \
+            not (G.flags.c_contiguous and X.flags.c_contiguous) or X.size == 0:
+        return None
+    c = X.shape[1]
+    if any(a.shape != (c,) for a in arrays[2:]):
+        return None
+    token = _quiet()  # nan and inf pass silently, as in the ops
+    try:
+        return _batch_norm_train_grads_kernel(grad, G, X, weight, save_mean, save_invstd, mask, c)
+    finally:
+        _loud(token)
+
+
+def _batch_norm_train_grads_kernel(grad, G, X, weight, save_mean, save_invstd, mask, c):
+    axes = (0,) + tuple(range(2, X.ndim))
+    bshape = (1, c) + (1,) * (X.ndim - 2)
+    r = save_invstd._array.reshape(bshape)
+    xhat = np.subtract(X, save_mean._array.reshape(bshape))  # xc, then xc * r
+    xhat *= r
+    gi = gw = gb = None
+    if mask[0]:
+        g = G * weight._array.reshape(bshape) if weight is not None else G
+        work = np.multiply(g, xhat)
+        mean_gx = np.mean(work, axis=axes, keepdims=True)
+        mean_g = np.mean(g, axis=axes, keepdims=True)
+        gi = np.subtract(g, mean_g, out=g if g is not G else None)  # g - mean(g)
+        np.multiply(xhat, mean_gx, out=work)  # xhat * mean(g * xhat)
+        gi -= work
+        np.multiply(r, gi, out=gi)  # r * (...): r first, as a nan keeps its first operand's sign and payload
+        gi = _wrap(gi, grad)
+    if mask[1] and weight is not None:
+        gw = _wrap(np.sum(np.multiply(G, xhat, out=xhat), axis=axes), grad)
+    if mask[2]:
+        gb = _wrap(np.sum(G, axis=axes), grad)
+    return gi, gw, gb
+
+
 def _first_order(kind, grad, input, weight, args, mask):  # noqa: A002 - torch's names
     """(grad_input, grad_weight, grad_bias) of native_{kind}_norm where mask asks, in torchlite ops."""
+    if kind == "batch" and args[4] and not _C.is_grad_enabled():
+        grads = _batch_norm_train_grads(grad, input, weight, args[2], args[3], mask)
+        if grads is not None:
+            return grads
     nd = len(input.shape)
     gi = gw = gb = None
     if kind == "layer":

@@ -106,23 +106,49 @@ def _windows(a, fill, k, s, p, dil, out):
 
 # max pooling -------------------------------------------------------------------------------------------
 
+# the unsigned integer of each item size: a dtype's bits, blended without a branch
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _window_max(win, k):
-    """(offset in the window, value) of each window's first maximum, a nan counting as the largest, as
-    upstream's scan. Small windows go position by position over whole arrays (argmax along a short
-    last axis runs row by row)."""
-    if k[0] * k[1] > 16:
-        flat = win.reshape(win.shape[:-2] + (k[0] * k[1],))
-        arg = np.argmax(flat, axis=-1)
+    """(position in the window, value) of each window's maximum as upstream's scan takes it
+    (`val > maxval || isnan(val)`: the first of equal maxima, the last nan). Small windows go position by position over
+    whole arrays, and take a later position's value by blending its bits under a mask (numpy's
+    masked copies and np.where branch per element and run several times slower); argmax along a
+    short last axis runs row by row."""
+    n = k[0] * k[1]
+    if n > 16:
+        flat = win.reshape(win.shape[:-2] + (n,))
+        arg = np.argmax(flat, axis=-1)  # the first maximum, or the first nan
+        if flat.dtype.kind == "f":
+            nan = np.isnan(flat)
+            last_nan = n - 1 - np.argmax(nan[..., ::-1], axis=-1)
+            arg = np.where(nan.any(axis=-1), last_nan, arg)
         return arg, np.take_along_axis(flat, arg[..., None], axis=-1)[..., 0]
     best = win[..., 0, 0].copy()
-    arg = np.zeros(best.shape, np.intp)
-    for j in range(1, k[0] * k[1]):
+    shape = best.shape
+    ut = _UINT[best.dtype.itemsize]
+    bits = best.view(ut)
+    arg = np.zeros(shape, np.uint8)
+    take, mask, diff, pos = (np.empty(shape, np.bool_), np.empty(shape, ut), np.empty(shape, ut),
+                             np.empty(shape, np.uint8))
+    floating = best.dtype.kind == "f"
+    nan = np.empty(shape, np.bool_) if floating else None
+    for j in range(1, n):
         v = win[..., j // k[1], j % k[1]]
-        take = v > best
-        if best.dtype.kind == "f":
-            take |= np.isnan(v) & ~np.isnan(best)
-        np.copyto(best, v, where=take)
-        arg[take] = j
+        if floating:
+            np.greater(v, best, out=take)  # v > best, or v is nan (each later nan is taken)
+            np.not_equal(v, v, out=nan)
+            take |= nan
+        else:
+            np.greater(v, best, out=take)
+        np.copyto(mask, take)  # 1 or 0, then every bit set or none
+        np.negative(mask, out=mask)
+        np.bitwise_xor(bits, v.view(ut), out=diff)
+        diff &= mask
+        bits ^= diff  # best's bits where not taken, v's where taken
+        np.multiply(take, np.uint8(j), out=pos)  # positions only grow: the last one taken is the maximum's
+        np.maximum(arg, pos, out=arg)
     return arg, best
 
 
@@ -135,13 +161,15 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
     fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
     win = _windows(a, fill, k, s, p, dil, out)
     arg, values = _window_max(win, k)
-    # the window offset as an input position
-    ki, kj = np.divmod(arg, k[1])
-    oh = np.arange(out[0]).reshape(-1, 1)
-    ow = np.arange(out[1]).reshape(1, -1)
-    hi = oh * s[0] - p[0] + ki * dil[0]
-    wi = ow * s[1] - p[1] + kj * dil[1]
-    indices = (hi * a.shape[-1] + wi).astype(np.int64)
+    # a window position as an input position: its window's corner (oh * s - p) * W + (ow * s - p)
+    # plus the position's offset in the plane (ki * dil) * W + kj * dil
+    width = a.shape[-1]
+    offsets = np.array([(j // k[1]) * dil[0] * width + (j % k[1]) * dil[1] for j in range(k[0] * k[1])],
+                       np.int64)
+    corner = ((np.arange(out[0], dtype=np.int64) * s[0] - p[0]) * width)[:, None] + \
+        (np.arange(out[1], dtype=np.int64) * s[1] - p[1])[None, :]
+    indices = offsets.take(arg)
+    indices += corner
     vals = _wrap(np.ascontiguousarray(values), self)
     idx = _wrap(indices, self)
     _record(_S.MaxPool2DWithIndicesBackward0, (self,), vals, self=self, kernel_size=_given(kernel_size),
@@ -158,6 +186,34 @@ def _given(value):
     return [int(v) for v in value]
 
 
+def _distinct_targets(kernel_size, stride, padding, dilation, iflat, target, plane, planes, gshape):
+    """Whether each input position is the maximum of one window at most: tried where the windows
+    start at real positions (no padding) and never overlap (each stride at least its window's
+    extent), and checked on the indices themselves (given to the op, they may be anything)."""
+    if not (target.size and iflat.shape[1] == int(np.prod(gshape[-2:], dtype=np.int64)) and
+            _disjoint_windows(kernel_size, stride, padding, dilation)):
+        return False
+    if iflat.min() < 0 or iflat.max() >= plane:
+        return False
+    seen = np.zeros(planes * plane, np.bool_)
+    seen[target] = True
+    return int(np.count_nonzero(seen)) == target.size
+
+
+def _disjoint_windows(kernel_size, stride, padding, dilation):
+    """Whether max pooling's windows start at real positions (no padding) and never overlap (each
+    stride at least its window's extent), as the node saved its arguments."""
+    try:
+        k = _pair("max_pool2d", "kernel_size", kernel_size)
+        s = _pair("max_pool2d", "stride", stride, allow_empty=True) or k
+        p = _pair("max_pool2d", "padding", padding)
+        dil = _pair("max_pool2d", "dilation", dilation)
+    except (RuntimeError, TypeError, ValueError):
+        return False
+    return len(k) == len(s) == len(p) == len(dil) == 2 and p == [0, 0] and \
+        all(s[i] >= dil[i] * (k[i] - 1) + 1 for i in range(2))
+
+
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
                                      indices):
     """The gradient of each input position: the sum of the output gradients whose maximum it was."""
@@ -167,8 +223,15 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     gflat = g.reshape(planes, -1) if planes else g.reshape(0, 0)
     iflat = idx.reshape(planes, -1) if planes else idx.reshape(0, 0)
     target = (iflat + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
-    summed = np.bincount(target, weights=gflat.reshape(-1).astype(np.float64), minlength=planes * plane)
-    r = summed.astype(a.dtype).reshape(a.shape)
+    if a.dtype.kind == "f" and g.dtype == a.dtype and \
+            _distinct_targets(kernel_size, stride, padding, dilation, iflat, target, plane, planes, g.shape):
+        # each target once: its sum is its one gradient (+ 0, as the sum from 0 turns -0.0 into 0.0)
+        r = np.zeros(planes * plane, a.dtype)
+        r[target] = gflat.reshape(-1).astype(a.dtype, copy=False) + a.dtype.type(0)
+        r = r.reshape(a.shape)
+    else:
+        summed = np.bincount(target, weights=gflat.reshape(-1).astype(np.float64), minlength=planes * plane)
+        r = summed.astype(a.dtype).reshape(a.shape)
     out = _wrap(r, grad_output)
     return _record(_S.MaxPool2DWithIndicesBackwardBackward0, (grad_output, self), out, (indices,),
                    self_info=TypeAndSize(self), indices=indices)

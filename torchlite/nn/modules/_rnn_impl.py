@@ -10,19 +10,24 @@ def _linear(x, w, b):
     return F.linear(x, w, b)
 
 
-def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+def _gates(linear_hh, input, w_ih, b_ih, pre):
+    # RNN.cpp's cells: linear_hh(h).add_(pre_compute_input ? input : linear_ih(input))
+    return linear_hh + (input if pre else _linear(input, w_ih, b_ih))
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, pre=False):
     # RNN.cpp: SimpleCell with tanh: tanh(linear_hh(h) + linear_ih(x))
-    return torch.tanh(_linear(hx, w_hh, b_hh) + _linear(input, w_ih, b_ih))
+    return torch.tanh(_gates(_linear(hx, w_hh, b_hh), input, w_ih, b_ih, pre))
 
 
-def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
-    return torch.relu(_linear(hx, w_hh, b_hh) + _linear(input, w_ih, b_ih))
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, pre=False):
+    return torch.relu(_gates(_linear(hx, w_hh, b_hh), input, w_ih, b_ih, pre))
 
 
-def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, pre=False):
     # RNN.cpp: LSTMCell - gates i, f, g, o; c' = f*c + i*g; h' = o*tanh(c') (projected by w_hr)
     h, c = hx
-    gates = _linear(h, w_hh, b_hh) + _linear(input, w_ih, b_ih)
+    gates = _gates(_linear(h, w_hh, b_hh), input, w_ih, b_ih, pre)
     i, f, g, o = gates.chunk(4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
     cy = f * c + i * g
@@ -32,10 +37,10 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None):
     return hy, cy
 
 
-def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, pre=False):
     # RNN.cpp: GRUCell - r, z from the summed gates, n = tanh(i_n + r * (W_hn h + b_hn)),
     # h' = (h - n) * z + n
-    i_r, i_z, i_n = _linear(input, w_ih, b_ih).chunk(3, 1)
+    i_r, i_z, i_n = (input if pre else _linear(input, w_ih, b_ih)).chunk(3, 1)
     h_r, h_z, h_n = _linear(hx, w_hh, b_hh).chunk(3, 1)
     r = (h_r + i_r).sigmoid()
     z = (h_z + i_z).sigmoid()
@@ -46,8 +51,8 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 _CELLS = {"RNN_TANH": rnn_tanh_cell, "RNN_RELU": rnn_relu_cell, "LSTM": lstm_cell, "GRU": gru_cell}
 
 
-def _cell_step(mode, x, hidden, params):
-    return _CELLS[mode](x, hidden, *params)
+def _cell_step(mode, x, hidden, params, pre=False):
+    return _CELLS[mode](x, hidden, *params, pre=pre)
 
 
 def _slice_hidden(hidden, start, end):
@@ -67,16 +72,19 @@ def _output_of(hidden):
 
 
 def _full_layer(mode, input, hidden, params, reverse):
-    # RNN.cpp: FullLayer / ReversedFullLayer over a (T, B, *) input
+    # RNN.cpp: FullLayer / ReversedFullLayer over a (T, B, *) input. On CPU the input projection of
+    # every step is one linear over the whole sequence (linear_ih(inputs).unbind(0)), which each
+    # step's cell adds to its linear_hh (pre_compute_input); an empty sequence then refuses.
     steps = range(input.size(0) - 1, -1, -1) if reverse else range(input.size(0))
+    step_inputs = _linear(input, params[0], params[2]).unbind(0)
     outputs = []
     for t in steps:
-        hidden = _cell_step(mode, input[t], hidden, params)
+        hidden = _cell_step(mode, step_inputs[t], hidden, params, pre=True)
         outputs.append(_output_of(hidden))
+    if not outputs:
+        raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
     if reverse:
         outputs.reverse()
-    if not outputs:
-        return input.new_empty((0,) + tuple(_output_of(hidden).shape)), hidden
     return torch.stack(outputs), hidden
 
 
