@@ -417,10 +417,10 @@ class Tensor(_C.TensorBase, _TensorMethods):
     __getitem__ = _ops.getitem
     __setitem__ = _ops.setitem
     __delitem__ = _ops.delitem
-    __iadd__ = _ops.add_
-    __isub__ = _ops.sub_
-    __imul__ = _ops.mul_
-    __itruediv__ = _ops.div_
+    __iadd__ = _operator("__iadd__", _ops.add_)
+    __isub__ = _operator("__isub__", _ops.sub_)
+    __imul__ = _operator("__imul__", _ops.mul_)
+    __itruediv__ = _operator("__itruediv__", _ops.div_)
     stride = _ops.stride
 
     def expand_as(self, other):

@@ -423,6 +423,171 @@ PyObject* run(const FastOpEntry& e, const EntryState& s, PyObject* self, PyObjec
   return output.release().ptr();
 }
 
+// add_'s and sub_'s alpha: as the Python kernel reads it (BinaryOps.py's _add_sub_ and _write): the
+// int 1 (the default) adds plainly; another int or a float scales `other` by a fused multiply-add
+// (_add_alpha), alpha first rounded to self's dtype. False where that kernel decides (a bool, an
+// alpha outside float32's range, an int beyond 2**24).
+bool read_alpha(PyObject* obj, at::ScalarType dtype, bool* plain, double* alpha) {
+  *plain = false;
+  if (PyLong_CheckExact(obj)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow != 0 || v > (1LL << 24) || v < -(1LL << 24))
+      return false;
+    *plain = v == 1;
+    *alpha = static_cast<double>(v);
+    return true;
+  }
+  if (!PyFloat_CheckExact(obj))
+    return false;
+  *alpha = PyFloat_AS_DOUBLE(obj);
+  if (!std::isfinite(*alpha) || (dtype == at::kFloat && std::fabs(*alpha) > FLT_MAX))
+    return false;
+  if (dtype == at::kFloat)
+    *alpha = static_cast<float>(*alpha);
+  return true;
+}
+
+// x * y + z rounded once, as BinaryOps.py's _fma computes it: float32 through float64 (the product
+// of two float32 values is exact there), float64 by Dekker's product and Knuth's sum, where a
+// non-finite result (or an overflowing split) takes the plain sum.
+inline float fma_as_python(float z, double x, double y) {
+  return static_cast<float>(x * y + static_cast<double>(z));
+}
+
+inline double fma_as_python(double z, double x, double y) {
+  const double p = x * y;
+  const double split = 134217729.0;
+  double xh = x * split;
+  xh = xh - (xh - x);
+  double yh = y * split;
+  yh = yh - (yh - y);
+  const double xl = x - xh, yl = y - yh;
+  const double e = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl;
+  const double sum = p + z;
+  const double bb = sum - p;
+  const double t = (p - (sum - bb)) + (z - bb);
+  const double r = sum + (t + e);
+  return std::isfinite(r) ? r : sum;
+}
+
+// self op= other (other read at `strides`, or the number `number` where b is null), in place.
+template <typename scalar_t>
+void inplace_kernel(
+    FastKernel k,
+    scalar_t* a,
+    const scalar_t* b,
+    const std::vector<int64_t>& strides,
+    const std::vector<int64_t>& shape,
+    double number,
+    bool plain,
+    double alpha) {
+  const int64_t n = [&] {
+    int64_t count = 1;
+    for (int64_t size : shape)
+      count *= size;
+    return count;
+  }();
+  if (n == 0)
+    return;
+  if (!plain) { // add_ / sub_ with alpha: a + (+-alpha) * b
+    const double scale = k == FastKernel::Sub ? -alpha : alpha;
+    if (b == nullptr) {
+      for (int64_t i = 0; i < n; ++i)
+        a[i] = fma_as_python(a[i], number, scale);
+      return;
+    }
+    std::vector<int64_t> index(shape.size(), 0);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < shape.size(); ++d)
+        offset += index[d] * strides[d];
+      a[i] = fma_as_python(a[i], static_cast<double>(b[offset]), scale);
+      for (size_t d = shape.size(); d-- > 0;) {
+        if (++index[d] < shape[d])
+          break;
+        index[d] = 0;
+      }
+    }
+    return;
+  }
+  if (b == nullptr) {
+    const auto scalar = static_cast<scalar_t>(number);
+    binary_kernel<scalar_t>(k, a, &scalar, a, n, 0);
+  } else if (shape.empty()) {
+    binary_kernel<scalar_t>(k, a, b, a, 1, 0);
+  } else {
+    std::vector<int64_t> a_strides(shape.size());
+    int64_t stride = 1;
+    for (size_t d = shape.size(); d-- > 0;) {
+      a_strides[d] = stride;
+      stride *= shape[d];
+    }
+    broadcast_binary_kernel<scalar_t>(k, a, a_strides, b, strides, a, shape);
+  }
+}
+
+PyObject* mutation_hook_module() {
+  static PyObject* module = PyImport_ImportModule("torchlite._ops.mutation");
+  return module;
+}
+
+// An in-place entry (add_, x += y): only where it records no node and writes no saved tensor.
+PyObject* run_inplace(const FastOpEntry& e, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* self = args[0];
+  PyObject* other = args[1];
+  const at::Tensor* a = host_float(self);
+  if (a == nullptr)
+    return nullptr;
+  const at::ScalarType dtype = a->scalar_type();
+  bool plain = true;
+  double alpha = 1;
+  if (kwnames != nullptr) {
+    if ((e.kernel != FastKernel::Add && e.kernel != FastKernel::Sub) || PyTuple_GET_SIZE(kwnames) != 1 ||
+        PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "alpha") != 0 ||
+        !read_alpha(args[nargs], dtype, &plain, &alpha))
+      return nullptr;
+  }
+  const at::Tensor* b = host_float(other);
+  double number = 0;
+  std::vector<int64_t> strides;
+  if (b != nullptr) {
+    if (b->scalar_type() != dtype || !broadcast_strides(b->sizes(), a->sizes(), strides))
+      return nullptr;
+    // memory shared with self, other than self itself, is the Python kernel's case (overlap checks)
+    if (b->unsafeGetTensorImpl()->storage() == a->unsafeGetTensorImpl()->storage() &&
+        !(b->data_ptr() == a->data_ptr() && b->sizes() == a->sizes()))
+      return nullptr;
+  } else if (!number_operand(other, dtype, &number)) {
+    return nullptr;
+  }
+  if (GradMode::is_enabled() && (a->requires_grad() || (b != nullptr && b->requires_grad())))
+    return nullptr;
+  // Note [Before an in-place write]: allow_mutation_on_saved_tensors' hook runs in Python
+  PyObject* module = mutation_hook_module();
+  if (module == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  PyObject* hook = PyObject_GetAttrString(module, "hook");
+  if (hook == nullptr) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  Py_DECREF(hook);
+  if (hook != Py_None)
+    return nullptr;
+  const auto* bdata = b != nullptr ? b->data_ptr() : nullptr;
+  if (dtype == at::kFloat)
+    inplace_kernel<float>(
+        e.kernel, a->data_ptr<float>(), static_cast<const float*>(bdata), strides, a->sizes(), number, plain, alpha);
+  else
+    inplace_kernel<double>(
+        e.kernel, a->data_ptr<double>(), static_cast<const double*>(bdata), strides, a->sizes(), number, plain, alpha);
+  a->unsafeGetTensorImpl()->bump_version();
+  return Py_NewRef(self);
+}
+
 } // namespace
 
 const FastOpEntry* find_fast_op(const char* name) {
@@ -434,6 +599,13 @@ const FastOpEntry* find_fast_op(const char* name) {
 }
 
 PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (e.inplace) {
+    if (nargs != 2 || c10::InferenceMode::is_enabled())
+      return nullptr;
+    HANDLE_TH_ERRORS
+    return run_inplace(e, args, nargs, kwnames);
+    END_HANDLE_TH_ERRORS
+  }
   const bool binary = e.kernel <= FastKernel::Div;
   if (nargs != (binary ? 2 : 1) || kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
     return nullptr;

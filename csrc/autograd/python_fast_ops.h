@@ -8,12 +8,13 @@
 // run by python_fast_ops.cpp). The entry takes only the calls whose semantics it computes exactly
 // as the Python kernel does: host (cpu) tensors in float32 or float64, contiguous, of one dtype and
 // one shape, or such a tensor and a Python float or int; outside inference mode and structured
-// in-place capture. There it allocates the result, runs the kernel (a C++ loop where one IEEE
-// operation gives the value, numpy's own inner loop for the transcendental functions, so values
-// are bit for bit the Python kernel's), and records the node with the table's name and fields as
-// _record does, saving each field under upstream's condition (a tensor read only by another
-// input's formula is saved when that input has an edge: should_compute_output). Any other call is
-// "not handled" and goes to the Python kernel, which stays the reference for every case.
+// in-place capture; an in-place form (`inplace:` names) only where it records no node (grad mode
+// off, or no operand requiring grad), with add_'s and sub_'s `alpha=`. There it allocates the result, runs the kernel
+// (a C++ loop where one IEEE operation gives the value, numpy's own inner loop for the transcendental functions, so
+// values are bit for bit the Python kernel's), and records the node with the table's name and fields as _record does,
+// saving each field under upstream's condition (a tensor read only by another input's formula is saved when that input
+// has an edge: should_compute_output). Any other call is "not handled" and goes to the Python kernel, which stays the
+// reference for every case.
 #include <Python.h>
 
 #include <cstdint>
@@ -39,6 +40,7 @@ struct FastOpEntry {
   // NumpyUnary: numpy's ufunc ("tanh"), run by its float64 loop; float32 computes through float64
   // and rounds once, as UnaryOps.py's _float_unary does for its _VIA_FLOAT64 functions
   const char* ufunc;
+  bool inplace; // the in-place form (add_, __iadd__): taken only where it records no node
   const char* node; // the node's name in the table (derivatives.yaml)
   int num_fields;
   FastField fields[3];

@@ -237,3 +237,99 @@ def test_errors_against_torch():
         return x * "a"
 
     assert norm(run(case, torchlite)) == norm(run(case, torch))
+
+
+INPLACE = {base + "_": base for base in BINARY}
+IOPS = {"__iadd__": "add_", "__isub__": "sub_", "__imul__": "mul_", "__itruediv__": "div_"}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", sorted(INPLACE))
+def test_inplace_matches_python_kernel(name, dtype):
+    assert getattr(torchlite.Tensor, name)._cpp_dispatch
+    kernel = getattr(_ops, name)
+    full = _samples(dtype)[:60].reshape(3, 4, 5)
+    alphas = [{}] + ([{"alpha": a} for a in (1, 2, -0.5, 1e-3, 3.0000001, 1e30, True)] if name in ("add_", "sub_")
+                     else [])
+    others = [np.resize(_samples(dtype)[20:], s) for s in [(3, 4, 5), (5,), (4, 1), (1, 1, 5)]] + [
+        np.array(_samples(dtype)[9]), 2.5, -3, 1e-45, float("nan"), 2 ** 53, 0]
+    for other in others:
+        for kwargs in alphas:
+            results = []
+            for call in (getattr(torchlite.Tensor, name), kernel):
+                x = torchlite.tensor(full)
+                y = torchlite.tensor(other) if isinstance(other, np.ndarray) else other
+                try:
+                    out = call(x, y, **kwargs)
+                except Exception as err:  # noqa: BLE001 - both must raise alike
+                    results.append((type(err), str(err)))
+                    continue
+                assert out is x
+                results.append((_bits(x), x._version))
+            assert results[0] == results[1], (other, kwargs)
+
+
+def test_inplace_modes_match_python_kernel():
+    def runs(call):
+        out = []
+        for fast in (True, False):
+            leaf = torchlite.tensor([1.5, -2.0, 3.0], requires_grad=True)
+            other = torchlite.tensor([0.25, 4.0, -1.0], requires_grad=True)
+            try:
+                r = call(leaf, other, fast)
+                out.append(("ok", _bits(r), r._version, r.grad_fn.name() if r.grad_fn else None))
+            except RuntimeError as err:
+                out.append(("raised", str(err)))
+        assert out[0] == out[1]
+        return out[0]
+
+    def method(name):
+        return lambda x, y, fast: (getattr(torchlite.Tensor, name) if fast else getattr(_ops, name))(x, y)
+
+    # the optimizer's update of a leaf that requires grad, under no_grad
+    with torchlite.no_grad():
+        assert runs(lambda x, y, fast: (torchlite.Tensor.add_ if fast else _ops.add_)(x, y, alpha=-0.1))[0] == "ok"
+    # with grad mode: the Python kernel decides (the leaf's error, a node for a non-leaf)
+    assert runs(method("mul_"))[0] == "raised"
+    assert runs(lambda x, y, fast: method("add_")(x * 1, y, fast))[3] == "AddBackward0"
+    # an operand sharing self's memory, and allow_mutation_on_saved_tensors, take the Python kernel
+    assert runs(lambda x, y, fast: method("add_")(x.detach(), x.detach()[[0]].expand(3), fast))[0] == "ok"
+    with torchlite.autograd.graph.allow_mutation_on_saved_tensors():
+        a = torchlite.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 1
+        c = b * b
+        with torchlite.no_grad():
+            b.mul_(3)
+        c.sum().backward()
+        assert a.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("op", sorted(IOPS))
+def test_inplace_operators(op):
+    assert getattr(torchlite.Tensor, op)._cpp_dispatch
+    for other in (torchlite.tensor([2.0, 4.0, 8.0]), 3.0):
+        x = torchlite.tensor([1.0, 2.0, 3.0])
+        y = torchlite.tensor([1.0, 2.0, 3.0])
+        ref = getattr(_ops, IOPS[op])(y, other)
+        z = x
+        z = getattr(z, op)(other)
+        assert z is x and _bits(x) == _bits(ref)
+
+
+def test_inplace_against_torch():
+    def case(lib):
+        p = lib.tensor([0.5, -1.25, 3.0], requires_grad=True)
+        buf = lib.zeros(3)
+        g = lib.tensor([0.1, 0.2, -0.3])
+        with lib.no_grad():
+            for _ in range(3):
+                buf.mul_(0.9).add_(g, alpha=0.1)
+                p.add_(buf, alpha=-0.01)
+                p -= g * 0.5
+                p /= 1.0001
+        x = lib.ones(2, 3)
+        x += lib.tensor([1.0, 2.0, 3.0])
+        x *= 2
+        return p, buf, x, p._version
+
+    assert run(case, torchlite) == run(case, torch)

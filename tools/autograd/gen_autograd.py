@@ -756,9 +756,12 @@ def gen_fast_functions(entries, functions):
             needed_by = readers[0] if kind == "T" and name in e.inputs and len(readers) == 1 else -1
             fields.append(f'{{"{name}", FastSource::{FAST_SOURCES[name]}, {needed_by}}}')
         ufunc = f'"{spec["ufunc"]}"' if "ufunc" in spec else "nullptr"
-        for method in [schema.base] + list(spec.get("operators", [])):
+        methods = [(m, "false") for m in [schema.base] + list(spec.get("operators", []))]
+        if spec.get("inplace") and kernel not in FAST_BINARY:
+            raise ValueError(f"{schema.text}: cpp_dispatch has in-place forms for the binary kernels only")
+        for method, inplace in methods + [(m, "true") for m in spec.get("inplace", [])]:
             rows.append(f"    // {f['func']}\n"
-                        f'    {{"{method}", FastKernel::{kernel}, {ufunc}, "{e.node}", {len(fields)}, '
+                        f'    {{"{method}", FastKernel::{kernel}, {ufunc}, {inplace}, "{e.node}", {len(fields)}, '
                         f"{{{', '.join(fields)}}}}},")
     return "\n".join([
         f"// {HEADER.replace('derivatives', 'native_functions')}.",

@@ -8,41 +8,57 @@ namespace autograd {
 
 const FastOpEntry kFastOps[] = {
     // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    {"add", FastKernel::Add, nullptr, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    {"add", FastKernel::Add, nullptr, false, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    {"__add__", FastKernel::Add, nullptr, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    {"__add__", FastKernel::Add, nullptr, false, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    {"__radd__", FastKernel::Add, nullptr, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    {"__radd__", FastKernel::Add, nullptr, false, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    {"add_", FastKernel::Add, nullptr, true, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    {"__iadd__", FastKernel::Add, nullptr, true, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // cos(Tensor self) -> Tensor
-    {"cos", FastKernel::NumpyUnary, "cos", "CosBackward0", 1, {{"self", FastSource::Self, 0}}},
+    {"cos", FastKernel::NumpyUnary, "cos", false, "CosBackward0", 1, {{"self", FastSource::Self, 0}}},
     // div.Tensor(Tensor self, Tensor other) -> Tensor
-    {"div", FastKernel::Div, nullptr, "DivBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, -1}}},
+    {"div", FastKernel::Div, nullptr, false, "DivBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, -1}}},
     // div.Tensor(Tensor self, Tensor other) -> Tensor
-    {"__truediv__", FastKernel::Div, nullptr, "DivBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, -1}}},
+    {"__truediv__", FastKernel::Div, nullptr, false, "DivBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, -1}}},
+    // div.Tensor(Tensor self, Tensor other) -> Tensor
+    {"div_", FastKernel::Div, nullptr, true, "DivBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, -1}}},
+    // div.Tensor(Tensor self, Tensor other) -> Tensor
+    {"__itruediv__", FastKernel::Div, nullptr, true, "DivBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, -1}}},
     // exp(Tensor self) -> Tensor
-    {"exp", FastKernel::NumpyUnary, "exp", "ExpBackward0", 1, {{"result", FastSource::Result, -1}}},
+    {"exp", FastKernel::NumpyUnary, "exp", false, "ExpBackward0", 1, {{"result", FastSource::Result, -1}}},
     // log(Tensor self) -> Tensor
-    {"log", FastKernel::NumpyUnary, "log", "LogBackward0", 1, {{"self", FastSource::Self, 0}}},
+    {"log", FastKernel::NumpyUnary, "log", false, "LogBackward0", 1, {{"self", FastSource::Self, 0}}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
-    {"mul", FastKernel::Mul, nullptr, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
+    {"mul", FastKernel::Mul, nullptr, false, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
-    {"__mul__", FastKernel::Mul, nullptr, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
+    {"__mul__", FastKernel::Mul, nullptr, false, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
-    {"__rmul__", FastKernel::Mul, nullptr, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
+    {"__rmul__", FastKernel::Mul, nullptr, false, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
+    // mul.Tensor(Tensor self, Tensor other) -> Tensor
+    {"mul_", FastKernel::Mul, nullptr, true, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
+    // mul.Tensor(Tensor self, Tensor other) -> Tensor
+    {"__imul__", FastKernel::Mul, nullptr, true, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
     // neg(Tensor self) -> Tensor
-    {"neg", FastKernel::Neg, nullptr, "NegBackward0", 0, {}},
+    {"neg", FastKernel::Neg, nullptr, false, "NegBackward0", 0, {}},
     // neg(Tensor self) -> Tensor
-    {"__neg__", FastKernel::Neg, nullptr, "NegBackward0", 0, {}},
+    {"__neg__", FastKernel::Neg, nullptr, false, "NegBackward0", 0, {}},
     // relu(Tensor self) -> Tensor
-    {"relu", FastKernel::Relu, nullptr, "ReluBackward0", 1, {{"result", FastSource::Result, -1}}},
+    {"relu", FastKernel::Relu, nullptr, false, "ReluBackward0", 1, {{"result", FastSource::Result, -1}}},
     // sin(Tensor self) -> Tensor
-    {"sin", FastKernel::NumpyUnary, "sin", "SinBackward0", 1, {{"self", FastSource::Self, 0}}},
+    {"sin", FastKernel::NumpyUnary, "sin", false, "SinBackward0", 1, {{"self", FastSource::Self, 0}}},
     // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    {"sub", FastKernel::Sub, nullptr, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    {"sub", FastKernel::Sub, nullptr, false, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    {"__sub__", FastKernel::Sub, nullptr, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    {"__sub__", FastKernel::Sub, nullptr, false, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    {"sub_", FastKernel::Sub, nullptr, true, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    {"__isub__", FastKernel::Sub, nullptr, true, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // tanh(Tensor self) -> Tensor
-    {"tanh", FastKernel::NumpyUnary, "tanh", "TanhBackward0", 1, {{"result", FastSource::Result, -1}}},
+    {"tanh", FastKernel::NumpyUnary, "tanh", false, "TanhBackward0", 1, {{"result", FastSource::Result, -1}}},
 };
 const int kNumFastOps = static_cast<int>(sizeof(kFastOps) / sizeof(kFastOps[0]));
 
