@@ -556,7 +556,7 @@ PyObject* run_inplace(const FastOpEntry& e, PyObject* const* args, Py_ssize_t na
       return nullptr;
     // memory shared with self, other than self itself, is the Python kernel's case (overlap checks)
     if (b->unsafeGetTensorImpl()->storage() == a->unsafeGetTensorImpl()->storage() &&
-        !(b->data_ptr() == a->data_ptr() && b->sizes() == a->sizes()))
+        !(b->data_ptr() == a->data_ptr() && b->sizes() == a->sizes() && b->strides() == a->strides()))
       return nullptr;
   } else if (!number_operand(other, dtype, &number)) {
     return nullptr;
