@@ -223,6 +223,68 @@ PyMemberDef VariableMethod_members[] = {
 };
 
 PyTypeObject VariableMethodType = {PyVarObject_HEAD_INIT(nullptr, 0)};
+
+// torchlite.<op> of an op the table marks `cpp_dispatch:` (python_torch_functions.cpp's role): a
+// builtin-like callable (it binds no self when stored on a class, as torch's functions) that tries
+// the op's C++ entry, then calls the generated Python function `kernel`, which parses the rest.
+PyObject* VariableFunction_vectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  auto* m = reinterpret_cast<VariableMethod*>(self);
+  PyObject* fast = call_fast_op(*m->fast, args, PyVectorcall_NARGS(nargsf), kwnames);
+  if (fast != nullptr || PyErr_Occurred()) {
+    return fast;
+  }
+  return PyObject_Vectorcall(m->kernel, args, nargsf, kwnames);
+}
+
+PyObject* VariableFunction_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject *kernel, *name;
+  static const char* names[] = {"kernel", "name", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OU:_VariableFunction", const_cast<char**>(names), &kernel, &name)) {
+    return nullptr;
+  }
+  const FastOpEntry* fast = find_fast_op(PyUnicode_AsUTF8(name));
+  if (fast == nullptr || fast->inplace) {
+    PyErr_Format(PyExc_ValueError, "_VariableFunction: '%U' has no C++ entry", name);
+    return nullptr;
+  }
+  auto* m = reinterpret_cast<VariableMethod*>(type->tp_alloc(type, 0));
+  if (m == nullptr) {
+    return nullptr;
+  }
+  m->vectorcall = VariableFunction_vectorcall;
+  m->fast = fast;
+  for (auto [slot, value] :
+       {std::pair{&m->kernel, kernel},
+        std::pair{&m->name, name},
+        std::pair{&m->schemas, Py_None},
+        std::pair{&m->rebind, Py_None},
+        std::pair{&m->errors, Py_None}}) {
+    Py_INCREF(value);
+    *slot = value;
+  }
+  return reinterpret_cast<PyObject*>(m);
+}
+
+PyObject* VariableFunction_kernel_attr(PyObject* self, void* closure) {
+  return PyObject_GetAttrString(reinterpret_cast<VariableMethod*>(self)->kernel, static_cast<const char*>(closure));
+}
+
+PyObject* VariableFunction_repr(PyObject* self) {
+  return PyUnicode_FromFormat("<built-in function %U>", reinterpret_cast<VariableMethod*>(self)->name);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+PyGetSetDef VariableFunction_getset[] = {
+    {"__name__", VariableMethod_name, nullptr, nullptr, nullptr},
+    {"__qualname__", VariableMethod_name, nullptr, nullptr, nullptr},
+    {"__doc__", VariableMethod_doc, nullptr, nullptr, nullptr},
+    {"__module__", VariableFunction_kernel_attr, nullptr, nullptr, const_cast<char*>("__module__")},
+    {"_cpp_dispatch", VariableMethod_cpp_dispatch, nullptr, nullptr, nullptr},
+    {nullptr},
+};
+
+PyTypeObject VariableFunctionType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 #pragma GCC diagnostic pop
 
 } // namespace
@@ -250,6 +312,26 @@ void initVariableMethodBindings(pybind11::module_& m) {
   }
   Py_INCREF(&t);
   m.add_object("_VariableMethod", reinterpret_cast<PyObject*>(&t));
+
+  auto& f = VariableFunctionType;
+  f.tp_name = "torchlite._C._VariableFunction";
+  f.tp_doc = "A torchlite.<op> with a C++ entry: tries it, then calls the op's Python function.";
+  f.tp_basicsize = sizeof(VariableMethod);
+  f.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
+  f.tp_new = VariableFunction_new;
+  f.tp_dealloc = VariableMethod_dealloc;
+  f.tp_traverse = VariableMethod_traverse;
+  f.tp_clear = VariableMethod_clear;
+  f.tp_vectorcall_offset = offsetof(VariableMethod, vectorcall);
+  f.tp_call = PyVectorcall_Call;
+  f.tp_getset = VariableFunction_getset;
+  f.tp_members = VariableMethod_members;
+  f.tp_repr = VariableFunction_repr;
+  if (PyType_Ready(&f) < 0) {
+    throw pybind11::error_already_set();
+  }
+  Py_INCREF(&f);
+  m.add_object("_VariableFunction", reinterpret_cast<PyObject*>(&f));
 }
 
 } // namespace autograd

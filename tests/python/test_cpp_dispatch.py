@@ -333,3 +333,36 @@ def test_inplace_against_torch():
         return p, buf, x, p._version
 
     assert run(case, torchlite) == run(case, torch)
+
+
+@pytest.mark.parametrize("name", [base for base, _ in TABLE])
+def test_functions_match_python_function(name):
+    fn = getattr(torchlite, name)
+    assert fn._cpp_dispatch and type(fn).__name__ == "_VariableFunction"
+    python_function = fn.__wrapped__  # the generated function, which parses every other call
+    leaves = [torchlite.tensor(_samples(np.float64)[:16], requires_grad=True)]
+    if name in BINARY:
+        leaves.append(torchlite.tensor(_samples(np.float64)[16:32], requires_grad=True))
+    _compare(fn, python_function, leaves)
+    # keyword and out= calls go to the generated function, which parses them
+    x = torchlite.tensor([0.5, 2.0])
+    if name in BINARY:
+        out = torchlite.empty(2)
+        assert fn(x, other=x, out=out) is out and _bits(out) == _bits(python_function(x, x))
+    else:
+        assert _bits(fn(input=x)) == _bits(python_function(x))
+
+
+def test_functions_as_class_attributes_against_torch():
+    def case(lib):
+        class Block:
+            act = lib.relu  # a builtin binds no self, as torch's functions
+            squash = lib.tanh
+
+        b = Block()
+        x = lib.tensor([-1.0, 0.5, 2.0], requires_grad=True)
+        y = b.squash(b.act(x) * 3)
+        y.sum().backward()
+        return y, x.grad, repr(lib.tanh).startswith("<built-in")
+
+    assert run(case, torchlite) == run(case, torch)

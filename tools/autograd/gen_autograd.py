@@ -419,7 +419,7 @@ def schema_table(names, schemas, outs, deprecated, method):
     return lines
 
 
-def gen_torch_functions(fns, outs, structured, deprecated):
+def gen_torch_functions(fns, outs, structured, deprecated, fast=()):
     """The ops themselves, each calling its kernel, with its schemas' argument lists for the
     errors of arguments that do not bind (python_arg_parser._rebind, on the failure path only);
     an op with an out= overload takes `out`; an in-place op made from its functional kernel
@@ -427,7 +427,7 @@ def gen_torch_functions(fns, outs, structured, deprecated):
     header = HEADER.replace("derivatives", "native_functions")
     lines = [py_header("The torchlite.* ops", header), "import functools", "",
              "from .. import _ops",
-             "from .._ops.python_arg_parser import _ARG_ERRORS, _rebind",
+             "from .._ops.python_arg_parser import _ARG_ERRORS, _function, _rebind",
              "from .._ops.Resize import out_variant",
              "from .._ops.structured_inplace import inplace_variant", "",
              "__all__ = [", *[f'    "{name}",' for name in sorted(fns)], "]", "",
@@ -454,6 +454,9 @@ def gen_torch_functions(fns, outs, structured, deprecated):
                   py_call("        args, kwargs = _rebind",
                           [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error", *rebind_out]),
                   *["    " + c for c in call]]
+        if name in fast:
+            # its C++ entry first (Note [C++ dispatch of the hot ops])
+            lines += ["", "", f'{name} = _function("{name}", {name})']
     return "\n".join(lines) + "\n"
 
 
@@ -492,7 +495,7 @@ def gen_module_functions(module, fns, outs):
     short = {name: name if module in UNPREFIXED else name[len(module) + 1:] for name in fns}
     lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
              "from .. import _ops",
-             "from .._ops.python_arg_parser import _ARG_ERRORS, _rebind",
+             "from .._ops.python_arg_parser import _ARG_ERRORS, _function, _rebind",
              *(["from .._ops.Resize import out_variant"] if outs else []), "",
              "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]", "",
              *schema_table(sorted(fns), fns, outs, {}, method=False)]
@@ -804,7 +807,9 @@ def generate():
         "torchlite/_generated/__init__.py": py_header("Generated from the op tables") + "\n",
         "torchlite/_generated/specs.py": gen_specs(entries),
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),
-        "torchlite/_generated/torch_functions.py": gen_torch_functions(fns, outs, structured, deprecated),
+        "torchlite/_generated/torch_functions.py": gen_torch_functions(
+            fns, outs, structured, deprecated,
+            {Schema(f["func"]).base for f in functions if f.get("cpp_dispatch") and "python_module" not in f}),
         "torchlite/_generated/variable_methods.py": gen_variable_methods(methods, structured, deprecated),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),

@@ -5,7 +5,7 @@
 import functools
 
 from .. import _ops
-from .._ops.python_arg_parser import _ARG_ERRORS, _rebind
+from .._ops.python_arg_parser import _ARG_ERRORS, _function, _rebind
 from .._ops.Resize import out_variant
 from .._ops.structured_inplace import inplace_variant
 
@@ -1782,6 +1782,9 @@ def add(*args, out=None, **kwargs):
     return out_variant("add", _ops.add, out, args, kwargs)
 
 
+add = _function("add", add)
+
+
 @functools.wraps(_ops.addbmm)
 def addbmm(*args, out=None, **kwargs):
     try:
@@ -2632,6 +2635,9 @@ def cos(*args, out=None, **kwargs):
     return out_variant("cos", _ops.cos, out, args, kwargs)
 
 
+cos = _function("cos", cos)
+
+
 @functools.wraps(_ops.cos)
 def cos_(*args, **kwargs):
     try:
@@ -2809,6 +2815,9 @@ def div(*args, out=None, **kwargs):
     return out_variant("div", _ops.div, out, args, kwargs)
 
 
+div = _function("div", div)
+
+
 @functools.wraps(_ops.divide)
 def divide(*args, out=None, **kwargs):
     try:
@@ -2970,6 +2979,9 @@ def exp(*args, out=None, **kwargs):
     if out is None:
         return _ops.exp(*args, **kwargs)
     return out_variant("exp", _ops.exp, out, args, kwargs)
+
+
+exp = _function("exp", exp)
 
 
 @functools.wraps(_ops.exp2)
@@ -3615,6 +3627,9 @@ def log(*args, out=None, **kwargs):
     return out_variant("log", _ops.log, out, args, kwargs)
 
 
+log = _function("log", log)
+
+
 @functools.wraps(_ops.log10)
 def log10(*args, out=None, **kwargs):
     try:
@@ -4017,6 +4032,9 @@ def mul(*args, out=None, **kwargs):
     return out_variant("mul", _ops.mul, out, args, kwargs)
 
 
+mul = _function("mul", mul)
+
+
 @functools.wraps(_ops.multinomial)
 def multinomial(*args, **kwargs):
     try:
@@ -4165,6 +4183,9 @@ def neg(*args, out=None, **kwargs):
     if out is None:
         return _ops.neg(*args, **kwargs)
     return out_variant("neg", _ops.neg, out, args, kwargs)
+
+
+neg = _function("neg", neg)
 
 
 @functools.wraps(_ops.neg)
@@ -4351,6 +4372,9 @@ def relu(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("relu", _SCHEMAS["relu"], args, kwargs, error)
     return _ops.relu(*args, **kwargs)
+
+
+relu = _function("relu", relu)
 
 
 @functools.wraps(_ops.relu)
@@ -4596,6 +4620,9 @@ def sin(*args, out=None, **kwargs):
     return out_variant("sin", _ops.sin, out, args, kwargs)
 
 
+sin = _function("sin", sin)
+
+
 @functools.wraps(_ops.sin)
 def sin_(*args, **kwargs):
     try:
@@ -4786,6 +4813,9 @@ def sub(*args, out=None, **kwargs):
     return out_variant("sub", _ops.sub, out, args, kwargs)
 
 
+sub = _function("sub", sub)
+
+
 @functools.wraps(_ops.subtract)
 def subtract(*args, out=None, **kwargs):
     try:
@@ -4899,6 +4929,9 @@ def tanh(*args, out=None, **kwargs):
     if out is None:
         return _ops.tanh(*args, **kwargs)
     return out_variant("tanh", _ops.tanh, out, args, kwargs)
+
+
+tanh = _function("tanh", tanh)
 
 
 @functools.wraps(_ops.tanh)

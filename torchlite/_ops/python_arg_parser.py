@@ -406,6 +406,13 @@ def _operator(name, kernel):
     return _C._VariableMethod(kernel, name, (), None, ())
 
 
+def _function(name, fn):
+    """torchlite.<name> for an op marked `cpp_dispatch:` in native_functions.yaml: a builtin-like
+    callable (no binding of self when stored on a class, as torch's functions) that tries the op's
+    C++ entry (Note [C++ dispatch of the hot ops]) and otherwise calls `fn`, the generated function."""
+    return _C._VariableFunction(fn, name)
+
+
 def _warn_deprecated(name, sig, signatures):
     """PythonArgParser::check_deprecated (TORCH_WARN_ONCE: the first deprecated call of a process)."""
     if _warned_deprecated:
