@@ -495,7 +495,7 @@ def gen_module_functions(module, fns, outs):
     short = {name: name if module in UNPREFIXED else name[len(module) + 1:] for name in fns}
     lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
              "from .. import _ops",
-             "from .._ops.python_arg_parser import _ARG_ERRORS, _function, _rebind",
+             "from .._ops.python_arg_parser import _ARG_ERRORS, _rebind",
              *(["from .._ops.Resize import out_variant"] if outs else []), "",
              "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]", "",
              *schema_table(sorted(fns), fns, outs, {}, method=False)]

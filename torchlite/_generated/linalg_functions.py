@@ -5,7 +5,7 @@
 import functools
 
 from .. import _ops
-from .._ops.python_arg_parser import _ARG_ERRORS, _function, _rebind
+from .._ops.python_arg_parser import _ARG_ERRORS, _rebind
 
 __all__ = [
     "cholesky_ex",
