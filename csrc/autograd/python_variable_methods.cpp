@@ -289,49 +289,64 @@ PyTypeObject VariableFunctionType = {PyVarObject_HEAD_INIT(nullptr, 0)};
 
 } // namespace
 
-void initVariableMethodBindings(pybind11::module_& m) {
-  auto& t = VariableMethodType;
-  t.tp_name = "torchlite._C._VariableMethod";
-  t.tp_doc =
-      "A Tensor method: calls its op's kernel; binds the arguments to the op's signatures "
-      "only where the kernel refuses them (torch's argument errors).";
+namespace {
+
+// The slots both types share (a VariableMethod object), then `t` ready and added to `m` as `name`.
+void add_type(
+    pybind11::module_& m,
+    PyTypeObject& t,
+    const char* qualified_name,
+    const char* name,
+    const char* doc,
+    unsigned long extra_flags,
+    newfunc new_fn,
+    PyGetSetDef* getset,
+    reprfunc repr) {
+  t.tp_name = qualified_name;
+  t.tp_doc = doc;
   t.tp_basicsize = sizeof(VariableMethod);
-  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR;
-  t.tp_new = VariableMethod_new;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | extra_flags;
+  t.tp_new = new_fn;
   t.tp_dealloc = VariableMethod_dealloc;
   t.tp_traverse = VariableMethod_traverse;
   t.tp_clear = VariableMethod_clear;
   t.tp_vectorcall_offset = offsetof(VariableMethod, vectorcall);
   t.tp_call = PyVectorcall_Call;
-  t.tp_descr_get = VariableMethod_get;
-  t.tp_getset = VariableMethod_getset;
+  t.tp_getset = getset;
   t.tp_members = VariableMethod_members;
-  t.tp_repr = VariableMethod_repr;
+  t.tp_repr = repr;
   if (PyType_Ready(&t) < 0) {
     throw pybind11::error_already_set();
   }
   Py_INCREF(&t);
-  m.add_object("_VariableMethod", reinterpret_cast<PyObject*>(&t));
+  m.add_object(name, reinterpret_cast<PyObject*>(&t));
+}
 
-  auto& f = VariableFunctionType;
-  f.tp_name = "torchlite._C._VariableFunction";
-  f.tp_doc = "A torchlite.<op> with a C++ entry: tries it, then calls the op's Python function.";
-  f.tp_basicsize = sizeof(VariableMethod);
-  f.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL;
-  f.tp_new = VariableFunction_new;
-  f.tp_dealloc = VariableMethod_dealloc;
-  f.tp_traverse = VariableMethod_traverse;
-  f.tp_clear = VariableMethod_clear;
-  f.tp_vectorcall_offset = offsetof(VariableMethod, vectorcall);
-  f.tp_call = PyVectorcall_Call;
-  f.tp_getset = VariableFunction_getset;
-  f.tp_members = VariableMethod_members;
-  f.tp_repr = VariableFunction_repr;
-  if (PyType_Ready(&f) < 0) {
-    throw pybind11::error_already_set();
-  }
-  Py_INCREF(&f);
-  m.add_object("_VariableFunction", reinterpret_cast<PyObject*>(&f));
+} // namespace
+
+void initVariableMethodBindings(pybind11::module_& m) {
+  VariableMethodType.tp_descr_get = VariableMethod_get;
+  add_type(
+      m,
+      VariableMethodType,
+      "torchlite._C._VariableMethod",
+      "_VariableMethod",
+      "A Tensor method: calls its op's kernel; binds the arguments to the op's signatures "
+      "only where the kernel refuses them (torch's argument errors).",
+      Py_TPFLAGS_METHOD_DESCRIPTOR,
+      VariableMethod_new,
+      VariableMethod_getset,
+      VariableMethod_repr);
+  add_type(
+      m,
+      VariableFunctionType,
+      "torchlite._C._VariableFunction",
+      "_VariableFunction",
+      "A torchlite.<op> with a C++ entry: tries it, then calls the op's Python function.",
+      0,
+      VariableFunction_new,
+      VariableFunction_getset,
+      VariableFunction_repr);
 }
 
 } // namespace autograd
