@@ -479,15 +479,10 @@ void inplace_kernel(
     const scalar_t* b,
     const std::vector<int64_t>& strides,
     const std::vector<int64_t>& shape,
+    int64_t n,
     double number,
     bool plain,
     double alpha) {
-  const int64_t n = [&] {
-    int64_t count = 1;
-    for (int64_t size : shape)
-      count *= size;
-    return count;
-  }();
   if (n == 0)
     return;
   if (!plain) { // add_ / sub_ with alpha: a + (+-alpha) * b
@@ -517,13 +512,7 @@ void inplace_kernel(
   } else if (shape.empty()) {
     binary_kernel<scalar_t>(k, a, b, a, 1, 0);
   } else {
-    std::vector<int64_t> a_strides(shape.size());
-    int64_t stride = 1;
-    for (size_t d = shape.size(); d-- > 0;) {
-      a_strides[d] = stride;
-      stride *= shape[d];
-    }
-    broadcast_binary_kernel<scalar_t>(k, a, a_strides, b, strides, a, shape);
+    broadcast_binary_kernel<scalar_t>(k, a, at::contiguous_strides(shape), b, strides, a, shape);
   }
 }
 
@@ -580,10 +569,26 @@ PyObject* run_inplace(const FastOpEntry& e, PyObject* const* args, Py_ssize_t na
   const auto* bdata = b != nullptr ? b->data_ptr() : nullptr;
   if (dtype == at::kFloat)
     inplace_kernel<float>(
-        e.kernel, a->data_ptr<float>(), static_cast<const float*>(bdata), strides, a->sizes(), number, plain, alpha);
+        e.kernel,
+        a->data_ptr<float>(),
+        static_cast<const float*>(bdata),
+        strides,
+        a->sizes(),
+        a->numel(),
+        number,
+        plain,
+        alpha);
   else
     inplace_kernel<double>(
-        e.kernel, a->data_ptr<double>(), static_cast<const double*>(bdata), strides, a->sizes(), number, plain, alpha);
+        e.kernel,
+        a->data_ptr<double>(),
+        static_cast<const double*>(bdata),
+        strides,
+        a->sizes(),
+        a->numel(),
+        number,
+        plain,
+        alpha);
   a->unsafeGetTensorImpl()->bump_version();
   return Py_NewRef(self);
 }
