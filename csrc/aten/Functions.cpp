@@ -82,7 +82,7 @@ void check_same(const Tensor& a, const Tensor& b, const char* op) {
 }
 
 // Offset in elements of the element with row-major linear index `i`.
-int64_t strided_offset(int64_t i, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+int64_t strided_offset(int64_t i, IntArrayRef sizes, IntArrayRef strides) {
   return at::strided_offset(i, static_cast<int>(sizes.size()), sizes.data(), strides.data());
 }
 
@@ -109,11 +109,11 @@ Tensor add_row_major(const Tensor& a_in, const Tensor& b_in) {
 
 } // namespace
 
-std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes) {
+std::ostream& operator<<(std::ostream& os, IntArrayRef sizes) {
   return os << sizes_to_string(sizes);
 }
 
-std::string sizes_to_string(const std::vector<int64_t>& sizes) {
+std::string sizes_to_string(IntArrayRef sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (i)
@@ -123,7 +123,7 @@ std::string sizes_to_string(const std::vector<int64_t>& sizes) {
   return s + "]";
 }
 
-Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device device) {
+Tensor empty(IntArrayRef sizes, ScalarType dtype, c10::Device device) {
   int64_t n = 1;
   for (auto s : sizes) {
     if (s < 0)
@@ -145,23 +145,27 @@ Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device de
   } else {
     if (device.type() != c10::DeviceType::CPU && device.index() < 0)
       device.set_index(0);
-    data = std::malloc(nbytes ? nbytes : 1);
-    if (!data)
-      throw std::bad_alloc();
-    try {
-      storage = std::make_shared<StorageImpl>(StorageImpl::MallocedTag{}, data, nbytes, device);
-    } catch (...) {
-      std::free(data);
-      throw;
+    if (nbytes <= StorageImpl::kInlineBytes) {
+      storage = std::make_shared<StorageImpl>(StorageImpl::InlineTag{}, nbytes, device);
+    } else {
+      data = std::malloc(nbytes);
+      if (!data)
+        throw std::bad_alloc();
+      try {
+        storage = std::make_shared<StorageImpl>(StorageImpl::MallocedTag{}, data, nbytes, device);
+      } catch (...) {
+        std::free(data);
+        throw;
+      }
     }
   }
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, contiguous_strides(sizes)));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes));
 }
 
 Tensor from_blob(
     void* data,
-    const std::vector<int64_t>& sizes,
-    const std::vector<int64_t>& strides,
+    IntArrayRef sizes,
+    IntArrayRef strides,
     ScalarType dtype,
     c10::Device device,
     std::shared_ptr<void> owner,
@@ -176,7 +180,7 @@ bool storage_is_exclusive(const Tensor& t) {
   return storage.use_count() == 1 && storage->owner_is_exclusive();
 }
 
-Tensor full(const std::vector<int64_t>& sizes, double value, ScalarType dtype, c10::Device device) {
+Tensor full(IntArrayRef sizes, double value, ScalarType dtype, c10::Device device) {
   Tensor t = empty(sizes, dtype, device);
   if (!on_host(t)) {
 #ifdef TORCHLITE_WITH_CUDA
@@ -193,10 +197,10 @@ Tensor full(const std::vector<int64_t>& sizes, double value, ScalarType dtype, c
   return t;
 }
 
-Tensor zeros(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device device) {
+Tensor zeros(IntArrayRef sizes, ScalarType dtype, c10::Device device) {
   return full(sizes, 0.0, dtype, device);
 }
-Tensor ones(const std::vector<int64_t>& sizes, ScalarType dtype, c10::Device device) {
+Tensor ones(IntArrayRef sizes, ScalarType dtype, c10::Device device) {
   return full(sizes, 1.0, dtype, device);
 }
 Tensor zeros_like(const Tensor& t) {
@@ -208,7 +212,7 @@ Tensor ones_like(const Tensor& t) {
 
 Tensor tensor(
     const std::vector<double>& values,
-    const std::vector<int64_t>& sizes,
+    IntArrayRef sizes,
     ScalarType dtype,
     c10::Device device) {
   Tensor host = empty(sizes, dtype, c10::Device());
@@ -269,7 +273,7 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   return true;
 }
 
-Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides) {
+Tensor clone_strided(const Tensor& t, IntArrayRef strides) {
   if (!on_host(t))
     throw std::runtime_error("clone_strided: host tensors only");
   Tensor block = empty({t.numel()}, t.dtype(), t.device());
@@ -319,14 +323,14 @@ std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b) {
   return perm;
 }
 
-std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& perm) {
+std::vector<int64_t> inverse_permutation(IntArrayRef perm) {
   std::vector<int64_t> inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
     inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
   return inverse;
 }
 
-Tensor permuted(const Tensor& t, const std::vector<int64_t>& perm) {
+Tensor permuted(const Tensor& t, IntArrayRef perm) {
   std::vector<int64_t> sizes(perm.size()), strides(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) {
     sizes[i] = t.sizes()[static_cast<size_t>(perm[i])];
@@ -429,7 +433,7 @@ Tensor mul(const Tensor& a_in, double scalar) {
   return out;
 }
 
-bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& desired) {
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
   const size_t ndim = shape.size(), target = desired.size();
   if (ndim > target)
     return false;
@@ -442,7 +446,7 @@ bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64
   return true;
 }
 
-std::vector<int64_t> sum_to_strides(const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& shape) {
+std::vector<int64_t> sum_to_strides(IntArrayRef in_sizes, IntArrayRef shape) {
   const size_t lead = in_sizes.size() - shape.size();
   const std::vector<int64_t> out_strides = contiguous_strides(shape);
   std::vector<int64_t> map_strides(in_sizes.size(), 0);
@@ -451,7 +455,7 @@ std::vector<int64_t> sum_to_strides(const std::vector<int64_t>& in_sizes, const 
   return map_strides;
 }
 
-Tensor sum_to(const Tensor& t_in, const std::vector<int64_t>& shape) {
+Tensor sum_to(const Tensor& t_in, IntArrayRef shape) {
   if (t_in.sizes() == shape)
     return t_in;
   if (!is_expandable_to(shape, t_in.sizes())) {

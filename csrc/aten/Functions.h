@@ -9,22 +9,22 @@
 
 namespace at {
 
-Tensor empty(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
+Tensor empty(IntArrayRef sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
 Tensor full(
-    const std::vector<int64_t>& sizes,
+    IntArrayRef sizes,
     double value,
     ScalarType dtype = kFloat,
     c10::Device device = c10::Device());
-Tensor zeros(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
-Tensor ones(const std::vector<int64_t>& sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
+Tensor zeros(IntArrayRef sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
+Tensor ones(IntArrayRef sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 // A tensor over foreign memory kept alive by `owner` (zero-copy).
 // `exclusive_fn`, if given, tells when the owner is the memory's only holder.
 Tensor from_blob(
     void* data,
-    const std::vector<int64_t>& sizes,
-    const std::vector<int64_t>& strides,
+    IntArrayRef sizes,
+    IntArrayRef strides,
     ScalarType dtype,
     c10::Device device,
     std::shared_ptr<void> owner,
@@ -38,7 +38,7 @@ bool storage_is_exclusive(const Tensor& t);
 // Copies host doubles into a new tensor (for tests and small constants).
 Tensor tensor(
     const std::vector<double>& values,
-    const std::vector<int64_t>& sizes,
+    IntArrayRef sizes,
     ScalarType dtype = kFloat,
     c10::Device device = c10::Device());
 
@@ -51,7 +51,7 @@ Tensor clone(const Tensor& t); // a contiguous copy
 bool is_non_overlapping_and_dense(const Tensor& t);
 // A copy of `t` laid out with `strides` (which must describe a
 // non-overlapping and dense layout of t's sizes). Host devices only.
-Tensor clone_strided(const Tensor& t, const std::vector<int64_t>& strides);
+Tensor clone_strided(const Tensor& t, IntArrayRef strides);
 Tensor contiguous(const Tensor& t); // t itself when already contiguous
 // The dimensions, outermost first, in which TensorIterator lays out the
 // result of an elementwise op over same-shaped a and b (its
@@ -62,16 +62,16 @@ Tensor contiguous(const Tensor& t); // t itself when already contiguous
 // the result back (so a gradient's layout, seen through as_strided and view,
 // is torch's).
 std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b);
-std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& perm);
+std::vector<int64_t> inverse_permutation(IntArrayRef perm);
 // t's dimensions taken in the order `perm`: a view sharing its storage.
-Tensor permuted(const Tensor& t, const std::vector<int64_t>& perm);
+Tensor permuted(const Tensor& t, IntArrayRef perm);
 // Sums a gradient down to `shape` it was broadcast from (at::sum_to).
-Tensor sum_to(const Tensor& t, const std::vector<int64_t>& shape);
-bool is_expandable_to(const std::vector<int64_t>& shape, const std::vector<int64_t>& desired);
+Tensor sum_to(const Tensor& t, IntArrayRef shape);
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);
 // For sum_to: per dimension of `in_sizes`, the stride (in a contiguous tensor
 // of `shape`) of the output element an input element adds into; 0 where the
 // dimension is reduced. Dimensions align on the right.
-std::vector<int64_t> sum_to_strides(const std::vector<int64_t>& in_sizes, const std::vector<int64_t>& shape);
+std::vector<int64_t> sum_to_strides(IntArrayRef in_sizes, IntArrayRef shape);
 Tensor to(const Tensor& t, ScalarType dtype);
 Tensor to(const Tensor& t, c10::Device device);
 // True when any element is NaN (the anomaly-mode check).

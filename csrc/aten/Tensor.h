@@ -57,10 +57,10 @@ class Tensor {
   bool is_cuda() const noexcept {
     return device().is_cuda();
   }
-  const std::vector<int64_t>& sizes() const noexcept {
+  IntArrayRef sizes() const noexcept {
     return impl_->sizes();
   }
-  const std::vector<int64_t>& strides() const noexcept {
+  IntArrayRef strides() const noexcept {
     return impl_->strides();
   }
   int64_t size(int64_t d) const {
@@ -160,7 +160,7 @@ class Tensor {
   std::shared_ptr<TensorImpl> impl_;
 };
 
-std::ostream& operator<<(std::ostream& os, const std::vector<int64_t>& sizes);
-std::string sizes_to_string(const std::vector<int64_t>& sizes);
+std::ostream& operator<<(std::ostream& os, IntArrayRef sizes);
+std::string sizes_to_string(IntArrayRef sizes);
 
 } // namespace at

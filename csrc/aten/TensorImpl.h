@@ -5,6 +5,8 @@
 // metadata. A reduced c10/core/TensorImpl.h.
 #include "aten/ScalarType.h"
 #include "c10/core/Device.h"
+#include "c10/core/impl/SizesAndStrides.h"
+#include "c10/util/ArrayRef.h"
 
 #include <atomic>
 #include <cstdint>
@@ -38,6 +40,12 @@ struct StorageImpl {
   struct MallocedTag {};
   StorageImpl(MallocedTag, void* data, size_t nbytes, c10::Device device)
       : data_(data), nbytes_(nbytes), device_(device), external_(false), exclusive_fn_(nullptr), frees_data_(true) {}
+  // Host memory of at most kInlineBytes (a 1-element tensor of any dtype) kept
+  // inside the storage object itself: one heap block for storage and data.
+  static constexpr size_t kInlineBytes = 16;
+  struct InlineTag {};
+  StorageImpl(InlineTag, size_t nbytes, c10::Device device)
+      : data_(inline_data_), nbytes_(nbytes), device_(device), external_(false), exclusive_fn_(nullptr) {}
   ~StorageImpl() {
     if (frees_data_)
       std::free(data_);
@@ -75,6 +83,7 @@ struct StorageImpl {
   bool external_;
   ExclusiveFn exclusive_fn_;
   bool frees_data_ = false;
+  alignas(16) unsigned char inline_data_[kInlineBytes];
 };
 
 // Shared by a tensor and its views; bumped by every in-place op so that
@@ -112,10 +121,12 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   TensorImpl(
       std::shared_ptr<StorageImpl> storage,
       ScalarType dtype,
-      std::vector<int64_t> sizes,
-      std::vector<int64_t> strides,
+      c10::IntArrayRef sizes,
+      c10::IntArrayRef strides,
       int64_t storage_offset = 0,
       std::shared_ptr<VersionCounter> version_counter = nullptr); // null: a new one
+  // A contiguous tensor of these sizes at the start of the storage.
+  TensorImpl(std::shared_ptr<StorageImpl> storage, ScalarType dtype, c10::IntArrayRef sizes);
   ~TensorImpl();
 
   ScalarType dtype() const noexcept {
@@ -124,17 +135,17 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   c10::Device device() const noexcept {
     return storage_->device();
   }
-  const std::vector<int64_t>& sizes() const noexcept {
-    return sizes_;
+  c10::IntArrayRef sizes() const noexcept {
+    return sizes_and_strides_.sizes_arrayref();
   }
-  const std::vector<int64_t>& strides() const noexcept {
-    return strides_;
+  c10::IntArrayRef strides() const noexcept {
+    return sizes_and_strides_.strides_arrayref();
   }
   int64_t storage_offset() const noexcept {
     return storage_offset_;
   }
   int64_t dim() const noexcept {
-    return static_cast<int64_t>(sizes_.size());
+    return static_cast<int64_t>(sizes_and_strides_.size());
   }
   int64_t numel() const noexcept {
     return numel_;
@@ -198,8 +209,7 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
  private:
   std::shared_ptr<StorageImpl> storage_;
   ScalarType dtype_;
-  std::vector<int64_t> sizes_;
-  std::vector<int64_t> strides_;
+  c10::impl::SizesAndStrides sizes_and_strides_;
   int64_t storage_offset_;
   int64_t numel_;
   std::shared_ptr<VersionCounter> version_counter_;
@@ -209,6 +219,8 @@ struct TensorImpl : public std::enable_shared_from_this<TensorImpl> {
   bool is_inference_ = false;
 };
 
-std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+std::vector<int64_t> contiguous_strides(c10::IntArrayRef sizes);
+// Writes the contiguous strides of `sizes` to `strides` (sizes.size() elements).
+void fill_contiguous_strides(c10::IntArrayRef sizes, int64_t* strides) noexcept;
 
 } // namespace at
