@@ -112,20 +112,33 @@ AnomalyMetadata* Node::metadata() noexcept {
   return anomaly_metadata_.get();
 }
 
+namespace {
+// The lock of a node's hooks snapshot (Note [Hook lists and threads]): one of
+// a fixed set, picked by the node's address, rather than a mutex in every node.
+std::mutex& hooks_mutex_of(const Node* node) {
+  static std::mutex mutexes[32];
+  return mutexes[(reinterpret_cast<uintptr_t>(node) >> 6) % 32];
+}
+} // namespace
+
 std::shared_ptr<const Node::Hooks> Node::hooks() const {
   if (!has_hooks_.load(std::memory_order_acquire))
     return nullptr;
-  std::lock_guard<std::mutex> lock(hooks_mutex_);
+  std::lock_guard<std::mutex> lock(hooks_mutex_of(this));
   return hooks_;
 }
 
 template <typename Change>
 void Node::update_hooks(Change&& change) {
-  std::lock_guard<std::mutex> lock(hooks_mutex_);
+  // The replaced snapshot is dropped after the lock: the last reference to a
+  // removed hook may run Python code that changes other nodes' hooks.
+  std::shared_ptr<const Hooks> replaced;
+  std::lock_guard<std::mutex> lock(hooks_mutex_of(this));
   auto updated = hooks_ ? std::make_shared<Hooks>(*hooks_) : std::make_shared<Hooks>();
   change(*updated);
   const bool any = !updated->tensor_pre_hooks.empty() || !updated->retains_grad_hooks.empty() ||
       !updated->pre_hooks.empty() || !updated->post_hooks.empty();
+  replaced = std::move(hooks_);
   hooks_ = any ? std::shared_ptr<const Hooks>(std::move(updated)) : nullptr;
   has_hooks_.store(any, std::memory_order_release);
 }
@@ -196,10 +209,11 @@ void gatherFunctions(Node* func, std::vector<std::shared_ptr<Node>>& stack) {
 }
 } // namespace
 
-void deleteNode(Node* function) {
+// Destroys the node in place (its memory goes with its control block).
+void deleteNode(Node* function) noexcept {
   std::vector<std::shared_ptr<Node>> stack;
   gatherFunctions(function, stack);
-  delete function;
+  function->~Node();
   while (!stack.empty()) {
     auto func = std::move(stack.back());
     stack.pop_back();

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -149,7 +150,7 @@ struct Node : std::enable_shared_from_this<Node> {
   // Note [Hook lists and threads]
   // Hooks are added and removed (under the GIL) while an engine thread may be
   // running this node without the GIL. The lists are therefore one immutable
-  // snapshot, replaced under hooks_mutex_ by every change; the engine takes
+  // snapshot, replaced under a lock by every change; the engine takes
   // the snapshot once per run of the node (hooks()) and calls the hooks
   // without any lock, so a hook may itself add or remove hooks (they take
   // effect the next time the node runs). has_hooks_ lets the engine skip the
@@ -220,24 +221,55 @@ struct Node : std::enable_shared_from_this<Node> {
   void* pyobj_ = nullptr;
   std::unique_ptr<AnomalyMetadata> anomaly_metadata_ = nullptr;
   // See Note [Hook lists and threads].
-  mutable std::mutex hooks_mutex_;
   std::atomic<bool> has_hooks_{false};
   std::shared_ptr<const Hooks> hooks_;
-  std::vector<InputMetadata> input_metadata_;
+  // One inline: nearly every node has one input (upstream keeps two).
+  c10::SmallVector<InputMetadata, 1> input_metadata_;
 };
 
 // Note [Deleting a long graph]
 // Destroying the last reference to the head of a 1,000,000-node chain would
 // destroy each next node from the previous one's destructor and overflow the
-// stack. Nodes are therefore owned with deleteNode as the shared_ptr deleter:
-// it moves uniquely-owned next nodes onto an explicit stack and frees them in
-// a loop.
-void deleteNode(Node* function);
+// stack. upstream owns nodes with deleteNode as the shared_ptr deleter; here
+// make_node allocates node and reference counts in one block
+// (std::allocate_shared) and NodeAllocator's destroy, which the shared_ptr
+// calls in place of the destructor, does deleteNode's work: it moves
+// uniquely-owned next nodes onto an explicit stack and destroys them in a loop.
+void deleteNode(Node* function) noexcept;
 
-// Makes a node owned through deleteNode; use for every node of a graph.
+template <typename T>
+struct NodeAllocator {
+  using value_type = T;
+  NodeAllocator() = default;
+  template <typename U>
+  NodeAllocator(const NodeAllocator<U>&) noexcept {} // NOLINT(google-explicit-constructor): rebinding
+  T* allocate(size_t n) {
+    return std::allocator<T>().allocate(n);
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    std::allocator<T>().deallocate(p, n);
+  }
+  template <typename U>
+  void destroy(U* p) noexcept {
+    if constexpr (std::is_base_of_v<Node, U>)
+      deleteNode(p);
+    else
+      p->~U();
+  }
+  template <typename U>
+  bool operator==(const NodeAllocator<U>&) const noexcept {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const NodeAllocator<U>&) const noexcept {
+    return false;
+  }
+};
+
+// Makes a node destroyed through deleteNode; use for every node of a graph.
 template <typename T, typename... Args>
 std::shared_ptr<T> make_node(Args&&... args) {
-  return std::shared_ptr<T>(new T(std::forward<Args>(args)...), deleteNode);
+  return std::allocate_shared<T>(NodeAllocator<T>(), std::forward<Args>(args)...);
 }
 
 // The edges a new node should point at: the gradient edge of each variable.
