@@ -8,8 +8,8 @@
 namespace torch {
 namespace autograd {
 
-InputMetadata::InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device, c10::Stream stream)
-    : dtype_(dtype), shape_(std::move(shape)), device_(device), stream_(stream) {}
+InputMetadata::InputMetadata(at::ScalarType dtype, c10::IntArrayRef shape, c10::Device device, c10::Stream stream)
+    : dtype_(dtype), shape_(shape), device_(device), stream_(stream) {}
 
 InputMetadata::InputMetadata(const at::Tensor& t)
     : dtype_(t.dtype()),
@@ -18,7 +18,7 @@ InputMetadata::InputMetadata(const at::Tensor& t)
       stream_(c10::impl::getDeviceGuardImpl(t.device().type())->getStream(t.device())) {}
 
 bool InputMetadata::is_same_shape(const at::Tensor& grad) const {
-  return grad.sizes() == shape_;
+  return grad.sizes() == shape();
 }
 
 bool InputMetadata::is_expandable_to_shape(const at::Tensor& grad) const {

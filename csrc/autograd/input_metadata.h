@@ -4,6 +4,7 @@
 // (torch/csrc/autograd/input_metadata.h).
 #include "aten/Tensor.h"
 #include "c10/core/Stream.h"
+#include "c10/util/SmallVector.h"
 
 #include <sstream>
 #include <vector>
@@ -13,7 +14,7 @@ namespace autograd {
 
 struct InputMetadata {
   InputMetadata() = default;
-  InputMetadata(at::ScalarType dtype, std::vector<int64_t> shape, c10::Device device, c10::Stream stream);
+  InputMetadata(at::ScalarType dtype, c10::IntArrayRef shape, c10::Device device, c10::Stream stream);
   // Records the tensor's properties and the calling thread's current stream
   // on its device.
   explicit InputMetadata(const at::Tensor& t);
@@ -27,7 +28,7 @@ struct InputMetadata {
   c10::Stream stream() const noexcept {
     return stream_;
   }
-  const std::vector<int64_t>& shape() const noexcept {
+  c10::IntArrayRef shape() const noexcept {
     return shape_;
   }
   bool is_tensor_subclass() const noexcept {
@@ -48,7 +49,8 @@ struct InputMetadata {
 
  private:
   at::ScalarType dtype_ = at::kFloat;
-  std::vector<int64_t> shape_;
+  // Inline up to 5 dimensions (upstream's SymDimVector): no heap block per node.
+  c10::SmallVector<int64_t, 5> shape_;
   c10::Device device_;
   c10::Stream stream_{c10::Stream::DEFAULT, c10::Device()};
   bool is_tensor_subclass_ = false;
@@ -62,7 +64,7 @@ struct InputMetadata {
 // formula nodes reduce with, torch's node names); reduce_grad calls it for a
 // gradient that requires grad while grad mode is on. Without one (the C++
 // core alone) the reduction stays first-order.
-using DifferentiableSumTo = at::Tensor (*)(const at::Tensor& grad, const std::vector<int64_t>& shape);
+using DifferentiableSumTo = at::Tensor (*)(const at::Tensor& grad, c10::IntArrayRef shape);
 void set_differentiable_sum_to(DifferentiableSumTo fn);
 
 } // namespace autograd

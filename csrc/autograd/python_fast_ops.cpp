@@ -45,7 +45,7 @@ const at::Tensor* host_float(PyObject* obj) {
 // Whether TensorIterator lays out a result of these sizes row-major, its operands being contiguous
 // of these sizes or broadcast: where no size-1 (or size-0) dimension can carry a stride that
 // reorders the dimensions (torchlite/_ops/TensorIterator.py's _out).
-bool row_major_result(const std::vector<int64_t>& sizes) {
+bool row_major_result(c10::IntArrayRef sizes) {
   if (sizes.size() < 2)
     return true;
   for (int64_t size : sizes) {
@@ -58,8 +58,8 @@ bool row_major_result(const std::vector<int64_t>& sizes) {
 // The element strides of a contiguous tensor of `sizes` broadcast to `shape` (0 along a dimension it
 // lacks or has of size 1); false where it does not broadcast to it.
 bool broadcast_strides(
-    const std::vector<int64_t>& sizes,
-    const std::vector<int64_t>& shape,
+    c10::IntArrayRef sizes,
+    c10::IntArrayRef shape,
     std::vector<int64_t>& out) {
   if (sizes.size() > shape.size())
     return false;
@@ -123,11 +123,11 @@ template <typename scalar_t>
 void broadcast_binary_kernel(
     FastKernel k,
     const scalar_t* a,
-    const std::vector<int64_t>& a_strides,
+    c10::IntArrayRef a_strides,
     const scalar_t* b,
-    const std::vector<int64_t>& b_strides,
+    c10::IntArrayRef b_strides,
     scalar_t* out,
-    const std::vector<int64_t>& shape) {
+    c10::IntArrayRef shape) {
   const size_t nd = shape.size();
   const int64_t inner = shape[nd - 1];
   const int64_t as = a_strides[nd - 1], bs = b_strides[nd - 1];
@@ -477,8 +477,8 @@ void inplace_kernel(
     FastKernel k,
     scalar_t* a,
     const scalar_t* b,
-    const std::vector<int64_t>& strides,
-    const std::vector<int64_t>& shape,
+    c10::IntArrayRef strides,
+    c10::IntArrayRef shape,
     int64_t n,
     double number,
     bool plain,

@@ -504,7 +504,7 @@ variable_list PyFormulaNode::apply_with_needs(variable_list&& grads, const std::
 
 namespace {
 // THPSumToHook(grad, shape, dtype), with the GIL held.
-Variable call_sum_to_hook(const Variable& grad, const std::vector<int64_t>& shape, at::ScalarType dtype) {
+Variable call_sum_to_hook(const Variable& grad, c10::IntArrayRef shape, at::ScalarType dtype) {
   if (!THPSumToHook)
     throw std::logic_error("torchlite has not registered its sum_to");
   py::tuple sizes(shape.size());
@@ -519,7 +519,7 @@ Variable call_sum_to_hook(const Variable& grad, const std::vector<int64_t>& shap
   return result;
 }
 
-bool same_numel(const std::vector<int64_t>& shape, const Variable& grad) {
+bool same_numel(c10::IntArrayRef shape, const Variable& grad) {
   int64_t n = 1;
   for (auto d : shape)
     n *= d;
@@ -1075,7 +1075,7 @@ std::shared_ptr<Node> ctx_node(THPFunction& f) {
 // Note [Differentiable sum_to] (input_metadata.h): the engine's reduction of
 // a broadcast gradient under create_graph, through the same Python sum_to the
 // formula nodes reduce with (recorded in torchlite's ops, torch's node names).
-at::Tensor python_sum_to(const at::Tensor& grad, const std::vector<int64_t>& shape) {
+at::Tensor python_sum_to(const at::Tensor& grad, c10::IntArrayRef shape) {
   py::gil_scoped_acquire gil;
   return call_sum_to_hook(grad, shape, grad.scalar_type());
 }

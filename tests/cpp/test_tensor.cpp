@@ -4,11 +4,15 @@
 #include "c10/core/DeviceGuard.h"
 #include "c10/core/Event.h"
 #include "c10/core/impl/FakeGuardImpl.h"
+#include "c10/core/impl/SizesAndStrides.h"
+#include "c10/util/SmallVector.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <string>
 
 using namespace torchlite_test;
 
@@ -19,6 +23,87 @@ TEST(Device, ParsesAndPrints) {
   EXPECT_EQ(c10::Device("cuda").str(), "cuda");
   EXPECT_THROW(c10::Device("tpu:0"), std::runtime_error);
   EXPECT_THROW(c10::Device("cuda:x"), std::runtime_error);
+}
+
+TEST(ArrayRef, ViewsVectorsListsAndOneElement) {
+  const std::vector<int64_t> v{4, 5, 6};
+  c10::IntArrayRef r(v);
+  EXPECT_EQ(r.size(), 3u);
+  EXPECT_EQ(r.data(), v.data());
+  EXPECT_EQ(r, v);
+  EXPECT_EQ(r.vec(), v);
+  EXPECT_EQ(r.back(), 6);
+  EXPECT_THROW(r.at(3), std::out_of_range);
+  const auto sum = [](c10::IntArrayRef a) {
+    int64_t s = 0;
+    for (auto x : a)
+      s += x;
+    return s;
+  };
+  EXPECT_EQ(sum({1, 2, 3}), 6);
+  EXPECT_EQ(sum(7), 7);
+  EXPECT_EQ(sum({}), 0);
+  EXPECT_NE(r, c10::IntArrayRef({4, 5}));
+}
+
+TEST(SizesAndStrides, InlineUpToFiveDimensionsThenOneBlock) {
+  for (size_t dims : {0u, 1u, 5u, 6u, 9u}) {
+    std::vector<int64_t> sizes(dims), strides(dims);
+    for (size_t i = 0; i < dims; ++i) {
+      sizes[i] = static_cast<int64_t>(i + 2);
+      strides[i] = static_cast<int64_t>(100 - i);
+    }
+    c10::impl::SizesAndStrides ss(sizes, strides);
+    EXPECT_EQ(ss.size(), dims);
+    EXPECT_EQ(ss.sizes_arrayref(), sizes);
+    EXPECT_EQ(ss.strides_arrayref(), strides);
+    c10::impl::SizesAndStrides copy(ss);
+    EXPECT_EQ(copy.sizes_arrayref(), sizes);
+    EXPECT_EQ(copy.strides_arrayref(), strides);
+    // assigning across the inline/out-of-line boundary both ways
+    c10::impl::SizesAndStrides other(std::vector<int64_t>(7, 3), std::vector<int64_t>(7, 1));
+    other = ss;
+    EXPECT_EQ(other.sizes_arrayref(), sizes);
+    EXPECT_EQ(other.strides_arrayref(), strides);
+    c10::impl::SizesAndStrides small(std::vector<int64_t>{8}, std::vector<int64_t>{1});
+    small = copy;
+    EXPECT_EQ(small.strides_arrayref(), strides);
+  }
+  // a tensor's metadata, through the TensorImpl
+  auto t = at::empty({2, 3, 4, 5, 6, 7}, at::kFloat);
+  EXPECT_EQ(t.sizes(), (std::vector<int64_t>{2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(t.strides(), (std::vector<int64_t>{2520, 840, 210, 42, 7, 1}));
+  EXPECT_TRUE(t.unsafeGetTensorImpl()->is_contiguous());
+}
+
+TEST(SmallVector, GrowsPastItsInlineElementsAndMoves) {
+  c10::SmallVector<std::string, 1> v;
+  v.emplace_back("first");
+  v.push_back(v[0]); // an element of itself, while growing
+  v.emplace_back(3, 'x');
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[1], "first");
+  EXPECT_EQ(v.at(2), "xxx");
+  c10::SmallVector<std::string, 1> moved(std::move(v));
+  EXPECT_EQ(moved.size(), 3u);
+  EXPECT_TRUE(v.empty()); // NOLINT(bugprone-use-after-move): moved-from is empty, as documented
+  c10::SmallVector<std::string, 1> one;
+  one.emplace_back("only");
+  c10::SmallVector<std::string, 1> inline_moved(std::move(one));
+  EXPECT_EQ(inline_moved.at(0), "only");
+  moved = inline_moved;
+  EXPECT_EQ(moved.size(), 1u);
+  EXPECT_THROW(moved.at(1), std::out_of_range);
+  auto shared = std::make_shared<int>(1);
+  {
+    c10::SmallVector<std::shared_ptr<int>, 2> owners;
+    for (int i = 0; i < 5; ++i)
+      owners.push_back(shared);
+    EXPECT_EQ(shared.use_count(), 6);
+  }
+  EXPECT_EQ(shared.use_count(), 1); // every element destroyed, inline or not
+  c10::SmallVector<int64_t, 5> dims(c10::IntArrayRef({1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(c10::IntArrayRef(dims), (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
 }
 
 TEST(Tensor, FactoriesAndItem) {

@@ -182,7 +182,7 @@ void CppNodeBase::release_variables() {
 
 void CppNodeBase::wrap_outputs(variable_list& outputs, bool is_executable) {
   for (const auto& out : outputs) {
-    output_sizes_.push_back(out.defined() ? out.sizes() : std::vector<int64_t>{});
+    output_sizes_.push_back(out.defined() ? out.sizes().vec() : std::vector<int64_t>{});
     output_dtypes_.push_back(out.defined() ? out.dtype() : at::kFloat);
   }
   if (!is_executable) {
