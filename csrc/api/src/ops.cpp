@@ -347,7 +347,7 @@ at::Tensor cast(const at::Tensor& g, at::ScalarType dtype) {
 at::Tensor sum_to(const at::Tensor& g, const std::vector<int64_t>& shape) {
   if (g.sizes() == shape)
     return g;
-  const auto in_sizes = g.sizes();
+  std::vector<int64_t> in_sizes = g.sizes();
   // upstream at::sum_to is sum(dims, keepdim=True) then a view: one SumBackward1 here
   return record(
       "SumBackward1",
@@ -364,7 +364,7 @@ at::Tensor reduce_to(const at::Tensor& g, const std::vector<int64_t>& shape, at:
 }
 
 at::Tensor add(const at::Tensor& a, const at::Tensor& b) {
-  auto sa = a.sizes(), sb = b.sizes();
+  std::vector<int64_t> sa = a.sizes(), sb = b.sizes();
   auto da = a.dtype(), db = b.dtype();
   return record(
       "AddBackward0",
@@ -378,7 +378,7 @@ at::Tensor add(const at::Tensor& a, const at::Tensor& b) {
 }
 
 at::Tensor sub(const at::Tensor& a, const at::Tensor& b) {
-  auto sa = a.sizes(), sb = b.sizes();
+  std::vector<int64_t> sa = a.sizes(), sb = b.sizes();
   auto da = a.dtype(), db = b.dtype();
   return record(
       "SubBackward0",
@@ -392,7 +392,7 @@ at::Tensor sub(const at::Tensor& a, const at::Tensor& b) {
 }
 
 at::Tensor mul(const at::Tensor& a, const at::Tensor& b) {
-  auto sa = a.sizes(), sb = b.sizes();
+  std::vector<int64_t> sa = a.sizes(), sb = b.sizes();
   auto da = a.dtype(), db = b.dtype();
   return record(
       "MulBackward0",
@@ -406,7 +406,7 @@ at::Tensor mul(const at::Tensor& a, const at::Tensor& b) {
 }
 
 at::Tensor div(const at::Tensor& a, const at::Tensor& b) {
-  auto sa = a.sizes(), sb = b.sizes();
+  std::vector<int64_t> sa = a.sizes(), sb = b.sizes();
   auto da = a.dtype(), db = b.dtype();
   return record(
       "DivBackward0",
@@ -528,7 +528,7 @@ at::Tensor pow(const at::Tensor& a, double e) {
 }
 
 at::Tensor sum(const at::Tensor& a) {
-  auto sizes = a.sizes();
+  std::vector<int64_t> sizes = a.sizes();
   return record(
       "SumBackward0", sum_all_kernel(a, 1.0), {a}, {}, false, [sizes](const variable_list&, const at::Tensor& g) {
         return variable_list{g.expand(sizes)};
@@ -537,7 +537,7 @@ at::Tensor sum(const at::Tensor& a) {
 
 at::Tensor sum_dim(const at::Tensor& a, int64_t dim_in, bool keepdim) {
   const int64_t dim = wrap_dim(dim_in, a.dim());
-  auto sizes = a.sizes();
+  std::vector<int64_t> sizes = a.sizes();
   return record(
       "SumBackward1",
       sum_dim_kernel(a, dim, keepdim, 1.0),
@@ -550,7 +550,7 @@ at::Tensor sum_dim(const at::Tensor& a, int64_t dim_in, bool keepdim) {
 }
 
 at::Tensor mean(const at::Tensor& a) {
-  auto sizes = a.sizes();
+  std::vector<int64_t> sizes = a.sizes();
   const int64_t n = a.numel();
   return record(
       "MeanBackward0",
@@ -565,7 +565,7 @@ at::Tensor mean(const at::Tensor& a) {
 
 at::Tensor mean_dim(const at::Tensor& a, int64_t dim_in, bool keepdim) {
   const int64_t dim = wrap_dim(dim_in, a.dim());
-  auto sizes = a.sizes();
+  std::vector<int64_t> sizes = a.sizes();
   const double len = sizes.empty() ? 1.0 : static_cast<double>(sizes[dim]);
   return record(
       "MeanBackward1",
@@ -647,7 +647,7 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& m1, const at::Tensor&
         "The expanded size of the tensor (" + std::to_string(prod.sizes().back()) +
         ") must match the existing size of the bias");
   }
-  auto ss = self.sizes();
+  std::vector<int64_t> ss = self.sizes();
   auto sd = self.dtype();
   return record(
       "AddmmBackward0",
@@ -663,7 +663,7 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& m1, const at::Tensor&
 // g / n where n is not 0, else 0 (norm_backward's masked_fill_(norm == 0, 0)).
 at::Tensor div_or_zero(const at::Tensor& g, const at::Tensor& n) {
   at::Tensor out = binary_kernel(g, n, "norm_backward", [](auto x, auto y) { return y == 0 ? decltype(x)(0) : x / y; });
-  auto sg = g.sizes(), sn = n.sizes();
+  std::vector<int64_t> sg = g.sizes(), sn = n.sizes();
   auto dg = g.dtype(), dn = n.dtype();
   return record(
       "DivBackward0", std::move(out), {g, n}, {g, n}, false, [=](const variable_list& s, const at::Tensor& gr) {
@@ -699,7 +699,7 @@ at::Tensor norm_dim(const at::Tensor& a, double p, int64_t dim_in, bool keepdim)
 at::Tensor mse_loss(const at::Tensor& input, const at::Tensor& target) {
   at::Tensor diff = binary_kernel(input, target, "mse_loss", [](auto x, auto y) { return (x - y) * (x - y); });
   const double n = static_cast<double>(diff.numel());
-  auto si = input.sizes(), st = target.sizes();
+  std::vector<int64_t> si = input.sizes(), st = target.sizes();
   auto di = input.dtype(), dt = target.dtype();
   return record(
       "MseLossBackward0",
@@ -738,8 +738,8 @@ at::Tensor t(const at::Tensor& a) {
 
 at::Tensor unsqueeze(const at::Tensor& a, int64_t dim_in) {
   const int64_t dim = wrap_dim(dim_in, a.dim() + 1);
-  auto sizes = a.sizes();
-  auto strides = a.strides();
+  std::vector<int64_t> sizes = a.sizes();
+  std::vector<int64_t> strides = a.strides();
   const int64_t stride = dim >= a.dim() ? 1 : sizes[dim] * strides[dim];
   sizes.insert(sizes.begin() + dim, 1);
   strides.insert(strides.begin() + dim, stride);
@@ -754,8 +754,8 @@ at::Tensor unsqueeze(const at::Tensor& a, int64_t dim_in) {
 
 at::Tensor squeeze(const at::Tensor& a, int64_t dim_in) {
   const int64_t dim = wrap_dim(dim_in, a.dim());
-  auto sizes = a.sizes();
-  auto strides = a.strides();
+  std::vector<int64_t> sizes = a.sizes();
+  std::vector<int64_t> strides = a.strides();
   const bool drops = a.dim() > 0 && sizes[dim] == 1;
   if (drops) {
     sizes.erase(sizes.begin() + dim);
@@ -802,7 +802,7 @@ at::Tensor expand(const at::Tensor& a, const std::vector<int64_t>& wanted) {
           ".  Target sizes: " + at::sizes_to_string(wanted) + ".  Tensor sizes: " + at::sizes_to_string(a.sizes()));
     }
   }
-  auto in_sizes = a.sizes();
+  std::vector<int64_t> in_sizes = a.sizes();
   return record(
       "ExpandBackward0",
       alias(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
@@ -844,7 +844,7 @@ at::Tensor view(const at::Tensor& a, const std::vector<int64_t>& shape) {
         "view size is not compatible with input tensor's size and stride (at least one dimension spans across two "
         "contiguous subspaces). Use .reshape(...) instead.");
   }
-  auto in_sizes = a.sizes();
+  std::vector<int64_t> in_sizes = a.sizes();
   return record(
       "ViewBackward0",
       alias(a, sizes, at::contiguous_strides(sizes), a.unsafeGetTensorImpl()->storage_offset()),

@@ -44,6 +44,12 @@ class ArrayRef {
   constexpr const T* end() const noexcept {
     return data_ + length_;
   }
+  std::reverse_iterator<const T*> rbegin() const noexcept {
+    return std::reverse_iterator<const T*>(end());
+  }
+  std::reverse_iterator<const T*> rend() const noexcept {
+    return std::reverse_iterator<const T*>(begin());
+  }
   constexpr const T& operator[](size_t i) const noexcept {
     return data_[i];
   }
