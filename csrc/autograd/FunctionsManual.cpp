@@ -1,6 +1,7 @@
 #include "autograd/FunctionsManual.h"
 #include "aten/Functions.h"
 #include "autograd/variable.h"
+#include "c10/core/InferenceMode.h"
 
 #include <algorithm>
 #include <cmath>
@@ -240,6 +241,42 @@ Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, 
     value = static_cast<double>(static_cast<T>(value) / static_cast<T>(numel));
   });
   return at::full(sizes, value, grad.dtype(), grad.device());
+}
+
+variable_list stack_tensors_backward(
+    const Variable& grad,
+    int64_t dim,
+    const std::vector<at::ScalarType>& dtypes,
+    const std::vector<bool>& needs) {
+  const int64_t ndim = grad.dim();
+  const size_t n = dtypes.size();
+  // The Python formula's views carry no view relation in inference mode (record_view's)
+  if (ndim == 0 || needs.size() != n || c10::InferenceMode::is_enabled() || grad.unsafeGetTensorImpl()->is_inference())
+    return {};
+  const int64_t d = ((dim % ndim) + ndim) % ndim; // Python's dim %= grad.dim() (saved as given)
+  if (grad.sizes()[d] != static_cast<int64_t>(n))
+    return {};
+  for (size_t i = 0; i < n; ++i) {
+    if (needs[i] && dtypes[i] != grad.dtype())
+      return {}; // as_dtype casts it back: the Python formula
+  }
+  const auto* src = grad.unsafeGetTensorImpl();
+  std::vector<int64_t> sizes = grad.sizes(), strides = grad.strides();
+  const int64_t step = strides[d];
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  variable_list out(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!needs[i])
+      continue;
+    // grad.select(dim, i): the same storage, version counter and view base
+    auto impl = std::make_shared<at::TensorImpl>(
+        src->storage(), src->dtype(), sizes, strides, src->storage_offset() + static_cast<int64_t>(i) * step);
+    impl->set_version_counter(src->version_counter());
+    out[i] = Variable(std::move(impl));
+    impl::set_view_of(out[i], grad, CreationMeta::NO_GRAD_MODE);
+  }
+  return out;
 }
 
 } // namespace details

@@ -42,6 +42,14 @@ Variable sigmoid_backward(const Variable& grad, const Variable& result);
 Variable threshold_backward(const Variable& grad, const Variable& self, double threshold);
 Variable expand_symint(const Variable& grad, const std::vector<int64_t>& sizes);
 Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, int64_t numel);
+// stack's gradients: grad.select(dim, i) for each input i that needs one, views of grad made
+// without grad mode, as the Python formula's; empty where an input's dtype is not grad's (the
+// Python formula casts it back) or in inference mode.
+variable_list stack_tensors_backward(
+    const Variable& grad,
+    int64_t dim,
+    const std::vector<at::ScalarType>& dtypes,
+    const std::vector<bool>& needs);
 
 } // namespace details
 } // namespace generated

@@ -58,6 +58,9 @@ def sym_size_field(obj, index):
 # The C++ type of a value field, by its schema type.
 SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_int"), "SymInt": ("int64_t", "read_int"),
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
+# The hidden fields a native formula reads, by name: their C++ type and reader (stack's
+# `tensors_dtypes`, the numpy dtype of each input, as the ScalarTypes they are).
+NATIVE_HIDDEN = {"tensors_dtypes": ("std::vector<at::ScalarType>", "read_dtype_list")}
 
 
 class Arg:
@@ -564,6 +567,8 @@ def gen_native_header(entries):
         for n, kind, typ in e.fields:
             if kind in ("V", "S"):
                 out.append(f"  {cpp_type(typ)} {n}{{}};")
+            elif kind == "H" and n in NATIVE_HIDDEN:
+                out.append(f"  {NATIVE_HIDDEN[n][0]} {n}{{}};")
         out.append("  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved")
         out.append("  // tensors come as arguments (the node's SavedVariables, unpacked).")
         out.append(f"  bool apply({native_params(e)}) const;")
@@ -600,6 +605,15 @@ def gen_native_source(entries):
             continue
         order = [n for n in sorted(e.formulas)]
         out.append(f"bool {e.node}Native::apply({native_params(e)}) const {{")
+        if e.list_input:
+            # a Tensor[] input: the formula gives every input's gradient (empty where it does not
+            # cover the case)
+            out.append("  const Variable& grad = grad_in;")
+            out.append(f"  out = {cpp_formula(e, order[0])};")
+            out.append("  return out.size() == needs.size();")
+            out.append("}")
+            out.append("")
+            continue
         for pos, name in enumerate(order):
             i = e.inputs.index(name)
             later = [e.inputs.index(n) for n in order[pos + 1:]]
@@ -645,6 +659,21 @@ def gen_python_functions(entries):
            "  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(o); ++i) {",
            "    if (!read_int(PyTuple_GET_ITEM(o, i), v[static_cast<size_t>(i)])) return false;",
            "  }",
+           "  return true;", "}", "",
+           "// A list of numpy dtypes (the same few objects again and again: each new one is looked up once).",
+           "bool read_dtype_list(PyObject* o, std::vector<at::ScalarType>& v) {",
+           "  if (!o || !PyList_Check(o)) return false;",
+           "  v.resize(static_cast<size_t>(PyList_GET_SIZE(o)));",
+           "  PyObject* last = nullptr;",
+           "  at::ScalarType last_type{};",
+           "  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {",
+           "    PyObject* d = PyList_GET_ITEM(o, i);",
+           "    if (d != last) {",
+           "      if (!THPDtype_numpy_scalar_type(d, &last_type)) return false;",
+           "      last = d;",
+           "    }",
+           "    v[static_cast<size_t>(i)] = last_type;",
+           "  }",
            "  return true;", "}", ""]
     for e in entries:
         if not e.native:
@@ -658,6 +687,8 @@ def gen_python_functions(entries):
         for idx, (n, kind, typ) in enumerate(e.fields):
             if kind in ("V", "S"):
                 conds.append(f"{cpp_reader(typ)}(value({idx}), fields.{n})")
+            elif kind == "H" and n in NATIVE_HIDDEN:
+                conds.append(f"{NATIVE_HIDDEN[n][1]}(value({idx}), fields.{n})")
         out.append(f"    return {' && '.join(conds) if conds else 'true'};")
         out.append("  }")
         out.append("  bool apply_native(const variable_list& grads, const variable_list& saved,")
