@@ -222,3 +222,48 @@ def test_anomaly_mode_nan_in_wide_graph():
         theirs = run(case, torch)
     assert ours[0] == "raised"
     assert norm(ours) == norm(theirs)
+
+
+def test_stolen_grad_is_a_plain_leaf_tensor():
+    """The gradient AccumulateGrad takes over: no history, version 0, and later in-place updates
+    (a second backward, an optimizer step) land in it as torch's."""
+    def case(lib):
+        leaves = _leaves(lib, 6)
+        lib.stack([leaf * 2 for leaf in leaves]).sum().backward()
+        g = leaves[0].grad
+        facts = (g.requires_grad, g.grad_fn, g.is_leaf, g._version)
+        lib.stack([leaf * 3 for leaf in leaves]).sum().backward()
+        same = leaves[0].grad is g
+        with lib.no_grad():
+            leaves[1].grad.mul_(10)
+        return facts, same, g._version, [leaf.grad for leaf in leaves]
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_grad_kept_elsewhere_is_not_taken_over():
+    """A hook's result that the caller also keeps: .grad must not alias it (torch copies)."""
+    def case(lib):
+        leaves = _leaves(lib, 4)
+        kept = []
+
+        def hook(grad):
+            out = grad * 5
+            kept.append(out)
+            return out
+        leaves[2].register_hook(hook)
+        lib.stack([leaf * 2 for leaf in leaves]).sum().backward()
+        with lib.no_grad():
+            leaves[2].grad.add_(1)
+        return kept, [leaf.grad for leaf in leaves]
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_post_accumulate_hook_sees_grad():
+    def case(lib):
+        leaves = _leaves(lib, 5)
+        seen = []
+        for leaf in leaves:
+            leaf.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.clone()))
+        lib.stack([leaf * 2 for leaf in leaves]).sum().backward()
+        return seen
+    assert run(case, torchlite) == run(case, torch)
