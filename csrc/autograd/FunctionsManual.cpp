@@ -2,6 +2,7 @@
 #include "aten/Functions.h"
 #include "autograd/generated/Functions.h"
 #include "autograd/variable.h"
+#include "c10/core/InferenceMode.h"
 
 #include <algorithm>
 #include <cmath>
@@ -245,6 +246,45 @@ Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, 
 
 Variable to_copy_backward(const Variable& grad, at::ScalarType self_dtype, c10::Device self_device) {
   return autograd::to(grad, self_dtype, self_device);
+}
+
+variable_list stack_tensors_backward(
+    const Variable& grad,
+    int64_t dim,
+    const std::vector<at::ScalarType>& dtypes,
+    const std::vector<bool>& needs) {
+  const int64_t ndim = grad.dim();
+  const size_t n = dtypes.size();
+  // The Python formula's views carry no view relation in inference mode (record_view's)
+  if (ndim == 0 || needs.size() != n || c10::InferenceMode::is_enabled() || grad.unsafeGetTensorImpl()->is_inference())
+    return {};
+  const int64_t d = ((dim % ndim) + ndim) % ndim; // Python's dim %= grad.dim() (saved as given)
+  if (grad.sizes()[d] != static_cast<int64_t>(n))
+    return {};
+  for (size_t i = 0; i < n; ++i) {
+    if (needs[i] && dtypes[i] != grad.dtype())
+      return {}; // as_dtype casts it back: the Python formula
+  }
+  const auto* src = grad.unsafeGetTensorImpl();
+  const auto& grad_sizes = grad.sizes();
+  const auto& grad_strides = grad.strides();
+  std::vector<int64_t> sizes(grad_sizes.begin(), grad_sizes.end());
+  std::vector<int64_t> strides(grad_strides.begin(), grad_strides.end());
+  const int64_t step = strides[d];
+  sizes.erase(sizes.begin() + d);
+  strides.erase(strides.begin() + d);
+  variable_list out(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!needs[i])
+      continue;
+    // grad.select(dim, i): the same storage, version counter and view base
+    auto impl = std::make_shared<at::TensorImpl>(
+        src->storage(), src->dtype(), sizes, strides, src->storage_offset() + static_cast<int64_t>(i) * step);
+    impl->set_version_counter(src->version_counter());
+    out[i] = Variable(std::move(impl));
+    impl::set_view_of(out[i], grad, CreationMeta::NO_GRAD_MODE);
+  }
+  return out;
 }
 
 } // namespace details

@@ -47,6 +47,15 @@ Variable mean_backward(const Variable& grad, const std::vector<int64_t>& sizes, 
 // as upstream's `grad.to(self_options)` does, and every order differentiates.
 Variable to_copy_backward(const Variable& grad, at::ScalarType self_dtype, c10::Device self_device);
 
+// stack's gradients: grad.select(dim, i) for each input i that needs one, views of grad made
+// without grad mode, as the Python formula's; empty where an input's dtype is not grad's (the
+// Python formula casts it back) or in inference mode.
+variable_list stack_tensors_backward(
+    const Variable& grad,
+    int64_t dim,
+    const std::vector<at::ScalarType>& dtypes,
+    const std::vector<bool>& needs);
+
 } // namespace details
 } // namespace generated
 } // namespace autograd

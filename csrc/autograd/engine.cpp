@@ -532,9 +532,10 @@ std::vector<Node*> get_current_graph_task_execution_order() {
 // NodeTask / ReadyQueue ---------------------------------------------------------------
 
 int NodeTask::getReentrantDepth() const {
-  std::shared_ptr<GraphTask> graph_task = base_.lock();
-  if (graph_task)
-    return graph_task->reentrant_depth_;
+  // The depth taken at construction while the GraphTask lives (it never changes): an atomic
+  // load instead of a lock of base_ on each comparison.
+  if (!base_.expired())
+    return depth_;
   // An expired GraphTask means its backward failed: sort the task first so a
   // worker pops (and drops) it soon, as torch/csrc/autograd/engine.cpp does.
   return std::numeric_limits<int>::max();
@@ -560,15 +561,29 @@ void ReadyQueue::push(NodeTask item, bool incrementOutstandingTasks) {
         throw std::logic_error("GraphTask is no longer valid!");
       ++graph_task->outstanding_tasks_;
     }
-    heap_.push(std::move(item));
+    push_locked(std::move(item));
   }
   not_empty_.notify_one();
+}
+
+void ReadyQueue::push_locked(NodeTask&& item) {
+  uint32_t slot;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = std::move(item);
+  } else {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(std::move(item));
+  }
+  heap_.push_back(slot);
+  std::push_heap(heap_.begin(), heap_.end(), CompareSlots{&slots_});
 }
 
 void ReadyQueue::pushShutdownTask() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    heap_.push(NodeTask({}, nullptr, InputBuffer(0), true));
+    push_locked(NodeTask({}, nullptr, InputBuffer(0), true));
   }
   not_empty_.notify_one();
 }
@@ -582,16 +597,20 @@ NodeTask ReadyQueue::pop() {
   // Lock mutex for accesses to heap_
   std::unique_lock<std::mutex> lock(mutex_);
   not_empty_.wait(lock, [this] { return !heap_.empty(); });
-  // NOLINTNEXTLINE: priority_queue::top is const; the task is popped right after.
-  auto task = std::move(const_cast<NodeTask&>(heap_.top()));
-  heap_.pop();
+  std::pop_heap(heap_.begin(), heap_.end(), CompareSlots{&slots_});
+  const uint32_t slot = heap_.back();
+  heap_.pop_back();
+  NodeTask task = std::move(slots_[slot]);
+  // the moved-from slot holds no references; it is reused by a later push
+  free_slots_.push_back(slot);
   return task;
 }
 
 std::vector<Node*> ReadyQueue::queued_nodes(const GraphTask* graph_task) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<Node*> result;
-  for (const auto& task : heap_.tasks()) {
+  for (const uint32_t slot : heap_) {
+    const auto& task = slots_[slot];
     if (task.fn_ && task.base_.lock().get() == graph_task)
       result.push_back(task.fn_.get());
   }
@@ -1121,7 +1140,7 @@ void Engine::evaluate_function(
   // accelerator type than the consumer's stream (inputs mixing, say, cuda and
   // sim) is read by the consumer's kernels on that slot device's current
   // stream, so that stream waits: an event cannot block a stream of another type.
-  if (opt_parent_stream) {
+  if (opt_parent_stream && !inputs.ready_streams.empty()) {
     for (size_t pos = 0; pos < inputs.buffer.size(); ++pos) {
       const auto& var = inputs.buffer[pos];
       if (!var.defined() || !c10::isAccelerator(var.device().type()))

@@ -40,10 +40,22 @@ struct NodeTask {
   // Non-zero when the task is traced; given by ReadyQueue::push (Note [Engine trace]).
   uint64_t trace_id_ = 0;
 
+  // Ordering keys read by ReadyQueue's comparator, taken once here instead of on every
+  // comparison of a heap sift (upstream locks base_ and reads fn_ on each): the GraphTask's
+  // reentrant depth (fixed for its life; an expired GraphTask still sorts first, see
+  // getReentrantDepth) and fn_'s sequence_nr (fixed for a node's life).
+  int depth_ = 0;
+  uint64_t sequence_nr_ = 0;
+
   int getReentrantDepth() const;
 
   NodeTask(std::weak_ptr<GraphTask> base, std::shared_ptr<Node> fn, InputBuffer inputs, bool isShutdownTask = false)
-      : base_(std::move(base)), fn_(std::move(fn)), inputs_(std::move(inputs)), isShutdownTask_(isShutdownTask) {}
+      : base_(std::move(base)), fn_(std::move(fn)), inputs_(std::move(inputs)), isShutdownTask_(isShutdownTask) {
+    if (auto graph_task = base_.lock())
+      depth_ = graph_task->reentrant_depth_;
+    if (fn_)
+      sequence_nr_ = fn_->sequence_nr();
+  }
 };
 
 // Guards that the thread's checkpoint validity follows the task: a
@@ -72,23 +84,34 @@ struct ReadyQueue {
         return false;
       } else if (!t2.fn_) {
         return true;
-      } else if (t1.getReentrantDepth() == t2.getReentrantDepth()) {
-        return t1.fn_->sequence_nr() < t2.fn_->sequence_nr();
+      }
+      const int d1 = t1.getReentrantDepth(), d2 = t2.getReentrantDepth();
+      if (d1 == d2) {
+        return t1.sequence_nr_ < t2.sequence_nr_;
       } else {
-        return t1.getReentrantDepth() < t2.getReentrantDepth();
+        return d1 < d2;
       }
     }
   };
 
   std::condition_variable not_empty_;
   mutable std::mutex mutex_;
-  // A priority queue whose tasks can be listed (GraphTaskState, graph_task_state.h).
-  struct Heap : std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime> {
-    const std::vector<NodeTask>& tasks() const {
-      return c;
+  // Upstream's std::priority_queue<NodeTask>, laid out so that a sift moves a slot number
+  // instead of a whole NodeTask (two smart pointers and an InputBuffer): the tasks sit in
+  // slots_ (a freed slot is reused), and heap_ orders their slot numbers with
+  // std::push_heap / std::pop_heap under the same comparison, so tasks come out in the
+  // same order as upstream's queue gives them.
+  std::vector<NodeTask> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::vector<uint32_t> heap_;
+  struct CompareSlots {
+    const std::vector<NodeTask>* slots;
+    bool operator()(uint32_t a, uint32_t b) const {
+      return CompareNodeTaskTime{}((*slots)[a], (*slots)[b]);
     }
   };
-  Heap heap_;
+  // push's heap insertion, with mutex_ held.
+  void push_locked(NodeTask&& item);
 
  public:
   // Which queue this is, for the engine trace: a device thread's queue

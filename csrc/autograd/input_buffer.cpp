@@ -72,6 +72,11 @@ void InputBuffer::add(
     return;
   }
 
+  if (ready_streams.size() != buffer.size()) {
+    opt_accum_streams.resize(buffer.size());
+    ready_events.resize(buffer.size());
+    ready_streams.resize(buffer.size());
+  }
   const auto* impl = c10::impl::getDeviceGuardImpl(device_type);
   // A producer or consumer without a stream (e.g. a CPU node made this
   // gradient by a device copy) is treated as var's device's current stream.

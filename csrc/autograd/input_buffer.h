@@ -16,14 +16,12 @@ namespace autograd {
 struct Node;
 
 struct InputBuffer {
-  explicit InputBuffer(size_t size) : buffer(size), opt_accum_streams(size), ready_events(size), ready_streams(size) {}
+  // The stream vectors stay empty until an accelerator gradient arrives (add sizes them):
+  // a host-only buffer costs one allocation, not four.
+  explicit InputBuffer(size_t size) : buffer(size) {}
   InputBuffer(const InputBuffer& other) = delete;
   InputBuffer(InputBuffer&& other) = default;
-  explicit InputBuffer(variable_list&& inputs)
-      : buffer(std::move(inputs)),
-        opt_accum_streams(buffer.size()),
-        ready_events(buffer.size()),
-        ready_streams(buffer.size()) {}
+  explicit InputBuffer(variable_list&& inputs) : buffer(std::move(inputs)) {}
   InputBuffer& operator=(InputBuffer&& other) = default;
 
   // Accumulates `var` into slot `pos`. The producer stream is where `var` was
@@ -46,6 +44,7 @@ struct InputBuffer {
   static std::vector<Variable> variables(InputBuffer&& g);
 
   std::vector<Variable> buffer;
+  // One entry per slot once an accelerator gradient was added, else empty.
   std::vector<std::optional<c10::Stream>> opt_accum_streams;
   std::vector<std::optional<c10::Event>> ready_events;
   std::vector<std::optional<c10::Stream>> ready_streams;

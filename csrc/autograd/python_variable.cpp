@@ -1050,5 +1050,11 @@ void THPVariable_initModule(py::module_& m) {
   });
 }
 
+bool THPDtype_numpy_scalar_type(PyObject* dtype, at::ScalarType* out) {
+  if (!py::isinstance<py::dtype>(dtype))
+    return false;
+  return scalar_type_of(py::reinterpret_borrow<py::dtype>(dtype).num(), out);
+}
+
 } // namespace autograd
 } // namespace torch

@@ -121,6 +121,10 @@ void release_deferred_pyobjects();
 // view of base's memory, sharing its version counter; null with a Python error.
 PyObject* THPVariable_wrap_view(PyObject* array, PyObject* base);
 
+// The ScalarType of a numpy dtype object (np.dtype('float32')); false for another object or a
+// dtype torchlite lacks.
+bool THPDtype_numpy_scalar_type(PyObject* dtype, at::ScalarType* out);
+
 } // namespace autograd
 } // namespace torch
 

@@ -61,7 +61,10 @@ SCALAR_TYPES = {"Scalar": ("double", "read_double"), "int": ("int64_t", "read_in
                 "bool": ("bool", "read_bool"), "float": ("double", "read_double")}
 # The C++ type of a hidden field a `native` formula reads (`hidden: [ScalarType self_dtype]`): upstream
 # keeps these as typed members of the node too (ToCopyBackward0's self_options).
-HIDDEN_TYPES = {"ScalarType": ("at::ScalarType", "read_scalar_type"), "Device": ("c10::Device", "read_device")}
+# `ScalarType[]` is a list of numpy dtypes (stack's `tensors_dtypes`, each input's), read as the
+# ScalarTypes they are.
+HIDDEN_TYPES = {"ScalarType": ("at::ScalarType", "read_scalar_type"), "Device": ("c10::Device", "read_device"),
+                "ScalarType[]": ("std::vector<at::ScalarType>", "read_dtype_list")}
 
 
 class Arg:
@@ -620,6 +623,15 @@ def gen_native_source(entries):
             continue
         order = [n for n in sorted(e.formulas)]
         out.append(f"bool {e.node}Native::apply({native_params(e)}) const {{")
+        if e.list_input:
+            # a Tensor[] input: the formula gives every input's gradient (empty where it does not
+            # cover the case)
+            out.append("  const Variable& grad = grad_in;")
+            out.append(f"  out = {cpp_formula(e, order[0])};")
+            out.append("  return out.size() == needs.size();")
+            out.append("}")
+            out.append("")
+            continue
         for pos, name in enumerate(order):
             i = e.inputs.index(name)
             later = [e.inputs.index(n) for n in order[pos + 1:]]
@@ -692,7 +704,22 @@ def gen_python_functions(entries):
            "    PyErr_Clear();",
            "  }",
            "  Py_DECREF(text);",
-           "  return ok;", "}", ""]
+           "  return ok;", "}", "",
+           "// A list of numpy dtypes (the same few objects again and again: each new one is looked up once).",
+           "bool read_dtype_list(PyObject* o, std::vector<at::ScalarType>& v) {",
+           "  if (!o || !PyList_Check(o)) return false;",
+           "  v.resize(static_cast<size_t>(PyList_GET_SIZE(o)));",
+           "  PyObject* last = nullptr;",
+           "  at::ScalarType last_type{};",
+           "  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {",
+           "    PyObject* d = PyList_GET_ITEM(o, i);",
+           "    if (d != last) {",
+           "      if (!THPDtype_numpy_scalar_type(d, &last_type)) return false;",
+           "      last = d;",
+           "    }",
+           "    v[static_cast<size_t>(i)] = last_type;",
+           "  }",
+           "  return true;", "}", ""]
     for e in entries:
         if not e.native:
             continue

@@ -93,7 +93,7 @@ FillBackward3 = _C._op_spec("FillBackward3", (), "", 0, False)
 IndexPutBackward0 = _C._op_spec("IndexPutBackward0", ("indices", "accumulate", "key", "values_shape", "values_dtype", ),
                                 "LVHHH", 0, False)
 ToCopyBackward0 = _C._op_spec("ToCopyBackward0", ("self_dtype", "self_device", ), "HH", 13, False)
-StackBackward0 = _C._op_spec("StackBackward0", ("dim", "tensors_dtypes", ), "SH", 0, False)
+StackBackward0 = _C._op_spec("StackBackward0", ("dim", "tensors_dtypes", ), "SH", 14, False)
 CatBackward0 = _C._op_spec("CatBackward0", ("dim", "tensors_sizes", "tensors_dtypes", ), "SHH", 0, False)
 WhereBackward0 = _C._op_spec("WhereBackward0", ("condition", ), "T", 0, False)
 Atan2Backward0 = _C._op_spec("Atan2Backward0", ("self", "other", ), "TT", 0, False)

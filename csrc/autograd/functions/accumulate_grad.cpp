@@ -29,7 +29,15 @@ void AccumulateGrad::accumulateGrad(
       // Nothing else can see new_grad or its memory, and it has the layout
       // .grad should have: take it without a copy (as a fresh handle without
       // autograd history).
-      variable_grad = new_grad.detach();
+      const auto* grad_impl = new_grad.unsafeGetTensorImpl();
+      if (new_grad.use_count() == 1 && !impl::get_autograd_meta(new_grad) && !grad_impl->pyobj() &&
+          !grad_impl->is_wrapped_number() && !grad_impl->is_inference()) {
+        // A bare handle only the caller holds (a formula's fresh result): it already is
+        // what detach() would make of it, so it becomes .grad itself.
+        variable_grad = new_grad;
+      } else {
+        variable_grad = new_grad.detach();
+      }
     } else {
       // Deep copy: a hook, a retained grad, a numpy view or another leaf
       // (create_graph passes one gradient to several) may still hold it, or

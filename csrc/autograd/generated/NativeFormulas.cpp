@@ -148,6 +148,12 @@ bool ToCopyBackward0Native::apply(const Variable& grad_in, const std::vector<boo
   return true;
 }
 
+bool StackBackward0Native::apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const {
+  const Variable& grad = grad_in;
+  out = stack_tensors_backward(grad, dim, tensors_dtypes, needs);
+  return out.size() == needs.size();
+}
+
 } // namespace generated
 } // namespace autograd
 } // namespace torch

@@ -109,6 +109,15 @@ struct ToCopyBackward0Native {
   bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
 };
 
+// stack(Tensor[] tensors, int dim=0) -> Tensor
+struct StackBackward0Native {
+  int64_t dim{};
+  std::vector<at::ScalarType> tensors_dtypes{};
+  // Fills out[i] where needs[i]; false where a formula does not cover the case. The saved
+  // tensors come as arguments (the node's SavedVariables, unpacked).
+  bool apply(const Variable& grad_in, const std::vector<bool>& needs, variable_list& out) const;
+};
+
 } // namespace generated
 } // namespace autograd
 } // namespace torch

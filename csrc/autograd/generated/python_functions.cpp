@@ -66,6 +66,23 @@ bool read_device(PyObject* o, c10::Device& v) {
   return ok;
 }
 
+// A list of numpy dtypes (the same few objects again and again: each new one is looked up once).
+bool read_dtype_list(PyObject* o, std::vector<at::ScalarType>& v) {
+  if (!o || !PyList_Check(o)) return false;
+  v.resize(static_cast<size_t>(PyList_GET_SIZE(o)));
+  PyObject* last = nullptr;
+  at::ScalarType last_type{};
+  for (Py_ssize_t i = 0; i < PyList_GET_SIZE(o); ++i) {
+    PyObject* d = PyList_GET_ITEM(o, i);
+    if (d != last) {
+      if (!THPDtype_numpy_scalar_type(d, &last_type)) return false;
+      last = d;
+    }
+    v[static_cast<size_t>(i)] = last_type;
+  }
+  return true;
+}
+
 struct PyAddBackward0 final : public PyFormulaNode {
   using PyFormulaNode::PyFormulaNode;
   generated::AddBackward0Native fields;
@@ -235,6 +252,19 @@ struct PyToCopyBackward0 final : public PyFormulaNode {
   }
 };
 
+struct PyStackBackward0 final : public PyFormulaNode {
+  using PyFormulaNode::PyFormulaNode;
+  generated::StackBackward0Native fields;
+  bool read_native_fields() override {
+    return read_int(value(0), fields.dim) && read_dtype_list(value(1), fields.tensors_dtypes);
+  }
+  bool apply_native(const variable_list& grads, const variable_list& saved,
+                    const std::vector<bool>& needs, variable_list& out) override {
+    if (!generated::details::native_inputs_supported(grads[0], saved)) return false;
+    return fields.apply(grads[0], needs, out);
+  }
+};
+
 } // namespace
 
 std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&& next_edges) {
@@ -265,6 +295,8 @@ std::shared_ptr<PyFormulaNode> make_formula_node(const OpInfo* info, edge_list&&
       return make_node<PyCloneBackward0>(info, std::move(next_edges));
     case 13:
       return make_node<PyToCopyBackward0>(info, std::move(next_edges));
+    case 14:
+      return make_node<PyStackBackward0>(info, std::move(next_edges));
     default:
       return make_node<PyFormulaNode>(info, std::move(next_edges));
   }
