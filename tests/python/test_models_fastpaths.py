@@ -67,8 +67,9 @@ def _adam_run(lib, name, kw, dtype="float32", steps=5):
 @pytest.mark.parametrize("name,kw", _ADAM_CASES)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_adam_matches_torch(name, kw, dtype):
-    assert run(lambda lib: _adam_run(lib, name, kw, dtype), torchlite) == run(lambda lib: _adam_run(lib, name, kw, dtype),
-                                                                              torch)
+    def case(lib):
+        return _adam_run(lib, name, kw, dtype)
+    assert run(case, torchlite) == run(case, torch)
 
 
 @pytest.mark.parametrize("name,kw", _ADAM_CASES)
