@@ -197,14 +197,24 @@ def _erf(x):
     return _erf_on_host(x.astype(_f64)).astype(x.dtype)
 
 
+def _gelu_exact(x):
+    if not x.ndim or type(x) is not np.ndarray:
+        return x * 0.5 * (1 + _erf(x * math.sqrt(0.5)))
+    # x * 0.5 * (1 + erf(x * sqrt(0.5))), the same operations, fewer buffers
+    t = _erf(x * math.sqrt(0.5))
+    np.add(1, t, out=t)
+    r = np.multiply(x, 0.5)
+    return np.multiply(r, t, out=r)
+
+
 def gelu(self, *, approximate="none"):
     _check_approximate(approximate)
     a = _float_input("GeluKernelImpl", self)
     if approximate == "tanh":
         r = _run(lambda x: 0.5 * x * (1 + np.tanh(_GELU_BETA_TANH * (x + _GELU_KAPPA * x * x * x))), a)
     else:
-        r = _run(lambda x: x * 0.5 * (1 + _erf(x * math.sqrt(0.5))), a)
-        if a.dtype in (_f32, _f16) and a.size > 1 and a.flags.c_contiguous:
+        r = _run(_gelu_exact, a)
+        if a.dtype in (_f32, _f16) and a.size > 1 and a.flags.c_contiguous and not a.max() < np.inf:
             # GeluKernel.cpp's Vectorized<float> path (float16 computes in it too): its polynomial erf
             # gives nan at +inf, so gelu(+inf) is nan where the loop is vectorized (as measured on torch
             # 2.13: a contiguous input of more than one element); the scalar path gives inf
@@ -227,7 +237,26 @@ def gelu_backward(grad_output, self, *, approximate="none"):
         cdf = 0.5 * (1 + _erf(x * math.sqrt(0.5)))
         pdf = np.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
         return g * (cdf + x * pdf)
-    r = _run(tanh_approx if approximate == "tanh" else exact, g, s)
+
+    def exact_in_place(g, x):
+        # exact's operations, in place (each commuted operation rounds the same)
+        cdf = _erf(x * math.sqrt(0.5))
+        np.add(1, cdf, out=cdf)
+        np.multiply(cdf, 0.5, out=cdf)
+        q = np.multiply(-0.5, x)
+        np.multiply(q, x, out=q)
+        np.exp(q, out=q)
+        np.multiply(q, 1 / math.sqrt(2 * math.pi), out=q)
+        np.multiply(q, x, out=q)
+        np.add(q, cdf, out=q)
+        return np.multiply(g, q, out=q)
+    if approximate == "tanh":
+        kernel = tanh_approx
+    elif g.shape == s.shape and g.dtype == s.dtype != _f16 and s.ndim and type(g) is type(s) is np.ndarray:
+        kernel = exact_in_place
+    else:
+        kernel = exact
+    r = _run(kernel, g, s)
     out = _result(grad_output, dtype, r, g, s)
     return _record(_S.GeluBackwardBackward0, (grad_output, self), out, grad_output=grad_output, self=self,
                    approximate=approximate)

@@ -104,6 +104,23 @@ def _fma(x, y, z, dtype):
     """x * y + z rounded once to float `dtype` (a fused multiply-add, where torch's kernels
     compute one): float32 exactly in float64 (the product fits; the sum is rounded twice
     only on a float32 tie), float64 by Dekker's exact product and Knuth's two-sum."""
+    if type(x) is np.ndarray and x.ndim and isinstance(y, (float, np.floating)):
+        x, y = y, x  # (the exact product commutes)
+    if dtype != _f64 and type(y) is np.ndarray and y.ndim and isinstance(x, (float, np.floating)) and (
+            type(z) is np.ndarray or isinstance(z, (float, np.floating))):
+        # a scalar factor (add's alpha, lerp's coefficient): the same float64 sum, computed in one
+        # float64 buffer (numpy casts z's float32 elements exactly inside the add)
+        token = _quiet()
+        try:
+            p = y.astype(np.float64)
+            np.multiply(p, float(x), out=p)
+            if p.shape == np.broadcast_shapes(p.shape, np.shape(z)):
+                np.add(p, z, out=p)
+            else:
+                p = p + z
+            return p.astype(dtype)
+        finally:
+            _loud(token)
     xp = _backend.xp_of(x, y, z)
     x = xp.asarray(x, np.float64)
     y = xp.asarray(y, np.float64)
@@ -823,6 +840,12 @@ def _lerp(start, end, weight, dtype):
     else (weight - 1, end): one rounding of the product and sum."""
     token = _quiet()
     try:
+        if type(weight) is np.ndarray and weight.ndim == 0:
+            # a Python number's weight: one coefficient and one base for every element
+            w = weight[()]
+            if abs(w) < 0.5:
+                return _fma(w, np.asarray(end - start, dtype), start, dtype)
+            return _fma(dtype.type(w - dtype.type(1)), np.asarray(end - start, dtype), end, dtype)
         small = np.abs(weight) < 0.5
         coeff = np.where(small, weight, np.asarray(weight - dtype.type(1), dtype))
         base = np.where(small, start, end)

@@ -207,6 +207,52 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabl
     return native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
+def _layer_norm_grads(grad, input, weight, normalized_shape, mean, rstd, mask):  # noqa: A002
+    """_first_order's layer-norm gradients without grad mode, in numpy over a few buffers: the same
+    operations in the same order on the same row-major arrays as the composed path (so the same
+    values bit for bit, as _batch_norm_train_grads). None where it does not apply (another dtype or
+    layout): the composed path runs then."""
+    G, X = grad._array, input._array
+    if mean is None or rstd is None or type(G) is not np.ndarray or type(X) is not np.ndarray:
+        return None
+    dt = X.dtype
+    k = len(normalized_shape)
+    lead_shape = X.shape[:X.ndim - k]
+    stat_shape = lead_shape + (1,) * k
+    arrays = [G, X, mean._array, rstd._array] + ([weight._array] if weight is not None else [])
+    if dt not in (np.float32, np.float64) or k < 1 or X.ndim <= k or G.shape != X.shape or \
+            any(type(a) is not np.ndarray or a.dtype != dt for a in arrays) or \
+            not (G.flags.c_contiguous and X.flags.c_contiguous) or X.size == 0 or \
+            arrays[2].shape != stat_shape or arrays[3].shape != stat_shape or \
+            (weight is not None and arrays[4].shape != X.shape[X.ndim - k:]):
+        return None
+    token = _quiet()  # nan and inf pass silently, as in the ops
+    try:
+        axes = tuple(range(X.ndim - k, X.ndim))
+        lead = tuple(range(X.ndim - k))
+        r = arrays[3]
+        xhat = np.subtract(X, arrays[2])  # xc, then xc * r
+        np.multiply(xhat, r, out=xhat)
+        gi = gw = gb = None
+        if mask[0]:
+            g = np.multiply(G, arrays[4]) if weight is not None else G
+            work = np.multiply(g, xhat)
+            mean_gx = np.mean(work, axis=axes, keepdims=True)
+            mean_g = np.mean(g, axis=axes, keepdims=True)
+            gi = np.subtract(g, mean_g, out=g if g is not G else None)  # g - mean(g)
+            np.multiply(xhat, mean_gx, out=work)  # xhat * mean(g * xhat)
+            gi -= work
+            np.multiply(r, gi, out=gi)  # r * (...): r first, as a nan keeps its first operand's sign and payload
+            gi = _wrap(gi, grad)
+        if mask[1] and weight is not None:
+            gw = _wrap(np.sum(np.multiply(G, xhat, out=xhat), axis=lead), grad)
+        if mask[2]:
+            gb = _wrap(np.sum(G, axis=lead), grad)
+        return gi, gw, gb
+    finally:
+        _loud(token)
+
+
 # backward (composed from torchlite ops, so that the double backward can differentiate it) ------------------
 
 def _normalized(x, mean, rstd, eps, axes):
@@ -275,6 +321,10 @@ def _first_order(kind, grad, input, weight, args, mask):  # noqa: A002 - torch's
     """(grad_input, grad_weight, grad_bias) of native_{kind}_norm where mask asks, in torchlite ops."""
     if kind == "batch" and args[4] and not _C.is_grad_enabled():
         grads = _batch_norm_train_grads(grad, input, weight, args[2], args[3], mask)
+        if grads is not None:
+            return grads
+    if kind == "layer" and not _C.is_grad_enabled():
+        grads = _layer_norm_grads(grad, input, weight, args[0], args[1], args[2], mask)
         if grads is not None:
             return grads
     nd = len(input.shape)

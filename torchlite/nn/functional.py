@@ -807,7 +807,12 @@ def _sdpa_validate(query, key, value, attn_mask):
 def _safe_softmax(x, dim):
     # aten/src/ATen/native/transformers/attention.cpp: _safe_softmax - a row that is all -inf
     # (fully masked) gives zeros, not nan, and its backward (_softmax_backward_data with that zero
-    # result) passes zeros: the masked rows are softmaxed as zeros, so no nan reaches the gradient
+    # result) passes zeros: the masked rows are softmaxed as zeros, so no nan reaches the gradient.
+    # Where no row is all -inf (a causal mask never masks a whole row) both wheres keep every value
+    # and pass every gradient: the softmax alone, the same values, without their passes
+    a = x._array
+    if type(a) is _np.ndarray and a.ndim and not _np.all(a == float("-inf"), axis=dim).any():
+        return softmax(x, dim)
     masked_rows = (x == float("-inf")).all(dim, keepdim=True)
     zero = _tl.zeros((), dtype=x.dtype, device=x.device)
     out = softmax(_tl.where(masked_rows, zero, x), dim)

@@ -1,7 +1,7 @@
 """torch.optim.Adam (upstream torch/optim/adam.py): _single_tensor_adam's operations in its order,
 including the capturable/differentiable branch (tensor bias corrections). foreach=True and
 fused=True (which torch's CPU build runs with its fused kernel) are accepted and run this loop."""
-from . import _api as _torch
+from . import _api as _torch, _fast
 from torchlite._tensor import Tensor
 
 from .optimizer import (Optimizer, _check_capturable, _check_fused_foreach, _device_dtype_check_for_fused,
@@ -136,9 +136,18 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, cap
             device_beta1 = beta1_dict[key]
         else:
             device_beta1 = beta1
-        exp_avg.lerp_(grad, 1 - device_beta1)
+        # (the updates of plain tensors skip the dispatcher: _fast.py)
+        fast = not (capturable or differentiable) and isinstance(device_beta1, float) and isinstance(
+            beta2, float) and _fast.plain(exp_avg, grad) and _fast.plain(exp_avg_sq, grad) and _fast.plain(
+            param, exp_avg, exp_avg_sq)
+        if fast:
+            _fast.lerp_(exp_avg, grad, 1 - device_beta1)
+        else:
+            exp_avg.lerp_(grad, 1 - device_beta1)
         if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
             exp_avg_sq.lerp_(_torch.square(grad), weight=1 - beta2)
+        elif fast:
+            _fast.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
         else:
             exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         if capturable or differentiable:
@@ -172,4 +181,7 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, cap
                 denom = (max_exp_avg_sqs[i].sqrt() / bias_correction2_sqrt).add_(eps)
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-            param.addcdiv_(exp_avg, denom, value=-step_size)
+            if fast and isinstance(step_size, float) and _fast.plain(param, denom):
+                _fast.addcdiv_(param, exp_avg, denom, -step_size)
+            else:
+                param.addcdiv_(exp_avg, denom, value=-step_size)

@@ -1,0 +1,95 @@
+"""The optimizers' in-place updates without the dispatcher, where that changes nothing.
+
+An optimizer's step runs under no_grad on dense tensors, and each of its in-place updates
+(exp_avg.lerp_(grad, w), exp_avg_sq.addcmul_(grad, grad, value=v), param.addcdiv_(exp_avg,
+denom, value=v)) goes through the structured in-place variant (_ops/structured_inplace.py):
+argument parsing, the overlap checks, the functional kernel with its records captured, the
+write, the version bump. Where grad mode is off and every operand is a contiguous numpy array
+of self's float dtype and shape that shares no memory with self, none of those checks can
+refuse and no node is recorded, so `lerp_` / `addcmul_` / `addcdiv_` here compute the same
+kernel expression (the same numpy operations, so the same bits), write it into self, bump
+self's version and rebase its history as the variant does. Anything else takes the ordinary
+method."""
+import numpy as np
+
+from .. import _C
+from .._C import _rebase_history
+from .._ops import mutation as _mutation
+from .._ops.BinaryOps import _lerp
+from .._ops.ScalarType import _scalar_value
+from .._ops.TensorIterator import _loud, _quiet
+
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def plain(self, *others):
+    """Whether in-place updates of `self` from `others` may skip the dispatcher."""
+    a = self._array
+    if type(a) is not np.ndarray or not a.ndim or a.dtype not in _FLOATS or not a.flags.c_contiguous:
+        return False
+    if _mutation.hook is not None or _C.is_grad_enabled() or self.is_inference():
+        return False
+    for t in others:
+        b = t._array
+        if (type(b) is not np.ndarray or b.dtype != a.dtype or b.shape != a.shape or not b.flags.c_contiguous
+                or t.is_inference() or np.may_share_memory(a, b)):
+            return False
+    return True
+
+
+def _write(self, compute, *args):
+    """compute(self's array, *args), which writes self's new value into it; then the version bump
+    and rebase_history of the structured in-place variant."""
+    _C._check_inplace(self, False)
+    token = _quiet()
+    try:
+        compute(self._array, *args)
+    finally:
+        _loud(token)
+    self._bump_version()
+    return _rebase_history(self, None)
+
+
+def _lerp_into(s, e, w):
+    # BinaryOps._lerp of a scalar weight: fma(coeff, e - s, base) computed in float64, rounded once
+    # (float32); float64 through the kernel itself (Dekker's product)
+    dtype = s.dtype
+    if dtype != np.float32:
+        np.copyto(s, _lerp(s, e, np.asarray(w).astype(dtype), dtype))
+        return
+    w = np.asarray(w).astype(dtype)[()]
+    small = abs(w) < 0.5
+    coeff, base = (w, s) if small else (dtype.type(w - dtype.type(1)), e)
+    p = np.subtract(e, s).astype(np.float64)
+    np.multiply(p, float(coeff), out=p)
+    np.add(p, base, out=p)
+    np.copyto(s, p, casting="unsafe")
+
+
+def _addcmul_into(s, x, y, v):
+    # BinaryOps._addc: s + v * x * y, in s's dtype, left to right
+    t = np.multiply(v, x)
+    np.multiply(t, y, out=t)
+    np.add(s, t, out=s)
+
+
+def _addcdiv_into(s, x, y, v):
+    # BinaryOps._addc: s + v * x / y, in s's dtype, left to right
+    t = np.multiply(v, x)
+    np.true_divide(t, y, out=t)
+    np.add(s, t, out=s)
+
+
+def lerp_(self, end, weight):
+    """self.lerp_(end, weight) for a Python float weight (BinaryOps.lerp's kernel)."""
+    return _write(self, _lerp_into, end._array, weight)
+
+
+def addcmul_(self, tensor1, tensor2, value):
+    """self.addcmul_(tensor1, tensor2, value=value) (BinaryOps._addc's kernel)."""
+    return _write(self, _addcmul_into, tensor1._array, tensor2._array, _scalar_value(value, self._array.dtype))
+
+
+def addcdiv_(self, tensor1, tensor2, value):
+    """self.addcdiv_(tensor1, tensor2, value=value) (BinaryOps._addc's kernel)."""
+    return _write(self, _addcdiv_into, tensor1._array, tensor2._array, _scalar_value(value, self._array.dtype))
