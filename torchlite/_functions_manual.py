@@ -1634,19 +1634,23 @@ def norm_double_backward(kind, grads, grad_out, input, weight, args, needs, k): 
     batchnorm_double_backward, group norm's): the first derivative recomposed from torchlite ops
     under grad mode, its statistics recomputed from the input so that their own dependence is
     differentiated, and differentiated by the engine (a reentrant backward) toward (grad_out, input,
-    weight) with the gradients `grads` of its outputs."""
+    weight) with the gradients `grads` of its outputs. It differentiates through aliases of the three
+    (view_as, so create_graph still reaches them): partial derivatives, as upstream's formulas. grad_out
+    may itself depend on input (a loss of the output), and differentiating toward input itself would
+    also follow grad_out's history, which the outer backward follows too: twice."""
     def compute():
         create = _is_grad_enabled()
         previous = _C.is_grad_enabled()
         _C._set_grad_enabled(True)
         try:
-            first = _Normalization._first_order(kind, grad_out, input, weight, args, [True, True, True])
+            wrt = tuple(t.view_as(t) if t is not None and t.requires_grad else t for t in (grad_out, input, weight))
+            first = _Normalization._first_order(kind, *wrt, args, [True, True, True])
             outs, grad_outs = [], []
             for o, g in zip(first, grads, strict=True):
                 if o is not None and g is not None and o.requires_grad:
                     outs.append(o)
                     grad_outs.append(g)
-            targets = [(i, t) for i, (t, n) in enumerate(zip((grad_out, input, weight), needs, strict=True))
+            targets = [(i, t) for i, (t, n) in enumerate(zip(wrt, needs, strict=True))
                        if n and t is not None and t.requires_grad]
             result = [None, None, None]
             if outs and targets:

@@ -587,6 +587,65 @@ def test_norm_gradgradcheck(which):
     assert torchlite.autograd.gradgradcheck(fns[which], (x, w, b))
 
 
+def _norm_penalty(lib, which, x_np, p_np, c_np, third):
+    """A gradient penalty through a norm: the first derivative of a loss of the output, then the
+    derivative of a function of it (its incoming gradient depends on the input), and with `third`
+    the derivative of a function of that."""
+    F_ = functional(lib)
+    x = lib.tensor(x_np, requires_grad=True)
+    w = lib.tensor(p_np, requires_grad=True)
+    b = lib.tensor(p_np * 0.5, requires_grad=True)
+    out = {"batch": lambda: F_.batch_norm(x, None, None, w, b, training=True),
+           "layer": lambda: F_.layer_norm(x, (2,), w, b),
+           "layer_noaffine": lambda: F_.layer_norm(x, (4, 2)),
+           "group": lambda: F_.group_norm(x, 2, w, b)}[which]()
+    wrt = (x,) if which == "layer_noaffine" else (x, w)
+    first = lib.autograd.grad((out * out * out).sum(), wrt, create_graph=True)
+    penalty = (first[0] * lib.tensor(c_np)).sum() + sum((g * g).sum() for g in first[1:])
+    second = lib.autograd.grad(penalty, wrt, create_graph=third)
+    if not third:
+        return [t.detach().numpy().copy() for t in first + second]
+    value = (second[0] * second[0]).sum()
+    return float(value), lib.autograd.grad(value, x)[0].numpy().copy()
+
+
+@pytest.mark.parametrize("which", ["batch", "layer", "layer_noaffine", "group"])
+def test_norm_double_backward_when_grad_out_depends_on_input(which):
+    """The second derivative through a norm whose incoming gradient is itself a function of the input:
+    partial derivatives in the native_*_norm_backward node's formula, each path counted once (the
+    graph of the incoming gradient is the outer backward's to follow), the graph left usable."""
+    gen = np.random.default_rng(5)
+    arrays = (gen.standard_normal((3, 4, 2)), gen.standard_normal(4 if which in ("batch", "group") else 2),
+              gen.standard_normal((3, 4, 2)))
+    got, want = _norm_penalty(torchlite, which, *arrays, False), _norm_penalty(torch, which, *arrays, False)
+    assert len(got) == len(want)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-9 * max(1.0, np.abs(b).max()))
+
+
+@pytest.mark.parametrize("which", ["batch", "layer", "group"])
+def test_norm_third_derivative_through_gradient_penalty(which):
+    """The third derivative is the derivative of the second: checked against central differences of
+    the second-order value. (group norm's also equals torch's; torch's batch- and layer-norm double
+    backward formulas hold the saved statistics constant, so its third derivative there is not the
+    derivative: the differences of its own second-order value disagree with it.)"""
+    gen = np.random.default_rng(5)
+    x_np, p_np, c_np = (gen.standard_normal((3, 4, 2)), gen.standard_normal(4 if which != "layer" else 2),
+                        gen.standard_normal((3, 4, 2)))
+    _, third = _norm_penalty(torchlite, which, x_np, p_np, c_np, True)
+    for index in [(0, 0, 0), (1, 2, 1), (2, 3, 0)]:
+        step = 1e-6
+        plus, minus = x_np.copy(), x_np.copy()
+        plus[index] += step
+        minus[index] -= step
+        numeric = (_norm_penalty(torchlite, which, plus, p_np, c_np, True)[0] -
+                   _norm_penalty(torchlite, which, minus, p_np, c_np, True)[0]) / (2 * step)
+        assert abs(third[index] - numeric) <= 1e-3 * max(1.0, abs(numeric))
+    if which == "group":
+        np.testing.assert_allclose(third, _norm_penalty(torch, which, x_np, p_np, c_np, True)[1], rtol=1e-8,
+                                   atol=1e-9 * max(1.0, np.abs(third).max()))
+
+
 NORM_ERRORS = [
     lambda lib, F: F.layer_norm(lib.randn(2, 3, 4), (5,)),
     lambda lib, F: F.layer_norm(lib.randn(2, 3, 4), ()),
