@@ -210,11 +210,7 @@ Tensor ones_like(const Tensor& t) {
   return ones(t.sizes(), t.dtype(), t.device());
 }
 
-Tensor tensor(
-    const std::vector<double>& values,
-    IntArrayRef sizes,
-    ScalarType dtype,
-    c10::Device device) {
+Tensor tensor(const std::vector<double>& values, IntArrayRef sizes, ScalarType dtype, c10::Device device) {
   Tensor host = empty(sizes, dtype, c10::Device());
   if (static_cast<int64_t>(values.size()) != host.numel()) {
     throw std::runtime_error(

@@ -10,11 +10,7 @@
 namespace at {
 
 Tensor empty(IntArrayRef sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
-Tensor full(
-    IntArrayRef sizes,
-    double value,
-    ScalarType dtype = kFloat,
-    c10::Device device = c10::Device());
+Tensor full(IntArrayRef sizes, double value, ScalarType dtype = kFloat, c10::Device device = c10::Device());
 Tensor zeros(IntArrayRef sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
 Tensor ones(IntArrayRef sizes, ScalarType dtype = kFloat, c10::Device device = c10::Device());
 Tensor zeros_like(const Tensor& t);

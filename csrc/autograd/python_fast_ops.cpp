@@ -57,10 +57,7 @@ bool row_major_result(c10::IntArrayRef sizes) {
 
 // The element strides of a contiguous tensor of `sizes` broadcast to `shape` (0 along a dimension it
 // lacks or has of size 1); false where it does not broadcast to it.
-bool broadcast_strides(
-    c10::IntArrayRef sizes,
-    c10::IntArrayRef shape,
-    std::vector<int64_t>& out) {
+bool broadcast_strides(c10::IntArrayRef sizes, c10::IntArrayRef shape, std::vector<int64_t>& out) {
   if (sizes.size() > shape.size())
     return false;
   out.assign(shape.size(), 0);
