@@ -228,27 +228,8 @@ def _layer_norm_grads(grad, input, weight, normalized_shape, mean, rstd, mask): 
         return None
     token = _quiet()  # nan and inf pass silently, as in the ops
     try:
-        axes = tuple(range(X.ndim - k, X.ndim))
-        lead = tuple(range(X.ndim - k))
-        r = arrays[3]
-        xhat = np.subtract(X, arrays[2])  # xc, then xc * r
-        np.multiply(xhat, r, out=xhat)
-        gi = gw = gb = None
-        if mask[0]:
-            g = np.multiply(G, arrays[4]) if weight is not None else G
-            work = np.multiply(g, xhat)
-            mean_gx = np.mean(work, axis=axes, keepdims=True)
-            mean_g = np.mean(g, axis=axes, keepdims=True)
-            gi = np.subtract(g, mean_g, out=g if g is not G else None)  # g - mean(g)
-            np.multiply(xhat, mean_gx, out=work)  # xhat * mean(g * xhat)
-            gi -= work
-            np.multiply(r, gi, out=gi)  # r * (...): r first, as a nan keeps its first operand's sign and payload
-            gi = _wrap(gi, grad)
-        if mask[1] and weight is not None:
-            gw = _wrap(np.sum(np.multiply(G, xhat, out=xhat), axis=lead), grad)
-        if mask[2]:
-            gb = _wrap(np.sum(G, axis=lead), grad)
-        return gi, gw, gb
+        return _norm_grads_kernel(grad, G, X, arrays[2], arrays[3], arrays[4] if weight is not None else None, mask,
+                                  tuple(range(X.ndim - k, X.ndim)), tuple(range(X.ndim - k)))
     finally:
         _loud(token)
 
@@ -288,32 +269,35 @@ def _batch_norm_train_grads(grad, input, weight, save_mean, save_invstd, mask): 
         return None
     token = _quiet()  # nan and inf pass silently, as in the ops
     try:
-        return _batch_norm_train_grads_kernel(grad, G, X, weight, save_mean, save_invstd, mask, c)
+        bshape = (1, c) + (1,) * (X.ndim - 2)
+        axes = (0,) + tuple(range(2, X.ndim))
+        return _norm_grads_kernel(grad, G, X, save_mean._array.reshape(bshape), save_invstd._array.reshape(bshape),
+                                  weight._array.reshape(bshape) if weight is not None else None, mask, axes, axes)
     finally:
         _loud(token)
 
 
-def _batch_norm_train_grads_kernel(grad, G, X, weight, save_mean, save_invstd, mask, c):
-    axes = (0,) + tuple(range(2, X.ndim))
-    bshape = (1, c) + (1,) * (X.ndim - 2)
-    r = save_invstd._array.reshape(bshape)
-    xhat = np.subtract(X, save_mean._array.reshape(bshape))  # xc, then xc * r
-    xhat *= r
+def _norm_grads_kernel(grad, G, X, mean, r, w, mask, stat_axes, param_axes):
+    """The numpy gradients of a normalization (layer's and training batch norm's): mean, r (rstd) and
+    w (the weight, or None) broadcast against X; the statistics reduce over stat_axes, the
+    parameters' gradients over param_axes."""
+    xhat = np.subtract(X, mean)  # xc, then xc * r
+    np.multiply(xhat, r, out=xhat)
     gi = gw = gb = None
     if mask[0]:
-        g = G * weight._array.reshape(bshape) if weight is not None else G
+        g = np.multiply(G, w) if w is not None else G
         work = np.multiply(g, xhat)
-        mean_gx = np.mean(work, axis=axes, keepdims=True)
-        mean_g = np.mean(g, axis=axes, keepdims=True)
+        mean_gx = np.mean(work, axis=stat_axes, keepdims=True)
+        mean_g = np.mean(g, axis=stat_axes, keepdims=True)
         gi = np.subtract(g, mean_g, out=g if g is not G else None)  # g - mean(g)
         np.multiply(xhat, mean_gx, out=work)  # xhat * mean(g * xhat)
         gi -= work
         np.multiply(r, gi, out=gi)  # r * (...): r first, as a nan keeps its first operand's sign and payload
         gi = _wrap(gi, grad)
-    if mask[1] and weight is not None:
-        gw = _wrap(np.sum(np.multiply(G, xhat, out=xhat), axis=axes), grad)
+    if mask[1] and w is not None:
+        gw = _wrap(np.sum(np.multiply(G, xhat, out=xhat), axis=param_axes), grad)
     if mask[2]:
-        gb = _wrap(np.sum(G, axis=axes), grad)
+        gb = _wrap(np.sum(G, axis=param_axes), grad)
     return gi, gw, gb
 
 
