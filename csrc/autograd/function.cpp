@@ -121,6 +121,11 @@ std::mutex& hooks_mutex_of(const Node* node) {
 }
 } // namespace
 
+std::mutex& Node::mutex() {
+  static std::mutex mutexes[32];
+  return mutexes[(reinterpret_cast<uintptr_t>(this) >> 6) % 32];
+}
+
 std::shared_ptr<const Node::Hooks> Node::hooks() const {
   if (!has_hooks_.load(std::memory_order_acquire))
     return nullptr;

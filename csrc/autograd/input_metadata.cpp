@@ -9,13 +9,13 @@ namespace torch {
 namespace autograd {
 
 InputMetadata::InputMetadata(at::ScalarType dtype, c10::IntArrayRef shape, c10::Device device, c10::Stream stream)
-    : dtype_(dtype), shape_(shape), device_(device), stream_(stream) {}
+    : shape_(shape), stream_(stream), dtype_(dtype), device_(device) {}
 
 InputMetadata::InputMetadata(const at::Tensor& t)
-    : dtype_(t.dtype()),
-      shape_(t.sizes()),
-      device_(t.device()),
-      stream_(c10::impl::getDeviceGuardImpl(t.device().type())->getStream(t.device())) {}
+    : shape_(t.sizes()),
+      stream_(c10::impl::getDeviceGuardImpl(t.device().type())->getStream(t.device())),
+      dtype_(t.dtype()),
+      device_(t.device()) {}
 
 bool InputMetadata::is_same_shape(const at::Tensor& grad) const {
   return grad.sizes() == shape();

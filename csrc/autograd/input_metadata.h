@@ -48,11 +48,12 @@ struct InputMetadata {
   at::Tensor zeros_like() const;
 
  private:
-  at::ScalarType dtype_ = at::kFloat;
   // Inline up to 5 dimensions (upstream's SymDimVector): no heap block per node.
   c10::SmallVector<int64_t, 5> shape_;
-  c10::Device device_;
   c10::Stream stream_{c10::Stream::DEFAULT, c10::Device()};
+  // The small members last, packed together (a graph keeps one of these per node).
+  at::ScalarType dtype_ = at::kFloat;
+  c10::Device device_;
   bool is_tensor_subclass_ = false;
 };
 

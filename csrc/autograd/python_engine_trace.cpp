@@ -44,7 +44,7 @@ py::object shape_of(const Variable& var) {
 // on), "packed" where saved_tensors_hooks hold it.
 py::list saved_shapes(
     const std::shared_ptr<Node>& node,
-    const std::vector<SavedVariable>& saved,
+    c10::ArrayRef<SavedVariable> saved,
     const std::vector<PyObject*>* packed) {
   py::list result;
   for (size_t i = 0; i < saved.size(); ++i) {

@@ -124,7 +124,7 @@ struct PyFormulaNode : public Node {
   // (undefined when the field holds no tensor), the tensor packed by saved_tensors_hooks as an owned
   // (unpack_hook, packed) tuple (null when unpacked; empty when no hook was
   // active), and the field's Python value (owned; null when none).
-  std::vector<SavedVariable> saved_;
+  c10::SmallVector<SavedVariable, 1> saved_; // the common node saves one tensor: inline
   std::vector<PyObject*> packed_;
   std::vector<PyObject*> values_;
   // The value of field i (borrowed), or null.

@@ -102,6 +102,13 @@ TEST(SmallVector, GrowsPastItsInlineElementsAndMoves) {
     EXPECT_EQ(shared.use_count(), 6);
   }
   EXPECT_EQ(shared.use_count(), 1); // every element destroyed, inline or not
+  c10::SmallVector<std::shared_ptr<int>, 1> slots;
+  slots.resize(3); // value-initialized, past the inline element
+  EXPECT_EQ(slots.size(), 3u);
+  EXPECT_EQ(slots[2], nullptr);
+  slots[1] = shared;
+  slots.resize(1); // destroys the dropped elements
+  EXPECT_EQ(shared.use_count(), 1);
   c10::SmallVector<int64_t, 5> dims(c10::IntArrayRef({1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(c10::IntArrayRef(dims), (std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
 }

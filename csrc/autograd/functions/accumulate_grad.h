@@ -29,7 +29,15 @@ struct AccumulateGrad : public Node {
       const Variable& new_grad,
       size_t num_expected_refs);
 
+  // apply holds it while it writes .grad (Note [Thread Safety on Autograd Node]).
+  std::mutex& mutex() override {
+    return mutex_;
+  }
+
   Variable variable;
+
+ private:
+  std::mutex mutex_;
 };
 
 } // namespace autograd

@@ -5,6 +5,7 @@
 #include "c10/util/ArrayRef.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -90,7 +91,7 @@ class SmallVector {
     if (size_ == capacity_) {
       // args may refer to an element of this vector: build before moving them.
       T value(std::forward<Args>(args)...);
-      grow(2 * capacity_);
+      grow(2 * static_cast<size_t>(capacity_) + 1);
       return *new (data_ + size_++) T(std::move(value));
     }
     return *new (data_ + size_++) T(std::forward<Args>(args)...);
@@ -100,6 +101,17 @@ class SmallVector {
   }
   void push_back(T&& value) {
     emplace_back(std::move(value));
+  }
+  // New elements are value-initialized.
+  void resize(size_t n) {
+    if (n < size_) {
+      std::destroy(data_ + n, data_ + size_);
+    } else {
+      if (n > capacity_)
+        grow(n);
+      std::uninitialized_value_construct(data_ + size_, data_ + n);
+    }
+    size_ = static_cast<uint32_t>(n);
   }
   void clear() noexcept {
     std::destroy(data_, data_ + size_);
@@ -119,15 +131,17 @@ class SmallVector {
     if (size_ + n > capacity_)
       grow(size_ + n);
     std::uninitialized_copy(first, last, data_ + size_);
-    size_ += n;
+    size_ += static_cast<uint32_t>(n);
   }
   void grow(size_t capacity) {
+    if (capacity > UINT32_MAX)
+      throw std::length_error("SmallVector: too many elements");
     T* fresh = static_cast<T*>(::operator new(capacity * sizeof(T)));
     std::uninitialized_move(data_, data_ + size_, fresh);
     std::destroy(data_, data_ + size_);
     release_heap();
     data_ = fresh;
-    capacity_ = capacity;
+    capacity_ = static_cast<uint32_t>(capacity);
   }
   void release_heap() noexcept {
     if (!is_inline())
@@ -152,8 +166,9 @@ class SmallVector {
   }
 
   T* data_ = inline_data();
-  size_t size_ = 0;
-  size_t capacity_ = N;
+  // 32-bit counts: a node keeps three of these vectors.
+  uint32_t size_ = 0;
+  uint32_t capacity_ = N;
   alignas(T) unsigned char inline_[N * sizeof(T)];
 };
 
