@@ -338,6 +338,13 @@ Tensor permuted(const Tensor& t, IntArrayRef perm) {
           impl->storage(), t.dtype(), std::move(sizes), std::move(strides), impl->storage_offset()));
 }
 
+Tensor alias_with_sizes_and_strides(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  const auto* impl = t.unsafeGetTensorImpl();
+  return Tensor(
+      std::make_shared<TensorImpl>(
+          impl->storage(), t.dtype(), sizes, strides, storage_offset, impl->version_counter()));
+}
+
 // The sum laid out as TensorIterator lays out torch's (a gradient's layout
 // shows through as_strided and view): computed row-major over the operands'
 // dimensions in iteration_order, then viewed back in their own order.

@@ -61,6 +61,10 @@ std::vector<int64_t> iteration_order(const Tensor& a, const Tensor& b);
 std::vector<int64_t> inverse_permutation(IntArrayRef perm);
 // t's dimensions taken in the order `perm`: a view sharing its storage.
 Tensor permuted(const Tensor& t, IntArrayRef perm);
+// A view of t's storage with these sizes, strides and offset, sharing t's version counter
+// (upstream's alias_with_sizes_and_strides, ATen/native/TensorShape.cpp); it records no view
+// relation: callers that need one set it.
+Tensor alias_with_sizes_and_strides(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 // Sums a gradient down to `shape` it was broadcast from (at::sum_to).
 Tensor sum_to(const Tensor& t, IntArrayRef shape);
 bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);

@@ -154,11 +154,8 @@ Variable div_scalar(const Variable& g, double c) {
 
 // grad (one element) broadcast to `shape` by zero strides, as a view of it.
 Variable expanded_view(const Variable& grad, const std::vector<int64_t>& shape) {
-  const auto* src = grad.unsafeGetTensorImpl();
-  auto result = std::make_shared<at::TensorImpl>(
-      src->storage(), src->dtype(), shape, std::vector<int64_t>(shape.size(), 0), src->storage_offset());
-  result->set_version_counter(src->version_counter());
-  Variable view(std::move(result));
+  Variable view = at::alias_with_sizes_and_strides(
+      grad, shape, std::vector<int64_t>(shape.size(), 0), grad.unsafeGetTensorImpl()->storage_offset());
   impl::set_view_of(view, grad, CreationMeta::NO_GRAD_MODE);
   return view;
 }
@@ -265,11 +262,9 @@ variable_list stack_tensors_backward(
     if (needs[i] && dtypes[i] != grad.dtype())
       return {}; // as_dtype casts it back: the Python formula
   }
-  const auto* src = grad.unsafeGetTensorImpl();
-  const auto& grad_sizes = grad.sizes();
-  const auto& grad_strides = grad.strides();
-  std::vector<int64_t> sizes(grad_sizes.begin(), grad_sizes.end());
-  std::vector<int64_t> strides(grad_strides.begin(), grad_strides.end());
+  const int64_t offset = grad.unsafeGetTensorImpl()->storage_offset();
+  std::vector<int64_t> sizes = grad.sizes();
+  std::vector<int64_t> strides = grad.strides();
   const int64_t step = strides[d];
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
@@ -278,10 +273,7 @@ variable_list stack_tensors_backward(
     if (!needs[i])
       continue;
     // grad.select(dim, i): the same storage, version counter and view base
-    auto impl = std::make_shared<at::TensorImpl>(
-        src->storage(), src->dtype(), sizes, strides, src->storage_offset() + static_cast<int64_t>(i) * step);
-    impl->set_version_counter(src->version_counter());
-    out[i] = Variable(std::move(impl));
+    out[i] = at::alias_with_sizes_and_strides(grad, sizes, strides, offset + static_cast<int64_t>(i) * step);
     impl::set_view_of(out[i], grad, CreationMeta::NO_GRAD_MODE);
   }
   return out;

@@ -564,28 +564,23 @@ PyObject* run_inplace(const FastOpEntry& e, PyObject* const* args, Py_ssize_t na
   if (hook != Py_None)
     return nullptr;
   const auto* bdata = b != nullptr ? b->data_ptr() : nullptr;
+  const auto write = [&](auto zero) {
+    using scalar_t = decltype(zero);
+    inplace_kernel<scalar_t>(
+        e.kernel,
+        static_cast<scalar_t*>(a->data_ptr()),
+        static_cast<const scalar_t*>(bdata),
+        strides,
+        a->sizes(),
+        a->numel(),
+        number,
+        plain,
+        alpha);
+  };
   if (dtype == at::kFloat)
-    inplace_kernel<float>(
-        e.kernel,
-        a->data_ptr<float>(),
-        static_cast<const float*>(bdata),
-        strides,
-        a->sizes(),
-        a->numel(),
-        number,
-        plain,
-        alpha);
+    write(0.0f);
   else
-    inplace_kernel<double>(
-        e.kernel,
-        a->data_ptr<double>(),
-        static_cast<const double*>(bdata),
-        strides,
-        a->sizes(),
-        a->numel(),
-        number,
-        plain,
-        alpha);
+    write(0.0);
   a->unsafeGetTensorImpl()->bump_version();
   return Py_NewRef(self);
 }

@@ -203,11 +203,8 @@ void CppNodeBase::wrap_outputs(variable_list& outputs, bool is_executable) {
     // leaf) is not given this node's history: its alias is, as upstream makes
     // a view of an input returned unchanged.
     if (out.unsafeGetTensorImpl()->autograd_meta() != nullptr) {
-      const auto* src = out.unsafeGetTensorImpl();
-      auto impl = std::make_shared<at::TensorImpl>(
-          src->storage(), src->dtype(), src->sizes(), src->strides(), src->storage_offset());
-      impl->set_version_counter(src->version_counter());
-      out = at::Tensor(std::move(impl));
+      out = at::alias_with_sizes_and_strides(
+          out, out.sizes(), out.strides(), out.unsafeGetTensorImpl()->storage_offset());
     }
     const auto nr = add_input_metadata(out);
     impl::set_gradient_edge(out, Edge(self, nr));

@@ -256,14 +256,6 @@ at::Tensor mm_kernel(const at::Tensor& a_in, const at::Tensor& b_in) {
   return out;
 }
 
-// A tensor over t's storage with other sizes and strides, sharing its version counter.
-at::Tensor alias(const at::Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) {
-  const auto* src = t.unsafeGetTensorImpl();
-  auto impl = std::make_shared<at::TensorImpl>(src->storage(), t.dtype(), std::move(sizes), std::move(strides), offset);
-  impl->set_version_counter(src->version_counter());
-  return at::Tensor(std::move(impl));
-}
-
 // ---- recording ----
 
 using Formula = std::function<variable_list(const variable_list& saved, const at::Tensor& grad)>;
@@ -590,8 +582,10 @@ at::Tensor mv(const at::Tensor& a, const at::Tensor& v) {
     throw std::runtime_error(
         "vector + matrix @ vector expected, got " + std::to_string(a.dim()) + ", " + std::to_string(v.dim()));
   }
-  at::Tensor out =
-      mm_kernel(a, alias(v, {v.sizes()[0], 1}, {v.strides()[0], 1}, v.unsafeGetTensorImpl()->storage_offset()));
+  at::Tensor out = mm_kernel(
+      a,
+      at::alias_with_sizes_and_strides(
+          v, {v.sizes()[0], 1}, {v.strides()[0], 1}, v.unsafeGetTensorImpl()->storage_offset()));
   out = at::Tensor(
       std::make_shared<at::TensorImpl>(
           out.unsafeGetTensorImpl()->storage(),
@@ -729,7 +723,7 @@ at::Tensor t(const at::Tensor& a) {
   std::vector<int64_t> strides(a.strides().rbegin(), a.strides().rend());
   return record(
       "TBackward0",
-      alias(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
+      at::alias_with_sizes_and_strides(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
       {a},
       {},
       false,
@@ -745,7 +739,7 @@ at::Tensor unsqueeze(const at::Tensor& a, int64_t dim_in) {
   strides.insert(strides.begin() + dim, stride);
   return record(
       "UnsqueezeBackward0",
-      alias(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
+      at::alias_with_sizes_and_strides(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
       {a},
       {},
       false,
@@ -763,7 +757,7 @@ at::Tensor squeeze(const at::Tensor& a, int64_t dim_in) {
   }
   return record(
       "SqueezeBackward1",
-      alias(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
+      at::alias_with_sizes_and_strides(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
       {a},
       {},
       false,
@@ -805,7 +799,7 @@ at::Tensor expand(const at::Tensor& a, const std::vector<int64_t>& wanted) {
   std::vector<int64_t> in_sizes = a.sizes();
   return record(
       "ExpandBackward0",
-      alias(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
+      at::alias_with_sizes_and_strides(a, sizes, strides, a.unsafeGetTensorImpl()->storage_offset()),
       {a},
       {},
       false,
@@ -847,7 +841,8 @@ at::Tensor view(const at::Tensor& a, const std::vector<int64_t>& shape) {
   std::vector<int64_t> in_sizes = a.sizes();
   return record(
       "ViewBackward0",
-      alias(a, sizes, at::contiguous_strides(sizes), a.unsafeGetTensorImpl()->storage_offset()),
+      at::alias_with_sizes_and_strides(
+          a, sizes, at::contiguous_strides(sizes), a.unsafeGetTensorImpl()->storage_offset()),
       {a},
       {},
       false,
