@@ -51,19 +51,9 @@ def _write(self, compute, *args):
 
 
 def _lerp_into(s, e, w):
-    # BinaryOps._lerp of a scalar weight: fma(coeff, e - s, base) computed in float64, rounded once
-    # (float32); float64 through the kernel itself (Dekker's product)
-    dtype = s.dtype
-    if dtype != np.float32:
-        np.copyto(s, _lerp(s, e, np.asarray(w).astype(dtype), dtype))
-        return
-    w = np.asarray(w).astype(dtype)[()]
-    small = abs(w) < 0.5
-    coeff, base = (w, s) if small else (dtype.type(w - dtype.type(1)), e)
-    p = np.subtract(e, s).astype(np.float64)
-    np.multiply(p, float(coeff), out=p)
-    np.add(p, base, out=p)
-    np.copyto(s, p, casting="unsafe")
+    # BinaryOps._lerp of a scalar weight (its one-coefficient path: one rounding of the product
+    # and sum)
+    np.copyto(s, _lerp(s, e, np.asarray(w).astype(s.dtype), s.dtype))
 
 
 def _addcmul_into(s, x, y, v):
