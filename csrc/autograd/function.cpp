@@ -113,23 +113,25 @@ AnomalyMetadata* Node::metadata() noexcept {
 }
 
 namespace {
-// The lock of a node's hooks snapshot (Note [Hook lists and threads]): one of
-// a fixed set, picked by the node's address, rather than a mutex in every node.
-std::mutex& hooks_mutex_of(const Node* node) {
+// One of a fixed set of mutexes, picked by the node's address, rather than a
+// mutex in every node. Each use has its own set (Pool), so that a node's
+// hooks lock and its apply lock never alias.
+enum class Pool { Hooks, Apply };
+template <Pool>
+std::mutex& striped_mutex(const Node* node) {
   static std::mutex mutexes[32];
   return mutexes[(reinterpret_cast<uintptr_t>(node) >> 6) % 32];
 }
 } // namespace
 
 std::mutex& Node::mutex() {
-  static std::mutex mutexes[32];
-  return mutexes[(reinterpret_cast<uintptr_t>(this) >> 6) % 32];
+  return striped_mutex<Pool::Apply>(this);
 }
 
 std::shared_ptr<const Node::Hooks> Node::hooks() const {
   if (!has_hooks_.load(std::memory_order_acquire))
     return nullptr;
-  std::lock_guard<std::mutex> lock(hooks_mutex_of(this));
+  std::lock_guard<std::mutex> lock(striped_mutex<Pool::Hooks>(this));
   return hooks_;
 }
 
@@ -138,7 +140,7 @@ void Node::update_hooks(Change&& change) {
   // The replaced snapshot is dropped after the lock: the last reference to a
   // removed hook may run Python code that changes other nodes' hooks.
   std::shared_ptr<const Hooks> replaced;
-  std::lock_guard<std::mutex> lock(hooks_mutex_of(this));
+  std::lock_guard<std::mutex> lock(striped_mutex<Pool::Hooks>(this));
   auto updated = hooks_ ? std::make_shared<Hooks>(*hooks_) : std::make_shared<Hooks>();
   change(*updated);
   const bool any = !updated->tensor_pre_hooks.empty() || !updated->retains_grad_hooks.empty() ||
