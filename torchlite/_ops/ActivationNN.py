@@ -15,7 +15,7 @@ from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _f64, _torch_type_name
 from .TensorIterator import _loud, _out, _quiet, _result_type
-from .UnaryOps import _erf_on_host
+from .UnaryOps import _erf_float32, _erf_on_host, _is_host_float32
 from .python_arg_parser import _wrap_dim
 from .structured_inplace import inplace_variant
 
@@ -194,14 +194,21 @@ def _check_approximate(approximate):
 
 def _erf(x):
     x = np.asarray(x)  # (a 0-d operand's arithmetic gives a numpy scalar)
+    if _is_host_float32(x):
+        return _erf_float32(x)
     return _erf_on_host(x.astype(_f64)).astype(x.dtype)
+
+
+def _erf_of_temporary(t):
+    """_erf of an array the caller owns, in place where it can be."""
+    return _erf_float32(t, t) if _is_host_float32(t) else _erf(t)
 
 
 def _gelu_exact(x):
     if not x.ndim or type(x) is not np.ndarray:
         return x * 0.5 * (1 + _erf(x * math.sqrt(0.5)))
     # x * 0.5 * (1 + erf(x * sqrt(0.5))), the same operations, fewer buffers
-    t = _erf(x * math.sqrt(0.5))
+    t = _erf_of_temporary(x * math.sqrt(0.5))
     np.add(1, t, out=t)
     r = np.multiply(x, 0.5)
     return np.multiply(r, t, out=r)
@@ -240,7 +247,7 @@ def gelu_backward(grad_output, self, *, approximate="none"):
 
     def exact_in_place(g, x):
         # exact's operations, in place (each commuted operation rounds the same)
-        cdf = _erf(x * math.sqrt(0.5))
+        cdf = _erf_of_temporary(x * math.sqrt(0.5))
         np.add(1, cdf, out=cdf)
         np.multiply(cdf, 0.5, out=cdf)
         q = np.multiply(-0.5, x)

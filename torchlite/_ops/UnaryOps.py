@@ -140,6 +140,17 @@ def _erf_on_host(x, complement=False):
     return r if isinstance(x, np.ndarray) else _backend.xp(x).asarray(r)
 
 
+def _erf_float32(x, out=None):
+    """erf of a C-contiguous float32 numpy array into out (a new array by default; x itself is
+    allowed): the bits _erf_on_host's float64 erf rounds to, from polynomials
+    (csrc/aten/native/cpu/ErfFloat.cpp, Note [Fast float erf with an exact fallback])."""
+    return _C._erf_float32_host(x, out)
+
+
+def _is_host_float32(x):
+    return x.dtype == _f32 and type(x) is np.ndarray and x.flags.c_contiguous
+
+
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
@@ -175,13 +186,19 @@ def _erfinv64(y):
     return np.asarray(np.copysign(x, y))
 
 
-def _float64_unary(fn64, spec, saves_result, name):
+def _float64_unary(fn64, spec, saves_result, name, fn32=None):
     """An elementwise float op computed by `fn64` over float64 arrays (integers and bool as float32,
-    a float32 tensor in float64, rounded once)."""
+    a float32 tensor in float64, rounded once); `fn32`, where given, computes a contiguous float32
+    host array's result with the same bits."""
     def op(self):
         a = self._array
         dtype = _float_dtype(a.dtype)
         r = _out(a.shape, dtype, self, a)
+        if fn32 is not None and r is None and _is_host_float32(a):
+            out = _wrap(fn32(a), self)
+            if saves_result:
+                return _record(spec, (self,), out, result=out)
+            return _record(spec, (self,), out, self=self)
         x = a.astype(_f32) if a.dtype.kind != "f" else a
         token = _quiet()
         try:
@@ -200,7 +217,7 @@ def _float64_unary(fn64, spec, saves_result, name):
     return op
 
 
-erf = _float64_unary(_erf_on_host, _S.ErfBackward0, False, "erf")
+erf = _float64_unary(_erf_on_host, _S.ErfBackward0, False, "erf", _erf_float32)
 erfc = _float64_unary(lambda x: _erf_on_host(x, complement=True), _S.ErfcBackward0, False, "erfc")
 erfinv = _float64_unary(_erfinv64, _S.ErfinvBackward0, False, "erfinv")
 

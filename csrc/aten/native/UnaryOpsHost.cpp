@@ -1,11 +1,15 @@
 // Host kernels of the unary ops numpy has no ufunc for (erf, erfc), bound for
 // torchlite/_ops/UnaryOps.py: libm's erf and erfc over a float64 array (what
 // Python's math.erf and math.erfc call, element by element, without a Python
-// call per element).
+// call per element), and float32 erf with the same bits as rounding libm's
+// (Note [Fast float erf with an exact fallback]).
+#include "aten/native/cpu/ErfFloat.h"
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace torch {
 namespace {
@@ -30,6 +34,26 @@ pybind11::array_t<double> erf_host(
   return out;
 }
 
+using FloatArray = pybind11::array_t<float, pybind11::array::c_style>;
+
+// erf of a C-contiguous float32 array into `out` (a new array, or x itself
+// or another array of x's shape).
+FloatArray erf_float32_host(const FloatArray& x, pybind11::object out) {
+  if (!out.is_none() && !FloatArray::check_(out))
+    throw std::invalid_argument("_erf_float32_host: out must be a C-contiguous float32 array");
+  FloatArray result = out.is_none() ? FloatArray(x.request().shape) : pybind11::reinterpret_borrow<FloatArray>(out);
+  if (result.size() != x.size())
+    throw std::invalid_argument("_erf_float32_host: out has another size than x");
+  const float* in = x.data();
+  float* o = result.mutable_data();
+  const auto n = x.size();
+  {
+    pybind11::gil_scoped_release release;
+    at::native::erf_float_loop(in, o, n);
+  }
+  return result;
+}
+
 } // namespace
 
 void initUnaryOpsHostBindings(pybind11::module_& m) {
@@ -39,6 +63,12 @@ void initUnaryOpsHostBindings(pybind11::module_& m) {
       pybind11::arg("x"),
       pybind11::arg("complement") = false,
       "erf (or with complement, erfc) of a float64 array, by libm, as a new float64 array");
+  m.def(
+      "_erf_float32_host",
+      &erf_float32_host,
+      pybind11::arg("x").noconvert(),
+      pybind11::arg("out") = pybind11::none(),
+      "erf of a C-contiguous float32 array, equal to rounding libm's double erf, into out (a new array by default)");
 }
 
 } // namespace torch
