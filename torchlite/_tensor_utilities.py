@@ -2,6 +2,7 @@
 tensor_new.cpp): type(), the new_* factories, apply_, data_ptr, nbytes, memory formats,
 pickling and deepcopy. Tensor (torchlite/_tensor.py) binds them."""
 import copy as _copy
+import ctypes
 import warnings
 
 import numpy as np
@@ -227,21 +228,16 @@ def deepcopy(self, memo):
     if id(self) in memo:
         return memo[id(self)]
     a = self._array
-    # the array over the whole memory: up a's chain of bases (views keep theirs, through
-    # TensorGeometry's placements too), the last numpy array on it
-    root, node = a, a
-    while getattr(node, "base", None) is not None:
-        node = node.base
-        if isinstance(node, np.ndarray):
-            root = node
-    ptr = _data_ptr
-    if isinstance(a, np.ndarray) and root.flags.c_contiguous:
-        key = ("torchlite storage", ptr(root), root.nbytes)
+    if isinstance(a, np.ndarray) and a.size:
+        # one copy of each storage per deepcopy, as torch's memo keeps each storage once: keyed by the
+        # storage's address and size, this tensor over the copy at its own offset and strides
+        offset = self.storage_offset() * a.itemsize
+        start, nbytes = _data_ptr(a) - offset, self._storage_nbytes()
+        key = ("torchlite storage", start, nbytes)
         new_root = memo.get(key)
         if new_root is None:
-            new_root = memo[key] = root.copy()
-        offset = ptr(a) - ptr(root)
-        arr = np.ndarray(a.shape, a.dtype, new_root.data, offset, a.strides) if a.size else a.copy()
+            new_root = memo[key] = np.ctypeslib.as_array((ctypes.c_uint8 * nbytes).from_address(start)).copy()
+        arr = np.ndarray(a.shape, a.dtype, new_root.data, offset, a.strides)
     else:
         arr = a.copy()
     new = _C._wrap(arr, self)

@@ -17,9 +17,11 @@
 #include <numpy/arrayobject.h>
 #include <numpy/ufuncobject.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 namespace torch {
@@ -333,6 +335,8 @@ void record(
       case FastSource::Alpha:
         values[n++] = alpha_one();
         break;
+      default: // the views' sources (run_view)
+        throw std::logic_error("an elementwise kernel's field has a view's source");
     }
   }
   node->set_fields(values, other_is_tensor ? s.tensor_kwnames : s.number_kwnames, output);
@@ -585,6 +589,286 @@ PyObject* run_inplace(const FastOpEntry& e, PyObject* const* args, Py_ssize_t na
   return Py_NewRef(self);
 }
 
+// The views ---------------------------------------------------------------------------------------
+
+// Exact Python ints (a bool, a numpy integer or a tensor is the Python kernel's case) from the
+// arguments args[first, nargs): each one an int, or a single tuple (torch.Size) or list of them.
+bool int_list(PyObject* const* args, Py_ssize_t first, Py_ssize_t nargs, std::vector<int64_t>& out) {
+  PyObject* const* items = args + first;
+  Py_ssize_t n = nargs - first;
+  if (n == 1 && (PyTuple_Check(args[first]) || PyList_Check(args[first]))) {
+    n = PySequence_Fast_GET_SIZE(args[first]);
+    items = PySequence_Fast_ITEMS(args[first]);
+  }
+  out.resize(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!PyLong_CheckExact(items[i]))
+      return false;
+    int overflow = 0;
+    out[static_cast<size_t>(i)] = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+    if (overflow != 0)
+      return false;
+  }
+  return true;
+}
+
+bool int_arg(PyObject* obj, int64_t* value) {
+  if (!PyLong_CheckExact(obj))
+    return false;
+  int overflow = 0;
+  *value = PyLong_AsLongLongAndOverflow(obj, &overflow);
+  return overflow == 0;
+}
+
+// dim wrapped into [0, n) where it is in [-n, n); false otherwise (torch's IndexError is Python's).
+bool wrap_dim(int64_t dim, int64_t n, int64_t* out) {
+  if (dim < -n || dim >= n)
+    return false;
+  *out = dim < 0 ? dim + n : dim;
+  return true;
+}
+
+// TensorShape.py's _infer_size: `shape` with its -1 filled in; false where it raises.
+bool infer_size(std::vector<int64_t>& shape, int64_t numel) {
+  int64_t known = 1;
+  int inferred = -1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      if (inferred >= 0)
+        return false;
+      inferred = static_cast<int>(i);
+    } else if (shape[i] < 0) {
+      return false;
+    } else {
+      known *= shape[i];
+    }
+  }
+  if (inferred < 0)
+    return known == numel;
+  if (known == 0 || numel % known != 0)
+    return false;
+  shape[static_cast<size_t>(inferred)] = numel / known;
+  return true;
+}
+
+// at::detail::computeStride (TensorShape.py's _compute_stride): the strides that view a tensor of
+// `old_sizes` and `old_strides` as `sizes` without copying; false where no view can.
+bool compute_stride(
+    c10::IntArrayRef old_sizes,
+    c10::IntArrayRef old_strides,
+    const std::vector<int64_t>& sizes,
+    std::vector<int64_t>& strides) {
+  strides.assign(sizes.size(), 0);
+  if (old_sizes.empty()) {
+    std::fill(strides.begin(), strides.end(), 1);
+    return true;
+  }
+  const bool empty = std::find(old_sizes.begin(), old_sizes.end(), 0) != old_sizes.end();
+  if (empty) {
+    // any strides serve an empty tensor: its own for the same sizes, else contiguous ones
+    if (old_sizes == c10::IntArrayRef(sizes)) {
+      strides.assign(old_strides.begin(), old_strides.end());
+      return true;
+    }
+    for (size_t d = sizes.size(); d-- > 0;)
+      strides[d] = d + 1 == sizes.size() ? 1 : std::max<int64_t>(sizes[d + 1], 1) * strides[d + 1];
+    return true;
+  }
+  int64_t view_d = static_cast<int64_t>(sizes.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(old_sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= old_sizes[static_cast<size_t>(tensor_d)];
+    if (tensor_d == 0 ||
+        (old_sizes[static_cast<size_t>(tensor_d - 1)] != 1 &&
+         old_strides[static_cast<size_t>(tensor_d - 1)] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || sizes[static_cast<size_t>(view_d)] == 1)) {
+        strides[static_cast<size_t>(view_d)] = view_numel * chunk_base_stride;
+        view_numel *= sizes[static_cast<size_t>(view_d)];
+        --view_d;
+      }
+      if (view_numel != tensor_numel)
+        return false;
+      if (tensor_d > 0) {
+        chunk_base_stride = old_strides[static_cast<size_t>(tensor_d - 1)];
+        tensor_numel = view_numel = 1;
+      }
+    }
+  }
+  return view_d == -1;
+}
+
+PyObject* int_tuple(c10::IntArrayRef values) {
+  PyObject* t = PyTuple_New(static_cast<Py_ssize_t>(values.size()));
+  if (t == nullptr)
+    return nullptr;
+  for (size_t i = 0; i < values.size(); ++i) {
+    PyObject* v = PyLong_FromLongLong(values[i]);
+    if (v == nullptr) {
+      Py_DECREF(t);
+      return nullptr;
+    }
+    PyTuple_SET_ITEM(t, static_cast<Py_ssize_t>(i), v);
+  }
+  return t;
+}
+
+// A view kernel's sizes and strides for self and the call's arguments, and the values of the
+// fields its node may save (`dims`: permute's wrapped permutation); false where the Python kernel
+// decides.
+struct ViewGeometry {
+  std::vector<int64_t> sizes, strides, dims;
+  PyObject* dim0 = nullptr;
+  PyObject* dim1 = nullptr;
+};
+
+bool view_geometry(FastKernel k, const at::Tensor& self, PyObject* const* args, Py_ssize_t nargs, ViewGeometry& g) {
+  const c10::IntArrayRef sizes = self.sizes(), strides = self.strides();
+  const auto ndim = static_cast<int64_t>(sizes.size());
+  switch (k) {
+    case FastKernel::View:
+      if (nargs < 2 || !int_list(args, 1, nargs, g.sizes) || !infer_size(g.sizes, self.numel()))
+        return false;
+      return compute_stride(sizes, strides, g.sizes, g.strides);
+    case FastKernel::Transpose: {
+      int64_t a = 0, b = 0, d0 = 0, d1 = 0;
+      if (nargs != 3 || ndim == 0 || !int_arg(args[1], &a) || !int_arg(args[2], &b) || !wrap_dim(a, ndim, &d0) ||
+          !wrap_dim(b, ndim, &d1))
+        return false;
+      g.sizes.assign(sizes.begin(), sizes.end());
+      g.strides.assign(strides.begin(), strides.end());
+      std::swap(g.sizes[static_cast<size_t>(d0)], g.sizes[static_cast<size_t>(d1)]);
+      std::swap(g.strides[static_cast<size_t>(d0)], g.strides[static_cast<size_t>(d1)]);
+      g.dim0 = args[1];
+      g.dim1 = args[2];
+      return true;
+    }
+    case FastKernel::T:
+      if (nargs != 1 || ndim > 2)
+        return false;
+      g.sizes.assign(sizes.rbegin(), sizes.rend());
+      g.strides.assign(strides.rbegin(), strides.rend());
+      return true;
+    case FastKernel::Permute: {
+      std::vector<int64_t> given;
+      if (nargs < 2 || !int_list(args, 1, nargs, given) || static_cast<int64_t>(given.size()) != ndim)
+        return false;
+      std::vector<bool> seen(given.size(), false);
+      for (int64_t d : given) {
+        int64_t w = 0;
+        if (!wrap_dim(d, ndim, &w) || seen[static_cast<size_t>(w)])
+          return false;
+        seen[static_cast<size_t>(w)] = true;
+        g.dims.push_back(w);
+        g.sizes.push_back(sizes[static_cast<size_t>(w)]);
+        g.strides.push_back(strides[static_cast<size_t>(w)]);
+      }
+      return true;
+    }
+    case FastKernel::Unsqueeze: {
+      int64_t dim = 0, d = 0;
+      if (nargs != 2 || !int_arg(args[1], &dim) || !wrap_dim(dim, ndim + 1, &d))
+        return false;
+      // at::unsqueeze's stride for the new dimension: 1 at the end, else size * stride of the one it precedes
+      const int64_t stride = d == ndim ? 1 : sizes[static_cast<size_t>(d)] * strides[static_cast<size_t>(d)];
+      g.sizes.assign(sizes.begin(), sizes.end());
+      g.strides.assign(strides.begin(), strides.end());
+      g.sizes.insert(g.sizes.begin() + d, 1);
+      g.strides.insert(g.strides.begin() + d, stride);
+      g.dim0 = args[1];
+      return true;
+    }
+    case FastKernel::Expand: {
+      std::vector<int64_t> target;
+      if (nargs < 2 || !int_list(args, 1, nargs, target) || static_cast<int64_t>(target.size()) < ndim)
+        return false;
+      const auto lead = static_cast<int64_t>(target.size()) - ndim;
+      for (int64_t i = 0; i < static_cast<int64_t>(target.size()); ++i) {
+        int64_t& t = target[static_cast<size_t>(i)];
+        if (i >= lead) {
+          const int64_t size = sizes[static_cast<size_t>(i - lead)];
+          if (t == -1)
+            t = size;
+          if (size != t && size != 1)
+            return false; // (ExpandUtils.py's _expand_error)
+        }
+        if (t < 0)
+          return false;
+      }
+      // at::inferExpandGeometry: 0 along a broadcast dimension; a new leading one takes the size
+      // times the stride of the one after it (ExpandUtils.py's _expanded_strides)
+      g.strides.assign(target.size(), 0);
+      for (int64_t i = static_cast<int64_t>(target.size()) - 1; i >= 0; --i) {
+        int64_t size = 1, stride = 0;
+        if (i >= lead) {
+          size = sizes[static_cast<size_t>(i - lead)];
+          stride = strides[static_cast<size_t>(i - lead)];
+        } else if (i + 1 < static_cast<int64_t>(target.size())) {
+          stride = target[static_cast<size_t>(i + 1)] * g.strides[static_cast<size_t>(i + 1)];
+        }
+        g.strides[static_cast<size_t>(i)] = size != target[static_cast<size_t>(i)] ? 0 : stride;
+      }
+      if (c10::IntArrayRef(target) == sizes)
+        g.strides.assign(strides.begin(), strides.end());
+      g.sizes = std::move(target);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// A view kernel's call: the view over self's storage, its node and view relation (_record_view's work).
+PyObject* run_view(const FastOpEntry& e, const EntryState& s, PyObject* const* args, Py_ssize_t nargs) {
+  PyObject* self = args[0];
+  if (!THPVariable_Check(self))
+    return nullptr;
+  const at::Tensor& base = THPVariable_Unpack(self);
+  if (!base.defined())
+    return nullptr;
+  const at::TensorImpl* impl = base.unsafeGetTensorImpl();
+  if (!impl->device().is_cpu() || impl->is_inference())
+    return nullptr;
+  ViewGeometry g;
+  if (!view_geometry(e.kernel, base, args, nargs, g))
+    return nullptr;
+  pybind11::object output = pybind11::reinterpret_steal<pybind11::object>(
+      THPVariable_Wrap(at::alias_with_sizes_and_strides(base, g.sizes, g.strides, impl->storage_offset())));
+  if (!output)
+    return nullptr;
+  Variable out = THPVariable_Unpack(output.ptr());
+  if (GradMode::is_enabled() && base.requires_grad()) {
+    auto node = make_formula_node(s.info, edge_list{impl::gradient_edge(base)});
+    create_gradient_edge(out, node);
+    pybind11::object owned[3];
+    PyObject* values[3];
+    for (int i = 0; i < e.num_fields; ++i) {
+      switch (e.fields[i].source) {
+        case FastSource::SelfSizes:
+          owned[i] = pybind11::reinterpret_steal<pybind11::object>(int_tuple(base.sizes()));
+          break;
+        case FastSource::Dims:
+          owned[i] = pybind11::reinterpret_steal<pybind11::object>(int_tuple(g.dims));
+          break;
+        case FastSource::Dim0:
+          owned[i] = pybind11::reinterpret_borrow<pybind11::object>(g.dim0);
+          break;
+        case FastSource::Dim1:
+          owned[i] = pybind11::reinterpret_borrow<pybind11::object>(g.dim1);
+          break;
+        default:
+          throw std::logic_error("a view kernel's field has no source");
+      }
+      if (!owned[i])
+        throw pybind11::error_already_set();
+      values[i] = owned[i].ptr();
+    }
+    node->set_fields(values, s.tensor_kwnames, output.ptr());
+  }
+  impl::set_view_of(out, base, GradMode::is_enabled() ? CreationMeta::DEFAULT : CreationMeta::NO_GRAD_MODE);
+  return output.release().ptr();
+}
+
 } // namespace
 
 const FastOpEntry* find_fast_op(const char* name) {
@@ -601,6 +885,16 @@ PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t n
       return nullptr;
     HANDLE_TH_ERRORS
     return run_inplace(e, args, nargs, kwnames);
+    END_HANDLE_TH_ERRORS
+  }
+  if (is_view_kernel(e.kernel)) {
+    if (kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
+      return nullptr;
+    EntryState* s = state_of(e);
+    if (s == nullptr)
+      return nullptr;
+    HANDLE_TH_ERRORS
+    return run_view(e, *s, args, nargs);
     END_HANDLE_TH_ERRORS
   }
   const bool binary = e.kernel <= FastKernel::Div;

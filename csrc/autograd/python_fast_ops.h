@@ -15,6 +15,14 @@
 // saving each field under upstream's condition (a tensor read only by another input's formula is saved when that input
 // has an edge: should_compute_output). Any other call is "not handled" and goes to the Python kernel, which stays the
 // reference for every case.
+//
+// The view kernels (view, transpose, t, permute, unsqueeze, expand) take a cpu tensor of any dtype and their
+// arguments as exact Python ints (varargs, or one tuple, list or torch.Size where the method takes a size list). They
+// compute the view's sizes and strides as the Python kernel's (at::detail::computeStride, inferExpandGeometry, ...),
+// make it over self's storage with self's version counter (at::alias_with_sizes_and_strides; its numpy array is made
+// when Python first asks for it), and record the node and the view relation as _record_view does. A call the Python
+// kernel refuses (a bad size or dim) is left to it, so its errors stay the reference too. The function forms
+// (torch.transpose, torch.permute, ...) stay Python: torch.permute takes no varargs.
 #include <Python.h>
 
 #include <cstdint>
@@ -22,10 +30,29 @@
 namespace torch {
 namespace autograd {
 
-enum class FastKernel : uint8_t { Add, Sub, Mul, Div, Neg, Relu, NumpyUnary };
+enum class FastKernel : uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Neg,
+  Relu,
+  NumpyUnary,
+  View,
+  Transpose,
+  T,
+  Permute,
+  Unsqueeze,
+  Expand
+};
 
-// Where a node's field takes its value from.
-enum class FastSource : uint8_t { Self, Other, Result, Alpha };
+inline bool is_view_kernel(FastKernel k) {
+  return k >= FastKernel::View;
+}
+
+// Where a node's field takes its value from: an operand, the result, add's alpha (1), or for the views, self's
+// sizes, the first or second int argument as given, or the permutation (its dims wrapped).
+enum class FastSource : uint8_t { Self, Other, Result, Alpha, SelfSizes, Dim0, Dim1, Dims };
 
 struct FastField {
   const char* name;

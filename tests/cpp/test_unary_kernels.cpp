@@ -102,7 +102,13 @@ TEST(ErfFloat, ValuesThatNeedTheFallback) {
   // Values whose polynomial result, rounded without the bound's check, is one
   // float off libm's (found over the whole range with the bound set to zero).
   const std::vector<float> near_midpoints = {
-      0x1.4b808cp-126f, 0x1.4b808cp-46f, 0x1.76cf6cp-10f, 0x1.c6db1p-9f, 0x1.5fd60ap-6f, 0x1.9c4dd8p-2f, 0x1.f5f54ep+0f};
+      0x1.4b808cp-126f,
+      0x1.4b808cp-46f,
+      0x1.76cf6cp-10f,
+      0x1.c6db1p-9f,
+      0x1.5fd60ap-6f,
+      0x1.9c4dd8p-2f,
+      0x1.f5f54ep+0f};
   std::vector<float> both;
   for (float x : near_midpoints) {
     both.push_back(x);

@@ -35,14 +35,16 @@ def _table():
 
 
 TABLE = _table()
+VIEW_KERNELS = ("View", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
 BINARY = [base for base, spec in TABLE if spec["kernel"] in ("Add", "Sub", "Mul", "Div")]
-UNARY = [base for base, spec in TABLE if spec["kernel"] not in ("Add", "Sub", "Mul", "Div")]
+VIEWS = [base for base, spec in TABLE if spec["kernel"] in VIEW_KERNELS]
+UNARY = [base for base, spec in TABLE if spec["kernel"] not in ("Add", "Sub", "Mul", "Div") + VIEW_KERNELS]
 # the Python operator each name dispatches to, with the kernel it falls back to
 OPERATORS = {op: base for base, spec in TABLE for op in spec.get("operators", [])}
 
 
 def test_table_is_bound():
-    assert len(TABLE) == 11
+    assert len(TABLE) == 17 and len(VIEWS) == 6
     for base, spec in TABLE:
         method = getattr(torchlite.Tensor, base)
         assert method._cpp_dispatch, base
@@ -335,7 +337,7 @@ def test_inplace_against_torch():
     assert run(case, torchlite) == run(case, torch)
 
 
-@pytest.mark.parametrize("name", [base for base, _ in TABLE])
+@pytest.mark.parametrize("name", [base for base, spec in TABLE if spec["kernel"] not in VIEW_KERNELS])
 def test_functions_match_python_function(name):
     fn = getattr(torchlite, name)
     assert fn._cpp_dispatch and type(fn).__name__ == "_VariableFunction"
@@ -366,3 +368,153 @@ def test_functions_as_class_attributes_against_torch():
         return y, x.grad, repr(lib.tanh).startswith("<built-in")
 
     assert run(case, torchlite) == run(case, torch)
+
+
+# The views: the C++ entry's view against the Python kernel's ------------------------------------------
+
+def _storage_start(t):
+    return t.data_ptr() - t.storage_offset() * t.element_size()
+
+
+def _view_record(base, out, grads=True):
+    """What a view op's result shows: its layout, values, view relation, node and saved fields, and
+    that it shares base's memory and version counter."""
+    fn = out.grad_fn
+    saved = {}
+    if fn is not None:
+        for name in ("_saved_self_sym_sizes", "_saved_dim0", "_saved_dim1", "_saved_dims", "_saved_dim"):
+            if hasattr(fn, name):
+                saved[name] = getattr(fn, name)
+    record = [tuple(out.shape), out.stride(), out.storage_offset(), _bits(out), out.requires_grad, out.is_leaf,
+              out._base is base, fn.name() if fn else None, saved, _storage_start(out) == _storage_start(base),
+              out._version == base._version]
+    if grads and base.requires_grad:
+        (g,) = torchlite.autograd.grad(out, base, torchlite.ones_like(out), retain_graph=True)
+        record.append(_bits(g))
+    return record
+
+
+def _view_bases():
+    """Tensors of several layouts and dtypes, each a fresh leaf (or a view of one) per call."""
+    def arange(*shape, dtype=torchlite.float32):
+        n = int(np.prod(shape))
+        return torchlite.arange(float(n)).to(dtype).reshape(*shape)
+    return {
+        "contiguous": lambda: arange(3, 4, 5),
+        "transposed": lambda: arange(5, 4, 3).transpose(0, 2),
+        "sliced": lambda: arange(3, 4, 10)[:, :, ::2],
+        "offset": lambda: arange(4, 4, 5)[1:],
+        "expanded": lambda: arange(4, 1).expand(4, 5).unsqueeze(0).expand(3, 4, 5),
+        "size_one": lambda: arange(3, 1, 5),
+        "empty": lambda: arange(3, 0, 5),
+        "float64": lambda: arange(3, 4, 5, dtype=torchlite.float64),
+        "int64": lambda: arange(3, 4, 5, dtype=torchlite.int64),
+        "bool": lambda: arange(3, 4, 5, dtype=torchlite.bool),
+        "float16": lambda: arange(3, 4, 5, dtype=torchlite.float16),
+    }
+
+
+VIEW_CALLS = {
+    "view": [(60,), (-1,), (5, 12), (3, -1, 5), ([3, 20],), ((6, 10),), (torchlite.Size([2, 30]),), (3, 4, 5),
+             (3, 4, 5, 1), (1, 60, 1), (2, 2, 15)],
+    "transpose": [(0, 2), (-1, 0), (1, 1), (2, -2)],
+    "permute": [(2, 0, 1), ([1, 2, 0],), ((0, 1, 2),), (-1, 0, -2)],
+    "unsqueeze": [(0,), (-1,), (3,), (-4,), (1,)],
+    "expand": [(3, 4, 5), (2, 3, 4, 5), (-1, 4, 5), ([1, 3, 4, 5],), (torchlite.Size([3, 4, 5]),)],
+}
+
+
+@pytest.mark.parametrize("layout", sorted(_view_bases()))
+@pytest.mark.parametrize("name", sorted(VIEW_CALLS))
+def test_views_match_python_kernel(name, layout):
+    make = _view_bases()[layout]
+    differentiable = make().dtype.is_floating_point
+    for args in VIEW_CALLS[name]:
+        for requires_grad in ((False, True) if differentiable else (False,)):
+            records = []
+            for call in (lambda t, a=args: getattr(t, name)(*a), lambda t, a=args: getattr(_ops, name)(t, *a)):
+                base = make()
+                if requires_grad:
+                    base = base.detach().requires_grad_()
+                try:
+                    records.append(_view_record(base, call(base)))
+                except Exception as err:  # the Python kernel's error, for the entry too
+                    records.append((type(err).__name__, str(err)))
+            assert records[0] == records[1], (layout, args, requires_grad)
+
+
+def test_t_matches_python_kernel():
+    for shape in [(3, 4), (5,), (), (1, 6)]:
+        for requires_grad in (False, True):
+            records = []
+            for call in (lambda t: t.t(), _ops.t):
+                base = torchlite.ones(shape).requires_grad_(requires_grad)
+                records.append(_view_record(base, call(base)))
+            assert records[0] == records[1]
+    with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions, but self is 3D"):
+        torchlite.ones(2, 3, 4).t()
+
+
+def test_view_entries_modes():
+    x = torchlite.ones(2, 3, requires_grad=True)
+    with torchlite.no_grad():
+        v, p = x.view(6), _ops.view(x, 6)
+    # as torch's: no node, but a view of a tensor that requires grad requires grad
+    assert v.grad_fn is None and v.requires_grad and v.is_leaf and v._base is x
+    assert _view_record(x, v, grads=False) == _view_record(x, p, grads=False)
+    # the no_grad view's creation meta refuses a later in-place op in grad mode, as the Python kernel's
+    w = x.clone()
+    with torchlite.no_grad():
+        vw, vp = w.view(6), _ops.view(w, 6)
+    messages = []
+    for view in (vw, vp):
+        with pytest.raises(RuntimeError) as err:
+            view.mul_(2)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1]
+    with torchlite.inference_mode():
+        i = torchlite.ones(2, 3)
+        iv = i.view(3, 2)
+    assert iv.is_inference() and iv._base is None
+    # a write through the view reaches the base and bumps the shared version counter
+    y = torchlite.zeros(2, 3)
+    t = y.t()
+    t.add_(1)
+    assert y._version == t._version == 1 and y.sum().item() == 6
+    # an int-like that is not an int goes to the Python kernel, which refuses or converts as it does
+    z = torchlite.ones(2, 3)
+    assert z.view(np.int64(6)).shape == (6,)
+    with pytest.raises(TypeError):
+        z.view(6.0)
+    with pytest.raises(TypeError):
+        z.transpose(0, 1.0)
+
+
+def test_views_against_torch():
+    def case(lib):
+        rng = np.random.default_rng(3)
+        x = lib.tensor(rng.standard_normal((2, 8, 12)).astype(np.float32), requires_grad=True)
+        B, T, C = x.size()
+        q = x.view(B, T, 3, C // 3).transpose(1, 2)
+        k = x.permute(2, 0, 1).unsqueeze(0).expand(2, C, B, T)
+        y = (q.transpose(-2, -1) @ q).sum() + (k * k).sum() + x.view(-1, 4).t().sum()
+        y.backward()
+        views = (q, k, x.view(-1), x.unsqueeze(-1))
+        return ([v.stride() for v in views], [v.grad_fn.name() for v in views], q.grad_fn._saved_dim0,
+                k.grad_fn._saved_self_sym_sizes, x.grad)
+    assert run(case, torchlite) == run(case, torch)
+
+    def errors(lib):
+        x = lib.ones(2, 3, 4)
+        out = []
+        for call in (lambda: x.view(5, 5), lambda: x.view(-1, -1), lambda: x.transpose(0, 3),
+                     lambda: x.permute(0, 0, 1), lambda: x.permute(0, 1), lambda: x.unsqueeze(4),
+                     lambda: x.expand(3, 3, 4), lambda: x.expand(3, 4), lambda: x.expand(-1, 2, 3, 4), lambda: x.t(),
+                     lambda: x.transpose(1, 2).view(24)):
+            try:
+                call()
+                out.append("ok")
+            except Exception as err:
+                out.append((type(err).__name__, norm(str(err))))
+        return out
+    assert run(errors, torchlite) == run(errors, torch)

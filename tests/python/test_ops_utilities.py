@@ -338,6 +338,21 @@ def test_pickle_and_deepcopy(dev):
     check(case, dev)
 
 
+def test_deepcopy_keeps_each_storage_once():
+    # views made by the C++ entries and by the Python kernels share the copy of their base's storage;
+    # tensors from_numpy over overlapping parts of one array have storages of their own, as torch's
+    def case(lib):
+        t = lib.arange(12.0)
+        views = [t, t.view(3, 4), t.view(3, 4).t(), t[2:].unsqueeze(0), t.view(2, 6).permute(1, 0), t[5]]
+        copies = copy.deepcopy(views)
+        copies[3].mul_(-1)
+        big = np.arange(6.0)
+        a, b = copy.deepcopy([lib.from_numpy(big[0:4]), lib.from_numpy(big[2:6])])
+        a.add_(10)
+        return copies, [c.stride() for c in copies], a, b, t
+    assert run(case, torchlite) == run(case, torch)
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 def test_memory_and_identity(dev):
     def case(lib, d):

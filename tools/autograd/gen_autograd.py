@@ -759,6 +759,9 @@ def gen_python_functions(entries):
 
 FAST_SOURCES = {"self": "Self", "other": "Other", "result": "Result", "alpha": "Alpha"}
 FAST_BINARY = ("Add", "Sub", "Mul", "Div")
+# The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
+FAST_VIEWS = ("View", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
+FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
 
 
 def gen_fast_functions(entries, functions):
@@ -779,12 +782,13 @@ def gen_fast_functions(entries, functions):
                                                                           and e.inputs != ["self"]):
             raise ValueError(f"{schema.text}: cpp_dispatch {kernel} does not fit the node's inputs {e.inputs}")
         fields = []
+        sources = FAST_VIEW_SOURCES if kernel in FAST_VIEWS else FAST_SOURCES
         for name, kind, _ in e.fields:
-            if name not in FAST_SOURCES:
+            if name not in sources:
                 raise ValueError(f"{schema.text}: cpp_dispatch cannot fill the field '{name}'")
             readers = [i for i, inp in enumerate(e.inputs) if re.search(rf"\b{name}\b", e.python_formula(inp))]
             needed_by = readers[0] if kind == "T" and name in e.inputs and len(readers) == 1 else -1
-            fields.append(f'{{"{name}", FastSource::{FAST_SOURCES[name]}, {needed_by}}}')
+            fields.append(f'{{"{name}", FastSource::{sources[name]}, {needed_by}}}')
         ufunc = f'"{spec["ufunc"]}"' if "ufunc" in spec else "nullptr"
         methods = [(m, "false") for m in [schema.base] + list(spec.get("operators", []))]
         if spec.get("inplace") and kernel not in FAST_BINARY:
@@ -836,7 +840,8 @@ def generate():
         "torchlite/_generated/functions.py": gen_functions(entries, helpers_of(entries)),
         "torchlite/_generated/torch_functions.py": gen_torch_functions(
             fns, outs, structured, deprecated,
-            {Schema(f["func"]).base for f in functions if f.get("cpp_dispatch") and "python_module" not in f}),
+            {Schema(f["func"]).base for f in functions
+             if f.get("cpp_dispatch") and "python_module" not in f and f["cpp_dispatch"]["kernel"] not in FAST_VIEWS}),
         "torchlite/_generated/variable_methods.py": gen_variable_methods(methods, structured, deprecated),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),

@@ -29,6 +29,8 @@ const FastOpEntry kFastOps[] = {
     {"__itruediv__", FastKernel::Div, nullptr, true, "DivBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, -1}}},
     // exp(Tensor self) -> Tensor
     {"exp", FastKernel::NumpyUnary, "exp", false, "ExpBackward0", 1, {{"result", FastSource::Result, -1}}},
+    // expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+    {"expand", FastKernel::Expand, nullptr, false, "ExpandBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
     // log(Tensor self) -> Tensor
     {"log", FastKernel::NumpyUnary, "log", false, "LogBackward0", 1, {{"self", FastSource::Self, 0}}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -45,6 +47,8 @@ const FastOpEntry kFastOps[] = {
     {"neg", FastKernel::Neg, nullptr, false, "NegBackward0", 0, {}},
     // neg(Tensor self) -> Tensor
     {"__neg__", FastKernel::Neg, nullptr, false, "NegBackward0", 0, {}},
+    // permute(Tensor(a) self, int[] dims) -> Tensor(a)
+    {"permute", FastKernel::Permute, nullptr, false, "PermuteBackward0", 1, {{"dims", FastSource::Dims, -1}}},
     // relu(Tensor self) -> Tensor
     {"relu", FastKernel::Relu, nullptr, false, "ReluBackward0", 1, {{"result", FastSource::Result, -1}}},
     // sin(Tensor self) -> Tensor
@@ -57,8 +61,16 @@ const FastOpEntry kFastOps[] = {
     {"sub_", FastKernel::Sub, nullptr, true, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     {"__isub__", FastKernel::Sub, nullptr, true, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // t(Tensor(a) self) -> Tensor(a)
+    {"t", FastKernel::T, nullptr, false, "TBackward0", 0, {}},
     // tanh(Tensor self) -> Tensor
     {"tanh", FastKernel::NumpyUnary, "tanh", false, "TanhBackward0", 1, {{"result", FastSource::Result, -1}}},
+    // transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+    {"transpose", FastKernel::Transpose, nullptr, false, "TransposeBackward0", 2, {{"dim0", FastSource::Dim0, -1}, {"dim1", FastSource::Dim1, -1}}},
+    // unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
+    {"unsqueeze", FastKernel::Unsqueeze, nullptr, false, "UnsqueezeBackward0", 1, {{"dim", FastSource::Dim0, -1}}},
+    // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+    {"view", FastKernel::View, nullptr, false, "ViewBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
 };
 const int kNumFastOps = static_cast<int>(sizeof(kFastOps) / sizeof(kFastOps[0]));
 
