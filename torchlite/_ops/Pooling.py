@@ -116,6 +116,9 @@ def _windows(a, fill, k, s, p, dil, out):
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
+_NAN_CHECK_SIZE = 4096  # from this size on, the check (one sum) costs less than the nan tests it saves
+
+
 def _nan_free(a):
     """Whether a (floating) surely holds no nan: its sum is finite (a nan or an inf anywhere makes
     it nan or infinite; a sum that overflows only answers no, and the nan-aware scan runs)."""
@@ -174,7 +177,7 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
         raise RuntimeError('"max_pool2d" not implemented for \'Bool\'')
     fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
     win = _windows(a, fill, k, s, p, dil, out)
-    small = k[0] * k[1] <= 16 and type(a) is np.ndarray and a.dtype.kind == "f" and a.size >= 4096
+    small = k[0] * k[1] <= 16 and type(a) is np.ndarray and a.dtype.kind == "f" and a.size >= _NAN_CHECK_SIZE
     arg, values = _window_max(win, k, small and _nan_free(a))
     # a window position as an input position: its window's corner (oh * s - p) * W + (ow * s - p)
     # plus the position's offset in the plane (ki * dil) * W + kj * dil
