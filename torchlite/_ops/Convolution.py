@@ -60,13 +60,17 @@ def _im2col(x, kernel, stride, padding, dilation, groups):
     return cols.reshape(groups, (c // groups) * math.prod(kernel), n * math.prod(out)), out
 
 
-def _conv_forward(x, w, stride, padding, dilation, groups):
-    """y (N, O, *out) of x (N, C, *in) and w (O, C/groups, *kernel)."""
+def _conv_forward(x, w, stride, padding, dilation, groups, bias=None):
+    """y (N, O, *out) of x (N, C, *in) and w (O, C/groups, *kernel), plus bias (O,) where given: added
+    while the product is copied into y's layout (one pass instead of a copy and an in-place add;
+    each element the same sum)."""
     n, o = x.shape[0], w.shape[0]
     cols, out = _im2col(x, w.shape[2:], stride, padding, dilation, groups)
     y = np.matmul(w.reshape(groups, o // groups, math.prod(w.shape[1:])), cols)  # (g, O/g, N * prod(out))
-    y = y.reshape(o, n, *out)
-    return np.ascontiguousarray(np.moveaxis(y, 0, 1))
+    y = np.moveaxis(y.reshape(o, n, *out), 0, 1)
+    if bias is None:
+        return np.ascontiguousarray(y)
+    return np.add(y, bias.reshape((-1,) + (1,) * len(out)), out=np.empty_like(y, order="C"))
 
 
 def _grad_output_rows(gy, groups):
@@ -249,12 +253,13 @@ def _convolution_node(input, weight, bias, stride, padding, dilation, transposed
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     ct = _compute_dtype(x.dtype)
     xc, wc = x.astype(ct, copy=False), w.astype(ct, copy=False)
+    fold = not transposed and b is not None and b.dtype == ct  # the bias added in _conv_forward's copy
     if transposed:
         shape = _transposed_output_shape(x, w, stride, padding, dilation, output_padding, groups)
         y = _conv_backward_input(xc, wc, shape, stride, padding, dilation, groups)
     else:
-        y = _conv_forward(xc, wc, stride, padding, dilation, groups)
-    if b is not None:
+        y = _conv_forward(xc, wc, stride, padding, dilation, groups, b if fold else None)
+    if b is not None and not fold:
         y += b.astype(ct, copy=False).reshape((-1,) + (1,) * (y.ndim - 2))
     out = _wrap(y.astype(x.dtype, copy=False), input)
     # bias's place without a bias: an input that needs no gradient (no edge), as clamp's

@@ -97,6 +97,12 @@ def _windows(a, fill, k, s, p, dil, out):
     h, w = a.shape[-2:]
     need = [(out[i] - 1) * s[i] + dil[i] * (k[i] - 1) + 1 for i in range(2)]
     ph, pw = (max(need[0] - h - p[0], p[0]), max(need[1] - w - p[1], p[1]))
+    if p[0] == p[1] == ph == pw == 0 and type(a) is np.ndarray and a.flags.c_contiguous:
+        # no padding on either side: the padded copy would be a itself, in a's own layout (the CNN's
+        # 2x2 pool), so the windows view a, the same numbers at the same strides
+        st = a.strides
+        return _as_strided(a, a.shape[:-2] + (out[0], out[1], k[0], k[1]),
+                           st[:-2] + (st[-2] * s[0], st[-1] * s[1], st[-2] * dil[0], st[-1] * dil[1]), writeable=False)
     padded = np.full(a.shape[:-2] + (p[0] + h + ph, p[1] + w + pw), fill, dtype=a.dtype)
     padded[..., p[0]:p[0] + h, p[1]:p[1] + w] = a
     st = padded.strides
@@ -110,7 +116,17 @@ def _windows(a, fill, k, s, p, dil, out):
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-def _window_max(win, k):
+_NAN_CHECK_SIZE = 4096  # from this size on, the check (one sum) costs less than the nan tests it saves
+
+
+def _nan_free(a):
+    """Whether a (floating) surely holds no nan: its sum is finite (a nan or an inf anywhere makes
+    it nan or infinite; a sum that overflows only answers no, and the nan-aware scan runs)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return bool(np.isfinite(np.add.reduce(a, axis=None)))
+
+
+def _window_max(win, k, nan_free=False):
     """(position in the window, value) of each window's maximum as upstream's scan takes it
     (`val > maxval || isnan(val)`: the first of equal maxima, the last nan). Small windows go position by position over
     whole arrays, and take a later position's value by blending its bits under a mask (numpy's
@@ -132,7 +148,8 @@ def _window_max(win, k):
     arg = np.zeros(shape, np.uint8)
     take, mask, diff, pos = (np.empty(shape, np.bool_), np.empty(shape, ut), np.empty(shape, ut),
                              np.empty(shape, np.uint8))
-    floating = best.dtype.kind == "f"
+    # without a nan in the input, `val > maxval || isnan(val)` is `val > maxval`: the scan skips the test
+    floating = best.dtype.kind == "f" and not nan_free
     nan = np.empty(shape, np.bool_) if floating else None
     for j in range(1, n):
         v = win[..., j // k[1], j % k[1]]
@@ -160,7 +177,8 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
         raise RuntimeError('"max_pool2d" not implemented for \'Bool\'')
     fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
     win = _windows(a, fill, k, s, p, dil, out)
-    arg, values = _window_max(win, k)
+    small = k[0] * k[1] <= 16 and type(a) is np.ndarray and a.dtype.kind == "f" and a.size >= _NAN_CHECK_SIZE
+    arg, values = _window_max(win, k, small and _nan_free(a))
     # a window position as an input position: its window's corner (oh * s - p) * W + (ow * s - p)
     # plus the position's offset in the plane (ki * dil) * W + kj * dil
     width = a.shape[-1]
