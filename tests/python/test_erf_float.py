@@ -108,3 +108,17 @@ def test_gelu_float32_same_bits_as_the_float64_erf(monkeypatch, device, approxim
     slow = gelu_and_grad()
     for a, b in zip(fast, slow, strict=True):
         _same_bits(a, b)
+
+
+def test_gelu_float32_host_is_the_numpy_operations_fused():
+    rng = np.random.default_rng(4)
+    x = np.concatenate([(rng.standard_normal(5000) * 4).astype(np.float32),
+                        np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-38, 3e38, -3e38, 5.65, -5.66],
+                                 np.float32)])
+    with np.errstate(all="ignore"):
+        t = _libm(x * np.float32(np.sqrt(0.5)))
+        expected = (x * np.float32(0.5)) * (np.float32(1) + t)
+    for n in (len(x), 1, 3, 1023, 1024, 1025, 2049):  # the kernel's chunks of 1024 and its four-wide tail
+        _same_bits(_C._gelu_float32_host(x[:n]), expected[:n])
+    with pytest.raises(TypeError):
+        _C._gelu_float32_host(x.astype(np.float64))

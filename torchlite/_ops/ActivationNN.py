@@ -207,6 +207,8 @@ def _erf_of_temporary(t):
 def _gelu_exact(x):
     if not x.ndim or type(x) is not np.ndarray:
         return x * 0.5 * (1 + _erf(x * math.sqrt(0.5)))
+    if _is_host_float32(x):
+        return _C._gelu_float32_host(x)  # the operations below, fused, each rounded to float32 as numpy's
     # x * 0.5 * (1 + erf(x * sqrt(0.5))), the same operations, fewer buffers
     t = _erf_of_temporary(x * math.sqrt(0.5))
     np.add(1, t, out=t)

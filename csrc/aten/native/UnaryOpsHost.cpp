@@ -2,7 +2,7 @@
 // torchlite/_ops/UnaryOps.py: libm's erf and erfc over a float64 array (what
 // Python's math.erf and math.erfc call, element by element, without a Python
 // call per element), and float32 erf with the same bits as rounding libm's
-// (Note [Fast float erf with an exact fallback]).
+// (Note [Fast float erf with an exact fallback]), alone and in exact gelu.
 #include "aten/native/cpu/ErfFloat.h"
 
 #include <pybind11/numpy.h>
@@ -54,6 +54,19 @@ FloatArray erf_float32_host(const FloatArray& x, pybind11::object out) {
   return result;
 }
 
+// Exact gelu of a C-contiguous float32 array as a new array (ActivationNN.py's _gelu_exact, fused).
+FloatArray gelu_float32_host(const FloatArray& x) {
+  FloatArray result(x.request().shape);
+  const float* in = x.data();
+  float* o = result.mutable_data();
+  const auto n = x.size();
+  {
+    pybind11::gil_scoped_release release;
+    at::native::gelu_float_loop(in, o, n);
+  }
+  return result;
+}
+
 } // namespace
 
 void initUnaryOpsHostBindings(pybind11::module_& m) {
@@ -69,6 +82,11 @@ void initUnaryOpsHostBindings(pybind11::module_& m) {
       pybind11::arg("x").noconvert(),
       pybind11::arg("out") = pybind11::none(),
       "erf of a C-contiguous float32 array, equal to rounding libm's double erf, into out (a new array by default)");
+  m.def(
+      "_gelu_float32_host",
+      &gelu_float32_host,
+      pybind11::arg("x").noconvert(),
+      "exact gelu of a C-contiguous float32 array (x * 0.5 * (1 + erf(x * sqrt(0.5))) in float32), as a new array");
 }
 
 } // namespace torch

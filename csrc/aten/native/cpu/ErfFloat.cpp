@@ -142,5 +142,23 @@ void erf_float_loop(const float* in, float* out, std::ptrdiff_t n) {
     out[i] = erf_exact(in[i]);
 }
 
+void gelu_float_loop(const float* in, float* out, std::ptrdiff_t n) {
+  // numpy rounds the Python float sqrt(0.5) to float32 before multiplying
+  const float alpha = static_cast<float>(0.70710678118654752440);
+  constexpr std::ptrdiff_t kChunk = 1024;
+  float t[kChunk];
+  for (std::ptrdiff_t start = 0; start < n; start += kChunk) {
+    const std::ptrdiff_t m = n - start < kChunk ? n - start : kChunk;
+    for (std::ptrdiff_t i = 0; i < m; ++i)
+      t[i] = in[start + i] * alpha;
+    erf_float_loop(t, t, m);
+    for (std::ptrdiff_t i = 0; i < m; ++i) {
+      const float half = in[start + i] * 0.5f;
+      const float one_plus = 1.0f + t[i];
+      out[start + i] = half * one_plus;
+    }
+  }
+}
+
 } // namespace native
 } // namespace at

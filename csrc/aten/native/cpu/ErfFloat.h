@@ -27,5 +27,10 @@ namespace native {
 // may be the same array.
 void erf_float_loop(const float* in, float* out, std::ptrdiff_t n);
 
+// Exact gelu of n contiguous float32 values, x * 0.5 * (1 + erf(x * sqrt(0.5))),
+// each operation rounded to float32 in the order torchlite/_ops/ActivationNN.py's
+// _gelu_exact runs them in numpy (so the bits are the same), erf as erf_float_loop.
+void gelu_float_loop(const float* in, float* out, std::ptrdiff_t n);
+
 } // namespace native
 } // namespace at
