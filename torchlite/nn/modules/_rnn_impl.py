@@ -180,10 +180,19 @@ def rnn_forward(mode, input, hx, flat_weights, has_biases, num_layers, dropout, 
                 batch_first=False, batch_sizes=None, proj_size=0):
     """_VF.rnn_tanh / rnn_relu / lstm / gru: (output, h_n) or, for LSTM, (output, h_n, c_n).
     hx is h_0, or (h_0, c_0) for LSTM; batch_sizes (a list of ints) for a packed input.
-    RNN.cpp's lstm: an unpacked LSTM without projections goes to the fused layer op where use_mkldnn."""
-    if mode == "LSTM" and batch_sizes is None and proj_size == 0 and _use_mkldnn(input, flat_weights, hx):
-        return _lstm_mkldnn(input, hx[0], hx[1], flat_weights, has_biases, num_layers, dropout, train,
-                            bidirectional, batch_first)
+    RNN.cpp's lstm: an LSTM without projections goes to the fused layer op where use_mkldnn (a packed
+    one only where its sequences all have one length)."""
+    if mode == "LSTM" and proj_size == 0 and _use_mkldnn(input, flat_weights, hx):
+        if batch_sizes is None:
+            return _lstm_mkldnn(input, hx[0], hx[1], flat_weights, has_biases, num_layers, dropout, train,
+                                bidirectional, batch_first)
+        if all(b == batch_sizes[0] for b in batch_sizes):
+            # torch 2.13's packed lstm: sequences all of one length are a (T, B, I) input, viewed so
+            # (ViewBackward0 on either side of the fused layers)
+            steps, batch = len(batch_sizes), batch_sizes[0]
+            out, h, c = _lstm_mkldnn(input.view(steps, batch, input.size(-1)), hx[0], hx[1], flat_weights,
+                                     has_biases, num_layers, dropout, train, bidirectional, False)
+            return out.view(steps * batch, out.size(-1)), h, c
     num_dirs = 2 if bidirectional else 1
     is_lstm = mode == "LSTM"
     if batch_sizes is None and batch_first:
