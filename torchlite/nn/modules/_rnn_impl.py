@@ -3,6 +3,8 @@ the cells, FullLayer / PackedLayer and their reversed forms, apply_layer_stack),
 torchlite ops (linear, sigmoid, tanh, chunk, cat, stack) so autograd differentiates them. torch
 runs fused kernels; the values and gradients are the same."""
 # ruff: noqa: A001, A002 - torch's parameter names (input)
+import warnings
+
 from .. import _seq_torch as torch, functional as F
 
 
@@ -174,6 +176,15 @@ def _lstm_mkldnn(input, hx, cx, flat_weights, has_biases, num_layers, dropout, t
 
 
 _MKLDNN_LSTM = 2  # ideep::rnn_kind::LSTM
+_warned_projections = []
+
+
+def _warn_projections_once():
+    # RNN.cpp's lstm: TORCH_WARN_ONCE (once a process) where use_mkldnn holds but there are projections
+    if not _warned_projections:
+        _warned_projections.append(True)
+        warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation.",
+                      UserWarning, stacklevel=4)
 
 
 def rnn_forward(mode, input, hx, flat_weights, has_biases, num_layers, dropout, train, bidirectional,
@@ -182,6 +193,8 @@ def rnn_forward(mode, input, hx, flat_weights, has_biases, num_layers, dropout, 
     hx is h_0, or (h_0, c_0) for LSTM; batch_sizes (a list of ints) for a packed input.
     RNN.cpp's lstm: an LSTM without projections goes to the fused layer op where use_mkldnn (a packed
     one only where its sequences all have one length)."""
+    if mode == "LSTM" and proj_size != 0 and batch_sizes is None and _use_mkldnn(input, flat_weights, hx):
+        _warn_projections_once()
     if mode == "LSTM" and proj_size == 0 and _use_mkldnn(input, flat_weights, hx):
         if batch_sizes is None:
             return _lstm_mkldnn(input, hx[0], hx[1], flat_weights, has_biases, num_layers, dropout, train,
