@@ -106,15 +106,15 @@ CONFIGS = [
 @pytest.mark.parametrize("batched", [True, False])
 @pytest.mark.parametrize("train", [True, False])
 def test_lstm_matches_torch(cfg, init, batched, train):
-    T, B, I, H = 3, 2, cfg["input_size"], cfg["hidden_size"]
+    T, B, In, H = 3, 2, cfg["input_size"], cfg["hidden_size"]
     dirs = 2 if cfg.get("bidirectional") else 1
     L = cfg.get("num_layers", 1)
     if batched:
-        xs = (B, T, I) if cfg.get("batch_first") else (T, B, I)
+        xs = (B, T, In) if cfg.get("batch_first") else (T, B, In)
         ys = xs[:2] + (dirs * H,)
         hs = (L * dirs, B, H)
     else:
-        xs, ys, hs = (T, I), (T, dirs * H), (L * dirs, H)
+        xs, ys, hs = (T, In), (T, dirs * H), (L * dirs, H)
     x_np, h0, c0, gy, gh, gc = _arrays(xs, hs, hs, ys, hs, hs, seed=len(CONFIGS) * init + batched)
     h_np = (h0, c0) if init else None
     (yt, ht, ct), gt = _lstm_case(torch, cfg, x_np, h_np, (gy, gh, gc), train)
@@ -262,8 +262,8 @@ def test_double_backward_as_torch():
             _close(a, b, rtol=1e-4, atol=1e-5)
 
 
-def _layer_args(lib, dtype=np.float32, requires_grad=True, T=3, B=2, I=4, H=5, seed=1):
-    arrs = _arrays((T, B, I), (4 * H, I), (4 * H, H), (4 * H,), (4 * H,), (B, H), (B, H), seed=seed, dtype=dtype)
+def _layer_args(lib, dtype=np.float32, requires_grad=True, T=3, B=2, In=4, H=5, seed=1):
+    arrs = _arrays((T, B, In), (4 * H, In), (4 * H, H), (4 * H,), (4 * H,), (B, H), (B, H), seed=seed, dtype=dtype)
     return [lib.tensor(a, requires_grad=requires_grad) for a in arrs]
 
 
@@ -295,7 +295,7 @@ def test_op_matches_torch(reverse, has_biases):
 def test_op_partial_output_grads():
     # gradients of only hy, or only cy, or only the output (the others undefined)
     for which in range(3):
-        def case(lib):
+        def case(lib, which=which):
             args = _layer_args(lib, seed=3)
             out = lib.mkldnn_rnn_layer(*args, False, [], 2, 5, 1, True, False, False, True)
             return [t.numpy() for t in lib.autograd.grad(out[which].sum(), args)]
@@ -375,7 +375,7 @@ def test_float64_fused_equals_cells(float64_op, monkeypatch, cfg):
 
 @pytest.mark.parametrize("reverse", [False, True])
 def test_float64_gradcheck(float64_op, reverse):
-    args = _layer_args(torchlite, np.float64, T=3, B=2, I=3, H=2, seed=6)
+    args = _layer_args(torchlite, np.float64, T=3, B=2, In=3, H=2, seed=6)
 
     def fn(*a):
         return torchlite.mkldnn_rnn_layer(*a, reverse, [], 2, 2, 1, True, False, False, True)[:3]

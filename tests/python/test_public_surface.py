@@ -3447,7 +3447,7 @@ def _mkldnn_rnn_layer(lib, dev):
     out = []
     for reverse in (False, True):
         y, hy, cy, ws = lib.mkldnn_rnn_layer(x, w0, w1, b0, b1, h, c, reverse, [], 2, 1, 1, True, False, False, True)
-        out.append((with_grads(lib, lambda *a: (y, hy, cy), x, w0, w1, b0, b1, h, c), y.grad_fn.name(),
+        out.append((with_grads(lib, lambda *a, r=(y, hy, cy): r, x, w0, w1, b0, b1, h, c), y.grad_fn.name(),
                     str(ws.dtype), ws.dim()))
     return out
 

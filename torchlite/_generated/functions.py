@@ -2480,7 +2480,8 @@ def NotImplementedMkldnnRnnLayerBackward(grad, needs, name):
     grad_weight3 = not_implemented_node(name) if needs[3] else None
     grad_weight4 = not_implemented_node(name) if needs[4] else None
     grad_workspace = not_implemented_node(name) if needs[13] else None
-    return (grad_input, grad_weight1, grad_weight2, grad_weight3, grad_weight4, grad_hx_, grad_cx_tmp, grad_output, grad_hy_, grad_cy_, grad_grad_output, grad_grad_hy, grad_grad_cy, grad_workspace)
+    return (grad_input, grad_weight1, grad_weight2, grad_weight3, grad_weight4, grad_hx_, grad_cx_tmp, grad_output,
+            grad_hy_, grad_cy_, grad_grad_output, grad_grad_hy, grad_grad_cy, grad_workspace)
 
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)

@@ -72,7 +72,7 @@ def _lstm_forward(x, w_ih, w_hh, bias, hx, cx, reverse):
 def _lstm_backward(x, w_ih, w_hh, hx, cx, out, work, gy, ghy, gcy, reverse):
     """numpy kernel: (dx, dw_ih, dw_hh, db, dhx, dcx) of _lstm_forward given the gradients of its
     output (T, B, H), hy and cy (each None for none)."""
-    T, B, I = x.shape
+    T, B, In = x.shape
     H = hx.shape[-1]
     dt = x.dtype
     gates = work[..., :4 * H]
@@ -113,8 +113,8 @@ def _lstm_backward(x, w_ih, w_hh, hx, cx, out, work, gy, ghy, gcy, reverse):
         dc *= f[t]
         np.matmul(dg, w_hh, out=dh)
     flat = dgates.reshape(T * B, 4 * H)
-    dx = (flat @ w_ih).reshape(T, B, I)
-    dw_ih = flat.T @ x.reshape(T * B, I)
+    dx = (flat @ w_ih).reshape(T, B, In)
+    dw_ih = flat.T @ x.reshape(T * B, In)
     dw_hh = flat.T @ h_prev.reshape(T * B, H)
     db = flat.sum(0)
     return dx, dw_ih, dw_hh, db, dh, dc

@@ -176,7 +176,7 @@ def _lstm_mkldnn(input, hx, cx, flat_weights, has_biases, num_layers, dropout, t
 
 
 _MKLDNN_LSTM = 2  # ideep::rnn_kind::LSTM
-_warned_projections = []
+_warned_projections: list[bool] = []
 
 
 def _warn_projections_once():
