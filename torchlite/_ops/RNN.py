@@ -16,7 +16,7 @@ oneDNN takes float32 (bfloat16 / half too); other dtypes refuse as get_mkldnn_dt
 # ruff: noqa: A002 - upstream's parameter names (input)
 import numpy as np
 
-from .._C import _record, _wrap
+from .._C import _record, _wrap, is_grad_enabled
 from .._generated import specs as _S
 
 _LSTM = 2  # ideep::rnn_kind::LSTM
@@ -134,7 +134,6 @@ def mkldnn_rnn_layer(input, weight0, weight1, weight2, weight3, hx_, cx_, revers
     """at::mkldnn_rnn_layer: (output, hy, cy, workspace) of one LSTM layer (one direction) over
     input (T, B, I), from hx_ / cx_ (B, H); weight2 / weight3 are the biases (used where has_biases).
     The workspace is made only while grad mode is on (upstream: an undefined tensor otherwise)."""
-    from .._C import is_grad_enabled
     _check_dtype(input, hx_, cx_, weight0, weight1)
     if has_biases:
         _check_dtype(weight2, weight3)

@@ -5,6 +5,7 @@ runs fused kernels; the values and gradients are the same."""
 # ruff: noqa: A001, A002 - torch's parameter names (input)
 import warnings
 
+from ...backends import mkldnn as _mkldnn
 from .. import _seq_torch as torch, functional as F
 
 
@@ -137,8 +138,7 @@ def _layer_params(flat_weights, index, has_biases, has_proj, mode):
 def _use_mkldnn(input, params, hx):
     # RNN.cpp's use_mkldnn: oneDNN enabled, every tensor on the CPU, a float32 input (bfloat16 and
     # half take it only where oneDNN's device checks pass: not routed here), a non-empty input
-    from ... import backends
-    if not backends.mkldnn.enabled or input.dtype != torch.float32 or input.numel() == 0:
+    if not _mkldnn.enabled or input.dtype != torch.float32 or input.numel() == 0:
         return False
     return all(t.device.type == "cpu" for t in (input, *params, *hx))
 
