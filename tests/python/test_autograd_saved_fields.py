@@ -371,8 +371,8 @@ OVERRIDES = {
                                                                              True, False, False, True),
     "mkldnn_rnn_layer_backward": lambda lib, x, y: _function(lib, "mkldnn_rnn_layer_backward")(
         *_lstm_args(lib), *_fwd(lib, "mkldnn_rnn_layer", *_lstm_args(lib), False, [], 2, 2, 1, True, False, False,
-                                True)[:3], _lstm_args(lib, 5)[0][..., :2], None, None, False, 2, 2, 1, True, True, False,
-        [], False, _lstm_ws(lib)),
+                                True)[:3], _lstm_args(lib, 5)[0][..., :2], None, None, False, 2, 2, 1, True, True,
+        False, [], False, _lstm_ws(lib)),
 }
 
 # every entry builds in torch today (its backward ops through torch.ops.aten or a double backward)
