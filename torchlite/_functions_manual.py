@@ -1683,3 +1683,95 @@ __all__ += ["_convolution_double_backward", "avg_pool2d", "avg_pool2d_backward",
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+from ._ops import mkldnn_rnn_layer_backward as _mkldnn_rnn_layer_backward  # noqa: E402
+from ._ops import linear as _linear, select as _select_int, sigmoid as _sigmoid, tanh as _tanh  # noqa: E402
+
+__all__ += ["mkldnn_rnn_layer_backward_part", "mkldnn_rnn_layer_differentiable_backward"]
+
+_rnn_layer_backward_last = threading.local()
+
+
+def mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_,  # noqa: A002
+                                   grad_output, grad_hy, grad_cy, reverse, mode, hidden_size, num_layers, has_biases,
+                                   train, bidirectional, batch_sizes, batch_first, workspace, needs, k):
+    """Output k of upstream's MkldnnRnnLayerBackward0 formula: GradMode::is_enabled() ?
+    mkldnn_rnn_layer_differentiable_backward(...) : mkldnn_rnn_layer_backward(...), called once for
+    all seven gradients; the table asks for one input at a time, so the first call keeps the tuple for
+    the others (as convolution_backward_masked)."""
+    last = getattr(_rnn_layer_backward_last, "value", None)
+    if last is not None and last[0] is workspace and last[1] is grad_output and last[2] is grad_hy \
+            and last[3] is grad_cy and k in last[5]:
+        last[5].discard(k)
+        if not last[5]:
+            _rnn_layer_backward_last.value = None
+        return last[4][k]
+    fn = mkldnn_rnn_layer_differentiable_backward if grad_mode_is_enabled() else _mkldnn_rnn_layer_backward
+    outs = fn(input, weight0, weight1, weight2, weight3, hx_, cx_, output, hy_, cy_, grad_output, grad_hy, grad_cy,
+              reverse, mode, hidden_size, num_layers, has_biases, train, bidirectional, batch_sizes, batch_first,
+              workspace)
+    rest = {i for i, m in enumerate(needs) if m and i != k}
+    _rnn_layer_backward_last.value = (workspace, grad_output, grad_hy, grad_cy, outs, rest) if rest else None
+    return outs[k]
+
+
+def mkldnn_rnn_layer_differentiable_backward(input, weight0, weight1, weight2, weight3, hx_, cx_tmp, output,  # noqa: A002
+                                             hy_, cy_, grad_output, grad_hy, grad_cy, reverse, mode, hidden_size,
+                                             num_layers, has_biases, train, bidirectional, batch_sizes, batch_first,
+                                             workspace):
+    """mkldnn/RNN.cpp's mkldnn_rnn_layer_differentiable_backward (the formula under create_graph):
+    the layer's gates and states recomputed with differentiable ops, then backpropagated step by step
+    with them, so the gradients have a graph of their own. Returns (dx, dWx, dWh, db, db, dhx, dcx)."""
+    if grad_output is None and grad_hy is None and grad_cy is None:
+        return (None,) * 7
+    grad_output = zeros_like(output) if grad_output is None else grad_output
+    grad_hy = zeros_like(hx_) if grad_hy is None else grad_hy
+    grad_cy = (zeros_like(cx_tmp) if grad_cy is None else grad_cy)
+    if has_biases:
+        bias_ih, bias_hh = weight2, weight3
+    else:
+        bias_ih = _const(np.zeros(4 * hidden_size, dtype=weight0._array.dtype), weight0)
+        bias_hh = bias_ih
+    T = input._array.shape[0]
+    xs = [_select_int(input, 0, t) for t in range(T)]  # upstream's input_[x_index]
+    gates, states = [None] * T, [(hx_, cx_tmp)]
+    h, c = hx_, cx_tmp
+    for seq in range(1, T + 1):
+        t = T - seq if reverse else seq - 1
+        gate = add(_linear(xs[t], weight0, bias_ih), _linear(h, weight1, bias_hh))
+        i, f, g, o = (gate[:, n * hidden_size:(n + 1) * hidden_size] for n in range(4))
+        i, f, g, o = _sigmoid(i), _sigmoid(f), _tanh(g), _sigmoid(o)
+        gates[t] = (i, f, g, o)
+        c = add(mul(f, c), mul(i, g))
+        h = mul(o, _tanh(c))
+        states.append((h, c))
+    dxs = [None] * T
+    dWx = dWh = db = dprev_h = dprev_c = None
+    for seq in range(T - 1, -1, -1):
+        t = T - seq - 1 if reverse else seq
+        i, f, g, o = gates[t]
+        hy, cy = states[seq + 1]
+        hx, cx = states[seq]
+        new_grad_hy = add(grad_output[t], grad_hy)
+        tcy = _tanh(cy)
+        d1 = add(grad_cy, mul(mul(new_grad_hy, o), scalar_sub(1, mul(tcy, tcy))))
+        dgp, dip = mul(d1, i), mul(d1, g)
+        dprev_c = mul(d1, f)
+        dfp = mul(d1, cx)
+        dop = mul(new_grad_hy, tcy)
+        do_ = mul(mul(dop, o), scalar_sub(1, o))
+        dg = mul(dgp, scalar_sub(1, mul(g, g)))
+        df = mul(mul(dfp, f), scalar_sub(1, f))
+        di = mul(mul(dip, i), scalar_sub(1, i))
+        da = cat([di, df, dg, do_], 1)
+        db_ = sum(da, 0)
+        dxs[t] = unsqueeze(matmul(da, weight0), 0)
+        dprev_h = matmul(da, weight1)
+        dWx_ = matmul(transpose(da, 0, 1), xs[t])
+        dWh_ = matmul(transpose(da, 0, 1), hx)
+        if db is None:
+            db, dWx, dWh = db_, dWx_, dWh_
+        else:
+            db, dWx, dWh = add(db, db_), add(dWx, dWx_), add(dWh, dWh_)
+        grad_hy, grad_cy = dprev_h, dprev_c
+    dx = cat(dxs, 0)
+    return (dx, dWx, dWh, db, db, dprev_h, dprev_c)

@@ -497,6 +497,13 @@ OPS += [
     ("split_neg_dim", lambda a: a.split(2, -1)[1], lambda: (dbl(2, 3),)),
 ]
 
+# issue 15 (seq, the lstm helper): mkldnn_rnn_layer takes float32 only (oneDNN's), so its node is counted
+# here and its float64 gradcheck / gradgradcheck run in tests/python/test_lstm_fused.py
+NODE_ONLY += [(lambda x: torch.mkldnn_rnn_layer(x, *(torch.tensor(rng.uniform(-1, 1, s), dtype=torch.float32)
+                                                     for s in ((8, 3), (8, 2), (8,), (8,), (1, 2), (1, 2))),
+                                                False, [], 2, 2, 1, True, False, False, True)[0],
+               lambda: (dbl(2, 1, 3).float().detach().requires_grad_(),))]
+
 def _iadd(a, b):
     a += b
     return a

@@ -3433,6 +3433,44 @@ def _get_worker_info(lib, dev):
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+MODULES += ["torchlite.backends.mkldnn"]
+
+
+@case("torchlite.mkldnn_rnn_layer")
+def _mkldnn_rnn_layer(lib, dev):
+    # one LSTM layer (T=2, B=1, I=2, H=1), forward and reversed; the workspace is oneDNN's layout
+    x = leaf(lib, dev, [[[0.5, -1.0]], [[1.5, 0.25]]])
+    w0 = leaf(lib, dev, [[0.1, -0.2], [0.3, 0.4], [-0.5, 0.6], [0.7, -0.8]])
+    w1 = leaf(lib, dev, [[0.2], [-0.1], [0.4], [0.3]])
+    b0, b1 = leaf(lib, dev, [0.1, 0.2, -0.3, 0.4]), leaf(lib, dev, [0.0, -0.1, 0.2, 0.1])
+    h, c = leaf(lib, dev, [[0.3]]), leaf(lib, dev, [[-0.6]])
+    out = []
+    for reverse in (False, True):
+        y, hy, cy, ws = lib.mkldnn_rnn_layer(x, w0, w1, b0, b1, h, c, reverse, [], 2, 1, 1, True, False, False, True)
+        out.append((with_grads(lib, lambda *a, r=(y, hy, cy): r, x, w0, w1, b0, b1, h, c), y.grad_fn.name(),
+                    str(ws.dtype), ws.dim()))
+    return out
+
+
+@case("torchlite.backends.mkldnn.is_available", "torchlite.backends.mkldnn.flags",
+      "torchlite.backends.mkldnn.set_flags", "torchlite.backends.mkldnn.verbose")
+def _backends_mkldnn(lib, dev):
+    m = lib.backends.mkldnn
+    out = [m.is_available(), m.enabled, m.deterministic, m.allow_tf32, m.VERBOSE_OFF, m.VERBOSE_ON,
+           m.VERBOSE_ON_CREATION]
+    x = T(lib, dev, [[[0.5, -1.0]], [[1.5, 0.25]]])
+    lib.manual_seed(0)
+    lstm = lib.nn.LSTM(2, 3).to(dev)
+    with m.flags(enabled=False, deterministic=True):
+        out.append((m.enabled, m.deterministic, lstm(x)[0].grad_fn.name()))
+    out.append((m.enabled, m.deterministic))
+    orig = m.set_flags(False)
+    out.append((orig[:2], m.enabled))
+    m.set_flags(*orig)
+    out.append((m.enabled, m.allow_tf32))
+    with m.verbose(m.VERBOSE_OFF) as v:
+        out.append(v)
+    return out
 MODULES += ["torchlite.nn.utils.rnn"]
 Q4 = [[[1.0, -0.5, 0.25], [0.5, 2.0, -1.0]], [[-1.0, 0.75, 0.5], [1.5, -0.25, 1.0]]]
 

@@ -323,7 +323,8 @@ def gen_functions(entries, helpers):
             # a long one wrapped after an argument's comma, aligned after the formula's first parenthesis
             lines += py_wrap(re.split(r"(?<=, )", line), " " * (line.index("(") + 1)) if "(" in line else [line]
         outs = ", ".join(f"grad_{n}" if n in e.formulas else "None" for n in e.inputs)
-        lines.append(f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})")
+        ret = f"    return ({outs},)" if len(e.inputs) == 1 else f"    return ({outs})"
+        lines += py_wrap(re.split(r"(?<=, )", ret), " " * 12)  # (a long tuple wrapped after a comma)
     lines += [""]
     for e in entries:
         var = e.var

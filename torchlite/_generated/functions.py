@@ -119,6 +119,7 @@ from .._functions_manual import (
     maybe_wrap_dim,
     mean_backward,
     mean_dim_backward,
+    mkldnn_rnn_layer_backward_part,
     mm_mat1_backward,
     mm_mat2_backward,
     mse_loss_backward,
@@ -2421,6 +2422,67 @@ def UpsampleBilinear2DBackwardBackward0(grad, needs, output_size, align_corners,
     grad_grad_output = upsample_bilinear2d(grad, output_size, align_corners, scales_h, scales_w) if needs[0] else None
     return (grad_grad_output,)
 
+
+def MkldnnRnnLayerBackward0(grads, needs, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes,  # noqa: A002 - the schema's names
+                            mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, result0,
+                            result1, result2, result3):
+    """mkldnn_rnn_layer(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_,
+    Tensor cx_, bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases,
+    bool bidirectional, bool batch_first, bool train) -> (Tensor, Tensor, Tensor, Tensor)"""
+    grad_cx_ = mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1,
+                                              result2, grads[0], grads[1], grads[2], reverse, mode, hidden_size,
+                                              num_layers, has_biases, train, bidirectional, batch_sizes, batch_first,
+                                              result3, needs, 6) if needs[6] else None
+    grad_hx_ = mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1,
+                                              result2, grads[0], grads[1], grads[2], reverse, mode, hidden_size,
+                                              num_layers, has_biases, train, bidirectional, batch_sizes, batch_first,
+                                              result3, needs, 5) if needs[5] else None
+    grad_input = mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, result0, result1,
+                                                result2, grads[0], grads[1], grads[2], reverse, mode, hidden_size,
+                                                num_layers, has_biases, train, bidirectional, batch_sizes, batch_first,
+                                                result3, needs, 0) if needs[0] else None
+    grad_weight0 = mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, result0,
+                                                  result1, result2, grads[0], grads[1], grads[2], reverse, mode,
+                                                  hidden_size, num_layers, has_biases, train, bidirectional,
+                                                  batch_sizes, batch_first, result3, needs, 1) if needs[1] else None
+    grad_weight1 = mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, result0,
+                                                  result1, result2, grads[0], grads[1], grads[2], reverse, mode,
+                                                  hidden_size, num_layers, has_biases, train, bidirectional,
+                                                  batch_sizes, batch_first, result3, needs, 2) if needs[2] else None
+    grad_weight2 = mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, result0,
+                                                  result1, result2, grads[0], grads[1], grads[2], reverse, mode,
+                                                  hidden_size, num_layers, has_biases, train, bidirectional,
+                                                  batch_sizes, batch_first, result3, needs, 3) if needs[3] else None
+    grad_weight3 = mkldnn_rnn_layer_backward_part(input, weight0, weight1, weight2, weight3, hx_, cx_, result0,
+                                                  result1, result2, grads[0], grads[1], grads[2], reverse, mode,
+                                                  hidden_size, num_layers, has_biases, train, bidirectional,
+                                                  batch_sizes, batch_first, result3, needs, 4) if needs[4] else None
+    return (grad_input, grad_weight0, grad_weight1, grad_weight2, grad_weight3, grad_hx_, grad_cx_)
+
+
+def NotImplementedMkldnnRnnLayerBackward(grad, needs, name):
+    """mkldnn_rnn_layer_backward(Tensor input, Tensor weight1, Tensor weight2, Tensor weight3, Tensor weight4,
+    Tensor hx_, Tensor cx_tmp, Tensor output, Tensor hy_, Tensor cy_, Tensor? grad_output, Tensor? grad_hy,
+    Tensor? grad_cy, bool reverse, int mode, int hidden_size, int num_layers, bool has_biases, bool train,
+    bool bidirectional, int[] batch_sizes, bool batch_first, Tensor workspace) -> (Tensor, Tensor, Tensor, Tensor,
+    Tensor, Tensor, Tensor)"""
+    grad_cx_tmp = not_implemented_node(name) if needs[6] else None
+    grad_cy_ = not_implemented_node(name) if needs[9] else None
+    grad_grad_cy = not_implemented_node(name) if needs[12] else None
+    grad_grad_hy = not_implemented_node(name) if needs[11] else None
+    grad_grad_output = not_implemented_node(name) if needs[10] else None
+    grad_hx_ = not_implemented_node(name) if needs[5] else None
+    grad_hy_ = not_implemented_node(name) if needs[8] else None
+    grad_input = not_implemented_node(name) if needs[0] else None
+    grad_output = not_implemented_node(name) if needs[7] else None
+    grad_weight1 = not_implemented_node(name) if needs[1] else None
+    grad_weight2 = not_implemented_node(name) if needs[2] else None
+    grad_weight3 = not_implemented_node(name) if needs[3] else None
+    grad_weight4 = not_implemented_node(name) if needs[4] else None
+    grad_workspace = not_implemented_node(name) if needs[13] else None
+    return (grad_input, grad_weight1, grad_weight2, grad_weight3, grad_weight4, grad_hx_, grad_cx_tmp, grad_output,
+            grad_hy_, grad_cy_, grad_grad_output, grad_grad_hy, grad_grad_cy, grad_workspace)
+
 _C._set_formula(specs.AddBackward0, AddBackward0)
 _C._set_formula(specs.AddBackward1, AddBackward1)
 _C._set_formula(specs.SubBackward0, SubBackward0)
@@ -2741,3 +2803,5 @@ _C._set_formula(specs.UpsampleNearest1DBackwardBackward0, UpsampleNearest1DBackw
 _C._set_formula(specs.UpsampleNearest2DBackwardBackward0, UpsampleNearest2DBackwardBackward0)
 _C._set_formula(specs.UpsampleLinear1DBackwardBackward0, UpsampleLinear1DBackwardBackward0)
 _C._set_formula(specs.UpsampleBilinear2DBackwardBackward0, UpsampleBilinear2DBackwardBackward0)
+_C._set_formula(specs.MkldnnRnnLayerBackward0, MkldnnRnnLayerBackward0)
+_C._set_formula(specs.NotImplementedMkldnnRnnLayerBackward, NotImplementedMkldnnRnnLayerBackward)

@@ -437,3 +437,10 @@ UpsampleLinear1DBackwardBackward0 = _C._op_spec("UpsampleLinear1DBackwardBackwar
 UpsampleBilinear2DBackwardBackward0 = _C._op_spec("UpsampleBilinear2DBackwardBackward0",
                                                   ("output_size", "align_corners", "scales_h", "scales_w", ),
                                                   "SVVV", 0, False)
+MkldnnRnnLayerBackward0 = _C._op_spec("MkldnnRnnLayerBackward0",
+                                      ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_", "reverse",
+                                       "batch_sizes", "mode", "hidden_size", "num_layers", "has_biases",
+                                       "bidirectional", "batch_first", "train", "result0", "result1", "result2",
+                                       "result3",),
+                                      "TTTTTTTVSSSSVVVVTTTT", 0, True)
+NotImplementedMkldnnRnnLayerBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, False)

@@ -227,6 +227,7 @@ __all__ = [
     "median",
     "min",
     "minimum",
+    "mkldnn_rnn_layer",
     "mm",
     "mode",
     "moveaxis",
@@ -1201,6 +1202,13 @@ _SCHEMAS = {
     "minimum": (
         ('Tensor self, Tensor other, *, Tensor? out=None',
          '(Tensor input, Tensor other, *, Tensor out = None)'),),
+    "mkldnn_rnn_layer": (
+        ('Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, '
+         'bool reverse, int[] batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, '
+         'bool bidirectional, bool batch_first, bool train',
+         '(Tensor input, Tensor weight0, Tensor weight1, Tensor weight2, Tensor weight3, Tensor hx_, Tensor cx_, '
+         'bool reverse, tuple of ints batch_sizes, int mode, int hidden_size, int num_layers, bool has_biases, '
+         'bool bidirectional, bool batch_first, bool train)'),),
     "mm": (
         ('Tensor self, Tensor mat2, *, Tensor? out=None',
          '(Tensor input, Tensor mat2, *, Tensor out = None)'),
@@ -3977,6 +3985,15 @@ def minimum(*args, out=None, **kwargs):
     if out is None:
         return _ops.minimum(*args, **kwargs)
     return out_variant("minimum", _ops.minimum, out, args, kwargs)
+
+
+@functools.wraps(_ops.mkldnn_rnn_layer)
+def mkldnn_rnn_layer(*args, **kwargs):
+    try:
+        return _ops.mkldnn_rnn_layer(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("mkldnn_rnn_layer", _SCHEMAS["mkldnn_rnn_layer"], args, kwargs, error)
+    return _ops.mkldnn_rnn_layer(*args, **kwargs)
 
 
 @functools.wraps(_ops.mm)

@@ -378,3 +378,7 @@ __all__ += ["Normalization", "batch_norm", "group_norm", "layer_norm", "native_b
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+from . import RNN  # noqa: E402
+from .RNN import mkldnn_rnn_layer, mkldnn_rnn_layer_backward  # noqa: E402
+
+__all__ += ["RNN", "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward"]

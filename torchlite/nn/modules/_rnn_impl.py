@@ -3,6 +3,9 @@ the cells, FullLayer / PackedLayer and their reversed forms, apply_layer_stack),
 torchlite ops (linear, sigmoid, tanh, chunk, cat, stack) so autograd differentiates them. torch
 runs fused kernels; the values and gradients are the same."""
 # ruff: noqa: A001, A002 - torch's parameter names (input)
+import warnings
+
+from ...backends import mkldnn as _mkldnn
 from .. import _seq_torch as torch, functional as F
 
 
@@ -132,10 +135,77 @@ def _layer_params(flat_weights, index, has_biases, has_proj, mode):
     return (w_ih, w_hh, b_ih, b_hh)
 
 
+def _use_mkldnn(input, params, hx):
+    # RNN.cpp's use_mkldnn: oneDNN enabled, every tensor on the CPU, a float32 input (bfloat16 and
+    # half take it only where oneDNN's device checks pass: not routed here), a non-empty input
+    if not _mkldnn.enabled or input.dtype != torch.float32 or input.numel() == 0:
+        return False
+    return all(t.device.type == "cpu" for t in (input, *params, *hx))
+
+
+def _lstm_mkldnn(input, hx, cx, flat_weights, has_biases, num_layers, dropout, train, bidirectional,
+                 batch_first):
+    # mkldnn/RNN.cpp's mkldnn_rnn: one at::mkldnn_rnn_layer per layer and direction (node
+    # MkldnnRnnLayerBackward0) over a contiguous (T, B, I) input; no bias: zeros of the weights' shapes
+    if batch_first:
+        input = input.transpose(0, 1)
+    input, hx, cx = input.contiguous(), hx.contiguous(), cx.contiguous()
+    per = 4 if has_biases else 2
+    num_dirs = 2 if bidirectional else 1
+    hidden_size = hx.size(2)
+    layer_input = input
+    hy, cy = [], []
+    for layer in range(num_layers):
+        outs = []
+        for d in range(num_dirs):
+            idx = layer * num_dirs + d
+            ws = flat_weights[idx * per:(idx + 1) * per]
+            w2 = ws[2] if has_biases else torch.zeros(ws[0].shape, dtype=ws[0].dtype, device=ws[0].device)
+            w3 = ws[3] if has_biases else torch.zeros(ws[1].shape, dtype=ws[1].dtype, device=ws[1].device)
+            out, h, c, _ = torch.mkldnn_rnn_layer(layer_input, ws[0], ws[1], w2, w3, hx[idx], cx[idx], d > 0, [],
+                                                  _MKLDNN_LSTM, hidden_size, num_layers, has_biases, bidirectional,
+                                                  batch_first, train)
+            outs.append(out)
+            hy.append(h)
+            cy.append(c)
+        layer_input = outs[0] if num_dirs == 1 else torch.cat(outs, -1)
+        if dropout != 0 and train and layer < num_layers - 1:
+            layer_input = F.dropout(layer_input, dropout, True)
+    output = layer_input.transpose(0, 1) if batch_first else layer_input
+    return output, torch.stack(hy, 0), torch.stack(cy, 0)
+
+
+_MKLDNN_LSTM = 2  # ideep::rnn_kind::LSTM
+_warned_projections: list[bool] = []
+
+
+def _warn_projections_once():
+    # RNN.cpp's lstm: TORCH_WARN_ONCE (once a process) where use_mkldnn holds but there are projections
+    if not _warned_projections:
+        _warned_projections.append(True)
+        warnings.warn("LSTM with projections is not supported with oneDNN. Using default implementation.",
+                      UserWarning, stacklevel=4)
+
+
 def rnn_forward(mode, input, hx, flat_weights, has_biases, num_layers, dropout, train, bidirectional,
                 batch_first=False, batch_sizes=None, proj_size=0):
     """_VF.rnn_tanh / rnn_relu / lstm / gru: (output, h_n) or, for LSTM, (output, h_n, c_n).
-    hx is h_0, or (h_0, c_0) for LSTM; batch_sizes (a list of ints) for a packed input."""
+    hx is h_0, or (h_0, c_0) for LSTM; batch_sizes (a list of ints) for a packed input.
+    RNN.cpp's lstm: an LSTM without projections goes to the fused layer op where use_mkldnn (a packed
+    one only where its sequences all have one length)."""
+    if mode == "LSTM" and proj_size != 0 and batch_sizes is None and _use_mkldnn(input, flat_weights, hx):
+        _warn_projections_once()
+    if mode == "LSTM" and proj_size == 0 and _use_mkldnn(input, flat_weights, hx):
+        if batch_sizes is None:
+            return _lstm_mkldnn(input, hx[0], hx[1], flat_weights, has_biases, num_layers, dropout, train,
+                                bidirectional, batch_first)
+        if all(b == batch_sizes[0] for b in batch_sizes):
+            # torch 2.13's packed lstm: sequences all of one length are a (T, B, I) input, viewed so
+            # (ViewBackward0 on either side of the fused layers)
+            steps, batch = len(batch_sizes), batch_sizes[0]
+            out, h, c = _lstm_mkldnn(input.view(steps, batch, input.size(-1)), hx[0], hx[1], flat_weights,
+                                     has_biases, num_layers, dropout, train, bidirectional, False)
+            return out.view(steps * batch, out.size(-1)), h, c
     num_dirs = 2 if bidirectional else 1
     is_lstm = mode == "LSTM"
     if batch_sizes is None and batch_first:
