@@ -227,7 +227,9 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     finally:
         _loud(token)
     results = tuple(_wrap(a, like) for a, like in zip(grads, (query, key, value), strict=True))
-    inputs = tuple(t for t in (grad_out, query, key, value, out, logsumexp, attn_mask) if t is not None)
+    # (torch's node reaches the inputs that require grad; here each tensor input has its place, an absent
+    # mask one that needs no gradient)
+    inputs = (grad_out, query, key, value, out, logsumexp, query.detach() if attn_mask is None else attn_mask)
     return _record(_S.NotImplementedScaledDotProductFlashAttentionForCpuBackward, inputs, results,
                    name="aten::_scaled_dot_product_flash_attention_for_cpu_backward")
 

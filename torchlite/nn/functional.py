@@ -12,6 +12,7 @@ __all__: list = []
 import numpy as _attn_np  # noqa: E402
 
 from .._C import _wrap as _attn_wrap  # noqa: E402
+from .._ops import _mul_scalar as _attn_mul_scalar  # noqa: E402
 from .._ops import _scaled_dot_product_flash_attention_for_cpu as _flash_attention_cpu  # noqa: E402
 from ..backends import cuda as _sdp_switches  # noqa: E402
 
@@ -127,7 +128,7 @@ def _sdpa_flash_or_math(query, key, value, attn_mask, dropout_p, is_causal, scal
         # torch 2.13 answers an empty query, key or value before any backend: zeros of the output's
         # shape plus (q.sum() + k.sum() + v.sum()) * 0, so the graph still reaches the inputs
         zeros = _attn_wrap(_attn_np.zeros(q.shape[:-1] + v.shape[-1:], q.dtype), query)
-        return zeros + (query.sum() + key.sum() + value.sum()) * 0
+        return zeros + _attn_mul_scalar(query.sum() + key.sum() + value.sum(), 0)  # (at::mul.Scalar's node)
     if q.__class__ is not _attn_np.ndarray or \
             _fused_sdp_choice_cpp(query, key, value, attn_mask, dropout_p, enable_gqa) != _SDP_FLASH:
         return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale,
