@@ -193,10 +193,9 @@ def _flash_backward(g, q, k, v, o, lse, is_causal, mask, scale):
     else:
         grad_v = np.matmul(p_t, ga)
         ds_t = np.matmul(va, np.swapaxes(ga, -1, -2))
-    # grad_attn <- attn * (grad_attn - rowsum(grad_out * out)), then times the scale
+    # grad_attn <- attn * (grad_attn - rowsum(grad_out * out)); grad_q, grad_k <- scale * its products
     ds_t -= dsum[:, :, None, :]
     ds_t *= p_t
-    ds_t *= ds_t.dtype.type(scale)
     grad_q = _attn_v(ds_t, ka, groups)
     if groups > 1:
         b, h, s, l_len = ds_t.shape
@@ -204,9 +203,12 @@ def _flash_backward(g, q, k, v, o, lse, is_causal, mask, scale):
     else:
         grad_k = np.matmul(ds_t, qa)
     results = []
-    for r, like in ((grad_q, q), (grad_k, k), (grad_v, v)):
+    for r, like, factor in ((grad_q, q, scale), (grad_k, k, scale), (grad_v, v, None)):
         out = _blhd_like(like.shape, like.dtype)
-        np.copyto(out, r, casting="unsafe")
+        if factor is None:
+            np.copyto(out, r, casting="unsafe")
+        else:
+            np.multiply(r, r.dtype.type(factor), out=out, casting="unsafe")
         results.append(out)
     return results
 
