@@ -1736,7 +1736,7 @@ def ScaledDotProductFlashAttentionForCpuBackward0(grad, needs, query, key, value
     return (grad_query, grad_key, grad_value)
 
 
-def NotImplementedScaledDotProductFlashAttentionForCpuBackward(grads, needs, name):
+def NotImplementedSdpaFlashCpuBackward(grads, needs, name):
     """_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value,
     Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None,
     float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)"""
@@ -2679,7 +2679,7 @@ _C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)
 _C._set_formula(specs.SqueezeBackward3, SqueezeBackward3)
 _C._set_formula(specs.SqueezeBackward5, SqueezeBackward5)
 _C._set_formula(specs.ScaledDotProductFlashAttentionForCpuBackward0, ScaledDotProductFlashAttentionForCpuBackward0)
-_C._set_formula(specs.NotImplementedScaledDotProductFlashAttentionForCpuBackward, NotImplementedScaledDotProductFlashAttentionForCpuBackward)
+_C._set_formula(specs.NotImplementedSdpaFlashCpuBackward, NotImplementedSdpaFlashCpuBackward)
 _C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
 _C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
 _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)

@@ -265,8 +265,7 @@ ScaledDotProductFlashAttentionForCpuBackward0 = _C._op_spec("ScaledDotProductFla
                                                             ("query", "key", "value", "dropout_p", "is_causal",
                                                              "attn_mask", "scale", "output", "logsumexp",),
                                                             "TTTVVTVTT", 0, False)
-NotImplementedScaledDotProductFlashAttentionForCpuBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ),
-                                                                         "H", 0, True)
+NotImplementedSdpaFlashCpuBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, True)
 SoftmaxBackward0 = _C._op_spec("SoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 LogSoftmaxBackward0 = _C._op_spec("LogSoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 SoftmaxBackwardDataBackward0 = _C._op_spec("SoftmaxBackwardDataBackward0",

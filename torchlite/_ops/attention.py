@@ -21,7 +21,8 @@ from .ScalarType import _f16, _f32, _torch_type_name
 from .TensorIterator import _empty_like, _loud, _quiet
 
 _NAME = "scaled_dot_product_attention_flash_attention"
-_CAUSAL = {}  # (kv length, q length) -> bool (S, L): key s is after query l (upstream fills those -inf)
+# (kv length, q length) -> bool (S, L): key s is after query l (upstream fills those -inf)
+_CAUSAL: dict[tuple[int, int], np.ndarray] = {}
 
 
 def _causal(s_len, l_len):
@@ -232,7 +233,7 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     # (torch's node reaches the inputs that require grad; here each tensor input has its place, an absent
     # mask one that needs no gradient)
     inputs = (grad_out, query, key, value, out, logsumexp, query.detach() if attn_mask is None else attn_mask)
-    return _record(_S.NotImplementedScaledDotProductFlashAttentionForCpuBackward, inputs, results,
+    return _record(_S.NotImplementedSdpaFlashCpuBackward, inputs, results,
                    name="aten::_scaled_dot_product_flash_attention_for_cpu_backward")
 
 
