@@ -132,7 +132,7 @@ def _flash_forward(q, k, v, is_causal, mask, scale):
     qa, ka, va = (a.astype(acc) if a.dtype != acc else a for a in (q, k, v))
     groups = q.shape[1] // k.shape[1]
     st = _scores_t(qa, ka, is_causal, mask, scale, groups)
-    m = np.maximum.reduce(st, axis=-2, keepdims=True)
+    m = np.maximum.reduce(st, axis=-2, keepdims=True, initial=-np.inf)  # (no keys: -inf)
     # a row with every key masked: max 0 and sum 1, so its output is 0 and its logsumexp 0, not nan
     m[m == -np.inf] = 0
     st -= m

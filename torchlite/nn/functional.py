@@ -124,18 +124,20 @@ def _sdpa_flash_or_math(query, key, value, attn_mask, dropout_p, is_causal, scal
     _fused_sdp_choice picks (on the host; a cuda tensor keeps the math composition), a bool mask
     made additive (convert_boolean_attn_mask: 0 where True, -inf where False, in the query's dtype)."""
     q, k, v = query._array, key._array, value._array
+    if q.__class__ is not _attn_np.ndarray:  # a cuda tensor: the math composition, as before
+        return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                                  enable_gqa)[0]
     if not (q.size and k.size and v.size):
         # torch 2.13 answers an empty query, key or value before any backend: zeros of the output's
         # shape plus (q.sum() + k.sum() + v.sum()) * 0, so the graph still reaches the inputs
         zeros = _attn_wrap(_attn_np.zeros(q.shape[:-1] + v.shape[-1:], q.dtype), query)
         return zeros + _attn_mul_scalar(query.sum() + key.sum() + value.sum(), 0)  # (at::mul.Scalar's node)
-    if q.__class__ is not _attn_np.ndarray or \
-            _fused_sdp_choice_cpp(query, key, value, attn_mask, dropout_p, enable_gqa) != _SDP_FLASH:
+    if _fused_sdp_choice_cpp(query, key, value, attn_mask, dropout_p, enable_gqa) != _SDP_FLASH:
         return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale,
                                                   enable_gqa)[0]
     if attn_mask is not None and attn_mask._array.dtype == _attn_np.bool_:
         m = attn_mask._array
-        attn_mask = _attn_wrap(_attn_np.where(m, m.dtype.type(0), -_attn_np.inf).astype(query._array.dtype), attn_mask)
+        attn_mask = _attn_wrap(_attn_np.where(m, 0.0, -_attn_np.inf).astype(query._array.dtype), attn_mask)
     return _flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)[0]
 
 # torch/nn/functional.py's functions, each calling the op torch's calls (torch._C._nn's are
