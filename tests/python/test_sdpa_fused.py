@@ -103,6 +103,11 @@ ROUTES = [
     ("causal_q_longer", ((2, 2, 6, 8), (2, 2, 3, 8), (2, 2, 3, 8)), dict(is_causal=True), FLASH),
     ("scale", B4, dict(scale=0.3), FLASH),
     ("negative_scale", B4, dict(scale=-0.7), FLASH),
+    # a causal -inf times a negative or zero scale (upstream fills before scaling): +inf / nan rows as torch's;
+    # a zero scale is the backward gemm's alpha, which then reads nothing (zero grad_query / grad_key)
+    ("causal_negative_scale", SQ, dict(is_causal=True, scale=-0.5), FLASH),
+    ("causal_zero_scale", SQ, dict(is_causal=True, scale=0.0), FLASH),
+    ("zero_scale_mask", B4, dict(scale=0.0, mask=BOOL_MASK), FLASH),
     ("dropout_zero", SQ, dict(dropout_p=0.0, is_causal=True), FLASH),
     ("bool_mask", B4, dict(mask=BOOL_MASK), FLASH),
     ("bool_mask_full_row", B4, dict(mask=FULL_ROW), FLASH),

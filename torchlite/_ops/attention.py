@@ -180,7 +180,14 @@ def _flash_backward(g, q, k, v, o, lse, is_causal, mask, scale):
     ga, qa, ka, va, oa = (a.astype(acc) if a.dtype != acc else a for a in (g, q, k, v, o))
     groups = q.shape[1] // k.shape[1]
     # the attention weights again, from the logsumexp: exp(scale * q k^T + mask - lse), causal ones 0
-    p_t = _scores_t(qa, ka, False, mask, scale, groups)
+    # (upstream's gemm takes the scale as its alpha: a zero scale reads neither operand, so the scores
+    # are zeros and grad_query / grad_key zeros, whatever q k^T holds)
+    if scale == 0:
+        p_t = np.zeros((q.shape[0], q.shape[1], k.shape[2], q.shape[2]), acc)
+        if mask is not None:
+            p_t += np.swapaxes(mask, -1, -2)
+    else:
+        p_t = _scores_t(qa, ka, False, mask, scale, groups)
     p_t -= lse[:, :, None, :]
     np.exp(p_t, out=p_t)
     if is_causal:
@@ -206,7 +213,9 @@ def _flash_backward(g, q, k, v, o, lse, is_causal, mask, scale):
     results = []
     for r, like, factor in ((grad_q, q, scale), (grad_k, k, scale), (grad_v, v, None)):
         out = _blhd_like(like.shape, like.dtype)
-        if factor is None:
+        if factor == 0:
+            out[...] = 0
+        elif factor is None:
             np.copyto(out, r, casting="unsafe")
         else:
             np.multiply(r, r.dtype.type(factor), out=out, casting="unsafe")
