@@ -1246,6 +1246,17 @@ def slice_symint(grad, dim, start, end, step):
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+from ._ops import _scaled_dot_product_flash_attention_for_cpu_backward as _flash_cpu_backward  # noqa: E402
+
+
+def flash_attention_for_cpu_backward_masked(grad, query, key, value, output, logsumexp, dropout_p, is_causal,
+                                            attn_mask, scale, needs, k):
+    """ScaledDotProductFlashAttentionForCpuBackward0: one _scaled_dot_product_flash_attention_for_cpu_backward
+    for query, key and value (upstream's single formula for the three), its output k."""
+    return _once((grad, query), needs, k, lambda: _flash_cpu_backward(
+        grad, query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask=attn_mask, scale=scale))
+
+
 from ._ops import _log_softmax_backward_data, _softmax_backward_data  # noqa: E402, F401 - softmax's formulas
 
 

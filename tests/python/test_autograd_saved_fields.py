@@ -373,6 +373,17 @@ OVERRIDES = {
         *_lstm_args(lib), *_fwd(lib, "mkldnn_rnn_layer", *_lstm_args(lib), False, [], 2, 2, 1, True, False, False,
                                 True)[:3], _lstm_args(lib, 5)[0][..., :2], None, None, False, 2, 2, 1, True, True,
         False, [], False, _lstm_ws(lib)),
+    # issue 15 (attn): the fused CPU attention (a causal one with a float mask and a scale) and its backward
+    # (torch::autograd::NotImplemented) on that forward's output and logsumexp
+    "_scaled_dot_product_flash_attention_for_cpu": lambda lib, x, y: _function(
+        lib, "_scaled_dot_product_flash_attention_for_cpu")(
+        _img(lib, 0, (1, 2, 3, 4)), _img(lib, 1, (1, 2, 3, 4)), _img(lib, 2, (1, 2, 3, 4)), 0.0, True,
+        attn_mask=lib.tensor([[0.0, -1.0, 0.5]] * 3, dtype=lib.float64), scale=0.5),
+    "_scaled_dot_product_flash_attention_for_cpu_backward": lambda lib, x, y: _function(
+        lib, "_scaled_dot_product_flash_attention_for_cpu_backward")(
+        _img(lib, 3, (1, 2, 3, 4)), _img(lib, 0, (1, 2, 3, 4)), _img(lib, 1, (1, 2, 3, 4)), _img(lib, 2, (1, 2, 3, 4)),
+        *_fwd(lib, "_scaled_dot_product_flash_attention_for_cpu", _img(lib, 0, (1, 2, 3, 4)),
+              _img(lib, 1, (1, 2, 3, 4)), _img(lib, 2, (1, 2, 3, 4)), 0.0, True), 0.0, True),
 }
 
 # every entry builds in torch today (its backward ops through torch.ops.aten or a double backward)

@@ -509,6 +509,15 @@ def _iadd(a, b):
     return a
 
 
+# issue 15 (attn): scaled_dot_product_attention's fused CPU op (its backward has no derivative upstream, so
+# node only here; tests/python/test_sdpa_fused.py gradchecks its first order)
+NODE_ONLY += [(lambda q, k, v: _F.scaled_dot_product_attention(q, k, v, is_causal=True),
+               lambda: (dbl(1, 2, 3, 4), dbl(1, 2, 3, 4), dbl(1, 2, 3, 4))),
+              (lambda q, k, v: torch.autograd.grad(_F.scaled_dot_product_attention(q, k, v).sum(), q,
+                                                   create_graph=True)[0],
+               lambda: (dbl(1, 2, 3, 4), dbl(1, 2, 3, 4), dbl(1, 2, 3, 4)))]
+
+
 @pytest.mark.parametrize("fn,make_inputs", [c[1:] for c in OPS], ids=[c[0] for c in OPS])
 def test_gradcheck_op(fn, make_inputs):
     assert gradcheck(fn, make_inputs())

@@ -57,6 +57,7 @@ from .._functions_manual import (
     evenly_distribute_backward,
     exp,
     expand_symint,
+    flash_attention_for_cpu_backward_masked,
     flip,
     fmax_mask,
     fmin_mask,
@@ -1723,6 +1724,33 @@ def SqueezeBackward5(grad, needs, dim, self_sym_sizes):
     return (grad_self,)
 
 
+def ScaledDotProductFlashAttentionForCpuBackward0(grad, needs, query, key, value, dropout_p, is_causal, attn_mask,
+                                                  scale, output, logsumexp):
+    """_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0.0,
+    bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)"""
+    grad_key = flash_attention_for_cpu_backward_masked(grad, query, key, value, output, logsumexp, dropout_p,
+                                                       is_causal, attn_mask, scale, needs, 1) if needs[1] else None
+    grad_query = flash_attention_for_cpu_backward_masked(grad, query, key, value, output, logsumexp, dropout_p,
+                                                         is_causal, attn_mask, scale, needs, 0) if needs[0] else None
+    grad_value = flash_attention_for_cpu_backward_masked(grad, query, key, value, output, logsumexp, dropout_p,
+                                                         is_causal, attn_mask, scale, needs, 2) if needs[2] else None
+    return (grad_query, grad_key, grad_value)
+
+
+def NotImplementedSdpaFlashCpuBackward(grads, needs, name):
+    """_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value,
+    Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None,
+    float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)"""
+    grad_attn_mask = not_implemented_multi(name, grads) if needs[6] else None
+    grad_grad_out = not_implemented_multi(name, grads) if needs[0] else None
+    grad_key = not_implemented_multi(name, grads) if needs[2] else None
+    grad_logsumexp = not_implemented_multi(name, grads) if needs[5] else None
+    grad_out = not_implemented_multi(name, grads) if needs[4] else None
+    grad_query = not_implemented_multi(name, grads) if needs[1] else None
+    grad_value = not_implemented_multi(name, grads) if needs[3] else None
+    return (grad_grad_out, grad_query, grad_key, grad_value, grad_out, grad_logsumexp, grad_attn_mask)
+
+
 def SoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     grad_self = _softmax_backward_data(grad, result, dim, self_scalar_type) if needs[0] else None
@@ -2712,6 +2740,8 @@ _C._set_formula(specs.UniqueDimBackward0, UniqueDimBackward0)
 _C._set_formula(specs.UniqueConsecutiveBackward0, UniqueConsecutiveBackward0)
 _C._set_formula(specs.SqueezeBackward3, SqueezeBackward3)
 _C._set_formula(specs.SqueezeBackward5, SqueezeBackward5)
+_C._set_formula(specs.ScaledDotProductFlashAttentionForCpuBackward0, ScaledDotProductFlashAttentionForCpuBackward0)
+_C._set_formula(specs.NotImplementedSdpaFlashCpuBackward, NotImplementedSdpaFlashCpuBackward)
 _C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
 _C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
 _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)

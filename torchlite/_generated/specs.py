@@ -261,6 +261,11 @@ UniqueDimBackward0 = _C._op_spec("UniqueDimBackward0", (), "", 0, False)
 UniqueConsecutiveBackward0 = _C._op_spec("UniqueConsecutiveBackward0", (), "", 0, False)
 SqueezeBackward3 = _C._op_spec("SqueezeBackward3", ("self_sym_sizes", ), "V", 0, False)
 SqueezeBackward5 = _C._op_spec("SqueezeBackward5", ("dim", "self_sym_sizes", ), "SV", 0, False)
+ScaledDotProductFlashAttentionForCpuBackward0 = _C._op_spec("ScaledDotProductFlashAttentionForCpuBackward0",
+                                                            ("query", "key", "value", "dropout_p", "is_causal",
+                                                             "attn_mask", "scale", "output", "logsumexp",),
+                                                            "TTTVVTVTT", 0, False)
+NotImplementedSdpaFlashCpuBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, True)
 SoftmaxBackward0 = _C._op_spec("SoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 LogSoftmaxBackward0 = _C._op_spec("LogSoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 SoftmaxBackwardDataBackward0 = _C._op_spec("SoftmaxBackwardDataBackward0",

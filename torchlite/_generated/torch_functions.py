@@ -12,6 +12,7 @@ from .._ops.structured_inplace import inplace_variant
 __all__ = [
     "_log_softmax",
     "_log_softmax_backward_data",
+    "_scaled_dot_product_flash_attention_for_cpu",
     "_softmax",
     "_softmax_backward_data",
     "abs",
@@ -353,6 +354,11 @@ _SCHEMAS = {
     "_log_softmax_backward_data": (
         ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',
          '(Tensor grad_output, Tensor output, int dim, torch.dtype input_dtype)'),),
+    "_scaled_dot_product_flash_attention_for_cpu": (
+        ('Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, '
+         'Tensor? attn_mask=None, float? scale=None',
+         '(Tensor query, Tensor key, Tensor value, float dropout_p = 0.0, bool is_causal = False, *, '
+         'Tensor attn_mask = None, float scale = None)'),),
     "_softmax": (
         ('Tensor self, int dim, bool half_to_float',
          '(Tensor input, int dim, bool half_to_float)'),),
@@ -1678,6 +1684,16 @@ def _log_softmax_backward_data(*args, **kwargs):
         args, kwargs = _rebind("_log_softmax_backward_data", _SCHEMAS["_log_softmax_backward_data"], args, kwargs,
                                error)
     return _ops._log_softmax_backward_data(*args, **kwargs)
+
+
+@functools.wraps(_ops._scaled_dot_product_flash_attention_for_cpu)
+def _scaled_dot_product_flash_attention_for_cpu(*args, **kwargs):
+    try:
+        return _ops._scaled_dot_product_flash_attention_for_cpu(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("_scaled_dot_product_flash_attention_for_cpu",
+                               _SCHEMAS["_scaled_dot_product_flash_attention_for_cpu"], args, kwargs, error)
+    return _ops._scaled_dot_product_flash_attention_for_cpu(*args, **kwargs)
 
 
 @functools.wraps(_ops._softmax)

@@ -276,6 +276,9 @@ __all__ += ["squeeze_", "linalg_cholesky_ex", "linalg_inv_ex", "diagonal_copy", 
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+from .attention import (_scaled_dot_product_flash_attention_for_cpu,  # noqa: E402
+                        _scaled_dot_product_flash_attention_for_cpu_backward)
+__all__ += ["_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_for_cpu_backward"]
 from .SoftMax import (log_softmax, softmax, _log_softmax, _log_softmax_backward_data, _softmax,  # noqa: E402
                       _softmax_backward_data)
 __all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_data", "_softmax",

@@ -4,6 +4,142 @@ __all__: list = []
 
 # ==== issue 15: functional ====
 # (the functional family's entries follow this line)
+# scaled_dot_product_attention's backend choice on the CPU (aten/src/ATen/native/transformers/
+# sdp_utils_cpp.cpp: select_sdp_backend_cpp, use_flash_attention_cpp; the checks of sdp_utils_cpp.h),
+# made by attention.cpp's scaled_dot_product_attention through _fused_sdp_choice_cpp: the fused
+# _scaled_dot_product_flash_attention_for_cpu where its checks pass, the math composition otherwise.
+# The switches are torch.backends.cuda's enable_flash_sdp / enable_math_sdp (globalContext's).
+import numpy as _attn_np  # noqa: E402
+
+from .._C import _wrap as _attn_wrap  # noqa: E402
+from .._ops import _mul_scalar as _attn_mul_scalar  # noqa: E402
+from .._ops import _scaled_dot_product_flash_attention_for_cpu as _flash_attention_cpu  # noqa: E402
+from ..backends import cuda as _sdp_switches  # noqa: E402
+
+_SDP_FLASH, _SDP_MATH = 1, 0  # at::SDPBackend's numbers
+
+
+def _sdp_warn(debug, message):
+    if debug:
+        warnings.warn(message, stacklevel=4)
+
+
+def _sdp_sizes(t):
+    return "[" + ", ".join(str(n) for n in t.shape) + "]"
+
+
+def _use_flash_attention_cpp(query, key, value, attn_mask, dropout_p, enable_gqa, debug):
+    """use_flash_attention_cpp: its checks in upstream's order (each warns why only when debug)."""
+    q, k, v = query._array, key._array, value._array
+    if not _sdp_switches.flash_sdp_enabled():  # check_runtime_disabled_flash
+        _sdp_warn(debug, "Flash attention has been runtime disabled.")
+        return False
+    if dropout_p > 0.0:  # check_for_dropout (check_nested_tensor: torchlite has no nested tensors)
+        _sdp_warn(debug, "Both fused kernels do not support non-zero dropout.")
+        return False
+    if not (q.ndim == k.ndim == v.ndim == 4):  # check_tensor_shapes
+        _sdp_warn(debug, "All fused kernels requires query, key and value to be 4 dimensional, but got Query dim: "
+                         f"{q.ndim}, Key dim: {k.ndim}, Value dim: {v.ndim} instead.")
+        return False
+    # check_batch_size_and_num_heads_dense<supports_gqa=true>
+    if not (q.shape[0] == k.shape[0] == v.shape[0]):
+        _sdp_warn(debug, "For dense inputs, both fused kernels require query, key and value to have the same "
+                         f"batch_size. Query.sizes(): {_sdp_sizes(q)}, Key.sizes(): {_sdp_sizes(k)}, Value.sizes(): "
+                         f"{_sdp_sizes(v)} instead. To broadcast dense inputs, try using unsqueeze and expand_to "
+                         "before passing them into the kernel.")
+        return False
+    if enable_gqa:  # check_grouped_query_attention<requires_same_num_heads=true>
+        if k.shape[1] != v.shape[1]:
+            _sdp_warn(debug, "Both fused kernels require key and value to have the same num_heads and batch_size but "
+                             f"got: Key sizes: {_sdp_sizes(k)}, Value sizes: {_sdp_sizes(v)}, Query sizes: "
+                             f"{_sdp_sizes(q)} instead.")
+            return False
+        if k.shape[1] == 0 or q.shape[1] % k.shape[1] != 0:
+            _sdp_warn(debug, "The number of heads in key/value must divide number of heads in query.Got input Key "
+                             f"sizes(): {k.shape[1]}, Value sizes(): {v.shape[1]}, Query sizes(): {q.shape[1]} "
+                             "instead.")
+            return False
+    elif not (q.shape[1] == k.shape[1] == v.shape[1]):
+        _sdp_warn(debug, "For dense input, both fused kernels require query, key and value to have the same "
+                         f"num_heads. Query.sizes(): {_sdp_sizes(q)}, Key sizes(): {_sdp_sizes(k)}, Value sizes(): "
+                         f"{_sdp_sizes(v)} instead. To broadcast dense inputs, try using unsqueeze and expand_to "
+                         "before passing them into the kernel.")
+        return False
+    if attn_mask is not None and not _sdp_mask_shape_ok(attn_mask, q, k, debug):
+        return False
+    if not (q.shape[-1] == k.shape[-1] == v.shape[-1]):  # check_head_dim_size_cpp
+        _sdp_warn(debug, "Flash attention requires q,k,v to have the same last dimension. Got Query.size(-1): "
+                         f"{q.shape[-1]}, Key.size(-1): {k.shape[-1]}, Value.size(-1): {v.shape[-1]} instead.")
+        return False
+    if q.shape[-2] == 0 or k.shape[-2] == 0:  # check_nonzero_sequence_lengths_dense
+        _sdp_warn(debug, "All fused kernels do not support zero seq_len_q or seq_len_kv.")
+        return False
+    # check_last_dim_stride_equals_1_dense<false> (the mask's stride is free on the CPU)
+    if not (q.strides[-1] == q.itemsize and k.strides[-1] == k.itemsize and v.strides[-1] == v.itemsize):
+        _sdp_warn(debug, "All fused kernels require the last dimension of the input to have stride 1. Got "
+                         f"Query.stride(-1): {q.strides[-1] // q.itemsize}, Key.stride(-1): "
+                         f"{k.strides[-1] // k.itemsize}, Value.stride(-1): {v.strides[-1] // v.itemsize}")
+        return False
+    if not (q.dtype == k.dtype == v.dtype and q.dtype in (_attn_np.float32, _attn_np.float64, _attn_np.float16)):
+        _sdp_warn(debug, "Expected query, key and value to all be of dtype: {Double, Float, BFloat16, Half}. Got "
+                         f"Query dtype: {query.dtype}, Key dtype: {key.dtype}, and Value dtype: {value.dtype} "
+                         "instead.")
+        return False
+    return True
+
+
+def _sdp_mask_shape_ok(attn_mask, q, k, debug):
+    """check_attn_mask_shape: a mask that needs no gradient, 2-d (L or 1, S or 1) or 4-d (B or 1, H or 1,
+    L or 1, S or 1) (its size(-2) read first, so a 1-d mask raises torch's IndexError)."""
+    if attn_mask.requires_grad:
+        return False
+    m_rows, m_cols = attn_mask.size(-2), attn_mask.size(-1)
+    if m_rows not in (q.shape[2], 1) or m_cols not in (k.shape[2], 1):
+        return False
+    shape = attn_mask.shape
+    if len(shape) == 2 or (len(shape) == 4 and shape[0] in (q.shape[0], 1) and shape[1] in (q.shape[1], 1)):
+        return True
+    _sdp_warn(debug, "Please use the following attn mask shapes: 2d - ({Q_seq_len, 1}  x {KV_seq_len, 1}); "
+                     "4d - ({Batch, 1} x {Num_heads, 1} x {Q_seq_len, 1}  x {KV_seq_len, 1})")
+    return False
+
+
+def _fused_sdp_choice_cpp(query, key, value, attn_mask, dropout_p, enable_gqa):
+    """select_sdp_backend_cpp: flash where use_flash_attention_cpp passes, else math where enabled."""
+    flash_on, math_on = _sdp_switches.flash_sdp_enabled(), _sdp_switches.math_sdp_enabled()
+    if not flash_on and not math_on:
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
+    if _use_flash_attention_cpp(query, key, value, attn_mask, dropout_p, enable_gqa, False):
+        return _SDP_FLASH
+    if math_on:
+        return _SDP_MATH
+    warnings.warn("Flash attention kernel not used because:", stacklevel=3)
+    _use_flash_attention_cpp(query, key, value, attn_mask, dropout_p, enable_gqa, True)
+    raise RuntimeError("No available kernel.  Aborting execution.")
+
+
+def _sdpa_flash_or_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """attention.cpp's scaled_dot_product_attention after validate_sdpa_input: the backend
+    _fused_sdp_choice picks (on the host; a cuda tensor keeps the math composition), a bool mask
+    made additive (convert_boolean_attn_mask: 0 where True, -inf where False, in the query's dtype)."""
+    q, k, v = query._array, key._array, value._array
+    if q.__class__ is not _attn_np.ndarray:  # a cuda tensor: the math composition, as before
+        return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                                  enable_gqa)[0]
+    if not (q.size and k.size and v.size):
+        # torch 2.13 answers an empty query, key or value before any backend: zeros of the output's
+        # shape plus (q.sum() + k.sum() + v.sum()) * 0, so the graph still reaches the inputs
+        zeros = _attn_wrap(_attn_np.zeros(q.shape[:-1] + v.shape[-1:], q.dtype), query)
+        return zeros + _attn_mul_scalar(query.sum() + key.sum() + value.sum(), 0)  # (at::mul.Scalar's node)
+    if _fused_sdp_choice_cpp(query, key, value, attn_mask, dropout_p, enable_gqa) != _SDP_FLASH:
+        return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                                  enable_gqa)[0]
+    if attn_mask is not None and attn_mask._array.dtype == _attn_np.bool_:
+        m = attn_mask._array
+        attn_mask = _attn_wrap(_attn_np.where(m, 0.0, -_attn_np.inf).astype(query._array.dtype), attn_mask)
+    return _flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)[0]
+
 # torch/nn/functional.py's functions, each calling the op torch's calls (torch._C._nn's are
 # torchlite/_generated/nn_functions.py), so values, node names and errors are torch's.
 import warnings  # noqa: E402
@@ -870,8 +1006,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention (torch's
     math path; the fused CPU kernels torch may pick give the same values)."""
     _sdpa_validate(query, key, value, attn_mask)
-    return _scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale,
-                                              enable_gqa)[0]
+    # (the backend choice: the functional family's _sdpa_flash_or_math, issue 15's fused CPU attention)
+    return _sdpa_flash_or_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
 __all__ += ["scaled_dot_product_attention"]
