@@ -177,6 +177,7 @@ TEST_LIST = {
     # (the functional family's entries follow this line)
     "_scaled_dot_product_flash_attention_for_cpu": "tests/python/test_sdpa_fused.py",
     "_scaled_dot_product_flash_attention_for_cpu_backward": "tests/python/test_sdpa_fused.py",
+    "_safe_softmax": "tests/python/test_sdpa_fused.py",
     "_softmax_backward_data": "tests/python/test_nn_functional.py",
     "_log_softmax_backward_data": "tests/python/test_nn_functional.py",
     "linear": "tests/python/test_nn_functional.py", "bilinear": "tests/python/test_nn_functional.py",

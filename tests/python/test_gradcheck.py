@@ -384,6 +384,7 @@ def _idx(*values):
 OPS += [
     ("softmax", lambda a: _F.softmax(a, 1), lambda: (dbl(2, 3),)),
     ("log_softmax", lambda a: _F.log_softmax(a, 0), lambda: (dbl(2, 3),)),
+    ("_safe_softmax", lambda a: torch._safe_softmax(a, 1), lambda: (dbl(2, 3),)),
     ("linear", lambda a, w, b: _F.linear(a, w, b), lambda: (dbl(2, 3, 4), dbl(2, 4), dbl(2))),
     ("hardtanh", lambda a: _F.hardtanh(a), lambda: (away_from_zero(2, 3) * 0.4,)),
     ("leaky_relu", lambda a: _F.leaky_relu(a, 0.2), lambda: (away_from_zero(2, 3),)),

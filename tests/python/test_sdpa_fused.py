@@ -394,3 +394,55 @@ def test_backend_switches(restore_switches, flash, math, shapes):
             lib.backends.cuda.enable_flash_sdp(True)
             lib.backends.cuda.enable_math_sdp(True)
     same(case)
+
+
+# _safe_softmax: the math path's softmax, an op of its own (SafeSoftmaxBackward0) as torch's ----------
+
+def _node_names(fn):
+    seen, kept, order, stack = set(), [], [], [fn]
+    while stack:
+        f = stack.pop()
+        if f is None or id(f) in seen:
+            continue
+        seen.add(id(f))
+        kept.append(f)  # (alive, so that no other node object takes its id)
+        order.append(f.name().replace("torch::autograd::", ""))
+        stack.extend(n for n, _ in f.next_functions)
+    return order
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_safe_softmax_against_torch(dtype):
+    def case(lib):
+        a = _arr((3, 4, 5), 1, dtype)
+        a[1, 2, :] = -np.inf  # a fully masked row: zeros, and zero gradients
+        a[0, :, 3] = -np.inf
+        x = lib.tensor(a, requires_grad=True)
+        out = []
+        for dim in (-1, 1, 0):
+            y = lib._safe_softmax(x, dim)
+            (g,) = lib.autograd.grad((y * lib.tensor(_arr((3, 4, 5), 2, dtype))).sum(), x)
+            out += [y, g, y.grad_fn.name(), y.grad_fn._saved_dim, y.grad_fn._saved_result]
+        y64 = lib._safe_softmax(x, -1, dtype=lib.float64)  # the cast inside the op: no node of its own
+        y64.sum().backward()
+        out += [y64, y64.grad_fn.name(), len(y64.grad_fn.next_functions), x.grad]
+        return out
+    assert run(case, torchlite) == run(case, torch)
+    x = torchlite.tensor(_arr((2, 3), 3), requires_grad=True)
+    assert torchlite.autograd.gradcheck(lambda t: torchlite._safe_softmax(t, -1), (x,))
+    assert torchlite.autograd.gradgradcheck(lambda t: torchlite._safe_softmax(t, 0), (x,))
+
+
+@pytest.mark.parametrize("kw", [dict(dropout_p=0.5), dict(attn_mask="bool"), dict(is_causal=True, dropout_p=0.3)])
+def test_math_path_nodes_against_torch(kw):
+    # dropout routes to the math composition: its whole graph's node names as torch's
+    def case(lib):
+        lib.manual_seed(0)
+        q, k, v = (lib.tensor(_arr((1, 2, 4, 3), s, "float32"), requires_grad=True) for s in range(3))
+        args = dict(kw)
+        if args.get("attn_mask") == "bool":
+            args["attn_mask"] = lib.tensor(np.tril(np.ones((4, 4), bool)))
+            args["dropout_p"] = 0.25
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, **args)
+        return _node_names(out.grad_fn)
+    assert run(case, torchlite) == run(case, torch)

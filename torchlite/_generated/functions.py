@@ -1763,6 +1763,12 @@ def LogSoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
     return (grad_self,)
 
 
+def SafeSoftmaxBackward0(grad, needs, dim, self_scalar_type, result):
+    """_safe_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    grad_self = _softmax_backward_data(grad, result, dim, self_scalar_type) if needs[0] else None
+    return (grad_self,)
+
+
 def SoftmaxBackwardDataBackward0(grad, needs, grad_output, output, dim, input_dtype):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     grad_grad_output = _softmax_backward_data(grad, output, dim, input_dtype) if needs[0] else None
@@ -2744,6 +2750,7 @@ _C._set_formula(specs.ScaledDotProductFlashAttentionForCpuBackward0, ScaledDotPr
 _C._set_formula(specs.NotImplementedSdpaFlashCpuBackward, NotImplementedSdpaFlashCpuBackward)
 _C._set_formula(specs.SoftmaxBackward0, SoftmaxBackward0)
 _C._set_formula(specs.LogSoftmaxBackward0, LogSoftmaxBackward0)
+_C._set_formula(specs.SafeSoftmaxBackward0, SafeSoftmaxBackward0)
 _C._set_formula(specs.SoftmaxBackwardDataBackward0, SoftmaxBackwardDataBackward0)
 _C._set_formula(specs.LogSoftmaxBackwardDataBackward0, LogSoftmaxBackwardDataBackward0)
 _C._set_formula(specs.EmbeddingBackward0, EmbeddingBackward0)

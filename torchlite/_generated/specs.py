@@ -268,6 +268,7 @@ ScaledDotProductFlashAttentionForCpuBackward0 = _C._op_spec("ScaledDotProductFla
 NotImplementedSdpaFlashCpuBackward = _C._op_spec("torch::autograd::NotImplemented", ("name", ), "H", 0, True)
 SoftmaxBackward0 = _C._op_spec("SoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 LogSoftmaxBackward0 = _C._op_spec("LogSoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
+SafeSoftmaxBackward0 = _C._op_spec("SafeSoftmaxBackward0", ("dim", "self_scalar_type", "result", ), "SHT", 0, False)
 SoftmaxBackwardDataBackward0 = _C._op_spec("SoftmaxBackwardDataBackward0",
                                            ("grad_output", "output", "dim", "input_dtype", ), "TTSH", 0, False)
 LogSoftmaxBackwardDataBackward0 = _C._op_spec("LogSoftmaxBackwardDataBackward0", ("grad_output", "output", "dim", ),

@@ -12,6 +12,7 @@ from .._ops.structured_inplace import inplace_variant
 __all__ = [
     "_log_softmax",
     "_log_softmax_backward_data",
+    "_safe_softmax",
     "_scaled_dot_product_flash_attention_for_cpu",
     "_softmax",
     "_softmax_backward_data",
@@ -354,6 +355,9 @@ _SCHEMAS = {
     "_log_softmax_backward_data": (
         ('Tensor grad_output, Tensor output, int dim, ScalarType input_dtype',
          '(Tensor grad_output, Tensor output, int dim, torch.dtype input_dtype)'),),
+    "_safe_softmax": (
+        ('Tensor self, int dim, ScalarType? dtype=None',
+         '(Tensor input, int dim, torch.dtype dtype = None)'),),
     "_scaled_dot_product_flash_attention_for_cpu": (
         ('Tensor query, Tensor key, Tensor value, float dropout_p=0.0, bool is_causal=False, *, '
          'Tensor? attn_mask=None, float? scale=None',
@@ -1684,6 +1688,15 @@ def _log_softmax_backward_data(*args, **kwargs):
         args, kwargs = _rebind("_log_softmax_backward_data", _SCHEMAS["_log_softmax_backward_data"], args, kwargs,
                                error)
     return _ops._log_softmax_backward_data(*args, **kwargs)
+
+
+@functools.wraps(_ops._safe_softmax)
+def _safe_softmax(*args, **kwargs):
+    try:
+        return _ops._safe_softmax(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("_safe_softmax", _SCHEMAS["_safe_softmax"], args, kwargs, error)
+    return _ops._safe_softmax(*args, **kwargs)
 
 
 @functools.wraps(_ops._scaled_dot_product_flash_attention_for_cpu)

@@ -35,9 +35,8 @@ def _compute(a):
     return a.astype(_f32) if a.dtype == _f16 else a
 
 
-def _softmax(self, dim, half_to_float=False):
-    given = dim
-    a, dim = _check("softmax", self, dim, half_to_float)
+def _softmax_values(a, dim):
+    """softmax of a along (wrapped) dim, in a's dtype (float16 through float32), C-contiguous."""
     x = _compute(a)
     token = _quiet()
     try:
@@ -49,8 +48,31 @@ def _softmax(self, dim, half_to_float=False):
             r = e / np.sum(e, axis=dim, keepdims=True)
     finally:
         _loud(token)
-    out = _wrap(np.array(r, dtype=a.dtype, order="C"), self)
+    return np.array(r, dtype=a.dtype, order="C")
+
+
+def _softmax(self, dim, half_to_float=False):
+    given = dim
+    a, dim = _check("softmax", self, dim, half_to_float)
+    out = _wrap(_softmax_values(a, dim), self)
     return _record(_S.SoftmaxBackward0, (self,), out, dim=given, result=out, self_scalar_type=a.dtype)
+
+
+def _safe_softmax(self, dim, dtype=None):
+    """at::_safe_softmax (ATen/native/transformers/attention.cpp): softmax in `dtype` (the cast inside
+    the op: no node of its own) where a row that is all -inf gives zeros instead of nan; one node,
+    SafeSoftmaxBackward0, with softmax's backward."""
+    given = dim
+    _int_arg("_safe_softmax", "dim", 2, dim)
+    src = self if dtype is None else to(self, dtype).detach()
+    a, dim = _check("softmax", src, dim, False)
+    r = _softmax_values(a, dim)
+    if r.ndim and r.size:
+        masked = np.all(a == -np.inf, axis=dim, keepdims=True)
+        if masked.any():
+            r = np.where(masked, np.zeros((), r.dtype), r)
+    out = _wrap(np.ascontiguousarray(r), self)
+    return _record(_S.SafeSoftmaxBackward0, (self,), out, dim=given, result=out, self_scalar_type=self._array.dtype)
 
 
 def _log_softmax(self, dim, half_to_float=False):

@@ -279,9 +279,9 @@ __all__ += ["squeeze_", "linalg_cholesky_ex", "linalg_inv_ex", "diagonal_copy", 
 from .attention import (_scaled_dot_product_flash_attention_for_cpu,  # noqa: E402
                         _scaled_dot_product_flash_attention_for_cpu_backward)
 __all__ += ["_scaled_dot_product_flash_attention_for_cpu", "_scaled_dot_product_flash_attention_for_cpu_backward"]
-from .SoftMax import (log_softmax, softmax, _log_softmax, _log_softmax_backward_data, _softmax,  # noqa: E402
-                      _softmax_backward_data)
-__all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_data", "_softmax",
+from .SoftMax import (log_softmax, softmax, _log_softmax, _log_softmax_backward_data, _safe_softmax,  # noqa: E402
+                      _softmax, _softmax_backward_data)
+__all__ += ["log_softmax", "softmax", "_log_softmax", "_log_softmax_backward_data", "_safe_softmax", "_softmax",
             "_softmax_backward_data"]
 from .LinearNN import bilinear, linear  # noqa: E402
 __all__ += ["bilinear", "linear"]

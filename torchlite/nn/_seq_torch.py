@@ -4,7 +4,7 @@ them: importing the torchlite package itself from inside it would be an import c
 from .. import _C, _dtypes
 from .._factories import arange, as_tensor, empty, empty_like, full, ones, tensor, zeros, zeros_like  # noqa: F401
 from .._generated.torch_functions import (  # noqa: F401
-    baddbmm, bmm, cat, matmul, mkldnn_rnn_layer, relu, sort, stack, tanh, tril, triu, where)
+    _safe_softmax, baddbmm, bmm, cat, matmul, mkldnn_rnn_layer, relu, sort, stack, tanh, tril, triu, where)
 from .._tensor import Tensor  # noqa: F401
 
 is_grad_enabled = _C.is_grad_enabled

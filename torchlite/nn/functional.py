@@ -940,21 +940,6 @@ def _sdpa_validate(query, key, value, attn_mask):
         raise RuntimeError(f"expected scalar type Float but found {_seq_type_name(_seq_np(query.dtype))}")
 
 
-def _safe_softmax(x, dim):
-    # aten/src/ATen/native/transformers/attention.cpp: _safe_softmax - a row that is all -inf
-    # (fully masked) gives zeros, not nan, and its backward (_softmax_backward_data with that zero
-    # result) passes zeros: the masked rows are softmaxed as zeros, so no nan reaches the gradient.
-    # Where no row is all -inf (a causal mask never masks a whole row) both wheres keep every value
-    # and pass every gradient: the softmax alone, the same values, without their passes
-    a = x._array
-    if type(a) is _np.ndarray and a.ndim and not _np.all(a == float("-inf"), axis=dim).any():
-        return softmax(x, dim)
-    masked_rows = (x == float("-inf")).all(dim, keepdim=True)
-    zero = _tl.zeros((), dtype=x.dtype, device=x.device)
-    out = softmax(_tl.where(masked_rows, zero, x), dim)
-    return _tl.where(masked_rows, zero, out)
-
-
 def _gqa_expand(query, key, value, enable_gqa):
     # attention.cpp: pre_process_group_query_attention_input
     if not enable_gqa:
@@ -976,7 +961,8 @@ def _scaled_dot_product_attention_math(query, key, value, attn_mask=None, dropou
     if base is None:
         base = 1.0 / _seq_math.sqrt(query.size(-1))
     factor = _seq_math.sqrt(base)
-    q = query * (-factor if negative else factor)
+    # at::mul(Tensor, Scalar) in attention.cpp: MulBackward1, as torch's graph
+    q = _attn_mul_scalar(query, -factor if negative else factor)
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
@@ -988,11 +974,11 @@ def _scaled_dot_product_attention_math(query, key, value, attn_mask=None, dropou
         attn_mask = _tl.zeros(attn_mask.shape, dtype=query.dtype, device=query.device).masked_fill(
             attn_mask.logical_not(), float("-inf"))
     key, value = _gqa_expand(query, key, value, enable_gqa)
-    attn = _tl.matmul(q, key.transpose(-2, -1) * factor)
+    attn = _tl.matmul(q, _attn_mul_scalar(key.transpose(-2, -1), factor))
     if attn_mask is not None:
         # attn.add_(attn_mask): the sum keeps attn's dtype
         attn = attn + attn_mask
-    attn = _safe_softmax(attn, -1)
+    attn = _tl._safe_softmax(attn, -1)
     if dropout_p > 0.0:
         if dropout_p > 1:
             # at::dropout's check (aten/src/ATen/native/Dropout.cpp)
