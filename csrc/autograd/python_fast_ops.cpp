@@ -726,6 +726,12 @@ bool view_geometry(FastKernel k, const at::Tensor& self, PyObject* const* args, 
   const c10::IntArrayRef sizes = self.sizes(), strides = self.strides();
   const auto ndim = static_cast<int64_t>(sizes.size());
   switch (k) {
+    case FastKernel::Reshape:
+      // a contiguous tensor's reshape is its view (ViewBackward0); another layout's is an alias
+      // with its own node (ReshapeAliasBackward0) or a copy: the Python kernel's
+      if (!self.unsafeGetTensorImpl()->is_contiguous() || self.numel() == 0)
+        return false;
+      [[fallthrough]];
     case FastKernel::View:
       if (nargs < 2 || !int_list(args, 1, nargs, g.sizes) || !infer_size(g.sizes, self.numel()))
         return false;

@@ -16,7 +16,8 @@
 // has an edge: should_compute_output). Any other call is "not handled" and goes to the Python kernel, which stays the
 // reference for every case.
 //
-// The view kernels (view, transpose, t, permute, unsqueeze, expand) take a cpu tensor of any dtype and their
+// The view kernels (view, transpose, t, permute, unsqueeze, expand; reshape of a contiguous tensor, which is its
+// view as upstream's reshape, recording ViewBackward0) take a cpu tensor of any dtype and their
 // arguments as exact Python ints (varargs, or one tuple, list or torch.Size where the method takes a size list). They
 // compute the view's sizes and strides as the Python kernel's (at::detail::computeStride, inferExpandGeometry, ...),
 // make it over self's storage with self's version counter (at::alias_with_sizes_and_strides; its numpy array is made
@@ -39,6 +40,7 @@ enum class FastKernel : uint8_t {
   Relu,
   NumpyUnary,
   View,
+  Reshape,
   Transpose,
   T,
   Permute,

@@ -35,7 +35,7 @@ def _table():
 
 
 TABLE = _table()
-VIEW_KERNELS = ("View", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
+VIEW_KERNELS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
 BINARY = [base for base, spec in TABLE if spec["kernel"] in ("Add", "Sub", "Mul", "Div")]
 VIEWS = [base for base, spec in TABLE if spec["kernel"] in VIEW_KERNELS]
 UNARY = [base for base, spec in TABLE if spec["kernel"] not in ("Add", "Sub", "Mul", "Div") + VIEW_KERNELS]
@@ -44,7 +44,7 @@ OPERATORS = {op: base for base, spec in TABLE for op in spec.get("operators", []
 
 
 def test_table_is_bound():
-    assert len(TABLE) == 17 and len(VIEWS) == 6
+    assert len(TABLE) == 18 and len(VIEWS) == 7
     for base, spec in TABLE:
         method = getattr(torchlite.Tensor, base)
         assert method._cpp_dispatch, base
@@ -417,6 +417,9 @@ def _view_bases():
 VIEW_CALLS = {
     "view": [(60,), (-1,), (5, 12), (3, -1, 5), ([3, 20],), ((6, 10),), (torchlite.Size([2, 30]),), (3, 4, 5),
              (3, 4, 5, 1), (1, 60, 1), (2, 2, 15)],
+    # reshape: the view of a contiguous tensor in C++; another layout's alias or copy in Python
+    "reshape": [(60,), (-1,), (5, 12), (3, -1, 5), ([3, 20],), ((6, 10),), (torchlite.Size([2, 30]),), (3, 4, 5),
+                (1, 60, 1), (2, 2, 15), (-1, -1), (7, 9)],
     "transpose": [(0, 2), (-1, 0), (1, 1), (2, -2)],
     "permute": [(2, 0, 1), ([1, 2, 0],), ((0, 1, 2),), (-1, 0, -2)],
     "unsqueeze": [(0,), (-1,), (3,), (-4,), (1,)],
@@ -499,7 +502,7 @@ def test_views_against_torch():
         k = x.permute(2, 0, 1).unsqueeze(0).expand(2, C, B, T)
         y = (q.transpose(-2, -1) @ q).sum() + (k * k).sum() + x.view(-1, 4).t().sum()
         y.backward()
-        views = (q, k, x.view(-1), x.unsqueeze(-1))
+        views = (q, k, x.view(-1), x.unsqueeze(-1), x.reshape(4, -1), x.transpose(0, 1).reshape(-1))
         return ([v.stride() for v in views], [v.grad_fn.name() for v in views], q.grad_fn._saved_dim0,
                 k.grad_fn._saved_self_sym_sizes, x.grad)
     assert run(case, torchlite) == run(case, torch)
@@ -510,7 +513,7 @@ def test_views_against_torch():
         for call in (lambda: x.view(5, 5), lambda: x.view(-1, -1), lambda: x.transpose(0, 3),
                      lambda: x.permute(0, 0, 1), lambda: x.permute(0, 1), lambda: x.unsqueeze(4),
                      lambda: x.expand(3, 3, 4), lambda: x.expand(3, 4), lambda: x.expand(-1, 2, 3, 4), lambda: x.t(),
-                     lambda: x.transpose(1, 2).view(24)):
+                     lambda: x.transpose(1, 2).view(24), lambda: x.reshape(5, 5), lambda: x.reshape(-1, -1)):
             try:
                 call()
                 out.append("ok")

@@ -761,7 +761,7 @@ def gen_python_functions(entries):
 FAST_SOURCES = {"self": "Self", "other": "Other", "result": "Result", "alpha": "Alpha"}
 FAST_BINARY = ("Add", "Sub", "Mul", "Div")
 # The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
-FAST_VIEWS = ("View", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
+FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
 
 
@@ -777,7 +777,8 @@ def gen_fast_functions(entries, functions):
         if not spec:
             continue
         schema = Schema(f["func"])
-        e = by_schema[f["func"].split("(")[0]]
+        # `node_of: op`: the call records that op's node (reshape, a view where it can be one)
+        e = by_schema[spec.get("node_of", f["func"].split("(")[0])]
         kernel = spec["kernel"]
         if (kernel in FAST_BINARY) != (e.inputs == ["self", "other"]) or (kernel not in FAST_BINARY
                                                                           and e.inputs != ["self"]):

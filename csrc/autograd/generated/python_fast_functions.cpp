@@ -51,6 +51,8 @@ const FastOpEntry kFastOps[] = {
     {"permute", FastKernel::Permute, nullptr, false, "PermuteBackward0", 1, {{"dims", FastSource::Dims, -1}}},
     // relu(Tensor self) -> Tensor
     {"relu", FastKernel::Relu, nullptr, false, "ReluBackward0", 1, {{"result", FastSource::Result, -1}}},
+    // reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
+    {"reshape", FastKernel::Reshape, nullptr, false, "ViewBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
     // sin(Tensor self) -> Tensor
     {"sin", FastKernel::NumpyUnary, "sin", false, "SinBackward0", 1, {{"self", FastSource::Self, 0}}},
     // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
