@@ -9,6 +9,8 @@ norm, relu, a 2x2 max pool), each checked two ways:
 - against torch: values (float64 to 1e-10 relative, float32 to 1e-5), gradients, node names and
   saved fields, on "cpu" and "sim:0", with gradcheck / gradgradcheck in float64.
 """
+import zlib
+
 import numpy as np
 import pytest
 
@@ -61,7 +63,7 @@ def _bn_inputs(rng, shape, dtype, special):
 
 
 BN_SHAPES = [(32, 32, 32, 32), (32, 64, 16, 16), (2, 3, 5), (7, 2, 1, 3), (3, 5, 4, 1, 2), (2, 4, 2, 2),
-             (3, 2, 9000)]  # the last: rows longer than numpy's 8192-element buffer
+             (3, 2, 8192)]  # the last: rows as long as numpy's ufunc buffer (8192 elements)
 
 
 @pytest.mark.parametrize("shape", BN_SHAPES)
@@ -71,7 +73,7 @@ BN_SHAPES = [(32, 32, 32, 32), (32, 64, 16, 16), (2, 3, 5), (7, 2, 1, 3), (3, 5,
 def test_blocked_batch_norm_grads_match_unblocked_kernel(monkeypatch, shape, dtype, special, block):
     """Every output bit for bit, each mask and with and without a weight, at block sizes that split
     the batch into one row, a few rows and the default."""
-    rng = np.random.default_rng(hash((shape, special)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((shape, special)).encode()))  # (hash() of a str varies by run)
     x, g = _bn_inputs(rng, shape, dtype, special)
     c = shape[1]
     axes = (0,) + tuple(range(2, x.ndim))
@@ -96,10 +98,12 @@ def test_blocked_batch_norm_grads_match_unblocked_kernel(monkeypatch, shape, dty
 
 def test_blocked_batch_norm_conditions():
     """One channel (numpy sums the whole array pairwise), a 2-d input (the batch alone), a batch of
-    one or a spatial size of one: the unblocked kernel runs."""
-    for shape in [(4, 1, 8, 8), (4, 6), (1, 3, 4, 4), (4, 3, 1, 1), (5, 3, 1)]:
+    one, a spatial size of one, or rows longer than numpy's buffer (where numpy 2.2 and 2.4 split a
+    row into inner loops differently): the unblocked kernel runs."""
+    for shape in [(4, 1, 8, 8), (4, 6), (1, 3, 4, 4), (4, 3, 1, 1), (5, 3, 1), (3, 2, 8193), (2, 3, 4500, 2)]:
         assert not Normalization._blocked_stats_apply(np.zeros(shape, np.float32))
     assert Normalization._blocked_stats_apply(np.zeros((2, 2, 2), np.float32))
+    assert Normalization._blocked_stats_apply(np.zeros((2, 2, 8192), np.float32))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -184,7 +188,7 @@ def test_max_pool_fast_paths_match_general(monkeypatch, case, dtype, special):
     out in a non-contiguous input, which takes the copy), and the nan-free scan against the
     nan-aware one: values and indices bit for bit."""
     shape, k, s, p = case
-    rng = np.random.default_rng(abs(hash((case, special))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(repr((case, special)).encode()))
     x = _pool_input(rng, shape, dtype, special)
     fast = Pooling.max_pool2d_with_indices(torchlite.tensor(x), k, s if s else [], p)
     strided = np.swapaxes(np.ascontiguousarray(np.swapaxes(x, -1, -2)), -1, -2)  # the same values, F-order planes

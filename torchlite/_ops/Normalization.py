@@ -319,9 +319,13 @@ _BLOCK_BYTES = 1 << 18  # one block's row of one array: a few of them fit in L2 
 
 def _blocked_stats_apply(X):
     """Whether _batch_norm_grads_blocked reproduces the numpy reductions bit for bit: at least
-    two channels (with one, numpy coalesces the whole array into one pairwise sum) and a
-    spatial size (a 2-d input reduces over the batch alone)."""
-    return X.ndim >= 3 and X.shape[1] > 1 and X.shape[0] > 1 and X.size // (X.shape[0] * X.shape[1]) > 1
+    two channels (with one, numpy coalesces the whole array into one pairwise sum), a spatial size
+    (a 2-d input reduces over the batch alone) and rows no longer than numpy's ufunc buffer (beyond
+    it, how a row is split into inner loops depends on numpy's version: 2.2 and 2.4 differ)."""
+    if not (X.ndim >= 3 and X.shape[1] > 1 and X.shape[0] > 1):
+        return False
+    s = X.size // (X.shape[0] * X.shape[1])
+    return 1 < s <= np.getbufsize()
 
 
 def _rows_total(partial):
