@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace torch {
 namespace {
@@ -38,33 +39,30 @@ using FloatArray = pybind11::array_t<float, pybind11::array::c_style>;
 
 // erf of a C-contiguous float32 array into `out` (a new array, or x itself
 // or another array of x's shape).
+// Runs `loop` (in, out, n) over x into result without the GIL.
+FloatArray run_float_loop(const FloatArray& x, FloatArray result, void (*loop)(const float*, float*, std::ptrdiff_t)) {
+  const float* in = x.data();
+  float* o = result.mutable_data();
+  const auto n = x.size();
+  {
+    pybind11::gil_scoped_release release;
+    loop(in, o, n);
+  }
+  return result;
+}
+
 FloatArray erf_float32_host(const FloatArray& x, pybind11::object out) {
   if (!out.is_none() && !FloatArray::check_(out))
     throw std::invalid_argument("_erf_float32_host: out must be a C-contiguous float32 array");
   FloatArray result = out.is_none() ? FloatArray(x.request().shape) : pybind11::reinterpret_borrow<FloatArray>(out);
   if (result.size() != x.size())
     throw std::invalid_argument("_erf_float32_host: out has another size than x");
-  const float* in = x.data();
-  float* o = result.mutable_data();
-  const auto n = x.size();
-  {
-    pybind11::gil_scoped_release release;
-    at::native::erf_float_loop(in, o, n);
-  }
-  return result;
+  return run_float_loop(x, std::move(result), at::native::erf_float_loop);
 }
 
 // Exact gelu of a C-contiguous float32 array as a new array (ActivationNN.py's _gelu_exact, fused).
 FloatArray gelu_float32_host(const FloatArray& x) {
-  FloatArray result(x.request().shape);
-  const float* in = x.data();
-  float* o = result.mutable_data();
-  const auto n = x.size();
-  {
-    pybind11::gil_scoped_release release;
-    at::native::gelu_float_loop(in, o, n);
-  }
-  return result;
+  return run_float_loop(x, FloatArray(x.request().shape), at::native::gelu_float_loop);
 }
 
 } // namespace
