@@ -122,3 +122,28 @@ def test_gelu_float32_host_is_the_numpy_operations_fused():
         _same_bits(_C._gelu_float32_host(x[:n]), expected[:n])
     with pytest.raises(TypeError):
         _C._gelu_float32_host(x.astype(np.float64))
+
+
+def test_gelu_backward_float32_host_is_the_numpy_operations_fused():
+    rng = np.random.default_rng(5)
+    special = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-38, 3e38, -3e38, 5.65, -5.66, 13.5, -13.5],
+                       np.float32)
+    x = np.concatenate([(rng.standard_normal(5000) * 4).astype(np.float32), special, special])
+    g = rng.standard_normal(x.size).astype(np.float32)
+    g[-len(special):] = [1.0, np.nan, -np.inf, np.inf, -0.0, 0.0, 2.0, np.nan, 1e30, -1e-30, 0.0, np.inf, -1.0]
+    with np.errstate(all="ignore"):  # gelu_backward's exact_in_place, operation by operation
+        cdf = (np.float32(1) + _libm(x * np.float32(np.sqrt(0.5)))) * np.float32(0.5)
+        e = np.exp((np.float32(-0.5) * x) * x)
+        expected = g * (((e * np.float32(1 / np.sqrt(2 * np.pi))) * x) + cdf)
+    for n in (len(x), 1, 3, 7, 1023, 1024, 1025, 2049):  # the erf's chunks of 1024 and its vector tails
+        parts = _C._gelu_backward_float32_parts(x[:n])
+        _same_bits(parts[0], cdf[:n])
+        with np.errstate(all="ignore"):
+            np.exp(parts[1], out=parts[1])
+        result = _C._gelu_backward_float32_combine(g[:n], x[:n], parts[0], parts[1])
+        assert result is parts[1]  # written in place
+        _same_bits(result, expected[:n])
+    with pytest.raises(TypeError):
+        _C._gelu_backward_float32_parts(x.astype(np.float64))
+    with pytest.raises(ValueError, match="grad has another size than x"):
+        _C._gelu_backward_float32_combine(g[:3], x[:4], cdf[:4], e[:4].copy())

@@ -249,6 +249,11 @@ def gelu_backward(grad_output, self, *, approximate="none"):
 
     def exact_in_place(g, x):
         # exact's operations, in place (each commuted operation rounds the same)
+        if _is_host_float32(x) and _is_host_float32(g):
+            # fused in C++ around numpy's exp, the same operations (csrc/aten/native/cpu/GeluKernel.h)
+            cdf, q = _C._gelu_backward_float32_parts(x)
+            np.exp(q, out=q)
+            return _C._gelu_backward_float32_combine(g, x, cdf, q)
         cdf = _erf_of_temporary(x * math.sqrt(0.5))
         np.add(1, cdf, out=cdf)
         np.multiply(cdf, 0.5, out=cdf)

@@ -2,14 +2,17 @@
 // torchlite/_ops/UnaryOps.py: libm's erf and erfc over a float64 array (what
 // Python's math.erf and math.erfc call, element by element, without a Python
 // call per element), and float32 erf with the same bits as rounding libm's
-// (Note [Fast float erf with an exact fallback]), alone and in exact gelu.
+// (Note [Fast float erf with an exact fallback]), alone and in exact gelu's
+// forward and backward (cpu/GeluKernel.h).
 #include "aten/native/cpu/ErfFloat.h"
+#include "aten/native/cpu/GeluKernel.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace torch {
@@ -65,6 +68,43 @@ FloatArray gelu_float32_host(const FloatArray& x) {
   return run_float_loop(x, FloatArray(x.request().shape), at::native::gelu_float_loop);
 }
 
+void check_same_size(const FloatArray& x, const FloatArray& other, const char* name) {
+  if (other.size() != x.size())
+    throw std::invalid_argument(std::string("_gelu_backward_float32: ") + name + " has another size than x");
+}
+
+// Exact gelu backward's passes before numpy's exp (ActivationNN.py's exact_in_place):
+// (cdf, q) as two new arrays of x's shape.
+pybind11::tuple gelu_backward_float32_parts(const FloatArray& x) {
+  FloatArray cdf(x.request().shape);
+  FloatArray q(x.request().shape);
+  const float* in = x.data();
+  float* c = cdf.mutable_data();
+  float* e = q.mutable_data();
+  const auto n = x.size();
+  {
+    pybind11::gil_scoped_release release;
+    at::native::gelu_backward_float_parts(in, c, e, n);
+  }
+  return pybind11::make_tuple(cdf, q);
+}
+
+// The passes after it: the gradient g * (exp(q) / sqrt(2 pi) * x + cdf), written into q.
+FloatArray gelu_backward_float32_combine(
+    const FloatArray& g,
+    const FloatArray& x,
+    const FloatArray& cdf,
+    FloatArray q) {
+  check_same_size(x, g, "grad");
+  check_same_size(x, cdf, "cdf");
+  check_same_size(x, q, "q");
+  {
+    pybind11::gil_scoped_release release;
+    at::native::gelu_backward_float_combine(g.data(), x.data(), cdf.data(), q.mutable_data(), x.size());
+  }
+  return q;
+}
+
 } // namespace
 
 void initUnaryOpsHostBindings(pybind11::module_& m) {
@@ -85,6 +125,19 @@ void initUnaryOpsHostBindings(pybind11::module_& m) {
       &gelu_float32_host,
       pybind11::arg("x").noconvert(),
       "exact gelu of a C-contiguous float32 array (x * 0.5 * (1 + erf(x * sqrt(0.5))) in float32), as a new array");
+  m.def(
+      "_gelu_backward_float32_parts",
+      &gelu_backward_float32_parts,
+      pybind11::arg("x").noconvert(),
+      "exact gelu backward before the exp: (cdf, q) = ((1 + erf(x * sqrt(0.5))) * 0.5, -0.5 * x * x) in float32");
+  m.def(
+      "_gelu_backward_float32_combine",
+      &gelu_backward_float32_combine,
+      pybind11::arg("grad").noconvert(),
+      pybind11::arg("x").noconvert(),
+      pybind11::arg("cdf").noconvert(),
+      pybind11::arg("q").noconvert(),
+      "exact gelu backward after the exp (exp(-0.5 * x * x) in q): grad * (q / sqrt(2 pi) * x + cdf) into q");
 }
 
 } // namespace torch

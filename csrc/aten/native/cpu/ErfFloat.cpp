@@ -124,6 +124,68 @@ __attribute__((target("avx2,fma"))) std::ptrdiff_t erf_avx2(
   return i;
 }
 
+// GCC 12's AVX-512 intrinsics start from a deliberately undefined register
+// (_mm512_undefined_pd) that its flow analysis then reports as uninitialized.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+// erf_avx2's arithmetic, lane for lane the same operations (so the same
+// bits), eight lanes wide: the four pieces' coefficients of one power fill
+// each half of a register, and a lane picks its piece by index.
+__attribute__((target("avx512f"))) std::ptrdiff_t erf_avx512(
+    const float* in,
+    float* out,
+    std::ptrdiff_t n,
+    const ErfTable& table) {
+  const __m512d limit = _mm512_set1_pd(kLimitSquared);
+  const __m512d top = _mm512_set1_pd(std::nextafter(static_cast<double>(kPieces), 0.0));
+  const __m512d per_unit = _mm512_set1_pd(kPiecesPerUnit);
+  const __m512d half = _mm512_set1_pd(0.5);
+  const __m512d two = _mm512_set1_pd(2.0);
+  const __m512d below = _mm512_set1_pd(1 - kErfRelativeBound);
+  const __m512d above = _mm512_set1_pd(1 + kErfRelativeBound);
+  __m512d powers[kDegree + 1];
+  for (int k = 0; k <= kDegree; ++k)
+    powers[k] = _mm512_broadcast_f64x4(_mm256_loadu_pd(table.coefficients[k]));
+  std::ptrdiff_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m512d x = _mm512_cvtps_pd(_mm256_loadu_ps(in + i));
+    const __m512d s = _mm512_mul_pd(x, x);
+    const __mmask8 inside = _mm512_cmp_pd_mask(s, limit, _CMP_LT_OQ); // false for nan
+    const __m512d scaled = _mm512_min_pd(_mm512_mul_pd(s, per_unit), top);
+    const __m256i p = _mm512_cvttpd_epi32(scaled);
+    const __m512d u = _mm512_mul_pd(_mm512_sub_pd(scaled, _mm512_add_pd(_mm512_cvtepi32_pd(p), half)), two);
+    const __m512i pick = _mm512_cvtepi32_epi64(p);
+    __m512d g = _mm512_permutexvar_pd(pick, powers[kDegree]);
+    for (int k = kDegree - 1; k >= 0; --k)
+      g = _mm512_fmadd_pd(g, u, _mm512_permutexvar_pd(pick, powers[k]));
+    const __m512d y = _mm512_mul_pd(x, g);
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_mul_pd(y, below));
+    const __m256 hi = _mm512_cvtpd_ps(_mm512_mul_pd(y, above));
+    const int undecided = _mm256_movemask_ps(_mm256_cmp_ps(lo, hi, _CMP_NEQ_UQ)) | (~inside & 0xFF);
+    if (undecided == 0) {
+      _mm256_storeu_ps(out + i, lo);
+    } else {
+      alignas(32) float lanes[8];
+      _mm256_store_ps(lanes, lo);
+      for (int l = 0; l < 8; ++l)
+        out[i + l] = (undecided >> l) & 1 ? erf_exact(in[i + l]) : lanes[l];
+    }
+  }
+  return i;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+bool has_avx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+
 bool has_avx2_fma() {
   static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return has;
@@ -135,29 +197,13 @@ bool has_avx2_fma() {
 void erf_float_loop(const float* in, float* out, std::ptrdiff_t n) {
   std::ptrdiff_t i = 0;
 #ifdef TORCHLITE_ERF_AVX2
+  if (has_avx512())
+    i = erf_avx512(in, out, n, erf_table());
   if (has_avx2_fma())
-    i = erf_avx2(in, out, n, erf_table());
+    i += erf_avx2(in + i, out + i, n - i, erf_table());
 #endif
   for (; i < n; ++i)
     out[i] = erf_exact(in[i]);
-}
-
-void gelu_float_loop(const float* in, float* out, std::ptrdiff_t n) {
-  // numpy rounds the Python float sqrt(0.5) to float32 before multiplying
-  const float alpha = static_cast<float>(0.70710678118654752440);
-  constexpr std::ptrdiff_t kChunk = 1024;
-  float t[kChunk];
-  for (std::ptrdiff_t start = 0; start < n; start += kChunk) {
-    const std::ptrdiff_t m = n - start < kChunk ? n - start : kChunk;
-    for (std::ptrdiff_t i = 0; i < m; ++i)
-      t[i] = in[start + i] * alpha;
-    erf_float_loop(t, t, m);
-    for (std::ptrdiff_t i = 0; i < m; ++i) {
-      const float half = in[start + i] * 0.5f;
-      const float one_plus = 1.0f + t[i];
-      out[start + i] = half * one_plus;
-    }
-  }
 }
 
 } // namespace native

@@ -15,8 +15,8 @@
 // two floats, the rounding to float32 is the one libm's value has. Where it
 // is that close (about once in 10^5 values), std::erf itself is called. The
 // AVX2 loop (taken where the CPU has AVX2 and FMA, as ATen's CPU_CAPABILITY
-// dispatch picks its kernels) computes four values at once, with the same
-// fallback lane by lane.
+// dispatch picks its kernels) computes four values at once, the AVX-512 loop
+// eight, with the same operations in each lane and the same fallback lane by lane.
 
 #include <cstddef>
 
@@ -26,11 +26,6 @@ namespace native {
 // out[i] = (float)std::erf((double)in[i]) for n contiguous values; in and out
 // may be the same array.
 void erf_float_loop(const float* in, float* out, std::ptrdiff_t n);
-
-// Exact gelu of n contiguous float32 values, x * 0.5 * (1 + erf(x * sqrt(0.5))),
-// each operation rounded to float32 in the order torchlite/_ops/ActivationNN.py's
-// _gelu_exact runs them in numpy (so the bits are the same), erf as erf_float_loop.
-void gelu_float_loop(const float* in, float* out, std::ptrdiff_t n);
 
 } // namespace native
 } // namespace at
