@@ -122,6 +122,10 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, cap
         if capturable:
             _check_capturable(param, step_t)
         step_t += 1
+        if not (capturable or differentiable or amsgrad) and (decoupled_weight_decay or weight_decay == 0) and \
+                isinstance(beta2, float) and not isinstance(lr, Tensor) and _fast.adam_step(
+                    param, grad, exp_avg, exp_avg_sq, _get_value(step_t), lr, beta1, beta2, weight_decay, eps):
+            continue  # the updates below in one pass (_fast.py)
         if weight_decay != 0:
             if decoupled_weight_decay:
                 param.mul_(1 - lr * weight_decay)
