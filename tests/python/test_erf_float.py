@@ -147,3 +147,32 @@ def test_gelu_backward_float32_host_is_the_numpy_operations_fused():
         _C._gelu_backward_float32_parts(x.astype(np.float64))
     with pytest.raises(ValueError, match="grad has another size than x"):
         _C._gelu_backward_float32_combine(g[:3], x[:4], cdf[:4], e[:4].copy())
+
+
+@pytest.mark.parametrize("values", [[np.inf, -np.inf, np.nan, 0.0, -0.0, 1.5], [np.inf], [-1.0, np.inf]])
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_gelu_float32_specials_against_torch(values, layout):
+    # torch's vectorized float loop gives nan at +inf (its polynomial erf), its scalar loop inf
+    x = np.array(values, np.float32)
+
+    def case(lib):
+        t = lib.tensor(np.repeat(x, 2) if layout == "strided" else x, requires_grad=True)
+        u = t[::2] if layout == "strided" else t
+        y = lib.nn.functional.gelu(u)
+        g, = lib.autograd.grad(y, t, lib.ones_like(y))
+        return y, g
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_gelu_float32_host_into_out():
+    x = np.linspace(-5, 5, 37, dtype=np.float32)
+    out = np.empty_like(x)
+    assert _C._gelu_float32_host(x, out) is out
+    _same_bits(out, _C._gelu_float32_host(x))
+    with pytest.raises(ValueError, match="_gelu_float32_host: out has another size than x"):
+        _C._gelu_float32_host(x, np.empty(3, np.float32))
+    cdf, q = _C._gelu_backward_float32_parts(x)
+    g = np.ones_like(x)
+    into = np.empty_like(x)
+    assert _C._gelu_backward_float32_combine(g, x, cdf, q, into) is into
+    _same_bits(into, _C._gelu_backward_float32_combine(g, x, cdf, q))

@@ -219,6 +219,13 @@ def _gelu_exact(x):
 def gelu(self, *, approximate="none"):
     _check_approximate(approximate)
     a = _float_input("GeluKernelImpl", self)
+    if approximate == "none" and a.ndim and _is_host_float32(a):
+        # _gelu_exact fused in C++ (csrc/aten/native/cpu/GeluKernel.h), straight into the result's buffer
+        out = _out(a.shape, a.dtype, self, a)
+        _C._gelu_float32_host(a, out)
+        if a.size > 1 and not a.max() < np.inf:
+            np.copyto(out, np.float32(np.nan), where=np.isposinf(a))  # (the vectorized path's nan: below)
+        return _record(_S.GeluBackward0, (self,), _wrap(out, self), self=self, approximate=approximate)
     if approximate == "tanh":
         r = _run(lambda x: 0.5 * x * (1 + np.tanh(_GELU_BETA_TANH * (x + _GELU_KAPPA * x * x * x))), a)
     else:
@@ -249,11 +256,6 @@ def gelu_backward(grad_output, self, *, approximate="none"):
 
     def exact_in_place(g, x):
         # exact's operations, in place (each commuted operation rounds the same)
-        if _is_host_float32(x) and _is_host_float32(g):
-            # fused in C++ around numpy's exp, the same operations (csrc/aten/native/cpu/GeluKernel.h)
-            cdf, q = _C._gelu_backward_float32_parts(x)
-            np.exp(q, out=q)
-            return _C._gelu_backward_float32_combine(g, x, cdf, q)
         cdf = _erf_of_temporary(x * math.sqrt(0.5))
         np.add(1, cdf, out=cdf)
         np.multiply(cdf, 0.5, out=cdf)
@@ -264,6 +266,19 @@ def gelu_backward(grad_output, self, *, approximate="none"):
         np.multiply(q, x, out=q)
         np.add(q, cdf, out=q)
         return np.multiply(g, q, out=q)
+    if approximate == "none" and g.shape == s.shape and s.ndim and _is_host_float32(s) and _is_host_float32(g):
+        # exact_in_place fused in C++ around numpy's exp (csrc/aten/native/cpu/GeluKernel.h), into the
+        # result's buffer
+        out = _out(s.shape, dtype, grad_output, g, s)
+        cdf, q = _C._gelu_backward_float32_parts(s)
+        token = _quiet()
+        try:
+            np.exp(q, out=q)
+        finally:
+            _loud(token)
+        _C._gelu_backward_float32_combine(g, s, cdf, q, out)
+        return _record(_S.GeluBackwardBackward0, (grad_output, self), _wrap(out, grad_output),
+                       grad_output=grad_output, self=self, approximate=approximate)
     if approximate == "tanh":
         kernel = tanh_approx
     elif g.shape == s.shape and g.dtype == s.dtype != _f16 and s.ndim and type(g) is type(s) is np.ndarray:

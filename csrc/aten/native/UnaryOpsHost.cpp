@@ -54,18 +54,24 @@ FloatArray run_float_loop(const FloatArray& x, FloatArray result, void (*loop)(c
   return result;
 }
 
-FloatArray erf_float32_host(const FloatArray& x, pybind11::object out) {
+// `out` as the result array: a new one of x's shape where it is None, else a C-contiguous
+// float32 array of x's size (x itself allowed).
+FloatArray result_array(const char* name, const FloatArray& x, const pybind11::object& out) {
   if (!out.is_none() && !FloatArray::check_(out))
-    throw std::invalid_argument("_erf_float32_host: out must be a C-contiguous float32 array");
+    throw std::invalid_argument(std::string(name) + ": out must be a C-contiguous float32 array");
   FloatArray result = out.is_none() ? FloatArray(x.request().shape) : pybind11::reinterpret_borrow<FloatArray>(out);
   if (result.size() != x.size())
-    throw std::invalid_argument("_erf_float32_host: out has another size than x");
-  return run_float_loop(x, std::move(result), at::native::erf_float_loop);
+    throw std::invalid_argument(std::string(name) + ": out has another size than x");
+  return result;
 }
 
-// Exact gelu of a C-contiguous float32 array as a new array (ActivationNN.py's _gelu_exact, fused).
-FloatArray gelu_float32_host(const FloatArray& x) {
-  return run_float_loop(x, FloatArray(x.request().shape), at::native::gelu_float_loop);
+FloatArray erf_float32_host(const FloatArray& x, const pybind11::object& out) {
+  return run_float_loop(x, result_array("_erf_float32_host", x, out), at::native::erf_float_loop);
+}
+
+// Exact gelu of a C-contiguous float32 array (ActivationNN.py's _gelu_exact, fused) into `out`.
+FloatArray gelu_float32_host(const FloatArray& x, const pybind11::object& out) {
+  return run_float_loop(x, result_array("_gelu_float32_host", x, out), at::native::gelu_float_loop);
 }
 
 void check_same_size(const FloatArray& x, const FloatArray& other, const char* name) {
@@ -89,20 +95,25 @@ pybind11::tuple gelu_backward_float32_parts(const FloatArray& x) {
   return pybind11::make_tuple(cdf, q);
 }
 
-// The passes after it: the gradient g * (exp(q) / sqrt(2 pi) * x + cdf), written into q.
+// The passes after it: the gradient g * (exp(q) / sqrt(2 pi) * x + cdf), written into `out`
+// (q itself where it is None).
 FloatArray gelu_backward_float32_combine(
     const FloatArray& g,
     const FloatArray& x,
     const FloatArray& cdf,
-    FloatArray q) {
+    const FloatArray& q,
+    const pybind11::object& out) {
   check_same_size(x, g, "grad");
   check_same_size(x, cdf, "cdf");
   check_same_size(x, q, "q");
+  FloatArray result = out.is_none() ? q : result_array("_gelu_backward_float32_combine", x, out);
+  const float* e = q.data();
+  float* r = result.mutable_data();
   {
     pybind11::gil_scoped_release release;
-    at::native::gelu_backward_float_combine(g.data(), x.data(), cdf.data(), q.mutable_data(), x.size());
+    at::native::gelu_backward_float_combine(g.data(), x.data(), cdf.data(), e, r, x.size());
   }
-  return q;
+  return result;
 }
 
 } // namespace
@@ -124,7 +135,9 @@ void initUnaryOpsHostBindings(pybind11::module_& m) {
       "_gelu_float32_host",
       &gelu_float32_host,
       pybind11::arg("x").noconvert(),
-      "exact gelu of a C-contiguous float32 array (x * 0.5 * (1 + erf(x * sqrt(0.5))) in float32), as a new array");
+      pybind11::arg("out") = pybind11::none(),
+      "exact gelu of a C-contiguous float32 array (x * 0.5 * (1 + erf(x * sqrt(0.5))) in float32), into out (a "
+      "new array by default)");
   m.def(
       "_gelu_backward_float32_parts",
       &gelu_backward_float32_parts,
@@ -137,7 +150,9 @@ void initUnaryOpsHostBindings(pybind11::module_& m) {
       pybind11::arg("x").noconvert(),
       pybind11::arg("cdf").noconvert(),
       pybind11::arg("q").noconvert(),
-      "exact gelu backward after the exp (exp(-0.5 * x * x) in q): grad * (q / sqrt(2 pi) * x + cdf) into q");
+      pybind11::arg("out") = pybind11::none(),
+      "exact gelu backward after the exp (exp(-0.5 * x * x) in q): grad * (q / sqrt(2 pi) * x + cdf) into out (q "
+      "by default)");
 }
 
 } // namespace torch

@@ -45,12 +45,18 @@ void gelu_backward_float_parts(const float* x, float* cdf, float* q, std::ptrdif
   }
 }
 
-void gelu_backward_float_combine(const float* g, const float* x, const float* cdf, float* q, std::ptrdiff_t n) {
+void gelu_backward_float_combine(
+    const float* g,
+    const float* x,
+    const float* cdf,
+    const float* e,
+    float* out,
+    std::ptrdiff_t n) {
   for (std::ptrdiff_t i = 0; i < n; ++i) {
-    const float pdf = q[i] * kInvSqrt2Pi;
+    const float pdf = e[i] * kInvSqrt2Pi;
     const float term = pdf * x[i];
     const float sum = term + cdf[i];
-    q[i] = g[i] * sum;
+    out[i] = g[i] * sum;
   }
 }
 

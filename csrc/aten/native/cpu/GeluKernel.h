@@ -19,8 +19,14 @@ void gelu_float_loop(const float* in, float* out, std::ptrdiff_t n);
 // cdf = (1 + erf(x * sqrt(0.5))) * 0.5 and q = (-0.5 * x) * x.
 void gelu_backward_float_parts(const float* x, float* cdf, float* q, std::ptrdiff_t n);
 
-// The rest, with e = exp(q) in q: q = g * (((e * (1 / sqrt(2 pi))) * x) + cdf).
-void gelu_backward_float_combine(const float* g, const float* x, const float* cdf, float* q, std::ptrdiff_t n);
+// The rest, with e = exp(q): out = g * (((e * (1 / sqrt(2 pi))) * x) + cdf); out may be e.
+void gelu_backward_float_combine(
+    const float* g,
+    const float* x,
+    const float* cdf,
+    const float* e,
+    float* out,
+    std::ptrdiff_t n);
 
 } // namespace native
 } // namespace at
