@@ -202,7 +202,8 @@ def as_tensor(data, dtype=None, device=None):
             data = data.to(device)
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, _np.ndarray) and (device is None or _backend.check_device(device).type == "cpu"):
-        t = from_numpy(data)
+        _warn_not_writable(data)
+        t = _sharing(data)
         return t if dtype is None else t.to(dtype)
     if _backend.is_cuda_array(data) and (device is None or _backend.check_device(device) ==
                                          _dtypes.device("cuda", data.device.id)):
@@ -211,8 +212,28 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
+_NOT_WRITABLE = [False]  # whether from_numpy has warned of a read-only array (torch warns once a process)
+
+
 def from_numpy(ndarray):
     """A tensor sharing `ndarray`'s memory."""
+    _warn_not_writable(ndarray)
+    return _sharing(ndarray)
+
+
+def _warn_not_writable(ndarray):
+    """torch/csrc/utils/tensor_numpy.cpp's TORCH_WARN_ONCE for a read-only array, pointing at the
+    caller of from_numpy / as_tensor."""
+    if isinstance(ndarray, _np.ndarray) and not ndarray.flags.writeable and not _NOT_WRITABLE[0]:
+        _NOT_WRITABLE[0] = True
+        _warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+                       "This means writing to this tensor will result in undefined behavior. You may want to copy "
+                       "the array to protect its data or make it writable before converting it to a tensor. This "
+                       "type of warning will be suppressed for the rest of this program.", UserWarning, stacklevel=3)
+
+
+def _sharing(ndarray):
+    """from_numpy without its warning (from_dlpack gives none)."""
     if not isinstance(ndarray, _np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if ndarray.dtype not in _dtypes._by_numpy:
@@ -228,7 +249,7 @@ def from_dlpack(ext_tensor):
     if hasattr(ext_tensor, "__dlpack_device__"):
         device_type, _ = ext_tensor.__dlpack_device__()
         if device_type == 1:  # kDLCPU
-            return from_numpy(_np.from_dlpack(ext_tensor))
+            return _sharing(_np.from_dlpack(ext_tensor))
         if device_type != 2:  # kDLCUDA
             raise RuntimeError(f"from_dlpack: unsupported DLPack device type {device_type}")
     _backend.check_device("cuda")  # the errors of a machine without CUDA
