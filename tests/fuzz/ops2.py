@@ -648,3 +648,9 @@ op2("constant_pad_nd", ["{out} = lib.constant_pad_nd({0}, [1, 2])",
 
 # ==== issue 15: seq ====
 # (the seq family's entries follow this line)
+op2("unsafe_split", ["{out} = {0}.unsafe_chunk({n}, {d})[{i}]", "{out} = lib.unsafe_chunk({0}, {n}, {d})[0]",
+                    "{out} = {0}.unsafe_split({n}, {d})[0]"],
+    [T(lambda m: m.shape != ())], split_args)
+op2("unsafe_split_with_sizes", ["{out} = {0}.unsafe_split_with_sizes({sizes}, {d})[{i}]",
+                                "{out} = lib.unsafe_split_with_sizes({0}, {sizes}, dim={d})[0]"],
+    [T(lambda m: m.shape != ())], _sizes)

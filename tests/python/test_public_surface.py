@@ -3452,6 +3452,24 @@ def _mkldnn_rnn_layer(lib, dev):
     return out
 
 
+@case("torchlite.unsafe_split", "torchlite.unsafe_chunk", "torchlite.unsafe_split_with_sizes", "Tensor.unsafe_split",
+      "Tensor.unsafe_chunk", "Tensor.unsafe_split_with_sizes")
+def _unsafe_split(lib, dev):
+    # split's pieces, not views to autograd: each its own version counter, in-place allowed
+    out = []
+    for f in (lambda x: lib.unsafe_split(x, 2, 1), lambda x: x.unsafe_split(3), lambda x: lib.unsafe_chunk(x, 2, -1),
+              lambda x: x.unsafe_chunk(3, 0), lambda x: lib.unsafe_split_with_sizes(x, [1, 2], 1),
+              lambda x: x.unsafe_split_with_sizes([2, 0], 0)):
+        x = leaf(lib, dev, [[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]])
+        y = x * 1
+        pieces = f(y)
+        out.append((with_grads(lib, lambda *a, p=pieces: p, x), [p.grad_fn.name() for p in pieces],
+                    [p._base is None for p in pieces]))
+        pieces[0].mul_(2)
+        out.append(([p._version for p in pieces], y._version))
+    return out
+
+
 @case("torchlite.backends.mkldnn.is_available", "torchlite.backends.mkldnn.flags",
       "torchlite.backends.mkldnn.set_flags", "torchlite.backends.mkldnn.verbose")
 def _backends_mkldnn(lib, dev):

@@ -556,7 +556,7 @@ def gen_variable_methods(methods, structured, deprecated):
         elif names[0] == "self" and name in UNPARSED_METHODS:
             lines.append(f"    {name} = _ops.{name}")
         elif names[0] == "self":
-            lines.append(f'    {name} = _method("{name}", _ops.{name}, _SCHEMAS["{name}"])')
+            lines += py_call(f"    {name} = _method", [f'"{name}"', f"_ops.{name}", f'_SCHEMAS["{name}"]']).split("\n")
         else:
             params = ["self"] + [n for n in names if n != "self"]
             lines += ["", f"    def {name}({', '.join(params)}):",

@@ -2457,6 +2457,18 @@ def UpsampleBilinear2DBackwardBackward0(grad, needs, output_size, align_corners,
     return (grad_grad_output,)
 
 
+def UnsafeSplitBackward0(grads, needs, split_size, dim, self_sym_sizes, self_dtype):
+    """unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]"""
+    grad_self = split_backward(grads, split_size, dim, self_sym_sizes, self_dtype) if needs[0] else None
+    return (grad_self,)
+
+
+def UnsafeSplitWithSizesBackward0(grads, needs, split_sizes, dim, self_sym_sizes, self_dtype):
+    """unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]"""
+    grad_self = split_backward(grads, split_sizes, dim, self_sym_sizes, self_dtype) if needs[0] else None
+    return (grad_self,)
+
+
 def MkldnnRnnLayerBackward0(grads, needs, input, weight0, weight1, weight2, weight3, hx_, cx_, reverse, batch_sizes,  # noqa: A002 - the schema's names
                             mode, hidden_size, num_layers, has_biases, bidirectional, batch_first, train, result0,
                             result1, result2, result3):
@@ -2840,5 +2852,7 @@ _C._set_formula(specs.UpsampleNearest1DBackwardBackward0, UpsampleNearest1DBackw
 _C._set_formula(specs.UpsampleNearest2DBackwardBackward0, UpsampleNearest2DBackwardBackward0)
 _C._set_formula(specs.UpsampleLinear1DBackwardBackward0, UpsampleLinear1DBackwardBackward0)
 _C._set_formula(specs.UpsampleBilinear2DBackwardBackward0, UpsampleBilinear2DBackwardBackward0)
+_C._set_formula(specs.UnsafeSplitBackward0, UnsafeSplitBackward0)
+_C._set_formula(specs.UnsafeSplitWithSizesBackward0, UnsafeSplitWithSizesBackward0)
 _C._set_formula(specs.MkldnnRnnLayerBackward0, MkldnnRnnLayerBackward0)
 _C._set_formula(specs.NotImplementedMkldnnRnnLayerBackward, NotImplementedMkldnnRnnLayerBackward)

@@ -443,6 +443,10 @@ UpsampleLinear1DBackwardBackward0 = _C._op_spec("UpsampleLinear1DBackwardBackwar
 UpsampleBilinear2DBackwardBackward0 = _C._op_spec("UpsampleBilinear2DBackwardBackward0",
                                                   ("output_size", "align_corners", "scales_h", "scales_w", ),
                                                   "SVVV", 0, False)
+UnsafeSplitBackward0 = _C._op_spec("UnsafeSplitBackward0", ("split_size", "dim", "self_sym_sizes", "self_dtype", ),
+                                   "SSVH", 0, True)
+UnsafeSplitWithSizesBackward0 = _C._op_spec("UnsafeSplitWithSizesBackward0",
+                                            ("split_sizes", "dim", "self_sym_sizes", "self_dtype", ), "SSVH", 0, True)
 MkldnnRnnLayerBackward0 = _C._op_spec("MkldnnRnnLayerBackward0",
                                       ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_", "reverse",
                                        "batch_sizes", "mode", "hidden_size", "num_layers", "has_biases",

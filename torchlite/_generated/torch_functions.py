@@ -336,6 +336,9 @@ __all__ = [
     "unflatten",
     "unique",
     "unique_consecutive",
+    "unsafe_chunk",
+    "unsafe_split",
+    "unsafe_split_with_sizes",
     "unsqueeze",
     "var",
     "var_mean",
@@ -1621,6 +1624,15 @@ _SCHEMAS = {
     "unique_consecutive": (
         ('Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None',
          '(Tensor input, bool return_inverse = False, bool return_counts = False, int dim = None)'),),
+    "unsafe_chunk": (
+        ('Tensor self, int chunks, int dim=0',
+         '(Tensor input, int chunks, int dim = 0)'),),
+    "unsafe_split": (
+        ('Tensor self, SymInt split_size, int dim=0',
+         '(Tensor input, int split_size, int dim = 0)'),),
+    "unsafe_split_with_sizes": (
+        ('Tensor self, SymInt[] split_sizes, int dim=0',
+         '(Tensor input, tuple of ints split_sizes, int dim = 0)'),),
     "unsqueeze": (
         ('Tensor self, int dim',
          '(Tensor input, int dim)'),),
@@ -5143,6 +5155,33 @@ def unique_consecutive(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("unique_consecutive", _SCHEMAS["unique_consecutive"], args, kwargs, error)
     return _ops.unique_consecutive(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsafe_chunk)
+def unsafe_chunk(*args, **kwargs):
+    try:
+        return _ops.unsafe_chunk(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("unsafe_chunk", _SCHEMAS["unsafe_chunk"], args, kwargs, error)
+    return _ops.unsafe_chunk(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsafe_split)
+def unsafe_split(*args, **kwargs):
+    try:
+        return _ops.unsafe_split(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("unsafe_split", _SCHEMAS["unsafe_split"], args, kwargs, error)
+    return _ops.unsafe_split(*args, **kwargs)
+
+
+@functools.wraps(_ops.unsafe_split_with_sizes)
+def unsafe_split_with_sizes(*args, **kwargs):
+    try:
+        return _ops.unsafe_split_with_sizes(*args, **kwargs)
+    except _ARG_ERRORS as error:
+        args, kwargs = _rebind("unsafe_split_with_sizes", _SCHEMAS["unsafe_split_with_sizes"], args, kwargs, error)
+    return _ops.unsafe_split_with_sizes(*args, **kwargs)
 
 
 @functools.wraps(_ops.unsqueeze)

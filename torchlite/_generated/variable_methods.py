@@ -1277,6 +1277,15 @@ _SCHEMAS = {
     "uniform_": (
         ('float from=0, float to=1, *, Generator? generator=None',
          '(float from = 0, float to = 1, *, torch.Generator generator = None)'),),
+    "unsafe_chunk": (
+        ('int chunks, int dim=0',
+         '(int chunks, int dim = 0)'),),
+    "unsafe_split": (
+        ('SymInt split_size, int dim=0',
+         '(int split_size, int dim = 0)'),),
+    "unsafe_split_with_sizes": (
+        ('SymInt[] split_sizes, int dim=0',
+         '(tuple of ints split_sizes, int dim = 0)'),),
     "unsqueeze": (
         ('int dim',
          '(int dim)'),),
@@ -2021,6 +2030,10 @@ class _TensorMethods:
     uniform_ = _method("uniform_", _ops.uniform_, _SCHEMAS["uniform_"])
     unique = _ops.unique
     unique_consecutive = _ops.unique_consecutive
+    unsafe_chunk = _method("unsafe_chunk", _ops.unsafe_chunk, _SCHEMAS["unsafe_chunk"])
+    unsafe_split = _method("unsafe_split", _ops.unsafe_split, _SCHEMAS["unsafe_split"])
+    unsafe_split_with_sizes = _method("unsafe_split_with_sizes", _ops.unsafe_split_with_sizes,
+                                      _SCHEMAS["unsafe_split_with_sizes"])
     unsqueeze = _method("unsqueeze", _ops.unsqueeze, _SCHEMAS["unsqueeze"])
     var = _method("var", _ops.var, _SCHEMAS["var"])
     vdot = _method("vdot", _ops.vdot, _SCHEMAS["vdot"])

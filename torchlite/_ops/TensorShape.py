@@ -329,7 +329,8 @@ def _split_views(self, spec, dim, sizes, raw_dim, **fields):
                               **fields)
 
 
-def split(self, split_size_or_sections, dim=0):
+def _split_sizes(self, split_size_or_sections, dim):
+    """(the wrapped dim, the pieces' sizes) of split / split_with_sizes, with their errors."""
     a = self._array
     if a.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -342,24 +343,62 @@ def split(self, split_size_or_sections, dim=0):
         if step == 0 and size != 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         # an empty dimension splits into one empty piece (at::split: at least one split)
-        sizes = [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]
-        return _split_views(self, _S.SplitBackward0, d, sizes, dim, split_size=step)
+        return d, [builtins.min(step, size - i) for i in range(0, size, step)] if size else [0]
     sizes = [int(x) for x in split_size_or_sections]
     if builtins.sum(sizes) != size or any(x < 0 for x in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
                            f"dimension {dim}), but got split_sizes={sizes}")
+    return d, sizes
+
+
+def split(self, split_size_or_sections, dim=0):
+    d, sizes = _split_sizes(self, split_size_or_sections, dim)
+    if isinstance(split_size_or_sections, int):
+        return _split_views(self, _S.SplitBackward0, d, sizes, dim, split_size=split_size_or_sections)
     return _split_views(self, _S.SplitWithSizesBackward0, d, sizes, dim, split_sizes=tuple(sizes))
 
 
-def chunk(self, chunks, dim=0):
+def _chunk_split(self, chunks, dim):
+    """chunk's split: a split size, or zero sizes for an empty dimension."""
     a = self._array
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     size = a.shape[_norm_dims(dim, a.ndim)[0]]
-    return split(self, (size + chunks - 1) // chunks if size else 0, dim) if size else \
-        split(self, [0] * chunks, dim)
+    return (size + chunks - 1) // chunks if size else [0] * chunks
+
+
+def chunk(self, chunks, dim=0):
+    return split(self, _chunk_split(self, chunks, dim), dim)
+
+
+def _unsafe_pieces(self, split_size_or_sections, dim):
+    """split's pieces as unsafe_split makes them: over self's memory, each with a version counter
+    of its own and no view relation (TensorShape.cpp's unsafe_split), the outputs of one node."""
+    a = self._array
+    d, sizes = _split_sizes(self, split_size_or_sections, dim)
+    outs, begin = [], 0
+    for size in sizes:
+        outs.append(_wrap(_sliced(a, d, slice(begin, begin + size)), self))
+        begin += size
+    if isinstance(split_size_or_sections, int):
+        return _record(_S.UnsafeSplitBackward0, (self,), tuple(outs), dim=dim, self_sym_sizes=a.shape,
+                       self_dtype=a.dtype, split_size=split_size_or_sections)
+    return _record(_S.UnsafeSplitWithSizesBackward0, (self,), tuple(outs), dim=dim, self_sym_sizes=a.shape,
+                   self_dtype=a.dtype, split_sizes=tuple(sizes))
+
+
+def unsafe_split(self, split_size, dim=0):
+    return _unsafe_pieces(self, int(split_size), dim)
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return _unsafe_pieces(self, list(split_sizes), dim)
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    return _unsafe_pieces(self, _chunk_split(self, chunks, dim), dim)
 
 
 def unbind(self, dim=0):

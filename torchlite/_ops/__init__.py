@@ -383,5 +383,7 @@ __all__ += ["Normalization", "batch_norm", "group_norm", "layer_norm", "native_b
 # (the seq family's entries follow this line)
 from . import RNN  # noqa: E402
 from .RNN import mkldnn_rnn_layer, mkldnn_rnn_layer_backward  # noqa: E402
+from .TensorShape import unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # noqa: E402
 
-__all__ += ["RNN", "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward"]
+__all__ += ["RNN", "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward", "unsafe_chunk", "unsafe_split",
+            "unsafe_split_with_sizes"]

@@ -1,6 +1,6 @@
 """The recurrences behind nn.RNN / LSTM / GRU and their cells (aten/src/ATen/native/RNN.cpp:
 the cells, FullLayer / PackedLayer and their reversed forms, apply_layer_stack), composed from
-torchlite ops (linear, sigmoid, tanh, chunk, cat, stack) so autograd differentiates them. torch
+torchlite ops (linear, sigmoid, tanh, unsafe_chunk, cat, stack) so autograd differentiates them. torch
 runs fused kernels; the values and gradients are the same."""
 # ruff: noqa: A001, A002 - torch's parameter names (input)
 import warnings
@@ -31,7 +31,7 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, pre=False)
     # RNN.cpp: LSTMCell - gates i, f, g, o; c' = f*c + i*g; h' = o*tanh(c') (projected by w_hr)
     h, c = hx
     gates = _gates(_linear(h, w_hh, b_hh), input, w_ih, b_ih, pre)
-    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = gates.unsafe_chunk(4, 1)
     i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
     cy = f * c + i * g
     hy = o * cy.tanh()
@@ -43,8 +43,8 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, w_hr=None, pre=False)
 def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None, pre=False):
     # RNN.cpp: GRUCell - r, z from the summed gates, n = tanh(i_n + r * (W_hn h + b_hn)),
     # h' = (h - n) * z + n
-    i_r, i_z, i_n = (input if pre else _linear(input, w_ih, b_ih)).chunk(3, 1)
-    h_r, h_z, h_n = _linear(hx, w_hh, b_hh).chunk(3, 1)
+    i_r, i_z, i_n = (input if pre else _linear(input, w_ih, b_ih)).unsafe_chunk(3, 1)
+    h_r, h_z, h_n = _linear(hx, w_hh, b_hh).unsafe_chunk(3, 1)
     r = (h_r + i_r).sigmoid()
     z = (h_z + i_z).sigmoid()
     n = (i_n + h_n * r).tanh()
