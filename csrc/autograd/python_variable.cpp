@@ -931,6 +931,17 @@ PyObject* THPVariable_empty_array(PyObject*, PyObject* const* args, Py_ssize_t n
   END_HANDLE_TH_ERRORS
 }
 
+// _fresh_version_counter(t): t counts its versions on its own from 0 (unsafe_split's pieces,
+// ATen/native/TensorShape.cpp, which split makes as views of one storage).
+PyObject* THPVariable_fresh_version_counter(PyObject*, PyObject* arg) {
+  HANDLE_TH_ERRORS
+  if (!THPVariable_Check(arg))
+    throw py::type_error("_fresh_version_counter expects a Tensor");
+  impl::set_version_counter(THPVariable_Unpack(arg), std::make_shared<at::VersionCounter>());
+  Py_RETURN_NONE;
+  END_HANDLE_TH_ERRORS
+}
+
 PyObject* THPVariable_set_tensor_class(PyObject*, PyObject* cls) {
   if (!PyType_Check(cls) || !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &THPVariableType)) {
     PyErr_SetString(PyExc_TypeError, "_set_tensor_class expects a subclass of TensorBase");
@@ -948,6 +959,7 @@ PyMethodDef module_methods[] = {
      METH_FASTCALL,
      nullptr},
     {"_set_tensor_class", THPVariable_set_tensor_class, METH_O, nullptr},
+    {"_fresh_version_counter", THPVariable_fresh_version_counter, METH_O, nullptr},
     {"_empty_array",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(THPVariable_empty_array)),
      METH_FASTCALL,

@@ -881,6 +881,25 @@ def bilinear_checks_dtypes_as_torch(lib):
 CASES += [bilinear_checks_dtypes_as_torch]
 
 
+def embedding_bag_max_keeps_a_first_nan_and_skips_later_ones(lib):
+    # the CPU max kernel takes a bag's first row and replaces only on a strictly larger value (seed 143)
+    nan = float("nan")
+    w = lib.tensor([[-0.3069, -0.7979], [-1.0834, nan], [nan, 2.0], [0.5, nan]], requires_grad=True)
+    out = []
+    for idx, off, last, pad in (([1, 0, 1], [0, 1, 3], True, None), ([2, 0, 3, 1], [0, 2], False, None),
+                                ([2, 2, 3], [0, 1, 1], False, None), ([3, 2, 0], [0, 2], False, 3)):
+        r = lib.nn.functional.embedding_bag(lib.tensor(idx), w, lib.tensor(off), mode="max", include_last_offset=last,
+                                            padding_idx=pad)
+        g, = lib.autograd.grad(r.sum(), w)
+        full = lib.embedding_bag(w, lib.tensor(idx), lib.tensor(off), False, 2, False, None, last,
+                                 -1 if pad is None else pad)
+        out.append((r, g, full[3]))
+    return out
+
+
+CASES += [embedding_bag_max_keeps_a_first_nan_and_skips_later_ones]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

@@ -66,3 +66,18 @@ def test_rnn_graphs_chunk_unsafely(kind):
         h.sum().backward()
         return _graph_names(h.grad_fn), [p.grad for p in mod.parameters()]
     assert run(case, torchlite) == run(case, torch)
+
+
+def test_in_inference_mode():
+    # the autograd kernel is skipped: split's views, normal tensors, each with a version counter of its own
+    def case(lib):
+        x = lib.ones(2, 3)
+        y = lib.ones(2, 3, requires_grad=True) * 1
+        with lib.inference_mode():
+            p = x.unsafe_split(1)[0]
+            q = y.unsafe_chunk(2, 1)[1]
+            r = lib.ones(2, 3).unsafe_split_with_sizes([1, 1])[0]
+        facts = [(t.is_inference(), t._version, t.requires_grad, t.grad_fn is None) for t in (p, q, r)]
+        p.add_(1)
+        return facts, p._base is x, q._base is y, p._version, x._version, x
+    assert run(case, torchlite) == run(case, torch)

@@ -100,12 +100,22 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
     acc = _f32 if w.dtype == _f16 else w.dtype
     rows = np.asarray(_backend.to_host(w))[idx].astype(acc)
     if mode == 2:
+        # the CPU kernel takes a bag's first row, then replaces only on a strictly larger value: a nan
+        # first stays, a later nan never replaces
         out = np.full((num_bags, dim), -np.inf, dtype=acc)
-        np.maximum.at(out, offset2bag[keep], rows[keep])
+        np.fmax.at(out, offset2bag[keep], rows[keep])
+        positions = np.arange(idx.shape[0])
+        opening = np.full(num_bags, idx.shape[0], dtype=np.int64)
+        np.minimum.at(opening, offset2bag[keep], positions[keep])
+        opened = opening < idx.shape[0]
+        first_rows = rows[np.minimum(opening, max(idx.shape[0] - 1, 0))] if idx.shape[0] else out
+        nan_first = opened[:, None] & np.isnan(first_rows)
+        out[nan_first] = np.nan
         out[counts == 0] = 0
-        # the first row reaching each maximum (the CPU kernel replaces only on a strictly larger value)
-        hit = keep[:, None] & (rows == out[offset2bag])
-        pos = np.where(hit, np.arange(idx.shape[0])[:, None], idx.shape[0])
+        # the first row reaching each maximum (a nan first row: that row)
+        hit = keep[:, None] & ((rows == out[offset2bag]) | (nan_first[offset2bag] & (positions == opening[offset2bag])
+                                                           [:, None]))
+        pos = np.where(hit, positions[:, None], idx.shape[0])
         first = np.full((num_bags, dim), idx.shape[0], dtype=np.int64)
         np.minimum.at(first, offset2bag, pos)
         max_indices = np.where(first < idx.shape[0], np.append(idx, 0)[np.minimum(first, idx.shape[0])], 0)

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from .. import _backend
+from .. import _C, _backend
 from .._dtypes import dtype as _dtype
 from .._C import _record, _record_multi_view, _record_view, _wrap
 from .._generated import specs as _S
@@ -376,6 +376,13 @@ def chunk(self, chunks, dim=0):
 def _unsafe_pieces(self, split_size_or_sections, dim):
     """split's pieces as unsafe_split makes them: over self's memory, each with a version counter
     of its own and no view relation (TensorShape.cpp's unsafe_split), the outputs of one node."""
+    if _C._is_inference_mode_enabled() and not self.is_inference():
+        # inference mode skips the autograd kernel: split's views, normal tensors, each then given a
+        # version counter of its own
+        pieces = split(self, split_size_or_sections, dim)
+        for p in pieces:
+            _C._fresh_version_counter(p)
+        return pieces
     a = self._array
     d, sizes = _split_sizes(self, split_size_or_sections, dim)
     outs, begin = [], 0
