@@ -157,7 +157,7 @@ class Tensor(_C.TensorBase, _TensorMethods):
     @property
     def T(self):
         n = self._array.ndim
-        if n != 2:
+        if n not in (0, 2):  # (TensorShape.cpp's numpy_T: a 0-d tensor has its own warning)
             _warn_T_once()
         if n == 0:
             _warn_0d("Tensor.T")

@@ -273,3 +273,23 @@ def test_copies_between_sim_and_cpu_move_and_differentiate():
     assert x.to("sim:1").cpu().device == torch.device("cpu")
     (back * on_sim.cpu()).sum().backward()
     assert x.grad.tolist() == [2.0, 4.0, 6.0] and x.grad.device == torch.device("cpu")
+
+
+def test_matrix_transposes_of_a_0d_tensor_warn_once_each(monkeypatch):
+    # TensorShape.cpp's TORCH_WARN_ONCE per attribute (the public-surface cases ignore these, as
+    # whichever test reads an attribute first takes its one warning)
+    import torchlite._tensor as tensor_module
+    monkeypatch.setattr(tensor_module, "_warned", set())
+    x = torch.tensor(2.5)
+    expected = [("T", "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."),
+                ("mT", "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases."),
+                ("mH", "Tensor.mH is deprecated on 0-D tensors. Consider using x.conj()."),
+                ("H", "Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")]
+    for attr, message in expected:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert getattr(x, attr).item() == 2.5
+            getattr(x, attr)
+        assert [str(w.message) for w in caught] == [message]
+    with pytest.warns(UserWarning, match=r"adjoint\(\) is deprecated on 0-D tensors. Consider using x.conj\(\)."):
+        x.adjoint()
