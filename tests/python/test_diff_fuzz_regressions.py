@@ -900,6 +900,30 @@ def embedding_bag_max_keeps_a_first_nan_and_skips_later_ones(lib):
 CASES += [embedding_bag_max_keeps_a_first_nan_and_skips_later_ones]
 
 
+def histc_bins_as_the_kernel_interpolates(lib):
+    # HistogramKernel.cpp: (x - lo) * bins / (hi - lo); a lone value's range is [x - 1, x + 1] (seed 2545)
+    out = [lib.tensor(-1.147).histc(10), lib.tensor([0.3, 0.3]).histc(7), lib.tensor(2.0, dtype=lib.float64).histc(3)]
+    x = lib.tensor([[0.1, -0.7, 2.5], [1.3, 0.0, -2.0]])
+    return out + [x.histc(b) for b in (1, 4, 9, 13)] + [x.histc(5, min=-1, max=1.5)]
+
+
+CASES += [histc_bins_as_the_kernel_interpolates]
+
+
+def scatter_with_a_0d_index_reads_src_at_its_first_position(lib):
+    # (seed 2115) a 0-d index is one element: src is read at its first position, whatever src's shape
+    x = lib.tensor([0.5, 0.1, 0.2], requires_grad=True)
+    src = lib.tensor([[0.251, 0.9], [0.3, 0.4]], requires_grad=True)
+    out = [lib.scatter(x, 0, lib.tensor(1), src), lib.scatter_add(x, 0, lib.tensor(2), src),
+           lib.scatter_reduce(x, 0, lib.tensor(1), src, "amax", include_self=False)]
+    out += [lib.scatter_reduce(lib.tensor(0.5), -1, lib.tensor(0), lib.tensor([0.251, 0.9]), r, include_self=inc)
+            for r in ("amin", "amax", "sum", "prod", "mean") for inc in (True, False)]
+    return out, lib.autograd.grad(sum(o.sum() for o in out[:3]), (x, src))
+
+
+CASES += [scatter_with_a_0d_index_reads_src_at_its_first_position]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

@@ -81,3 +81,26 @@ def test_in_inference_mode():
         p.add_(1)
         return facts, p._base is x, q._base is y, p._version, x._version, x
     assert run(case, torchlite) == run(case, torch)
+
+
+def test_pieces_share_the_storage_for_overlap_checks():
+    # an in-place op reading a piece of the tensor it writes is refused, as for split's views (seed 1983)
+    def case(lib):
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0])
+        p = x.unsafe_split_with_sizes([2, 1, 1])[2]
+        with lib.no_grad():
+            x /= p
+        return x
+    assert run(case, torchlite) == run(case, torch)
+
+
+def test_pieces_of_an_inference_tensor_are_inference_tensors():
+    # (seed 2800)
+    def case(lib):
+        with lib.inference_mode():
+            x = lib.tensor([1.0, 2.0])
+        p = lib.unsafe_split_with_sizes(x, [1, 1], dim=-1)[0]
+        facts = (p.is_inference(), p.requires_grad)
+        p -= 1e-3
+        return facts
+    assert run(case, torchlite) == run(case, torch)

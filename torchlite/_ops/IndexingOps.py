@@ -135,7 +135,8 @@ def _scatter_kernel(out, d, idx, src, op):
     if bad is not None:
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     if isinstance(src, np.ndarray) and src.ndim:
-        src = src[tuple(slice(0, n) for n in idx.shape)]
+        # src read where the index is (a 0-d index: one element, at src's first position)
+        src = src[tuple(slice(0, n) for n in idx.shape)] if idx.ndim else src[(0,) * src.ndim]
     if out.ndim == 0:
         target = out.reshape(1)
         coords = (idx.reshape(-1),)

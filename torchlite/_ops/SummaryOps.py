@@ -87,10 +87,10 @@ def histc(self, bins=100, min=0, max=0):  # noqa: A002 - torch's names
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     inside = host[(host >= lo) & (host <= hi)]
-    # the bin as the kernel computes it, in the input's dtype: (x - lo) / (hi - lo) * bins,
-    # the right edge in the last bin
+    # the bin as HistogramKernel.cpp's linear interpolation computes it, in the input's dtype:
+    # (x - lo) * bins / (hi - lo), the right edge in the last bin
     with np.errstate(all="ignore"):
-        pos = ((inside - lo) / (hi - lo) * a.dtype.type(bins)).astype(np.int64)
+        pos = ((inside - lo) * a.dtype.type(bins) / (hi - lo)).astype(np.int64)
     pos[pos == bins] = bins - 1
     r = np.bincount(pos, minlength=bins).astype(a.dtype)
     return _wrap(_backend.asarray(r, like=self), self)

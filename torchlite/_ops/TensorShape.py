@@ -387,7 +387,12 @@ def _unsafe_pieces(self, split_size_or_sections, dim):
     d, sizes = _split_sizes(self, split_size_or_sections, dim)
     outs, begin = [], 0
     for size in sizes:
-        outs.append(_wrap(_sliced(a, d, slice(begin, begin + size)), self))
+        # over self's storage (so overlap checks see it), counting its own versions (an inference
+        # tensor's pieces are inference tensors, with none)
+        piece = _wrap(_sliced(a, d, slice(begin, begin + size)), self, True)
+        if not piece.is_inference():
+            _C._fresh_version_counter(piece)
+        outs.append(piece)
         begin += size
     if isinstance(split_size_or_sections, int):
         return _record(_S.UnsafeSplitBackward0, (self,), tuple(outs), dim=dim, self_sym_sizes=a.shape,
