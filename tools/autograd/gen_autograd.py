@@ -763,6 +763,9 @@ FAST_BINARY = ("Add", "Sub", "Mul", "Div")
 # The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
 FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
+# The reductions and softmaxes (python_fast_reduce.cpp) fill their nodes' fields by name, these.
+FAST_REDUCE = ("Sum", "Mean", "Softmax", "LogSoftmax")
+FAST_REDUCE_FIELDS = {"self_sym_sizes", "self_sym_numel", "dim", "keepdim", "count", "result", "self_scalar_type"}
 
 
 def gen_fast_functions(entries, functions):
@@ -785,7 +788,11 @@ def gen_fast_functions(entries, functions):
             raise ValueError(f"{schema.text}: cpp_dispatch {kernel} does not fit the node's inputs {e.inputs}")
         fields = []
         sources = FAST_VIEW_SOURCES if kernel in FAST_VIEWS else FAST_SOURCES
-        for name, kind, _ in e.fields:
+        if kernel in FAST_REDUCE:
+            unknown = [name for name, _, _ in e.fields if name not in FAST_REDUCE_FIELDS]
+            if unknown:
+                raise ValueError(f"{schema.text}: cpp_dispatch cannot fill the fields {unknown}")
+        for name, kind, _ in ([] if kernel in FAST_REDUCE else e.fields):
             if name not in sources:
                 raise ValueError(f"{schema.text}: cpp_dispatch cannot fill the field '{name}'")
             readers = [i for i, inp in enumerate(e.inputs) if re.search(rf"\b{name}\b", e.python_formula(inp))]

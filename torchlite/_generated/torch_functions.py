@@ -3751,6 +3751,9 @@ def log_softmax(*args, **kwargs):
     return _ops.log_softmax(*args, **kwargs)
 
 
+log_softmax = _function("log_softmax", log_softmax)
+
+
 @functools.wraps(_ops.logaddexp)
 def logaddexp(*args, out=None, **kwargs):
     try:
@@ -3983,6 +3986,9 @@ def mean(*args, out=None, **kwargs):
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
+
+
+mean = _function("mean", mean)
 
 
 @functools.wraps(_ops.median)
@@ -4740,6 +4746,9 @@ def softmax(*args, **kwargs):
     return _ops.softmax(*args, **kwargs)
 
 
+softmax = _function("softmax", softmax)
+
+
 @functools.wraps(_ops.sort)
 def sort(*args, out=None, **kwargs):
     try:
@@ -4882,6 +4891,9 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
+
+
+sum = _function("sum", sum)
 
 
 @functools.wraps(_ops.svd)
