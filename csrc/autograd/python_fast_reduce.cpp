@@ -571,7 +571,8 @@ PyObject* run_softmax(bool log, PyObject* self, PyObject* dim_obj, PyObject* dty
   const at::Tensor& out = THPVariable_Unpack(output.ptr());
   pybind11::object out_array = own(PyObject_GetAttr(output.ptr(), np->array_attr));
   const bool ok = dtype == at::kFloat
-      ? softmax_kernel<float>(*np, log, a->data_ptr<float>(), outer, n, inner, out_array.ptr(), dim, out.data_ptr<float>())
+      ? softmax_kernel<float>(
+            *np, log, a->data_ptr<float>(), outer, n, inner, out_array.ptr(), dim, out.data_ptr<float>())
       : softmax_kernel<double>(
             *np, log, a->data_ptr<double>(), outer, n, inner, out_array.ptr(), dim, out.data_ptr<double>());
   if (!ok)
@@ -579,7 +580,8 @@ PyObject* run_softmax(bool log, PyObject* self, PyObject* dim_obj, PyObject* dty
   if (GradMode::is_enabled() && a->requires_grad()) {
     // self_scalar_type: self's numpy dtype, as the Python kernel passes a.dtype
     pybind11::object self_array = own(PyObject_GetAttr(self, np->array_attr));
-    PyObject* scalar_type = reinterpret_cast<PyObject*>(PyArray_DESCR(reinterpret_cast<PyArrayObject*>(self_array.ptr())));
+    PyObject* scalar_type =
+        reinterpret_cast<PyObject*>(PyArray_DESCR(reinterpret_cast<PyArrayObject*>(self_array.ptr())));
     static PyObject* names = names_tuple({"dim", "result", "self_scalar_type"});
     PyObject* values[] = {dim_obj, output.ptr(), scalar_type};
     record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", self, output.ptr(), names, values);

@@ -460,7 +460,7 @@ def gen_torch_functions(fns, outs, structured, deprecated, fast=()):
                   *["    " + c for c in call]]
         if name in fast:
             # its C++ entry first (Note [C++ dispatch of the hot ops])
-            lines += ["", "", f'{name} = _function("{name}", {name})']
+            lines += ["", "", f'{name} = _function("{name}", {name}){noqa}']
     return "\n".join(lines) + "\n"
 
 

@@ -4893,7 +4893,7 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     return out_variant("sum", _ops.sum, out, args, kwargs)
 
 
-sum = _function("sum", sum)
+sum = _function("sum", sum)  # noqa: A001 - torch's name
 
 
 @functools.wraps(_ops.svd)
