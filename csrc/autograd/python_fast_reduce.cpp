@@ -1,5 +1,5 @@
-// The C++ entries of sum, mean, softmax and log_softmax (Note [C++ dispatch of the hot ops],
-// python_fast_ops.h).
+// The C++ entries of sum, mean, softmax, log_softmax and torch.where (Note [C++ dispatch of the hot
+// ops], python_fast_ops.h).
 //
 // Note [C++ dispatch of the reductions]
 // Upstream, Tensor.sum / mean / softmax / log_softmax are parsed by the generated
@@ -27,6 +27,10 @@
 //    their own, as numpy runs them on the fresh arrays x - m and the sums (each element computed
 //    alone, so the split into calls does not matter). The sum over dim is np.add.reduce(e, dim, None,
 //    None, True) on the exp values, a C-contiguous array of self's shape as in the Python kernel.
+//  - torch.where(condition, input, other) (TensorCompare.py's where; upstream TensorCompare.cpp's
+//    where_kernel): a contiguous bool condition, operands of its shape and one dtype (or a Python
+//    number in the other's dtype), a shape whose row-major layout TensorIterator keeps; each element a
+//    copy, exact in any order.
 // Any other call (another dtype, a non-contiguous or empty tensor, dtype=, a bad dim, ...) is "not
 // handled": the Python kernel runs and raises its errors.
 #include "autograd/python_fast_ops.h"
@@ -49,6 +53,7 @@
 #include <numpy/ufuncobject.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -589,6 +594,99 @@ PyObject* run_softmax(bool log, PyObject* self, PyObject* dim_obj, PyObject* dty
   return output.release().ptr();
 }
 
+// torch.where(condition, input, other) ---------------------------------------------------------------
+
+// Whether TensorIterator lays out a result of these sizes row-major when its operands are contiguous
+// of these sizes or 0-d (TensorIterator.py's _out): no size-1 or size-0 dimension can reorder them.
+bool row_major_result(c10::IntArrayRef sizes) {
+  if (sizes.size() < 2)
+    return true;
+  return std::all_of(sizes.begin(), sizes.end(), [](int64_t size) { return size > 1; });
+}
+
+// where's number operand in `dtype`: a Python float, or an int float64 holds exactly (numpy's cast
+// to float32 then rounds as C++'s); false for another object and for a finite float beyond float32's
+// range (c10::checked_convert's error, _checked_number's).
+bool where_number(PyObject* obj, at::ScalarType dtype, double* value) {
+  if (PyFloat_CheckExact(obj)) {
+    *value = PyFloat_AS_DOUBLE(obj);
+  } else if (PyLong_CheckExact(obj)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    constexpr long long exact = 1LL << 53;
+    if (overflow != 0 || v > exact || v < -exact)
+      return false;
+    *value = static_cast<double>(v);
+  } else {
+    return false;
+  }
+  return dtype == at::kDouble || !std::isfinite(*value) || std::fabs(*value) <= FLT_MAX;
+}
+
+// TensorCompare.py's where for a contiguous bool condition and float32 or float64 operands of its
+// shape, one of them possibly a Python number (of the other's dtype then): a copy of one operand's
+// element per element, so any order gives the Python kernel's bits. Its node, WhereBackward0, has
+// the two operands as inputs (a number's wrapped tensor has no edge) and saves the condition.
+PyObject* run_where(PyObject* cond_obj, PyObject* x_obj, PyObject* y_obj) {
+  if (!THPVariable_Check(cond_obj))
+    return nullptr;
+  const at::Tensor& cond = THPVariable_Unpack(cond_obj);
+  if (!cond.defined())
+    return nullptr;
+  const at::TensorImpl* cimpl = cond.unsafeGetTensorImpl();
+  if (cimpl->dtype() != at::kBool || !cimpl->device().is_cpu() || cimpl->is_inference() || !cimpl->is_contiguous() ||
+      cimpl->numel() == 0 || !row_major_result(cond.sizes()))
+    return nullptr;
+  const at::Tensor* x = host_tensor(x_obj, false);
+  const at::Tensor* y = host_tensor(y_obj, false);
+  if (x == nullptr && y == nullptr)
+    return nullptr;
+  const at::ScalarType dtype = (x != nullptr ? x : y)->scalar_type();
+  double number = 0;
+  for (const at::Tensor* t : {x, y}) {
+    if (t != nullptr && (t->scalar_type() != dtype || t->sizes() != cond.sizes()))
+      return nullptr;
+  }
+  if ((x == nullptr && !where_number(x_obj, dtype, &number)) || (y == nullptr && !where_number(y_obj, dtype, &number)))
+    return nullptr;
+  at::Tensor out = at::empty(cond.sizes(), dtype, c10::Device());
+  const auto* c = static_cast<const uint8_t*>(cond.data_ptr());
+  const int64_t n = out.numel();
+  const auto fill = [&](auto zero) {
+    using T = decltype(zero);
+    const T scalar = static_cast<T>(number);
+    const T* a = x != nullptr ? static_cast<const T*>(x->data_ptr()) : nullptr;
+    const T* b = y != nullptr ? static_cast<const T*>(y->data_ptr()) : nullptr;
+    T* r = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i)
+      r[i] = c[i] != 0 ? (a != nullptr ? a[i] : scalar) : (b != nullptr ? b[i] : scalar);
+  };
+  if (dtype == at::kFloat)
+    fill(0.0f);
+  else
+    fill(0.0);
+  pybind11::object output = own(THPVariable_Wrap(std::move(out)));
+  const bool x_grad = x != nullptr && x->requires_grad();
+  const bool y_grad = y != nullptr && y->requires_grad();
+  if (GradMode::is_enabled() && (x_grad || y_grad)) {
+    const OpInfo* info = op_info_named("WhereBackward0");
+    if (info == nullptr)
+      throw std::logic_error("no spec for WhereBackward0");
+    edge_list edges(2);
+    if (x_grad)
+      edges[0] = impl::gradient_edge(*x);
+    if (y_grad)
+      edges[1] = impl::gradient_edge(*y);
+    auto node = make_formula_node(info, std::move(edges));
+    Variable result = THPVariable_Unpack(output.ptr());
+    create_gradient_edge(result, node);
+    static PyObject* names = names_tuple({"condition"});
+    PyObject* values[] = {cond_obj};
+    node->set_fields(values, names, output.ptr());
+  }
+  return output.release().ptr();
+}
+
 } // namespace
 
 PyObject* call_reduce_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -596,6 +694,11 @@ PyObject* call_reduce_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t
     return nullptr;
   HANDLE_TH_ERRORS
   switch (e.kernel) {
+    case FastKernel::Where:
+      // torch.where(condition, input, other), positionally (Tensor.where is a Python method)
+      if (nargs != 3 || kwnames != nullptr)
+        return nullptr;
+      return run_where(args[0], args[1], args[2]);
     case FastKernel::Sum:
     case FastKernel::Mean: {
       static const char* const names[] = {"dim", "keepdim", "dtype"};

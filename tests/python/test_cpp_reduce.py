@@ -1,5 +1,5 @@
-"""The C++ entries of sum, mean, softmax and log_softmax (Note [C++ dispatch of the reductions],
-csrc/autograd/python_fast_reduce.cpp).
+"""The C++ entries of sum, mean, softmax, log_softmax and torch.where (Note [C++ dispatch of the
+reductions], csrc/autograd/python_fast_reduce.cpp).
 
 Each entry must give what the Python kernel gives (torchlite/_ops/ReduceOps.py, SoftMax.py), bit for
 bit: values, dtype, layout, node, saved fields, gradients (first and second order), on many shapes
@@ -14,7 +14,7 @@ import pytest
 
 import torchlite
 from torchlite import _ops
-from torchlite._ops import ReduceOps, SoftMax
+from torchlite._ops import ReduceOps, SoftMax, TensorCompare
 from diff_utils import import_torch, norm, run
 
 torch = import_torch()
@@ -31,11 +31,13 @@ def taken_by_cpp(monkeypatch, call):
         raise _PythonKernelRan()
 
     with monkeypatch.context() as m:
-        for module in (ReduceOps, SoftMax):
+        for module in (ReduceOps, SoftMax, TensorCompare):
             m.setattr(module, "_record", refuse)
         try:
             call()
         except _PythonKernelRan:
+            return False
+        except (RuntimeError, TypeError, IndexError):  # the Python kernel's error (the entries raise none)
             return False
     return True
 
@@ -102,8 +104,9 @@ SHAPES = [(), (1,), (5,), (7,), (8,), (9,), (1, 1), (3, 4), (4, 8), (2, 3, 5), (
 
 
 def test_table_marks_the_entries():
-    for op in OPS:
-        assert getattr(torchlite.Tensor, op)._cpp_dispatch
+    for op in OPS + ("where",):
+        if op != "where":  # (Tensor.where is a Python method)
+            assert getattr(torchlite.Tensor, op)._cpp_dispatch
         fn = getattr(torchlite, op)
         assert fn._cpp_dispatch and type(fn).__name__ == "_VariableFunction"
 
@@ -357,3 +360,106 @@ def test_all_combinations_of_keyword_binding(monkeypatch):
         for dim, keep in itertools.product([0, -1, (0, 2), [1]], [None, False, True]):
             kwargs = {} if keep is None else {"keepdim": keep}
             _compare(monkeypatch, op, a, (), dict(kwargs, dim=dim), expect_cpp=True)
+
+
+# torch.where ---------------------------------------------------------------------------------------
+
+def _where_record(c, x, y):
+    rec = []
+    for fn in (torchlite.where, _ops.where):  # the C++ entry, the Python kernel
+        leaves = [t.detach().clone().requires_grad_(t.requires_grad) if isinstance(t, torchlite.Tensor) else t
+                  for t in (x, y)]
+        out = fn(c, *leaves)
+        r = [_bits(out), out.requires_grad, out.grad_fn.name() if out.grad_fn else None]
+        if out.grad_fn is not None:
+            r.append(_bits(out.grad_fn._saved_condition))
+            r.append(out.grad_fn._saved_condition is c)
+            wanted = [t for t in leaves if isinstance(t, torchlite.Tensor) and t.requires_grad]
+            g = torchlite.from_numpy(_values(out.detach().numpy().dtype, out.numel() + 1, 6, False)[:out.numel()]
+                                     .reshape(out.shape))
+            r.append([_bits(v) for v in torchlite.autograd.grad(out, wanted, g)])
+            r.append([type(e[0]).__name__ if e[0] is not None else None for e in out.grad_fn.next_functions])
+        rec.append(r)
+    assert rec[0] == rec[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_where_matches_python_kernel(monkeypatch, dtype):
+    rng = np.random.default_rng(3)
+    for seed, shape in enumerate([(), (1,), (6,), (3, 4), (2, 3, 5), (40, 25)]):
+        n = int(np.prod(shape))
+        c = torchlite.from_numpy(np.asarray(rng.random(n).reshape(shape) > 0.5))
+        a = _values(dtype, n, seed).reshape(shape)
+        b = _values(dtype, n, seed + 50).reshape(shape)
+        for ra, rb in itertools.product([False, True], repeat=2):
+            x = torchlite.from_numpy(a.copy()).requires_grad_(ra)
+            y = torchlite.from_numpy(b.copy()).requires_grad_(rb)
+            _where_record(c, x, y)
+            assert taken_by_cpp(monkeypatch, lambda x=x, y=y, c=c: torchlite.where(c, x, y))
+            for number in (0.0, -0.0, 2, -7.25, float("inf"), float("nan"), 1e-50, 3.4e38, 2 ** 53):
+                _where_record(c, x, number)
+                _where_record(c, number, y)
+                assert taken_by_cpp(monkeypatch, lambda x=x, c=c, v=number: torchlite.where(c, x, v))
+                assert taken_by_cpp(monkeypatch, lambda y=y, c=c, v=number: torchlite.where(c, v, y))
+
+
+def test_where_python_cases(monkeypatch):
+    a = _values(np.float32, 12, 1, special=False).reshape(3, 4)
+    x = torchlite.from_numpy(a.copy()).requires_grad_()
+    c = x.detach() > 0
+    cases = [
+        (c, x, x.detach().double()),  # two dtypes
+        (c, x.detach().long(), 1),  # int64
+        (c, x, x[:1]),  # broadcast
+        (c[:1], x[:1], x[:1]),  # a size-1 dimension
+        (c.t(), x.t(), x.t()),  # non-contiguous
+        (c, x, 1e39),  # a float32 overflow: torch's error
+        (c, x, 2 ** 60),
+        (c, x, True),
+        (c, 1.0, 0.0),  # two numbers
+        (c, x, np.float32(1.0)),
+        (torchlite.zeros(3, 4, dtype=torchlite.uint8), x, x),  # not bool: the error
+        (torchlite.zeros(0, 4, dtype=torchlite.bool), torchlite.zeros(0, 4), torchlite.zeros(0, 4)),
+    ]
+    for args in cases:
+        assert not taken_by_cpp(monkeypatch, lambda args=args: torchlite.where(*args))
+        r = [run(lambda lib, f=f, a=args: f(*a), torchlite) for f in (torchlite.where, _ops.where)]
+        assert r[0] == r[1]
+    assert not taken_by_cpp(monkeypatch, lambda: torchlite.where(condition=c, input=x, other=x))
+    out = torchlite.empty(3, 4)
+    assert torchlite.where(c, x.detach(), 0.0, out=out) is out
+    assert torchlite.where(c)[0].dtype == torchlite.int64  # where(condition): nonzero
+
+
+def test_where_against_torch():
+    def case(lib):
+        g = np.random.default_rng(4).standard_normal((3, 4))
+        x = lib.tensor(g, requires_grad=True)
+        y = lib.tensor(g[::-1].copy(), requires_grad=True)
+        c = x > 0.1
+        outs = [lib.where(c, x, y), lib.where(c, x, 0.0), lib.where(c, -1, y), lib.where(c, x.float(), 2.5)]
+        res = []
+        for o in outs:
+            w = lib.tensor(np.linspace(-1, 1, o.numel()).reshape(tuple(o.shape)), dtype=o.dtype)
+            grads = lib.autograd.grad(o, [x, y], w, allow_unused=True)
+            res.append((o, str(o.dtype), o.grad_fn.name(), o.grad_fn._saved_condition, grads))
+        errors = []
+        for bad in (lambda: lib.where(x, x, y), lambda: lib.where(c, x.float(), 1e39),
+                    lambda: lib.where(c, x, lib.ones(2, 4)), lambda: lib.where(c, x)):
+            try:
+                bad()
+            except Exception as err:  # noqa: BLE001 - the error's type and message are compared
+                errors.append((type(err).__name__, norm(str(err))))
+        return res, errors
+
+    _against_torch(case)
+
+
+def test_where_gradcheck():
+    rng = np.random.default_rng(5)
+    x = torchlite.tensor(rng.standard_normal((3, 4)), dtype=torchlite.float64, requires_grad=True)
+    y = torchlite.tensor(rng.standard_normal((3, 4)), dtype=torchlite.float64, requires_grad=True)
+    c = x.detach() > 0
+    assert torchlite.autograd.gradcheck(lambda a, b: torchlite.where(c, a, b), (x, y))
+    assert torchlite.autograd.gradgradcheck(lambda a, b: torchlite.where(c, a, b), (x, y))
+    assert torchlite.autograd.gradcheck(lambda a: torchlite.where(c, a, 0.5), (x,))

@@ -763,9 +763,10 @@ FAST_BINARY = ("Add", "Sub", "Mul", "Div")
 # The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
 FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
-# The reductions and softmaxes (python_fast_reduce.cpp) fill their nodes' fields by name, these.
-FAST_REDUCE = ("Sum", "Mean", "Softmax", "LogSoftmax")
-FAST_REDUCE_FIELDS = {"self_sym_sizes", "self_sym_numel", "dim", "keepdim", "count", "result", "self_scalar_type"}
+# The reductions, softmaxes and where (python_fast_reduce.cpp) fill their nodes' fields by name, these.
+FAST_REDUCE = ("Sum", "Mean", "Softmax", "LogSoftmax", "Where")
+FAST_REDUCE_FIELDS = {"self_sym_sizes", "self_sym_numel", "dim", "keepdim", "count", "result", "self_scalar_type",
+                      "condition"}
 
 
 def gen_fast_functions(entries, functions):
@@ -783,8 +784,7 @@ def gen_fast_functions(entries, functions):
         # `node_of: op`: the call records that op's node (reshape, a view where it can be one)
         e = by_schema[spec.get("node_of", f["func"].split("(")[0])]
         kernel = spec["kernel"]
-        if (kernel in FAST_BINARY) != (e.inputs == ["self", "other"]) or (kernel not in FAST_BINARY
-                                                                          and e.inputs != ["self"]):
+        if e.inputs != (["self", "other"] if kernel in FAST_BINARY + ("Where",) else ["self"]):
             raise ValueError(f"{schema.text}: cpp_dispatch {kernel} does not fit the node's inputs {e.inputs}")
         fields = []
         sources = FAST_VIEW_SOURCES if kernel in FAST_VIEWS else FAST_SOURCES

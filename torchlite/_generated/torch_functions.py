@@ -5227,6 +5227,9 @@ def where(*args, out=None, **kwargs):
     return out_variant("where", _ops.where, out, args, kwargs)
 
 
+where = _function("where", where)
+
+
 @functools.wraps(_ops.xlogy)
 def xlogy(*args, out=None, **kwargs):
     try:

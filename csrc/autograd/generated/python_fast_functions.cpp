@@ -77,6 +77,8 @@ const FastOpEntry kFastOps[] = {
     {"unsqueeze", FastKernel::Unsqueeze, nullptr, false, "UnsqueezeBackward0", 1, {{"dim", FastSource::Dim0, -1}}},
     // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
     {"view", FastKernel::View, nullptr, false, "ViewBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
+    // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    {"where", FastKernel::Where, nullptr, false, "WhereBackward0", 0, {}},
     // softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     {"softmax", FastKernel::Softmax, nullptr, false, "SoftmaxBackward0", 0, {}},
     // log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
