@@ -285,14 +285,11 @@ class Quiet {
 // np.add.reduce(array, axis, None, None, keepdims), its errors silenced; null (no error set) where
 // it raised: the Python kernel then raises it.
 PyObject* add_reduce(const Numpy& np, PyObject* array, PyObject* axis, bool keepdims) {
-  PyObject* result = nullptr;
-  {
-    Quiet quiet(np);
-    PyObject* call[] = {array, axis, Py_None, Py_None, keepdims ? Py_True : Py_False};
-    result = PyObject_Vectorcall(np.add_reduce, call, 5, nullptr);
-  }
+  Quiet quiet(np);
+  PyObject* call[] = {array, axis, Py_None, Py_None, keepdims ? Py_True : Py_False};
+  PyObject* result = PyObject_Vectorcall(np.add_reduce, call, 5, nullptr);
   if (result == nullptr)
-    PyErr_Clear();
+    PyErr_Clear(); // (before the error state is restored)
   return result;
 }
 
