@@ -18,7 +18,8 @@
 //  - mean: np.mean is numpy/_core/_methods.py's _mean, the same text in numpy 2.2.6, 2.4 and 2.5:
 //    umr_sum (np.add.reduce) with the same arguments, then a true_divide by the count as an np.intp
 //    scalar, which under NEP 50 promotes float32 to float64: each value is (T)((double)sum / count),
-//    rounded once to T. This file calls np.add.reduce and divides so.
+//    rounded once to T (for float32 the same as a float32 division: a quotient rounded to 53 bits then
+//    to 24 is rounded once, 53 >= 2 * 24 + 2). This file calls np.add.reduce and divides so.
 //  - softmax / log_softmax (float32 or float64, dim given): the row max in C++ (exact: a max picks an
 //    element; the sign of a zero maximum cannot change exp(x - m) nor, as only one element can be a
 //    lone maximum, x - m - log(s)); rows with a NaN or an infinite maximum are left to Python (which
