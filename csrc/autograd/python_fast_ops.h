@@ -39,6 +39,12 @@ enum class FastKernel : uint8_t {
   Neg,
   Relu,
   NumpyUnary,
+  // the reductions, softmaxes and torch.where (python_fast_reduce.cpp: Note [C++ dispatch of the reductions])
+  Sum,
+  Mean,
+  Softmax,
+  LogSoftmax,
+  Where,
   View,
   Reshape,
   Transpose,
@@ -50,6 +56,10 @@ enum class FastKernel : uint8_t {
 
 inline bool is_view_kernel(FastKernel k) {
   return k >= FastKernel::View;
+}
+
+inline bool is_reduce_kernel(FastKernel k) {
+  return k >= FastKernel::Sum && k <= FastKernel::Where;
 }
 
 // Where a node's field takes its value from: an operand, the result, add's alpha (1), or for the views, self's
@@ -85,6 +95,8 @@ const FastOpEntry* find_fast_op(const char* name);
 // Runs `entry` for a method call (args[0] is self): a new reference to the result, or null. Null
 // with no Python error set means "not handled": the caller runs the Python kernel.
 PyObject* call_fast_op(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+// The same for a reduction, softmax or where entry (is_reduce_kernel), in python_fast_reduce.cpp.
+PyObject* call_reduce_op(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 } // namespace autograd
 } // namespace torch

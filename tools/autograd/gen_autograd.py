@@ -460,7 +460,7 @@ def gen_torch_functions(fns, outs, structured, deprecated, fast=()):
                   *["    " + c for c in call]]
         if name in fast:
             # its C++ entry first (Note [C++ dispatch of the hot ops])
-            lines += ["", "", f'{name} = _function("{name}", {name})']
+            lines += ["", "", f'{name} = _function("{name}", {name}){noqa}']
     return "\n".join(lines) + "\n"
 
 
@@ -763,6 +763,10 @@ FAST_BINARY = ("Add", "Sub", "Mul", "Div")
 # The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
 FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
+# The reductions, softmaxes and where (python_fast_reduce.cpp) fill their nodes' fields by name, these.
+FAST_REDUCE = ("Sum", "Mean", "Softmax", "LogSoftmax", "Where")
+FAST_REDUCE_FIELDS = {"self_sym_sizes", "self_sym_numel", "dim", "keepdim", "count", "result", "self_scalar_type",
+                      "condition"}
 
 
 def gen_fast_functions(entries, functions):
@@ -780,12 +784,15 @@ def gen_fast_functions(entries, functions):
         # `node_of: op`: the call records that op's node (reshape, a view where it can be one)
         e = by_schema[spec.get("node_of", f["func"].split("(")[0])]
         kernel = spec["kernel"]
-        if (kernel in FAST_BINARY) != (e.inputs == ["self", "other"]) or (kernel not in FAST_BINARY
-                                                                          and e.inputs != ["self"]):
+        if e.inputs != (["self", "other"] if kernel in FAST_BINARY + ("Where",) else ["self"]):
             raise ValueError(f"{schema.text}: cpp_dispatch {kernel} does not fit the node's inputs {e.inputs}")
         fields = []
         sources = FAST_VIEW_SOURCES if kernel in FAST_VIEWS else FAST_SOURCES
-        for name, kind, _ in e.fields:
+        if kernel in FAST_REDUCE:
+            unknown = [name for name, _, _ in e.fields if name not in FAST_REDUCE_FIELDS]
+            if unknown:
+                raise ValueError(f"{schema.text}: cpp_dispatch cannot fill the fields {unknown}")
+        for name, kind, _ in ([] if kernel in FAST_REDUCE else e.fields):
             if name not in sources:
                 raise ValueError(f"{schema.text}: cpp_dispatch cannot fill the field '{name}'")
             readers = [i for i, inp in enumerate(e.inputs) if re.search(rf"\b{name}\b", e.python_formula(inp))]

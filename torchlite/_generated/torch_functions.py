@@ -3763,6 +3763,9 @@ def log_softmax(*args, **kwargs):
     return _ops.log_softmax(*args, **kwargs)
 
 
+log_softmax = _function("log_softmax", log_softmax)
+
+
 @functools.wraps(_ops.logaddexp)
 def logaddexp(*args, out=None, **kwargs):
     try:
@@ -3995,6 +3998,9 @@ def mean(*args, out=None, **kwargs):
     if out is None:
         return _ops.mean(*args, **kwargs)
     return out_variant("mean", _ops.mean, out, args, kwargs)
+
+
+mean = _function("mean", mean)
 
 
 @functools.wraps(_ops.median)
@@ -4752,6 +4758,9 @@ def softmax(*args, **kwargs):
     return _ops.softmax(*args, **kwargs)
 
 
+softmax = _function("softmax", softmax)
+
+
 @functools.wraps(_ops.sort)
 def sort(*args, out=None, **kwargs):
     try:
@@ -4894,6 +4903,9 @@ def sum(*args, out=None, **kwargs):  # noqa: A001 - torch's name
     if out is None:
         return _ops.sum(*args, **kwargs)
     return out_variant("sum", _ops.sum, out, args, kwargs)
+
+
+sum = _function("sum", sum)  # noqa: A001 - torch's name
 
 
 @functools.wraps(_ops.svd)
@@ -5252,6 +5264,9 @@ def where(*args, out=None, **kwargs):
     if out is None:
         return _ops.where(*args, **kwargs)
     return out_variant("where", _ops.where, out, args, kwargs)
+
+
+where = _function("where", where)
 
 
 @functools.wraps(_ops.xlogy)

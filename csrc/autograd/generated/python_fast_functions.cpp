@@ -33,6 +33,8 @@ const FastOpEntry kFastOps[] = {
     {"expand", FastKernel::Expand, nullptr, false, "ExpandBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
     // log(Tensor self) -> Tensor
     {"log", FastKernel::NumpyUnary, "log", false, "LogBackward0", 1, {{"self", FastSource::Self, 0}}},
+    // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    {"mean", FastKernel::Mean, nullptr, false, "MeanBackward0", 0, {}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
     {"mul", FastKernel::Mul, nullptr, false, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -63,6 +65,8 @@ const FastOpEntry kFastOps[] = {
     {"sub_", FastKernel::Sub, nullptr, true, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     {"__isub__", FastKernel::Sub, nullptr, true, "SubBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    {"sum", FastKernel::Sum, nullptr, false, "SumBackward0", 0, {}},
     // t(Tensor(a) self) -> Tensor(a)
     {"t", FastKernel::T, nullptr, false, "TBackward0", 0, {}},
     // tanh(Tensor self) -> Tensor
@@ -73,6 +77,12 @@ const FastOpEntry kFastOps[] = {
     {"unsqueeze", FastKernel::Unsqueeze, nullptr, false, "UnsqueezeBackward0", 1, {{"dim", FastSource::Dim0, -1}}},
     // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
     {"view", FastKernel::View, nullptr, false, "ViewBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
+    // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    {"where", FastKernel::Where, nullptr, false, "WhereBackward0", 0, {}},
+    // softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+    {"softmax", FastKernel::Softmax, nullptr, false, "SoftmaxBackward0", 0, {}},
+    // log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
+    {"log_softmax", FastKernel::LogSoftmax, nullptr, false, "LogSoftmaxBackward0", 0, {}},
 };
 const int kNumFastOps = static_cast<int>(sizeof(kFastOps) / sizeof(kFastOps[0]));
 
