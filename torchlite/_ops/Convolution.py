@@ -94,7 +94,9 @@ def _conv_forward(x, w, stride, padding, dilation, groups, bias=None):
     if _host(y) and (bias is None or bias.dtype == y.dtype):
         # the same copy (and bias addition), in C++ (Unfold2d.cpp's swap_leading_axes)
         b = None if bias is None else np.ascontiguousarray(bias.reshape(-1))
-        return _C._swap_leading_axes_host(y.reshape(o, n, -1), b).reshape((n, o) + tuple(out))
+        r = _C._swap_leading_axes_host(y.reshape(o, n, math.prod(out)), b)  # None where not finite
+        if r is not None:
+            return r.reshape((n, o) + tuple(out))
     y = np.moveaxis(y.reshape(o, n, *out), 0, 1)
     if bias is None:
         return np.ascontiguousarray(y)
@@ -120,8 +122,9 @@ def _conv_backward_input(gy, w, input_shape, stride, padding, dilation, groups, 
     if nd <= 2 and _host(gcols):
         # col2im in C++ (Unfold2d.cpp), the taps added in the order of the loop below
         shape2d = (n, c) + (1,) * (2 - nd) + tuple(input_shape[2:])
-        return _C._unfold2d_acc_host(gcols, shape2d, _host_params(kernel, stride, padding, dilation, out)).reshape(
-            tuple(input_shape))
+        gx = _C._unfold2d_acc_host(gcols, shape2d, _host_params(kernel, stride, padding, dilation, out))
+        if gx is not None:  # None where not finite: numpy's nans and warnings then
+            return gx.reshape(tuple(input_shape))
     gcols = gcols.reshape((c,) + tuple(kernel) + (n,) + tuple(out))
     padded = tuple(s + 2 * p for s, p in zip(input_shape[2:], padding, strict=True))
     gxp = np.zeros((c, n) + padded, dtype=gcols.dtype)

@@ -262,6 +262,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     if planes and g.dtype == a.dtype and g.shape == idx.shape and g.ndim == a.ndim and g.shape[:-2] == a.shape[:-2] \
             and type(a) is np.ndarray and _host(g) and _host(idx, (_I64,)):
         # np.bincount's sums below, in C++ (MaxPoolKernel.cpp); None where an index is out of the plane
+        # or a result is not finite
         r = _C._max_pool2d_backward_host(g.reshape(planes, -1), idx.reshape(planes, -1), plane)
         if r is not None:
             return _max_pool2d_backward_record(grad_output, self, indices, r.reshape(a.shape))

@@ -65,9 +65,10 @@ Array<scalar_t> unfold2d_host(const Array<scalar_t>& x, const std::vector<int64_
   return cols;
 }
 
-// the gradient (N, C, H, W) of the input from its columns' gradient (C * kH * kW, N * oH * oW).
+// the gradient (N, C, H, W) of the input from its columns' gradient (C * kH * kW, N * oH * oW), or
+// None where it is not finite (Note [Convolution copies in C++ keep the numpy bits]).
 template <typename scalar_t>
-Array<scalar_t> unfold2d_acc_host(const Array<scalar_t>& cols, const std::vector<int64_t>& input_shape,
+py::object unfold2d_acc_host(const Array<scalar_t>& cols, const std::vector<int64_t>& input_shape,
                                   const std::vector<int64_t>& params) {
   if (input_shape.size() != 4)
     throw std::invalid_argument("_unfold2d_acc_host: input_shape must have 4 sizes");
@@ -78,16 +79,22 @@ Array<scalar_t> unfold2d_acc_host(const Array<scalar_t>& cols, const std::vector
   Array<scalar_t> gx({g.batch, g.channels, g.height, g.width});
   const scalar_t* in = cols.data();
   scalar_t* out = gx.mutable_data();
+  bool nonfinite;
   {
     py::gil_scoped_release release;
     at::native::unfold2d_acc(in, out, g);
+    nonfinite = at::native::any_nonfinite(out, static_cast<int64_t>(gx.size()));
   }
-  return gx;
+  if (nonfinite)
+    return py::none();
+  return std::move(gx);
 }
 
-// (B, A, L) of src (A, B, L), plus bias[a] (a C-contiguous (A,) array of src's type) unless None.
+// (B, A, L) of src (A, B, L), plus bias[a] (a C-contiguous (A,) array of src's type) unless None;
+// with a bias, None where the result is not finite (Note [Convolution copies in C++ keep the numpy
+// bits]).
 template <typename scalar_t>
-Array<scalar_t> swap_leading_axes_host(const Array<scalar_t>& src, const py::object& bias) {
+py::object swap_leading_axes_host(const Array<scalar_t>& src, const py::object& bias) {
   check_ndim(src, 3, "_swap_leading_axes_host: src");
   const int64_t a = src.shape(0), b = src.shape(1), l = src.shape(2);
   const scalar_t* bias_data = nullptr;
@@ -103,11 +110,16 @@ Array<scalar_t> swap_leading_axes_host(const Array<scalar_t>& src, const py::obj
   Array<scalar_t> dst({b, a, l});
   const scalar_t* in = src.data();
   scalar_t* out = dst.mutable_data();
+  bool nonfinite = false;
   {
     py::gil_scoped_release release;
     at::native::swap_leading_axes(in, out, a, b, l, bias_data);
+    if (bias_data != nullptr)
+      nonfinite = at::native::any_nonfinite(out, a * b * l);
   }
-  return dst;
+  if (nonfinite)
+    return py::none();
+  return std::move(dst);
 }
 
 // (values, indices) (planes, oH, oW) of x (planes, H, W); params: kH, kW, sH, sW, pH, pW, dH, dW, oH, oW.
@@ -133,7 +145,8 @@ py::tuple max_pool2d_host(const Array<scalar_t>& x, const std::vector<int64_t>& 
 }
 
 // the gradient (planes, plane) of the input from grad and indices (planes, per_plane), or None
-// where an index lies outside [0, plane) (the Python kernel's own path then answers).
+// where an index lies outside [0, plane) or a result is not finite (the Python kernel's own path
+// then answers: Note [Max pooling in C++ keeps the numpy kernel's answers]).
 template <typename scalar_t>
 py::object max_pool2d_backward_host(const Array<scalar_t>& grad, const py::array_t<int64_t, py::array::c_style>& indices,
                                     int64_t plane) {
@@ -155,10 +168,14 @@ py::object max_pool2d_backward_host(const Array<scalar_t>& grad, const py::array
     return py::none();
   Array<scalar_t> out({planes, plane});
   scalar_t* o = out.mutable_data();
+  bool nonfinite;
   {
     py::gil_scoped_release release;
     at::native::max_pool2d_backward(g, idx, o, planes, per_plane, plane);
+    nonfinite = at::native::any_nonfinite(o, planes * plane);
   }
+  if (nonfinite)
+    return py::none();
   return std::move(out);
 }
 
@@ -168,14 +185,17 @@ void define(py::module_& m) {
         "im2col: the columns (C*kH*kW, N*oH*oW) of a C-contiguous float32/float64 x (N, C, H, W); params are "
         "kH, kW, sH, sW, pH, pW, dH, dW, oH, oW");
   m.def("_unfold2d_acc_host", &unfold2d_acc_host<scalar_t>, py::arg("columns").noconvert(), py::arg("input_shape"),
-        py::arg("params"), "col2im: the input's gradient (N, C, H, W) from its columns' gradient, taps added in order");
+        py::arg("params"), "col2im: the input's gradient (N, C, H, W) from its columns' gradient, taps added in order; None where "
+        "it is not finite");
   m.def("_swap_leading_axes_host", &swap_leading_axes_host<scalar_t>, py::arg("src").noconvert(),
-        py::arg("bias") = py::none(), "(B, A, L) of a C-contiguous (A, B, L) array, plus bias[a] where given");
+        py::arg("bias") = py::none(), "(B, A, L) of a C-contiguous (A, B, L) array, plus bias[a] where given (then None where "
+        "the result is not finite)");
   m.def("_max_pool2d_host", &max_pool2d_host<scalar_t>, py::arg("x").noconvert(), py::arg("params"),
         "(values, int64 indices) of 2-d max pooling over a C-contiguous (planes, H, W) array");
   m.def("_max_pool2d_backward_host", &max_pool2d_backward_host<scalar_t>, py::arg("grad").noconvert(),
         py::arg("indices").noconvert(), py::arg("plane"),
-        "max pooling's input gradient (planes, plane), or None where an index lies outside the plane");
+        "max pooling's input gradient (planes, plane), or None where an index lies outside the plane or a "
+        "result is not finite");
 }
 
 } // namespace

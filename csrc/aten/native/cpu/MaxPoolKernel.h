@@ -14,7 +14,9 @@
 // 0.0 equal; the last nan), and the value is copied bit for bit. The backward adds each output's
 // gradient, in double, into its index's slot in flat order, and rounds each slot once to the
 // element type: np.bincount's loop with float64 weights, which the Python kernel runs (its
-// other path, for indices that each occur once, gives the same bits: 0.0 + g once).
+// other path, for indices that each occur once, gives the same bits: 0.0 + g once). Where a
+// result is not finite the caller runs numpy instead (Note [Convolution copies in C++ keep the
+// numpy bits] says why: which of two nans a sum keeps, and numpy's overflow warnings).
 
 #include <cstdint>
 

@@ -90,6 +90,15 @@ void unfold2d_acc(const scalar_t* columns, scalar_t* input_grad, const Unfold2dG
 }
 
 template <typename scalar_t>
+bool any_nonfinite(const scalar_t* values, int64_t n) {
+  // v - v is 0 for a finite v, nan for an infinity or a nan (a branch-free loop that vectorises)
+  bool found = false;
+  for (int64_t i = 0; i < n; ++i)
+    found |= !(values[i] - values[i] == scalar_t(0));
+  return found;
+}
+
+template <typename scalar_t>
 void swap_leading_axes(const scalar_t* src, scalar_t* dst, int64_t a, int64_t b, int64_t l, const scalar_t* bias) {
   for (int64_t j = 0; j < b; ++j) {
     for (int64_t i = 0; i < a; ++i) {
@@ -110,6 +119,8 @@ template void unfold2d_copy<float>(const float*, float*, const Unfold2dGeometry&
 template void unfold2d_copy<double>(const double*, double*, const Unfold2dGeometry&);
 template void unfold2d_acc<float>(const float*, float*, const Unfold2dGeometry&);
 template void unfold2d_acc<double>(const double*, double*, const Unfold2dGeometry&);
+template bool any_nonfinite<float>(const float*, int64_t);
+template bool any_nonfinite<double>(const double*, int64_t);
 template void swap_leading_axes<float>(const float*, float*, int64_t, int64_t, int64_t, const float*);
 template void swap_leading_axes<double>(const double*, double*, int64_t, int64_t, int64_t, const double*);
 

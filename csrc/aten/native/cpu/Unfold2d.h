@@ -13,7 +13,12 @@
 // element, as np.add does; col2im starts each input element at +0.0 and adds the columns'
 // gradients of the kernel taps in row-major tap order, as the numpy loop over taps does (within
 // one tap, one column element reaches each input element at most once). No reductions, no
-// transcendentals: the bits are those of numpy on every version.
+// transcendentals: the bits are those of numpy on every version, where the result is finite. The
+// bindings answer None where it is not (col2im's result, the biased copy) and the Python code runs
+// numpy then, for two reasons: an addition of two nans gives one of the two, and which one depends
+// on the order of the operands in the machine instruction, which the compiler picks (for numpy's
+// loops as for these); and numpy warns (RuntimeWarning) where an addition overflows or makes a
+// nan, which these loops do not. A finite sum met neither.
 
 #include <cstdint>
 
@@ -38,6 +43,10 @@ void unfold2d_copy(const scalar_t* input, scalar_t* columns, const Unfold2dGeome
 // column values that fall on it, added in row-major tap order; input_grad is overwritten.
 template <typename scalar_t>
 void unfold2d_acc(const scalar_t* columns, scalar_t* input_grad, const Unfold2dGeometry& g);
+
+// Whether any of the n values is a nan or an infinity.
+template <typename scalar_t>
+bool any_nonfinite(const scalar_t* values, int64_t n);
 
 // dst (B, A, L) = src (A, B, L) with the first two axes swapped, plus bias[a] where bias is
 // not null (one addition per element).
