@@ -22,7 +22,6 @@ from torchlite import _C
 from torchlite._ops import Convolution, Pooling
 
 torch = import_torch()
-import torch.nn.functional as F  # noqa: E402
 
 DTYPES = [np.float32, np.float64]
 SPECIALS = ["", "nan", "inf", "zeros"]
@@ -131,10 +130,12 @@ def test_conv_kernels_match_numpy_path(monkeypatch, case, dtype, special):
     _, _, stride, padding, dilation, groups = case
     x, w, b, gy = _conv_arrays(case, dtype, special)
     kernel = w.shape[2:]
-    cols, out = _same(monkeypatch, Convolution, lambda: Convolution._im2col(x, kernel, stride, padding, dilation, groups))
+    cols, out = _same(monkeypatch, Convolution,
+                      lambda: Convolution._im2col(x, kernel, stride, padding, dilation, groups))
     assert cols.flags.c_contiguous
     _same(monkeypatch, Convolution, lambda: Convolution._conv_forward(x, w, stride, padding, dilation, groups))
-    (y,) = _same(monkeypatch, Convolution, lambda: Convolution._conv_forward(x, w, stride, padding, dilation, groups, b))
+    (y,) = _same(monkeypatch, Convolution,
+                 lambda: Convolution._conv_forward(x, w, stride, padding, dilation, groups, b))
     assert y.flags.c_contiguous and y.shape == gy.shape
     (rows,) = _same(monkeypatch, Convolution, lambda: Convolution._grad_output_rows(gy, groups))
     (gx,) = _same(monkeypatch, Convolution,

@@ -40,8 +40,13 @@ void check_positive(std::initializer_list<int64_t> values, const char* what) {
       throw std::invalid_argument(std::string(what) + ": non-positive kernel, stride or dilation");
 }
 
-at::native::Unfold2dGeometry unfold_geometry(int64_t n, int64_t c, int64_t h, int64_t w, const std::vector<int64_t>& p,
-                                             const char* what) {
+at::native::Unfold2dGeometry unfold_geometry(
+    int64_t n,
+    int64_t c,
+    int64_t h,
+    int64_t w,
+    const std::vector<int64_t>& p,
+    const char* what) {
   if (p.size() != 10)
     throw std::invalid_argument(std::string(what) + ": expected 10 window parameters");
   at::native::Unfold2dGeometry g{n, c, h, w, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9]};
@@ -68,12 +73,14 @@ Array<scalar_t> unfold2d_host(const Array<scalar_t>& x, const std::vector<int64_
 // the gradient (N, C, H, W) of the input from its columns' gradient (C * kH * kW, N * oH * oW), or
 // None where it is not finite (Note [Convolution copies in C++ keep the numpy bits]).
 template <typename scalar_t>
-py::object unfold2d_acc_host(const Array<scalar_t>& cols, const std::vector<int64_t>& input_shape,
-                                  const std::vector<int64_t>& params) {
+py::object unfold2d_acc_host(
+    const Array<scalar_t>& cols,
+    const std::vector<int64_t>& input_shape,
+    const std::vector<int64_t>& params) {
   if (input_shape.size() != 4)
     throw std::invalid_argument("_unfold2d_acc_host: input_shape must have 4 sizes");
-  const auto g = unfold_geometry(input_shape[0], input_shape[1], input_shape[2], input_shape[3], params,
-                                 "_unfold2d_acc_host");
+  const auto g =
+      unfold_geometry(input_shape[0], input_shape[1], input_shape[2], input_shape[3], params, "_unfold2d_acc_host");
   if (cols.size() != g.channels * g.kernel_h * g.kernel_w * g.batch * g.out_h * g.out_w)
     throw std::invalid_argument("_unfold2d_acc_host: columns of the wrong size");
   Array<scalar_t> gx({g.batch, g.channels, g.height, g.width});
@@ -128,8 +135,20 @@ py::tuple max_pool2d_host(const Array<scalar_t>& x, const std::vector<int64_t>& 
   check_ndim(x, 3, "_max_pool2d_host: x");
   if (params.size() != 10)
     throw std::invalid_argument("_max_pool2d_host: expected 10 window parameters");
-  const at::native::MaxPool2dGeometry g{x.shape(0), x.shape(1),  x.shape(2), params[0], params[1], params[2], params[3],
-                                        params[4],  params[5],  params[6],  params[7], params[8], params[9]};
+  const at::native::MaxPool2dGeometry g{
+      x.shape(0),
+      x.shape(1),
+      x.shape(2),
+      params[0],
+      params[1],
+      params[2],
+      params[3],
+      params[4],
+      params[5],
+      params[6],
+      params[7],
+      params[8],
+      params[9]};
   check_positive({g.kernel_h, g.kernel_w, g.stride_h, g.stride_w, g.dilation_h, g.dilation_w}, "_max_pool2d_host");
   check_nonnegative({g.pad_h, g.pad_w, g.out_h, g.out_w}, "_max_pool2d_host");
   Array<scalar_t> values({g.planes, g.out_h, g.out_w});
@@ -148,8 +167,10 @@ py::tuple max_pool2d_host(const Array<scalar_t>& x, const std::vector<int64_t>& 
 // where an index lies outside [0, plane) or a result is not finite (the Python kernel's own path
 // then answers: Note [Max pooling in C++ keeps the numpy kernel's answers]).
 template <typename scalar_t>
-py::object max_pool2d_backward_host(const Array<scalar_t>& grad, const py::array_t<int64_t, py::array::c_style>& indices,
-                                    int64_t plane) {
+py::object max_pool2d_backward_host(
+    const Array<scalar_t>& grad,
+    const py::array_t<int64_t, py::array::c_style>& indices,
+    int64_t plane) {
   check_ndim(grad, 2, "_max_pool2d_backward_host: grad");
   check_ndim(indices, 2, "_max_pool2d_backward_host: indices");
   if (grad.shape(0) != indices.shape(0) || grad.shape(1) != indices.shape(1))
@@ -181,21 +202,42 @@ py::object max_pool2d_backward_host(const Array<scalar_t>& grad, const py::array
 
 template <typename scalar_t>
 void define(py::module_& m) {
-  m.def("_unfold2d_host", &unfold2d_host<scalar_t>, py::arg("x").noconvert(), py::arg("params"),
-        "im2col: the columns (C*kH*kW, N*oH*oW) of a C-contiguous float32/float64 x (N, C, H, W); params are "
-        "kH, kW, sH, sW, pH, pW, dH, dW, oH, oW");
-  m.def("_unfold2d_acc_host", &unfold2d_acc_host<scalar_t>, py::arg("columns").noconvert(), py::arg("input_shape"),
-        py::arg("params"), "col2im: the input's gradient (N, C, H, W) from its columns' gradient, taps added in order; None where "
-        "it is not finite");
-  m.def("_swap_leading_axes_host", &swap_leading_axes_host<scalar_t>, py::arg("src").noconvert(),
-        py::arg("bias") = py::none(), "(B, A, L) of a C-contiguous (A, B, L) array, plus bias[a] where given (then None where "
-        "the result is not finite)");
-  m.def("_max_pool2d_host", &max_pool2d_host<scalar_t>, py::arg("x").noconvert(), py::arg("params"),
-        "(values, int64 indices) of 2-d max pooling over a C-contiguous (planes, H, W) array");
-  m.def("_max_pool2d_backward_host", &max_pool2d_backward_host<scalar_t>, py::arg("grad").noconvert(),
-        py::arg("indices").noconvert(), py::arg("plane"),
-        "max pooling's input gradient (planes, plane), or None where an index lies outside the plane or a "
-        "result is not finite");
+  m.def(
+      "_unfold2d_host",
+      &unfold2d_host<scalar_t>,
+      py::arg("x").noconvert(),
+      py::arg("params"),
+      "im2col: the columns (C*kH*kW, N*oH*oW) of a C-contiguous float32/float64 x (N, C, H, W); params are "
+      "kH, kW, sH, sW, pH, pW, dH, dW, oH, oW");
+  m.def(
+      "_unfold2d_acc_host",
+      &unfold2d_acc_host<scalar_t>,
+      py::arg("columns").noconvert(),
+      py::arg("input_shape"),
+      py::arg("params"),
+      "col2im: the input's gradient (N, C, H, W) from its columns' gradient, taps added in order; None where "
+      "it is not finite");
+  m.def(
+      "_swap_leading_axes_host",
+      &swap_leading_axes_host<scalar_t>,
+      py::arg("src").noconvert(),
+      py::arg("bias") = py::none(),
+      "(B, A, L) of a C-contiguous (A, B, L) array, plus bias[a] where given (then None where "
+      "the result is not finite)");
+  m.def(
+      "_max_pool2d_host",
+      &max_pool2d_host<scalar_t>,
+      py::arg("x").noconvert(),
+      py::arg("params"),
+      "(values, int64 indices) of 2-d max pooling over a C-contiguous (planes, H, W) array");
+  m.def(
+      "_max_pool2d_backward_host",
+      &max_pool2d_backward_host<scalar_t>,
+      py::arg("grad").noconvert(),
+      py::arg("indices").noconvert(),
+      py::arg("plane"),
+      "max pooling's input gradient (planes, plane), or None where an index lies outside the plane or a "
+      "result is not finite");
 }
 
 } // namespace

@@ -98,8 +98,13 @@ bool max_pool2d_indices_in_range(const int64_t* indices, int64_t count, int64_t 
 }
 
 template <typename scalar_t>
-void max_pool2d_backward(const scalar_t* grad_output, const int64_t* indices, scalar_t* grad_input, int64_t planes,
-                         int64_t per_plane, int64_t plane) {
+void max_pool2d_backward(
+    const scalar_t* grad_output,
+    const int64_t* indices,
+    scalar_t* grad_input,
+    int64_t planes,
+    int64_t per_plane,
+    int64_t plane) {
   std::vector<double> sums(static_cast<size_t>(plane));
   for (int64_t p = 0; p < planes; ++p) {
     std::fill(sums.begin(), sums.end(), 0.0);

@@ -42,8 +42,13 @@ bool max_pool2d_indices_in_range(const int64_t* indices, int64_t count, int64_t 
 // grad_input (planes, plane) from grad_output and indices (planes, per_plane); grad_input is
 // overwritten. The indices must lie in [0, plane).
 template <typename scalar_t>
-void max_pool2d_backward(const scalar_t* grad_output, const int64_t* indices, scalar_t* grad_input, int64_t planes,
-                         int64_t per_plane, int64_t plane);
+void max_pool2d_backward(
+    const scalar_t* grad_output,
+    const int64_t* indices,
+    scalar_t* grad_input,
+    int64_t planes,
+    int64_t per_plane,
+    int64_t plane);
 
 } // namespace native
 } // namespace at
