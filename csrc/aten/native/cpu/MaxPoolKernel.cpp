@@ -20,6 +20,27 @@ void valid_range(int64_t out, int64_t stride, int64_t shift, int64_t size, int64
   hi = std::max(lo, std::min(hi, out));
 }
 
+// One window position over the output columns [lo, hi) of a row: where `value > best ||
+// isnan(value)` (upstream's rule), the value and the position t are taken. kStride is the column
+// stride where known at compile time (1 and 2, the common ones, whose loops vectorise), else 0.
+template <int64_t kStride, typename scalar_t, typename tap_t>
+void scan_position(
+    const scalar_t* __restrict row,
+    int64_t stride,
+    int64_t lo,
+    int64_t hi,
+    tap_t t,
+    scalar_t* __restrict best,
+    tap_t* __restrict tap) {
+  const int64_t sw = kStride > 0 ? kStride : stride;
+  for (int64_t ow = lo; ow < hi; ++ow) {
+    const scalar_t v = row[ow * sw];
+    const bool take = v > best[ow] || v != v;
+    best[ow] = take ? v : best[ow];
+    tap[ow] = take ? t : tap[ow];
+  }
+}
+
 } // namespace
 
 // One output row at a time, the window's positions in row-major order, each over the whole row
@@ -71,12 +92,12 @@ void max_pool2d_forward(const scalar_t* input, scalar_t* values, int64_t* indice
           if (!row_inside)
             continue;
           const auto t = static_cast<tap_t>(ki * g.kernel_w + kj);
-          for (int64_t ow = lo; ow < hi; ++ow) {
-            const scalar_t v = row[ow * sw];
-            const bool take = v > best[ow] || v != v; // upstream's `val > maxval || isnan(val)`
-            best[ow] = take ? v : best[ow];
-            tap[ow] = take ? t : tap[ow];
-          }
+          if (sw == 1)
+            scan_position<1>(row, sw, lo, hi, t, best, tap);
+          else if (sw == 2)
+            scan_position<2>(row, sw, lo, hi, t, best, tap);
+          else
+            scan_position<0>(row, sw, lo, hi, t, best, tap);
         }
       }
       const int64_t corner = h0 * g.width - g.pad_w;
