@@ -15,6 +15,7 @@ void initEngineTraceBindings(pybind11::module_& m);
 void initGeneratorBindings(pybind11::module_& m);
 void initUnaryOpsHostBindings(pybind11::module_& m);
 void initOptimizerHostBindings(pybind11::module_& m);
+void initConvolutionPoolingHostBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
 void initModule(pybind11::module_& m);
@@ -37,6 +38,7 @@ PYBIND11_MODULE(_C, m) {
   torch::initGeneratorBindings(m);
   torch::initUnaryOpsHostBindings(m);
   torch::initOptimizerHostBindings(m);
+  torch::initConvolutionPoolingHostBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif

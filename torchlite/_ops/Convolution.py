@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .. import _C
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _torch_type_name
@@ -28,6 +29,24 @@ _as_strided = np.lib.stride_tricks.as_strided
 def _compute_dtype(dtype):
     """float16 is computed in float32 and rounded once, as PyTorch's CPU kernels compute it."""
     return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _host(a):
+    """Whether a is a C-contiguous, aligned host float32/float64 array: the C++ kernels' input
+    (Unfold2d.h, Note [Convolution copies in C++ keep the numpy bits]); other arrays take numpy."""
+    return (a.dtype == _F32 or a.dtype == _F64) and type(a) is np.ndarray and a.flags.c_contiguous and \
+        a.flags.aligned
+
+
+def _host_params(kernel, stride, padding, dilation, out):
+    """The C++ kernels' window parameters (kH, kW, sH, sW, pH, pW, dH, dW, oH, oW) of a 1-d or 2-d
+    window; a 1-d one as a 2-d one of height 1."""
+    if len(kernel) == 1:
+        return [1, kernel[0], 1, stride[0], 0, padding[0], 1, dilation[0], 1, out[0]]
+    return [*kernel, *stride, *padding, *dilation, *out]
 
 
 def _padded(x, padding):
@@ -47,9 +66,14 @@ def _out_size(size, k, s, p, d):
 def _im2col(x, kernel, stride, padding, dilation, groups):
     """The columns (groups, C/groups * prod(kernel), N * prod(out)) of x (N, C, *spatial), and out."""
     nd = len(kernel)
-    xp = _padded(x, padding)
     n, c = x.shape[:2]
     out = tuple(_out_size(x.shape[2 + i], kernel[i], stride[i], padding[i], dilation[i]) for i in range(nd))
+    if nd <= 2 and _host(x):
+        # the same columns, copied in C++ (Unfold2d.cpp)
+        cols = _C._unfold2d_host(x.reshape(x.shape[:2] + (1,) * (2 - nd) + x.shape[2:]),
+                                 _host_params(kernel, stride, padding, dilation, out))
+        return cols.reshape(groups, (c // groups) * math.prod(kernel), n * math.prod(out)), out
+    xp = _padded(x, padding)
     sp = xp.strides[2:]
     windows = _as_strided(xp, xp.shape[:2] + out + tuple(kernel),
                           xp.strides[:2] + tuple(a * s for a, s in zip(sp, stride, strict=True)) +
@@ -67,6 +91,12 @@ def _conv_forward(x, w, stride, padding, dilation, groups, bias=None):
     n, o = x.shape[0], w.shape[0]
     cols, out = _im2col(x, w.shape[2:], stride, padding, dilation, groups)
     y = np.matmul(w.reshape(groups, o // groups, math.prod(w.shape[1:])), cols)  # (g, O/g, N * prod(out))
+    if _host(y) and (bias is None or bias.dtype == y.dtype):
+        # the same copy (and bias addition), in C++ (Unfold2d.cpp's swap_leading_axes)
+        b = None if bias is None else np.ascontiguousarray(bias.reshape(-1))
+        r = _C._swap_leading_axes_host(y.reshape(o, n, math.prod(out)), b)  # None where not finite
+        if r is not None:
+            return r.reshape((n, o) + tuple(out))
     y = np.moveaxis(y.reshape(o, n, *out), 0, 1)
     if bias is None:
         return np.ascontiguousarray(y)
@@ -77,6 +107,8 @@ def _grad_output_rows(gy, groups):
     """gy (N, O, *out) as (groups, O/groups, N * prod(out))."""
     n, o = gy.shape[:2]
     size = math.prod(gy.shape[2:])
+    if _host(gy):
+        return _C._swap_leading_axes_host(gy.reshape(n, o, size)).reshape(groups, o // groups, n * size)
     return np.ascontiguousarray(np.moveaxis(gy.reshape(n, o, size), 0, 1)).reshape(groups, o // groups, n * size)
 
 
@@ -87,6 +119,12 @@ def _conv_backward_input(gy, w, input_shape, stride, padding, dilation, groups, 
     o, kernel, out = w.shape[0], w.shape[2:], gy.shape[2:]
     wm = w.reshape(groups, o // groups, math.prod(w.shape[1:]))
     gcols = np.matmul(wm.transpose(0, 2, 1), _grad_output_rows(gy, groups) if rows is None else rows)
+    if nd <= 2 and _host(gcols):
+        # col2im in C++ (Unfold2d.cpp), the taps added in the order of the loop below
+        shape2d = (n, c) + (1,) * (2 - nd) + tuple(input_shape[2:])
+        gx = _C._unfold2d_acc_host(gcols, shape2d, _host_params(kernel, stride, padding, dilation, out))
+        if gx is not None:  # None where not finite: numpy's nans and warnings then
+            return gx.reshape(tuple(input_shape))
     gcols = gcols.reshape((c,) + tuple(kernel) + (n,) + tuple(out))
     padded = tuple(s + 2 * p for s, p in zip(input_shape[2:], padding, strict=True))
     gxp = np.zeros((c, n) + padded, dtype=gcols.dtype)

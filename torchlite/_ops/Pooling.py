@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 
+from .. import _C
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ReduceOps import mean as _mean
@@ -175,6 +176,13 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
     k, s, p, dil, out = _params2d("max_pool2d", a, kernel_size, stride, padding, dilation, ceil_mode)
     if a.dtype == np.bool_:
         raise RuntimeError('"max_pool2d" not implemented for \'Bool\'')
+    if _host(a):
+        # the same scan in C++ (MaxPoolKernel.cpp, Note [Max pooling in C++ keeps the numpy kernel's answers])
+        planes = int(np.prod(a.shape[:-2], dtype=np.int64))
+        v, i = _C._max_pool2d_host(a.reshape((planes,) + a.shape[-2:]), [*k, *s, *p, *dil, *out])
+        shape = a.shape[:-2] + tuple(out)
+        return _max_pool2d_record(self, v.reshape(shape), i.reshape(shape), kernel_size, stride, padding, dilation,
+                                  ceil_mode)
     fill = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
     win = _windows(a, fill, k, s, p, dil, out)
     small = k[0] * k[1] <= 16 and type(a) is np.ndarray and a.dtype.kind == "f" and a.size >= _NAN_CHECK_SIZE
@@ -188,12 +196,25 @@ def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1,
         (np.arange(out[1], dtype=np.int64) * s[1] - p[1])[None, :]
     indices = offsets.take(arg)
     indices += corner
-    vals = _wrap(np.ascontiguousarray(values), self)
+    return _max_pool2d_record(self, np.ascontiguousarray(values), indices, kernel_size, stride, padding, dilation,
+                              ceil_mode)
+
+
+def _max_pool2d_record(self, values, indices, kernel_size, stride, padding, dilation, ceil_mode):
+    vals = _wrap(values, self)
     idx = _wrap(indices, self)
     _record(_S.MaxPool2DWithIndicesBackward0, (self,), vals, self=self, kernel_size=_given(kernel_size),
             stride=_given(stride), padding=_given(padding), dilation=_given(dilation), ceil_mode=bool(ceil_mode),
             result1=idx)
     return vals, idx
+
+
+_F32, _F64, _I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
+
+
+def _host(a, dtypes=(_F32, _F64)):
+    """Whether a is a C-contiguous, aligned host array of one of dtypes: the C++ kernels' input."""
+    return a.dtype in dtypes and type(a) is np.ndarray and a.flags.c_contiguous and a.flags.aligned
 
 
 def _given(value):
@@ -238,6 +259,13 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     g, a, idx = grad_output._array, self._array, indices._array
     plane = a.shape[-2] * a.shape[-1]
     planes = int(np.prod(a.shape[:-2], dtype=np.int64))
+    if planes and g.dtype == a.dtype and g.shape == idx.shape and g.ndim == a.ndim and g.shape[:-2] == a.shape[:-2] \
+            and type(a) is np.ndarray and _host(g) and _host(idx, (_I64,)):
+        # np.bincount's sums below, in C++ (MaxPoolKernel.cpp); None where an index is out of the plane
+        # or a result is not finite
+        r = _C._max_pool2d_backward_host(g.reshape(planes, -1), idx.reshape(planes, -1), plane)
+        if r is not None:
+            return _max_pool2d_backward_record(grad_output, self, indices, r.reshape(a.shape))
     gflat = g.reshape(planes, -1) if planes else g.reshape(0, 0)
     iflat = idx.reshape(planes, -1) if planes else idx.reshape(0, 0)
     target = (iflat + (np.arange(planes, dtype=np.int64) * plane)[:, None]).reshape(-1)
@@ -250,6 +278,10 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     else:
         summed = np.bincount(target, weights=gflat.reshape(-1).astype(np.float64), minlength=planes * plane)
         r = summed.astype(a.dtype).reshape(a.shape)
+    return _max_pool2d_backward_record(grad_output, self, indices, r)
+
+
+def _max_pool2d_backward_record(grad_output, self, indices, r):
     out = _wrap(r, grad_output)
     return _record(_S.MaxPool2DWithIndicesBackwardBackward0, (grad_output, self), out, (indices,),
                    self_info=TypeAndSize(self), indices=indices)
