@@ -45,11 +45,24 @@ enum class FastKernel : uint8_t {
   T,
   Permute,
   Unsqueeze,
-  Expand
+  Expand,
+  // basic indexing and the views of python_fast_index.cpp (Note [C++ dispatch of basic indexing])
+  Getitem,
+  Select,
+  Narrow,
+  Squeeze,
+  Split,
+  Chunk,
+  Unbind,
+  Flatten
 };
 
 inline bool is_view_kernel(FastKernel k) {
-  return k >= FastKernel::View;
+  return k >= FastKernel::View && k <= FastKernel::Expand;
+}
+
+inline bool is_index_kernel(FastKernel k) {
+  return k >= FastKernel::Getitem && k <= FastKernel::Flatten;
 }
 
 // Where a node's field takes its value from: an operand, the result, add's alpha (1), or for the views, self's

@@ -538,7 +538,7 @@ def gen_variable_methods(methods, structured, deprecated):
     header = HEADER.replace("derivatives", "native_functions")
     lines = [py_header("The Tensor methods of the ops", header),
              "from .. import _ops",
-             "from .._ops.python_arg_parser import _ARG_ERRORS, _method, _rebind_method",
+             "from .._ops.python_arg_parser import _ARG_ERRORS, _entry, _method, _rebind_method",
              "from .._ops.structured_inplace import inplace_variant", "",
              *schema_table(sorted(set(methods) - UNPARSED_METHODS), methods, {}, deprecated, method=True), "", "",
              "class _TensorMethods:",
@@ -554,7 +554,7 @@ def gen_variable_methods(methods, structured, deprecated):
                                [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error"]).split("\n"),
                       f"        {call}", ""]
         elif names[0] == "self" and name in UNPARSED_METHODS:
-            lines.append(f"    {name} = _ops.{name}")
+            lines.append(f'    {name} = _entry("{name}", _ops.{name})')
         elif names[0] == "self":
             lines.append(f'    {name} = _method("{name}", _ops.{name}, _SCHEMAS["{name}"])')
         else:
