@@ -394,7 +394,11 @@ PyObject* run_getitem(PyObject* self, PyObject* key) {
 // The views ---------------------------------------------------------------------------------------
 
 // One view of self with its node (where self requires grad in grad mode).
-PyObject* single_view(const at::Tensor& self, const Geometry& g, NodeSpec& spec, std::initializer_list<PyObject*> values) {
+PyObject* single_view(
+    const at::Tensor& self,
+    const Geometry& g,
+    NodeSpec& spec,
+    std::initializer_list<PyObject*> values) {
   const bool record = records_node(self);
   if (record && !spec.ready())
     return nullptr;
@@ -589,12 +593,7 @@ PyObject* run_split(PyObject* self_obj, const at::Tensor& self, PyObject* const*
   py::object self_sizes = int_tuple(self.sizes());
   py::object dtype = numpy_dtype(self_obj);
   return multi_view(
-      self,
-      static_cast<size_t>(d),
-      sizes,
-      false,
-      kSplit,
-      {split_size.ptr(), dim_obj, self_sizes.ptr(), dtype.ptr()});
+      self, static_cast<size_t>(d), sizes, false, kSplit, {split_size.ptr(), dim_obj, self_sizes.ptr(), dtype.ptr()});
 }
 
 // unbind(dim=0): each index along dim.
@@ -608,8 +607,7 @@ PyObject* run_unbind(PyObject* self_obj, const at::Tensor& self, PyObject* const
   std::vector<int64_t> sizes(static_cast<size_t>(self.sizes()[static_cast<size_t>(d)]), 1);
   py::object self_sizes = int_tuple(self.sizes());
   py::object dtype = numpy_dtype(self_obj);
-  return multi_view(
-      self, static_cast<size_t>(d), sizes, true, kUnbind, {dim_obj, self_sizes.ptr(), dtype.ptr()});
+  return multi_view(self, static_cast<size_t>(d), sizes, true, kUnbind, {dim_obj, self_sizes.ptr(), dtype.ptr()});
 }
 
 // flatten(start_dim=0, end_dim=-1): self where start == end, else reshape's C++ entry (the view

@@ -897,7 +897,7 @@ PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t n
     END_HANDLE_TH_ERRORS
   }
   if (is_view_kernel(e.kernel)) {
-    if (kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
+    if (nargs < 1 || kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
       return nullptr;
     EntryState* s = state_of(e);
     if (s == nullptr)
