@@ -287,6 +287,32 @@ def test_views_small_ranks_match_python_kernel(name, shape):
             _compare(make, fast, slow, requires_grad, (name, args, shape))
 
 
+FUNCTIONS = ("chunk", "flatten", "narrow", "select", "split", "squeeze", "unbind")
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "empty", "int64", "size_one"])
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_functions_match_python_function(name, layout):
+    """torchlite.<op> tries the entry with the tensor first, then calls the generated function,
+    which parses every other call (keywords such as input=, errors)."""
+    fn = getattr(torchlite, name)
+    assert fn._cpp_dispatch and type(fn).__name__ == "_VariableFunction"
+    python_function = fn.__wrapped__
+    make = BASES[layout]
+    differentiable = make().dtype.is_floating_point
+    for args in VIEW_CALLS[name]:
+        args, kwargs = args if len(args) == 2 and isinstance(args[1], dict) else (args, {})
+        for requires_grad in (False, True) if differentiable else (False,):
+            _compare(make, lambda t, a=args, k=kwargs: fn(t, *a, **k),
+                     lambda t, a=args, k=kwargs: python_function(t, *a, **k), requires_grad, (name, args))
+    keywords = {"chunk": {"chunks": 2}, "flatten": {"start_dim": 1}, "narrow": {"dim": 1, "start": 0, "length": 2},
+                "select": {"dim": 0, "index": 1}, "split": {"split_size_or_sections": 2}, "squeeze": {},
+                "unbind": {"dim": 1}}[name]
+    first = "tensor" if name == "split" else "input"
+    _compare(make, lambda t: fn(**{first: t}, **keywords), lambda t: python_function(**{first: t}, **keywords),
+             False, (name, "keywords"))
+
+
 def test_multi_output_views_refuse_inplace_alike():
     messages = []
     for split in (torchlite.Tensor.split, _ops.split):
@@ -312,7 +338,7 @@ def test_split_saved_dtype_and_hooks():
         for split in (torchlite.Tensor.split, _ops.split):
             seen = []
             x = _arange(6, 2, dtype=dtype).requires_grad_()
-            with torchlite.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+            with torchlite.autograd.graph.saved_tensors_hooks(lambda t, s=seen: s.append(t) or t, lambda t: t):
                 a, b, c = split(x, 2)
             (g,) = torchlite.autograd.grad(b.sum(), x)
             grads.append((_bits(g), len(seen)))
@@ -349,6 +375,22 @@ def _gpt_case(lib):
 
 def test_gpt_views_against_torch():
     assert run(_gpt_case, torchlite) == run(_gpt_case, torch)
+
+
+def _functions_case(lib):
+    """The function forms (a CNN's torch.flatten(x, 1) before its classifier)."""
+    x = lib.tensor(np.random.default_rng(1).standard_normal((2, 3, 1, 4)).astype(np.float32), requires_grad=True)
+    outs = (lib.flatten(x, 1), lib.flatten(x, start_dim=2), lib.split(x, 2, dim=1)[1], lib.split(x, [1, 3], -1)[0],
+            lib.squeeze(x), lib.squeeze(x, 2), lib.squeeze(x, (0, 2)), lib.select(x, 1, -1), lib.narrow(x, 3, 1, 2),
+            lib.chunk(x, 2, 3)[0], lib.unbind(x, 0)[1])
+    total = sum((o * o).sum() for o in outs)
+    total.backward()
+    return ([(o.grad_fn.name(), [getattr(o.grad_fn, f) for f in FIELDS if hasattr(o.grad_fn, f)], o.stride(),
+              o.storage_offset()) for o in outs], outs, x.grad)
+
+
+def test_functions_against_torch():
+    assert run(_functions_case, torchlite) == run(_functions_case, torch)
 
 
 def _layouts_case(lib):
@@ -398,11 +440,12 @@ def test_inplace_on_views_against_torch():
 def _errors_case(lib):
     x = lib.ones(2, 3, 4, requires_grad=True)
     out = []
-    calls = (lambda: x[5], lambda: x[-3], lambda: x[0, 10], lambda: x[:, -4], lambda: x[0, 0, 0, 0], lambda: x[..., ...],
-             lambda: x[1.5], lambda: x["a"], lambda: x[0, 1.5], lambda: x[::0], lambda: x[::-1], lambda: x[object()],
-             lambda: x[None, 2], lambda: lib.tensor(1.0)[0], lambda: lib.tensor(1.0)[:],
-             lambda: x.select(3, 0), lambda: x.select(0, 2), lambda: x.select(0, -3), lambda: lib.tensor(1.0).select(0, 0),
-             lambda: x.narrow(0, 3, 1), lambda: x.narrow(1, 1, 3), lambda: x.narrow(2, 0, -1), lambda: x.narrow(5, 0, 1),
+    calls = (lambda: x[5], lambda: x[-3], lambda: x[0, 10], lambda: x[:, -4], lambda: x[0, 0, 0, 0],
+             lambda: x[..., ...], lambda: x[1.5], lambda: x["a"], lambda: x[0, 1.5], lambda: x[::0], lambda: x[::-1],
+             lambda: x[object()], lambda: x[None, 2], lambda: lib.tensor(1.0)[0], lambda: lib.tensor(1.0)[:],
+             lambda: x.select(3, 0), lambda: x.select(0, 2), lambda: x.select(0, -3),
+             lambda: lib.tensor(1.0).select(0, 0), lambda: x.narrow(0, 3, 1), lambda: x.narrow(1, 1, 3),
+             lambda: x.narrow(2, 0, -1), lambda: x.narrow(5, 0, 1),
              lambda: x.squeeze(3), lambda: x.squeeze((0, 0)), lambda: x.split(0), lambda: x.split(-1),
              lambda: x.split([1, 1]), lambda: x.split(1, 3), lambda: x.chunk(0), lambda: x.chunk(-2),
              lambda: x.unbind(3), lambda: x.flatten(2, 1), lambda: x.flatten(0, 3), lambda: lib.tensor(1.0).unbind())

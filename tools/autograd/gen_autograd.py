@@ -762,6 +762,9 @@ FAST_SOURCES = {"self": "Self", "other": "Other", "result": "Result", "alpha": "
 FAST_BINARY = ("Add", "Sub", "Mul", "Div")
 # The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
 FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
+# The views with C++ entries beside the table (Note [C++ dispatch of basic indexing]): their
+# torchlite.<op> tries the entry too.
+INDEX_FUNCTIONS = {"chunk", "flatten", "narrow", "select", "split", "squeeze", "unbind"}
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
 
 
@@ -843,7 +846,8 @@ def generate():
         "torchlite/_generated/torch_functions.py": gen_torch_functions(
             fns, outs, structured, deprecated,
             {Schema(f["func"]).base for f in functions
-             if f.get("cpp_dispatch") and "python_module" not in f and f["cpp_dispatch"]["kernel"] not in FAST_VIEWS}),
+             if f.get("cpp_dispatch") and "python_module" not in f and f["cpp_dispatch"]["kernel"] not in FAST_VIEWS}
+            | INDEX_FUNCTIONS),
         "torchlite/_generated/variable_methods.py": gen_variable_methods(methods, structured, deprecated),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),

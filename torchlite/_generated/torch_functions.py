@@ -2515,6 +2515,9 @@ def chunk(*args, **kwargs):
     return _ops.chunk(*args, **kwargs)
 
 
+chunk = _function("chunk", chunk)
+
+
 @functools.wraps(_ops.clamp)
 def clamp(*args, out=None, **kwargs):
     try:
@@ -3139,6 +3142,9 @@ def flatten(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("flatten", _SCHEMAS["flatten"], args, kwargs, error)
     return _ops.flatten(*args, **kwargs)
+
+
+flatten = _function("flatten", flatten)
 
 
 @functools.wraps(_ops.flip)
@@ -4178,6 +4184,9 @@ def narrow(*args, **kwargs):
     return _ops.narrow(*args, **kwargs)
 
 
+narrow = _function("narrow", narrow)
+
+
 @functools.wraps(_ops.native_batch_norm)
 def native_batch_norm(*args, **kwargs):
     try:
@@ -4587,6 +4596,9 @@ def select(*args, **kwargs):
     return _ops.select(*args, **kwargs)
 
 
+select = _function("select", select)
+
+
 @functools.wraps(_ops.selu)
 def selu(*args, **kwargs):
     try:
@@ -4758,6 +4770,9 @@ def split(*args, **kwargs):
     return _ops.split(*args, **kwargs)
 
 
+split = _function("split", split)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
     try:
@@ -4809,6 +4824,9 @@ def squeeze(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
     return _ops.squeeze(*args, **kwargs)
+
+
+squeeze = _function("squeeze", squeeze)
 
 
 @functools.wraps(_ops.stack)
@@ -5116,6 +5134,9 @@ def unbind(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
     return _ops.unbind(*args, **kwargs)
+
+
+unbind = _function("unbind", unbind)
 
 
 @functools.wraps(_ops.unflatten)
