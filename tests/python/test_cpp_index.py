@@ -377,6 +377,33 @@ def test_gpt_views_against_torch():
     assert run(_gpt_case, torchlite) == run(_gpt_case, torch)
 
 
+TORCH_KEYS = [0, -1, slice(1, 3), _ALL, slice(0, None), slice(None, None, 1), slice(-10, 10), None, Ellipsis, (),
+              (_ALL,), (_ALL, slice(None, None, 1)), (Ellipsis, _ALL), (_ALL, slice(1, 3)), (Ellipsis, -1), (0, 1),
+              (None, 0), (_ALL, None), (slice(None, 100),), (slice(None, None, 2),), (1, Ellipsis, None),
+              (Ellipsis, None), (slice(-2, None),), (0, slice(1, None), None), (slice(1, None), None, Ellipsis, -1),
+              (None, None, 2, None, slice(0, 0))]
+
+
+def _keys_case(lib):
+    """x[key]'s chain of nodes with their saved fields, and its layout."""
+    out = []
+    for key in TORCH_KEYS:
+        x = lib.arange(24.0).reshape(4, 2, 3).requires_grad_()
+        y = x[key]
+        chain = []
+        fn = y.grad_fn
+        while fn is not None and fn.name() != "torch::autograd::AccumulateGrad":
+            chain.append((fn.name(), [getattr(fn, f) for f in FIELDS if hasattr(fn, f)]))
+            fn = fn.next_functions[0][0]
+        (g,) = lib.autograd.grad(y, x, lib.arange(float(y.numel())).reshape(y.shape))
+        out.append((tuple(y.shape), y.stride(), y.storage_offset(), y.is_contiguous(), chain, y, g, y._base is x))
+    return out
+
+
+def test_keys_against_torch():
+    assert run(_keys_case, torchlite) == run(_keys_case, torch)
+
+
 def _functions_case(lib):
     """The function forms (a CNN's torch.flatten(x, 1) before its classifier)."""
     x = lib.tensor(np.random.default_rng(1).standard_normal((2, 3, 1, 4)).astype(np.float32), requires_grad=True)
