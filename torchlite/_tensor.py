@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _C, _backend, _memory_format, _ops, _tensor_outside, _tensor_str, _tensor_utilities, autograd
 from ._generated.variable_methods import _TensorMethods
-from ._ops.python_arg_parser import _operator
+from ._ops.python_arg_parser import _entry, _operator
 from ._dtypes import Size, _from_numpy_dtype, device as _device
 
 
@@ -414,7 +414,7 @@ class Tensor(_C.TensorBase, _TensorMethods):
     __ilshift__ = _ops.inplace_operator("bitwise_left_shift_")
     __irshift__ = _ops.inplace_operator("bitwise_right_shift_")
     __abs__ = _ops.abs
-    __getitem__ = _ops.getitem
+    __getitem__ = _entry("__getitem__", _ops.getitem)
     __setitem__ = _ops.setitem
     __delitem__ = _ops.delitem
     __iadd__ = _operator("__iadd__", _ops.add_)

@@ -1,5 +1,6 @@
 // The C++ dispatch of the hot ops: Note [C++ dispatch of the hot ops] (python_fast_ops.h).
 #include "autograd/python_fast_ops.h"
+#include "autograd/python_fast_index.h"
 
 #include "aten/Functions.h"
 #include "autograd/grad_mode.h"
@@ -882,12 +883,14 @@ const FastOpEntry* find_fast_op(const char* name) {
     if (std::strcmp(kFastOps[i].method, name) == 0)
       return &kFastOps[i];
   }
-  return nullptr;
+  return find_index_op(name);
 }
 
 PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (is_reduce_kernel(e.kernel))
     return call_reduce_op(e, args, nargs, kwnames);
+  if (is_index_kernel(e.kernel))
+    return call_index_op(e, args, nargs, kwnames);
   if (e.inplace) {
     if (nargs != 2 || c10::InferenceMode::is_enabled())
       return nullptr;
@@ -896,7 +899,7 @@ PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t n
     END_HANDLE_TH_ERRORS
   }
   if (is_view_kernel(e.kernel)) {
-    if (kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
+    if (nargs < 1 || kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
       return nullptr;
     EntryState* s = state_of(e);
     if (s == nullptr)

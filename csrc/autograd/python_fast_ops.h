@@ -24,6 +24,10 @@
 // when Python first asks for it), and record the node and the view relation as _record_view does. A call the Python
 // kernel refuses (a bad size or dim) is left to it, so its errors stay the reference too. The function forms
 // (torch.transpose, torch.permute, ...) stay Python: torch.permute takes no varargs.
+//
+// x[key] and the views select, narrow, squeeze, split, chunk, unbind and flatten have entries beside this table,
+// found and run through it (find_index_op, call_index_op): Note [C++ dispatch of basic indexing]
+// (python_fast_index.h).
 #include <Python.h>
 
 #include <cstdint>
@@ -51,11 +55,24 @@ enum class FastKernel : uint8_t {
   T,
   Permute,
   Unsqueeze,
-  Expand
+  Expand,
+  // basic indexing and the views of python_fast_index.cpp (Note [C++ dispatch of basic indexing])
+  Getitem,
+  Select,
+  Narrow,
+  Squeeze,
+  Split,
+  Chunk,
+  Unbind,
+  Flatten
 };
 
 inline bool is_view_kernel(FastKernel k) {
-  return k >= FastKernel::View;
+  return k >= FastKernel::View && k <= FastKernel::Expand;
+}
+
+inline bool is_index_kernel(FastKernel k) {
+  return k >= FastKernel::Getitem && k <= FastKernel::Flatten;
 }
 
 inline bool is_reduce_kernel(FastKernel k) {

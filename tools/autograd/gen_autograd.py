@@ -538,7 +538,7 @@ def gen_variable_methods(methods, structured, deprecated):
     header = HEADER.replace("derivatives", "native_functions")
     lines = [py_header("The Tensor methods of the ops", header),
              "from .. import _ops",
-             "from .._ops.python_arg_parser import _ARG_ERRORS, _method, _rebind_method",
+             "from .._ops.python_arg_parser import _ARG_ERRORS, _entry, _method, _rebind_method",
              "from .._ops.structured_inplace import inplace_variant", "",
              *schema_table(sorted(set(methods) - UNPARSED_METHODS), methods, {}, deprecated, method=True), "", "",
              "class _TensorMethods:",
@@ -554,7 +554,7 @@ def gen_variable_methods(methods, structured, deprecated):
                                [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error"]).split("\n"),
                       f"        {call}", ""]
         elif names[0] == "self" and name in UNPARSED_METHODS:
-            lines.append(f"    {name} = _ops.{name}")
+            lines.append(f'    {name} = _entry("{name}", _ops.{name})')
         elif names[0] == "self":
             lines += py_call(f"    {name} = _method", [f'"{name}"', f"_ops.{name}", f'_SCHEMAS["{name}"]']).split("\n")
         else:
@@ -762,6 +762,9 @@ FAST_SOURCES = {"self": "Self", "other": "Other", "result": "Result", "alpha": "
 FAST_BINARY = ("Add", "Sub", "Mul", "Div")
 # The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
 FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
+# The views with C++ entries beside the table (Note [C++ dispatch of basic indexing]): their
+# torchlite.<op> tries the entry too.
+INDEX_FUNCTIONS = {"chunk", "flatten", "narrow", "select", "split", "squeeze", "unbind"}
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
 # The reductions, softmaxes and where (python_fast_reduce.cpp) fill their nodes' fields by name, these.
 FAST_REDUCE = ("Sum", "Mean", "Softmax", "LogSoftmax", "Where")
@@ -850,7 +853,8 @@ def generate():
         "torchlite/_generated/torch_functions.py": gen_torch_functions(
             fns, outs, structured, deprecated,
             {Schema(f["func"]).base for f in functions
-             if f.get("cpp_dispatch") and "python_module" not in f and f["cpp_dispatch"]["kernel"] not in FAST_VIEWS}),
+             if f.get("cpp_dispatch") and "python_module" not in f and f["cpp_dispatch"]["kernel"] not in FAST_VIEWS}
+            | INDEX_FUNCTIONS),
         "torchlite/_generated/variable_methods.py": gen_variable_methods(methods, structured, deprecated),
         "csrc/autograd/generated/NativeFormulas.h": gen_native_header(entries),
         "csrc/autograd/generated/NativeFormulas.cpp": gen_native_source(entries),

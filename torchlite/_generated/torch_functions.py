@@ -2527,6 +2527,9 @@ def chunk(*args, **kwargs):
     return _ops.chunk(*args, **kwargs)
 
 
+chunk = _function("chunk", chunk)
+
+
 @functools.wraps(_ops.clamp)
 def clamp(*args, out=None, **kwargs):
     try:
@@ -3151,6 +3154,9 @@ def flatten(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("flatten", _SCHEMAS["flatten"], args, kwargs, error)
     return _ops.flatten(*args, **kwargs)
+
+
+flatten = _function("flatten", flatten)
 
 
 @functools.wraps(_ops.flip)
@@ -4196,6 +4202,9 @@ def narrow(*args, **kwargs):
     return _ops.narrow(*args, **kwargs)
 
 
+narrow = _function("narrow", narrow)
+
+
 @functools.wraps(_ops.native_batch_norm)
 def native_batch_norm(*args, **kwargs):
     try:
@@ -4605,6 +4614,9 @@ def select(*args, **kwargs):
     return _ops.select(*args, **kwargs)
 
 
+select = _function("select", select)
+
+
 @functools.wraps(_ops.selu)
 def selu(*args, **kwargs):
     try:
@@ -4779,6 +4791,9 @@ def split(*args, **kwargs):
     return _ops.split(*args, **kwargs)
 
 
+split = _function("split", split)
+
+
 @functools.wraps(_ops.sqrt)
 def sqrt(*args, out=None, **kwargs):
     try:
@@ -4830,6 +4845,9 @@ def squeeze(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("squeeze", _SCHEMAS["squeeze"], args, kwargs, error)
     return _ops.squeeze(*args, **kwargs)
+
+
+squeeze = _function("squeeze", squeeze)
 
 
 @functools.wraps(_ops.stack)
@@ -5140,6 +5158,9 @@ def unbind(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("unbind", _SCHEMAS["unbind"], args, kwargs, error)
     return _ops.unbind(*args, **kwargs)
+
+
+unbind = _function("unbind", unbind)
 
 
 @functools.wraps(_ops.unflatten)

@@ -406,6 +406,15 @@ def _operator(name, kernel):
     return _C._VariableMethod(kernel, name, (), None, ())
 
 
+def _entry(name, kernel):
+    """Tensor.<name> for a method the op table does not parse (split) or an operator that is no op
+    (__getitem__): where it has a C++ entry (Note [C++ dispatch of basic indexing]), a method that
+    tries it and otherwise calls `kernel(self, ...)`, whose errors stay its own (no signature
+    binding, no NotImplemented); else `kernel` itself."""
+    method = _C._VariableMethod(kernel, name, (), _rebind_method, ())
+    return method if method._cpp_dispatch else kernel
+
+
 def _function(name, fn):
     """torchlite.<name> for an op marked `cpp_dispatch:` in native_functions.yaml: a builtin-like
     callable (no binding of self when stored on a class, as torch's functions) that tries the op's
