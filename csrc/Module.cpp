@@ -16,6 +16,7 @@ void initGeneratorBindings(pybind11::module_& m);
 void initUnaryOpsHostBindings(pybind11::module_& m);
 void initOptimizerHostBindings(pybind11::module_& m);
 void initConvolutionPoolingHostBindings(pybind11::module_& m);
+void initBatchNormHostBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
 void initModule(pybind11::module_& m);
@@ -39,6 +40,7 @@ PYBIND11_MODULE(_C, m) {
   torch::initUnaryOpsHostBindings(m);
   torch::initOptimizerHostBindings(m);
   torch::initConvolutionPoolingHostBindings(m);
+  torch::initBatchNormHostBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif

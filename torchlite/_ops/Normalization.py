@@ -270,8 +270,9 @@ def _batch_norm_train_grads(grad, input, weight, save_mean, save_invstd, mask): 
     token = _quiet()  # nan and inf pass silently, as in the ops
     try:
         if _blocked_stats_apply(X):
-            return _batch_norm_grads_blocked(grad, G, X, save_mean._array, save_invstd._array,
-                                             weight._array if weight is not None else None, mask)
+            stats = (save_mean._array, save_invstd._array, weight._array if weight is not None else None)
+            grads = _batch_norm_grads_host(grad, G, X, *stats, mask)
+            return grads if grads is not None else _batch_norm_grads_blocked(grad, G, X, *stats, mask)
         bshape = (1, c) + (1,) * (X.ndim - 2)
         axes = (0,) + tuple(range(2, X.ndim))
         return _norm_grads_kernel(grad, G, X, save_mean._array.reshape(bshape), save_invstd._array.reshape(bshape),
@@ -340,6 +341,21 @@ def _rows_mean(partial, count):
     """np.mean's division: the sum by the count as an intp (numpy's _mean), in place."""
     total = _rows_total(partial)
     return np.true_divide(total, np.intp(count), out=total, casting="unsafe")
+
+
+def _batch_norm_grads_host(grad, G, X, mean, r, w, mask):
+    """_batch_norm_grads_blocked's results from one C++ kernel (csrc/aten/native/cpu/BatchNormKernel.cpp,
+    Note [Batch norm gradients with numpy's bits]); None where it does not apply (a layout it does not
+    take, a result that is not finite: numpy's nans and warnings are numpy's own)."""
+    if not all(a.flags.c_contiguous and a.flags.aligned for a in (G, X, mean, r) + ((w,) if w is not None else ())):
+        return None
+    c = X.shape[1]
+    gi = np.empty_like(X) if mask[0] else None
+    gw = np.empty(c, X.dtype) if mask[1] and w is not None else None
+    gb = np.empty(c, X.dtype) if mask[2] else None
+    if not _C._batch_norm_grads_host(G, X, mean, r, w, gi, gw, gb):
+        return None
+    return tuple(None if a is None else _wrap(a, grad) for a in (gi, gw, gb))
 
 
 def _batch_norm_grads_blocked(grad, G, X, mean, r, w, mask):
