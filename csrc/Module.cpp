@@ -14,6 +14,7 @@ void initEngineTraceBindings(pybind11::module_& m);
 } // namespace autograd
 void initGeneratorBindings(pybind11::module_& m);
 void initUnaryOpsHostBindings(pybind11::module_& m);
+void initNormalizationHostBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
 void initModule(pybind11::module_& m);
@@ -35,6 +36,7 @@ PYBIND11_MODULE(_C, m) {
   initEngineTraceBindings(m);
   torch::initGeneratorBindings(m);
   torch::initUnaryOpsHostBindings(m);
+  torch::initNormalizationHostBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif
