@@ -31,7 +31,8 @@ const T* rows_of(const py::object& obj, py::ssize_t size, const char* what, bool
   if (optional && obj.is_none())
     return nullptr;
   if (!Rows<T>::check_(obj))
-    throw std::invalid_argument(std::string("layer norm host kernel: ") + what + " is no C-contiguous array of the input's dtype");
+    throw std::invalid_argument(
+        std::string("layer norm host kernel: ") + what + " is no C-contiguous array of the input's dtype");
   auto a = py::reinterpret_borrow<py::array>(obj);
   if (!(a.flags() & kAligned) || a.size() != size)
     throw std::invalid_argument(std::string("layer norm host kernel: ") + what + " is unaligned or of another size");

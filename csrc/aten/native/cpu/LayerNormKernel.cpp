@@ -159,14 +159,7 @@ void layer_norm_backward_rows(
         gw = gi;
       }
       // mean_gx = np.mean(g * xhat); mean_g = np.mean(g)
-      const T mean_gx = mean_of_sum(
-          pairwise_sum<T>(
-              [gw, xhat](std::int64_t j) {
-                return gw[j] * xhat[j];
-              },
-              0,
-              n),
-          n);
+      const T mean_gx = mean_of_sum(pairwise_sum<T>([gw, xhat](std::int64_t j) { return gw[j] * xhat[j]; }, 0, n), n);
       const T mean_g = numpy_row_mean(gw, n);
       // gi = g - mean_g; gi -= xhat * mean_gx; gi = r * gi
       for (std::int64_t j = 0; j < n; ++j) {
@@ -192,26 +185,10 @@ void layer_norm_backward_rows(
 
 template float numpy_row_mean<float>(const float*, std::int64_t);
 template double numpy_row_mean<double>(const double*, std::int64_t);
-template void layer_norm_rows<float>(
-    const float*,
-    const float*,
-    const float*,
-    float,
-    std::int64_t,
-    std::int64_t,
-    float*,
-    float*,
-    float*);
-template void layer_norm_rows<double>(
-    const double*,
-    const double*,
-    const double*,
-    double,
-    std::int64_t,
-    std::int64_t,
-    double*,
-    double*,
-    double*);
+template void layer_norm_rows<
+    float>(const float*, const float*, const float*, float, std::int64_t, std::int64_t, float*, float*, float*);
+template void layer_norm_rows<
+    double>(const double*, const double*, const double*, double, std::int64_t, std::int64_t, double*, double*, double*);
 template void layer_norm_backward_rows<float>(
     const float*,
     const float*,
