@@ -60,29 +60,72 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     normalized_shape = _check_layer_norm_inputs(a, normalized_shape, weight, bias)
     if a.dtype.kind != "f":
         raise _not_implemented("LayerNormKernelImpl", a.dtype)
-    ct = _stat_dtype(a.dtype)
-    x = a.astype(ct, copy=False)
-    axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
-    if x.size:
-        mean = x.mean(axis=axes, keepdims=True)
-        xc = x - mean
-        var = np.mean(xc * xc, axis=axes, keepdims=True)
+    w = weight._array if weight is not None else None
+    b = bias._array if bias is not None else None
+    k = len(normalized_shape)
+    stat_shape = a.shape[:a.ndim - k] + (1,) * k
+    n = _host_rows(a, normalized_shape, w, b)
+    if n:
+        y, mean, rstd = _C._layer_norm_host(a, w, b, float(eps), n, stat_shape)
     else:
-        shape = a.shape[:a.ndim - len(normalized_shape)] + (1,) * len(normalized_shape)
-        mean, xc, var = np.zeros(shape, ct), x, np.zeros(shape, ct)
-    rstd = 1 / np.sqrt(var + ct.type(eps))
-    y = xc * rstd
-    if weight is not None:
-        y = y * weight._array.astype(ct, copy=False)
-    if bias is not None:
-        y = y + bias._array.astype(ct, copy=False)
-    out = _wrap(np.ascontiguousarray(y.astype(a.dtype, copy=False)), input)
-    mean_t = _wrap(np.ascontiguousarray(mean.astype(a.dtype, copy=False)), input)
-    rstd_t = _wrap(np.ascontiguousarray(rstd.astype(a.dtype, copy=False)), input)
+        y, mean, rstd = _layer_norm_numpy(a, k, w, b, eps, stat_shape)
+    out, mean_t, rstd_t = _wrap(y, input), _wrap(mean, input), _wrap(rstd, input)
     _record(_S.NativeLayerNormBackward0, (input, _placeholder(input, weight), _placeholder(input, bias)), out,
             input=input, normalized_shape=normalized_shape, result1=mean_t, result2=rstd_t, weight=weight,
             bias=bias, layer_norm_eps=float(eps))
     return out, mean_t, rstd_t
+
+
+def _layer_norm_numpy(a, k, w, b, eps, stat_shape):
+    """native_layer_norm's (output, mean, rstd) arrays in numpy: the reference the host kernel reproduces."""
+    ct = _stat_dtype(a.dtype)
+    x = a.astype(ct, copy=False)
+    axes = tuple(range(a.ndim - k, a.ndim))
+    token = _quiet()  # nan and inf pass silently, as in torch
+    try:
+        if x.size:
+            mean = x.mean(axis=axes, keepdims=True)
+            xc = x - mean
+            var = np.mean(xc * xc, axis=axes, keepdims=True)
+        else:
+            mean, xc, var = np.zeros(stat_shape, ct), x, np.zeros(stat_shape, ct)
+        rstd = 1 / np.sqrt(var + ct.type(eps))
+        y = xc * rstd
+        if w is not None:
+            y = y * w.astype(ct, copy=False)
+        if b is not None:
+            y = y + b.astype(ct, copy=False)
+    finally:
+        _loud(token)
+    return (np.ascontiguousarray(y.astype(a.dtype, copy=False)), np.ascontiguousarray(mean.astype(a.dtype, copy=False)),
+            np.ascontiguousarray(rstd.astype(a.dtype, copy=False)))
+
+
+# Note [Layer norm with numpy's bits] (csrc/aten/native/cpu/LayerNormKernel.h): the host kernels
+# _C._layer_norm_host and _C._layer_norm_backward_host give the numpy path's values bit for bit
+# (a nan's sign and payload aside, which numpy itself does not keep from one version to the next)
+# for the layouts _host_rows admits; everything else runs the numpy path. Tests set _HOST_KERNELS
+# to False to run the numpy path as the reference.
+_HOST_KERNELS = True
+_HOST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _host_rows(a, normalized_shape, *params):
+    """The row length n for the host kernels where they apply to the host array a normalized over
+    normalized_shape (params: the other arrays, of a's dtype, C-contiguous, or None), else 0:
+    rows of more than one value (numpy reduces the leading dims of one-value rows as one pairwise
+    sum) and no longer than numpy's ufunc buffer (beyond it numpy cuts a row's sum into pieces,
+    differently by version), a non-empty C-contiguous float32 or float64 array."""
+    if not _HOST_KERNELS or type(a) is not np.ndarray or a.dtype not in _HOST_DTYPES or not a.flags.c_contiguous \
+            or a.size == 0:
+        return 0
+    n = math.prod(normalized_shape)
+    if n < 2 or n > np.getbufsize():
+        return 0
+    for p in params:
+        if p is not None and (type(p) is not np.ndarray or p.dtype != a.dtype or not p.flags.c_contiguous):
+            return 0
+    return n
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):  # noqa: A002
@@ -226,9 +269,15 @@ def _layer_norm_grads(grad, input, weight, normalized_shape, mean, rstd, mask): 
             arrays[2].shape != stat_shape or arrays[3].shape != stat_shape or \
             (weight is not None and arrays[4].shape != X.shape[X.ndim - k:]):
         return None
+    W = arrays[4] if weight is not None else None
+    n = _host_rows(X, X.shape[X.ndim - k:], G, arrays[2], arrays[3], W)
+    if n:
+        gi, gw, gb = _C._layer_norm_backward_host(G, X, arrays[2], arrays[3], W, n, bool(mask[0]), bool(mask[1]),
+                                                  bool(mask[2]), X.shape[X.ndim - k:])
+        return tuple(_wrap(g, grad) if g is not None else None for g in (gi, gw, gb))
     token = _quiet()  # nan and inf pass silently, as in the ops
     try:
-        return _norm_grads_kernel(grad, G, X, arrays[2], arrays[3], arrays[4] if weight is not None else None, mask,
+        return _norm_grads_kernel(grad, G, X, arrays[2], arrays[3], W, mask,
                                   tuple(range(X.ndim - k, X.ndim)), tuple(range(X.ndim - k)))
     finally:
         _loud(token)

@@ -1,0 +1,208 @@
+// Host kernels of torchlite/_ops/Normalization.py's layer norm: the forward
+// (native_layer_norm) and the first-order gradients (_layer_norm_grads)
+// over C-contiguous float32 or float64 arrays normalized over their trailing
+// n values, with the numpy path's bits (Note [Layer norm with numpy's bits]
+// in cpu/LayerNormKernel.h). The Python side decides which inputs come here;
+// anything else is refused with an exception, never read out of bounds.
+#include "aten/native/cpu/LayerNormKernel.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace torch {
+namespace {
+
+namespace py = pybind11;
+
+constexpr int kAligned = 0x0100; // NPY_ARRAY_ALIGNED
+
+template <typename T>
+using Rows = py::array_t<T, py::array::c_style>;
+
+// obj as a C-contiguous, aligned array of T with `size` values (none where
+// obj is None and may be), or an exception naming `what`.
+template <typename T>
+const T* rows_of(const py::object& obj, py::ssize_t size, const char* what, bool optional = false) {
+  if (optional && obj.is_none())
+    return nullptr;
+  if (!Rows<T>::check_(obj))
+    throw std::invalid_argument(
+        std::string("layer norm host kernel: ") + what + " is no C-contiguous array of the input's dtype");
+  auto a = py::reinterpret_borrow<py::array>(obj);
+  if (!(a.flags() & kAligned) || a.size() != size)
+    throw std::invalid_argument(std::string("layer norm host kernel: ") + what + " is unaligned or of another size");
+  return static_cast<const T*>(a.data());
+}
+
+std::vector<py::ssize_t> shape_of(const py::array& a) {
+  return std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim());
+}
+
+// A shape given as a Python tuple of ints.
+std::vector<py::ssize_t> shape_of(const py::tuple& shape) {
+  std::vector<py::ssize_t> dims;
+  dims.reserve(shape.size());
+  for (const auto& d : shape)
+    dims.push_back(d.cast<py::ssize_t>());
+  return dims;
+}
+
+void check_rows(py::ssize_t size, std::int64_t n) {
+  if (n <= 0 || size <= 0 || size % n != 0)
+    throw std::invalid_argument("layer norm host kernel: the input is no whole number of rows of n values");
+}
+
+template <typename T>
+py::tuple layer_norm_typed(
+    const py::array& x,
+    const py::object& weight,
+    const py::object& bias,
+    double eps,
+    std::int64_t n,
+    const py::tuple& stat_shape) {
+  check_rows(x.size(), n);
+  const std::int64_t m = x.size() / n;
+  const T* xp = rows_of<T>(x, x.size(), "input");
+  const T* wp = rows_of<T>(weight, n, "weight", true);
+  const T* bp = rows_of<T>(bias, n, "bias", true);
+  py::array_t<T> y(shape_of(x));
+  const auto stats = shape_of(stat_shape);
+  py::array_t<T> mean(stats);
+  py::array_t<T> rstd(stats);
+  if (mean.size() != m)
+    throw std::invalid_argument("layer norm host kernel: the statistics' shape does not hold one value a row");
+  T* yp = y.mutable_data();
+  T* mp = mean.mutable_data();
+  T* rp = rstd.mutable_data();
+  {
+    py::gil_scoped_release release;
+    at::native::layer_norm_rows<T>(xp, wp, bp, static_cast<T>(eps), m, n, yp, mp, rp);
+  }
+  return py::make_tuple(y, mean, rstd);
+}
+
+py::tuple layer_norm_host(
+    const py::array& x,
+    const py::object& weight,
+    const py::object& bias,
+    double eps,
+    std::int64_t n,
+    const py::tuple& stat_shape) {
+  if (Rows<float>::check_(x))
+    return layer_norm_typed<float>(x, weight, bias, eps, n, stat_shape);
+  if (Rows<double>::check_(x))
+    return layer_norm_typed<double>(x, weight, bias, eps, n, stat_shape);
+  throw std::invalid_argument("layer norm host kernel: the input is no C-contiguous float32 or float64 array");
+}
+
+template <typename T>
+py::tuple layer_norm_backward_typed(
+    const py::array& grad,
+    const py::array& x,
+    const py::object& mean,
+    const py::object& rstd,
+    const py::object& weight,
+    std::int64_t n,
+    bool want_input,
+    bool want_weight,
+    bool want_bias,
+    const py::tuple& param_shape) {
+  check_rows(x.size(), n);
+  const std::int64_t m = x.size() / n;
+  const T* xp = rows_of<T>(x, x.size(), "input");
+  const T* gp = rows_of<T>(grad, x.size(), "grad");
+  const T* mp = rows_of<T>(mean, m, "mean");
+  const T* rp = rows_of<T>(rstd, m, "rstd");
+  const T* wp = rows_of<T>(weight, n, "weight", true);
+  want_weight = want_weight && wp != nullptr;
+  py::object gi = py::none(), gw = py::none(), gb = py::none();
+  T* gip = nullptr;
+  T* gwp = nullptr;
+  T* gbp = nullptr;
+  if (want_input) {
+    py::array_t<T> a(shape_of(x));
+    gip = a.mutable_data();
+    gi = a;
+  }
+  const auto params = shape_of(param_shape);
+  if (want_weight || want_bias) {
+    py::ssize_t count = 1;
+    for (auto s : params)
+      count *= s;
+    if (count != n)
+      throw std::invalid_argument("layer norm host kernel: the parameters' shape does not hold n values");
+  }
+  if (want_weight) {
+    py::array_t<T> a(params);
+    gwp = a.mutable_data();
+    gw = a;
+  }
+  if (want_bias) {
+    py::array_t<T> a(params);
+    gbp = a.mutable_data();
+    gb = a;
+  }
+  {
+    py::gil_scoped_release release;
+    std::vector<T> scratch(static_cast<std::size_t>(n));
+    at::native::layer_norm_backward_rows<T>(gp, xp, mp, rp, wp, m, n, gip, gwp, gbp, scratch.data());
+  }
+  return py::make_tuple(gi, gw, gb);
+}
+
+py::tuple layer_norm_backward_host(
+    const py::array& grad,
+    const py::array& x,
+    const py::object& mean,
+    const py::object& rstd,
+    const py::object& weight,
+    std::int64_t n,
+    bool want_input,
+    bool want_weight,
+    bool want_bias,
+    const py::tuple& param_shape) {
+  if (Rows<float>::check_(x))
+    return layer_norm_backward_typed<float>(
+        grad, x, mean, rstd, weight, n, want_input, want_weight, want_bias, param_shape);
+  if (Rows<double>::check_(x))
+    return layer_norm_backward_typed<double>(
+        grad, x, mean, rstd, weight, n, want_input, want_weight, want_bias, param_shape);
+  throw std::invalid_argument("layer norm host kernel: the input is no C-contiguous float32 or float64 array");
+}
+
+} // namespace
+
+void initNormalizationHostBindings(pybind11::module_& m) {
+  m.def(
+      "_layer_norm_host",
+      &layer_norm_host,
+      py::arg("x").noconvert(),
+      py::arg("weight"),
+      py::arg("bias"),
+      py::arg("eps"),
+      py::arg("n"),
+      py::arg("stat_shape"),
+      "native_layer_norm of a C-contiguous float32/float64 array over rows of its trailing n values, with "
+      "weight and bias (n values of its dtype, or None): (output, mean, rstd), mean and rstd of stat_shape");
+  m.def(
+      "_layer_norm_backward_host",
+      &layer_norm_backward_host,
+      py::arg("grad").noconvert(),
+      py::arg("x").noconvert(),
+      py::arg("mean"),
+      py::arg("rstd"),
+      py::arg("weight"),
+      py::arg("n"),
+      py::arg("want_input"),
+      py::arg("want_weight"),
+      py::arg("want_bias"),
+      py::arg("param_shape"),
+      "layer norm's first-order gradients (input, weight, bias; None where not wanted) over rows of n values");
+}
+
+} // namespace torch
