@@ -16,7 +16,6 @@ void initGeneratorBindings(pybind11::module_& m);
 void initUnaryOpsHostBindings(pybind11::module_& m);
 void initOptimizerHostBindings(pybind11::module_& m);
 void initConvolutionPoolingHostBindings(pybind11::module_& m);
-void initBatchNormHostBindings(pybind11::module_& m);
 void initNormalizationHostBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
@@ -41,7 +40,6 @@ PYBIND11_MODULE(_C, m) {
   torch::initUnaryOpsHostBindings(m);
   torch::initOptimizerHostBindings(m);
   torch::initConvolutionPoolingHostBindings(m);
-  torch::initBatchNormHostBindings(m);
   torch::initNormalizationHostBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);

@@ -1,47 +1,13 @@
 // Note [Layer norm with numpy's bits] (LayerNormKernel.h).
 #include "aten/native/cpu/LayerNormKernel.h"
 
+#include "aten/native/cpu/NumpySum.h"
+
 #include <cmath>
 
 namespace at {
 namespace native {
 namespace {
-
-constexpr std::int64_t kPairwiseBlock = 128; // numpy's PW_BLOCKSIZE
-
-// numpy's @TYPE@_pairwise_sum of load(lo), ..., load(lo + n - 1), each
-// load a value already rounded to T (a stored element, or a product that
-// numpy would have stored in a temporary first).
-template <typename T, typename Load>
-T pairwise_sum(const Load& load, std::int64_t lo, std::int64_t n) {
-  if (n < 8) {
-    // numpy starts from -0.0 (recent versions) or +0.0 (older ones): the
-    // callers add the sum to the reduction's +0 identity, where the two agree.
-    T res = T(-0.0);
-    for (std::int64_t i = 0; i < n; ++i)
-      res += load(lo + i);
-    return res;
-  }
-  if (n <= kPairwiseBlock) {
-    T r[8];
-    for (int k = 0; k < 8; ++k)
-      r[k] = load(lo + k);
-    std::int64_t i = 8;
-    for (; i < n - (n % 8); i += 8) {
-      for (int k = 0; k < 8; ++k)
-        r[k] += load(lo + i + k);
-    }
-    T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i)
-      res += load(lo + i);
-    return res;
-  }
-  std::int64_t n2 = n / 2;
-  n2 -= n2 % 8;
-  const T left = pairwise_sum<T>(load, lo, n2);
-  const T right = pairwise_sum<T>(load, lo + n2, n - n2);
-  return left + right;
-}
 
 // np.mean's quotient: the add reduction (+0 + the pairwise sum) over the
 // count, divided in double (numpy's _mean: the sum over an np.intp count,
@@ -49,15 +15,14 @@ T pairwise_sum(const Load& load, std::int64_t lo, std::int64_t n) {
 // sum's own array.
 template <typename T>
 T mean_of_sum(T pairwise, std::int64_t n) {
-  const T sum = T(0) + pairwise;
-  return static_cast<T>(static_cast<double>(sum) / static_cast<double>(n));
+  return numpy_mean_of_sum(T(0) + pairwise, n);
 }
 
 } // namespace
 
 template <typename T>
 T numpy_row_mean(const T* row, std::int64_t n) {
-  return mean_of_sum(pairwise_sum<T>([row](std::int64_t i) { return row[i]; }, 0, n), n);
+  return mean_of_sum(numpy_pairwise_sum<T>([row](std::int64_t i) { return row[i]; }, 0, n), n);
 }
 
 template <typename T>
@@ -80,7 +45,7 @@ void layer_norm_rows(
       yr[j] = xr[j] - mu;
     // var = np.mean(xc * xc, axes): each square rounded, as numpy's temporary
     const T var = mean_of_sum(
-        pairwise_sum<T>(
+        numpy_pairwise_sum<T>(
             [yr](std::int64_t j) {
               const T d = yr[j];
               return T(d * d);
@@ -159,7 +124,7 @@ void layer_norm_backward_rows(
         gw = gi;
       }
       // mean_gx = np.mean(g * xhat); mean_g = np.mean(g)
-      const T mean_gx = mean_of_sum(pairwise_sum<T>([gw, xhat](std::int64_t j) { return gw[j] * xhat[j]; }, 0, n), n);
+      const T mean_gx = mean_of_sum(numpy_pairwise_sum<T>([gw, xhat](std::int64_t j) { return gw[j] * xhat[j]; }, 0, n), n);
       const T mean_g = numpy_row_mean(gw, n);
       // gi = g - mean_g; gi -= xhat * mean_gx; gi = r * gi
       for (std::int64_t j = 0; j < n; ++j) {
