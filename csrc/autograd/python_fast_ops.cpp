@@ -886,6 +886,8 @@ const FastOpEntry* find_fast_op(const char* name) {
 }
 
 PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (is_matrix_product_kernel(e.kernel))
+    return call_fast_linear(e, args, nargs, kwnames);
   if (e.inplace) {
     if (nargs != 2 || c10::InferenceMode::is_enabled())
       return nullptr;

@@ -39,6 +39,10 @@ enum class FastKernel : uint8_t {
   Neg,
   Relu,
   NumpyUnary,
+  // the matrix products (python_fast_linear.cpp: Note [C++ entries of the matrix products])
+  Mm,
+  Matmul,
+  Linear,
   View,
   Reshape,
   Transpose,
@@ -50,6 +54,10 @@ enum class FastKernel : uint8_t {
 
 inline bool is_view_kernel(FastKernel k) {
   return k >= FastKernel::View;
+}
+
+inline bool is_matrix_product_kernel(FastKernel k) {
+  return k == FastKernel::Mm || k == FastKernel::Matmul || k == FastKernel::Linear;
 }
 
 // Where a node's field takes its value from: an operand, the result, add's alpha (1), or for the views, self's
@@ -85,6 +93,9 @@ const FastOpEntry* find_fast_op(const char* name);
 // Runs `entry` for a method call (args[0] is self): a new reference to the result, or null. Null
 // with no Python error set means "not handled": the caller runs the Python kernel.
 PyObject* call_fast_op(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+
+// call_fast_op for the matrix products' entries (python_fast_linear.cpp).
+PyObject* call_fast_linear(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 } // namespace autograd
 } // namespace torch

@@ -3910,6 +3910,9 @@ def matmul(*args, out=None, **kwargs):
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+matmul = _function("matmul", matmul)
+
+
 @functools.wraps(_ops.matrix_power)
 def matrix_power(*args, out=None, **kwargs):
     try:
@@ -4036,6 +4039,9 @@ def mm(*args, out=None, **kwargs):
     if out is None:
         return _ops.mm(*args, **kwargs)
     return out_variant("mm", _ops.mm, out, args, kwargs)
+
+
+mm = _function("mm", mm)
 
 
 @functools.wraps(_ops.mode)

@@ -33,6 +33,10 @@ const FastOpEntry kFastOps[] = {
     {"expand", FastKernel::Expand, nullptr, false, "ExpandBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
     // log(Tensor self) -> Tensor
     {"log", FastKernel::NumpyUnary, "log", false, "LogBackward0", 1, {{"self", FastSource::Self, 0}}},
+    // matmul(Tensor self, Tensor other) -> Tensor
+    {"matmul", FastKernel::Matmul, nullptr, false, nullptr, 0, {}},
+    // matmul(Tensor self, Tensor other) -> Tensor
+    {"__matmul__", FastKernel::Matmul, nullptr, false, nullptr, 0, {}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
     {"mul", FastKernel::Mul, nullptr, false, "MulBackward0", 2, {{"self", FastSource::Self, 1}, {"other", FastSource::Other, 0}}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -73,6 +77,10 @@ const FastOpEntry kFastOps[] = {
     {"unsqueeze", FastKernel::Unsqueeze, nullptr, false, "UnsqueezeBackward0", 1, {{"dim", FastSource::Dim0, -1}}},
     // view(Tensor(a) self, SymInt[] size) -> Tensor(a)
     {"view", FastKernel::View, nullptr, false, "ViewBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
+    // mm(Tensor self, Tensor mat2) -> Tensor
+    {"mm", FastKernel::Mm, nullptr, false, nullptr, 0, {}},
+    // linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+    {"linear", FastKernel::Linear, nullptr, false, nullptr, 0, {}},
 };
 const int kNumFastOps = static_cast<int>(sizeof(kFastOps) / sizeof(kFastOps[0]));
 
