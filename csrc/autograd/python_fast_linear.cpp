@@ -143,14 +143,7 @@ const LinearState* linear_state() {
   s.mm_names =
       names_tuple({"self", "mat2", "self_sym_sizes", "self_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"});
   s.addmm_names = names_tuple(
-      {"mat1",
-       "mat2",
-       "beta",
-       "alpha",
-       "mat1_sym_sizes",
-       "mat1_sym_strides",
-       "mat2_sym_sizes",
-       "mat2_sym_strides"});
+      {"mat1", "mat2", "beta", "alpha", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"});
   s.sizes_names = names_tuple({"self_sym_sizes"});
   s.one = PyLong_FromLong(1);
   if (s.one == nullptr)
@@ -257,7 +250,8 @@ py::object record_view(
     PyObject* names,
     PyObject* const* fields) {
   const at::Tensor& base = THPVariable_Unpack(base_obj);
-  py::object output = wrap(at::alias_with_sizes_and_strides(base, sizes, strides, base.unsafeGetTensorImpl()->storage_offset()));
+  py::object output =
+      wrap(at::alias_with_sizes_and_strides(base, sizes, strides, base.unsafeGetTensorImpl()->storage_offset()));
   Variable out = THPVariable_Unpack(output.ptr());
   if (GradMode::is_enabled() && base.requires_grad()) {
     auto node = make_formula_node(info, edge_list{impl::gradient_edge(base)});
@@ -370,8 +364,10 @@ py::object run_matmul(const LinearState& s, PyObject* self, PyObject* other) {
   py::object r = run_mm(s, folded.ptr(), other);
   // _unsafe_view: a new tensor over the product's memory (its own version counter), not a view
   const at::Tensor& rt = THPVariable_Unpack(r.ptr());
-  py::object output = wrap(at::Tensor(std::make_shared<at::TensorImpl>(
-      rt.unsafeGetTensorImpl()->storage(), rt.scalar_type(), out_sizes, at::contiguous_strides(out_sizes), 0)));
+  py::object output = wrap(
+      at::Tensor(
+          std::make_shared<at::TensorImpl>(
+              rt.unsafeGetTensorImpl()->storage(), rt.scalar_type(), out_sizes, at::contiguous_strides(out_sizes), 0)));
   if (GradMode::is_enabled() && rt.requires_grad()) {
     auto node = make_formula_node(s.unsafe_view, edge_list{impl::gradient_edge(rt)});
     Variable out = THPVariable_Unpack(output.ptr());

@@ -56,7 +56,8 @@ def test_table_is_bound():
         for op in spec.get("operators", []):
             assert getattr(torchlite.Tensor, op)._cpp_dispatch, op
             # (@ falls back to matmul_operator, which answers NotImplemented for a non-tensor)
-            assert getattr(torchlite.Tensor, op).__wrapped__ in (getattr(_ops, base), getattr(_ops, base + "_operator", None))
+            kernels = (getattr(_ops, base), getattr(_ops, base + "_operator", None))
+            assert getattr(torchlite.Tensor, op).__wrapped__ in kernels
         if spec["kernel"] == "NumpyUnary":
             # the C++ entry computes float32 through float64, as the Python kernel does for these
             assert getattr(np, spec["ufunc"]) in UnaryOps._VIA_FLOAT64

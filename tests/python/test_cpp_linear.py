@@ -235,7 +235,8 @@ def test_modes_and_hooks_match_python_kernel():
     w = torchlite.tensor(_values((5, 4), np.float32, 15), requires_grad=True)
     b = torchlite.tensor(_values((5,), np.float32, 16), requires_grad=True)
     with torchlite.no_grad():
-        for fast, python in [(F.linear, _ops.linear), (lambda x, y, z: x @ y.t(), lambda x, y, z: _ops.matmul(x, y.t()))]:
+        for fast, python in [(F.linear, _ops.linear),
+                             (lambda x, y, z: x @ y.t(), lambda x, y, z: _ops.matmul(x, y.t()))]:
             o1, o2 = fast(a, w, b), python(a, w, b)
             assert _taken(o1) and _bits(o1) == _bits(o2)
             assert (o1.requires_grad, o1.grad_fn, o1._base is None) == (o2.requires_grad, o2.grad_fn, o2._base is None)
@@ -276,7 +277,7 @@ def test_matmul_operator_non_tensor():
         x = lib.ones(2, 2)
         out = []
         for other in (2, 2.5, "s", None, [[1.0, 0.0], [0.0, 1.0]]):
-            for expr in (lambda: x @ other, lambda: other @ x):
+            for expr in (lambda o=other: x @ o, lambda o=other: o @ x):
                 try:
                     out.append(("ok", expr()))
                 except TypeError as e:
@@ -332,8 +333,11 @@ TORCH_CASES = [
 def test_against_torch(index):
     fn, shapes, requires = TORCH_CASES[index]
     for dtype in ("float32", "float64"):
-        got = run(lambda lib: _torch_case(lib, fn, shapes, requires, dtype), torchlite)
-        assert got == run(lambda lib: _torch_case(lib, fn, shapes, requires, dtype), torch)
+        def case(lib, dtype=dtype):
+            return _torch_case(lib, fn, shapes, requires, dtype)
+
+        got = run(case, torchlite)
+        assert got == run(case, torch)
         assert got[0] == "ok"
 
 
