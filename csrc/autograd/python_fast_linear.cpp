@@ -77,6 +77,9 @@ struct LinearState {
   PyObject* addmm_names = nullptr;
   PyObject* sizes_names = nullptr;
   PyObject* one = nullptr;
+  const OpInfo* cat = nullptr;
+  PyObject* cat_names = nullptr;
+  PyObject* numpy_dtypes[3] = {nullptr, nullptr, nullptr}; // float32, float64, int64: cat's tensors_dtypes
 };
 
 PyObject* names_tuple(std::initializer_list<const char*> names) {
@@ -133,7 +136,8 @@ const LinearState* linear_state() {
   s.view = op_info_named("ViewBackward0");
   s.t = op_info_named("TBackward0");
   s.unsafe_view = op_info_named("UnsafeViewBackward0");
-  if (!s.mm || !s.addmm || !s.view || !s.t || !s.unsafe_view) // the specs' module is not imported yet
+  s.cat = op_info_named("CatBackward0");
+  if (!s.mm || !s.addmm || !s.view || !s.t || !s.unsafe_view || !s.cat) // the specs' module is not imported yet
     return nullptr;
   if (!resolve_loops(s.loops)) {
     s.failed = true;
@@ -145,9 +149,14 @@ const LinearState* linear_state() {
   s.addmm_names = names_tuple(
       {"mat1", "mat2", "beta", "alpha", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes", "mat2_sym_strides"});
   s.sizes_names = names_tuple({"self_sym_sizes"});
+  s.cat_names = names_tuple({"dim", "tensors_sizes", "tensors_dtypes"});
   s.one = PyLong_FromLong(1);
   if (s.one == nullptr)
     throw py::error_already_set();
+  py::module_ numpy = py::module_::import("numpy");
+  const char* dtype_names[3] = {"float32", "float64", "int64"};
+  for (int i = 0; i < 3; ++i)
+    s.numpy_dtypes[i] = numpy.attr("dtype")(dtype_names[i]).release().ptr();
   s.ready = true;
   return &s;
 }
@@ -425,9 +434,126 @@ PyObject* run_linear(const LinearState& s, PyObject* const* args, Py_ssize_t nar
       .ptr();
 }
 
+// cat ----------------------------------------------------------------------------------------------------------------
+
+// The numpy dtype cat's node saves for a tensor of `dtype` (its array's dtype), or null outside the ones taken.
+PyObject* numpy_dtype(const LinearState& s, at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kFloat:
+      return s.numpy_dtypes[0];
+    case at::kDouble:
+      return s.numpy_dtypes[1];
+    case at::kLong:
+      return s.numpy_dtypes[2];
+    default:
+      return nullptr;
+  }
+}
+
+// torch.cat(tensors, dim) (TensorShape.py's cat) of a list or tuple of contiguous cpu tensors of one dtype (float32,
+// float64 or int64: no promotion), one number of dimensions and the same sizes but along dim, none empty (so none is
+// skipped, and dim wraps against the first), dim an int in range: the rows of each tensor copied into a new
+// contiguous result, as np.concatenate then ascontiguousarray place them; CatBackward0.
+PyObject* run_cat(const LinearState& s, PyObject* list, PyObject* dim_obj) {
+  if (!PyList_Check(list) && !PyTuple_Check(list))
+    return nullptr;
+  const Py_ssize_t count = PySequence_Fast_GET_SIZE(list);
+  PyObject** items = PySequence_Fast_ITEMS(list);
+  int64_t dim = 0;
+  if (count == 0 || !PyLong_CheckExact(dim_obj))
+    return nullptr;
+  int overflow = 0;
+  dim = PyLong_AsLongLongAndOverflow(dim_obj, &overflow);
+  if (overflow != 0)
+    return nullptr;
+  std::vector<const at::Tensor*> tensors(static_cast<size_t>(count));
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    if (!THPVariable_Check(items[i]))
+      return nullptr;
+    const at::Tensor& t = THPVariable_Unpack(items[i]);
+    if (!t.defined())
+      return nullptr;
+    const at::TensorImpl* impl = t.unsafeGetTensorImpl();
+    if (numpy_dtype(s, impl->dtype()) == nullptr || !impl->device().is_cpu() || impl->is_inference() ||
+        impl->numel() == 0 || impl->dim() == 0 || !impl->is_contiguous())
+      return nullptr;
+    tensors[static_cast<size_t>(i)] = &t;
+  }
+  const at::Tensor& first = *tensors[0];
+  const int64_t ndim = first.dim();
+  if (dim < -ndim || dim >= ndim)
+    return nullptr;
+  const int64_t d = dim < 0 ? dim + ndim : dim;
+  std::vector<int64_t> out_sizes(first.sizes().begin(), first.sizes().end());
+  out_sizes[static_cast<size_t>(d)] = 0;
+  for (const at::Tensor* t : tensors) {
+    if (t->scalar_type() != first.scalar_type() || t->dim() != ndim)
+      return nullptr;
+    for (int64_t k = 0; k < ndim; ++k) {
+      if (k != d && t->sizes()[static_cast<size_t>(k)] != first.sizes()[static_cast<size_t>(k)])
+        return nullptr;
+    }
+    out_sizes[static_cast<size_t>(d)] += t->sizes()[static_cast<size_t>(d)];
+  }
+  at::Tensor out = at::empty(out_sizes, first.scalar_type(), c10::Device());
+  // the result's rows: for each index before dim, each tensor's block of size(d) * (the sizes after dim) elements
+  const size_t item = at::elementSize(first.scalar_type());
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < d; ++k)
+    outer *= out_sizes[static_cast<size_t>(k)];
+  for (int64_t k = d + 1; k < ndim; ++k)
+    inner *= out_sizes[static_cast<size_t>(k)];
+  auto* dst = static_cast<char*>(out.data_ptr());
+  for (int64_t o = 0; o < outer; ++o) {
+    for (const at::Tensor* t : tensors) {
+      const size_t block = static_cast<size_t>(t->sizes()[static_cast<size_t>(d)] * inner) * item;
+      std::memcpy(dst, static_cast<const char*>(t->data_ptr()) + static_cast<size_t>(o) * block, block);
+      dst += block;
+    }
+  }
+  py::object output = wrap(std::move(out));
+  bool any_requires_grad = false;
+  for (const at::Tensor* t : tensors)
+    any_requires_grad = any_requires_grad || t->requires_grad();
+  if (!GradMode::is_enabled() || !any_requires_grad)
+    return output.release().ptr();
+  edge_list edges(static_cast<size_t>(count));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i]->requires_grad())
+      edges[i] = impl::gradient_edge(*tensors[i]);
+  }
+  auto node = make_formula_node(s.cat, std::move(edges));
+  Variable result = THPVariable_Unpack(output.ptr());
+  create_gradient_edge(result, node);
+  py::tuple sizes(static_cast<size_t>(count));
+  py::list dtypes(static_cast<size_t>(count));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    sizes[i] = py::int_(tensors[i]->sizes()[static_cast<size_t>(d)]);
+    dtypes[i] = py::reinterpret_borrow<py::object>(numpy_dtype(s, tensors[i]->scalar_type()));
+  }
+  PyObject* fields[3] = {dim_obj, sizes.ptr(), dtypes.ptr()};
+  node->set_fields(fields, s.cat_names, output.ptr());
+  return output.release().ptr();
+}
+
 } // namespace
 
 PyObject* call_fast_linear(const FastOpEntry& e, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (e.kernel == FastKernel::Cat) {
+    // cat(tensors), cat(tensors, dim), cat(tensors, dim=dim)
+    const bool dim_keyword = kwnames != nullptr && PyTuple_GET_SIZE(kwnames) == 1 &&
+        PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "dim") == 0;
+    if ((kwnames != nullptr && (!dim_keyword || nargs != 1)) || nargs < 1 || nargs > 2 || records_captured() ||
+        c10::InferenceMode::is_enabled())
+      return nullptr;
+    static PyObject* zero = PyLong_FromLong(0);
+    HANDLE_TH_ERRORS
+    const LinearState* s = linear_state();
+    if (s == nullptr)
+      return nullptr;
+    return run_cat(*s, args[0], nargs == 2 ? args[1] : dim_keyword ? args[1] : zero);
+    END_HANDLE_TH_ERRORS
+  }
   if (kwnames != nullptr || records_captured() || c10::InferenceMode::is_enabled())
     return nullptr;
   const bool linear = e.kernel == FastKernel::Linear;

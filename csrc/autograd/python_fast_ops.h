@@ -39,10 +39,11 @@ enum class FastKernel : uint8_t {
   Neg,
   Relu,
   NumpyUnary,
-  // the matrix products (python_fast_linear.cpp: Note [C++ entries of the matrix products])
+  // the matrix products and cat (python_fast_linear.cpp: Note [C++ entries of the matrix products])
   Mm,
   Matmul,
   Linear,
+  Cat,
   View,
   Reshape,
   Transpose,
@@ -56,8 +57,8 @@ inline bool is_view_kernel(FastKernel k) {
   return k >= FastKernel::View;
 }
 
-inline bool is_matrix_product_kernel(FastKernel k) {
-  return k == FastKernel::Mm || k == FastKernel::Matmul || k == FastKernel::Linear;
+inline bool is_matrix_product_kernel(FastKernel k) { // (and cat's)
+  return k == FastKernel::Mm || k == FastKernel::Matmul || k == FastKernel::Linear || k == FastKernel::Cat;
 }
 
 // Where a node's field takes its value from: an operand, the result, add's alpha (1), or for the views, self's
@@ -94,7 +95,7 @@ const FastOpEntry* find_fast_op(const char* name);
 // with no Python error set means "not handled": the caller runs the Python kernel.
 PyObject* call_fast_op(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
-// call_fast_op for the matrix products' entries (python_fast_linear.cpp).
+// call_fast_op for the matrix products' entries and cat's (python_fast_linear.cpp).
 PyObject* call_fast_linear(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 } // namespace autograd

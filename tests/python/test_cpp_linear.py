@@ -379,3 +379,90 @@ def test_errors_against_torch():
         def case(lib, i=i):
             return calls(lib)[i]()
         assert run(case, torchlite) == run(case, torch), i
+
+
+# cat --------------------------------------------------------------------------------------------------------------
+
+CAT_CASES = [([(4, 8), (2, 8)], 0), ([(4, 8), (4, 3), (4, 1)], 1), ([(4, 8), (4, 3)], -1), ([(3, 2, 5)] * 3, 1),
+             ([(3, 2, 5), (1, 2, 5)], -3), ([(2, 3, 4), (2, 3, 1)], 2), ([(7,)], 0), ([(5,), (1,), (300,)], -1),
+             ([(1, 1)] * 4, 0)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index", range(len(CAT_CASES)))
+def test_cat_matches_python_kernel(index, dtype):
+    shapes, dim = CAT_CASES[index]
+    for requires in itertools.product([True, False], repeat=len(shapes)):
+        leaves = [_leaf(_values(s, dtype, 40 + i), r) for i, (s, r) in enumerate(zip(shapes, requires, strict=True))]
+        _compare(lambda *ts: torchlite.cat(list(ts), dim), lambda *ts: _ops.cat(list(ts), dim), leaves)
+        _compare(lambda *ts: torchlite.cat(ts, dim=dim), lambda *ts: _ops.cat(ts, dim=dim), leaves)
+        if dim == 0:
+            _compare(lambda *ts: torchlite.cat(ts), lambda *ts: _ops.cat(ts), leaves)
+    # the same tensor twice, and int64
+    x = _leaf(_values(shapes[0], dtype, 50), True)
+    _compare(lambda t: torchlite.cat([t, t, t], dim), lambda t: _ops.cat([t, t, t], dim), [x])
+    ints = [lambda s=s: torchlite.tensor(np.arange(int(np.prod(s))).reshape(s) - 3) for s in shapes]
+    _compare(lambda *ts: torchlite.cat(ts, dim), lambda *ts: _ops.cat(ts, dim), ints)
+
+
+def test_cat_left_to_python():
+    """Other dtypes or mixed ones, empty and 1-d empty (skipped) tensors, 0-d ones, non-contiguous ones, a dim that
+    is not an int, out=, a generator: the Python kernel's."""
+    f = _leaf(_values((2, 3), np.float32, 1), True)
+    d = _leaf(_values((2, 3), np.float64, 2), True)
+    t = _operand((2, 3), "transposed", np.float32, 3, True)
+    cases = [
+        (lambda a, b: torchlite.cat([a, b]), lambda a, b: _ops.cat([a, b]), [f, d]),
+        (lambda a: torchlite.cat([a, torchlite.ones(0)]), lambda a: _ops.cat([a, torchlite.ones(0)]), [f]),
+        (lambda a: torchlite.cat([a, torchlite.ones(0, 3)]), lambda a: _ops.cat([a, torchlite.ones(0, 3)]), [f]),
+        (lambda a, b: torchlite.cat([a, b]), lambda a, b: _ops.cat([a, b]), [f, t]),
+        (lambda a: torchlite.cat([a, a], np.int64(1)), lambda a: _ops.cat([a, a], np.int64(1)), [f]),
+        (lambda a: torchlite.cat(x for x in (a, a)), lambda a: _ops.cat(x for x in (a, a)), [f]),
+        (lambda a: torchlite.cat([a.bool(), a.bool()]), lambda a: _ops.cat([a.bool(), a.bool()]), [f]),
+    ]
+    for fast, python, leaves in cases:
+        _compare(fast, python, leaves, taken=False)
+    out = torchlite.empty(4, 3)
+    assert torchlite.cat([f().detach(), f().detach()], out=out) is out and not _taken(out)
+
+
+def test_cat_against_torch():
+    def case(lib):
+        a = lib.tensor(_values((2, 3), np.float64, 5, special=False), requires_grad=True)
+        b = lib.tensor(_values((2, 1), np.float64, 6, special=False), requires_grad=True)
+        c = lib.tensor(_values((2, 3), np.float64, 7, special=False))
+        outs = [lib.cat([a, b], 1), lib.cat((a, c), dim=0), lib.cat([a, b, a], -1), lib.cat([c, c])]
+        loss = sum((o * o).sum() for o in outs)
+        grads = lib.autograd.grad(loss, [a, b], create_graph=True)
+        second = lib.autograd.grad(sum(g.sum() for g in grads), [a, b])
+        return outs, [o.grad_fn.name() if o.grad_fn else None for o in outs], outs[2].grad_fn._saved_dim, grads, second
+
+    got = run(case, torchlite)
+    assert got == run(case, torch) and got[0] == "ok"
+    a = torchlite.tensor(_values((2, 3), np.float64, 8, special=False), requires_grad=True)
+    b = torchlite.tensor(_values((1, 3), np.float64, 9, special=False), requires_grad=True)
+    assert _taken(torchlite.cat([a, b]))
+    assert torchlite.autograd.gradcheck(lambda x, y: torchlite.cat([x, y, x]), [a, b])
+    assert torchlite.autograd.gradgradcheck(lambda x, y: torchlite.cat([x, y, x]), [a, b])
+
+
+def test_cat_errors_against_torch():
+    def calls(lib):
+        a, b = lib.ones(2, 3), lib.ones(3, 2)
+        return [
+            lambda: lib.cat([a, b]),
+            lambda: lib.cat([a, b], 1),
+            lambda: lib.cat([a, a], 2),
+            lambda: lib.cat([a, a], -3),
+            lambda: lib.cat([a, lib.ones(2, 3, 1)]),
+            lambda: lib.cat([]),
+            lambda: lib.cat([a, 1.0]),
+            lambda: lib.cat(a),
+            lambda: lib.cat([a, a], dim=1.0),
+            lambda: lib.cat([lib.ones(()), a]),
+        ]
+
+    for i in range(10):
+        def case(lib, i=i):
+            return calls(lib)[i]()
+        assert run(case, torchlite) == run(case, torch), i

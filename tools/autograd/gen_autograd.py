@@ -767,9 +767,9 @@ FAST_SOURCES = {"self": "Self", "other": "Other", "result": "Result", "alpha": "
 FAST_BINARY = ("Add", "Sub", "Mul", "Div")
 # The view kernels' fields: self's sizes, the int arguments as given, permute's wrapped dims.
 FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
-# The matrix products (mm, matmul, linear): several nodes per call, made by their own C++ entries
-# (csrc/autograd/python_fast_linear.cpp, Note [C++ entries of the matrix products]).
-FAST_PRODUCTS = ("Mm", "Matmul", "Linear")
+# The matrix products (mm, matmul, linear: several nodes per call) and cat (a list of inputs), made by their own C++
+# entries (csrc/autograd/python_fast_linear.cpp, Note [C++ entries of the matrix products]).
+FAST_PRODUCTS = ("Mm", "Matmul", "Linear", "Cat")
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
 
 

@@ -2466,6 +2466,9 @@ def cat(*args, out=None, **kwargs):
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+cat = _function("cat", cat)
+
+
 @functools.wraps(_ops.ceil)
 def ceil(*args, out=None, **kwargs):
     try:

@@ -17,6 +17,8 @@ const FastOpEntry kFastOps[] = {
     {"add_", FastKernel::Add, nullptr, true, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     {"__iadd__", FastKernel::Add, nullptr, true, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // cat(Tensor[] tensors, int dim=0) -> Tensor
+    {"cat", FastKernel::Cat, nullptr, false, nullptr, 0, {}},
     // cos(Tensor self) -> Tensor
     {"cos", FastKernel::NumpyUnary, "cos", false, "CosBackward0", 1, {{"self", FastSource::Self, 0}}},
     // div.Tensor(Tensor self, Tensor other) -> Tensor
