@@ -1,5 +1,6 @@
-// The C++ entries of mm, matmul (and the @ operator) and torch.nn.functional.linear: Note [C++ entries of the
-// matrix products]. Reached from call_fast_op (python_fast_ops.cpp) for the table's Mm, Matmul and Linear kernels.
+// The C++ entries of mm, matmul (and the @ operator), torch.nn.functional.linear and torch.cat: Note [C++ entries of
+// the matrix products]. Reached from call_fast_op (python_fast_ops.cpp) for the table's Mm, Matmul, Linear and Cat
+// kernels.
 //
 // Note [C++ entries of the matrix products]
 // The Python kernels (torchlite/_ops/LinearAlgebra.py's mm, matmul, _matmul_kernel and addmm; LinearNN.py's linear
@@ -31,6 +32,11 @@
 // a cast or overlaps the output, none of which happens here (aligned data, one dtype, a new output). numpy reads the
 // floating-point flags after the loop; the Python kernel runs it under _quiet (errors ignored), so nothing here
 // reads them. addmm's bias is then added by one IEEE addition per element, as np.add(product, bias, out=product).
+//
+// torch.cat (TensorShape.py's cat; upstream ATen/native/TensorShape.cpp cat) is pure data movement: for contiguous
+// tensors of one dtype it copies each tensor's block per index before dim into a new contiguous result, the bytes
+// np.concatenate and ascontiguousarray leave, and records CatBackward0 with the fields the kernel names (dim as given,
+// each tensor's size along dim, each one's numpy dtype).
 #include "autograd/python_fast_ops.h"
 
 #include "aten/Functions.h"
