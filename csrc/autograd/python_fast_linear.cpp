@@ -232,6 +232,9 @@ at::Tensor product(const LinearState& s, const at::Tensor& a, const at::Tensor& 
       static_cast<char*>(a.data_ptr()), static_cast<char*>(b.data_ptr()), static_cast<char*>(out.data_ptr())};
   const MatmulLoop& loop = s.loops[dtype == at::kFloat ? 0 : 1];
   if (m * p > 500) { // numpy's NPY_BEGIN_THREADS_THRESHOLDED over the output's size
+    // the operands' memory stays alive whatever another thread does to their tensors meanwhile
+    const std::shared_ptr<at::StorageImpl> keep_a = a.unsafeGetTensorImpl()->storage();
+    const std::shared_ptr<at::StorageImpl> keep_b = b.unsafeGetTensorImpl()->storage();
     Py_BEGIN_ALLOW_THREADS loop.fn(args, dims, steps, loop.data);
     Py_END_ALLOW_THREADS
   } else {

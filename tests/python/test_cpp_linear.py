@@ -466,3 +466,27 @@ def test_cat_errors_against_torch():
         def case(lib, i=i):
             return calls(lib)[i]()
         assert run(case, torchlite) == run(case, torch), i
+
+
+def test_threads():
+    """A product above numpy's threshold runs without the GIL (as np.matmul's): threads computing at once give the
+    Python kernel's bits."""
+    import threading
+
+    x = torchlite.tensor(_values((64, 48), np.float64, 60, special=False), requires_grad=True)
+    w = torchlite.tensor(_values((40, 48), np.float64, 61, special=False), requires_grad=True)
+    b = torchlite.tensor(_values((40,), np.float64, 62, special=False))
+    expected = _bits(_ops.linear(x, w, b))
+    results = []
+
+    def work():
+        for _ in range(20):
+            out = F.linear(x, w, b)
+            results.append(_taken(out) and _bits(out) == expected)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 80 and all(results)
