@@ -392,7 +392,7 @@ class Tensor(_C.TensorBase, _TensorMethods):
     __pos__ = _ops.positive
     __pow__ = _ops.pow
     __rpow__ = _ops.rpow
-    __matmul__ = _ops.matmul_operator
+    __matmul__ = _operator("__matmul__", _ops.matmul_operator)
     __rmatmul__ = _ops.rmatmul
     __floordiv__ = _ops.operator(_ops.floor_divide)
     __rfloordiv__ = _ops.operator(_ops.rfloordiv)

@@ -891,6 +891,8 @@ PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t n
     return call_reduce_op(e, args, nargs, kwnames);
   if (is_index_kernel(e.kernel))
     return call_index_op(e, args, nargs, kwnames);
+  if (is_matrix_product_kernel(e.kernel))
+    return call_fast_linear(e, args, nargs, kwnames);
   if (e.inplace) {
     if (nargs != 2 || c10::InferenceMode::is_enabled())
       return nullptr;

@@ -49,6 +49,11 @@ enum class FastKernel : uint8_t {
   Softmax,
   LogSoftmax,
   Where,
+  // the matrix products and cat (python_fast_linear.cpp: Note [C++ entries of the matrix products])
+  Mm,
+  Matmul,
+  Linear,
+  Cat,
   View,
   Reshape,
   Transpose,
@@ -77,6 +82,10 @@ inline bool is_index_kernel(FastKernel k) {
 
 inline bool is_reduce_kernel(FastKernel k) {
   return k >= FastKernel::Sum && k <= FastKernel::Where;
+}
+
+inline bool is_matrix_product_kernel(FastKernel k) { // (and cat's)
+  return k == FastKernel::Mm || k == FastKernel::Matmul || k == FastKernel::Linear || k == FastKernel::Cat;
 }
 
 // Where a node's field takes its value from: an operand, the result, add's alpha (1), or for the views, self's
@@ -114,6 +123,9 @@ const FastOpEntry* find_fast_op(const char* name);
 PyObject* call_fast_op(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 // The same for a reduction, softmax or where entry (is_reduce_kernel), in python_fast_reduce.cpp.
 PyObject* call_reduce_op(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
+
+// call_fast_op for the matrix products' entries and cat's (python_fast_linear.cpp).
+PyObject* call_fast_linear(const FastOpEntry& entry, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames);
 
 } // namespace autograd
 } // namespace torch

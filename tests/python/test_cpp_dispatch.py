@@ -37,22 +37,28 @@ def _table():
 TABLE = _table()
 VIEW_KERNELS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expand")
 REDUCE_KERNELS = ("Sum", "Mean", "Softmax", "LogSoftmax", "Where")  # tested in test_cpp_reduce.py
+# the matrix products' entries (mm, matmul, linear) and cat's: tests/python/test_cpp_linear.py
+PRODUCTS = ("Mm", "Matmul", "Linear", "Cat")
 BINARY = [base for base, spec in TABLE if spec["kernel"] in ("Add", "Sub", "Mul", "Div")]
 VIEWS = [base for base, spec in TABLE if spec["kernel"] in VIEW_KERNELS]
 UNARY = [base for base, spec in TABLE
-         if spec["kernel"] not in ("Add", "Sub", "Mul", "Div") + VIEW_KERNELS + REDUCE_KERNELS]
+         if spec["kernel"] not in ("Add", "Sub", "Mul", "Div") + VIEW_KERNELS + REDUCE_KERNELS + PRODUCTS]
 # the Python operator each name dispatches to, with the kernel it falls back to
-OPERATORS = {op: base for base, spec in TABLE for op in spec.get("operators", [])}
+OPERATORS = {op: base for base, spec in TABLE for op in spec.get("operators", []) if spec["kernel"] not in PRODUCTS}
 
 
 def test_table_is_bound():
-    assert len(TABLE) == 23 and len(VIEWS) == 7
+    assert len(TABLE) == 27 and len(VIEWS) == 7
     for base, spec in TABLE:
+        if base in ("linear", "cat"):  # functions only (torch.nn.functional.linear, torch.cat): test_cpp_linear.py
+            continue
         method = getattr(torchlite.Tensor, base)
         assert spec["kernel"] == "Where" or method._cpp_dispatch, base  # (torchlite.where's only)
         for op in spec.get("operators", []):
             assert getattr(torchlite.Tensor, op)._cpp_dispatch, op
-            assert getattr(torchlite.Tensor, op).__wrapped__ is getattr(_ops, base)
+            # (@ falls back to matmul_operator, which answers NotImplemented for a non-tensor)
+            kernels = (getattr(_ops, base), getattr(_ops, base + "_operator", None))
+            assert getattr(torchlite.Tensor, op).__wrapped__ in kernels
         if spec["kernel"] == "NumpyUnary":
             # the C++ entry computes float32 through float64, as the Python kernel does for these
             assert getattr(np, spec["ufunc"]) in UnaryOps._VIA_FLOAT64
@@ -339,7 +345,8 @@ def test_inplace_against_torch():
     assert run(case, torchlite) == run(case, torch)
 
 
-@pytest.mark.parametrize("name", [base for base, spec in TABLE if spec["kernel"] not in VIEW_KERNELS + REDUCE_KERNELS])
+@pytest.mark.parametrize("name", [base for base, spec in TABLE
+                                  if spec["kernel"] not in VIEW_KERNELS + REDUCE_KERNELS + PRODUCTS])
 def test_functions_match_python_function(name):
     fn = getattr(torchlite, name)
     assert fn._cpp_dispatch and type(fn).__name__ == "_VariableFunction"

@@ -491,15 +491,17 @@ def python_modules(functions):
     return modules
 
 
-def gen_module_functions(module, fns, outs):
+def gen_module_functions(module, fns, outs, fast=()):
     """torchlite/_generated/<module>_functions.py: the ops of a python_module under their names
     without the `<module>_` prefix, written as gen_torch_functions writes the torchlite.* ones (torch's
-    argument errors name the op as the table does: special_erf())."""
+    argument errors name the op as the table does: special_erf()); those in `fast` (marked
+    `cpp_dispatch:`) try their C++ entry first."""
     header = HEADER.replace("derivatives", "native_functions")
     short = {name: name if module in UNPREFIXED else name[len(module) + 1:] for name in fns}
     lines = [py_header(f"The torchlite.{module}.* ops", header), "import functools", "",
              "from .. import _ops",
-             "from .._ops.python_arg_parser import _ARG_ERRORS, _rebind",
+             "from .._ops.python_arg_parser import _ARG_ERRORS, "
+             + ("_function, " if any(name in fast for name in fns) else "") + "_rebind",
              *(["from .._ops.Resize import out_variant"] if outs else []), "",
              "__all__ = [", *[f'    "{short[name]}",' for name in sorted(fns, key=short.get)], "]", "",
              *schema_table(sorted(fns), fns, outs, {}, method=False)]
@@ -519,6 +521,9 @@ def gen_module_functions(module, fns, outs):
                   py_call("        args, kwargs = _rebind",
                           [f'"{name}"', f'_SCHEMAS["{name}"]', "args", "kwargs", "error", *rebind_out]),
                   *["    " + c for c in call]]
+        if name in fast:
+            # its C++ entry first (Note [C++ dispatch of the hot ops])
+            lines += ["", "", f'{short[name]} = _function("{name}", {short[name]})']
     return "\n".join(lines) + "\n"
 
 
@@ -765,6 +770,9 @@ FAST_VIEWS = ("View", "Reshape", "Transpose", "T", "Permute", "Unsqueeze", "Expa
 # The views with C++ entries beside the table (Note [C++ dispatch of basic indexing]): their
 # torchlite.<op> tries the entry too.
 INDEX_FUNCTIONS = {"chunk", "flatten", "narrow", "select", "split", "squeeze", "unbind"}
+# The matrix products (mm, matmul, linear: several nodes per call) and cat (a list of inputs), made by their own C++
+# entries (csrc/autograd/python_fast_linear.cpp, Note [C++ entries of the matrix products]).
+FAST_PRODUCTS = ("Mm", "Matmul", "Linear", "Cat")
 FAST_VIEW_SOURCES = {"self_sym_sizes": "SelfSizes", "dim0": "Dim0", "dim1": "Dim1", "dim": "Dim0", "dims": "Dims"}
 # The reductions, softmaxes and where (python_fast_reduce.cpp) fill their nodes' fields by name, these.
 FAST_REDUCE = ("Sum", "Mean", "Softmax", "LogSoftmax", "Where")
@@ -784,9 +792,15 @@ def gen_fast_functions(entries, functions):
         if not spec:
             continue
         schema = Schema(f["func"])
+        kernel = spec["kernel"]
+        if kernel in FAST_PRODUCTS:
+            # the matrix products record their nodes themselves (python_fast_linear.cpp)
+            for method in [schema.base] + list(spec.get("operators", [])):
+                rows.append(f"    // {f['func']}\n"
+                            f'    {{"{method}", FastKernel::{kernel}, nullptr, false, nullptr, 0, {{}}}},')
+            continue
         # `node_of: op`: the call records that op's node (reshape, a view where it can be one)
         e = by_schema[spec.get("node_of", f["func"].split("(")[0])]
-        kernel = spec["kernel"]
         if e.inputs != (["self", "other"] if kernel in FAST_BINARY + ("Where",) else ["self"]):
             raise ValueError(f"{schema.text}: cpp_dispatch {kernel} does not fit the node's inputs {e.inputs}")
         fields = []
@@ -843,7 +857,9 @@ def generate():
         if e.native:
             native_id += 1
             e.native_id = native_id
-    generated = {f"torchlite/_generated/{module}_functions.py": gen_module_functions(module, *modules[module])
+    module_fast = {Schema(f["func"]).base for f in functions if f.get("cpp_dispatch") and "python_module" in f}
+    generated = {f"torchlite/_generated/{module}_functions.py": gen_module_functions(module, *modules[module],
+                                                                                     module_fast)
                  for module in sorted(modules)}
     return {
         **generated,

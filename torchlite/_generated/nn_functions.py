@@ -5,7 +5,7 @@
 import functools
 
 from .. import _ops
-from .._ops.python_arg_parser import _ARG_ERRORS, _rebind
+from .._ops.python_arg_parser import _ARG_ERRORS, _function, _rebind
 
 __all__ = [
     "_adaptive_avg_pool2d",
@@ -539,6 +539,9 @@ def linear(*args, **kwargs):
     except _ARG_ERRORS as error:
         args, kwargs = _rebind("linear", _SCHEMAS["linear"], args, kwargs, error)
     return _ops.linear(*args, **kwargs)
+
+
+linear = _function("linear", linear)
 
 
 @functools.wraps(_ops.log_sigmoid)

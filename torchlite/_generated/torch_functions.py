@@ -2478,6 +2478,9 @@ def cat(*args, out=None, **kwargs):
     return out_variant("cat", _ops.cat, out, args, kwargs)
 
 
+cat = _function("cat", cat)
+
+
 @functools.wraps(_ops.ceil)
 def ceil(*args, out=None, **kwargs):
     try:
@@ -3931,6 +3934,9 @@ def matmul(*args, out=None, **kwargs):
     return out_variant("matmul", _ops.matmul, out, args, kwargs)
 
 
+matmul = _function("matmul", matmul)
+
+
 @functools.wraps(_ops.matrix_power)
 def matrix_power(*args, out=None, **kwargs):
     try:
@@ -4060,6 +4066,9 @@ def mm(*args, out=None, **kwargs):
     if out is None:
         return _ops.mm(*args, **kwargs)
     return out_variant("mm", _ops.mm, out, args, kwargs)
+
+
+mm = _function("mm", mm)
 
 
 @functools.wraps(_ops.mode)

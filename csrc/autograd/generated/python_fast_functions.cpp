@@ -17,6 +17,8 @@ const FastOpEntry kFastOps[] = {
     {"add_", FastKernel::Add, nullptr, true, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
     // add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     {"__iadd__", FastKernel::Add, nullptr, true, "AddBackward0", 1, {{"alpha", FastSource::Alpha, -1}}},
+    // cat(Tensor[] tensors, int dim=0) -> Tensor
+    {"cat", FastKernel::Cat, nullptr, false, nullptr, 0, {}},
     // cos(Tensor self) -> Tensor
     {"cos", FastKernel::NumpyUnary, "cos", false, "CosBackward0", 1, {{"self", FastSource::Self, 0}}},
     // div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -33,6 +35,10 @@ const FastOpEntry kFastOps[] = {
     {"expand", FastKernel::Expand, nullptr, false, "ExpandBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
     // log(Tensor self) -> Tensor
     {"log", FastKernel::NumpyUnary, "log", false, "LogBackward0", 1, {{"self", FastSource::Self, 0}}},
+    // matmul(Tensor self, Tensor other) -> Tensor
+    {"matmul", FastKernel::Matmul, nullptr, false, nullptr, 0, {}},
+    // matmul(Tensor self, Tensor other) -> Tensor
+    {"__matmul__", FastKernel::Matmul, nullptr, false, nullptr, 0, {}},
     // mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
     {"mean", FastKernel::Mean, nullptr, false, "MeanBackward0", 0, {}},
     // mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -79,10 +85,14 @@ const FastOpEntry kFastOps[] = {
     {"view", FastKernel::View, nullptr, false, "ViewBackward0", 1, {{"self_sym_sizes", FastSource::SelfSizes, -1}}},
     // where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
     {"where", FastKernel::Where, nullptr, false, "WhereBackward0", 0, {}},
+    // mm(Tensor self, Tensor mat2) -> Tensor
+    {"mm", FastKernel::Mm, nullptr, false, nullptr, 0, {}},
     // softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     {"softmax", FastKernel::Softmax, nullptr, false, "SoftmaxBackward0", 0, {}},
     // log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     {"log_softmax", FastKernel::LogSoftmax, nullptr, false, "LogSoftmaxBackward0", 0, {}},
+    // linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+    {"linear", FastKernel::Linear, nullptr, false, nullptr, 0, {}},
 };
 const int kNumFastOps = static_cast<int>(sizeof(kFastOps) / sizeof(kFastOps[0]));
 
