@@ -205,9 +205,14 @@ bool run_batch_norm_grads(
   const std::int64_t n = x.shape(0), c = x.shape(1);
   const std::int64_t s = n * c != 0 ? x.size() / (n * c) : 0;
   const std::vector<pybind11::object> checked = {
-      pybind11::reinterpret_borrow<pybind11::object>(g), pybind11::reinterpret_borrow<pybind11::object>(x),
-      pybind11::reinterpret_borrow<pybind11::object>(mean), pybind11::reinterpret_borrow<pybind11::object>(invstd),
-      weight, grad_input, grad_weight, grad_bias};
+      pybind11::reinterpret_borrow<pybind11::object>(g),
+      pybind11::reinterpret_borrow<pybind11::object>(x),
+      pybind11::reinterpret_borrow<pybind11::object>(mean),
+      pybind11::reinterpret_borrow<pybind11::object>(invstd),
+      weight,
+      grad_input,
+      grad_weight,
+      grad_bias};
   const std::int64_t sizes[] = {n * c * s, n * c * s, c, c, c, n * c * s, c, c};
   for (std::size_t i = 0; i < checked.size(); ++i) {
     if (checked[i].is_none())

@@ -124,7 +124,8 @@ void layer_norm_backward_rows(
         gw = gi;
       }
       // mean_gx = np.mean(g * xhat); mean_g = np.mean(g)
-      const T mean_gx = mean_of_sum(numpy_pairwise_sum<T>([gw, xhat](std::int64_t j) { return gw[j] * xhat[j]; }, 0, n), n);
+      const T mean_gx =
+          mean_of_sum(numpy_pairwise_sum<T>([gw, xhat](std::int64_t j) { return gw[j] * xhat[j]; }, 0, n), n);
       const T mean_g = numpy_row_mean(gw, n);
       // gi = g - mean_g; gi -= xhat * mean_gx; gi = r * gi
       for (std::int64_t j = 0; j < n; ++j) {
