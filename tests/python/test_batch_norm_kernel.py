@@ -1,0 +1,84 @@
+"""Training batch norm's gradients in C++ (csrc/aten/native/cpu/BatchNormKernel.cpp, Note [Batch norm
+gradients with numpy's bits]): bit for bit the blocked numpy kernel's (Normalization._batch_norm_grads_blocked,
+itself held to the unblocked kernel by test_cnn_fastpaths.py), None (numpy then) where a result is not
+finite; the op takes it where the blocked kernel applies."""
+import zlib
+
+import numpy as np
+import pytest
+
+import torchlite
+from torchlite import _C
+from torchlite._ops import Normalization
+
+SHAPES = [(32, 32, 32, 32), (32, 64, 16, 16), (2, 3, 5), (7, 2, 1, 3), (3, 5, 4, 1, 2), (2, 4, 2, 2), (3, 2, 8192),
+          (4, 3, 7), (2, 2, 128), (2, 2, 129), (3, 2, 257), (5, 3, 1000)]
+
+
+def _inputs(shape, dtype, special):
+    rng = np.random.default_rng(zlib.crc32(repr((shape, dtype, special)).encode()))
+    x = (rng.standard_normal(shape) * rng.uniform(0.01, 100) + rng.uniform(-50, 50)).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    if special == "zeros":
+        g[...] = -0.0
+    elif special == "signed":
+        g.flat[::3] = -0.0
+        g.flat[1::3] = 0.0
+    elif special == "nan":
+        x.flat[0] = np.nan
+    elif special == "inf":
+        g.flat[-1] = np.inf
+    axes = (0,) + tuple(range(2, x.ndim))
+    with np.errstate(all="ignore"):
+        mean = x.mean(axis=axes).astype(dtype)
+        r = (1 / np.sqrt(x.var(axis=axes) + 1e-5)).astype(dtype)
+    return x, g, mean, r, rng.standard_normal(shape[1]).astype(dtype)
+
+
+def _bits(a):
+    return None if a is None else (a.dtype, a.shape, np.ascontiguousarray(a).tobytes())
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("special", ["", "zeros", "signed", "nan", "inf"])
+def test_kernel_is_the_blocked_numpy_kernel(shape, dtype, special):
+    x, g, mean, r, w = _inputs(shape, dtype, special)
+    assert Normalization._blocked_stats_apply(x)
+    grad = torchlite.tensor(g)
+    for weight in (w, None):
+        for mask in ([True, True, True], [True, False, False], [False, True, True], [False, False, True]):
+            host = Normalization._batch_norm_grads_host(grad, g, x, mean, r, weight, mask)
+            with np.errstate(all="ignore"):
+                numpy = Normalization._batch_norm_grads_blocked(grad, g, x, mean, r, weight, mask)
+            finite = all(a is None or np.isfinite(a.numpy()).all() for a in numpy)
+            if not finite:
+                assert host is None  # not finite: numpy answers (its nans, its warnings)
+                continue
+            assert host is not None
+            assert [_bits(a if a is None else a.numpy()) for a in host] == \
+                [_bits(a if a is None else a.numpy()) for a in numpy]
+
+
+def test_the_op_takes_the_kernel(monkeypatch):
+    calls = []
+    real = _C._batch_norm_grads_host
+    monkeypatch.setattr(_C, "_batch_norm_grads_host", lambda *a: calls.append(real(*a)) or calls[-1])
+    x = torchlite.randn(4, 3, 5, 5, requires_grad=True)
+    bn = torchlite.nn.BatchNorm2d(3)
+    bn(x).pow(2).sum().backward()
+    assert calls == [True]
+    assert x.grad is not None and bn.weight.grad is not None and bn.bias.grad is not None
+
+
+def test_binding_refuses_bad_arguments():
+    x = np.zeros((2, 3, 4), np.float32)
+    c = np.zeros(3, np.float32)
+    with pytest.raises(ValueError, match="arrays must be C-contiguous"):
+        _C._batch_norm_grads_host(x, x, c, c[:2], None, np.empty_like(x), None, None)
+    with pytest.raises(ValueError, match="arrays must be C-contiguous"):
+        _C._batch_norm_grads_host(x, x.astype(np.float64), c, c, None, None, None, None)
+    with pytest.raises(ValueError, match="C-contiguous float32 or float64"):
+        _C._batch_norm_grads_host(x.astype(np.int64), x.astype(np.int64), c, c, None, None, None, None)
+    with pytest.raises(ValueError, match="must be \\(N, C, ...\\)"):
+        _C._batch_norm_grads_host(c, c, c, c, None, None, None, None)
