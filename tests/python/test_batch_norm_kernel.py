@@ -82,3 +82,45 @@ def test_binding_refuses_bad_arguments():
         _C._batch_norm_grads_host(x.astype(np.int64), x.astype(np.int64), c, c, None, None, None, None)
     with pytest.raises(ValueError, match="must be \\(N, C, ...\\)"):
         _C._batch_norm_grads_host(c, c, c, c, None, None, None, None)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("special", ["", "zeros", "nan", "inf", "huge"])
+def test_training_forward_is_the_numpy_passes(monkeypatch, shape, dtype, special):
+    # native_batch_norm's batch statistics and output in C++ against the numpy passes, bit for bit
+    # (a value that is not finite: numpy computes it all again)
+    x, g, _, _, w = _inputs(shape, dtype, special if special != "huge" else "")
+    if special == "zeros":
+        x[...] = -0.0
+    if special == "huge":
+        x.flat[1] = np.finfo(dtype).max / 2  # (x - mean)^2 overflows: numpy's warning, its inf
+    b = w[::-1].copy()
+
+    def forward(host):
+        if not host:
+            monkeypatch.setattr(Normalization, "_batch_norm_host_applies", lambda x, params: False)
+        out = []
+        for weight, bias in ((w, b), (w, None), (None, b), (None, None)):
+            rm, rv = torchlite.tensor(np.zeros(shape[1], dtype)), torchlite.tensor(np.ones(shape[1], dtype))
+            with np.errstate(all="ignore"):
+                res = torchlite.native_batch_norm(
+                    torchlite.tensor(x), None if weight is None else torchlite.tensor(weight),
+                    None if bias is None else torchlite.tensor(bias), rm, rv, True, 0.1, 1e-5)
+            out.append([_bits(t.numpy()) for t in res + (rm, rv)])
+        monkeypatch.undo()
+        return out
+    assert forward(True) == forward(False)
+
+
+def test_the_forward_takes_the_kernels(monkeypatch):
+    calls = []
+    for name in ("_batch_norm_stats_host", "_batch_norm_apply_host"):
+        real = getattr(_C, name)
+        monkeypatch.setattr(_C, name, lambda *a, real=real, name=name: calls.append((name, real(*a))) or calls[-1][1])
+    bn = torchlite.nn.BatchNorm2d(3)
+    bn(torchlite.randn(4, 3, 5, 5))
+    assert calls == [("_batch_norm_stats_host", True), ("_batch_norm_apply_host", True)]
+    bn.eval()
+    bn(torchlite.randn(4, 3, 5, 5))  # (evaluation: the running statistics, numpy)
+    assert len(calls) == 2

@@ -154,11 +154,18 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     c = a.shape[1] if a.ndim > 1 else 1
     axes = (0,) + tuple(range(2, a.ndim))
     bshape = (1, c) + (1,) * (a.ndim - 2)
+    params = tuple(None if t is None else t._array.astype(ct, copy=False) for t in (weight, bias))
+    host = training and _batch_norm_host_applies(x, params)
     if training:
         n = a.size // c if c else 0
-        mean = x.mean(axis=axes) if n else np.zeros(c, ct)
-        xc = x - mean.reshape(bshape)
-        var = np.mean(np.multiply(xc, xc, out=np.empty_like(xc)), axis=axes) if n else np.zeros(c, ct)
+        stats = _batch_norm_stats_host(x) if host else None
+        if stats is not None:
+            mean, var = stats
+            xc = None  # (the C++ pass below makes y from x)
+        else:
+            mean = x.mean(axis=axes) if n else np.zeros(c, ct)
+            xc = x - mean.reshape(bshape)
+            var = np.mean(np.multiply(xc, xc, out=np.empty_like(xc)), axis=axes) if n else np.zeros(c, ct)
         invstd = 1 / np.sqrt(var + ct.type(eps))
         if running_mean is not None:
             rm = running_mean._array
@@ -167,7 +174,11 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             rv = running_var._array
             unbiased = var * (n / (n - 1)) if n > 1 else np.full(c, np.inf if n == 1 else np.nan, ct)
             rv[...] = ((1 - momentum) * rv + momentum * unbiased).astype(rv.dtype)
-        y = _in_place(np.multiply, xc, invstd.reshape(bshape))  # xc is not needed after
+        y = _batch_norm_apply_host(x, mean, invstd, params) if host else None
+        if y is None:
+            y = _in_place(np.multiply, x - mean.reshape(bshape) if xc is None else xc, invstd.reshape(bshape))
+        else:
+            params = (None, None)  # (applied)
         save_mean, save_invstd = mean.astype(a.dtype), invstd.astype(a.dtype)
     else:
         rm = running_mean._array.astype(ct, copy=False)
@@ -175,10 +186,10 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         y = (x - rm.reshape(bshape)) * rinv.reshape(bshape)
         save_mean, save_invstd = np.zeros(0, a.dtype), np.zeros(0, a.dtype)
     # y is a new array of y's own here (x - mean, times the statistics): scaled and shifted in place
-    if weight is not None:
-        y = _in_place(np.multiply, y, weight._array.astype(ct, copy=False).reshape(bshape))
-    if bias is not None:
-        y = _in_place(np.add, y, bias._array.astype(ct, copy=False).reshape(bshape))
+    if params[0] is not None:
+        y = _in_place(np.multiply, y, params[0].reshape(bshape))
+    if params[1] is not None:
+        y = _in_place(np.add, y, params[1].reshape(bshape))
     out = _wrap(np.ascontiguousarray(y.astype(a.dtype, copy=False)), input)
     mean_t, invstd_t = _wrap(save_mean, input), _wrap(save_invstd, input)
     _record(_S.NativeBatchNormBackward0, (input, _placeholder(input, weight), _placeholder(input, bias)), out,
@@ -186,6 +197,31 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             input=input, weight=weight, running_mean=running_mean, running_var=running_var, training=bool(training),
             eps=float(eps), result1=mean_t, result2=invstd_t)
     return out, mean_t, invstd_t
+
+
+def _batch_norm_host_applies(x, params):
+    """Whether the training forward's C++ passes (csrc/aten/native/cpu/BatchNormKernel.cpp) take x and
+    the weight and bias: host float32/float64 arrays, C-contiguous, laid out where the numpy
+    reductions are the kernel's (_blocked_stats_apply)."""
+    arrays = (x,) + tuple(p for p in params if p is not None)
+    return x.dtype in (np.float32, np.float64) and _blocked_stats_apply(x) and all(
+        type(p) is np.ndarray and p.dtype == x.dtype and p.flags.c_contiguous and p.flags.aligned for p in arrays)
+
+
+def _batch_norm_stats_host(x):
+    """(mean, var) of the batch per channel as the numpy passes compute them (Note [Batch norm
+    gradients with numpy's bits]), or None where one is not finite (numpy then)."""
+    c = x.shape[1]
+    mean, var = np.empty(c, x.dtype), np.empty(c, x.dtype)
+    return (mean, var) if _C._batch_norm_stats_host(x, mean, var) else None
+
+
+def _batch_norm_apply_host(x, mean, invstd, params):
+    """((x - mean) * invstd) [* weight] [+ bias] in one C++ pass with the numpy passes' bits, or None
+    where a value is not finite (numpy then)."""
+    y = np.empty_like(x)
+    ok = _C._batch_norm_apply_host(x, np.ascontiguousarray(mean), np.ascontiguousarray(invstd), *params, y)
+    return y if ok else None
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):  # noqa: A002

@@ -251,6 +251,82 @@ bool batch_norm_grads_host(
   throw std::invalid_argument("_batch_norm_grads_host: input must be a C-contiguous float32 or float64 array");
 }
 
+template <typename T>
+bool run_batch_norm_stats(const pybind11::array& x, const pybind11::array& mean, const pybind11::array& var) {
+  const std::int64_t n = x.shape(0), c = x.shape(1);
+  const std::int64_t s = n * c != 0 ? x.size() / (n * c) : 0;
+  for (const auto* a : {&mean, &var}) {
+    if (!Array<T>::check_(*a) || a->size() != c)
+      throw std::invalid_argument("_batch_norm_stats_host: mean and var must be C-contiguous, of x's dtype, C values");
+  }
+  const T* xd = pybind11::cast<Array<T>>(x).data();
+  T* md = pybind11::cast<Array<T>>(mean).mutable_data();
+  T* vd = pybind11::cast<Array<T>>(var).mutable_data();
+  pybind11::gil_scoped_release release;
+  return at::native::batch_norm_train_stats<T>(xd, n, c, s, md, vd);
+}
+
+// native_batch_norm's batch statistics (mean, biased var) of x (N, C, ...) into mean and var;
+// False where one is not finite.
+bool batch_norm_stats_host(const pybind11::array& x, const pybind11::array& mean, const pybind11::array& var) {
+  if (x.ndim() < 2)
+    throw std::invalid_argument("_batch_norm_stats_host: x must be (N, C, ...)");
+  if (Array<float>::check_(x))
+    return run_batch_norm_stats<float>(x, mean, var);
+  if (Array<double>::check_(x))
+    return run_batch_norm_stats<double>(x, mean, var);
+  throw std::invalid_argument("_batch_norm_stats_host: x must be a C-contiguous float32 or float64 array");
+}
+
+template <typename T>
+bool run_batch_norm_apply(
+    const pybind11::array& x,
+    const pybind11::array& mean,
+    const pybind11::array& invstd,
+    const pybind11::object& weight,
+    const pybind11::object& bias,
+    const pybind11::array& y) {
+  const std::int64_t n = x.shape(0), c = x.shape(1);
+  const std::int64_t s = n * c != 0 ? x.size() / (n * c) : 0;
+  const std::vector<pybind11::object> per_channel = {
+      pybind11::reinterpret_borrow<pybind11::object>(mean),
+      pybind11::reinterpret_borrow<pybind11::object>(invstd),
+      weight,
+      bias};
+  for (const auto& a : per_channel) {
+    if (!a.is_none() && (!Array<T>::check_(a) || pybind11::cast<pybind11::array>(a).size() != c))
+      throw std::invalid_argument(
+          "_batch_norm_apply_host: the statistics and parameters must be C values of x's dtype");
+  }
+  if (!Array<T>::check_(y) || y.size() != x.size())
+    throw std::invalid_argument("_batch_norm_apply_host: y must be a C-contiguous array of x's dtype and size");
+  const T* xd = pybind11::cast<Array<T>>(x).data();
+  const T* md = pybind11::cast<Array<T>>(mean).data();
+  const T* rd = pybind11::cast<Array<T>>(invstd).data();
+  const T* wd = optional_data<T>(weight);
+  const T* bd = optional_data<T>(bias);
+  T* yd = pybind11::cast<Array<T>>(y).mutable_data();
+  pybind11::gil_scoped_release release;
+  return at::native::batch_norm_apply<T>(xd, md, rd, wd, bd, n, c, s, yd);
+}
+
+// y = ((x - mean) * invstd) [* weight] [+ bias] per channel; False where a value is not finite.
+bool batch_norm_apply_host(
+    const pybind11::array& x,
+    const pybind11::array& mean,
+    const pybind11::array& invstd,
+    const pybind11::object& weight,
+    const pybind11::object& bias,
+    const pybind11::array& y) {
+  if (x.ndim() < 2)
+    throw std::invalid_argument("_batch_norm_apply_host: x must be (N, C, ...)");
+  if (Array<float>::check_(x))
+    return run_batch_norm_apply<float>(x, mean, invstd, weight, bias, y);
+  if (Array<double>::check_(x))
+    return run_batch_norm_apply<double>(x, mean, invstd, weight, bias, y);
+  throw std::invalid_argument("_batch_norm_apply_host: x must be a C-contiguous float32 or float64 array");
+}
+
 } // namespace
 
 void initNormalizationHostBindings(pybind11::module_& m) {
@@ -292,6 +368,25 @@ void initNormalizationHostBindings(pybind11::module_& m) {
       pybind11::arg("grad_bias"),
       "training batch norm's gradients of C-contiguous float32/float64 arrays, the numpy path's bits, into the "
       "arrays given (None: not wanted); False where a result is not finite");
+  m.def(
+      "_batch_norm_stats_host",
+      &batch_norm_stats_host,
+      pybind11::arg("x"),
+      pybind11::arg("mean"),
+      pybind11::arg("var"),
+      "training batch norm's batch mean and biased variance per channel, the numpy path's bits, into mean and var; "
+      "False where one is not finite");
+  m.def(
+      "_batch_norm_apply_host",
+      &batch_norm_apply_host,
+      pybind11::arg("x"),
+      pybind11::arg("mean"),
+      pybind11::arg("invstd"),
+      pybind11::arg("weight"),
+      pybind11::arg("bias"),
+      pybind11::arg("y"),
+      "((x - mean) * invstd) [* weight] [+ bias] per channel into y, the numpy path's bits; False where a value is "
+      "not finite");
 }
 
 } // namespace torch

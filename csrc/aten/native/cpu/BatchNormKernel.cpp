@@ -112,6 +112,106 @@ bool batch_norm_train_grads(
   return true;
 }
 
+template <typename T>
+bool batch_norm_train_stats(const T* x, std::int64_t n, std::int64_t c, std::int64_t s, T* mean, T* var) {
+  std::vector<T> partials(static_cast<std::size_t>(n * c));
+  for (std::int64_t row = 0; row < n * c; ++row) {
+    const T* xr = x + row * s;
+    partials[row] = numpy_row_sum<T>([xr](std::int64_t i) { return xr[i]; }, s);
+  }
+  bool finite = true;
+  for (std::int64_t ch = 0; ch < c; ++ch) {
+    mean[ch] = numpy_mean_of_sum(rows_total(partials.data(), n, c, ch), n * s);
+    finite = finite && std::isfinite(mean[ch]);
+  }
+  if (!finite)
+    return false;
+  for (std::int64_t row = 0; row < n * c; ++row) {
+    const T* xr = x + row * s;
+    const T m = mean[row % c];
+    partials[row] = numpy_row_sum<T>(
+        [xr, m](std::int64_t i) {
+          const T xc = xr[i] - m;
+          return xc * xc;
+        },
+        s);
+  }
+  for (std::int64_t ch = 0; ch < c; ++ch) {
+    var[ch] = numpy_mean_of_sum(rows_total(partials.data(), n, c, ch), n * s);
+    finite = finite && std::isfinite(var[ch]);
+  }
+  return finite;
+}
+
+template <typename T>
+bool batch_norm_apply(
+    const T* x,
+    const T* mean,
+    const T* invstd,
+    const T* weight,
+    const T* bias,
+    std::int64_t n,
+    std::int64_t c,
+    std::int64_t s,
+    T* y) {
+  for (std::int64_t row = 0; row < n * c; ++row) {
+    const std::int64_t ch = row % c;
+    const T* xr = x + row * s;
+    T* yr = y + row * s;
+    const T m = mean[ch];
+    const T r = invstd[ch];
+    bool finite = true;
+    if (weight != nullptr && bias != nullptr) {
+      const T w = weight[ch];
+      const T b = bias[ch];
+      for (std::int64_t i = 0; i < s; ++i) {
+        T v = xr[i] - m;
+        v = v * r;
+        v = v * w;
+        v = v + b;
+        yr[i] = v;
+        finite = finite && std::isfinite(v);
+      }
+    } else {
+      for (std::int64_t i = 0; i < s; ++i) {
+        T v = xr[i] - m;
+        v = v * r;
+        if (weight != nullptr)
+          v = v * weight[ch];
+        if (bias != nullptr)
+          v = v + bias[ch];
+        yr[i] = v;
+        finite = finite && std::isfinite(v);
+      }
+    }
+    if (!finite)
+      return false;
+  }
+  return true;
+}
+
+template bool batch_norm_train_stats<float>(const float*, std::int64_t, std::int64_t, std::int64_t, float*, float*);
+template bool batch_norm_train_stats<double>(const double*, std::int64_t, std::int64_t, std::int64_t, double*, double*);
+template bool batch_norm_apply<float>(
+    const float*,
+    const float*,
+    const float*,
+    const float*,
+    const float*,
+    std::int64_t,
+    std::int64_t,
+    std::int64_t,
+    float*);
+template bool batch_norm_apply<double>(
+    const double*,
+    const double*,
+    const double*,
+    const double*,
+    const double*,
+    std::int64_t,
+    std::int64_t,
+    std::int64_t,
+    double*);
 template bool batch_norm_train_grads<float>(
     const float*,
     const float*,

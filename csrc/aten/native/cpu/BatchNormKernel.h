@@ -49,5 +49,28 @@ bool batch_norm_train_grads(
     T* grad_bias,
     T* partials);
 
+// Training batch norm's forward statistics as Normalization.py's native_batch_norm
+// computes them in numpy: mean = x.mean over (n, s), var = the mean of (x - mean)^2,
+// each (n, c) row pairwise-summed and the rows added in order (the same reductions
+// as the gradients'). x: (n, c, s) C-contiguous; mean and var: c values each.
+// Returns whether both are finite (else the caller runs numpy).
+template <typename T>
+bool batch_norm_train_stats(const T* x, std::int64_t n, std::int64_t c, std::int64_t s, T* mean, T* var);
+
+// y = ((x - mean) * invstd) [* weight] [+ bias] per channel, each operation
+// rounded as numpy's passes (weight and bias may be null). Returns whether every
+// value is finite (else the caller runs numpy).
+template <typename T>
+bool batch_norm_apply(
+    const T* x,
+    const T* mean,
+    const T* invstd,
+    const T* weight,
+    const T* bias,
+    std::int64_t n,
+    std::int64_t c,
+    std::int64_t s,
+    T* y);
+
 } // namespace native
 } // namespace at
