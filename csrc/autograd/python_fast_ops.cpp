@@ -8,15 +8,7 @@
 #include "autograd/python_variable.h"
 #include "c10/core/InferenceMode.h"
 
-// Only numpy's struct layouts are read (a ufunc's loops); its C API is never called, so nothing
-// here imports it.
-#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
-#define NO_IMPORT_ARRAY
-#define NO_IMPORT_UFUNC
-#define PY_ARRAY_UNIQUE_SYMBOL torchlite_unused_array_api
-#define PY_UFUNC_UNIQUE_SYMBOL torchlite_unused_ufunc_api
-#include <numpy/arrayobject.h>
-#include <numpy/ufuncobject.h>
+#include "autograd/numpy_layouts.h"
 
 #include <algorithm>
 #include <cfloat>

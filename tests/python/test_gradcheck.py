@@ -236,6 +236,8 @@ OPS = [
     ("diagonal_dims", lambda a: a.diagonal(-1, 2, 0), lambda: (dbl(3, 2, 4),)),
     ("split", lambda a: a.split(2, 1)[1] * a.split(2, 1)[0][:, :1], lambda: (dbl(2, 3),)),
     ("split_with_sizes", lambda a: a.split([1, 2])[1], lambda: (dbl(3, 2),)),
+    ("unsafe_split", lambda a: a.unsafe_split(2, 1)[1] * a.unsafe_chunk(2, 1)[0][:, :1], lambda: (dbl(2, 3),)),
+    ("unsafe_split_with_sizes", lambda a: a.unsafe_split_with_sizes([1, 2])[1], lambda: (dbl(3, 2),)),
     ("chunk", lambda a: a.chunk(2)[0], lambda: (dbl(3, 2),)),
     ("unbind", lambda a: a.unbind(1)[0] * a.unbind(1)[2], lambda: (dbl(2, 3),)),
     # issue 13's shape ops (tests/python/test_ops_shape.py checks them against torch)

@@ -77,10 +77,11 @@ def test_adam_matches_torch(name, kw, dtype):
 def test_adam_fast_path_is_the_dispatcher_path(monkeypatch, name, kw, dtype):
     from torchlite.optim import _fast
     calls = []
-    write = _fast._write
+    write, step = _fast._write, _fast.adam_step
     monkeypatch.setattr(_fast, "_write", lambda *a: calls.append(1) or write(*a))
+    monkeypatch.setattr(_fast, "adam_step", lambda *a: step(*a) and (calls.append(2) or True))
     fast = _adam_run(torchlite, name, kw, dtype)
-    assert calls  # the fast path ran
+    assert calls  # a fast path ran (float32: the one C++ pass of test_adam_fused.py)
     monkeypatch.setattr(_fast, "plain", lambda *a: False)
     slow = _adam_run(torchlite, name, kw, dtype)
     assert [_bits(p.numpy()) for p in fast[0]] == [_bits(p.numpy()) for p in slow[0]]
