@@ -11,3 +11,19 @@
 #include <numpy/arrayobject.h>
 #include <numpy/arrayscalars.h>
 #include <numpy/ufuncobject.h>
+
+namespace torch {
+namespace autograd {
+
+// numpy's inner loop of a one-input ufunc for `type` -> `type` (numpy's type number, NPY_DOUBLE
+// ...), with its data: what the ufunc itself runs for such an array (python_fast_ops.cpp).
+struct NumpyUnaryLoop {
+  PyUFuncGenericFunction fn = nullptr;
+  void* data = nullptr;
+};
+
+// The loop of `ufunc` (a borrowed numpy.ufunc; anything else finds none).
+NumpyUnaryLoop find_numpy_unary_loop(PyObject* ufunc, char type);
+
+} // namespace autograd
+} // namespace torch

@@ -173,9 +173,7 @@ void simple_unary_kernel(FastKernel k, const scalar_t* a, scalar_t* out, int64_t
 }
 
 // numpy's float64 inner loop of a ufunc ("d->d"), which the Python kernel runs.
-struct NumpyLoop {
-  PyUFuncGenericFunction fn = nullptr;
-  void* data = nullptr;
+struct NumpyLoop : NumpyUnaryLoop {
   bool resolved = false;
 };
 
@@ -193,16 +191,7 @@ NumpyLoop resolve_loop(const char* ufunc) {
     PyErr_Clear();
     return loop;
   }
-  auto* uf = reinterpret_cast<PyUFuncObject*>(obj);
-  if (std::strcmp(Py_TYPE(obj)->tp_name, "numpy.ufunc") == 0 && uf->nin == 1 && uf->nout == 1) {
-    for (int i = 0; i < uf->ntypes; ++i) {
-      if (uf->types[2 * i] == NPY_DOUBLE && uf->types[2 * i + 1] == NPY_DOUBLE) {
-        loop.fn = uf->functions[i];
-        loop.data = uf->data ? uf->data[i] : nullptr;
-        break;
-      }
-    }
-  }
+  static_cast<NumpyUnaryLoop&>(loop) = find_numpy_unary_loop(obj, NPY_DOUBLE);
   Py_DECREF(obj); // numpy's ufuncs live as long as numpy
   return loop;
 }
@@ -911,6 +900,21 @@ PyObject* call_fast_op(const FastOpEntry& e, PyObject* const* args, Py_ssize_t n
   HANDLE_TH_ERRORS
   return run(e, *s, args[0], binary ? args[1] : nullptr);
   END_HANDLE_TH_ERRORS
+}
+
+NumpyUnaryLoop find_numpy_unary_loop(PyObject* ufunc, char type) {
+  NumpyUnaryLoop loop;
+  auto* uf = reinterpret_cast<PyUFuncObject*>(ufunc);
+  if (std::strcmp(Py_TYPE(ufunc)->tp_name, "numpy.ufunc") != 0 || uf->nin != 1 || uf->nout != 1)
+    return loop;
+  for (int i = 0; i < uf->ntypes; ++i) {
+    if (uf->types[2 * i] == type && uf->types[2 * i + 1] == type) {
+      loop.fn = uf->functions[i];
+      loop.data = uf->data ? uf->data[i] : nullptr;
+      break;
+    }
+  }
+  return loop;
 }
 
 } // namespace autograd

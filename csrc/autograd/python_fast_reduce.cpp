@@ -54,31 +54,16 @@ namespace torch {
 namespace autograd {
 namespace {
 
-using Loop = PyUFuncGenericFunction;
-
-struct UnaryLoop {
-  Loop fn = nullptr;
-  void* data = nullptr;
-};
+using UnaryLoop = NumpyUnaryLoop;
 
 // numpy's inner loop of the ufunc `name` for `type` -> `type`, or none.
 UnaryLoop unary_loop(PyObject* numpy, const char* name, char type) {
-  UnaryLoop loop;
   PyObject* obj = PyObject_GetAttrString(numpy, name);
   if (obj == nullptr) {
     PyErr_Clear();
-    return loop;
+    return UnaryLoop();
   }
-  auto* uf = reinterpret_cast<PyUFuncObject*>(obj);
-  if (std::strcmp(Py_TYPE(obj)->tp_name, "numpy.ufunc") == 0 && uf->nin == 1 && uf->nout == 1) {
-    for (int i = 0; i < uf->ntypes; ++i) {
-      if (uf->types[2 * i] == type && uf->types[2 * i + 1] == type) {
-        loop.fn = uf->functions[i];
-        loop.data = uf->data ? uf->data[i] : nullptr;
-        break;
-      }
-    }
-  }
+  const UnaryLoop loop = find_numpy_unary_loop(obj, type);
   Py_DECREF(obj); // numpy's ufuncs live as long as numpy
   return loop;
 }
