@@ -13,6 +13,7 @@ void initAutogradStateBindings(pybind11::module_& m);
 void initEngineTraceBindings(pybind11::module_& m);
 } // namespace autograd
 void initGeneratorBindings(pybind11::module_& m);
+void initHostMallocBindings(pybind11::module_& m);
 void initUnaryOpsHostBindings(pybind11::module_& m);
 void initOptimizerHostBindings(pybind11::module_& m);
 void initConvolutionPoolingHostBindings(pybind11::module_& m);
@@ -27,6 +28,8 @@ void initModule(pybind11::module_& m);
 PYBIND11_MODULE(_C, m) {
   using namespace torch::autograd;
   m.doc() = "torchlite's C++ autograd engine";
+  // Note [Keeping the step's large buffers]: before any tensor exists
+  torch::initHostMallocBindings(m);
   THPVariable_initModule(m);
   initVariableMethodBindings(m);
   initCppFunctionBindings(m);
