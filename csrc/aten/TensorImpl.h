@@ -32,14 +32,14 @@ struct StorageImpl {
       : data_(data),
         nbytes_(nbytes),
         device_(device),
-        owner_(std::move(owner)),
         external_(external),
+        owner_(std::move(owner)),
         exclusive_fn_(exclusive_fn) {}
   // Host memory from std::malloc that the storage itself frees (at::empty's): no owner object, one
   // heap block fewer per tensor.
   struct MallocedTag {};
   StorageImpl(MallocedTag, void* data, size_t nbytes, c10::Device device)
-      : data_(data), nbytes_(nbytes), device_(device), external_(false), exclusive_fn_(nullptr), frees_data_(true) {}
+      : data_(data), nbytes_(nbytes), device_(device), external_(false), frees_data_(true), exclusive_fn_(nullptr) {}
   // Host memory of at most kInlineBytes (a 1-element tensor of any dtype) kept
   // inside the storage object itself: one heap block for storage and data.
   static constexpr size_t kInlineBytes = 16;
@@ -74,15 +74,17 @@ struct StorageImpl {
   }
 
  private:
+  // (the small fields packed beside device_: 64 bytes, so a 1-element tensor's storage and its
+  // make_shared control block fill a 96-byte heap chunk, not 112)
   void* data_;
   size_t nbytes_;
   c10::Device device_;
+  bool external_;
+  bool frees_data_ = false;
   // Frees (or releases the foreign array behind) the memory when the last
   // storage reference goes.
   std::shared_ptr<void> owner_;
-  bool external_;
   ExclusiveFn exclusive_fn_;
-  bool frees_data_ = false;
   alignas(16) unsigned char inline_data_[kInlineBytes];
 };
 
