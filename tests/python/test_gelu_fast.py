@@ -184,3 +184,17 @@ def test_gelu_float64_gradcheck():
     gelu = torchlite.nn.functional.gelu
     assert torchlite.autograd.gradcheck(gelu, (t,))
     assert torchlite.autograd.gradgradcheck(gelu, (t,))
+
+
+def test_erf_float32_at_every_piece_edge_of_the_avx512_table():
+    # the AVX-512 loop's sixteen pieces end at x^2 = 1, 2, ..., 16 (the last where erf rounds to +-1), the
+    # AVX2 loop's four at 4, 8, 12, 16: every float within 2000 of each edge, both signs, in runs whose
+    # lengths cross the 8- and 4-wide vector tails
+    centres = np.sqrt(np.arange(1, 17, dtype=np.float64)).astype(np.float32).view(np.int32)
+    x = (centres[:, None] + np.arange(-2000, 2001)).astype(np.int32).view(np.float32).ravel()
+    x = np.concatenate([x, -x])
+    expected = _libm_erf(x)
+    _same_bits(_C._erf_float32_host(x), expected)
+    for n in (1, 3, 4, 5, 7, 9, 12, 15):
+        _same_bits(_C._erf_float32_host(x[:n]), expected[:n])
+        _same_bits(_C._erf_float32_host(x[5:5 + n].copy()), expected[5:5 + n])
