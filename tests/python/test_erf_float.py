@@ -136,17 +136,11 @@ def test_gelu_backward_float32_host_is_the_numpy_operations_fused():
         e = np.exp((np.float32(-0.5) * x) * x)
         expected = g * (((e * np.float32(1 / np.sqrt(2 * np.pi))) * x) + cdf)
     for n in (len(x), 1, 3, 7, 1023, 1024, 1025, 2049):  # the erf's chunks of 1024 and its vector tails
-        parts = _C._gelu_backward_float32_parts(x[:n])
-        _same_bits(parts[0], cdf[:n])
-        with np.errstate(all="ignore"):
-            np.exp(parts[1], out=parts[1])
-        result = _C._gelu_backward_float32_combine(g[:n], x[:n], parts[0], parts[1])
-        assert result is parts[1]  # written in place
-        _same_bits(result, expected[:n])
+        _same_bits(_C._gelu_backward_float32(g[:n], x[:n]), expected[:n])
     with pytest.raises(TypeError):
-        _C._gelu_backward_float32_parts(x.astype(np.float64))
+        _C._gelu_backward_float32(g.astype(np.float64), x.astype(np.float64))
     with pytest.raises(ValueError, match="grad has another size than x"):
-        _C._gelu_backward_float32_combine(g[:3], x[:4], cdf[:4], e[:4].copy())
+        _C._gelu_backward_float32(g[:3], x[:4])
 
 
 @pytest.mark.parametrize("values", [[np.inf, -np.inf, np.nan, 0.0, -0.0, 1.5], [np.inf], [-1.0, np.inf]])
@@ -171,8 +165,9 @@ def test_gelu_float32_host_into_out():
     _same_bits(out, _C._gelu_float32_host(x))
     with pytest.raises(ValueError, match="_gelu_float32_host: out has another size than x"):
         _C._gelu_float32_host(x, np.empty(3, np.float32))
-    cdf, q = _C._gelu_backward_float32_parts(x)
     g = np.ones_like(x)
     into = np.empty_like(x)
-    assert _C._gelu_backward_float32_combine(g, x, cdf, q, into) is into
-    _same_bits(into, _C._gelu_backward_float32_combine(g, x, cdf, q))
+    assert _C._gelu_backward_float32(g, x, into) is into
+    _same_bits(into, _C._gelu_backward_float32(g, x))
+    with pytest.raises(ValueError, match="_gelu_backward_float32: out has another size than x"):
+        _C._gelu_backward_float32(g, x, np.empty(3, np.float32))

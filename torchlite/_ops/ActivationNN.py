@@ -267,16 +267,11 @@ def gelu_backward(grad_output, self, *, approximate="none"):
         np.add(q, cdf, out=q)
         return np.multiply(g, q, out=q)
     if approximate == "none" and g.shape == s.shape and s.ndim and _is_host_float32(s) and _is_host_float32(g):
-        # exact_in_place fused in C++ around numpy's exp (csrc/aten/native/cpu/GeluKernel.h), into the
-        # result's buffer
+        # exact_in_place fused in one blocked C++ pass with numpy's own float32 exp loop
+        # (csrc/aten/native/cpu/GeluKernel.cpp, Note [Gelu backward in one pass]), into the result's buffer
         out = _out(s.shape, dtype, grad_output, g, s)
-        cdf, q = _C._gelu_backward_float32_parts(s)
-        token = _quiet()
-        try:
-            np.exp(q, out=q)
-        finally:
-            _loud(token)
-        _C._gelu_backward_float32_combine(g, s, cdf, q, out)
+        if _C._gelu_backward_float32(g, s, out) is None:  # (numpy's exp without a float32 loop)
+            out = _run(exact_in_place, g, s)
         return _record(_S.GeluBackwardBackward0, (grad_output, self), _wrap(out, grad_output),
                        grad_output=grad_output, self=self, approximate=approximate)
     if approximate == "tanh":

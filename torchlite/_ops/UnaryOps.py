@@ -194,8 +194,9 @@ def _float64_unary(fn64, spec, saves_result, name, fn32=None):
         a = self._array
         dtype = _float_dtype(a.dtype)
         r = _out(a.shape, dtype, self, a)
-        if fn32 is not None and r is None and _is_host_float32(a):
-            out = _wrap(fn32(a), self)
+        if fn32 is not None and r is not None and _is_host_float32(a) and _is_host_float32(r):
+            # (_out gives a contiguous float32 input a row-major float32 result: fn32 writes it)
+            out = _wrap(fn32(a, r), self)
             if saves_result:
                 return _record(spec, (self,), out, result=out)
             return _record(spec, (self,), out, self=self)

@@ -3,9 +3,10 @@
 // Python's math.erf and math.erfc call, element by element, without a Python
 // call per element), and float32 erf with the same bits as rounding libm's
 // (Note [Fast float erf with an exact fallback]), alone and in exact gelu's
-// forward and backward (cpu/GeluKernel.h).
+// forward and backward (cpu/GeluKernel.h; the backward with numpy's own float32 exp loop).
 #include "aten/native/cpu/ErfFloat.h"
 #include "aten/native/cpu/GeluKernel.h"
+#include "autograd/numpy_layouts.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -79,41 +80,45 @@ void check_same_size(const FloatArray& x, const FloatArray& other, const char* n
     throw std::invalid_argument(std::string("_gelu_backward_float32: ") + name + " has another size than x");
 }
 
-// Exact gelu backward's passes before numpy's exp (ActivationNN.py's exact_in_place):
-// (cdf, q) as two new arrays of x's shape.
-pybind11::tuple gelu_backward_float32_parts(const FloatArray& x) {
-  FloatArray cdf(x.request().shape);
-  FloatArray q(x.request().shape);
-  const float* in = x.data();
-  float* c = cdf.mutable_data();
-  float* e = q.mutable_data();
+// numpy's float32 exp inner loop (what np.exp runs on a contiguous float32 array), looked up
+// once under the GIL; none where numpy's exp has no float32 loop.
+const torch::autograd::NumpyUnaryLoop& numpy_exp_float() {
+  static const torch::autograd::NumpyUnaryLoop loop = [] {
+    torch::autograd::NumpyUnaryLoop found;
+    pybind11::object exp = pybind11::module_::import("numpy").attr("exp");
+    found = torch::autograd::find_numpy_unary_loop(exp.ptr(), NPY_FLOAT);
+    return found;
+  }();
+  return loop;
+}
+
+void numpy_exp_in_place(float* values, std::ptrdiff_t m, void* context) {
+  const auto* loop = static_cast<const torch::autograd::NumpyUnaryLoop*>(context);
+  char* args[2] = {reinterpret_cast<char*>(values), reinterpret_cast<char*>(values)};
+  const npy_intp dims[1] = {static_cast<npy_intp>(m)};
+  const npy_intp steps[2] = {sizeof(float), sizeof(float)};
+  loop->fn(args, dims, steps, loop->data);
+}
+
+// Exact gelu's whole float32 backward in one blocked pass (Note [Gelu backward in one pass]) into
+// `out` (a new array where it is None); None where numpy's float32 exp loop is not found (the
+// caller then runs the numpy passes).
+pybind11::object gelu_backward_float32(const FloatArray& g, const FloatArray& x, const pybind11::object& out) {
+  check_same_size(x, g, "grad");
+  const torch::autograd::NumpyUnaryLoop& exp = numpy_exp_float();
+  if (exp.fn == nullptr)
+    return pybind11::none();
+  FloatArray result = result_array("_gelu_backward_float32", x, out);
+  const float* gs = g.data();
+  const float* xs = x.data();
+  float* r = result.mutable_data();
   const auto n = x.size();
   {
     pybind11::gil_scoped_release release;
-    at::native::gelu_backward_float_parts(in, c, e, n);
+    at::native::gelu_backward_float_loop(
+        gs, xs, r, n, numpy_exp_in_place, const_cast<torch::autograd::NumpyUnaryLoop*>(&exp));
   }
-  return pybind11::make_tuple(cdf, q);
-}
-
-// The passes after it: the gradient g * (exp(q) / sqrt(2 pi) * x + cdf), written into `out`
-// (q itself where it is None).
-FloatArray gelu_backward_float32_combine(
-    const FloatArray& g,
-    const FloatArray& x,
-    const FloatArray& cdf,
-    const FloatArray& q,
-    const pybind11::object& out) {
-  check_same_size(x, g, "grad");
-  check_same_size(x, cdf, "cdf");
-  check_same_size(x, q, "q");
-  FloatArray result = out.is_none() ? q : result_array("_gelu_backward_float32_combine", x, out);
-  const float* e = q.data();
-  float* r = result.mutable_data();
-  {
-    pybind11::gil_scoped_release release;
-    at::native::gelu_backward_float_combine(g.data(), x.data(), cdf.data(), e, r, x.size());
-  }
-  return result;
+  return std::move(result);
 }
 
 } // namespace
@@ -139,20 +144,14 @@ void initUnaryOpsHostBindings(pybind11::module_& m) {
       "exact gelu of a C-contiguous float32 array (x * 0.5 * (1 + erf(x * sqrt(0.5))) in float32), into out (a "
       "new array by default)");
   m.def(
-      "_gelu_backward_float32_parts",
-      &gelu_backward_float32_parts,
-      pybind11::arg("x").noconvert(),
-      "exact gelu backward before the exp: (cdf, q) = ((1 + erf(x * sqrt(0.5))) * 0.5, -0.5 * x * x) in float32");
-  m.def(
-      "_gelu_backward_float32_combine",
-      &gelu_backward_float32_combine,
+      "_gelu_backward_float32",
+      &gelu_backward_float32,
       pybind11::arg("grad").noconvert(),
       pybind11::arg("x").noconvert(),
-      pybind11::arg("cdf").noconvert(),
-      pybind11::arg("q").noconvert(),
       pybind11::arg("out") = pybind11::none(),
-      "exact gelu backward after the exp (exp(-0.5 * x * x) in q): grad * (q / sqrt(2 pi) * x + cdf) into out (q "
-      "by default)");
+      "exact gelu backward of C-contiguous float32 arrays in one blocked pass with numpy's float32 exp: grad * "
+      "(exp(-0.5 * x * x) / sqrt(2 pi) * x + (1 + erf(x * sqrt(0.5))) * 0.5), into out (a new array by default); "
+      "None where numpy's float32 exp loop is not found");
 }
 
 } // namespace torch

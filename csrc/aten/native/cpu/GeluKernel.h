@@ -5,7 +5,7 @@
 // Each operation is rounded to float32 in the order torchlite/_ops/ActivationNN.py
 // runs them in numpy, so the bits are numpy's; erf is erf_float_loop (Note [Fast
 // float erf with an exact fallback]). The backward's exp stays numpy's (its float32
-// exp is not libm's rounded): the caller runs it between the two backward passes.
+// exp is not libm's rounded): the caller hands in numpy's own loop.
 
 #include <cstddef>
 
@@ -15,18 +15,20 @@ namespace native {
 // out = x * 0.5 * (1 + erf(x * sqrt(0.5))), as _gelu_exact.
 void gelu_float_loop(const float* in, float* out, std::ptrdiff_t n);
 
-// The backward's parts before the exp (gelu_backward's exact_in_place):
-// cdf = (1 + erf(x * sqrt(0.5))) * 0.5 and q = (-0.5 * x) * x.
-void gelu_backward_float_parts(const float* x, float* cdf, float* q, std::ptrdiff_t n);
+// numpy's float32 exp over m contiguous values in place (the caller's lookup of numpy's own
+// inner loop, with whatever that loop needs in `context`).
+using FloatExpInPlace = void (*)(float* values, std::ptrdiff_t m, void* context);
 
-// The rest, with e = exp(q): out = g * (((e * (1 / sqrt(2 pi))) * x) + cdf); out may be e.
-void gelu_backward_float_combine(
+// The whole backward in one blocked pass, into out (which may be g or x):
+// out = g * (((exp((-0.5 * x) * x) * (1 / sqrt(2 pi))) * x) + (1 + erf(x * sqrt(0.5))) * 0.5),
+// the exp by `exp` over chunks of the block (Note [Gelu backward in one pass]).
+void gelu_backward_float_loop(
     const float* g,
     const float* x,
-    const float* cdf,
-    const float* e,
     float* out,
-    std::ptrdiff_t n);
+    std::ptrdiff_t n,
+    FloatExpInPlace exp,
+    void* context);
 
 } // namespace native
 } // namespace at
