@@ -162,6 +162,11 @@ def test_bits_random_shapes(seed, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_bits_all_masked_columns(dtype):
     """Queries whose every score is -inf: max 0, sum 1, output 0, logsumexp 0; and whole rows of inf."""
+    with np.errstate(all="ignore"):
+        _all_masked_columns(dtype)
+
+
+def _all_masked_columns(dtype):
     rng = np.random.default_rng(5)
     q = rng.standard_normal((2, 2, 6, 4)).astype(dtype)
     k = rng.standard_normal((2, 2, 5, 4)).astype(dtype)

@@ -190,17 +190,9 @@ struct Kernel {
     return v.data + b * v.stride[0] + h * v.stride[1];
   }
 
-  // st (S x L) = scale * k_head @ q_head^T, the causal positions (key after query) -inf before the scale
-  // (_scores_t without a mask).
-  void scores(
-      const View4& q,
-      const View4& k,
-      int64_t b,
-      int64_t h,
-      int64_t kh,
-      bool causal,
-      scalar_t scale,
-      scalar_t* st) const {
+  // st (S x L) = k_head @ q_head^T, the causal positions (key after query) -inf (_scores_t without a mask, before
+  // its scale: the callers multiply each row by the scale as they pass over it).
+  void scores(const View4& q, const View4& k, int64_t b, int64_t h, int64_t kh, bool causal, scalar_t* st) const {
     const int64_t S = k.size[2], L = q.size[2], D = q.size[3];
     matmul(head(k, b, kh), k.stride[2], k.stride[3], head(q, b, h), q.stride[3], q.stride[2], st, S, D, L);
     if (causal) {
@@ -210,8 +202,6 @@ struct Kernel {
           row[l] = -std::numeric_limits<scalar_t>::infinity();
       }
     }
-    for (int64_t i = 0, n = S * L; i < n; ++i)
-      st[i] = st[i] * scale;
   }
 
   // numpy's maximum (nan-propagating: a nan first operand, else a nan second operand, else the larger).
@@ -240,14 +230,18 @@ struct Kernel {
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t h = 0; h < H; ++h) {
         const int64_t kh = h / groups;
-        scores(q, k, b, h, kh, causal, scale, st.data());
-        // m = np.maximum.reduce(st, axis=-2, initial=-inf); a column with every key masked: 0
+        scores(q, k, b, h, kh, causal, st.data());
+        // st *= scale; m = np.maximum.reduce(st, axis=-2, initial=-inf), row by row; a column with every key
+        // masked: 0
         for (int64_t l = 0; l < L; ++l)
           m[l] = neg_inf;
         for (int64_t s = 0; s < S; ++s) {
-          const scalar_t* row = st.data() + s * L;
-          for (int64_t l = 0; l < L; ++l)
-            m[l] = maximum(m[l], row[l]);
+          scalar_t* row = st.data() + s * L;
+          for (int64_t l = 0; l < L; ++l) {
+            const scalar_t x = row[l] * scale;
+            row[l] = x;
+            m[l] = maximum(m[l], x);
+          }
         }
         for (int64_t l = 0; l < L; ++l) {
           if (m[l] == neg_inf)
@@ -311,20 +305,30 @@ struct Kernel {
     const auto scale = static_cast<scalar_t>(scale_d);
     const bool zero_scale = scale_d == 0;
     std::vector<scalar_t> p(static_cast<size_t>(S * L)), ds(static_cast<size_t>(S * L)), lq(static_cast<size_t>(L * D)),
-        sd(static_cast<size_t>(S * D)), acc_k(static_cast<size_t>(S * D)), acc_v(static_cast<size_t>(S * D));
+        sd(static_cast<size_t>(S * D)), acc_k(static_cast<size_t>(S * D)), acc_v(static_cast<size_t>(S * D)),
+        lse_row(static_cast<size_t>(L)), dsum_row(static_cast<size_t>(L));
     for (int64_t b = 0; b < B; ++b) {
       for (int64_t kh = 0; kh < Hk; ++kh) {
         for (int64_t j = 0; j < groups; ++j) {
           const int64_t h = kh * groups + j;
+          for (int64_t l = 0; l < L; ++l) {
+            lse_row[l] = at(lse, b, h, l, 0);
+            dsum_row[l] = at(dsum, b, h, l, 0);
+          }
           // p = exp(scale * k q^T - lse), the causal ones 0 (a zero scale: exp(0 - lse))
-          if (zero_scale)
-            std::fill(p.begin(), p.end(), scalar_t(0));
-          else
-            scores(q, k, b, h, kh, false, scale, p.data());
-          for (int64_t s = 0; s < S; ++s) {
-            scalar_t* row = p.data() + s * L;
-            for (int64_t l = 0; l < L; ++l)
-              row[l] = row[l] - at(lse, b, h, l, 0);
+          if (zero_scale) {
+            for (int64_t s = 0; s < S; ++s) {
+              scalar_t* row = p.data() + s * L;
+              for (int64_t l = 0; l < L; ++l)
+                row[l] = scalar_t(0) - lse_row[l];
+            }
+          } else {
+            scores(q, k, b, h, kh, false, p.data());
+            for (int64_t s = 0; s < S; ++s) {
+              scalar_t* row = p.data() + s * L;
+              for (int64_t l = 0; l < L; ++l)
+                row[l] = row[l] * scale - lse_row[l];
+            }
           }
           exp_inplace(p.data(), S * L);
           if (causal) {
@@ -353,7 +357,7 @@ struct Kernel {
             scalar_t* row = ds.data() + s * L;
             const scalar_t* prow = p.data() + s * L;
             for (int64_t l = 0; l < L; ++l) {
-              const scalar_t t = row[l] - at(dsum, b, h, l, 0);
+              const scalar_t t = row[l] - dsum_row[l];
               row[l] = t * prow[l];
             }
           }
