@@ -304,3 +304,36 @@ def test_bad_arguments_raise():
         _C._flash_attention_forward_host(q[:, :, :0], q, q, False, 1.0, q.copy(), lse)
     with pytest.raises(ValueError):
         _C._flash_attention_backward_host(q, q, q, q, lse, lse, False, 1.0, q.copy(), q.copy(), q[:, :, :1].copy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("causal", [False, True])
+def test_bits_broadcast_grad(dtype, causal):
+    """A gradient with zero strides (out.sum().backward() gives one): numpy's matmul loop reads it as
+    np.matmul does."""
+    rng = np.random.default_rng(8)
+    q = rng.standard_normal((2, 2, 6, 5)).astype(dtype)
+    k, v = (rng.standard_normal((2, 2, 9, 5)).astype(dtype) for _ in range(2))
+    scale = A._scale_of(q, None)
+    o, lse = A._flash_forward(q, k, v, causal, None, scale)
+    g = np.broadcast_to(np.array(1.5, dtype), q.shape)
+    ref = A._flash_backward(g, q, k, v, o, lse, causal, None, scale)
+    for a, r in zip(_host_backward(g, q, k, v, o, lse, causal, scale), ref, strict=True):
+        _same_bits(a, r)
+
+
+def test_op_sum_backward_against_numpy_path(counting):
+    rng = np.random.default_rng(12)
+    arrays = [rng.standard_normal((1, 3, 7, 4)).astype("float32") for _ in range(3)]
+    grads = {}
+    for host in (True, False):
+        A._HOST_KERNELS = host
+        try:
+            ts = [torchlite.tensor(a, requires_grad=True) for a in arrays]
+            torchlite.nn.functional.scaled_dot_product_attention(*ts, is_causal=True).sum().backward()
+            grads[host] = [t.grad.numpy() for t in ts]
+        finally:
+            A._HOST_KERNELS = True
+    assert counting.calls == {"_flash_attention_forward_host": 1, "_flash_attention_backward_host": 1}
+    for a, r in zip(grads[True], grads[False], strict=True):
+        _same_bits(a, r)
