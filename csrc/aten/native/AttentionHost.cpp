@@ -315,29 +315,28 @@ struct Kernel {
             lse_row[l] = at(lse, b, h, l, 0);
             dsum_row[l] = at(dsum, b, h, l, 0);
           }
-          // p = exp(scale * k q^T - lse), the causal ones 0 (a zero scale: exp(0 - lse))
-          if (zero_scale) {
-            for (int64_t s = 0; s < S; ++s) {
-              scalar_t* row = p.data() + s * L;
-              for (int64_t l = 0; l < L; ++l)
-                row[l] = scalar_t(0) - lse_row[l];
-            }
-          } else {
+          // p = exp(scale * k q^T - lse), the causal ones 0 (a zero scale: exp(0 - lse)). A causal row s keeps its
+          // columns from min(s, L) on: the ones before become 0 whatever exp gives them, so only the kept run of each
+          // row goes through exp (an element's exp does not depend on its run: see the Note).
+          if (!zero_scale)
             scores(q, k, b, h, kh, false, p.data());
-            for (int64_t s = 0; s < S; ++s) {
-              scalar_t* row = p.data() + s * L;
-              for (int64_t l = 0; l < L; ++l)
+          for (int64_t s = 0; s < S; ++s) {
+            scalar_t* row = p.data() + s * L;
+            const int64_t first = causal ? (s < L ? s : L) : 0;
+            for (int64_t l = 0; l < first; ++l)
+              row[l] = 0;
+            if (zero_scale) {
+              for (int64_t l = first; l < L; ++l)
+                row[l] = scalar_t(0) - lse_row[l];
+            } else {
+              for (int64_t l = first; l < L; ++l)
                 row[l] = row[l] * scale - lse_row[l];
             }
+            if (causal && first < L)
+              exp_inplace(row + first, L - first);
           }
-          exp_inplace(p.data(), S * L);
-          if (causal) {
-            for (int64_t s = 1; s < S; ++s) {
-              scalar_t* row = p.data() + s * L;
-              for (int64_t l = 0, e = s < L ? s : L; l < e; ++l)
-                row[l] = 0;
-            }
-          }
+          if (!causal)
+            exp_inplace(p.data(), S * L);
           // grad_v's term: p @ dO_head
           matmul(
               reinterpret_cast<const char*>(p.data()),
@@ -351,6 +350,13 @@ struct Kernel {
               L,
               D);
           add_member(acc_v, sd, j);
+          if (zero_scale) { // grad_query and grad_key are zeros (the numpy path writes them so)
+            for (int64_t l = 0; l < L; ++l) {
+              for (int64_t d = 0; d < D; ++d)
+                at(gq, b, h, l, d) = 0;
+            }
+            continue;
+          }
           // ds = (v_head @ dO_head^T - dsum) * p
           matmul(head(v, b, kh), v.stride[2], v.stride[3], head(g, b, h), g.stride[3], g.stride[2], ds.data(), S, D, L);
           for (int64_t s = 0; s < S; ++s) {
@@ -362,43 +368,34 @@ struct Kernel {
             }
           }
           // grad_q = scale * ds^T @ k_head
-          if (zero_scale) {
-            for (int64_t l = 0; l < L; ++l) {
-              for (int64_t d = 0; d < D; ++d)
-                at(gq, b, h, l, d) = 0;
-            }
-          } else {
-            matmul(
-                reinterpret_cast<const char*>(ds.data()),
-                item,
-                L * item,
-                head(k, b, kh),
-                k.stride[2],
-                k.stride[3],
-                lq.data(),
-                L,
-                S,
-                D);
-            for (int64_t l = 0; l < L; ++l) {
-              for (int64_t d = 0; d < D; ++d)
-                at(gq, b, h, l, d) = lq[l * D + d] * scale;
-            }
+          matmul(
+              reinterpret_cast<const char*>(ds.data()),
+              item,
+              L * item,
+              head(k, b, kh),
+              k.stride[2],
+              k.stride[3],
+              lq.data(),
+              L,
+              S,
+              D);
+          for (int64_t l = 0; l < L; ++l) {
+            for (int64_t d = 0; d < D; ++d)
+              at(gq, b, h, l, d) = lq[l * D + d] * scale;
           }
           // grad_k's term: ds @ q_head
-          if (!zero_scale) {
-            matmul(
-                reinterpret_cast<const char*>(ds.data()),
-                L * item,
-                item,
-                head(q, b, h),
-                q.stride[2],
-                q.stride[3],
-                sd.data(),
-                S,
-                L,
-                D);
-            add_member(acc_k, sd, j);
-          }
+          matmul(
+              reinterpret_cast<const char*>(ds.data()),
+              L * item,
+              item,
+              head(q, b, h),
+              q.stride[2],
+              q.stride[3],
+              sd.data(),
+              S,
+              L,
+              D);
+          add_member(acc_k, sd, j);
         }
         for (int64_t s = 0; s < S; ++s) {
           for (int64_t d = 0; d < D; ++d) {
