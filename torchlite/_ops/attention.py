@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .. import _C
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _torch_type_name
@@ -149,6 +150,41 @@ def _flash_forward(q, k, v, is_causal, mask, scale):
     return out, lse
 
 
+# Note [Flash attention on the host with numpy's bits] (csrc/aten/native/AttentionHost.cpp): the host
+# kernels _C._flash_attention_forward_host and _C._flash_attention_backward_host give _flash_forward's
+# and _flash_backward's values bit for bit (a nan's sign and payload aside) one head at a time, for the
+# operands _host_applies admits; everything else runs the numpy functions above. Tests set
+# _HOST_KERNELS to False to run the numpy path as the reference.
+_HOST_KERNELS = True
+_HOST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _host_applies(tensor, q, k, arrays, mask):
+    """Whether the host kernels take this call: a cpu tensor, no mask, float32 or float64 numpy arrays of
+    one dtype, aligned, with non-negative strides and no empty dimension; more than one query (numpy sums
+    one query's keys as one pairwise run), and for grouped key/value heads more than one element per head
+    (numpy sums one-element groups pairwise)."""
+    if not _HOST_KERNELS or mask is not None or q.dtype not in _HOST_DTYPES or tensor.device.type != "cpu":
+        return False
+    for a in arrays:
+        if type(a) is not np.ndarray or a.dtype != q.dtype or a.size == 0 or not a.flags.aligned \
+                or min(a.strides) < 0:
+            return False
+    if q.shape[2] < 2 or (q.shape[1] != k.shape[1] and k.shape[2] * k.shape[3] == 1):
+        return False
+    return True
+
+
+def _forward(query, q, k, v, is_causal, mask, scale):
+    """_flash_forward, by the host kernel where it applies."""
+    if _host_applies(query, q, k, (q, k, v), mask):
+        out = _empty_like(q, q.dtype, None)
+        lse = np.empty((q.shape[0], q.shape[2], q.shape[1]), q.dtype).transpose(0, 2, 1)
+        if _C._flash_attention_forward_host(q, k, v, is_causal, scale, out, lse):
+            return out, lse
+    return _flash_forward(q, k, v, is_causal, mask, scale)
+
+
 def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *,
                                                 attn_mask=None, scale=None):
     """aten::_scaled_dot_product_flash_attention_for_cpu -> (output, logsumexp); only output is
@@ -159,7 +195,7 @@ def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0
     mask = _mask_4d(attn_mask, q.shape[0], q.shape[1], q.shape[2], k.shape[2])
     token = _quiet()
     try:
-        out_a, lse_a = _flash_forward(q, k, v, bool(is_causal), mask, _scale_of(q, scale))
+        out_a, lse_a = _forward(query, q, k, v, bool(is_causal), mask, _scale_of(q, scale))
     finally:
         _loud(token)
     output = _wrap(out_a, query)
@@ -223,6 +259,17 @@ def _flash_backward(g, q, k, v, o, lse, is_causal, mask, scale):
     return results
 
 
+def _backward(query, g, q, k, v, o, lse, is_causal, mask, scale):
+    """_flash_backward, by the host kernel where it applies (dsum by numpy's einsum, as there)."""
+    if g.shape == q.shape and o.shape == q.shape and lse.shape == q.shape[:3] \
+            and _host_applies(query, q, k, (g, q, k, v, o, lse), mask):
+        dsum = np.einsum("...ld,...ld->...l", g, o)
+        grads = [_blhd_like(a.shape, a.dtype) for a in (q, k, v)]
+        if _C._flash_attention_backward_host(g, q, k, v, lse, dsum, is_causal, scale, *grads):
+            return grads
+    return _flash_backward(g, q, k, v, o, lse, is_causal, mask, scale)
+
+
 def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
                                                          is_causal, *, attn_mask=None, scale=None):
     """aten::_scaled_dot_product_flash_attention_for_cpu_backward -> (grad_query, grad_key, grad_value).
@@ -234,8 +281,8 @@ def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, v
     mask = _mask_4d(attn_mask, q.shape[0], q.shape[1], q.shape[2], k.shape[2])
     token = _quiet()
     try:
-        grads = _flash_backward(grad_out._array, q, k, v, out._array, logsumexp._array, bool(is_causal), mask,
-                                _scale_of(q, scale))
+        grads = _backward(query, grad_out._array, q, k, v, out._array, logsumexp._array, bool(is_causal), mask,
+                          _scale_of(q, scale))
     finally:
         _loud(token)
     results = tuple(_wrap(a, like) for a, like in zip(grads, (query, key, value), strict=True))
