@@ -17,6 +17,7 @@ void initUnaryOpsHostBindings(pybind11::module_& m);
 void initOptimizerHostBindings(pybind11::module_& m);
 void initConvolutionPoolingHostBindings(pybind11::module_& m);
 void initNormalizationHostBindings(pybind11::module_& m);
+void initLossHostBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
 void initModule(pybind11::module_& m);
@@ -41,6 +42,7 @@ PYBIND11_MODULE(_C, m) {
   torch::initOptimizerHostBindings(m);
   torch::initConvolutionPoolingHostBindings(m);
   torch::initNormalizationHostBindings(m);
+  torch::initLossHostBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif
