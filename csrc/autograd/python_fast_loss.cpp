@@ -26,7 +26,8 @@
 //    float32 / float64 division this file reproduces (a numpy float32 scalar divided by another is
 //    one float32 division);
 //  - log_softmax's row maximum is a comparison only; a row whose maximum is NaN or infinite is left
-//    to the Python kernel (which NaN numpy's max returns is numpy's business), and the sign of a
+//    to the Python kernel (which NaN numpy's max returns is numpy's business; a NaN makes the
+//    row's sum of exponentials NaN, which is how it is found), and the sign of a
 //    zero maximum cannot reach the result (SoftMax.py's note in python_fast_reduce.cpp: a lone
 //    maximum gives x - m = +0, two maxima give a sum of at least 2).
 // A NaN's sign or payload is the one exception numpy itself does not keep from version to version
@@ -43,6 +44,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 
 namespace torch {
@@ -117,9 +119,32 @@ bool is_array(const py::object& obj) {
   return Array<T>::check_(obj);
 }
 
+// A row's maximum over its non-NaN values (-inf where none): eight lanes the compiler can vectorize
+// (a maximum picks an element, so any order gives the same value up to a zero's sign, which cannot
+// reach log_softmax's result; a NaN is caught later by its sum).
+template <typename T>
+T row_max(const T* x, std::int64_t n) {
+  constexpr int kLanes = 8;
+  T lanes[kLanes];
+  for (T& l : lanes)
+    l = -std::numeric_limits<T>::infinity();
+  std::int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    for (int k = 0; k < kLanes; ++k)
+      lanes[k] = x[j + k] > lanes[k] ? x[j + k] : lanes[k];
+  }
+  T m = lanes[0];
+  for (int k = 1; k < kLanes; ++k)
+    m = lanes[k] > m ? lanes[k] : m;
+  for (; j < n; ++j)
+    m = x[j] > m ? x[j] : m;
+  return m;
+}
+
 // SoftMax.py's _log_softmax over the last dim of x (rows of n values):
 // shifted = x - max(x); r = shifted - log(sum(exp(shifted))). False where a row's maximum is not
-// finite.
+// finite: a row of -inf, an infinite value, or a NaN (numpy's maximum is then NaN; here the NaN
+// reaches the row's sum through x - m and exp, where the maximum of the other values is finite).
 template <typename T>
 bool log_softmax_rows(const Loops& loops, const T* x, T* out, std::int64_t rows, std::int64_t n) {
   std::unique_ptr<T[]> e(new T[static_cast<size_t>(n)]);
@@ -127,20 +152,16 @@ bool log_softmax_rows(const Loops& loops, const T* x, T* out, std::int64_t rows,
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * n;
     T* o = out + r * n;
-    T m = xr[0];
-    bool nan = false;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const T v = xr[j];
-      nan |= v != v;
-      if (v > m)
-        m = v;
-    }
-    if (nan || std::isinf(m))
+    const T m = row_max<T>(xr, n);
+    if (std::isinf(m))
       return false;
     for (std::int64_t j = 0; j < n; ++j)
       o[j] = xr[j] - m;
     run_loop<T>(exp_loop<T>(loops), o, e.get(), n);
-    sums[static_cast<size_t>(r)] = row_sum<T>(e.get(), n);
+    const T s = row_sum<T>(e.get(), n);
+    if (std::isnan(s))
+      return false;
+    sums[static_cast<size_t>(r)] = s;
   }
   std::unique_ptr<T[]> logs(new T[static_cast<size_t>(rows)]);
   run_loop<T>(log_loop<T>(loops), sums.get(), logs.get(), rows);

@@ -250,7 +250,8 @@ def test_nll_loss_bits(shape, ignore, weighted, dtype):
                 with _Host(False):
                     bref = LossNLL.nll_loss_backward(gt, xt, tt, wt, reduction, ignore_index, ref_total)
                 b = LossNLL.nll_loss_backward(gt, xt, tt, wt, reduction, ignore_index, total)
-                _same_bits(b.detach().numpy(), bref.detach().numpy(), what + ("backward", g.tolist() if g.ndim == 0 else "dense"))
+                label = what + ("backward", g.tolist() if g.ndim == 0 else "dense")
+                _same_bits(b.detach().numpy(), bref.detach().numpy(), label)
                 assert _C._nll_loss_backward_host(g, x, t, w, reduction, ignore_index, total.numpy()) is not None
 
 
@@ -370,7 +371,7 @@ def test_cross_entropy_saved_fields_against_torch():
                       ls.name(), ls._saved_dim, ls._saved_result.detach().numpy().copy()))
     a, b = nodes
     assert a[:3] == b[:3] and a[7:9] == b[7:9]
-    for u, v in zip(a[3:7] + a[9:], b[3:7] + b[9:]):
+    for u, v in zip(a[3:7] + a[9:], b[3:7] + b[9:], strict=True):
         np.testing.assert_allclose(u, v, rtol=2e-6, atol=1e-7)
 
 
