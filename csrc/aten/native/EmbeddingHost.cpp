@@ -26,8 +26,11 @@ template <typename T>
 using Array = py::array_t<T, py::array::c_style>;
 
 template <typename T>
-py::object dense_backward(const Array<T>& grad, const Array<std::int64_t>& indices, std::int64_t num_weights,
-                          std::int64_t padding_idx) {
+py::object dense_backward(
+    const Array<T>& grad,
+    const Array<std::int64_t>& indices,
+    std::int64_t num_weights,
+    std::int64_t padding_idx) {
   const std::int64_t n = indices.size();
   if (grad.ndim() < 1)
     return py::none();
