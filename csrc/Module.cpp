@@ -19,6 +19,8 @@ void initOptimizerHostBindings(pybind11::module_& m);
 void initConvolutionPoolingHostBindings(pybind11::module_& m);
 void initNormalizationHostBindings(pybind11::module_& m);
 void initAttentionHostBindings(pybind11::module_& m);
+void initLossHostBindings(pybind11::module_& m);
+void initEmbeddingHostBindings(pybind11::module_& m);
 #ifdef TORCHLITE_WITH_CUDA
 namespace cuda {
 void initModule(pybind11::module_& m);
@@ -46,6 +48,8 @@ PYBIND11_MODULE(_C, m) {
   torch::initConvolutionPoolingHostBindings(m);
   torch::initNormalizationHostBindings(m);
   torch::initAttentionHostBindings(m);
+  torch::initLossHostBindings(m);
+  torch::initEmbeddingHostBindings(m);
 #ifdef TORCHLITE_WITH_CUDA
   torch::cuda::initModule(m);
 #endif

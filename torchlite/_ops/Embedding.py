@@ -3,7 +3,7 @@ node EmbeddingBackward0; the dense gradient is the op embedding_dense_backward (
 EmbeddingDenseBackwardBackward0, under a double backward), as upstream."""
 import numpy as np
 
-from .. import _backend
+from .. import _C, _backend
 from .._C import _record, _wrap
 from .._C import is_grad_enabled as _C_grad_enabled
 from .EmbeddingBag import _SPARSE_MESSAGE
@@ -36,11 +36,27 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
                    scale_grad_by_freq=scale_grad_by_freq, sparse=sparse, weight_sym_argsize_0=w.shape[0])
 
 
+# _C._embedding_dense_backward_host gives np.add.at's bits (Note [Embedding backward with numpy's
+# bits], csrc/aten/native/EmbeddingHost.cpp) for a C-contiguous float32 / float64 grad_output and
+# int64 indices without scale_grad_by_freq; it returns None where it does not apply and the numpy
+# path runs. Tests set _HOST_KERNELS to False to run the numpy path as the reference.
+_HOST_KERNELS = True
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     """The weight's gradient: grad_output's rows added into the rows indices name (none into
     padding_idx's), each divided by its index's count with scale_grad_by_freq."""
     _check_indices(indices, "embedding_backward", 2)
     g = grad_output._array
+    if _HOST_KERNELS and not scale_grad_by_freq and type(g) is np.ndarray and type(num_weights) is int \
+            and type(padding_idx) is int and _INT64_MIN <= padding_idx <= _INT64_MAX:
+        idx = _backend.to_host(indices._array)
+        if type(idx) is np.ndarray and idx.dtype == _i64:
+            r = _C._embedding_dense_backward_host(g, idx, num_weights, padding_idx)
+            if r is not None:
+                return _record(_S.EmbeddingDenseBackwardBackward0, (grad_output,), _wrap(r, grad_output),
+                               indices=indices, padding_idx=padding_idx)
     idx = indices._array.reshape(-1).astype(np.int64)
     dim = g.shape[-1] if g.ndim else 1
     rows = g.reshape(-1, dim)
@@ -50,6 +66,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         rows = rows / counts[idx][:, None].astype(acc)
     keep = idx != padding_idx
     total = np.zeros((num_weights, dim), dtype=acc)
-    np.add.at(total, idx[keep], rows[keep].astype(acc, copy=False))
+    with np.errstate(all="ignore"):  # (inf + -inf: nan without a warning, as torch)
+        np.add.at(total, idx[keep], rows[keep].astype(acc, copy=False))
     out = _wrap(np.array(total, dtype=g.dtype, order="C"), grad_output)
     return _record(_S.EmbeddingDenseBackwardBackward0, (grad_output,), out, indices=indices, padding_idx=padding_idx)

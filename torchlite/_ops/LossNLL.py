@@ -47,16 +47,43 @@ def _nll_arrays(self, target, weight, ignore_index, class_axis):
     picked = np.take_along_axis(xc, np.expand_dims(safe, class_axis), axis=class_axis).squeeze(class_axis)
     w = np.ones(n_classes, dtype=xc.dtype) if weight is None else weight._array.astype(xc.dtype)
     tw = np.where(ignored, xc.dtype.type(0), w[safe])
-    return -picked * tw, tw, safe, ignored, xc.dtype
+    with np.errstate(all="ignore"):
+        # an ignored row's loss is +0, whatever its logit (nll_loss_out_frame skips it: an infinite or nan
+        # logit there must not make the loss nan)
+        losses = np.where(ignored, xc.dtype.type(0), -picked * tw)
+    return losses, tw, safe, ignored, xc.dtype
+
+
+# _C._nll_loss_forward_host and _C._nll_loss_backward_host give the numpy path's values bit for bit
+# (Note [Cross entropy with numpy's bits], csrc/autograd/python_fast_loss.cpp) for a C-contiguous
+# 2-d float32 / float64 input, an int64 target and a weight of the input's dtype (or none); they
+# return None where they do not apply (a target out of range among them) and the numpy path runs
+# (and raises). Tests set _HOST_KERNELS to False to run the numpy path as the reference.
+_HOST_KERNELS = True
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _nll_host_args(self, target, weight, ignore_index):
+    """(x, target, weight) arrays for the host kernels, or None where they cannot apply."""
+    if not _HOST_KERNELS or type(ignore_index) is not int or not _INT64_MIN <= ignore_index <= _INT64_MAX:
+        return None
+    x = self._array
+    if type(x) is not np.ndarray or x.ndim != 2:
+        return None
+    t = _backend.to_host(target._array)
+    w = None if weight is None else weight._array
+    if type(t) is not np.ndarray or (w is not None and type(w) is not np.ndarray):
+        return None
+    return x, t, w
 
 
 def _reduce_nll(losses, tw, reduction, dtype):
     if reduction == NONE:
         return np.array(losses, dtype=dtype, order="C"), np.zeros((), dtype=dtype)
-    total = np.sum(tw)
-    loss = np.sum(losses)
-    if reduction == MEAN:
-        with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):
+        total = np.sum(tw)
+        loss = np.sum(losses)
+        if reduction == MEAN:
             loss = loss / total
     return np.asarray(loss, dtype=dtype), np.asarray(total, dtype=dtype)
 
@@ -89,8 +116,16 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes or no classes but "
                            f"got weight tensor of shape: {_shape(weight._array)}")
     _check_target_and_weight(x, t, weight)
-    losses, tw, _, _, _ = _nll_arrays(self, target, weight, ignore_index, x.ndim - 1)
-    r, total = _reduce_nll(losses.reshape(()) if x.ndim == 1 else losses, tw, reduction, x.dtype)
+    host = _nll_host_args(self, target, weight, ignore_index)
+    fast = None
+    if host is not None:
+        limit = np.getbufsize() if reduction != NONE else x.shape[0]  # (numpy's sums over N: whole rows)
+        fast = _C._nll_loss_forward_host(*host, reduction, ignore_index, limit)
+    if fast is not None:
+        r, total = fast
+    else:
+        losses, tw, _, _, _ = _nll_arrays(self, target, weight, ignore_index, x.ndim - 1)
+        r, total = _reduce_nll(losses.reshape(()) if x.ndim == 1 else losses, tw, reduction, x.dtype)
     total_weight = _wrap(total, self)
     out = _record(_S.NllLossBackward0, (self,), _wrap(r, self), self=self, target=target, weight=weight,
                   reduction=reduction, ignore_index=ignore_index, total_weight=total_weight)
@@ -132,14 +167,21 @@ def _nll_backward(grad_output, self, target, weight, reduction, ignore_index, to
         with np.errstate(all="ignore"):
             g = g / total_weight._array.astype(dtype)
     grad = np.zeros(x.shape, dtype=dtype)
-    np.put_along_axis(grad, np.expand_dims(safe, class_axis), np.expand_dims(-tw * g, class_axis), axis=class_axis)
+    with np.errstate(all="ignore"):
+        picked = np.where(ignored, dtype.type(0), -tw * g)  # (an ignored row's gradient stays 0, as upstream's)
+    np.put_along_axis(grad, np.expand_dims(safe, class_axis), np.expand_dims(picked, class_axis), axis=class_axis)
     return np.array(grad, dtype=x.dtype, order="C")
 
 
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     _check_no_requires_grad("nll_loss_backward", weight=weight, total_weight=total_weight)
     x = self._array
-    r = _nll_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, x.ndim - 1)
+    host = _nll_host_args(self, target, weight, ignore_index)
+    r = None
+    if host is not None:
+        r = _C._nll_loss_backward_host(grad_output._array, *host, reduction, ignore_index, total_weight._array)
+    if r is None:
+        r = _nll_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight, x.ndim - 1)
     return _record(_S.NllLossBackwardBackward0, (grad_output, self), _wrap(r, grad_output), target=target,
                    weight=weight, reduction=reduction, ignore_index=ignore_index)
 

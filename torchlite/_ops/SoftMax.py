@@ -7,6 +7,7 @@ double backward through softmax works as torch's does.
 """
 import numpy as np
 
+from .. import _C
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _f16, _f32, _torch_type_name
@@ -75,9 +76,31 @@ def _safe_softmax(self, dim, dtype=None):
     return _record(_S.SafeSoftmaxBackward0, (self,), out, dim=given, result=out, self_scalar_type=self._array.dtype)
 
 
+# _C._log_softmax_host and _C._log_softmax_backward_host give the numpy path's values bit for bit
+# (Note [Cross entropy with numpy's bits], csrc/autograd/python_fast_loss.cpp) over the last dim of
+# a C-contiguous float32 / float64 array whose rows _host_rows admits; they return None where they
+# do not apply and the numpy path runs. Tests set _HOST_KERNELS to False to run the numpy path as
+# the reference.
+_HOST_KERNELS = True
+_HOST_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _host_rows(a, dim):
+    """Whether the host kernels take a reduction of the host array a over its dim: the last one,
+    rows of 2 or more values no longer than numpy's ufunc buffer (numpy's row sums as the kernels
+    reproduce them), a non-empty C-contiguous float32 or float64 array."""
+    return (_HOST_KERNELS and type(a) is np.ndarray and a.dtype in _HOST_DTYPES and a.ndim >= 1
+            and dim == a.ndim - 1 and 2 <= a.shape[-1] <= np.getbufsize() and a.flags.c_contiguous)
+
+
 def _log_softmax(self, dim, half_to_float=False):
     given = dim
     a, dim = _check("log_softmax", self, dim, half_to_float)
+    if _host_rows(a, dim) and a.size:
+        r = _C._log_softmax_host(a)
+        if r is not None:
+            out = _wrap(r, self)
+            return _record(_S.LogSoftmaxBackward0, (self,), out, dim=given, result=out, self_scalar_type=a.dtype)
     x = _compute(a)
     token = _quiet()
     try:
@@ -133,6 +156,13 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
     """grad_output's gradient through log_softmax: grad_output - exp(output) * sum(grad_output, dim)."""
     g, o, axis, dtype = _backward_arrays(grad_output, output, dim)
+    r = None
+    if type(g) is np.ndarray and g.dtype == o.dtype and g.flags.c_contiguous and _host_rows(o, axis) and o.size:
+        r = _C._log_softmax_backward_host(g, o)
+    if r is not None:
+        out = _wrap(r, grad_output)
+        return _record(_S.LogSoftmaxBackwardDataBackward0, (grad_output, output), out, grad_output=grad_output,
+                       output=output, dim=dim)
     token = _quiet()
     try:
         r = g - np.exp(o) * np.sum(g, axis=axis, keepdims=True)
