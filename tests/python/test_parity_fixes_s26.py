@@ -99,6 +99,19 @@ def test_int_zero_division_self_divides_itself():
     assert run(case, torchlite) == run(case, torch)
 
 
+def test_int_zero_division_cast_error_first():
+    """TensorIterator's check of the cast into self / out comes before the kernel meets the zero."""
+    def case(lib):
+        fs = [lambda: lib.tensor([True, False]).fmod_(lib.tensor([1, 0])),
+              lambda: lib.tensor([True, False]).remainder_(lib.tensor([0, 0])),
+              lambda: lib.tensor([True, False]).__ifloordiv__(lib.tensor([0, 1])),
+              lambda: lib.tensor([True]).fmod_(0),
+              lambda: lib.fmod(lib.tensor([1, 2]), lib.tensor([0, 1]), out=lib.tensor([True, True])),
+              lambda: lib.tensor([1, 2], dtype=lib.int32).div_(lib.tensor([0, 1]), rounding_mode="trunc")]
+        return [run(lambda lib, f=f: f(), lib) for f in fs]
+    assert run(case, torchlite) == run(case, torch)
+
+
 def test_int_zero_division_other_dtypes_write_nothing():
     """A computation dtype other than self's (int32 self, int64 other) writes through a temporary: nothing."""
     def case(lib):

@@ -100,6 +100,9 @@ def _zero_division_prefix(out, partial):
     dtype = np.result_type(*operands)
     shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
     o = out._array
+    if not _can_cast(dtype, o.dtype):
+        raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                           f"{_torch_type_name(o.dtype)}") from None
     resized = o.shape != shape
     if resized:
         if o.size:

@@ -114,6 +114,10 @@ def _zero_division_prefix(self, a, partial, functional, args, kwargs, sequential
     kernel, operands = partial
     dtype = np.result_type(*operands)
     shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
+    if not _can_cast(dtype, a.dtype):
+        # TensorIterator's check of the cast into self comes before the kernel
+        raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                           f"{_torch_type_name(a.dtype)}") from None
     if dtype != a.dtype or shape != a.shape:
         return
     if _mutation.hook is not None:
