@@ -72,6 +72,14 @@ struct StorageImpl {
   bool owner_is_exclusive() const {
     return !external_ || (exclusive_fn_ && exclusive_fn_(owner_.get()));
   }
+  // External memory that must not be written (Note [Read-only numpy memory]): the numpy arrays
+  // made over it are read-only and the C++ in-place entries leave it to the Python kernels.
+  bool read_only() const noexcept {
+    return read_only_;
+  }
+  void set_read_only() noexcept {
+    read_only_ = true;
+  }
 
  private:
   void* data_;
@@ -83,6 +91,7 @@ struct StorageImpl {
   bool external_;
   ExclusiveFn exclusive_fn_;
   bool frees_data_ = false;
+  bool read_only_ = false;
   alignas(16) unsigned char inline_data_[kInlineBytes];
 };
 

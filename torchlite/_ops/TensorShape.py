@@ -388,6 +388,8 @@ def _chunk_split(self, chunks, dim):
 
 
 def chunk(self, chunks, dim=0):
+    if isinstance(chunks, np.integer):  # torch's parser reads an int through __index__
+        chunks = int(chunks)
     return split(self, _chunk_split(self, chunks, dim), dim)
 
 
