@@ -262,32 +262,44 @@ py::object shown_unsigned(const py::object& value) {
 // torch's argument parser (torch/csrc/utils/python_arg_parser.cpp: PythonArgs::toInt64, intlist and
 // scalar_slow read numpy integers through __index__ / as c10::Scalar ints) hands the kernels Python
 // ints, so a node's fields hold ints even where the call gave numpy integers (x.permute(np.int64(1),
-// 0), x.softmax(np.int64(1)), x * np.int64(2)). The kernels here take numpy integers as they come, so
-// a field is stored with each numpy integer, alone or in a tuple or list, as the Python int it stands
-// for: grad_fn._saved_<field> shows torch's values and the formulas read ints. Ints, floats, strings
+// 0), x.softmax(np.int64(1)), x * np.int64(2)), and floats for numpy floating scalars (x.pow(np.float32(2))).
+// The kernels here take numpy scalars as they come, so a field is stored with each numpy integer or
+// floating scalar, alone or in a tuple or list, as the Python number it stands for:
+// grad_fn._saved_<field> shows torch's values and the formulas read Python numbers. Ints, floats, strings
 // and tuples of ints (nearly every field) pass after a type check or two.
-bool maybe_numpy_integer(PyObject* v) {
+bool maybe_numpy_number(PyObject* v) {
   const PyNumberMethods* number = Py_TYPE(v)->tp_as_number;
-  return number != nullptr && number->nb_index != nullptr && !PyLong_Check(v);
+  return number != nullptr && (number->nb_index != nullptr || number->nb_float != nullptr) && !PyLong_Check(v) &&
+      !PyFloat_CheckExact(v);
 }
 
-bool is_numpy_integer(PyObject* v) {
-  if (!maybe_numpy_integer(v))
+// A numpy integer or floating scalar (not a numpy bool, which stays as given).
+bool is_numpy_number(PyObject* v) {
+  if (!maybe_numpy_number(v))
     return false;
-  static PyObject* numpy_integer = [] {
+  static PyObject* numpy_number = [] {
     PyObject* numpy = PyImport_ImportModule("numpy");
-    PyObject* cls = numpy != nullptr ? PyObject_GetAttrString(numpy, "integer") : nullptr;
+    PyObject* cls = numpy != nullptr ? PyObject_GetAttrString(numpy, "number") : nullptr;
     Py_XDECREF(numpy);
     if (cls == nullptr)
       PyErr_Clear();
     return cls;
   }();
-  if (numpy_integer == nullptr)
+  if (numpy_number == nullptr)
     return false;
-  const int is_integer = PyObject_IsInstance(v, numpy_integer);
-  if (is_integer < 0)
+  const int is_number = PyObject_IsInstance(v, numpy_number);
+  if (is_number < 0)
     throw py::error_already_set();
-  return is_integer == 1;
+  return is_number == 1;
+}
+
+// The Python number a numpy scalar stands for (a new reference): an integer through __index__, a
+// floating one as a float.
+PyObject* python_number(PyObject* v) {
+  PyObject* out = Py_TYPE(v)->tp_as_number->nb_index != nullptr ? PyNumber_Index(v) : PyNumber_Float(v);
+  if (out == nullptr)
+    throw py::error_already_set();
+  return out;
 }
 
 // A new reference to what set_field stores for `value`.
@@ -300,7 +312,7 @@ PyObject* stored_value(PyObject* value) {
     bool numpy = false;
     for (Py_ssize_t k = 0; k < n && !numpy; ++k) {
       PyObject* item = tuple ? PyTuple_GET_ITEM(value, k) : PyList_GET_ITEM(value, k);
-      numpy = !PyLong_CheckExact(item) && is_numpy_integer(item);
+      numpy = !PyLong_CheckExact(item) && is_numpy_number(item);
     }
     if (!numpy)
       return Py_NewRef(value);
@@ -309,10 +321,12 @@ PyObject* stored_value(PyObject* value) {
       throw py::error_already_set();
     for (Py_ssize_t k = 0; k < n; ++k) {
       PyObject* item = tuple ? PyTuple_GET_ITEM(value, k) : PyList_GET_ITEM(value, k);
-      PyObject* stored = is_numpy_integer(item) ? PyNumber_Index(item) : Py_NewRef(item);
-      if (stored == nullptr) {
+      PyObject* stored = nullptr;
+      try {
+        stored = is_numpy_number(item) ? python_number(item) : Py_NewRef(item);
+      } catch (...) {
         Py_DECREF(out);
-        throw py::error_already_set();
+        throw;
       }
       if (tuple)
         PyTuple_SET_ITEM(out, k, stored);
@@ -321,12 +335,8 @@ PyObject* stored_value(PyObject* value) {
     }
     return out;
   }
-  if (is_numpy_integer(value)) {
-    PyObject* index = PyNumber_Index(value);
-    if (index == nullptr)
-      throw py::error_already_set();
-    return index;
-  }
+  if (is_numpy_number(value))
+    return python_number(value);
   return Py_NewRef(value);
 }
 

@@ -231,6 +231,18 @@ def _graph(r, lib, x):
     return r, fn.name(), saved, g
 
 
+_NUMPY_SCALAR_CASES = {
+    "mul_int": lambda lib, x: x * np.int64(2), "add_int32": lambda lib, x: x + np.int32(3),
+    "pow_int": lambda lib, x: x.pow(np.int64(2)), "pow_float32": lambda lib, x: x.pow(np.float32(2.0)),
+    "pow_float64": lambda lib, x: x.pow(np.float64(3.0)), "clamp_ints": lambda lib, x: x.clamp(np.int64(0), np.int64(20)),
+    "clamp_float32_int": lambda lib, x: x.clamp(np.float32(0.5), np.int64(20)), "clamp_min_kw": lambda lib, x: x.clamp(min=np.int64(1)),
+    "torch.clamp": lambda lib, x: lib.clamp(x, np.int64(1), np.int64(20)), "add_alpha": lambda lib, x: x.add(x, alpha=np.int64(2)),
+    "masked_fill": lambda lib, x: x.masked_fill(x > 3, np.int64(3)), "lerp_weight": lambda lib, x: x.lerp(x * 2, np.float32(0.5)),
+    "div_floor": lambda lib, x: x.div(np.int64(2), rounding_mode="floor"), "leaky_relu": lambda lib, x: lib.nn.functional.leaky_relu(x - 5, np.float32(0.25)),
+}
+_NUMPY_INT_CASES.update(_NUMPY_SCALAR_CASES)
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("name", sorted(_NUMPY_INT_CASES))
 def test_numpy_integer_dims(name, dev):

@@ -377,8 +377,8 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
 # ==== issue 16: fixes ====
 # (the fixes family's entries follow this line)
 def _indexed(params, args, kwargs):
-    """The call with each numpy integer scalar given for an int / int[] parameter as a Python int, or
-    None where there is none. torch's parser reads an int through __index__ (THPUtils_unpackIndex,
+    """The call with each numpy integer scalar given for an int / int[] parameter as a Python int (and
+    each numpy scalar given for a Scalar as its Python number), or None where there is none. torch's parser reads an int through __index__ (THPUtils_unpackIndex,
     is_int_or_symint's torch::is_numpy_int), so `x.sum(np.int64(1))` is `x.sum(1)`; the kernels here
     test for Python ints, so a call that binds with a numpy integer is called again with ints."""
     positional = [p for p in params if not p.keyword_only]
@@ -394,6 +394,9 @@ def _indexed(params, args, kwargs):
         if typ in ("int", "SymInt") and _numpy_int(value):
             changed = True
             return int(value)
+        if typ == "Scalar" and isinstance(value, (np.number, np.bool_)) and not isinstance(value, float):
+            changed = True  # a numpy scalar as the Python number of its kind (torch's c10::Scalar)
+            return value.item()
         if typ in ("int[]", "SymInt[]"):
             if _numpy_int(value):
                 changed = True
