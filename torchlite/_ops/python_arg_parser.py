@@ -378,9 +378,10 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
 # (the fixes family's entries follow this line)
 def _indexed(params, args, kwargs):
     """The call with each numpy integer scalar given for an int / int[] parameter as a Python int (and
-    each numpy scalar given for a Scalar as its Python number), or None where there is none. torch's parser reads an int through __index__ (THPUtils_unpackIndex,
-    is_int_or_symint's torch::is_numpy_int), so `x.sum(np.int64(1))` is `x.sum(1)`; the kernels here
-    test for Python ints, so a call that binds with a numpy integer is called again with ints."""
+    each numpy scalar given for a Scalar as its Python number), or None where there is none. torch's
+    parser reads an int through __index__ (THPUtils_unpackIndex, is_int_or_symint's
+    torch::is_numpy_int), so `x.sum(np.int64(1))` is `x.sum(1)`; the kernels here test for Python ints,
+    so a call that binds with a numpy integer is called again with ints."""
     positional = [p for p in params if not p.keyword_only]
     if len(args) > 1 and len(positional) == 1 and positional[0].type in ("int[]", "SymInt[]") and _is_int(args[0]):
         if not any(_numpy_int(v) for v in args):
