@@ -4,6 +4,8 @@ the functional result, checks that it casts to out's dtype, resizes out where it
 (with torch's deprecation warning unless out was empty) and copies the result in."""
 import warnings
 
+import numpy as np
+
 from .. import _C
 from .Copy import copy_
 from .ScalarType import _torch_type_name
@@ -94,8 +96,6 @@ def _zero_division_prefix(out, partial):
     """An integer kernel met a zero divisor: what torch's loop wrote into out before it (Note [Integer
     division by zero writes a prefix]): out resized first where its shape differs (with the warning), then
     the elements before the zero where out's dtype is the computation's. Its version is not bumped."""
-    import numpy as np
-
     operands = partial[1]
     dtype = np.result_type(*operands)
     shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
