@@ -14,6 +14,7 @@ from . import _random as _random_mod
 from ._ops.Resize import out_variant as _out_variant
 from ._dtypes import Size, bool, int64  # noqa: A004
 from ._ops.ScalarType import _scalar_value
+from ._ops.python_arg_parser import _tp_name
 from ._ops import mutation as _mutation
 
 
@@ -239,7 +240,47 @@ def _sharing(ndarray):
     if ndarray.dtype not in _dtypes._by_numpy:
         raise TypeError(f"can't convert np.ndarray of type numpy.{ndarray.dtype.name}. The only supported "
                         "types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+    if not ndarray.flags.writeable and _memory_writable(ndarray):
+        ndarray = _np.asarray(_WritableAlias(ndarray))
     return _C._tensor_from_parts(ndarray, False)
+
+
+# Note [Read-only numpy memory]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# torch.from_numpy of an array whose WRITEABLE flag is off warns once (tensor_numpy.cpp) and then
+# ignores the flag: the tensor, its views and every in-place op write the array's memory, which the
+# array then shows. Here a tensor's values are a numpy array, so the tensor is made over a writable
+# alias of the same memory (_WritableAlias), and every path, the Python kernels' numpy views and the
+# C++ entries' alike, writes as torch's. Only where the memory itself may not be written (a read-only
+# mmap, whose write would crash the process as it crashes torch's; a bytes object, immutable for
+# Python) is the array kept read-only: its tensor's storage is marked read-only
+# (StorageImpl::read_only, set in python_variable.cpp's tensor_from_array), the arrays made over it
+# are read-only, and a write raises numpy's ValueError on every path (the C++ in-place entries leave
+# it to the Python kernels) instead of crashing.
+
+def _memory_writable(a):
+    """Whether a read-only array's memory may be written: numpy's own allocation (the array, or the
+    array its views come from, owns its data), or a buffer that exports itself writable."""
+    while isinstance(a, _np.ndarray):
+        if a.base is None:
+            return a.flags.owndata
+        a = a.base
+    try:
+        return not memoryview(a).readonly
+    except TypeError:
+        return False
+
+
+class _WritableAlias:
+    """An array interface over a read-only array's memory that numpy views as writable (keeping the
+    array alive through its .base)."""
+    __slots__ = ("__array_interface__", "array")
+
+    def __init__(self, array):
+        interface = dict(array.__array_interface__)
+        interface["data"] = (interface["data"][0], False)
+        self.__array_interface__ = interface
+        self.array = array
 
 
 def from_dlpack(ext_tensor):
@@ -357,13 +398,13 @@ def _size(fn, size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     elif len(size) == 1 and not hasattr(size[0], "__index__"):
-        raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not {type(size[0]).__name__}")
+        raise TypeError(f"{fn}(): argument 'size' (position 1) must be tuple of ints, not {_tp_name(size[0])}")
     out = []
     for i, x in enumerate(size):
         if isinstance(x, _builtins.bool) or not hasattr(x, "__index__") or \
                 (isinstance(x, _C.TensorBase) and x._array.dtype.kind not in "iu"):
             raise TypeError(f"{fn}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                            f"\"type must be tuple of ints,but got {type(x).__name__}\"")
+                            f"\"type must be tuple of ints,but got {_tp_name(x)}\"")
         out.append(x.__index__())
     return tuple(out)
 
@@ -430,7 +471,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, pi
          requires_grad=False):
     _check_options("full", layout, pin_memory, dtype)
     if not isinstance(size, (tuple, list, Size)):
-        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {_tp_name(size)}")
     shape = _check_sizes("full", _size("full", (size,)))
     value = _number("full", "fill_value", 2, fill_value)
     device = _device(device)
@@ -948,7 +989,7 @@ def _normal_factory(mean, std, size, generator=None, *, out=None, dtype=None, la
                             f"{type(v).__name__}")
     mean, std = float(mean), float(std)
     if not isinstance(size, (tuple, list, Size)):
-        raise TypeError(f"normal(): argument 'size' (position 3) must be tuple of ints, not {type(size).__name__}")
+        raise TypeError(f"normal(): argument 'size' (position 3) must be tuple of ints, not {_tp_name(size)}")
     shape = _check_sizes("normal", _size("normal", (size,)))
     _check_options("normal", layout, pin_memory, dtype)
     if std < 0:

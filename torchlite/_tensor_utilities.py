@@ -140,7 +140,10 @@ def apply_(self, callable):  # noqa: A002 - torch's name
 # Memory ------------------------------------------------------------------------------------------
 
 def data_ptr(self):
-    return _data_ptr(self._array)
+    """The address of the first element; 0 for a tensor of no elements (TensorImpl::data_impl returns
+    nullptr where is_empty(), whatever storage and offset an empty view has)."""
+    a = self._array
+    return _data_ptr(a) if a.size else 0
 
 
 def _check_format(fmt, fn):

@@ -5,6 +5,7 @@ ExpandBackward0 and ViewBackward0)."""
 import warnings
 
 from ._C import TensorBase as _TensorBase
+from ._ops.python_arg_parser import _tp_name
 
 __all__ = ["meshgrid"]
 
@@ -18,7 +19,7 @@ def meshgrid(*tensors, indexing=None):
         tensors = tuple(tensors[0])
     for i, t in enumerate(tensors):
         if not isinstance(t, _TensorBase):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_tp_name(t)}")
     if indexing is None and not _warned:
         _warned.append(True)  # TORCH_WARN_ONCE
         warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",

@@ -52,6 +52,7 @@ import numpy as np
 from . import _backend, _dtypes, _tensor, _utils, cuda
 from . import _weights_only_unpickler
 from ._C import _wrap
+from ._ops.TensorGeometry import _data_ptr
 from ._dtypes import Size, device, dtype
 from ._utils import _new_storage, _Storage, _StorageType, _STORAGE_NAMES
 
@@ -399,7 +400,7 @@ def _storage_of(t):
     """(data pointer of t's storage, its size in bytes) from t's own geometry."""
     itemsize = t.dtype.itemsize
     nbytes = t._storage_nbytes()
-    base = t.data_ptr() - t.storage_offset() * itemsize
+    base = _data_ptr(t._array) - t.storage_offset() * itemsize  # (data_ptr() is 0 where t is empty)
     return base, nbytes
 
 
@@ -410,7 +411,7 @@ def _location_tag(dev):
 def _storage_bytes(t, nbytes):
     """A uint8 array over all of t's storage (host memory), or its copy from a cuda device."""
     itemsize = t.dtype.itemsize
-    base_ptr = t.data_ptr() - t.storage_offset() * itemsize
+    base_ptr = _data_ptr(t._array) - t.storage_offset() * itemsize
     if t.device.type == "cuda":
         cp = _backend.cupy
         mem = cp.cuda.UnownedMemory(base_ptr, nbytes, t, device_id=t.device.index or 0)

@@ -72,6 +72,14 @@ struct StorageImpl {
   bool owner_is_exclusive() const {
     return !external_ || (exclusive_fn_ && exclusive_fn_(owner_.get()));
   }
+  // External memory that must not be written (Note [Read-only numpy memory]): the numpy arrays
+  // made over it are read-only and the C++ in-place entries leave it to the Python kernels.
+  bool read_only() const noexcept {
+    return read_only_;
+  }
+  void set_read_only() noexcept {
+    read_only_ = true;
+  }
 
  private:
   // (the small fields packed beside device_: 64 bytes, so a 1-element tensor's storage and its
@@ -81,6 +89,7 @@ struct StorageImpl {
   c10::Device device_;
   bool external_;
   bool frees_data_ = false;
+  bool read_only_ = false;
   // Frees (or releases the foreign array behind) the memory when the last
   // storage reference goes.
   std::shared_ptr<void> owner_;

@@ -509,7 +509,8 @@ PyObject* run_inplace(const FastOpEntry& e, PyObject* const* args, Py_ssize_t na
   PyObject* self = args[0];
   PyObject* other = args[1];
   const at::Tensor* a = host_float(self);
-  if (a == nullptr)
+  // memory that must not be written (Note [Read-only numpy memory]): the Python kernel's error
+  if (a == nullptr || a->unsafeGetTensorImpl()->storage()->read_only())
     return nullptr;
   const at::ScalarType dtype = a->scalar_type();
   bool plain = true;

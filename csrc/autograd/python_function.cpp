@@ -9,6 +9,7 @@
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 namespace py = pybind11;
 
@@ -257,6 +258,88 @@ py::object shown_unsigned(const py::object& value) {
   return value;
 }
 
+// Note [numpy integers in saved fields]
+// torch's argument parser (torch/csrc/utils/python_arg_parser.cpp: PythonArgs::toInt64, intlist and
+// scalar_slow read numpy integers through __index__ / as c10::Scalar ints) hands the kernels Python
+// ints, so a node's fields hold ints even where the call gave numpy integers (x.permute(np.int64(1),
+// 0), x.softmax(np.int64(1)), x * np.int64(2)), and floats for numpy floating scalars (x.pow(np.float32(2))).
+// The kernels here take numpy scalars as they come, so a field is stored with each numpy integer or
+// floating scalar, alone or in a tuple or list, as the Python number it stands for:
+// grad_fn._saved_<field> shows torch's values and the formulas read Python numbers. Ints, floats, strings
+// and tuples of ints (nearly every field) pass after a type check or two.
+bool maybe_numpy_number(PyObject* v) {
+  const PyNumberMethods* number = Py_TYPE(v)->tp_as_number;
+  return number != nullptr && (number->nb_index != nullptr || number->nb_float != nullptr) && !PyLong_Check(v) &&
+      !PyFloat_CheckExact(v);
+}
+
+// A numpy integer or floating scalar (not a numpy bool, which stays as given).
+bool is_numpy_number(PyObject* v) {
+  if (!maybe_numpy_number(v))
+    return false;
+  static PyObject* numpy_number = [] {
+    PyObject* numpy = PyImport_ImportModule("numpy");
+    PyObject* cls = numpy != nullptr ? PyObject_GetAttrString(numpy, "number") : nullptr;
+    Py_XDECREF(numpy);
+    if (cls == nullptr)
+      PyErr_Clear();
+    return cls;
+  }();
+  if (numpy_number == nullptr)
+    return false;
+  const int is_number = PyObject_IsInstance(v, numpy_number);
+  if (is_number < 0)
+    throw py::error_already_set();
+  return is_number == 1;
+}
+
+// The Python number a numpy scalar stands for (a new reference): an integer through __index__, a
+// floating one as a float.
+PyObject* python_number(PyObject* v) {
+  PyObject* out = Py_TYPE(v)->tp_as_number->nb_index != nullptr ? PyNumber_Index(v) : PyNumber_Float(v);
+  if (out == nullptr)
+    throw py::error_already_set();
+  return out;
+}
+
+// A new reference to what set_field stores for `value`.
+PyObject* stored_value(PyObject* value) {
+  if (PyLong_CheckExact(value) || PyFloat_CheckExact(value) || PyUnicode_CheckExact(value))
+    return Py_NewRef(value);
+  if (PyTuple_Check(value) || PyList_Check(value)) {
+    const bool tuple = PyTuple_Check(value);
+    const Py_ssize_t n = tuple ? PyTuple_GET_SIZE(value) : PyList_GET_SIZE(value);
+    bool numpy = false;
+    for (Py_ssize_t k = 0; k < n && !numpy; ++k) {
+      PyObject* item = tuple ? PyTuple_GET_ITEM(value, k) : PyList_GET_ITEM(value, k);
+      numpy = !PyLong_CheckExact(item) && is_numpy_number(item);
+    }
+    if (!numpy)
+      return Py_NewRef(value);
+    PyObject* out = tuple ? PyTuple_New(n) : PyList_New(n);
+    if (out == nullptr)
+      throw py::error_already_set();
+    for (Py_ssize_t k = 0; k < n; ++k) {
+      PyObject* item = tuple ? PyTuple_GET_ITEM(value, k) : PyList_GET_ITEM(value, k);
+      PyObject* stored = nullptr;
+      try {
+        stored = is_numpy_number(item) ? python_number(item) : Py_NewRef(item);
+      } catch (...) {
+        Py_DECREF(out);
+        throw;
+      }
+      if (tuple)
+        PyTuple_SET_ITEM(out, k, stored);
+      else
+        PyList_SET_ITEM(out, k, stored);
+    }
+    return out;
+  }
+  if (is_numpy_number(value))
+    return python_number(value);
+  return Py_NewRef(value);
+}
+
 } // namespace
 
 void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output, bool inplace_on_view) {
@@ -283,7 +366,8 @@ void PyFormulaNode::set_field(PyObject* key, PyObject* value, PyObject* output, 
   if (!THPVariable_Check(value)) {
     if (values_.empty())
       values_.assign(n, nullptr);
-    values_[i] = Py_NewRef(value);
+    values_[i] = stored_value(value); // Note [numpy integers in saved fields]
+    value = values_[i];
     if (info_->field_is_tensor[i] && (PyFloat_Check(value) || PyLong_Check(value))) {
       // A wrapped number (upstream wraps the Python number of `x * 2` in a
       // 0-d tensor), saved so that a freed graph refuses a second backward;

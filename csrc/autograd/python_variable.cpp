@@ -306,8 +306,9 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
     const auto offset = (static_cast<char*>(data) - static_cast<char*>(storage->data())) / itemsize;
     return at::Tensor(std::make_shared<at::TensorImpl>(std::move(storage), st, sizes, strides, offset));
   }
+  const bool writeable = arr.writeable();
   auto owner = make_pyobject_owner(py::array(arr).release().ptr(), static_cast<size_t>(arr.nbytes()));
-  return at::from_blob(
+  at::Tensor t = at::from_blob(
       data,
       sizes,
       strides,
@@ -316,6 +317,9 @@ at::Tensor tensor_from_array(py::array& arr, c10::Device device) {
       std::move(owner),
       empty ? 0 : static_cast<size_t>(extent),
       numpy_owner_is_exclusive);
+  if (!writeable)
+    t.unsafeGetTensorImpl()->storage()->set_read_only();
+  return t;
 }
 
 // The tensor a view op makes over `arr`, a numpy view of base's memory: it
@@ -471,8 +475,11 @@ PyObject* array_from_tensor(const at::Tensor& t) {
   for (auto& s : strides)
     s *= itemsize;
   auto* storage = new std::shared_ptr<at::StorageImpl>(t.unsafeGetTensorImpl()->storage());
+  const bool read_only = (*storage)->read_only();
   py::capsule base(storage, kStorageCapsule, [](void* p) { delete static_cast<std::shared_ptr<at::StorageImpl>*>(p); });
   py::array arr(py::dtype(npy_typenum(t.dtype())), shape, strides, t.data_ptr(), base);
+  if (read_only) // Note [Read-only numpy memory]: a view of it is read-only too, as numpy's own views
+    py::detail::array_proxy(arr.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
   return arr.release().ptr();
 }
 

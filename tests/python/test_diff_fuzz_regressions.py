@@ -924,6 +924,23 @@ def scatter_with_a_0d_index_reads_src_at_its_first_position(lib):
 CASES += [scatter_with_a_0d_index_reads_src_at_its_first_position]
 
 
+def unique_over_a_dim_lays_its_output_out_as_torch(lib):
+    # (table 2, seed 4173) _unique_dim_cpu_template moves the dim first and back: not contiguous for dim > 0,
+    # so contiguous() of an op on it is a clone
+    v0 = lib.tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3, 1) % 5, requires_grad=True)
+    out = []
+    for fn in (lib.unique, lib.unique_consecutive):
+        for dim in (0, 1, 2, -1):
+            u = fn(v0, dim=dim)
+            c = lib.atan(u).contiguous()
+            out += [u, u.stride(), u.is_contiguous(), c.grad_fn.name(), c.stride()]
+    z = lib.zeros(2, 0, 3)
+    return out + [lib.unique(z, dim=1).stride(), lib.unique_consecutive(z, dim=1).stride()]
+
+
+CASES += [unique_over_a_dim_lays_its_output_out_as_torch]
+
+
 @pytest.mark.parametrize("case", CASES + REFUSED + INDEXING,
                          ids=[c.__name__ for c in CASES + REFUSED + INDEXING])
 def test_same_as_torch(case):

@@ -17,6 +17,7 @@ from .LinearAlgebra import matmul
 from .ScalarType import _b1, _check_narrow, _checked_number, _f16, _f32, _f64, _scalar_value, _torch_type_name
 from .TensorFactories import clone
 from .structured_inplace import inplace_variant
+from .int_zero_division import zero_division
 from .TensorIterator import (_KIND, _TB, _WRAPPED_NUMBER, _check_inplace_broadcast, _empty_like, _float_dtype,
                              _half_compute, _loud, _number_dtype, _number_operand, _out, _promote_types, _quiet,
                              _result_type,
@@ -538,7 +539,12 @@ def _compute(kernel, like, dtype, *xs):
     try:
         cast = [(x if x.dtype == dtype else x.astype(dtype)) if isinstance(x, _backend.array_types)
                 else np.asarray(x).astype(dtype) for x in xs]
-        r = kernel(*cast)
+        try:
+            r = kernel(*cast)
+        except RuntimeError as err:
+            if getattr(err, "_zero_division", False) is None:  # Note [Integer division by zero writes a prefix]
+                err._zero_division = (kernel, cast)
+            raise
         if out is None:  # a new row-major array (a copy: broadcast_to's view is read-only, and 0-d stays 0-d)
             return np.broadcast_to(_backend.asarray(r, dtype), shape).copy()
         np.copyto(out, r, casting="unsafe")
@@ -567,9 +573,9 @@ def _check_int_zero(b, a):
         return
     if isinstance(b, _backend.array_types):
         if (b == 0).any():
-            raise RuntimeError("ZeroDivisionError")
+            raise zero_division()
     elif b == 0:
-        raise RuntimeError("ZeroDivisionError")
+        raise zero_division()
 
 
 def _trunc_divide(a, b):

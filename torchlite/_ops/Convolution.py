@@ -20,6 +20,7 @@ from .._generated import specs as _S
 from .ScalarType import _torch_type_name
 from .Padding import constant_pad_nd
 from .TensorShape import squeeze, unsqueeze
+from .quiet_numerics import quiet
 
 _as_strided = np.lib.stride_tricks.as_strided
 
@@ -84,6 +85,7 @@ def _im2col(x, kernel, stride, padding, dilation, groups):
     return cols.reshape(groups, (c // groups) * math.prod(kernel), n * math.prod(out)), out
 
 
+@quiet
 def _conv_forward(x, w, stride, padding, dilation, groups, bias=None):
     """y (N, O, *out) of x (N, C, *in) and w (O, C/groups, *kernel), plus bias (O,) where given: added
     while the product is copied into y's layout (one pass instead of a copy and an in-place add;
@@ -112,6 +114,7 @@ def _grad_output_rows(gy, groups):
     return np.ascontiguousarray(np.moveaxis(gy.reshape(n, o, size), 0, 1)).reshape(groups, o // groups, n * size)
 
 
+@quiet
 def _conv_backward_input(gy, w, input_shape, stride, padding, dilation, groups, rows=None):
     """The gradient (N, C, *in) of x for y = conv(x, w): col2im of w^T gy."""
     nd = w.ndim - 2
@@ -137,6 +140,7 @@ def _conv_backward_input(gy, w, input_shape, stride, padding, dilation, groups, 
     return np.ascontiguousarray(np.moveaxis(gx, 0, 1))
 
 
+@quiet
 def _conv_backward_weight(gy, x, weight_shape, stride, padding, dilation, groups, rows=None):
     """The gradient (O, C/groups, *kernel) of w for y = conv(x, w): gy times the columns of x."""
     cols, _ = _im2col(x, weight_shape[2:], stride, padding, dilation, groups)

@@ -16,6 +16,7 @@ from .ScalarType import _torch_type_name
 from .TensorIterator import _TB
 from .TensorAdvancedIndexing import _check_index_put_value, _index_put_, _index_tensors, _make_info
 from .TensorFactories import _const, clone
+from .python_arg_parser import _tp_name
 
 _INDEX_DTYPES = (np.int64, np.int32, np.bool_, np.uint8)
 
@@ -28,7 +29,7 @@ def _indices_key(indices, name):
     key = []
     for i, t in enumerate(indices):
         if not isinstance(t, _TB):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_tp_name(t)}")
         arr = t._array
         if arr.dtype.type not in _INDEX_DTYPES:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")

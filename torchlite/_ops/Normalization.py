@@ -16,6 +16,7 @@ from .ScalarType import _torch_type_name
 from .TensorIterator import _loud, _quiet
 from .TensorShape import reshape
 from .UnaryOps import rsqrt
+from .quiet_numerics import quiet
 
 
 def _fmt(shape):
@@ -76,6 +77,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):  # noqa: A002
     return out, mean_t, rstd_t
 
 
+@quiet
 def _layer_norm_numpy(a, k, w, b, eps, stat_shape):
     """native_layer_norm's (output, mean, rstd) arrays in numpy: the reference the host kernel reproduces."""
     ct = _stat_dtype(a.dtype)
@@ -142,6 +144,7 @@ def _in_place(op, y, other):
     return op(y, other)
 
 
+@quiet
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):  # noqa: A002
     """(output, save_mean, save_invstd): the batch statistics per channel (dim 1) in training, where
     the running statistics (when given) move toward them in place by momentum (the variance
@@ -240,6 +243,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 
 # group_norm ---------------------------------------------------------------------------------------------
 
+@quiet
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):  # noqa: A002, N803 - torch's names
     """(output, mean, rstd); mean and rstd are (N, group)."""
     a = input._array
@@ -495,6 +499,7 @@ def _batch_norm_grads_blocked(grad, G, X, mean, r, w, mask):
     return gi, gw, gb
 
 
+@quiet
 def _first_order(kind, grad, input, weight, args, mask):  # noqa: A002 - torch's names
     """(grad_input, grad_weight, grad_bias) of native_{kind}_norm where mask asks, in torchlite ops."""
     if kind == "batch" and args[4] and not _C.is_grad_enabled():

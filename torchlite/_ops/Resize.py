@@ -4,11 +4,14 @@ the functional result, checks that it casts to out's dtype, resizes out where it
 (with torch's deprecation warning unless out was empty) and copies the result in."""
 import warnings
 
+import numpy as np
+
 from .. import _C
 from .Copy import copy_
 from .ScalarType import _torch_type_name
 from .TensorIterator import _TB
 from . import mutation as _mutation
+from .int_zero_division import partial_of, write_prefix
 
 _RESIZED = ("An output with one or more elements was resized since it had shape {}, which does not match the "
             "required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will "
@@ -47,7 +50,13 @@ def out_variant(name, fn, out, args, kwargs):
     check = getattr(fn, "_out_check", None)  # an op that writes only its input's dtype (floor, sign): its
     if check is not None:                     # error comes first, as TensorIterator's build checks it
         check(next(_tensors(args, kwargs))._array.dtype, outs[0]._array.dtype)
-    result = fn(*args, **kwargs)
+    try:
+        result = fn(*args, **kwargs)
+    except RuntimeError as err:
+        partial = partial_of(err)
+        if partial is not None and out is outs[0]:
+            _zero_division_prefix(out, partial)
+        raise
     if as_data:
         # an op whose outputs are not differentiable (output_differentiability: [False] upstream: the
         # comparisons, the logical ops, isin): its VariableType kernel has no out= check and writes out
@@ -81,3 +90,27 @@ def _write(out, result):
         out._bump_version()
         return out
     return copy_(out, result)
+
+
+def _zero_division_prefix(out, partial):
+    """An integer kernel met a zero divisor: what torch's loop wrote into out before it (Note [Integer
+    division by zero writes a prefix]): out resized first where its shape differs (with the warning), then
+    the elements before the zero where out's dtype is the computation's. Its version is not bumped."""
+    operands = partial[1]
+    dtype = np.result_type(*operands)
+    shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
+    o = out._array
+    if not _can_cast(dtype, o.dtype):
+        raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                           f"{_torch_type_name(o.dtype)}") from None
+    resized = o.shape != shape
+    if resized:
+        if o.size:
+            warnings.warn(_RESIZED.format(list(o.shape), list(shape)), UserWarning, stacklevel=4)
+        out.data = _C._wrap(np.zeros(shape, dtype=o.dtype))
+        o = out._array
+    if o.dtype != dtype:
+        return
+    if _mutation.hook is not None:
+        _mutation.hook(out)
+    write_prefix(partial, o, resized=resized)

@@ -14,7 +14,7 @@ from .ExpandUtils import _expand_error, _expanded_strides
 from .ScalarType import _expand_type_name, _torch_type_name
 from .TensorGeometry import _flat_index, _geometry, _placed, _selected, _sliced
 from .TensorIterator import _TB, _promote_types
-from .python_arg_parser import _REQUIRED, _check_given, _int_arg, _norm_dims, _shape_arg, _wrap_dim
+from .python_arg_parser import _REQUIRED, _check_given, _int_arg, _norm_dims, _shape_arg, _tp_name, _wrap_dim
 
 
 def _unsafe_view(self, shape):
@@ -352,10 +352,28 @@ def _split_sizes(self, split_size_or_sections, dim):
 
 
 def split(self, split_size_or_sections, dim=0):
+    if isinstance(split_size_or_sections, np.integer) or isinstance(dim, np.integer) or (
+            isinstance(split_size_or_sections, (list, tuple))
+            and any(isinstance(s, np.integer) for s in split_size_or_sections)):
+        split_size_or_sections, dim = _split_numpy_ints(split_size_or_sections, dim)
     d, sizes = _split_sizes(self, split_size_or_sections, dim)
     if isinstance(split_size_or_sections, int):
         return _split_views(self, _S.SplitBackward0, d, sizes, dim, split_size=split_size_or_sections)
     return _split_views(self, _S.SplitWithSizesBackward0, d, sizes, dim, split_sizes=tuple(sizes))
+
+
+def _split_numpy_ints(split_size_or_sections, dim):
+    """split's arguments with numpy integers: torch/_tensor.py's Tensor.split calls split for a Python int
+    size and split_with_sizes for anything else, whose parser refuses a numpy integer as the sizes and
+    reads numpy integers in a list and as the dim through __index__."""
+    if isinstance(split_size_or_sections, np.integer):
+        err = TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+                        f"{_tp_name(split_size_or_sections)}")
+        err._parser_error = True  # (no rebinding of torch.split's arguments: torch's Python split refuses it)
+        raise err
+    if isinstance(split_size_or_sections, (list, tuple)):
+        split_size_or_sections = [int(s) if isinstance(s, np.integer) else s for s in split_size_or_sections]
+    return split_size_or_sections, int(dim) if isinstance(dim, np.integer) else dim
 
 
 def _chunk_split(self, chunks, dim):
@@ -370,6 +388,8 @@ def _chunk_split(self, chunks, dim):
 
 
 def chunk(self, chunks, dim=0):
+    if isinstance(chunks, np.integer):  # torch's parser reads an int through __index__
+        chunks = int(chunks)
     return split(self, _chunk_split(self, chunks, dim), dim)
 
 
@@ -474,9 +494,9 @@ def cat(tensors, dim=0):
     tensors = tuple(tensors)
     for i, t in enumerate(tensors):
         if not isinstance(t, _TB):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {_tp_name(t)}")
     if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-        raise TypeError(f"cat(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
+        raise TypeError(f"cat(): argument 'dim' (position 2) must be int, not {_tp_name(dim)}")
     dim = int(dim)
     arrays = [t._array for t in tensors]
     for i, a in enumerate(arrays):

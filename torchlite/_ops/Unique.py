@@ -22,8 +22,15 @@ def _host(t):
     return _backend.to_host(t._array)
 
 
-def _result(like, output, inverse, counts, return_inverse, return_counts, spec):
-    out = _wrap(_backend.asarray(np.array(output, order="C"), like=like), like)
+def _result(like, output, inverse, counts, return_inverse, return_counts, spec, moved_from=None):
+    """The results as tensors; `moved_from`: the dim of a unique over a dim, whose output is laid out as
+    _unique_dim_cpu_template's (Unique.cpp): the unique rows contiguous along the dim moved first, then
+    moved back (moveaxis(0, dim)), so not contiguous for a dim other than 0."""
+    if moved_from is None:
+        output = np.array(output, order="C")
+    else:
+        output = np.moveaxis(np.ascontiguousarray(np.moveaxis(output, moved_from, 0)), 0, moved_from)
+    out = _wrap(_backend.asarray(output, like=like), like)
     out = _record(spec, (like,), out)
     results = [out]
     if return_inverse:
@@ -173,7 +180,8 @@ def _unique_dim(self, dim, return_inverse, return_counts, spec):
     else:
         keep, inverse, counts = _unique_rows(rows)
     output = np.moveaxis(rows[keep], 0, dim)
-    return _result(self, output, inverse, counts, return_inverse, return_counts, spec)
+    return _result(self, output, inverse, counts, return_inverse, return_counts, spec,
+                   moved_from=dim if rows.shape[0] else None)
 
 
 def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002 - torch's name
@@ -200,7 +208,8 @@ def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None
         starts, group = _groups(rows, _rows_equal(rows))
         counts = np.diff(np.append(starts, rows.shape[0]))
         output = np.moveaxis(rows[starts], 0, dim)
-        return _result(self, output, group, counts, return_inverse, return_counts, _S.UniqueConsecutiveBackward0)
+        return _result(self, output, group, counts, return_inverse, return_counts, _S.UniqueConsecutiveBackward0,
+                       moved_from=dim if rows.shape[0] else None)
     a = _host(self)
     flat = a.reshape(-1)
     starts, group = _groups(flat, flat[1:] == flat[:-1])

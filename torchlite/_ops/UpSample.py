@@ -7,6 +7,7 @@ import numpy as np
 from .._C import _record, _wrap
 from .._generated import specs as _S
 from .ScalarType import _torch_type_name
+from .quiet_numerics import quiet
 
 
 def _scale_value(scale, in_size, out_size, dtype):
@@ -86,6 +87,7 @@ def _cubic_matrix(in_size, out_size, align_corners, scale, dtype):
     return m.astype(dtype)
 
 
+@quiet
 def _cubic_forward(a, out_sizes, align_corners, scales):
     """The 16 taps summed as upstream's Interpolate<2> (UpSampleKernel.cpp) sums them: for each of the
     four rows, the four columns' products added in order, then the rows' weighted sums in order."""
@@ -104,6 +106,7 @@ def _cubic_forward(a, out_sizes, align_corners, scales):
     return np.ascontiguousarray(out)
 
 
+@quiet
 def _apply(a, mats, transpose=False):
     """The matrices applied along the last len(mats) dims (each (out, in); transposed: in from out)."""
     nd = len(mats)

@@ -29,7 +29,7 @@ def _int_arg(fn, name, position, value):
             return value.__index__()
         except (AttributeError, TypeError):
             pass
-    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {type(value).__name__}")
+    raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be int, not {_python_type_name(value)}")
 
 
 def _wrap_dim(dim, ndim, wrap_scalar=True):
@@ -47,8 +47,12 @@ def _norm_dims(dim, ndim):
     """A dim or list of dims wrapped and sorted, each at most once (at::dim_list_to_bitset)."""
     if isinstance(dim, int):
         dim = (dim,)
+    elif isinstance(dim, np.integer):  # torch's parser reads an int through __index__
+        dim = (int(dim),)
     out = []
     for d in dim:
+        if not isinstance(d, int) and isinstance(d, np.integer):
+            d = int(d)
         d = _wrap_dim(d, ndim)
         if d in out:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -149,7 +153,7 @@ def _is_int(value):
 
 
 def _python_type_name(value):
-    return "Tensor" if isinstance(value, _C.TensorBase) else type(value).__name__
+    return "Tensor" if isinstance(value, _C.TensorBase) else _tp_name(value)
 
 
 def _signature(schema_args, function):
@@ -320,6 +324,8 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
     op with where a deprecated signature binds (with torch's warning, once a process as
     TORCH_WARN_ONCE) or where only the first argument's name differs (torch's `input` for the
     kernel's `self`); else raises `error` itself."""
+    if getattr(error, "_parser_error", False):
+        raise error  # the parser's own error, raised by the kernel for a Python-level binding (Tensor.split)
     try:
         signatures = _signatures(schemas, function=not method)
     except Exception:  # noqa: BLE001 - a schema this parser does not read keeps the kernel's error
@@ -339,6 +345,9 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
             if sig.call is not None:
                 _warn_deprecated(name, sig, signatures)
                 return sig.remap(args, kwargs)
+            indexed = _indexed(sig.params, args, kwargs)
+            if indexed is not None:
+                return indexed
             if method:
                 if renamed is not None:
                     return args, kwargs
@@ -363,6 +372,48 @@ def _rebind(name, schemas, args, kwargs, error, out=None, method=False):
         raise TypeError(messages[plausible[0]]) from None
     raise TypeError(_format_invalid_args(f"{name}()", args, given,
                                          [sig.display for sig in signatures if sig.call is None])) from None
+
+
+# ==== issue 16: fixes ====
+# (the fixes family's entries follow this line)
+def _indexed(params, args, kwargs):
+    """The call with each numpy integer scalar given for an int / int[] parameter as a Python int (and
+    each numpy scalar given for a Scalar as its Python number), or None where there is none. torch's
+    parser reads an int through __index__ (THPUtils_unpackIndex, is_int_or_symint's
+    torch::is_numpy_int), so `x.sum(np.int64(1))` is `x.sum(1)`; the kernels here test for Python ints,
+    so a call that binds with a numpy integer is called again with ints."""
+    positional = [p for p in params if not p.keyword_only]
+    if len(args) > 1 and len(positional) == 1 and positional[0].type in ("int[]", "SymInt[]") and _is_int(args[0]):
+        if not any(_numpy_int(v) for v in args):
+            return None
+        return [int(v) if _numpy_int(v) else v for v in args], kwargs  # varargs: view(np.int64(2), 3)
+    types = {p.name: p.type for p in params}
+    changed = False
+
+    def convert(typ, value):
+        nonlocal changed
+        if typ in ("int", "SymInt") and _numpy_int(value):
+            changed = True
+            return int(value)
+        if typ == "Scalar" and isinstance(value, (np.number, np.bool_)) and not isinstance(value, float):
+            changed = True  # a numpy scalar as the Python number of its kind (torch's c10::Scalar)
+            return value.item()
+        if typ in ("int[]", "SymInt[]"):
+            if _numpy_int(value):
+                changed = True
+                return int(value)
+            if isinstance(value, (list, tuple)) and any(_numpy_int(v) for v in value):
+                changed = True
+                return type(value)(int(v) if _numpy_int(v) else v for v in value)
+        return value
+
+    new_args = [convert(p.type, v) for p, v in zip(params, args, strict=False)]
+    new_kwargs = {k: convert(types.get(k), v) for k, v in kwargs.items()}
+    return (new_args, new_kwargs) if changed else None
+
+
+def _numpy_int(value):
+    return isinstance(value, np.integer)
 
 
 class _Str(str):
@@ -447,7 +498,13 @@ def _tp_name(value):
         return typ.__name__
     if typ.__module__.startswith("numpy"):
         return f"numpy.{typ.__name__}"
+    if not typ.__flags__ & _HEAPTYPE:
+        # a static C type (collections.OrderedDict): its tp_name is its module and name
+        return f"{typ.__module__}.{typ.__name__}"
     return _C_TYPE_NAMES.get(typ.__name__, typ.__name__)
+
+
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time, whose tp_name is its bare name
 
 
 # torchlite's Python classes for torch's C types, whose tp_name carries their module

@@ -25,6 +25,7 @@ from .ScalarType import _torch_type_name
 from .TensorFactories import clone
 from .TensorIterator import _TB, _loud, _quiet, _sequential
 from . import mutation as _mutation
+from .int_zero_division import partial_of, write_prefix
 
 
 def _can_cast(src, dst):
@@ -60,6 +61,13 @@ def inplace_variant(functional, self, args, kwargs):
     previous = _C._capture_records(captured)
     try:
         result = functional(self, *args, **kwargs)
+    except RuntimeError as err:
+        partial = partial_of(err)
+        if partial is None:
+            raise
+        _C._capture_records(previous)
+        _zero_division_prefix(self, a, partial, functional, args, kwargs, sequential)
+        raise
     finally:
         _C._capture_records(previous)
     r = result._array
@@ -84,21 +92,9 @@ def inplace_variant(functional, self, args, kwargs):
     if sequential:
         # memory shared with an operand in a way torch does not check: element by element, in
         # TensorIterator's order, each reading what the earlier ones wrote (one operand at a time)
-        position = sequential[0]
-
-        def element(x, y):
-            operands = list(args)
-            operands[position] = _wrap(np.asarray(y))
-            return functional(_wrap(np.asarray(x)), *operands, **kwargs)._array
-
-        captured = []
-        previous = _C._capture_records(captured)
         if _mutation.hook is not None:
             _mutation.hook(self)
-        try:
-            _sequential(element, a, args[position]._array)
-        finally:
-            _C._capture_records(previous)
+        _run_sequential(a, functional, args, kwargs, sequential[0])
     else:
         if _mutation.hook is not None:
             _mutation.hook(self)
@@ -109,3 +105,45 @@ def inplace_variant(functional, self, args, kwargs):
             _loud(token)
     self._bump_version()
     return _rebase_history(self, node, **after)
+
+
+def _zero_division_prefix(self, a, partial, functional, args, kwargs, sequential):
+    """An integer kernel met a zero divisor: what torch's loop wrote into self before it (Note [Integer
+    division by zero writes a prefix]); nothing where the computation's dtype is not self's. The caller
+    raises the error; self's version is not bumped, as torch's increment_version comes after the kernel."""
+    kernel, operands = partial
+    dtype = np.result_type(*operands)
+    shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
+    if not _can_cast(dtype, a.dtype):
+        # TensorIterator's check of the cast into self comes before the kernel
+        raise RuntimeError(f"result type {_torch_type_name(dtype)} can't be cast to the desired output type "
+                           f"{_torch_type_name(a.dtype)}") from None
+    if dtype != a.dtype or shape != a.shape:
+        return
+    if _mutation.hook is not None:
+        _mutation.hook(self)
+    if sequential:
+        # an operand sharing self's memory in a way torch does not check: element by element (each
+        # reading what the earlier ones wrote), which stops at the zero with the error
+        try:
+            _run_sequential(a, functional, args, kwargs, sequential[0])
+        except RuntimeError:
+            pass
+        return
+    write_prefix(partial, a)
+
+
+def _run_sequential(a, functional, args, kwargs, position):
+    """The kernel element by element into `a`, in TensorIterator's order, each reading what the earlier
+    ones wrote (the operand at `position` shares a's memory)."""
+    def element(x, y):
+        operands = list(args)
+        operands[position] = _wrap(np.asarray(y))
+        return functional(_wrap(np.asarray(x)), *operands, **kwargs)._array
+
+    captured = []
+    previous = _C._capture_records(captured)
+    try:
+        _sequential(element, a, args[position]._array)
+    finally:
+        _C._capture_records(previous)
