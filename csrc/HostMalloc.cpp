@@ -54,8 +54,9 @@ HostMallocState tune_host_malloc() {
   }
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (env_set("MALLOC_MMAP_THRESHOLD_") || env_set("MALLOC_TRIM_THRESHOLD_") ||
-      (tunables != nullptr && (std::strstr(tunables, "glibc.malloc.mmap_threshold") != nullptr ||
-                               std::strstr(tunables, "glibc.malloc.trim_threshold") != nullptr))) {
+      (tunables != nullptr &&
+       (std::strstr(tunables, "glibc.malloc.mmap_threshold") != nullptr ||
+        std::strstr(tunables, "glibc.malloc.trim_threshold") != nullptr))) {
     s.reason = "the environment sets malloc's thresholds";
     return s;
   }
