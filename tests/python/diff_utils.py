@@ -82,3 +82,16 @@ def same_cuda_build(monkeypatch, torch):
         monkeypatch.setattr(torchlite.cuda, "_initialized", False)
     elif torch_cuda and not lite_cuda:
         pytest.skip("torch is a CUDA build and torchlite was built without CUDA: their answers differ by build")
+
+
+def same_bits(a, b, what=""):
+    """a and b the same array bit for bit, a nan's sign and payload aside (nan at the same places):
+    the check of the C++ kernels against the numpy paths they replace."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape, (what, a.dtype, b.dtype, a.shape, b.shape)
+    a, b = a.reshape(-1), b.reshape(-1)
+    ua, ub = a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}")
+    na = np.isnan(a)
+    assert np.array_equal(na, np.isnan(b)), (what, "nan at other places")
+    diff = np.flatnonzero((ua != ub) & ~na)
+    assert diff.size == 0, (what, a[diff[:4]], b[diff[:4]])

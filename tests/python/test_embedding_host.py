@@ -16,7 +16,7 @@ import pytest
 
 import torchlite
 import torchlite.nn.functional as TF
-from diff_utils import import_torch
+from diff_utils import import_torch, same_bits
 from torchlite import _C
 from torchlite._ops import Embedding
 
@@ -26,17 +26,6 @@ import torch.nn.functional as F  # noqa: E402
 
 def _rng(*key):
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
-
-
-def _same_bits(a, b, what=""):
-    """a and b the same array bit for bit, a nan's sign and payload aside (nan at the same places)."""
-    assert a.dtype == b.dtype and a.shape == b.shape, (what, a.dtype, b.dtype, a.shape, b.shape)
-    a, b = a.reshape(-1), b.reshape(-1)
-    ua = a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
-    ub = b.view(ua.dtype)
-    na, nb = np.isnan(a), np.isnan(b)
-    assert np.array_equal(na, nb), (what, "nan at other places")
-    assert not np.any((ua != ub) & ~na), what
 
 
 class _Host:
@@ -76,7 +65,7 @@ def test_dense_backward_bits(shape, num_weights, dim, special, dtype):
     for padding_idx in (-1, int(idx.reshape(-1)[0])):
         ref = _backward(g, idx, num_weights, padding_idx, False)
         got = _backward(g, idx, num_weights, padding_idx, True)
-        _same_bits(got.numpy(), ref.numpy(), padding_idx)
+        same_bits(got.numpy(), ref.numpy(), padding_idx)
         assert _C._embedding_dense_backward_host(g, idx, num_weights, padding_idx) is not None
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import torchlite
-from diff_utils import import_torch, run
+from diff_utils import import_torch, run, same_bits
 from torchlite import _C
 from torchlite._ops import ActivationNN, UnaryOps
 
@@ -19,11 +19,7 @@ SPECIAL = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-45, -1e-45, 
 
 
 def _same_bits(a, b):
-    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
-    assert a.shape == b.shape
-    nan = np.isnan(b)
-    assert np.array_equal(np.isnan(a), nan)
-    assert np.array_equal(a[~nan].view(np.int32), b[~nan].view(np.int32))
+    same_bits(np.asarray(a, np.float32), np.asarray(b, np.float32))
 
 
 def _values(n, seed, scale=3.0):

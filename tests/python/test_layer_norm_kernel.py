@@ -20,7 +20,7 @@ import pytest
 
 import torchlite
 import torchlite.nn.functional as TF
-from diff_utils import import_torch
+from diff_utils import import_torch, same_bits
 from torchlite import _C
 from torchlite._ops import Normalization
 
@@ -31,20 +31,13 @@ DTYPES = [np.float32, np.float64]
 SPECIALS = ["normal", "offset", "special", "zeros"]
 
 
+def _same_bits(a, b, what=""):
+    assert a.flags.c_contiguous and b.flags.c_contiguous, what
+    same_bits(a, b, what)
+
+
 def _rng(*key):
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
-
-
-def _same_bits(a, b, what=""):
-    """a and b the same array bit for bit, a nan's sign and payload aside (nan at the same places)."""
-    assert a.dtype == b.dtype and a.shape == b.shape, (what, a.dtype, b.dtype, a.shape, b.shape)
-    assert a.flags.c_contiguous and b.flags.c_contiguous, what
-    ua = a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
-    ub = b.view(ua.dtype)
-    na, nb = np.isnan(a), np.isnan(b)
-    assert np.array_equal(na, nb), (what, "nan at other places")
-    diff = np.nonzero((ua != ub) & ~na)
-    assert diff[0].size == 0, (what, a[diff][:4], b[diff][:4])
 
 
 def _inputs(rng, lead, norm, dtype, special, wb):

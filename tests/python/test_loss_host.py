@@ -20,7 +20,7 @@ import pytest
 
 import torchlite
 import torchlite.nn.functional as TF
-from diff_utils import import_torch
+from diff_utils import import_torch, same_bits
 from torchlite import _C
 from torchlite._ops import LossNLL, SoftMax
 
@@ -33,19 +33,6 @@ SPECIALS = ["normal", "offset", "special", "zeros"]
 
 def _rng(*key):
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
-
-
-def _same_bits(a, b, what=""):
-    """a and b the same array bit for bit, a nan's sign and payload aside (nan at the same places)."""
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.dtype == b.dtype and a.shape == b.shape, (what, a.dtype, b.dtype, a.shape, b.shape)
-    a, b = a.reshape(-1), b.reshape(-1)
-    ua = a.view(np.uint32 if a.dtype == np.float32 else np.uint64)
-    ub = b.view(ua.dtype)
-    na, nb = np.isnan(a), np.isnan(b)
-    assert np.array_equal(na, nb), (what, "nan at other places")
-    diff = np.nonzero((ua != ub) & ~na)
-    assert diff[0].size == 0, (what, a[diff][:4], b[diff][:4])
 
 
 class _Host:
@@ -94,11 +81,11 @@ def test_log_softmax_bits(shape, dtype, special):
     with _Host(False):
         ref = torchlite.log_softmax(t, -1)
     out = torchlite.log_softmax(t, -1)
-    _same_bits(out.detach().numpy(), ref.detach().numpy(), ("forward", shape))
+    same_bits(out.detach().numpy(), ref.detach().numpy(), ("forward", shape))
     assert out.grad_fn.name() == ref.grad_fn.name() == "LogSoftmaxBackward0"
     tout = torch.log_softmax(torch.tensor(x, requires_grad=True), -1)
     assert out.grad_fn._saved_dim == ref.grad_fn._saved_dim == tout.grad_fn._saved_dim  # (torch's uint64 of -1)
-    _same_bits(out.grad_fn._saved_result.detach().numpy(), out.detach().numpy())
+    same_bits(out.grad_fn._saved_result.detach().numpy(), out.detach().numpy())
     # the host kernel ran where every row's maximum is finite, and refused otherwise
     finite = bool(np.all(np.isfinite(np.max(x, axis=-1)))) and not np.isnan(x).any()
     assert (_C._log_softmax_host(x) is not None) == finite
@@ -115,7 +102,7 @@ def test_log_softmax_bits(shape, dtype, special):
     with _Host(False):
         bref = torchlite._log_softmax_backward_data(gt, ot, -1, t.dtype)
     b = torchlite._log_softmax_backward_data(gt, ot, -1, t.dtype)
-    _same_bits(b.numpy(), bref.numpy(), ("backward", shape))
+    same_bits(b.numpy(), bref.numpy(), ("backward", shape))
     assert _C._log_softmax_backward_host(g, o) is not None
 
 
@@ -130,9 +117,9 @@ def test_log_softmax_backward_bits_on_wide_rows(dtype):
             ref = torchlite.log_softmax(torchlite.tensor(x), 1).numpy()
             bref = torchlite._log_softmax_backward_data(torchlite.tensor(g), torchlite.tensor(ref), 1,
                                                         torchlite.float32).numpy()
-        _same_bits(torchlite.log_softmax(torchlite.tensor(x), 1).numpy(), ref, n)
-        _same_bits(_C._log_softmax_host(x), ref, n)
-        _same_bits(_C._log_softmax_backward_host(g, ref), bref, n)
+        same_bits(torchlite.log_softmax(torchlite.tensor(x), 1).numpy(), ref, n)
+        same_bits(_C._log_softmax_host(x), ref, n)
+        same_bits(_C._log_softmax_backward_host(g, ref), bref, n)
 
 
 def test_log_softmax_layouts_left_to_numpy():
@@ -149,7 +136,7 @@ def test_log_softmax_layouts_left_to_numpy():
     t = torchlite.tensor(x)
     with _Host(False):
         ref = torchlite.log_softmax(t, 0).numpy()
-    _same_bits(torchlite.log_softmax(t, 0).numpy(), ref)
+    same_bits(torchlite.log_softmax(t, 0).numpy(), ref)
     assert not SoftMax._host_rows(x, 0)
     assert not SoftMax._host_rows(x.reshape(60, 1), 1)
     assert not SoftMax._host_rows(np.zeros((2, 9000), np.float32), 1)
@@ -227,12 +214,12 @@ def test_nll_loss_bits(shape, ignore, weighted, dtype):
                 ref, ref_total = LossNLL.nll_loss_forward(xt, tt, wt, reduction, ignore_index)
             out, total = LossNLL.nll_loss_forward(xt, tt, wt, reduction, ignore_index)
             what = (shape, ignore, weighted, special, reduction)
-            _same_bits(out.detach().numpy(), ref.detach().numpy(), what)
-            _same_bits(total.numpy(), ref_total.numpy(), what)
+            same_bits(out.detach().numpy(), ref.detach().numpy(), what)
+            same_bits(total.numpy(), ref_total.numpy(), what)
             assert out.grad_fn.name() == ref.grad_fn.name() == "NllLossBackward0"
             assert out.grad_fn._saved_reduction == ref.grad_fn._saved_reduction == reduction
             assert out.grad_fn._saved_ignore_index == ref.grad_fn._saved_ignore_index  # (uint64, as torch's)
-            _same_bits(out.grad_fn._saved_total_weight.numpy(), ref_total.numpy(), what)
+            same_bits(out.grad_fn._saved_total_weight.numpy(), ref_total.numpy(), what)
             host = _C._nll_loss_forward_host(x, t, w, reduction, ignore_index, 8192)
             assert host is not None
             # the backward, with gradients that are ordinary, signed zeros, infinite and nan
@@ -251,7 +238,7 @@ def test_nll_loss_bits(shape, ignore, weighted, dtype):
                     bref = LossNLL.nll_loss_backward(gt, xt, tt, wt, reduction, ignore_index, ref_total)
                 b = LossNLL.nll_loss_backward(gt, xt, tt, wt, reduction, ignore_index, total)
                 label = what + ("backward", g.tolist() if g.ndim == 0 else "dense")
-                _same_bits(b.detach().numpy(), bref.detach().numpy(), label)
+                same_bits(b.detach().numpy(), bref.detach().numpy(), label)
                 assert _C._nll_loss_backward_host(g, x, t, w, reduction, ignore_index, total.numpy()) is not None
 
 
@@ -265,14 +252,14 @@ def test_nll_loss_total_weight_zero():
             with _Host(False):
                 ref = LossNLL.nll_loss_forward(xt, tt, None, reduction, -100)
             out = LossNLL.nll_loss_forward(xt, tt, None, reduction, -100)
-            _same_bits(out[0].detach().numpy(), ref[0].detach().numpy())
-            _same_bits(out[1].numpy(), ref[1].numpy())
+            same_bits(out[0].detach().numpy(), ref[0].detach().numpy())
+            same_bits(out[1].numpy(), ref[1].numpy())
             out[0].sum().backward()
             g1 = xt.grad.numpy().copy()
             xt.grad = None
             with _Host(False):
                 ref[0].sum().backward()
-            _same_bits(g1, xt.grad.numpy())
+            same_bits(g1, xt.grad.numpy())
             xt.grad = None
 
 
@@ -305,7 +292,7 @@ def test_nll_loss_left_to_numpy_and_errors():
     got = TF.nll_loss(x, torchlite.tensor([0, 1, 2, 3]), ignore_index=1 << 70)
     with _Host(False):
         ref = TF.nll_loss(x, torchlite.tensor([0, 1, 2, 3]), ignore_index=1 << 70)
-    _same_bits(got.numpy(), ref.numpy())
+    same_bits(got.numpy(), ref.numpy())
 
 
 # cross_entropy end to end -----------------------------------------------------------------------------
@@ -345,8 +332,8 @@ def test_cross_entropy_against_torch_and_numpy_path(shape, kw, dtype, device):
 
     got, got_grad, got_names = run(torchlite)
     ref, ref_grad, ref_names = run(torchlite, host=False)
-    _same_bits(got, ref)
-    _same_bits(got_grad, ref_grad)
+    same_bits(got, ref)
+    same_bits(got_grad, ref_grad)
     assert got_names == ref_names
     tv, tg, tnames = run(torch)
     assert got_names == tnames

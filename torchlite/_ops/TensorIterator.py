@@ -272,9 +272,7 @@ def _check_inplace_broadcast(shape, other_shape):
 
 def _iteration_order(shape, arrays):
     """TensorIterator's reorder_dimensions: the output's dimensions from
-    innermost to outermost, sorted by the operands' strides (a broadcast
-    dimension's stride is 0 and decides nothing; equal strides put the smaller
-    size inside; undecided pairs keep their order)."""
+    innermost to outermost, sorted by the operands' strides (_order_by_strides)."""
     nd = len(shape)
     strides = []
     for x in arrays:
@@ -283,6 +281,14 @@ def _iteration_order(shape, arrays):
         for i, n in enumerate(x.shape):
             st[lead + i] = 0 if n == 1 and shape[lead + i] != 1 else x.strides[i]
         strides.append(st)
+    return _order_by_strides(shape, strides)
+
+
+def _order_by_strides(shape, strides):
+    """reorder_dimensions's permutation, innermost dimension first, for the operands' strides (each a
+    list over `shape`'s dimensions, the output's first): a broadcast dimension's stride is 0 and
+    decides nothing; equal strides put the smaller size inside; undecided pairs keep their order."""
+    nd = len(shape)
 
     def should_swap(d0, d1):
         for st in strides:

@@ -28,6 +28,7 @@ prefixes are not deterministic.
 import numpy as np
 
 from .. import _backend
+from .TensorIterator import _order_by_strides
 
 
 def zero_division():
@@ -52,37 +53,6 @@ def _broadcast_strides(x, shape):
                          for n, s, st in zip(x.shape, shape[lead:], x.strides, strict=True)]
 
 
-def _iteration_order(shape, strided):
-    """reorder_dimensions's permutation (innermost dimension first) for operands with strides `strided`
-    (each a list over `shape`'s dimensions, the output's first)."""
-    ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))
-
-    def should_swap(d0, d1):
-        for strides in strided:
-            s0, s1 = strides[d0], strides[d1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if shape[d0] > shape[d1]:
-                return 1
-        return 0
-
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            c = should_swap(perm[d0], perm[d1])
-            if c > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif c < 0:
-                break
-    return perm
-
-
 def write_prefix(partial, dest, resized=False):
     """Writes into the array `dest` (the op's output, of the computation's dtype and the broadcast shape)
     the elements the kernel computes before its first zero divisor, as torch's loop does; `resized`: dest
@@ -95,7 +65,7 @@ def write_prefix(partial, dest, resized=False):
         return
     strided = [] if resized else [_broadcast_strides(dest, shape)]
     strided += [_broadcast_strides(x, shape) for x in operands]
-    perm = _iteration_order(shape, strided)
+    perm = _order_by_strides(shape, strided)
     outer_first = perm[::-1]
     rank = np.empty(shape, dtype=np.int64)
     rank.transpose(outer_first)[...] = np.arange(dest.size, dtype=np.int64).reshape([shape[d] for d in outer_first])
