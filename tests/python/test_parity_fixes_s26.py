@@ -369,6 +369,12 @@ def test_numpy_non_integers_refused(name):
 
     mine, theirs = run(case, torchlite), run(case, torch)
     assert theirs[0] == "raised"
+    if "INTERNAL ASSERT FAILED" in theirs[2]:
+        # torch's own bug where the numpy beside it makes a numpy bool reach python_arg_parser.h's
+        # list-only branch (numpy 2.2.6 in CI's Python 3.10): the refusal stays the parser's TypeError,
+        # torch's with numpy 2.4
+        assert mine[:2] == ("raised", "TypeError") and "invalid combination of arguments" in mine[2], mine
+        return
     assert mine == theirs
 
 
