@@ -1786,15 +1786,3 @@ def mkldnn_rnn_layer_differentiable_backward(input, weight0, weight1, weight2, w
         grad_hy, grad_cy = dprev_h, dprev_c
     dx = cat(dxs, 0)
     return (dx, dWx, dWh, db, db, dprev_h, dprev_c)
-
-# ==== issue 16: attn ====
-# (the attn family's entries follow this line)
-
-# ==== issue 16: gelu ====
-# (the gelu family's entries follow this line)
-
-# ==== issue 16: loss ====
-# (the loss family's entries follow this line)
-
-# ==== issue 16: fixes ====
-# (the fixes family's entries follow this line)

@@ -654,15 +654,3 @@ op2("unsafe_split", ["{out} = {0}.unsafe_chunk({n}, {d})[{i}]", "{out} = lib.uns
 op2("unsafe_split_with_sizes", ["{out} = {0}.unsafe_split_with_sizes({sizes}, {d})[{i}]",
                                 "{out} = lib.unsafe_split_with_sizes({0}, {sizes}, dim={d})[0]"],
     [T(lambda m: m.shape != ())], _sizes)
-
-# ==== issue 16: attn ====
-# (the attn family's entries follow this line)
-
-# ==== issue 16: gelu ====
-# (the gelu family's entries follow this line)
-
-# ==== issue 16: loss ====
-# (the loss family's entries follow this line)
-
-# ==== issue 16: fixes ====
-# (the fixes family's entries follow this line)

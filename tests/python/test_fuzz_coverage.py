@@ -243,14 +243,6 @@ TEST_LIST = {
     "mkldnn_rnn_layer": "tests/python/test_lstm_fused.py",
     "mkldnn_rnn_layer_backward": "tests/python/test_lstm_fused.py",
 
-    # ==== issue 16: attn ====
-    # (the attn family's entries follow this line)
-    # ==== issue 16: gelu ====
-    # (the gelu family's entries follow this line)
-    # ==== issue 16: loss ====
-    # (the loss family's entries follow this line)
-    # ==== issue 16: fixes ====
-    # (the fixes family's entries follow this line)
 }
 
 

@@ -3649,15 +3649,3 @@ def _nn_transformer(lib, dev):
     y = leaf(lib, dev, [[[0.5, -1.0, 0.0, 0.25]], [[1.0, 0.0, -0.5, 0.5]]], lib.float64)
     return (_seq_run(lib, dev, mod, x, y), isinstance(mod.decoder, lib.nn.TransformerDecoder),
             isinstance(mod.decoder.layers[0], lib.nn.TransformerDecoderLayer))
-
-# ==== issue 16: attn ====
-# (the attn family's entries follow this line)
-
-# ==== issue 16: gelu ====
-# (the gelu family's entries follow this line)
-
-# ==== issue 16: loss ====
-# (the loss family's entries follow this line)
-
-# ==== issue 16: fixes ====
-# (the fixes family's entries follow this line)

@@ -387,15 +387,3 @@ from .TensorShape import unsafe_chunk, unsafe_split, unsafe_split_with_sizes  # 
 
 __all__ += ["RNN", "mkldnn_rnn_layer", "mkldnn_rnn_layer_backward", "unsafe_chunk", "unsafe_split",
             "unsafe_split_with_sizes"]
-
-# ==== issue 16: attn ====
-# (the attn family's entries follow this line)
-
-# ==== issue 16: gelu ====
-# (the gelu family's entries follow this line)
-
-# ==== issue 16: loss ====
-# (the loss family's entries follow this line)
-
-# ==== issue 16: fixes ====
-# (the fixes family's entries follow this line)
